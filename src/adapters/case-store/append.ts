@@ -1,0 +1,211 @@
+/**
+ * Appending one command's events (and the objects they reference) atomically.
+ *
+ * Order of work, all under the case lock:
+ *  1. catch up with events other writers appended since this handle last looked;
+ *  2. cut a torn or unacknowledged tail left by a crashed writer (reported in `repairs`);
+ *  3. a known command id returns its recorded outcome and appends nothing;
+ *  4. a stale expected generation is GENERATION_CONFLICT and nothing is written;
+ *  5. write objects (temp file, fsync, rename, fsync dir), then all lines in one write + fsync,
+ *     then replace HEAD (temp, fsync, rename, fsync dir). Only then is the command acknowledged.
+ */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Failure } from '../../domain/failure.js'
+import { canonicalJson, sha256Digest } from '../../events/canonical.js'
+import { sealEvent, type EventDraft } from '../../events/chain.js'
+import { Identifier } from '../../events/codecs.js'
+import { EventEnvelope, type Head } from '../../events/envelope.js'
+import { isError, type Finding } from '../../events/findings.js'
+import { collectRefs, objectPath } from '../../events/refs.js'
+import { errnoOf, fail, FailureError, toFailure, writeFileDurably } from '../fs-util.js'
+import { registry } from '../../events/catalog.js'
+import { systemEnv, type Env } from '../env.js'
+import { HEAD_FILE, LOG_FILE } from './layout.js'
+import { acquireLock, releaseLock } from './lock.js'
+import { objectRefOf, writeObject } from './objects.js'
+import { corrupt, type CaseHandle } from './open.js'
+import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
+
+/** Most events one command may append. */
+export const MAX_EVENTS_PER_COMMAND = 10_000
+
+export interface Command {
+  /** Idempotency key: resubmitting the same id returns the recorded outcome. */
+  readonly commandId: string
+  /** The generation the caller based its decision on; anything else is a conflict. */
+  readonly expectedGeneration: number
+  readonly events: readonly EventDraft[]
+  /** Payloads referenced from the events' data by {digest, size}. */
+  readonly objects?: readonly Uint8Array[]
+}
+
+export interface AppendOptions {
+  readonly env?: Env
+  /** How long to wait for another live writer, in milliseconds (default 5000). */
+  readonly waitMs?: number
+}
+
+export interface AppendOutcome {
+  /** `appended`, or `duplicate` when the command id had been recorded before. */
+  readonly status: 'appended' | 'duplicate'
+  readonly commandId: string
+  readonly events: readonly EventEnvelope[]
+  /** The case's generation after the command (for a duplicate: at the time of the call). */
+  readonly generation: number
+  /** Crash leftovers cut before appending. */
+  readonly repairs: readonly Finding[]
+}
+
+const fingerprint = (drafts: ReadonlyArray<{ type: string; version: number; actor: string; data: unknown }>): string => {
+  const text = canonicalJson(drafts.map((d) => ({ type: d.type, version: d.version, actor: d.actor, data: d.data })))
+  return E.isRight(text) ? sha256Digest(text.right) : 'not-canonicalisable'
+}
+
+const readRecorded = async (dir: string, start: number, end: number): Promise<EventEnvelope[]> => {
+  const fh = await fsp.open(path.join(dir, LOG_FILE), 'r')
+  try {
+    const buf = Buffer.alloc(end - start)
+    await fh.read(buf, 0, buf.length, start)
+    return buf.toString('utf8').split('\n').filter((l) => l !== '').map((l) => {
+      const decoded = EventEnvelope.decode(JSON.parse(l))
+      if (E.isLeft(decoded)) return fail('CASE_CORRUPT', 'recorded event no longer decodes')
+      return decoded.right
+    })
+  } finally {
+    await fh.close()
+  }
+}
+
+const validateCommand = (cmd: Command): void => {
+  if (!Identifier.is(cmd.commandId)) fail('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)')
+  if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0) fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
+  if (cmd.events.length === 0) fail('INVALID_ARGUMENT', 'a command appends at least one event')
+  if (cmd.events.length > MAX_EVENTS_PER_COMMAND) fail('INVALID_ARGUMENT', `a command appends at most ${MAX_EVENTS_PER_COMMAND} events`)
+}
+
+/** Appends a command to an open case. See the module comment for the exact protocol. */
+export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
+  TE.tryCatch(async () => {
+    validateCommand(cmd)
+    const env = options.env ?? systemEnv
+    const lock = await acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
+    try {
+      const repairs: Finding[] = []
+      const head = await readHead(handle.dir)
+      if (E.isLeft(head)) throw corruptError([head.left])
+      await catchUp(handle, head.right)
+      const logFile = path.join(handle.dir, LOG_FILE)
+      const size = (await fsp.stat(logFile)).size
+      if (size > head.right.bytes) {
+        await truncateDurably(logFile, head.right.bytes)
+        repairs.push({ code: 'TORN_TAIL', severity: 'notice', message: `cut ${size - head.right.bytes} unacknowledged bytes left by a crashed writer`, path: LOG_FILE, data: { bytes: size - head.right.bytes } })
+      } else if (size < head.right.bytes) {
+        throw corruptError([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }])
+      }
+
+      const recorded = handle.cursor.commands.get(cmd.commandId)
+      const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
+      if (recorded !== undefined) {
+        const events = await readRecorded(handle.dir, recorded.start, recorded.end)
+        if (fingerprint(events) !== fingerprint(drafts)) {
+          fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: recorded.firstSeq })
+        }
+        return { status: 'duplicate' as const, commandId: cmd.commandId, events, generation: handle.cursor.seq, repairs }
+      }
+      if (cmd.expectedGeneration !== handle.cursor.seq) {
+        fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, {
+          expected: cmd.expectedGeneration,
+          actual: handle.cursor.seq
+        })
+      }
+
+      // Seal every event before touching the disk: a bad draft writes nothing.
+      const at = env.now().toISOString()
+      let prev = handle.cursor.hash
+      const sealed = drafts.map((d, i) => {
+        const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id: `evt-${env.newId()}`, at, commandId: cmd.commandId })
+        if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
+        if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
+        prev = s.right.envelope.hash
+        return s.right
+      })
+      const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
+      const referenced = new Set<string>()
+      for (const s of sealed) {
+        for (const ref of collectRefs(s.envelope.data).refs) {
+          referenced.add(ref.digest)
+          const bytes = provided.get(ref.digest)
+          if (bytes !== undefined) {
+            if (bytes.byteLength !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${bytes.byteLength} bytes`)
+          } else {
+            const st = await fsp.stat(path.join(handle.dir, objectPath(ref.digest))).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
+            if (st === null) fail('OBJECT_MISSING', `event data references ${ref.digest}, which is neither in the case nor in this command`, { digest: ref.digest })
+            else if (st.size !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${st.size} bytes`)
+          }
+        }
+      }
+      for (const digest of provided.keys()) {
+        if (!referenced.has(digest)) fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
+      }
+
+      for (const bytes of provided.values()) await writeObject(handle.dir, bytes)
+      const text = sealed.map((s) => s.line + '\n').join('')
+      const bytes = Buffer.from(text, 'utf8')
+      const fh = await fsp.open(logFile, 'r+')
+      try {
+        await fh.write(bytes, 0, bytes.length, handle.cursor.bytes)
+        await fh.sync()
+      } finally {
+        await fh.close()
+      }
+      const last = sealed[sealed.length - 1]
+      if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
+      const newHead: Head = { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }
+      const headText = canonicalJson(newHead)
+      if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
+      await writeFileDurably(path.join(handle.dir, HEAD_FILE), headText.right + '\n', handle.dir)
+
+      handle.cursor.commands.set(cmd.commandId, { firstSeq: handle.cursor.seq + 1, lastSeq: newHead.seq, start: handle.cursor.bytes, end: newHead.bytes })
+      handle.cursor.lastCommand = cmd.commandId
+      handle.cursor.seq = newHead.seq
+      handle.cursor.hash = newHead.hash
+      handle.cursor.bytes = newHead.bytes
+      return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, repairs }
+    } finally {
+      await releaseLock(lock)
+    }
+  }, (e) => toFailure(e, 'append'))
+
+const latestOf = (type: string): number => registry.definitions.get(type)?.latest ?? 1
+
+const corruptError = (findings: Finding[]): FailureError => new FailureError(corrupt(findings))
+
+const truncateDurably = async (file: string, length: number): Promise<void> => {
+  const fh = await fsp.open(file, 'r+')
+  try {
+    await fh.truncate(length)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+/** Reads and checks what other writers appended since the handle last looked. */
+const catchUp = async (handle: CaseHandle, head: Head): Promise<void> => {
+  const c = handle.cursor
+  if (head.seq === c.seq) {
+    if (head.hash !== c.hash || head.bytes !== c.bytes) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD changed without new events (case replaced or edited)', path: HEAD_FILE }])
+    return
+  }
+  if (head.seq < c.seq) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: `HEAD went back from ${c.seq} to ${head.seq}`, path: HEAD_FILE }])
+  const scan = await scanCase(handle.dir, { resume: { seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand } })
+  const errors = scan.findings.filter(isError)
+  if (errors.length > 0 || scan.hash === null) throw corruptError(errors)
+  c.seq = scan.seq
+  c.hash = scan.hash
+  c.bytes = scan.bytes
+  c.lastCommand = scan.lastCommand
+}

@@ -1,0 +1,11 @@
+/** File names of a case package (format version 1) and of the store's transient files. */
+export const DECLARATION_FILE = 'case.json'
+export const LOG_FILE = 'events.jsonl'
+export const HEAD_FILE = 'HEAD'
+export const OBJECTS_DIR = 'objects'
+/** Present only while a writer holds the case. Never part of an export. */
+export const LOCK_FILE = '.vba-lock'
+/** Prefix of temporary files; leftovers after a crash are harmless and reported as notices. */
+export const TEMP_PREFIX = '.vba-tmp-'
+
+export const PACKAGE_FILES: readonly string[] = [DECLARATION_FILE, LOG_FILE, HEAD_FILE, OBJECTS_DIR]

@@ -1,0 +1,67 @@
+/** Content-addressed objects: objects/sha256/ab/cdef… holding exactly the bytes they are named by. */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import type { Failure } from '../../domain/failure.js'
+import { DIGEST_PATTERN, sha256Digest } from '../../events/canonical.js'
+import type { ObjectRef } from '../../events/codecs.js'
+import { objectPath } from '../../events/refs.js'
+import { errnoOf, fail, fsyncDir, tempName, toFailure } from '../fs-util.js'
+import { TEMP_PREFIX } from './layout.js'
+
+/** The reference an object would have (pure; no file is written). */
+export const objectRefOf = (bytes: Uint8Array, mediaType?: string): ObjectRef => ({
+  digest: sha256Digest(bytes),
+  size: bytes.byteLength,
+  ...(mediaType === undefined ? {} : { media_type: mediaType })
+})
+
+/** Writes one object durably unless an object of that digest and size is already there. */
+export const writeObject = async (dir: string, bytes: Uint8Array): Promise<ObjectRef> => {
+  const ref = objectRefOf(bytes)
+  const target = path.join(dir, objectPath(ref.digest))
+  try {
+    const st = await fsp.stat(target)
+    if (st.size !== ref.size) fail('CASE_CORRUPT', `object ${ref.digest} on disk has the wrong size`, { digest: ref.digest })
+    return ref
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT') throw e
+  }
+  const tmp = path.join(dir, tempName(TEMP_PREFIX + 'obj-'))
+  const fh = await fsp.open(tmp, 'wx', 0o444)
+  try {
+    await fh.writeFile(bytes)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+  const shard = path.dirname(target)
+  let created = false
+  try {
+    await fsp.mkdir(shard)
+    created = true
+  } catch (e) {
+    if (errnoOf(e) !== 'EEXIST') throw e
+  }
+  if (created) await fsyncDir(path.dirname(shard))
+  await fsp.rename(tmp, target)
+  await fsyncDir(shard)
+  return ref
+}
+
+/** Reads an object and checks it against its reference (OBJECT_MISSING / OBJECT_CORRUPT). */
+export const readObject = (dir: string, ref: { readonly digest: string; readonly size: number }): TE.TaskEither<Failure, Buffer> =>
+  TE.tryCatch(async () => {
+    if (!DIGEST_PATTERN.test(ref.digest)) return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
+    let bytes: Buffer
+    try {
+      bytes = await fsp.readFile(path.join(dir, objectPath(ref.digest)))
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
+      throw e
+    }
+    if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {
+      return fail('OBJECT_CORRUPT', `object ${ref.digest} does not match its digest or size`, { digest: ref.digest })
+    }
+    return bytes
+  }, (e) => toFailure(e, 'read object'))

@@ -1,0 +1,239 @@
+/**
+ * One streaming pass over a case package's declaration, HEAD and log: every check that needs no
+ * object contents. Open, verify and replay are all built on it, so they can never disagree about
+ * what a valid log is. Memory is bounded by the command index, not by the log.
+ */
+import { promises as fsp } from 'node:fs'
+import { isUtf8 } from 'node:buffer'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { canonicalJson } from '../../events/canonical.js'
+import { checkLine, genesisHash, type RecordedEvent } from '../../events/chain.js'
+import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope.js'
+import { finding, type Finding } from '../../events/findings.js'
+import type { FoundRef } from '../../events/refs.js'
+import { describeErrors } from '../../events/decode.js'
+import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
+import { errnoOf } from '../fs-util.js'
+
+/** Longest event line accepted (large payloads belong in objects). */
+export const MAX_LINE_BYTES = 1 << 20
+const CHUNK_BYTES = 1 << 22
+const MAX_FINDINGS = 1000
+
+export interface CommandSpan {
+  readonly firstSeq: number
+  lastSeq: number
+  readonly start: number
+  end: number
+}
+
+export interface ScanOptions {
+  /** Called for every event that passed all checks, in order. */
+  readonly onEvent?: (event: RecordedEvent) => void
+  /** Called for every well-formed object reference. */
+  readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
+  /** Start after an already-verified prefix (incremental catch-up of an open handle). */
+  readonly resume?: {
+    readonly seq: number
+    readonly hash: string
+    readonly bytes: number
+    /** The command index of the prefix; extended in place. */
+    readonly commands: Map<string, CommandSpan>
+    readonly lastCommand: string | null
+  }
+}
+
+export interface ScanResult {
+  readonly declaration: CaseDeclaration | null
+  readonly head: Head | null
+  readonly findings: Finding[]
+  readonly omittedFindings: number
+  /** Seq, hash and end offset of the last event checked. */
+  readonly seq: number
+  readonly hash: string | null
+  readonly bytes: number
+  /** Size of events.jsonl when it was read (may exceed HEAD's bytes after a crash). */
+  readonly fileBytes: number
+  readonly commands: Map<string, CommandSpan>
+  readonly lastCommand: string | null
+  readonly eventIds: number
+}
+
+const readText = async (file: string): Promise<string | null> => {
+  try {
+    return await fsp.readFile(file, 'utf8')
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'EISDIR') return null
+    throw e
+  }
+}
+
+/** Decodes a canonical-JSON-plus-LF record file; a non-canonical file is invalid. */
+const decodeRecordFile = <A>(
+  text: string,
+  decode: (u: unknown) => E.Either<import('io-ts').Errors, A>
+): E.Either<string, A> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return E.left('not JSON')
+  }
+  const decoded = decode(parsed)
+  if (E.isLeft(decoded)) return E.left(describeErrors(decoded.left))
+  const canonical = canonicalJson(parsed)
+  if (E.isLeft(canonical) || canonical.right + '\n' !== text) return E.left('not canonical JSON followed by one LF')
+  return E.right(decoded.right)
+}
+
+export const readDeclaration = async (dir: string): Promise<E.Either<Finding, CaseDeclaration>> => {
+  const text = await readText(path.join(dir, DECLARATION_FILE))
+  if (text === null) return E.left(finding('CASE_DECLARATION_MISSING', 'case.json is missing', { path: DECLARATION_FILE }))
+  return E.mapLeft((why: string) => finding('CASE_DECLARATION_INVALID', `case.json is invalid: ${why}`, { path: DECLARATION_FILE }))(
+    decodeRecordFile(text, (u) => CaseDeclaration.decode(u))
+  )
+}
+
+export const readHead = async (dir: string): Promise<E.Either<Finding, Head>> => {
+  const text = await readText(path.join(dir, HEAD_FILE))
+  if (text === null) return E.left(finding('HEAD_MISSING', 'HEAD is missing', { path: HEAD_FILE }))
+  return E.mapLeft((why: string) => finding('HEAD_INVALID', `HEAD is invalid: ${why}`, { path: HEAD_FILE }))(
+    decodeRecordFile(text, (u) => Head.decode(u))
+  )
+}
+
+/** Scans declaration, HEAD and log. Never changes a file. */
+export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<ScanResult> => {
+  const findings: Finding[] = []
+  let omitted = 0
+  const report = (f: Finding): void => {
+    if (findings.length < MAX_FINDINGS) findings.push(f)
+    else omitted++
+  }
+  const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
+  const decl = await readDeclaration(dir)
+  if (E.isLeft(decl)) report(decl.left)
+  const head = await readHead(dir)
+  if (E.isLeft(head)) report(head.left)
+  const declaration = E.isRight(decl) ? decl.right : null
+  const headValue = E.isRight(head) ? head.right : null
+  const genesis = declaration === null ? null : genesisHash(declaration)
+  const start = options.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
+
+  let fh: Awaited<ReturnType<typeof fsp.open>>
+  try {
+    fh = await fsp.open(path.join(dir, LOG_FILE), 'r')
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT') throw e
+    report(finding('LOG_MISSING', 'events.jsonl is missing', { path: LOG_FILE }))
+    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: runCommandInit(options), eventIds: 0 }
+  }
+  const ids = new Set<string>()
+  let expectSeq = start.seq + 1
+  let expectPrev: string | null = start.hash
+  let lastSeq = start.seq
+  let lastHash: string | null = start.hash
+  let lastEnd = start.bytes
+  let lineNo = start.seq // lines and seqs agree in a valid log
+  let runCommand: string | null = options.resume?.lastCommand ?? null
+  let fileBytes = 0
+  try {
+    fileBytes = (await fh.stat()).size
+    const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES)
+    let carry: Buffer = Buffer.alloc(0)
+    let pos = start.bytes
+    const processLine = (bytes: Buffer, lineStart: number, lineEnd: number): void => {
+      lineNo++
+      const where = { path: LOG_FILE, line: lineNo }
+      if (bytes.length > MAX_LINE_BYTES) {
+        report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      if (!isUtf8(bytes)) {
+        report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      const checked = checkLine(bytes.toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo })
+      for (const f of checked.findings) report(f)
+      const env = checked.envelope
+      if (env === undefined) {
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      if (ids.has(env.id)) report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
+      ids.add(env.id)
+      if (env.command_id === runCommand) {
+        const span = commands.get(env.command_id)
+        if (span !== undefined) {
+          span.lastSeq = env.seq
+          span.end = lineEnd
+        }
+      } else if (commands.has(env.command_id)) {
+        report(finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq }))
+      } else {
+        commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
+      }
+      runCommand = env.command_id
+      if (options.onRef !== undefined) for (const r of checked.refs) options.onRef(r, env)
+      if (checked.findings.length === 0 && checked.event !== undefined) options.onEvent?.(checked.event)
+      expectSeq = env.seq + 1
+      expectPrev = env.hash
+      lastSeq = env.seq
+      lastHash = env.hash
+      lastEnd = lineEnd
+    }
+    while (pos < limit) {
+      const want = Math.min(CHUNK_BYTES, limit - pos)
+      const { bytesRead } = await fh.read(buf, 0, want, pos)
+      if (bytesRead === 0) break
+      const chunk = carry.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([carry, buf.subarray(0, bytesRead)])
+      const chunkStart = pos - carry.length
+      let s = 0
+      for (;;) {
+        const nl = chunk.indexOf(10, s)
+        if (nl < 0) break
+        processLine(chunk.subarray(s, nl), chunkStart + s, chunkStart + nl + 1)
+        s = nl + 1
+      }
+      // Copy the remainder: `buf` is reused by the next read.
+      carry = Buffer.from(chunk.subarray(s))
+      pos += bytesRead
+      if (carry.length > MAX_LINE_BYTES + 1) {
+        processLine(carry, pos - carry.length, pos)
+        carry = Buffer.alloc(0)
+      }
+    }
+    if (headValue !== null) {
+      if (fileBytes < headValue.bytes) {
+        report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${headValue.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: headValue.bytes } }))
+      } else if (carry.length > 0) {
+        report(finding('HEAD_MISMATCH', 'HEAD does not end on a line boundary of events.jsonl', { path: HEAD_FILE }))
+      } else if (lastSeq !== headValue.seq || lastHash !== headValue.hash) {
+        report(finding('HEAD_MISMATCH', `HEAD acknowledges seq ${headValue.seq}, the log ends at seq ${lastSeq} with another hash`, { path: HEAD_FILE, data: { head_seq: headValue.seq, log_seq: lastSeq } }))
+      }
+      if (fileBytes > headValue.bytes) {
+        const tailBytes = fileBytes - headValue.bytes
+        const tail = Buffer.allocUnsafe(Math.min(tailBytes, MAX_LINE_BYTES * 4))
+        const { bytesRead } = await fh.read(tail, 0, tail.length, headValue.bytes)
+        const hasNewline = tail.subarray(0, bytesRead).includes(10)
+        report(hasNewline
+          ? finding('UNACKNOWLEDGED_TAIL', `${tailBytes} bytes after the last acknowledged event were never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } })
+          : finding('TORN_TAIL', `a torn last line of ${tailBytes} bytes was never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } }))
+      }
+    } else if (carry.length > 0) {
+      report(finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carry.length} bytes`, { path: LOG_FILE, data: { bytes: carry.length } }))
+    }
+  } finally {
+    await fh.close()
+  }
+  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: lastSeq, hash: lastHash, bytes: lastEnd, fileBytes, commands, lastCommand: runCommand, eventIds: ids.size }
+}
+
+const runCommandInit = (options: ScanOptions): string | null => options.resume?.lastCommand ?? null

@@ -1,0 +1,172 @@
+/**
+ * Full verification of a case package: everything {@link scanCase} checks, plus every object's
+ * digest and size, every reference's target, and every file's right to be in the package.
+ * Read-only: a verified case is byte-for-byte what it was before.
+ */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import { createHash } from 'node:crypto'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import type { Failure } from '../../domain/failure.js'
+import { finding, isError, type Finding } from '../../events/findings.js'
+import { objectPath } from '../../events/refs.js'
+import { errnoOf, toFailure } from '../fs-util.js'
+import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
+import { scanCase, type ScanOptions } from './scan.js'
+
+export interface VerifyReport {
+  readonly valid: boolean
+  readonly case_id: string | null
+  readonly generation: number
+  readonly events: number
+  readonly objects: number
+  readonly object_bytes: number
+  readonly log_bytes: number
+  readonly findings: readonly Finding[]
+  /** Findings beyond the reporting cap (counted, not listed). */
+  readonly omitted_findings: number
+}
+
+const HEX2 = /^[0-9a-f]{2}$/
+const HEX62 = /^[0-9a-f]{62}$/
+const OBJECT_READ_CONCURRENCY = 4
+
+const hashFile = async (file: string): Promise<{ digest: string; size: number }> => {
+  const bytes = await fsp.readFile(file)
+  return { digest: 'sha256:' + createHash('sha256').update(bytes).digest('hex'), size: bytes.length }
+}
+
+/** Runs `work` over items with a small fixed concurrency. */
+const forEachLimited = async <A>(items: readonly A[], limit: number, work: (a: A) => Promise<void>): Promise<void> => {
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as A
+      await work(item)
+    }
+  }))
+}
+
+export interface VerifyOptions {
+  /** Extra per-event hook (replay uses it to fold projections in the same pass). */
+  readonly onEvent?: ScanOptions['onEvent']
+}
+
+/** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
+export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
+  TE.tryCatch(() => verifyImpl(dir, options), (e) => toFailure(e, 'verify'))
+
+const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
+  const root = path.resolve(dir)
+  const extra: Finding[] = []
+  try {
+    const st = await fsp.stat(root)
+    if (!st.isDirectory()) return notACase(`${dir} is not a directory`)
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return notACase(`${dir} does not exist`)
+    throw e
+  }
+  const referenced = new Map<string, number>()
+  const scan = await scanCase(root, {
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    onRef: (ref, env) => {
+      const known = referenced.get(ref.digest)
+      if (known === undefined) referenced.set(ref.digest, ref.size)
+      else if (known !== ref.size) {
+        extra.push(finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, { seq: env.seq, data: { digest: ref.digest } }))
+      }
+    }
+  })
+
+  // Walk the package: every file must be one the format defines.
+  const present = new Map<string, number>()
+  let objectBytes = 0
+  const entries = await fsp.readdir(root, { withFileTypes: true })
+  for (const ent of entries) {
+    const name = ent.name
+    if (name === DECLARATION_FILE || name === LOG_FILE || name === HEAD_FILE) {
+      if (!ent.isFile()) extra.push(finding('FOREIGN_FILE', `${name} is not a regular file`, { path: name }))
+    } else if (name === OBJECTS_DIR && ent.isDirectory()) {
+      // walked below
+    } else if (name === LOCK_FILE && ent.isFile()) {
+      extra.push(finding('LOCK_PRESENT', 'a writer holds the case, or crashed while holding it', { path: name }))
+    } else if (name.startsWith(TEMP_PREFIX) && ent.isFile()) {
+      extra.push(finding('TEMP_FILE_LEFTOVER', 'temporary file left by an interrupted write', { path: name }))
+    } else {
+      extra.push(finding('FOREIGN_FILE', `${name} does not belong to a case package`, { path: name }))
+    }
+  }
+  const objectsDir = path.join(root, OBJECTS_DIR)
+  const objectFiles: Array<{ rel: string; digest: string }> = []
+  const listDir = async (d: string) => fsp.readdir(d, { withFileTypes: true }).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
+  for (const algo of await listDir(objectsDir)) {
+    const algoRel = `${OBJECTS_DIR}/${algo.name}`
+    if (algo.name !== 'sha256' || !algo.isDirectory()) {
+      extra.push(finding('FOREIGN_FILE', `${algoRel} does not belong to a case package`, { path: algoRel }))
+      continue
+    }
+    for (const shard of await listDir(path.join(objectsDir, 'sha256'))) {
+      const shardRel = `${algoRel}/${shard.name}`
+      if (!HEX2.test(shard.name) || !shard.isDirectory()) {
+        extra.push(finding('FOREIGN_FILE', `${shardRel} does not belong to a case package`, { path: shardRel }))
+        continue
+      }
+      for (const obj of await listDir(path.join(objectsDir, 'sha256', shard.name))) {
+        const rel = `${shardRel}/${obj.name}`
+        if (!HEX62.test(obj.name) || !obj.isFile()) {
+          extra.push(finding('FOREIGN_FILE', `${rel} is not an object file`, { path: rel }))
+          continue
+        }
+        objectFiles.push({ rel, digest: `sha256:${shard.name}${obj.name}` })
+      }
+    }
+  }
+  objectFiles.sort((a, b) => (a.rel < b.rel ? -1 : 1))
+  await forEachLimited(objectFiles, OBJECT_READ_CONCURRENCY, async ({ rel, digest }) => {
+    const actual = await hashFile(path.join(root, rel))
+    present.set(digest, actual.size)
+    objectBytes += actual.size
+    if (actual.digest !== digest) {
+      extra.push(finding('OBJECT_DIGEST_MISMATCH', `${rel} does not hash to its name`, { path: rel, data: { digest } }))
+    }
+  })
+  for (const [digest, size] of [...referenced.entries()].sort()) {
+    const actual = present.get(digest)
+    const rel = objectPath(digest)
+    if (actual === undefined) extra.push(finding('OBJECT_MISSING', `referenced object ${digest} is missing`, { path: rel, data: { digest } }))
+    else if (actual !== size) extra.push(finding('OBJECT_SIZE_MISMATCH', `${rel} has ${actual} bytes, referenced with ${size}`, { path: rel, data: { digest } }))
+  }
+  for (const { rel, digest } of objectFiles) {
+    if (!referenced.has(digest)) extra.push(finding('ORPHAN_OBJECT', 'object is referenced by no acknowledged event (left by an interrupted append)', { path: rel }))
+  }
+  const findings = [...scan.findings, ...extra.sort(byPath)]
+  return {
+    valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
+    case_id: scan.declaration?.case_id ?? null,
+    generation: scan.seq,
+    events: scan.eventIds,
+    objects: objectFiles.length,
+    object_bytes: objectBytes,
+    log_bytes: scan.fileBytes,
+    findings,
+    omitted_findings: scan.omittedFindings
+  }
+}
+
+const byPath = (a: Finding, b: Finding): number => {
+  const ka = `${a.path ?? ''}\u0000${a.code}\u0000${a.message}`
+  const kb = `${b.path ?? ''}\u0000${b.code}\u0000${b.message}`
+  return ka < kb ? -1 : ka > kb ? 1 : 0
+}
+
+const notACase = (message: string): VerifyReport => ({
+  valid: false,
+  case_id: null,
+  generation: 0,
+  events: 0,
+  objects: 0,
+  object_bytes: 0,
+  log_bytes: 0,
+  findings: [finding('CASE_NOT_A_DIRECTORY', message)],
+  omitted_findings: 0
+})

@@ -1,0 +1,19 @@
+/** Clock and id source, injected so tests and replays can pin them. */
+import { randomUUID } from 'node:crypto'
+
+export interface Env {
+  readonly now: () => Date
+  readonly newId: () => string
+}
+
+export const systemEnv: Env = { now: () => new Date(), newId: () => randomUUID() }
+
+/** A deterministic environment: a fixed start time advancing 1 ms per call, counter ids. */
+export const fixedEnv = (startIso = '2026-01-01T00:00:00.000Z', prefix = 'id'): Env => {
+  let clock = Date.parse(startIso)
+  let counter = 0
+  return {
+    now: () => new Date(clock++),
+    newId: () => `${prefix}-${String(++counter).padStart(6, '0')}`
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The one place where file-system calls become coded failures, plus the durable-write primitives
+ * the case store relies on (write to a temporary file, fsync, rename, fsync the directory).
+ */
+import { promises as fsp, constants as fsc } from 'node:fs'
+import * as path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { failure, type Failure } from '../domain/failure.js'
+
+/** Thrown inside adapters only; public functions turn it back into a value. */
+export class FailureError extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message)
+  }
+}
+
+export const fail = (code: string, message: string, data: Record<string, unknown> = {}): never => {
+  throw new FailureError(failure(code, message, data))
+}
+
+/** Maps a thrown value to a failure: coded failures pass through, errno errors become IO_ERROR. */
+export const toFailure = (e: unknown, context: string): Failure => {
+  if (e instanceof FailureError) return e.failure
+  const err = e as NodeJS.ErrnoException
+  if (err !== null && typeof err === 'object' && typeof err.code === 'string') {
+    return failure('IO_ERROR', `${context}: ${err.code}`, { errno: err.code, syscall: err.syscall ?? null })
+  }
+  return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
+}
+
+export const errnoOf = (e: unknown): string | undefined =>
+  e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined
+
+/** fsync a directory so a rename or create inside it survives a power cut. */
+export const fsyncDir = async (dir: string): Promise<void> => {
+  const fh = await fsp.open(dir, fsc.O_RDONLY)
+  try {
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+export const tempName = (prefix: string): string => `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`
+
+/** Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`. */
+export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target)): Promise<void> => {
+  const tmp = path.join(tmpDir, tempName('.vba-tmp-'))
+  const fh = await fsp.open(tmp, 'wx', 0o644)
+  try {
+    await fh.writeFile(bytes)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+  try {
+    await fsp.rename(tmp, target)
+  } catch (e) {
+    await fsp.rm(tmp, { force: true })
+    throw e
+  }
+  await fsyncDir(path.dirname(target))
+}
+
+export const exists = async (p: string): Promise<boolean> => {
+  try {
+    await fsp.lstat(p)
+    return true
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return false
+    throw e
+  }
+}

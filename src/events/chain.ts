@@ -1,0 +1,154 @@
+/**
+ * Sealing events into hash-chained lines, and checking lines read back. Pure: callers supply
+ * sequence numbers, ids, timestamps and the previous hash.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import { failure, type Failure } from '../domain/failure.js'
+import { canonicalJson, sha256Digest } from './canonical.js'
+import { registry, type CaseEventBody } from './catalog.js'
+import { ENVELOPE_KEYS, EVENT_FORMAT, EventEnvelope, type CaseDeclaration } from './envelope.js'
+import { collectRefs, type FoundRef } from './refs.js'
+import { finding, type Finding } from './findings.js'
+import type { Actor } from './codecs.js'
+import { describeErrors } from './decode.js'
+
+/** What a command asks to append. `version` defaults to the type's current version. */
+export interface EventDraft {
+  readonly type: string
+  readonly data: unknown
+  readonly actor: Actor
+  readonly version?: number
+}
+
+/** Typed draft of a current-version event. */
+export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraft => ({ type: body.type, data: body.data, actor })
+
+/** Envelope fields of a recorded event, with its data decoded and upcast to the current version. */
+export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
+
+/** The hash every chain starts from: the digest of the canonical case declaration. */
+export const genesisHash = (declaration: CaseDeclaration): E.Either<Failure, string> =>
+  pipe(canonicalJson(declaration), E.map(sha256Digest))
+
+export interface SealContext {
+  readonly seq: number
+  readonly prev: string
+  readonly id: string
+  readonly at: string
+  readonly commandId: string
+}
+
+export interface SealedEvent {
+  readonly envelope: EventEnvelope
+  /** The canonical line, without the trailing LF. */
+  readonly line: string
+}
+
+export type SealFailure = Failure<'EVENT_UNKNOWN_TYPE' | 'EVENT_UNKNOWN_VERSION' | 'EVENT_DATA_INVALID' | 'NOT_CANONICALIZABLE' | 'EVENT_ENVELOPE_INVALID'>
+
+/** Validates a draft against its type's codec and seals it into a canonical, hashed line. */
+export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure, SealedEvent> => {
+  const version = d.version ?? registry.definitions.get(d.type)?.latest ?? 1
+  const data = registry.decode(d.type, version, d.data)
+  if (E.isLeft(data)) return data
+  const unsealed = {
+    format: EVENT_FORMAT,
+    seq: ctx.seq,
+    id: ctx.id,
+    type: d.type,
+    version,
+    at: ctx.at,
+    actor: d.actor,
+    command_id: ctx.commandId,
+    data: d.data,
+    prev: ctx.prev
+  }
+  const text = canonicalJson(unsealed)
+  if (E.isLeft(text)) return text
+  const withHash = { ...unsealed, hash: sha256Digest(text.right) }
+  const decoded = EventEnvelope.decode(withHash)
+  if (E.isLeft(decoded)) {
+    return E.left(failure('EVENT_ENVELOPE_INVALID', `event envelope is invalid: ${describeErrors(decoded.left)}`, { type: d.type }))
+  }
+  const line = canonicalJson(withHash)
+  if (E.isLeft(line)) return line
+  return E.right({ envelope: decoded.right, line: line.right })
+}
+
+export interface LineExpectation {
+  readonly seq: number
+  /** Hash of the preceding event; null when the preceding line was unreadable (no link check). */
+  readonly prev: string | null
+  /** 1-based line number, for findings. */
+  readonly lineNo: number
+}
+
+export interface CheckedLine {
+  /** The envelope, when the line decodes as one (even if other checks fail). */
+  readonly envelope?: EventEnvelope
+  /** The decoded event, when the data decodes and upcasts. */
+  readonly event?: RecordedEvent
+  readonly refs: readonly FoundRef[]
+  readonly findings: readonly Finding[]
+}
+
+const HASH_MEMBER = ',"hash":"'
+const HASH_MEMBER_LENGTH = HASH_MEMBER.length + 'sha256:'.length + 64 + 1
+
+/**
+ * Checks one line of events.jsonl against the chain so far: JSON, canonical form, envelope,
+ * hash, sequence, link to the previous hash, event data and object references.
+ */
+export const checkLine = (line: string, expect: LineExpectation): CheckedLine => {
+  const where = { path: 'events.jsonl', line: expect.lineNo }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(line)
+  } catch {
+    return { refs: [], findings: [finding('EVENT_MALFORMED', 'line is not JSON', where)] }
+  }
+  const decoded = EventEnvelope.decode(parsed)
+  if (E.isLeft(decoded)) {
+    return { refs: [], findings: [finding('EVENT_ENVELOPE_INVALID', `line is not an event envelope: ${describeErrors(decoded.left)}`, where)] }
+  }
+  const env = decoded.right
+  const located = { ...where, seq: env.seq }
+  const findings: Finding[] = []
+  const keys = Object.keys(parsed as object)
+  if (keys.length !== ENVELOPE_KEYS.length) {
+    findings.push(finding('EVENT_ENVELOPE_INVALID', `envelope has unexpected members: ${keys.filter((k) => !ENVELOPE_KEYS.includes(k)).join(', ')}`, located))
+  }
+  const canonical = canonicalJson(parsed)
+  if (E.isLeft(canonical) || canonical.right !== line) {
+    findings.push(finding('EVENT_NOT_CANONICAL', 'line is not in RFC 8785 canonical form', located))
+  } else {
+    // The line is canonical, so the hashed text is the line without its hash member.
+    const at = line.lastIndexOf(HASH_MEMBER)
+    const hashed = line.slice(0, at) + line.slice(at + HASH_MEMBER_LENGTH)
+    if (sha256Digest(hashed) !== env.hash) {
+      findings.push(finding('EVENT_HASH_MISMATCH', 'event content does not match its hash (edited event)', located))
+    }
+  }
+  if (env.seq > expect.seq) {
+    findings.push(finding('SEQ_GAP', `expected seq ${expect.seq}, found ${env.seq}`, { ...located, data: { expected: expect.seq } }))
+  } else if (env.seq < expect.seq) {
+    findings.push(finding('SEQ_REORDERED', `expected seq ${expect.seq}, found ${env.seq} (reordered or duplicated event)`, { ...located, data: { expected: expect.seq } }))
+  }
+  if (expect.prev !== null && env.prev !== expect.prev) {
+    findings.push(finding('CHAIN_BROKEN', 'prev does not match the hash of the preceding event', located))
+  }
+  const { refs, invalid } = collectRefs(env.data)
+  for (const bad of invalid) {
+    findings.push(finding('OBJECT_REF_INVALID', `object reference at data${bad.pointer} is invalid: ${bad.reason}`, { ...located, data: { pointer: bad.pointer } }))
+  }
+  const body = registry.decode(env.type, env.version, env.data)
+  if (E.isLeft(body)) {
+    findings.push(finding(body.left.code, body.left.message, located))
+    return { envelope: env, refs, findings }
+  }
+  const { format: _format, data: _data, ...meta } = env
+  // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
+  const event = { ...meta, data: body.right } as RecordedEvent
+  return { envelope: env, event, refs, findings }
+}

@@ -1,0 +1,55 @@
+/**
+ * Finding object references inside event data. By convention of the case format, any JSON object
+ * with a `digest` member is a reference to objects/sha256/; its digest must be well formed and its
+ * size a non-negative integer. A malformed reference (for example one smuggling a path such as
+ * `sha256:../../etc/passwd`) is reported, never resolved.
+ */
+import { DIGEST_PATTERN } from './canonical.js'
+
+export interface FoundRef {
+  readonly digest: string
+  readonly size: number
+  /** RFC 6901 JSON pointer into the event's `data`. */
+  readonly pointer: string
+}
+
+export interface InvalidRef {
+  readonly pointer: string
+  readonly reason: string
+}
+
+const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** Walks `data` and returns its object references and malformed ones, in document order. */
+export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: InvalidRef[] } => {
+  const refs: FoundRef[] = []
+  const invalid: InvalidRef[] = []
+  const walk = (value: unknown, pointer: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, `${pointer}/${i}`))
+      return
+    }
+    if (typeof value !== 'object' || value === null) return
+    const record = value as Record<string, unknown>
+    if (Object.prototype.hasOwnProperty.call(record, 'digest')) {
+      const { digest, size } = record
+      if (typeof digest !== 'string' || !DIGEST_PATTERN.test(digest)) {
+        invalid.push({ pointer, reason: 'digest is not sha256:<64 lowercase hex>' })
+      } else if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+        invalid.push({ pointer, reason: 'size is not a non-negative integer' })
+      } else {
+        refs.push({ digest, size, pointer })
+      }
+    }
+    for (const key of Object.keys(record)) walk(record[key], `${pointer}/${escapePointer(key)}`)
+  }
+  walk(data, '')
+  return { refs, invalid }
+}
+
+/** Case-relative path of an object: objects/sha256/ab/cdef… (only for well-formed digests). */
+export const objectPath = (digest: string): string => {
+  if (!DIGEST_PATTERN.test(digest)) throw new TypeError('objectPath needs a well-formed digest')
+  const hex = digest.slice('sha256:'.length)
+  return `objects/sha256/${hex.slice(0, 2)}/${hex.slice(2)}`
+}

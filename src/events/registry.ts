@@ -1,0 +1,82 @@
+/**
+ * The event type registry: every event type's codec per schema version, and the upcasters that
+ * lift an older version's data to the next one. Old events are never rewritten; they are upcast
+ * on read, so a case written years ago decodes into today's types and replays unchanged.
+ */
+import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from '../domain/failure.js'
+import { describeErrors } from './decode.js'
+
+/** Lifts data of version `v` to version `v + 1`. The result is checked by the next codec. */
+export type Upcaster = (data: unknown) => unknown
+
+/** One event type. `codecs[i]` is the codec of version `i + 1`; the last one is current. */
+export interface EventDefinition<T extends string, C extends t.Mixed> {
+  readonly type: T
+  readonly codec: C
+  readonly latest: number
+  readonly versions: readonly t.Mixed[]
+  readonly upcasters: readonly Upcaster[]
+}
+
+/**
+ * Declares an event type. `previous` lists older versions oldest first, each with the upcaster
+ * from it to the version after it.
+ *
+ * @example
+ * defineEvent('NoteRecorded', NoteRecordedV2, [{ codec: NoteRecordedV1, upcast: (d) => ({ ...d, format: 'plain' }) }])
+ */
+export const defineEvent = <T extends string, C extends t.Mixed>(
+  type: T,
+  codec: C,
+  previous: ReadonlyArray<{ readonly codec: t.Mixed; readonly upcast: Upcaster }> = []
+): EventDefinition<T, C> => ({
+  type,
+  codec,
+  latest: previous.length + 1,
+  versions: [...previous.map((p) => p.codec), codec],
+  upcasters: previous.map((p) => p.upcast)
+})
+
+export type DecodeFailure = Failure<'EVENT_UNKNOWN_TYPE' | 'EVENT_UNKNOWN_VERSION' | 'EVENT_DATA_INVALID'>
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDefinition = EventDefinition<string, any>
+
+/** A closed set of event definitions, looked up by type name. */
+export interface EventRegistry<D extends AnyDefinition> {
+  readonly definitions: ReadonlyMap<string, D>
+  /** Decodes `data` stored as `type`@`version` and upcasts it to the current version. */
+  readonly decode: (type: string, version: number, data: unknown) => E.Either<DecodeFailure, unknown>
+}
+
+export const makeRegistry = <D extends AnyDefinition>(defs: readonly D[]): EventRegistry<D> => {
+  const definitions = new Map<string, D>(defs.map((d) => [d.type, d]))
+  if (definitions.size !== defs.length) throw new TypeError('duplicate event type in registry')
+  const decode = (type: string, version: number, data: unknown): E.Either<DecodeFailure, unknown> => {
+    const def = definitions.get(type)
+    if (def === undefined) return E.left(failure('EVENT_UNKNOWN_TYPE', `unknown event type ${JSON.stringify(type)}`, { type }))
+    const stored = def.versions[version - 1]
+    if (stored === undefined || !Number.isInteger(version)) {
+      return E.left(failure('EVENT_UNKNOWN_VERSION', `${type} has no version ${version} (current: ${def.latest})`, { type, version, latest: def.latest }))
+    }
+    const first = stored.decode(data)
+    if (E.isLeft(first)) {
+      return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} data is invalid: ${describeErrors(first.left)}`, { type, version }))
+    }
+    let current: unknown = first.right
+    for (let v = version; v < def.latest; v++) {
+      const upcast = def.upcasters[v - 1]
+      const next = def.versions[v]
+      if (upcast === undefined || next === undefined) throw new TypeError(`registry for ${type} is incomplete`)
+      const lifted = next.decode(upcast(current))
+      if (E.isLeft(lifted)) {
+        return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} cannot be upcast to version ${v + 1}: ${describeErrors(lifted.left)}`, { type, version }))
+      }
+      current = lifted.right
+    }
+    return E.right(current)
+  }
+  return { definitions, decode }
+}
