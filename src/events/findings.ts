@@ -7,7 +7,6 @@
 export const FINDING_CODES = {
   CASE_DECLARATION_MISSING: 'error',
   CASE_DECLARATION_INVALID: 'error',
-  CASE_NOT_A_DIRECTORY: 'error',
   LOG_MISSING: 'error',
   LOG_TRUNCATED: 'error',
   HEAD_MISSING: 'error',

@@ -33,6 +33,8 @@ export interface ScanOptions {
   readonly onEvent?: (event: RecordedEvent) => void
   /** Called for every well-formed object reference. */
   readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
+  /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
+  readonly onProgress?: (done: number, total: number) => void
   /** Start after an already-verified prefix (incremental catch-up of an open handle). */
   readonly resume?: {
     readonly seq: number
@@ -205,6 +207,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       // Copy the remainder: `buf` is reused by the next read.
       carry = Buffer.from(chunk.subarray(s))
       pos += bytesRead
+      options.onProgress?.(pos, limit)
       if (carry.length > MAX_LINE_BYTES + 1) {
         processLine(carry, pos - carry.length, pos)
         carry = Buffer.alloc(0)

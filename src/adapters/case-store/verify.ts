@@ -13,6 +13,7 @@ import { objectPath } from '../../events/refs.js'
 import { errnoOf, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { scanCase, type ScanOptions } from './scan.js'
+import { ensureCaseDir } from './open.js'
 
 export interface VerifyReport {
   readonly valid: boolean
@@ -50,6 +51,8 @@ const forEachLimited = async <A>(items: readonly A[], limit: number, work: (a: A
 export interface VerifyOptions {
   /** Extra per-event hook (replay uses it to fold projections in the same pass). */
   readonly onEvent?: ScanOptions['onEvent']
+  /** Progress over log bytes and then object files, for terminals. */
+  readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void
 }
 
 /** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
@@ -59,16 +62,11 @@ export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEit
 const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
   const root = path.resolve(dir)
   const extra: Finding[] = []
-  try {
-    const st = await fsp.stat(root)
-    if (!st.isDirectory()) return notACase(`${dir} is not a directory`)
-  } catch (e) {
-    if (errnoOf(e) === 'ENOENT') return notACase(`${dir} does not exist`)
-    throw e
-  }
+  await ensureCaseDir(root)
   const referenced = new Map<string, number>()
   const scan = await scanCase(root, {
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    onProgress: (done, total) => options.onProgress?.('log', done, total),
     onRef: (ref, env) => {
       const known = referenced.get(ref.digest)
       if (known === undefined) referenced.set(ref.digest, ref.size)
@@ -122,7 +120,9 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
     }
   }
   objectFiles.sort((a, b) => (a.rel < b.rel ? -1 : 1))
+  let hashed = 0
   await forEachLimited(objectFiles, OBJECT_READ_CONCURRENCY, async ({ rel, digest }) => {
+    options.onProgress?.('objects', ++hashed, objectFiles.length)
     const actual = await hashFile(path.join(root, rel))
     present.set(digest, actual.size)
     objectBytes += actual.size
@@ -158,15 +158,3 @@ const byPath = (a: Finding, b: Finding): number => {
   const kb = `${b.path ?? ''}\u0000${b.code}\u0000${b.message}`
   return ka < kb ? -1 : ka > kb ? 1 : 0
 }
-
-const notACase = (message: string): VerifyReport => ({
-  valid: false,
-  case_id: null,
-  generation: 0,
-  events: 0,
-  objects: 0,
-  object_bytes: 0,
-  log_bytes: 0,
-  findings: [finding('CASE_NOT_A_DIRECTORY', message)],
-  omitted_findings: 0
-})

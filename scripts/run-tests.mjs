@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Runs every compiled test file (dist/test/**/*.test.js) in its own process, two at a time,
+// and ends with one line "N passed, N failed". Each file is a uvu suite that also runs alone:
+//   node dist/test/events/chain.test.js
+// Usage: node scripts/run-tests.mjs [substring ...]   (filters files by path)
+import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { cpus } from 'node:os'
+
+const root = new URL('..', import.meta.url).pathname
+const testRoot = join(root, 'dist', 'test')
+const filters = process.argv.slice(2)
+
+const walk = (dir) => readdirSync(dir).flatMap((name) => {
+  const p = join(dir, name)
+  return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.js') ? [p] : []
+})
+
+let files
+try {
+  files = walk(testRoot).sort()
+} catch {
+  console.error('no compiled tests in dist/test: run `npm test` (it compiles first)')
+  process.exit(2)
+}
+if (filters.length > 0) files = files.filter((f) => filters.some((s) => f.includes(s)))
+// Slow integration files first so two workers finish together.
+files.sort((a, b) => Number(b.includes('.int.')) - Number(a.includes('.int.')))
+
+const parallel = Math.max(1, Math.min(2, cpus().length))
+let passed = 0
+let failed = 0
+let skipped = 0
+const failedFiles = []
+const started = Date.now()
+
+const runOne = (file) => new Promise((resolve) => {
+  const t0 = Date.now()
+  const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
+  let out = ''
+  child.stdout.on('data', (d) => { out += d })
+  child.stderr.on('data', (d) => { out += d })
+  child.on('close', (code, signal) => {
+    const num = (label) => Number((out.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0)
+    const total = num('Total')
+    const ok = num('Passed')
+    const skip = num('Skipped')
+    passed += ok
+    skipped += skip
+    const bad = total - ok - skip
+    const rel = relative(root, file)
+    const secs = ((Date.now() - t0) / 1000).toFixed(1)
+    if (code !== 0 || bad > 0 || total === 0) {
+      // A file that crashed or ran no test counts as (at least) one failure.
+      failed += Math.max(bad, 1)
+      failedFiles.push(rel)
+      process.stdout.write(`FAIL ${rel} (${secs}s, exit ${code ?? signal})\n${out}\n`)
+    } else {
+      process.stdout.write(`ok   ${rel} (${ok} tests, ${secs}s)\n`)
+    }
+    resolve()
+  })
+})
+
+const queue = [...files]
+await Promise.all(Array.from({ length: parallel }, async () => {
+  while (queue.length > 0) await runOne(queue.shift())
+}))
+
+console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`)
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(failed > 0 || files.length === 0 ? 1 : 0)

@@ -1,0 +1,127 @@
+/** The case-package verbs: case init/note/unlock, verify, replay, show. Thin over the library. */
+import * as E from 'fp-ts/lib/Either.js'
+import { canonicalJson } from '../events/canonical.js'
+import { failure } from '../domain/failure.js'
+import { initCase } from '../adapters/case-store/init.js'
+import { openCase, generationOf } from '../adapters/case-store/open.js'
+import { appendCommand } from '../adapters/case-store/append.js'
+import { verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
+import { replayCase } from '../adapters/case-store/replay.js'
+import { breakLock } from '../adapters/case-store/lock.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { systemEnv } from '../adapters/env.js'
+import { defaultProjections } from '../projections/index.js'
+import type { SummaryView } from '../projections/summary.js'
+import type { Finding } from '../events/findings.js'
+import { CliExit, EXIT, orExit, progressBar } from './io.js'
+
+export interface Out {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+}
+
+const canonical = (value: unknown): string => {
+  const text = canonicalJson(value)
+  if (E.isLeft(text)) throw new CliExit(EXIT.INTERNAL, text.left)
+  return text.right
+}
+
+export const caseInit = async (io: Out, dir: string, opts: { id?: string; title?: string }): Promise<void> => {
+  const decl = orExit(await initCase({ dir, ...(opts.id === undefined ? {} : { caseId: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })())
+  io.out(`created case ${decl.case_id} in ${dir}`)
+}
+
+export const caseNote = async (io: Out, dir: string, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
+  const handle = orExit(await openCase(dir)())
+  const expected = opts.expectGeneration === undefined ? generationOf(handle) : parseGeneration(opts.expectGeneration)
+  const outcome = orExit(await appendCommand(handle, {
+    commandId: opts.commandId ?? `note-${systemEnv.newId()}`,
+    expectedGeneration: expected,
+    events: [{ type: 'NoteRecorded', actor: 'operator', data: { text, format: opts.markdown === true ? 'markdown' : 'plain' } }]
+  })())
+  for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
+  io.out(`${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}`)
+}
+
+export const parseGeneration = (text: string): number => {
+  if (!/^\d{1,15}$/.test(text)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`))
+  return Number(text)
+}
+
+export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }): Promise<void> => {
+  try {
+    const removed = await breakLock(dir, { force: opts.force === true })
+    const owner = removed.state === 'free' ? '' : ` (owner pid ${removed.info?.pid ?? 'unknown'})`
+    io.out(`removed ${removed.state} lock${owner}; run vba verify ${dir} before writing`)
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(e.failure.code === 'CASE_LOCKED' ? EXIT.CONFLICT : EXIT.INPUT, e.failure)
+    throw e
+  }
+}
+
+const describeFinding = (f: Finding): string => {
+  const where = [f.path, f.line === undefined ? undefined : `line ${f.line}`, f.seq === undefined ? undefined : `seq ${f.seq}`].filter((x) => x !== undefined).join(', ')
+  return `  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`
+}
+
+export const renderVerifyReport = (report: VerifyReport): string[] => {
+  const errors = report.findings.filter((f) => f.severity === 'error').length + report.omitted_findings
+  const notices = report.findings.length - (errors - report.omitted_findings)
+  const lines = [
+    `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)`,
+    report.valid ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}` : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
+    ...report.findings.map(describeFinding)
+  ]
+  if (report.omitted_findings > 0) lines.push(`  ... and ${report.omitted_findings} more findings`)
+  return lines
+}
+
+export const verify = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+  const bar = progressBar('verify')
+  const report = orExit(await verifyCase(dir, { onProgress: (_phase, done, total) => bar.update(done, total) })())
+  bar.stop()
+  if (opts.json === true) {
+    for (const f of report.findings) io.out(canonical({ finding: f }))
+    const { findings: _f, ...summary } = report
+    io.out(canonical({ summary }))
+  } else {
+    for (const line of renderVerifyReport(report)) io.out(line)
+  }
+  if (!report.valid) throw new CliExit(EXIT.FINDINGS)
+}
+
+export const replay = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+  const result = orExit(await replayCase(dir, defaultProjections())())
+  for (const n of result.notices) io.err(`vba: notice ${n.code}: ${n.message}`)
+  const { notices: _n, ...stable } = result
+  if (opts.json === true) {
+    io.out(canonical(stable))
+    return
+  }
+  io.out(`case ${result.case_id}: replayed ${result.generation} events, head ${result.head_hash}`)
+  for (const [name, { version, view }] of Object.entries(result.views)) {
+    io.out(`${name} (v${version}):`)
+    for (const line of JSON.stringify(view, null, 2).split('\n')) io.out(`  ${line}`)
+  }
+}
+
+export const show = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+  const handle = orExit(await openCase(dir)())
+  const result = orExit(await replayCase(dir, defaultProjections())())
+  const summary = result.views['summary']?.view as SummaryView | undefined
+  if (opts.json === true) {
+    io.out(canonical({ declaration: handle.declaration, head_hash: result.head_hash, views: result.views }))
+    return
+  }
+  const d = handle.declaration
+  io.out(`case        ${d.case_id}${d.title === undefined ? '' : ` - ${d.title}`}`)
+  io.out(`created     ${d.created_at}`)
+  io.out(`generation  ${result.generation}`)
+  io.out(`head        ${result.head_hash}`)
+  if (summary !== undefined) {
+    io.out(`events      ${summary.events} in ${summary.commands} commands (${summary.events_upcast} read through upcasters)`)
+    for (const [type, n] of Object.entries(summary.events_by_type)) io.out(`  ${String(n).padStart(6)} ${type}`)
+    io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
+  }
+  for (const n of handle.notices) io.out(`notice      ${n.code}: ${n.message}`)
+}

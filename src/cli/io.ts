@@ -1,0 +1,80 @@
+/** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
+import cliProgress from 'cli-progress'
+import { isFailure, type Failure } from '../domain/failure.js'
+
+/** Exit codes of every verb (documented in docs/usage.md). */
+export const EXIT = {
+  OK: 0,
+  /** verify found errors; a case is corrupt */
+  FINDINGS: 1,
+  /** bad input: usage, arguments, a query, a missing case */
+  INPUT: 2,
+  /** a provider (git repository, database) is unavailable */
+  UNAVAILABLE: 3,
+  /** retryable: the case is locked or moved on (generation conflict) */
+  CONFLICT: 4,
+  /** unexpected internal error (a bug) */
+  INTERNAL: 70
+} as const
+
+const CODE_EXIT: Record<string, number> = {
+  CASE_CORRUPT: EXIT.FINDINGS,
+  CASE_LOCKED: EXIT.CONFLICT,
+  CASE_LOCK_STALE: EXIT.CONFLICT,
+  GENERATION_CONFLICT: EXIT.CONFLICT,
+  PROVIDER_UNAVAILABLE: EXIT.UNAVAILABLE,
+  RESEARCH_UNAVAILABLE: EXIT.UNAVAILABLE,
+  IO_ERROR: EXIT.INPUT,
+  INTERNAL_ERROR: EXIT.INTERNAL
+}
+
+export const exitCodeOf = (f: Failure): number => CODE_EXIT[f.code] ?? EXIT.INPUT
+
+/** Thrown by verbs to end the process with a coded failure. */
+export class CliExit extends Error {
+  constructor(readonly code: number, readonly failure?: Failure) {
+    super(failure?.message ?? `exit ${code}`)
+  }
+}
+
+/** Unwraps an Either-like result or ends the command with the failure. */
+export const orExit = <A>(r: { _tag: 'Left'; left: Failure } | { _tag: 'Right'; right: A }): A => {
+  if (r._tag === 'Left') throw new CliExit(exitCodeOf(r.left), r.left)
+  return r.right
+}
+
+/** `vba: CODE: message`, the one line a person sees for a failure. */
+export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${f.message}`
+
+export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
+  if (e instanceof CliExit && e.failure !== undefined) {
+    return { line: formatFailure(e.failure), code: e.code, json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } } }
+  }
+  if (isFailure(e)) return { line: formatFailure(e), code: exitCodeOf(e), json: { error: e } }
+  const message = e instanceof Error ? e.message : String(e)
+  return { line: `vba: INTERNAL_ERROR: ${message}`, code: EXIT.INTERNAL, json: { error: { code: 'INTERNAL_ERROR', message } } }
+}
+
+/** A progress bar on stderr when it is a terminal; silent otherwise. */
+export const progressBar = (label: string): { update: (done: number, total: number) => void; stop: () => void } => {
+  if (process.stderr.isTTY !== true) return { update: () => undefined, stop: () => undefined }
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% {value}/{total}`, stream: process.stderr, clearOnComplete: true, hideCursor: true },
+    cliProgress.Presets.shades_classic
+  )
+  let started = false
+  let lastTotal = -1
+  return {
+    update: (done, total) => {
+      if (!started) {
+        bar.start(total, done)
+        started = true
+      } else if (total !== lastTotal) bar.setTotal(total)
+      lastTotal = total
+      bar.update(done)
+    },
+    stop: () => {
+      if (started) bar.stop()
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/** The `vba` command line: commander wiring only; every verb calls the library. */
+import { Command, CommanderError } from 'commander'
+import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
+import { CliExit, EXIT, describeThrown } from './io.js'
+
+export const VERSION = '0.1.0'
+
+const buildProgram = (io: Out): Command => {
+  const program = new Command('vba')
+    .description('Provable, event-sourced bug investigations: case packages, research, replay')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.out(s.replace(/\n$/, '')),
+      writeErr: (s) => io.err(s.replace(/\n$/, '')),
+      // Usage errors are printed once, in the CLI's own one-line format (see run()).
+      outputError: () => undefined
+    })
+
+  const kase = program.command('case').description('create and write to case packages')
+  kase.command('init <dir>').description('create an empty case package in DIR')
+    .option('--id <id>', 'case id (default: case-<uuid>)')
+    .option('--title <title>', 'a short human title')
+    .action((dir: string, o: { id?: string; title?: string }) => caseInit(io, dir, o))
+  kase.command('note <dir> <text>').description('record an operator note')
+    .option('--expect-generation <n>', 'refuse unless the case is at generation N')
+    .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
+    .option('--markdown', 'the note is Markdown')
+    .action((dir: string, text: string, o: { expectGeneration?: string; commandId?: string; markdown?: boolean }) => caseNote(io, dir, text, o))
+  kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
+    .option('--force', 'also remove a lock held by another host or a live process')
+    .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
+
+  program.command('verify <dir>').description('check chain, HEAD and objects; exit 1 on any error finding')
+    .option('--json', 'findings as JSON lines, then a summary line')
+    .action((dir: string, o: { json?: boolean }) => verify(io, dir, o))
+  program.command('replay <dir>').description('rebuild every projection from the log alone')
+    .option('--json', 'canonical JSON (byte-identical for the same log)')
+    .action((dir: string, o: { json?: boolean }) => replay(io, dir, o))
+  program.command('show <dir>').description('summarise a case')
+    .option('--json', 'canonical JSON')
+    .action((dir: string, o: { json?: boolean }) => show(io, dir, o))
+  return program
+}
+
+/** Runs the CLI and resolves to the exit code; never throws. */
+export const run = async (argv: readonly string[], io: Out): Promise<number> => {
+  const program = buildProgram(io)
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return EXIT.OK
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.OK
+      io.err(`vba: USAGE: ${e.message.replace(/^error: /, '')} (see vba --help)`)
+      return EXIT.INPUT
+    }
+    if (e instanceof CliExit && e.failure === undefined) return e.code
+    const d = describeThrown(e)
+    io.err(d.line)
+    return d.code
+  }
+}

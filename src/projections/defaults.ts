@@ -1,0 +1,5 @@
+/** The projections every replay folds, in output order. Later capabilities append theirs. */
+import type { AnyProjection } from './projection.js'
+import { summaryProjection } from './summary.js'
+
+export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection]

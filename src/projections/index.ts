@@ -1,0 +1,3 @@
+export * from './projection.js'
+export * from './summary.js'
+export * from './defaults.js'

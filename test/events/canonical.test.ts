@@ -1,0 +1,51 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { canonicalJson, sha256Digest, DIGEST_PATTERN } from '../../src/events/canonical.js'
+import { right, left } from '../helpers/fs.js'
+
+const canonical = suite('canonicalJson (RFC 8785)')
+
+canonical('sorts object members by UTF-16 code units, recursively', () => {
+  // RFC 8785 section 3.2.3 ordering example keys
+  const value = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }
+  const text = right(canonicalJson(value))
+  const keys = Object.keys(JSON.parse(text))
+  // JSON.parse reorders the integer-like key '1' first; compare the textual order instead
+  const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) => JSON.stringify(k))
+  let last = -1
+  for (const k of order) {
+    const at = text.indexOf(k + ':')
+    assert.ok(at > last, `key ${k} out of order in ${text}`)
+    last = at
+  }
+  assert.is(keys.length, 7)
+})
+
+canonical('serialises numbers as ECMAScript does (RFC 8785 section 3.2.2.3)', () => {
+  assert.is(right(canonicalJson([1e21, 1e-7, -0, 0.000001, 123456789012345680000, 4.5])), '[1e+21,1e-7,0,0.000001,123456789012345680000,4.5]')
+})
+
+canonical('has no whitespace and escapes only what JSON requires', () => {
+  assert.is(right(canonicalJson({ b: [true, null, 'a\u0001"\\/é'], a: {} })), '{"a":{},"b":[true,null,"a\\u0001\\"\\\\/é"]}')
+})
+
+canonical('refuses values without a JSON form', () => {
+  assert.is(left(canonicalJson(Number.NaN)).code, 'NOT_CANONICALIZABLE')
+  assert.is(left(canonicalJson({ x: Infinity })).code, 'NOT_CANONICALIZABLE')
+  assert.is(left(canonicalJson('\ud800')).code, 'NOT_CANONICALIZABLE')
+  assert.is(left(canonicalJson(undefined)).code, 'NOT_CANONICALIZABLE')
+})
+
+canonical.run()
+
+const digest = suite('sha256Digest')
+
+digest('is sha256: plus 64 lowercase hex digits of the UTF-8 bytes', () => {
+  assert.is(sha256Digest('abc'), 'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  assert.is(sha256Digest(Buffer.from('abc')), sha256Digest('abc'))
+  assert.ok(DIGEST_PATTERN.test(sha256Digest('')))
+  assert.not.ok(DIGEST_PATTERN.test('sha256:../../etc/passwd'))
+  assert.not.ok(DIGEST_PATTERN.test('sha256:' + 'A'.repeat(64)))
+})
+
+digest.run()

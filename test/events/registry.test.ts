@@ -1,0 +1,41 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import * as t from 'io-ts'
+import { defineEvent, makeRegistry } from '../../src/events/registry.js'
+import { registry } from '../../src/events/catalog.js'
+import { right, left } from '../helpers/fs.js'
+
+const upcasting = suite('registry upcasting')
+
+upcasting('decodes version 1 NoteRecorded into the current version', () => {
+  assert.equal(right(registry.decode('NoteRecorded', 1, { text: 'old' })), { text: 'old', format: 'plain' })
+  assert.equal(right(registry.decode('NoteRecorded', 2, { text: 'new', format: 'markdown' })), { text: 'new', format: 'markdown' })
+})
+
+upcasting('chains upcasters across several versions', () => {
+  const V1 = t.type({ a: t.number })
+  const V2 = t.type({ a: t.number, b: t.string })
+  const V3 = t.type({ total: t.number, b: t.string })
+  const r = makeRegistry([
+    defineEvent('Thing', V3, [
+      { codec: V1, upcast: (d) => ({ ...(d as { a: number }), b: 'default' }) },
+      { codec: V2, upcast: (d) => { const v = d as { a: number; b: string }; return { total: v.a * 2, b: v.b } } }
+    ])
+  ])
+  assert.equal(right(r.decode('Thing', 1, { a: 2 })), { total: 4, b: 'default' })
+  assert.equal(right(r.decode('Thing', 2, { a: 3, b: 'x' })), { total: 6, b: 'x' })
+  assert.is(left(r.decode('Thing', 1, { a: 'two' })).code, 'EVENT_DATA_INVALID')
+  assert.is(left(r.decode('Thing', 4, {})).code, 'EVENT_UNKNOWN_VERSION')
+  assert.is(left(r.decode('Other', 1, {})).code, 'EVENT_UNKNOWN_TYPE')
+})
+
+upcasting('an upcaster producing invalid data is a coded error, not a crash', () => {
+  const r = makeRegistry([defineEvent('X', t.type({ n: t.number }), [{ codec: t.type({}), upcast: () => ({ n: 'no' }) }])])
+  assert.is(left(r.decode('X', 1, {})).code, 'EVENT_DATA_INVALID')
+})
+
+upcasting('refuses duplicate type names', () => {
+  assert.throws(() => makeRegistry([defineEvent('X', t.type({})), defineEvent('X', t.type({}))]))
+})
+
+upcasting.run()
