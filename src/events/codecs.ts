@@ -40,7 +40,7 @@ export const intAtLeast = (name: string, min: number): t.Type<number, number, un
         typeof u === 'number' && Number.isSafeInteger(u) && u >= min ? t.success(u) : t.failure(u, c, `expected ${name}`),
       t.identity
     ),
-    { type: 'integer', minimum: min }
+    { type: 'integer', minimum: min, maximum: Number.MAX_SAFE_INTEGER }
   )
 
 /** `sha256:<64 lowercase hex>`. Anything else (including path fragments) is refused. */

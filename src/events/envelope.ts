@@ -3,6 +3,7 @@
  * case package besides objects. Every line of events.jsonl is one envelope in canonical JSON.
  */
 import * as t from 'io-ts'
+import { objectHints } from './json-schema.js'
 import { Actor, Digest, Identifier, NonNegativeInt, PositiveInt, Timestamp, patternString } from './codecs.js'
 
 /** Value of `format` on every event line of format version 1. */
@@ -30,6 +31,8 @@ export const EventEnvelope = t.type({
   hash: Digest
 }, 'EventEnvelope')
 export type EventEnvelope = t.TypeOf<typeof EventEnvelope>
+
+objectHints.set(EventEnvelope, { additionalProperties: false })
 
 /** The member names of an envelope, in canonical (RFC 8785) order. */
 export const ENVELOPE_KEYS: readonly string[] = Object.keys(EventEnvelope.props).sort()

@@ -1,0 +1,228 @@
+/**
+ * Generates case-format/examples (npm run examples): a valid case, one broken case per error
+ * finding code (examples/broken/<CODE>), and one case per crash-leftover notice
+ * (examples/leftovers/<CODE>). Deterministic: the same code writes the same bytes, and a test
+ * regenerates everything into a temporary directory and compares it with the committed files.
+ *
+ * examples/valid/written-with-v1-events is frozen: written once with version-1 events and never
+ * regenerated, so later versions of the library must keep replaying it.
+ */
+import { promises as fsp, existsSync } from 'node:fs'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { initCase } from '../src/adapters/case-store/init.js'
+import { openCase } from '../src/adapters/case-store/open.js'
+import { appendCommand } from '../src/adapters/case-store/append.js'
+import { objectRefOf } from '../src/adapters/case-store/objects.js'
+import { fixedEnv } from '../src/adapters/env.js'
+import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
+import { genesisHash } from '../src/events/chain.js'
+import { CaseDeclaration } from '../src/events/envelope.js'
+import { objectPath } from '../src/events/refs.js'
+import { repoRoot } from '../test/helpers/fs.js'
+
+const must = <A>(r: E.Either<unknown, A>): A => {
+  if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
+  return r.right
+}
+
+const LOG_BYTES = Buffer.from('2026-11-29 21:14:03 [creature] entry 23487 (guid 991) evaded and reset while in combat\n')
+
+/** The valid base case: three commands, one attachment. */
+const writeBase = async (dir: string): Promise<void> => {
+  const env = fixedEnv('2026-11-30T08:00:00.000Z', 'ex')
+  must(await initCase({ dir, caseId: 'case-example', title: 'Wolpertinger resets in combat', env })())
+  const h = must(await openCase(dir)())
+  must(await appendCommand(h, {
+    commandId: 'cmd-report', expectedGeneration: 0,
+    events: [
+      { type: 'NoteRecorded', actor: 'operator', data: { text: 'Report: the creature resets while players fight it.', format: 'plain' } },
+      { type: 'AttachmentAdded', actor: 'operator', data: { name: 'server.log', object: objectRefOf(LOG_BYTES, 'text/plain') } }
+    ],
+    objects: [LOG_BYTES]
+  }, { env })())
+  must(await appendCommand(h, { commandId: 'cmd-triage', expectedGeneration: 2, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: 'Triage: **reproducible** on the test realm.', format: 'markdown' } }] }, { env })())
+}
+
+/** The frozen case written with version-1 NoteRecorded events. */
+const writeV1 = async (dir: string): Promise<void> => {
+  const env = fixedEnv('2026-11-30T09:00:00.000Z', 'v1')
+  must(await initCase({ dir, caseId: 'case-written-with-v1-events', env })())
+  const h = must(await openCase(dir)())
+  must(await appendCommand(h, { commandId: 'cmd-1', expectedGeneration: 0, events: [{ type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }] }, { env })())
+  must(await appendCommand(h, { commandId: 'cmd-2', expectedGeneration: 1, events: [
+    { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
+    { type: 'NoteRecorded', version: 2, actor: 'model', data: { text: 'a *current* note', format: 'markdown' } }
+  ] }, { env })())
+}
+
+type Envelope = Record<string, unknown>
+
+const readLines = async (dir: string): Promise<Envelope[]> =>
+  (await fsp.readFile(path.join(dir, 'events.jsonl'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Envelope)
+
+/** Seals envelopes with correct hashes, chaining each to the previous unless `prev` is given. */
+const forge = async (dir: string, envelopes: Envelope[], opts: { keepPrev?: boolean } = {}): Promise<string[]> => {
+  const decl = must(CaseDeclaration.decode(JSON.parse(await fsp.readFile(path.join(dir, 'case.json'), 'utf8'))))
+  let prev = must(genesisHash(decl))
+  return envelopes.map((e) => {
+    const { hash: _h, ...rest } = e
+    const unsealed = opts.keepPrev === true ? rest : { ...rest, prev }
+    const hash = sha256Digest(must(canonicalJson(unsealed)))
+    prev = hash
+    return must(canonicalJson({ ...unsealed, hash }))
+  })
+}
+
+/** Rewrites the log from lines and points HEAD at its end (seq and hash of the last line). */
+const writeLog = async (dir: string, lines: string[], head: 'follow' | 'keep' = 'follow'): Promise<void> => {
+  const text = lines.map((l) => l + '\n').join('')
+  await fsp.writeFile(path.join(dir, 'events.jsonl'), text)
+  if (head === 'keep') return
+  const last = JSON.parse(lines[lines.length - 1] ?? '{}') as { seq?: number; hash?: string }
+  await fsp.writeFile(path.join(dir, 'HEAD'), must(canonicalJson({ bytes: Buffer.byteLength(text), hash: last.hash, seq: last.seq })) + '\n')
+}
+
+const objectFile = (dir: string, bytes: Buffer): string => path.join(dir, objectPath(objectRefOf(bytes).digest))
+
+/** Each mutation turns a copy of the base case into an example of one finding. */
+const BROKEN: Record<string, (dir: string) => Promise<void>> = {
+  CASE_DECLARATION_MISSING: async (d) => fsp.rm(path.join(d, 'case.json')),
+  CASE_DECLARATION_INVALID: async (d) => {
+    const text = await fsp.readFile(path.join(d, 'case.json'), 'utf8')
+    await fsp.writeFile(path.join(d, 'case.json'), JSON.stringify(JSON.parse(text), null, 2) + '\n')
+  },
+  LOG_MISSING: async (d) => fsp.rm(path.join(d, 'events.jsonl')),
+  LOG_TRUNCATED: async (d) => {
+    const lines = (await readLines(d)).map((e) => must(canonicalJson(e)))
+    await writeLog(d, lines.slice(0, -1), 'keep')
+  },
+  HEAD_MISSING: async (d) => fsp.rm(path.join(d, 'HEAD')),
+  HEAD_INVALID: async (d) => fsp.writeFile(path.join(d, 'HEAD'), '{"seq":3}\n'),
+  HEAD_MISMATCH: async (d) => {
+    const head = JSON.parse(await fsp.readFile(path.join(d, 'HEAD'), 'utf8')) as Record<string, unknown>
+    await fsp.writeFile(path.join(d, 'HEAD'), must(canonicalJson({ ...head, hash: sha256Digest('another history') })) + '\n')
+  },
+  EVENT_MALFORMED: async (d) => {
+    const lines = (await readLines(d)).map((e) => must(canonicalJson(e)))
+    lines.splice(1, 1, '{"actor":"operator","at":')
+    await writeLog(d, lines)
+  },
+  EVENT_NOT_CANONICAL: async (d) => {
+    const events = await readLines(d)
+    // same members, reverse order: valid JSON with a correct hash, but not RFC 8785 canonical
+    const reversed = (e: Envelope): Envelope => Object.fromEntries(Object.entries(e).reverse())
+    await writeLog(d, events.map((e, i) => (i === 1 ? JSON.stringify(reversed(e)) : must(canonicalJson(e)))))
+  },
+  EVENT_ENVELOPE_INVALID: async (d) => {
+    const events = await readLines(d)
+    const { actor: _a, ...withoutActor } = events[2] ?? {}
+    await writeLog(d, await forge(d, [events[0] ?? {}, events[1] ?? {}, withoutActor]))
+  },
+  EVENT_HASH_MISMATCH: async (d) => {
+    const events = await readLines(d)
+    const first = events[0] as { data: { text: string } }
+    first.data.text = first.data.text.replace('resets', 'despawns')
+    await writeLog(d, events.map((e) => must(canonicalJson(e))))
+  },
+  EVENT_UNKNOWN_TYPE: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', type: 'TicketEscalated', data: { to: 'dev' } }]))
+  },
+  EVENT_UNKNOWN_VERSION: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', version: 9 }]))
+  },
+  EVENT_DATA_INVALID: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { text: 42, format: 'plain' } }]))
+  },
+  EVENT_ID_DUPLICATE: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, command_id: 'cmd-forged' }]))
+  },
+  COMMAND_SPLIT: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-report' }]))
+  },
+  SEQ_GAP: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [events[0] ?? {}, events[1] ?? {}, { ...events[2], seq: 4 }]))
+  },
+  SEQ_REORDERED: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [events[0] ?? {}, events[2] ?? {}, events[1] ?? {}]))
+  },
+  CHAIN_BROKEN: async (d) => {
+    const events = await readLines(d)
+    const sealed = await forge(d, events)
+    const forged = await forge(d, [{ ...events[2], prev: sha256Digest('a history that never was') }], { keepPrev: true })
+    await writeLog(d, [sealed[0] ?? '', sealed[1] ?? '', forged[0] ?? ''])
+  },
+  OBJECT_REF_INVALID: async (d) => {
+    const events = await readLines(d)
+    await writeLog(d, await forge(d, [...events, { ...events[1], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { name: 'passwd', object: { digest: 'sha256:../../../../etc/passwd', size: 1 } } }]))
+  },
+  OBJECT_MISSING: async (d) => fsp.rm(objectFile(d, LOG_BYTES), { force: true }),
+  OBJECT_DIGEST_MISMATCH: async (d) => {
+    const f = objectFile(d, LOG_BYTES)
+    await fsp.chmod(f, 0o644)
+    await fsp.writeFile(f, Buffer.from(LOG_BYTES.toString().replace('23487', '23488')))
+  },
+  OBJECT_SIZE_MISMATCH: async (d) => {
+    const events = await readLines(d)
+    const ref = objectRefOf(LOG_BYTES)
+    await writeLog(d, await forge(d, [...events, { ...events[1], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { name: 'server.log', object: { digest: ref.digest, size: ref.size + 1 } } }]))
+  },
+  FOREIGN_FILE: async (d) => fsp.writeFile(path.join(d, 'notes.txt'), 'this file does not belong to the package\n')
+}
+
+const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
+  TORN_TAIL: async (d) => fsp.appendFile(path.join(d, 'events.jsonl'), '{"actor":"controller","at":"2026-11-30T08:00:0'),
+  UNACKNOWLEDGED_TAIL: async (d) => {
+    const events = await readLines(d)
+    const sealed = await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-unacknowledged', command_id: 'cmd-crashed' }])
+    await fsp.appendFile(path.join(d, 'events.jsonl'), (sealed[3] ?? '') + '\n')
+  },
+  ORPHAN_OBJECT: async (d) => {
+    const bytes = Buffer.from('payload written by an append that crashed before its events\n')
+    await fsp.mkdir(path.dirname(objectFile(d, bytes)), { recursive: true })
+    await fsp.writeFile(objectFile(d, bytes), bytes)
+  },
+  TEMP_FILE_LEFTOVER: async (d) => fsp.writeFile(path.join(d, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial'),
+  LOCK_PRESENT: async (d) => fsp.writeFile(path.join(d, '.vba-lock'), JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' }) + '\n')
+}
+
+export const BROKEN_CODES = Object.keys(BROKEN)
+export const LEFTOVER_CODES = Object.keys(LEFTOVERS)
+
+/** Writes all regenerable examples under `root` (which must not exist yet or be empty). */
+export const writeExamples = async (root: string): Promise<void> => {
+  const base = path.join(root, 'valid', 'basic')
+  await fsp.rm(root, { recursive: true, force: true })
+  await writeBase(base)
+  for (const [group, table] of [['broken', BROKEN], ['leftovers', LEFTOVERS]] as const) {
+    for (const [code, mutate] of Object.entries(table)) {
+      const dir = path.join(root, group, code)
+      await fsp.cp(base, dir, { recursive: true })
+      await mutate(dir)
+    }
+  }
+}
+
+export const writeFrozenV1 = writeV1
+
+const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(path.basename(process.argv[1]))
+if (isMain) {
+  const root = path.join(repoRoot(), 'case-format', 'examples')
+  const frozen = path.join(root, 'valid', 'written-with-v1-events')
+  const keep = path.join(repoRoot(), '.examples-frozen-tmp')
+  if (existsSync(frozen)) await fsp.rename(frozen, keep)
+  await writeExamples(root)
+  if (existsSync(keep)) await fsp.rename(keep, frozen)
+  else {
+    await writeV1(frozen)
+    process.stdout.write('wrote the frozen example valid/written-with-v1-events (commit it; never regenerate it)\n')
+  }
+  process.stdout.write(`wrote case-format/examples: valid/basic, ${BROKEN_CODES.length} broken, ${LEFTOVER_CODES.length} leftovers\n`)
+}

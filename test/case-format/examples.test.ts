@@ -1,0 +1,77 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import * as path from 'node:path'
+import { verifyCase } from '../../src/adapters/case-store/verify.js'
+import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { defaultProjections } from '../../src/projections/defaults.js'
+import { canonicalJson } from '../../src/events/canonical.js'
+import { FINDING_CODES } from '../../src/events/findings.js'
+import { writeExamples, BROKEN_CODES, LEFTOVER_CODES } from '../../scripts/make-examples.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
+
+const EXAMPLES = path.join(repoRoot(), 'case-format', 'examples')
+const dirs = (group: string): string[] => readdirSync(path.join(EXAMPLES, group)).filter((n) => statSync(path.join(EXAMPLES, group, n)).isDirectory()).sort()
+
+const examples = suite('case-format/examples')
+
+examples('every valid example verifies with no findings', async () => {
+  assert.equal(dirs('valid'), ['basic', 'written-with-v1-events'])
+  for (const name of dirs('valid')) {
+    const report = right(await verifyCase(path.join(EXAMPLES, 'valid', name))())
+    assert.ok(report.valid, name)
+    assert.equal(report.findings, [], name)
+  }
+})
+
+examples('every broken example is invalid and produces the finding it is named after', async () => {
+  const errorCodes = Object.entries(FINDING_CODES).filter(([, s]) => s === 'error').map(([c]) => c).sort()
+  assert.equal(dirs('broken'), errorCodes, 'one broken example per error code')
+  for (const code of dirs('broken')) {
+    const report = right(await verifyCase(path.join(EXAMPLES, 'broken', code))())
+    assert.not.ok(report.valid, code)
+    assert.ok(report.findings.some((f) => f.code === code), `${code}: got ${report.findings.map((f) => f.code).join(', ')}`)
+  }
+})
+
+examples('every leftover example is valid and reports its notice', async () => {
+  const noticeCodes = Object.entries(FINDING_CODES).filter(([, s]) => s === 'notice').map(([c]) => c).sort()
+  assert.equal(dirs('leftovers'), noticeCodes)
+  for (const code of dirs('leftovers')) {
+    const report = right(await verifyCase(path.join(EXAMPLES, 'leftovers', code))())
+    assert.ok(report.valid, code)
+    assert.equal(report.findings.map((f) => f.code), [code])
+  }
+})
+
+examples('the committed examples are exactly what the generator writes today', async () => {
+  const fresh = path.join(tempDir('examples'), 'examples')
+  await writeExamples(fresh)
+  const list = (root: string, rel = ''): string[] =>
+    readdirSync(path.join(root, rel)).flatMap((n) => {
+      const r = rel === '' ? n : `${rel}/${n}`
+      if (r === 'valid/written-with-v1-events' || n.endsWith('.replay.json') || n === '.gitattributes') return []
+      return statSync(path.join(root, r)).isDirectory() ? list(root, r) : [r]
+    })
+  const committed = list(EXAMPLES).sort()
+  assert.equal(list(fresh).sort(), committed)
+  for (const rel of committed) assert.ok(readFileSync(path.join(fresh, rel)).equals(readFileSync(path.join(EXAMPLES, rel))), `${rel} differs: run npm run examples`)
+  assert.is(BROKEN_CODES.length + LEFTOVER_CODES.length, Object.keys(FINDING_CODES).length)
+})
+
+examples.run()
+
+const frozen = suite('frozen case written with version-1 events')
+
+frozen('replays into current event versions, byte-identical to its recorded replay', async () => {
+  const dir = path.join(EXAMPLES, 'valid', 'written-with-v1-events')
+  const lines = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { version: number })
+  assert.equal(lines.map((l) => l.version), [1, 1, 2], 'the fixture really holds version-1 events')
+  const result = right(await replayCase(dir, defaultProjections())())
+  const { notices: _n, ...stable } = result
+  assert.is(right(canonicalJson(stable)) + '\n', readFileSync(`${dir}.replay.json`, 'utf8'))
+  const summary = result.views['summary']?.view as { events_upcast: number }
+  assert.is(summary.events_upcast, 2)
+})
+
+frozen.run()
