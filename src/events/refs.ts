@@ -18,7 +18,8 @@ export interface InvalidRef {
   readonly reason: string
 }
 
-const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+const escapePointer = (key: string): string =>
+  key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
 
 /** Walks `data` and returns its object references and malformed ones, in document order. */
 export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: InvalidRef[] } => {

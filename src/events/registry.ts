@@ -61,6 +61,8 @@ export const makeRegistry = <D extends AnyDefinition>(defs: readonly D[]): Event
     if (stored === undefined || !Number.isInteger(version)) {
       return E.left(failure('EVENT_UNKNOWN_VERSION', `${type} has no version ${version} (current: ${def.latest})`, { type, version, latest: def.latest }))
     }
+    // Fast path: current-version data that already satisfies its codec is returned as it is.
+    if (version === def.latest && stored.is(data)) return E.right(data)
     const first = stored.decode(data)
     if (E.isLeft(first)) {
       return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} data is invalid: ${describeErrors(first.left)}`, { type, version }))

@@ -252,6 +252,21 @@ tamper('a byte flipped anywhere in case.json, events.jsonl, HEAD or an object is
   assert.ok(trials > 3000, `trials: ${trials}`)
 })
 
+tamper('with line digests on a worker thread, flipped bytes in events.jsonl are found too', async () => {
+  const h = await sampleCase()
+  const file = path.join(h.dir, 'events.jsonl')
+  const original = readFileSync(file)
+  for (let k = 0; k < 150; k++) {
+    const i = Math.floor((k / 150) * original.length)
+    const flipped = Buffer.from(original)
+    flipped[i] = (flipped[i] ?? 0) ^ (k % 2 === 0 ? 0x01 : 0x40)
+    writeFileSync(file, flipped)
+    if (right(await verifyCase(h.dir, { parallelFromBytes: 0 })()).valid) assert.unreachable(`flip at ${i} went unnoticed`)
+  }
+  writeFileSync(file, original)
+  assert.ok(right(await verifyCase(h.dir, { parallelFromBytes: 0 })()).valid)
+})
+
 tamper('foreign files, symlinks and misplaced objects are FOREIGN_FILE', async () => {
   const h = await sampleCase()
   writeFileSync(path.join(h.dir, 'notes.txt'), 'x')

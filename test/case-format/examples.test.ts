@@ -75,3 +75,18 @@ frozen('replays into current event versions, byte-identical to its recorded repl
 })
 
 frozen.run()
+
+const parallel = suite('line digests on a worker thread')
+
+parallel('give the same findings as inline checks for every example', async () => {
+  for (const group of ['valid', 'broken', 'leftovers']) {
+    for (const name of dirs(group)) {
+      const dir = path.join(EXAMPLES, group, name)
+      const inline = right(await verifyCase(dir, { parallelFromBytes: Number.MAX_SAFE_INTEGER })())
+      const worker = right(await verifyCase(dir, { parallelFromBytes: 0 })())
+      assert.equal(worker, inline, `${group}/${name}`)
+    }
+  }
+})
+
+parallel.run()

@@ -68,7 +68,7 @@ export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> =>
   TE.tryCatch(async () => {
     const resolved = path.resolve(dir)
     await ensureCaseDir(resolved)
-    const result = handleFromScan(resolved, await scanCase(resolved))
+    const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }))
     if ('_tag' in result) throw new FailureError(result)
     return result
   }, (e) => toFailure(e, 'open case'))

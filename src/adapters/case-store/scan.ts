@@ -15,6 +15,7 @@ import type { FoundRef } from '../../events/refs.js'
 import { describeErrors } from '../../events/decode.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
+import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
 export const MAX_LINE_BYTES = 1 << 20
@@ -33,6 +34,10 @@ export interface ScanOptions {
   readonly onEvent?: (event: RecordedEvent) => void
   /** Called for every well-formed object reference. */
   readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
+  /** Check RFC 8785 canonical form of every line (default true; replay and open skip it). */
+  readonly canonical?: boolean
+  /** Use a worker thread for line digests from this log size on (default 8 MiB; tests lower it). */
+  readonly parallelFromBytes?: number
   /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
   readonly onProgress?: (done: number, total: number) => void
   /** Start after an already-verified prefix (incremental catch-up of an open handle). */
@@ -140,28 +145,38 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   let lineNo = start.seq // lines and seqs agree in a valid log
   let runCommand: string | null = options.resume?.lastCommand ?? null
   let fileBytes = 0
+  let stopParallel: () => Promise<void> = () => Promise.resolve()
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
     const buf = Buffer.allocUnsafe(CHUNK_BYTES)
     let carry: Buffer = Buffer.alloc(0)
     let pos = start.bytes
-    const processLine = (bytes: Buffer, lineStart: number, lineEnd: number): void => {
+    const canonical = options.canonical !== false
+    const firstLine = lineNo
+    let parallel: LineDigests | null =
+      limit - start.bytes >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)
+        ? startLineDigests(path.join(dir, LOG_FILE), start.bytes, limit, canonical)
+        : null
+    stopParallel = () => parallel?.stop() ?? Promise.resolve()
+    /** `text` is the decoded line when the caller already knows the bytes are valid UTF-8. */
+    const processLine = (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
       lineNo++
       const where = { path: LOG_FILE, line: lineNo }
-      if (bytes.length > MAX_LINE_BYTES) {
+      if (lineEnd - lineStart > MAX_LINE_BYTES) {
         report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
         expectSeq++
         expectPrev = null
         return
       }
-      if (!isUtf8(bytes)) {
+      if (text === null && (bytes === null || !isUtf8(bytes))) {
         report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
         expectSeq++
         expectPrev = null
         return
       }
-      const checked = checkLine(bytes.toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo })
+      const precomputed = parallel?.at(lineNo - firstLine - 1)
+      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo, canonical, ...(precomputed === undefined ? {} : { precomputed }) })
       for (const f of checked.findings) report(f)
       const env = checked.envelope
       if (env === undefined) {
@@ -197,11 +212,20 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       if (bytesRead === 0) break
       const chunk = carry.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([carry, buf.subarray(0, bytesRead)])
       const chunkStart = pos - carry.length
+      const complete = chunk.lastIndexOf(10) + 1
+      // Decode all complete lines of the chunk at once when they are valid UTF-8 (the usual case);
+      // LF never occurs inside a multi-byte sequence, so string and byte lines correspond.
+      const texts = complete > 0 && isUtf8(chunk.subarray(0, complete)) ? chunk.toString('utf8', 0, complete - 1).split('\n') : null
+      if (parallel !== null && complete > 0) {
+        let lines = 0
+        for (let at = chunk.indexOf(10); at >= 0 && at < complete; at = chunk.indexOf(10, at + 1)) lines++
+        await parallel.until(lineNo - firstLine + lines - 1)
+      }
       let s = 0
-      for (;;) {
+      for (let i = 0; s < complete; i++) {
         const nl = chunk.indexOf(10, s)
-        if (nl < 0) break
-        processLine(chunk.subarray(s, nl), chunkStart + s, chunkStart + nl + 1)
+        const text = texts === null ? undefined : texts[i]
+        processLine(text === undefined ? chunk.subarray(s, nl) : null, text ?? null, chunkStart + s, chunkStart + nl + 1)
         s = nl + 1
       }
       // Copy the remainder: `buf` is reused by the next read.
@@ -209,7 +233,10 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       pos += bytesRead
       options.onProgress?.(pos, limit)
       if (carry.length > MAX_LINE_BYTES + 1) {
-        processLine(carry, pos - carry.length, pos)
+        // An over-long line without LF: the worker does not count it, so stop trusting its indices.
+        await parallel?.stop()
+        parallel = null
+        processLine(carry, null, pos - carry.length, pos)
         carry = Buffer.alloc(0)
       }
     }
@@ -234,6 +261,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       report(finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carry.length} bytes`, { path: LOG_FILE, data: { bytes: carry.length } }))
     }
   } finally {
+    await stopParallel()
     await fh.close()
   }
   return { declaration, head: headValue, findings, omittedFindings: omitted, seq: lastSeq, hash: lastHash, bytes: lastEnd, fileBytes, commands, lastCommand: runCommand, eventIds: ids.size }

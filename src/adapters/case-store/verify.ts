@@ -51,6 +51,8 @@ const forEachLimited = async <A>(items: readonly A[], limit: number, work: (a: A
 export interface VerifyOptions {
   /** Extra per-event hook (replay uses it to fold projections in the same pass). */
   readonly onEvent?: ScanOptions['onEvent']
+  /** Log size from which line digests are computed on a worker thread (see scanCase). */
+  readonly parallelFromBytes?: number
   /** Progress over log bytes and then object files, for terminals. */
   readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void
 }
@@ -59,24 +61,12 @@ export interface VerifyOptions {
 export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
   TE.tryCatch(() => verifyImpl(dir, options), (e) => toFailure(e, 'verify'))
 
-const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
-  const root = path.resolve(dir)
-  const extra: Finding[] = []
-  await ensureCaseDir(root)
-  const referenced = new Map<string, number>()
-  const scan = await scanCase(root, {
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
-    onProgress: (done, total) => options.onProgress?.('log', done, total),
-    onRef: (ref, env) => {
-      const known = referenced.get(ref.digest)
-      if (known === undefined) referenced.set(ref.digest, ref.size)
-      else if (known !== ref.size) {
-        extra.push(finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, { seq: env.seq, data: { digest: ref.digest } }))
-      }
-    }
-  })
-
-  // Walk the package: every file must be one the format defines.
+/** Checks that every file belongs to the package and hashes every object file. */
+const walkPackage = async (
+  root: string,
+  extra: Finding[],
+  progress: (done: number, total: number) => void
+): Promise<{ present: Map<string, number>; objectFiles: Array<{ rel: string; digest: string }>; objectBytes: number }> => {
   const present = new Map<string, number>()
   let objectBytes = 0
   const entries = await fsp.readdir(root, { withFileTypes: true })
@@ -122,7 +112,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   objectFiles.sort((a, b) => (a.rel < b.rel ? -1 : 1))
   let hashed = 0
   await forEachLimited(objectFiles, OBJECT_READ_CONCURRENCY, async ({ rel, digest }) => {
-    options.onProgress?.('objects', ++hashed, objectFiles.length)
+    progress(++hashed, objectFiles.length)
     const actual = await hashFile(path.join(root, rel))
     present.set(digest, actual.size)
     objectBytes += actual.size
@@ -130,6 +120,32 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       extra.push(finding('OBJECT_DIGEST_MISMATCH', `${rel} does not hash to its name`, { path: rel, data: { digest } }))
     }
   })
+  return { present, objectFiles, objectBytes }
+}
+
+const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
+  const root = path.resolve(dir)
+  const extra: Finding[] = []
+  await ensureCaseDir(root)
+  const referenced = new Map<string, number>()
+  // The log scan (main thread plus a digest worker) and the object walk (libuv's IO threads)
+  // share nothing until the end, so they run at the same time.
+  const [scan, objects] = await Promise.all([
+    scanCase(root, {
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+      ...(options.parallelFromBytes === undefined ? {} : { parallelFromBytes: options.parallelFromBytes }),
+      onProgress: (done, total) => options.onProgress?.('log', done, total),
+      onRef: (ref, env) => {
+        const known = referenced.get(ref.digest)
+        if (known === undefined) referenced.set(ref.digest, ref.size)
+        else if (known !== ref.size) {
+          extra.push(finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, { seq: env.seq, data: { digest: ref.digest } }))
+        }
+      }
+    }),
+    walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total))
+  ])
+  const { present, objectFiles, objectBytes } = objects
   for (const [digest, size] of [...referenced.entries()].sort()) {
     const actual = present.get(digest)
     const rel = objectPath(digest)

@@ -1,0 +1,23 @@
+/** One replay or verify in a fresh process; prints {ms, maxRssMb, ...} as JSON. */
+import { replayCase } from '../src/adapters/case-store/replay.js'
+import { verifyCase } from '../src/adapters/case-store/verify.js'
+import { defaultProjections } from '../src/projections/defaults.js'
+
+const [mode, dir] = process.argv.slice(2)
+if (dir === undefined || (mode !== 'replay' && mode !== 'verify')) {
+  process.stderr.write('usage: replay-verify-worker.js replay|verify DIR\n')
+  process.exit(2)
+}
+const t0 = process.hrtime.bigint()
+const r = mode === 'replay' ? await replayCase(dir, defaultProjections())() : await verifyCase(dir)()
+const ms = Number(process.hrtime.bigint() - t0) / 1e6
+if (r._tag === 'Left') {
+  process.stderr.write(JSON.stringify(r.left) + '\n')
+  process.exit(1)
+}
+const ok = 'valid' in r.right ? r.right.valid : true
+if (!ok) {
+  process.stderr.write('case did not verify\n')
+  process.exit(1)
+}
+process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n')

@@ -1,0 +1,92 @@
+/**
+ * bench/replay-verify: replay and verify of a generated case (default 100,000 events), as
+ * throughput and as a ratio against `sha256sum` over the same bytes in the same run, with peak
+ * memory. Target (DESIGN.md): at least half of sha256sum's throughput; memory bounded by the
+ * projections, not by the log.
+ *
+ *   node dist/bench/replay-verify.js [--events N] [--runs R] [--keep DIR]
+ */
+import { existsSync, statSync } from 'node:fs'
+import * as path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { randomBytes } from 'node:crypto'
+import { initCase } from '../src/adapters/case-store/init.js'
+import { openCase } from '../src/adapters/case-store/open.js'
+import { appendCommand } from '../src/adapters/case-store/append.js'
+import { objectRefOf } from '../src/adapters/case-store/objects.js'
+import type { EventDraft } from '../src/events/chain.js'
+import { machine, mb, median, rate, runWorker, timeShell } from './lib.js'
+import { mkdtempSync } from 'node:fs'
+import { execSync } from 'node:child_process'
+import * as os from 'node:os'
+
+const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, keep: { type: 'string' } } })
+const EVENTS = Number(values.events)
+const RUNS = Number(values.runs)
+const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'replay-verify-worker.js')
+
+/** A realistic mix: notes of 100-600 characters, every 20th event an attachment of 1-8 KiB. */
+const generate = async (dir: string): Promise<void> => {
+  const created = await initCase({ dir, caseId: 'case-bench' })()
+  if (created._tag === 'Left') throw new Error(created.left.message)
+  const opened = await openCase(dir)()
+  if (opened._tag === 'Left') throw new Error(opened.left.message)
+  const h = opened.right
+  const PER_COMMAND = 1000
+  for (let done = 0; done < EVENTS; done += PER_COMMAND) {
+    const events: EventDraft[] = []
+    const objects: Buffer[] = []
+    for (let i = done; i < Math.min(EVENTS, done + PER_COMMAND); i++) {
+      if (i % 20 === 19) {
+        const bytes = randomBytes(1024 + (i % 7) * 1024)
+        objects.push(bytes)
+        events.push({ type: 'AttachmentAdded', actor: 'controller', data: { name: `capture-${i}.json`, object: objectRefOf(bytes, 'application/json') } })
+      } else {
+        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'model' : 'controller', data: { text: `observation ${i}: ` + 'creature 23487 evade reset '.repeat(4 + (i % 20)), format: 'plain' } })
+      }
+    }
+    const r = await appendCommand(h, { commandId: `bench-${done}`, expectedGeneration: h.cursor.seq, events, objects })()
+    if (r._tag === 'Left') throw new Error(r.left.message)
+    if (process.stderr.isTTY === true) process.stderr.write(`\rgenerating ${done + events.length}/${EVENTS} events`)
+  }
+  if (process.stderr.isTTY === true) process.stderr.write('\n')
+}
+
+const main = async (): Promise<void> => {
+  const dir = values.keep ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-bench-')), 'case')
+  if (!existsSync(path.join(dir, 'events.jsonl'))) await generate(dir)
+  const logBytes = statSync(path.join(dir, 'events.jsonl')).size
+  const objectBytes = Number(execSync(`find objects -type f -printf '%s\\n' | awk '{s+=$1} END {print s+0}'`, { cwd: dir, encoding: 'utf8' }).trim())
+
+  // Warm the page cache so both sides read from memory.
+  timeShell('cat events.jsonl > /dev/null; find objects -type f -print0 | xargs -0 cat > /dev/null', dir)
+  const shaLog: number[] = []
+  const shaAll: number[] = []
+  const replay: Array<{ ms: number; maxRssMb?: number }> = []
+  const verify: Array<{ ms: number; maxRssMb?: number }> = []
+  for (let r = 0; r < RUNS; r++) {
+    shaLog.push(timeShell('sha256sum events.jsonl', dir).ms)
+    shaAll.push(timeShell('sha256sum events.jsonl HEAD case.json && find objects -type f -print0 | xargs -0 sha256sum', dir).ms)
+    replay.push(runWorker(WORKER, ['replay', dir]))
+    verify.push(runWorker(WORKER, ['verify', dir]))
+  }
+  const m = {
+    shaLog: median(shaLog),
+    shaAll: median(shaAll),
+    replay: median(replay.map((x) => x.ms)),
+    verify: median(verify.map((x) => x.ms)),
+    replayRss: Math.max(...replay.map((x) => x.maxRssMb ?? 0)),
+    verifyRss: Math.max(...verify.map((x) => x.maxRssMb ?? 0))
+  }
+  const lines = [
+    `bench/replay-verify  ${new Date().toISOString().slice(0, 10)}  ${machine()}`,
+    `case: ${EVENTS} events, log ${mb(logBytes)}, objects ${mb(objectBytes)}; median of ${RUNS} runs (fresh process each)`,
+    `replay  ${m.replay.toFixed(0)} ms  ${rate(logBytes, m.replay)}  vs sha256sum(log) ${m.shaLog.toFixed(0)} ms ${rate(logBytes, m.shaLog)}  ratio ${(m.shaLog / m.replay).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.replayRss.toFixed(0)} MiB`,
+    `verify  ${m.verify.toFixed(0)} ms  ${rate(logBytes + objectBytes, m.verify)}  vs sha256sum(all files) ${m.shaAll.toFixed(0)} ms ${rate(logBytes + objectBytes, m.shaAll)}  ratio ${(m.shaAll / m.verify).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.verifyRss.toFixed(0)} MiB`,
+    `case kept at ${dir}`
+  ]
+  for (const l of lines) process.stdout.write(l + '\n')
+}
+
+await main()
