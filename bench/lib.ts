@@ -17,8 +17,8 @@ export const timeShell = (script: string, cwd: string): Timed => {
 }
 
 /** Runs a node worker script that prints one JSON line {ms, maxRssMb, ...}. */
-export const runWorker = (script: string, args: readonly string[]): Timed & Record<string, unknown> => {
-  const r = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })
+export const runWorker = (script: string, args: readonly string[], nodeFlags: readonly string[] = []): Timed & Record<string, unknown> => {
+  const r = spawnSync(process.execPath, [...nodeFlags, script, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 })
   if (r.status !== 0) throw new Error(`worker ${script} failed: ${r.stderr}`)
   const last = r.stdout.trim().split('\n').pop() ?? '{}'
   return JSON.parse(last) as Timed & Record<string, unknown>
