@@ -1,0 +1,152 @@
+/**
+ * A private MariaDB server in its own data directory, on a free loopback port and its own socket.
+ * Used by the test suite, the db benchmark and scripts/dev-world-db. Never touches a server it did
+ * not start: a port that answers with another data directory is refused.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, openSync, closeSync } from 'node:fs'
+import * as net from 'node:net'
+import * as path from 'node:path'
+
+export interface MariaDbBinaries {
+  readonly installDb: string
+  readonly server: string
+  readonly client: string
+}
+
+export const INSTALL_HINT = 'MariaDB server binaries (mariadb-install-db, mariadbd, mariadb) are required: on Debian/Ubuntu run `apt-get install mariadb-server mariadb-client`'
+
+const which = (names: readonly string[]): string | null => {
+  const dirs = [...(process.env['PATH'] ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/usr/bin']
+  for (const name of names) for (const d of dirs) if (d !== '' && existsSync(path.join(d, name))) return path.join(d, name)
+  return null
+}
+
+/** The server binaries, or null when they are not installed. */
+export const findBinaries = (): MariaDbBinaries | null => {
+  const installDb = which(['mariadb-install-db', 'mysql_install_db'])
+  const server = which(['mariadbd', 'mysqld'])
+  const client = which(['mariadb', 'mysql'])
+  return installDb === null || server === null || client === null ? null : { installDb, server, client }
+}
+
+export interface MariaDbInstance {
+  readonly dir: string
+  readonly port: number
+  readonly socket: string
+  readonly pid: number
+  /** Runs SQL through the socket as root with the mariadb client; returns stdout (batch, raw). */
+  readonly sql: (text: string, options?: { database?: string; user?: string; password?: string }) => string
+  readonly stop: () => Promise<void>
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+
+const portOpen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' })
+    s.once('connect', () => { s.destroy(); resolve(true) })
+    s.once('error', () => resolve(false))
+  })
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+/** A function running SQL through `socket` with the mariadb client (batch, raw, no column names). */
+export const sqlClient = (bin: MariaDbBinaries, socket: string) => (text: string, options: { database?: string; user?: string; password?: string } = {}): string => {
+  const args = ['--no-defaults', `--socket=${socket}`, `--user=${options.user ?? 'root'}`, '--batch', '--raw', '--skip-column-names']
+  if (options.password !== undefined) args.push(`--password=${options.password}`)
+  if (options.database !== undefined) args.push(options.database)
+  const r = spawnSync(bin.client, args, { input: text, encoding: 'utf8', maxBuffer: 1 << 28 })
+  if (r.status !== 0) throw new Error(`mariadb client failed: ${r.stderr.trim()}`)
+  return r.stdout
+}
+
+export interface StartOptions {
+  /** Where data/, sock, pid and err.log live (created if missing). */
+  readonly dir: string
+  /** Default: a free port. */
+  readonly port?: number
+}
+
+/** Initialises (if needed) and starts a private server; resolves when it accepts connections. */
+export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstance> => {
+  const bin = findBinaries()
+  if (bin === null) throw new Error(INSTALL_HINT)
+  const dir = path.resolve(options.dir)
+  const data = path.join(dir, 'data')
+  const socket = path.join(dir, 'sock')
+  const pidFile = path.join(dir, 'pid')
+  mkdirSync(dir, { recursive: true })
+  if (existsSync(pidFile)) {
+    const old = Number(readFileSync(pidFile, 'utf8').trim())
+    if (Number.isInteger(old) && alive(old)) throw new Error(`a server for ${dir} is already running (pid ${old}); stop it first`)
+  }
+  if (!existsSync(path.join(data, 'mysql'))) {
+    const init = spawnSync(bin.installDb, ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8' })
+    if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr.slice(-2000)}`)
+  }
+  const port = options.port ?? (await freePort())
+  if (await portOpen(port)) {
+    throw new Error(`port ${port} is already in use (by another server or data directory); refusing to touch it`)
+  }
+  const errLog = path.join(dir, 'err.log')
+  const out = openSync(path.join(dir, 'stdout.log'), 'a')
+  const child = spawn(bin.server, [
+    '--no-defaults', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`,
+    '--user=root', `--pid-file=${pidFile}`, `--log-error=${errLog}`, '--skip-log-bin',
+    '--innodb-buffer-pool-size=64M', '--innodb-log-file-size=16M', '--skip-name-resolve=0'
+  ], { detached: true, stdio: ['ignore', out, out] })
+  closeSync(out)
+  child.unref()
+  const pid = child.pid ?? -1
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (!alive(pid)) {
+      const log = existsSync(errLog) ? readFileSync(errLog, 'utf8').slice(-2000) : '(no log)'
+      throw new Error(`mariadbd exited during startup:\n${log}`)
+    }
+    if (existsSync(socket) && (await portOpen(port))) {
+      try {
+        sqlClient(bin, socket)('SELECT 1')
+        break
+      } catch {
+        // not ready yet
+      }
+    }
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL')
+      throw new Error('mariadbd did not become ready within 60 s')
+    }
+    await sleep(100)
+  }
+  const datadir = sqlClient(bin, socket)('SELECT @@datadir').trim().replace(/\/$/, '')
+  if (path.resolve(datadir) !== path.resolve(data)) {
+    throw new Error(`port ${port} answers with data directory ${datadir}, not ${data}; refusing to use it`)
+  }
+  const stop = async (): Promise<void> => {
+    if (!alive(pid)) return
+    process.kill(pid, 'SIGTERM')
+    const until = Date.now() + 30_000
+    while (alive(pid) && Date.now() < until) await sleep(50)
+    if (alive(pid)) process.kill(pid, 'SIGKILL')
+  }
+  return { dir, port, socket, pid, sql: sqlClient(bin, socket), stop }
+}

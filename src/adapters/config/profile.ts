@@ -1,0 +1,142 @@
+/**
+ * The project profile: one TOML file (smol-toml) decoded by io-ts. It binds research to the
+ * operator's world: the repository and commit, the database and its allowlist, the limits.
+ * Relative paths resolve against the directory of the profile. Unknown keys are refused, so a
+ * typo (`pasword_env`) is an error, not a silently ignored setting.
+ */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { parse as parseToml, TomlError } from 'smol-toml'
+import { failure, type Failure } from '../../domain/failure.js'
+import { DEFAULT_LIMITS, ProjectLimits } from '../../domain/limits.js'
+import { describeErrors } from '../../events/decode.js'
+import { errnoOf } from '../fs-util.js'
+
+const Str = t.string
+const Port = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0 && n < 65536, 'Port')
+
+export const SourceSection = t.intersection([
+  t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
+  t.partial({ extensions: t.array(Str) })
+], 'SourceSection')
+
+export const DatabaseSection = t.intersection([
+  t.type({
+    client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
+    databases: t.array(Str),
+    snapshot_id: Str,
+    allowed_tables: t.record(Str, t.array(Str))
+  }),
+  t.partial({ host: Str, port: Port, user: Str, password_env: Str, password_file: Str, filename: Str, connect_timeout_ms: t.number })
+], 'DatabaseSection')
+
+export const SourceAnalysisSection = t.partial({
+  enabled: t.boolean,
+  context_lines: t.number,
+  max_searches: t.number,
+  max_matches: t.number,
+  max_files: t.number,
+  max_blocks: t.number,
+  max_total_lines: t.number,
+  registration_prefixes: t.array(Str)
+}, 'SourceAnalysisSection')
+
+const KNOWN: Record<string, readonly string[] | null> = {
+  source: ['repository', 'url', 'commit', 'extensions'],
+  database: ['client', 'host', 'port', 'user', 'password_env', 'password_file', 'filename', 'databases', 'snapshot_id', 'allowed_tables', 'connect_timeout_ms'],
+  limits: Object.keys(ProjectLimits.props),
+  source_analysis: Object.keys(SourceAnalysisSection.props),
+  enrichment: null,
+  budget: null,
+  loop: null
+}
+
+export type SourceSection = t.TypeOf<typeof SourceSection>
+export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
+export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
+
+/** A decoded profile with every path absolute. */
+export interface Profile {
+  readonly file: string
+  readonly dir: string
+  readonly source?: SourceSection
+  readonly database?: DatabaseSection
+  readonly limits: ProjectLimits
+  readonly sourceAnalysis: SourceAnalysisSection
+  /** Sections other capabilities decode themselves (enrichment, budget, loop). */
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+const configError = (file: string, message: string): Failure => failure('CONFIG_INVALID', `${path.basename(file)}: ${message}`, { file })
+
+/** Decodes profile text (exposed for tests); `file` locates relative paths. */
+export const decodeProfile = (file: string, text: string): E.Either<Failure, Profile> => {
+  let doc: Record<string, unknown>
+  try {
+    doc = parseToml(text) as Record<string, unknown>
+  } catch (e) {
+    const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''
+    return E.left(configError(file, `not valid TOML${where}`))
+  }
+  for (const [section, value] of Object.entries(doc)) {
+    if (!(section in KNOWN)) return E.left(configError(file, `unknown section [${section}]`))
+    const keys = KNOWN[section]
+    if (keys !== null && keys !== undefined && typeof value === 'object' && value !== null) {
+      const unknown = Object.keys(value).filter((k) => !keys.includes(k))
+      if (unknown.length > 0) return E.left(configError(file, `unknown key ${unknown.map((k) => `[${section}].${k}`).join(', ')}`))
+    }
+  }
+  const dir = path.dirname(path.resolve(file))
+  const abs = (p: string): string => path.resolve(dir, p)
+  const section = <A>(name: string, codec: t.Decoder<unknown, A>): E.Either<Failure, A | undefined> => {
+    if (doc[name] === undefined) return E.right(undefined)
+    const r = codec.decode(doc[name])
+    return E.isLeft(r) ? E.left(configError(file, `[${name}] ${describeErrors(r.left)}`)) : E.right(r.right)
+  }
+  const source = section('source', SourceSection)
+  if (E.isLeft(source)) return source
+  const database = section('database', DatabaseSection)
+  if (E.isLeft(database)) return database
+  const limitsPart = section('limits', t.partial(ProjectLimits.props))
+  if (E.isLeft(limitsPart)) return limitsPart
+  const limits = ProjectLimits.decode({ ...DEFAULT_LIMITS, ...(limitsPart.right ?? {}) })
+  if (E.isLeft(limits)) return E.left(configError(file, `[limits] ${describeErrors(limits.left)}`))
+  const analysis = section('source_analysis', SourceAnalysisSection)
+  if (E.isLeft(analysis)) return analysis
+  const db = database.right
+  if (db !== undefined) {
+    if (db.databases.length === 0) return E.left(configError(file, '[database].databases names at least one database'))
+    if (db.client === 'better-sqlite3' && db.filename === undefined) return E.left(configError(file, '[database].filename is required for better-sqlite3'))
+    if (db.client === 'mysql2' && (db.host === undefined || db.user === undefined)) return E.left(configError(file, '[database] needs host and user for mysql2'))
+    if (db.password_env !== undefined && db.password_file !== undefined) return E.left(configError(file, '[database] takes password_env or password_file, not both'))
+  }
+  return E.right({
+    file: path.resolve(file),
+    dir,
+    ...(source.right === undefined ? {} : { source: { ...source.right, repository: abs(source.right.repository) } }),
+    ...(db === undefined ? {} : {
+      database: {
+        ...db,
+        ...(db.filename === undefined ? {} : { filename: abs(db.filename) }),
+        ...(db.password_file === undefined ? {} : { password_file: abs(db.password_file) })
+      }
+    }),
+    limits: limits.right,
+    sourceAnalysis: analysis.right ?? {},
+    raw: doc
+  })
+}
+
+/** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). */
+export const loadProfile = (file: string): TE.TaskEither<Failure, Profile> => async () => {
+  let text: string
+  try {
+    text = await fsp.readFile(file, 'utf8')
+  } catch (e) {
+    return E.left(failure(errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID', `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`, { file }))
+  }
+  return decodeProfile(file, text)
+}

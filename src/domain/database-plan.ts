@@ -1,0 +1,197 @@
+/**
+ * Turning a decoded database query into a plan the read-only builder can execute, and refusing
+ * everything else: databases and tables outside the operator's allowlist, identifiers that are not
+ * plain names, columns the real schema does not have, operators applied to values they cannot
+ * take, oversized `in` lists. Pure: the table schema is an input, read from the server before.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as A from 'fp-ts/lib/Array.js'
+import { failure, type Failure } from './failure.js'
+import { checkIdentifier } from './identifiers.js'
+import type { ProjectLimits } from './limits.js'
+import type { DatabaseCount, DatabaseRows, Filter, OrderBy, Scalar } from './query.js'
+
+export interface DatabaseScope {
+  /** Configured databases; the first is the default. */
+  readonly databases: readonly string[]
+  /** Per database, the tables research may read. */
+  readonly allowedTables: Readonly<Record<string, readonly string[]>>
+  readonly limits: ProjectLimits
+}
+
+export interface TableRef {
+  readonly database: string
+  readonly table: string
+}
+
+/** A column as the server reports it. `data_type` is the lower-case base type (int, bigint, decimal, varchar, …). */
+export interface ColumnInfo {
+  readonly name: string
+  readonly type: string
+  readonly data_type: string
+  readonly nullable: boolean
+  readonly key: 'PRI' | 'UNI' | 'MUL' | null
+  readonly position: number
+}
+
+export interface IndexInfo {
+  readonly name: string
+  readonly unique: boolean
+  readonly columns: readonly string[]
+}
+
+export interface TableSchema {
+  readonly database: string
+  readonly table: string
+  readonly columns: readonly ColumnInfo[]
+  readonly primary_key: readonly string[]
+  readonly indexes: readonly IndexInfo[]
+}
+
+export type PlanFailure = Failure<
+  'IDENTIFIER_INVALID' | 'DATABASE_NOT_ALLOWED' | 'TABLE_NOT_ALLOWED' | 'COLUMN_UNKNOWN' | 'FILTER_INVALID' | 'QUERY_INVALID'
+>
+
+/** Resolves the database (default: the first configured) and checks the table is allowed. */
+export const resolveTable = (scope: DatabaseScope, table: string, database?: string): E.Either<PlanFailure, TableRef> =>
+  pipe(
+    checkIdentifier('table', table),
+    E.chainW(() => (database === undefined ? E.right(undefined) : checkIdentifier('database', database))),
+    E.chainW((): E.Either<PlanFailure, TableRef> => {
+      const db = database ?? scope.databases[0]
+      if (db === undefined || !scope.databases.includes(db)) {
+        return E.left(failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database)} is not configured`, { database: database ?? null }))
+      }
+      const allowed = scope.allowedTables[db] ?? []
+      if (!allowed.includes(table)) {
+        return E.left(failure('TABLE_NOT_ALLOWED', `table ${table} is not on the allowlist of ${db}`, { database: db, table }))
+      }
+      return E.right({ database: db, table })
+    })
+  )
+
+/** A filter ready for the builder: operator and value checked against each other. */
+export type PlannedFilter =
+  | { readonly column: string; readonly operator: 'eq' | 'ne'; readonly value: Scalar }
+  | { readonly column: string; readonly operator: 'lt' | 'le' | 'gt' | 'ge'; readonly value: string | number }
+  | { readonly column: string; readonly operator: 'contains'; readonly value: string; readonly pattern: string }
+  | { readonly column: string; readonly operator: 'in'; readonly value: ReadonlyArray<string | number> }
+
+/** The escape character of `contains` patterns (bound as a parameter, same on every dialect). */
+export const LIKE_ESCAPE = '!'
+
+/** `%`, `_` and the escape character itself become literal characters of a LIKE pattern. */
+export const likeContains = (text: string): string =>
+  `%${text.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`
+
+const filterFailure = (message: string, column: string): E.Either<PlanFailure, never> =>
+  E.left(failure('FILTER_INVALID', message, { column }))
+
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string>, f: Filter): E.Either<PlanFailure, PlannedFilter> => {
+  const id = checkIdentifier('column', f.column)
+  if (E.isLeft(id)) return id
+  if (!columns.has(f.column)) return E.left(failure('COLUMN_UNKNOWN', `column ${f.column} does not exist in this table`, { column: f.column }))
+  const v = f.value
+  switch (f.operator) {
+    case 'eq':
+    case 'ne':
+      if (Array.isArray(v)) return filterFailure(`${f.operator} takes one value; use in for a list`, f.column)
+      if (typeof v === 'number' && !isFiniteNumber(v)) return filterFailure('numbers must be finite', f.column)
+      return E.right({ column: f.column, operator: f.operator, value: v })
+    case 'lt':
+    case 'le':
+    case 'gt':
+    case 'ge':
+      if (typeof v === 'string' || isFiniteNumber(v)) return E.right({ column: f.column, operator: f.operator, value: v })
+      return filterFailure(`${f.operator} takes a string or a finite number`, f.column)
+    case 'contains':
+      if (typeof v !== 'string' || v.length === 0) return filterFailure('contains takes a non-empty string', f.column)
+      return E.right({ column: f.column, operator: 'contains', value: v, pattern: likeContains(v) })
+    case 'in':
+      if (!Array.isArray(v) || v.length === 0) return filterFailure('in takes a non-empty list of strings or numbers', f.column)
+      if (v.length > limits.max_in_values) return filterFailure(`in lists at most ${limits.max_in_values} values (got ${v.length})`, f.column)
+      if (!v.every((x) => typeof x === 'string' || isFiniteNumber(x))) return filterFailure('in values are strings or finite numbers', f.column)
+      return E.right({ column: f.column, operator: 'in', value: v })
+    default: {
+      const _never: never = f.operator
+      return filterFailure(`unknown operator ${String(_never)}`, f.column)
+    }
+  }
+}
+
+const planFilters = (limits: ProjectLimits, schema: TableSchema, filters: readonly Filter[]): E.Either<PlanFailure, readonly PlannedFilter[]> => {
+  if (filters.length > limits.max_filters) {
+    return E.left(failure('QUERY_INVALID', `at most ${limits.max_filters} filters (got ${filters.length})`, { filters: filters.length }))
+  }
+  const columns = new Set(schema.columns.map((c) => c.name))
+  return A.traverse(E.Applicative)((f: Filter) => planFilter(limits, columns, f))([...filters])
+}
+
+export interface CountPlan {
+  readonly kind: 'database.count'
+  readonly ref: TableRef
+  readonly filters: readonly PlannedFilter[]
+}
+
+export interface RowsPlan {
+  readonly kind: 'database.rows'
+  readonly ref: TableRef
+  readonly columns: readonly string[]
+  readonly filters: readonly PlannedFilter[]
+  /** Requested order first, then the tie-breaker that makes pages stable. */
+  readonly order: readonly OrderBy[]
+  readonly order_source: 'primary_key' | 'unique_index' | 'all_columns'
+  readonly offset: number
+  /** Rows returned at most (the request's limit, capped by ProjectLimits.max_rows). */
+  readonly limit: number
+  readonly requested_limit: number
+}
+
+/** The unique column set that makes an order total: the primary key, else a unique index, else all columns. */
+export const stableKey = (schema: TableSchema): { columns: readonly string[]; source: RowsPlan['order_source'] } => {
+  if (schema.primary_key.length > 0) return { columns: schema.primary_key, source: 'primary_key' }
+  const unique = schema.indexes.find((i) => i.unique)
+  if (unique !== undefined) return { columns: unique.columns, source: 'unique_index' }
+  return { columns: schema.columns.map((c) => c.name), source: 'all_columns' }
+}
+
+export const planRows = (scope: DatabaseScope, schema: TableSchema, q: DatabaseRows): E.Either<PlanFailure, RowsPlan> => {
+  const names = new Set(schema.columns.map((c) => c.name))
+  if (q.columns.length === 0) return E.left(failure('QUERY_INVALID', 'name at least one column', {}))
+  if (q.columns.length > scope.limits.max_columns) return E.left(failure('QUERY_INVALID', `at most ${scope.limits.max_columns} columns`, {}))
+  for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
+    const id = checkIdentifier('column', c)
+    if (E.isLeft(id)) return id
+    if (!names.has(c)) return E.left(failure('COLUMN_UNKNOWN', `column ${c} does not exist in ${schema.table}`, { column: c }))
+  }
+  if (new Set(q.columns).size !== q.columns.length) return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
+  return pipe(
+    planFilters(scope.limits, schema, q.filters),
+    E.map((filters) => {
+      const requested = q.order_by ?? []
+      const key = stableKey(schema)
+      const seen = new Set(requested.map((o) => o.column))
+      const order = [...requested, ...key.columns.filter((c) => !seen.has(c)).map((column) => ({ column, direction: 'asc' as const }))]
+      return {
+        kind: 'database.rows' as const,
+        ref: { database: schema.database, table: schema.table },
+        columns: q.columns,
+        filters,
+        order,
+        order_source: key.source,
+        offset: q.offset,
+        limit: Math.min(q.limit, scope.limits.max_rows),
+        requested_limit: q.limit
+      }
+    })
+  )
+}
+
+export const planCount = (scope: DatabaseScope, schema: TableSchema, q: DatabaseCount): E.Either<PlanFailure, CountPlan> =>
+  pipe(
+    planFilters(scope.limits, schema, q.filters),
+    E.map((filters) => ({ kind: 'database.count' as const, ref: { database: schema.database, table: schema.table }, filters }))
+  )

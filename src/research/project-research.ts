@@ -1,0 +1,83 @@
+/**
+ * ProjectResearch: the one reading interface behind project.query. It decodes the request,
+ * dispatches to the executor of its kind, and returns a capture. It never writes into a case, never
+ * follows an answer up by itself, and never invents anything to fill a truncated or failed answer.
+ */
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from '../domain/failure.js'
+import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
+import type { DatabaseScope } from '../domain/database-plan.js'
+import type { Capture } from '../events/capture.js'
+import type { Profile } from '../adapters/config/profile.js'
+import { openWorldDb, type WorldDb } from '../adapters/db/world-db.js'
+import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { runDatabaseQuery } from './database/run.js'
+
+/** Runs source queries (provided by the source half; absent when [source] is not configured). */
+export type SourceRunner = {
+  readonly run: (q: SourceQuery) => Promise<Capture>
+  readonly close: () => Promise<void>
+}
+
+export interface ProjectResearch {
+  /** Decodes `args` as project-query-v1 and answers it with a capture. */
+  readonly query: (args: unknown) => TE.TaskEither<Failure, Capture>
+  readonly close: () => Promise<void>
+}
+
+export interface ResearchOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Factory for the source half (injected so the database half works without git). */
+  readonly openSource?: (profile: Profile) => Promise<SourceRunner>
+}
+
+export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
+  profile.database === undefined
+    ? undefined
+    : { databases: profile.database.databases, allowedTables: profile.database.allowed_tables, limits: profile.limits }
+
+export const createProjectResearch = (profile: Profile, options: ResearchOptions = {}): ProjectResearch => {
+  let db: Promise<WorldDb> | undefined
+  let source: Promise<SourceRunner> | undefined
+  const database = async (q: DatabaseQuery): Promise<Capture> => {
+    const scope = databaseScope(profile)
+    if (scope === undefined || profile.database === undefined) {
+      throw failureError('DATABASE_NOT_CONFIGURED', 'the profile has no [database] section')
+    }
+    const section = profile.database
+    db ??= openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) })
+    const opened = await db.catch((e: unknown) => {
+      db = undefined
+      throw e
+    })
+    return runDatabaseQuery({ db: opened, scope, snapshotId: section.snapshot_id }, q)
+  }
+  const sourceQuery = async (q: SourceQuery): Promise<Capture> => {
+    if (profile.source === undefined || options.openSource === undefined) {
+      throw failureError('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section')
+    }
+    source ??= options.openSource(profile)
+    return (await source).run(q)
+  }
+  return {
+    query: (args) => async () => {
+      const decoded = decodeQuery(args)
+      if (E.isLeft(decoded)) return decoded
+      const q = decoded.right
+      try {
+        return E.right(await (isDatabaseQuery(q) ? database(q) : sourceQuery(q)))
+      } catch (e) {
+        return E.left(toFailure(e, 'research'))
+      }
+    },
+    close: async () => {
+      const closing: Array<Promise<void>> = []
+      if (db !== undefined) closing.push(db.then((d) => d.close(), () => undefined))
+      if (source !== undefined) closing.push(source.then((s) => s.close(), () => undefined))
+      await Promise.all(closing)
+    }
+  }
+}
+
+const failureError = (code: string, message: string): FailureError => new FailureError(failure(code, message))
