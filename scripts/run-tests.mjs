@@ -3,7 +3,7 @@
 // and ends with one line "N passed, N failed". Each file is a uvu suite that also runs alone:
 //   node dist/test/events/chain.test.js
 // Usage: node scripts/run-tests.mjs [substring ...]   (filters files by path)
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { cpus } from 'node:os'
@@ -27,6 +27,40 @@ try {
 if (filters.length > 0) files = files.filter((f) => filters.some((s) => f.includes(s)))
 // Slow integration files first so two workers finish together.
 files.sort((a, b) => Number(b.includes('.int.')) - Number(a.includes('.int.')))
+
+// Real parts: the suite needs git and MariaDB's server binaries; it says what to install and fails.
+const { findBinaries, startMariaDb, INSTALL_HINT } = await import('../dist/scripts/lib/mariadb-instance.js')
+const missing = []
+if (spawnSync('git', ['--version']).status !== 0) missing.push('git (apt-get install git)')
+if (findBinaries() === null) missing.push(INSTALL_HINT)
+if (missing.length > 0) {
+  console.error(`cannot run the integration tests; missing:\n  - ${missing.join('\n  - ')}`)
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
+// One private MariaDB for the whole run (files that run alone start their own).
+const { mkdtempSync, rmSync } = await import('node:fs')
+const { tmpdir } = await import('node:os')
+const { loadWorld, newReaderPassword } = await import('../dist/test/helpers/world.js')
+const dbDir = mkdtempSync(join(tmpdir(), 'vba-mariadb-'))
+let server
+try {
+  server = await startMariaDb({ dir: join(dbDir, 'server') })
+} catch (e) {
+  console.error(`could not start the private MariaDB: ${e instanceof Error ? e.message : e}`)
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+const readerPassword = newReaderPassword()
+loadWorld(server.sql, readerPassword)
+process.env.VBA_TEST_MARIADB = JSON.stringify({ port: server.port, socket: server.socket, dir: server.dir, readerPassword })
+const stopServer = async () => {
+  await server.stop()
+  rmSync(dbDir, { recursive: true, force: true })
+}
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopServer().finally(() => process.exit(130)) })
+console.log(`private MariaDB on 127.0.0.1:${server.port} (${server.dir})`)
 
 const parallel = Math.max(1, Math.min(2, cpus().length))
 let passed = 0
@@ -68,6 +102,7 @@ await Promise.all(Array.from({ length: parallel }, async () => {
   while (queue.length > 0) await runOne(queue.shift())
 }))
 
+await stopServer()
 console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`)
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
 process.exit(failed > 0 || files.length === 0 ? 1 : 0)

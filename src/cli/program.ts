@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
+import { research } from './research-verbs.js'
 
 export const VERSION = '0.1.0'
 
@@ -40,6 +41,11 @@ const buildProgram = (io: Out): Command => {
   program.command('show <dir>').description('summarise a case')
     .option('--json', 'canonical JSON')
     .action((dir: string, o: { json?: boolean }) => show(io, dir, o))
+  program.command('research').description('run one project.query without a case or a model; print the capture')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .requiredOption('--query <file>', 'query JSON file, or - for stdin')
+    .option('--pretty', 'indent the JSON')
+    .action((o: { config: string; query: string; pretty?: boolean }) => research(io, o))
   return program
 }
 

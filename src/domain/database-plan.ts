@@ -90,10 +90,11 @@ const filterFailure = (message: string, column: string): E.Either<PlanFailure, n
 
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
-const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string>, f: Filter): E.Either<PlanFailure, PlannedFilter> => {
+/** `columns` null: check everything but the column's existence (before the schema is read). */
+const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string> | null, f: Filter): E.Either<PlanFailure, PlannedFilter> => {
   const id = checkIdentifier('column', f.column)
   if (E.isLeft(id)) return id
-  if (!columns.has(f.column)) return E.left(failure('COLUMN_UNKNOWN', `column ${f.column} does not exist in this table`, { column: f.column }))
+  if (columns !== null && !columns.has(f.column)) return E.left(failure('COLUMN_UNKNOWN', `column ${f.column} does not exist in this table`, { column: f.column }))
   const v = f.value
   switch (f.operator) {
     case 'eq':
@@ -122,11 +123,11 @@ const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string>, f: Filt
   }
 }
 
-const planFilters = (limits: ProjectLimits, schema: TableSchema, filters: readonly Filter[]): E.Either<PlanFailure, readonly PlannedFilter[]> => {
+const planFilters = (limits: ProjectLimits, schema: TableSchema | null, filters: readonly Filter[]): E.Either<PlanFailure, readonly PlannedFilter[]> => {
   if (filters.length > limits.max_filters) {
     return E.left(failure('QUERY_INVALID', `at most ${limits.max_filters} filters (got ${filters.length})`, { filters: filters.length }))
   }
-  const columns = new Set(schema.columns.map((c) => c.name))
+  const columns = schema === null ? null : new Set(schema.columns.map((c) => c.name))
   return A.traverse(E.Applicative)((f: Filter) => planFilter(limits, columns, f))([...filters])
 }
 
@@ -158,16 +159,30 @@ export const stableKey = (schema: TableSchema): { columns: readonly string[]; so
   return { columns: schema.columns.map((c) => c.name), source: 'all_columns' }
 }
 
+/**
+ * Every check that needs no schema: identifiers, column count, duplicates, operators, values and
+ * list sizes. Run before anything is sent to the server; hostile input stops here.
+ */
+export const precheck = (scope: DatabaseScope, q: DatabaseRows | DatabaseCount): E.Either<PlanFailure, true> => {
+  if (q.kind === 'database.rows') {
+    if (q.columns.length === 0) return E.left(failure('QUERY_INVALID', 'name at least one column', {}))
+    if (q.columns.length > scope.limits.max_columns) return E.left(failure('QUERY_INVALID', `at most ${scope.limits.max_columns} columns`, {}))
+    for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
+      const id = checkIdentifier('column', c)
+      if (E.isLeft(id)) return id
+    }
+    if (new Set(q.columns).size !== q.columns.length) return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
+  }
+  return pipe(planFilters(scope.limits, null, q.filters), E.map(() => true as const))
+}
+
 export const planRows = (scope: DatabaseScope, schema: TableSchema, q: DatabaseRows): E.Either<PlanFailure, RowsPlan> => {
+  const pre = precheck(scope, q)
+  if (E.isLeft(pre)) return pre
   const names = new Set(schema.columns.map((c) => c.name))
-  if (q.columns.length === 0) return E.left(failure('QUERY_INVALID', 'name at least one column', {}))
-  if (q.columns.length > scope.limits.max_columns) return E.left(failure('QUERY_INVALID', `at most ${scope.limits.max_columns} columns`, {}))
   for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
-    const id = checkIdentifier('column', c)
-    if (E.isLeft(id)) return id
     if (!names.has(c)) return E.left(failure('COLUMN_UNKNOWN', `column ${c} does not exist in ${schema.table}`, { column: c }))
   }
-  if (new Set(q.columns).size !== q.columns.length) return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
   return pipe(
     planFilters(scope.limits, schema, q.filters),
     E.map((filters) => {

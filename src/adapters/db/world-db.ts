@@ -101,6 +101,9 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   }
 }
 
+/** knex would print driver errors (with user names) to the console; failures are mapped instead. */
+const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
+
 /** Opens the configured world database. Connection problems surface on first use. */
 export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Promise<WorldDb> => {
   const limits = options.limits
@@ -111,6 +114,7 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
     const password = await resolvePassword(db, options.env ?? process.env)
     k = knexFactory({
       client: 'mysql2',
+      log: SILENT,
       connection: {
         host: db.host ?? '127.0.0.1',
         port: db.port ?? 3306,
@@ -153,6 +157,7 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
     }
     k = knexFactory({
       client: 'better-sqlite3',
+      log: SILENT,
       connection: { filename: db.filename, options: { readonly: true, safeIntegers: true } },
       useNullAsDefault: true,
       pool: {

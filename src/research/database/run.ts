@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../domain/failure.js'
-import { planCount, planRows, resolveTable, type DatabaseScope, type TableRef, type TableSchema } from '../../domain/database-plan.js'
+import { planCount, planRows, precheck, resolveTable, type DatabaseScope, type TableRef, type TableSchema } from '../../domain/database-plan.js'
 import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
 import { canonicalJson } from '../../events/canonical.js'
 import type { Capture } from '../../events/capture.js'
@@ -82,6 +82,7 @@ const rowBytes = (row: Row): number => {
 
 const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const ref = orThrow(resolveTable(r.scope, q.table, q.database))
+  orThrow(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
   const plan = orThrow(planRows(r.scope, s, q))
   const fetched = await r.db.selectRows(plan, s)
@@ -124,6 +125,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
 
 const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> => {
   const ref = orThrow(resolveTable(r.scope, q.table, q.database))
+  orThrow(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
   const plan = orThrow(planCount(r.scope, s, q))
   const n = await r.db.count(plan)

@@ -1,0 +1,57 @@
+/** `vba research`: one project.query without a case or a model; prints the capture. */
+import { promises as fsp } from 'node:fs'
+import * as E from 'fp-ts/lib/Either.js'
+import { canonicalJson } from '../events/canonical.js'
+import { failure, type Failure } from '../domain/failure.js'
+import { isUnavailable } from '../domain/research-failures.js'
+import { loadProfile } from '../adapters/config/profile.js'
+import { createProjectResearch } from '../research/project-research.js'
+import { CliExit, EXIT, orExit } from './io.js'
+import type { Out } from './case-verbs.js'
+
+/** Reads a query file (or stdin for `-`) and parses it as JSON. */
+export const readQuery = async (file: string): Promise<unknown> => {
+  let text: string
+  try {
+    text = file === '-' ? await readStdin() : await fsp.readFile(file, 'utf8')
+  } catch {
+    throw new CliExit(EXIT.INPUT, failure('QUERY_UNREADABLE', `cannot read the query file ${file}`))
+  }
+  if (Buffer.byteLength(text) > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'the query is not JSON'))
+  }
+}
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+const printJson = (io: Out, value: unknown, pretty: boolean): void => {
+  const text = canonicalJson(value)
+  if (E.isLeft(text)) throw new CliExit(EXIT.INTERNAL, text.left)
+  io.out(pretty ? JSON.stringify(JSON.parse(text.right), null, 2) : text.right)
+}
+
+export const exitFor = (f: Failure): number => (isUnavailable(f) ? EXIT.UNAVAILABLE : EXIT.INPUT)
+
+export const research = async (io: Out, opts: { config: string; query: string; pretty?: boolean }): Promise<void> => {
+  const profile = orExit(await loadProfile(opts.config)())
+  const query = await readQuery(opts.query)
+  const r = createProjectResearch(profile)
+  try {
+    const out = await r.query(query)()
+    if (E.isLeft(out)) {
+      printJson(io, { error: { code: out.left.code, message: out.left.message, data: out.left.data } }, opts.pretty === true)
+      io.err(`vba: ${out.left.code}: ${out.left.message}`)
+      throw new CliExit(exitFor(out.left))
+    }
+    printJson(io, out.right, opts.pretty === true)
+  } finally {
+    await r.close()
+  }
+}
