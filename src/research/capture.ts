@@ -13,7 +13,9 @@ export const buildCapture = (
   origin: Origin,
   settings: Record<string, unknown>,
   result: Record<string, unknown>,
-  maxBytes: number
+  maxBytes: number,
+  /** Size (or an upper bound) of JSON.stringify(result) when the caller measured it already. */
+  resultBytes?: number
 ): E.Either<Failure, Capture> => {
   const settingsText = canonicalJson(settings)
   if (E.isLeft(settingsText)) return settingsText
@@ -28,9 +30,11 @@ export const buildCapture = (
     settings_hash: sha256Digest(settingsText.right),
     result
   }
-  const text = canonicalJson(capture)
-  if (E.isLeft(text)) return text
-  const size = Buffer.byteLength(text.right)
+  // Canonical JSON differs from JSON.stringify only in member order, so the size is the same
+  // (lone surrogates, which canonical JSON refuses, are refused when the capture is stored).
+  const size = resultBytes === undefined
+    ? Buffer.byteLength(JSON.stringify(capture))
+    : Buffer.byteLength(JSON.stringify({ ...capture, result: {} })) - 2 + resultBytes
   if (size > maxBytes) {
     return E.left(failure('RESULT_TOO_LARGE', `the result has ${size} bytes, over the limit of ${maxBytes}; narrow the query`, { bytes: size, max_result_bytes: maxBytes }))
   }

@@ -7,7 +7,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
-import type { DatabaseScope } from '../domain/database-plan.js'
+import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { openWorldDb, type WorldDb } from '../adapters/db/world-db.js'
@@ -39,6 +39,7 @@ export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
 
 export const createProjectResearch = (profile: Profile, options: ResearchOptions = {}): ProjectResearch => {
   let db: Promise<WorldDb> | undefined
+  const schemas = new Map<string, TableSchema>()
   let source: Promise<SourceRunner> | undefined
   const database = async (q: DatabaseQuery): Promise<Capture> => {
     const scope = databaseScope(profile)
@@ -51,7 +52,7 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
       db = undefined
       throw e
     })
-    return runDatabaseQuery({ db: opened, scope, snapshotId: section.snapshot_id }, q)
+    return runDatabaseQuery({ db: opened, scope, snapshotId: section.snapshot_id, schemas }, q)
   }
   const sourceQuery = async (q: SourceQuery): Promise<Capture> => {
     if (profile.source === undefined || options.openSource === undefined) {

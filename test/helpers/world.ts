@@ -7,7 +7,8 @@ import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { startMariaDb, findBinaries, sqlClient, INSTALL_HINT, type MariaDbInstance } from '../../scripts/lib/mariadb-instance.js'
-import { mysqlFixtureSql, ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
+import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
+import { READER_USER, loadWorld } from '../../scripts/lib/world-db.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
 import { tempDir } from './fs.js'
 
@@ -18,22 +19,8 @@ export interface SharedMariaDb {
   readonly readerPassword: string
 }
 
-export const READER_USER = 'vba_reader'
+export { READER_USER, loadWorld }
 export const PASSWORD_ENV = 'VBA_TEST_DB_PASSWORD'
-
-/** Loads the fixture world into `world` and (re)creates the SELECT-only reader. */
-export const loadWorld = (sql: MariaDbInstance['sql'], readerPassword: string): void => {
-  sql(mysqlFixtureSql('world'))
-  sql([
-    `DROP USER IF EXISTS '${READER_USER}'@'localhost'`,
-    `DROP USER IF EXISTS '${READER_USER}'@'127.0.0.1'`,
-    `CREATE USER '${READER_USER}'@'localhost' IDENTIFIED BY '${readerPassword}'`,
-    `CREATE USER '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${readerPassword}'`,
-    `GRANT SELECT ON world.* TO '${READER_USER}'@'localhost'`,
-    `GRANT SELECT ON world.* TO '${READER_USER}'@'127.0.0.1'`,
-    'FLUSH PRIVILEGES'
-  ].join(';\n') + ';\n')
-}
 
 export const newReaderPassword = (): string => `r-${randomBytes(9).toString('hex')}`
 

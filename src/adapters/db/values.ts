@@ -37,3 +37,19 @@ export const toJsonValue = (dataType: string, v: unknown): JsonValue => {
   }
   return String(v)
 }
+
+/**
+ * A converter for one column, specialised once per query: most driver values are already exact
+ * JSON (numbers of INT columns, strings of text, DECIMAL and BIGINT columns), so only date columns
+ * and non-primitive values (binary buffers, bigint, Date) go through {@link toJsonValue}.
+ */
+export const columnConverter = (dataType: string): ((v: unknown) => JsonValue) => {
+  const exact = EXACT.has(dataType)
+  if (DATES.has(dataType)) return (v) => toJsonValue(dataType, v)
+  return (v) => {
+    if (v === null || v === undefined) return null
+    if (typeof v === 'string') return v
+    if (typeof v === 'number' && !exact && Number.isFinite(v)) return v
+    return toJsonValue(dataType, v)
+  }
+}

@@ -7,7 +7,6 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../domain/failure.js'
 import { planCount, planRows, precheck, resolveTable, type DatabaseScope, type TableRef, type TableSchema } from '../../domain/database-plan.js'
 import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
-import { canonicalJson } from '../../events/canonical.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import type { Row, WorldDb } from '../../adapters/db/world-db.js'
@@ -17,6 +16,11 @@ export interface DatabaseResearch {
   readonly db: WorldDb
   readonly scope: DatabaseScope
   readonly snapshotId: string
+  /**
+   * Table schemas read from the server, kept for the life of this research session. A snapshot
+   * that is re-imported gets a new snapshot id and so a new session.
+   */
+  readonly schemas: Map<string, TableSchema>
 }
 
 const origin = (r: DatabaseResearch, database: string): Origin => ({ type: 'database', client: r.db.client, database, snapshot_id: r.snapshotId })
@@ -36,7 +40,11 @@ const orThrow = <A>(e: E.Either<Failure, A>): A => {
 }
 
 const schemaOf = async (r: DatabaseResearch, ref: TableRef): Promise<TableSchema> => {
+  const key = `${ref.database}.${ref.table}`
+  const cached = r.schemas.get(key)
+  if (cached !== undefined) return cached
   const schema = await r.db.tableSchema(ref)
+  if (schema !== null) r.schemas.set(key, schema)
   if (schema === null) throw new FailureError(failure('TABLE_NOT_FOUND', `table ${ref.table} is allowed but does not exist in ${ref.database}`, { ...ref }))
   return schema
 }
@@ -75,10 +83,29 @@ const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> 
   }, r.scope.limits.max_result_bytes))
 }
 
-const rowBytes = (row: Row): number => {
-  const text = canonicalJson(row)
-  return E.isRight(text) ? Buffer.byteLength(text.right) + 1 : Number.MAX_SAFE_INTEGER
+/**
+ * A cheap upper bound of the JSON size of rows. Keys are validated ASCII identifiers (their
+ * length plus quotes, colon and comma); a string takes at most 3 UTF-8 bytes per UTF-16 unit plus
+ * quotes unless it holds characters JSON escapes (then 6 each); numbers at most 24 characters.
+ */
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/
+const upperBoundBytes = (rows: readonly Row[]): number => {
+  let bytes = 2
+  for (const row of rows) {
+    bytes += 3
+    for (const key in row) {
+      const v = row[key]
+      bytes += key.length + 4
+      if (typeof v === 'string') bytes += NEEDS_ESCAPE.test(v) ? v.length * 6 + 2 : v.length * 3 + 2
+      else if (typeof v === 'object' && v !== null) bytes += v.$base64.length + 14
+      else bytes += 24
+    }
+  }
+  return bytes
 }
+
+/** Canonical size of a row (canonical JSON only reorders members, so JSON.stringify's length is it). */
+const rowBytes = (row: Row): number => Buffer.byteLength(JSON.stringify(row)) + 1
 
 const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const ref = orThrow(resolveTable(r.scope, q.table, q.database))
@@ -88,8 +115,33 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const fetched = await r.db.selectRows(plan, s)
   const more = fetched.length > plan.limit
   const page = more ? fetched.slice(0, plan.limit) : fetched
-  // Keep rows while the result stays under the byte limit (with room for the envelope).
+  const types = new Map(s.columns.map((c) => [c.name, c.type]))
+  const resultFor = (returned: readonly Row[], byteLimited: boolean): Record<string, unknown> => {
+    const hasMore = more || byteLimited
+    return {
+      table: ref.table,
+      columns: plan.columns.map((name) => ({ name, type: types.get(name) ?? 'unknown' })),
+      rows: returned,
+      row_count: returned.length,
+      offset: plan.offset,
+      limit: plan.limit,
+      requested_limit: plan.requested_limit,
+      row_limit_capped: plan.limit < plan.requested_limit,
+      byte_limit_reached: byteLimited,
+      has_more: hasMore,
+      next_offset: hasMore ? plan.offset + returned.length : null,
+      complete_filtered_rows: plan.offset === 0 && !hasMore,
+      order: plan.order,
+      order_source: plan.order_source
+    }
+  }
+  // Usually the whole page fits: measure it once. Otherwise keep rows while they fit.
   const budget = r.scope.limits.max_result_bytes - 2048
+  const whole = resultFor(page, false)
+  // An upper bound that fits is as good as the exact size (and needs no serialisation).
+  const bound = upperBoundBytes(page) + 4096
+  const wholeBytes = bound <= budget ? bound : Buffer.byteLength(JSON.stringify(whole))
+  if (wholeBytes <= budget) return orThrow(buildCapture('database.rows', q, origin(r, ref.database), settingsOf(r, ref.database), whole, r.scope.limits.max_result_bytes, wholeBytes))
   let used = 0
   let kept = 0
   for (const row of page) {
@@ -98,29 +150,10 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
     used += size
     kept++
   }
-  const byteLimited = kept < page.length
-  if (byteLimited && kept === 0) {
+  if (kept === 0) {
     throw new FailureError(failure('RESULT_TOO_LARGE', `one row is larger than the result limit of ${r.scope.limits.max_result_bytes} bytes; select fewer columns`, { max_result_bytes: r.scope.limits.max_result_bytes }))
   }
-  const hasMore = more || byteLimited
-  const returned = page.slice(0, kept)
-  const types = new Map(s.columns.map((c) => [c.name, c.type]))
-  return orThrow(buildCapture('database.rows', q, origin(r, ref.database), settingsOf(r, ref.database), {
-    table: ref.table,
-    columns: plan.columns.map((name) => ({ name, type: types.get(name) ?? 'unknown' })),
-    rows: returned,
-    row_count: returned.length,
-    offset: plan.offset,
-    limit: plan.limit,
-    requested_limit: plan.requested_limit,
-    row_limit_capped: plan.limit < plan.requested_limit,
-    byte_limit_reached: byteLimited,
-    has_more: hasMore,
-    next_offset: hasMore ? plan.offset + returned.length : null,
-    complete_filtered_rows: plan.offset === 0 && !hasMore,
-    order: plan.order,
-    order_source: plan.order_source
-  }, r.scope.limits.max_result_bytes))
+  return orThrow(buildCapture('database.rows', q, origin(r, ref.database), settingsOf(r, ref.database), resultFor(page.slice(0, kept), true), r.scope.limits.max_result_bytes))
 }
 
 const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> => {
