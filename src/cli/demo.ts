@@ -4,7 +4,7 @@
  * appends commands (including an idempotent retry and a stale-generation conflict), verifies and
  * replays it, and prints where the case is.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -18,6 +18,20 @@ import { defaultProjections } from '../projections/defaults.js'
 import type { Failure } from '../domain/failure.js'
 import { formatFailure } from './io.js'
 import { renderVerifyReport } from './case-verbs.js'
+import { writeWorldSqlite } from '../demo/world-sqlite.js'
+import { ALLOWED_WORLD_TABLES } from '../demo/world-fixture.js'
+import { loadProfile } from '../adapters/config/profile.js'
+import { createProjectResearch } from '../research/project-research.js'
+
+const DEMO_PROFILE = `[database]
+client = "better-sqlite3"
+filename = "world.sqlite"
+databases = ["world"]
+snapshot_id = "demo-world-fixture"
+
+[database.allowed_tables]
+world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
+`
 
 const say = (line: string): void => {
   process.stdout.write(line + '\n')
@@ -62,6 +76,23 @@ const main = async (): Promise<void> => {
   const replay = must(await replayCase(target, defaultProjections())())
   say(`7. replay from the log alone: ${replay.generation} events, head ${replay.head_hash}`)
   say(`   summary: ${JSON.stringify(replay.views['summary']?.view)}`)
+
+  // Research on the embedded default world database: an SQLite snapshot, read-only.
+  const world = mkdtempSync(path.join(os.tmpdir(), 'vba-demo-world-'))
+  writeWorldSqlite(path.join(world, 'world.sqlite'))
+  const profileFile = path.join(world, 'project.toml')
+  writeFileSync(profileFile, DEMO_PROFILE)
+  const profile = must(await loadProfile(profileFile)())
+  const research = createProjectResearch(profile)
+  say(`8. research on the embedded world database (${path.join(world, 'world.sqlite')}, read-only):`)
+  const starters = must(await research.query({ kind: 'database.rows', table: 'creature_queststarter', columns: ['id', 'quest'], filters: [{ column: 'quest', operator: 'eq', value: 11117 }], offset: 0, limit: 10 })())
+  say(`   quest 11117 is started by: ${JSON.stringify(starters.result['rows'])} (complete: ${String(starters.result['complete_filtered_rows'])})`)
+  const creatures = must(await research.query({ kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'npcflag', 'DamageModifier'], filters: [{ column: 'name', operator: 'contains', value: 'Wolpertinger' }], offset: 0, limit: 3 })())
+  say(`   creatures named like "Wolpertinger": ${JSON.stringify(creatures.result['rows'])}`)
+  say(`   has_more ${String(creatures.result['has_more'])}, next_offset ${String(creatures.result['next_offset'])}; origin ${JSON.stringify(creatures.origin)}`)
+  const refused = await research.query({ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 })()
+  say(`   a table outside the allowlist: ${E.isLeft(refused) ? formatFailure(refused.left) : 'unexpectedly read'}`)
+  await research.close()
   say('')
   say(`case directory: ${target}`)
   say(`try: node dist/src/cli/main.js show ${target}`)

@@ -14,6 +14,7 @@ import type { Capture } from '../../src/events/capture.js'
 import type { Failure } from '../../src/domain/failure.js'
 import { findBinaries } from '../../scripts/lib/mariadb-instance.js'
 import { mariaWorld, mariaProfile, sqliteProfile, READER_USER } from '../helpers/world.js'
+import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
 import { right, left, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 
@@ -39,9 +40,11 @@ const asClientText = (v: unknown): string =>
 const kinds = suite('database kinds on MariaDB and SQLite')
 
 kinds('database.tables lists allowed tables that exist, never the others', async () => {
+  const shown = client('SHOW TABLES').map((r) => r[0] ?? '').filter((t) => ALLOWED_WORLD_TABLES.includes(t)).sort()
   for (const [name, r] of BOTH) {
     const c = await ask(r, { kind: 'database.tables' })
     const tables = (c.result['tables'] as Array<{ table: string }>).map((t) => t.table)
+    assert.equal(tables, shown, name)
     assert.ok(tables.includes('creature_template'), name)
     assert.not.ok(tables.includes('account_secrets'), name)
     assert.equal(c.origin, { type: 'database', client: name === 'mariadb' ? 'mysql2' : 'better-sqlite3', database: 'world', snapshot_id: 'world-test-fixture-1' })
