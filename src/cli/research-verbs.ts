@@ -6,6 +6,7 @@ import { failure, type Failure } from '../domain/failure.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
+import { openSourceResearch } from '../research/source/open.js'
 import { CliExit, EXIT, orExit } from './io.js'
 import type { Out } from './case-verbs.js'
 
@@ -42,7 +43,7 @@ export const exitFor = (f: Failure): number => (isUnavailable(f) ? EXIT.UNAVAILA
 export const research = async (io: Out, opts: { config: string; query: string; pretty?: boolean }): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const query = await readQuery(opts.query)
-  const r = createProjectResearch(profile)
+  const r = createProjectResearch(profile, { openSource: openSourceResearch })
   try {
     const out = await r.query(query)()
     if (E.isLeft(out)) {

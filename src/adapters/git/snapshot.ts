@@ -1,0 +1,135 @@
+/**
+ * A git snapshot: the tree of one full commit of a local clone (bare or not), read through
+ * isomorphic-git with one shared object cache, never through the working tree. Branch switches,
+ * pulls and edits in a working tree change nothing that is bound.
+ *
+ * The per-commit index (the flattened tree listing) is built once; blob contents are cached in
+ * memory keyed by blob id (they are immutable) up to a byte budget. isomorphic-git keeps its
+ * own pack data in the shared `cache` object, so packs are read and checked once per snapshot.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import git from 'isomorphic-git'
+import { failure } from '../../domain/failure.js'
+import { FailureError, errnoOf } from '../fs-util.js'
+
+export type EntryKind = 'blob' | 'symlink' | 'submodule'
+
+export interface TreeEntry {
+  readonly path: string
+  readonly oid: string
+  readonly mode: string
+  readonly kind: EntryKind
+}
+
+export interface GitSnapshot {
+  readonly commit: string
+  /** Every entry of the commit's tree, sorted by path (directories flattened). */
+  readonly entries: () => Promise<readonly TreeEntry[]>
+  readonly entry: (p: string) => Promise<TreeEntry | undefined>
+  /** Blob bytes, or null when the object is missing from the repository. */
+  readonly blob: (oid: string) => Promise<Buffer | null>
+}
+
+const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
+  new FailureError(failure('SOURCE_UNAVAILABLE', message, data))
+
+/** The git directory of a clone: `repo/.git` for a working clone, `repo` itself when bare. */
+export const resolveGitdir = (repository: string): string => {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(repository)
+  } catch (e) {
+    throw unavailable(`the configured repository does not exist (${errnoOf(e) ?? 'error'})`, { repository })
+  }
+  if (!st.isDirectory()) throw unavailable('the configured repository is not a directory', { repository })
+  const dotgit = path.join(repository, '.git')
+  if (fs.existsSync(dotgit)) {
+    if (!fs.statSync(dotgit).isDirectory()) throw unavailable('the repository is a linked worktree (.git is a file); configure the main clone', { repository })
+    return dotgit
+  }
+  if (fs.existsSync(path.join(repository, 'objects')) && fs.existsSync(path.join(repository, 'HEAD'))) return repository
+  throw unavailable('the configured directory is not a git repository', { repository })
+}
+
+export interface SnapshotOptions {
+  /** Bytes of blob contents kept in memory (default 1 GiB). */
+  readonly blobCacheBytes?: number
+}
+
+/** Opens the snapshot of `commit`; fails with SOURCE_UNAVAILABLE when the commit is not there. */
+export const openSnapshot = async (repository: string, commit: string, options: SnapshotOptions = {}): Promise<GitSnapshot> => {
+  if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
+  const gitdir = resolveGitdir(repository)
+  const cache = {}
+  let treeOid: string
+  try {
+    const { commit: c } = await git.readCommit({ fs, gitdir, oid: commit, cache })
+    treeOid = c.tree
+  } catch (e) {
+    throw unavailable(`commit ${commit} is not in the repository (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+  }
+  let listing: Promise<TreeEntry[]> | undefined
+  const list = async (): Promise<TreeEntry[]> => {
+    const out: TreeEntry[] = []
+    const walk = async (oid: string, prefix: string): Promise<void> => {
+      const { tree } = await git.readTree({ fs, gitdir, oid, cache })
+      for (const e of tree) {
+        const p = prefix + e.path
+        if (e.type === 'tree') await walk(e.oid, p + '/')
+        else if (e.type === 'commit') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
+        else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
+      }
+    }
+    try {
+      await walk(treeOid, '')
+    } catch (e) {
+      throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  }
+  const byPath = new Map<string, TreeEntry>()
+  const entries = async (): Promise<readonly TreeEntry[]> => {
+    listing ??= list().then((l) => {
+      for (const e of l) byPath.set(e.path, e)
+      return l
+    })
+    return listing
+  }
+  const budget = options.blobCacheBytes ?? 1 << 30
+  const blobs = new Map<string, Buffer>()
+  let cached = 0
+  const blob = async (oid: string): Promise<Buffer | null> => {
+    const hit = blobs.get(oid)
+    if (hit !== undefined) return hit
+    let bytes: Buffer
+    try {
+      const r = await git.readBlob({ fs, gitdir, oid, cache })
+      bytes = Buffer.from(r.blob.buffer, r.blob.byteOffset, r.blob.byteLength)
+    } catch (e) {
+      const code = (e as { code?: string }).code
+      if (code === 'NotFoundError') return null
+      throw unavailable(`blob ${oid} cannot be read (${code ?? 'read error'})`, { oid })
+    }
+    if (bytes.length <= budget) {
+      // First in, first out: blobs are immutable, any eviction order is correct.
+      while (cached + bytes.length > budget && blobs.size > 0) {
+        const [first, b] = blobs.entries().next().value as [string, Buffer]
+        blobs.delete(first)
+        cached -= b.length
+      }
+      blobs.set(oid, bytes)
+      cached += bytes.length
+    }
+    return bytes
+  }
+  return {
+    commit,
+    entries,
+    entry: async (p) => {
+      await entries()
+      return byPath.get(p)
+    },
+    blob
+  }
+}

@@ -1,0 +1,208 @@
+/** Shared parts of the source executors: settings, origins, the scan engine and its limits. */
+import { createHash } from 'node:crypto'
+import { failure } from '../../domain/failure.js'
+import type { ProjectLimits } from '../../domain/limits.js'
+import { extensionOf, underPrefix } from '../../domain/source-paths.js'
+import { cutLine } from '../../domain/text-scan.js'
+import { FailureError } from '../../adapters/fs-util.js'
+import type { GitSnapshot, TreeEntry } from '../../adapters/git/snapshot.js'
+import type { Origin } from '../capture.js'
+
+export interface SourceAnalysis {
+  readonly enabled: boolean
+  readonly context_lines: number
+  readonly max_searches: number
+  readonly max_matches: number
+  readonly max_files: number
+  readonly max_blocks: number
+  readonly max_total_lines: number
+  readonly registration_prefixes: readonly string[]
+}
+
+export interface SourceResearch {
+  readonly snap: GitSnapshot
+  readonly url: string
+  readonly extensions: readonly string[]
+  readonly limits: ProjectLimits
+  readonly analysis: SourceAnalysis
+}
+
+export interface OriginFile {
+  readonly path: string
+  readonly blob: string
+  readonly sha256: string
+  readonly size: number
+}
+
+export const originFile = (entry: TreeEntry, bytes: Buffer): OriginFile => ({
+  path: entry.path,
+  blob: entry.oid,
+  sha256: createHash('sha256').update(bytes).digest('hex'),
+  size: bytes.length
+})
+
+export const gitOrigin = (r: SourceResearch, files: readonly OriginFile[]): Origin => ({
+  type: 'git',
+  url: r.url,
+  commit: r.snap.commit,
+  files: [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+})
+
+/** The settings every source capture records (and hashes). */
+export const sourceSettings = (r: SourceResearch, extra: Record<string, unknown> = {}): Record<string, unknown> => {
+  const l = r.limits
+  return {
+    extensions: [...r.extensions].sort(),
+    limits: { time_ms: l.time_ms, max_lines: l.max_lines, max_files: l.max_files, max_file_bytes: l.max_file_bytes, max_search_bytes: l.max_search_bytes, max_result_bytes: l.max_result_bytes, max_matches: l.max_matches, max_line_chars: l.max_line_chars },
+    ...extra
+  }
+}
+
+export type SkipReason = 'binary' | 'too_large' | 'missing_object' | 'symlink' | 'submodule'
+
+/** Skips that leave a search incomplete (in-scope text the search could not look at). */
+export const OMISSIONS: ReadonlySet<SkipReason> = new Set(['too_large', 'missing_object'])
+
+export interface Skipped {
+  readonly path: string
+  readonly reason: SkipReason
+}
+
+/** Throws SOURCE_TIMEOUT once `deadline` (ms since epoch) has passed. */
+export const checkDeadline = (deadline: number, timeMs: number): void => {
+  if (Date.now() > deadline) throw new FailureError(failure('SOURCE_TIMEOUT', `the source query did not finish within ${timeMs} ms`, { time_ms: timeMs }))
+}
+
+/** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
+export const isBinary = (bytes: Buffer): boolean => bytes.subarray(0, 8000).includes(0)
+
+export interface Hit {
+  readonly path: string
+  readonly line: number
+  readonly text: string
+  /** Present (true) when the line was cut at max_line_chars; `length` is the original length. */
+  readonly text_truncated?: true
+  readonly length?: number
+}
+
+export interface ScanOptions {
+  readonly prefix?: string
+  /** Restrict to these extensions (default: the configured text extensions). */
+  readonly extensions?: readonly string[]
+  readonly needle: string
+  readonly wholeWord: boolean
+  readonly maxMatches: number
+  readonly maxBytes: number
+  readonly deadline: number
+  /** Only these paths (follow-up searches inside matching files). */
+  readonly onlyPaths?: ReadonlySet<string>
+}
+
+export interface ScanResult {
+  readonly hits: Hit[]
+  readonly files: Map<string, { entry: TreeEntry; bytes: Buffer }>
+  readonly filesScanned: number
+  readonly bytesScanned: number
+  readonly skipped: Skipped[]
+  /** Names of the limits that stopped the scan early. */
+  readonly limitsReached: string[]
+  /** Every in-scope text file was searched and no limit stopped the scan. */
+  readonly complete: boolean
+}
+
+const isWordByte = (b: number | undefined): boolean =>
+  b !== undefined && ((b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b === 95)
+
+/**
+ * Literal, case-sensitive search over the text files of the snapshot in path order. Files are
+ * tested with a native byte search first; lines are decoded only around hits.
+ */
+export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
+  const exts = new Set(o.extensions ?? r.extensions)
+  const needle = Buffer.from(o.needle, 'utf8')
+  const hits: Hit[] = []
+  const files = new Map<string, { entry: TreeEntry; bytes: Buffer }>()
+  const skipped: Skipped[] = []
+  const limitsReached = new Set<string>()
+  let filesScanned = 0
+  let bytesScanned = 0
+  let omissions = 0
+  for (const entry of await r.snap.entries()) {
+    if (!underPrefix(entry.path, o.prefix) || !exts.has(extensionOf(entry.path))) continue
+    if (o.onlyPaths !== undefined && !o.onlyPaths.has(entry.path)) continue
+    if (entry.kind !== 'blob') {
+      skipped.push({ path: entry.path, reason: entry.kind })
+      continue
+    }
+    checkDeadline(o.deadline, r.limits.time_ms)
+    const bytes = await r.snap.blob(entry.oid)
+    if (bytes === null) {
+      skipped.push({ path: entry.path, reason: 'missing_object' })
+      omissions++
+      continue
+    }
+    if (bytes.length > r.limits.max_file_bytes) {
+      skipped.push({ path: entry.path, reason: 'too_large' })
+      omissions++
+      continue
+    }
+    if (isBinary(bytes)) {
+      skipped.push({ path: entry.path, reason: 'binary' })
+      continue
+    }
+    if (bytesScanned + bytes.length > o.maxBytes) {
+      limitsReached.add('search_bytes')
+      break
+    }
+    bytesScanned += bytes.length
+    filesScanned++
+    let at = bytes.indexOf(needle)
+    if (at < 0) continue
+    let line = 1
+    let counted = 0
+    let lastLine = -1
+    let fileHit = false
+    while (at >= 0) {
+      const whole = !o.wholeWord || (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + needle.length]))
+      if (whole) {
+        for (let nl = bytes.indexOf(10, counted); nl >= 0 && nl < at; nl = bytes.indexOf(10, nl + 1)) {
+          line++
+          counted = nl + 1
+        }
+        if (line !== lastLine) {
+          if (hits.length >= o.maxMatches) {
+            limitsReached.add('matches')
+            break
+          }
+          const start = bytes.lastIndexOf(10, at) + 1
+          let end = bytes.indexOf(10, at)
+          if (end < 0) end = bytes.length
+          const raw = bytes.toString('utf8', start, end).replace(/\r$/, '')
+          const c = cutLine(raw, r.limits.max_line_chars)
+          hits.push(c.cut ? { path: entry.path, line, text: c.text, text_truncated: true, length: c.length } : { path: entry.path, line, text: c.text })
+          lastLine = line
+          fileHit = true
+        }
+      }
+      at = bytes.indexOf(needle, at + 1)
+    }
+    if (fileHit) files.set(entry.path, { entry, bytes })
+    if (limitsReached.has('matches')) break
+  }
+  return { hits, files, filesScanned, bytesScanned, skipped, limitsReached: [...limitsReached].sort(), complete: limitsReached.size === 0 && omissions === 0 }
+}
+
+/** Skips as reported in results: counts by reason and the first 100 paths. */
+export const reportSkipped = (skipped: readonly Skipped[]): { counts: Record<string, number>; files: Skipped[]; listed_all: boolean } => {
+  const counts: Record<string, number> = {}
+  for (const s of skipped) counts[s.reason] = (counts[s.reason] ?? 0) + 1
+  return { counts, files: skipped.slice(0, 100), listed_all: skipped.length <= 100 }
+}
+
+/** Splits file bytes into lines (LF; a trailing CR is dropped; a final LF ends the last line). */
+export const splitLines = (bytes: Buffer): string[] => {
+  const text = bytes.toString('utf8')
+  const lines = text.split('\n')
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop()
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+}

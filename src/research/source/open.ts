@@ -1,0 +1,41 @@
+/** Opening the source half from a profile: the bound repository and commit, settings, limits. */
+import { failure } from '../../domain/failure.js'
+import { DEFAULT_TEXT_EXTENSIONS } from '../../domain/source-paths.js'
+import type { Profile } from '../../adapters/config/profile.js'
+import { openSnapshot } from '../../adapters/git/snapshot.js'
+import { FailureError } from '../../adapters/fs-util.js'
+import type { SourceRunner } from '../project-research.js'
+import type { SourceAnalysis, SourceResearch } from './common.js'
+import { runSourceQuery } from './run.js'
+
+/** Defaults of [source_analysis] (TrinityCore-family adapter settings, not built-in knowledge). */
+export const DEFAULT_ANALYSIS: SourceAnalysis = {
+  enabled: false,
+  context_lines: 8,
+  max_searches: 4,
+  max_matches: 12,
+  max_files: 8,
+  max_blocks: 12,
+  max_total_lines: 160,
+  registration_prefixes: ['AddSC_']
+}
+
+const positive = (name: string, n: number): number => {
+  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'context_lines')) throw new FailureError(failure('CONFIG_INVALID', `[source_analysis].${name} must be a positive integer`))
+  return n
+}
+
+export const analysisOf = (profile: Profile): SourceAnalysis => {
+  const a = { ...DEFAULT_ANALYSIS, ...profile.sourceAnalysis }
+  for (const k of ['context_lines', 'max_searches', 'max_matches', 'max_files', 'max_blocks', 'max_total_lines'] as const) positive(k, a[k])
+  return a
+}
+
+export const openSourceResearch = async (profile: Profile): Promise<SourceRunner> => {
+  const source = profile.source
+  if (source === undefined) throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
+  const snap = await openSnapshot(source.repository, source.commit)
+  const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase())
+  const research: SourceResearch = { snap, url: source.url, extensions, limits: profile.limits, analysis: analysisOf(profile) }
+  return { run: (q) => runSourceQuery(research, q), close: async () => undefined }
+}
