@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
-import { research } from './research-verbs.js'
+import { caseQuery, research } from './research-verbs.js'
 
 export const VERSION = '0.1.0'
 
@@ -28,6 +28,11 @@ const buildProgram = (io: Out): Command => {
     .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
     .option('--markdown', 'the note is Markdown')
     .action((dir: string, text: string, o: { expectGeneration?: string; commandId?: string; markdown?: boolean }) => caseNote(io, dir, text, o))
+  kase.command('query <dir>').description('run one project.query inside the case: reserve budget, record the capture as evidence')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .requiredOption('--query <file>', 'query JSON file, or - for stdin')
+    .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
+    .action((dir: string, o: { config: string; query: string; commandId?: string }) => caseQuery(io, dir, o))
   kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))

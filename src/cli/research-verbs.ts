@@ -8,6 +8,8 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { CliExit, EXIT, orExit } from './io.js'
+import { queryInCase } from '../research/case-query.js'
+import { systemEnv } from '../adapters/env.js'
 import type { Out } from './case-verbs.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
@@ -52,6 +54,23 @@ export const research = async (io: Out, opts: { config: string; query: string; p
       throw new CliExit(exitFor(out.left))
     }
     printJson(io, out.right, opts.pretty === true)
+  } finally {
+    await r.close()
+  }
+}
+
+/** `vba case query DIR --config FILE --query FILE`: one project.query recorded in a case. */
+export const caseQuery = async (io: Out, dir: string, opts: { config: string; query: string; commandId?: string }): Promise<void> => {
+  const profile = orExit(await loadProfile(opts.config)())
+  const query = await readQuery(opts.query)
+  const r = createProjectResearch(profile, { openSource: openSourceResearch })
+  try {
+    const result = orExit(await queryInCase(dir, r, query, opts.commandId ?? `query-${systemEnv.newId()}`))
+    if (result.outcome === 'failed' && result.failure !== undefined) {
+      io.err(`vba: ${result.failure.code}: ${result.failure.message} (recorded in the case, generation ${result.generation})`)
+      throw new CliExit(exitFor(result.failure))
+    }
+    io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}`)
   } finally {
     await r.close()
   }

@@ -4,7 +4,8 @@
  */
 import * as t from 'io-ts'
 import { defineEvent, makeRegistry } from './registry.js'
-import { ObjectRef } from './codecs.js'
+import { Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
+import { QueryKind } from './capture.js'
 
 // ---------------------------------------------------------------------------------------------
 // NoteRecorded: a person's note on the case. Version 1 had only text; version 2 names the markup.
@@ -30,9 +31,64 @@ export type AttachmentAdded = t.TypeOf<typeof AttachmentAdded>
 export const AttachmentAddedEvent = defineEvent('AttachmentAdded', AttachmentAdded)
 
 // ---------------------------------------------------------------------------------------------
+// Research inside a case: a reservation of action budget, then either the capture (with its
+// evidence id; a result identical to an earlier one is a repeat, not new evidence) and the
+// consumption, or the failure. An unavailable provider keeps the reservation for a resume.
+// ---------------------------------------------------------------------------------------------
+
+export const BudgetReserved = t.type({
+  reservation_id: Identifier,
+  action: t.literal('project.query'),
+  amount: PositiveInt,
+  /** The confirmed plan the reservation belongs to, when there is one. */
+  plan_id: t.union([Identifier, t.null])
+}, 'BudgetReserved')
+export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
+export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved)
+
+export const CaptureRecorded = t.type({
+  reservation_id: Identifier,
+  capture: ObjectRef,
+  kind: QueryKind,
+  /** SHA-256 of the canonical request. */
+  request_digest: Digest,
+  evidence_id: Identifier,
+  /** True when an identical capture was recorded before: the same evidence, not new evidence. */
+  repeat: t.boolean
+}, 'CaptureRecorded')
+export type CaptureRecorded = t.TypeOf<typeof CaptureRecorded>
+export const CaptureRecordedEvent = defineEvent('CaptureRecorded', CaptureRecorded)
+
+export const BudgetConsumed = t.type({ reservation_id: Identifier, amount: PositiveInt }, 'BudgetConsumed')
+export type BudgetConsumed = t.TypeOf<typeof BudgetConsumed>
+export const BudgetConsumedEvent = defineEvent('BudgetConsumed', BudgetConsumed)
+
+export const BudgetReleased = t.type({ reservation_id: Identifier, amount: PositiveInt, reason: t.keyof({ refused: null, cancelled: null }) }, 'BudgetReleased')
+export type BudgetReleased = t.TypeOf<typeof BudgetReleased>
+export const BudgetReleasedEvent = defineEvent('BudgetReleased', BudgetReleased)
+
+export const ResearchFailed = t.type({
+  reservation_id: Identifier,
+  code: t.string,
+  message: t.string,
+  /** The provider was unavailable (not a bad question): the reservation stays for a resume. */
+  unavailable: t.boolean
+}, 'ResearchFailed')
+export type ResearchFailed = t.TypeOf<typeof ResearchFailed>
+export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
+
+// ---------------------------------------------------------------------------------------------
 
 /** Every event definition, in the order they were introduced. */
-export const EVENT_DEFINITIONS = [NoteRecordedEvent, AttachmentAddedEvent] as const
+export const EVENT_DEFINITIONS = [
+  NoteRecordedEvent,
+  AttachmentAddedEvent,
+  BudgetReservedEvent,
+  CaptureRecordedEvent,
+  BudgetConsumedEvent,
+  BudgetReleasedEvent,
+  ResearchFailedEvent
+] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]
 

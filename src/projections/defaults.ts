@@ -1,5 +1,6 @@
 /** The projections every replay folds, in output order. Later capabilities append theirs. */
 import type { AnyProjection } from './projection.js'
 import { summaryProjection } from './summary.js'
+import { researchProjection } from './research.js'
 
-export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection]
+export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection, researchProjection]

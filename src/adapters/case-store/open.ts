@@ -8,6 +8,7 @@ import { isError, type Finding } from '../../events/findings.js'
 import { errnoOf, FailureError, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, LOG_FILE } from './layout.js'
 import { scanCase, type CommandSpan, type ScanResult } from './scan.js'
+import type { Projection } from '../../projections/projection.js'
 
 /** Where an open handle stands in the log; advanced by every append through this handle. */
 export interface Cursor {
@@ -71,4 +72,18 @@ export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> =>
     const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }))
     if ('_tag' in result) throw new FailureError(result)
     return result
+  }, (e) => toFailure(e, 'open case'))
+
+/**
+ * Opens a case and folds one projection over it in the same pass: the state a decider needs and
+ * the handle to append its decision with, both at the same generation.
+ */
+export const openCaseWithState = <S>(dir: string, projection: Projection<S, unknown>): TE.TaskEither<Failure, { handle: CaseHandle; state: S }> =>
+  TE.tryCatch(async () => {
+    const resolved = path.resolve(dir)
+    await ensureCaseDir(resolved)
+    let state = projection.init()
+    const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false, onEvent: (e) => { state = projection.evolve(state, e) } }))
+    if ('_tag' in result) throw new FailureError(result)
+    return { handle: result, state }
   }, (e) => toFailure(e, 'open case'))
