@@ -8,6 +8,7 @@
  * own pack data in the shared `cache` object, so packs are read and checked once per snapshot.
  */
 import * as fs from 'node:fs'
+import { objectStoreFs } from './object-fs.js'
 import * as path from 'node:path'
 import git from 'isomorphic-git'
 import { failure } from '../../domain/failure.js'
@@ -62,9 +63,10 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
   const cache = {}
+  const ofs = objectStoreFs(gitdir)
   let treeOid: string
   try {
-    const { commit: c } = await git.readCommit({ fs, gitdir, oid: commit, cache })
+    const { commit: c } = await git.readCommit({ fs: ofs, gitdir, oid: commit, cache })
     treeOid = c.tree
   } catch (e) {
     throw unavailable(`commit ${commit} is not in the repository (${(e as { code?: string }).code ?? 'read error'})`, { commit })
@@ -73,7 +75,7 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   const list = async (): Promise<TreeEntry[]> => {
     const out: TreeEntry[] = []
     const walk = async (oid: string, prefix: string): Promise<void> => {
-      const { tree } = await git.readTree({ fs, gitdir, oid, cache })
+      const { tree } = await git.readTree({ fs: ofs, gitdir, oid, cache })
       for (const e of tree) {
         const p = prefix + e.path
         if (e.type === 'tree') await walk(e.oid, p + '/')
@@ -104,7 +106,7 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     if (hit !== undefined) return hit
     let bytes: Buffer
     try {
-      const r = await git.readBlob({ fs, gitdir, oid, cache })
+      const r = await git.readBlob({ fs: ofs, gitdir, oid, cache })
       bytes = Buffer.from(r.blob.buffer, r.blob.byteOffset, r.blob.byteLength)
     } catch (e) {
       const code = (e as { code?: string }).code
