@@ -54,7 +54,7 @@ const fileText = (random: () => number, i: number, version: number): string => {
 
 const generateRepo = (dir: string, files: number): string => {
   mkdirSync(dir, { recursive: true })
-  execFileSync('git', ['init', '-q', '--bare', dir])
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', dir])
   const random = rng(42)
   const texts = Array.from({ length: files }, (_, i) => fileText(random, i, 1))
   let stream = ''

@@ -3,8 +3,10 @@ import { Command, CommanderError } from 'commander'
 import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import { caseQuery, research } from './research-verbs.js'
+import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-verbs.js'
 
-export const VERSION = '0.1.0'
+import { VERSION } from '../version.js'
+export { VERSION }
 
 const buildProgram = (io: Out): Command => {
   const program = new Command('vba')
@@ -37,9 +39,14 @@ const buildProgram = (io: Out): Command => {
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
 
-  program.command('verify <dir>').description('check chain, HEAD and objects; exit 1 on any error finding')
+  program.command('verify <target>').description('verify a case directory, a bag directory or a bag archive; exit 1 on any error finding')
     .option('--json', 'findings as JSON lines, then a summary line')
-    .action((dir: string, o: { json?: boolean }) => verify(io, dir, o))
+    .action(async (target: string, o: { json?: boolean }) => ((await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)))
+  program.command('export <dir> <out>').description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
+    .option('--dir', 'write a bag directory instead of a tar')
+    .action((dir: string, out: string, o: { dir?: boolean }) => exportVerb(io, dir, out, o))
+  program.command('import <archive> <dir>').description('verify a bag archive completely, then move its case into DIR')
+    .action((archive: string, dir: string) => importVerb(io, archive, dir))
   program.command('replay <dir>').description('rebuild every projection from the log alone')
     .option('--json', 'canonical JSON (byte-identical for the same log)')
     .action((dir: string, o: { json?: boolean }) => replay(io, dir, o))

@@ -9,6 +9,7 @@ import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
 import { errnoOf, fail, fsyncDir, tempName, toFailure } from '../fs-util.js'
 import { systemEnv, type Env } from '../env.js'
+import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
 
 export interface InitOptions {
@@ -43,7 +44,7 @@ export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDecla
       format_version: CASE_FORMAT_VERSION,
       case_id: options.caseId ?? `case-${env.newId()}`,
       created_at: env.now().toISOString(),
-      created_by: 'vba 0.1.0',
+      created_by: `vba ${VERSION}`,
       ...(options.title === undefined ? {} : { title: options.title })
     }
     const decoded = CaseDeclaration.decode(candidate)

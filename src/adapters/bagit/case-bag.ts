@@ -1,0 +1,140 @@
+/**
+ * Cases as BagIt 1.0 bags. The payload (data/) is the case directory as of one generation; the
+ * tag files say which case, format version and generation it is. Everything in the bag is a
+ * function of the case's content, so the same case always gives byte-identical bags: the date is
+ * the date of the last event, entries are sorted, owners and times fixed.
+ */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../../domain/failure.js'
+import { encodeManifestPath } from '../../domain/bag-paths.js'
+import { checkLine, genesisHash } from '../../events/chain.js'
+import { CaseDeclaration, Head } from '../../events/envelope.js'
+import { isError, type Finding } from '../../events/findings.js'
+import { objectPath } from '../../events/refs.js'
+import { FailureError, errnoOf } from '../fs-util.js'
+import { corrupt, ensureCaseDir } from '../case-store/open.js'
+import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
+import { VERSION } from '../../version.js'
+
+export const BAGIT_TXT = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n'
+export const BAG_ALGORITHMS = ['sha256', 'sha512'] as const
+
+/** One payload file of a case bag: its data-relative path and where its bytes come from. */
+export interface PayloadFile {
+  /** Path under data/. */
+  readonly path: string
+  readonly size: number
+  /** Bytes held in memory (case.json, HEAD, the log prefix) or a file to stream. */
+  readonly bytes?: Buffer
+  readonly file?: string
+  /** The sha256 the content must have (objects are named by it). */
+  readonly expectSha256?: string
+}
+
+/** A consistent view of a case at one generation, ready to be bagged. */
+export interface CaseView {
+  readonly caseId: string
+  readonly generation: number
+  readonly headHash: string
+  /** The time of the last event (or the case's creation): the bag's date and every entry's mtime. */
+  readonly at: Date
+  readonly payload: readonly PayloadFile[]
+}
+
+const byteOrder = (a: string, b: string): number => (Buffer.compare(Buffer.from(a), Buffer.from(b)))
+
+/**
+ * Takes the view of a case at the generation HEAD names when this is called. The log below HEAD's
+ * byte length never changes and objects are write-once, so a writer appending meanwhile does not
+ * disturb the view. The view's log is checked like open does (chain, hashes, canonical form).
+ */
+export const caseView = async (dir: string): Promise<CaseView> => {
+  const root = path.resolve(dir)
+  await ensureCaseDir(root)
+  const headBytes = await fsp.readFile(path.join(root, HEAD_FILE))
+  const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
+  const fail = (findings: Finding[]): never => {
+    throw new FailureError(corrupt(findings))
+  }
+  const head = Head.decode(safeJson(headBytes))
+  const decl = CaseDeclaration.decode(safeJson(declBytes))
+  if (E.isLeft(head)) return fail([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }])
+  if (E.isLeft(decl)) return fail([{ code: 'CASE_DECLARATION_INVALID', severity: 'error', message: 'case.json is invalid', path: DECLARATION_FILE }])
+  const fh = await fsp.open(path.join(root, LOG_FILE), 'r')
+  const log = Buffer.alloc(head.right.bytes)
+  try {
+    const { bytesRead } = await fh.read(log, 0, log.length, 0)
+    if (bytesRead !== log.length) fail([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }])
+  } finally {
+    await fh.close()
+  }
+  const genesis = genesisHash(decl.right)
+  if (E.isLeft(genesis)) throw new FailureError(genesis.left)
+  let prev = genesis.right
+  let at = decl.right.created_at
+  const refs = new Map<string, number>()
+  const findings: Finding[] = []
+  const lines = log.toString('utf8').split('\n')
+  if (lines.pop() !== '') findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not end on a line boundary', path: HEAD_FILE })
+  lines.forEach((line, i) => {
+    const c = checkLine(line, { seq: i + 1, prev, lineNo: i + 1 })
+    findings.push(...c.findings)
+    if (c.envelope !== undefined) {
+      prev = c.envelope.hash
+      at = c.envelope.at
+    }
+    for (const r of c.refs) refs.set(r.digest, r.size)
+  })
+  if (lines.length !== head.right.seq || prev !== head.right.hash) findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not match the log', path: HEAD_FILE })
+  if (findings.some(isError)) fail(findings)
+  const payload: PayloadFile[] = [
+    { path: HEAD_FILE, size: headBytes.length, bytes: headBytes },
+    { path: DECLARATION_FILE, size: declBytes.length, bytes: declBytes },
+    { path: LOG_FILE, size: log.length, bytes: log }
+  ]
+  for (const [digest, size] of refs) {
+    const rel = objectPath(digest)
+    const file = path.join(root, rel)
+    try {
+      const st = await fsp.stat(file)
+      if (st.size !== size) fail([{ code: 'OBJECT_SIZE_MISMATCH', severity: 'error', message: `${rel} has ${st.size} bytes, referenced with ${size}`, path: rel }])
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') fail([{ code: 'OBJECT_MISSING', severity: 'error', message: `referenced object ${digest} is missing`, path: rel }])
+      throw e
+    }
+    payload.push({ path: rel, size, file, expectSha256: digest.slice('sha256:'.length) })
+  }
+  payload.sort((a, b) => byteOrder(a.path, b.path))
+  return { caseId: decl.right.case_id, generation: head.right.seq, headHash: head.right.hash, at: new Date(Math.floor(Date.parse(at) / 1000) * 1000), payload }
+}
+
+const safeJson = (b: Buffer): unknown => {
+  try {
+    return JSON.parse(b.toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/** bag-info.txt of a case bag (deterministic). */
+export const bagInfo = (view: CaseView): string => {
+  const bytes = view.payload.reduce((s, f) => s + f.size, 0)
+  return [
+    `Bag-Software-Agent: vba ${VERSION}`,
+    `Bagging-Date: ${view.at.toISOString().slice(0, 10)}`,
+    `External-Identifier: ${view.caseId}`,
+    `Payload-Oxum: ${bytes}.${view.payload.length}`,
+    'VBA-Case-Format-Version: 1',
+    `VBA-Case-Generation: ${view.generation}`,
+    `VBA-Case-Head: ${view.headHash}`
+  ].join('\n') + '\n'
+}
+
+/** A manifest for `files` (sorted by path) with checksums of one algorithm. */
+export const manifest = (entries: ReadonlyArray<readonly [string, string]>): string =>
+  [...entries].sort(([a], [b]) => byteOrder(a, b)).map(([p, sum]) => `${sum}  ${encodeManifestPath(p)}\n`).join('')
+
+export const notACaseBag = (message: string): FailureError => new FailureError(failure('BAG_NOT_A_CASE', message))
+

@@ -1,0 +1,61 @@
+/** `vba export`, `vba import`, and bag verification for `vba verify`. */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import { exportCase } from '../adapters/bagit/export.js'
+import { importCase, verifyBag, type BagCheck } from '../adapters/bagit/import.js'
+import { renderVerifyReport, type Out } from './case-verbs.js'
+import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { canonicalJson } from '../events/canonical.js'
+import * as E from 'fp-ts/lib/Either.js'
+
+export const exportVerb = async (io: Out, dir: string, out: string, opts: { dir?: boolean }): Promise<void> => {
+  const bar = progressBar('export')
+  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', onProgress: bar.update })())
+  bar.stop()
+  io.out(`exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`)
+}
+
+export const importVerb = async (io: Out, archive: string, dir: string): Promise<void> => {
+  const bar = progressBar('import')
+  const r = orExit(await importCase(archive, dir, { onProgress: bar.update })())
+  bar.stop()
+  for (const w of r.check.bag.findings) io.err(`vba: warning ${w.code}: ${w.message}`)
+  io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
+}
+
+/** True when `target` is a bag (a directory with bagit.txt) or a file (an archive). */
+export const isBagTarget = async (target: string): Promise<boolean> => {
+  try {
+    const st = await fsp.stat(target)
+    if (st.isFile()) return true
+    await fsp.access(path.join(target, 'bagit.txt'))
+    return true
+  } catch {
+    return false
+  }
+}
+
+const renderBagCheck = (c: BagCheck): string[] => {
+  const lines = [`bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`]
+  for (const f of c.bag.findings) lines.push(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`)
+  if (c.case !== null) lines.push(...renderVerifyReport(c.case))
+  else if (c.bag.valid) lines.push('data/ is not a case package')
+  if (c.canonical_archive === false) lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')
+  lines.push(c.valid ? 'VALID' : 'INVALID')
+  return lines
+}
+
+export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean }): Promise<void> => {
+  const c = orExit(await verifyBag(target)())
+  if (opts.json === true) {
+    for (const f of c.bag.findings) io.out(json({ bag_finding: f }))
+    for (const f of c.case?.findings ?? []) io.out(json({ finding: f }))
+    io.out(json({ summary: { valid: c.valid, bag_valid: c.bag.valid, case_valid: c.case?.valid ?? null, canonical_archive: c.canonical_archive, case_id: c.case?.case_id ?? null, generation: c.case?.generation ?? null } }))
+  } else for (const l of renderBagCheck(c)) io.out(l)
+  if (!c.valid) throw new CliExit(EXIT.FINDINGS)
+}
+
+const json = (v: unknown): string => {
+  const t = canonicalJson(v)
+  return E.isRight(t) ? t.right : JSON.stringify(v)
+}
