@@ -65,7 +65,7 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
   writeFileSync(path.join(tmp, 'file'), 'x')
   const cases: Array<[string[], number, RegExp]> = [
     [['verify', path.join(tmp, 'absent')], 2, /^vba: CASE_NOT_FOUND: .* does not exist\n$/],
-    [['verify', path.join(tmp, 'file')], 2, /^vba: CASE_NOT_FOUND: .* is not a directory\n$/],
+    [['verify', path.join(tmp, 'file')], 2, /^vba: ARCHIVE_INVALID: the archive is not a valid tar/],
     [['replay', tmp], 2, /^vba: CASE_NOT_FOUND: .* is not a case directory/],
     [['show', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN')], 1, /^vba: CASE_CORRUPT: case does not verify: 1 finding\(s\), first: CHAIN_BROKEN\n$/],
     [['case', 'init', tmp], 2, /^vba: CASE_EXISTS: /],

@@ -3,7 +3,7 @@
  * Library of Congress conformance suite. It reads a bag directory and reports coded findings:
  * errors make a bag invalid, warnings describe a valid bag that deviates from good practice.
  */
-import { promises as fsp, createReadStream } from 'node:fs'
+import { promises as fsp, createReadStream, readFileSync } from 'node:fs'
 import { createHash, getHashes, type Hash } from 'node:crypto'
 import * as path from 'node:path'
 import { decodeManifestPath, unsafeBagPath } from '../../domain/bag-paths.js'
@@ -82,9 +82,13 @@ const parseManifest = (text: string, name: string, findings: BagFinding[], warn:
   return entries
 }
 
-/** Hashes a file with several algorithms in one read. */
-const hashFile = async (file: string, algorithms: readonly string[]): Promise<Map<string, string>> => {
+/** Hashes a file with several algorithms in one read (small files in one call). */
+const hashFile = async (file: string, algorithms: readonly string[], size: number): Promise<Map<string, string>> => {
   const hashes: Array<[string, Hash]> = algorithms.map((a) => [a, createHash(a)])
+  if (size <= 4 << 20) {
+    const bytes = readFileSync(file)
+    return new Map(hashes.map(([a, h]) => [a, h.update(bytes).digest('hex')]))
+  }
   await new Promise<void>((resolve, reject) => {
     const s = createReadStream(file, { highWaterMark: 1 << 20 })
     s.on('data', (chunk) => {
@@ -270,7 +274,7 @@ export const verifyBagDir = async (root: string): Promise<BagReport> => {
   }
   const checksums = new Map<string, Map<string, string>>()
   for (const [file, algorithms] of [...needed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const sums = await hashFile(path.join(root, file), [...algorithms])
+    const sums = await hashFile(path.join(root, file), [...algorithms], files.get(file) ?? 0)
     for (const [a, sum] of sums) {
       const byAlgo = checksums.get(a) ?? new Map<string, string>()
       byAlgo.set(file, sum)
