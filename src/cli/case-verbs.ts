@@ -12,6 +12,8 @@ import { FailureError } from '../adapters/fs-util.js'
 import { systemEnv } from '../adapters/env.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
+import type { RevisionsView } from '../projections/revisions.js'
+import { readObject } from '../adapters/case-store/objects.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
 
@@ -110,7 +112,7 @@ export const show = async (io: Out, dir: string, opts: { json?: boolean }): Prom
   const result = orExit(await replayCase(dir, defaultProjections())())
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
-    io.out(canonical({ declaration: handle.declaration, head_hash: result.head_hash, views: result.views }))
+    io.out(canonical({ declaration: handle.declaration, head_hash: result.head_hash, views: result.views, facts: await latestFacts(dir, result.views) }))
     return
   }
   const d = handle.declaration
@@ -124,4 +126,13 @@ export const show = async (io: Out, dir: string, opts: { json?: boolean }): Prom
     io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
   }
   for (const n of handle.notices) io.out(`notice      ${n.code}: ${n.message}`)
+}
+
+/** The facts of the latest completed revision (read from its object), or null. */
+const latestFacts = async (dir: string, views: Record<string, { view: unknown }>): Promise<unknown> => {
+  const revisions = (views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
+  const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
+  if (done?.facts === null || done === undefined) return null
+  const bytes = orExit(await readObject(dir, done.facts)())
+  return JSON.parse(bytes.toString('utf8')) as unknown
 }

@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
-import { caseQuery, research } from './research-verbs.js'
+import { caseQuery, casePrepare, research } from './research-verbs.js'
 import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-verbs.js'
 
 import { VERSION } from '../version.js'
@@ -35,6 +35,10 @@ const buildProgram = (io: Out): Command => {
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')
     .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
     .action((dir: string, o: { config: string; query: string; commandId?: string }) => caseQuery(io, dir, o))
+  kase.command('prepare <dir>').description('add inputs as a new revision, run the configured enrichment, complete the revision')
+    .requiredOption('--config <file>', 'project profile with [enrichment] (see config/trinitycore.toml)')
+    .requiredOption('--input <file>', 'REPORT.json: {report, entities: [{type, id}], attachments?}')
+    .action((dir: string, o: { config: string; input: string }) => casePrepare(io, dir, o))
   kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))

@@ -10,6 +10,8 @@ import { openSourceResearch } from '../research/source/open.js'
 import { CliExit, EXIT, orExit } from './io.js'
 import { queryInCase } from '../research/case-query.js'
 import { systemEnv } from '../adapters/env.js'
+import * as path from 'node:path'
+import { enrichmentConfig, prepareRevision, readInputs } from '../research/prepare.js'
 import type { Out } from './case-verbs.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
@@ -71,6 +73,27 @@ export const caseQuery = async (io: Out, dir: string, opts: { config: string; qu
       throw new CliExit(exitFor(result.failure))
     }
     io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}`)
+  } finally {
+    await r.close()
+  }
+}
+
+/** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
+export const casePrepare = async (io: Out, dir: string, opts: { config: string; input: string }): Promise<void> => {
+  const profile = orExit(await loadProfile(opts.config)())
+  const config = orExit(enrichmentConfig(profile))
+  const inputs = orExit(await readInputs(opts.input))
+  const r = createProjectResearch(profile, { openSource: openSourceResearch })
+  try {
+    const out = await prepareRevision(dir, r, config, inputs, path.dirname(path.resolve(opts.input)))
+    if (E.isLeft(out)) {
+      io.err(`vba: ${out.left.code}: ${out.left.message}`)
+      throw new CliExit(exitFor(out.left))
+    }
+    const p = out.right
+    io.out(p.status === 'unchanged'
+      ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`
+      : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}`)
   } finally {
     await r.close()
   }

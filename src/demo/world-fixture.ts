@@ -56,11 +56,11 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     primaryKey: ['entry'],
     indexes: [{ name: 'idx_name', columns: ['name'], unique: false }],
     rows: [
-      [23486, 'Driz Tumblequick', 'Wolpertinger Handler', 70, 70, 35, 3n, 1, '1.0000', '', '', 12340],
+      [23486, 'Driz Tumblequick', 'Wolpertinger Handler', 70, 70, 35, 3n, 1, '1.0000', 'SmartAI', '', 12340],
       [23487, 'Wild Wolpertinger', null, 1, 1, 188, 0n, 0.8, '0.2500', 'SmartAI', '', 12340],
       [24715, 'Bartleby Battson', 'Brewfest Vendor', 70, 70, 35, 9223372036854775807n, 1, '1.0000', '', 'npc_bartleby_brewfest', null],
       [24766, 'Drunken Wolpertinger', null, 1, 1, 188, 0n, 1.2, '123456789.1234', 'SmartAI', 'npc_drunken_wolpertinger', 12340],
-      [24767, 'Wolpertinger Pen', 'Containment', 1, 1, 35, 0n, 1, '1.0000', '', '', 12340],
+      [24767, 'Wolpertinger Pen', 'Containment', 1, 1, 35, 0n, 1, '1.0000', 'SmartAI', '', 12340],
       ...fillerCreatures(3000)
     ]
   },
@@ -129,7 +129,12 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
       [23487, 0, 1, 0, 8, 41621, 56, 32906, 7, 'Wild Wolpertinger - On Spellhit Wolpertinger Net - Add Item Wild Wolpertinger'],
       [24766, 0, 0, 0, 1, 0, 11, 23487, 1, 'Drunken Wolpertinger - Out of Combat - Cast 23487'],
       [23487, 9, 0, 0, 0, 0, 1, 0, 1, 'Actionlist 23487 (source_type 9: not the creature)'],
-      [-91001, 0, 0, 0, 25, 0, 45, 1, 1, 'creature guid 91001 - On Reset - Set Data']
+      [-91001, 0, 0, 0, 25, 0, 45, 1, 1, 'creature guid 91001 - On Reset - Set Data'],
+      [23486, 0, 0, 0, 19, 11117, 1, 0, 7, 'Driz Tumblequick - On Quest Accepted - Say Line 0'],
+      [23486, 1, 0, 0, 64, 0, 1, 0, 7, 'gameobject 23486 (source_type 1: not the creature)'],
+      // a cycle through summons: 24766 summons 24767, which summons 24766
+      [24766, 0, 1, 0, 1, 0, 12, 24767, 1, 'Drunken Wolpertinger - Out of Combat - Summon Wolpertinger Pen'],
+      [24767, 0, 0, 0, 1, 0, 12, 24766, 1, 'Wolpertinger Pen - Out of Combat - Summon Drunken Wolpertinger']
     ]
   },
   {

@@ -78,6 +78,45 @@ export type ResearchFailed = t.TypeOf<typeof ResearchFailed>
 export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
 
 // ---------------------------------------------------------------------------------------------
+// Case preparation: a revision's raw inputs, the captures of its enrichment, and its completion
+// with the facts (an object) and the coverage of what was left out.
+// ---------------------------------------------------------------------------------------------
+
+export const InputsRecorded = t.type({
+  revision: PositiveInt,
+  /** Version of the inputs index below. */
+  inputs_version: t.literal(1),
+  inputs_digest: Digest,
+  report: ObjectRef,
+  entities: t.array(t.type({ type: t.string, id: t.union([t.number, t.string]) })),
+  attachments: t.array(t.type({ name: t.string, object: ObjectRef }))
+}, 'InputsRecorded')
+export type InputsRecorded = t.TypeOf<typeof InputsRecorded>
+export const InputsRecordedEvent = defineEvent('InputsRecorded', InputsRecorded)
+
+export const EnrichmentCaptured = t.type({
+  revision: PositiveInt,
+  capture: ObjectRef,
+  kind: QueryKind,
+  request_digest: Digest,
+  evidence_id: Identifier,
+  repeat: t.boolean
+}, 'EnrichmentCaptured')
+export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCaptured>
+export const EnrichmentCapturedEvent = defineEvent('EnrichmentCaptured', EnrichmentCaptured)
+
+export const RevisionCompleted = t.type({
+  revision: PositiveInt,
+  facts: ObjectRef,
+  fact_count: t.number,
+  queries: t.number,
+  /** False when anything was left out (see the coverage fact in the facts object). */
+  complete: t.boolean
+}, 'RevisionCompleted')
+export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
+export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted)
+
+// ---------------------------------------------------------------------------------------------
 
 /** Every event definition, in the order they were introduced. */
 export const EVENT_DEFINITIONS = [
@@ -87,7 +126,10 @@ export const EVENT_DEFINITIONS = [
   CaptureRecordedEvent,
   BudgetConsumedEvent,
   BudgetReleasedEvent,
-  ResearchFailedEvent
+  ResearchFailedEvent,
+  InputsRecordedEvent,
+  EnrichmentCapturedEvent,
+  RevisionCompletedEvent
 ] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]

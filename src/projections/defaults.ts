@@ -2,5 +2,6 @@
 import type { AnyProjection } from './projection.js'
 import { summaryProjection } from './summary.js'
 import { researchProjection } from './research.js'
+import { revisionsProjection } from './revisions.js'
 
-export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection, researchProjection]
+export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection, researchProjection, revisionsProjection]

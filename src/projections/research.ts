@@ -74,7 +74,8 @@ export const researchProjection: Projection<ResearchState, ResearchView> = {
         s.closed.add(e.data.reservation_id)
         s.released += e.data.amount
         return s
-      case 'CaptureRecorded': {
+      case 'CaptureRecorded':
+      case 'EnrichmentCaptured': {
         const existing = s.evidence.get(e.data.evidence_id)
         if (existing !== undefined) existing.repeats += e.data.repeat ? 1 : 0
         else {
@@ -90,6 +91,8 @@ export const researchProjection: Projection<ResearchState, ResearchView> = {
         return s
       case 'NoteRecorded':
       case 'AttachmentAdded':
+      case 'InputsRecorded':
+      case 'RevisionCompleted':
         return s
       default: {
         const _never: never = e

@@ -1,0 +1,152 @@
+/** Case preparation against the real MariaDB fixture world and a real repository. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readFileSync, writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { initCase } from '../../src/adapters/case-store/init.js'
+import { readObject } from '../../src/adapters/case-store/objects.js'
+import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { verifyCase } from '../../src/adapters/case-store/verify.js'
+import { loadProfile } from '../../src/adapters/config/profile.js'
+import { defaultProjections } from '../../src/projections/defaults.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
+import { resolvePointer, type RevisionInputs } from '../../src/domain/enrichment-config.js'
+import type { Fact } from '../../src/research/enrich.js'
+import { mariaWorld, mariaProfile } from '../helpers/world.js'
+import { buildTestRepo } from '../helpers/git-repo.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+
+const { shared } = await mariaWorld()
+const repo = buildTestRepo()
+const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+const profileFile = mariaProfile(shared, `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}`)
+const profile = right(await loadProfile(profileFile)())
+const config = right(enrichmentConfig(profile))
+const research = createProjectResearch(profile, { openSource: openSourceResearch })
+
+const newCase = async (): Promise<string> => {
+  const dir = path.join(tempDir('prep'), 'case')
+  right(await initCase({ dir })())
+  return dir
+}
+const factsOf = async (dir: string): Promise<Fact[]> => {
+  const views = right(await replayCase(dir, defaultProjections())()).views
+  const revisions = (views['revisions']?.view as { revisions: Array<{ facts: { digest: string; size: number } | null }> }).revisions
+  const ref = revisions[revisions.length - 1]?.facts
+  if (ref === null || ref === undefined) throw new Error('no facts')
+  return (JSON.parse(right(await readObject(dir, ref)()).toString('utf8')) as { facts: Fact[] }).facts
+}
+const quest: RevisionInputs = { report: 'Players cannot catch the wild wolpertingers for quest 11117 any more.', entities: [{ type: 'quest', id: 11117 }] }
+
+const prep = suite('case preparation')
+
+prep('a quest expands to its starter creature, start item and the SmartAI rows of that creature, with resolvable provenance', async () => {
+  const dir = await newCase()
+  const r = right(await prepareRevision(dir, research, config, quest, tempDir('in')))
+  assert.is(r.status, 'completed')
+  assert.is(r.revision, 1)
+  const facts = await factsOf(dir)
+  const entity = (type: string, id: number) => facts.find((f) => f.type === 'entity' && f.entity_type === type && f.id === id)
+  assert.ok(entity('quest', 11117), 'the quest')
+  assert.ok(entity('creature', 23486), 'its starter creature')
+  assert.ok(entity('item', 32907), 'its start item')
+  const smart = facts.find((f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23486)
+  assert.ok(smart !== undefined && smart.type === 'relationship' && smart.to.rows === 1, 'one SmartAI row of the creature (source_type 0 only)')
+  // texts become their own facts; the quest fact references them instead of copying
+  const q = entity('quest', 11117)
+  if (q?.type !== 'entity') throw new Error('quest fact')
+  assert.equal(Object.keys(q.texts).sort(), ['LogDescription', 'QuestDescription'])
+  assert.not.ok('QuestDescription' in q.values)
+  const text = facts.find((f) => f.fact_id === q.texts['QuestDescription'])
+  assert.ok(text?.type === 'project_description' && text.role === 'quest giver text' && text.describes === 'template_text')
+  // every provenance resolves to the original value in its capture
+  for (const f of facts) {
+    if (f.type === 'project_description') assert.is(resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer), f.text)
+    if (f.type === 'entity') {
+      const row = resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer) as Record<string, unknown>
+      assert.ok(Object.values(row).includes(f.id), `${f.entity_type} ${f.id}: the row holds the id`)
+      for (const [k, v] of Object.entries(f.values)) assert.equal(row[k], v)
+    }
+    if (f.type === 'relationship') {
+      const origin = resolvePointer(await capture(dir, f.from.provenance.capture), f.from.provenance.pointer)
+      assert.is(origin, f.from.value, `${f.relation} origin value`)
+    }
+  }
+  const coverage = facts.find((f) => f.type === 'project_context_coverage')
+  assert.ok(coverage !== undefined)
+})
+
+/** A capture object, decoded. */
+const capture = async (dir: string, digest: string): Promise<unknown> => {
+  const report = right(await verifyCase(dir)())
+  assert.ok(report.valid)
+  const { readFileSync: read } = await import('node:fs')
+  const hex = digest.slice(7)
+  return JSON.parse(read(path.join(dir, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8'))
+}
+
+prep('a cycle terminates and the coverage shows what was cut; the same inputs again change nothing', async () => {
+  const dir = await newCase()
+  const inputs: RevisionInputs = { report: 'The drunken wolpertinger keeps summoning pens.', entities: [{ type: 'creature', id: 24766 }] }
+  const r = right(await prepareRevision(dir, research, config, inputs, tempDir('in')))
+  const facts = await factsOf(dir)
+  const coverage = facts.find((f) => f.type === 'project_context_coverage')
+  assert.ok(coverage?.type === 'project_context_coverage')
+  assert.ok(coverage.cycles_cut.length > 0 || coverage.left_out.some((g) => g.reason === 'max_depth'), JSON.stringify(coverage))
+  const before = readFileSync(path.join(dir, 'events.jsonl'))
+  const again = right(await prepareRevision(dir, research, config, inputs, tempDir('in')))
+  assert.is(again.status, 'unchanged')
+  assert.is(again.revision, r.revision)
+  assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'no new events, no new captures')
+  // new inputs make a new revision; the completed one is not rewritten
+  const next = right(await prepareRevision(dir, research, config, quest, tempDir('in')))
+  assert.is(next.revision, 2)
+  assert.equal(readFileSync(path.join(dir, 'events.jsonl')).subarray(0, before.length), before)
+})
+
+prep('the same revision enriched in two cases gives identical facts', async () => {
+  const a = await newCase()
+  const b = await newCase()
+  right(await prepareRevision(a, research, config, quest, tempDir('in')))
+  right(await prepareRevision(b, research, config, quest, tempDir('in')))
+  assert.equal(await factsOf(a), await factsOf(b))
+})
+
+prep('one number that is a creature entry and a spell id: the facts keep them apart', async () => {
+  const dir = await newCase()
+  right(await prepareRevision(dir, research, config, { report: 'Creature 23487 and the pony keg (item 33927).', entities: [{ type: 'creature', id: 23487 }, { type: 'item', id: 33927 }] }, tempDir('in')))
+  const facts = await factsOf(dir)
+  const creature = facts.filter((f) => f.type === 'entity' && f.entity_type === 'creature' && f.id === 23487)
+  assert.is(creature.length, 1)
+  const spellRel = facts.find((f) => f.type === 'relationship' && f.relation === 'item_spell_script')
+  assert.ok(spellRel?.type === 'relationship' && spellRel.from.value === 23487 && spellRel.from.table === 'item_template', 'the spell is reached from the item, as a spell')
+  for (const f of facts) {
+    if (f.type === 'relationship' && f.from.table === 'creature_template') assert.is.not(f.to.table, 'spell_script_names', 'nothing links the creature to the spell')
+  }
+  const smart = facts.find((f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23487)
+  assert.ok(smart?.type === 'relationship' && smart.to.rows === 2, 'only source_type 0 rows of the creature, not the actionlist with the same number')
+})
+
+prep('vba case prepare and show --json list the facts with provenance', async () => {
+  const dir = await newCase()
+  const input = path.join(tempDir('in'), 'report.json')
+  writeFileSync(input, JSON.stringify(quest))
+  const r = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
+  assert.is(r.code, 0, r.stderr)
+  assert.match(r.stdout, 'revision 1 completed')
+  const again = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
+  assert.match(again.stdout, 'nothing recorded')
+  const show = JSON.parse(vba(['show', dir, '--json']).stdout) as { facts: { facts: Fact[] } }
+  assert.ok(show.facts.facts.length > 5)
+  assert.ok(show.facts.facts.every((f) => f.type === 'project_context_coverage' || 'provenance' in f || f.type === 'relationship'))
+  writeFileSync(input, '{"report": 5}')
+  const bad = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
+  assert.is(bad.code, 2)
+  assert.match(bad.stderr, 'INPUT_INVALID')
+})
+
+prep.after(async () => research.close())
+prep.run()
