@@ -71,7 +71,7 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
     [['case', 'init', tmp], 2, /^vba: CASE_EXISTS: /],
     [['case', 'init', path.join(tmp, 'x'), '--id', '../../etc'], 2, /^vba: INVALID_ARGUMENT: case id must be/],
     [['frobnicate'], 2, /^vba: USAGE: unknown command 'frobnicate'/],
-    [['verify'], 2, /^vba: USAGE: missing required argument 'dir'/],
+    [['verify'], 2, /^vba: USAGE: missing required argument 'target'/],
     [['verify', tmp, '--bogus'], 2, /^vba: USAGE: unknown option '--bogus'/],
     [['case', 'unlock', path.join(EXAMPLES, 'valid', 'basic')], 2, /^vba: CASE_NOT_LOCKED: case is not locked\n$/]
   ]
