@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import { caseQuery, casePrepare, research } from './research-verbs.js'
+import { feedback, resume, status } from './investigation-verbs.js'
 import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-verbs.js'
 
 import { VERSION } from '../version.js'
@@ -39,6 +40,8 @@ const buildProgram = (io: Out): Command => {
     .requiredOption('--config <file>', 'project profile with [enrichment] (see config/trinitycore.toml)')
     .requiredOption('--input <file>', 'REPORT.json: {report, entities: [{type, id}], attachments?}')
     .action((dir: string, o: { config: string; input: string }) => casePrepare(io, dir, o))
+  kase.command('feedback <dir> <request-id> <text>').description('record lab test feedback (a case waiting for it continues)')
+    .action((dir: string, requestId: string, text: string) => feedback(io, dir, requestId, text))
   kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
@@ -57,6 +60,13 @@ const buildProgram = (io: Out): Command => {
   program.command('show <dir>').description('summarise a case')
     .option('--json', 'canonical JSON')
     .action((dir: string, o: { json?: boolean }) => show(io, dir, o))
+  program.command('status <dir>').description('the lifecycle of the investigation: state, block reason, budget, hypotheses')
+    .option('--json', 'JSON')
+    .action((dir: string, o: { json?: boolean }) => status(io, dir, o))
+  program.command('resume <dir>').description('resume a case blocked by invalid model answers into its stored resume state')
+    .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
+    .option('--expect-generation <n>', 'refuse unless the case is at generation N')
+    .action((dir: string, o: { manualRetry?: boolean; expectGeneration?: string }) => resume(io, dir, o))
   program.command('research').description('run one project.query without a case or a model; print the capture')
     .requiredOption('--config <file>', 'project profile (TOML)')
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')

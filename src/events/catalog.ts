@@ -117,6 +117,66 @@ export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
 export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted)
 
 // ---------------------------------------------------------------------------------------------
+// The investigation: settings fixed at its start, checkpoints of the lifecycle, every model
+// exchange (prompt and raw answer as objects), the model's decided actions, and their outcomes.
+// ---------------------------------------------------------------------------------------------
+
+export const LifecycleState = t.keyof({ INTERPRETING: null, INVESTIGATING: null, BLOCKED: null, CONCLUDED: null, EXHAUSTED: null }, 'LifecycleState')
+export type LifecycleState = t.TypeOf<typeof LifecycleState>
+export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null }, 'BlockReason')
+export type BlockReason = t.TypeOf<typeof BlockReason>
+
+export const InvestigationSettings = t.type({
+  prompt_version: t.literal('investigation_project_v1'),
+  budget_total: PositiveInt,
+  /** Cost of one action, per action kind. */
+  action_costs: t.type({ 'project.query': PositiveInt }),
+  max_invalid_responses: PositiveInt,
+  retry_delay_ms: t.number,
+  prompt_max_chars: PositiveInt,
+  /** The source.context contract and settings this context started with (null: not enabled). */
+  source_context: t.union([t.null, t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })])
+}, 'InvestigationSettings')
+export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
+
+export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
+export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted)
+
+export const CheckpointRecorded = t.type({
+  /** Counts checkpoints: 1, 2, 3 … */
+  generation: PositiveInt,
+  state: LifecycleState,
+  reason: t.union([BlockReason, t.string, t.null]),
+  resume_state: t.union([LifecycleState, t.null]),
+  retry_not_before: t.union([t.string, t.null]),
+  manual_retry: t.boolean
+}, 'CheckpointRecorded')
+export type CheckpointRecorded = t.TypeOf<typeof CheckpointRecorded>
+export const CheckpointRecordedEvent = defineEvent('CheckpointRecorded', CheckpointRecorded)
+
+export const ModelRequested = t.type({ turn: PositiveInt, phase: t.keyof({ interpretation: null, investigation: null }), prompt: ObjectRef, prompt_version: t.string, prompt_chars: t.number }, 'ModelRequested')
+export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
+export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelResponded')
+export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded)
+export const ModelResponseRejected = t.type({ turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt }, 'ModelResponseRejected')
+export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)
+
+export const InterpretationRecorded = t.type({ turn: PositiveInt, summary: t.string }, 'InterpretationRecorded')
+export const InterpretationRecordedEvent = defineEvent('InterpretationRecorded', InterpretationRecorded)
+export const PlanConfirmed = t.type({ plan_id: Identifier, turn: PositiveInt, operation: t.literal('project.query'), arguments: t.UnknownRecord }, 'PlanConfirmed')
+export const PlanConfirmedEvent = defineEvent('PlanConfirmed', PlanConfirmed)
+export const HypothesisProposed = t.type({ hypothesis_id: Identifier, statement: t.string, evidence: t.array(t.string) }, 'HypothesisProposed')
+export const HypothesisProposedEvent = defineEvent('HypothesisProposed', HypothesisProposed)
+export const HypothesisUpdated = t.type({ hypothesis_id: Identifier, status: t.keyof({ open: null, supported: null, refuted: null }), evidence: t.array(t.string), note: t.string }, 'HypothesisUpdated')
+export const HypothesisUpdatedEvent = defineEvent('HypothesisUpdated', HypothesisUpdated)
+export const LabTestRequested = t.type({ request_id: Identifier, description: t.string }, 'LabTestRequested')
+export const LabTestRequestedEvent = defineEvent('LabTestRequested', LabTestRequested)
+export const LabFeedbackRecorded = t.type({ request_id: Identifier, feedback: t.string }, 'LabFeedbackRecorded')
+export const LabFeedbackRecordedEvent = defineEvent('LabFeedbackRecorded', LabFeedbackRecorded)
+export const ConclusionRecorded = t.type({ summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) }, 'ConclusionRecorded')
+export const ConclusionRecordedEvent = defineEvent('ConclusionRecorded', ConclusionRecorded)
+
+// ---------------------------------------------------------------------------------------------
 
 /** Every event definition, in the order they were introduced. */
 export const EVENT_DEFINITIONS = [
@@ -129,7 +189,19 @@ export const EVENT_DEFINITIONS = [
   ResearchFailedEvent,
   InputsRecordedEvent,
   EnrichmentCapturedEvent,
-  RevisionCompletedEvent
+  RevisionCompletedEvent,
+  InvestigationStartedEvent,
+  CheckpointRecordedEvent,
+  ModelRequestedEvent,
+  ModelRespondedEvent,
+  ModelResponseRejectedEvent,
+  InterpretationRecordedEvent,
+  PlanConfirmedEvent,
+  HypothesisProposedEvent,
+  HypothesisUpdatedEvent,
+  LabTestRequestedEvent,
+  LabFeedbackRecordedEvent,
+  ConclusionRecordedEvent
 ] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]

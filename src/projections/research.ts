@@ -27,6 +27,8 @@ export interface ResearchState {
   released: number
   evidence: Map<string, Evidence>
   byDigest: Map<string, string>
+  /** Object references of the captures (digest → {digest, size}) for reading them back. */
+  evidenceRefs: Map<string, { digest: string; size: number }>
   failures: number
   unavailable: number
   lastFailure: { code: string; reservation_id: string; unavailable: boolean } | null
@@ -49,6 +51,7 @@ export const initResearch = (): ResearchState => ({
   released: 0,
   evidence: new Map(),
   byDigest: new Map(),
+  evidenceRefs: new Map(),
   failures: 0,
   unavailable: 0,
   lastFailure: null
@@ -81,6 +84,7 @@ export const researchProjection: Projection<ResearchState, ResearchView> = {
         else {
           s.evidence.set(e.data.evidence_id, { id: e.data.evidence_id, digest: e.data.capture.digest, kind: e.data.kind, first_seq: e.seq, repeats: 0 })
           s.byDigest.set(e.data.capture.digest, e.data.evidence_id)
+          s.evidenceRefs.set(e.data.capture.digest, { digest: e.data.capture.digest, size: e.data.capture.size })
         }
         return s
       }
@@ -91,13 +95,8 @@ export const researchProjection: Projection<ResearchState, ResearchView> = {
         return s
       case 'NoteRecorded':
       case 'AttachmentAdded':
-      case 'InputsRecorded':
-      case 'RevisionCompleted':
+      default:
         return s
-      default: {
-        const _never: never = e
-        return _never
-      }
     }
   },
   view: (s) => ({

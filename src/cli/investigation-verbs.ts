@@ -1,0 +1,35 @@
+/** `vba status`, `vba resume` and `vba case feedback`. */
+import * as E from 'fp-ts/lib/Either.js'
+import { replayCase } from '../adapters/case-store/replay.js'
+import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
+import { recordFeedback, resumeCase } from '../investigation/loop.js'
+import { CliExit, orExit, exitCodeOf } from './io.js'
+import { parseGeneration, type Out } from './case-verbs.js'
+
+export const status = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+  const r = orExit(await replayCase(dir, [lifecycleProjection])())
+  const v = r.views['lifecycle']?.view as LifecycleView
+  if (opts.json === true) {
+    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v }))
+    return
+  }
+  io.out(`case ${r.case_id}, generation ${r.generation}`)
+  io.out(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
+  if (v.resume_state !== null) io.out(`resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`)
+  if (v.pending_plan !== null) io.out(`confirmed plan waiting: ${v.pending_plan}`)
+  if (v.budget !== null) io.out(`budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`)
+  for (const h of v.hypotheses) io.out(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
+  for (const l of v.lab_requests) io.out(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
+  if (v.conclusion !== null) io.out(`conclusion: ${v.conclusion.summary}`)
+}
+
+export const resume = async (io: Out, dir: string, opts: { manualRetry?: boolean; expectGeneration?: string }): Promise<void> => {
+  const r = await resumeCase(dir, { manualRetry: opts.manualRetry === true, ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) }) })
+  if (E.isLeft(r)) throw new CliExit(exitCodeOf(r.left), r.left)
+  io.out(`resumed into ${r.right.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.right.generation}`)
+}
+
+export const feedback = async (io: Out, dir: string, requestId: string, text: string): Promise<void> => {
+  const g = orExit(await recordFeedback(dir, requestId, text))
+  io.out(`feedback for ${requestId} recorded; generation ${g}`)
+}

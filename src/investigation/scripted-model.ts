@@ -1,0 +1,32 @@
+/**
+ * A scripted model for tests and the demo: no network, no paid calls. Each step is a fixed answer
+ * or a function of the prompt (to cite evidence ids the prompt shows). It records every prompt.
+ */
+import type { ModelFn } from './loop.js'
+
+export type ScriptStep = string | ((prompt: string) => string)
+
+export interface ScriptedModel {
+  readonly model: ModelFn
+  readonly prompts: string[]
+  /** Steps not used yet. */
+  readonly remaining: () => number
+}
+
+export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
+  const prompts: string[] = []
+  let i = 0
+  return {
+    prompts,
+    remaining: () => steps.length - i,
+    model: async (prompt) => {
+      prompts.push(prompt)
+      const step = steps[i++]
+      if (step === undefined) throw new Error(`the script has no answer for turn ${i}`)
+      return typeof step === 'string' ? step : step(prompt)
+    }
+  }
+}
+
+/** The evidence id of the latest result shown in a prompt (e.g. "E3"), or null. */
+export const latestEvidence = (prompt: string): string | null => /Latest result (E\d+)/.exec(prompt)?.[1] ?? /Latest result: (E\d+)/.exec(prompt)?.[1] ?? null

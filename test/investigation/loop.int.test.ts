@@ -1,0 +1,204 @@
+/**
+ * Whole investigations driven by a scripted model (no network, no paid calls) against a real
+ * SQLite world snapshot and a real repository.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cpSync, readFileSync, rmSync } from 'node:fs'
+import * as path from 'node:path'
+
+import { initCase } from '../../src/adapters/case-store/init.js'
+import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { verifyCase } from '../../src/adapters/case-store/verify.js'
+import { loadProfile, type Profile } from '../../src/adapters/config/profile.js'
+import { fixedEnv } from '../../src/adapters/env.js'
+import { defaultProjections } from '../../src/projections/defaults.js'
+import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
+import { advance, nextPrompt, recordFeedback, resumeCase, startInvestigation } from '../../src/investigation/loop.js'
+import { settingsOf } from '../../src/investigation/settings.js'
+import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
+import { sqliteProfile } from '../helpers/world.js'
+import { buildTestRepo } from '../helpers/git-repo.js'
+import { repoRoot, right, left, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+
+const repo = buildTestRepo()
+const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+const profileFile = sqliteProfile(`\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}\n[loop]\nmax_invalid_responses = 2\nretry_delay_ms = 3600000\n[budget]\ntotal = 6\n`)
+const profile: Profile = right(await loadProfile(profileFile)())
+const research = createProjectResearch(profile, { openSource: openSourceResearch })
+
+const QUERY_STARTER = JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.rows', table: 'creature_queststarter', columns: ['id', 'quest'], filters: [{ column: 'quest', operator: 'eq', value: 11117 }], offset: 0, limit: 5 } } })
+const INTERPRET = JSON.stringify({ interpretation: { summary: 'Quest 11117 cannot be completed: the wolpertingers are not caught.' } })
+
+/** A prepared case (revision 1 enriched) with the investigation started. */
+const startedCase = async (env = fixedEnv('2026-11-30T10:00:00.000Z', 'lp')): Promise<string> => {
+  const dir = path.join(tempDir('inv'), 'case')
+  right(await initCase({ dir, caseId: 'case-loop', env })())
+  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'Players cannot catch wild wolpertingers for quest 11117.', entities: [{ type: 'quest', id: 11117 }] }, tempDir('in'), env))
+  right(await startInvestigation(dir, { settings: right(settingsOf(profile)), env }))
+  return dir
+}
+const lifecycle = async (dir: string): Promise<LifecycleView> => right(await replayCase(dir, [lifecycleProjection])()).views['lifecycle']?.view as LifecycleView
+
+const loop = suite('the investigation loop')
+
+loop('happy path: interpretation, a query, a hypothesis citing it, a conclusion', async () => {
+  const dir = await startedCase()
+  const script = scriptedModel([
+    INTERPRET,
+    QUERY_STARTER,
+    (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'Driz starts the quest; the net spell script is the suspect.', evidence: [latestEvidence(p)] } }),
+    (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'The starter is configured; investigate the net spell script next.', hypotheses: ['H1'], evidence: [latestEvidence(p)] } })
+  ])
+  const r = right(await advance(dir, { model: script.model, research }))
+  assert.is(r.state, 'CONCLUDED')
+  assert.is(r.turns, 4)
+  const v = await lifecycle(dir)
+  assert.is(v.hypotheses[0]?.id, 'H1')
+  assert.equal(v.budget, { total: 6, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
+  assert.ok(v.conclusion !== null)
+  // every exchange is recorded: prompts and raw answers as objects, with the prompt version
+  const summary = right(await replayCase(dir, defaultProjections())()).views['summary']?.view as { events_by_type: Record<string, number> }
+  assert.is(summary.events_by_type['ModelRequested'], 4)
+  assert.is(summary.events_by_type['ModelResponded'], 4)
+  assert.ok(right(await verifyCase(dir)()).valid)
+  // the stable part of the prompt is byte-identical across turns
+  const stable = (p: string) => p.slice(0, p.indexOf('=== end of contract ===') + 23)
+  assert.ok(script.prompts.every((p) => stable(p) === stable(script.prompts[0] ?? '')))
+  assert.match(script.prompts[0] ?? '', 'Facts of the prepared revision')
+  assert.match(script.prompts[2] ?? '', /Latest result E\d+ \(selected: it answers the last confirmed plan\)/)
+})
+
+loop('invalid answers up to the block; retry_not_before holds; an operator resume returns to exactly the stored state', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+  const before = await lifecycle(dir)
+  const bad = scriptedModel(['not json', JSON.stringify({ next: { kind: 'tool', operation: 'shell.exec', arguments: {} } })])
+  const r = right(await advance(dir, { model: bad.model, research }))
+  assert.is(r.state, 'BLOCKED')
+  assert.is(r.reason, 'INVALID_LLM_RESPONSES')
+  const blocked = await lifecycle(dir)
+  assert.is(blocked.resume_state, 'INVESTIGATING')
+  assert.ok(blocked.retry_not_before !== null)
+  assert.equal(blocked.budget, before.budget, 'a technical rejection changes no budget')
+  assert.equal(blocked.hypotheses, before.hypotheses)
+  // advancing without manual retry does nothing while retry_not_before holds
+  const idle = right(await advance(dir, { model: scriptedModel([]).model, research }))
+  assert.is(idle.state, 'BLOCKED')
+  assert.is(idle.turns, 0)
+  assert.is(left(await resumeCase(dir, { manualRetry: false })).code, 'RETRY_NOT_YET')
+  assert.is(left(await resumeCase(dir, { manualRetry: true, expectedGeneration: 1 })).code, 'GENERATION_CONFLICT')
+  const gen = right(await replayCase(dir, [])()).generation
+  const resumed = right(await resumeCase(dir, { manualRetry: true, expectedGeneration: gen }))
+  assert.is(resumed.state, 'INVESTIGATING')
+  const after = await lifecycle(dir)
+  assert.equal(after.budget, before.budget, 'resume resets no budget')
+  assert.is(after.consecutive_invalid_responses, 0)
+})
+
+loop('a research outage mid-plan blocks the case; the plan and its reservation survive and resume', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+  const broken = sqliteProfile()
+  rmSync(path.join(path.dirname(broken), 'world.sqlite'))
+  const down = createProjectResearch(right(await loadProfile(broken)()))
+  const r = right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down }))
+  assert.is(r.state, 'BLOCKED')
+  assert.is(r.reason, 'RESEARCH_UNAVAILABLE')
+  const v = await lifecycle(dir)
+  assert.is(v.pending_plan, 'P2')
+  assert.is(v.budget?.held, 1, 'the reservation is held')
+  assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_RESEARCH_BLOCKED')
+  // providers are back: the confirmed plan runs with its reservation, no new model turn first
+  const back = scriptedModel([(p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'done', hypotheses: [], evidence: [latestEvidence(p)] } })])
+  const done = right(await advance(dir, { model: back.model, research }))
+  assert.is(done.state, 'CONCLUDED')
+  const after = await lifecycle(dir)
+  assert.equal(after.budget, { total: 6, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
+  await down.close()
+})
+
+loop('a lab test waits for feedback; a manual retry does not unlock it', async () => {
+  const dir = await startedCase()
+  const r = right(await advance(dir, { model: scriptedModel([INTERPRET, JSON.stringify({ next: { kind: 'lab_test', description: 'Use the net on a wild wolpertinger on the test realm.' } })]).model, research }))
+  assert.is(r.reason, 'AWAITING_TEST_FEEDBACK')
+  assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_AWAITING_FEEDBACK')
+  right(await recordFeedback(dir, 'L1', 'The wolpertinger despawns but no item is given.'))
+  assert.is((await lifecycle(dir)).state, 'INVESTIGATING')
+})
+
+loop('an identical result is a repeat, not new evidence, and is not shown twice', async () => {
+  const dir = await startedCase()
+  const script = scriptedModel([INTERPRET, QUERY_STARTER, QUERY_STARTER, (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: [], evidence: [latestEvidence(p)] } })])
+  right(await advance(dir, { model: script.model, research }))
+  const prompt = script.prompts[3] ?? ''
+  assert.match(prompt, /again \(identical to earlier evidence; not shown twice, not new evidence\)/)
+  const research2 = right(await replayCase(dir, defaultProjections())()).views['research']?.view as { evidence: Array<{ repeats: number }> }
+  assert.ok(research2.evidence.some((e) => e.repeats === 1))
+})
+
+loop('portable resume: copied mid-investigation, replayed without providers, the same next prompt byte for byte', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
+  const elsewhere = path.join(tempDir('moved'), 'case')
+  cpSync(dir, elsewhere, { recursive: true })
+  const a = right(await nextPrompt(dir))
+  const b = right(await nextPrompt(elsewhere))
+  assert.is(b.text, a.text)
+  const done = right(await advance(elsewhere, { model: scriptedModel([(p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'moved and done', hypotheses: [], evidence: [latestEvidence(p)] } })]).model, research }))
+  assert.is(done.state, 'CONCLUDED')
+})
+
+loop('the prompt guard keeps every prompt under the limit and says what was cut', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
+  const { s } = await (async () => {
+    const { openCaseWithState } = await import('../../src/adapters/case-store/open.js')
+    const r = right(await openCaseWithState(dir, lifecycleProjection)())
+    return { s: r.state }
+  })()
+  const { renderPrompt } = await import('../../src/projections/prompt.js')
+  if (s.settings === null) throw new Error('settings')
+  const full = right(await nextPrompt(dir)).text
+  const small = renderPrompt({ ...s, settings: { ...s.settings, prompt_max_chars: 3000 } }, { report: 'r'.repeat(5000), facts: Array.from({ length: 200 }, (_, i) => `  F${i} fact line with some text`), captures: new Map() })
+  assert.ok(small.text.length <= 3000, `length ${small.text.length}`)
+  assert.ok(small.cut.length > 0)
+  assert.match(small.text, '[prompt guard:')
+  assert.ok(full.length <= 20_000)
+})
+
+loop('source.context is refused when the investigation started without it', async () => {
+  const plain = sqliteProfile(`\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "u"\ncommit = "${repo.commit}"\n\n${adapter.replace('enabled = true', 'enabled = false')}`)
+  const p = right(await loadProfile(plain)())
+  const dir = path.join(tempDir('noctx'), 'case')
+  right(await initCase({ dir })())
+  right(await startInvestigation(dir, { settings: right(settingsOf(p)) }))
+  const script = scriptedModel([INTERPRET, JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487' } } })])
+  right(await advance(dir, { model: script.model, research, maxTurns: 2 }))
+  const v = await lifecycle(dir)
+  assert.is(v.consecutive_invalid_responses, 1)
+  assert.not.match(script.prompts[1] ?? '', 'source.context is enabled')
+})
+
+loop('vba status and vba resume', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET, 'nope', 'still nope']).model, research }))
+  const st = vba(['status', dir])
+  assert.is(st.code, 0, st.stderr)
+  assert.match(st.stdout, 'BLOCKED / INVALID_LLM_RESPONSES')
+  const gen = Number(/generation (\d+)/.exec(st.stdout)?.[1])
+  assert.is(vba(['resume', dir, '--manual-retry', '--expect-generation', String(gen + 5)]).code, 4)
+  const ok = vba(['resume', dir, '--manual-retry', '--expect-generation', String(gen)])
+  assert.is(ok.code, 0, ok.stderr)
+  assert.match(ok.stdout, 'INVESTIGATING')
+  assert.match(vba(['status', dir]).stdout, 'INVESTIGATING')
+})
+
+loop.after(async () => research.close())
+loop.run()
+
+
