@@ -4,7 +4,8 @@
  * appends commands (including an idempotent retry and a stale-generation conflict), verifies and
  * replays it, and prints where the case is.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -22,6 +23,15 @@ import { writeWorldSqlite } from '../demo/world-sqlite.js'
 import { ALLOWED_WORLD_TABLES } from '../demo/world-fixture.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
+import { openSourceResearch } from '../research/source/open.js'
+import { enrichmentConfig, prepareRevision } from '../research/prepare.js'
+import { advance, startInvestigation } from '../investigation/loop.js'
+import { settingsOf } from '../investigation/settings.js'
+import { latestEvidence, scriptedModel } from '../investigation/scripted-model.js'
+import { writeCoreRepo } from '../demo/core-repo.js'
+
+/** The TrinityCore-family adapter profile shipped in config/. */
+const ADAPTER = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'trinitycore.toml')
 
 const DEMO_PROFILE = `[database]
 client = "better-sqlite3"
@@ -93,9 +103,35 @@ const main = async (): Promise<void> => {
   const refused = await research.query({ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 })()
   say(`   a table outside the allowlist: ${E.isLeft(refused) ? formatFailure(refused.left) : 'unexpectedly read'}`)
   await research.close()
+
+  // Case preparation and a scripted investigation (no model is called: the answers are scripted).
+  const core = path.join(world, 'core')
+  const commit = writeCoreRepo(core)
+  writeFileSync(profileFile, `${DEMO_PROFILE}\n[source]\nrepository = "core"\nurl = "https://example.org/demo-core.git"\ncommit = "${commit}"\n\n${readFileSync(ADAPTER, 'utf8')}\n[budget]\ntotal = 8\n`)
+  const full = must(await loadProfile(profileFile)())
+  const investigator = createProjectResearch(full, { openSource: openSourceResearch })
+  const prepared = must(await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
+    report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
+    entities: [{ type: 'quest', id: 11117 }]
+  }, world))
+  say(`9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`)
+  must(await startInvestigation(target, { settings: must(settingsOf(full)) }))
+  const script = scriptedModel([
+    JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.' } }),
+    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' } } }),
+    (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.', evidence: [latestEvidence(p)] } }),
+    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }, { column: 'source_type', operator: 'eq', value: 0 }], offset: 0, limit: 10 } } }),
+    (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'supported', evidence: [latestEvidence(p)], note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.' } }),
+    (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'The creature script and the SmartAI rows both react to the net; the script despawns first. Verify on the test realm.', hypotheses: ['H1'], evidence: [latestEvidence(p)] } })
+  ])
+  const outcome = must(await advance(target, { model: script.model, research: investigator }))
+  await investigator.close()
+  say(`10. scripted investigation: ${outcome.turns} model turns, state ${outcome.state}; every prompt and answer is in the case`)
+  const finalReport = must(await verifyCase(target)())
+  say(`11. verify: ${finalReport.valid ? 'VALID' : 'INVALID'}, generation ${finalReport.generation}, ${finalReport.objects} objects`)
   say('')
   say(`case directory: ${target}`)
-  say(`try: node dist/src/cli/main.js show ${target}`)
+  say(`try: node dist/src/cli/main.js status ${target}   (or show, replay, verify, export)`)
 }
 
 await main()
