@@ -177,6 +177,13 @@ export const advance = async (dir: string, opts: AdvanceOptions): Promise<E.Eith
           await append(handle, `plan-${plan.plan_id}-record`, [...must(decideRecordFailure(s.research, { reservationId: plan.reservation, failure: answer.left, unavailable: false })), ...decideResearchResumed(s)], env)
           continue
         }
+        // A context started with one source.context contract refuses answers computed with another.
+        const ctx = s.settings?.source_context ?? null
+        if (answer.right.kind === 'source.context' && ctx !== null && !sameContext(answer.right.settings['source_analysis'], ctx)) {
+          const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
+          await append(handle, `plan-${plan.plan_id}-record`, [...must(decideRecordFailure(s.research, { reservationId: plan.reservation, failure: refused, unavailable: false })), ...decideResearchResumed(s)], env)
+          continue
+        }
         const bytes = captureBytes(answer.right)
         const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
         const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
@@ -201,4 +208,10 @@ export const advance = async (dir: string, opts: AdvanceOptions): Promise<E.Eith
     if (e instanceof FailureError) return E.left(e.failure)
     throw e
   }
+}
+
+const sameContext = (a: unknown, b: unknown): boolean => {
+  const x = canonicalJson(a)
+  const y = canonicalJson(b)
+  return E.isRight(x) && E.isRight(y) && x.right === y.right
 }

@@ -70,6 +70,16 @@ loop('happy path: interpretation, a query, a hypothesis citing it, a conclusion'
   const stable = (p: string) => p.slice(0, p.indexOf('=== end of contract ===') + 23)
   assert.ok(script.prompts.every((p) => stable(p) === stable(script.prompts[0] ?? '')))
   assert.match(script.prompts[0] ?? '', 'Facts of the prepared revision')
+  // stored prompts are the exact bytes the model received, with their version
+  const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; data: { prompt?: { digest: string; size: number }; prompt_version?: string } })
+  const requests = events.filter((e) => e.type === 'ModelRequested')
+  for (const [i, e] of requests.entries()) {
+    const ref = e.data.prompt
+    if (ref === undefined) throw new Error('prompt ref')
+    const hex = ref.digest.slice(7)
+    assert.is(readFileSync(path.join(dir, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8'), script.prompts[i])
+    assert.is(e.data.prompt_version, 'investigation_project_v1')
+  }
   assert.match(script.prompts[2] ?? '', /Latest result E\d+ \(selected: it answers the last confirmed plan\)/)
 })
 
@@ -182,6 +192,18 @@ loop('source.context is refused when the investigation started without it', asyn
   const v = await lifecycle(dir)
   assert.is(v.consecutive_invalid_responses, 1)
   assert.not.match(script.prompts[1] ?? '', 'source.context is enabled')
+})
+
+loop('a source.context answer computed with other settings than the started context is refused', async () => {
+  const dir = await startedCase()
+  const other = sqliteProfile(`\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter.replace('context_lines = 8', 'context_lines = 3')}`)
+  const changed = createProjectResearch(right(await loadProfile(other)()), { openSource: openSourceResearch })
+  const script = scriptedModel([INTERPRET, JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' } } })])
+  right(await advance(dir, { model: script.model, research: changed, maxTurns: 2 }))
+  const research2 = right(await replayCase(dir, defaultProjections())()).views['research']?.view as { last_failure: { code: string } | null; budget: { released: number } }
+  assert.is(research2.last_failure?.code, 'CONTEXT_SETTINGS_DIFFER')
+  assert.is(research2.budget.released, 1)
+  await changed.close()
 })
 
 loop('vba status and vba resume', async () => {
