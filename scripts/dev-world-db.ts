@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { findBinaries, startMariaDb, INSTALL_HINT } from './lib/mariadb-instance.js'
+import { alive, findBinaries, startMariaDb, INSTALL_HINT } from './lib/mariadb-instance.js'
 import { loadWorld, READER_USER } from './lib/world-db.js'
 
 const { values, positionals } = parseArgs({
@@ -38,14 +38,6 @@ const bin = findBinaries()
 if (bin === null) fail(INSTALL_HINT)
 
 const pidFile = path.join(dir, 'pid')
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 /** The pid of DIR's server, checked against the process's own --datadir. */
 const ownPid = (): number | null => {
   if (!existsSync(pidFile)) return null

@@ -58,7 +58,8 @@ const portOpen = (port: number): Promise<boolean> =>
     s.once('error', () => resolve(false))
   })
 
-const alive = (pid: number): boolean => {
+/** True while process `pid` exists. */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
     return true

@@ -43,16 +43,21 @@ export const fsyncDir = async (dir: string): Promise<void> => {
 
 export const tempName = (prefix: string): string => `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`
 
-/** Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`. */
-export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target)): Promise<void> => {
-  const tmp = path.join(tmpDir, tempName('.vba-tmp-'))
-  const fh = await fsp.open(tmp, 'wx', 0o644)
+/** Creates `file` (which must not exist) with `bytes`, and fsyncs it. */
+export const writeNewSynced = async (file: string, bytes: Uint8Array | string, mode = 0o644): Promise<void> => {
+  const fh = await fsp.open(file, 'wx', mode)
   try {
     await fh.writeFile(bytes)
     await fh.sync()
   } finally {
     await fh.close()
   }
+}
+
+/** Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`. */
+export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target)): Promise<void> => {
+  const tmp = path.join(tmpDir, tempName('.vba-tmp-'))
+  await writeNewSynced(tmp, bytes)
   try {
     await fsp.rename(tmp, target)
   } catch (e) {

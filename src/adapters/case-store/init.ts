@@ -7,7 +7,7 @@ import type { Failure } from '../../domain/failure.js'
 import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
-import { errnoOf, fail, fsyncDir, tempName, toFailure } from '../fs-util.js'
+import { errnoOf, fail, fsyncDir, tempName, toFailure, writeNewSynced } from '../fs-util.js'
 import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
@@ -18,16 +18,6 @@ export interface InitOptions {
   readonly caseId?: string
   readonly title?: string
   readonly env?: Env
-}
-
-const writeSynced = async (file: string, text: string): Promise<void> => {
-  const fh = await fsp.open(file, 'wx', 0o644)
-  try {
-    await fh.writeFile(text)
-    await fh.sync()
-  } finally {
-    await fh.close()
-  }
 }
 
 /**
@@ -68,9 +58,9 @@ export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDecla
       const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
       const headText = canonicalJson(head)
       if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      await writeSynced(path.join(staging, DECLARATION_FILE), declText.right + '\n')
-      await writeSynced(path.join(staging, LOG_FILE), '')
-      await writeSynced(path.join(staging, HEAD_FILE), headText.right + '\n')
+      await writeNewSynced(path.join(staging, DECLARATION_FILE), declText.right + '\n')
+      await writeNewSynced(path.join(staging, LOG_FILE), '')
+      await writeNewSynced(path.join(staging, HEAD_FILE), headText.right + '\n')
       await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
       await fsyncDir(staging)
       try {

@@ -6,7 +6,7 @@ import type { Failure } from '../../domain/failure.js'
 import { DIGEST_PATTERN, sha256Digest } from '../../events/canonical.js'
 import type { ObjectRef } from '../../events/codecs.js'
 import { objectPath } from '../../events/refs.js'
-import { errnoOf, fail, fsyncDir, tempName, toFailure } from '../fs-util.js'
+import { errnoOf, fail, fsyncDir, tempName, toFailure, writeNewSynced } from '../fs-util.js'
 import { TEMP_PREFIX } from './layout.js'
 
 /** The reference an object would have (pure; no file is written). */
@@ -28,13 +28,7 @@ export const writeObject = async (dir: string, bytes: Uint8Array): Promise<Objec
     if (errnoOf(e) !== 'ENOENT') throw e
   }
   const tmp = path.join(dir, tempName(TEMP_PREFIX + 'obj-'))
-  const fh = await fsp.open(tmp, 'wx', 0o444)
-  try {
-    await fh.writeFile(bytes)
-    await fh.sync()
-  } finally {
-    await fh.close()
-  }
+  await writeNewSynced(tmp, bytes, 0o444)
   const shard = path.dirname(target)
   let created = false
   try {
