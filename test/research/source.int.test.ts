@@ -7,7 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { createProjectResearch, type ProjectResearch } from '../../src/research/project-research.js'
@@ -281,6 +281,28 @@ binding('the edited working tree, the moved branch and a bare clone change nothi
   assert.is(laterHead, repo.later, 'the branch did move')
   const script = res(await ask({ kind: 'source.search', text: 'rewritten after the bound commit' }))
   assert.is(script['hit_count'], 0)
+})
+
+binding('a disk cache outside the case answers later processes identically and survives damage', async () => {
+  const cacheDir = path.join(tempDir('snapcache'), 'cache')
+  const file = profileFile(repo.dir, repo.commit)
+  const withCache = path.join(tempDir('cprof'), 'p.toml')
+  const rf = readFileSync
+  const wf = writeFileSync
+  const rd = readdirSync
+  wf(withCache, rf(file, 'utf8').replace(`commit = "${repo.commit}"`, `commit = "${repo.commit}"\ncache_dir = ${JSON.stringify(cacheDir)}`))
+  const q = { kind: 'source.search', text: 'Wolpertinger' }
+  const plain = res(await ask(q))
+  const first = res(await ask(q, await open(withCache)))
+  assert.equal(first, plain)
+  assert.ok(rd(path.join(cacheDir, 'commits')).includes(`${repo.commit}.json`))
+  // damage one cached blob: it is detected by its git id and read from git again
+  const shard = rd(path.join(cacheDir, 'blobs'))[0] ?? ''
+  const blobFile = path.join(cacheDir, 'blobs', shard, rd(path.join(cacheDir, 'blobs', shard))[0] ?? '')
+  wf(blobFile, 'damaged')
+  const second = res(await ask(q, await open(withCache)))
+  assert.equal(second, plain)
+  assert.is.not(rf(blobFile, 'utf8'), 'damaged', 'the damaged entry was rewritten')
 })
 
 binding('an unknown commit or a missing repository is SOURCE_UNAVAILABLE (exit 3 from the CLI)', async () => {

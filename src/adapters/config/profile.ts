@@ -20,7 +20,7 @@ const Port = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0 && n < 6
 
 export const SourceSection = t.intersection([
   t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
-  t.partial({ extensions: t.array(Str) })
+  t.partial({ extensions: t.array(Str), cache_dir: Str })
 ], 'SourceSection')
 
 export const DatabaseSection = t.intersection([
@@ -45,7 +45,7 @@ export const SourceAnalysisSection = t.partial({
 }, 'SourceAnalysisSection')
 
 const KNOWN: Record<string, readonly string[] | null> = {
-  source: ['repository', 'url', 'commit', 'extensions'],
+  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir'],
   database: ['client', 'host', 'port', 'user', 'password_env', 'password_file', 'filename', 'databases', 'snapshot_id', 'allowed_tables', 'connect_timeout_ms'],
   limits: Object.keys(ProjectLimits.props),
   source_analysis: Object.keys(SourceAnalysisSection.props),
@@ -116,7 +116,7 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
   return E.right({
     file: path.resolve(file),
     dir,
-    ...(source.right === undefined ? {} : { source: { ...source.right, repository: abs(source.right.repository) } }),
+    ...(source.right === undefined ? {} : { source: { ...source.right, repository: abs(source.right.repository), ...(source.right.cache_dir === undefined ? {} : { cache_dir: abs(source.right.cache_dir) }) } }),
     ...(db === undefined ? {} : {
       database: {
         ...db,

@@ -8,6 +8,9 @@
  * own pack data in the shared `cache` object, so packs are read and checked once per snapshot.
  */
 import * as fs from 'node:fs'
+import { createHash } from 'node:crypto'
+import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
 import { objectStoreFs } from './object-fs.js'
 import * as path from 'node:path'
 import git from 'isomorphic-git'
@@ -56,6 +59,28 @@ export const resolveGitdir = (repository: string): string => {
 export interface SnapshotOptions {
   /** Bytes of blob contents kept in memory (default 1 GiB). */
   readonly blobCacheBytes?: number
+  /**
+   * A directory outside any case where the tree listing of a commit and blob contents are kept
+   * across processes. Blobs are stored by git blob id and checked against it (SHA-1 of
+   * "blob <size>\0" + bytes) every time they are read back; a damaged entry is read from git again.
+   */
+  readonly diskCache?: string
+}
+
+const SnapshotIndex = t.type({ format: t.literal('vba-snapshot-index'), version: t.literal(1), commit: t.string, tree: t.string, entries: t.array(t.type({ path: t.string, oid: t.string, mode: t.string, kind: t.keyof({ blob: null, symlink: null, submodule: null }) })) })
+
+/** The git id a blob with these bytes has. */
+export const gitBlobId = (bytes: Uint8Array): string => createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex')
+
+const writeCacheFile = (file: string, bytes: Uint8Array | string): void => {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    fs.writeFileSync(tmp, bytes)
+    fs.renameSync(tmp, file)
+  } catch {
+    // a cache that cannot be written only costs speed
+  }
 }
 
 /**
@@ -81,26 +106,44 @@ const enablePackCache = async (cache: object): Promise<Array<{ offsetCache: obje
   return indexes
 }
 
+const readIndex = (file: string, commit: string): { tree: string; entries: TreeEntry[] } | null => {
+  try {
+    const d = SnapshotIndex.decode(JSON.parse(fs.readFileSync(file, 'utf8')))
+    return E.isRight(d) && d.right.commit === commit ? { tree: d.right.tree, entries: d.right.entries } : null
+  } catch {
+    return null
+  }
+}
+
 /** Opens the snapshot of `commit`; fails with SOURCE_UNAVAILABLE when the commit is not there. */
 export const openSnapshot = async (repository: string, commit: string, options: SnapshotOptions = {}): Promise<GitSnapshot> => {
   if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
   const cache = {}
-  const ofs = objectStoreFs(gitdir)
+  const disk = options.diskCache
+  const indexFile = disk === undefined ? null : path.join(disk, 'commits', `${commit}.json`)
+  const cachedIndex = indexFile === null ? null : readIndex(indexFile, commit)
+  // The object store is opened only when something is not in the disk cache.
+  let ofsMemo: typeof fs | null = null
+  const ofs = (): typeof fs => (ofsMemo ??= objectStoreFs(gitdir))
   let treeOid: string
-  try {
-    const { commit: c } = await git.readCommit({ fs: ofs, gitdir, oid: commit, cache })
-    treeOid = c.tree
-  } catch (e) {
-    throw unavailable(`commit ${commit} is not in the repository (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+  if (cachedIndex !== null) treeOid = cachedIndex.tree
+  else {
+    try {
+      const { commit: c } = await git.readCommit({ fs: ofs(), gitdir, oid: commit, cache })
+      treeOid = c.tree
+    } catch (e) {
+      throw unavailable(`commit ${commit} is not in the repository (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+    }
   }
   let listing: Promise<TreeEntry[]> | undefined
   let packIndexes: Array<{ offsetCache: object }> = []
   let blobCount = Number.POSITIVE_INFINITY
   const list = async (): Promise<TreeEntry[]> => {
+    if (cachedIndex !== null) return cachedIndex.entries
     const out: TreeEntry[] = []
     const walk = async (oid: string, prefix: string): Promise<void> => {
-      const { tree } = await git.readTree({ fs: ofs, gitdir, oid, cache })
+      const { tree } = await git.readTree({ fs: ofs(), gitdir, oid, cache })
       for (const e of tree) {
         const p = prefix + e.path
         if (e.type === 'tree') await walk(e.oid, p + '/')
@@ -115,7 +158,9 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     } catch (e) {
       throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
     }
-    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const sorted = out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    if (indexFile !== null) writeCacheFile(indexFile, JSON.stringify({ format: 'vba-snapshot-index', version: 1, commit, tree: treeOid, entries: sorted }))
+    return sorted
   }
   const byPath = new Map<string, TreeEntry>()
   const entries = async (): Promise<readonly TreeEntry[]> => {
@@ -132,14 +177,27 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   const blob = async (oid: string): Promise<Buffer | null> => {
     const hit = blobs.get(oid)
     if (hit !== undefined) return hit
-    let bytes: Buffer
-    try {
-      const r = await git.readBlob({ fs: ofs, gitdir, oid, cache })
-      bytes = Buffer.from(r.blob.buffer, r.blob.byteOffset, r.blob.byteLength)
-    } catch (e) {
-      const code = (e as { code?: string }).code
-      if (code === 'NotFoundError') return null
-      throw unavailable(`blob ${oid} cannot be read (${code ?? 'read error'})`, { oid })
+    let bytes: Buffer | null = null
+    const diskFile = disk === undefined ? null : path.join(disk, 'blobs', oid.slice(0, 2), oid.slice(2))
+    if (diskFile !== null) {
+      try {
+        const b = fs.readFileSync(diskFile)
+        if (gitBlobId(b) === oid) bytes = b
+      } catch {
+        // not cached yet
+      }
+    }
+    if (bytes === null) {
+      try {
+        const r = await git.readBlob({ fs: ofs(), gitdir, oid, cache })
+        bytes = Buffer.from(r.blob.buffer, r.blob.byteOffset, r.blob.byteLength)
+        if (packIndexes.length === 0) packIndexes = await enablePackCache(cache)
+      } catch (e) {
+        const code = (e as { code?: string }).code
+        if (code === 'NotFoundError') return null
+        throw unavailable(`blob ${oid} cannot be read (${code ?? 'read error'})`, { oid })
+      }
+      if (diskFile !== null) writeCacheFile(diskFile, bytes)
     }
     if (bytes.length <= budget) {
       // First in, first out: blobs are immutable, any eviction order is correct.

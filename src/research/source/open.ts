@@ -34,7 +34,7 @@ export const analysisOf = (profile: Profile): SourceAnalysis => {
 export const openSourceResearch = async (profile: Profile): Promise<SourceRunner> => {
   const source = profile.source
   if (source === undefined) throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
-  const snap = await openSnapshot(source.repository, source.commit)
+  const snap = await openSnapshot(source.repository, source.commit, source.cache_dir === undefined ? {} : { diskCache: source.cache_dir })
   const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase())
   const research: SourceResearch = { snap, url: source.url, extensions, limits: profile.limits, analysis: analysisOf(profile) }
   return { run: (q) => runSourceQuery(research, q), close: async () => undefined }
