@@ -7,7 +7,7 @@
  * padding included) can change unnoticed. Only then is the case moved into place; a bad archive
  * leaves nothing behind.
  */
-import { createReadStream, promises as fsp } from 'node:fs'
+import { createReadStream, mkdirSync, writeFileSync, promises as fsp } from 'node:fs'
 import { createHash } from 'node:crypto'
 import * as os from 'node:os'
 import * as path from 'node:path'
@@ -56,6 +56,7 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
   })
   const extract = tar.extract()
   const seen = new Set<string>()
+  const made = new Set<string>()
   let root: string | null = null
   let entries = 0
   let bytes = 0
@@ -86,20 +87,26 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
     }
     bytes += header.size ?? 0
     if (bytes > maxBytes) return fail(refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`))
-    void (async () => {
+    // Entries are collected in memory and written with one synchronous call: small files dominate
+    // case bags, and a promise per open/write/close cost more than the writes (10,000 objects).
+    const chunks: Buffer[] = []
+    stream.on('data', (c: unknown) => {
+      chunks.push(c as Buffer)
+    })
+    stream.on('error', (e: Error) => extract.destroy(e))
+    stream.on('end', () => {
       try {
-        await fsp.mkdir(path.dirname(target), { recursive: true })
-        const fh = await fsp.open(target, 'wx', 0o644)
-        try {
-          for await (const chunk of stream) await fh.write(chunk as Buffer)
-        } finally {
-          await fh.close()
+        const dir = path.dirname(target)
+        if (!made.has(dir)) {
+          mkdirSync(dir, { recursive: true })
+          made.add(dir)
         }
+        writeFileSync(target, Buffer.concat(chunks), { flag: 'wx', mode: 0o644 })
         next()
       } catch (e) {
         extract.destroy(errnoOf(e) === 'EEXIST' ? refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${JSON.stringify(name.slice(0, 120))} collides with another`) : (e as Error))
       }
-    })()
+    })
   })
   try {
     await pipeline(createReadStream(archive), meter, extract)

@@ -3,7 +3,7 @@
  * Library of Congress conformance suite. It reads a bag directory and reports coded findings:
  * errors make a bag invalid, warnings describe a valid bag that deviates from good practice.
  */
-import { promises as fsp, createReadStream, readFileSync } from 'node:fs'
+import { promises as fsp, createReadStream, readFileSync, statSync } from 'node:fs'
 import { createHash, getHashes, type Hash } from 'node:crypto'
 import * as path from 'node:path'
 import { decodeManifestPath, unsafeBagPath } from '../../domain/bag-paths.js'
@@ -45,7 +45,7 @@ const listFiles = async (root: string, findings: BagFinding[]): Promise<Map<stri
     for (const ent of await fsp.readdir(path.join(root, rel), { withFileTypes: true })) {
       const r = rel === '' ? ent.name : `${rel}/${ent.name}`
       if (ent.isDirectory()) await walk(r)
-      else if (ent.isFile()) out.set(r, (await fsp.stat(path.join(root, r))).size)
+      else if (ent.isFile()) out.set(r, statSync(path.join(root, r)).size)
       else findings.push({ code: 'SPECIAL_FILE', severity: 'error', message: `${r} is not a regular file or directory`, path: r })
     }
   }
