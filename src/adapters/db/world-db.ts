@@ -16,7 +16,7 @@
  */
 import { promises as fsp } from 'node:fs'
 import knexFactory, { type Knex } from 'knex'
-import mysql from 'mysql2/promise'
+import mysql from 'mysql2'
 import Database from 'better-sqlite3'
 import { failure, type Failure } from '../../domain/failure.js'
 import { LIKE_ESCAPE, type CountPlan, type PlannedFilter, type RowsPlan, type TableRef, type TableSchema, type ColumnInfo, type IndexInfo } from '../../domain/database-plan.js'
@@ -107,6 +107,8 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   }
 }
 
+const MYSQL_EXACT = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'decimal', 'numeric', 'char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set'])
+
 /** knex would print driver errors (with user names) to the console; failures are mapped instead. */
 const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
 
@@ -121,6 +123,12 @@ interface Executor {
   readonly all: (statements: readonly Statement[]) => Promise<Array<Array<Record<string, unknown>>>>
   readonly close: () => Promise<void>
 }
+
+/** A callback-API query as a promise (mysql2/promise captures a stack trace per query). */
+const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, values?: unknown[]): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
+  })
 
 const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
   const password = await resolvePassword(db, env)
@@ -141,21 +149,23 @@ const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<
   const prepared = new WeakSet<object>()
   /** Session setup once per connection: statement time limit, UTC, read-only transactions. */
   const prepare = async (conn: mysql.PoolConnection): Promise<void> => {
-    if (prepared.has(conn.connection)) return
-    const [rows] = await conn.query('SELECT VERSION() AS v')
+    if (prepared.has(conn)) return
+    const rows = await run(conn, 'SELECT VERSION() AS v')
     const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
     const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
     onDialect(dialect)
-    await conn.query(dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
-    await conn.query("SET SESSION time_zone = '+00:00'")
-    await conn.query('SET SESSION TRANSACTION READ ONLY')
-    prepared.add(conn.connection)
+    await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
+    await run(conn, "SET SESSION time_zone = '+00:00'")
+    await run(conn, 'SET SESSION TRANSACTION READ ONLY')
+    prepared.add(conn)
   }
+  const acquire = (): Promise<mysql.PoolConnection> =>
+    new Promise((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))))
   return {
     all: async (statements) => {
       let conn: mysql.PoolConnection
       try {
-        conn = await pool.getConnection()
+        conn = await acquire()
       } catch (e) {
         throw new FailureError(mapDbError(e, timeMs))
       }
@@ -163,16 +173,16 @@ const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<
       try {
         await prepare(conn)
         // One read-only transaction around the statements, sent back to back.
-        const begin = conn.query('START TRANSACTION READ ONLY')
-        const results = statements.map((st) => conn.query({ sql: st.sql, timeout: timeMs }, [...st.bindings]))
-        const commit = conn.query('COMMIT')
+        const begin = run(conn, 'START TRANSACTION READ ONLY')
+        const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
+        const commit = run(conn, 'COMMIT')
         const settled = await Promise.allSettled([begin, ...results, commit])
         const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
         if (failed !== undefined) {
           healthy = false
           throw new FailureError(mapDbError(failed.reason, timeMs))
         }
-        return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<[unknown, unknown]>).value[0] as Array<Record<string, unknown>>)
+        return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
       } catch (e) {
         healthy = false
         throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
@@ -181,7 +191,7 @@ const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<
         else conn.destroy()
       }
     },
-    close: () => pool.end()
+    close: () => new Promise<void>((resolve) => pool.end(() => resolve()))
   }
 }
 
@@ -306,7 +316,11 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
     qb.limit(plan.limit + 1).offset(plan.offset)
     const raw = await one(qb)
     const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
-    const converters = plan.columns.map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
+    // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
+    // BIGINT); only the others are converted.
+    const converters = plan.columns
+      .filter((c) => sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
+      .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
     // The driver's row objects are ours: convert in place instead of copying 1,000 rows.
     for (const row of raw) for (const [c, convert] of converters) row[c] = convert(row[c])
     return raw as Row[]

@@ -85,20 +85,16 @@ const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> 
 
 /**
  * A cheap upper bound of the JSON size of rows. Keys are validated ASCII identifiers (their
- * length plus quotes, colon and comma); a string takes at most 3 UTF-8 bytes per UTF-16 unit plus
- * quotes unless it holds characters JSON escapes (then 6 each); numbers at most 24 characters.
+ * length plus quotes, colon and comma); a string takes at most 6 bytes per UTF-16 unit (a \\u
+ * escape) plus quotes; numbers at most 24 characters.
  */
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/
 const upperBoundBytes = (rows: readonly Row[]): number => {
   let bytes = 2
   for (const row of rows) {
     bytes += 3
     for (const key in row) {
       const v = row[key]
-      bytes += key.length + 4
-      if (typeof v === 'string') bytes += NEEDS_ESCAPE.test(v) ? v.length * 6 + 2 : v.length * 3 + 2
-      else if (typeof v === 'object' && v !== null) bytes += v.$base64.length + 14
-      else bytes += 24
+      bytes += key.length + 4 + (typeof v === 'string' ? v.length * 6 + 2 : typeof v === 'object' && v !== null ? v.$base64.length + 14 : 24)
     }
   }
   return bytes
