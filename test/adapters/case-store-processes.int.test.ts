@@ -53,13 +53,24 @@ processes('SIGKILL at random moments: every case opens and every acknowledged co
   const acked = new Map<string, number>()
   let notices = 0
   let staleLocks = 0
+  // Kill moments are spread around the writer's own start-up time on this machine, so trials hit
+  // start-up, the first appends and later ones alike, on fast and slow machines.
+  const firstAck = await new Promise<number>((resolve) => {
+    const t0 = Date.now()
+    const probe = spawn(process.execPath, [WRITER, 'crash', dir, 'probe'])
+    probe.stdout.once('data', () => {
+      resolve(Date.now() - t0)
+      probe.kill('SIGKILL')
+    })
+  })
+  await breakLock(dir).catch(() => undefined)
   for (let trial = 0; trial < trials; trial++) {
     const child = spawn(process.execPath, [WRITER, 'crash', dir, `t${trial}`])
     let out = ''
     child.stdout.on('data', (d) => { out += d })
     const closed = new Promise((r) => child.on('close', r))
     // Startup takes ~100 ms; kill anywhere from before the first append to several appends in.
-    await new Promise((r) => setTimeout(r, 40 + Math.random() * 260))
+    await new Promise((r) => setTimeout(r, firstAck * (0.4 + Math.random() * 1.4)))
     child.kill('SIGKILL')
     await closed
     for (const line of out.split('\n').slice(0, -1)) {
@@ -84,8 +95,8 @@ processes('SIGKILL at random moments: every case opens and every acknowledged co
     const report = right(await verifyCase(dir)())
     if (!report.valid) assert.unreachable(`trial ${trial}: ${JSON.stringify(report.findings.filter((f) => f.severity === 'error'))}`)
   }
-  assert.ok(acked.size > trials / 2, `most trials acknowledged something (acked ${acked.size} commands in ${trials} trials)`)
-  process.stdout.write(`      crash trials: ${trials}, acknowledged commands: ${acked.size}, stale locks broken: ${staleLocks}, crash leftovers noticed: ${notices}\n`)
+  assert.ok(acked.size > trials / 4, `many trials acknowledged something (acked ${acked.size} commands in ${trials} trials)`)
+  process.stdout.write(`      crash trials: ${trials} (writer start-up ${firstAck} ms), acknowledged commands: ${acked.size}, stale locks broken: ${staleLocks}, crash leftovers noticed: ${notices}\n`)
 })
 
 processes.run()

@@ -291,7 +291,10 @@ trust('a query blocked past time_ms is DATABASE_TIMEOUT (server limit and client
   const locker = spawn(bin.client, ['--no-defaults', `--socket=${shared.socket}`, '--user=root', 'world'], { stdio: ['pipe', 'ignore', 'ignore'] })
   locker.stdin.write('LOCK TABLES smart_scripts WRITE; SELECT SLEEP(6); UNLOCK TABLES;\n')
   locker.stdin.end()
-  await new Promise((r) => setTimeout(r, 500))
+  // Wait until the other session really holds the lock (slow machines take longer to start it).
+  for (let i = 0; i < 100 && !client("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(6)%'").some((r) => r[0] === '1'); i++) {
+    await new Promise((r) => setTimeout(r, 50))
+  }
   const fast = await open(mariaProfile(shared, '\n[limits]\ntime_ms = 700\n'))
   const t0 = Date.now()
   const f = await refuse(fast, { kind: 'database.rows', table: 'smart_scripts', columns: ['comment'], filters: [], offset: 0, limit: 1 })
