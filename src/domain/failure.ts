@@ -24,7 +24,3 @@ export const isFailure = (u: unknown): u is Failure =>
   typeof u === 'object' && u !== null && (u as { _tag?: unknown })._tag === 'Failure' &&
   typeof (u as { code?: unknown }).code === 'string'
 
-/** The JSON form printed by the CLI: `{"error":{"code":..., "message":..., "data":...}}`. */
-export const failureToJson = (f: Failure): { error: { code: string; message: string; data: Readonly<Record<string, unknown>> } } => ({
-  error: { code: f.code, message: f.message, data: f.data }
-})

@@ -10,21 +10,6 @@ export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** A valid identifier (searched as a whole word); anything else is a fixed string. */
 export const isIdentifier = (s: string): boolean => IDENTIFIER.test(s) && s.length <= 200
 
-const WORD_CHAR = /[A-Za-z0-9_]/
-
-/** True when the match at [at, at+len) in `line` is not part of a longer word. */
-export const isWholeWord = (line: string, at: number, len: number): boolean =>
-  !WORD_CHAR.test(line.charAt(at - 1)) && !WORD_CHAR.test(line.charAt(at + len))
-
-/** Columns (0-based) where `needle` occurs in `line` (as a whole word when asked). */
-export const matchesInLine = (line: string, needle: string, wholeWord: boolean): number[] => {
-  const out: number[] = []
-  for (let at = line.indexOf(needle); at >= 0; at = line.indexOf(needle, at + 1)) {
-    if (!wholeWord || isWholeWord(line, at, needle.length)) out.push(at)
-  }
-  return out
-}
-
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**

@@ -31,8 +31,6 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 /** `sha256:<hex>` of the given bytes or UTF-8 text. */
 export const sha256Digest = (bytes: Uint8Array | string): string => 'sha256:' + hash('sha256', bytes, 'hex')
 
-/** Plain lowercase hex SHA-256 (for places where the algorithm is implied, e.g. BagIt manifests). */
-export const sha256Hex = (bytes: Uint8Array | string): string => hash('sha256', bytes, 'hex')
 
 const keysSorted = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null) return true

@@ -5,7 +5,7 @@
  * time, so an identical answer is byte-identical and stored once.
  */
 import * as t from 'io-ts'
-import { Digest, NonNegativeInt, PositiveInt, patternString } from './codecs.js'
+import { Digest, NonNegativeInt, patternString } from './codecs.js'
 
 export const CAPTURE_FORMAT = 'vba-capture'
 export const CAPTURE_SCHEMA = 'project-query-v1'
@@ -57,6 +57,3 @@ export const Capture = t.type({
   result: t.UnknownRecord
 }, 'Capture')
 export type Capture = t.TypeOf<typeof Capture>
-
-/** Positive counts in results (pages, lines) share one codec. */
-export const Count = PositiveInt

@@ -7,7 +7,6 @@
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure } from '../../domain/failure.js'
 import { encodeManifestPath } from '../../domain/bag-paths.js'
 import { checkLine, genesisHash } from '../../events/chain.js'
 import { CaseDeclaration, Head } from '../../events/envelope.js'
@@ -19,7 +18,6 @@ import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { VERSION } from '../../version.js'
 
 export const BAGIT_TXT = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n'
-export const BAG_ALGORITHMS = ['sha256', 'sha512'] as const
 
 /** One payload file of a case bag: its data-relative path and where its bytes come from. */
 export interface PayloadFile {
@@ -128,6 +126,4 @@ export const bagInfo = (view: CaseView): string => {
 /** A manifest for `files` (sorted by path) with checksums of one algorithm. */
 export const manifest = (entries: ReadonlyArray<readonly [string, string]>): string =>
   [...entries].sort(([a], [b]) => byteOrder(a, b)).map(([p, sum]) => `${sum}  ${encodeManifestPath(p)}\n`).join('')
-
-export const notACaseBag = (message: string): FailureError => new FailureError(failure('BAG_NOT_A_CASE', message))
 

@@ -7,5 +7,3 @@ export const OBJECTS_DIR = 'objects'
 export const LOCK_FILE = '.vba-lock'
 /** Prefix of temporary files; leftovers after a crash are harmless and reported as notices. */
 export const TEMP_PREFIX = '.vba-tmp-'
-
-export const PACKAGE_FILES: readonly string[] = [DECLARATION_FILE, LOG_FILE, HEAD_FILE, OBJECTS_DIR]

@@ -60,9 +60,6 @@ export const sourceSettings = (r: SourceResearch, extra: Record<string, unknown>
 
 export type SkipReason = 'binary' | 'too_large' | 'missing_object' | 'symlink' | 'submodule'
 
-/** Skips that leave a search incomplete (in-scope text the search could not look at). */
-export const OMISSIONS: ReadonlySet<SkipReason> = new Set(['too_large', 'missing_object'])
-
 export interface Skipped {
   readonly path: string
   readonly reason: SkipReason
