@@ -17,7 +17,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
 import { unsafeBagPath } from '../../domain/bag-paths.js'
-import { FailureError, errnoOf, fsyncDir, tempName, toFailure } from '../fs-util.js'
+import { FailureError, errnoOf, fsyncDir, stagingFor, toFailure } from '../fs-util.js'
 import { verifyCase, type VerifyReport } from '../case-store/verify.js'
 import { verifyBagDir, type BagReport } from './verify-bag.js'
 import { canonicalArchiveSha256 } from './export.js'
@@ -155,18 +155,8 @@ export interface ImportReport {
 export const importCase = (archive: string, dir: string, options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}): TE.TaskEither<Failure, ImportReport> =>
   TE.tryCatch(async () => {
     const target = path.resolve(dir)
-    try {
-      if ((await fsp.readdir(target)).length > 0) throw refuse('CASE_EXISTS', `${dir} exists and is not empty`, { dir })
-    } catch (e) {
-      if (e instanceof FailureError) throw e
-      if (errnoOf(e) === 'ENOTDIR') throw refuse('CASE_EXISTS', `${dir} exists and is not a directory`, { dir })
-      if (errnoOf(e) !== 'ENOENT') throw e
-    }
     const parent = path.dirname(target)
-    await fsp.mkdir(parent, { recursive: true })
-    // Staging on the destination's file system, so the final move is one rename.
-    const staging = path.join(parent, tempName(`.vba-import-${path.basename(target)}-`))
-    await fsp.mkdir(staging)
+    const staging = await stagingFor(target, 'import', dir)
     try {
       const { root, sha256 } = await extractArchive(path.resolve(archive), staging, options.limits, options.onProgress)
       const check = await checkBagDir(root, sha256)

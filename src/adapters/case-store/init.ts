@@ -7,7 +7,7 @@ import type { Failure } from '../../domain/failure.js'
 import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
-import { errnoOf, fail, fsyncDir, tempName, toFailure, writeNewSynced } from '../fs-util.js'
+import { errnoOf, fail, fsyncDir, stagingFor, toFailure, writeNewSynced } from '../fs-util.js'
 import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
@@ -39,17 +39,8 @@ export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDecla
     }
     const decoded = CaseDeclaration.decode(candidate)
     if (E.isLeft(decoded)) return fail('INVALID_ARGUMENT', 'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { case_id: candidate.case_id })
-    try {
-      const entries = await fsp.readdir(target)
-      if (entries.length > 0) fail('CASE_EXISTS', `${options.dir} exists and is not empty`, { dir: options.dir })
-    } catch (e) {
-      if (errnoOf(e) === 'ENOTDIR') fail('CASE_EXISTS', `${options.dir} exists and is not a directory`, { dir: options.dir })
-      if (errnoOf(e) !== 'ENOENT') throw e
-    }
     const parent = path.dirname(target)
-    await fsp.mkdir(parent, { recursive: true })
-    const staging = path.join(parent, tempName(`.vba-init-${path.basename(target)}-`))
-    await fsp.mkdir(staging)
+    const staging = await stagingFor(target, 'init', options.dir)
     try {
       const declaration = decoded.right
       const declText = canonicalJson(declaration)
