@@ -52,7 +52,7 @@ const writeV1 = async (dir: string): Promise<void> => {
   must(await appendCommand(h, { commandId: 'cmd-1', expectedGeneration: 0, events: [{ type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }] }, { env })())
   must(await appendCommand(h, { commandId: 'cmd-2', expectedGeneration: 1, events: [
     { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
-    { type: 'NoteRecorded', version: 2, actor: 'model', data: { text: 'a *current* note', format: 'markdown' } }
+    { type: 'NoteRecorded', version: 2, actor: 'operator', data: { text: 'a *current* note', format: 'markdown' } }
   ] }, { env })())
 }
 
@@ -201,6 +201,8 @@ export const writeExamples = async (root: string): Promise<void> => {
   const base = path.join(root, 'valid', 'basic')
   await fsp.rm(root, { recursive: true, force: true })
   await writeBase(base)
+  // example bytes are exact: no line-ending conversion by git
+  await fsp.writeFile(path.join(root, '.gitattributes'), '* -text\n')
   for (const [group, table] of [['broken', BROKEN], ['leftovers', LEFTOVERS]] as const) {
     for (const [code, mutate] of Object.entries(table)) {
       const dir = path.join(root, group, code)

@@ -3,13 +3,12 @@ import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../events/canonical.js'
 import { failure } from '../domain/failure.js'
 import { initCase } from '../adapters/case-store/init.js'
-import { openCase, generationOf } from '../adapters/case-store/open.js'
-import { appendCommand } from '../adapters/case-store/append.js'
+import { openCase } from '../adapters/case-store/open.js'
+import { recordNote } from '../investigation/commands.js'
 import { verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
 import { replayCase } from '../adapters/case-store/replay.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { FailureError } from '../adapters/fs-util.js'
-import { systemEnv } from '../adapters/env.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
@@ -34,15 +33,14 @@ export const caseInit = async (io: Out, dir: string, opts: { id?: string; title?
 }
 
 export const caseNote = async (io: Out, dir: string, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
-  const handle = orExit(await openCase(dir)())
-  const expected = opts.expectGeneration === undefined ? generationOf(handle) : parseGeneration(opts.expectGeneration)
-  const outcome = orExit(await appendCommand(handle, {
-    commandId: opts.commandId ?? `note-${systemEnv.newId()}`,
-    expectedGeneration: expected,
-    events: [{ type: 'NoteRecorded', actor: 'operator', data: { text, format: opts.markdown === true ? 'markdown' : 'plain' } }]
-  })())
+  const outcome = orExit(await recordNote(dir, {
+    text,
+    format: opts.markdown === true ? 'markdown' : 'plain',
+    ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
+    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+  }))
   for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
-  io.out(`${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}`)
+  io.out(`${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}; receipt ${outcome.receipt.seq}:${outcome.receipt.hash}`)
 }
 
 export const parseGeneration = (text: string): number => {

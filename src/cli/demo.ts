@@ -10,9 +10,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { initCase } from '../adapters/case-store/init.js'
-import { openCase } from '../adapters/case-store/open.js'
-import { appendCommand } from '../adapters/case-store/append.js'
-import { objectRefOf } from '../adapters/case-store/objects.js'
+import { addAttachment, recordNote } from '../investigation/commands.js'
 import { verifyCase } from '../adapters/case-store/verify.js'
 import { replayCase } from '../adapters/case-store/replay.js'
 import { defaultProjections } from '../projections/defaults.js'
@@ -59,26 +57,17 @@ const main = async (): Promise<void> => {
   const target = process.argv[2] ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-demo-')), 'case')
   say(`1. create a case package in ${target}`)
   const decl = must(await initCase({ dir: target, title: 'Demo: quest giver does not offer quest 11117' })())
-  const h = must(await openCase(target)())
   say(`   case ${decl.case_id}, generation 0`)
 
-  const report = Buffer.from('Players report that creature 23487 no longer offers quest 11117 after the last restart.\n')
-  const reportCommand = {
-    commandId: 'demo-report',
-    expectedGeneration: 0,
-    events: [
-      { type: 'NoteRecorded', actor: 'operator' as const, data: { text: 'Bug report received from the support queue.', format: 'plain' } },
-      { type: 'AttachmentAdded', actor: 'operator' as const, data: { name: 'report.txt', object: objectRefOf(report, 'text/plain') } }
-    ],
-    objects: [report]
-  }
-  const first = must(await appendCommand(h, reportCommand)())
-  say(`2. appended command ${first.commandId}: ${first.events.length} events and 1 object, generation ${first.generation}`)
-  const retry = must(await appendCommand(h, reportCommand)())
-  say(`3. resubmitted the same command id: ${retry.status}, nothing appended (generation ${retry.generation})`)
-  const stale = await appendCommand(h, { commandId: 'demo-stale', expectedGeneration: 0, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: 'based on an old view', format: 'plain' } }] })()
-  say(`4. a command based on generation 0: ${E.isLeft(stale) ? formatFailure(stale.left) : 'unexpectedly accepted'}`)
-  const note = must(await appendCommand(h, { commandId: 'demo-triage', expectedGeneration: first.generation, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: 'Triage: check the quest starter relation first.', format: 'plain' } }] })())
+  const log = Buffer.from('Players report that creature 23487 no longer offers quest 11117 after the last restart.\n')
+  const first = must(await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' }))
+  const attached = must(await addAttachment(target, { name: 'support-ticket.txt', bytes: log, mediaType: 'text/plain', commandId: 'demo-attachment' }))
+  say(`2. recorded a note and an attachment (typed commands), generation ${attached.generation}; receipt ${attached.receipt.seq}:${attached.receipt.hash.slice(0, 19)}…`)
+  const retry = must(await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' }))
+  say(`3. resubmitted the same command id: ${retry.status}, nothing appended (generation ${attached.generation})`)
+  const stale = await recordNote(target, { text: 'based on an old view', author: 'controller', commandId: 'demo-stale', expectedGeneration: first.generation - 1 })
+  say(`4. a command based on generation ${first.generation - 1}: ${E.isLeft(stale) ? formatFailure(stale.left) : 'unexpectedly accepted'}`)
+  const note = must(await recordNote(target, { text: 'Triage: check the quest starter relation first.', author: 'controller', commandId: 'demo-triage', expectedGeneration: attached.generation }))
   say(`5. appended a triage note, generation ${note.generation}`)
 
   say('6. verify (chain, HEAD, every object):')
@@ -113,7 +102,7 @@ const main = async (): Promise<void> => {
   const prepared = must(await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
     report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
     entities: [{ type: 'quest', id: 11117 }]
-  }, world))
+  }))
   say(`9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`)
   must(await startInvestigation(target, { settings: must(settingsOf(full)) }))
   const script = scriptedModel([

@@ -10,7 +10,6 @@ import { openSourceResearch } from '../research/source/open.js'
 import { CliExit, EXIT, orExit } from './io.js'
 import { queryInCase } from '../research/case-query.js'
 import { systemEnv } from '../adapters/env.js'
-import * as path from 'node:path'
 import { enrichmentConfig, prepareRevision, readInputs } from '../research/prepare.js'
 import type { Out } from './case-verbs.js'
 
@@ -67,12 +66,14 @@ export const caseQuery = async (io: Out, dir: string, opts: { config: string; qu
   const query = await readQuery(opts.query)
   const r = createProjectResearch(profile, { openSource: openSourceResearch })
   try {
-    const result = orExit(await queryInCase(dir, r, query, opts.commandId ?? `query-${systemEnv.newId()}`))
+    const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
+    const result = orExit(await queryInCase(dir, r, query, commandId))
     if (result.outcome === 'failed' && result.failure !== undefined) {
-      io.err(`vba: ${result.failure.code}: ${result.failure.message} (recorded in the case, generation ${result.generation})`)
+      const retry = isUnavailable(result.failure) ? `; the reservation is kept: retry with --command-id ${commandId}` : ''
+      io.err(`vba: ${result.failure.code}: ${result.failure.message} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`)
       throw new CliExit(exitFor(result.failure))
     }
-    io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}`)
+    io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`)
   } finally {
     await r.close()
   }
@@ -85,7 +86,7 @@ export const casePrepare = async (io: Out, dir: string, opts: { config: string; 
   const inputs = orExit(await readInputs(opts.input))
   const r = createProjectResearch(profile, { openSource: openSourceResearch })
   try {
-    const out = await prepareRevision(dir, r, config, inputs, path.dirname(path.resolve(opts.input)))
+    const out = await prepareRevision(dir, r, config, inputs)
     if (E.isLeft(out)) {
       io.err(`vba: ${out.left.code}: ${out.left.message}`)
       throw new CliExit(exitFor(out.left))
@@ -93,7 +94,7 @@ export const casePrepare = async (io: Out, dir: string, opts: { config: string; 
     const p = out.right
     io.out(p.status === 'unchanged'
       ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`
-      : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}`)
+      : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`)
   } finally {
     await r.close()
   }

@@ -2,11 +2,20 @@
  * [enrichment] of the project profile: which entities resolve how, which text columns become
  * their own facts, and which relationships are followed. The generic code holds no game
  * knowledge; profiles (config/trinitycore.toml) do.
+ *
+ * Decoding is strict: an unknown key (a typo such as `from_colum`) is refused, not ignored, and so
+ * is a relationship whose keys do not fit together (a source-symbol search with a table, a table
+ * relationship without one) or that names a column no configured lookup selects.
  */
 import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from './failure.js'
 import { Operator, Scalar } from './query.js'
+import { describeErrors } from '../events/decode.js'
+import { checkSourcePath } from './source-paths.js'
 
 const Name = t.string
+const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 1 && n <= 10_000, 'Count')
 
 export const EntityLookup = t.type({ table: Name, id_column: Name, columns: t.array(Name) }, 'EntityLookup')
 
@@ -14,42 +23,129 @@ export const TextColumn = t.type({ table: Name, column: Name, role: t.string }, 
 
 export const FixedFilter = t.type({ column: Name, operator: Operator, value: Scalar }, 'FixedFilter')
 
-/** A relationship followed from a value in a returned row: to a table, or to a source symbol search. */
-export const Relationship = t.intersection([
-  t.type({ relation: t.string, from_table: Name, from_column: Name }),
-  t.partial({
-    from_id_column: Name,
-    table: Name,
-    column: Name,
-    columns: t.array(Name),
-    entity_type: t.string,
-    when_column: Name,
-    when_value: Scalar,
-    filters: t.array(FixedFilter),
-    /** Instead of a table: search the value in the source as a symbol (script names). */
-    source_symbol: t.boolean,
-    ignore_values: t.array(Scalar)
-  })
-], 'Relationship')
+const RelationshipOrigin = {
+  relation: t.string,
+  from_table: Name,
+  from_column: Name
+}
+const RelationshipOptions = {
+  /** The id column of the origin row: the relationship fact names the row it starts from. */
+  from_id_column: Name,
+  when_column: Name,
+  when_value: Scalar,
+  ignore_values: t.array(Scalar)
+}
+
+/** A relationship followed into another table: rows whose `column` equals the origin value. */
+export const TableRelationship = t.intersection([
+  t.type({ ...RelationshipOrigin, table: Name, column: Name }),
+  t.partial({ ...RelationshipOptions, columns: t.array(Name), entity_type: t.string, filters: t.array(FixedFilter), source_symbol: t.literal(false) })
+], 'TableRelationship')
+
+/** A relationship followed into the source: the origin value searched as a symbol (script names). */
+export const SymbolRelationship = t.intersection([
+  t.type({ ...RelationshipOrigin, source_symbol: t.literal(true) }),
+  t.partial({ ...RelationshipOptions, path_prefix: t.string })
+], 'SymbolRelationship')
+
+export type TableRelationship = t.TypeOf<typeof TableRelationship>
+export type SymbolRelationship = t.TypeOf<typeof SymbolRelationship>
+export type Relationship = TableRelationship | SymbolRelationship
+
+const Bounds = t.partial({
+  max_queries: Count,
+  max_depth: t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0 && n <= 20, 'Depth'),
+  max_relationships: Count,
+  /** Rows one enrichment lookup asks for per page (capped by [limits] max_rows). */
+  page_rows: Count,
+  ignore_values: t.array(Scalar)
+})
 
 export const EnrichmentConfig = t.intersection([
   t.type({ entities: t.record(t.string, EntityLookup) }),
-  t.partial({
-    texts: t.array(TextColumn),
-    relationships: t.array(Relationship),
-    max_queries: t.number,
-    max_depth: t.number,
-    max_relationships: t.number,
-    ignore_values: t.array(Scalar)
-  })
+  t.partial({ texts: t.array(TextColumn), relationships: t.array(t.union([TableRelationship, SymbolRelationship])) }),
+  Bounds
 ], 'EnrichmentConfig')
 
 export type EntityLookup = t.TypeOf<typeof EntityLookup>
 export type TextColumn = t.TypeOf<typeof TextColumn>
-export type Relationship = t.TypeOf<typeof Relationship>
 export type EnrichmentConfig = t.TypeOf<typeof EnrichmentConfig>
 
-export const DEFAULT_BOUNDS = { max_queries: 24, max_depth: 3, max_relationships: 40 }
+export const DEFAULT_BOUNDS = { max_queries: 24, max_depth: 3, max_relationships: 40, page_rows: 100 }
+
+export const isSymbolRelationship = (r: Relationship): r is SymbolRelationship => r.source_symbol === true
+
+const TOP_KEYS = ['entities', 'texts', 'relationships', 'max_queries', 'max_depth', 'max_relationships', 'page_rows', 'ignore_values']
+const ENTITY_KEYS = ['table', 'id_column', 'columns']
+const TEXT_KEYS = ['table', 'column', 'role']
+const FILTER_KEYS = ['column', 'operator', 'value']
+const ORIGIN_KEYS = ['relation', 'from_table', 'from_column', 'from_id_column', 'when_column', 'when_value', 'ignore_values', 'source_symbol']
+const TABLE_KEYS = [...ORIGIN_KEYS, 'table', 'column', 'columns', 'entity_type', 'filters']
+const SYMBOL_KEYS = [...ORIGIN_KEYS, 'path_prefix']
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+const unknownKeys = (u: unknown, allowed: readonly string[]): string[] => (isRecord(u) ? Object.keys(u).filter((k) => !allowed.includes(k)) : [])
+
+const refuse = (message: string): E.Either<Failure, never> => E.left(failure('CONFIG_INVALID', `[enrichment] ${message}`))
+
+/**
+ * Decodes [enrichment] strictly: unknown keys anywhere, relationships whose keys do not fit
+ * together, and columns no lookup selects are refused with the place they were found.
+ */
+export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConfig> => {
+  const top = unknownKeys(raw, TOP_KEYS)
+  if (top.length > 0) return refuse(`unknown key ${top.map((k) => JSON.stringify(k)).join(', ')} (known: ${TOP_KEYS.join(', ')})`)
+  if (isRecord(raw)) {
+    for (const [name, entity] of Object.entries(isRecord(raw['entities']) ? raw['entities'] : {})) {
+      const bad = unknownKeys(entity, ENTITY_KEYS)
+      if (bad.length > 0) return refuse(`entities.${name}: unknown key ${bad.join(', ')}`)
+    }
+    for (const [i, text] of (Array.isArray(raw['texts']) ? raw['texts'] : []).entries()) {
+      const bad = unknownKeys(text, TEXT_KEYS)
+      if (bad.length > 0) return refuse(`texts[${i}]: unknown key ${bad.join(', ')}`)
+    }
+    for (const [i, rel] of (Array.isArray(raw['relationships']) ? raw['relationships'] : []).entries()) {
+      const where = `relationships[${i}]${isRecord(rel) && typeof rel['relation'] === 'string' ? ` (${rel['relation']})` : ''}`
+      const symbol = isRecord(rel) && rel['source_symbol'] === true
+      const bad = unknownKeys(rel, symbol ? SYMBOL_KEYS : TABLE_KEYS)
+      if (bad.length > 0) return refuse(`${where}: unknown key ${bad.join(', ')}${symbol ? ' (a source_symbol relationship searches the source; it names no table)' : ''}`)
+      const codec = symbol ? SymbolRelationship : TableRelationship
+      const d = codec.decode(rel)
+      if (E.isLeft(d)) return refuse(`${where}: ${describeErrors(d.left)}${symbol ? '' : ' (a relationship names table and column, or sets source_symbol = true)'}`)
+      for (const [j, f] of ((isRecord(rel) && Array.isArray(rel['filters'])) ? rel['filters'] : []).entries()) {
+        const badFilter = unknownKeys(f, FILTER_KEYS)
+        if (badFilter.length > 0) return refuse(`${where}.filters[${j}]: unknown key ${badFilter.join(', ')}`)
+      }
+    }
+  }
+  const d = EnrichmentConfig.decode(raw)
+  if (E.isLeft(d)) return refuse(describeErrors(d.left))
+  const config = d.right
+  // Every column a relationship reads from a row must be selected by a lookup of that table.
+  const selected = new Map<string, Set<string>>()
+  const add = (table: string, columns: readonly string[]): void => {
+    const set = selected.get(table) ?? new Set<string>()
+    for (const c of columns) set.add(c)
+    selected.set(table, set)
+  }
+  for (const e of Object.values(config.entities)) add(e.table, e.columns)
+  for (const r of config.relationships ?? []) if (!isSymbolRelationship(r)) add(r.table, r.columns ?? [r.column])
+  for (const [i, r] of (config.relationships ?? []).entries()) {
+    const cols = selected.get(r.from_table)
+    if (cols === undefined) return refuse(`relationships[${i}] (${r.relation}): from_table ${r.from_table} is read by no entity lookup or relationship`)
+    for (const key of ['from_column', 'from_id_column', 'when_column'] as const) {
+      const c = r[key]
+      if (c !== undefined && !cols.has(c)) return refuse(`relationships[${i}] (${r.relation}): ${key} ${c} is not among the columns selected from ${r.from_table} (${[...cols].join(', ')})`)
+    }
+    if ((r.when_column === undefined) !== (r.when_value === undefined)) return refuse(`relationships[${i}] (${r.relation}): when_column and when_value go together`)
+    if (isSymbolRelationship(r) && r.path_prefix !== undefined) {
+      const p = checkSourcePath('path_prefix', r.path_prefix)
+      if (E.isLeft(p)) return refuse(`relationships[${i}] (${r.relation}): ${p.left.message}`)
+    }
+  }
+  return E.right(config)
+}
 
 /** By default null, empty strings and numeric zero are not followed. */
 export const DEFAULT_IGNORED: readonly Scalar[] = [null, '', 0, '0']
@@ -69,7 +165,7 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
   for (const raw of ptr.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     if (Array.isArray(cur)) cur = cur[Number(key)]
-    else if (cur !== null && typeof cur === 'object') cur = (cur as Record<string, unknown>)[key]
+    else if (cur !== null && typeof cur === 'object') cur = Object.prototype.hasOwnProperty.call(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
     else return undefined
   }
   return cur
@@ -78,10 +174,3 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
 /** An entity reference as the inputs give it: `{type: "quest", id: 11117}`. */
 export const EntityRef = t.type({ type: t.string, id: t.union([t.number, t.string]) }, 'EntityRef')
 export type EntityRef = t.TypeOf<typeof EntityRef>
-
-/** The raw inputs of a revision (REPORT.json of `vba case prepare`). */
-export const RevisionInputs = t.intersection([
-  t.type({ report: t.string, entities: t.array(EntityRef) }),
-  t.partial({ title: t.string, attachments: t.array(t.type({ name: t.string, path: t.string })) })
-], 'RevisionInputs')
-export type RevisionInputs = t.TypeOf<typeof RevisionInputs>

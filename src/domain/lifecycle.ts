@@ -1,27 +1,30 @@
 /**
- * The investigation's deciders: pure functions from the folded lifecycle state and a command to
- * the events it produces, or a coded refusal. Given events, when command, then events.
+ * The investigation's deciders: pure functions from the folded case state and a command to the
+ * events it produces, or a coded refusal. Given events, when command, then events. The rules in
+ * rules.ts check the same things on a recorded log.
  */
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from './failure.js'
 import { decodeQuery } from './query.js'
 import type { EventDraft } from '../events/chain.js'
-import type { BlockReason, InvestigationSettings, LifecycleState } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/catalog.js'
+import { canonicalJson } from '../events/canonical.js'
 import { describeErrors } from '../events/decode.js'
-import { remainingBudget, type LifecycleS } from '../projections/lifecycle.js'
+import { heldBudget, queryCost, remainingBudget, type CaseState } from './case-state.js'
+import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
 
 export type Decision = E.Either<Failure, EventDraft[]>
 
-const checkpoint = (s: LifecycleS, state: LifecycleState, extra: { reason?: BlockReason | string | null; resume?: LifecycleState | null; retryNotBefore?: string | null; manualRetry?: boolean } = {}): EventDraft => ({
-  type: 'CheckpointRecorded',
-  actor: 'system',
-  data: { generation: s.checkpoint + 1, state, reason: extra.reason ?? null, resume_state: extra.resume ?? null, retry_not_before: extra.retryNotBefore ?? null, manual_retry: extra.manualRetry ?? false }
-})
-
-export const decideStart = (s: LifecycleS, settings: InvestigationSettings, revision: number): Decision => {
+/** Starts the investigation from the latest completed revision, with settings fixed for its life. */
+export const decideStart = (s: CaseState, settings: InvestigationSettings): Decision => {
   if (s.state !== 'NOT_STARTED') return E.left(failure('INVESTIGATION_STARTED', 'the investigation has started already'))
-  return E.right([{ type: 'InvestigationStarted', actor: 'controller', data: { settings, revision } }, checkpoint(s, 'INTERPRETING')])
+  const done = s.revisions.filter((r) => r.completed)
+  const latest = done[done.length - 1]
+  if (latest === undefined) return E.left(failure('CASE_NOT_PREPARED', 'the case has no completed revision: record the bug report and run its preparation first', {}))
+  const committed = s.research.consumed + heldBudget(s.research)
+  if (committed > settings.budget_total) return E.left(failure('BUDGET_INSUFFICIENT', `${committed} units of research are committed already, more than the budget of ${settings.budget_total}`, { committed }))
+  return E.right([{ type: 'InvestigationStarted', actor: 'controller', data: { settings, revision: latest.revision } }, checkpoint(s, 'INTERPRETING')])
 }
 
 // --- the model's answers (the io-ts codecs are the answer contract) ---------------------------
@@ -38,33 +41,43 @@ export const NextAction = t.type({
   ])
 })
 
-const reject = (s: LifecycleS, turn: number, code: string, message: string, now: Date): EventDraft[] => {
+/** Longest answer the deciders parse (a longer one is rejected, and kept as a raw object). */
+export const MAX_ANSWER_CHARS = 200_000
+
+const reject = (s: CaseState, turn: number, code: string, message: string, now: Date): EventDraft[] => {
   const consecutive = s.consecutiveInvalid + 1
   const events: EventDraft[] = [{ type: 'ModelResponseRejected', actor: 'system', data: { turn, code, message: message.slice(0, 500), consecutive } }]
   const limit = s.settings?.max_invalid_responses ?? 3
-  if (consecutive >= limit && s.state !== 'BLOCKED') {
+  if (consecutive >= limit && s.state !== 'BLOCKED' && s.state !== 'NOT_STARTED') {
     const retry = new Date(now.getTime() + (s.settings?.retry_delay_ms ?? 0)).toISOString()
-    events.push(checkpoint(s, 'BLOCKED', { reason: 'INVALID_LLM_RESPONSES', resume: s.state === 'NOT_STARTED' ? null : s.state, retryNotBefore: retry }))
+    events.push(checkpoint(s, 'BLOCKED', { reason: 'INVALID_LLM_RESPONSES', resume: s.state === 'INTERPRETING' ? 'INTERPRETING' : 'INVESTIGATING', retryNotBefore: retry }))
   }
   return events
 }
 
-const unknownEvidence = (s: LifecycleS, ids: readonly string[]): string[] => ids.filter((id) => !s.research.evidence.has(id))
+const unknownEvidence = (s: CaseState, ids: readonly string[]): string[] => ids.filter((id) => !s.research.evidence.has(id))
+
+/** A string holding a UTF-16 surrogate without its partner (not representable in UTF-8). */
+export const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 
 /**
- * Decides what a raw model answer means. Invalid answers (not JSON, not the contract, an unknown
- * operation, invalid query arguments, unknown evidence) are recorded as rejections: a technical
- * rejection ends no hypothesis and changes no evidence. After max_invalid_responses in a row the
- * case is BLOCKED / INVALID_LLM_RESPONSES with retry_not_before.
+ * Decides what a raw model answer means. Invalid answers (not JSON, not the contract, lone
+ * surrogates, an unknown operation, invalid query arguments, unknown evidence) are recorded as
+ * rejections: a technical rejection ends no hypothesis and changes no evidence. After
+ * max_invalid_responses in a row the case is BLOCKED / INVALID_LLM_RESPONSES with retry_not_before.
  */
-export const decideAnswer = (s: LifecycleS, turn: number, raw: string, now: Date, planId: string): Decision => {
+export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date, planId: string): Decision => {
   if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
+  if (raw.length > MAX_ANSWER_CHARS) return E.right(reject(s, turn, 'MODEL_ANSWER_TOO_LARGE', `the answer has ${raw.length} characters, over ${MAX_ANSWER_CHARS}`, now))
+  if (hasLoneSurrogate(raw)) return E.right(reject(s, turn, 'MODEL_ANSWER_INVALID', 'the answer holds lone UTF-16 surrogates (not valid Unicode text)', now))
   let parsed: unknown
   try {
     parsed = JSON.parse(raw)
   } catch {
     return E.right(reject(s, turn, 'MODEL_ANSWER_NOT_JSON', 'the answer is not JSON', now))
   }
+  // Escaped lone surrogates ("\ud800") parse, but can be neither canonicalised nor stored.
+  if (E.isLeft(canonicalJson(parsed))) return E.right(reject(s, turn, 'MODEL_ANSWER_INVALID', 'the answer holds lone UTF-16 surrogates (\\ud800-style escapes)', now))
   if (s.state === 'INTERPRETING') {
     const a = InterpretationAnswer.decode(parsed)
     if (E.isLeft(a)) return E.right(reject(s, turn, 'MODEL_ANSWER_INVALID', `expected {"interpretation": {"summary": …}}: ${describeErrors(a.left)}`, now))
@@ -81,16 +94,16 @@ export const decideAnswer = (s: LifecycleS, turn: number, raw: string, now: Date
       if (q.right.kind === 'source.context' && s.settings?.source_context === null) {
         return E.right(reject(s, turn, 'OPERATION_NOT_IN_CONTRACT', 'source.context is not part of this investigation\'s contract (it started without it)', now))
       }
-      const cost = s.settings?.action_costs['project.query'] ?? 1
+      const cost = queryCost(s)
       if (cost > remainingBudget(s)) return E.right([checkpoint(s, 'EXHAUSTED', { reason: 'BUDGET_EXHAUSTED' })])
       return E.right([
         { type: 'PlanConfirmed', actor: 'model', data: { plan_id: planId, turn, operation: 'project.query', arguments: q.right } },
-        { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: `res-${planId}`, action: 'project.query', amount: cost, plan_id: planId } }
+        { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: `res-${planId}`, action: 'project.query', amount: cost, plan_id: planId, request_digest: null } }
       ])
     }
     case 'hypothesis': {
       const unknown = unknownEvidence(s, next.evidence)
-      if (unknown.length > 0) return E.right(reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence ids: ${unknown.join(', ')}`, now))
+      if (unknown.length > 0) return E.right(reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence ids: ${unknown.join(', ').slice(0, 200)}`, now))
       if (next.action === 'propose') return E.right([{ type: 'HypothesisProposed', actor: 'model', data: { hypothesis_id: `H${s.hypotheses.size + 1}`, statement: next.statement, evidence: next.evidence } }])
       if (!s.hypotheses.has(next.hypothesis_id)) return E.right(reject(s, turn, 'HYPOTHESIS_UNKNOWN', `unknown hypothesis ${next.hypothesis_id.slice(0, 20)}`, now))
       return E.right([{ type: 'HypothesisUpdated', actor: 'model', data: { hypothesis_id: next.hypothesis_id, status: next.status, evidence: next.evidence, note: next.note } }])
@@ -101,7 +114,7 @@ export const decideAnswer = (s: LifecycleS, turn: number, raw: string, now: Date
     }
     case 'conclusion': {
       const unknown = [...unknownEvidence(s, next.evidence), ...next.hypotheses.filter((h) => !s.hypotheses.has(h))]
-      if (unknown.length > 0) return E.right(reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence or hypothesis ids: ${unknown.join(', ')}`, now))
+      if (unknown.length > 0) return E.right(reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence or hypothesis ids: ${unknown.join(', ').slice(0, 200)}`, now))
       return E.right([{ type: 'ConclusionRecorded', actor: 'model', data: { summary: next.summary, hypotheses: next.hypotheses, evidence: next.evidence } }, checkpoint(s, 'CONCLUDED')])
     }
     default: {
@@ -112,34 +125,41 @@ export const decideAnswer = (s: LifecycleS, turn: number, raw: string, now: Date
 }
 
 /**
- * Resuming a blocked case. INVALID_LLM_RESPONSES resumes into exactly its stored resume_state once
- * retry_not_before has passed, or at once with manualRetry (recorded). Nothing else is reset.
- * AWAITING_TEST_FEEDBACK needs feedback; RESEARCH_UNAVAILABLE resumes by carrying out the plan.
+ * The model function failed for this turn (it threw, the provider refused or timed out): the
+ * failure is recorded, and the case waits as MODEL_UNAVAILABLE with a growing retry time (a
+ * call the controller cancelled may be retried at once: `retryAfterMs` 0).
  */
-export const decideResume = (s: LifecycleS, opts: { manualRetry: boolean; now: Date }): Decision => {
+export const decideModelFailure = (s: CaseState, turn: number, f: Failure, now: Date, retryAfterMs: number = outageBackoffMs(s.modelFailureStreak + 1)): Decision => {
+  if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
+  const retry = new Date(now.getTime() + retryAfterMs).toISOString()
+  return E.right([
+    { type: 'ModelFailed', actor: 'system', data: { turn, code: f.code, message: f.message.slice(0, 500) } },
+    checkpoint(s, 'BLOCKED', { reason: 'MODEL_UNAVAILABLE', resume: s.state, retryNotBefore: retry })
+  ])
+}
+
+/**
+ * Resuming a blocked case. INVALID_LLM_RESPONSES and MODEL_UNAVAILABLE resume into exactly their
+ * stored resume_state once retry_not_before has passed, or at once with manualRetry (recorded).
+ * Nothing else is reset. AWAITING_TEST_FEEDBACK needs feedback; RESEARCH_UNAVAILABLE resumes by
+ * carrying out the plan.
+ */
+export const decideResume = (s: CaseState, opts: { manualRetry: boolean; now: Date }): Decision => {
   if (s.state !== 'BLOCKED') return E.left(failure('CASE_NOT_BLOCKED', `the case is ${s.state}, not blocked`, { state: s.state }))
   if (s.reason === 'AWAITING_TEST_FEEDBACK') return E.left(failure('CASE_AWAITING_FEEDBACK', 'the case waits for lab test feedback; record it with vba case feedback', { reason: s.reason }))
-  if (s.reason === 'RESEARCH_UNAVAILABLE') return E.left(failure('CASE_RESEARCH_BLOCKED', 'the case resumes when research is available again: run the investigation (advance) to retry the confirmed plan', { reason: s.reason }))
-  if (s.reason !== 'INVALID_LLM_RESPONSES' || s.resumeState === null) return E.left(failure('CASE_NOT_RESUMABLE', `blocked for ${String(s.reason)}`, { reason: s.reason }))
+  if (s.reason === 'RESEARCH_UNAVAILABLE') return E.left(failure('CASE_RESEARCH_BLOCKED', 'the case resumes when research is available again: run the investigation (advance) to retry the confirmed plan, or cancel the plan', { reason: s.reason, retry_not_before: s.retryNotBefore }))
+  if ((s.reason !== 'INVALID_LLM_RESPONSES' && s.reason !== 'MODEL_UNAVAILABLE') || s.resumeState === null) return E.left(failure('CASE_NOT_RESUMABLE', `blocked for ${String(s.reason)}`, { reason: s.reason }))
   if (!opts.manualRetry && s.retryNotBefore !== null && opts.now.getTime() < Date.parse(s.retryNotBefore)) {
-    return E.left(failure('RETRY_NOT_YET', `retry_not_before ${s.retryNotBefore} has not passed; an operator may resume now with --manual-retry`, { retry_not_before: s.retryNotBefore }))
+    return E.left(failure('RETRY_NOT_YET', `retry_not_before ${s.retryNotBefore} has not passed; an operator may resume now with a manual retry`, { retry_not_before: s.retryNotBefore }))
   }
   return E.right([checkpoint(s, s.resumeState, { manualRetry: opts.manualRetry })])
 }
 
-export const decideFeedback = (s: LifecycleS, requestId: string, feedback: string): Decision => {
+export const decideFeedback = (s: CaseState, requestId: string, feedback: string): Decision => {
   const r = s.labRequests.get(requestId)
-  if (r === undefined) return E.left(failure('LAB_REQUEST_UNKNOWN', `no lab test request ${requestId}`))
-  if (r.feedback !== null) return E.left(failure('LAB_FEEDBACK_RECORDED', `feedback for ${requestId} is recorded already`))
+  if (r === undefined) return E.left(failure('LAB_REQUEST_UNKNOWN', `no lab test request ${requestId}`, { request_id: requestId }))
+  if (r.feedback !== null) return E.left(failure('LAB_FEEDBACK_RECORDED', `feedback for ${requestId} is recorded already`, { request_id: requestId }))
   const events: EventDraft[] = [{ type: 'LabFeedbackRecorded', actor: 'operator', data: { request_id: requestId, feedback } }]
   if (s.state === 'BLOCKED' && s.reason === 'AWAITING_TEST_FEEDBACK') events.push(checkpoint(s, s.resumeState ?? 'INVESTIGATING'))
   return E.right(events)
 }
-
-/** A research outage while carrying out the plan: blocked, plan and reservation kept. */
-export const decideResearchBlocked = (s: LifecycleS): EventDraft[] =>
-  s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [] : [checkpoint(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING' })]
-
-/** Research is back: the plan was carried out, the investigation continues. */
-export const decideResearchResumed = (s: LifecycleS): EventDraft[] =>
-  s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [checkpoint(s, 'INVESTIGATING')] : []

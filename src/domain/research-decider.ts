@@ -1,27 +1,50 @@
 /**
- * Deciding research events in a case (given the research projection's state): reserve action
- * budget, then record the capture as evidence (a repeat when an identical capture exists) and
- * consume the reservation, or record the failure. Pure: the caller supplies ids and digests.
+ * Deciding research events in a case: reserve action budget for an operator's query, record a
+ * capture as evidence (a repeat when an identical capture exists) with the consumption, or record
+ * a failure: a refused or timed-out question releases its reservation; an outage keeps it for a
+ * resume. When the reservation is the pending plan's, the lifecycle follows in the same command
+ * (blocked as RESEARCH_UNAVAILABLE, or back to INVESTIGATING). Operators may cancel a plan.
+ * Pure: the caller supplies ids, digests and the clock.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from './failure.js'
 import type { EventDraft } from '../events/chain.js'
 import type { ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
-import type { ResearchState } from '../projections/research.js'
+import type { LifecycleState } from '../events/catalog.js'
+import { heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
 
 export type ResearchDecision = E.Either<Failure, EventDraft[]>
+
+/** A checkpoint draft continuing the state's generation. */
+export const checkpointDraft = (s: CaseState, state: LifecycleState, extra: { reason?: string | null; resume?: LifecycleState | null; retryNotBefore?: string | null; manualRetry?: boolean } = {}): EventDraft => ({
+  type: 'CheckpointRecorded',
+  actor: 'system',
+  data: { generation: s.checkpoint + 1, state, reason: extra.reason ?? null, resume_state: extra.resume ?? null, retry_not_before: extra.retryNotBefore ?? null, manual_retry: extra.manualRetry ?? false }
+})
+
+/** Backoff after the n-th outage in a row: 30 s, doubling, at most 30 minutes. */
+export const outageBackoffMs = (streak: number): number => Math.min(30_000 * 2 ** Math.max(0, streak - 1), 30 * 60_000)
 
 export interface Reserve {
   readonly reservationId: string
   readonly amount: number
-  readonly planId: string | null
+  /** SHA-256 of the canonical, decoded request the reservation is for. */
+  readonly requestDigest: string
 }
 
-export const decideReserve = (s: ResearchState, c: Reserve): ResearchDecision => {
+/**
+ * An operator's (or controller's) query outside the model's plans: refused once the
+ * investigation is CONCLUDED or EXHAUSTED, and when the amount exceeds what is left.
+ */
+export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) return E.left(failure('BUDGET_INVALID', 'a reservation is a positive whole amount', { amount: c.amount }))
-  if (s.open.has(c.reservationId) || s.closed.has(c.reservationId)) return E.left(failure('RESERVATION_EXISTS', `reservation ${c.reservationId} exists`, { reservation_id: c.reservationId }))
-  return E.right([{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: c.reservationId, action: 'project.query', amount: c.amount, plan_id: c.planId } }])
+  if (s.research.open.has(c.reservationId) || s.research.closed.has(c.reservationId)) return E.left(failure('RESERVATION_EXISTS', `reservation ${c.reservationId} exists`, { reservation_id: c.reservationId }))
+  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.left(failure('CASE_CLOSED', `the investigation is ${s.state}: no further research is recorded in this case`, { state: s.state }))
+  if (s.settings !== null && c.amount > remainingBudget(s)) {
+    return E.left(failure('BUDGET_INSUFFICIENT', `the query costs ${c.amount}, the investigation has ${remainingBudget(s)} left`, { amount: c.amount, remaining: remainingBudget(s), held: heldBudget(s.research) }))
+  }
+  return E.right([{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: c.reservationId, action: 'project.query', amount: c.amount, plan_id: null, request_digest: c.requestDigest } }])
 }
 
 export interface RecordCapture {
@@ -40,26 +63,67 @@ export const evidenceFor = (s: ResearchState, captureDigest: string): { id: stri
   return earlier === undefined ? { id: nextEvidenceId(s), repeat: false } : { id: earlier, repeat: true }
 }
 
-export const decideRecordCapture = (s: ResearchState, c: RecordCapture): ResearchDecision => {
-  const r = s.open.get(c.reservationId)
-  if (r === undefined) return E.left(failure('RESERVATION_NOT_OPEN', `reservation ${c.reservationId} is not open`, { reservation_id: c.reservationId }))
-  const evidence = evidenceFor(s, c.capture.digest)
+const notOpen = (id: string): ResearchDecision => E.left(failure('RESERVATION_NOT_OPEN', `reservation ${id} is not open`, { reservation_id: id }))
+
+/** When the reservation is the pending plan's and the case waits for research, it continues. */
+const resumed = (s: CaseState, reservationId: string): EventDraft[] =>
+  s.pendingPlan?.reservation === reservationId && s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [checkpointDraft(s, 'INVESTIGATING')] : []
+
+export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDecision => {
+  const r = s.research.open.get(c.reservationId)
+  if (r === undefined) return notOpen(c.reservationId)
+  const evidence = evidenceFor(s.research, c.capture.digest)
   return E.right([
     { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: c.reservationId, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: evidence.id, repeat: evidence.repeat } },
-    { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount } }
+    { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount } },
+    ...resumed(s, c.reservationId)
   ])
 }
 
 export interface RecordFailure {
   readonly reservationId: string
   readonly failure: Failure
-  /** An outage keeps the reservation (resumable); a refused question releases it. */
+  /** An outage keeps the reservation (resumable); a refused or timed-out question releases it. */
   readonly unavailable: boolean
+  readonly now: Date
 }
 
-export const decideRecordFailure = (s: ResearchState, c: RecordFailure): ResearchDecision => {
-  const r = s.open.get(c.reservationId)
-  if (r === undefined) return E.left(failure('RESERVATION_NOT_OPEN', `reservation ${c.reservationId} is not open`, { reservation_id: c.reservationId }))
-  const failed: EventDraft = { type: 'ResearchFailed', actor: 'system', data: { reservation_id: c.reservationId, code: c.failure.code, message: c.failure.message, unavailable: c.unavailable } }
-  return E.right(c.unavailable ? [failed] : [failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }])
+export const decideRecordFailure = (s: CaseState, c: RecordFailure): ResearchDecision => {
+  const r = s.research.open.get(c.reservationId)
+  if (r === undefined) return notOpen(c.reservationId)
+  const failed: EventDraft = { type: 'ResearchFailed', actor: 'system', data: { reservation_id: c.reservationId, code: c.failure.code, message: c.failure.message.slice(0, 500), unavailable: c.unavailable } }
+  if (!c.unavailable) return E.right([failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }, ...resumed(s, c.reservationId)])
+  if (s.pendingPlan?.reservation !== c.reservationId) return E.right([failed])
+  // The plan's outage blocks the case (or renews the block) with a growing retry time.
+  const retry = new Date(c.now.getTime() + outageBackoffMs(s.research.outageStreak + 1)).toISOString()
+  return E.right([failed, checkpointDraft(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING', retryNotBefore: retry })])
+}
+
+export interface CancelPlan {
+  /** The reservation to cancel: the pending plan's by default, or an operator query's. */
+  readonly reservationId?: string
+  readonly reason: string
+}
+
+/** An operator cancels the pending plan (or an open query): its budget is released as cancelled. */
+export const decideCancelPlan = (s: CaseState, c: CancelPlan): ResearchDecision => {
+  if (c.reason.trim() === '') return E.left(failure('REASON_REQUIRED', 'say why the plan is cancelled'))
+  const id = c.reservationId ?? s.pendingPlan?.reservation ?? null
+  if (id === null) return E.left(failure('NOTHING_TO_CANCEL', 'no confirmed plan is waiting to be carried out'))
+  const r = s.research.open.get(id)
+  if (r === undefined) return notOpen(id)
+  return E.right([
+    { type: 'PlanCancelled', actor: 'operator', data: { reservation_id: id, plan_id: r.plan_id, reason: c.reason } },
+    { type: 'BudgetReleased', actor: 'operator', data: { reservation_id: id, amount: r.amount, reason: 'cancelled' } },
+    ...resumed(s, id)
+  ])
+}
+
+/** An operator adds budget to a running investigation (not to a concluded or exhausted one). */
+export const decideTopUp = (s: CaseState, amount: number, reason: string): ResearchDecision => {
+  if (!Number.isSafeInteger(amount) || amount <= 0) return E.left(failure('BUDGET_INVALID', 'a top-up is a positive whole amount', { amount }))
+  if (reason.trim() === '') return E.left(failure('REASON_REQUIRED', 'say why the budget is topped up'))
+  if (s.settings === null) return E.left(failure('INVESTIGATION_NOT_STARTED', 'the investigation has not started; its budget is set when it starts'))
+  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.left(failure('CASE_CLOSED', `the investigation is ${s.state}; a terminal budget state is not reset`, { state: s.state }))
+  return E.right([{ type: 'BudgetToppedUp', actor: 'operator', data: { amount, reason } }])
 }

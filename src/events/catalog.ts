@@ -36,15 +36,31 @@ export const AttachmentAddedEvent = defineEvent('AttachmentAdded', AttachmentAdd
 // consumption, or the failure. An unavailable provider keeps the reservation for a resume.
 // ---------------------------------------------------------------------------------------------
 
+/** Version 1: a reservation named its plan, but an operator's query left no trace of its request. */
+export const BudgetReservedV1 = t.type({
+  reservation_id: Identifier,
+  action: t.literal('project.query'),
+  amount: PositiveInt,
+  plan_id: t.union([Identifier, t.null])
+}, 'BudgetReservedV1')
+
 export const BudgetReserved = t.type({
   reservation_id: Identifier,
   action: t.literal('project.query'),
   amount: PositiveInt,
   /** The confirmed plan the reservation belongs to, when there is one. */
-  plan_id: t.union([Identifier, t.null])
+  plan_id: t.union([Identifier, t.null]),
+  /**
+   * SHA-256 of the canonical request an operator's query (no plan) reserves for; the capture
+   * recorded against the reservation must answer exactly this request. Null for a plan, whose
+   * arguments are in its PlanConfirmed (and for version-1 events).
+   */
+  request_digest: t.union([Digest, t.null])
 }, 'BudgetReserved')
 export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
-export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved)
+export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved, [
+  { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) }
+])
 
 export const CaptureRecorded = t.type({
   reservation_id: Identifier,
@@ -123,7 +139,7 @@ export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionC
 
 export const LifecycleState = t.keyof({ INTERPRETING: null, INVESTIGATING: null, BLOCKED: null, CONCLUDED: null, EXHAUSTED: null }, 'LifecycleState')
 export type LifecycleState = t.TypeOf<typeof LifecycleState>
-export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null }, 'BlockReason')
+export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null }, 'BlockReason')
 export type BlockReason = t.TypeOf<typeof BlockReason>
 
 export const InvestigationSettings = t.type({
@@ -158,6 +174,9 @@ export const ModelRequested = t.type({ turn: PositiveInt, phase: t.keyof({ inter
 export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
 export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelResponded')
 export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded)
+/** The model function failed (threw, timed out, the provider refused): no answer for this turn. */
+export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
+export const ModelFailedEvent = defineEvent('ModelFailed', ModelFailed)
 export const ModelResponseRejected = t.type({ turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt }, 'ModelResponseRejected')
 export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)
 
@@ -175,6 +194,16 @@ export const LabFeedbackRecorded = t.type({ request_id: Identifier, feedback: t.
 export const LabFeedbackRecordedEvent = defineEvent('LabFeedbackRecorded', LabFeedbackRecorded)
 export const ConclusionRecorded = t.type({ summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) }, 'ConclusionRecorded')
 export const ConclusionRecordedEvent = defineEvent('ConclusionRecorded', ConclusionRecorded)
+
+// ---------------------------------------------------------------------------------------------
+// Operator decisions: cancelling a confirmed plan (its reservation is released as `cancelled`)
+// and topping up the budget of a running investigation, each with a reason.
+// ---------------------------------------------------------------------------------------------
+
+export const PlanCancelled = t.type({ reservation_id: Identifier, plan_id: t.union([Identifier, t.null]), reason: t.string }, 'PlanCancelled')
+export const PlanCancelledEvent = defineEvent('PlanCancelled', PlanCancelled)
+export const BudgetToppedUp = t.type({ amount: PositiveInt, reason: t.string }, 'BudgetToppedUp')
+export const BudgetToppedUpEvent = defineEvent('BudgetToppedUp', BudgetToppedUp)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -201,7 +230,10 @@ export const EVENT_DEFINITIONS = [
   HypothesisUpdatedEvent,
   LabTestRequestedEvent,
   LabFeedbackRecordedEvent,
-  ConclusionRecordedEvent
+  ConclusionRecordedEvent,
+  ModelFailedEvent,
+  PlanCancelledEvent,
+  BudgetToppedUpEvent
 ] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]

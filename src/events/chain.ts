@@ -41,6 +41,8 @@ export interface SealContext {
 
 export interface SealedEvent {
   readonly envelope: EventEnvelope
+  /** The event as a reader decodes it (data upcast to the current version). */
+  readonly event: RecordedEvent
   /** The canonical line, without the trailing LF. */
   readonly line: string
 }
@@ -73,7 +75,10 @@ export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure
   }
   const line = canonicalJson(withHash)
   if (E.isLeft(line)) return line
-  return E.right({ envelope: decoded.right, line: line.right })
+  const env = decoded.right
+  // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
+  const event = { seq: env.seq, id: env.id, type: env.type, version: env.version, at: env.at, actor: env.actor, command_id: env.command_id, data: data.right, prev: env.prev, hash: env.hash } as RecordedEvent
+  return E.right({ envelope: env, event, line: line.right })
 }
 
 export interface LineExpectation {

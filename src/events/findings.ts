@@ -36,7 +36,33 @@ export const FINDING_CODES = {
   LOCK_PRESENT: 'notice'
 } as const
 
-export type FindingCode = keyof typeof FINDING_CODES
+/**
+ * Rule findings: an event that the library's deciders could not have produced from the state
+ * before it, although the chain is intact (a forged or hand-edited case). One code per family;
+ * `data.rule` names the rule (listed in case-format/SPEC.md).
+ */
+export const RULE_CODES = {
+  RULE_ACTOR: 'error',
+  RULE_LIFECYCLE: 'error',
+  RULE_BUDGET: 'error',
+  RULE_RESEARCH: 'error',
+  RULE_TURN: 'error',
+  RULE_REFERENCE: 'error',
+  RULE_REVISION: 'error',
+  RULE_COMMAND: 'error'
+} as const
+
+/** Findings against a receipt (seq, hash) kept outside the case: `verify --expect-head`. */
+export const RECEIPT_CODES = {
+  HEAD_ROLLBACK: 'error',
+  HEAD_FORK: 'error'
+} as const
+
+export type RuleCode = keyof typeof RULE_CODES
+export type ReceiptCode = keyof typeof RECEIPT_CODES
+export type FindingCode = keyof typeof FINDING_CODES | RuleCode | ReceiptCode
+
+const SEVERITY: Readonly<Record<FindingCode, Severity>> = { ...FINDING_CODES, ...RULE_CODES, ...RECEIPT_CODES }
 export type Severity = 'error' | 'notice'
 
 export interface Finding {
@@ -56,6 +82,6 @@ export const finding = (
   code: FindingCode,
   message: string,
   where: Omit<Finding, 'code' | 'severity' | 'message'> = {}
-): Finding => ({ code, severity: FINDING_CODES[code], message, ...where })
+): Finding => ({ code, severity: SEVERITY[code], message, ...where })
 
 export const isError = (f: Finding): boolean => f.severity === 'error'

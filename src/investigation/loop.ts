@@ -1,23 +1,23 @@
 /**
- * The hybrid investigation loop. The embedding controller passes a model function (prompt in, raw
- * text out); this module builds the prompt from the log, records the exchange, decides what the
- * answer means with the lifecycle deciders, carries out confirmed plans through ProjectResearch,
- * and appends every step atomically. It never calls a model on its own: `model` is the
- * controller's, and tests use a scripted one.
+ * The hybrid investigation loop. The embedding controller passes a model function; this module
+ * builds the prompt from the log, records the exchange, decides what the answer means with the
+ * lifecycle deciders, carries out confirmed plans through ProjectResearch, and appends every step
+ * atomically through the case's rules. It never calls a model on its own: `model` is the
+ * controller's, and tests use a scripted one. A model function that throws is recorded as a
+ * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
-import { decideAnswer, decideFeedback, decideResearchBlocked, decideResearchResumed, decideResume, decideStart } from '../domain/lifecycle.js'
+import { failure, isFailure, type Failure } from '../domain/failure.js'
+import { decideAnswer, decideFeedback, decideModelFailure, decideResume, decideStart, hasLoneSurrogate } from '../domain/lifecycle.js'
 import { decideRecordCapture, decideRecordFailure } from '../domain/research-decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
+import type { CaseState } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { Capture } from '../events/capture.js'
-import type { EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/catalog.js'
-import { lifecycleProjection, type LifecycleS } from '../projections/lifecycle.js'
 import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
-import { openCaseWithState, type CaseHandle } from '../adapters/case-store/open.js'
-import { appendCommand } from '../adapters/case-store/append.js'
+import { openCase, type CaseHandle } from '../adapters/case-store/open.js'
+import type { Receipt } from '../adapters/case-store/append.js'
 import { objectRefOf, readObject } from '../adapters/case-store/objects.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { systemEnv, type Env } from '../adapters/env.js'
@@ -25,21 +25,23 @@ import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
 import type { Fact } from '../research/enrich.js'
+import { asDecided, asEither, decideAndAppend, must, runCommand, type CommandOptions, type Decided } from './commands.js'
+import type { EventDraft } from '../events/chain.js'
 
-export type ModelFn = (prompt: string) => Promise<string>
-
-const must = <A>(r: E.Either<Failure, A>): A => {
-  if (E.isLeft(r)) throw new FailureError(r.left)
-  return r.right
+/** What the model function receives for one turn. */
+export interface ModelRequest {
+  /** The whole prompt (it starts with `stablePrefix`). */
+  readonly prompt: string
+  /** The stable part of the prompt (contract and settings), byte-identical across turns: providers may cache it. */
+  readonly stablePrefix: string
+  readonly turn: number
+  readonly phase: 'interpretation' | 'investigation'
+  /** Aborted when the controller stops the loop; a cancelled call is recorded, and resumes at once. */
+  readonly signal: AbortSignal
 }
 
-const state = async (dir: string): Promise<{ handle: CaseHandle; s: LifecycleS }> => {
-  const r = must(await openCaseWithState(dir, lifecycleProjection)())
-  return { handle: r.handle, s: r.state }
-}
-
-const append = async (handle: CaseHandle, commandId: string, events: EventDraft[], env: Env, objects: Buffer[] = []): Promise<number> =>
-  events.length === 0 ? handle.cursor.seq : must(await appendCommand(handle, { commandId, expectedGeneration: handle.cursor.seq, events, objects }, { env })()).generation
+/** The controller's model: one request in, the raw answer text out. It may throw. */
+export type ModelFn = (request: ModelRequest) => Promise<string>
 
 /** Compact lines of the facts document for the prompt. */
 export const factLines = (facts: readonly Fact[]): string[] =>
@@ -55,18 +57,7 @@ export const factLines = (facts: readonly Fact[]): string[] =>
     }
   })
 
-/** Renders the next prompt from the log and the objects it references (no provider needed). */
-export const nextPrompt = async (dir: string): Promise<E.Either<Failure, RenderedPrompt>> => {
-  try {
-    const { s } = await state(dir)
-    return E.right(renderPrompt(s, await promptInputs(dir, s)))
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
-
-const promptInputs = async (dir: string, s: LifecycleS): Promise<{ report: string; facts: string[]; captures: Map<string, Capture> }> => {
+const promptInputs = async (dir: string, s: CaseState): Promise<{ report: string; facts: string[]; captures: Map<string, Capture> }> => {
   const report = s.report === null ? '' : must(await readObject(dir, s.report)()).toString('utf8')
   const factsDoc = s.facts === null ? null : (JSON.parse(must(await readObject(dir, s.facts)()).toString('utf8')) as { facts: Fact[] })
   const captures = new Map<string, Capture>()
@@ -79,138 +70,180 @@ const promptInputs = async (dir: string, s: LifecycleS): Promise<{ report: strin
   return { report, facts: factsDoc === null ? [] : factLines(factsDoc.facts), captures }
 }
 
-export interface StartOptions {
+/** Renders the next prompt from the log and the objects it references (no provider needed). */
+export const nextPrompt = (dir: string): Promise<E.Either<Failure, RenderedPrompt>> =>
+  asEither(async () => {
+    const handle = must(await openCase(dir)())
+    return renderPrompt(handle.cursor.state, await promptInputs(dir, handle.cursor.state))
+  })
+
+export interface StartOptions extends CommandOptions {
   readonly settings: InvestigationSettings
-  readonly env?: Env
 }
 
-export const startInvestigation = async (dir: string, opts: StartOptions): Promise<E.Either<Failure, number>> => {
-  try {
-    const env = opts.env ?? systemEnv
-    const { handle, s } = await state(dir)
-    return E.right(await append(handle, 'investigation-start', must(decideStart(s, opts.settings, s.facts === null ? 0 : 1)), env))
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
+/** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
+export const startInvestigation = async (dir: string, opts: StartOptions): Promise<E.Either<Failure, number>> =>
+  E.map((o: { generation: number }) => o.generation)(await runCommand(dir, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), opts))
+
+/** Progress of `advance`, one call per step (for terminals and logs). */
+export type AdvanceStep =
+  | { readonly kind: 'turn'; readonly turn: number; readonly phase: 'interpretation' | 'investigation'; readonly prompt_chars: number; readonly outcome: string }
+  | { readonly kind: 'research'; readonly plan_id: string; readonly query_kind: string; readonly outcome: string }
+  | { readonly kind: 'resume'; readonly into: string; readonly manual_retry: boolean }
 
 export interface AdvanceOptions {
   readonly model: ModelFn
   readonly research: ProjectResearch
   readonly env?: Env
+  /** Model turns to run at most in this call (default 20). */
   readonly maxTurns?: number
+  /** Resume a timed block (or retry research) now, before its retry time; recorded. */
   readonly manualRetry?: boolean
   readonly expectedGeneration?: number
+  /** Stops the loop between steps (and is handed to the model function). */
+  readonly signal?: AbortSignal
+  readonly onStep?: (step: AdvanceStep) => void
 }
 
 export interface AdvanceResult {
-  readonly state: string
+  readonly state: CaseState['state']
   readonly reason: string | null
+  readonly retry_not_before: string | null
   readonly turns: number
   readonly generation: number
+  /** Receipt of the last event (seq, hash); keep it to detect a rollback later. */
+  readonly receipt: Receipt
 }
+
+const resultOf = (handle: CaseHandle, turns: number): AdvanceResult => {
+  const s = handle.cursor.state
+  return { state: s.state, reason: s.reason, retry_not_before: s.retryNotBefore, turns, generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash } }
+}
+
 
 /** Resumes a blocked case (see decideResume); `expectedGeneration` guards against a moved case. */
-export const resumeCase = async (dir: string, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env }): Promise<E.Either<Failure, AdvanceResult>> => {
-  try {
+export const resumeCase = (dir: string, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }): Promise<E.Either<Failure, AdvanceResult>> =>
+  asEither(async () => {
     const env = opts.env ?? systemEnv
-    const { handle, s } = await state(dir)
-    if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
-      return E.left(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: handle.cursor.seq }))
-    }
-    const events = must(decideResume(s, { manualRetry: opts.manualRetry, now: env.now() }))
-    const generation = await append(handle, `resume-${s.checkpoint + 1}`, events, env)
-    const after = await state(dir)
-    return E.right({ state: after.s.state, reason: after.s.reason, turns: 0, generation })
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
+    const handle = must(await openCase(dir)())
+    const s = handle.cursor.state
+    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now: env.now() })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }) })
+    return resultOf(handle, 0)
+  })
+
+/** Records lab test feedback; a case waiting for it continues. Returns the generation. */
+export const recordFeedback = async (dir: string, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
+  E.map((o: { generation: number }) => o.generation)(await runCommand(dir, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), opts))
+
+/** A thrown model error as a coded failure (its message is kept short; no stack). */
+const modelFailureOf = (e: unknown, signal: AbortSignal): Failure => {
+  if (signal.aborted) return failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call')
+  if (e instanceof FailureError) return e.failure
+  if (isFailure(e)) return e
+  const message = e instanceof Error ? e.message : String(e)
+  return failure('MODEL_CALL_FAILED', `the model function failed: ${message.slice(0, 300)}`)
 }
 
-export const recordFeedback = async (dir: string, requestId: string, feedback: string, env: Env = systemEnv): Promise<E.Either<Failure, number>> => {
-  try {
-    const { handle, s } = await state(dir)
-    return E.right(await append(handle, `feedback-${requestId}`, must(decideFeedback(s, requestId, feedback)), env))
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
+/** The raw answer as bytes: UTF-8, or UTF-16LE when it holds lone surrogates (so nothing is lost). */
+const rawAnswerObject = (raw: string): { bytes: Buffer; mediaType: string } =>
+  hasLoneSurrogate(raw) ? { bytes: Buffer.from(raw, 'utf16le'), mediaType: 'text/plain; charset=utf-16le' } : { bytes: Buffer.from(raw, 'utf8'), mediaType: 'text/plain' }
 
 /**
- * Runs the loop until the case concludes, is exhausted, waits for feedback, is blocked, or
- * maxTurns model turns have run. After a restart the stored evidence and the confirmed plan are
- * authoritative: a confirmed plan is carried out before the model is asked again.
+ * Runs the loop until the case concludes, is exhausted, is blocked, or maxTurns model turns have
+ * run. After a restart the stored evidence and the confirmed plan are authoritative: a confirmed
+ * plan is carried out before the model is asked again.
  */
-export const advance = async (dir: string, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> => {
-  try {
+export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> =>
+  asEither(async () => {
     const env = opts.env ?? systemEnv
-    let turns = 0
-    const first = await state(dir)
-    if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== first.handle.cursor.seq) {
-      return E.left(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${first.handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: first.handle.cursor.seq }))
+    const step = opts.onStep ?? (() => undefined)
+    const signal = opts.signal ?? new AbortController().signal
+    const handle = must(await openCase(dir)())
+    if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
+      throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: handle.cursor.seq }))
     }
-    if (first.s.state === 'NOT_STARTED') return E.left(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+    if (handle.cursor.state.state === 'NOT_STARTED') throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+    const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env })
+    let turns = 0
     for (;;) {
-      const { handle, s } = await state(dir)
-      const done = (): AdvanceResult => ({ state: s.state, reason: s.reason, turns, generation: handle.cursor.seq })
-      if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.right(done())
-      if (s.state === 'BLOCKED' && s.reason !== 'RESEARCH_UNAVAILABLE') {
-        if (s.reason !== 'INVALID_LLM_RESPONSES') return E.right(done())
-        const resumed = decideResume(s, { manualRetry: opts.manualRetry === true, now: env.now() })
-        if (E.isLeft(resumed)) return E.right(done())
-        await append(handle, `resume-${s.checkpoint + 1}`, resumed.right, env)
-        continue
+      const s = handle.cursor.state
+      if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED' || signal.aborted) return resultOf(handle, turns)
+      if (s.state === 'BLOCKED') {
+        if (s.reason === 'INVALID_LLM_RESPONSES' || s.reason === 'MODEL_UNAVAILABLE') {
+          const resumed = decideResume(s, { manualRetry: opts.manualRetry === true, now: env.now() })
+          if (E.isLeft(resumed)) return resultOf(handle, turns)
+          await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))
+          step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: opts.manualRetry === true })
+          continue
+        }
+        if (s.reason !== 'RESEARCH_UNAVAILABLE') return resultOf(handle, turns)
+        if (opts.manualRetry !== true && s.retryNotBefore !== null && env.now().getTime() < Date.parse(s.retryNotBefore)) return resultOf(handle, turns)
       }
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
-        // Carry out the confirmed plan; its answer is frozen here until it is persisted.
-        const answer = await opts.research.query(plan.arguments)()
-        if (E.isLeft(answer)) {
-          if (isUnavailable(answer.left)) {
-            await append(handle, `plan-${plan.plan_id}-outage-${s.research.failures + 1}`, [...must(decideRecordFailure(s.research, { reservationId: plan.reservation, failure: answer.left, unavailable: true })), ...decideResearchBlocked(s)], env)
-            const blocked = await state(dir)
-            return E.right({ state: blocked.s.state, reason: blocked.s.reason, turns, generation: blocked.handle.cursor.seq })
-          }
-          await append(handle, `plan-${plan.plan_id}-record`, [...must(decideRecordFailure(s.research, { reservationId: plan.reservation, failure: answer.left, unavailable: false })), ...decideResearchResumed(s)], env)
-          continue
-        }
-        // A context started with one source.context contract refuses answers computed with another.
-        const ctx = s.settings?.source_context ?? null
-        if (answer.right.kind === 'source.context' && ctx !== null && !sameContext(answer.right.settings['source_analysis'], ctx)) {
-          const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
-          await append(handle, `plan-${plan.plan_id}-record`, [...must(decideRecordFailure(s.research, { reservationId: plan.reservation, failure: refused, unavailable: false })), ...decideResearchResumed(s)], env)
-          continue
-        }
-        const bytes = captureBytes(answer.right)
-        const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
-        const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
-        await append(handle, `plan-${plan.plan_id}-record`, [...must(decideRecordCapture(s.research, { reservationId: plan.reservation, capture: ref, kind: answer.right.kind, requestDigest })), ...decideResearchResumed(s)], env, [bytes])
+        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step)
         continue
       }
-      if (s.state === 'BLOCKED') return E.right(done())
-      if (turns >= (opts.maxTurns ?? 20)) return E.right(done())
+      if (s.state === 'BLOCKED' || turns >= (opts.maxTurns ?? 20)) return resultOf(handle, turns)
       // A model turn: the prompt (stored), the raw answer (stored), and what it means.
       const turn = s.turn + 1
+      const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
       const prompt = renderPrompt(s, await promptInputs(dir, s))
       const promptBytes = Buffer.from(prompt.text, 'utf8')
-      await append(handle, `turn-${turn}-request`, [{ type: 'ModelRequested', actor: 'controller', data: { turn, phase: s.state === 'INTERPRETING' ? 'interpretation' : 'investigation', prompt: objectRefOf(promptBytes, 'text/plain'), prompt_version: prompt.version, prompt_chars: prompt.text.length } }], env, [promptBytes])
-      const raw = await opts.model(prompt.text)
+      await append(`turn-${turn}-request`, () => E.right({ events: [{ type: 'ModelRequested', actor: 'controller', data: { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), prompt_version: prompt.version, prompt_chars: prompt.text.length } }], objects: [promptBytes] }))
+      let raw: string
+      try {
+        raw = await opts.model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
+        if (typeof raw !== 'string') throw new TypeError(`the model function returned ${typeof raw}, not a string`)
+      } catch (e) {
+        const f = modelFailureOf(e, signal)
+        turns++
+        await append(`turn-${turn}-answer`, (st) => asDecided(signal.aborted ? decideModelFailure(st, turn, f, env.now(), 0) : decideModelFailure(st, turn, f, env.now())))
+        step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}` })
+        if (signal.aborted) return resultOf(handle, turns)
+        continue
+      }
       turns++
-      const rawBytes = Buffer.from(raw, 'utf8')
-      const after = await state(dir)
-      const decided = must(decideAnswer(after.s, turn, raw, env.now(), `P${turn}`))
-      await append(after.handle, `turn-${turn}-answer`, [{ type: 'ModelResponded', actor: 'model', data: { turn, raw: objectRefOf(rawBytes, 'text/plain') } }, ...decided], env, [rawBytes])
+      const answer = rawAnswerObject(raw)
+      await append(`turn-${turn}-answer`, (st) => asDecided(E.map((decided: readonly EventDraft[]) => [{ type: 'ModelResponded', actor: 'model' as const, data: { turn, raw: objectRefOf(answer.bytes, answer.mediaType) } }, ...decided])(decideAnswer(st, turn, raw, env.now(), `P${turn}`)), [answer.bytes]))
+      const after = handle.cursor.state
+      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: after.lastRejection !== null && after.consecutiveInvalid > 0 ? `rejected (${after.lastRejection.code})` : describeOutcome(after) })
     }
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
+  })
+
+const describeOutcome = (s: CaseState): string =>
+  s.state === 'CONCLUDED' ? 'conclusion' : s.state === 'EXHAUSTED' ? 'budget exhausted' : s.state === 'BLOCKED' ? `blocked (${String(s.reason)})` : s.pendingPlan !== null ? `plan ${s.pendingPlan.plan_id}` : s.state === 'INVESTIGATING' && s.turn === 1 ? 'interpretation' : 'recorded'
+
+/** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
+const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void): Promise<void> => {
+  const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
+  const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env })
+  const answer = await research.query(args)()
+  const s = handle.cursor.state
+  if (E.isLeft(answer)) {
+    const unavailable = isUnavailable(answer.left)
+    const id = unavailable ? `plan-${planId}-outage-${s.research.failures + 1}` : `plan-${planId}-record`
+    await append(id, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now: env.now() })))
+    step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})` })
+    return
   }
+  // A context started with one source.context contract refuses answers computed with another.
+  const ctx = s.settings?.source_context ?? null
+  if (answer.right.kind === 'source.context' && ctx !== null && !sameJson(answer.right.settings['source_analysis'], ctx)) {
+    const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
+    await append(`plan-${planId}-record`, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now: env.now() })))
+    step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: 'refused (CONTEXT_SETTINGS_DIFFER)' })
+    return
+  }
+  const bytes = captureBytes(answer.right)
+  const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
+  const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
+  await append(`plan-${planId}-record`, (st) => asDecided(decideRecordCapture(st, { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest }), [bytes]))
+  const last = handle.cursor.state.lastResult
+  step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded' })
 }
 
-const sameContext = (a: unknown, b: unknown): boolean => {
+const sameJson = (a: unknown, b: unknown): boolean => {
   const x = canonicalJson(a)
   const y = canonicalJson(b)
   return E.isRight(x) && E.isRight(y) && x.right === y.right

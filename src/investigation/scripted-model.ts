@@ -4,7 +4,8 @@
  */
 import type { ModelFn } from './loop.js'
 
-export type ScriptStep = string | ((prompt: string) => string)
+/** A fixed answer, a function of the prompt, or an error the model function throws. */
+export type ScriptStep = string | ((prompt: string) => string) | Error
 
 export interface ScriptedModel {
   readonly model: ModelFn
@@ -19,10 +20,11 @@ export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
   return {
     prompts,
     remaining: () => steps.length - i,
-    model: async (prompt) => {
+    model: async ({ prompt }) => {
       prompts.push(prompt)
       const step = steps[i++]
       if (step === undefined) throw new Error(`the script has no answer for turn ${i}`)
+      if (step instanceof Error) throw step
       return typeof step === 'string' ? step : step(prompt)
     }
   }

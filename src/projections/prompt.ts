@@ -8,8 +8,7 @@
  * was cut; it is never exceeded silently.
  */
 import type { Capture } from '../events/capture.js'
-import type { LifecycleS } from './lifecycle.js'
-import { remainingBudget } from './lifecycle.js'
+import { remainingBudget, type CaseState } from '../domain/case-state.js'
 
 export const PROMPT_VERSION = 'investigation_project_v1'
 
@@ -23,6 +22,8 @@ export interface PromptInputs {
 
 export interface RenderedPrompt {
   readonly text: string
+  /** The stable part the text starts with (byte-identical across the turns of one investigation). */
+  readonly stable: string
   readonly version: typeof PROMPT_VERSION
   readonly cut: readonly string[]
 }
@@ -35,7 +36,7 @@ const KINDS = [
 ]
 
 /** The stable part: identical for every turn of one investigation. */
-export const stablePart = (s: LifecycleS): string => {
+export const stablePart = (s: CaseState): string => {
   const st = s.settings
   const ctx = st?.source_context ?? null
   const kinds = ctx === null ? KINDS : [...KINDS, 'source.context {text, path_prefix?}']
@@ -74,7 +75,7 @@ const continuation = (c: Capture): string | null => {
   return parts.length === 0 ? null : parts.join(' ')
 }
 
-export const renderPrompt = (s: LifecycleS, inputs: PromptInputs): RenderedPrompt => {
+export const renderPrompt = (s: CaseState, inputs: PromptInputs): RenderedPrompt => {
   const max = s.settings?.prompt_max_chars ?? 20_000
   const cut: string[] = []
   const stable = stablePart(s)
@@ -97,13 +98,17 @@ export const renderPrompt = (s: LifecycleS, inputs: PromptInputs): RenderedPromp
     })] })
   }
   const last = s.lastResult
-  if (last !== null) {
+  if (last?.kind === 'capture') {
     const c = inputs.captures.get(last.digest)
     if (last.repeat) sections.push({ name: 'latest', droppable: false, lines: [`Latest result: ${last.evidence_id} again (identical to earlier evidence; not shown twice, not new evidence).`] })
     else if (c !== undefined) {
       const cont = continuation(c)
       sections.push({ name: 'latest', droppable: false, lines: [`Latest result ${last.evidence_id} (selected: it answers the last confirmed plan):`, ...(cont === null ? [] : [`Continuation: ${cont}`]), JSON.stringify(c.result)] })
     }
+  } else if (last?.kind === 'failure') {
+    sections.push({ name: 'latest', droppable: false, lines: [`Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${last.message}`, `Request: ${JSON.stringify(last.arguments).slice(0, 400)}`, 'No evidence was recorded for it.'] })
+  } else if (last?.kind === 'cancelled') {
+    sections.push({ name: 'latest', droppable: false, lines: [`An operator cancelled your last plan${last.plan_id === null ? '' : ` ${last.plan_id}`}: ${last.reason}`] })
   }
   if (s.lastRejection !== null) sections.push({ name: 'rejection', droppable: false, lines: [`Your last answer was rejected (${s.lastRejection.code}): ${s.lastRejection.message}`] })
   sections.push({ name: 'closing', droppable: false, lines: [`Budget remaining: ${remainingBudget(s)}.`, phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'] })
@@ -138,5 +143,5 @@ export const renderPrompt = (s: LifecycleS, inputs: PromptInputs): RenderedPromp
     const guard = `\n[prompt guard: ${cut.join('; ')}]`.slice(0, 1000)
     text = `${text.slice(0, Math.max(0, max - guard.length))}${guard}`
   }
-  return { text, version: PROMPT_VERSION, cut }
+  return { text, stable, version: PROMPT_VERSION, cut }
 }

@@ -1,71 +1,106 @@
 /**
- * One project.query inside a case (minimal form; the investigation loop builds on it): reserve
- * action budget, run the query, then append the capture (stored as an object), its evidence and
- * the budget consumption in one atomic command, or the failure. Research itself never writes into
- * the case: this function decides with the case's deciders and appends through the store.
+ * One project.query inside a case, outside the model's plans (an operator's or a controller's
+ * question): decode the request, reserve action budget for exactly that request, run the query,
+ * then append the capture (stored as an object), its evidence and the consumption in one atomic
+ * command, or the failure. Refused once the investigation is CONCLUDED or EXHAUSTED, or when the
+ * cost exceeds what is left. The same command id retries the same reservation (after an outage)
+ * or returns the recorded outcome; research itself never writes into the case.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
+import { decodeQuery } from '../domain/query.js'
 import { isUnavailable } from '../domain/research-failures.js'
-import { decideRecordCapture, decideRecordFailure, decideReserve, evidenceFor } from '../domain/research-decider.js'
+import { decideRecordCapture, decideRecordFailure, decideReserve } from '../domain/research-decider.js'
+import { queryCost } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
-import { researchProjection } from '../projections/research.js'
-import { openCaseWithState } from '../adapters/case-store/open.js'
-import { appendCommand, type AppendOutcome } from '../adapters/case-store/append.js'
-import { objectRefOf } from '../adapters/case-store/objects.js'
-import type { Env } from '../adapters/env.js'
+import type { EventEnvelope } from '../events/envelope.js'
+import { openCase } from '../adapters/case-store/open.js'
+import { objectRefOf, readObject } from '../adapters/case-store/objects.js'
+import { recordedOutcome, type Receipt } from '../adapters/case-store/append.js'
+import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { captureBytes } from './capture.js'
 import type { ProjectResearch } from './project-research.js'
+import { asDecided, asEither, decideAndAppend, must } from '../investigation/commands.js'
+import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
 
 export interface CaseQueryResult {
   readonly outcome: 'recorded' | 'failed'
+  /** The command id used (print it: retrying with it retries the same reservation). */
+  readonly commandId: string
   readonly capture?: Capture
   readonly evidenceId?: string
   readonly repeat?: boolean
   readonly failure?: Failure
   readonly generation: number
+  readonly receipt: Receipt
 }
 
-const must = <A>(r: E.Either<Failure, A>): A => {
-  if (E.isLeft(r)) throw new FailureError(r.left)
-  return r.right
+export interface CaseQueryOptions {
+  readonly env?: Env
+}
+
+/** The outcome recorded for a reservation by an earlier attempt (a retried command id). */
+const recorded = async (dir: string, commandId: string, events: readonly EventEnvelope[], generation: number, receipt: Receipt): Promise<CaseQueryResult | null> => {
+  for (const e of events) {
+    if (e.type === 'CaptureRecorded') {
+      const d = e.data as { capture: { digest: string; size: number }; evidence_id: string; repeat: boolean }
+      const bytes = must(await readObject(dir, d.capture)())
+      const decoded = CaptureCodec.decode(JSON.parse(bytes.toString('utf8')))
+      return { outcome: 'recorded', commandId, ...(E.isRight(decoded) ? { capture: decoded.right } : {}), evidenceId: d.evidence_id, repeat: d.repeat, generation, receipt }
+    }
+    if (e.type === 'ResearchFailed' && (e.data as { unavailable: boolean }).unavailable === false) {
+      const d = e.data as { code: string; message: string }
+      return { outcome: 'failed', commandId, failure: failure(d.code, d.message), generation, receipt }
+    }
+  }
+  return null
 }
 
 /** Runs `args` as a project.query inside the case at `dir`. `commandId` makes a retry idempotent. */
-export const queryInCase = async (dir: string, research: ProjectResearch, args: unknown, commandId: string, env?: Env): Promise<E.Either<Failure, CaseQueryResult>> => {
-  try {
+export const queryInCase = (dir: string, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): Promise<E.Either<Failure, CaseQueryResult>> =>
+  asEither(async () => {
+    const env = options.env ?? systemEnv
+    const query = must(decodeQuery(args))
+    const requestDigest = sha256Digest(must(canonicalJson(query)))
     const reservationId = `res-${commandId}`
-    const options = env === undefined ? {} : { env }
-    const first = must(await openCaseWithState(dir, researchProjection)())
-    if (!first.state.open.has(reservationId) && !first.state.closed.has(reservationId)) {
-      const drafts = must(decideReserve(first.state, { reservationId, amount: 1, planId: null }))
-      must(await appendCommand(first.handle, { commandId: `${commandId}.reserve`, expectedGeneration: first.handle.cursor.seq, events: drafts }, options)())
+    const handle = must(await openCase(dir)())
+    const attempts = [...handle.cursor.commands.keys()].filter((k) => k.startsWith(`${commandId}.record-`)).sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
+    const existing = handle.cursor.state.research
+    if (existing.closed.has(reservationId)) {
+      // Done before: the recorded outcome, not a second query (of the same request only).
+      const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find((e) => e.type === 'BudgetReserved')
+      if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
+        throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId }))
+      }
+      const last = attempts[attempts.length - 1]
+      const outcome = last === undefined ? null : await recordedOutcome(handle, last)
+      const result = outcome === null ? null : await recorded(dir, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
+      if (result === null) throw new FailureError(failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId }))
+      return result
     }
-    const { handle, state } = must(await openCaseWithState(dir, researchProjection)())
-    if (state.closed.has(reservationId)) {
-      return E.left(failure('COMMAND_DONE', `command ${commandId} already completed; use a new command id for a new query`, { command_id: commandId }))
+    const open = existing.open.get(reservationId)
+    if (open !== undefined && open.request_digest !== requestDigest) {
+      throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, { command_id: commandId }))
+    }
+    if (open === undefined) {
+      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest })), { env })
     }
     // The answer is computed once and frozen here until it is persisted.
-    const answer = await research.query(args)()
-    let outcome: AppendOutcome
+    const answer = await research.query(query)()
+    const attempt = `${commandId}.record-${attempts.length + 1}`
     if (E.isLeft(answer)) {
       const unavailable = isUnavailable(answer.left)
-      outcome = must(await appendCommand(handle, { commandId: `${commandId}.record`, expectedGeneration: handle.cursor.seq, events: must(decideRecordFailure(state, { reservationId, failure: answer.left, unavailable })) }, options)())
-      return E.right({ outcome: 'failed', failure: answer.left, generation: outcome.generation })
+      const out = await decideAndAppend(handle, attempt, (s) => asDecided(decideRecordFailure(s, { reservationId, failure: answer.left, unavailable, now: env.now() })), { env })
+      return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt }
     }
     const bytes = captureBytes(answer.right)
     const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
-    const request = canonicalJson(answer.right.request)
-    const drafts = must(decideRecordCapture(state, { reservationId, capture: ref, kind: answer.right.kind, requestDigest: E.isRight(request) ? sha256Digest(request.right) : sha256Digest('') }))
-    outcome = must(await appendCommand(handle, { commandId: `${commandId}.record`, expectedGeneration: handle.cursor.seq, events: drafts, objects: [bytes] }, options)())
-    const evidence = evidenceFor(state, ref.digest)
-    return E.right({ outcome: 'recorded', capture: answer.right, evidenceId: evidence.id, repeat: evidence.repeat, generation: outcome.generation })
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
+    const out = await decideAndAppend(handle, attempt, (s) => asDecided(decideRecordCapture(s, { reservationId, capture: ref, kind: answer.right.kind, requestDigest }), [bytes]), { env })
+    const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
+    const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
+    return { outcome: 'recorded', commandId, capture: answer.right, evidenceId: d?.evidence_id ?? '?', repeat: d?.repeat ?? false, generation: out.generation, receipt: out.receipt }
+  })

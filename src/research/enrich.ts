@@ -1,16 +1,18 @@
 /**
  * Case preparation: the deterministic enrichment of a revision's entity references into facts
  * with provenance, before any model sees the case. It asks only ordinary project.query questions
- * (so every answer is a capture), follows only relationships the profile configures, and reports
- * everything it left out as `project_context_coverage`. It never calls a model and never diagnoses:
- * a referenced item is a reference, not an observed runtime object or a cause, and template texts
- * say what the template says, not what the server did.
+ * (so every answer is a capture), follows only relationships the profile configures, pages where
+ * a fact needs all rows, and reports everything it left out as `project_context_coverage`: what,
+ * how many and why. It never calls a model and never diagnoses: a referenced item is a reference,
+ * not an observed runtime object or a cause, and template texts say what the template says, not
+ * what the server did.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../domain/failure.js'
 import { isUnavailable } from '../domain/research-failures.js'
-import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, pointer, type EnrichmentConfig, type EntityRef, type Relationship } from '../domain/enrichment-config.js'
+import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, isSymbolRelationship, pointer, type EnrichmentConfig, type EntityRef, type Relationship, type TableRelationship } from '../domain/enrichment-config.js'
 import { isIdentifier } from '../domain/text-scan.js'
+import { partialMarkers } from '../domain/partial.js'
 import type { Scalar } from '../domain/query.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
@@ -26,15 +28,20 @@ export interface Provenance {
 export type Fact =
   | { readonly fact_id: string; readonly type: 'entity'; readonly entity_type: string; readonly id: number | string; readonly source: 'input' | 'relationship'; readonly table: string; readonly values: Readonly<Record<string, unknown>>; readonly texts: Readonly<Record<string, string>>; readonly provenance: Provenance }
   | { readonly fact_id: string; readonly type: 'project_description'; readonly entity_type: string; readonly id: number | string; readonly column: string; readonly role: string; readonly text: string; readonly describes: 'template_text'; readonly notice: string; readonly provenance: Provenance }
-  | { readonly fact_id: string; readonly type: 'relationship'; readonly relation: string; readonly from: { readonly table: string; readonly column: string; readonly value: unknown; readonly provenance: Provenance }; readonly to: { readonly table: string; readonly column: string; readonly rows: number; readonly entity_type: string | null; readonly provenance: Provenance }; readonly notice: string }
-  | { readonly fact_id: string; readonly type: 'source_symbol'; readonly relation: string; readonly symbol: string; readonly hits: number; readonly complete: boolean; readonly from: { readonly table: string; readonly column: string; readonly provenance: Provenance }; readonly provenance: Provenance }
+  | { readonly fact_id: string; readonly type: 'relationship'; readonly relation: string; readonly from: { readonly table: string; readonly column: string; readonly value: unknown; readonly id?: unknown; readonly provenance: Provenance }; readonly to: { readonly table: string; readonly column: string; readonly rows: number; readonly complete: boolean; readonly entity_type: string | null; readonly provenance: Provenance; readonly pages: readonly Provenance[] }; readonly notice: string }
+  | { readonly fact_id: string; readonly type: 'source_symbol'; readonly relation: string; readonly symbol: string; readonly path_prefix: string | null; readonly hits: number; readonly complete: boolean; readonly from: { readonly table: string; readonly column: string; readonly id?: unknown; readonly provenance: Provenance }; readonly provenance: Provenance }
   | { readonly fact_id: string; readonly type: 'not_found'; readonly table: string; readonly column: string; readonly value: unknown; readonly notice: string; readonly provenance: Provenance }
   | { readonly fact_id: string; readonly type: 'project_context_coverage'; readonly queries_run: number; readonly identical_queries_reused: number; readonly left_out: readonly CoverageGap[]; readonly cycles_cut: readonly string[]; readonly complete: boolean; readonly notice: string }
 
+/** Something enrichment left out: what, how much (when known) and why. */
 export interface CoverageGap {
-  readonly reason: 'max_depth' | 'max_queries' | 'max_relationships' | 'no_lookup_configured' | 'not_an_identifier' | 'refused'
+  readonly reason: 'max_depth' | 'max_queries' | 'max_relationships' | 'no_lookup_configured' | 'not_an_identifier' | 'refused' | 'partial_answer' | 'rows_not_fetched'
   readonly what: string
+  /** How many items (rows) were left out, when it is known. */
+  readonly count?: number
+  /** The failure code of a refused query, or the markers of a partial answer. */
   readonly code?: string
+  readonly detail?: string
 }
 
 export interface EnrichmentResult {
@@ -46,13 +53,33 @@ export interface EnrichmentResult {
 
 type Work =
   | { readonly kind: 'entity'; readonly ref: EntityRef; readonly depth: number }
-  | { readonly kind: 'follow'; readonly rel: Relationship; readonly value: Scalar; readonly depth: number; readonly from: Provenance }
+  | { readonly kind: 'follow'; readonly rel: Relationship; readonly value: Scalar; readonly originId: unknown; readonly depth: number; readonly from: Provenance }
+
+interface Asked {
+  readonly capture: Capture
+  readonly digest: string
+}
+
+interface RowSet {
+  /** Every row gathered, with the page it came from. */
+  readonly rows: ReadonlyArray<{ readonly row: Record<string, unknown>; readonly digest: string; readonly index: number }>
+  readonly pages: readonly Asked[]
+  /** True when every matching row was fetched. */
+  readonly complete: boolean
+}
+
+const isFailure = <A extends object>(x: A | Failure): x is Failure => '_tag' in x && x._tag === 'Failure'
 
 /** Runs the configured enrichment for `entities`. Left only when a provider is unavailable. */
 export const enrich = async (research: ProjectResearch, config: EnrichmentConfig, entities: readonly EntityRef[]): Promise<E.Either<Failure, EnrichmentResult>> => {
-  const bounds = { ...DEFAULT_BOUNDS, ...pickNumbers(config) }
+  const bounds = {
+    max_queries: config.max_queries ?? DEFAULT_BOUNDS.max_queries,
+    max_depth: config.max_depth ?? DEFAULT_BOUNDS.max_depth,
+    max_relationships: config.max_relationships ?? DEFAULT_BOUNDS.max_relationships,
+    page_rows: config.page_rows ?? DEFAULT_BOUNDS.page_rows
+  }
   const captures: Capture[] = []
-  const byRequest = new Map<string, { capture: Capture; digest: string } | Failure>()
+  const byRequest = new Map<string, Asked | Failure>()
   const facts: Fact[] = []
   const gaps: CoverageGap[] = []
   let reused = 0
@@ -63,9 +90,10 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
   const factId = (): string => `F${facts.length + 1}`
   const texts = config.texts ?? []
   const rels = config.relationships ?? []
+  let unavailable: Failure | null = null
 
   /** Asks once per identical request; later asks reuse the same capture. */
-  const ask = async (request: Record<string, unknown>): Promise<{ capture: Capture; digest: string } | Failure> => {
+  const ask = async (request: Record<string, unknown>): Promise<Asked | Failure> => {
     const key = canonicalJson(request)
     const k = E.isRight(key) ? key.right : JSON.stringify(request)
     const known = byRequest.get(k)
@@ -73,36 +101,79 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
       reused++
       return known
     }
-    if (captures.length >= bounds.max_queries) {
-      const f: Failure = { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
-      return f
-    }
+    if (captures.length >= bounds.max_queries) return { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
     const r = await research.query(request)()
+    if (E.isLeft(r) && isUnavailable(r.left)) {
+      unavailable = r.left
+      return r.left
+    }
     const out = E.isLeft(r) ? r.left : { capture: r.right, digest: sha256Digest(captureBytes(r.right)) }
     if (E.isRight(r)) captures.push(r.right)
     byRequest.set(k, out)
     return out
   }
-  const isFailure = (x: { capture: Capture; digest: string } | Failure): x is Failure => (x as Failure)._tag === 'Failure'
 
-  /** Follow-ups of the relationships that start at `table`, from each row of a capture. */
-  const followFrom = (table: string, rows: ReadonlyArray<Record<string, unknown>>, digest: string, depth: number, queue: Work[]): void => {
-    rows.forEach((row, i) => {
+  /** Notes what a capture left out beyond what paging handles. */
+  const notePartial = (asked: Asked, what: string, ignoreHasMore: boolean): void => {
+    const markers = partialMarkers(asked.capture.result).filter((m) => !(ignoreHasMore && m.startsWith('has_more')))
+    if (markers.length > 0) gaps.push({ reason: 'partial_answer', what, detail: markers.join('; ') })
+  }
+
+  /** All rows of a database.rows request, page by page, within max_queries; a gap names what was not fetched. */
+  const allRows = async (table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | Failure> => {
+    const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
+    const pages: Asked[] = []
+    let offset = 0
+    for (;;) {
+      const got = await ask({ kind: 'database.rows', table, columns: [...columns], filters: [...filters], offset, limit: bounds.page_rows })
+      if (isFailure(got)) {
+        if (pages.length === 0) return got
+        await rowsNotFetched(table, filters, what, offset, got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', got.code)
+        return { rows, pages, complete: false }
+      }
+      pages.push(got)
+      const page = (got.capture.result['rows'] ?? []) as Array<Record<string, unknown>>
+      page.forEach((row, index) => rows.push({ row, digest: got.digest, index }))
+      notePartial(got, what, true)
+      const next = got.capture.result['next_offset']
+      if (got.capture.result['has_more'] !== true || typeof next !== 'number') return { rows, pages, complete: true }
+      offset = next
+    }
+  }
+
+  /** Says how many rows were not fetched (a count query, when the budget allows one). */
+  const rowsNotFetched = async (table: string, filters: ReadonlyArray<Record<string, unknown>>, what: string, fetched: number, reason: CoverageGap['reason'], code: string): Promise<void> => {
+    const counted = captures.length < bounds.max_queries ? await ask({ kind: 'database.count', table, filters: [...filters] }) : null
+    const total = counted !== null && !isFailure(counted) ? Number(counted.capture.result['count']) : Number.NaN
+    gaps.push({
+      reason: reason === 'max_queries' ? 'rows_not_fetched' : reason,
+      what: `${what}: rows from offset ${fetched} on`,
+      ...(Number.isFinite(total) ? { count: Math.max(0, total - fetched) } : {}),
+      code,
+      detail: reason === 'max_queries' ? `max_queries (${bounds.max_queries}) reached while paging` : `a page was refused (${code})`
+    })
+  }
+
+  /** Follow-ups of the relationships that start at `table`, from each row gathered. */
+  const followFrom = (table: string, rows: RowSet['rows'], depth: number, queue: Work[]): void => {
+    for (const { row, digest, index } of rows) {
       for (const rel of rels.filter((r) => r.from_table === table)) {
         if (rel.when_column !== undefined && row[rel.when_column] !== rel.when_value) continue
         const value = row[rel.from_column]
         if (value === undefined || (typeof value === 'object' && value !== null)) continue
         if (isIgnored(value, rel.ignore_values ?? config.ignore_values ?? DEFAULT_IGNORED)) continue
-        queue.push({ kind: 'follow', rel, value: value as Scalar, depth: depth + 1, from: { capture: digest, pointer: pointer('result', 'rows', i, rel.from_column) } })
+        const originId = rel.from_id_column === undefined ? undefined : row[rel.from_id_column]
+        queue.push({ kind: 'follow', rel, value: value as Scalar, originId, depth: depth + 1, from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) } })
       }
-    })
+    }
   }
 
+  const describe = (w: Work): string => (w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`)
   const queue: Work[] = entities.map((ref) => ({ kind: 'entity', ref, depth: 0 }))
-  while (queue.length > 0) {
+  while (queue.length > 0 && unavailable === null) {
     const w = queue.shift() as Work
     if (w.depth > bounds.max_depth) {
-      gaps.push({ reason: 'max_depth', what: w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}` })
+      gaps.push({ reason: 'max_depth', what: describe(w), detail: `deeper than max_depth ${bounds.max_depth}` })
       continue
     }
     const key = w.kind === 'entity' ? `entity|${w.ref.type}|${String(w.ref.id)}` : `rel|${w.rel.relation}|${String(w.value)}`
@@ -114,68 +185,73 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     if (w.kind === 'entity') {
       const lookup = config.entities[w.ref.type]
       if (lookup === undefined) {
-        gaps.push({ reason: 'no_lookup_configured', what: `${w.ref.type} ${w.ref.id}` })
+        gaps.push({ reason: 'no_lookup_configured', what: describe(w) })
         continue
       }
-      const got = await ask({ kind: 'database.rows', table: lookup.table, columns: lookup.columns, filters: [{ column: lookup.id_column, operator: 'eq', value: w.ref.id }], offset: 0, limit: 5 })
+      const filters = [{ column: lookup.id_column, operator: 'eq', value: w.ref.id }]
+      const got = await allRows(lookup.table, lookup.columns, filters, `${lookup.table} rows of ${describe(w)}`)
       if (isFailure(got)) {
-        if (isUnavailable(got)) return E.left(got)
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: `${w.ref.type} ${w.ref.id}`, code: got.code })
+        if (unavailable !== null) break
+        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
         continue
       }
-      const rows = (got.capture.result['rows'] ?? []) as Array<Record<string, unknown>>
-      if (rows.length === 0) {
-        facts.push({ fact_id: factId(), type: 'not_found', table: lookup.table, column: lookup.id_column, value: w.ref.id, notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`, provenance: { capture: got.digest, pointer: pointer('result', 'rows') } })
+      const first = got.pages[0] as Asked
+      if (got.rows.length === 0) {
+        facts.push({ fact_id: factId(), type: 'not_found', table: lookup.table, column: lookup.id_column, value: w.ref.id, notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`, provenance: { capture: first.digest, pointer: pointer('result', 'rows') } })
         continue
       }
-      rows.forEach((row, i) => entityFacts(w.ref.type, w.ref.id, lookup.table, row, got.digest, i, 'input'))
-      followFrom(lookup.table, rows, got.digest, w.depth, queue)
+      for (const r of got.rows) entityFacts(w.ref.type, w.ref.id, lookup.table, r.row, r.digest, r.index, 'input')
+      followFrom(lookup.table, got.rows, w.depth, queue)
       continue
     }
     // A relationship from a returned value.
     if (relationships >= bounds.max_relationships) {
-      gaps.push({ reason: 'max_relationships', what: `${w.rel.relation} = ${String(w.value)}` })
+      gaps.push({ reason: 'max_relationships', what: describe(w), detail: `more than max_relationships ${bounds.max_relationships}` })
       continue
     }
     relationships++
-    if (w.rel.source_symbol === true) {
+    const rel = w.rel
+    const origin = { table: rel.from_table, column: rel.from_column, ...(w.originId === undefined ? {} : { id: w.originId }), provenance: w.from }
+    if (isSymbolRelationship(rel)) {
       if (typeof w.value !== 'string' || !isIdentifier(w.value)) {
-        gaps.push({ reason: 'not_an_identifier', what: `${w.rel.relation} = ${String(w.value)}` })
+        gaps.push({ reason: 'not_an_identifier', what: describe(w) })
         continue
       }
-      const got = await ask({ kind: 'source.symbol', symbol: w.value })
+      const got = await ask({ kind: 'source.symbol', symbol: w.value, ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix }) })
       if (isFailure(got)) {
-        if (isUnavailable(got)) return E.left(got)
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: `${w.rel.relation} = ${w.value}`, code: got.code })
+        if (unavailable !== null) break
+        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
         continue
       }
-      facts.push({ fact_id: factId(), type: 'source_symbol', relation: w.rel.relation, symbol: w.value, hits: Number(got.capture.result['hit_count'] ?? 0), complete: got.capture.result['complete'] === true, from: { table: w.rel.from_table, column: w.rel.from_column, provenance: w.from }, provenance: { capture: got.digest, pointer: pointer('result', 'hits') } })
+      notePartial(got, `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`, false)
+      facts.push({ fact_id: factId(), type: 'source_symbol', relation: rel.relation, symbol: w.value, path_prefix: rel.path_prefix ?? null, hits: Number(got.capture.result['hit_count'] ?? 0), complete: partialMarkers(got.capture.result).length === 0, from: origin, provenance: { capture: got.digest, pointer: pointer('result', 'hits') } })
       continue
     }
-    if (w.rel.table === undefined || w.rel.column === undefined) continue
-    const columns = w.rel.columns ?? [w.rel.column]
-    const got = await ask({ kind: 'database.rows', table: w.rel.table, columns, filters: [{ column: w.rel.column, operator: 'eq', value: w.value }, ...(w.rel.filters ?? [])], offset: 0, limit: 20 })
+    const trel: TableRelationship = rel
+    const filters = [{ column: trel.column, operator: 'eq', value: w.value }, ...(trel.filters ?? [])]
+    const got = await allRows(trel.table, trel.columns ?? [trel.column], filters, `${trel.table} rows of ${describe(w)}`)
     if (isFailure(got)) {
-      if (isUnavailable(got)) return E.left(got)
-      gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: `${w.rel.relation} = ${String(w.value)}`, code: got.code })
+      if (unavailable !== null) break
+      gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
       continue
     }
-    const rows = (got.capture.result['rows'] ?? []) as Array<Record<string, unknown>>
+    const pages = got.pages.map((p) => ({ capture: p.digest, pointer: pointer('result', 'rows') }))
     facts.push({
       fact_id: factId(),
       type: 'relationship',
-      relation: w.rel.relation,
-      from: { table: w.rel.from_table, column: w.rel.from_column, value: w.value, provenance: w.from },
-      to: { table: w.rel.table, column: w.rel.column, rows: rows.length, entity_type: w.rel.entity_type ?? null, provenance: { capture: got.digest, pointer: pointer('result', 'rows') } },
+      relation: trel.relation,
+      from: { ...origin, value: w.value },
+      to: { table: trel.table, column: trel.column, rows: got.rows.length, complete: got.complete, entity_type: trel.entity_type ?? null, provenance: pages[0] as Provenance, pages },
       notice: 'A configured reference between template rows; not an observed runtime object and not a cause.'
     })
-    if (rows.length === 0) {
-      facts.push({ fact_id: factId(), type: 'not_found', table: w.rel.table, column: w.rel.column, value: w.value, notice: `No row in ${w.rel.table} for ${w.rel.column} = ${String(w.value)}: a finding about this table only.`, provenance: { capture: got.digest, pointer: pointer('result', 'rows') } })
+    if (got.rows.length === 0) {
+      facts.push({ fact_id: factId(), type: 'not_found', table: trel.table, column: trel.column, value: w.value, notice: `No row in ${trel.table} for ${trel.column} = ${String(w.value)}: a finding about this table only.`, provenance: pages[0] as Provenance })
       continue
     }
-    if (w.rel.entity_type !== undefined) rows.forEach((row, i) => entityFacts(w.rel.entity_type ?? '', w.value as number | string, w.rel.table ?? '', row, got.digest, i, 'relationship'))
-    followFrom(w.rel.table, rows, got.digest, w.depth, queue)
+    if (trel.entity_type !== undefined) for (const r of got.rows) entityFacts(trel.entity_type, w.value as number | string, trel.table, r.row, r.digest, r.index, 'relationship')
+    followFrom(trel.table, got.rows, w.depth, queue)
   }
+  if (unavailable !== null) return E.left(unavailable)
   const complete = gaps.length === 0
   facts.push({
     fact_id: factId(),
@@ -187,7 +263,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     complete,
     notice: complete
       ? 'The configured enrichment ran without leaving anything out. It is context, not a complete investigation.'
-      : 'The configured enrichment left out what is listed; it is partial context, not a complete investigation.'
+      : `The configured enrichment left out ${gaps.length} item(s), listed with what, how many and why; it is partial context, not a complete investigation.`
   })
   return E.right({ captures, facts, complete })
 
@@ -209,9 +285,3 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     facts.push(...textFacts)
   }
 }
-
-const pickNumbers = (c: EnrichmentConfig): Partial<typeof DEFAULT_BOUNDS> => ({
-  ...(c.max_queries === undefined ? {} : { max_queries: c.max_queries }),
-  ...(c.max_depth === undefined ? {} : { max_depth: c.max_depth }),
-  ...(c.max_relationships === undefined ? {} : { max_relationships: c.max_relationships })
-})

@@ -1,29 +1,39 @@
 /**
- * `vba case prepare`: record a revision's raw inputs, run the configured enrichment once, and
- * complete the revision with its facts, in two atomic commands. A completed revision is never
- * rewritten: new inputs make a new revision; the same inputs again change nothing.
+ * Case preparation: record a revision's raw inputs (a bug report, entity references, attachments),
+ * run the configured enrichment once, and complete the revision with its facts, in two atomic
+ * commands. A completed revision is never rewritten: new inputs make a new revision; the same
+ * inputs again change nothing. Inputs come from memory or from a REPORT.json file.
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
+import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
-import { EnrichmentConfig, RevisionInputs } from '../domain/enrichment-config.js'
-import { evidenceFor } from '../domain/research-decider.js'
+import { decodeEnrichment, EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
+import { decideCompleteRevision, decideInputs, type Author } from '../domain/inputs-decider.js'
+import { hasLoneSurrogate } from '../domain/lifecycle.js'
 import { describeErrors } from '../events/decode.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
-import type { EventDraft } from '../events/chain.js'
-import { researchProjection } from '../projections/research.js'
-import { revisionsProjection } from '../projections/revisions.js'
-import { openCaseWithState } from '../adapters/case-store/open.js'
-import { appendCommand } from '../adapters/case-store/append.js'
+import { openCase } from '../adapters/case-store/open.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
-import { FailureError } from '../adapters/fs-util.js'
-import type { Env } from '../adapters/env.js'
+import type { Receipt } from '../adapters/case-store/append.js'
+import { systemEnv, type Env } from '../adapters/env.js'
 import type { Profile } from '../adapters/config/profile.js'
+import { asDecided, asEither, decideAndAppend, must } from '../investigation/commands.js'
 import { captureBytes } from './capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from './enrich.js'
 import type { ProjectResearch } from './project-research.js'
+
+/** The raw inputs of a revision, in memory. */
+export interface RevisionInputs {
+  /** The bug report as the reporter wrote it. */
+  readonly report: string
+  /** Entities the report names: `{type: "quest", id: 11117}`. */
+  readonly entities: ReadonlyArray<EntityRef>
+  /** Files handed in with the report (logs, screenshots), as bytes. */
+  readonly attachments?: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array; readonly mediaType?: string }>
+}
 
 export interface PrepareResult {
   readonly status: 'completed' | 'unchanged'
@@ -32,86 +42,109 @@ export interface PrepareResult {
   readonly captures: number
   readonly complete: boolean
   readonly generation: number
+  readonly receipt: Receipt
 }
 
-const must = <A>(r: E.Either<Failure, A>): A => {
-  if (E.isLeft(r)) throw new FailureError(r.left)
-  return r.right
+export interface PrepareOptions {
+  readonly env?: Env
+  /** Who hands in the inputs (default operator). */
+  readonly author?: Author
 }
 
-const canonicalBytes = (v: unknown): Buffer => Buffer.from(must(canonicalJson(v)), 'utf8')
+const MAX_REPORT_CHARS = 1_000_000
+const MAX_ATTACHMENT_BYTES = 64 << 20
 
 /** The [enrichment] section of a profile, decoded. */
 export const enrichmentConfig = (profile: Profile): E.Either<Failure, EnrichmentConfig> => {
   const raw = profile.raw['enrichment']
   if (raw === undefined) return E.left(failure('CONFIG_INVALID', 'the profile has no [enrichment] section (see config/trinitycore.toml)'))
-  const d = EnrichmentConfig.decode(raw)
-  return E.isLeft(d) ? E.left(failure('CONFIG_INVALID', `[enrichment] ${describeErrors(d.left)}`)) : E.right(d.right)
+  return decodeEnrichment(raw)
 }
 
-/** Reads REPORT.json: `{report, entities: [{type, id}], attachments?: [{name, path}]}`. */
+/** REPORT.json: `{report, entities: [{type, id}], attachments?: [{name, path}]}` (paths relative to the file). */
+export const ReportFile = t.intersection([
+  t.type({ report: t.string, entities: t.array(EntityRef) }),
+  t.partial({ title: t.string, attachments: t.array(t.type({ name: t.string, path: t.string })) })
+], 'ReportFile')
+
+/** Checks inputs from anywhere (memory or a file) the same way. */
+export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionInputs> => {
+  if (inputs.report.trim() === '') return E.left(failure('INPUT_INVALID', 'the report is empty'))
+  if (inputs.report.length > MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `the report has ${inputs.report.length} characters, over ${MAX_REPORT_CHARS}`))
+  if (hasLoneSurrogate(inputs.report)) return E.left(failure('INPUT_INVALID', 'the report holds lone UTF-16 surrogates (not valid Unicode text)'))
+  if (inputs.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'at most 1000 entities'))
+  for (const a of inputs.attachments ?? []) {
+    if (a.name.trim() === '' || a.name.length > 255 || hasLoneSurrogate(a.name)) return E.left(failure('INPUT_INVALID', 'an attachment has a name of 1-255 characters'))
+    if (a.bytes.byteLength > MAX_ATTACHMENT_BYTES) return E.left(failure('INPUT_INVALID', `attachment ${a.name} has ${a.bytes.byteLength} bytes, over ${MAX_ATTACHMENT_BYTES}`))
+  }
+  return E.right(inputs)
+}
+
+/**
+ * Reads REPORT.json and the attachments it names. Attachment paths are relative to the file and
+ * must stay inside its directory (no absolute paths, no `..`): a report may come from outside.
+ */
 export const readInputs = async (file: string): Promise<E.Either<Failure, RevisionInputs>> => {
   let parsed: unknown
   try {
-    parsed = JSON.parse(await fsp.readFile(file, 'utf8'))
+    const text = await fsp.readFile(file, 'utf8')
+    if (text.length > 2 * MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+    parsed = JSON.parse(text)
   } catch {
-    return E.left(failure('INPUT_INVALID', `cannot read ${file} as JSON`))
+    return E.left(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))
   }
-  const d = RevisionInputs.decode(parsed)
-  return E.isLeft(d) ? E.left(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(d.left)}`)) : E.right(d.right)
+  const d = ReportFile.decode(parsed)
+  if (E.isLeft(d)) return E.left(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(d.left)}`))
+  const base = path.dirname(path.resolve(file))
+  const attachments: Array<{ name: string; bytes: Uint8Array }> = []
+  for (const a of d.right.attachments ?? []) {
+    const target = path.resolve(base, a.path)
+    if (path.isAbsolute(a.path) || a.path.split(/[\\/]/).includes('..') || !target.startsWith(base + path.sep)) {
+      return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))}: its path must be relative and inside the directory of the report file`, { path: a.path.slice(0, 200) }))
+    }
+    try {
+      const st = await fsp.lstat(target)
+      if (!st.isFile()) return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is not a regular file`))
+      if (st.size > MAX_ATTACHMENT_BYTES) return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is over ${MAX_ATTACHMENT_BYTES} bytes`))
+      attachments.push({ name: a.name, bytes: await fsp.readFile(target) })
+    } catch {
+      return E.left(failure('INPUT_INVALID', `cannot read attachment ${JSON.stringify(a.name.slice(0, 80))}`))
+    }
+  }
+  return checkInputs({ report: d.right.report, entities: d.right.entities, attachments })
 }
 
-export const prepareRevision = async (dir: string, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, inputsDir: string, env?: Env): Promise<E.Either<Failure, PrepareResult>> => {
-  try {
-    const options = env === undefined ? {} : { env }
+/**
+ * Records `inputs` as a revision of the case at `dir` (or finds the revision that holds them),
+ * enriches it with the configured queries and completes it. Left when a provider is unavailable
+ * (the recorded inputs stay; running it again continues the same revision).
+ */
+export const prepareRevision = (dir: string, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): Promise<E.Either<Failure, PrepareResult>> =>
+  asEither(async () => {
+    const env = options.env ?? systemEnv
+    must(checkInputs(inputs))
     const report = Buffer.from(inputs.report, 'utf8')
-    const attachments = await Promise.all((inputs.attachments ?? []).map(async (a) => ({ name: a.name, bytes: await fsp.readFile(path.resolve(inputsDir, a.path)) })))
-    const index = {
-      report: objectRefOf(report, 'text/plain'),
-      entities: inputs.entities,
-      attachments: attachments.map((a) => ({ name: a.name, object: objectRefOf(a.bytes) }))
+    const attachments = (inputs.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ref: objectRefOf(a.bytes, a.mediaType) }))
+    const index = { report: objectRefOf(report, 'text/plain'), entities: inputs.entities, attachments: attachments.map((a) => ({ name: a.name, object: a.ref })) }
+    const handle = must(await openCase(dir)())
+    const decided = must(decideInputs(handle.cursor.state, options.author ?? 'operator', index))
+    const revision = decided.revision
+    if (decided.status === 'existing' && decided.completed) {
+      const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
+      return { status: 'unchanged' as const, revision, facts: r?.fact_count ?? 0, captures: r?.captures ?? 0, complete: r?.complete ?? false, generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash } }
     }
-    const digest = sha256Digest(must(canonicalJson(index)))
-    const first = must(await openCaseWithState(dir, revisionsProjection)())
-    const same = first.state.revisions.find((r) => r.inputs_digest === digest)
-    if (same?.completed === true) {
-      return E.right({ status: 'unchanged', revision: same.revision, facts: same.fact_count, captures: same.captures, complete: same.complete, generation: first.handle.cursor.seq })
-    }
-    const revision = same?.revision ?? first.state.revisions.length + 1
-    if (same === undefined) {
-      must(await appendCommand(first.handle, {
-        commandId: `prepare-r${revision}-inputs`,
-        expectedGeneration: first.handle.cursor.seq,
-        events: [{ type: 'InputsRecorded', actor: 'operator', data: { revision, inputs_version: 1, inputs_digest: digest, ...index } }],
-        objects: [report, ...attachments.map((a) => a.bytes)]
-      }, options)())
+    if (decided.status === 'new') {
+      await decideAndAppend(handle, `prepare-r${revision}-inputs`, () => E.right({ events: decided.events, objects: [report, ...attachments.map((a) => a.bytes)] }), { env })
     }
     const result = must(await enrich(research, config, inputs.entities))
-    const { handle, state } = must(await openCaseWithState(dir, researchProjection)())
-    // Evidence ids continue the case's numbering; an identical earlier capture is a repeat.
-    const evidence = state
-    const drafts: EventDraft[] = []
-    const objects: Buffer[] = []
-    for (const capture of result.captures) {
+    const captures = result.captures.map((capture) => {
       const bytes = captureBytes(capture)
-      const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
-      const e = evidenceFor(evidence, ref.digest)
-      drafts.push({ type: 'EnrichmentCaptured', actor: 'system', data: { revision, capture: ref, kind: capture.kind, request_digest: sha256Digest(must(canonicalJson(capture.request))), evidence_id: e.id, repeat: e.repeat } })
-      objects.push(bytes)
-      if (!e.repeat) {
-        // The folded state is ours: extend it as the events will.
-        evidence.evidence.set(e.id, { id: e.id, digest: ref.digest, kind: capture.kind, first_seq: 0, repeats: 0 })
-        evidence.byDigest.set(ref.digest, e.id)
-      }
-    }
-    const factsDoc = { format: 'vba-facts', version: 1, revision, facts: result.facts }
-    const factsBytes = canonicalBytes(factsDoc)
-    drafts.push({ type: 'RevisionCompleted', actor: 'system', data: { revision, facts: objectRefOf(factsBytes, 'application/vnd.vba.facts+json'), fact_count: result.facts.length, queries: result.captures.length, complete: result.complete } })
-    const unique = [...new Map([...objects, factsBytes].map((b) => [sha256Digest(b), b])).values()]
-    const done = must(await appendCommand(handle, { commandId: `prepare-r${revision}-enrich`, expectedGeneration: handle.cursor.seq, events: drafts, objects: unique }, options)())
-    return E.right({ status: 'completed', revision, facts: result.facts.length, captures: result.captures.length, complete: result.complete, generation: done.generation })
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
+      return { bytes, capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE), kind: capture.kind, requestDigest: sha256Digest(must(canonicalJson(capture.request))) }
+    })
+    const factsBytes = Buffer.from(must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })), 'utf8')
+    const factsRef = objectRefOf(factsBytes, 'application/vnd.vba.facts+json')
+    const objects = [...new Map([...captures.map((c) => c.bytes), factsBytes].map((b) => [sha256Digest(b), b])).values()]
+    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, (s) => asDecided(decideCompleteRevision(s, revision, captures, factsRef, result.facts.length, result.complete), objects), { env })
+    return { status: 'completed' as const, revision, facts: result.facts.length, captures: result.captures.length, complete: result.complete, generation: done.generation, receipt: done.receipt }
+  })
+

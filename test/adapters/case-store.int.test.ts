@@ -68,7 +68,7 @@ const idem = suite('idempotency and generations')
 idem('resubmitting a command id returns the recorded outcome and appends nothing', async () => {
   const h = await sampleCase()
   const before = readFileSync(path.join(h.dir, 'events.jsonl'))
-  const again = right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'model', data: { text: '**markdown**', format: 'markdown' } }] })())
+  const again = right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }] })())
   assert.is(again.status, 'duplicate')
   assert.is(again.events.length, 1)
   assert.is(again.events[0]?.seq, 4)

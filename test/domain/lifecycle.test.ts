@@ -4,76 +4,107 @@ import * as assert from 'uvu/assert'
 import * as E from 'fp-ts/lib/Either.js'
 import { decideAnswer, decideFeedback, decideResume, decideStart } from '../../src/domain/lifecycle.js'
 import { decideRecordCapture } from '../../src/domain/research-decider.js'
+import { decideCompleteRevision, decideInputs } from '../../src/domain/inputs-decider.js'
+import { ruleFold } from '../../src/domain/rules.js'
+import type { CaseState } from '../../src/domain/case-state.js'
 import { sealEvent, checkLine, genesisHash, type EventDraft, type RecordedEvent } from '../../src/events/chain.js'
 import type { InvestigationSettings } from '../../src/events/catalog.js'
 import { fold } from '../../src/projections/projection.js'
-import { lifecycleProjection, type LifecycleS } from '../../src/projections/lifecycle.js'
+import { lifecycleProjection } from '../../src/projections/lifecycle.js'
+import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { right, left } from '../helpers/fs.js'
 
 const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 2, action_costs: { 'project.query': 1 }, max_invalid_responses: 2, retry_delay_ms: 60_000, prompt_max_chars: 20_000, source_context: null }
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const genesis = right(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' }))
 
-/** Seals drafts into recorded events continuing `prior`. */
+/** Seals one decision (one command) into recorded events continuing `prior`. */
 const record = (prior: RecordedEvent[], drafts: EventDraft[]): RecordedEvent[] => {
   let prev = prior[prior.length - 1]?.hash ?? genesis
+  const command = `c${prior.length + 1}`
   return drafts.map((d, i) => {
     const seq = prior.length + i + 1
-    const s = right(sealEvent(d, { seq, prev, id: `e${seq}`, at: '2026-11-30T12:00:00.000Z', commandId: `c${seq}` }))
+    const s = right(sealEvent(d, { seq, prev, id: `e${seq}`, at: '2026-11-30T12:00:00.000Z', commandId: command }))
     prev = s.envelope.hash
     const c = checkLine(s.line, { seq, prev: s.envelope.prev, lineNo: seq })
     if (c.event === undefined) throw new Error(JSON.stringify(c.findings))
     return c.event
   })
 }
-const stateOf = (events: RecordedEvent[]): LifecycleS => {
-  let s = lifecycleProjection.init()
-  for (const e of events) s = lifecycleProjection.evolve(s, e)
-  return s
+/** The state after `events`; every decision the deciders made must also pass the rules. */
+const stateOf = (events: RecordedEvent[]): CaseState => {
+  const rules = ruleFold()
+  const violations = events.flatMap((e) => rules.feed(e))
+  violations.push(...rules.end())
+  assert.equal(violations, [], 'what the deciders decide passes the rules')
+  return rules.state()
 }
 /** given events, when a decision, then: the new log. */
-const given = (...steps: Array<(s: LifecycleS) => E.Either<unknown, EventDraft[]>>): RecordedEvent[] => {
+const given = (...steps: Array<(s: CaseState) => E.Either<unknown, readonly EventDraft[]>>): RecordedEvent[] => {
   let log: RecordedEvent[] = []
-  for (const step of steps) log = [...log, ...record(log, right(step(stateOf(log)) as E.Either<never, EventDraft[]>))]
+  for (const step of steps) log = [...log, ...record(log, [...right(step(stateOf(log)) as E.Either<never, readonly EventDraft[]>)])]
   return log
 }
 const types = (events: readonly RecordedEvent[]): string[] => events.map((e) => e.type)
-const start = (s: LifecycleS) => decideStart(s, settings, 1)
-const answer = (text: string, turn = 1) => (s: LifecycleS) => decideAnswer(s, turn, text, NOW, `P${turn}`)
+const REPORT = { digest: 'sha256:' + 'a'.repeat(64), size: 12 }
+const FACTS = { digest: 'sha256:' + 'f'.repeat(64), size: 40 }
+/** A revision with its inputs and completion (the facts object is not read by these tests). */
+const prepared = (s: CaseState): E.Either<unknown, readonly EventDraft[]> => {
+  const o = right(decideInputs(s, 'operator', { report: REPORT, entities: [{ type: 'quest', id: 1 }], attachments: [] }))
+  return o.status === 'new' ? E.right(o.events) : E.left('these inputs exist')
+}
+const completed = (s: CaseState) => decideCompleteRevision(s, 1, [], FACTS, 1, true)
+const request = (turn: number) => (s: CaseState) => E.right([{ type: 'ModelRequested', actor: 'controller', data: { turn, phase: s.state === 'INTERPRETING' ? 'interpretation' : 'investigation', prompt: REPORT, prompt_version: 'investigation_project_v1', prompt_chars: 12 } }] as EventDraft[])
+const start = (s: CaseState) => decideStart(s, settings)
+const answer = (text: string, turn = 1) => (s: CaseState) => E.map((d: EventDraft[]) => [{ type: 'ModelResponded', actor: 'model', data: { turn, raw: REPORT } } as EventDraft, ...d])(decideAnswer(s, turn, text, NOW, `P${turn}`))
+/** The steps of a prepared, started case. */
+const started = [prepared, completed, start]
+/** A model turn: the request, then the answer. */
+const turnOf = (text: string, turn = 1) => [request(turn), answer(text, turn)]
 const INTERPRET = JSON.stringify({ interpretation: { summary: 's' } })
 const QUERY = JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.count', table: 't', filters: [] } } })
 
 const deciders = suite('lifecycle deciders')
 
-deciders('given nothing, when started, then the investigation starts interpreting; a second start is refused', () => {
-  const log = given(start)
-  assert.equal(types(log), ['InvestigationStarted', 'CheckpointRecorded'])
-  assert.is(stateOf(log).state, 'INTERPRETING')
-  assert.is(left(start(stateOf(log))).code, 'INVESTIGATION_STARTED')
+/** Event types after the prepared revision, without the model exchange itself. */
+const decided = (log: readonly RecordedEvent[]): string[] => types(log).filter((t) => !['InputsRecorded', 'RevisionCompleted', 'ModelRequested', 'ModelResponded'].includes(t))
+
+deciders('given no completed revision, the start is refused; given one, the investigation starts interpreting from it', () => {
+  assert.is(left(decideStart(stateOf([]), settings)).code, 'CASE_NOT_PREPARED')
+  assert.is(left(decideStart(stateOf(given(prepared)), settings)).code, 'CASE_NOT_PREPARED')
+  const log = given(...started)
+  assert.equal(decided(log), ['InvestigationStarted', 'CheckpointRecorded'])
+  const s = stateOf(log)
+  assert.is(s.state, 'INTERPRETING')
+  assert.is(s.revision, 1)
+  assert.is(left(start(s)).code, 'INVESTIGATION_STARTED')
 })
 
 deciders('given interpreting, when the interpretation arrives, then investigating (checkpoint 2)', () => {
-  const log = given(start, answer(INTERPRET))
-  assert.equal(types(log).slice(2), ['InterpretationRecorded', 'CheckpointRecorded'])
+  const log = given(...started, ...turnOf(INTERPRET))
+  assert.equal(decided(log).slice(2), ['InterpretationRecorded', 'CheckpointRecorded'])
   assert.is(stateOf(log).checkpoint, 2)
 })
 
 deciders('given investigating, when a query is asked, then a confirmed plan with a positive reservation', () => {
-  const log = given(start, answer(INTERPRET), answer(QUERY, 2))
-  assert.equal(types(log).slice(4), ['PlanConfirmed', 'BudgetReserved'])
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2))
+  assert.equal(decided(log).slice(4), ['PlanConfirmed', 'BudgetReserved'])
   const s = stateOf(log)
   assert.is(s.pendingPlan?.plan_id, 'P2')
   assert.is(s.pendingPlan?.reservation, 'res-P2')
 })
 
+const COUNT_REQUEST = right(canonicalJson({ kind: 'database.count', table: 't', filters: [] }))
+
 deciders('given the budget is spent, when another query is asked, then EXHAUSTED with a reason', () => {
   const capture = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
   const capture2 = { digest: 'sha256:' + '2'.repeat(64), size: 10 }
-  const log = given(start, answer(INTERPRET), answer(QUERY, 2),
-    (s) => decideRecordCapture(s.research, { reservationId: 'res-P2', capture, kind: 'database.count', requestDigest: capture.digest }),
-    answer(QUERY, 3),
-    (s) => decideRecordCapture(s.research, { reservationId: 'res-P3', capture: capture2, kind: 'database.count', requestDigest: capture.digest }),
-    answer(QUERY, 4))
+  const requestDigest = sha256Digest(COUNT_REQUEST)
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2),
+    (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture, kind: 'database.count', requestDigest }),
+    ...turnOf(QUERY, 3),
+    (s) => decideRecordCapture(s, { reservationId: 'res-P3', capture: capture2, kind: 'database.count', requestDigest }),
+    ...turnOf(QUERY, 4))
   const s = stateOf(log)
   assert.is(s.state, 'EXHAUSTED')
   assert.is(s.reason, 'BUDGET_EXHAUSTED')
@@ -81,8 +112,8 @@ deciders('given the budget is spent, when another query is asked, then EXHAUSTED
 })
 
 deciders('given investigating, when invalid answers reach the limit, then BLOCKED / INVALID_LLM_RESPONSES with resume state and retry time', () => {
-  const log = given(start, answer(INTERPRET), answer('{', 2), answer(JSON.stringify({ next: { kind: 'tool', operation: 'rm', arguments: {} } }), 3))
-  assert.equal(types(log).slice(4), ['ModelResponseRejected', 'ModelResponseRejected', 'CheckpointRecorded'])
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf('{', 2), ...turnOf(JSON.stringify({ next: { kind: 'tool', operation: 'rm', arguments: {} } }), 3))
+  assert.equal(decided(log).slice(4), ['ModelResponseRejected', 'ModelResponseRejected', 'CheckpointRecorded'])
   const s = stateOf(log)
   assert.is(s.state, 'BLOCKED')
   assert.is(s.reason, 'INVALID_LLM_RESPONSES')
@@ -92,29 +123,37 @@ deciders('given investigating, when invalid answers reach the limit, then BLOCKE
   assert.is(left(decideResume(s, { manualRetry: false, now: NOW })).code, 'RETRY_NOT_YET')
   const resumed = right(decideResume(s, { manualRetry: true, now: NOW }))
   assert.equal(resumed[0]?.data, { generation: 4, state: 'INVESTIGATING', reason: null, resume_state: null, retry_not_before: null, manual_retry: true })
+  stateOf([...log, ...record(log, [...resumed])])
   // after the retry time no operator is needed
   assert.is(right(decideResume(s, { manualRetry: false, now: new Date('2026-11-30T12:01:00.000Z') }))[0]?.data && true, true)
 })
 
+deciders('answers with lone surrogates are rejected, escaped or raw', () => {
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf('{"next": {"kind": "lab_test", "description": "\\ud800"}}', 2))
+  assert.is(stateOf(log).lastRejection?.code, 'MODEL_ANSWER_INVALID')
+  const raw = given(...started, ...turnOf('{"interpretation": {"summary": "\ud800"}}'))
+  assert.is(stateOf(raw).lastRejection?.code, 'MODEL_ANSWER_INVALID')
+})
+
 deciders('a rejection ends no hypothesis and changes no evidence', () => {
-  const log = given(start, answer(INTERPRET), answer(JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'x', evidence: [] } }), 2), answer(JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'refuted', evidence: ['E99'], note: 'n' } }), 3))
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'x', evidence: [] } }), 2), ...turnOf(JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'refuted', evidence: ['E99'], note: 'n' } }), 3))
   const s = stateOf(log)
   assert.is(s.hypotheses.get('H1')?.status, 'open')
   assert.is(s.lastRejection?.code, 'EVIDENCE_UNKNOWN')
 })
 
 deciders('given a lab test request, then AWAITING_TEST_FEEDBACK; manual retry does not unlock; feedback does', () => {
-  const log = given(start, answer(INTERPRET), answer(JSON.stringify({ next: { kind: 'lab_test', description: 'try it' } }), 2))
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(JSON.stringify({ next: { kind: 'lab_test', description: 'try it' } }), 2))
   const s = stateOf(log)
   assert.is(s.reason, 'AWAITING_TEST_FEEDBACK')
   assert.is(left(decideResume(s, { manualRetry: true, now: NOW })).code, 'CASE_AWAITING_FEEDBACK')
-  const after = [...log, ...record(log, right(decideFeedback(s, 'L1', 'no item given')))]
+  const after = [...log, ...record(log, [...right(decideFeedback(s, 'L1', 'no item given'))])]
   assert.is(stateOf(after).state, 'INVESTIGATING')
   assert.is(left(decideFeedback(stateOf(after), 'L1', 'again')).code, 'LAB_FEEDBACK_RECORDED')
 })
 
 deciders('a conclusion must cite known hypotheses and evidence', () => {
-  const log = given(start, answer(INTERPRET), answer(JSON.stringify({ next: { kind: 'conclusion', summary: 's', hypotheses: ['H7'], evidence: [] } }), 2))
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(JSON.stringify({ next: { kind: 'conclusion', summary: 's', hypotheses: ['H7'], evidence: [] } }), 2))
   assert.is(stateOf(log).lastRejection?.code, 'EVIDENCE_UNKNOWN')
 })
 
@@ -123,7 +162,10 @@ deciders.run()
 const projection = suite('lifecycle projection')
 
 projection('delivering every event twice changes nothing', () => {
-  const log = given(start, answer(INTERPRET), answer(QUERY, 2), answer('{', 3))
+  const capture = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2),
+    (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST) }),
+    ...turnOf('{', 3))
   const once = fold([lifecycleProjection])
   const twice = fold([lifecycleProjection])
   for (const e of log) once.feed(e)

@@ -22,6 +22,6 @@ export const sampleCase = async (dir = path.join(tempDir('case'), 'case'), env: 
     objects: [log]
   }, { env })())
   right(await appendCommand(h, { commandId: 'cmd-2', expectedGeneration: 2, events: [{ type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'written as version 1' } }] }, { env })())
-  right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'model', data: { text: '**markdown**', format: 'markdown' } }] }, { env })())
+  right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }] }, { env })())
   return h
 }

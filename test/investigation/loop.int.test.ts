@@ -38,7 +38,7 @@ const INTERPRET = JSON.stringify({ interpretation: { summary: 'Quest 11117 canno
 const startedCase = async (env = fixedEnv('2026-11-30T10:00:00.000Z', 'lp')): Promise<string> => {
   const dir = path.join(tempDir('inv'), 'case')
   right(await initCase({ dir, caseId: 'case-loop', env })())
-  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'Players cannot catch wild wolpertingers for quest 11117.', entities: [{ type: 'quest', id: 11117 }] }, tempDir('in'), env))
+  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'Players cannot catch wild wolpertingers for quest 11117.', entities: [{ type: 'quest', id: 11117 }] }, { env }))
   right(await startInvestigation(dir, { settings: right(settingsOf(profile)), env }))
   return dir
 }
@@ -59,7 +59,7 @@ loop('happy path: interpretation, a query, a hypothesis citing it, a conclusion'
   assert.is(r.turns, 4)
   const v = await lifecycle(dir)
   assert.is(v.hypotheses[0]?.id, 'H1')
-  assert.equal(v.budget, { total: 6, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
+  assert.equal(v.budget, { total: 6, topped_up: 0, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
   assert.ok(v.conclusion !== null)
   // every exchange is recorded: prompts and raw answers as objects, with the prompt version
   const summary = right(await replayCase(dir, defaultProjections())()).views['summary']?.view as { events_by_type: Record<string, number> }
@@ -123,12 +123,17 @@ loop('a research outage mid-plan blocks the case; the plan and its reservation s
   assert.is(v.pending_plan, 'P2')
   assert.is(v.budget?.held, 1, 'the reservation is held')
   assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_RESEARCH_BLOCKED')
+  assert.ok(v.retry_not_before !== null, 'the outage names when to retry')
+  // before the retry time nothing runs (no research, no model turn)
+  const early = right(await advance(dir, { model: scriptedModel([]).model, research }))
+  assert.is(early.state, 'BLOCKED')
+  assert.is(early.generation, r.generation)
   // providers are back: the confirmed plan runs with its reservation, no new model turn first
   const back = scriptedModel([(p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'done', hypotheses: [], evidence: [latestEvidence(p)] } })])
-  const done = right(await advance(dir, { model: back.model, research }))
+  const done = right(await advance(dir, { model: back.model, research, manualRetry: true }))
   assert.is(done.state, 'CONCLUDED')
   const after = await lifecycle(dir)
-  assert.equal(after.budget, { total: 6, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
+  assert.equal(after.budget, { total: 6, topped_up: 0, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
   await down.close()
 })
 
@@ -166,11 +171,8 @@ loop('portable resume: copied mid-investigation, replayed without providers, the
 loop('the prompt guard keeps every prompt under the limit and says what was cut', async () => {
   const dir = await startedCase()
   right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
-  const { s } = await (async () => {
-    const { openCaseWithState } = await import('../../src/adapters/case-store/open.js')
-    const r = right(await openCaseWithState(dir, lifecycleProjection)())
-    return { s: r.state }
-  })()
+  const { openCase } = await import('../../src/adapters/case-store/open.js')
+  const s = right(await openCase(dir)()).cursor.state
   const { renderPrompt } = await import('../../src/projections/prompt.js')
   if (s.settings === null) throw new Error('settings')
   const full = right(await nextPrompt(dir)).text
@@ -186,6 +188,8 @@ loop('source.context is refused when the investigation started without it', asyn
   const p = right(await loadProfile(plain)())
   const dir = path.join(tempDir('noctx'), 'case')
   right(await initCase({ dir })())
+  assert.is(left(await startInvestigation(dir, { settings: right(settingsOf(p)) })).code, 'CASE_NOT_PREPARED', 'no investigation without a completed revision')
+  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'The net does nothing.', entities: [{ type: 'quest', id: 11117 }] }))
   right(await startInvestigation(dir, { settings: right(settingsOf(p)) }))
   const script = scriptedModel([INTERPRET, JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487' } } })])
   right(await advance(dir, { model: script.model, research, maxTurns: 2 }))

@@ -1,7 +1,7 @@
 /** project.query inside a case: reservation, capture as evidence, repeats, failures, portability. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { initCase } from '../../src/adapters/case-store/init.js'
 import { verifyCase } from '../../src/adapters/case-store/verify.js'
@@ -53,13 +53,19 @@ inCase('records captures as evidence; an identical result is a repeat, not new e
   assert.is(right(await replayCase(dir, defaultProjections())()).generation, 9)
 })
 
-inCase('a retried command id records nothing new', async () => {
+inCase('a retried command id records nothing new and returns the recorded outcome; another query under it is a conflict', async () => {
   const dir = await newCase()
   const q = { kind: 'database.count', table: 'creature_template', filters: [] }
-  right(await queryInCase(dir, research, q, 'same'))
-  const again = await queryInCase(dir, research, q, 'same')
-  assert.ok(E.isLeft(again) && again.left.code === 'COMMAND_DONE')
+  const first = right(await queryInCase(dir, research, q, 'same'))
+  const before = readFileSync(path.join(dir, 'events.jsonl'))
+  const again = right(await queryInCase(dir, research, q, 'same'))
+  assert.is(again.outcome, 'recorded')
+  assert.is(again.evidenceId, first.evidenceId)
+  assert.equal(again.capture, first.capture)
+  assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'nothing appended')
   assert.is((await view(dir)).budget.reserved, 1)
+  const other = await queryInCase(dir, research, { ...q, table: 'quest_template' }, 'same')
+  assert.is(E.isLeft(other) ? other.left.code : 'accepted', 'COMMAND_ID_CONFLICT')
 })
 
 inCase('a refused question releases its reservation; an outage keeps it (exit 2 and 3 from the CLI)', async () => {
@@ -77,13 +83,28 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
   writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'creature_template', filters: [] }))
   const outage = vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-1'])
   assert.is(outage.code, 3, outage.stderr)
+  assert.match(outage.stderr, 'retry with --command-id outage-1')
   v = await view(dir)
   assert.is(v.budget.held, 1, 'the reservation stays for a resume')
   assert.is(v.reservations_open.length, 1)
   assert.is(v.unavailable_failures, 1)
-  const ok = vba(['case', 'query', dir, '--config', profile, '--query', q])
+  // the same command id retries the same reservation (no second one), also after a second outage
+  assert.is(vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-1']).code, 3)
+  const ok = vba(['case', 'query', dir, '--config', profile, '--query', q, '--command-id', 'outage-1'])
   assert.is(ok.code, 0, ok.stderr)
   assert.match(ok.stdout, 'as evidence E1')
+  assert.match(ok.stdout, 'command outage-1')
+  v = await view(dir)
+  assert.equal(v.budget, { reserved: 2, consumed: 1, released: 1, held: 0 }, 'one reservation for the refused query, one for the retried one')
+  assert.is(v.reservations_open.length, 0)
+  // a different query under a used command id is refused
+  writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'quest_template', filters: [] }))
+  const open = vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-2'])
+  assert.is(open.code, 3)
+  writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'creature_template', filters: [] }))
+  const conflict = vba(['case', 'query', dir, '--config', profile, '--query', q, '--command-id', 'outage-2'])
+  assert.is(conflict.code, 2, conflict.stderr)
+  assert.match(conflict.stderr, 'COMMAND_ID_CONFLICT')
 })
 
 inCase('a case with captures is portable: copied elsewhere it verifies and replays with no repository or database', async () => {

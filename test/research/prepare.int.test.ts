@@ -11,8 +11,8 @@ import { loadProfile } from '../../src/adapters/config/profile.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
-import { resolvePointer, type RevisionInputs } from '../../src/domain/enrichment-config.js'
+import { enrichmentConfig, prepareRevision, type RevisionInputs } from '../../src/research/prepare.js'
+import { resolvePointer } from '../../src/domain/enrichment-config.js'
 import type { Fact } from '../../src/research/enrich.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
@@ -45,7 +45,7 @@ const prep = suite('case preparation')
 
 prep('a quest expands to its starter creature, start item and the SmartAI rows of that creature, with resolvable provenance', async () => {
   const dir = await newCase()
-  const r = right(await prepareRevision(dir, research, config, quest, tempDir('in')))
+  const r = right(await prepareRevision(dir, research, config, quest))
   assert.is(r.status, 'completed')
   assert.is(r.revision, 1)
   const facts = await factsOf(dir)
@@ -91,18 +91,18 @@ const capture = async (dir: string, digest: string): Promise<unknown> => {
 prep('a cycle terminates and the coverage shows what was cut; the same inputs again change nothing', async () => {
   const dir = await newCase()
   const inputs: RevisionInputs = { report: 'The drunken wolpertinger keeps summoning pens.', entities: [{ type: 'creature', id: 24766 }] }
-  const r = right(await prepareRevision(dir, research, config, inputs, tempDir('in')))
+  const r = right(await prepareRevision(dir, research, config, inputs))
   const facts = await factsOf(dir)
   const coverage = facts.find((f) => f.type === 'project_context_coverage')
   assert.ok(coverage?.type === 'project_context_coverage')
   assert.ok(coverage.cycles_cut.length > 0 || coverage.left_out.some((g) => g.reason === 'max_depth'), JSON.stringify(coverage))
   const before = readFileSync(path.join(dir, 'events.jsonl'))
-  const again = right(await prepareRevision(dir, research, config, inputs, tempDir('in')))
+  const again = right(await prepareRevision(dir, research, config, inputs))
   assert.is(again.status, 'unchanged')
   assert.is(again.revision, r.revision)
   assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'no new events, no new captures')
   // new inputs make a new revision; the completed one is not rewritten
-  const next = right(await prepareRevision(dir, research, config, quest, tempDir('in')))
+  const next = right(await prepareRevision(dir, research, config, quest))
   assert.is(next.revision, 2)
   assert.equal(readFileSync(path.join(dir, 'events.jsonl')).subarray(0, before.length), before)
 })
@@ -110,14 +110,14 @@ prep('a cycle terminates and the coverage shows what was cut; the same inputs ag
 prep('the same revision enriched in two cases gives identical facts', async () => {
   const a = await newCase()
   const b = await newCase()
-  right(await prepareRevision(a, research, config, quest, tempDir('in')))
-  right(await prepareRevision(b, research, config, quest, tempDir('in')))
+  right(await prepareRevision(a, research, config, quest))
+  right(await prepareRevision(b, research, config, quest))
   assert.equal(await factsOf(a), await factsOf(b))
 })
 
 prep('one number that is a creature entry and a spell id: the facts keep them apart', async () => {
   const dir = await newCase()
-  right(await prepareRevision(dir, research, config, { report: 'Creature 23487 and the pony keg (item 33927).', entities: [{ type: 'creature', id: 23487 }, { type: 'item', id: 33927 }] }, tempDir('in')))
+  right(await prepareRevision(dir, research, config, { report: 'Creature 23487 and the pony keg (item 33927).', entities: [{ type: 'creature', id: 23487 }, { type: 'item', id: 33927 }] }))
   const facts = await factsOf(dir)
   const creature = facts.filter((f) => f.type === 'entity' && f.entity_type === 'creature' && f.id === 23487)
   assert.is(creature.length, 1)

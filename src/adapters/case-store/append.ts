@@ -6,10 +6,13 @@
  *  2. cut a torn or unacknowledged tail left by a crashed writer (reported in `repairs`);
  *  3. a known command id returns its recorded outcome and appends nothing;
  *  4. a stale expected generation is GENERATION_CONFLICT and nothing is written;
- *  5. write objects (temp file, fsync, rename, fsync dir), then all lines in one write + fsync,
- *     then replace HEAD (temp, fsync, rename, fsync dir). Only then is the command acknowledged.
+ *  5. check the command against the case's rules (the same fold verify runs) on a copy of the
+ *     state: a command the deciders could not have produced is RULE_VIOLATION, nothing written;
+ *  6. write objects (temp file, fsync, rename, fsync dir), then all lines in one write + fsync,
+ *     then replace HEAD (temp, fsync, rename, fsync dir). Only then is the command acknowledged,
+ *     with a receipt (seq, hash) a controller keeps outside the case to detect a rollback.
  */
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -28,6 +31,8 @@ import { acquireLock, releaseLock } from './lock.js'
 import { objectRefOf, writeObject } from './objects.js'
 import { corrupt, type CaseHandle } from './open.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
+import { checkObligations, ruleFold, type RuleViolation } from '../../domain/rules.js'
+import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 
 /** Most events one command may append. */
 export const MAX_EVENTS_PER_COMMAND = 10_000
@@ -48,6 +53,12 @@ export interface AppendOptions {
   readonly waitMs?: number
 }
 
+/** Proof of an acknowledged append: the seq and hash of the command's last event. */
+export interface Receipt {
+  readonly seq: number
+  readonly hash: string
+}
+
 export interface AppendOutcome {
   /** `appended`, or `duplicate` when the command id had been recorded before. */
   readonly status: 'appended' | 'duplicate'
@@ -55,6 +66,11 @@ export interface AppendOutcome {
   readonly events: readonly EventEnvelope[]
   /** The case's generation after the command (for a duplicate: at the time of the call). */
   readonly generation: number
+  /**
+   * The command's last event (seq, hash). Kept outside the case (see docs/operations.md), it lets
+   * `verify --expect-head` prove the case was not rolled back or forked.
+   */
+  readonly receipt: Receipt
   /** Crash leftovers cut before appending. */
   readonly repairs: readonly Finding[]
 }
@@ -86,6 +102,18 @@ const validateCommand = (cmd: Command): void => {
   if (cmd.events.length > MAX_EVENTS_PER_COMMAND) fail('INVALID_ARGUMENT', `a command appends at most ${MAX_EVENTS_PER_COMMAND} events`)
 }
 
+/**
+ * The recorded outcome of a command id, if this handle has seen it: what a retried typed command
+ * returns instead of deciding again on a state that has moved on.
+ */
+export const recordedOutcome = async (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
+  const recorded = handle.cursor.commands.get(commandId)
+  if (recorded === undefined) return null
+  const events = await readRecorded(handle.dir, recorded.start, recorded.end)
+  const last = events[events.length - 1]
+  return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
+}
+
 /** Appends a command to an open case. See the module comment for the exact protocol. */
 export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
   TE.tryCatch(async () => {
@@ -113,7 +141,9 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
         if (fingerprint(events) !== fingerprint(drafts)) {
           fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: recorded.firstSeq })
         }
-        return { status: 'duplicate' as const, commandId: cmd.commandId, events, generation: handle.cursor.seq, repairs }
+        const lastRecorded = events[events.length - 1]
+        const receipt = lastRecorded === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: lastRecorded.seq, hash: lastRecorded.hash }
+        return { status: 'duplicate' as const, commandId: cmd.commandId, events, generation: handle.cursor.seq, receipt, repairs }
       }
       if (cmd.expectedGeneration !== handle.cursor.seq) {
         fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, {
@@ -150,6 +180,17 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
       for (const digest of provided.keys()) {
         if (!referenced.has(digest)) fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
       }
+      const rules = ruleFold(cloneCaseState(handle.cursor.state))
+      const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
+      violations.push(...rules.end())
+      const readBack = (ref: ObjectRefLite): Uint8Array | undefined => provided.get(ref.digest) ?? readStoredObject(handle.dir, ref)
+      violations.push(...checkObligations(rules.obligations(), readBack))
+      if (violations.length > 0) {
+        const first = violations[0] as RuleViolation
+        fail('RULE_VIOLATION', `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`, {
+          violations: violations.slice(0, 20).map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
+        })
+      }
 
       for (const bytes of provided.values()) await writeObject(handle.dir, bytes)
       const text = sealed.map((s) => s.line + '\n').join('')
@@ -173,11 +214,22 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
       handle.cursor.seq = newHead.seq
       handle.cursor.hash = newHead.hash
       handle.cursor.bytes = newHead.bytes
-      return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, repairs }
+      handle.cursor.state = rules.state()
+      return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, receipt: { seq: newHead.seq, hash: newHead.hash }, repairs }
     } finally {
       await releaseLock(lock)
     }
   }, (e) => toFailure(e, 'append'))
+
+/** An object already in the case, if its bytes match the reference (the rules read captures). */
+const readStoredObject = (dir: string, ref: ObjectRefLite): Uint8Array | undefined => {
+  try {
+    const bytes = readFileSync(path.join(dir, objectPath(ref.digest)))
+    return bytes.length === ref.size && sha256Digest(bytes) === ref.digest ? bytes : undefined
+  } catch {
+    return undefined
+  }
+}
 
 const latestOf = (type: string): number => registry.definitions.get(type)?.latest ?? 1
 
@@ -201,11 +253,12 @@ const catchUp = async (handle: CaseHandle, head: Head): Promise<void> => {
     return
   }
   if (head.seq < c.seq) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: `HEAD went back from ${c.seq} to ${head.seq}`, path: HEAD_FILE }])
-  const scan = await scanCase(handle.dir, { resume: { seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand } })
+  const scan = await scanCase(handle.dir, { resume: { seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state } })
   const errors = scan.findings.filter(isError)
   if (errors.length > 0 || scan.hash === null) throw corruptError(errors)
   c.seq = scan.seq
   c.hash = scan.hash
   c.bytes = scan.bytes
   c.lastCommand = scan.lastCommand
+  c.state = scan.state
 }

@@ -8,7 +8,7 @@ import { isError, type Finding } from '../../events/findings.js'
 import { errnoOf, FailureError, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, LOG_FILE } from './layout.js'
 import { scanCase, type CommandSpan, type ScanResult } from './scan.js'
-import type { Projection } from '../../projections/projection.js'
+import type { CaseState } from '../../domain/case-state.js'
 
 /** Where an open handle stands in the log; advanced by every append through this handle. */
 export interface Cursor {
@@ -17,6 +17,8 @@ export interface Cursor {
   bytes: number
   commands: Map<string, CommandSpan>
   lastCommand: string | null
+  /** The case state at `seq` (the rules' fold): what deciders decide on. */
+  state: CaseState
 }
 
 /** An open case. Appends go through {@link appendCommand}; reads need no handle. */
@@ -55,15 +57,16 @@ export const handleFromScan = (dir: string, scan: ScanResult): CaseHandle | Fail
   return {
     dir,
     declaration: scan.declaration,
-    cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand },
+    cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand, state: scan.state },
     notices: scan.findings
   }
 }
 
 /**
- * Opens a case for appending: checks declaration, HEAD and every event line. A torn or
- * unacknowledged tail is reported in `notices` and cut by the next append; anything else that does
- * not check out is CASE_CORRUPT with its findings. Changes nothing on disk.
+ * Opens a case for appending: checks declaration, HEAD, every event line and every event's rules,
+ * and folds the case state (`handle.cursor.state`). A torn or unacknowledged tail is reported in
+ * `notices` and cut by the next append; anything else that does not check out (a forged event
+ * included) is CASE_CORRUPT with its findings. Changes nothing on disk.
  */
 export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> =>
   TE.tryCatch(async () => {
@@ -72,18 +75,4 @@ export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> =>
     const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }))
     if ('_tag' in result) throw new FailureError(result)
     return result
-  }, (e) => toFailure(e, 'open case'))
-
-/**
- * Opens a case and folds one projection over it in the same pass: the state a decider needs and
- * the handle to append its decision with, both at the same generation.
- */
-export const openCaseWithState = <S>(dir: string, projection: Projection<S, unknown>): TE.TaskEither<Failure, { handle: CaseHandle; state: S }> =>
-  TE.tryCatch(async () => {
-    const resolved = path.resolve(dir)
-    await ensureCaseDir(resolved)
-    let state = projection.init()
-    const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false, onEvent: (e) => { state = projection.evolve(state, e) } }))
-    if ('_tag' in result) throw new FailureError(result)
-    return { handle: result, state }
   }, (e) => toFailure(e, 'open case'))

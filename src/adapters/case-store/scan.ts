@@ -13,6 +13,8 @@ import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope
 import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import { describeErrors } from '../../events/decode.js'
+import { ruleFold, type Obligation, type RuleViolation } from '../../domain/rules.js'
+import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
 import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
@@ -48,8 +50,14 @@ export interface ScanOptions {
     /** The command index of the prefix; extended in place. */
     readonly commands: Map<string, CommandSpan>
     readonly lastCommand: string | null
+    /** The case state after the prefix; folded further in place. */
+    readonly state: CaseState
   }
 }
+
+/** A rule violation as a finding of the log, located at its event. */
+export const ruleFinding = (v: RuleViolation): Finding =>
+  finding(v.code, `${v.rule}: ${v.message}`, { path: LOG_FILE, line: v.seq, seq: v.seq, data: { rule: v.rule } })
 
 export interface ScanResult {
   readonly declaration: CaseDeclaration | null
@@ -65,6 +73,10 @@ export interface ScanResult {
   readonly commands: Map<string, CommandSpan>
   readonly lastCommand: string | null
   readonly eventIds: number
+  /** The case state folded from every event that passed the chain checks. */
+  readonly state: CaseState
+  /** Checks of object contents the rules left for a reader of objects (verify, the writer). */
+  readonly obligations: readonly Obligation[]
 }
 
 const readText = async (file: string): Promise<string | null> => {
@@ -119,6 +131,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     else omitted++
   }
   const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
+  const rules = ruleFold(options.resume?.state)
   const decl = await readDeclaration(dir)
   if (E.isLeft(decl)) report(decl.left)
   const head = await readHead(dir)
@@ -134,7 +147,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
     report(finding('LOG_MISSING', 'events.jsonl is missing', { path: LOG_FILE }))
-    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: runCommandInit(options), eventIds: 0 }
+    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: runCommandInit(options), eventIds: 0, state: rules.state(), obligations: [] }
   }
   const ids = new Set<string>()
   let expectSeq = start.seq + 1
@@ -199,7 +212,10 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       }
       runCommand = env.command_id
       if (options.onRef !== undefined) for (const r of checked.refs) options.onRef(r, env)
-      if (checked.findings.length === 0 && checked.event !== undefined) options.onEvent?.(checked.event)
+      if (checked.findings.length === 0 && checked.event !== undefined) {
+        for (const v of rules.feed(checked.event)) report(ruleFinding(v))
+        options.onEvent?.(checked.event)
+      }
       expectSeq = env.seq + 1
       expectPrev = env.hash
       lastSeq = env.seq
@@ -240,6 +256,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
         carry = Buffer.alloc(0)
       }
     }
+    for (const v of rules.end()) report(ruleFinding(v))
     if (headValue !== null) {
       if (fileBytes < headValue.bytes) {
         report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${headValue.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: headValue.bytes } }))
@@ -264,7 +281,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     await stopParallel()
     await fh.close()
   }
-  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: lastSeq, hash: lastHash, bytes: lastEnd, fileBytes, commands, lastCommand: runCommand, eventIds: ids.size }
+  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: lastSeq, hash: lastHash, bytes: lastEnd, fileBytes, commands, lastCommand: runCommand, eventIds: ids.size, state: rules.state(), obligations: rules.obligations() }
 }
 
 const runCommandInit = (options: ScanOptions): string | null => options.resume?.lastCommand ?? null

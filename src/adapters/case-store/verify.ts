@@ -7,13 +7,18 @@ import { promises as fsp, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { genesisHash } from '../../events/chain.js'
 import type { Failure } from '../../domain/failure.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
-import { scanCase, type ScanOptions } from './scan.js'
+import { ruleFinding, scanCase, type ScanOptions } from './scan.js'
 import { ensureCaseDir } from './open.js'
+import { checkObligations } from '../../domain/rules.js'
+import type { ObjectRefLite } from '../../domain/case-state.js'
+import type { Receipt } from './append.js'
 
 export interface VerifyReport {
   readonly valid: boolean
@@ -56,6 +61,18 @@ export interface VerifyOptions {
   readonly parallelFromBytes?: number
   /** Progress over log bytes and then object files, for terminals. */
   readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void
+  /**
+   * A receipt kept outside the case: the case must hold this event (seq and hash). A case that
+   * ends before it was rolled back (HEAD_ROLLBACK); one with another event there was forked
+   * (HEAD_FORK).
+   */
+  readonly expectHead?: Receipt
+}
+
+/** Parses `seq:hash` (as printed by every append and by `vba verify`). */
+export const parseReceipt = (text: string): Receipt | null => {
+  const m = /^(\d{1,15}):(sha256:[0-9a-f]{64})$/.exec(text.trim())
+  return m === null ? null : { seq: Number(m[1]), hash: m[2] as string }
 }
 
 /** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
@@ -131,9 +148,14 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   const referenced = new Map<string, number>()
   // The log scan (main thread plus a digest worker) and the object walk (libuv's IO threads)
   // share nothing until the end, so they run at the same time.
+  const expect = options.expectHead
+  let atReceipt: string | null = null
   const [scan, objects] = await Promise.all([
     scanCase(root, {
-      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+      onEvent: (e) => {
+        if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        options.onEvent?.(e)
+      },
       ...(options.parallelFromBytes === undefined ? {} : { parallelFromBytes: options.parallelFromBytes }),
       onProgress: (done, total) => options.onProgress?.('log', done, total),
       onRef: (ref, env) => {
@@ -156,7 +178,27 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   for (const { rel, digest } of objectFiles) {
     if (!referenced.has(digest)) extra.push(finding('ORPHAN_OBJECT', 'object is referenced by no acknowledged event (left by an interrupted append)', { path: rel }))
   }
-  const findings = [...scan.findings, ...extra.sort(byPath)]
+  // The rules' checks of object contents, over objects whose bytes match their names.
+  const damaged = new Set(extra.filter((f) => f.code === 'OBJECT_DIGEST_MISMATCH').map((f) => f.data?.['digest']))
+  const read = (ref: ObjectRefLite): Uint8Array | undefined => {
+    if (present.get(ref.digest) !== ref.size || damaged.has(ref.digest)) return undefined
+    try {
+      return readFileSync(path.join(root, objectPath(ref.digest)))
+    } catch {
+      return undefined
+    }
+  }
+  const ruleFindings = checkObligations(scan.obligations, read).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+  if (expect !== undefined && scan.hash !== null) {
+    const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
+    const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
+    if (expect.seq > scan.seq) {
+      extra.push(finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }))
+    } else if (found !== expect.hash) {
+      extra.push(finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }))
+    }
+  }
+  const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
   return {
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
     case_id: scan.declaration?.case_id ?? null,

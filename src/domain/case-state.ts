@@ -1,0 +1,348 @@
+/**
+ * The state of a case, folded from its log: revisions, research (reservations, budget, evidence)
+ * and the investigation's lifecycle. One fold in the domain, beside the deciders that decide on
+ * it (lifecycle.ts, research-decider.ts) and the rules that check every recorded event against it
+ * (rules.ts). Read-side projections are views of this state; the domain never imports them.
+ *
+ * `evolve` updates the state in place: the fold owns it (see projections/projection.ts).
+ */
+import type { RecordedEvent } from '../events/chain.js'
+import type { InvestigationSettings, LifecycleState } from '../events/catalog.js'
+
+export interface ObjectRefLite {
+  readonly digest: string
+  readonly size: number
+}
+
+export interface Reservation {
+  readonly id: string
+  readonly amount: number
+  readonly seq: number
+  readonly plan_id: string | null
+  readonly request_digest: string | null
+}
+
+export interface Evidence {
+  readonly id: string
+  readonly digest: string
+  readonly kind: string
+  readonly first_seq: number
+  repeats: number
+}
+
+export interface ResearchState {
+  open: Map<string, Reservation>
+  closed: Set<string>
+  reserved: number
+  consumed: number
+  released: number
+  evidence: Map<string, Evidence>
+  byDigest: Map<string, string>
+  /** Object references of the captures (digest → {digest, size}) for reading them back. */
+  evidenceRefs: Map<string, ObjectRefLite>
+  failures: number
+  unavailable: number
+  lastFailure: { code: string; reservation_id: string; unavailable: boolean } | null
+  /** Outages since the last answered query: the backoff of RESEARCH_UNAVAILABLE grows with it. */
+  outageStreak: number
+}
+
+export interface RevisionInfo {
+  readonly revision: number
+  readonly inputs_digest: string
+  readonly entities: ReadonlyArray<{ type: string; id: number | string }>
+  completed: boolean
+  facts: ObjectRefLite | null
+  fact_count: number
+  complete: boolean
+  captures: number
+}
+
+export interface Hypothesis {
+  readonly id: string
+  readonly statement: string
+  status: 'open' | 'supported' | 'refuted'
+  evidence: string[]
+}
+
+/** What the last confirmed plan (or operator query) came to: the next prompt shows it. */
+export type LatestOutcome =
+  | { readonly kind: 'capture'; readonly evidence_id: string; readonly digest: string; readonly repeat: boolean; readonly plan_id: string | null }
+  | { readonly kind: 'failure'; readonly code: string; readonly message: string; readonly plan_id: string | null; readonly arguments: Readonly<Record<string, unknown>> | null }
+  | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string }
+
+export type CaseLifecycleState = LifecycleState | 'NOT_STARTED'
+
+export interface CaseState {
+  research: ResearchState
+  revisions: RevisionInfo[]
+  /** The latest revision's report, and the latest completed revision's facts. */
+  report: ObjectRefLite | null
+  facts: ObjectRefLite | null
+  settings: InvestigationSettings | null
+  /** The revision the investigation started from (0 before the start). */
+  revision: number
+  state: CaseLifecycleState
+  checkpoint: number
+  reason: string | null
+  resumeState: LifecycleState | null
+  retryNotBefore: string | null
+  /** The last model turn requested, and the request still waiting for its answer. */
+  turn: number
+  openTurn: { readonly turn: number; readonly phase: 'interpretation' | 'investigation' } | null
+  consecutiveInvalid: number
+  lastRejection: { code: string; message: string } | null
+  lastModelFailure: { code: string; message: string } | null
+  /** Failed model calls since the last answer: the backoff of MODEL_UNAVAILABLE grows with it. */
+  modelFailureStreak: number
+  pendingPlan: { plan_id: string; arguments: Record<string, unknown>; turn: number; reservation: string | null } | null
+  interpretation: string | null
+  hypotheses: Map<string, Hypothesis>
+  labRequests: Map<string, { description: string; feedback: string | null }>
+  conclusion: { summary: string; hypotheses: string[]; evidence: string[] } | null
+  lastResult: LatestOutcome | null
+  /** Budget added by operators after the start (with reasons in the log). */
+  toppedUp: number
+}
+
+export const initResearch = (): ResearchState => ({
+  open: new Map(),
+  closed: new Set(),
+  reserved: 0,
+  consumed: 0,
+  released: 0,
+  evidence: new Map(),
+  byDigest: new Map(),
+  evidenceRefs: new Map(),
+  failures: 0,
+  unavailable: 0,
+  lastFailure: null,
+  outageStreak: 0
+})
+
+export const initCaseState = (): CaseState => ({
+  research: initResearch(),
+  revisions: [],
+  report: null,
+  facts: null,
+  settings: null,
+  revision: 0,
+  state: 'NOT_STARTED',
+  checkpoint: 0,
+  reason: null,
+  resumeState: null,
+  retryNotBefore: null,
+  turn: 0,
+  openTurn: null,
+  consecutiveInvalid: 0,
+  lastRejection: null,
+  lastModelFailure: null,
+  modelFailureStreak: 0,
+  pendingPlan: null,
+  interpretation: null,
+  hypotheses: new Map(),
+  labRequests: new Map(),
+  conclusion: null,
+  lastResult: null,
+  toppedUp: 0
+})
+
+/** A deep copy: a writer checks a command on a copy and keeps the original if it is refused. */
+export const cloneCaseState = (s: CaseState): CaseState => structuredClone(s)
+
+// --- budget arithmetic --------------------------------------------------------------------------
+
+/** Budget held by open reservations. */
+export const heldBudget = (r: ResearchState): number => r.reserved - r.consumed - r.released
+
+/** The investigation's total budget: the start's plus operator top-ups (0 before the start). */
+export const budgetTotal = (s: CaseState): number => (s.settings === null ? 0 : s.settings.budget_total + s.toppedUp)
+
+/** Budget left for new reservations: total minus consumed minus what reservations still hold. */
+export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.research.consumed - heldBudget(s.research)
+
+/** What one project.query costs in this investigation. */
+export const queryCost = (s: CaseState): number => s.settings?.action_costs['project.query'] ?? 1
+
+// --- the fold -----------------------------------------------------------------------------------
+
+/** Research events: reservations, captures (evidence and repeats), settlements, failures. */
+export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchState => {
+  switch (e.type) {
+    case 'BudgetReserved':
+      r.open.set(e.data.reservation_id, { id: e.data.reservation_id, amount: e.data.amount, seq: e.seq, plan_id: e.data.plan_id, request_digest: e.data.request_digest })
+      r.reserved += e.data.amount
+      return r
+    case 'BudgetConsumed':
+      r.open.delete(e.data.reservation_id)
+      r.closed.add(e.data.reservation_id)
+      r.consumed += e.data.amount
+      return r
+    case 'BudgetReleased':
+      r.open.delete(e.data.reservation_id)
+      r.closed.add(e.data.reservation_id)
+      r.released += e.data.amount
+      return r
+    case 'CaptureRecorded':
+    case 'EnrichmentCaptured': {
+      const existing = r.evidence.get(e.data.evidence_id)
+      if (existing !== undefined) existing.repeats += e.data.repeat ? 1 : 0
+      else {
+        r.evidence.set(e.data.evidence_id, { id: e.data.evidence_id, digest: e.data.capture.digest, kind: e.data.kind, first_seq: e.seq, repeats: 0 })
+        r.byDigest.set(e.data.capture.digest, e.data.evidence_id)
+        r.evidenceRefs.set(e.data.capture.digest, { digest: e.data.capture.digest, size: e.data.capture.size })
+      }
+      if (e.type === 'CaptureRecorded') r.outageStreak = 0
+      return r
+    }
+    case 'ResearchFailed':
+      r.failures += 1
+      if (e.data.unavailable) {
+        r.unavailable += 1
+        r.outageStreak += 1
+      } else r.outageStreak = 0
+      r.lastFailure = { code: e.data.code, reservation_id: e.data.reservation_id, unavailable: e.data.unavailable }
+      return r
+    default:
+      return r
+  }
+}
+
+/** Revisions: inputs, enrichment captures, completion with facts. */
+export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): RevisionInfo[] => {
+  switch (e.type) {
+    case 'InputsRecorded':
+      revisions.push({ revision: e.data.revision, inputs_digest: e.data.inputs_digest, entities: e.data.entities, completed: false, facts: null, fact_count: 0, complete: false, captures: 0 })
+      return revisions
+    case 'EnrichmentCaptured': {
+      const r = revisions.find((x) => x.revision === e.data.revision)
+      if (r !== undefined) r.captures += 1
+      return revisions
+    }
+    case 'RevisionCompleted': {
+      const r = revisions.find((x) => x.revision === e.data.revision)
+      if (r !== undefined) {
+        r.completed = true
+        r.facts = { digest: e.data.facts.digest, size: e.data.facts.size }
+        r.fact_count = e.data.fact_count
+        r.complete = e.data.complete
+      }
+      return revisions
+    }
+    default:
+      return revisions
+  }
+}
+
+const answered = (s: CaseState): void => {
+  s.consecutiveInvalid = 0
+  s.lastRejection = null
+  s.lastModelFailure = null
+}
+
+/** Folds one recorded event into the case state (in place) and returns it. */
+export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
+  const plan = s.pendingPlan
+  // Outcomes of the pending plan are read before the research state forgets the reservation.
+  switch (e.type) {
+    case 'CaptureRecorded':
+      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: e.data.repeat, plan_id: plan?.reservation === e.data.reservation_id ? plan.plan_id : null }
+      if (plan?.reservation === e.data.reservation_id) s.pendingPlan = null
+      break
+    case 'ResearchFailed':
+      if (!e.data.unavailable) {
+        const mine = plan?.reservation === e.data.reservation_id
+        s.lastResult = { kind: 'failure', code: e.data.code, message: e.data.message, plan_id: mine ? plan.plan_id : null, arguments: mine ? plan.arguments : null }
+      }
+      break
+    case 'BudgetReleased':
+      if (plan?.reservation === e.data.reservation_id) s.pendingPlan = null
+      break
+    default:
+      break
+  }
+  s.research = evolveResearch(s.research, e)
+  s.revisions = evolveRevisions(s.revisions, e)
+  switch (e.type) {
+    case 'InputsRecorded':
+      s.report = { digest: e.data.report.digest, size: e.data.report.size }
+      return s
+    case 'RevisionCompleted':
+      s.facts = { digest: e.data.facts.digest, size: e.data.facts.size }
+      return s
+    case 'InvestigationStarted':
+      s.settings = e.data.settings
+      s.revision = e.data.revision
+      return s
+    case 'CheckpointRecorded':
+      s.checkpoint = e.data.generation
+      s.state = e.data.state
+      s.reason = e.data.reason
+      s.resumeState = e.data.resume_state
+      s.retryNotBefore = e.data.retry_not_before
+      if (e.data.state !== 'BLOCKED') s.consecutiveInvalid = 0
+      return s
+    case 'ModelRequested':
+      s.turn = e.data.turn
+      s.openTurn = { turn: e.data.turn, phase: e.data.phase }
+      return s
+    case 'ModelResponded':
+      s.openTurn = null
+      s.modelFailureStreak = 0
+      return s
+    case 'ModelFailed':
+      s.openTurn = null
+      s.modelFailureStreak += 1
+      s.lastModelFailure = { code: e.data.code, message: e.data.message }
+      return s
+    case 'ModelResponseRejected':
+      s.consecutiveInvalid = e.data.consecutive
+      s.lastRejection = { code: e.data.code, message: e.data.message }
+      return s
+    case 'InterpretationRecorded':
+      s.interpretation = e.data.summary
+      answered(s)
+      return s
+    case 'PlanConfirmed':
+      s.pendingPlan = { plan_id: e.data.plan_id, arguments: e.data.arguments, turn: e.data.turn, reservation: null }
+      answered(s)
+      return s
+    case 'BudgetReserved':
+      if (s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id) s.pendingPlan.reservation = e.data.reservation_id
+      return s
+    case 'HypothesisProposed':
+      s.hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, status: 'open', evidence: [...e.data.evidence] })
+      answered(s)
+      return s
+    case 'HypothesisUpdated': {
+      const h = s.hypotheses.get(e.data.hypothesis_id)
+      if (h !== undefined) {
+        h.status = e.data.status
+        for (const id of e.data.evidence) if (!h.evidence.includes(id)) h.evidence.push(id)
+      }
+      answered(s)
+      return s
+    }
+    case 'LabTestRequested':
+      s.labRequests.set(e.data.request_id, { description: e.data.description, feedback: null })
+      answered(s)
+      return s
+    case 'LabFeedbackRecorded': {
+      const r = s.labRequests.get(e.data.request_id)
+      if (r !== undefined) r.feedback = e.data.feedback
+      return s
+    }
+    case 'ConclusionRecorded':
+      s.conclusion = { summary: e.data.summary, hypotheses: [...e.data.hypotheses], evidence: [...e.data.evidence] }
+      answered(s)
+      return s
+    case 'PlanCancelled':
+      s.lastResult = { kind: 'cancelled', plan_id: e.data.plan_id, reason: e.data.reason }
+      return s
+    case 'BudgetToppedUp':
+      s.toppedUp += e.data.amount
+      return s
+    default:
+      return s
+  }
+}

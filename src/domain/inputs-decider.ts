@@ -1,0 +1,85 @@
+/**
+ * Deciding what people and controllers hand in: notes, attachments, and the raw inputs of a
+ * revision with its enrichment and completion. A completed revision is never rewritten; the same
+ * inputs again make no new revision; new inputs make the next one. Pure: objects are referenced
+ * by digest, their bytes travel with the command.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from './failure.js'
+import type { EventDraft } from '../events/chain.js'
+import type { Actor, ObjectRef } from '../events/codecs.js'
+import type { QueryKind } from '../events/capture.js'
+import { canonicalJson, sha256Digest } from '../events/canonical.js'
+import { evidenceFor } from './research-decider.js'
+import { initResearch, type CaseState, type ResearchState } from './case-state.js'
+
+export type InputsDecision = E.Either<Failure, EventDraft[]>
+
+/** Who hands in notes, attachments and bug reports. */
+export type Author = Extract<Actor, 'operator' | 'controller'>
+
+export const decideNote = (author: Author, text: string, format: 'plain' | 'markdown' = 'plain'): InputsDecision =>
+  text.trim() === '' ? E.left(failure('INVALID_ARGUMENT', 'a note has text')) : E.right([{ type: 'NoteRecorded', actor: author, data: { text, format } }])
+
+export const decideAttachment = (author: Author, name: string, object: ObjectRef): InputsDecision =>
+  name.trim() === '' || name.length > 255 ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters')) : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
+
+/** The inputs index of a revision (version 1): the report, the entities, the attachments. */
+export interface InputsIndex {
+  readonly report: ObjectRef
+  readonly entities: ReadonlyArray<{ readonly type: string; readonly id: number | string }>
+  readonly attachments: ReadonlyArray<{ readonly name: string; readonly object: ObjectRef }>
+}
+
+export const inputsDigest = (index: InputsIndex): E.Either<Failure, string> => {
+  const text = canonicalJson({ report: index.report, entities: index.entities, attachments: index.attachments })
+  return E.isLeft(text) ? E.left(failure('INPUT_INVALID', 'the inputs cannot be encoded as canonical JSON (lone surrogates?)')) : E.right(sha256Digest(text.right))
+}
+
+export type InputsOutcome =
+  | { readonly status: 'new'; readonly revision: number; readonly events: EventDraft[] }
+  /** An earlier revision with these inputs exists; `completed` says whether it was enriched. */
+  | { readonly status: 'existing'; readonly revision: number; readonly completed: boolean }
+
+/** Records new inputs as the next revision, or finds the revision that already holds them. */
+export const decideInputs = (s: CaseState, author: Author, index: InputsIndex): E.Either<Failure, InputsOutcome> => {
+  const digest = inputsDigest(index)
+  if (E.isLeft(digest)) return digest
+  const same = s.revisions.find((r) => r.inputs_digest === digest.right)
+  if (same !== undefined) return E.right({ status: 'existing', revision: same.revision, completed: same.completed })
+  if (index.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'a revision names at most 1000 entities'))
+  const revision = s.revisions.length + 1
+  return E.right({
+    status: 'new',
+    revision,
+    events: [{ type: 'InputsRecorded', actor: author, data: { revision, inputs_version: 1, inputs_digest: digest.right, report: index.report, entities: index.entities, attachments: index.attachments } }]
+  })
+}
+
+export interface EnrichmentCapture {
+  readonly capture: ObjectRef
+  readonly kind: QueryKind
+  readonly requestDigest: string
+}
+
+/**
+ * Completes the latest open revision with its enrichment captures (evidence ids continue the
+ * case's numbering; an identical earlier capture is a repeat) and its facts object.
+ */
+export const decideCompleteRevision = (s: CaseState, revision: number, captures: readonly EnrichmentCapture[], facts: ObjectRef, factCount: number, complete: boolean): InputsDecision => {
+  const r = s.revisions.find((x) => x.revision === revision)
+  if (r === undefined || r !== s.revisions[s.revisions.length - 1]) return E.left(failure('REVISION_NOT_OPEN', `revision ${revision} is not the latest revision`, { revision }))
+  if (r.completed) return E.left(failure('REVISION_COMPLETED', `revision ${revision} is completed; a completed revision is never rewritten`, { revision }))
+  // Number evidence as the events will, on a scratch copy of the research state.
+  const scratch: ResearchState = { ...initResearch(), evidence: new Map(s.research.evidence), byDigest: new Map(s.research.byDigest) }
+  const drafts: EventDraft[] = captures.map((c) => {
+    const e = evidenceFor(scratch, c.capture.digest)
+    if (!e.repeat) {
+      scratch.evidence.set(e.id, { id: e.id, digest: c.capture.digest, kind: c.kind, first_seq: 0, repeats: 0 })
+      scratch.byDigest.set(c.capture.digest, e.id)
+    }
+    return { type: 'EnrichmentCaptured', actor: 'system', data: { revision, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: e.id, repeat: e.repeat } }
+  })
+  drafts.push({ type: 'RevisionCompleted', actor: 'system', data: { revision, facts, fact_count: factCount, queries: captures.length, complete } })
+  return E.right(drafts)
+}

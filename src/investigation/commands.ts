@@ -1,0 +1,127 @@
+/**
+ * Typed commands: the only way the library writes into a case. Each opens the case (checking its
+ * chain and rules), decides with a domain decider on the folded state, and appends the decision
+ * as one atomic command; the writer checks the same rules again before anything is written.
+ * A retried command id returns the recorded outcome instead of deciding again.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from '../domain/failure.js'
+import type { CaseState } from '../domain/case-state.js'
+import { decideAttachment, decideNote, type Author } from '../domain/inputs-decider.js'
+import { decideCancelPlan, decideTopUp } from '../domain/research-decider.js'
+import type { EventDraft } from '../events/chain.js'
+import { Identifier } from '../events/codecs.js'
+import { openCase, type CaseHandle } from '../adapters/case-store/open.js'
+import { appendCommand, recordedOutcome, type AppendOutcome } from '../adapters/case-store/append.js'
+import { objectRefOf } from '../adapters/case-store/objects.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { systemEnv, type Env } from '../adapters/env.js'
+
+/** Options every typed command takes. */
+export interface CommandOptions {
+  /** Idempotency key; a retry with the same id returns the recorded outcome (default: a new id). */
+  readonly commandId?: string
+  /** Refuse (GENERATION_CONFLICT) unless the case is at this generation. */
+  readonly expectedGeneration?: number
+  readonly env?: Env
+  /** How long to wait for another live writer (ms, default 5000). */
+  readonly waitMs?: number
+}
+
+export interface Decided {
+  readonly events: readonly EventDraft[]
+  readonly objects?: readonly Uint8Array[]
+}
+
+/** A decider's events (and the objects they reference) as a decision to append. */
+export const asDecided = (r: E.Either<Failure, readonly EventDraft[]>, objects?: readonly Uint8Array[]): E.Either<Failure, Decided> =>
+  E.map((events: readonly EventDraft[]) => (objects === undefined ? { events } : { events, objects }))(r)
+
+/** Unwraps an Either inside a command, turning a Left into the command's failure. */
+export const must = <A>(r: E.Either<Failure, A>): A => {
+  if (E.isLeft(r)) throw new FailureError(r.left)
+  return r.right
+}
+
+/** Runs `body`, turning thrown coded failures into a Left (other errors are bugs and propagate). */
+export const asEither = async <A>(body: () => Promise<A>): Promise<E.Either<Failure, A>> => {
+  try {
+    return E.right(await body())
+  } catch (e) {
+    if (e instanceof FailureError) return E.left(e.failure)
+    throw e
+  }
+}
+
+const checkGeneration = (handle: CaseHandle, expected: number | undefined): void => {
+  if (expected !== undefined && expected !== handle.cursor.seq) {
+    throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${expected}, the case is at ${handle.cursor.seq}`, { expected, actual: handle.cursor.seq }))
+  }
+}
+
+/**
+ * Decides on an open handle's state and appends the decision. An empty decision appends nothing
+ * (the outcome then names the current generation).
+ */
+export const decideAndAppend = async (handle: CaseHandle, commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<AppendOutcome> => {
+  if (!Identifier.is(commandId)) throw new FailureError(failure('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { command_id: String(commandId).slice(0, 140) }))
+  const done = await recordedOutcome(handle, commandId)
+  if (done !== null) return done
+  checkGeneration(handle, options.expectedGeneration)
+  const decided = must(decide(handle.cursor.state))
+  if (decided.events.length === 0) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
+  return must(await appendCommand(handle, {
+    commandId,
+    expectedGeneration: handle.cursor.seq,
+    events: decided.events,
+    ...(decided.objects === undefined ? {} : { objects: decided.objects })
+  }, { env: options.env ?? systemEnv, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) })())
+}
+
+/** Opens the case at `dir` and runs one typed command on it. */
+export const runCommand = (dir: string, defaultId: (env: Env) => string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
+  asEither(async () => {
+    const handle = must(await openCase(dir)())
+    return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
+  })
+
+export interface NoteInput extends CommandOptions {
+  readonly text: string
+  readonly format?: 'plain' | 'markdown'
+  /** Who writes it (default operator). */
+  readonly author?: Author
+}
+
+/** Records a note by an operator or a controller. */
+export const recordNote = (dir: string, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(dir, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), input)
+
+export interface AttachmentInput extends CommandOptions {
+  readonly name: string
+  readonly bytes: Uint8Array
+  readonly mediaType?: string
+  readonly author?: Author
+}
+
+/** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
+export const addAttachment = (dir: string, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(dir, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, objectRefOf(input.bytes, input.mediaType)), [input.bytes]), input)
+
+export interface CancelPlanInput extends CommandOptions {
+  readonly reason: string
+  /** An operator query's reservation; default: the pending plan's. */
+  readonly reservationId?: string
+}
+
+/** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
+export const cancelPlan = (dir: string, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(dir, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), input)
+
+export interface TopUpInput extends CommandOptions {
+  readonly amount: number
+  readonly reason: string
+}
+
+/** An operator adds budget to a running investigation, with a reason. */
+export const topUpBudget = (dir: string, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(dir, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), input)
