@@ -44,7 +44,7 @@ const generate = async (dir: string): Promise<void> => {
         objects.push(bytes)
         events.push({ type: 'AttachmentAdded', actor: 'controller', data: { name: `capture-${i}.json`, object: objectRefOf(bytes, 'application/json') } })
       } else {
-        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'model' : 'controller', data: { text: `observation ${i}: ` + 'creature 23487 evade reset '.repeat(4 + (i % 20)), format: 'plain' } })
+        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'operator' : 'controller', data: { text: `observation ${i}: ` + 'creature 23487 evade reset '.repeat(4 + (i % 20)), format: 'plain' } })
       }
     }
     const r = await appendCommand(h, { commandId: `bench-${done}`, expectedGeneration: h.cursor.seq, events, objects })()
@@ -66,11 +66,13 @@ const main = async (): Promise<void> => {
   const shaAll: number[] = []
   const replay: Array<{ ms: number; maxRssMb?: number }> = []
   const verify: Array<{ ms: number; maxRssMb?: number }> = []
+  const chainOnly: number[] = []
   for (let r = 0; r < RUNS; r++) {
     shaLog.push(timeShell('sha256sum events.jsonl', dir).ms)
     shaAll.push(timeShell('sha256sum events.jsonl HEAD case.json && find objects -type f -print0 | xargs -0 sha256sum', dir).ms)
     replay.push(runWorker(WORKER, ['replay', dir]))
     verify.push(runWorker(WORKER, ['verify', dir]))
+    chainOnly.push(runWorker(WORKER, ['verify-chain-only', dir]).ms)
   }
   // Memory bounded by projections, not by the log: the same work must succeed with a small heap cap.
   let capped = 'yes'
@@ -85,6 +87,7 @@ const main = async (): Promise<void> => {
     shaAll: median(shaAll),
     replay: median(replay.map((x) => x.ms)),
     verify: median(verify.map((x) => x.ms)),
+    chainOnly: median(chainOnly),
     replayRss: Math.max(...replay.map((x) => x.maxRssMb ?? 0)),
     verifyRss: Math.max(...verify.map((x) => x.maxRssMb ?? 0))
   }
@@ -93,6 +96,7 @@ const main = async (): Promise<void> => {
     `case: ${EVENTS} events, log ${mb(logBytes)}, objects ${mb(objectBytes)}; median of ${RUNS} runs (fresh process each)`,
     `replay  ${m.replay.toFixed(0)} ms  ${rate(logBytes, m.replay)}  vs sha256sum(log) ${m.shaLog.toFixed(0)} ms ${rate(logBytes, m.shaLog)}  ratio ${(m.shaLog / m.replay).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.replayRss.toFixed(0)} MiB`,
     `verify  ${m.verify.toFixed(0)} ms  ${rate(logBytes + objectBytes, m.verify)}  vs sha256sum(all files) ${m.shaAll.toFixed(0)} ms ${rate(logBytes + objectBytes, m.shaAll)}  ratio ${(m.shaAll / m.verify).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.verifyRss.toFixed(0)} MiB`,
+    `rules   verify without the rule checks ${m.chainOnly.toFixed(0)} ms: the rules cost ${(m.verify - m.chainOnly).toFixed(0)} ms, ${(100 * (m.verify - m.chainOnly) / m.verify).toFixed(1)}% of verify (target <= 20%)`,
     `bounded memory: replay and verify of this case also pass with V8's heap capped at ${HEAP_CAP_MB} MiB (--max-old-space-size): ${capped}`,
     `case kept at ${dir}`
   ]

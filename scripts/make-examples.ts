@@ -1,7 +1,8 @@
 /**
- * Generates case-format/examples (npm run examples): a valid case, one broken case per error
- * finding code (examples/broken/<CODE>), and one case per crash-leftover notice
- * (examples/leftovers/<CODE>). Deterministic: the same code writes the same bytes, and a test
+ * Generates case-format/examples (npm run examples): valid cases (a basic one and a whole
+ * investigation), one broken case per error finding code (examples/broken/<CODE>), one case per
+ * crash-leftover notice (examples/leftovers/<CODE>), and one forged case per rule family and
+ * receipt finding (examples/forged/<NAME>, with the expected findings beside it). Deterministic: the same code writes the same bytes, and a test
  * regenerates everything into a temporary directory and compares it with the committed files.
  *
  * examples/valid/written-with-v1-events is frozen: written once with version-1 events and never
@@ -18,8 +19,12 @@ import { fixedEnv } from '../src/adapters/env.js'
 import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { genesisHash } from '../src/events/chain.js'
 import { CaseDeclaration } from '../src/events/envelope.js'
-import { objectPath } from '../src/events/refs.js'
+import { collectRefs, objectPath } from '../src/events/refs.js'
 import { repoRoot } from '../test/helpers/fs.js'
+import { forger } from '../test/helpers/forger.js'
+import { writeInvestigation } from '../test/helpers/investigation.js'
+import { readFileSync } from 'node:fs'
+import * as os from 'node:os'
 
 const must = <A>(r: E.Either<unknown, A>): A => {
   if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
@@ -193,8 +198,134 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
   LOCK_PRESENT: async (d) => fsp.writeFile(path.join(d, '.vba-lock'), JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' }) + '\n')
 }
 
+/**
+ * Forged cases, one per rule family: a correct hash chain over events the library's deciders
+ * could not have produced (written over valid/investigation with the test forger). Next to each:
+ * `<NAME>.expected.json` (the findings verify must report) and, for receipts, `<NAME>.receipt`.
+ */
+interface Forgery {
+  readonly write: (dir: string) => string | null
+  readonly expected: ReadonlyArray<{ code: string; rule?: string; seq?: number }>
+}
+
+const PLAN_ARGS = { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }], offset: 0, limit: 10 }
+const planDigest = (): string => sha256Digest(must(canonicalJson(PLAN_ARGS)))
+const checkpoint = (generation: number, state: string): { type: string; actor: 'system'; data: unknown } => ({ type: 'CheckpointRecorded', actor: 'system', data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false } })
+
+const FORGED: Record<string, Forgery> = {
+  RULE_ACTOR: {
+    write: (d) => {
+      forger(d).append('forged-note', [{ type: 'NoteRecorded', actor: 'model', data: { text: 'The model says the bug is fixed.', format: 'plain' } }])
+      return null
+    },
+    expected: [{ code: 'RULE_ACTOR', rule: 'actor.allowed', seq: 26 }]
+  },
+  RULE_LIFECYCLE: {
+    write: (d) => {
+      forger(d).append('forged-reopen', [checkpoint(4, 'INVESTIGATING')])
+      return null
+    },
+    expected: [{ code: 'RULE_LIFECYCLE', rule: 'lifecycle.terminal', seq: 26 }]
+  },
+  RULE_BUDGET: {
+    write: (d) => {
+      const f = forger(d)
+      f.cut(17)
+      f.append('forged-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-forged', action: 'project.query', amount: 10, plan_id: null, request_digest: planDigest() } }])
+      return null
+    },
+    expected: [{ code: 'RULE_BUDGET', rule: 'budget.overdrawn', seq: 18 }]
+  },
+  RULE_RESEARCH: {
+    write: (d) => {
+      const f = forger(d)
+      const real = f.envelopes().find((e) => e.type === 'CaptureRecorded')?.data as { capture: { digest: string } }
+      const hex = real.capture.digest.slice(7)
+      const original = JSON.parse(readFileSync(path.join(d, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8')) as Record<string, unknown>
+      // the same request and rows, relabelled as another kind of query
+      const bytes = Buffer.from(must(canonicalJson({ ...original, kind: 'database.count' })), 'utf8')
+      f.cut(15)
+      const ref = f.object(bytes, 'application/vnd.vba.capture+json')
+      f.append('forged-capture', [
+        { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: 'res-P2', capture: ref, kind: 'database.rows', request_digest: planDigest(), evidence_id: 'E4', repeat: false } },
+        { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: 'res-P2', amount: 1 } }
+      ])
+      return null
+    },
+    expected: [{ code: 'RULE_RESEARCH', rule: 'research.capture-object', seq: 16 }]
+  },
+  RULE_TURN: {
+    write: (d) => {
+      const f = forger(d)
+      f.cut(21)
+      f.append('forged-hypothesis', [{ type: 'HypothesisProposed', actor: 'model', data: { hypothesis_id: 'H2', statement: 'A hypothesis no model answer made.', evidence: ['E4'] } }])
+      return null
+    },
+    expected: [{ code: 'RULE_TURN', rule: 'turn.decision', seq: 22 }]
+  },
+  RULE_REFERENCE: {
+    write: (d) => {
+      const f = forger(d)
+      const answer = f.envelopes()[22]
+      f.cut(22, collectRefs(answer?.data).refs.map((r) => r.digest))
+      f.append('forged-conclusion', [
+        { type: 'ModelResponded', actor: 'model', data: answer?.data },
+        { type: 'ConclusionRecorded', actor: 'model', data: { summary: 'Proven by evidence nobody recorded.', hypotheses: ['H7'], evidence: ['E99'] } },
+        checkpoint(3, 'CONCLUDED')
+      ])
+      return null
+    },
+    expected: [{ code: 'RULE_REFERENCE', rule: 'reference.hypothesis', seq: 24 }, { code: 'RULE_REFERENCE', rule: 'reference.evidence', seq: 24 }]
+  },
+  RULE_REVISION: {
+    write: (d) => {
+      const f = forger(d)
+      const report = f.object(Buffer.from('A second report.\n'), 'text/plain')
+      const index = { report, entities: [], attachments: [] }
+      const facts = Buffer.from(must(canonicalJson({ format: 'vba-facts', version: 1, revision: 2, facts: [
+        { fact_id: 'F1', type: 'entity', entity_type: 'quest', id: 1, source: 'input', table: 'quest_template', values: {}, texts: {}, provenance: { capture: sha256Digest('no such capture'), pointer: '/result/rows/0' } },
+        { fact_id: 'F2', type: 'project_context_coverage', queries_run: 0, identical_queries_reused: 0, left_out: [], cycles_cut: [], complete: true, notice: 'forged' }
+      ] })), 'utf8')
+      f.append('forged-inputs', [{ type: 'InputsRecorded', actor: 'operator', data: { revision: 2, inputs_version: 1, inputs_digest: sha256Digest(must(canonicalJson(index))), ...index } }])
+      f.append('forged-facts', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(facts, 'application/vnd.vba.facts+json'), fact_count: 2, queries: 0, complete: true } }])
+      return null
+    },
+    expected: [{ code: 'RULE_REVISION', rule: 'revision.provenance', seq: 27 }]
+  },
+  RULE_COMMAND: {
+    write: (d) => {
+      const f = forger(d)
+      const real = f.envelopes().find((e) => e.type === 'CaptureRecorded')?.data
+      f.cut(15, collectRefs(real).refs.map((r) => r.digest))
+      f.append('forged-unpaid', [{ type: 'CaptureRecorded', actor: 'system', data: real }])
+      return null
+    },
+    expected: [{ code: 'RULE_COMMAND', rule: 'command.whole', seq: 16 }]
+  },
+  HEAD_ROLLBACK: {
+    write: (d) => {
+      const f = forger(d)
+      const receipt = f.head()
+      f.cut(21)
+      return receipt
+    },
+    expected: [{ code: 'HEAD_ROLLBACK' }]
+  },
+  HEAD_FORK: {
+    write: (d) => {
+      const f = forger(d)
+      const receipt = `21:${f.envelopes()[20]?.hash ?? ''}`
+      f.cut(20)
+      f.append('note-repro', [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'Could not reproduce; closing as works-as-intended.', format: 'plain' } }])
+      return receipt
+    },
+    expected: [{ code: 'HEAD_FORK', seq: 21 }]
+  }
+}
+
 export const BROKEN_CODES = Object.keys(BROKEN)
 export const LEFTOVER_CODES = Object.keys(LEFTOVERS)
+export const FORGED_NAMES = Object.keys(FORGED)
 
 /** Writes all regenerable examples under `root` (which must not exist yet or be empty). */
 export const writeExamples = async (root: string): Promise<void> => {
@@ -210,6 +341,20 @@ export const writeExamples = async (root: string): Promise<void> => {
       await mutate(dir)
     }
   }
+  const investigation = path.join(root, 'valid', 'investigation')
+  const world = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-examples-world-'))
+  try {
+    await writeInvestigation(investigation, world)
+  } finally {
+    await fsp.rm(world, { recursive: true, force: true })
+  }
+  for (const [name, forgery] of Object.entries(FORGED)) {
+    const dir = path.join(root, 'forged', name)
+    await fsp.cp(investigation, dir, { recursive: true })
+    const receipt = forgery.write(dir)
+    if (receipt !== null) await fsp.writeFile(`${dir}.receipt`, `${receipt}\n`)
+    await fsp.writeFile(`${dir}.expected.json`, `${JSON.stringify(forgery.expected, null, 2)}\n`)
+  }
 }
 
 export const writeFrozenV1 = writeV1
@@ -219,12 +364,16 @@ if (isMain) {
   const root = path.join(repoRoot(), 'case-format', 'examples')
   const frozen = path.join(root, 'valid', 'written-with-v1-events')
   const keep = path.join(repoRoot(), '.examples-frozen-tmp')
+  const replay = `${frozen}.replay.json`
+  const keepReplay = `${keep}.replay.json`
   if (existsSync(frozen)) await fsp.rename(frozen, keep)
+  if (existsSync(replay)) await fsp.rename(replay, keepReplay)
   await writeExamples(root)
+  if (existsSync(keepReplay)) await fsp.rename(keepReplay, replay)
   if (existsSync(keep)) await fsp.rename(keep, frozen)
   else {
     await writeV1(frozen)
     process.stdout.write('wrote the frozen example valid/written-with-v1-events (commit it; never regenerate it)\n')
   }
-  process.stdout.write(`wrote case-format/examples: valid/basic, ${BROKEN_CODES.length} broken, ${LEFTOVER_CODES.length} leftovers\n`)
+  process.stdout.write(`wrote case-format/examples: valid/basic, valid/investigation, ${BROKEN_CODES.length} broken, ${LEFTOVER_CODES.length} leftovers, ${FORGED_NAMES.length} forged\n`)
 }

@@ -5,7 +5,8 @@ import { failure } from '../domain/failure.js'
 import { initCase } from '../adapters/case-store/init.js'
 import { openCase } from '../adapters/case-store/open.js'
 import { recordNote } from '../investigation/commands.js'
-import { verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
+import { parseReceipt, verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
+import type { Receipt } from '../adapters/case-store/append.js'
 import { replayCase } from '../adapters/case-store/replay.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { FailureError } from '../adapters/fs-util.js'
@@ -68,7 +69,7 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
   const errors = report.findings.filter((f) => f.severity === 'error').length + report.omitted_findings
   const notices = report.findings.length - (errors - report.omitted_findings)
   const lines = [
-    `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)`,
+    `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)${report.head === null ? '' : `, head ${report.head.seq}:${report.head.hash}`}`,
     report.valid ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}` : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
     ...report.findings.map(describeFinding)
   ]
@@ -76,9 +77,17 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
   return lines
 }
 
-export const verify = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+/** `--expect-head SEQ:HASH` as a receipt (bad input: exit 2). */
+export const receiptOption = (text: string | undefined): { expectHead?: Receipt } => {
+  if (text === undefined) return {}
+  const r = parseReceipt(text)
+  if (r === null) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`))
+  return { expectHead: r }
+}
+
+export const verify = async (io: Out, dir: string, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
   const bar = progressBar('verify')
-  const report = orExit(await verifyCase(dir, { onProgress: (_phase, done, total) => bar.update(done, total) })())
+  const report = orExit(await verifyCase(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
   bar.stop()
   if (opts.json === true) {
     for (const f of report.findings) io.out(canonical({ finding: f }))

@@ -46,9 +46,10 @@ const buildProgram = (io: Out): Command => {
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
 
-  program.command('verify <target>').description('verify a case directory, a bag directory or a bag archive; exit 1 on any error finding')
+  program.command('verify <target>').description('verify a case directory, a bag directory or a bag archive: chain, rules, objects; exit 1 on any error finding')
     .option('--json', 'findings as JSON lines, then a summary line')
-    .action(async (target: string, o: { json?: boolean }) => ((await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)))
+    .option('--expect-head <seq:hash>', 'a receipt kept outside the case: report a rollback or a fork')
+    .action(async (target: string, o: { json?: boolean; expectHead?: string }) => ((await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)))
   program.command('export <dir> <out>').description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
     .option('--dir', 'write a bag directory instead of a tar')
     .action((dir: string, out: string, o: { dir?: boolean }) => exportVerb(io, dir, out, o))

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { exportCase } from '../adapters/bagit/export.js'
 import { importCase, verifyBag, type BagCheck } from '../adapters/bagit/import.js'
-import { renderVerifyReport, type Out } from './case-verbs.js'
+import { receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -45,8 +45,8 @@ const renderBagCheck = (c: BagCheck): string[] => {
   return lines
 }
 
-export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean }): Promise<void> => {
-  const c = orExit(await verifyBag(target)())
+export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
+  const c = orExit(await verifyBag(target, {}, receiptOption(opts.expectHead))())
   if (opts.json === true) {
     for (const f of c.bag.findings) io.out(json({ bag_finding: f }))
     for (const f of c.case?.findings ?? []) io.out(json({ finding: f }))

@@ -1,13 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import * as path from 'node:path'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
+import { parseReceipt, verifyCase } from '../../src/adapters/case-store/verify.js'
 import { replayCase } from '../../src/adapters/case-store/replay.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { canonicalJson } from '../../src/events/canonical.js'
-import { FINDING_CODES } from '../../src/events/findings.js'
-import { writeExamples, BROKEN_CODES, LEFTOVER_CODES } from '../../scripts/make-examples.js'
+import { FINDING_CODES, RECEIPT_CODES, RULE_CODES } from '../../src/events/findings.js'
+import { writeExamples, BROKEN_CODES, FORGED_NAMES, LEFTOVER_CODES } from '../../scripts/make-examples.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
 const EXAMPLES = path.join(repoRoot(), 'case-format', 'examples')
@@ -16,7 +16,7 @@ const dirs = (group: string): string[] => readdirSync(path.join(EXAMPLES, group)
 const examples = suite('case-format/examples')
 
 examples('every valid example verifies with no findings', async () => {
-  assert.equal(dirs('valid'), ['basic', 'written-with-v1-events'])
+  assert.equal(dirs('valid'), ['basic', 'investigation', 'written-with-v1-events'])
   for (const name of dirs('valid')) {
     const report = right(await verifyCase(path.join(EXAMPLES, 'valid', name))())
     assert.ok(report.valid, name)
@@ -41,6 +41,22 @@ examples('every leftover example is valid and reports its notice', async () => {
     const report = right(await verifyCase(path.join(EXAMPLES, 'leftovers', code))())
     assert.ok(report.valid, code)
     assert.equal(report.findings.map((f) => f.code), [code])
+  }
+})
+
+examples('every forged example verifies INVALID with exactly the findings listed beside it; every rule family has one', async () => {
+  assert.equal(dirs('forged'), [...FORGED_NAMES].sort())
+  assert.equal([...Object.keys(RULE_CODES), ...Object.keys(RECEIPT_CODES)].sort(), [...FORGED_NAMES].sort(), 'one forged case per rule family and receipt finding')
+  for (const name of dirs('forged')) {
+    const dir = path.join(EXAMPLES, 'forged', name)
+    const receipt = existsSync(`${dir}.receipt`) ? parseReceipt(readFileSync(`${dir}.receipt`, 'utf8')) : null
+    const report = right(await verifyCase(dir, receipt === null ? {} : { expectHead: receipt })())
+    assert.not.ok(report.valid, name)
+    const expected = JSON.parse(readFileSync(`${dir}.expected.json`, 'utf8')) as Array<{ code: string; rule?: string; seq?: number }>
+    const got = report.findings.map((f) => ({ code: f.code, ...(f.data?.['rule'] === undefined ? {} : { rule: f.data['rule'] }), ...(f.seq === undefined ? {} : { seq: f.seq }) }))
+    assert.equal(got, expected, name)
+    // without the rules the chain is intact: the forgery is invisible to a hash check alone
+    assert.ok(report.findings.every((f) => f.code.startsWith('RULE_') || f.code.startsWith('HEAD_')), name)
   }
 })
 
@@ -86,7 +102,7 @@ frozen.run()
 const parallel = suite('line digests on a worker thread')
 
 parallel('give the same findings as inline checks for every example', async () => {
-  for (const group of ['valid', 'broken', 'leftovers']) {
+  for (const group of ['valid', 'broken', 'leftovers', 'forged']) {
     for (const name of dirs(group)) {
       const dir = path.join(EXAMPLES, group, name)
       const inline = right(await verifyCase(dir, { parallelFromBytes: Number.MAX_SAFE_INTEGER })())

@@ -18,7 +18,7 @@ import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
 import { unsafeBagPath } from '../../domain/bag-paths.js'
 import { FailureError, errnoOf, fsyncDir, stagingFor, toFailure } from '../fs-util.js'
-import { verifyCase, type VerifyReport } from '../case-store/verify.js'
+import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
 import { verifyBagDir, type BagReport } from './verify-bag.js'
 import { canonicalArchiveSha256 } from './export.js'
 
@@ -118,10 +118,10 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
   return { root: path.join(into, root), sha256: hash.digest('hex') }
 }
 
-const checkBagDir = async (bagRoot: string, archiveSha256: string | null): Promise<BagCheck> => {
+const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOptions: VerifyOptions = {}): Promise<BagCheck> => {
   const bag = await verifyBagDir(bagRoot)
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
-  const kase = await verifyCase(path.join(bagRoot, 'data'))()
+  const kase = await verifyCase(path.join(bagRoot, 'data'), caseOptions)()
   if (kase._tag === 'Left') {
     if (kase.left.code === 'CASE_NOT_FOUND') return { bag, case: null, canonical_archive: null, valid: false }
     throw new FailureError(kase.left)
@@ -131,15 +131,18 @@ const checkBagDir = async (bagRoot: string, archiveSha256: string | null): Promi
   return { bag, case: kase.right, canonical_archive: canonical, valid: canonical !== false }
 }
 
-/** Verifies a bag directory or a bag archive (extracted into a private temporary directory). */
-export const verifyBag = (target: string, limits: ArchiveLimits = {}): TE.TaskEither<Failure, BagCheck> =>
+/**
+ * Verifies a bag directory or a bag archive (extracted into a private temporary directory): the
+ * bag, then the case in it (chain, rules, objects; against a receipt with `expectHead`).
+ */
+export const verifyBag = (target: string, limits: ArchiveLimits = {}, caseOptions: Pick<VerifyOptions, 'expectHead'> = {}): TE.TaskEither<Failure, BagCheck> =>
   TE.tryCatch(async () => {
     const st = await fsp.stat(target)
-    if (st.isDirectory()) return checkBagDir(path.resolve(target), null)
+    if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
     const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-verify-'))
     try {
       const { root, sha256 } = await extractArchive(path.resolve(target), tmp, limits)
-      return await checkBagDir(root, sha256)
+      return await checkBagDir(root, sha256, caseOptions)
     } finally {
       await fsp.rm(tmp, { recursive: true, force: true })
     }

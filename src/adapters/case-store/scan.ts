@@ -36,6 +36,11 @@ export interface ScanOptions {
   readonly onEvent?: (event: RecordedEvent) => void
   /** Called for every well-formed object reference. */
   readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
+  /**
+   * Check every event against the case's rules (default true). Only benchmarks turn it off, to
+   * measure what the rules cost; a case is never valid without them.
+   */
+  readonly rules?: boolean
   /** Check RFC 8785 canonical form of every line (default true; replay and open skip it). */
   readonly canonical?: boolean
   /** Use a worker thread for line digests from this log size on (default 8 MiB; tests lower it). */
@@ -132,6 +137,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   }
   const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
   const rules = ruleFold(options.resume?.state)
+  const checkRules = options.rules !== false
   const decl = await readDeclaration(dir)
   if (E.isLeft(decl)) report(decl.left)
   const head = await readHead(dir)
@@ -213,7 +219,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       runCommand = env.command_id
       if (options.onRef !== undefined) for (const r of checked.refs) options.onRef(r, env)
       if (checked.findings.length === 0 && checked.event !== undefined) {
-        for (const v of rules.feed(checked.event)) report(ruleFinding(v))
+        if (checkRules) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
         options.onEvent?.(checked.event)
       }
       expectSeq = env.seq + 1
@@ -256,7 +262,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
         carry = Buffer.alloc(0)
       }
     }
-    for (const v of rules.end()) report(ruleFinding(v))
+    if (checkRules) for (const v of rules.end()) report(ruleFinding(v))
     if (headValue !== null) {
       if (fileBytes < headValue.bytes) {
         report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${headValue.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: headValue.bytes } }))

@@ -24,6 +24,8 @@ export interface VerifyReport {
   readonly valid: boolean
   readonly case_id: string | null
   readonly generation: number
+  /** The last verified event as a receipt (seq, hash), or null for a case whose log does not check out. */
+  readonly head: Receipt | null
   readonly events: number
   readonly objects: number
   readonly object_bytes: number
@@ -67,6 +69,8 @@ export interface VerifyOptions {
    * (HEAD_FORK).
    */
   readonly expectHead?: Receipt
+  /** Benchmarks only: skip the rules, to measure their cost (see scanCase). */
+  readonly rules?: boolean
 }
 
 /** Parses `seq:hash` (as printed by every append and by `vba verify`). */
@@ -157,6 +161,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
         options.onEvent?.(e)
       },
       ...(options.parallelFromBytes === undefined ? {} : { parallelFromBytes: options.parallelFromBytes }),
+      ...(options.rules === undefined ? {} : { rules: options.rules }),
       onProgress: (done, total) => options.onProgress?.('log', done, total),
       onRef: (ref, env) => {
         const known = referenced.get(ref.digest)
@@ -203,6 +208,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
     case_id: scan.declaration?.case_id ?? null,
     generation: scan.seq,
+    head: scan.hash === null ? null : { seq: scan.seq, hash: scan.hash },
     events: scan.eventIds,
     objects: objectFiles.length,
     object_bytes: objectBytes,

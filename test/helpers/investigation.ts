@@ -1,0 +1,112 @@
+/**
+ * A whole investigation written through the library's typed commands, deterministically (fixed
+ * clock and ids, a scripted model, the fixture world as an embedded SQLite file, no git): a
+ * prepared revision, the start, a query recorded as evidence, a hypothesis, an operator note and a
+ * conclusion. The examples and the rule tests forge on top of it.
+ */
+import { writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { initCase } from '../../src/adapters/case-store/init.js'
+import { loadProfile } from '../../src/adapters/config/profile.js'
+import { fixedEnv } from '../../src/adapters/env.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
+import { advance, startInvestigation } from '../../src/investigation/loop.js'
+import { recordNote } from '../../src/investigation/commands.js'
+import { settingsOf } from '../../src/investigation/settings.js'
+import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
+import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
+import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
+
+const must = <A>(r: E.Either<unknown, A>): A => {
+  if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
+  return r.right
+}
+
+/** A database-only profile (no source) with a small enrichment and budget. */
+export const INVESTIGATION_PROFILE = `[database]
+client = "better-sqlite3"
+filename = "world.sqlite"
+databases = ["world"]
+snapshot_id = "world-fixture-1"
+
+[database.allowed_tables]
+world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
+
+[budget]
+total = 4
+
+[loop]
+max_invalid_responses = 2
+retry_delay_ms = 60000
+
+[enrichment]
+max_queries = 12
+
+[enrichment.entities.quest]
+table = "quest_template"
+id_column = "ID"
+columns = ["ID", "LogTitle", "QuestDescription"]
+
+[[enrichment.texts]]
+table = "quest_template"
+column = "QuestDescription"
+role = "quest giver text"
+
+[[enrichment.relationships]]
+relation = "quest_starter"
+from_table = "quest_template"
+from_column = "ID"
+table = "creature_queststarter"
+column = "quest"
+columns = ["id", "quest"]
+
+[[enrichment.relationships]]
+relation = "starter_creature"
+from_table = "creature_queststarter"
+from_column = "id"
+from_id_column = "quest"
+table = "creature_template"
+column = "entry"
+columns = ["entry", "name", "AIName"]
+entity_type = "creature"
+`
+
+export const SMART_QUERY = { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }], offset: 0, limit: 10 }
+
+/** Writes the world (SQLite) and the profile into `worldDir`; returns the profile path. */
+export const writeWorld = (worldDir: string): string => {
+  writeWorldSqlite(path.join(worldDir, 'world.sqlite'))
+  const file = path.join(worldDir, 'project.toml')
+  writeFileSync(file, INVESTIGATION_PROFILE)
+  return file
+}
+
+/**
+ * Writes the concluded investigation into `dir` (which must not exist), with its world in
+ * `worldDir`. Deterministic: the same bytes on every run and machine.
+ */
+export const writeInvestigation = async (dir: string, worldDir: string): Promise<void> => {
+  const env = fixedEnv('2026-11-30T10:00:00.000Z', 'inv')
+  const profile = must(await loadProfile(writeWorld(worldDir))())
+  const research = createProjectResearch(profile)
+  try {
+    must(await initCase({ dir, caseId: 'case-investigation', title: 'Quest 11117: wolpertingers vanish when netted', env })())
+    must(await prepareRevision(dir, research, must(enrichmentConfig(profile)), { report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.', entities: [{ type: 'quest', id: 11117 }] }, { env }))
+    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
+    const first = scriptedModel([
+      JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' } }),
+      JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } }),
+      (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.', evidence: [latestEvidence(p)] } })
+    ])
+    must(await advance(dir, { model: first.model, research, env, maxTurns: 3 }))
+    must(await recordNote(dir, { text: 'Reproduced on the test realm: the creature despawns, no item.', commandId: 'note-repro', env }))
+    const second = scriptedModel([
+      JSON.stringify({ next: { kind: 'conclusion', summary: 'The SmartAI despawn on spell hit races the item reward; fix the action order.', hypotheses: ['H1'], evidence: ['E4'] } })
+    ])
+    must(await advance(dir, { model: second.model, research, env, maxTurns: 1 }))
+  } finally {
+    await research.close()
+  }
+}
