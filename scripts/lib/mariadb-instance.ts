@@ -85,6 +85,8 @@ export interface StartOptions {
   readonly dir: string
   /** Default: a free port. */
   readonly port?: number
+  /** More server options, e.g. `--sql-mode=NO_BACKSLASH_ESCAPES`. */
+  readonly args?: readonly string[]
 }
 
 /** Initialises (if needed) and starts a private server; resolves when it accepts connections. */
@@ -113,7 +115,7 @@ export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstan
   const child = spawn(bin.server, [
     '--no-defaults', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`,
     '--user=root', `--pid-file=${pidFile}`, `--log-error=${errLog}`, '--skip-log-bin',
-    '--innodb-buffer-pool-size=64M', '--innodb-log-file-size=16M', '--skip-name-resolve=0'
+    '--innodb-buffer-pool-size=64M', '--innodb-log-file-size=16M', '--skip-name-resolve=0', ...(options.args ?? [])
   ], { detached: true, stdio: ['ignore', out, out] })
   closeSync(out)
   child.unref()

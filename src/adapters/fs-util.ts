@@ -43,19 +43,28 @@ export const fsyncDir = async (dir: string): Promise<void> => {
 
 export const tempName = (prefix: string): string => `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`
 
-/** Creates `file` (which must not exist) with `bytes`, and fsyncs it. */
+/**
+ * Creates `file` (which must not exist) with `bytes`, and fsyncs it. A write that fails (a full
+ * disk) removes the partial file: a failed write leaves nothing behind.
+ */
 export const writeNewSynced = async (file: string, bytes: Uint8Array | string, mode = 0o644): Promise<void> => {
   const fh = await fsp.open(file, 'wx', mode)
   try {
     await fh.writeFile(bytes)
     await fh.sync()
-  } finally {
-    await fh.close()
+  } catch (e) {
+    await fh.close().catch(() => undefined)
+    await fsp.rm(file, { force: true })
+    throw e
   }
+  await fh.close()
 }
 
-/** Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`. */
-export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target)): Promise<void> => {
+/**
+ * Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`.
+ * `afterRename` runs once the target holds the new bytes (before the directory is fsynced).
+ */
+export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target), afterRename?: () => void): Promise<void> => {
   const tmp = path.join(tmpDir, tempName('.vba-tmp-'))
   await writeNewSynced(tmp, bytes)
   try {
@@ -64,6 +73,7 @@ export const writeFileDurably = async (target: string, bytes: Uint8Array | strin
     await fsp.rm(tmp, { force: true })
     throw e
   }
+  afterRename?.()
   await fsyncDir(path.dirname(target))
 }
 

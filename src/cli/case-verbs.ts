@@ -9,6 +9,7 @@ import { parseReceipt, verifyCase, type VerifyReport } from '../adapters/case-st
 import type { Receipt } from '../adapters/case-store/append.js'
 import { replayCase } from '../adapters/case-store/replay.js'
 import { breakLock } from '../adapters/case-store/lock.js'
+import { gcCase } from '../adapters/case-store/gc.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
@@ -58,6 +59,19 @@ export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }
     if (e instanceof FailureError) throw new CliExit(e.failure.code === 'CASE_LOCKED' ? EXIT.CONFLICT : EXIT.INPUT, e.failure)
     throw e
   }
+}
+
+export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
+  const r = orExit(await gcCase(dir)())
+  if (opts.json === true) {
+    io.out(canonical(r))
+    return
+  }
+  for (const o of r.removed_objects) io.out(`removed orphan object ${o}`)
+  for (const t of r.removed_temp_files) io.out(`removed temporary file ${t}`)
+  if (r.cut_tail_bytes > 0) io.out(`cut ${r.cut_tail_bytes} unacknowledged bytes from the end of events.jsonl`)
+  if (r.recent_temp_files > 0) io.out(`kept ${r.recent_temp_files} temporary file(s) younger than a minute (a writer may be busy)`)
+  io.out(`removed ${r.removed_objects.length} object(s) and ${r.removed_temp_files.length} temporary file(s)${r.cut_tail_bytes > 0 ? ', cut the log tail' : ''}`)
 }
 
 const describeFinding = (f: Finding): string => {

@@ -1,6 +1,6 @@
 /** The `vba` command line: commander wiring only; every verb calls the library. */
 import { Command, CommanderError } from 'commander'
-import { caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
+import { caseGc, caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import { caseQuery, casePrepare, research } from './research-verbs.js'
 import { feedback, resume, status } from './investigation-verbs.js'
@@ -42,6 +42,9 @@ const buildProgram = (io: Out): Command => {
     .action((dir: string, o: { config: string; input: string }) => casePrepare(io, dir, o))
   kase.command('feedback <dir> <request-id> <text>').description('record lab test feedback (a case waiting for it continues)')
     .action((dir: string, requestId: string, text: string) => feedback(io, dir, requestId, text))
+  kase.command('gc <dir>').description('remove what interrupted writers left: orphan objects, old temporary files, an unacknowledged log tail')
+    .option('--json', 'the report as JSON')
+    .action((dir: string, o: { json?: boolean }) => caseGc(io, dir, o))
   kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))

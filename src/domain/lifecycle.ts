@@ -6,7 +6,7 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from './failure.js'
-import { decodeQuery } from './query.js'
+import { decodeQuery, holdsLoneSurrogate } from './query.js'
 import type { EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import { canonicalJson } from '../events/canonical.js'
@@ -58,7 +58,7 @@ const reject = (s: CaseState, turn: number, code: string, message: string, now: 
 const unknownEvidence = (s: CaseState, ids: readonly string[]): string[] => ids.filter((id) => !s.research.evidence.has(id))
 
 /** A string holding a UTF-16 surrogate without its partner (not representable in UTF-8). */
-export const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
+export const hasLoneSurrogate = (text: string): boolean => holdsLoneSurrogate(text)
 
 /**
  * Decides what a raw model answer means. Invalid answers (not JSON, not the contract, lone

@@ -1,35 +1,36 @@
 /**
  * ProjectLimits: the operator's bounds on every project.query. They are settings, not limits of
- * the case format; every capture records the limits it ran under (and their hash).
+ * the case format; every capture records the limits it ran under (and their hash). Each is a whole
+ * number within a sensible range: a typo such as `time_ms = 1e12` is refused, not obeyed.
  */
 import * as t from 'io-ts'
-import { intAtLeast } from '../events/codecs.js'
+import { intBetween } from '../events/codecs.js'
 
 export const ProjectLimits = t.type({
   /** Wall-clock budget of one query, server- and client-side (ms). */
-  time_ms: intAtLeast('TimeMs', 1),
+  time_ms: intBetween('TimeMs', 1, 600_000),
   /** Lines one source.read returns. */
-  max_lines: intAtLeast('MaxLines', 1),
+  max_lines: intBetween('MaxLines', 1, 100_000),
   /** Files one source query touches (listed or searched). */
-  max_files: intAtLeast('MaxFiles', 1),
+  max_files: intBetween('MaxFiles', 1, 1_000_000),
   /** Size of one file that is still searched or read (bytes). */
-  max_file_bytes: intAtLeast('MaxFileBytes', 1),
+  max_file_bytes: intBetween('MaxFileBytes', 1, 1 << 30),
   /** Bytes one source search may scan. */
-  max_search_bytes: intAtLeast('MaxSearchBytes', 1),
+  max_search_bytes: intBetween('MaxSearchBytes', 1, 64 * 2 ** 30),
   /** Size of one query's result (canonical JSON bytes). */
-  max_result_bytes: intAtLeast('MaxResultBytes', 256),
+  max_result_bytes: intBetween('MaxResultBytes', 256, 64 << 20),
   /** Matches one search reports. */
-  max_matches: intAtLeast('MaxMatches', 1),
+  max_matches: intBetween('MaxMatches', 1, 100_000),
   /** Characters of one returned line before it is cut (marked text_truncated). */
-  max_line_chars: intAtLeast('MaxLineChars', 16),
+  max_line_chars: intBetween('MaxLineChars', 16, 100_000),
   /** Rows one database.rows page returns. */
-  max_rows: intAtLeast('MaxRows', 1),
+  max_rows: intBetween('MaxRows', 1, 100_000),
   /** Values one `in` filter may list. */
-  max_in_values: intAtLeast('MaxInValues', 1),
+  max_in_values: intBetween('MaxInValues', 1, 10_000),
   /** Filters one database query may combine. */
-  max_filters: intAtLeast('MaxFilters', 1),
+  max_filters: intBetween('MaxFilters', 1, 1000),
   /** Columns one database.rows may select. */
-  max_columns: intAtLeast('MaxColumns', 1)
+  max_columns: intBetween('MaxColumns', 1, 4096)
 }, 'ProjectLimits')
 export type ProjectLimits = t.TypeOf<typeof ProjectLimits>
 

@@ -141,7 +141,19 @@ export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> =>
   }
   const decoded = codec.decode(u)
   if (E.isLeft(decoded)) return invalid(`${kind}: ${describeErrors(decoded.left)}`)
+  // Text that is not valid Unicode can be neither compared, canonicalised nor recorded.
+  if (holdsLoneSurrogate(decoded.right)) return invalid(`${kind}: a value holds lone UTF-16 surrogates (not valid Unicode text)`)
   return E.right(decoded.right as ProjectQuery)
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** True when any string (value or key) inside `u` holds a lone UTF-16 surrogate. */
+export const holdsLoneSurrogate = (u: unknown): boolean => {
+  if (typeof u === 'string') return LONE_SURROGATE.test(u)
+  if (Array.isArray(u)) return u.some(holdsLoneSurrogate)
+  if (typeof u === 'object' && u !== null) return Object.entries(u).some(([k, v]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(v))
+  return false
 }
 
 /** Narrows a query to the database half. */

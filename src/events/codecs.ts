@@ -43,6 +43,19 @@ export const intAtLeast = (name: string, min: number): t.Type<number, number, un
     { type: 'integer', minimum: min, maximum: Number.MAX_SAFE_INTEGER }
   )
 
+/** An integer in [min, max] (a JSON Schema `integer` with `minimum` and `maximum`). */
+export const intBetween = (name: string, min: number, max: number): t.Type<number, number, unknown> =>
+  hinted(
+    new t.Type<number, number, unknown>(
+      name,
+      (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max,
+      (u, c) =>
+        typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c, `expected a whole number from ${min} to ${max}`),
+      t.identity
+    ),
+    { type: 'integer', minimum: min, maximum: max }
+  )
+
 /** `sha256:<64 lowercase hex>`. Anything else (including path fragments) is refused. */
 export const Digest = patternString('Digest', DIGEST_PATTERN)
 

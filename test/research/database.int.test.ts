@@ -16,6 +16,7 @@ import { findBinaries } from '../../scripts/lib/mariadb-instance.js'
 import { mariaWorld, mariaProfile, sqliteProfile, READER_USER } from '../helpers/world.js'
 import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
 import { right, left, tempDir } from '../helpers/fs.js'
+import { HOSTILE, REFUSALS, request } from '../helpers/hostile.js'
 import { vba } from '../helpers/cli.js'
 
 const { shared, sql } = await mariaWorld()
@@ -141,23 +142,6 @@ kinds.run()
 // ---------------------------------------------------------------------------------------------
 const hostile = suite('hostile input')
 
-const HOSTILE: Array<[unknown, string]> = [
-  [{ kind: 'database.rows', table: "creature_template' OR '1'='1", columns: ['entry'], filters: [], offset: 0, limit: 1 }, 'IDENTIFIER_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template`; DROP TABLE creature_template; --', columns: ['entry'], filters: [], offset: 0, limit: 1 }, 'IDENTIFIER_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry /* */'], filters: [], offset: 0, limit: 1 }, 'IDENTIFIER_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'name;', operator: 'eq', value: 1 }], offset: 0, limit: 1 }, 'IDENTIFIER_INVALID'],
-  [{ kind: 'database.rows', table: 'creаture_template', columns: ['entry'], filters: [], offset: 0, limit: 1 }, 'IDENTIFIER_INVALID'],
-  [{ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 }, 'TABLE_NOT_ALLOWED'],
-  [{ kind: 'database.rows', table: 'user', database: 'mysql', columns: ['Password'], filters: [], offset: 0, limit: 1 }, 'DATABASE_NOT_ALLOWED'],
-  [{ kind: 'database.schema', table: 'TABLES', database: 'information_schema' }, 'DATABASE_NOT_ALLOWED'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'entry', operator: 'regexp', value: '.*' }], offset: 0, limit: 1 }, 'QUERY_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'entry', operator: 'in', value: Array.from({ length: 101 }, (_, i) => i) }], offset: 0, limit: 1 }, 'FILTER_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'entry', operator: 'eq', value: { toString: 'x' } }], offset: 0, limit: 1 }, 'QUERY_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'entry', operator: 'eq', value: [[1]] }], offset: 0, limit: 1 }, 'QUERY_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [], offset: -1, limit: 1 }, 'QUERY_INVALID'],
-  [{ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [], offset: 0, limit: 1, raw_sql: 'DELETE FROM creature_template' }, 'QUERY_INVALID']
-]
-
 /** Statements the reader sent while `work` ran, from the server's general query log. */
 const readerStatements = async (work: () => Promise<void>): Promise<string[]> => {
   sql("TRUNCATE mysql.general_log; SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON;")
@@ -186,21 +170,6 @@ hostile('is refused with a coded error before any SQL is sent', async () => {
   // column checks need the real schema: they are refused after reading it, before the row query
   assert.is((await refuse(maria, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'secret'], filters: [], offset: 0, limit: 1 })).code, 'COLUMN_UNKNOWN')
 })
-
-const identifierish = fc.oneof(
-  { arbitrary: fc.constantFrom('entry', 'name', 'npcflag', 'subname', 'creature_template', 'creature_template', 'creature_template', 'quest_template', 'ID'), weight: 12 },
-  { arbitrary: fc.constantFrom('account_secrets', 'world', 'mysql', 'user', 'secret'), weight: 1 },
-  { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
-  { arbitrary: fc.constantFrom("a'b", 'a`b', 'a;b', 'a--', '/*', 'ＡＢ', 'nаme', '\u0000', 'a b', 'x"y', '1x'), weight: 1 }
-)
-const value = fc.oneof(fc.integer({ min: -5, max: 200_000 }), fc.string({ maxLength: 8 }), fc.constant(null), fc.boolean(), fc.double(), fc.constantFrom("' OR 1=1 --", '%', '_', '\\', ';DROP TABLE x'), fc.array(fc.integer(), { maxLength: 120 }), fc.object({ maxDepth: 1 }))
-const request = fc.oneof(
-  fc.record({ kind: fc.constant('database.rows'), table: identifierish, columns: fc.array(identifierish, { maxLength: 4 }), filters: fc.array(fc.record({ column: identifierish, operator: fc.constantFrom('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'contains', 'in', 'like', 'or'), value }), { maxLength: 3 }), offset: fc.integer({ min: -1, max: 4000 }), limit: fc.integer({ min: 0, max: 300 }), database: fc.option(identifierish, { nil: undefined }) }, { requiredKeys: ['kind', 'table', 'columns', 'filters', 'offset', 'limit'] }),
-  fc.record({ kind: fc.constant('database.count'), table: identifierish, filters: fc.array(fc.record({ column: identifierish, operator: fc.constantFrom('eq', 'in', 'contains', 'gt'), value }), { maxLength: 3 }) }),
-  fc.record({ kind: fc.constantFrom('database.schema', 'database.tables'), table: identifierish, database: fc.option(identifierish, { nil: undefined }) })
-)
-
-const REFUSALS = new Set(['QUERY_INVALID', 'QUERY_UNKNOWN_KIND', 'IDENTIFIER_INVALID', 'DATABASE_NOT_ALLOWED', 'TABLE_NOT_ALLOWED', 'COLUMN_UNKNOWN', 'FILTER_INVALID', 'RESULT_TOO_LARGE'])
 
 const checksums = (): string => sql('CHECKSUM TABLE creature_template, quest_template, creature_queststarter, item_template, smart_scripts, spell_script_names, game_event, account_secrets', { database: 'world' })
 const grants = (): string => sql(`SHOW GRANTS FOR '${READER_USER}'@'127.0.0.1'; SHOW GRANTS FOR '${READER_USER}'@'localhost'`)
@@ -253,7 +222,8 @@ trust('a password never appears in captures, failures or CLI output', async () =
   process.env['VBA_TEST_DB_PASSWORD'] = `${secret}-wrong`
   const bad = await open(wrong)
   const failed = await refuse(bad, { kind: 'database.tables' })
-  assert.is(failed.code, 'DATABASE_UNAVAILABLE')
+  assert.is(failed.code, 'DATABASE_AUTH_FAILED', 'a wrong password is reported as such')
+  assert.match(failed.message, 'user name or password')
   outputs.push(JSON.stringify(failed))
   await bad.close()
   process.env['VBA_TEST_DB_PASSWORD'] = secret

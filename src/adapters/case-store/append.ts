@@ -192,22 +192,37 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
         })
       }
 
-      for (const bytes of provided.values()) await writeObject(handle.dir, bytes)
       const text = sealed.map((s) => s.line + '\n').join('')
       const bytes = Buffer.from(text, 'utf8')
-      const fh = await fsp.open(logFile, 'r+')
-      try {
-        await fh.write(bytes, 0, bytes.length, handle.cursor.bytes)
-        await fh.sync()
-      } finally {
-        await fh.close()
-      }
       const last = sealed[sealed.length - 1]
       if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
       const newHead: Head = { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }
       const headText = canonicalJson(newHead)
       if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      await writeFileDurably(path.join(handle.dir, HEAD_FILE), headText.right + '\n', handle.dir)
+      // Until HEAD is replaced nothing is acknowledged: a failed write (a full disk) takes back
+      // what this command wrote, so it leaves no torn tail, orphan object or temporary file.
+      const createdObjects: string[] = []
+      let acknowledged = false
+      try {
+        for (const object of provided.values()) {
+          const written = await writeObject(handle.dir, object)
+          if (written.created !== null) createdObjects.push(written.created)
+        }
+        const fh = await fsp.open(logFile, 'r+')
+        try {
+          await fh.write(bytes, 0, bytes.length, handle.cursor.bytes)
+          await fh.sync()
+        } finally {
+          await fh.close()
+        }
+        await writeFileDurably(path.join(handle.dir, HEAD_FILE), headText.right + '\n', handle.dir, () => { acknowledged = true })
+      } catch (e) {
+        if (!acknowledged) {
+          await truncateDurably(logFile, handle.cursor.bytes).catch(() => undefined)
+          for (const f of createdObjects) await fsp.rm(f, { force: true }).catch(() => undefined)
+        }
+        throw e
+      }
 
       handle.cursor.commands.set(cmd.commandId, { firstSeq: handle.cursor.seq + 1, lastSeq: newHead.seq, start: handle.cursor.bytes, end: newHead.bytes })
       handle.cursor.lastCommand = cmd.commandId

@@ -16,31 +16,39 @@ export const objectRefOf = (bytes: Uint8Array, mediaType?: string): ObjectRef =>
   ...(mediaType === undefined ? {} : { media_type: mediaType })
 })
 
-/** Writes one object durably unless an object of that digest and size is already there. */
-export const writeObject = async (dir: string, bytes: Uint8Array): Promise<ObjectRef> => {
+/**
+ * Writes one object durably unless an object of that digest and size is already there. Returns
+ * the file when this call created it (a caller whose command fails later removes it again).
+ */
+export const writeObject = async (dir: string, bytes: Uint8Array): Promise<{ ref: ObjectRef; created: string | null }> => {
   const ref = objectRefOf(bytes)
   const target = path.join(dir, objectPath(ref.digest))
   try {
     const st = await fsp.stat(target)
     if (st.size !== ref.size) fail('CASE_CORRUPT', `object ${ref.digest} on disk has the wrong size`, { digest: ref.digest })
-    return ref
+    return { ref, created: null }
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
   }
   const tmp = path.join(dir, tempName(TEMP_PREFIX + 'obj-'))
   await writeNewSynced(tmp, bytes, 0o444)
-  const shard = path.dirname(target)
-  let created = false
   try {
-    await fsp.mkdir(shard)
-    created = true
+    const shard = path.dirname(target)
+    let created = false
+    try {
+      await fsp.mkdir(shard)
+      created = true
+    } catch (e) {
+      if (errnoOf(e) !== 'EEXIST') throw e
+    }
+    if (created) await fsyncDir(path.dirname(shard))
+    await fsp.rename(tmp, target)
+    await fsyncDir(shard)
   } catch (e) {
-    if (errnoOf(e) !== 'EEXIST') throw e
+    await fsp.rm(tmp, { force: true })
+    throw e
   }
-  if (created) await fsyncDir(path.dirname(shard))
-  await fsp.rename(tmp, target)
-  await fsyncDir(shard)
-  return ref
+  return { ref, created: target }
 }
 
 /** Reads an object and checks it against its reference (OBJECT_MISSING / OBJECT_CORRUPT). */

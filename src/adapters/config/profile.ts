@@ -13,10 +13,12 @@ import { parse as parseToml, TomlError } from 'smol-toml'
 import { failure, type Failure } from '../../domain/failure.js'
 import { DEFAULT_LIMITS, ProjectLimits } from '../../domain/limits.js'
 import { describeErrors } from '../../events/decode.js'
+import { intBetween } from '../../events/codecs.js'
+import { decodeEnrichment } from '../../domain/enrichment-config.js'
 import { errnoOf } from '../fs-util.js'
 
 const Str = t.string
-const Port = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0 && n < 65536, 'Port')
+const Port = intBetween('Port', 1, 65535)
 
 export const SourceSection = t.intersection([
   t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
@@ -30,30 +32,46 @@ export const DatabaseSection = t.intersection([
     snapshot_id: Str,
     allowed_tables: t.record(Str, t.array(Str))
   }),
-  t.partial({ host: Str, port: Port, user: Str, password_env: Str, password_file: Str, filename: Str, connect_timeout_ms: t.number })
+  t.partial({ host: Str, port: Port, user: Str, password_env: Str, password_file: Str, filename: Str, connect_timeout_ms: intBetween('ConnectTimeoutMs', 1, 600_000) })
 ], 'DatabaseSection')
 
 export const SourceAnalysisSection = t.partial({
   enabled: t.boolean,
-  context_lines: t.number,
-  max_searches: t.number,
-  max_matches: t.number,
-  max_files: t.number,
-  max_blocks: t.number,
-  max_total_lines: t.number,
+  context_lines: intBetween('ContextLines', 0, 1000),
+  max_searches: intBetween('MaxSearches', 1, 100),
+  max_matches: intBetween('MaxMatches', 1, 10_000),
+  max_files: intBetween('MaxFiles', 1, 10_000),
+  max_blocks: intBetween('MaxBlocks', 1, 10_000),
+  max_total_lines: intBetween('MaxTotalLines', 1, 100_000),
   registration_prefixes: t.array(Str)
 }, 'SourceAnalysisSection')
 
+/** [loop]: how the investigation loop treats invalid answers, and how long a prompt may be. */
+export const LoopSection = t.partial({
+  max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
+  retry_delay_ms: intBetween('RetryDelayMs', 0, 7 * 24 * 3600 * 1000),
+  prompt_max_chars: intBetween('PromptMaxChars', 4000, 2_000_000)
+}, 'LoopSection')
+
+/** [budget]: the action budget of an investigation and what a project.query costs. */
+export const BudgetSection = t.partial({
+  total: intBetween('BudgetTotal', 1, 1_000_000),
+  project_query: intBetween('QueryCost', 1, 1_000_000)
+}, 'BudgetSection')
+
+/** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
   source: ['repository', 'url', 'commit', 'extensions', 'cache_dir'],
   database: ['client', 'host', 'port', 'user', 'password_env', 'password_file', 'filename', 'databases', 'snapshot_id', 'allowed_tables', 'connect_timeout_ms'],
   limits: Object.keys(ProjectLimits.props),
   source_analysis: Object.keys(SourceAnalysisSection.props),
-  enrichment: null,
-  budget: null,
-  loop: null
+  loop: Object.keys(LoopSection.props),
+  budget: Object.keys(BudgetSection.props),
+  enrichment: null
 }
 
+export type LoopSection = t.TypeOf<typeof LoopSection>
+export type BudgetSection = t.TypeOf<typeof BudgetSection>
 export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
@@ -66,7 +84,9 @@ export interface Profile {
   readonly database?: DatabaseSection
   readonly limits: ProjectLimits
   readonly sourceAnalysis: SourceAnalysisSection
-  /** Sections other capabilities decode themselves (enrichment, budget, loop). */
+  readonly loop: LoopSection
+  readonly budget: BudgetSection
+  /** The whole document as parsed ([enrichment] is decoded where it is used, strictly). */
   readonly raw: Readonly<Record<string, unknown>>
 }
 
@@ -82,12 +102,17 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
     return E.left(configError(file, `not valid TOML${where}`))
   }
   for (const [section, value] of Object.entries(doc)) {
-    if (!(section in KNOWN)) return E.left(configError(file, `unknown section [${section}]`))
+    if (!(section in KNOWN)) return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
     const keys = KNOWN[section]
-    if (keys !== null && keys !== undefined && typeof value === 'object' && value !== null) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return E.left(configError(file, `[${section}] is a table`))
+    if (keys !== null && keys !== undefined) {
       const unknown = Object.keys(value).filter((k) => !keys.includes(k))
-      if (unknown.length > 0) return E.left(configError(file, `unknown key ${unknown.map((k) => `[${section}].${k}`).join(', ')}`))
+      if (unknown.length > 0) return E.left(configError(file, `unknown key ${unknown.map((k) => `[${section}].${k}`).join(', ')} (known: ${keys.join(', ')})`))
     }
+  }
+  if (doc['enrichment'] !== undefined) {
+    const e = decodeEnrichment(doc['enrichment'])
+    if (E.isLeft(e)) return E.left(configError(file, e.left.message))
   }
   const dir = path.dirname(path.resolve(file))
   const abs = (p: string): string => path.resolve(dir, p)
@@ -106,6 +131,10 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
   if (E.isLeft(limits)) return E.left(configError(file, `[limits] ${describeErrors(limits.left)}`))
   const analysis = section('source_analysis', SourceAnalysisSection)
   if (E.isLeft(analysis)) return analysis
+  const loop = section('loop', LoopSection)
+  if (E.isLeft(loop)) return loop
+  const budget = section('budget', BudgetSection)
+  if (E.isLeft(budget)) return budget
   const db = database.right
   if (db !== undefined) {
     if (db.databases.length === 0) return E.left(configError(file, '[database].databases names at least one database'))
@@ -126,6 +155,8 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
     }),
     limits: limits.right,
     sourceAnalysis: analysis.right ?? {},
+    loop: loop.right ?? {},
+    budget: budget.right ?? {},
     raw: doc
   })
 }

@@ -66,7 +66,7 @@ export const resolvePassword = async (db: DatabaseSection, env: Readonly<Record<
 }
 
 const TIMEOUT_CODES = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'])
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_CON_COUNT_ERROR', 'EPIPE', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_BAD_DB_ERROR', 'ER_CON_COUNT_ERROR', 'EPIPE', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
 
 /** Maps a driver or knex error to a coded failure with a message written here. */
 export const mapDbError = (e: unknown, timeMs: number): Failure => {
@@ -76,6 +76,8 @@ export const mapDbError = (e: unknown, timeMs: number): Failure => {
   if (err?.name === 'KnexTimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code)) || err?.errno === 1969 || err?.errno === 3024) {
     return failure('DATABASE_TIMEOUT', `the query did not finish within ${timeMs} ms`, { time_ms: timeMs })
   }
+  if (code === 'ER_ACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the world database refused the reader\'s user name or password (check [database] user and password_env / password_file)', { driver_code: code })
+  if (code === 'ER_DBACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', { driver_code: code })
   if (code !== undefined && CONNECT_CODES.has(code)) return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
   if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR') return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
   return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, { driver_code: code ?? null })
@@ -130,6 +132,23 @@ const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, value
     conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
   })
 
+const SQL_MODE = /^[A-Z_]+$/
+
+/**
+ * mysql2 escapes bound values on the client with backslashes; a server running with
+ * NO_BACKSLASH_ESCAPES would read `\'` as a backslash and a closing quote (an injection). The
+ * session's sql_mode is pinned without that mode at connect, and checked: values are never spliced
+ * into SQL in a way that depends on the server's settings.
+ */
+const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
+  const before = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
+  const modes = before.split(',').filter((m) => m !== '' && m !== 'NO_BACKSLASH_ESCAPES')
+  if (!modes.every((m) => SQL_MODE.test(m))) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the server reports an sql_mode this client cannot pin safely', {}))
+  await run(conn, `SET SESSION sql_mode = '${modes.join(',')}'`)
+  const after = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
+  if (after.split(',').includes('NO_BACKSLASH_ESCAPES')) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values', {}))
+}
+
 const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
   const password = await resolvePassword(db, env)
   const pool = mysql.createPool({
@@ -156,6 +175,7 @@ const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<
     onDialect(dialect)
     await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
     await run(conn, "SET SESSION time_zone = '+00:00'")
+    await pinSqlMode(conn)
     await run(conn, 'SET SESSION TRANSACTION READ ONLY')
     prepared.add(conn)
   }

@@ -156,7 +156,10 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       await walk(treeOid, '')
       packIndexes = await enablePackCache(cache)
     } catch (e) {
-      throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+      const code = (e as { code?: string }).code
+      // A tree naming `..`, `.git` or an absolute path is a property of the commit, not an outage.
+      if (code === 'UnsafeFilepathError') throw new FailureError(failure('SOURCE_TREE_UNSAFE', `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`, { commit }))
+      throw unavailable(`the tree of ${commit} cannot be read (${code ?? 'read error'})`, { commit })
     }
     const sorted = out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     if (indexFile !== null) writeCacheFile(indexFile, JSON.stringify({ format: 'vba-snapshot-index', version: 1, commit, tree: treeOid, entries: sorted }))
