@@ -31,6 +31,18 @@ export const toFailure = (e: unknown, context: string): Failure => {
 export const errnoOf = (e: unknown): string | undefined =>
   e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined
 
+/**
+ * Writes all of `bytes` at `position` (or the current position): a short write (a file size
+ * limit, a nearly full disk) is continued, so it ends in the real error rather than torn data.
+ */
+export const writeAll = async (fh: fsp.FileHandle, bytes: Uint8Array, position: number | null = null): Promise<void> => {
+  for (let done = 0; done < bytes.length;) {
+    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position === null ? null : position + done)
+    if (bytesWritten <= 0) fail('IO_ERROR', 'a write made no progress', { errno: 'EIO' })
+    done += bytesWritten
+  }
+}
+
 /** fsync a directory so a rename or create inside it survives a power cut. */
 export const fsyncDir = async (dir: string): Promise<void> => {
   const fh = await fsp.open(dir, fsc.O_RDONLY)

@@ -182,6 +182,8 @@ export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Fai
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
         await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step)
+        // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
+        if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
         continue
       }
       if (s.state === 'BLOCKED' || turns >= (opts.maxTurns ?? 20)) return resultOf(handle, turns)

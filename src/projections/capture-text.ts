@@ -14,11 +14,14 @@ const str = (u: unknown): string => (typeof u === 'string' ? u : String(u))
 const num = (u: unknown): number => (typeof u === 'number' ? u : Number(u))
 const short = (hex: unknown): string => str(hex).slice(0, 12)
 
-/** A database value exactly: NULL, numbers and plain words as they are, other text quoted. */
+/**
+ * A database value exactly: NULL as NULL, numbers and text as they are; text is JSON-quoted only
+ * where it could be misread (empty, the word NULL, a separator or line break, edge whitespace).
+ */
 export const cell = (v: unknown): string => {
   if (v === null || v === undefined) return 'NULL'
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  if (typeof v === 'string') return /^[A-Za-z0-9_.:/+-]+$/.test(v) && v !== 'NULL' ? v : JSON.stringify(v)
+  if (typeof v === 'string') return v === '' || v === 'NULL' || /[|\r\n\t"]|^\s|\s$/.test(v) || v.startsWith('base64:') ? JSON.stringify(v) : v
   const b64 = asRec(v)['$base64']
   if (typeof b64 === 'string') return `base64:${b64}`
   return JSON.stringify(v)
@@ -86,7 +89,7 @@ const blobOf = (c: Capture, path: string): string => {
 }
 
 /** A source line, numbered, with its cut marker. */
-const numbered = (width: number, line: number, text: unknown, mark = ' '): string => {
+const numbered = (width: number, line: number, text: unknown, mark = ''): string => {
   const r = asRec(text)
   const t = typeof text === 'string' ? text : str(r['text'])
   const cut = r['text_truncated'] === true ? ` [line cut at ${t.length} of ${str(r['length'])} characters]` : ''
@@ -97,8 +100,7 @@ const skippedText = (s: unknown): string[] => {
   const r = asRec(s)
   const counts = Object.entries(asRec(r['counts']))
   if (counts.length === 0) return []
-  const files = asArr(r['files']).slice(0, 5).map((f) => `${str(asRec(f)['path'])} (${str(asRec(f)['reason'])})`)
-  return [`skipped: ${counts.map(([k, n]) => `${k} ${str(n)}`).join(', ')}${files.length > 0 ? `; e.g. ${files.join(', ')}` : ''}${r['listed_all'] === false ? ' (the capture lists the first 100)' : ''}`]
+  return [`skipped: ${counts.map(([k, n]) => `${k} ${str(n)}`).join(', ')}`]
 }
 
 const limitsText = (l: unknown): string[] => {
@@ -136,7 +138,7 @@ export interface CaptureText {
 const renderSearch = (c: Capture, r: Rec): CaptureText => {
   const hits = asArr(r['hits'])
   const head = [
-    `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} files, ${str(r['files_scanned'])} files scanned; ${str(r['result'])}`
+    `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned, ${str(r['result'])}`
   ]
   const tail: string[] = []
   const regs = asArr(r['registrations'])
@@ -162,12 +164,16 @@ const renderRead = (c: Capture, r: Rec): CaptureText => {
 
 const renderContext = (c: Capture, r: Rec): CaptureText => {
   const out = [`source.context ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['completeness'])}`]
-  for (const s of asArr(r['searches'])) {
+  const searches = asArr(r['searches'])
+  const skips = searches.map((s) => skippedText(asRec(s)['skipped']).join(''))
+  const sameSkips = skips.length > 1 && skips.every((x) => x === skips[0])
+  searches.forEach((s, i) => {
     const x = asRec(s)
     const from = asRec(x['from'])
     out.push(`search ${str(x['index'])}: ${JSON.stringify(x['term'])} (${str(x['reason'])}${x['from'] === null ? '' : ` from ${str(from['path'])}:${str(from['line'])}`}): ${str(x['hit_count'])} hits, ${str(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}${asArr(x['limits_reached']).length > 0 ? `, limits ${asArr(x['limits_reached']).map(str).join(', ')}` : ''}`)
-    out.push(...skippedText(x['skipped']).map((l) => `  ${l}`))
-  }
+    if (!sameSkips && skips[i] !== '') out.push(`  ${skips[i] ?? ''}`)
+  })
+  if (sameSkips && skips[0] !== '') out.push(`every search ${skips[0] ?? ''}`)
   const candidates = asArr(r['candidates'])
   if (candidates.length > 0) out.push(`candidates: ${candidates.map((x) => `${str(asRec(x)['kind'])} ${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}${asRec(x)['context_returned'] === true ? '' : ' (no context returned)'}`).join('; ')}`)
   const head = out
@@ -180,7 +186,7 @@ const renderContext = (c: Capture, r: Rec): CaptureText => {
     const x = asRec(b)
     const path = str(x['path'])
     if (path !== current) {
-      body.push(`${path}${blobOf(c, path)}:  (> marks a hit)`)
+      body.push(`${path}${blobOf(c, path)}:`)
       current = path
     } else body.push(`${' '.repeat(width + 1)}⋮`)
     asArr(x['lines']).forEach((l, i) => {
@@ -192,7 +198,7 @@ const renderContext = (c: Capture, r: Rec): CaptureText => {
   const missing = asArr(r['hits']).filter((h) => asRec(h)['context_returned'] !== true).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`)
   if (missing.length > 0) tail.push(`hits without context returned (limits): ${missing.join(', ')}`)
   tail.push(...limitsText(r['limits_reached']))
-  if (typeof r['notice'] === 'string') tail.push(`notice: ${r['notice']}`)
+  // The notice (lexical context, not a call graph) is part of the prompt's stable contract.
   return { head, body, tail }
 }
 
@@ -202,10 +208,9 @@ const renderRows = (c: Capture, r: Rec): CaptureText => {
   const order = asArr(r['order']).map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`).join(', ')
   const head = [
     `database.rows ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['row_count'])} rows from offset ${str(r['offset'])} (limit ${str(r['limit'])}), ordered by ${order} (${str(r['order_source'])})`,
-    `columns: ${asArr(r['columns']).map((x) => `${str(asRec(x)['name'])} ${str(asRec(x)['type'])}`).join(', ')}`,
-    columns.join(' | ')
+    asArr(r['columns']).map((x) => `${str(asRec(x)['name'])} (${str(asRec(x)['type'])})`).join('|')
   ]
-  const body = rows.map((row) => columns.map((col) => cell(asRec(row)[col])).join(' | '))
+  const body = rows.map((row) => columns.map((col) => cell(asRec(row)[col])).join('|'))
   const out: string[] = []
   if (r['has_more'] === true) out.push(`has_more: more rows exist; continue with offset ${str(r['next_offset'])}`)
   if (r['row_limit_capped'] === true) out.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)

@@ -61,7 +61,7 @@ export const stablePart = (s: CaseState): string => {
     'project.query kinds (read-only; the pinned commit and the allow-listed world tables only):',
     ...kinds.map((k) => `  - ${k}`),
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',
-    'Results are shown compactly: source lines as "123| text" under their file, rows as "a | b" under the column names (NULL is NULL; quoted text is a JSON string).',
+    'Results are shown compactly: source lines as "123| text" under their file (">" marks a hit), rows as "a|b" under the column names and types (NULL is NULL; quoted text is a JSON string).',
     'A lexical hit proves neither a definition, a registration nor an executed call. Equal numbers may name different things.',
     ...(ctx === null ? [] : [
       `source.context is enabled (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registration_prefixes ${ctx.registration_prefixes.join(',')}).`,
@@ -124,7 +124,7 @@ export const renderPrompt = (s: CaseState, inputs: PromptInputs): RenderedPrompt
       parts.push({ name: 'latest', order: 2, keepHead: 1 + t.head.length, keepTail: t.tail.length, lines: [selected, ...t.head, ...t.body, ...t.tail] })
     }
   } else if (last?.kind === 'failure') {
-    parts.push({ name: 'outcome', lines: [`Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${clip(last.message, 500)}`, `Request: ${clip(last.arguments === null ? 'unknown' : JSON.stringify(last.arguments), 600)}`, 'No evidence was recorded for it; you may ask a different or narrower query.'] })
+    parts.push({ name: 'outcome', lines: [`Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${clip(last.message, 500)}`, `Request: ${clip(last.arguments === null ? 'unknown' : requestText(String(last.arguments['kind']), last.arguments), 600)}`, 'No evidence was recorded for it; you may ask a different or narrower query.'] })
   } else if (last?.kind === 'cancelled') {
     parts.push({ name: 'outcome', lines: [`An operator cancelled your last plan${last.plan_id === null ? '' : ` ${last.plan_id}`}: ${clip(last.reason, 500)}`] })
   }

@@ -119,16 +119,28 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     if (markers.length > 0) gaps.push({ reason: 'partial_answer', what, detail: markers.join('; ') })
   }
 
-  /** All rows of a database.rows request, page by page, within max_queries; a gap names what was not fetched. */
+  /**
+   * All rows of a database.rows request, page by page, within max_queries. When the first page
+   * has more, a count query (when the budget allows) says how many rows match, so that a lookup
+   * cut short by max_queries can say how many it left out.
+   */
   const allRows = async (table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | Failure> => {
     const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
     const pages: Asked[] = []
     let offset = 0
+    let total: number | null = null
     for (;;) {
       const got = await ask({ kind: 'database.rows', table, columns: [...columns], filters: [...filters], offset, limit: bounds.page_rows })
       if (isFailure(got)) {
         if (pages.length === 0) return got
-        await rowsNotFetched(table, filters, what, offset, got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', got.code)
+        const left = total === null ? undefined : Math.max(0, total - rows.length)
+        gaps.push({
+          reason: got.code === 'MAX_QUERIES' ? 'rows_not_fetched' : 'refused',
+          what: `${what}: rows from offset ${offset} on`,
+          ...(left === undefined ? {} : { count: left }),
+          code: got.code,
+          detail: got.code === 'MAX_QUERIES' ? `max_queries (${bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` : `a page was refused (${got.code})`
+        })
         return { rows, pages, complete: false }
       }
       pages.push(got)
@@ -137,21 +149,12 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
       notePartial(got, what, true)
       const next = got.capture.result['next_offset']
       if (got.capture.result['has_more'] !== true || typeof next !== 'number') return { rows, pages, complete: true }
+      if (total === null && captures.length < bounds.max_queries) {
+        const counted = await ask({ kind: 'database.count', table, filters: [...filters] })
+        if (!isFailure(counted) && typeof counted.capture.result['count'] === 'number') total = counted.capture.result['count']
+      }
       offset = next
     }
-  }
-
-  /** Says how many rows were not fetched (a count query, when the budget allows one). */
-  const rowsNotFetched = async (table: string, filters: ReadonlyArray<Record<string, unknown>>, what: string, fetched: number, reason: CoverageGap['reason'], code: string): Promise<void> => {
-    const counted = captures.length < bounds.max_queries ? await ask({ kind: 'database.count', table, filters: [...filters] }) : null
-    const total = counted !== null && !isFailure(counted) ? Number(counted.capture.result['count']) : Number.NaN
-    gaps.push({
-      reason: reason === 'max_queries' ? 'rows_not_fetched' : reason,
-      what: `${what}: rows from offset ${fetched} on`,
-      ...(Number.isFinite(total) ? { count: Math.max(0, total - fetched) } : {}),
-      code,
-      detail: reason === 'max_queries' ? `max_queries (${bounds.max_queries}) reached while paging` : `a page was refused (${code})`
-    })
   }
 
   /** Follow-ups of the relationships that start at `table`, from each row gathered. */

@@ -44,4 +44,19 @@ decode('refuses wrong types, non-positive or non-integer lines, unknown kinds an
   assert.is(left(decodeQuery({ kind: 'source.search', text: 'x'.repeat(201) })).code, 'QUERY_INVALID')
 })
 
+decode('refuses lone UTF-16 surrogates anywhere in a query (they can be neither canonicalised nor recorded)', () => {
+  const bad = [
+    { kind: 'database.count', table: 't', filters: [{ column: 'a', operator: 'eq', value: '\ud800' }] },
+    { kind: 'database.rows', table: 't', columns: ['a'], filters: [{ column: 'a', operator: 'in', value: ['ok', 'x\udc00'] }], offset: 0, limit: 1 },
+    { kind: 'source.search', text: 'abc\ud83d' },
+    JSON.parse('{"kind": "source.search", "text": "\\ud800"}')
+  ]
+  for (const q of bad) {
+    const f = left(decodeQuery(q))
+    assert.is(f.code, 'QUERY_INVALID', JSON.stringify(q))
+    assert.match(f.message, 'lone UTF-16 surrogates')
+  }
+  assert.equal(right(decodeQuery({ kind: 'source.search', text: 'emoji \ud83d\ude00 is fine' })), { kind: 'source.search', text: 'emoji \ud83d\ude00 is fine' })
+})
+
 decode.run()

@@ -2,6 +2,9 @@
  * A writer process for the concurrency and crash tests (run as a child with node).
  *   node writer-process.js concurrent DIR PREFIX COUNT   append COUNT one-event commands, retrying conflicts
  *   node writer-process.js crash DIR PREFIX              append forever; print "ack ID GEN" after each append
+ *   node writer-process.js big DIR PREFIX OBJECT_KB NOTE_KB   one command with an attachment and a note of
+ *                                                       those sizes; prints the outcome (run under `ulimit -f`
+ *                                                       to make a write fail as on a full disk)
  */
 import { writeSync } from 'node:fs'
 import { randomBytes, randomInt } from 'node:crypto'
@@ -38,8 +41,24 @@ const appendWithRetry = async (h: CaseHandle, build: (generation: number) => Com
   process.exit(1)
 }
 
+// A write past `ulimit -f` then fails with EFBIG instead of killing the process.
+process.on('SIGXFSZ', () => undefined)
+
 const h = await open()
-if (mode === 'concurrent') {
+if (mode === 'big') {
+  const [objectKb, noteKb] = process.argv.slice(5).map(Number)
+  const bytes = randomBytes((objectKb ?? 1) * 1024)
+  const r = await appendCommand(h, {
+    commandId: prefix,
+    expectedGeneration: h.cursor.seq,
+    events: [
+      { type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } },
+      { type: 'NoteRecorded', actor: 'operator', data: { text: 'n'.repeat((noteKb ?? 1) * 1024), format: 'plain' } }
+    ],
+    objects: [bytes]
+  })()
+  writeSync(1, `${JSON.stringify(r._tag === 'Right' ? { ok: r.right.generation } : { code: r.left.code, data: r.left.data })}\n`)
+} else if (mode === 'concurrent') {
   const count = Number(countText ?? '500')
   for (let i = 0; i < count; i++) {
     await appendWithRetry(h, (generation) => ({

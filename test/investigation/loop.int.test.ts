@@ -224,6 +224,97 @@ loop('vba status and vba resume', async () => {
   assert.match(vba(['status', dir]).stdout, 'INVESTIGATING')
 })
 
+loop('a refused query is shown as refused (code, message, request), and a long read keeps its continuation in the prompt', async () => {
+  const dir = await startedCase()
+  const secret = JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 } } })
+  const longRead = JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.read', path: 'src/server/game/Long.cpp', start_line: 1, end_line: 200 } } })
+  const script = scriptedModel([INTERPRET, secret, longRead, JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: [], evidence: [] } })])
+  right(await advance(dir, { model: script.model, research }))
+  const afterRefusal = script.prompts[2] ?? ''
+  assert.match(afterRefusal, 'Your last query (plan P2) was refused (TABLE_NOT_ALLOWED): table account_secrets is not on the allowlist of world')
+  assert.match(afterRefusal, 'Request: database.rows account_secrets [secret] offset 0 limit 1')
+  assert.not.match(afterRefusal, 'Latest result')
+  const afterRead = script.prompts[3] ?? ''
+  assert.match(afterRead, 'source.read src/server/game/Long.cpp')
+  assert.match(afterRead, 'lines 1-80 of 430')
+  assert.match(afterRead, 'truncated: continue with start_line 81 and end_line 200')
+  assert.match(afterRead, 'notice: Returned lines 1-80 of the requested 1-200')
+  assert.match(afterRead, ' 1|     // line 1 of the long file')
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
+loop('a timeout is an answer about the query: recorded as failed, budget released, shown; the case goes on', async () => {
+  const dir = await startedCase()
+  const slowFile = sqliteProfile(`\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}\n[limits]\ntime_ms = 1\n`)
+  const slow = createProjectResearch(right(await loadProfile(slowFile)()), { openSource: openSourceResearch })
+  const search = JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.search', text: 'Wolpertinger' } } })
+  const script = scriptedModel([INTERPRET, search, JSON.stringify({ next: { kind: 'conclusion', summary: 'too slow', hypotheses: [], evidence: [] } })])
+  const r = right(await advance(dir, { model: script.model, research: slow }))
+  await slow.close()
+  assert.is(r.state, 'CONCLUDED', 'a timeout does not block the case')
+  assert.match(script.prompts[2] ?? '', 'was refused (SOURCE_TIMEOUT)')
+  const v = await lifecycle(dir)
+  assert.equal(v.budget, { total: 6, topped_up: 0, reserved: 1, consumed: 0, released: 1, held: 0, remaining: 6 })
+})
+
+loop('a research outage backs off: each retry that fails again renews the block with a doubled retry time', async () => {
+  const dir = await startedCase()
+  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+  const broken = sqliteProfile()
+  rmSync(path.join(path.dirname(broken), 'world.sqlite'))
+  const down = createProjectResearch(right(await loadProfile(broken)()))
+  const env = fixedEnv('2026-11-30T11:00:00.000Z', 'bo')
+  right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down, env }))
+  const first = await lifecycle(dir)
+  right(await advance(dir, { model: scriptedModel([]).model, research: down, env, manualRetry: true }))
+  const second = await lifecycle(dir)
+  await down.close()
+  assert.is(second.state, 'BLOCKED')
+  assert.is(second.reason, 'RESEARCH_UNAVAILABLE')
+  const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; at: string; data: { retry_not_before?: string | null; state?: string } })
+  const blocks = events.filter((e) => e.type === 'CheckpointRecorded' && e.data.state === 'BLOCKED')
+  assert.is(blocks.length, 2)
+  const wait = (e: (typeof blocks)[number]): number => Date.parse(e.data.retry_not_before ?? '') - Date.parse(e.at)
+  assert.ok(Math.abs(wait(blocks[0] as (typeof blocks)[number]) - 30_000) < 50, String(first.retry_not_before))
+  assert.ok(Math.abs(wait(blocks[1] as (typeof blocks)[number]) - 60_000) < 50, String(second.retry_not_before))
+  assert.is(second.pending_plan, 'P2', 'the plan and its reservation stay')
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
+loop('a model function that throws is recorded (ModelFailed), the case waits as MODEL_UNAVAILABLE, and resumes', async () => {
+  const dir = await startedCase()
+  const env = fixedEnv('2026-11-30T12:00:00.000Z', 'mf')
+  const r = right(await advance(dir, { model: scriptedModel([INTERPRET, new Error('provider answered 503 Service Unavailable')]).model, research, env }))
+  assert.is(r.state, 'BLOCKED')
+  assert.is(r.reason, 'MODEL_UNAVAILABLE')
+  assert.ok(r.retry_not_before !== null)
+  const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { code?: string; message?: string } })
+  const failed = events.find((e) => e.type === 'ModelFailed')
+  assert.is(failed?.data.code, 'MODEL_CALL_FAILED')
+  assert.match(failed?.data.message ?? '', '503 Service Unavailable')
+  assert.is(events.filter((e) => e.type === 'ModelRequested').length, events.filter((e) => e.type === 'ModelResponded' || e.type === 'ModelFailed').length, 'no request is left without its answer or failure')
+  // before the retry time nothing runs; a manual retry resumes and asks again
+  const idle = right(await advance(dir, { model: scriptedModel([]).model, research, env }))
+  assert.is(idle.turns, 0)
+  const again = right(await advance(dir, { model: scriptedModel([JSON.stringify({ next: { kind: 'conclusion', summary: 'ok', hypotheses: [], evidence: [] } })]).model, research, env, manualRetry: true }))
+  assert.is(again.state, 'CONCLUDED')
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
+loop('an answer with lone surrogates is kept byte for byte (UTF-16LE) and rejected as invalid', async () => {
+  const dir = await startedCase()
+  const raw = '{"interpretation": {"summary": "broken \ud800 text"}}'
+  right(await advance(dir, { model: scriptedModel([raw]).model, research, maxTurns: 1 }))
+  const v = await lifecycle(dir)
+  assert.is(v.consecutive_invalid_responses, 1)
+  const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { raw?: { digest: string; media_type?: string } } })
+  const answered = events.find((e) => e.type === 'ModelResponded')?.data.raw
+  assert.is(answered?.media_type, 'text/plain; charset=utf-16le')
+  const hex = answered?.digest.slice(7) ?? ''
+  assert.is(readFileSync(path.join(dir, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2))).toString('utf16le'), raw)
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
 loop.after(async () => research.close())
 loop.run()
 

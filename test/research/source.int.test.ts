@@ -7,7 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { createProjectResearch, type ProjectResearch } from '../../src/research/project-research.js'
@@ -318,6 +318,21 @@ binding('an unknown commit or a missing repository is SOURCE_UNAVAILABLE (exit 3
   const bad = vba(['research', '--config', profileFile(repo.dir, repo.commit), '--query', '-'], { input: '{"kind":"source.read","path":"../../etc/passwd","start_line":1,"end_line":2}' })
   assert.is(bad.code, 2)
   assert.is(JSON.parse(bad.stdout).error.code, 'PATH_INVALID')
+})
+
+binding('a commit whose tree names .. is a permanent refusal (SOURCE_TREE_UNSAFE, exit 2), not an outage', async () => {
+  const dir = path.join(tempDir('unsafe-tree'), 'repo')
+  mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '-q', '.')
+  writeFileSync(path.join(dir, 'a.txt'), 'hello\n')
+  const blob = git(dir, 'hash-object', '-w', 'a.txt')
+  const tree = execFileSync('git', ['mktree'], { cwd: dir, input: `100644 blob ${blob}\t..\n100644 blob ${blob}\tok.cpp\n`, encoding: 'utf8' }).trim()
+  const commit = git(dir, 'commit-tree', tree, '-m', 'a tree with ..')
+  const r = await open(profileFile(dir, commit))
+  assert.is(await refuse({ kind: 'source.files', text: 'ok' }, r), 'SOURCE_TREE_UNSAFE')
+  const cli = vba(['research', '--config', profileFile(dir, commit), '--query', '-'], { input: '{"kind":"source.search","text":"hello"}' })
+  assert.is(cli.code, 2, cli.stderr)
+  assert.is(JSON.parse(cli.stdout).error.code, 'SOURCE_TREE_UNSAFE')
 })
 
 binding.run()

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
-import { FailureError, errnoOf, fsyncDir, tempName, toFailure } from '../fs-util.js'
+import { FailureError, errnoOf, fsyncDir, tempName, toFailure, writeAll } from '../fs-util.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
 
 export interface ExportReport {
@@ -159,7 +159,7 @@ const dirSink = (root: string): Sink => ({
     else {
       const fh = await fsp.open(file, 'wx')
       try {
-        for await (const chunk of source.chunks) await fh.write(chunk)
+        for await (const chunk of source.chunks) await writeAll(fh, chunk)
         await fh.sync()
       } finally {
         await fh.close()

@@ -23,7 +23,7 @@ import { Identifier } from '../../events/codecs.js'
 import { EventEnvelope, type Head } from '../../events/envelope.js'
 import { isError, type Finding } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
-import { errnoOf, fail, FailureError, toFailure, writeFileDurably } from '../fs-util.js'
+import { errnoOf, fail, FailureError, toFailure, writeAll, writeFileDurably } from '../fs-util.js'
 import { registry } from '../../events/catalog.js'
 import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
@@ -210,7 +210,7 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
         }
         const fh = await fsp.open(logFile, 'r+')
         try {
-          await fh.write(bytes, 0, bytes.length, handle.cursor.bytes)
+          await writeAll(fh, bytes, handle.cursor.bytes)
           await fh.sync()
         } finally {
           await fh.close()

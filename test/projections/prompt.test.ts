@@ -1,0 +1,100 @@
+/** The prompt guard, on a case whose prompt would be 60,000 characters. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { initCaseState, type CaseState } from '../../src/domain/case-state.js'
+import { renderPrompt, stablePart, type PromptInputs } from '../../src/projections/prompt.js'
+import type { Capture } from '../../src/events/capture.js'
+import type { InvestigationSettings } from '../../src/events/catalog.js'
+
+const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000, source_context: null }
+const digest = (i: number): string => `sha256:${i.toString(16).padStart(64, '0')}`
+
+const readCapture = (lines: number): Capture => ({
+  format: 'vba-capture', format_version: 1, schema: 'project-query-v1', kind: 'source.read',
+  request: { kind: 'source.read', path: 'src/server/game/Big.cpp', start_line: 1, end_line: lines + 50 },
+  origin: { type: 'git', url: 'u', commit: 'c'.repeat(40), files: [{ path: 'src/server/game/Big.cpp', blob: 'b'.repeat(40), sha256: 'e'.repeat(64), size: 1 }] },
+  settings: {}, settings_hash: digest(1),
+  result: {
+    path: 'src/server/game/Big.cpp', blob: 'b'.repeat(40), total_lines: 5000, start_line: 1, end_line: lines,
+    lines: Array.from({ length: lines }, (_, i) => ({ line: i + 1, text: `    DoSomethingWith(creature, ${i}); // a line of typical length for C++ code` })),
+    eof: false, truncated: true, next_start_line: lines + 1, requested_end_line: lines + 50,
+    read_notice: `Returned lines 1-${lines} of the requested 1-${lines + 50}; to continue, read from ${lines + 1} keeping end_line ${lines + 50}.`
+  }
+})
+
+/** A case in INVESTIGATING with a long report, 400 facts, 60 evidence entries, a 600-line latest result and a rejection. */
+const bigCase = (): { s: CaseState; inputs: PromptInputs } => {
+  const s = initCaseState()
+  s.settings = settings
+  s.state = 'INVESTIGATING'
+  s.turn = 61
+  s.interpretation = 'Netted wolpertingers despawn without giving the item.'
+  for (let i = 1; i <= 3; i++) s.hypotheses.set(`H${i}`, { id: `H${i}`, statement: `hypothesis ${i}: ${'because '.repeat(20)}`, status: 'open', evidence: [`E${i}`] })
+  const captures = new Map<string, Capture>()
+  for (let i = 1; i <= 60; i++) {
+    s.research.evidence.set(`E${i}`, { id: `E${i}`, digest: digest(100 + i), kind: 'source.read', first_seq: i * 3, repeats: 0 })
+    captures.set(digest(100 + i), readCapture(2))
+  }
+  const latest = readCapture(600)
+  captures.set(digest(999), latest)
+  s.research.evidence.set('E61', { id: 'E61', digest: digest(999), kind: 'source.read', first_seq: 500, repeats: 0 })
+  s.lastResult = { kind: 'capture', evidence_id: 'E61', digest: digest(999), repeat: false, plan_id: 'P61' }
+  s.lastRejection = { code: 'EVIDENCE_UNKNOWN', message: 'unknown evidence ids: E99' }
+  s.consecutiveInvalid = 1
+  const facts = Array.from({ length: 400 }, (_, i) => `  F${i + 1} creature ${i} (creature_template): {"entry":${i},"name":"Generated creature number ${i}"}`)
+  return { s, inputs: { report: 'The wolpertinger vanishes. '.repeat(200), facts, captures } }
+}
+
+const guard = suite('the prompt guard')
+
+guard('a prompt that would be 60,000 characters stays under the limit; stable part, state, rejection and closing survive; payloads are cut oldest first, and the prompt says so', () => {
+  const { s, inputs } = bigCase()
+  const unlimited = renderPrompt({ ...s, settings: { ...settings, prompt_max_chars: 2_000_000 } }, inputs)
+  assert.ok(unlimited.text.length > 60_000, `the uncut prompt has ${unlimited.text.length} characters`)
+  assert.equal(unlimited.cut.filter((c) => !c.startsWith('report shortened')), [])
+  const p = renderPrompt(s, inputs)
+  assert.ok(p.text.length <= 20_000, `length ${p.text.length}`)
+  assert.ok(p.text.startsWith(stablePart(s)), 'the stable part is whole and first')
+  assert.is(p.stable, stablePart(s))
+  assert.ok(p.text.endsWith('Budget remaining: 20 (a query costs 1).\nAnswer with the next action.'), 'the closing instruction is whole and last')
+  assert.match(p.text, 'Your last answer was rejected (EVIDENCE_UNKNOWN): unknown evidence ids: E99')
+  assert.match(p.text, 'Interpretation: Netted wolpertingers despawn')
+  for (const h of ['H1', 'H2', 'H3']) assert.match(p.text, `  ${h} [open] hypothesis`)
+  // the latest result keeps its header and every marker, and says how much of it was left out
+  assert.match(p.text, 'Latest result E61 (selected: it answers the last confirmed plan):')
+  assert.match(p.text, 'source.read src/server/game/Big.cpp (blob bbbbbbbbbbbb) @ commit cccccccccccc: lines 1-600 of 5000')
+  assert.match(p.text, 'truncated: continue with start_line 601 and end_line 650')
+  assert.match(p.text, 'notice: Returned lines 1-600 of the requested 1-650')
+  // payloads, oldest first: the facts go before the evidence index, the oldest evidence before the newest
+  assert.match(p.text, /\[\d+ of 400 lines of the facts left out/)
+  assert.equal(p.cut.filter((c) => !c.startsWith('report shortened')).map((c) => c.split(':')[0]), ['facts', 'evidence', 'latest'], 'the oldest payloads first, the latest result last')
+  const evidenceCut = /\[(\d+) of 61 lines of the evidence left out \(the oldest\)/.exec(p.text)
+  assert.ok(evidenceCut !== null, 'the evidence index says what it left out')
+  assert.not.match(p.text, '  E1 source.read')
+  // with a little more room the newest evidence stays and the oldest goes
+  const roomier = renderPrompt({ ...s, settings: { ...settings, prompt_max_chars: 60_000 } }, inputs)
+  assert.match(roomier.text, '  E61 source.read')
+  assert.match(roomier.text, /\[\d+ of 400 lines of the facts left out/)
+  assert.match(p.text, /\[prompt guard: report shortened to 3000 of 5400 characters; facts: 400 of 400 lines left out; evidence: \d+ of 61 lines left out; latest: \d+ of 600 lines left out\]/)
+})
+
+guard('a small limit: the guard still keeps the stable part and the closing, and cuts the report last', () => {
+  const { s, inputs } = bigCase()
+  const p = renderPrompt({ ...s, settings: { ...settings, prompt_max_chars: 6000 } }, inputs)
+  assert.ok(p.text.length <= 6000, `length ${p.text.length}`)
+  assert.ok(p.text.startsWith(stablePart(s)))
+  assert.ok(p.text.endsWith('Answer with the next action.'))
+  assert.match(p.text, 'Your last answer was rejected (EVIDENCE_UNKNOWN)')
+  assert.ok(p.cut.length >= 3, p.cut.join(' | '))
+})
+
+guard('nothing is cut when it fits, and the same state renders the same bytes', () => {
+  const { s, inputs } = bigCase()
+  const small = { report: 'short report', facts: inputs.facts.slice(0, 3), captures: new Map([[digest(999), readCapture(5)]]) }
+  const a = renderPrompt(s, small)
+  assert.equal(a.cut, [])
+  assert.not.match(a.text, '[prompt guard')
+  assert.is(renderPrompt(s, small).text, a.text)
+})
+
+guard.run()
