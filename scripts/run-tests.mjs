@@ -69,13 +69,21 @@ let skipped = 0
 const failedFiles = []
 const started = Date.now()
 
+// A file that runs longer than this is killed and counted as failed (a hang is a failure, not a wait).
+const FILE_TIMEOUT_MS = Number(process.env.VBA_TEST_FILE_TIMEOUT_MS ?? 600_000)
+
 const runOne = (file) => new Promise((resolve) => {
   const t0 = Date.now()
   const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
   let out = ''
+  const timer = setTimeout(() => {
+    out += `\nkilled after ${FILE_TIMEOUT_MS / 1000} s (VBA_TEST_FILE_TIMEOUT_MS)\n`
+    child.kill('SIGKILL')
+  }, FILE_TIMEOUT_MS)
   child.stdout.on('data', (d) => { out += d })
   child.stderr.on('data', (d) => { out += d })
   child.on('close', (code, signal) => {
+    clearTimeout(timer)
     const num = (label) => Number((out.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0)
     const total = num('Total')
     const ok = num('Passed')

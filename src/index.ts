@@ -1,26 +1,40 @@
-/** Public API of the case research library. */
-export * from './domain/failure.js'
-export * from './events/canonical.js'
-export * from './events/codecs.js'
-export * from './events/envelope.js'
-export * from './events/findings.js'
-export * from './events/registry.js'
-export * from './events/catalog.js'
-export * from './events/chain.js'
-export * from './events/refs.js'
-export * from './projections/index.js'
-export * from './adapters/env.js'
-export * from './adapters/case-store/index.js'
-export * from './domain/query.js'
-export * from './domain/limits.js'
-export * from './adapters/config/profile.js'
-export * from './research/project-research.js'
-export { openSourceResearch } from './research/source/open.js'
-export { queryInCase } from './research/case-query.js'
-export { prepareRevision, enrichmentConfig, readInputs } from './research/prepare.js'
-export * from './investigation/loop.js'
-export * from './investigation/settings.js'
-export * from './investigation/scripted-model.js'
-export { exportCase } from './adapters/bagit/export.js'
-export { importCase, verifyBag } from './adapters/bagit/import.js'
-export { verifyBagDir } from './adapters/bagit/verify-bag.js'
+/**
+ * vba-case-research: provable, event-sourced bug investigations of TrinityCore/AzerothCore-family
+ * game servers with an LLM in the loop. Start with {@link openVba}.
+ *
+ * The root entry is the Promise API with one error class ({@link VbaError}); the same library in
+ * the fp-ts style (Either/TaskEither) is at `vba-case-research/fp`, and helpers for tests (a
+ * scripted model, a fixed clock, raw appends and a forger) at `vba-case-research/testing`.
+ *
+ * @packageDocumentation
+ * @module vba-case-research
+ */
+export { openVba } from './api/client.js'
+export type { Vba, VbaOptions, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, AdvanceOptions, Appended, WriteOptions, CaseStatus } from './api/client.js'
+export { VbaError, isVbaError } from './api/errors.js'
+export { FAILURE_CODES, failureKind } from './domain/failure-codes.js'
+export type { FailureCode, FailureKind } from './domain/failure-codes.js'
+export type { Failure } from './domain/failure.js'
+export type { ModelFn, ModelRequest, AdvanceResult, AdvanceStep } from './investigation/loop.js'
+export { commandModel, httpModel, chatCompletionsUrl, type CommandModelOptions, type HttpModelOptions } from './investigation/models.js'
+export type { Capture, QueryKind } from './events/capture.js'
+export type { ProjectQuery, SourceQuery, DatabaseQuery, SourceFiles, SourceSearch, SourceSymbol, SourceRegistration, SourceSchema, SourceRead, SourceContext, DatabaseTables, DatabaseSchema, DatabaseRows, DatabaseCount, Filter, OrderBy, Operator, Scalar } from './domain/query.js'
+export type { RevisionInputs, PrepareResult } from './research/prepare.js'
+export type { EnrichmentConfig, EntityRef, EntityLookup, TextColumn, TableRelationship, SymbolRelationship, Relationship } from './domain/enrichment-config.js'
+export type { Fact, CoverageGap, Provenance } from './research/enrich.js'
+export type { CaseQueryResult } from './research/case-query.js'
+export type { Receipt } from './adapters/case-store/append.js'
+export type { VerifyReport } from './adapters/case-store/verify.js'
+export type { GcReport } from './adapters/case-store/gc.js'
+export type { LockState, LockInfo } from './adapters/case-store/lock.js'
+export type { Finding, FindingCode, Severity } from './events/findings.js'
+export type { LifecycleView, StatusReason, BudgetView } from './projections/lifecycle.js'
+export type { LatestOutcome, CaseLifecycleState } from './domain/case-state.js'
+export type { InvestigationSettings, LifecycleState, BlockReason } from './events/catalog.js'
+export type { RecordedEvent } from './events/chain.js'
+export type { RenderedPrompt } from './projections/prompt.js'
+export type { ExportReport } from './adapters/bagit/export.js'
+export type { ImportReport, BagCheck } from './adapters/bagit/import.js'
+export type { Profile } from './adapters/config/profile.js'
+export type { Author } from './domain/inputs-decider.js'
+export type { Env } from './adapters/env.js'

@@ -1,6 +1,7 @@
 /** Clock and id source, injected so tests and replays can pin them. */
 import { randomUUID } from 'node:crypto'
 
+/** A clock and an id source (inject a fixed one in tests). */
 export interface Env {
   readonly now: () => Date
   readonly newId: () => string

@@ -5,7 +5,7 @@
 import { promises as fsp, constants as fsc } from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure, type FailureCode } from '../domain/failure.js'
 
 /** Thrown inside adapters only; public functions turn it back into a value. */
 export class FailureError extends Error {
@@ -14,7 +14,7 @@ export class FailureError extends Error {
   }
 }
 
-export const fail = (code: string, message: string, data: Record<string, unknown> = {}): never => {
+export const fail = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
   throw new FailureError(failure(code, message, data))
 }
 

@@ -4,8 +4,7 @@
  * appends commands (including an idempotent retry and a stale-generation conflict), verifies and
  * replays it, and prints where the case is.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -18,7 +17,6 @@ import type { Failure } from '../domain/failure.js'
 import { formatFailure } from './io.js'
 import { renderVerifyReport } from './case-verbs.js'
 import { writeWorldSqlite } from '../demo/world-sqlite.js'
-import { ALLOWED_WORLD_TABLES } from '../demo/world-fixture.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
@@ -26,20 +24,9 @@ import { enrichmentConfig, prepareRevision } from '../research/prepare.js'
 import { advance, startInvestigation } from '../investigation/loop.js'
 import { settingsOf } from '../investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../investigation/scripted-model.js'
-import { writeCoreRepo } from '../demo/core-repo.js'
+import { DEMO_DATABASE, writeDemoWorld } from '../demo/world.js'
 
-/** The TrinityCore-family adapter profile shipped in config/. */
-const ADAPTER = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'trinitycore.toml')
-
-const DEMO_PROFILE = `[database]
-client = "better-sqlite3"
-filename = "world.sqlite"
-databases = ["world"]
-snapshot_id = "demo-world-fixture"
-
-[database.allowed_tables]
-world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
-`
+const DEMO_PROFILE = DEMO_DATABASE
 
 const say = (line: string): void => {
   process.stdout.write(line + '\n')
@@ -94,10 +81,8 @@ const main = async (): Promise<void> => {
   await research.close()
 
   // Case preparation and a scripted investigation (no model is called: the answers are scripted).
-  const core = path.join(world, 'core')
-  const commit = writeCoreRepo(core)
-  writeFileSync(profileFile, `${DEMO_PROFILE}\n[source]\nrepository = "core"\nurl = "https://example.org/demo-core.git"\ncommit = "${commit}"\n\n${readFileSync(ADAPTER, 'utf8')}\n[budget]\ntotal = 8\n`)
-  const full = must(await loadProfile(profileFile)())
+  const demo = writeDemoWorld(path.join(world, 'demo'))
+  const full = must(await loadProfile(demo.profile)())
   const investigator = createProjectResearch(full, { openSource: openSourceResearch })
   const prepared = must(await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
     report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',

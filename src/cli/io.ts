@@ -1,6 +1,6 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import cliProgress from 'cli-progress'
-import { isFailure, type Failure } from '../domain/failure.js'
+import { failureKind, isFailure, type Failure } from '../domain/failure.js'
 
 /** Exit codes of every verb (documented in docs/usage.md). */
 export const EXIT = {
@@ -13,23 +13,24 @@ export const EXIT = {
   UNAVAILABLE: 3,
   /** retryable: the case is locked or moved on (generation conflict) */
   CONFLICT: 4,
+  /** vba investigate: the case is blocked, exhausted, or the loop stopped at --max-turns */
+  NOT_CONCLUDED: 5,
   /** unexpected internal error (a bug) */
   INTERNAL: 70
 } as const
 
-const CODE_EXIT: Record<string, number> = {
-  CASE_CORRUPT: EXIT.FINDINGS,
-  CASE_LOCKED: EXIT.CONFLICT,
-  CASE_LOCK_STALE: EXIT.CONFLICT,
-  GENERATION_CONFLICT: EXIT.CONFLICT,
-  RETRY_NOT_YET: EXIT.CONFLICT,
-  PROVIDER_UNAVAILABLE: EXIT.UNAVAILABLE,
-  RESEARCH_UNAVAILABLE: EXIT.UNAVAILABLE,
-  IO_ERROR: EXIT.INPUT,
-  INTERNAL_ERROR: EXIT.INTERNAL
+/** The exit code of a failure follows its kind (see FAILURE_CODES); a stale lock needs an operator (4). */
+export const exitCodeOf = (f: Failure): number => {
+  if (f.code === 'CASE_LOCK_STALE') return EXIT.CONFLICT
+  switch (failureKind(f.code)) {
+    case 'retryable': return EXIT.CONFLICT
+    case 'unavailable': return EXIT.UNAVAILABLE
+    case 'corrupt': return EXIT.FINDINGS
+    case 'bug': return EXIT.INTERNAL
+    case 'permanent': return EXIT.INPUT
+    default: return EXIT.INPUT
+  }
 }
-
-export const exitCodeOf = (f: Failure): number => CODE_EXIT[f.code] ?? EXIT.INPUT
 
 /** Thrown by verbs to end the process with a coded failure. */
 export class CliExit extends Error {
@@ -52,6 +53,8 @@ export const describeThrown = (e: unknown): { line: string; code: number; json: 
     return { line: formatFailure(e.failure), code: e.code, json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } } }
   }
   if (isFailure(e)) return { line: formatFailure(e), code: exitCodeOf(e), json: { error: e } }
+  const coded = (e as { failure?: unknown } | null)?.failure
+  if (isFailure(coded)) return { line: formatFailure(coded), code: exitCodeOf(coded), json: { error: coded } }
   const message = e instanceof Error ? e.message : String(e)
   return { line: `vba: INTERNAL_ERROR: ${message}`, code: EXIT.INTERNAL, json: { error: { code: 'INTERNAL_ERROR', message } } }
 }

@@ -7,6 +7,8 @@ import { feedback, resume, status } from './investigation-verbs.js'
 import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-verbs.js'
 
 import { VERSION } from '../version.js'
+import { investigate, type InvestigateOptions } from './investigate-verb.js'
+import { writeDemoWorld } from '../demo/world.js'
 export { VERSION }
 
 const buildProgram = (io: Out): Command => {
@@ -71,6 +73,20 @@ const buildProgram = (io: Out): Command => {
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
     .option('--expect-generation <n>', 'refuse unless the case is at generation N')
     .action((dir: string, o: { manualRetry?: boolean; expectGeneration?: string }) => resume(io, dir, o))
+  program.command('investigate <dir>').description('start (if needed) and run the investigation of a prepared case with a model, until it concludes, is exhausted or blocked')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .option('--model-command <cmd>', 'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer')
+    .option('--model-url <url>', 'an OpenAI-compatible chat-completions endpoint (the API key from [model] api_key_env)')
+    .option('--model <name>', 'the model name for --model-url')
+    .option('--max-turns <n>', 'stop after N model turns (default 20)')
+    .option('--manual-retry', 'resume a timed block or retry research now (recorded)')
+    .option('--json', 'one JSON line per step, then the result')
+    .action((dir: string, o: InvestigateOptions) => investigate(io, dir, o))
+  program.command('demo-world <dir>').description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
+    .action((dir: string) => {
+      const w = writeDemoWorld(dir)
+      io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
+    })
   program.command('research').description('run one project.query without a case or a model; print the capture')
     .requiredOption('--config <file>', 'project profile (TOML)')
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')

@@ -1,11 +1,16 @@
 /**
  * Errors are values. Every failure a user can cause is a plain, JSON-serialisable record with a
- * stable `code` a CLI or a controller can act on, a one-line `message` for people, and structured
- * `data`. Nothing here carries a stack trace, a credential or a host path the user did not give.
+ * stable `code` (one of {@link FailureCode}) a CLI or a controller can act on, a one-line
+ * `message` for people, and structured `data`. Nothing here carries a stack trace, a credential
+ * or a host path the user did not give.
  */
+import type { FailureCode } from './failure-codes.js'
 
-/** A coded failure; `_tag` mirrors `code` in PascalCase so `switch` on either is exhaustive. */
-export interface Failure<C extends string = string> {
+export type { FailureCode, FailureKind } from './failure-codes.js'
+export { FAILURE_CODES, failureKind, isFailureCode } from './failure-codes.js'
+
+/** A coded failure. `_tag` is always `'Failure'`; switch on `code`. */
+export interface Failure<C extends FailureCode = FailureCode> {
   readonly _tag: 'Failure'
   readonly code: C
   readonly message: string
@@ -13,7 +18,7 @@ export interface Failure<C extends string = string> {
 }
 
 /** Builds a failure. `data` must be plain JSON; never put secrets into it. */
-export const failure = <C extends string>(
+export const failure = <C extends FailureCode>(
   code: C,
   message: string,
   data: Readonly<Record<string, unknown>> = {}
@@ -23,4 +28,3 @@ export const failure = <C extends string>(
 export const isFailure = (u: unknown): u is Failure =>
   typeof u === 'object' && u !== null && (u as { _tag?: unknown })._tag === 'Failure' &&
   typeof (u as { code?: unknown }).code === 'string'
-

@@ -65,6 +65,7 @@ export type FindingCode = keyof typeof FINDING_CODES | RuleCode | ReceiptCode
 const SEVERITY: Readonly<Record<FindingCode, Severity>> = { ...FINDING_CODES, ...RULE_CODES, ...RECEIPT_CODES }
 export type Severity = 'error' | 'notice'
 
+/** A coded, located observation about a case package (errors make it invalid; notices do not). */
 export interface Finding {
   readonly code: FindingCode
   readonly severity: Severity

@@ -16,6 +16,7 @@ import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { Capture } from '../events/capture.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
+import { requestText } from '../projections/capture-text.js'
 import { openCase, type CaseHandle } from '../adapters/case-store/open.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { objectRefOf, readObject } from '../adapters/case-store/objects.js'
@@ -105,6 +106,7 @@ export interface AdvanceOptions {
   readonly onStep?: (step: AdvanceStep) => void
 }
 
+/** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
 export interface AdvanceResult {
   readonly state: CaseState['state']
   readonly reason: string | null
@@ -207,14 +209,30 @@ export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Fai
       }
       turns++
       const answer = rawAnswerObject(raw)
-      await append(`turn-${turn}-answer`, (st) => asDecided(E.map((decided: readonly EventDraft[]) => [{ type: 'ModelResponded', actor: 'model' as const, data: { turn, raw: objectRefOf(answer.bytes, answer.mediaType) } }, ...decided])(decideAnswer(st, turn, raw, env.now(), `P${turn}`)), [answer.bytes]))
-      const after = handle.cursor.state
-      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: after.lastRejection !== null && after.consecutiveInvalid > 0 ? `rejected (${after.lastRejection.code})` : describeOutcome(after) })
+      const recorded = await append(`turn-${turn}-answer`, (st) => asDecided(E.map((decided: readonly EventDraft[]) => [{ type: 'ModelResponded', actor: 'model' as const, data: { turn, raw: objectRefOf(answer.bytes, answer.mediaType) } }, ...decided])(decideAnswer(st, turn, raw, env.now(), `P${turn}`)), [answer.bytes]))
+      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: describeDecision(recorded.events) })
     }
   })
 
-const describeOutcome = (s: CaseState): string =>
-  s.state === 'CONCLUDED' ? 'conclusion' : s.state === 'EXHAUSTED' ? 'budget exhausted' : s.state === 'BLOCKED' ? `blocked (${String(s.reason)})` : s.pendingPlan !== null ? `plan ${s.pendingPlan.plan_id}` : s.state === 'INVESTIGATING' && s.turn === 1 ? 'interpretation' : 'recorded'
+/** What an answer decided, in a few words (for progress lines). */
+const describeDecision = (events: readonly { type: string; data: unknown }[]): string => {
+  for (const e of events) {
+    const d = e.data as Record<string, unknown>
+    switch (e.type) {
+      case 'InterpretationRecorded': return 'interpretation recorded'
+      case 'PlanConfirmed': return `plan ${String(d['plan_id'])}: ${requestText(String((d['arguments'] as Record<string, unknown>)['kind']), d['arguments'] as Record<string, unknown>).slice(0, 160)}`
+      case 'HypothesisProposed': return `hypothesis ${String(d['hypothesis_id'])} proposed`
+      case 'HypothesisUpdated': return `hypothesis ${String(d['hypothesis_id'])} ${String(d['status'])}`
+      case 'LabTestRequested': return `lab test ${String(d['request_id'])} requested; waiting for feedback`
+      case 'ConclusionRecorded': return 'conclusion'
+      case 'ModelResponseRejected': return `rejected (${String(d['code'])}): ${String(d['message']).slice(0, 120)}`
+      case 'CheckpointRecorded': if (d['state'] === 'EXHAUSTED') return 'budget exhausted'
+        break
+      default: break
+    }
+  }
+  return 'recorded'
+}
 
 /** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
 const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void): Promise<void> => {

@@ -5,7 +5,15 @@
  */
 import { budgetTotal, evolve, heldBudget, initCaseState, remainingBudget, type CaseLifecycleState, type CaseState, type LatestOutcome } from '../domain/case-state.js'
 import type { Projection } from './projection.js'
+import type { BlockReason, LifecycleState } from '../events/catalog.js'
 
+/** Why a case is blocked, or why it is EXHAUSTED. */
+export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED'
+
+const REASONS: ReadonlySet<string> = new Set<StatusReason>(['RESEARCH_UNAVAILABLE', 'INVALID_LLM_RESPONSES', 'AWAITING_TEST_FEEDBACK', 'MODEL_UNAVAILABLE', 'BUDGET_EXHAUSTED'])
+const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASONS.has(r) ? (r as StatusReason) : null)
+
+/** The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining. */
 export interface BudgetView {
   readonly total: number
   readonly topped_up: number
@@ -16,11 +24,12 @@ export interface BudgetView {
   readonly remaining: number
 }
 
+/** The investigation as a view: lifecycle state and block, turns, plan, latest outcome, hypotheses, lab tests, conclusion, budget. */
 export interface LifecycleView {
   readonly state: CaseLifecycleState
   readonly checkpoint_generation: number
-  readonly reason: string | null
-  readonly resume_state: string | null
+  readonly reason: StatusReason | null
+  readonly resume_state: LifecycleState | null
   readonly retry_not_before: string | null
   /** The revision the investigation started from (0 before the start). */
   readonly revision: number
@@ -41,7 +50,7 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
   return {
     state: s.state,
     checkpoint_generation: s.checkpoint,
-    reason: s.reason,
+    reason: reasonOf(s.reason),
     resume_state: s.resumeState,
     retry_not_before: s.retryNotBefore,
     revision: s.revision,

@@ -7,7 +7,7 @@
  * or returns the recorded outcome; research itself never writes into the case.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, isFailureCode, type Failure } from '../domain/failure.js'
 import { decodeQuery } from '../domain/query.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { decideRecordCapture, decideRecordFailure, decideReserve } from '../domain/research-decider.js'
@@ -27,6 +27,7 @@ import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
 
+/** The outcome of a query recorded in a case: the capture as evidence (or a repeat), or the failure. */
 export interface CaseQueryResult {
   readonly outcome: 'recorded' | 'failed'
   /** The command id used (print it: retrying with it retries the same reservation). */
@@ -54,7 +55,7 @@ const recorded = async (dir: string, commandId: string, events: readonly EventEn
     }
     if (e.type === 'ResearchFailed' && (e.data as { unavailable: boolean }).unavailable === false) {
       const d = e.data as { code: string; message: string }
-      return { outcome: 'failed', commandId, failure: failure(d.code, d.message), generation, receipt }
+      return { outcome: 'failed', commandId, failure: failure(isFailureCode(d.code) ? d.code : 'INTERNAL_ERROR', d.message), generation, receipt }
     }
   }
   return null

@@ -35,6 +35,7 @@ export interface RevisionInputs {
   readonly attachments?: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array; readonly mediaType?: string }>
 }
 
+/** The outcome of preparing a revision: completed (or unchanged for inputs recorded before), with its fact and capture counts. */
 export interface PrepareResult {
   readonly status: 'completed' | 'unchanged'
   readonly revision: number

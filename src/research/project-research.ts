@@ -5,7 +5,7 @@
  */
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure, type FailureCode } from '../domain/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
 import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
@@ -81,4 +81,4 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
   }
 }
 
-const failureError = (code: string, message: string): FailureError => new FailureError(failure(code, message))
+const failureError = (code: FailureCode, message: string): FailureError => new FailureError(failure(code, message))

@@ -15,6 +15,7 @@ import { failure, type Failure } from '../../domain/failure.js'
 import { FailureError, errnoOf, fsyncDir, tempName, toFailure, writeAll } from '../fs-util.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
 
+/** What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256. */
 export interface ExportReport {
   readonly case_id: string
   readonly generation: number

@@ -15,7 +15,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure, type FailureCode } from '../../domain/failure.js'
 import { unsafeBagPath } from '../../domain/bag-paths.js'
 import { FailureError, errnoOf, fsyncDir, stagingFor, toFailure } from '../fs-util.js'
 import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
@@ -29,6 +29,7 @@ export interface ArchiveLimits {
   readonly maxBytes?: number
 }
 
+/** The verification of a bag: the bag itself (BagIt 1.0), the case in it, and for archives whether they are canonical. */
 export interface BagCheck {
   readonly bag: BagReport
   readonly case: VerifyReport | null
@@ -37,7 +38,7 @@ export interface BagCheck {
   readonly valid: boolean
 }
 
-const refuse = (code: string, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
+const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
 
 /** Extracts `archive` under `into`; returns the bag's root directory and the archive's SHA-256. */
 export const extractArchive = async (archive: string, into: string, limits: ArchiveLimits = {}, onProgress?: (done: number, total: number) => void): Promise<{ root: string; sha256: string }> => {
@@ -148,6 +149,7 @@ export const verifyBag = (target: string, limits: ArchiveLimits = {}, caseOption
     }
   }, (e) => toFailure(e, 'verify bag'))
 
+/** What an import moved into place, and the verification it passed first. */
 export interface ImportReport {
   readonly case_id: string | null
   readonly generation: number

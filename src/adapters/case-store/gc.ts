@@ -15,6 +15,7 @@ import { acquireLock, releaseLock } from './lock.js'
 import { corrupt, ensureCaseDir } from './open.js'
 import { scanCase } from './scan.js'
 
+/** What `gc` removed from a case. */
 export interface GcReport {
   /** Case-relative paths of the orphan objects removed. */
   readonly removed_objects: readonly string[]

@@ -21,7 +21,7 @@ export interface Cursor {
   state: CaseState
 }
 
-/** An open case. Appends go through {@link appendCommand}; reads need no handle. */
+/** An open case: what a writer appends through (reads need no handle). */
 export interface CaseHandle {
   readonly dir: string
   readonly declaration: CaseDeclaration

@@ -20,6 +20,7 @@ import { checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
 
+/** The result of verifying a case: valid or not, its head, counts, and every finding. */
 export interface VerifyReport {
   readonly valid: boolean
   readonly case_id: string | null

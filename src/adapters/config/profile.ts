@@ -59,6 +59,19 @@ export const BudgetSection = t.partial({
   project_query: intBetween('QueryCost', 1, 1_000_000)
 }, 'BudgetSection')
 
+/**
+ * [model]: the model `vba investigate` drives when no flag names one: a command run per turn, or
+ * an OpenAI-compatible endpoint and model name. The API key is never in the profile: only the name
+ * of the environment variable that holds it.
+ */
+export const ModelSection = t.partial({
+  command: Str,
+  url: Str,
+  name: Str,
+  api_key_env: Str,
+  timeout_ms: intBetween('ModelTimeoutMs', 1, 3_600_000)
+}, 'ModelSection')
+
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
   source: ['repository', 'url', 'commit', 'extensions', 'cache_dir'],
@@ -67,11 +80,13 @@ const KNOWN: Record<string, readonly string[] | null> = {
   source_analysis: Object.keys(SourceAnalysisSection.props),
   loop: Object.keys(LoopSection.props),
   budget: Object.keys(BudgetSection.props),
+  model: Object.keys(ModelSection.props),
   enrichment: null
 }
 
 export type LoopSection = t.TypeOf<typeof LoopSection>
 export type BudgetSection = t.TypeOf<typeof BudgetSection>
+export type ModelSection = t.TypeOf<typeof ModelSection>
 export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
@@ -86,6 +101,7 @@ export interface Profile {
   readonly sourceAnalysis: SourceAnalysisSection
   readonly loop: LoopSection
   readonly budget: BudgetSection
+  readonly model: ModelSection
   /** The whole document as parsed ([enrichment] is decoded where it is used, strictly). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -101,6 +117,27 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
     const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''
     return E.left(configError(file, `not valid TOML${where}`))
   }
+  return decodeProfileDocument(file, doc)
+}
+
+/**
+ * A profile from a plain object with the same sections as the TOML file (`{ source: {…},
+ * database: {…}, limits: {…} }`), checked exactly like a file. Relative paths resolve against
+ * `baseDir`.
+ */
+export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failure, Profile> => {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return E.left(failure('CONFIG_INVALID', 'a profile is an object of sections ({ source, database, limits, … })'))
+  // A plain object may hold what TOML cannot (undefined, functions): keep only JSON.
+  let json: unknown
+  try {
+    json = JSON.parse(JSON.stringify(doc))
+  } catch {
+    return E.left(failure('CONFIG_INVALID', 'a profile object must be plain JSON'))
+  }
+  return decodeProfileDocument(path.join(path.resolve(baseDir), '(profile object)'), json as Record<string, unknown>)
+}
+
+const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Either<Failure, Profile> => {
   for (const [section, value] of Object.entries(doc)) {
     if (!(section in KNOWN)) return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
     const keys = KNOWN[section]
@@ -135,6 +172,8 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
   if (E.isLeft(loop)) return loop
   const budget = section('budget', BudgetSection)
   if (E.isLeft(budget)) return budget
+  const model = section('model', ModelSection)
+  if (E.isLeft(model)) return model
   const db = database.right
   if (db !== undefined) {
     if (db.databases.length === 0) return E.left(configError(file, '[database].databases names at least one database'))
@@ -157,6 +196,7 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
     sourceAnalysis: analysis.right ?? {},
     loop: loop.right ?? {},
     budget: budget.right ?? {},
+    model: model.right ?? {},
     raw: doc
   })
 }

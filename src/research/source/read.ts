@@ -3,7 +3,7 @@
  * limit the window is served from its start line and the result adds the continuation data
  * (see src/domain/read-window.ts); within the limit the plain shape is kept.
  */
-import { failure } from '../../domain/failure.js'
+import { failure, type FailureCode } from '../../domain/failure.js'
 import type { SourceRead } from '../../domain/query.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
 import { window } from '../../domain/read-window.js'
@@ -14,7 +14,7 @@ import { buildCapture } from '../capture.js'
 import { gitOrigin, isBinary, originFile, sourceSettings, splitLines, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
-const refuse = (code: string, message: string, data: Record<string, unknown> = {}): never => {
+const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
   throw new FailureError(failure(code, message, data))
 }
 

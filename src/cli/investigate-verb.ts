@@ -1,0 +1,94 @@
+/**
+ * `vba investigate DIR --config P (--model-command CMD | --model-url URL --model NAME)`: starts the
+ * investigation of a prepared case if needed, then runs the loop until CONCLUDED, EXHAUSTED or
+ * BLOCKED (or --max-turns), one line per step, and the final state. Exit 0 concluded, 5 blocked,
+ * exhausted or stopped at --max-turns; 2, 3, 4 as elsewhere.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../domain/failure.js'
+import { canonicalJson } from '../events/canonical.js'
+import { loadProfile } from '../adapters/config/profile.js'
+import { openCase } from '../adapters/case-store/open.js'
+import { createProjectResearch } from '../research/project-research.js'
+import { openSourceResearch } from '../research/source/open.js'
+import { advance, startInvestigation, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
+import { commandModel, httpModel } from '../investigation/models.js'
+import { settingsOf } from '../investigation/settings.js'
+import { CliExit, EXIT, orExit } from './io.js'
+import type { Out } from './case-verbs.js'
+
+export interface InvestigateOptions {
+  readonly config: string
+  readonly modelCommand?: string
+  readonly modelUrl?: string
+  readonly model?: string
+  readonly maxTurns?: string
+  readonly manualRetry?: boolean
+  readonly json?: boolean
+}
+
+const line = (s: AdvanceStep): string => {
+  switch (s.kind) {
+    case 'turn': return `turn ${s.turn} (${s.phase}, prompt ${s.prompt_chars} characters): ${s.outcome}`
+    case 'research': return `  research ${s.plan_id} ${s.query_kind}: ${s.outcome}`
+    case 'resume': return `resumed into ${s.into}${s.manual_retry ? ' (manual retry)' : ''}`
+    default: {
+      const _never: never = s
+      return JSON.stringify(_never)
+    }
+  }
+}
+
+export const investigate = async (io: Out, dir: string, o: InvestigateOptions): Promise<void> => {
+  const profile = orExit(await loadProfile(o.config)())
+  const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
+  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
+  const command = o.modelCommand ?? profile.model.command
+  const url = o.modelUrl ?? profile.model.url
+  const name = o.model ?? profile.model.name
+  let model: ModelFn
+  if (o.modelCommand !== undefined && o.modelUrl !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give --model-command or --model-url, not both'))
+  if (o.modelUrl === undefined && command !== undefined) model = commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
+  else if (url !== undefined) {
+    if (name === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)'))
+    try {
+      new URL(url)
+    } catch {
+      throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`))
+    }
+    model = httpModel({ url, model: name, ...(profile.model.api_key_env === undefined ? {} : { apiKeyEnv: profile.model.api_key_env }), ...(profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms }) })
+  } else throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'))
+
+  const out = (value: Record<string, unknown>, text: string): void => {
+    if (o.json === true) {
+      const t = canonicalJson(value)
+      io.out(E.isRight(t) ? t.right : JSON.stringify(value))
+    } else io.out(text)
+  }
+  const handle = orExit(await openCase(dir)())
+  if (handle.cursor.state.state === 'NOT_STARTED') {
+    const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)) }))
+    out({ started: { revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null, generation } }, `started the investigation (generation ${generation})`)
+  }
+  const research = createProjectResearch(profile, { openSource: openSourceResearch })
+  const stop = new AbortController()
+  const onSignal = (): void => stop.abort()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const r = orExit(await advance(dir, {
+      model,
+      research,
+      signal: stop.signal,
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(o.manualRetry === true ? { manualRetry: true } : {}),
+      onStep: (s) => out({ step: s }, line(s))
+    }))
+    out({ result: r }, `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}: ${r.turns} model turn(s), generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}`)
+    if (r.state !== 'CONCLUDED') throw new CliExit(EXIT.NOT_CONCLUDED)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await research.close()
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Every failure code the library can return, with what a caller should do about it:
+ *
+ * - `retryable`: the same call may succeed soon (another writer holds the case, the case moved on,
+ *   a retry time has not passed). Re-read, decide again if needed, retry.
+ * - `unavailable`: a provider or the environment cannot be used now (database or repository down,
+ *   credentials missing, a full disk). Retry later; nothing was decided.
+ * - `corrupt`: the case does not verify; do not write to it (docs/operations.md).
+ * - `permanent`: the request itself is refused (bad input, or the case's state forbids it).
+ *   Retrying the same call gives the same answer.
+ * - `bug`: an internal error; please report it.
+ */
+
+export type FailureKind = 'retryable' | 'unavailable' | 'corrupt' | 'permanent' | 'bug'
+
+export const FAILURE_CODES = {
+  // bad input: arguments, files, profiles, queries
+  INVALID_ARGUMENT: 'permanent',
+  CONFIG_INVALID: 'permanent',
+  CONFIG_NOT_FOUND: 'permanent',
+  INPUT_INVALID: 'permanent',
+  QUERY_INVALID: 'permanent',
+  QUERY_UNKNOWN_KIND: 'permanent',
+  QUERY_UNREADABLE: 'permanent',
+  PATH_INVALID: 'permanent',
+  IDENTIFIER_INVALID: 'permanent',
+  FILTER_INVALID: 'permanent',
+  COLUMN_UNKNOWN: 'permanent',
+  NOT_CANONICALIZABLE: 'permanent',
+  REASON_REQUIRED: 'permanent',
+  /** Enrichment's own bound (`max_queries`), named in coverage gaps. */
+  MAX_QUERIES: 'permanent',
+  // research answers that refuse the question
+  DATABASE_NOT_ALLOWED: 'permanent',
+  TABLE_NOT_ALLOWED: 'permanent',
+  TABLE_NOT_FOUND: 'permanent',
+  RESULT_TOO_LARGE: 'permanent',
+  DATABASE_ACCESS_DENIED: 'permanent',
+  DATABASE_QUERY_FAILED: 'permanent',
+  DATABASE_NOT_CONFIGURED: 'permanent',
+  SOURCE_NOT_CONFIGURED: 'permanent',
+  SOURCE_FILE_NOT_FOUND: 'permanent',
+  SOURCE_NOT_READABLE: 'permanent',
+  SOURCE_NOT_TEXT: 'permanent',
+  SOURCE_FILE_TOO_LARGE: 'permanent',
+  SOURCE_OBJECT_MISSING: 'permanent',
+  SOURCE_CONTEXT_DISABLED: 'permanent',
+  SOURCE_TREE_UNSAFE: 'permanent',
+  CONTEXT_SETTINGS_DIFFER: 'permanent',
+  DATABASE_UNSAFE_MODE: 'permanent',
+  /** A query past `time_ms`: an answer about the query (narrow it), not an outage. */
+  SOURCE_TIMEOUT: 'permanent',
+  DATABASE_TIMEOUT: 'permanent',
+  // providers and environment
+  DATABASE_UNAVAILABLE: 'unavailable',
+  DATABASE_AUTH_FAILED: 'unavailable',
+  CREDENTIALS_MISSING: 'unavailable',
+  SOURCE_UNAVAILABLE: 'unavailable',
+  MODEL_CALL_FAILED: 'unavailable',
+  MODEL_CALL_CANCELLED: 'retryable',
+  MODEL_HTTP_ERROR: 'unavailable',
+  MODEL_COMMAND_FAILED: 'unavailable',
+  IO_ERROR: 'unavailable',
+  // concurrency
+  CASE_LOCKED: 'retryable',
+  GENERATION_CONFLICT: 'retryable',
+  RETRY_NOT_YET: 'retryable',
+  LEASE_LOST: 'retryable',
+  // the case: existence, integrity, writing
+  CASE_NOT_FOUND: 'permanent',
+  CASE_EXISTS: 'permanent',
+  CASE_CORRUPT: 'corrupt',
+  CASE_LOCK_STALE: 'corrupt',
+  CASE_NOT_LOCKED: 'permanent',
+  OBJECT_MISSING: 'corrupt',
+  OBJECT_CORRUPT: 'corrupt',
+  OBJECT_REF_INVALID: 'permanent',
+  EVENT_TOO_LARGE: 'permanent',
+  EVENT_UNKNOWN_TYPE: 'permanent',
+  EVENT_UNKNOWN_VERSION: 'permanent',
+  EVENT_DATA_INVALID: 'permanent',
+  EVENT_ENVELOPE_INVALID: 'permanent',
+  RULE_VIOLATION: 'permanent',
+  COMMAND_ID_CONFLICT: 'permanent',
+  COMMAND_DONE: 'permanent',
+  // what the case's state forbids
+  BUDGET_INVALID: 'permanent',
+  BUDGET_INSUFFICIENT: 'permanent',
+  CASE_CLOSED: 'permanent',
+  RESERVATION_EXISTS: 'permanent',
+  RESERVATION_NOT_OPEN: 'permanent',
+  NOTHING_TO_CANCEL: 'permanent',
+  INVESTIGATION_STARTED: 'permanent',
+  INVESTIGATION_NOT_STARTED: 'permanent',
+  CASE_NOT_PREPARED: 'permanent',
+  CASE_NOT_ADVANCEABLE: 'permanent',
+  CASE_NOT_BLOCKED: 'permanent',
+  CASE_AWAITING_FEEDBACK: 'permanent',
+  CASE_RESEARCH_BLOCKED: 'retryable',
+  CASE_NOT_RESUMABLE: 'permanent',
+  LAB_REQUEST_UNKNOWN: 'permanent',
+  LAB_FEEDBACK_RECORDED: 'permanent',
+  REVISION_NOT_OPEN: 'permanent',
+  REVISION_COMPLETED: 'permanent',
+  // transport
+  ARCHIVE_INVALID: 'permanent',
+  ARCHIVE_TOO_LARGE: 'permanent',
+  ARCHIVE_ENTRY_UNSAFE: 'permanent',
+  ARCHIVE_ENTRY_TYPE: 'permanent',
+  ARCHIVE_DUPLICATE_ENTRY: 'permanent',
+  ARCHIVE_NOT_CANONICAL: 'corrupt',
+  BAG_INVALID: 'corrupt',
+  BAG_NOT_A_CASE: 'permanent',
+  OUTPUT_EXISTS: 'permanent',
+  // stores
+  STORE_INVALID: 'permanent',
+  STORE_UNAVAILABLE: 'unavailable',
+  STORE_SCHEMA_OUTDATED: 'permanent',
+  INTERNAL_ERROR: 'bug'
+} as const satisfies Readonly<Record<string, FailureKind>>
+
+/** Every failure code (a literal union: `switch (e.code)` can be exhaustive). */
+export type FailureCode = keyof typeof FAILURE_CODES
+
+/** What kind of failure a code is (see the module comment). */
+export const failureKind = (code: string): FailureKind => (FAILURE_CODES as Readonly<Record<string, FailureKind>>)[code] ?? 'bug'
+
+export const isFailureCode = (code: string): code is FailureCode => Object.prototype.hasOwnProperty.call(FAILURE_CODES, code)

@@ -1,0 +1,16 @@
+/**
+ * Helpers for testing controllers and verifiers: a scripted model (no network, no paid calls), a
+ * fixed clock and ids, raw appends of arbitrary events (still checked against the rules), and a
+ * forger that writes a correct hash chain with any events (to test that verification catches it).
+ * Not for production writes: use the typed commands of the root entry.
+ *
+ * @packageDocumentation
+ * @module vba-case-research/testing
+ */
+export { scriptedModel, latestEvidence, type ScriptStep, type ScriptedModel } from './investigation/scripted-model.js'
+export { fixedEnv, systemEnv, type Env } from './adapters/env.js'
+export { appendCommand, type Command, type AppendOptions, type AppendOutcome } from './adapters/case-store/append.js'
+export { openCase, type CaseHandle } from './adapters/case-store/open.js'
+export { sealEvent, type EventDraft, type SealedEvent } from './events/chain.js'
+export { forger, type Forger, type ForgedEvent } from './testing/forger.js'
+export { writeDemoWorld, type DemoWorld } from './demo/world.js'

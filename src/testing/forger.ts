@@ -1,0 +1,104 @@
+/**
+ * A forger: writes a correct hash chain with arbitrary events, as someone with write access to a
+ * case directory could. Every line is canonical and codec-valid and HEAD matches, so only the
+ * case's rules can tell a forged case from one the library wrote. Synchronous file IO.
+ */
+import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { canonicalJson, sha256Digest } from '../events/canonical.js'
+import { genesisHash, sealEvent } from '../events/chain.js'
+import { CaseDeclaration, type EventEnvelope } from '../events/envelope.js'
+import type { Actor, ObjectRef } from '../events/codecs.js'
+import { collectRefs, objectPath } from '../events/refs.js'
+
+export interface ForgedEvent {
+  readonly type: string
+  readonly actor: Actor
+  readonly data: unknown
+  readonly version?: number
+}
+
+const must = <A>(r: E.Either<unknown, A>): A => {
+  if (E.isLeft(r)) throw new Error(`forger: ${JSON.stringify(r.left)}`)
+  return r.right
+}
+
+export interface Forger {
+  /** The acknowledged events, parsed. */
+  readonly envelopes: () => EventEnvelope[]
+  /** Keeps the events up to `seq` (a rollback when written over a receipt) and the objects they reference. */
+  readonly cut: (seq: number, keepObjects?: readonly string[]) => void
+  /** Appends one command with a correct chain; returns its receipt `seq:hash`. */
+  readonly append: (commandId: string, events: readonly ForgedEvent[], objects?: readonly Uint8Array[]) => string
+  /** Stores an object and returns its reference. */
+  readonly object: (bytes: Uint8Array, mediaType?: string) => ObjectRef
+  /** The receipt of the current HEAD. */
+  readonly head: () => string
+}
+
+export const forger = (dir: string): Forger => {
+  const logFile = path.join(dir, 'events.jsonl')
+  const lines = (): string[] => {
+    const head = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { bytes: number }
+    return readFileSync(logFile).subarray(0, head.bytes).toString('utf8').split('\n').filter((l) => l !== '')
+  }
+  const writeLines = (all: readonly string[]): void => {
+    const text = all.map((l) => `${l}\n`).join('')
+    writeFileSync(logFile, text)
+    const last = all[all.length - 1]
+    const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
+    const head = last === undefined ? { seq: 0, hash: must(genesisHash(decl)), bytes: 0 } : (() => {
+      const env = JSON.parse(last) as { seq: number; hash: string }
+      return { seq: env.seq, hash: env.hash, bytes: Buffer.byteLength(text) }
+    })()
+    writeFileSync(path.join(dir, 'HEAD'), `${must(canonicalJson(head))}\n`)
+  }
+  const envelopes = (): EventEnvelope[] => lines().map((l) => JSON.parse(l) as EventEnvelope)
+  const self: Forger = {
+    envelopes,
+    cut: (seq, keepObjects = []) => {
+      const kept = lines().filter((l) => (JSON.parse(l) as { seq: number }).seq <= seq)
+      writeLines(kept)
+      const referenced = new Set([...keepObjects, ...kept.flatMap((l) => collectRefs((JSON.parse(l) as EventEnvelope).data).refs.map((r) => r.digest))])
+      const root = path.join(dir, 'objects', 'sha256')
+      for (const shard of existsSync(root) ? readdirSync(root) : []) {
+        for (const name of readdirSync(path.join(root, shard))) {
+          if (!referenced.has(`sha256:${shard}${name}`)) rmSync(path.join(root, shard, name))
+        }
+        if (readdirSync(path.join(root, shard)).length === 0) rmSync(path.join(root, shard), { recursive: true })
+      }
+    },
+    object: (bytes, mediaType) => {
+      const digest = sha256Digest(bytes)
+      const file = path.join(dir, objectPath(digest))
+      if (!existsSync(file)) {
+        mkdirSync(path.dirname(file), { recursive: true })
+        writeFileSync(file, bytes)
+      }
+      return { digest, size: bytes.byteLength, ...(mediaType === undefined ? {} : { media_type: mediaType }) }
+    },
+    append: (commandId, events, objects = []) => {
+      for (const o of objects) self.object(o)
+      const all = lines()
+      const last = all.length === 0 ? null : (JSON.parse(all[all.length - 1] as string) as EventEnvelope)
+      const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
+      let prev = last?.hash ?? must(genesisHash(decl))
+      let seq = last?.seq ?? 0
+      const at = last?.at ?? decl.created_at
+      for (const e of events) {
+        seq++
+        const sealed = must(sealEvent(e, { seq, prev, id: `evt-forged-${seq}`, at, commandId }))
+        all.push(sealed.line)
+        prev = sealed.envelope.hash
+      }
+      writeLines(all)
+      return `${seq}:${prev}`
+    },
+    head: () => {
+      const h = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { seq: number; hash: string }
+      return `${h.seq}:${h.hash}`
+    }
+  }
+  return self
+}

@@ -1,0 +1,115 @@
+/**
+ * The public client: one options object, Promises, one error class with a literal code and a
+ * classification, typed status; close() releases every pool so the process can exit.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { openVba, VbaError, isVbaError, FAILURE_CODES, failureKind, type ModelFn } from '../../src/index.js'
+import { writeDemoWorld } from '../../src/demo/world.js'
+import { forger } from '../../src/testing.js'
+import { mariaWorld, mariaProfile } from '../helpers/world.js'
+import { repoRoot, tempDir } from '../helpers/fs.js'
+
+const world = writeDemoWorld(path.join(tempDir('api-world'), 'world'))
+
+const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
+  try {
+    await p
+  } catch (e) {
+    assert.ok(isVbaError(e), `a VbaError, not ${String(e)}`)
+    return e as VbaError
+  }
+  throw new Error('expected a rejection')
+}
+
+const client = suite('the client')
+
+client('a profile from a plain object is checked like a file; research and refusals; close()', async () => {
+  const vba = await openVba({ baseDir: world.dir, profile: { database: { client: 'better-sqlite3', filename: 'world.sqlite', databases: ['world'], snapshot_id: 's1', allowed_tables: { world: ['creature_template'] } } } })
+  const c = await vba.research.query({ kind: 'database.count', table: 'creature_template', filters: [] })
+  assert.is(c.kind, 'database.count')
+  const refused = await rejects(vba.research.query({ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 }))
+  assert.is(refused.code, 'TABLE_NOT_ALLOWED')
+  assert.ok(refused.permanent && !refused.retryable && !refused.unavailable)
+  assert.equal(refused.toJSON(), { code: 'TABLE_NOT_ALLOWED', message: refused.message, kind: 'permanent', data: refused.data })
+  await vba.close()
+  assert.is((await rejects(vba.research.query({ kind: 'database.tables' }))).code, 'INVALID_ARGUMENT', 'a closed client refuses')
+  const bad = await rejects(openVba({ profile: { database: { client: 'oracle' } } }))
+  assert.is(bad.code, 'CONFIG_INVALID')
+  const typo = await rejects(openVba({ profile: { loop: { max_invalid_respones: 3 } } }))
+  assert.match(typo.message, 'unknown key [loop].max_invalid_respones')
+  assert.is((await rejects(openVba({ profile: path.join(tempDir('none'), 'absent.toml') }))).code, 'CONFIG_NOT_FOUND')
+})
+
+client('a whole investigation through the client: typed status, events, facts, cancel, top-up, receipts', async () => {
+  const vba = await openVba({ profile: world.profile })
+  try {
+    const dir = path.join(tempDir('api-case'), 'case')
+    const created = await vba.cases.create(dir, { title: 'api' })
+    assert.match(created.case_id, /^case-/)
+    assert.is((await vba.cases.status(dir)).state, 'NOT_STARTED')
+    assert.is((await rejects(vba.investigations.start(dir))).code, 'CASE_NOT_PREPARED')
+    const prepared = await vba.investigations.prepare(dir, { report: 'The wolpertinger vanishes.', entities: [{ type: 'creature', id: 23487 }], attachments: [{ name: 'log.txt', bytes: new TextEncoder().encode('log\n'), mediaType: 'text/plain' }] })
+    assert.is(prepared.revision, 1)
+    assert.ok(((await vba.cases.facts(dir)) ?? []).some((f) => f.type === 'entity'))
+    await vba.investigations.start(dir)
+    const answers = [
+      '{"interpretation": {"summary": "s"}}',
+      JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.count', table: 'smart_scripts', filters: [] } } })
+    ]
+    const model: ModelFn = async ({ turn }) => answers[turn - 1] ?? ''
+    // interpret, then plan a query, but stop before it is carried out: a plan waits
+    await vba.investigations.advance(dir, { model, maxTurns: 2, signal: AbortSignal.abort() })
+    const stopped = await vba.cases.status(dir)
+    assert.is(stopped.turn, 0, 'an aborted signal stops before the first step')
+    const r = await vba.investigations.advance(dir, { model, maxTurns: 2 })
+    assert.is(r.state, 'INVESTIGATING')
+    const topped = await vba.investigations.topUp(dir, { amount: 3, reason: 'the lead allows more queries' })
+    const s = await vba.cases.status(dir)
+    assert.is(s.budget?.total, 11)
+    assert.is(s.budget?.topped_up, 3)
+    assert.equal(s.head, topped.receipt)
+    assert.is(s.last_result?.kind, 'capture')
+    assert.is((await rejects(vba.investigations.cancelPlan(dir, { reason: 'no plan waits' }))).code, 'NOTHING_TO_CANCEL')
+    const events = await vba.cases.events(dir)
+    assert.is(events.length, s.generation)
+    assert.ok(events.some((e) => e.type === 'BudgetToppedUp' && e.actor === 'operator'))
+    const conflict = await rejects(vba.cases.note(dir, { text: 'late', expectedGeneration: 1 }))
+    assert.is(conflict.code, 'GENERATION_CONFLICT')
+    assert.ok(conflict.retryable)
+    assert.ok((await vba.cases.verify(dir, { expectHead: topped.receipt })).valid)
+    // a forged event makes the case corrupt for every reader
+    forger(dir).append('forged', [{ type: 'NoteRecorded', actor: 'model', data: { text: 'x', format: 'plain' } }])
+    const corrupt = await rejects(vba.cases.status(dir))
+    assert.is(corrupt.code, 'CASE_CORRUPT')
+    assert.ok(corrupt.corrupt)
+    assert.not.ok((await vba.cases.verify(dir)).valid, 'verify reports instead of rejecting')
+  } finally {
+    await vba.close()
+  }
+})
+
+client('every failure code has a kind', () => {
+  for (const [code, kind] of Object.entries(FAILURE_CODES)) assert.is(failureKind(code), kind)
+  assert.is(failureKind('NOT_A_CODE'), 'bug')
+  assert.is(failureKind('DATABASE_UNAVAILABLE'), 'unavailable')
+  assert.is(failureKind('CASE_LOCKED'), 'retryable')
+})
+
+client('close() releases the database pool: a process that closes the client exits by itself', async () => {
+  const { shared } = await mariaWorld()
+  const profile = mariaProfile(shared)
+  const script = path.join(tempDir('api-close'), 'close.mjs')
+  const index = path.join(repoRoot(), 'dist', 'src', 'index.js')
+  writeFileSync(script, `import { openVba } from ${JSON.stringify(index)}\nconst vba = await openVba({ profile: ${JSON.stringify(profile)} })\nconst c = await vba.research.query({ kind: 'database.count', table: 'creature_template', filters: [] })\nconsole.log(c.result.count)\nif (process.argv[2] === 'close') await vba.close()\n`)
+  const closed = spawnSync(process.execPath, [script, 'close'], { encoding: 'utf8', timeout: 20_000 })
+  assert.is(closed.status, 0, closed.stderr)
+  assert.ok(Number(closed.stdout.trim()) > 0)
+  const open = spawnSync(process.execPath, [script, 'leave-open'], { encoding: 'utf8', timeout: 3_000 })
+  assert.is(open.signal, 'SIGTERM', 'without close() the pool keeps the process alive (the check can fail)')
+})
+
+client.run()
