@@ -17,7 +17,7 @@ import { recordNote } from '../../src/investigation/commands.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
-import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
+import { DEMO_DATABASE } from '../../src/demo/world.js'
 
 const must = <A>(r: E.Either<unknown, A>): A => {
   if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
@@ -25,15 +25,7 @@ const must = <A>(r: E.Either<unknown, A>): A => {
 }
 
 /** A database-only profile (no source) with a small enrichment and budget. */
-export const INVESTIGATION_PROFILE = `[database]
-client = "better-sqlite3"
-filename = "world.sqlite"
-databases = ["world"]
-snapshot_id = "world-fixture-1"
-
-[database.allowed_tables]
-world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
-
+export const INVESTIGATION_PROFILE = `${DEMO_DATABASE}
 [budget]
 total = 4
 
