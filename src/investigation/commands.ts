@@ -11,7 +11,9 @@ import { decideAttachment, decideNote, type Author } from '../domain/inputs-deci
 import { decideCancelPlan, decideTopUp } from '../domain/research-decider.js'
 import type { EventDraft } from '../events/chain.js'
 import { Identifier } from '../events/codecs.js'
-import { openCase, type CaseHandle } from '../adapters/case-store/open.js'
+import type { CaseHandle } from '../adapters/case-store/open.js'
+import { locate } from '../adapters/case-store/directory-store.js'
+import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import { appendCommand, recordedOutcome, type AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import { FailureError } from '../adapters/fs-util.js'
@@ -26,6 +28,14 @@ export interface CommandOptions {
   readonly env?: Env
   /** How long to wait for another live writer (ms, default 5000). */
   readonly waitMs?: number
+  /** Append only while this lease on a queued case holds (a worker's appends). */
+  readonly lease?: Lease
+}
+
+/** Opens the case at `at` (a directory, or a case id in a store). */
+export const openAt = async (at: CaseAt): Promise<CaseHandle> => {
+  const { store, ref } = locate(at)
+  return store.open(ref)
 }
 
 export interface Decided {
@@ -75,13 +85,13 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     expectedGeneration: handle.cursor.seq,
     events: decided.events,
     ...(decided.objects === undefined ? {} : { objects: decided.objects })
-  }, { env: options.env ?? systemEnv, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) })())
+  }, { env: options.env ?? systemEnv, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.lease === undefined ? {} : { lease: options.lease }) })())
 }
 
-/** Opens the case at `dir` and runs one typed command on it. */
-export const runCommand = (dir: string, defaultId: (env: Env) => string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
+/** Opens the case at `at` and runs one typed command on it. */
+export const runCommand = (at: CaseAt, defaultId: (env: Env) => string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
   asEither(async () => {
-    const handle = must(await openCase(dir)())
+    const handle = await openAt(at)
     return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
   })
 
@@ -93,8 +103,8 @@ export interface NoteInput extends CommandOptions {
 }
 
 /** Records a note by an operator or a controller. */
-export const recordNote = (dir: string, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(dir, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), input)
+export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), input)
 
 export interface AttachmentInput extends CommandOptions {
   readonly name: string
@@ -104,8 +114,8 @@ export interface AttachmentInput extends CommandOptions {
 }
 
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
-export const addAttachment = (dir: string, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(dir, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, objectRefOf(input.bytes, input.mediaType)), [input.bytes]), input)
+export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, objectRefOf(input.bytes, input.mediaType)), [input.bytes]), input)
 
 export interface CancelPlanInput extends CommandOptions {
   readonly reason: string
@@ -114,8 +124,8 @@ export interface CancelPlanInput extends CommandOptions {
 }
 
 /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
-export const cancelPlan = (dir: string, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(dir, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), input)
+export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), input)
 
 export interface TopUpInput extends CommandOptions {
   readonly amount: number
@@ -123,5 +133,5 @@ export interface TopUpInput extends CommandOptions {
 }
 
 /** An operator adds budget to a running investigation, with a reason. */
-export const topUpBudget = (dir: string, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(dir, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), input)
+export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), input)

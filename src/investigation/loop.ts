@@ -17,16 +17,17 @@ import { Capture } from '../events/capture.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
 import { requestText } from '../projections/capture-text.js'
-import { openCase, type CaseHandle } from '../adapters/case-store/open.js'
+import type { CaseHandle } from '../adapters/case-store/open.js'
+import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'
-import { objectRefOf, readObject } from '../adapters/case-store/objects.js'
+import { objectRefOf } from '../adapters/case-store/objects.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
 import type { Fact } from '../research/enrich.js'
-import { asDecided, asEither, decideAndAppend, must, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { asDecided, asEither, decideAndAppend, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
 import type { EventDraft } from '../events/chain.js'
 
 /** What the model function receives for one turn. */
@@ -58,13 +59,14 @@ export const factLines = (facts: readonly Fact[]): string[] =>
     }
   })
 
-const promptInputs = async (dir: string, s: CaseState): Promise<{ report: string; facts: string[]; captures: Map<string, Capture> }> => {
-  const report = s.report === null ? '' : must(await readObject(dir, s.report)()).toString('utf8')
-  const factsDoc = s.facts === null ? null : (JSON.parse(must(await readObject(dir, s.facts)()).toString('utf8')) as { facts: Fact[] })
+const promptInputs = async (handle: CaseHandle, s: CaseState): Promise<{ report: string; facts: string[]; captures: Map<string, Capture> }> => {
+  const read = (ref: { digest: string; size: number }): Promise<Buffer> => handle.store.readObject(handle.ref, ref)
+  const report = s.report === null ? '' : (await read(s.report)).toString('utf8')
+  const factsDoc = s.facts === null ? null : (JSON.parse((await read(s.facts)).toString('utf8')) as { facts: Fact[] })
   const captures = new Map<string, Capture>()
   // Captures are read through their recorded references (digest and size) in the log.
   for (const [digest, ref] of s.research.evidenceRefs) {
-    const bytes = must(await readObject(dir, ref)())
+    const bytes = await read(ref)
     const decoded = Capture.decode(JSON.parse(bytes.toString('utf8')))
     if (E.isRight(decoded)) captures.set(digest, decoded.right)
   }
@@ -72,10 +74,10 @@ const promptInputs = async (dir: string, s: CaseState): Promise<{ report: string
 }
 
 /** Renders the next prompt from the log and the objects it references (no provider needed). */
-export const nextPrompt = (dir: string): Promise<E.Either<Failure, RenderedPrompt>> =>
+export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt>> =>
   asEither(async () => {
-    const handle = must(await openCase(dir)())
-    return renderPrompt(handle.cursor.state, await promptInputs(dir, handle.cursor.state))
+    const handle = await openAt(at)
+    return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
   })
 
 export interface StartOptions extends CommandOptions {
@@ -83,8 +85,8 @@ export interface StartOptions extends CommandOptions {
 }
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
-export const startInvestigation = async (dir: string, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(dir, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), opts))
+export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), opts))
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
@@ -104,6 +106,8 @@ export interface AdvanceOptions {
   /** Stops the loop between steps (and is handed to the model function). */
   readonly signal?: AbortSignal
   readonly onStep?: (step: AdvanceStep) => void
+  /** Append only while this lease on a queued case holds (a worker's advance). */
+  readonly lease?: Lease
 }
 
 /** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
@@ -124,18 +128,18 @@ const resultOf = (handle: CaseHandle, turns: number): AdvanceResult => {
 
 
 /** Resumes a blocked case (see decideResume); `expectedGeneration` guards against a moved case. */
-export const resumeCase = (dir: string, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }): Promise<E.Either<Failure, AdvanceResult>> =>
+export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string; lease?: Lease }): Promise<E.Either<Failure, AdvanceResult>> =>
   asEither(async () => {
     const env = opts.env ?? systemEnv
-    const handle = must(await openCase(dir)())
+    const handle = await openAt(at)
     const s = handle.cursor.state
-    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now: env.now() })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }) })
+    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now: env.now() })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
     return resultOf(handle, 0)
   })
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
-export const recordFeedback = async (dir: string, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(dir, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), opts))
+export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), opts))
 
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
 const modelFailureOf = (e: unknown, signal: AbortSignal): Failure => {
@@ -155,17 +159,18 @@ const rawAnswerObject = (raw: string): { bytes: Buffer; mediaType: string } =>
  * run. After a restart the stored evidence and the confirmed plan are authoritative: a confirmed
  * plan is carried out before the model is asked again.
  */
-export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> =>
+export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> =>
   asEither(async () => {
     const env = opts.env ?? systemEnv
     const step = opts.onStep ?? (() => undefined)
     const signal = opts.signal ?? new AbortController().signal
-    const handle = must(await openCase(dir)())
+    const handle = await openAt(at)
     if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
       throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: handle.cursor.seq }))
     }
     if (handle.cursor.state.state === 'NOT_STARTED') throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
-    const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env })
+    const lease = opts.lease === undefined ? {} : { lease: opts.lease }
+    const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...lease })
     let turns = 0
     for (;;) {
       const s = handle.cursor.state
@@ -183,7 +188,7 @@ export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Fai
       }
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
-        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step)
+        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease)
         // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
         if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
         continue
@@ -192,7 +197,7 @@ export const advance = (dir: string, opts: AdvanceOptions): Promise<E.Either<Fai
       // A model turn: the prompt (stored), the raw answer (stored), and what it means.
       const turn = s.turn + 1
       const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
-      const prompt = renderPrompt(s, await promptInputs(dir, s))
+      const prompt = renderPrompt(s, await promptInputs(handle, s))
       const promptBytes = Buffer.from(prompt.text, 'utf8')
       await append(`turn-${turn}-request`, () => E.right({ events: [{ type: 'ModelRequested', actor: 'controller', data: { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), prompt_version: prompt.version, prompt_chars: prompt.text.length } }], objects: [promptBytes] }))
       let raw: string
@@ -235,9 +240,9 @@ const describeDecision = (events: readonly { type: string; data: unknown }[]): s
 }
 
 /** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
-const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void): Promise<void> => {
+const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void, lease: Lease | undefined): Promise<void> => {
   const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
-  const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env })
+  const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
   const answer = await research.query(args)()
   const s = handle.cursor.state
   if (E.isLeft(answer)) {

@@ -15,14 +15,15 @@ import { queryCost } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
 import type { EventEnvelope } from '../events/envelope.js'
-import { openCase } from '../adapters/case-store/open.js'
-import { objectRefOf, readObject } from '../adapters/case-store/objects.js'
+import { objectRefOf } from '../adapters/case-store/objects.js'
+import type { CaseHandle } from '../adapters/case-store/open.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordedOutcome, type Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { captureBytes } from './capture.js'
 import type { ProjectResearch } from './project-research.js'
-import { asDecided, asEither, decideAndAppend, must } from '../investigation/commands.js'
+import { asDecided, asEither, decideAndAppend, must, openAt } from '../investigation/commands.js'
 import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
@@ -45,11 +46,11 @@ export interface CaseQueryOptions {
 }
 
 /** The outcome recorded for a reservation by an earlier attempt (a retried command id). */
-const recorded = async (dir: string, commandId: string, events: readonly EventEnvelope[], generation: number, receipt: Receipt): Promise<CaseQueryResult | null> => {
+const recorded = async (handle: CaseHandle, commandId: string, events: readonly EventEnvelope[], generation: number, receipt: Receipt): Promise<CaseQueryResult | null> => {
   for (const e of events) {
     if (e.type === 'CaptureRecorded') {
       const d = e.data as { capture: { digest: string; size: number }; evidence_id: string; repeat: boolean }
-      const bytes = must(await readObject(dir, d.capture)())
+      const bytes = await handle.store.readObject(handle.ref, d.capture)
       const decoded = CaptureCodec.decode(JSON.parse(bytes.toString('utf8')))
       return { outcome: 'recorded', commandId, ...(E.isRight(decoded) ? { capture: decoded.right } : {}), evidenceId: d.evidence_id, repeat: d.repeat, generation, receipt }
     }
@@ -62,13 +63,13 @@ const recorded = async (dir: string, commandId: string, events: readonly EventEn
 }
 
 /** Runs `args` as a project.query inside the case at `dir`. `commandId` makes a retry idempotent. */
-export const queryInCase = (dir: string, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): Promise<E.Either<Failure, CaseQueryResult>> =>
+export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): Promise<E.Either<Failure, CaseQueryResult>> =>
   asEither(async () => {
     const env = options.env ?? systemEnv
     const query = must(decodeQuery(args))
     const requestDigest = sha256Digest(must(canonicalJson(query)))
     const reservationId = `res-${commandId}`
-    const handle = must(await openCase(dir)())
+    const handle = await openAt(at)
     const attempts = [...handle.cursor.commands.keys()].filter((k) => k.startsWith(`${commandId}.record-`)).sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
     const existing = handle.cursor.state.research
     if (existing.closed.has(reservationId)) {
@@ -79,7 +80,7 @@ export const queryInCase = (dir: string, research: ProjectResearch, args: unknow
       }
       const last = attempts[attempts.length - 1]
       const outcome = last === undefined ? null : await recordedOutcome(handle, last)
-      const result = outcome === null ? null : await recorded(dir, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
+      const result = outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
       if (result === null) throw new FailureError(failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId }))
       return result
     }

@@ -14,12 +14,12 @@ import { decideCompleteRevision, decideInputs, type Author } from '../domain/inp
 import { hasLoneSurrogate } from '../domain/lifecycle.js'
 import { describeErrors } from '../events/decode.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
-import { openCase } from '../adapters/case-store/open.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import type { Profile } from '../adapters/config/profile.js'
-import { asDecided, asEither, decideAndAppend, must } from '../investigation/commands.js'
+import { asDecided, asEither, decideAndAppend, must, openAt } from '../investigation/commands.js'
 import { captureBytes } from './capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from './enrich.js'
@@ -120,14 +120,14 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
  * enriches it with the configured queries and completes it. Left when a provider is unavailable
  * (the recorded inputs stay; running it again continues the same revision).
  */
-export const prepareRevision = (dir: string, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): Promise<E.Either<Failure, PrepareResult>> =>
+export const prepareRevision = (at: CaseAt, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): Promise<E.Either<Failure, PrepareResult>> =>
   asEither(async () => {
     const env = options.env ?? systemEnv
     must(checkInputs(inputs))
     const report = Buffer.from(inputs.report, 'utf8')
     const attachments = (inputs.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ref: objectRefOf(a.bytes, a.mediaType) }))
     const index = { report: objectRefOf(report, 'text/plain'), entities: inputs.entities, attachments: attachments.map((a) => ({ name: a.name, object: a.ref })) }
-    const handle = must(await openCase(dir)())
+    const handle = await openAt(at)
     const decided = must(decideInputs(handle.cursor.state, options.author ?? 'operator', index))
     const revision = decided.revision
     if (decided.status === 'existing' && decided.completed) {

@@ -52,7 +52,26 @@ export const caseView = async (dir: string): Promise<CaseView> => {
   const root = path.resolve(dir)
   await ensureCaseDir(root)
   const headBytes = await fsp.readFile(path.join(root, HEAD_FILE))
+  const head = Head.decode(safeJson(headBytes))
+  if (E.isLeft(head)) throw new FailureError(corrupt([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }]))
   const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
+  const fh = await fsp.open(path.join(root, LOG_FILE), 'r')
+  const log = Buffer.alloc(head.right.bytes)
+  try {
+    const { bytesRead } = await fh.read(log, 0, log.length, 0)
+    if (bytesRead !== log.length) throw new FailureError(corrupt([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }]))
+  } finally {
+    await fh.close()
+  }
+  return viewOf(headBytes, declBytes, log, (rel) => ({ file: path.join(root, rel) }))
+}
+
+/**
+ * The view of a case package given its bytes (HEAD, case.json, the log up to HEAD) and where each
+ * object's bytes come from: the log is checked like open does (chain, hashes, canonical form).
+ * Both stores build their bags with it, so they give the same bag for the same case.
+ */
+export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string) => { readonly file: string } | { readonly bytes: Buffer }): CaseView => {
   const fail = (findings: Finding[]): never => {
     throw new FailureError(corrupt(findings))
   }
@@ -60,14 +79,7 @@ export const caseView = async (dir: string): Promise<CaseView> => {
   const decl = CaseDeclaration.decode(safeJson(declBytes))
   if (E.isLeft(head)) return fail([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }])
   if (E.isLeft(decl)) return fail([{ code: 'CASE_DECLARATION_INVALID', severity: 'error', message: 'case.json is invalid', path: DECLARATION_FILE }])
-  const fh = await fsp.open(path.join(root, LOG_FILE), 'r')
-  const log = Buffer.alloc(head.right.bytes)
-  try {
-    const { bytesRead } = await fh.read(log, 0, log.length, 0)
-    if (bytesRead !== log.length) fail([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }])
-  } finally {
-    await fh.close()
-  }
+  if (log.length !== head.right.bytes) fail([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'the log is shorter than HEAD acknowledges', path: LOG_FILE }])
   const genesis = genesisHash(decl.right)
   if (E.isLeft(genesis)) throw new FailureError(genesis.left)
   let prev = genesis.right
@@ -95,7 +107,7 @@ export const caseView = async (dir: string): Promise<CaseView> => {
   // Object sizes and digests are checked as the bytes are read (a missing object fails the read).
   for (const [digest, size] of refs) {
     const rel = objectPath(digest)
-    payload.push({ path: rel, size, file: path.join(root, rel), expectSha256: digest.slice('sha256:'.length) })
+    payload.push({ path: rel, size, ...object(rel, digest), expectSha256: digest.slice('sha256:'.length) })
   }
   payload.sort((a, b) => byteOrder(a.path, b.path))
   return { caseId: decl.right.case_id, generation: head.right.seq, headHash: head.right.hash, at: new Date(Math.floor(Date.parse(at) / 1000) * 1000), payload }

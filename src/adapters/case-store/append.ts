@@ -18,7 +18,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../../domain/failure.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
-import { sealEvent, type EventDraft } from '../../events/chain.js'
+import { sealEvent, type EventDraft, type SealedEvent } from '../../events/chain.js'
 import { Identifier } from '../../events/codecs.js'
 import { EventEnvelope, type Head } from '../../events/envelope.js'
 import { isError, type Finding } from '../../events/findings.js'
@@ -31,7 +31,8 @@ import { acquireLock, releaseLock } from './lock.js'
 import { objectRefOf, writeObject } from './objects.js'
 import { corrupt, type CaseHandle } from './open.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
-import { checkObligations, ruleFold, type RuleViolation } from '../../domain/rules.js'
+import type { StoreAppendOptions } from './store.js'
+import { checkObligations, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
 import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 
 /** Most events one command may append. */
@@ -95,7 +96,95 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
   }
 }
 
-const validateCommand = (cmd: Command): void => {
+/** The outcome of a command id recorded before: COMMAND_ID_CONFLICT unless the events are the same. */
+export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[]): AppendOutcome => {
+  const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
+  if (fingerprint(events) !== fingerprint(drafts)) {
+    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+  }
+  const last = events[events.length - 1]
+  const receipt = last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
+  return { status: 'duplicate', commandId: cmd.commandId, events, generation: handle.cursor.seq, receipt, repairs: [] }
+}
+
+/** How a store answers the questions a command's objects raise. */
+export interface ObjectLookup {
+  /** The size of a stored object, or null when the store does not have it. */
+  readonly sizeOf: (digest: string) => Promise<number | null>
+  /** A stored object's bytes, if they match the reference (the rules read captures). */
+  readonly read: (ref: ObjectRefLite) => Promise<Uint8Array | undefined>
+}
+
+/** A command ready to be written: sealed lines, the new head, its objects, and the rule state after it. */
+export interface CommandPlan {
+  readonly sealed: readonly SealedEvent[]
+  /** All lines of the command, each with its LF. */
+  readonly bytes: Buffer
+  readonly newHead: Head
+  readonly provided: ReadonlyMap<string, Uint8Array>
+  readonly rules: RuleFold
+}
+
+/**
+ * Everything about a command that does not depend on where it is written: its drafts sealed into
+ * a chain continuing the handle's head, every object reference backed (by the command or the
+ * store), and the case's rules checked on a copy of the state (RULE_VIOLATION, nothing written).
+ */
+export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, objects: ObjectLookup): Promise<CommandPlan> => {
+  const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
+  const at = env.now().toISOString()
+  let prev = handle.cursor.hash
+  const sealed = drafts.map((d, i) => {
+    const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id: `evt-${env.newId()}`, at, commandId: cmd.commandId })
+    if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
+    if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
+    prev = s.right.envelope.hash
+    return s.right
+  })
+  const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
+  const referenced = new Set<string>()
+  for (const s of sealed) {
+    for (const ref of collectRefs(s.envelope.data).refs) {
+      referenced.add(ref.digest)
+      const bytes = provided.get(ref.digest)
+      if (bytes !== undefined) {
+        if (bytes.byteLength !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${bytes.byteLength} bytes`)
+      } else {
+        const size = await objects.sizeOf(ref.digest)
+        if (size === null) fail('OBJECT_MISSING', `event data references ${ref.digest}, which is neither in the case nor in this command`, { digest: ref.digest })
+        else if (size !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${size} bytes`)
+      }
+    }
+  }
+  for (const digest of provided.keys()) {
+    if (!referenced.has(digest)) fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
+  }
+  const rules = ruleFold(cloneCaseState(handle.cursor.state))
+  const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
+  violations.push(...rules.end())
+  // The obligations' objects are fetched first: the check itself reads synchronously.
+  const stored = new Map<string, Uint8Array>()
+  for (const ob of rules.obligations()) {
+    for (const ref of ob.kind === 'capture' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]) {
+      if (provided.has(ref.digest) || stored.has(ref.digest)) continue
+      const bytes = await objects.read(ref)
+      if (bytes !== undefined) stored.set(ref.digest, bytes)
+    }
+  }
+  violations.push(...checkObligations(rules.obligations(), (ref) => provided.get(ref.digest) ?? stored.get(ref.digest)))
+  if (violations.length > 0) {
+    const first = violations[0] as RuleViolation
+    fail('RULE_VIOLATION', `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`, {
+      violations: violations.slice(0, 20).map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
+    })
+  }
+  const bytes = Buffer.from(sealed.map((x) => x.line + '\n').join(''), 'utf8')
+  const last = sealed[sealed.length - 1]
+  if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
+  return { sealed, bytes, newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }, provided, rules }
+}
+
+export const validateCommand = (cmd: Command): void => {
   if (!Identifier.is(cmd.commandId)) fail('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)')
   if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0) fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
   if (cmd.events.length === 0) fail('INVALID_ARGUMENT', 'a command appends at least one event')
@@ -106,7 +195,10 @@ const validateCommand = (cmd: Command): void => {
  * The recorded outcome of a command id, if this handle has seen it: what a retried typed command
  * returns instead of deciding again on a state that has moved on.
  */
-export const recordedOutcome = async (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
+export const recordedOutcome = (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => handle.store.recordedOutcome(handle, commandId)
+
+/** {@link recordedOutcome} of the directory store. */
+export const recordedInDirectory = async (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
   const recorded = handle.cursor.commands.get(commandId)
   if (recorded === undefined) return null
   const events = await readRecorded(handle.dir, recorded.start, recorded.end)
@@ -114,9 +206,16 @@ export const recordedOutcome = async (handle: CaseHandle, commandId: string): Pr
   return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
 }
 
-/** Appends a command to an open case. See the module comment for the exact protocol. */
-export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
-  TE.tryCatch(async () => {
+/**
+ * Appends a command to an open case, through the case's store (a lease, for a worker's appends,
+ * is refused once lost). See the module comment for the directory store's protocol.
+ */
+export const appendCommand = (handle: CaseHandle, cmd: Command, options: StoreAppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
+  TE.tryCatch(() => handle.store.append(handle, cmd, options), (e) => toFailure(e, 'append'))
+
+/** Appends to a case directory (the directory store's append). */
+export const appendToDirectory = async (handle: CaseHandle, cmd: Command, options: AppendOptions = {}): Promise<AppendOutcome> => {
+  {
     validateCommand(cmd)
     const env = options.env ?? systemEnv
     const lock = await acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
@@ -135,16 +234,7 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
       }
 
       const recorded = handle.cursor.commands.get(cmd.commandId)
-      const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
-      if (recorded !== undefined) {
-        const events = await readRecorded(handle.dir, recorded.start, recorded.end)
-        if (fingerprint(events) !== fingerprint(drafts)) {
-          fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: recorded.firstSeq })
-        }
-        const lastRecorded = events[events.length - 1]
-        const receipt = lastRecorded === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: lastRecorded.seq, hash: lastRecorded.hash }
-        return { status: 'duplicate' as const, commandId: cmd.commandId, events, generation: handle.cursor.seq, receipt, repairs }
-      }
+      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end)), repairs }
       if (cmd.expectedGeneration !== handle.cursor.seq) {
         fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, {
           expected: cmd.expectedGeneration,
@@ -152,51 +242,14 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
         })
       }
 
-      // Seal every event before touching the disk: a bad draft writes nothing.
-      const at = env.now().toISOString()
-      let prev = handle.cursor.hash
-      const sealed = drafts.map((d, i) => {
-        const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id: `evt-${env.newId()}`, at, commandId: cmd.commandId })
-        if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
-        if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
-        prev = s.right.envelope.hash
-        return s.right
+      const plan = await planCommand(handle, cmd, env, {
+        sizeOf: async (digest) => {
+          const st = await fsp.stat(path.join(handle.dir, objectPath(digest))).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
+          return st === null ? null : st.size
+        },
+        read: async (ref) => readStoredObject(handle.dir, ref)
       })
-      const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
-      const referenced = new Set<string>()
-      for (const s of sealed) {
-        for (const ref of collectRefs(s.envelope.data).refs) {
-          referenced.add(ref.digest)
-          const bytes = provided.get(ref.digest)
-          if (bytes !== undefined) {
-            if (bytes.byteLength !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${bytes.byteLength} bytes`)
-          } else {
-            const st = await fsp.stat(path.join(handle.dir, objectPath(ref.digest))).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
-            if (st === null) fail('OBJECT_MISSING', `event data references ${ref.digest}, which is neither in the case nor in this command`, { digest: ref.digest })
-            else if (st.size !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${st.size} bytes`)
-          }
-        }
-      }
-      for (const digest of provided.keys()) {
-        if (!referenced.has(digest)) fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
-      }
-      const rules = ruleFold(cloneCaseState(handle.cursor.state))
-      const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
-      violations.push(...rules.end())
-      const readBack = (ref: ObjectRefLite): Uint8Array | undefined => provided.get(ref.digest) ?? readStoredObject(handle.dir, ref)
-      violations.push(...checkObligations(rules.obligations(), readBack))
-      if (violations.length > 0) {
-        const first = violations[0] as RuleViolation
-        fail('RULE_VIOLATION', `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`, {
-          violations: violations.slice(0, 20).map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
-        })
-      }
-
-      const text = sealed.map((s) => s.line + '\n').join('')
-      const bytes = Buffer.from(text, 'utf8')
-      const last = sealed[sealed.length - 1]
-      if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
-      const newHead: Head = { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }
+      const { sealed, bytes, newHead, provided, rules } = plan
       const headText = canonicalJson(newHead)
       if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
       // Until HEAD is replaced nothing is acknowledged: a failed write (a full disk) takes back
@@ -234,7 +287,8 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: AppendO
     } finally {
       await releaseLock(lock)
     }
-  }, (e) => toFailure(e, 'append'))
+  }
+}
 
 /** An object already in the case, if its bytes match the reference (the rules read captures). */
 const readStoredObject = (dir: string, ref: ObjectRefLite): Uint8Array | undefined => {

@@ -9,6 +9,8 @@ import { errnoOf, FailureError, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, LOG_FILE } from './layout.js'
 import { scanCase, type CommandSpan, type ScanResult } from './scan.js'
 import type { CaseState } from '../../domain/case-state.js'
+import type { CaseStore } from './store.js'
+import { directoryStore } from './directory-store.js'
 
 /** Where an open handle stands in the log; advanced by every append through this handle. */
 export interface Cursor {
@@ -23,6 +25,10 @@ export interface Cursor {
 
 /** An open case: what a writer appends through (reads need no handle). */
 export interface CaseHandle {
+  /** The store the case lives in, and its reference there (a directory, or a case id). */
+  readonly store: CaseStore
+  readonly ref: string
+  /** The case directory (directory store), or '' (other stores). */
   readonly dir: string
   readonly declaration: CaseDeclaration
   readonly cursor: Cursor
@@ -51,11 +57,13 @@ export const ensureCaseDir = async (dir: string): Promise<void> => {
   if (!present.some(Boolean)) throw new FailureError(failure('CASE_NOT_FOUND', `${dir} is not a case directory (no case.json, no events.jsonl)`, { dir }))
 }
 
-export const handleFromScan = (dir: string, scan: ScanResult): CaseHandle | Failure => {
+export const handleFromScan = (dir: string, scan: ScanResult, store: CaseStore = directoryStore): CaseHandle | Failure => {
   const errors = scan.findings.filter(isError)
   if (errors.length > 0 || scan.declaration === null || scan.hash === null) return corrupt(scan.findings, scan.omittedFindings)
   return {
-    dir,
+    store,
+    ref: store.kind === 'directory' ? dir : scan.declaration.case_id,
+    dir: store.kind === 'directory' ? dir : '',
     declaration: scan.declaration,
     cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand, state: scan.state },
     notices: scan.findings

@@ -13,7 +13,7 @@ import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope
 import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import { describeErrors } from '../../events/decode.js'
-import { ruleFold, type Obligation, type RuleViolation } from '../../domain/rules.js'
+import { ruleFold, type Obligation, type RuleFold, type RuleViolation } from '../../domain/rules.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
@@ -137,7 +137,6 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   }
   const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
   const rules = ruleFold(options.resume?.state)
-  const checkRules = options.rules !== false
   const decl = await readDeclaration(dir)
   if (E.isLeft(decl)) report(decl.left)
   const head = await readHead(dir)
@@ -153,18 +152,11 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
     report(finding('LOG_MISSING', 'events.jsonl is missing', { path: LOG_FILE }))
-    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: runCommandInit(options), eventIds: 0, state: rules.state(), obligations: [] }
+    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, state: rules.state(), obligations: [] }
   }
-  const ids = new Set<string>()
-  let expectSeq = start.seq + 1
-  let expectPrev: string | null = start.hash
-  let lastSeq = start.seq
-  let lastHash: string | null = start.hash
-  let lastEnd = start.bytes
-  let lineNo = start.seq // lines and seqs agree in a valid log
-  let runCommand: string | null = options.resume?.lastCommand ?? null
   let fileBytes = 0
   let stopParallel: () => Promise<void> = () => Promise.resolve()
+  const checker = logChecker({ ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }), ...(options.onRef === undefined ? {} : { onRef: options.onRef }), ...(options.canonical === undefined ? {} : { canonical: options.canonical }), start, commands, lastCommand: options.resume?.lastCommand ?? null, report, rules: options.rules === false ? null : rules })
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
@@ -172,61 +164,16 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     let carry: Buffer = Buffer.alloc(0)
     let pos = start.bytes
     const canonical = options.canonical !== false
-    const firstLine = lineNo
     let parallel: LineDigests | null =
       limit - start.bytes >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)
         ? startLineDigests(path.join(dir, LOG_FILE), start.bytes, limit, canonical)
         : null
     stopParallel = () => parallel?.stop() ?? Promise.resolve()
+    let lineIndex = 0
     /** `text` is the decoded line when the caller already knows the bytes are valid UTF-8. */
     const processLine = (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
-      lineNo++
-      const where = { path: LOG_FILE, line: lineNo }
-      if (lineEnd - lineStart > MAX_LINE_BYTES) {
-        report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      if (text === null && (bytes === null || !isUtf8(bytes))) {
-        report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      const precomputed = parallel?.at(lineNo - firstLine - 1)
-      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo, canonical, ...(precomputed === undefined ? {} : { precomputed }) })
-      for (const f of checked.findings) report(f)
-      const env = checked.envelope
-      if (env === undefined) {
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      if (ids.has(env.id)) report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
-      ids.add(env.id)
-      if (env.command_id === runCommand) {
-        const span = commands.get(env.command_id)
-        if (span !== undefined) {
-          span.lastSeq = env.seq
-          span.end = lineEnd
-        }
-      } else if (commands.has(env.command_id)) {
-        report(finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq }))
-      } else {
-        commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
-      }
-      runCommand = env.command_id
-      if (options.onRef !== undefined) for (const r of checked.refs) options.onRef(r, env)
-      if (checked.findings.length === 0 && checked.event !== undefined) {
-        if (checkRules) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
-        options.onEvent?.(checked.event)
-      }
-      expectSeq = env.seq + 1
-      expectPrev = env.hash
-      lastSeq = env.seq
-      lastHash = env.hash
-      lastEnd = lineEnd
+      const precomputed = parallel?.at(lineIndex++)
+      checker.line(bytes, text, lineStart, lineEnd, precomputed)
     }
     while (pos < limit) {
       const want = Math.min(CHUNK_BYTES, limit - pos)
@@ -241,7 +188,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       if (parallel !== null && complete > 0) {
         let lines = 0
         for (let at = chunk.indexOf(10); at >= 0 && at < complete; at = chunk.indexOf(10, at + 1)) lines++
-        await parallel.until(lineNo - firstLine + lines - 1)
+        await parallel.until(lineIndex + lines - 1)
       }
       let s = 0
       for (let i = 0; s < complete; i++) {
@@ -262,7 +209,9 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
         carry = Buffer.alloc(0)
       }
     }
-    if (checkRules) for (const v of rules.end()) report(ruleFinding(v))
+    checker.end()
+    const lastSeq = checker.seq()
+    const lastHash = checker.hash()
     if (headValue !== null) {
       if (fileBytes < headValue.bytes) {
         report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${headValue.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: headValue.bytes } }))
@@ -287,7 +236,97 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     await stopParallel()
     await fh.close()
   }
-  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: lastSeq, hash: lastHash, bytes: lastEnd, fileBytes, commands, lastCommand: runCommand, eventIds: ids.size, state: rules.state(), obligations: rules.obligations() }
+  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), state: rules.state(), obligations: rules.obligations() }
 }
 
-const runCommandInit = (options: ScanOptions): string | null => options.resume?.lastCommand ?? null
+export interface LogCheckerOptions {
+  readonly onEvent?: ScanOptions['onEvent']
+  readonly onRef?: ScanOptions['onRef']
+  readonly canonical?: boolean
+  /** The rule fold the events go through (null: no rule checks, for benchmarks only). */
+  readonly rules: RuleFold | null
+  readonly start: { readonly seq: number; readonly hash: string | null; readonly bytes: number }
+  readonly commands: Map<string, CommandSpan>
+  readonly lastCommand: string | null
+  readonly report: (f: Finding) => void
+}
+
+/**
+ * The checks of a log, line by line: UTF-8 and size, the envelope, canonical form and hash, the
+ * chain, ids and command contiguity, and the rules over every event that passed. Fed by the
+ * directory scan (from events.jsonl) and by the SQL store (from its rows, the same line bytes), so
+ * both stores judge a log the same way.
+ */
+export const logChecker = (o: LogCheckerOptions) => {
+  const rules = o.rules
+  const ids = new Set<string>()
+  let expectSeq = o.start.seq + 1
+  let expectPrev: string | null = o.start.hash
+  let lastSeq = o.start.seq
+  let lastHash: string | null = o.start.hash
+  let lastEnd = o.start.bytes
+  let lineNo = o.start.seq // lines and seqs agree in a valid log
+  let runCommand: string | null = o.lastCommand
+  const canonical = o.canonical !== false
+  const report = o.report
+  return {
+    /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
+    line: (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number, precomputed?: { readonly digest: string; readonly canonical: boolean }): void => {
+      lineNo++
+      const where = { path: LOG_FILE, line: lineNo }
+      if (lineEnd - lineStart > MAX_LINE_BYTES) {
+        report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      if (text === null && (bytes === null || !isUtf8(bytes))) {
+        report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo, canonical, ...(precomputed === undefined ? {} : { precomputed }) })
+      for (const f of checked.findings) report(f)
+      const env = checked.envelope
+      if (env === undefined) {
+        expectSeq++
+        expectPrev = null
+        return
+      }
+      if (ids.has(env.id)) report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
+      ids.add(env.id)
+      if (env.command_id === runCommand) {
+        const span = o.commands.get(env.command_id)
+        if (span !== undefined) {
+          span.lastSeq = env.seq
+          span.end = lineEnd
+        }
+      } else if (o.commands.has(env.command_id)) {
+        report(finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq }))
+      } else {
+        o.commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
+      }
+      runCommand = env.command_id
+      if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env)
+      if (checked.findings.length === 0 && checked.event !== undefined) {
+        if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
+        o.onEvent?.(checked.event)
+      }
+      expectSeq = env.seq + 1
+      expectPrev = env.hash
+      lastSeq = env.seq
+      lastHash = env.hash
+      lastEnd = lineEnd
+    },
+    /** The end of the log: what the last command still owed. */
+    end: (): void => {
+      if (rules !== null) for (const v of rules.end()) report(ruleFinding(v))
+    },
+    seq: (): number => lastSeq,
+    hash: (): string | null => lastHash,
+    bytes: (): number => lastEnd,
+    lastCommand: (): string | null => runCommand,
+    eventIds: (): number => ids.size
+  }
+}

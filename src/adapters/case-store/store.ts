@@ -1,0 +1,59 @@
+/**
+ * Case stores. One contract, two implementations: the directory store (a folder of case
+ * packages, the embedded default) and the SQL store (knex on PostgreSQL or MariaDB/MySQL). Both
+ * keep every event's exact canonical line bytes, so the same checks (chain and rules), the same
+ * projections and the same export run over either, and a case exported from either gives the same
+ * bag. A case is addressed as a directory path (the directory store) or as `{ store, caseId }`.
+ *
+ * Internal: methods reject with FailureError (coded failures); the public client turns them into
+ * VbaError and the fp entry into Either values.
+ */
+import type { CaseDeclaration } from '../../events/envelope.js'
+import type { ObjectRefLite } from '../../domain/case-state.js'
+import type { AnyProjection } from '../../projections/projection.js'
+import type { Env } from '../env.js'
+import type { AppendOptions, AppendOutcome, Command } from './append.js'
+import type { CaseHandle } from './open.js'
+import type { ReplayResult } from './replay.js'
+import type { VerifyOptions, VerifyReport } from './verify.js'
+import type { CaseView } from '../bagit/case-bag.js'
+
+/** A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST). */
+export interface Lease {
+  readonly caseId: string
+  readonly worker: string
+  readonly token: string
+  /** Epoch milliseconds. */
+  readonly expiresAt: number
+}
+
+export interface StoreAppendOptions extends AppendOptions {
+  /** Append only while this lease holds (a worker advancing a claimed case). */
+  readonly lease?: Lease
+}
+
+export interface CaseStore {
+  readonly kind: 'directory' | 'sql'
+  /** Where a case lives, for messages (never a password). */
+  readonly describe: (ref: string) => string
+  readonly create: (ref: string, options: { readonly caseId?: string; readonly title?: string; readonly env?: Env }) => Promise<CaseDeclaration>
+  /** Opens a case for deciding and appending: chain and rules checked, the state folded. */
+  readonly open: (ref: string) => Promise<CaseHandle>
+  readonly append: (handle: CaseHandle, cmd: Command, options?: StoreAppendOptions) => Promise<AppendOutcome>
+  /** The recorded outcome of a command id, if the handle has seen it. */
+  readonly recordedOutcome: (handle: CaseHandle, commandId: string) => Promise<AppendOutcome | null>
+  readonly readObject: (ref: string, object: ObjectRefLite) => Promise<Buffer>
+  readonly verify: (ref: string, options?: VerifyOptions) => Promise<VerifyReport>
+  readonly replay: (ref: string, projections: readonly AnyProjection[]) => Promise<ReplayResult>
+  /** The case as a package (case.json, events.jsonl, HEAD, objects) at its head, for a bag. */
+  readonly view: (ref: string) => Promise<CaseView>
+}
+
+/** A case in a store other than a directory. */
+export interface StoredCase {
+  readonly store: CaseStore
+  readonly caseId: string
+}
+
+/** Where a case is: a directory path, or a case id in a store. */
+export type CaseAt = string | StoredCase

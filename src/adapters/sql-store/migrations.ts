@@ -1,0 +1,86 @@
+/**
+ * The SQL store's schema, as knex migrations (in code, so they ship with the library and run on
+ * PostgreSQL and MariaDB/MySQL alike): `vba store migrate --store URL` brings a database to the
+ * latest schema; the store refuses to open one that is behind (STORE_SCHEMA_OUTDATED).
+ *
+ *   vba_cases     one row per case: its declaration (exact bytes), head, and the queue columns
+ *                 (state, reason, retry time, revision, budget left, lease), updated with every append
+ *   vba_events    every event's exact canonical line, by (case_id, seq)
+ *   vba_commands  every command id of a case (the constraint that makes command ids idempotent)
+ *   vba_objects   content-addressed objects, shared across cases
+ */
+import type { Knex } from 'knex'
+
+export const MIGRATIONS_TABLE = 'vba_migrations'
+
+interface Migration {
+  readonly up: (knex: Knex) => Promise<void>
+  readonly down: (knex: Knex) => Promise<void>
+}
+
+const bytes = (knex: Knex): string => (knex.client.config.client === 'pg' ? 'bytea' : 'longblob')
+
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['0001_case_store', {
+    up: async (knex) => {
+      await knex.schema.createTable('vba_cases', (t) => {
+        t.string('case_id', 128).primary()
+        t.specificType('declaration', bytes(knex)).notNullable()
+        t.string('created_at', 32).notNullable()
+        t.integer('generation').notNullable().defaultTo(0)
+        t.string('head_hash', 71).notNullable()
+        t.bigInteger('log_bytes').notNullable().defaultTo(0)
+        t.string('last_event_at', 32).nullable()
+        t.string('state', 32).notNullable().defaultTo('NOT_STARTED')
+        t.string('reason', 64).nullable()
+        t.string('retry_not_before', 32).nullable()
+        t.bigInteger('retry_not_before_ms').nullable()
+        t.integer('revision').notNullable().defaultTo(0)
+        t.integer('budget_left').nullable()
+        t.string('pending_plan', 128).nullable()
+        t.string('lease_owner', 128).nullable()
+        t.string('lease_token', 64).nullable()
+        t.bigInteger('lease_expires_ms').nullable()
+        t.bigInteger('updated_ms').notNullable()
+        t.index(['state'], 'vba_cases_state')
+      })
+      await knex.schema.createTable('vba_events', (t) => {
+        t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
+        t.integer('seq').notNullable()
+        t.string('command_id', 128).notNullable()
+        t.string('hash', 71).notNullable()
+        t.specificType('line', bytes(knex)).notNullable()
+        t.primary(['case_id', 'seq'])
+      })
+      await knex.schema.createTable('vba_commands', (t) => {
+        t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
+        t.string('command_id', 128).notNullable()
+        t.integer('first_seq').notNullable()
+        t.integer('last_seq').notNullable()
+        t.primary(['case_id', 'command_id'])
+      })
+      await knex.schema.createTable('vba_objects', (t) => {
+        t.string('digest', 71).primary()
+        t.bigInteger('size').notNullable()
+        t.specificType('bytes', bytes(knex)).notNullable()
+      })
+    },
+    down: async (knex) => {
+      for (const t of ['vba_objects', 'vba_commands', 'vba_events', 'vba_cases']) await knex.schema.dropTableIfExists(t)
+    }
+  }]
+]
+
+/** The names of every migration, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name)
+
+/** knex's migration source for the migrations above. */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => [...MIGRATION_NAMES],
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const m = MIGRATIONS.find(([n]) => n === name)?.[1]
+    if (m === undefined) throw new Error(`unknown migration ${name}`)
+    return m
+  }
+}
