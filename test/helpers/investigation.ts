@@ -18,6 +18,7 @@ import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
 import { DEMO_DATABASE } from '../../src/demo/world.js'
+import type { CaseAt } from '../../src/adapters/case-store/store.js'
 
 const must = <A>(r: E.Either<unknown, A>): A => {
   if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
@@ -76,15 +77,17 @@ export const writeWorld = (worldDir: string): string => {
 }
 
 /**
- * Writes the concluded investigation into `dir` (which must not exist), with its world in
- * `worldDir`. Deterministic: the same bytes on every run and machine.
+ * Writes the concluded investigation into `dir` (a directory that must not exist, or a case id
+ * in a store, named case-investigation), with its world in `worldDir`. Deterministic: the same bytes on every run and machine.
  */
-export const writeInvestigation = async (dir: string, worldDir: string): Promise<void> => {
+export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise<void> => {
   const env = fixedEnv('2026-11-30T10:00:00.000Z', 'inv')
   const profile = must(await loadProfile(writeWorld(worldDir))())
   const research = createProjectResearch(profile)
   try {
-    must(await initCase({ dir, caseId: 'case-investigation', title: 'Quest 11117: wolpertingers vanish when netted', env })())
+    const title = 'Quest 11117: wolpertingers vanish when netted'
+    if (typeof dir === 'string') must(await initCase({ dir, caseId: 'case-investigation', title, env })())
+    else await dir.store.create(dir.caseId, { caseId: dir.caseId, title, env })
     must(await prepareRevision(dir, research, must(enrichmentConfig(profile)), { report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.', entities: [{ type: 'quest', id: 11117 }] }, { env }))
     must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
     const first = scriptedModel([

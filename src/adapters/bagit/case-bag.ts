@@ -27,6 +27,8 @@ export interface PayloadFile {
   /** Bytes held in memory (case.json, HEAD, the log prefix) or a file to stream. */
   readonly bytes?: Buffer
   readonly file?: string
+  /** Bytes fetched when the bag is written (objects of a SQL store). */
+  readonly load?: () => Promise<Buffer>
   /** The sha256 the content must have (objects are named by it). */
   readonly expectSha256?: string
 }
@@ -71,7 +73,7 @@ export const caseView = async (dir: string): Promise<CaseView> => {
  * object's bytes come from: the log is checked like open does (chain, hashes, canonical form).
  * Both stores build their bags with it, so they give the same bag for the same case.
  */
-export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string) => { readonly file: string } | { readonly bytes: Buffer }): CaseView => {
+export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> }): CaseView => {
   const fail = (findings: Finding[]): never => {
     throw new FailureError(corrupt(findings))
   }

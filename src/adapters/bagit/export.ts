@@ -14,6 +14,8 @@ import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
 import { FailureError, errnoOf, fsyncDir, tempName, toFailure, writeAll } from '../fs-util.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
+import { locate } from '../case-store/directory-store.js'
+import type { CaseAt } from '../case-store/store.js'
 
 /** What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256. */
 export interface ExportReport {
@@ -66,7 +68,7 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       // Small files are read whole and synchronously: a few syscalls, where the promise-based read
       // costs more in bookkeeping than the read itself (10,000 objects: 1.5 s → 1.0 s). The tar
       // stream still drains asynchronously between files. Large files are streamed.
-      whole = p.bytes ?? (p.file !== undefined && p.size <= SMALL_FILE ? readFileSync(p.file) : undefined)
+      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readFileSync(p.file) : undefined)
     } catch (e) {
       if (errnoOf(e) === 'ENOENT') throw new FailureError(failure('CASE_CORRUPT', `data/${p.path} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }] }))
       throw e
@@ -170,8 +172,8 @@ const dirSink = (root: string): Sink => ({
   finish: async () => undefined
 })
 
-/** Exports the case at `dir` to `out` (a tar file, or a directory with format 'dir'). */
-export const exportCase = (dir: string, out: string, options: ExportOptions = {}): TE.TaskEither<Failure, ExportReport> =>
+/** Exports a case (a directory, or a case in a store) to `out` (a tar file, or a directory with format 'dir'). */
+export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {}): TE.TaskEither<Failure, ExportReport> =>
   TE.tryCatch(async () => {
     const target = path.resolve(out)
     try {
@@ -181,7 +183,8 @@ export const exportCase = (dir: string, out: string, options: ExportOptions = {}
       if (e instanceof FailureError) throw e
       if (errnoOf(e) !== 'ENOENT') throw e
     }
-    const view = await caseView(dir)
+    const { store, ref } = locate(at)
+    const view = await store.view(ref)
     const tmp = path.join(path.dirname(target), tempName(`.vba-export-${path.basename(target)}-`))
     try {
       if (options.format === 'dir') {

@@ -182,3 +182,41 @@ export const importCase = (archive: string, dir: string, options: { limits?: Arc
       await fsp.rm(staging, { recursive: true, force: true })
     }
   }, (e) => toFailure(e, 'import'))
+
+/**
+ * Runs `work` on the case directory of `source` once it has verified completely: a case
+ * directory (verified as a case), a bag directory or a bag archive (verified as `import` does,
+ * extracted into a private temporary directory that is removed afterwards). Nothing is handed to
+ * `work` unless everything checks out.
+ */
+export const withVerifiedPackage = async <A>(source: string, work: (caseDir: string) => Promise<A>, options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}): Promise<A> => {
+  const resolved = path.resolve(source)
+  let st
+  try {
+    st = await fsp.stat(resolved)
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') throw refuse('CASE_NOT_FOUND', `${source} does not exist`)
+    throw e
+  }
+  const refuseCheck = (check: BagCheck): never => {
+    const findings = [...check.bag.findings.filter((f) => f.severity === 'error'), ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])]
+    const code = !check.bag.valid ? 'BAG_INVALID' : check.case?.valid === false ? 'CASE_CORRUPT' : check.case === null ? 'BAG_NOT_A_CASE' : 'ARCHIVE_NOT_CANONICAL'
+    throw refuse(code, `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`, { findings: findings.slice(0, 20) })
+  }
+  if (st.isDirectory()) {
+    const isBag = await fsp.access(path.join(resolved, 'bagit.txt')).then(() => true, () => false)
+    if (!isBag) return work(resolved)
+    const check = await checkBagDir(resolved, null)
+    if (!check.valid) refuseCheck(check)
+    return work(path.join(resolved, 'data'))
+  }
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-import-'))
+  try {
+    const { root, sha256 } = await extractArchive(resolved, tmp, options.limits, options.onProgress)
+    const check = await checkBagDir(root, sha256)
+    if (!check.valid) refuseCheck(check)
+    return await work(path.join(root, 'data'))
+  } finally {
+    await fsp.rm(tmp, { recursive: true, force: true })
+  }
+}

@@ -94,7 +94,7 @@ const readText = async (file: string): Promise<string | null> => {
 }
 
 /** Decodes a canonical-JSON-plus-LF record file; a non-canonical file is invalid. */
-const decodeRecordFile = <A>(
+export const decodeRecordFile = <A>(
   text: string,
   decode: (u: unknown) => E.Either<import('io-ts').Errors, A>
 ): E.Either<string, A> => {
