@@ -23,6 +23,7 @@ export interface QueueStore extends CaseStore {
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   readonly release: (lease: Lease) => Promise<boolean>
+  readonly list: () => Promise<ReadonlyArray<{ readonly lease: unknown }>>
 }
 
 /** What a worker reports as it goes (for logs and terminals). */
@@ -52,7 +53,10 @@ export interface WorkOptions {
   readonly settings?: InvestigationSettings
   /** How long a case whose advance failed stays out of the queue (default 60 000 ms). */
   readonly failureBackoffMs?: number
-  /** Return once the queue has nothing runnable (batch runs and tests); default: wait for more. */
+  /**
+   * Return once no case is runnable and none is held by a lease (batch runs and tests; a case
+   * held by a crashed worker is waited for until its lease runs out); default: wait for more.
+   */
   readonly untilIdle?: boolean
   readonly signal?: AbortSignal
   readonly env?: Env
@@ -167,7 +171,10 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
           idleSlots++
           report({ kind: 'idle', worker })
         }
-        if (o.untilIdle === true && idleSlots === slots) return
+        if (o.untilIdle === true && idleSlots === slots) {
+          const held = await o.store.list().then((l) => l.some((e) => e.lease !== null), () => true)
+          if (!held) return
+        }
         await sleep(o.pollMs ?? 1000, signal)
         continue
       }

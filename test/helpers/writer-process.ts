@@ -2,6 +2,7 @@
  * A writer process for the concurrency and crash tests (run as a child with node).
  *   node writer-process.js concurrent DIR PREFIX COUNT   append COUNT one-event commands, retrying conflicts
  *   node writer-process.js crash DIR PREFIX              append forever; print "ack ID GEN" after each append
+ *   DIR may also be a store case: STORE_URL#CASE_ID (a password through password_env)
  *   node writer-process.js big DIR PREFIX OBJECT_KB NOTE_KB   one command with an attachment and a note of
  *                                                       those sizes; prints the outcome (run under `ulimit -f`
  *                                                       to make a write fail as on a full disk)
@@ -11,6 +12,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { openCase, type CaseHandle } from '../../src/adapters/case-store/open.js'
 import { appendCommand, type Command } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
+import { openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
 
 const [mode, dir, prefix, countText] = process.argv.slice(2)
 if (mode === undefined || dir === undefined || prefix === undefined) {
@@ -19,6 +21,16 @@ if (mode === undefined || dir === undefined || prefix === undefined) {
 }
 
 const open = async (): Promise<CaseHandle> => {
+  if (dir.includes('://')) {
+    const [url, caseId] = dir.split('#') as [string, string]
+    try {
+      const store = await openSqlStore(url, { poolSize: 2 })
+      return await store.open(caseId)
+    } catch (e) {
+      process.stderr.write(`open failed: ${JSON.stringify((e as { failure?: unknown }).failure ?? String(e))}\n`)
+      process.exit(1)
+    }
+  }
   const h = await openCase(dir)()
   if (h._tag === 'Left') {
     process.stderr.write(`open failed: ${JSON.stringify(h.left)}\n`)
@@ -44,6 +56,18 @@ const appendWithRetry = async (h: CaseHandle, build: (generation: number) => Com
 // A write past `ulimit -f` then fails with EFBIG instead of killing the process.
 process.on('SIGXFSZ', () => undefined)
 
+if (mode === 'hold') {
+  // Starts an append by hand inside a transaction (the case row locked, an event row inserted),
+  // says so, and waits to be killed before COMMIT.
+  const [url, caseId] = dir.split('#') as [string, string]
+  const store = await openSqlStore(url, { poolSize: 1 })
+  const trx = await store.knex.transaction()
+  const row = (await trx('vba_cases').where({ case_id: caseId }).forUpdate().first()) as { generation: number }
+  await trx('vba_events').insert({ case_id: caseId, seq: Number(row.generation) + 1, command_id: 'never-committed', hash: 'sha256:' + '0'.repeat(64), line: Buffer.from('{"never":"committed"}') })
+  writeSync(1, 'holding\n')
+  await new Promise(() => undefined)
+}
+
 const h = await open()
 if (mode === 'big') {
   const [objectKb, noteKb] = process.argv.slice(5).map(Number)
@@ -68,6 +92,7 @@ if (mode === 'big') {
     }))
   }
   writeSync(1, 'done\n')
+  process.exit(0)
 } else {
   for (let i = 0; ; i++) {
     const commandId = `${prefix}-${i}`
