@@ -2,19 +2,17 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../events/canonical.js'
 import { failure } from '../domain/failure.js'
-import { initCase } from '../adapters/case-store/init.js'
-import { openCase } from '../adapters/case-store/open.js'
+import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../investigation/commands.js'
-import { parseReceipt, verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
+import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
 import type { Receipt } from '../adapters/case-store/append.js'
-import { replayCase } from '../adapters/case-store/replay.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { gcCase } from '../adapters/case-store/gc.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
-import { readObject } from '../adapters/case-store/objects.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
 
@@ -29,12 +27,13 @@ const canonical = (value: unknown): string => {
   return text.right
 }
 
-export const caseInit = async (io: Out, dir: string, opts: { id?: string; title?: string }): Promise<void> => {
-  const decl = orExit(await initCase({ dir, ...(opts.id === undefined ? {} : { caseId: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })())
-  io.out(`created case ${decl.case_id} in ${dir}`)
+export const caseInit = async (io: Out, at: CaseAt, opts: { id?: string; title?: string }): Promise<void> => {
+  if (typeof at !== 'string' && opts.id !== undefined && opts.id !== at.caseId) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
+  const decl = orExit(await createCaseAt(at, { ...(opts.id === undefined ? {} : { caseId: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })())
+  io.out(`created case ${decl.case_id} in ${typeof at === 'string' ? at : at.store.describe(at.caseId).replace(/ case .*$/, '')}`)
 }
 
-export const caseNote = async (io: Out, dir: string, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
+export const caseNote = async (io: Out, dir: CaseAt, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
   const outcome = orExit(await recordNote(dir, {
     text,
     format: opts.markdown === true ? 'markdown' : 'plain',
@@ -99,9 +98,9 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
   return { expectHead: r }
 }
 
-export const verify = async (io: Out, dir: string, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
+export const verify = async (io: Out, dir: CaseAt, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
   const bar = progressBar('verify')
-  const report = orExit(await verifyCase(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
+  const report = orExit(await verifyAt(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
   bar.stop()
   if (opts.json === true) {
     for (const f of report.findings) io.out(canonical({ finding: f }))
@@ -113,8 +112,8 @@ export const verify = async (io: Out, dir: string, opts: { json?: boolean; expec
   if (!report.valid) throw new CliExit(EXIT.FINDINGS)
 }
 
-export const replay = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
-  const result = orExit(await replayCase(dir, defaultProjections())())
+export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
+  const result = orExit(await replayAt(dir, defaultProjections())())
   for (const n of result.notices) io.err(`vba: notice ${n.code}: ${n.message}`)
   const { notices: _n, ...stable } = result
   if (opts.json === true) {
@@ -128,9 +127,9 @@ export const replay = async (io: Out, dir: string, opts: { json?: boolean }): Pr
   }
 }
 
-export const show = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
-  const handle = orExit(await openCase(dir)())
-  const result = orExit(await replayCase(dir, defaultProjections())())
+export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
+  const handle = orExit(await openCaseAt(dir)())
+  const result = orExit(await replayAt(dir, defaultProjections())())
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
     io.out(canonical({ declaration: handle.declaration, head_hash: result.head_hash, views: result.views, facts: await latestFacts(dir, result.views) }))
@@ -150,10 +149,10 @@ export const show = async (io: Out, dir: string, opts: { json?: boolean }): Prom
 }
 
 /** The facts of the latest completed revision (read from its object), or null. */
-const latestFacts = async (dir: string, views: Record<string, { view: unknown }>): Promise<unknown> => {
+const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>): Promise<unknown> => {
   const revisions = (views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
   const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
   if (done?.facts === null || done === undefined) return null
-  const bytes = orExit(await readObject(dir, done.facts)())
+  const bytes = orExit(await readObjectAt(dir, done.facts)())
   return JSON.parse(bytes.toString('utf8')) as unknown
 }

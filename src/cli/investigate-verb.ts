@@ -8,13 +8,19 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../domain/failure.js'
 import { canonicalJson } from '../events/canonical.js'
 import { loadProfile } from '../adapters/config/profile.js'
-import { openCase } from '../adapters/case-store/open.js'
+import { openCaseAt } from '../adapters/case-store/at.js'
+import type { CaseHandle } from '../adapters/case-store/open.js'
+import type { CaseAt, Lease } from '../adapters/case-store/store.js'
+import type { SqlStore } from '../adapters/sql-store/sql-store.js'
+import type { Profile } from '../adapters/config/profile.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { hostname } from 'node:os'
 import { createProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { advance, startInvestigation, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
-import { CliExit, EXIT, orExit } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit } from './io.js'
 import type { Out } from './case-verbs.js'
 
 export interface InvestigateOptions {
@@ -39,39 +45,73 @@ const line = (s: AdvanceStep): string => {
   }
 }
 
-export const investigate = async (io: Out, dir: string, o: InvestigateOptions): Promise<void> => {
-  const profile = orExit(await loadProfile(o.config)())
-  const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
-  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
+/** The model a verb runs: --model-command, --model-url with --model, or the profile's [model]. */
+export const modelFrom = (profile: Profile, o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string }): ModelFn => {
   const command = o.modelCommand ?? profile.model.command
   const url = o.modelUrl ?? profile.model.url
   const name = o.model ?? profile.model.name
-  let model: ModelFn
   if (o.modelCommand !== undefined && o.modelUrl !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give --model-command or --model-url, not both'))
-  if (o.modelUrl === undefined && command !== undefined) model = commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
-  else if (url !== undefined) {
+  if (o.modelUrl === undefined && command !== undefined) return commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
+  if (url !== undefined) {
     if (name === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)'))
     try {
       new URL(url)
     } catch {
       throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`))
     }
-    model = httpModel({ url, model: name, ...(profile.model.api_key_env === undefined ? {} : { apiKeyEnv: profile.model.api_key_env }), ...(profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms }) })
-  } else throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'))
+    return httpModel({ url, model: name, ...(profile.model.api_key_env === undefined ? {} : { apiKeyEnv: profile.model.api_key_env }), ...(profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms }) })
+  }
+  throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'))
+}
 
+/** How long the lease of `vba investigate` on a store case lasts between renewals. */
+const INVESTIGATE_LEASE_MS = 60_000
+
+export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
+  const profile = orExit(await loadProfile(o.config)())
+  const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
+  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
+  const model = modelFrom(profile, o)
+
+  const handle = orExit(await openCaseAt(dir)())
+  // In a store, the case is leased for the run: no worker of the fleet advances it meanwhile.
+  let lease: Lease | undefined
+  let renewal: NodeJS.Timeout | undefined
+  const sql = typeof dir === 'string' ? null : (dir.store as Partial<SqlStore>)
+  const stop = new AbortController()
+  if (typeof dir !== 'string' && sql?.leaseCase !== undefined && sql.renew !== undefined) {
+    const renew = sql.renew
+    try {
+      lease = await sql.leaseCase(dir.caseId, `vba-investigate@${hostname()}.${process.pid}`, INVESTIGATE_LEASE_MS)
+    } catch (e) {
+      if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
+      throw e
+    }
+    renewal = setInterval(() => {
+      if (lease !== undefined) renew(lease, INVESTIGATE_LEASE_MS).then((l) => { lease = l }, () => stop.abort())
+    }, INVESTIGATE_LEASE_MS / 3)
+  }
+  const leased = lease === undefined ? {} : { lease }
+  try {
+    await runLeased(io, dir, o, profile, model, handle, leased, stop, maxTurns)
+  } finally {
+    if (renewal !== undefined) clearInterval(renewal)
+    if (lease !== undefined && sql?.release !== undefined) await sql.release(lease).catch(() => undefined)
+  }
+}
+
+const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: Profile, model: ModelFn, handle: CaseHandle, leased: { lease?: Lease }, stop: AbortController, maxTurns: number | undefined): Promise<void> => {
   const out = (value: Record<string, unknown>, text: string): void => {
     if (o.json === true) {
       const t = canonicalJson(value)
       io.out(E.isRight(t) ? t.right : JSON.stringify(value))
     } else io.out(text)
   }
-  const handle = orExit(await openCase(dir)())
   if (handle.cursor.state.state === 'NOT_STARTED') {
-    const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)) }))
+    const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased }))
     out({ started: { revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null, generation } }, `started the investigation (generation ${generation})`)
   }
   const research = createProjectResearch(profile, { openSource: openSourceResearch })
-  const stop = new AbortController()
   const onSignal = (): void => stop.abort()
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
@@ -80,6 +120,7 @@ export const investigate = async (io: Out, dir: string, o: InvestigateOptions): 
       model,
       research,
       signal: stop.signal,
+      ...leased,
       ...(maxTurns === undefined ? {} : { maxTurns }),
       ...(o.manualRetry === true ? { manualRetry: true } : {}),
       onStep: (s) => out({ step: s }, line(s))

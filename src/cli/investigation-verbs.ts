@@ -1,13 +1,14 @@
 /** `vba status`, `vba resume` and `vba case feedback`. */
 import * as E from 'fp-ts/lib/Either.js'
-import { replayCase } from '../adapters/case-store/replay.js'
+import { replayAt } from '../adapters/case-store/at.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
 import { recordFeedback, resumeCase } from '../investigation/loop.js'
 import { CliExit, orExit, exitCodeOf } from './io.js'
 import { parseGeneration, type Out } from './case-verbs.js'
 
-export const status = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
-  const r = orExit(await replayCase(dir, [lifecycleProjection])())
+export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
+  const r = orExit(await replayAt(dir, [lifecycleProjection])())
   const v = r.views['lifecycle']?.view as LifecycleView
   if (opts.json === true) {
     io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v }))
@@ -23,13 +24,13 @@ export const status = async (io: Out, dir: string, opts: { json?: boolean }): Pr
   if (v.conclusion !== null) io.out(`conclusion: ${v.conclusion.summary}`)
 }
 
-export const resume = async (io: Out, dir: string, opts: { manualRetry?: boolean; expectGeneration?: string }): Promise<void> => {
+export const resume = async (io: Out, dir: CaseAt, opts: { manualRetry?: boolean; expectGeneration?: string }): Promise<void> => {
   const r = await resumeCase(dir, { manualRetry: opts.manualRetry === true, ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) }) })
   if (E.isLeft(r)) throw new CliExit(exitCodeOf(r.left), r.left)
   io.out(`resumed into ${r.right.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.right.generation}`)
 }
 
-export const feedback = async (io: Out, dir: string, requestId: string, text: string): Promise<void> => {
+export const feedback = async (io: Out, dir: CaseAt, requestId: string, text: string): Promise<void> => {
   const g = orExit(await recordFeedback(dir, requestId, text))
   io.out(`feedback for ${requestId} recorded; generation ${g}`)
 }

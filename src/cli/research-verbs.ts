@@ -9,6 +9,7 @@ import { createProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { CliExit, EXIT, orExit } from './io.js'
 import { queryInCase } from '../research/case-query.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { systemEnv } from '../adapters/env.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../research/prepare.js'
 import type { Out } from './case-verbs.js'
@@ -61,7 +62,7 @@ export const research = async (io: Out, opts: { config: string; query: string; p
 }
 
 /** `vba case query DIR --config FILE --query FILE`: one project.query recorded in a case. */
-export const caseQuery = async (io: Out, dir: string, opts: { config: string; query: string; commandId?: string }): Promise<void> => {
+export const caseQuery = async (io: Out, dir: CaseAt, opts: { config: string; query: string; commandId?: string }): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const query = await readQuery(opts.query)
   const r = createProjectResearch(profile, { openSource: openSourceResearch })
@@ -80,7 +81,7 @@ export const caseQuery = async (io: Out, dir: string, opts: { config: string; qu
 }
 
 /** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
-export const casePrepare = async (io: Out, dir: string, opts: { config: string; input: string }): Promise<void> => {
+export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; input: string }): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const config = orExit(enrichmentConfig(profile))
   const inputs = orExit(await readInputs(opts.input))

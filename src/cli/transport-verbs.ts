@@ -2,13 +2,14 @@
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { exportCase } from '../adapters/bagit/export.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
 import { importCase, verifyBag, type BagCheck } from '../adapters/bagit/import.js'
 import { receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
-export const exportVerb = async (io: Out, dir: string, out: string, opts: { dir?: boolean }): Promise<void> => {
+export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean }): Promise<void> => {
   const bar = progressBar('export')
   const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', onProgress: bar.update })())
   bar.stop()

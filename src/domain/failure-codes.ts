@@ -66,6 +66,8 @@ export const FAILURE_CODES = {
   GENERATION_CONFLICT: 'retryable',
   RETRY_NOT_YET: 'retryable',
   LEASE_LOST: 'retryable',
+  CASE_LEASED: 'retryable',
+  CASE_NOT_LEASED: 'permanent',
   // the case: existence, integrity, writing
   CASE_NOT_FOUND: 'permanent',
   CASE_EXISTS: 'permanent',

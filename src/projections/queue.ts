@@ -48,3 +48,16 @@ export const runnability = (row: QueueRow, now: number): { readonly runnable: bo
     }
   }
 }
+
+/** One case in a queue listing: its queue row, whether it can run now (or why not), its lease. */
+export interface QueueEntry extends QueueRow {
+  readonly case_id: string
+  /** The case directory (a directory queue), for the verbs that take it. */
+  readonly dir?: string
+  readonly title: string | null
+  readonly generation: number
+  readonly runnable: boolean
+  readonly why: string
+  /** The worker holding the case and until when (ISO time), or null. */
+  readonly lease: { readonly worker: string; readonly expires_at: string } | null
+}

@@ -31,7 +31,8 @@ import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, EventEnvelope, type 
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { collectRefs, objectPath, type FoundRef } from '../../events/refs.js'
 import { fold, type AnyProjection } from '../../projections/projection.js'
-import { queueRow, runnability, TIMED_REASONS, type QueueRow } from '../../projections/queue.js'
+import { queueRow, runnability, TIMED_REASONS, type QueueEntry, type QueueRow } from '../../projections/queue.js'
+export type { QueueEntry }
 import { VERSION } from '../../version.js'
 import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../fs-util.js'
@@ -53,17 +54,6 @@ const PAGE_ROWS = 2000
 const INSERT_ROWS = 500
 /** Deadlocks and serialization failures are retried this often before CASE_LOCKED. */
 const TRANSACTION_ATTEMPTS = 4
-
-/** One case in the queue: its queue columns, whether it can run now (or why not), its lease. */
-export interface QueueEntry extends QueueRow {
-  readonly case_id: string
-  readonly title: string | null
-  readonly generation: number
-  readonly runnable: boolean
-  readonly why: string
-  /** The worker holding the case and until when (ISO time), or null. */
-  readonly lease: { readonly worker: string; readonly expires_at: string } | null
-}
 
 export interface SqlStoreOptions {
   /** Where `password_env` is looked up (default process.env). */
@@ -89,6 +79,11 @@ export interface SqlStore extends CaseStore {
    * runnable. Cases held by a live lease are skipped; an expired lease (a crashed worker) is taken over.
    */
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
+  /**
+   * Leases one named case, runnable or not (an operator's `vba investigate`), unless a live lease
+   * of another worker holds it (CASE_LEASED).
+   */
+  readonly leaseCase: (caseId: string, worker: string, leaseMs: number) => Promise<Lease>
   /** Extends a lease that is still held (LEASE_LOST otherwise). */
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   /** Gives a case back (by lease, or by case id and worker name); false when it was not held. */
@@ -720,6 +715,20 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     })
   }
 
+  const leaseCase = async (caseId: string, worker: string, leaseMs: number): Promise<Lease> => {
+    checkWorker(worker, leaseMs)
+    return transaction(async (trx) => {
+      const row = await caseRow(trx, caseId, true)
+      const now = await dbNowMs(trx)
+      if (row.lease_expires_ms !== null && row.lease_expires_ms > now && row.lease_owner !== worker) {
+        fail('CASE_LEASED', `case ${caseId} is being worked on by ${String(row.lease_owner)} until ${new Date(row.lease_expires_ms).toISOString()}`, { case_id: caseId, worker: row.lease_owner, expires_at: new Date(row.lease_expires_ms).toISOString() })
+      }
+      const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
+      await trx('vba_cases').where({ case_id: caseId }).update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
+      return lease
+    })
+  }
+
   const renew = async (lease: Lease, leaseMs: number): Promise<Lease> => {
     checkWorker(lease.worker, leaseMs)
     return transaction(async (trx) => {
@@ -758,6 +767,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     view,
     list,
     claim,
+    leaseCase,
     renew,
     release,
     importDirectory,

@@ -1,0 +1,159 @@
+/** `vba store migrate|import`, `vba queue list|claim|release` and `vba work`: running a fleet. */
+import { hostname } from 'node:os'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../domain/failure.js'
+import { canonicalJson } from '../events/canonical.js'
+import { migrateStore } from '../adapters/sql-store/sql-store.js'
+import { withVerifiedPackage } from '../adapters/bagit/import.js'
+import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { loadProfile } from '../adapters/config/profile.js'
+import { FailureError } from '../adapters/fs-util.js'
+import type { QueueEntry } from '../projections/queue.js'
+import { createProjectResearch } from '../research/project-research.js'
+import { openSourceResearch } from '../research/source/open.js'
+import { settingsOf } from '../investigation/settings.js'
+import { work } from '../investigation/worker.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import type { Out } from './case-verbs.js'
+import { storeAt, storeUrl, type StoreOption } from './stores.js'
+import { modelFrom } from './investigate-verb.js'
+
+const json = (v: unknown): string => {
+  const t = canonicalJson(v)
+  return E.isRight(t) ? t.right : JSON.stringify(v)
+}
+
+/** Runs library code that throws coded failures, ending the command with them. */
+const coded = async <A>(work: () => Promise<A>): Promise<A> => {
+  try {
+    return await work()
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
+    throw e
+  }
+}
+
+const needStore = (o: StoreOption): string => {
+  const url = storeUrl(o)
+  if (url === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE'))
+  return url
+}
+
+const intOption = (name: string, text: string | undefined, fallback: number, min: number, max: number): number => {
+  if (text === undefined) return fallback
+  const n = Number(text)
+  if (!/^\d{1,9}$/.test(text) || n < min || n > max) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`))
+  return n
+}
+
+export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
+  const url = needStore(o)
+  const r = await coded(() => migrateStore(url))
+  io.out(r.applied.length === 0 ? `the store is at the latest schema (${r.latest})` : `applied ${r.applied.join(', ')}; the store is at ${r.latest}`)
+}
+
+export const storeImport = async (io: Out, source: string, o: StoreOption & { json?: boolean }): Promise<void> => {
+  const store = await storeAt(needStore(o))
+  const bar = progressBar('import')
+  const r = await coded(() => withVerifiedPackage(source, (dir) => store.importDirectory(dir), { onProgress: bar.update }))
+  bar.stop()
+  if (o.json === true) io.out(json(r))
+  else io.out(r.case_id)
+}
+
+const renderEntry = (e: QueueEntry): string => {
+  const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
+  const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
+  return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}, generation ${e.generation}: ${e.why}`
+}
+
+export const queueList = async (io: Out, root: string | undefined, o: StoreOption & { json?: boolean }): Promise<void> => {
+  const url = storeUrl(o)
+  if (root !== undefined && o.store !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both'))
+  let entries: QueueEntry[]
+  if (root !== undefined || url === undefined) {
+    if (root === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL'))
+    entries = await coded(() => listDirectoryQueue(root))
+  } else {
+    const store = await storeAt(url)
+    entries = await coded(() => store.list())
+  }
+  if (o.json === true) {
+    for (const e of entries) io.out(json(e))
+    return
+  }
+  for (const e of entries) io.out(renderEntry(e))
+  io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)`)
+}
+
+export const queueClaim = async (io: Out, o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }): Promise<void> => {
+  const store = await storeAt(needStore(o))
+  const leaseMs = intOption('--lease-ms', o.leaseMs, 300_000, 1000, 86_400_000)
+  const lease = await coded(() => store.claim(o.worker, leaseMs))
+  if (o.json === true) {
+    io.out(json(lease === null ? { claimed: null } : { claimed: { case_id: lease.caseId, worker: lease.worker, token: lease.token, expires_at: new Date(lease.expiresAt).toISOString() } }))
+  } else if (lease === null) io.out('nothing is runnable')
+  else io.out(`${lease.caseId} leased to ${lease.worker} until ${new Date(lease.expiresAt).toISOString()}`)
+  if (lease === null) throw new CliExit(EXIT.NOT_CONCLUDED)
+}
+
+export const queueRelease = async (io: Out, caseId: string, o: StoreOption & { worker: string }): Promise<void> => {
+  const store = await storeAt(needStore(o))
+  const released = await coded(() => store.release({ caseId, worker: o.worker }))
+  if (!released) throw new CliExit(EXIT.INPUT, failure('CASE_NOT_LEASED', `case ${caseId} is not leased to ${o.worker}`, { case_id: caseId, worker: o.worker }))
+  io.out(`released ${caseId}`)
+}
+
+export interface WorkVerbOptions extends StoreOption {
+  readonly config: string
+  readonly worker?: string
+  readonly concurrency?: string
+  readonly leaseMs?: string
+  readonly maxTurns?: string
+  readonly untilIdle?: boolean
+  readonly modelCommand?: string
+  readonly modelUrl?: string
+  readonly model?: string
+  readonly json?: boolean
+}
+
+export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
+  const store = await storeAt(needStore(o))
+  const profile = orExit(await loadProfile(o.config)())
+  const model = modelFrom(profile, o)
+  const settings = orExit(settingsOf(profile))
+  const research = createProjectResearch(profile, { openSource: openSourceResearch })
+  const stop = new AbortController()
+  const onSignal = (): void => {
+    io.err('vba: stopping after the current step (again to force)')
+    stop.abort()
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const summary = await work({
+      store,
+      model,
+      research,
+      settings,
+      worker: o.worker ?? `${hostname()}.${process.pid}`,
+      concurrency: intOption('--concurrency', o.concurrency, 1, 1, 64),
+      leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
+      maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
+      untilIdle: o.untilIdle === true,
+      signal: stop.signal,
+      onEvent: (e) => {
+        if (o.json === true) io.out(json(e))
+        else if (e.kind === 'claimed') io.out(`${e.worker}: claimed ${e.case_id}`)
+        else if (e.kind === 'advanced') io.out(`${e.worker}: ${e.case_id} → ${e.result.state}${e.result.reason === null ? '' : `/${e.result.reason}`} (${e.result.turns} turn(s), generation ${e.result.generation})`)
+        else if (e.kind === 'failed') io.err(`vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`)
+        else if (e.kind === 'idle') io.out(`${e.worker}: nothing runnable; waiting`)
+      }
+    })
+    io.out(`${summary.claims} claim(s), ${summary.advanced} advanced, ${summary.failures.length} failed`)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await research.close()
+  }
+}
