@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { cpus } from 'node:os'
+import net from 'node:net'
 
 const root = new URL('..', import.meta.url).pathname
 const testRoot = join(root, 'dist', 'test')
@@ -33,6 +34,14 @@ const { findBinaries, startMariaDb, INSTALL_HINT } = await import('../dist/scrip
 const missing = []
 if (spawnSync('git', ['--version']).status !== 0) missing.push('git (apt-get install git)')
 if (findBinaries() === null) missing.push(INSTALL_HINT)
+// The SQL store tests need the machine's PostgreSQL (a database of their own is created and dropped).
+const pgUrl = new URL(process.env.VBA_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres')
+const pgUp = await new Promise((resolve) => {
+  const s = net.connect({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) })
+  s.once('connect', () => { s.destroy(); resolve(true) })
+  s.once('error', () => resolve(false))
+})
+if (!pgUp) missing.push(`PostgreSQL on ${pgUrl.host} (trust auth for user postgres): apt-get install postgresql; pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set VBA_TEST_POSTGRES to an admin URL)`)
 if (missing.length > 0) {
   console.error(`cannot run the integration tests; missing:\n  - ${missing.join('\n  - ')}`)
   console.log('0 passed, 1 failed')

@@ -17,6 +17,13 @@ import { addAttachment as addAttachmentP, cancelPlan as cancelPlanP, recordNote 
 import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
+import type { CaseAt } from './adapters/case-store/store.js'
+import { migrateStore as migrateStoreP, openSqlStore as openSqlStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import { work as workP, type WorkOptions, type WorkSummary } from './investigation/worker.js'
+import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store/directory-queue.js'
+import type { QueueEntry } from './projections/queue.js'
+import { toFailure } from './adapters/fs-util.js'
+import * as TEv from 'fp-ts/lib/TaskEither.js'
 
 export type { Failure, FailureCode, FailureKind } from './domain/failure.js'
 export { failure, isFailure, failureKind, FAILURE_CODES } from './domain/failure.js'
@@ -40,32 +47,52 @@ export type { ModelFn, ModelRequest, AdvanceStep } from './investigation/loop.js
 export type { Capture } from './events/capture.js'
 export type { RecordedEvent } from './events/chain.js'
 export type { Receipt } from './adapters/case-store/append.js'
+export type { CaseAt, CaseStore, StoredCase, Lease } from './adapters/case-store/store.js'
+export type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+export type { QueueEntry, QueueRow } from './projections/queue.js'
+export type { QueueStore, WorkOptions, WorkEvent, WorkSummary } from './investigation/worker.js'
+export { openCaseAt, verifyAt, replayAt, readObjectAt, createCaseAt } from './adapters/case-store/at.js'
+export { directoryStore } from './adapters/case-store/directory-store.js'
 
 const te = <A>(run: () => Promise<import('fp-ts/lib/Either.js').Either<Failure, A>>): TE.TaskEither<Failure, A> => run
 
 /** A project.query recorded in a case (see the root API's `research.queryInCase`). */
-export const queryInCase = (dir: string, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): TE.TaskEither<Failure, CaseQueryResult> =>
+export const queryInCase = (dir: CaseAt, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): TE.TaskEither<Failure, CaseQueryResult> =>
   te(() => queryInCaseP(dir, research, args, commandId, options))
 /** Records a revision and runs the enrichment. */
-export const prepareRevision = (dir: string, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): TE.TaskEither<Failure, PrepareResult> =>
+export const prepareRevision = (dir: CaseAt, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): TE.TaskEither<Failure, PrepareResult> =>
   te(() => prepareRevisionP(dir, research, config, inputs, options))
 /** Reads REPORT.json (attachments relative to it, inside its directory). */
 export const readInputs = (file: string): TE.TaskEither<Failure, RevisionInputs> => te(() => readInputsP(file))
 /** Starts the investigation; the generation after it. */
-export const startInvestigation = (dir: string, options: StartOptions): TE.TaskEither<Failure, number> => te(() => startInvestigationP(dir, options))
+export const startInvestigation = (dir: CaseAt, options: StartOptions): TE.TaskEither<Failure, number> => te(() => startInvestigationP(dir, options))
 /** Runs the loop (see the root API's `investigations.advance`). */
-export const advance = (dir: string, options: AdvanceOptions): TE.TaskEither<Failure, AdvanceResult> => te(() => advanceP(dir, options))
+export const advance = (dir: CaseAt, options: AdvanceOptions): TE.TaskEither<Failure, AdvanceResult> => te(() => advanceP(dir, options))
 /** Resumes a blocked case. */
-export const resumeCase = (dir: string, options: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }): TE.TaskEither<Failure, AdvanceResult> => te(() => resumeCaseP(dir, options))
+export const resumeCase = (dir: CaseAt, options: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }): TE.TaskEither<Failure, AdvanceResult> => te(() => resumeCaseP(dir, options))
 /** Records lab test feedback. */
-export const recordFeedback = (dir: string, requestId: string, feedback: string, options: CommandOptions = {}): TE.TaskEither<Failure, number> => te(() => recordFeedbackP(dir, requestId, feedback, options))
+export const recordFeedback = (dir: CaseAt, requestId: string, feedback: string, options: CommandOptions = {}): TE.TaskEither<Failure, number> => te(() => recordFeedbackP(dir, requestId, feedback, options))
 /** The next prompt. */
-export const nextPrompt = (dir: string): TE.TaskEither<Failure, RenderedPrompt> => te(() => nextPromptP(dir))
+export const nextPrompt = (dir: CaseAt): TE.TaskEither<Failure, RenderedPrompt> => te(() => nextPromptP(dir))
 /** Records a note. */
-export const recordNote = (dir: string, input: NoteInput): TE.TaskEither<Failure, AppendOutcome> => te(() => recordNoteP(dir, input))
+export const recordNote = (dir: CaseAt, input: NoteInput): TE.TaskEither<Failure, AppendOutcome> => te(() => recordNoteP(dir, input))
 /** Adds an attachment. */
-export const addAttachment = (dir: string, input: AttachmentInput): TE.TaskEither<Failure, AppendOutcome> => te(() => addAttachmentP(dir, input))
+export const addAttachment = (dir: CaseAt, input: AttachmentInput): TE.TaskEither<Failure, AppendOutcome> => te(() => addAttachmentP(dir, input))
 /** Cancels the pending plan. */
-export const cancelPlan = (dir: string, input: CancelPlanInput): TE.TaskEither<Failure, AppendOutcome> => te(() => cancelPlanP(dir, input))
+export const cancelPlan = (dir: CaseAt, input: CancelPlanInput): TE.TaskEither<Failure, AppendOutcome> => te(() => cancelPlanP(dir, input))
 /** Tops up the budget. */
-export const topUpBudget = (dir: string, input: TopUpInput): TE.TaskEither<Failure, AppendOutcome> => te(() => topUpBudgetP(dir, input))
+export const topUpBudget = (dir: CaseAt, input: TopUpInput): TE.TaskEither<Failure, AppendOutcome> => te(() => topUpBudgetP(dir, input))
+
+const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failure, A> => TEv.tryCatch(run, (e) => toFailure(e, context))
+
+/**
+ * Opens a SQL store (PostgreSQL or MariaDB/MySQL): cases are then addressed as `{ store, caseId }`
+ * wherever a directory was taken. Close it with `store.close()`.
+ */
+export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openSqlStoreP(url, options))
+/** Creates or upgrades a SQL store's schema; the migrations applied. */
+export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreP(url, options))
+/** The queue of a folder of case directories. */
+export const listDirectoryQueue = (root: string): TE.TaskEither<Failure, QueueEntry[]> => thrown('list queue', () => listDirectoryQueueP(root))
+/** The worker loop over a store's queue (see the root API's `queue.work`). */
+export const work = (options: WorkOptions): TE.TaskEither<Failure, WorkSummary> => thrown('work', () => workP(options))

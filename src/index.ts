@@ -10,7 +10,10 @@
  * @module vba-case-research
  */
 export { openVba } from './api/client.js'
-export type { Vba, VbaOptions, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, AdvanceOptions, Appended, WriteOptions, CaseStatus } from './api/client.js'
+export type { Vba, VbaOptions, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus } from './api/client.js'
+export type { Lease } from './adapters/case-store/store.js'
+export type { QueueEntry, QueueRow } from './projections/queue.js'
+export type { WorkEvent, WorkSummary } from './investigation/worker.js'
 export { VbaError, isVbaError } from './api/errors.js'
 export { FAILURE_CODES, failureKind } from './domain/failure-codes.js'
 export type { FailureCode, FailureKind } from './domain/failure-codes.js'

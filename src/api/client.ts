@@ -5,6 +5,7 @@
  * model on its own: investigations take the controller's model function.
  */
 import * as path from 'node:path'
+import { hostname } from 'node:os'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
 import type { CaseState } from '../domain/case-state.js'
@@ -13,18 +14,21 @@ import type { Capture } from '../events/capture.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { Finding } from '../events/findings.js'
-import { initCase } from '../adapters/case-store/init.js'
-import { openCase } from '../adapters/case-store/open.js'
 import type { AppendOutcome, Receipt } from '../adapters/case-store/append.js'
-import { readObject } from '../adapters/case-store/objects.js'
-import { verifyCase, type VerifyReport } from '../adapters/case-store/verify.js'
-import { replayCase } from '../adapters/case-store/replay.js'
+import type { VerifyReport } from '../adapters/case-store/verify.js'
+import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
+import type { CaseAt, Lease } from '../adapters/case-store/store.js'
+import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { migrateStore, openSqlStore, type SqlStore } from '../adapters/sql-store/sql-store.js'
+import { FailureError } from '../adapters/fs-util.js'
+import type { QueueEntry } from '../projections/queue.js'
+import { work, type WorkEvent, type WorkSummary } from '../investigation/worker.js'
 import { gcCase, type GcReport } from '../adapters/case-store/gc.js'
 import { breakLock, type LockState } from '../adapters/case-store/lock.js'
 import { loadProfile, profileFromObject, type Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { exportCase, type ExportReport } from '../adapters/bagit/export.js'
-import { importCase, verifyBag, type BagCheck, type ImportReport } from '../adapters/bagit/import.js'
+import { importCase, verifyBag, withVerifiedPackage, type BagCheck, type ImportReport } from '../adapters/bagit/import.js'
 import { defaultProjections } from '../projections/defaults.js'
 import { lifecycleView, type LifecycleView } from '../projections/lifecycle.js'
 import type { RenderedPrompt } from '../projections/prompt.js'
@@ -55,6 +59,14 @@ export interface VbaOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>
   /** Clock and id source (tests pin them; default: the system clock and random UUIDs). */
   readonly clock?: Env
+  /**
+   * A SQL store of cases (`postgres://user@host:5432/db` or `mysql://user@host:3306/db`, a
+   * password through `?password_env=VAR`). With a store, every `dir` argument is a case id in it,
+   * and `queue` can claim work. Without one, cases are directories.
+   */
+  readonly store?: string
+  /** Run the store's schema migrations when the client opens (default false: `vba store migrate`). */
+  readonly migrate?: boolean
 }
 
 /** What an append returns: the command's outcome and its receipt (keep it; see `verify`). */
@@ -89,7 +101,7 @@ export interface CaseStatus extends LifecycleView {
 
 /** The cases: create, write notes and attachments, read their state, verify, replay, clean up. */
 export interface CasesApi {
-  /** Creates an empty case package in `dir` (which must not exist or be empty). */
+  /** Creates an empty case: a package in `dir` (which must not exist or be empty), or the case id `dir` in the store. */
   create(dir: string, options?: { readonly id?: string; readonly title?: string }): Promise<{ readonly case_id: string; readonly dir: string }>
   /** Records a note by an operator (default) or the controller. */
   note(dir: string, note: { readonly text: string; readonly format?: 'plain' | 'markdown'; readonly author?: Author } & WriteOptions): Promise<Appended>
@@ -108,9 +120,9 @@ export interface CasesApi {
   verify(dir: string, options?: { readonly expectHead?: Receipt; readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void }): Promise<VerifyReport>
   /** Every projection's view, from the log alone. */
   replay(dir: string): Promise<{ readonly case_id: string; readonly generation: number; readonly head_hash: string; readonly views: Record<string, { readonly version: number; readonly view: unknown }> }>
-  /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). */
+  /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). Directories only. */
   gc(dir: string): Promise<GcReport>
-  /** Removes the lock of a writer that is gone (a live one only with `force`). */
+  /** Removes the lock of a writer that is gone (a live one only with `force`). Directories only. */
   unlock(dir: string, options?: { readonly force?: boolean }): Promise<LockState>
 }
 
@@ -172,8 +184,54 @@ export interface TransportApi {
   export(dir: string, out: string, options?: { readonly format?: 'tar' | 'dir'; readonly onProgress?: (done: number, total: number) => void }): Promise<ExportReport>
   /** Verifies a bag completely, then moves its case into `dir`. */
   import(archive: string, dir: string, options?: { readonly onProgress?: (done: number, total: number) => void }): Promise<ImportReport>
+  /**
+   * Verifies a case directory, bag directory or bag archive completely, then copies its case into
+   * the client's store (CASE_EXISTS when the id is taken). Needs `store`.
+   */
+  importIntoStore(source: string, options?: { readonly onProgress?: (done: number, total: number) => void }): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(target: string, options?: { readonly expectHead?: Receipt }): Promise<BagCheck>
+}
+
+/** Options of {@link QueueApi.work}. */
+export interface WorkOptions {
+  /** Your model, for every case the worker advances. */
+  readonly model: ModelFn
+  /** This worker's name, recorded with its leases (default host.pid). */
+  readonly worker?: string
+  /** Cases advanced at the same time (default 1). */
+  readonly concurrency?: number
+  /** Lease length, renewed every third of it (default 60 000 ms). */
+  readonly leaseMs?: number
+  /** How long an idle worker waits before asking again (default 1000 ms). */
+  readonly pollMs?: number
+  /** Model turns per claim (default 20). */
+  readonly maxTurns?: number
+  /** Return once nothing is runnable or leased (default: run until the signal). */
+  readonly untilIdle?: boolean
+  /** Stops the worker: the case in hand stops at its next step boundary and is released. */
+  readonly signal?: AbortSignal
+  readonly onEvent?: (e: WorkEvent) => void
+}
+
+/**
+ * The work queue: which cases can run now and why the others cannot, and leases so a fleet never
+ * advances one case twice at once. Listing works on a folder of case directories too; claims,
+ * leases and `work` need the client's `store`.
+ */
+export interface QueueApi {
+  /** Every case with its queue row, runnable ones first (`root`: a folder of case directories, without a store). */
+  list(root?: string): Promise<readonly QueueEntry[]>
+  /** Leases one runnable case to `worker`, or null when nothing is runnable. */
+  claim(worker: string, options?: { readonly leaseMs?: number }): Promise<Lease | null>
+  /** Extends a lease still held (LEASE_LOST otherwise). */
+  renew(lease: Lease, options?: { readonly leaseMs?: number }): Promise<Lease>
+  /** Gives a case back to the queue; false when the lease was not held any more. */
+  release(lease: Lease): Promise<boolean>
+  /** Advances one claimed case under its lease with your model (appends are refused once the lease is lost). */
+  advance(lease: Lease, options: AdvanceOptions): Promise<AdvanceResult>
+  /** The worker loop: claim, advance, release, repeat, with the profile's research and settings. */
+  work(options: WorkOptions): Promise<WorkSummary>
 }
 
 /** The client. */
@@ -184,8 +242,19 @@ export interface Vba {
   readonly research: ResearchApi
   readonly investigations: InvestigationsApi
   readonly transport: TransportApi
+  readonly queue: QueueApi
   /** Releases every pool and handle (database connections, repositories). The process can then exit. */
   close(): Promise<void>
+}
+
+/** Runs library code that throws coded failures, rejecting with a VbaError instead. */
+const thrown = async <A>(body: () => Promise<A>): Promise<A> => {
+  try {
+    return await body()
+  } catch (e) {
+    if (e instanceof FailureError) throw new VbaError(e.failure)
+    throw e
+  }
 }
 
 const appended = (o: AppendOutcome): Appended => ({ status: o.status, commandId: o.commandId, generation: o.generation, receipt: o.receipt })
@@ -221,40 +290,65 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     research ??= createProjectResearch(profile, { openSource: openSourceResearch, ...(options.environment === undefined ? {} : { env: options.environment }) })
     return research
   }
+  let store: SqlStore | null = null
+  if (options.store !== undefined) {
+    const url = options.store
+    const storeOptions = options.environment === undefined ? {} : { environment: options.environment }
+    if (options.migrate === true) await thrown(() => migrateStore(url, storeOptions))
+    store = await thrown(() => openSqlStore(url, storeOptions))
+  }
+  /** Where a case is: a case id in the store, or a directory. */
+  const at = (ref: string): CaseAt => {
+    live()
+    return store === null ? ref : { store, caseId: ref }
+  }
+  const directoryOnly = (what: string): void => {
+    if (store !== null) throw new VbaError(failure('STORE_INVALID', `${what} is for case directories; a SQL store keeps no crash leftovers or lock files`))
+  }
+  const needStore = (): SqlStore => {
+    live()
+    if (store === null) throw new VbaError(failure('STORE_INVALID', 'this needs a SQL store: openVba({ store: "postgres://user@host/db" })'))
+    return store
+  }
   const write = (o: WriteOptions) => ({ env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }), ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })
 
   const cases: CasesApi = {
     create: async (dir, o = {}) => {
-      live()
-      const d = await settle(() => initCase({ dir, env, ...(o.id === undefined ? {} : { caseId: o.id }), ...(o.title === undefined ? {} : { title: o.title }) })())
-      return { case_id: d.case_id, dir: path.resolve(dir) }
+      const where = at(dir)
+      const d = await settle(() => createCaseAt(where, { env, ...(o.id === undefined ? {} : { caseId: o.id }), ...(o.title === undefined ? {} : { title: o.title }) })())
+      return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
     },
-    note: async (dir, n) => appended(await settle(() => recordNote(dir, { text: n.text, ...(n.format === undefined ? {} : { format: n.format }), ...(n.author === undefined ? {} : { author: n.author }), ...write(n) }))),
-    attach: async (dir, a) => appended(await settle(() => addAttachment(dir, { name: a.name, bytes: a.bytes, ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }), ...(a.author === undefined ? {} : { author: a.author }), ...write(a) }))),
+    note: async (dir, n) => appended(await settle(() => recordNote(at(dir), { text: n.text, ...(n.format === undefined ? {} : { format: n.format }), ...(n.author === undefined ? {} : { author: n.author }), ...write(n) }))),
+    attach: async (dir, a) => appended(await settle(() => addAttachment(at(dir), { name: a.name, bytes: a.bytes, ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }), ...(a.author === undefined ? {} : { author: a.author }), ...write(a) }))),
     status: async (dir) => {
-      const h = await settle(() => openCase(dir)())
+      const h = await settle(() => openCaseAt(at(dir))())
       const s: CaseState = h.cursor.state
       return { case_id: h.declaration.case_id, title: h.declaration.title ?? null, generation: h.cursor.seq, head: { seq: h.cursor.seq, hash: h.cursor.hash }, notices: h.notices, ...lifecycleView(s) }
     },
     facts: async (dir) => {
-      const h = await settle(() => openCase(dir)())
+      const where = at(dir)
+      const h = await settle(() => openCaseAt(where)())
       const ref = h.cursor.state.facts
       if (ref === null) return null
-      const bytes = await settle(() => readObject(dir, ref)())
+      const bytes = await settle(() => readObjectAt(where, ref)())
       return (JSON.parse(bytes.toString('utf8')) as { facts: Fact[] }).facts
     },
     events: async (dir) => {
       const all: RecordedEvent[] = []
-      await settle(() => replayCase(dir, [{ name: 'events', version: 1, init: () => all, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])())
+      await settle(() => replayAt(at(dir), [{ name: 'events', version: 1, init: () => all, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])())
       return all
     },
-    verify: (dir, o = {}) => settle(() => verifyCase(dir, { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    verify: async (dir, o = {}) => settle(() => verifyAt(at(dir), { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
     replay: async (dir) => {
-      const r = await settle(() => replayCase(dir, defaultProjections())())
+      const r = await settle(() => replayAt(at(dir), defaultProjections())())
       return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }
     },
-    gc: (dir) => settle(() => gcCase(dir)()),
-    unlock: (dir, o = {}) => settle(async () => {
+    gc: async (dir) => {
+      directoryOnly('gc')
+      return settle(() => gcCase(dir)())
+    },
+    unlock: async (dir, o = {}) => settle(async () => {
+      directoryOnly('unlock')
       try {
         return E.right(await breakLock(dir, { force: o.force === true }))
       } catch (e) {
@@ -267,7 +361,7 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
 
   const researchApi: ResearchApi = {
     query: async (args) => settle(() => researchOf().query(args)()),
-    queryInCase: async (dir, args, o = {}) => settle(() => queryInCase(dir, researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
+    queryInCase: async (dir, args, o = {}) => settle(() => queryInCase(at(dir), researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
   }
 
   const investigations: InvestigationsApi = {
@@ -275,16 +369,16 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
       const r = researchOf()
       if (profile === null) throw noProfile()
       const config = await settle(async () => enrichmentConfig(profile))
-      return settle(() => prepareRevision(dir, r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) }))
+      return settle(() => prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) }))
     },
     start: async (dir, o = {}) => {
       live()
       const settings = o.settings ?? (profile === null ? null : await settle(async () => settingsOf(profile)))
       if (settings === null) throw noProfile()
-      const generation = await settle(() => startInvestigation(dir, { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) }))
+      const generation = await settle(() => startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) }))
       return { generation }
     },
-    advance: async (dir, o) => settle(() => advance(dir, {
+    advance: async (dir, o) => settle(() => advance(at(dir), {
       model: o.model,
       research: researchOf(),
       env,
@@ -294,17 +388,66 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.onStep === undefined ? {} : { onStep: o.onStep })
     })),
-    resume: async (dir, o) => settle(() => resumeCase(dir, { manualRetry: o.manualRetry, env, ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })),
-    feedback: async (dir, f) => ({ generation: await settle(() => recordFeedback(dir, f.requestId, f.text, { env, ...(f.commandId === undefined ? {} : { commandId: f.commandId }) })) }),
-    cancelPlan: async (dir, o) => appended(await settle(() => cancelPlan(dir, { reason: o.reason, ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }), ...write(o) }))),
-    topUp: async (dir, o) => appended(await settle(() => topUpBudget(dir, { amount: o.amount, reason: o.reason, ...write(o) }))),
-    nextPrompt: async (dir) => settle(() => nextPrompt(dir))
+    resume: async (dir, o) => settle(() => resumeCase(at(dir), { manualRetry: o.manualRetry, env, ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })),
+    feedback: async (dir, f) => ({ generation: await settle(() => recordFeedback(at(dir), f.requestId, f.text, { env, ...(f.commandId === undefined ? {} : { commandId: f.commandId }) })) }),
+    cancelPlan: async (dir, o) => appended(await settle(() => cancelPlan(at(dir), { reason: o.reason, ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }), ...write(o) }))),
+    topUp: async (dir, o) => appended(await settle(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) }))),
+    nextPrompt: async (dir) => settle(() => nextPrompt(at(dir)))
   }
 
   const transport: TransportApi = {
-    export: (dir, out, o = {}) => settle(() => exportCase(dir, out, { format: o.format ?? 'tar', ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    export: async (dir, out, o = {}) => settle(() => exportCase(at(dir), out, { format: o.format ?? 'tar', ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
     import: (archive, dir, o = {}) => settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
-    verify: (target, o = {}) => settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })())
+    verify: (target, o = {}) => settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
+    importIntoStore: async (source, o = {}) => {
+      const s = needStore()
+      return thrown(() => withVerifiedPackage(source, (d) => s.importDirectory(d), o.onProgress === undefined ? {} : { onProgress: o.onProgress }))
+    }
+  }
+
+  const advanceOptions = (o: AdvanceOptions) => ({
+    model: o.model,
+    env,
+    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+    ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
+    ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+    ...(o.onStep === undefined ? {} : { onStep: o.onStep })
+  })
+
+  const queue: QueueApi = {
+    list: async (root) => {
+      live()
+      if (root !== undefined) return thrown(() => listDirectoryQueue(root))
+      return thrown(() => needStore().list())
+    },
+    claim: async (worker, o = {}) => thrown(() => needStore().claim(worker, o.leaseMs ?? 60_000)),
+    renew: async (lease, o = {}) => thrown(() => needStore().renew(lease, o.leaseMs ?? 60_000)),
+    release: async (lease) => thrown(() => needStore().release(lease)),
+    advance: async (lease, o) => {
+      const s = needStore()
+      return settle(() => advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o), research: researchOf(), lease }))
+    },
+    work: async (o) => {
+      const s = needStore()
+      const r = researchOf()
+      const settings = profile === null ? null : await settle(async () => settingsOf(profile))
+      return thrown(() => work({
+        store: s,
+        model: o.model,
+        research: r,
+        worker: o.worker ?? `${hostname()}.${process.pid}`,
+        env,
+        ...(settings === null ? {} : { settings }),
+        ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+        ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
+        ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
+        ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+        ...(o.untilIdle === undefined ? {} : { untilIdle: o.untilIdle }),
+        ...(o.signal === undefined ? {} : { signal: o.signal }),
+        ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent })
+      }))
+    }
   }
 
   return {
@@ -313,11 +456,15 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     research: researchApi,
     investigations,
     transport,
+    queue,
     close: async () => {
       closed = true
       const r = research
       research = null
       if (r !== null) await r.close()
+      const st = store
+      store = null
+      if (st !== null) await st.close()
     }
   }
 }

@@ -12,6 +12,7 @@ import { writeDemoWorld } from '../../src/demo/world.js'
 import { forger } from '../../src/testing.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
+import { postgresStore } from '../helpers/stores.js'
 
 const world = writeDemoWorld(path.join(tempDir('api-world'), 'world'))
 
@@ -113,3 +114,48 @@ client('close() releases the database pool: a process that closes the client exi
 })
 
 client.run()
+
+const stored = suite('the client with a SQL store')
+
+stored('case ids instead of directories: create, prepare, claim and advance under the lease, export, import; directory-only calls refused', async () => {
+  const t = await postgresStore('client')
+  const noStore = await openVba()
+  assert.is((await rejects(noStore.queue.claim('w'))).code, 'STORE_INVALID')
+  await noStore.close()
+  assert.is((await rejects(openVba({ store: t.url }))).code, 'STORE_SCHEMA_OUTDATED')
+  const vba = await openVba({ profile: world.profile, store: t.url, migrate: true })
+  try {
+    const created = await vba.cases.create('bug-1', { title: 'stored' })
+    assert.equal(created, { case_id: 'bug-1', dir: 'bug-1' })
+    assert.is((await rejects(vba.cases.create('bug-1'))).code, 'CASE_EXISTS')
+    await vba.investigations.prepare('bug-1', { report: 'Quest 11117 cannot be completed.', entities: [{ type: 'quest', id: 11117 }] })
+    await vba.investigations.start('bug-1')
+    const lease = await vba.queue.claim('embedded', { leaseMs: 30_000 })
+    assert.is(lease?.caseId, 'bug-1')
+    if (lease === null) return
+    const model: ModelFn = async ({ phase }) => JSON.stringify(phase === 'interpretation' ? { interpretation: { summary: 's' } } : { next: { kind: 'conclusion', summary: 'c', hypotheses: [], evidence: [] } })
+    const r = await vba.queue.advance(lease, { model })
+    assert.is(r.state, 'CONCLUDED')
+    assert.ok(await vba.queue.release(lease))
+    assert.is((await vba.queue.list())[0]?.why, 'concluded')
+    assert.is((await rejects(vba.cases.gc('bug-1'))).code, 'STORE_INVALID')
+    const out = path.join(tempDir('api-store-export'), 'bug-1.tar')
+    const ex = await vba.transport.export('bug-1', out)
+    assert.is(ex.generation, r.generation)
+    const other = await postgresStore('client2')
+    const second = await openVba({ store: other.url, migrate: true })
+    try {
+      assert.equal(await second.transport.importIntoStore(out), { case_id: 'bug-1', generation: r.generation })
+      assert.is((await second.cases.verify('bug-1')).valid, true)
+      assert.is((await rejects(second.transport.importIntoStore(out))).code, 'CASE_EXISTS')
+    } finally {
+      await second.close()
+      await other.drop()
+    }
+  } finally {
+    await vba.close()
+    await t.drop()
+  }
+})
+
+stored.run()

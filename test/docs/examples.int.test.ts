@@ -12,6 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { repoRoot, tempDir } from '../helpers/fs.js'
+import { postgresStore, type TestStore } from '../helpers/stores.js'
 
 const root = repoRoot()
 const work = tempDir('docs-examples')
@@ -50,7 +51,12 @@ docs('the tarball ships the library, its types, the format spec, config and docs
   assert.equal(stray, [])
 })
 
-docs('every ts block type-checks in a fresh strict project and runs against the demo world', () => {
+const stores: TestStore[] = []
+docs.after(async () => {
+  for (const s of stores) await s.drop().catch(() => undefined)
+})
+
+docs('every ts block type-checks in a fresh strict project and runs against the demo world', async () => {
   const examples = blocks()
   assert.ok(examples.length >= 5, `found ${examples.length} examples`)
   mkdirSync(path.join(project, 'examples'))
@@ -59,13 +65,17 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
   assert.is(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`)
   const vba = path.join(project, 'node_modules', 'vba-case-research', 'dist', 'src', 'cli', 'main.js')
   for (const e of examples) {
+    // Every example gets a fresh PostgreSQL database as VBA_STORE (the fleet examples use it).
+    const store = await postgresStore('docs')
+    stores.push(store)
     const cwd = path.join(work, 'run', e.name)
     mkdirSync(cwd, { recursive: true })
     const world = spawnSync(process.execPath, [vba, 'demo-world', 'demo'], { cwd, encoding: 'utf8' })
     assert.is(world.status, 0, world.stderr)
-    const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], { cwd, encoding: 'utf8', timeout: 120_000 })
+    const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, VBA_STORE: store.url } })
     assert.is(run.status, 0, `${e.name} failed:\n${run.stdout}\n${run.stderr}`)
     if (e.name.startsWith('README')) assert.match(run.stdout, /CONCLUDED after \d+ turns; receipt \d+:sha256:/)
+    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 advanced\nCONCLUDED/)
   }
 })
 
