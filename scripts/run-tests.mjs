@@ -4,7 +4,7 @@
 //   node dist/test/events/chain.test.js
 // Usage: node scripts/run-tests.mjs [substring ...]   (filters files by path)
 import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { cpus } from 'node:os'
 import net from 'node:net'
@@ -41,6 +41,7 @@ const pgUp = await new Promise((resolve) => {
   s.once('connect', () => { s.destroy(); resolve(true) })
   s.once('error', () => resolve(false))
 })
+if (!existsSync(process.env.VBA_CHROMIUM ?? '/usr/bin/chromium')) missing.push("Debian's chromium for the report tests: apt-get install chromium (or set VBA_CHROMIUM)")
 if (!pgUp) missing.push(`PostgreSQL on ${pgUrl.host} (trust auth for user postgres): apt-get install postgresql; pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set VBA_TEST_POSTGRES to an admin URL)`)
 if (missing.length > 0) {
   console.error(`cannot run the integration tests; missing:\n  - ${missing.join('\n  - ')}`)

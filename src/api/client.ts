@@ -23,6 +23,7 @@ import { migrateStore, openSqlStore, type SqlStore } from '../adapters/sql-store
 import { FailureError } from '../adapters/fs-util.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { work, type WorkEvent, type WorkSummary } from '../investigation/worker.js'
+import { caseReport } from '../report/case-report.js'
 import { gcCase, type GcReport } from '../adapters/case-store/gc.js'
 import { breakLock, type LockState } from '../adapters/case-store/lock.js'
 import { loadProfile, profileFromObject, type Profile } from '../adapters/config/profile.js'
@@ -118,6 +119,8 @@ export interface CasesApi {
    * a rollback or a fork is a finding. Problems of the case are findings, never a rejection.
    */
   verify(dir: string, options?: { readonly expectHead?: Receipt; readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void }): Promise<VerifyReport>
+  /** The case report: one self-contained HTML page (deterministic; no script, no outside resource). */
+  report(dir: string): Promise<string>
   /** Every projection's view, from the log alone. */
   replay(dir: string): Promise<{ readonly case_id: string; readonly generation: number; readonly head_hash: string; readonly views: Record<string, { readonly version: number; readonly view: unknown }> }>
   /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). Directories only. */
@@ -343,6 +346,7 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
       const r = await settle(() => replayAt(at(dir), defaultProjections())())
       return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }
     },
+    report: async (dir) => thrown(() => caseReport(at(dir))),
     gc: async (dir) => {
       directoryOnly('gc')
       return settle(() => gcCase(dir)())

@@ -14,7 +14,10 @@ import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { caseReport } from '../report/case-report.js'
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -155,4 +158,25 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
   if (done?.facts === null || done === undefined) return null
   const bytes = orExit(await readObjectAt(dir, done.facts)())
   return JSON.parse(bytes.toString('utf8')) as unknown
+}
+
+/** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
+export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Promise<void> => {
+  let html: string
+  try {
+    html = await caseReport(at)
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
+    throw e
+  }
+  const target = path.resolve(opts.out)
+  const tmp = path.join(path.dirname(target), `.vba-report-${process.pid}-${path.basename(target)}`)
+  try {
+    await fsp.writeFile(tmp, html, { flag: 'wx' })
+    await fsp.rename(tmp, target)
+  } catch (e) {
+    await fsp.rm(tmp, { force: true })
+    throw new CliExit(EXIT.INPUT, failure('IO_ERROR', `cannot write ${opts.out} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { out: opts.out }))
+  }
+  io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
 }

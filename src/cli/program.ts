@@ -1,6 +1,6 @@
 /** The `vba` command line: commander wiring only; every verb calls the library. */
 import { Command, CommanderError } from 'commander'
-import { caseGc, caseInit, caseNote, caseUnlock, replay, show, verify, type Out } from './case-verbs.js'
+import { caseGc, caseInit, caseNote, caseUnlock, replay, reportVerb, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import { caseQuery, casePrepare, research } from './research-verbs.js'
 import { feedback, resume, status } from './investigation-verbs.js'
@@ -77,6 +77,10 @@ const buildProgram = (io: Out): Command => {
     .option('--json', 'canonical JSON')
     .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { json?: boolean } & StoreOption) => show(io, await caseAt(dir, o), o))
+  program.command('report <case>').description('write the case report: one self-contained HTML page (no script, no outside resource), byte-identical for the same case')
+    .requiredOption('--out <file>', 'the HTML file to write')
+    .option('--store <url>', STORE_HELP)
+    .action(async (dir: string, o: { out: string } & StoreOption) => reportVerb(io, await caseAt(dir, o), o))
   program.command('status <dir>').description('the lifecycle of the investigation: state, block reason, budget, hypotheses')
     .option('--json', 'JSON')
     .option('--store <url>', STORE_HELP)

@@ -14,7 +14,7 @@ import { Identifier } from '../events/codecs.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
-import { appendCommand, recordedOutcome, type AppendOutcome } from '../adapters/case-store/append.js'
+import { appendCommand, recordedOutcome, type AppendOutcome, type Command } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { systemEnv, type Env } from '../adapters/env.js'
@@ -78,14 +78,21 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
   const done = await recordedOutcome(handle, commandId)
   if (done !== null) return done
   checkGeneration(handle, options.expectedGeneration)
-  const decided = must(decide(handle.cursor.state))
-  if (decided.events.length === 0) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
-  return must(await appendCommand(handle, {
-    commandId,
-    expectedGeneration: handle.cursor.seq,
-    events: decided.events,
-    ...(decided.objects === undefined ? {} : { objects: decided.objects })
-  }, { env: options.env ?? systemEnv, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.lease === undefined ? {} : { lease: options.lease }) })())
+  const command = (h: CaseHandle): Command | null => {
+    const decided = must(decide(h.cursor.state))
+    if (decided.events.length === 0) return null
+    return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
+  }
+  const first = command(handle)
+  if (first === null) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
+  // Without an explicit expected generation, a case that moved on meanwhile is decided again
+  // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
+  return must(await appendCommand(handle, first, {
+    env: options.env ?? systemEnv,
+    ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    ...(options.expectedGeneration === undefined ? { rebase: command } : {})
+  })())
 }
 
 /** Opens the case at `at` and runs one typed command on it. */

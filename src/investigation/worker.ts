@@ -63,6 +63,7 @@ export interface WorkOptions {
   readonly onEvent?: (e: WorkEvent) => void
 }
 
+/** What a worker loop did: cases claimed, advanced, and the ones whose advance failed (with the code). */
 export interface WorkSummary {
   readonly claims: number
   readonly advanced: number

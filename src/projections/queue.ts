@@ -6,6 +6,7 @@
  */
 import { remainingBudget, type CaseLifecycleState, type CaseState } from '../domain/case-state.js'
 
+/** The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan. */
 export interface QueueRow {
   readonly state: CaseLifecycleState
   readonly reason: string | null

@@ -184,6 +184,26 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
   return { sealed, bytes, newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }, provided, rules }
 }
 
+/**
+ * The command to write on the caught-up handle: itself when its expected generation holds, the
+ * rebased command when the caller allows it (null: nothing to append), else GENERATION_CONFLICT.
+ */
+export const rebaseCommand = (handle: CaseHandle, cmd: Command, options: StoreAppendOptions): Command | null => {
+  if (cmd.expectedGeneration === handle.cursor.seq) return cmd
+  if (options.rebase === undefined) {
+    return fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: cmd.expectedGeneration, actual: handle.cursor.seq })
+  }
+  const next = options.rebase(handle)
+  if (next === null) return null
+  if (next.commandId !== cmd.commandId || next.expectedGeneration !== handle.cursor.seq) fail('INTERNAL_ERROR', 'a rebased command keeps its id and expects the current generation')
+  validateCommand(next)
+  return next
+}
+
+/** The outcome of a command that, decided again, had nothing left to append. */
+export const nothingToAppend = (handle: CaseHandle, commandId: string): AppendOutcome =>
+  ({ status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] })
+
 export const validateCommand = (cmd: Command): void => {
   if (!Identifier.is(cmd.commandId)) fail('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)')
   if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0) fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
@@ -214,7 +234,7 @@ export const appendCommand = (handle: CaseHandle, cmd: Command, options: StoreAp
   TE.tryCatch(() => handle.store.append(handle, cmd, options), (e) => toFailure(e, 'append'))
 
 /** Appends to a case directory (the directory store's append). */
-export const appendToDirectory = async (handle: CaseHandle, cmd: Command, options: AppendOptions = {}): Promise<AppendOutcome> => {
+export const appendToDirectory = async (handle: CaseHandle, cmd: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
   {
     validateCommand(cmd)
     const env = options.env ?? systemEnv
@@ -235,12 +255,9 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
 
       const recorded = handle.cursor.commands.get(cmd.commandId)
       if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end)), repairs }
-      if (cmd.expectedGeneration !== handle.cursor.seq) {
-        fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, {
-          expected: cmd.expectedGeneration,
-          actual: handle.cursor.seq
-        })
-      }
+      const rebased = rebaseCommand(handle, cmd, options)
+      if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
+      cmd = rebased
 
       const plan = await planCommand(handle, cmd, env, {
         sizeOf: async (digest) => {

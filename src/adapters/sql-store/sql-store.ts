@@ -36,7 +36,7 @@ export type { QueueEntry }
 import { VERSION } from '../../version.js'
 import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../fs-util.js'
-import { duplicateOf, planCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
+import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
 import { corrupt, handleFromScan, type CaseHandle } from '../case-store/open.js'
 import { decodeRecordFile, logChecker, ruleFinding, scanCase, type CommandSpan, type ScanResult } from '../case-store/scan.js'
 import type { ReplayResult } from '../case-store/replay.js'
@@ -282,10 +282,10 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       if (findings.length < 1000) findings.push(f)
       else omitted++
     }
-    const declText = row.declaration.toString('utf8')
-    const decl = decodeRecordFile(declText, (u) => CaseDeclaration.decode(u))
-    if (E.isLeft(decl)) report(finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE }))
-    const declaration = E.isRight(decl) ? decl.right : null
+    // A catch-up (resume) continues a log whose declaration the handle checked already.
+    const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), (u) => CaseDeclaration.decode(u)) : null
+    if (decl !== null && E.isLeft(decl)) report(finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE }))
+    const declaration = decl !== null && E.isRight(decl) ? decl.right : null
     if (declaration !== null && declaration.case_id !== row.case_id) report(finding('CASE_DECLARATION_INVALID', `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`, { path: DECLARATION_FILE }))
     const genesis = declaration === null ? null : genesisHash(declaration)
     const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
@@ -417,24 +417,28 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     })
   }
 
-  const append = async (handle: CaseHandle, cmd: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
-    validateCommand(cmd)
+  const append = async (handle: CaseHandle, first: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+    validateCommand(first)
     const env = options.env ?? systemEnv
     let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan } | null = null
     const outcome = await transaction(async (trx) => {
-      const row = await caseRow(trx, handle.ref, true)
+      // One statement locks the row and reads the head, the lease and the database's clock.
+      const nowSql = dialect === 'postgres' ? 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)' : 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS UNSIGNED)'
+      const locked = (await trx('vba_cases').select('case_id', 'generation', 'head_hash', 'log_bytes', 'lease_token', 'lease_expires_ms', trx.raw(`${nowSql} AS now_ms`)).where({ case_id: handle.ref }).forUpdate().first()) as Record<string, unknown> | undefined
+      if (locked === undefined) return fail('CASE_NOT_FOUND', `no case ${handle.ref} in the store ${display}`, { case_id: handle.ref })
+      const row: CaseRow = { case_id: handle.ref, declaration: Buffer.alloc(0), generation: num(locked['generation']), head_hash: String(locked['head_hash']), log_bytes: num(locked['log_bytes']) }
       if (options.lease !== undefined) {
-        const now = await dbNowMs(trx)
-        if (row.lease_token !== options.lease.token || row.lease_expires_ms === null || row.lease_expires_ms <= now) {
+        const expires = numOrNull(locked['lease_expires_ms'])
+        if (locked['lease_token'] !== options.lease.token || expires === null || expires <= num(locked['now_ms'])) {
           fail('LEASE_LOST', `the lease of ${options.lease.worker} on case ${handle.ref} was lost (expired or taken over); stop working on the case`, { case_id: handle.ref, worker: options.lease.worker })
         }
       }
       await catchUp(trx, handle, row)
-      const recorded = handle.cursor.commands.get(cmd.commandId)
-      if (recorded !== undefined) return duplicateOf(handle, cmd, await recordedEvents(trx, handle.ref, recorded))
-      if (cmd.expectedGeneration !== handle.cursor.seq) {
-        fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: cmd.expectedGeneration, actual: handle.cursor.seq })
-      }
+      const recorded = handle.cursor.commands.get(first.commandId)
+      if (recorded !== undefined) return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded))
+      const rebased = rebaseCommand(handle, first, options)
+      if (rebased === null) return nothingToAppend(handle, first.commandId)
+      const cmd = rebased
       const plan = await planCommand(handle, cmd, env, {
         sizeOf: async (digest) => {
           const r = (await trx('vba_objects').select('size').where({ digest }).first()) as Record<string, unknown> | undefined
@@ -449,19 +453,33 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
         }
       })
       await insertObjects(trx, plan.provided.values())
-      await insertEvents(trx, handle.ref, plan.sealed.map((s) => ({ seq: s.envelope.seq, command_id: s.envelope.command_id, hash: s.envelope.hash, line: Buffer.from(s.line, 'utf8') })))
-      await trx('vba_commands').insert({ case_id: handle.ref, command_id: cmd.commandId, first_seq: handle.cursor.seq + 1, last_seq: plan.newHead.seq })
+      const lines = plan.sealed.map((x) => ({ seq: x.envelope.seq, command_id: x.envelope.command_id, hash: x.envelope.hash, line: Buffer.from(x.line, 'utf8') }))
       const state = plan.rules.state()
       // The queue's clock is the events' own time (the env clock is not consumed twice).
       const lastAt = plan.sealed[plan.sealed.length - 1]?.envelope.at ?? new Date(0).toISOString()
-      const updated = await trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update({
+      const head = {
         generation: plan.newHead.seq,
         head_hash: plan.newHead.hash,
         log_bytes: plan.newHead.bytes,
         last_event_at: lastAt,
         updated_ms: Date.parse(lastAt),
         ...queueColumns(state)
-      })
+      }
+      const commandRow = { case_id: handle.ref, command_id: cmd.commandId, first_seq: handle.cursor.seq + 1, last_seq: plan.newHead.seq }
+      let updated: number
+      if (dialect === 'postgres' && lines.length <= INSERT_ROWS) {
+        // PostgreSQL: events, command and head in one statement (data-modifying CTEs): one round
+        // trip while the case row is locked, instead of three.
+        const ev = trx('vba_events').insert(lines.map((l) => ({ case_id: handle.ref, ...l }))).toSQL()
+        const cm = trx('vba_commands').insert(commandRow).toSQL()
+        const up = trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head).toSQL()
+        const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [...ev.bindings, ...cm.bindings, ...up.bindings] as Knex.RawBinding[])) as { rowCount: number }
+        updated = r.rowCount
+      } else {
+        await insertEvents(trx, handle.ref, lines)
+        await trx('vba_commands').insert(commandRow)
+        updated = await trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
+      }
       if (updated !== 1) fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', { expected: cmd.expectedGeneration })
       after = { state, seq: plan.newHead.seq, hash: plan.newHead.hash, bytes: plan.newHead.bytes, span: { firstSeq: handle.cursor.seq + 1, lastSeq: plan.newHead.seq, start: handle.cursor.bytes, end: plan.newHead.bytes } }
       return { status: 'appended' as const, commandId: cmd.commandId, events: plan.sealed.map((s) => s.envelope), generation: plan.newHead.seq, receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash }, repairs: [] }
@@ -469,8 +487,8 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     // Acknowledged (committed): only now does the handle move on.
     const a = after as { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan } | null
     if (a !== null && outcome.status === 'appended') {
-      handle.cursor.commands.set(cmd.commandId, a.span)
-      handle.cursor.lastCommand = cmd.commandId
+      handle.cursor.commands.set(first.commandId, a.span)
+      handle.cursor.lastCommand = first.commandId
       handle.cursor.seq = a.seq
       handle.cursor.hash = a.hash
       handle.cursor.bytes = a.bytes

@@ -1,0 +1,406 @@
+/**
+ * The case report: one self-contained HTML page rendered from the log and its objects, for the
+ * people who review an investigation (what was asked, what was found, why the conclusion follows,
+ * every claim one click from its evidence). A projection: a pure function of the events, the
+ * objects they reference and the verification result, so the same case gives byte-identical HTML
+ * on any machine. No script, no outside resource (a Content-Security-Policy forbids both); folding
+ * uses <details>. Everything from a capture, a model answer or a note is escaped, and bidi and
+ * zero-width characters are shown as visible codes, never obeyed.
+ */
+import type { RecordedEvent } from '../events/chain.js'
+import type { Capture } from '../events/capture.js'
+import type { Finding } from '../events/findings.js'
+import type { Fact } from '../domain/facts.js'
+import { cell, requestText } from './capture-text.js'
+
+export interface ReportInput {
+  readonly caseId: string
+  readonly title: string | null
+  readonly createdAt: string
+  /** Every event, in order. */
+  readonly events: readonly RecordedEvent[]
+  /** Objects by digest: captures, facts, reports and raw answers (others may be absent). */
+  readonly objects: ReadonlyMap<string, Uint8Array>
+  readonly verification: { readonly valid: boolean; readonly findings: readonly Finding[]; readonly head: { readonly seq: number; readonly hash: string } | null }
+  /** The library version that rendered the page (part of the page, so part of its bytes). */
+  readonly version: string
+}
+
+type Rec = Readonly<Record<string, unknown>>
+const asRec = (u: unknown): Rec => (typeof u === 'object' && u !== null && !Array.isArray(u) ? (u as Rec) : {})
+const asArr = (u: unknown): readonly unknown[] => (Array.isArray(u) ? u : [])
+const str = (u: unknown): string => (typeof u === 'string' ? u : u === undefined ? '' : String(u))
+
+// Bidi controls and zero-width characters: shown as codes, so text cannot reorder or hide itself.
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+
+/** HTML-escapes text (and makes invisible controls visible). */
+export const esc = (text: string): string =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+    .replace(INVISIBLE, (c) => `<span class="cc" title="invisible character">&lt;U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}&gt;</span>`)
+
+const utf8 = (b: Uint8Array | undefined): string | null => (b === undefined ? null : new TextDecoder().decode(b))
+
+const STYLE = `
+:root{--fg:#1d2330;--muted:#5b6475;--line:#d8dde6;--bg:#ffffff;--soft:#f4f6f9;--ok:#13733b;--bad:#b3261e;--warn:#8a5a00;--link:#1f5fbf}
+*{box-sizing:border-box}
+body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1100px;margin:0 auto;padding:24px 20px 64px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}h3{font-size:16px;margin:18px 0 6px}
+a{color:var(--link)}code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+pre{background:var(--soft);padding:10px 12px;border-radius:6px;overflow-x:auto;white-space:pre-wrap;word-break:break-word;unicode-bidi:plaintext}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:12px 0}.meta dt{color:var(--muted)}.meta dd{margin:0;word-break:break-all}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:13px;font-weight:600;background:var(--soft)}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}.muted{color:var(--muted)}
+.state-CONCLUDED{background:#dff3e6;color:var(--ok)}.state-BLOCKED,.state-EXHAUSTED{background:#fde8e6;color:var(--bad)}.state-INVESTIGATING,.state-INTERPRETING{background:#e6eefc;color:var(--link)}
+table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}th{background:var(--soft);font-weight:600}
+td.num{text-align:right;color:var(--muted);user-select:none;white-space:nowrap}td.code{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}
+tr.hit td{background:#fff6d6}
+.null{color:var(--muted);font-style:italic}
+.timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:4px 0 8px 14px;margin-left:6px}
+.timeline li.block{border-color:var(--bad)}.timeline li.turn{border-color:var(--link)}.timeline li.op{border-color:var(--warn)}
+.when{color:var(--muted);font-size:12px}
+.card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin:12px 0;scroll-margin-top:12px}
+.card:target{outline:3px solid var(--link)}
+.marker{color:var(--warn);font-size:13px;margin:4px 0}
+.cc{color:var(--bad);font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+details summary{cursor:pointer;color:var(--muted)}
+svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
+@media (max-width:600px){main{padding:12px 10px 40px}.meta{grid-template-columns:1fr}.meta dt{margin-top:6px}}
+@media print{details{display:block}details>*{display:block}a{color:inherit;text-decoration:none}.card{break-inside:avoid}}
+`
+
+interface Model {
+  readonly evidence: Map<string, { id: string; seq: number; at: string; capture: Capture | null; digest: string; repeat: boolean; kind: string; source: 'investigation' | 'enrichment' }>
+  readonly hypotheses: Map<string, { id: string; statement: string; history: Array<{ seq: number; at: string; status: string; evidence: string[]; note: string }> }>
+}
+
+const ids = (m: Model): { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> } => ({ evidence: new Set(m.evidence.keys()), hypotheses: new Set(m.hypotheses.keys()) })
+
+/** Escaped text in which every known E… and H… id links to its anchor. */
+const linked = (text: string, known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }): string =>
+  esc(text).replace(/\b([EH]\d{1,6})\b/g, (m) => (known.evidence.has(m) || known.hypotheses.has(m) ? `<a href="#${m}">${m}</a>` : m))
+
+const refLinks = (list: readonly string[], known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }): string =>
+  list.length === 0 ? '<span class="muted">none</span>' : list.map((x) => (known.evidence.has(x) || known.hypotheses.has(x) ? `<a href="#${esc(x)}">${esc(x)}</a>` : `<span class="bad" title="unknown id">${esc(x)}</span>`)).join(', ')
+
+const parseCapture = (b: Uint8Array | undefined): Capture | null => {
+  const t = utf8(b)
+  if (t === null) return null
+  try {
+    return JSON.parse(t) as Capture
+  } catch {
+    return null
+  }
+}
+
+const buildModel = (input: ReportInput): Model => {
+  const evidence: Model['evidence'] = new Map()
+  const hypotheses: Model['hypotheses'] = new Map()
+  for (const e of input.events) {
+    if (e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') {
+      const d = e.data
+      if (!evidence.has(d.evidence_id)) evidence.set(d.evidence_id, { id: d.evidence_id, seq: e.seq, at: e.at, capture: parseCapture(input.objects.get(d.capture.digest)), digest: d.capture.digest, repeat: d.repeat, kind: d.kind, source: e.type === 'CaptureRecorded' ? 'investigation' : 'enrichment' })
+    } else if (e.type === 'HypothesisProposed') {
+      hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, history: [{ seq: e.seq, at: e.at, status: 'proposed', evidence: [...e.data.evidence], note: '' }] })
+    } else if (e.type === 'HypothesisUpdated') {
+      hypotheses.get(e.data.hypothesis_id)?.history.push({ seq: e.seq, at: e.at, status: e.data.status, evidence: [...e.data.evidence], note: e.data.note })
+    }
+  }
+  return { evidence, hypotheses }
+}
+
+// --- captures ------------------------------------------------------------------------------------
+
+const lineText = (l: unknown): { text: string; cut: string } => {
+  const r = asRec(l)
+  const t = typeof l === 'string' ? l : str(r['text'])
+  return { text: t, cut: r['text_truncated'] === true ? ` [line cut at ${t.length} of ${str(r['length'])} characters]` : '' }
+}
+
+const sourceTable = (rows: ReadonlyArray<{ line: number; text: string; cut: string; hit?: boolean }>): string =>
+  `<table class="src"><tbody>${rows.map((r) => `<tr${r.hit === true ? ' class="hit"' : ''}><td class="num">${r.line}</td><td class="code">${esc(r.text)}${r.cut === '' ? '' : `<span class="marker">${esc(r.cut)}</span>`}</td></tr>`).join('')}</tbody></table>`
+
+const blobOf = (c: Capture, path: string): string => {
+  if (c.origin.type !== 'git') return ''
+  const f = c.origin.files.find((x) => x.path === path)
+  return f === undefined ? '' : ` <span class="muted mono">blob ${esc(f.blob)}</span>`
+}
+
+const markers = (list: readonly string[]): string => list.map((m) => `<p class="marker">${esc(m)}</p>`).join('')
+
+const limitsOf = (r: Rec): string[] => {
+  const names = asArr(r['limits_reached']).map(str)
+  const out = names.length === 0 ? [] : [`limits reached: ${names.join(', ')} (the answer is partial)`]
+  const counts = Object.entries(asRec(asRec(r['skipped'])['counts']))
+  if (counts.length > 0) out.push(`skipped: ${counts.map(([k, n]) => `${k} ${str(n)}`).join(', ')}`)
+  return out
+}
+
+const hitsByFile = (c: Capture, hits: readonly unknown[]): string => {
+  const files = new Map<string, Array<{ line: number; text: string; cut: string }>>()
+  for (const h of hits) {
+    const r = asRec(h)
+    const list = files.get(str(r['path'])) ?? []
+    list.push({ line: Number(r['line']), ...lineText(r) })
+    files.set(str(r['path']), list)
+  }
+  return [...files].map(([path, rows]) => `<h4 class="mono">${esc(path)}${blobOf(c, path)} <span class="muted">(${rows.length} hit${rows.length === 1 ? '' : 's'})</span></h4>${sourceTable(rows)}`).join('')
+}
+
+const valueCell = (v: unknown): string => (v === null || v === undefined ? '<td class="null">NULL</td>' : `<td class="code">${esc(typeof v === 'string' ? v : cell(v))}</td>`)
+
+const captureBody = (c: Capture): string => {
+  const r = c.result
+  switch (c.kind) {
+    case 'source.search':
+    case 'source.symbol':
+    case 'source.schema':
+    case 'source.registration': {
+      const regs = asArr(r['registrations'])
+      return `<p>${esc(`${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned (${str(r['mode'])}), ${str(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers(limitsOf(r))}`
+    }
+    case 'source.read': {
+      const lines = asArr(r['lines']).map((l) => ({ line: Number(asRec(l)['line']), ...lineText(l) }))
+      const m: string[] = []
+      if (r['truncated'] === true) m.push(`truncated: continue with start_line ${str(r['next_start_line'])}`)
+      if (r['line_limit_exceeded'] === true) m.push(`line limit ${str(r['line_limit'])} exceeded: requested ${str(r['requested_start_line'])}-${str(r['requested_end_line'])}`)
+      if (typeof r['read_notice'] === 'string') m.push(`notice: ${r['read_notice']}`)
+      if (r['eof'] === true) m.push('end of file reached')
+      return `<p><span class="mono">${esc(str(r['path']))}</span> <span class="muted mono">blob ${esc(str(r['blob']))}</span>, ${lines.length === 0 ? 'no lines' : `lines ${lines[0]?.line ?? ''}-${lines[lines.length - 1]?.line ?? ''}`} of ${esc(str(r['total_lines']))}</p>${sourceTable(lines)}${markers(m)}`
+    }
+    case 'source.context': {
+      const hitSet = new Set(asArr(r['hits']).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`))
+      const blocks = asArr(r['blocks']).map((b) => {
+        const x = asRec(b)
+        const path = str(x['path'])
+        const rows = asArr(x['lines']).map((l, i) => ({ line: Number(x['start_line']) + i, ...lineText(l), hit: hitSet.has(`${path}:${Number(x['start_line']) + i}`) }))
+        return `<h4 class="mono">${esc(path)}${blobOf(c, path)}</h4>${sourceTable(rows)}`
+      }).join('')
+      const searches = asArr(r['searches']).map((s) => {
+        const x = asRec(s)
+        return `<li>${esc(`search ${str(x['index'])}: ${JSON.stringify(x['term'])} (${str(x['reason'])}): ${str(x['hit_count'])} hits, ${str(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}`)}</li>`
+      }).join('')
+      return `<p>${esc(`completeness: ${str(r['completeness'])}`)}</p><ul>${searches}</ul>${blocks}${markers(limitsOf(r))}`
+    }
+    case 'source.files': {
+      const files = asArr(r['files'])
+      return `<p>${esc(`${str(r['match_count'])} paths match`)}</p><ul class="mono">${files.map((f) => `<li>${esc(str(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed`]) : ''}`
+    }
+    case 'database.rows': {
+      const cols = asArr(r['columns']).map((x) => asRec(x))
+      const rows = asArr(r['rows'])
+      const m: string[] = []
+      if (r['has_more'] === true) m.push(`more rows exist: continue with offset ${str(r['next_offset'])}`)
+      if (r['row_limit_capped'] === true) m.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)
+      if (r['byte_limit_reached'] === true) m.push('byte limit reached: the page was cut to fit max_result_bytes')
+      m.push(r['complete_filtered_rows'] === true ? 'complete: these are all rows matching the filters' : 'not all rows matching the filters are in this page')
+      const order = asArr(r['order']).map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`).join(', ')
+      return `<p>${esc(`${str(r['row_count'])} rows from offset ${str(r['offset'])} (limit ${str(r['limit'])}), ordered by ${order}`)}</p><table><thead><tr>${cols.map((x) => `<th>${esc(str(x['name']))}<br><span class="muted">${esc(str(x['type']))}</span></th>`).join('')}</tr></thead><tbody>${rows.map((row) => `<tr>${cols.map((x) => valueCell(asRec(row)[str(x['name'])])).join('')}</tr>`).join('')}</tbody></table>${markers(m)}`
+    }
+    case 'database.count':
+      return `<p>${esc(`${str(r['count'])} rows`)}</p>`
+    case 'database.schema':
+      return `<table><thead><tr><th>column</th><th>type</th><th>null</th><th>key</th></tr></thead><tbody>${asArr(r['columns']).map((x) => {
+        const col = asRec(x)
+        return `<tr><td class="code">${esc(str(col['name']))}</td><td class="code">${esc(str(col['type']))}</td><td>${col['nullable'] === true ? 'NULL' : 'NOT NULL'}</td><td>${esc(col['key'] === null ? '' : str(col['key']))}</td></tr>`
+      }).join('')}</tbody></table>`
+    case 'database.tables':
+      return `<p>${esc(`present: ${asArr(r['tables']).map((x) => `${str(asRec(x)['database'])}.${str(asRec(x)['table'])}`).join(', ') || 'none'}`)}</p>`
+    default:
+      return `<pre>${esc(JSON.stringify(r, null, 2))}</pre>`
+  }
+}
+
+const originText = (c: Capture): string => (c.origin.type === 'git' ? `commit ${c.origin.commit}` : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`)
+
+const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
+  const c = ev.capture
+  const head = `<h3 id="${esc(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : 'investigation'}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
+  if (c === null) return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
+  return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${captureBody(c)}</section>`
+}
+
+// --- facts ---------------------------------------------------------------------------------------
+
+const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnType<typeof ids>): string => {
+  const src = (p: { capture: string } | undefined): string => {
+    const e = p === undefined ? undefined : byDigest.get(p.capture)
+    return e === undefined ? '' : ` <span class="muted">(<a href="#${esc(e)}">${esc(e)}</a>)</span>`
+  }
+  switch (f.type) {
+    case 'entity':
+      return `<li><b>${esc(`${f.entity_type} ${String(f.id)}`)}</b> from ${esc(f.table)}${src(f.provenance)}<table><tbody>${Object.entries(f.values).map(([k, v]) => `<tr><th>${esc(k)}</th>${valueCell(v)}</tr>`).join('')}</tbody></table></li>`
+    case 'project_description':
+      return `<li><b>${esc(`${f.role}`)}</b> of ${esc(`${f.entity_type} ${String(f.id)}`)} (${esc(f.column)})${src(f.provenance)}<pre>${esc(f.text)}</pre><p class="muted">${esc(f.notice)}</p></li>`
+    case 'relationship':
+      return `<li>${esc(`${f.relation}: ${f.from.table}.${f.from.column} = ${cell(f.from.value)} → ${f.to.rows} row(s) in ${f.to.table}.${f.to.column}${f.to.complete ? '' : ' (partial)'}`)}${src(f.to.provenance)}</li>`
+    case 'source_symbol':
+      return `<li>${esc(`${f.relation}: symbol ${f.symbol}${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}: ${f.hits} hit(s)${f.complete ? '' : ' (partial)'}`)}${src(f.provenance)}</li>`
+    case 'not_found':
+      return `<li class="warn">${esc(`not found: ${f.table}.${f.column} = ${cell(f.value)}: ${f.notice}`)}${src(f.provenance)}</li>`
+    case 'project_context_coverage':
+      return `<li><b>coverage</b>: ${esc(`${f.queries_run} queries run, ${f.identical_queries_reused} reused; ${f.complete ? 'complete' : 'incomplete'}`)}${f.left_out.length === 0 ? '' : `<ul>${f.left_out.map((g) => `<li class="warn">${esc(`left out (${g.reason}): ${g.what}${g.count === undefined ? '' : `, ${g.count} item(s)`}${g.code === undefined ? '' : `, ${g.code}`}${g.detail === undefined ? '' : `: ${g.detail}`}`)}</li>`).join('')}</ul>`}<p class="muted">${esc(f.notice)}</p></li>`
+    default:
+      return `<li><pre>${linked(JSON.stringify(f), known)}</pre></li>`
+  }
+}
+
+// --- timeline ------------------------------------------------------------------------------------
+
+const when = (e: RecordedEvent): string => `<span class="when">seq ${e.seq} · ${esc(e.at)} · ${esc(e.actor)}</span>`
+
+const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<typeof ids>): string | null => {
+  const li = (cls: string, body: string): string => `<li class="${cls}">${when(e)}<br>${body}</li>`
+  switch (e.type) {
+    case 'InputsRecorded': return li('op', `revision ${e.data.revision}: bug report and ${e.data.entities.length} entit${e.data.entities.length === 1 ? 'y' : 'ies'} recorded`)
+    case 'RevisionCompleted': return li('op', `revision ${e.data.revision} prepared: ${e.data.fact_count} facts from ${e.data.queries} queries${e.data.complete ? '' : ' <span class="warn">(coverage incomplete)</span>'}`)
+    case 'InvestigationStarted': return li('op', `investigation started on revision ${e.data.revision}, budget ${e.data.settings.budget_total}`)
+    case 'ModelRequested': return li('turn', `<b>turn ${e.data.turn}</b> (${esc(e.data.phase)}): prompt of ${e.data.prompt_chars} characters`)
+    case 'ModelResponded': {
+      const raw = utf8(input.objects.get(e.data.raw.digest))
+      return li('turn', `<details><summary>the model's answer to turn ${e.data.turn} (${e.data.raw.size} bytes)</summary><pre>${raw === null ? 'not available' : linked(raw, known)}</pre></details>`)
+    }
+    case 'ModelFailed': return li('block', `<span class="bad">model call failed (turn ${e.data.turn}): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
+    case 'ModelResponseRejected': return li('block', `<span class="bad">answer rejected (turn ${e.data.turn}, ${e.data.consecutive} in a row): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
+    case 'InterpretationRecorded': return li('turn', `interpretation: ${linked(e.data.summary, known)}`)
+    case 'PlanConfirmed': return li('turn', `plan ${esc(e.data.plan_id)}: <span class="mono">${esc(requestText(str(asRec(e.data.arguments)['kind']), e.data.arguments))}</span>`)
+    case 'CaptureRecorded': return li('turn', `evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`)
+    case 'EnrichmentCaptured': return null
+    case 'ResearchFailed': return li(e.data.unavailable ? 'block' : 'op', `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
+    case 'BudgetReserved': return li('op', `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})`)
+    case 'BudgetReleased': return li('op', `budget released: ${e.data.amount} (${esc(e.data.reason)})`)
+    case 'BudgetConsumed': return null
+    case 'BudgetToppedUp': return li('op', `budget topped up by ${e.data.amount}: ${esc(e.data.reason)}`)
+    case 'PlanCancelled': return li('op', `plan ${esc(str(e.data.plan_id))} cancelled: ${esc(e.data.reason)}`)
+    case 'CheckpointRecorded': {
+      const d = e.data
+      const cls = d.state === 'BLOCKED' || d.state === 'EXHAUSTED' ? 'block' : 'op'
+      return li(cls, `<span class="badge state-${esc(d.state)}">${esc(d.state)}${d.reason === null ? '' : ` / ${esc(d.reason)}`}</span>${d.resume_state === null ? '' : ` resumes into ${esc(d.resume_state)}`}${d.retry_not_before === null ? '' : `, retry not before ${esc(d.retry_not_before)}`}${d.manual_retry ? ' (manual retry)' : ''}`)
+    }
+    case 'HypothesisProposed': return li('turn', `hypothesis <a href="#${esc(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> proposed: ${linked(e.data.statement, known)} (evidence ${refLinks(e.data.evidence, known)})`)
+    case 'HypothesisUpdated': return li('turn', `hypothesis <a href="#${esc(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> → ${esc(e.data.status)}: ${linked(e.data.note, known)} (evidence ${refLinks(e.data.evidence, known)})`)
+    case 'LabTestRequested': return li('block', `lab test ${esc(e.data.request_id)} requested: ${linked(e.data.description, known)}`)
+    case 'LabFeedbackRecorded': return li('op', `lab feedback for ${esc(e.data.request_id)}: ${linked(e.data.feedback, known)}`)
+    case 'ConclusionRecorded': return li('turn', `<b>conclusion</b>: ${linked(e.data.summary, known)}`)
+    case 'NoteRecorded': return li('op', `note: ${e.data.format === 'markdown' ? '<span class="muted">(Markdown, shown as text)</span> ' : ''}<pre>${linked(e.data.text, known)}</pre>`)
+    case 'AttachmentAdded': return li('op', `attachment <span class="mono">${esc(e.data.name)}</span> (${e.data.object.size} bytes, ${esc(e.data.object.digest)})`)
+    default: return null
+  }
+}
+
+// --- budget chart --------------------------------------------------------------------------------
+
+interface BudgetPoint { readonly seq: number; readonly total: number; readonly reserved: number; readonly consumed: number }
+
+const budgetSeries = (events: readonly RecordedEvent[]): BudgetPoint[] => {
+  let total = 0
+  let held = 0
+  let consumed = 0
+  const out: BudgetPoint[] = []
+  const open = new Map<string, number>()
+  for (const e of events) {
+    switch (e.type) {
+      case 'InvestigationStarted': total = e.data.settings.budget_total; break
+      case 'BudgetToppedUp': total += e.data.amount; break
+      case 'BudgetReserved': open.set(e.data.reservation_id, e.data.amount); held += e.data.amount; break
+      case 'BudgetConsumed': held -= open.get(e.data.reservation_id) ?? e.data.amount; open.delete(e.data.reservation_id); consumed += e.data.amount; break
+      case 'BudgetReleased': held -= open.get(e.data.reservation_id) ?? e.data.amount; open.delete(e.data.reservation_id); break
+      default: continue
+    }
+    out.push({ seq: e.seq, total, reserved: held, consumed })
+  }
+  return out
+}
+
+const budgetChart = (points: readonly BudgetPoint[]): string => {
+  if (points.length === 0) return '<p class="muted">No investigation budget was used.</p>'
+  const W = 640
+  const H = 180
+  const pad = 34
+  const max = Math.max(1, ...points.map((p) => p.total))
+  const x = (i: number): number => pad + (points.length === 1 ? 0 : (i * (W - 2 * pad)) / (points.length - 1))
+  const y = (v: number): number => H - pad + 10 - (v * (H - pad - 10)) / max
+  const line = (f: (p: BudgetPoint) => number): string => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(f(p)).toFixed(1)}`).join(' ')
+  const left = (p: BudgetPoint): number => p.total - p.consumed - p.reserved
+  const last = points[points.length - 1] as BudgetPoint
+  return `<svg role="img" aria-label="budget over the investigation: reserved, consumed and left" viewBox="0 0 ${W} ${H}" width="100%" style="max-width:${W}px">
+<line x1="${pad}" y1="${y(0)}" x2="${W - pad}" y2="${y(0)}" stroke="#d8dde6"/><line x1="${pad}" y1="${y(max)}" x2="${W - pad}" y2="${y(max)}" stroke="#d8dde6" stroke-dasharray="3 3"/>
+<text x="4" y="${y(0) + 4}">0</text><text x="4" y="${y(max) + 4}">${max}</text>
+<path d="${line((p) => p.consumed)}" fill="none" stroke="#b3261e" stroke-width="2"/><path d="${line((p) => p.reserved)}" fill="none" stroke="#8a5a00" stroke-width="2" stroke-dasharray="5 3"/><path d="${line(left)}" fill="none" stroke="#13733b" stroke-width="2"/>
+<text x="${pad}" y="${H - 4}">seq ${points[0]?.seq ?? 0}</text><text x="${W - pad}" y="${H - 4}" text-anchor="end">seq ${last.seq}</text>
+</svg><p class="muted"><span style="color:#b3261e">━ consumed ${last.consumed}</span> · <span style="color:#8a5a00">┅ reserved ${last.reserved}</span> · <span style="color:#13733b">━ left ${left(last)}</span> of ${last.total}</p>`
+}
+
+// --- the page ------------------------------------------------------------------------------------
+
+/** Renders the report (deterministic: the same input gives the same bytes). */
+export const renderReport = (input: ReportInput): string => {
+  const m = buildModel(input)
+  const known = ids(m)
+  const ev = input.events
+  let state = 'NOT_STARTED'
+  let reason: string | null = null
+  let retry: string | null = null
+  for (const e of ev) {
+    if (e.type === 'CheckpointRecorded') {
+      state = e.data.state
+      reason = e.data.reason
+      retry = e.data.retry_not_before
+    }
+  }
+  const commits = new Set<string>()
+  const snapshots = new Set<string>()
+  for (const x of m.evidence.values()) {
+    if (x.capture?.origin.type === 'git') commits.add(x.capture.origin.commit)
+    if (x.capture?.origin.type === 'database') snapshots.add(`${x.capture.origin.database} @ ${x.capture.origin.snapshot_id}`)
+  }
+  const v = input.verification
+  const errors = v.findings.filter((f) => f.severity === 'error')
+  const inputs = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'InputsRecorded' }> => e.type === 'InputsRecorded')
+  const revision = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'RevisionCompleted' }> => e.type === 'RevisionCompleted')
+  const report = inputs === undefined ? null : utf8(input.objects.get(inputs.data.report.digest))
+  let facts: Fact[] = []
+  if (revision !== undefined) {
+    try {
+      facts = (JSON.parse(utf8(input.objects.get(revision.data.facts.digest)) ?? '{"facts":[]}') as { facts: Fact[] }).facts
+    } catch {
+      facts = []
+    }
+  }
+  const byDigest = new Map([...m.evidence.values()].map((x) => [x.digest, x.id]))
+  const conclusion = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'ConclusionRecorded' }> => e.type === 'ConclusionRecorded')
+  const title = input.title ?? input.caseId
+
+  const parts: string[] = []
+  parts.push(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="vba ${esc(input.version)}">
+<title>${esc(`${input.caseId}: ${title}`)}</title>
+<style>${STYLE}</style></head><body><main>`)
+  parts.push(`<header><h1>${esc(title)}</h1><p class="muted mono">${esc(input.caseId)}</p>
+<p><span class="badge state-${esc(state)}" id="state">${esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
+ <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span></p>
+<dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
+<dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
+<dt>world snapshot</dt><dd class="mono">${snapshots.size === 0 ? '<span class="muted">no database research</span>' : [...snapshots].sort().map(esc).join('<br>')}</dd>
+<dt>events</dt><dd>${ev.length}</dd></dl>
+${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' : 'bad'}">${v.findings.length} finding(s)</summary><ul>${v.findings.map((f) => `<li class="${f.severity === 'error' ? 'bad' : 'warn'}">${esc(`${f.code}${f.seq === undefined ? '' : ` (seq ${f.seq})`}: ${f.message}`)}</li>`).join('')}</ul></details>`}
+</header>`)
+  parts.push(`<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`)
+  parts.push(`<section id="report"><h2>Bug report</h2>${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`)
+  parts.push(`<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`)
+  parts.push(`<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${esc(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`)
+  parts.push(`<section id="budget"><h2>Budget</h2>${budgetChart(budgetSeries(ev))}</section>`)
+  parts.push(`<section id="timeline"><h2>Timeline</h2><ol class="timeline">${ev.map((e) => timelineItem(e, input, known)).filter((x): x is string => x !== null).join('\n')}</ol></section>`)
+  parts.push(`<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map(evidenceCard).join('\n')}</section>`)
+  parts.push(`<footer><p class="muted">Rendered by vba ${esc(input.version)} from the case's log alone (${ev.length} events, HEAD ${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}). The same case gives the same page.</p></footer></main></body></html>\n`)
+  return parts.join('\n')
+}

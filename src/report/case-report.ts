@@ -1,0 +1,52 @@
+/**
+ * The case report of a case wherever it is (a directory or a store): verification, the events and
+ * the objects the page shows (captures, facts, the bug report, raw answers), rendered by the pure
+ * {@link renderReport}. The same case gives byte-identical HTML on any machine.
+ */
+import type { RecordedEvent } from '../events/chain.js'
+import type { ObjectRefLite } from '../domain/case-state.js'
+import { locate } from '../adapters/case-store/directory-store.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { renderReport } from '../projections/report-html.js'
+import { VERSION } from '../version.js'
+
+/** The objects a report shows, by the events that reference them. */
+const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
+  const out: ObjectRefLite[] = []
+  for (const e of events) {
+    if (e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') out.push(e.data.capture)
+    else if (e.type === 'InputsRecorded') out.push(e.data.report)
+    else if (e.type === 'RevisionCompleted') out.push(e.data.facts)
+    else if (e.type === 'ModelResponded') out.push(e.data.raw)
+  }
+  return out
+}
+
+/** Renders the HTML report of a case (CASE_CORRUPT when its log does not check out). */
+export const caseReport = async (at: CaseAt): Promise<string> => {
+  const { store, ref } = locate(at)
+  const verification = await store.verify(ref)
+  const handle = await store.open(ref)
+  const events: RecordedEvent[] = []
+  await store.replay(ref, [{ name: 'events', version: 1, init: () => events, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])
+  const objects = new Map<string, Uint8Array>()
+  for (const o of shownObjects(events)) {
+    if (objects.has(o.digest)) continue
+    try {
+      objects.set(o.digest, await store.readObject(ref, o))
+    } catch (e) {
+      // A missing or damaged object is already a verification finding; the page says it is not available.
+      if (!(e instanceof FailureError)) throw e
+    }
+  }
+  return renderReport({
+    caseId: handle.declaration.case_id,
+    title: handle.declaration.title ?? null,
+    createdAt: handle.declaration.created_at,
+    events,
+    objects,
+    verification: { valid: verification.valid, findings: verification.findings, head: verification.head },
+    version: VERSION
+  })
+}

@@ -1,0 +1,174 @@
+/**
+ * The case report in a real browser: Debian's chromium driven by playwright-core, with every
+ * network request blocked and recorded. The concluded demo investigation and a case holding a
+ * capture of every kind (on the demo world, with a hostile row: `<script>`, `</table>`, RTL and
+ * zero-width characters) are rendered by `vba report` and opened from files; the tests assert
+ * what a reviewer sees, that every evidence link lands on its capture, and that nothing runs or
+ * leaves the page. Screenshots at 1280 and 390 pixels wide are kept in test-artifacts/.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import * as path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import Database from 'better-sqlite3'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { initCase } from '../../src/adapters/case-store/init.js'
+import { loadProfile } from '../../src/adapters/config/profile.js'
+import { writeDemoWorld } from '../../src/demo/world.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { queryInCase } from '../../src/research/case-query.js'
+import { recordNote } from '../../src/investigation/commands.js'
+import { writeInvestigation } from '../helpers/investigation.js'
+import { vba } from '../helpers/cli.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
+
+const CHROMIUM = process.env['VBA_CHROMIUM'] ?? '/usr/bin/chromium'
+if (!existsSync(CHROMIUM)) {
+  throw new Error(`the report tests need Debian's chromium at ${CHROMIUM}: apt-get install chromium (or set VBA_CHROMIUM)`)
+}
+const ARTIFACTS = path.join(repoRoot(), 'test-artifacts', 'report')
+mkdirSync(ARTIFACTS, { recursive: true })
+
+const HOSTILE = '<script>document.title="owned"</script></table></td>\u202Eevil\u200Bhidden'
+
+// The concluded investigation (database research).
+const invDir = path.join(tempDir('report-inv'), 'case')
+await writeInvestigation(invDir, tempDir('report-inv-world'))
+// A case with a capture of every kind, on the demo world with a hostile row.
+const world = writeDemoWorld(path.join(tempDir('report-world'), 'world'))
+const db = new Database(path.join(world.dir, 'world.sqlite'))
+db.prepare('UPDATE creature_template SET name = ? WHERE entry = 23487').run(HOSTILE)
+db.close()
+const research = createProjectResearch(right(await loadProfile(world.profile)()), { openSource: openSourceResearch })
+const kindsDir = path.join(tempDir('report-kinds'), 'case')
+right(await initCase({ dir: kindsDir, caseId: 'case-kinds', title: 'every capture kind </title><script>x()</script>' })())
+const QUERIES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ['source.files', { kind: 'source.files', text: 'wolpertinger' }],
+  ['source.search', { kind: 'source.search', text: 'AddSC_' }],
+  ['source.symbol', { kind: 'source.symbol', symbol: 'AddSC_npc_wolpertinger' }],
+  ['source.registration', { kind: 'source.registration', symbol: 'npc_wolpertinger' }],
+  ['source.schema', { kind: 'source.schema', text: 'creature_template' }],
+  ['source.read', { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 12 }],
+  ['source.context', { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' }],
+  ['database.tables', { kind: 'database.tables' }],
+  ['database.schema', { kind: 'database.schema', table: 'creature_template' }],
+  ['database.rows', { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'subname'], filters: [{ column: 'entry', operator: 'eq', value: 23487 }], offset: 0, limit: 5 }],
+  ['database.count', { kind: 'database.count', table: 'creature_template', filters: [] }]
+]
+for (const [kind, q] of QUERIES) {
+  const r = await queryInCase(kindsDir, research, q, `q-${kind.replace('.', '-')}`)
+  if (r._tag === 'Left') throw new Error(`${kind}: ${JSON.stringify(r.left)}`)
+}
+right(await recordNote(kindsDir, { text: `An operator pasted this: ${HOSTILE} (see E10)` }))
+await research.close()
+
+const render = (dir: string, name: string): string => {
+  const out = path.join(tempDir('report-out'), name)
+  const r = vba(['report', dir, '--out', out])
+  assert.is(r.code, 0, r.stderr)
+  return out
+}
+const invHtml = render(invDir, 'investigation.html')
+const kindsHtml = render(kindsDir, 'kinds.html')
+
+const browser: Browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+})
+
+/** Opens a report with the network blocked; collects every request besides the file and every console error. */
+const open = async (file: string, width: number): Promise<{ page: Page; requests: string[]; errors: string[] }> => {
+  const context = await browser.newContext({ viewport: { width, height: 900 } })
+  const requests: string[] = []
+  const errors: string[] = []
+  const own = pathToFileURL(file).href
+  await context.route('**/*', async (route) => {
+    const url = route.request().url()
+    if (url === own) await route.continue()
+    else {
+      requests.push(url)
+      await route.abort()
+    }
+  })
+  const page = await context.newPage()
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(own)
+  return { page, requests, errors }
+}
+
+const test = suite('the case report in chromium')
+
+test('the demo investigation: conclusion, verification and HEAD are visible; under 2 MB; byte-identical when rendered again', async () => {
+  assert.ok(statSync(invHtml).size < 2 * 1024 * 1024)
+  assert.ok(readFileSync(render(invDir, 'again.html')).equals(readFileSync(invHtml)), 'the same case gives the same bytes')
+  const { page, requests, errors } = await open(invHtml, 1280)
+  assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
+  assert.match(await page.locator('#state').innerText(), 'CONCLUDED')
+  assert.match(await page.locator('#verification').innerText(), 'verified: chain and rules hold')
+  const head = right(await (await import('../../src/adapters/case-store/open.js')).openCase(invDir)())
+  assert.match(await page.locator('header').innerText(), `${head.cursor.seq}:${head.cursor.hash}`)
+  assert.match(await page.locator('header').innerText(), 'demo-world-fixture')
+  assert.match(await page.locator('#timeline').innerText(), 'turn 1')
+  assert.ok(await page.locator('#budget svg').isVisible())
+  await page.screenshot({ path: path.join(ARTIFACTS, 'investigation-1280.png'), fullPage: true })
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.screenshot({ path: path.join(ARTIFACTS, 'investigation-390.png'), fullPage: true })
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as number
+  assert.ok(overflow <= 1, `no horizontal page scroll at 390 px (overflow ${overflow} px)`)
+  assert.equal(requests, [])
+  assert.equal(errors, [])
+  await page.context().close()
+})
+
+test('every evidence and hypothesis link lands on its target', async () => {
+  for (const file of [invHtml, kindsHtml]) {
+    const { page, requests, errors } = await open(file, 1280)
+    const hrefs = await page.$$eval('a[href^="#"]', (as) => [...new Set(as.map((a) => a.getAttribute('href') ?? ''))])
+    assert.ok(hrefs.length >= 3, `${path.basename(file)} has links (${hrefs.join(' ')})`)
+    for (const href of hrefs) {
+      await page.locator(`a[href="${href}"]`).first().click()
+      assert.is(await page.evaluate('location.hash'), href)
+      const target = page.locator(href)
+      assert.is(await target.count(), 1, `${href} has exactly one target`)
+      assert.ok(await target.isVisible())
+      const box = await target.boundingBox()
+      assert.ok(box !== null && box.y >= -1 && box.y < 900, `${href} is scrolled into view (y ${box?.y})`)
+    }
+    assert.equal(requests, [])
+    assert.equal(errors, [])
+    await page.context().close()
+  }
+})
+
+test('a capture of every kind is rendered for people, and hostile text stays text', async () => {
+  const { page, requests, errors } = await open(kindsHtml, 1280)
+  const evidence = await page.locator('#evidence').innerText()
+  for (const [kind] of QUERIES) assert.match(evidence, kind)
+  // Source lines with numbers, path and blob; rows as a table with NULL shown as NULL.
+  assert.match(evidence, 'src/server/scripts/World/npc_wolpertinger.cpp')
+  assert.match(evidence, /blob [0-9a-f]{40}/)
+  assert.ok(await page.locator('#evidence table.src td.num').count() > 5)
+  assert.match(evidence, 'NULL')
+  // Hostile text: no script element, the title untouched, the text shown literally with the invisible characters as codes.
+  assert.is(await page.evaluate('document.scripts.length'), 0)
+  assert.is(await page.title(), 'case-kinds: every capture kind </title><script>x()</script>')
+  assert.match(evidence, '<script>document.title="owned"</script></table></td>')
+  assert.match(evidence, '<U+202E>evil<U+200B>hidden')
+  assert.match(await page.locator('#timeline').innerText(), 'An operator pasted this: <script>')
+  await page.screenshot({ path: path.join(ARTIFACTS, 'kinds-1280.png'), fullPage: true })
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.screenshot({ path: path.join(ARTIFACTS, 'kinds-390.png'), fullPage: true })
+  assert.equal(requests, [])
+  assert.equal(errors, [])
+  await page.context().close()
+})
+
+test.after(async () => {
+  await browser.close()
+})
+test.run()
