@@ -368,6 +368,16 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     queryInCase: async (dir, args, o = {}) => settle(() => queryInCase(at(dir), researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
   }
 
+  const advanceOptions = (o: AdvanceOptions) => ({
+    model: o.model,
+    env,
+    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+    ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
+    ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+    ...(o.onStep === undefined ? {} : { onStep: o.onStep })
+  })
+
   const investigations: InvestigationsApi = {
     prepare: async (dir, inputs, o = {}) => {
       const r = researchOf()
@@ -382,16 +392,8 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
       const generation = await settle(() => startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) }))
       return { generation }
     },
-    advance: async (dir, o) => settle(() => advance(at(dir), {
-      model: o.model,
-      research: researchOf(),
-      env,
-      ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-      ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
-      ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
-      ...(o.signal === undefined ? {} : { signal: o.signal }),
-      ...(o.onStep === undefined ? {} : { onStep: o.onStep })
-    })),
+    advance: async (dir, o) => settle(() => advance(at(dir), { ...advanceOptions(o), research: researchOf() })),
+
     resume: async (dir, o) => settle(() => resumeCase(at(dir), { manualRetry: o.manualRetry, env, ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })),
     feedback: async (dir, f) => ({ generation: await settle(() => recordFeedback(at(dir), f.requestId, f.text, { env, ...(f.commandId === undefined ? {} : { commandId: f.commandId }) })) }),
     cancelPlan: async (dir, o) => appended(await settle(() => cancelPlan(at(dir), { reason: o.reason, ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }), ...write(o) }))),
@@ -409,15 +411,6 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     }
   }
 
-  const advanceOptions = (o: AdvanceOptions) => ({
-    model: o.model,
-    env,
-    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-    ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
-    ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
-    ...(o.signal === undefined ? {} : { signal: o.signal }),
-    ...(o.onStep === undefined ? {} : { onStep: o.onStep })
-  })
 
   const queue: QueueApi = {
     list: async (root) => {

@@ -9,6 +9,7 @@ import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-
 import { VERSION } from '../version.js'
 import { investigate, type InvestigateOptions } from './investigate-verb.js'
 import { writeDemoWorld } from '../demo/world.js'
+import { serve } from './serve.js'
 import { caseAt, closeStores, STORE_HELP, type StoreOption } from './stores.js'
 import { queueClaim, queueList, queueRelease, storeImport, storeMigrate, workVerb, type WorkVerbOptions } from './fleet-verbs.js'
 export { VERSION }
@@ -137,6 +138,11 @@ const buildProgram = (io: Out): Command => {
     .option('--model <name>', 'the model name for --model-url')
     .option('--json', 'one JSON line per worker event')
     .action((o: WorkVerbOptions) => workVerb(io, o))
+  program.command('serve [root]').description('a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report')
+    .option('--store <url>', 'serve a SQL store (default $VBA_STORE)')
+    .option('--port <n>', 'the port (default 8080; 0: any free port)')
+    .option('--host <host>', 'the address to bind (default 127.0.0.1)')
+    .action((root: string | undefined, o: StoreOption & { port?: string; host?: string }) => serve(io, root, o))
   program.command('demo-world <dir>').description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
     .action((dir: string) => {
       const w = writeDemoWorld(dir)

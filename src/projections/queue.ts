@@ -61,4 +61,6 @@ export interface QueueEntry extends QueueRow {
   readonly why: string
   /** The worker holding the case and until when (ISO time), or null. */
   readonly lease: { readonly worker: string; readonly expires_at: string } | null
+  /** When the case last changed (its last event's time, or its creation), ISO. */
+  readonly last_activity: string
 }

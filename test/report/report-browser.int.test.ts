@@ -8,7 +8,8 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
@@ -166,6 +167,52 @@ test('a capture of every kind is rendered for people, and hostile text stays tex
   assert.equal(requests, [])
   assert.equal(errors, [])
   await page.context().close()
+})
+
+test('vba serve: a read-only listing of a folder of cases, each linking to its report; nothing else is served', async () => {
+  const root = tempDir('serve-root')
+  cpSync(invDir, path.join(root, 'investigation'), { recursive: true })
+  cpSync(kindsDir, path.join(root, 'kinds'), { recursive: true })
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', root, '--port', '0'])
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d) => {
+        out += d
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
+        if (m?.[1] !== undefined) resolve(m[1])
+      })
+      child.once('exit', (code) => reject(new Error(`vba serve exited with ${String(code)}`)))
+    })
+    assert.is((await fetch(base, { method: 'POST' })).status, 405)
+    assert.is((await fetch(`${base}case/..%2F..%2Fetc%2Fpasswd`)).status, 404)
+    assert.is((await fetch(`${base}case-investigation`)).status, 404)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const outside: string[] = []
+    const errors: string[] = []
+    await context.route('**/*', async (route) => {
+      if (route.request().url().startsWith(base)) await route.continue()
+      else {
+        outside.push(route.request().url())
+        await route.abort()
+      }
+    })
+    const page = await context.newPage()
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+    await page.goto(base)
+    const listing = await page.locator('table').innerText()
+    assert.match(listing, 'case-investigation')
+    assert.match(listing, 'CONCLUDED')
+    assert.match(listing, 'case-kinds')
+    await page.screenshot({ path: path.join(ARTIFACTS, 'serve-1280.png'), fullPage: true })
+    await page.click('a[href="/case/case-investigation"]')
+    assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
+    assert.equal(outside, [])
+    assert.equal(errors, [])
+    await context.close()
+  } finally {
+    child.kill('SIGTERM')
+  }
 })
 
 test.after(async () => {

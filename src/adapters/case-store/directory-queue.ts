@@ -7,9 +7,15 @@ import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { queueRow, runnability, type QueueEntry } from '../../projections/queue.js'
 import { openCase } from './open.js'
-import { DECLARATION_FILE } from './layout.js'
+import { DECLARATION_FILE, HEAD_FILE } from './layout.js'
 import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
+
+/** When HEAD last changed (every acknowledged append replaces it). */
+const lastChange = async (dir: string): Promise<string> => {
+  const st = await fsp.stat(path.join(dir, HEAD_FILE)).catch(() => null)
+  return st === null ? '' : st.mtime.toISOString()
+}
 
 /** Every case directory directly under `root`, runnable ones first. */
 export const listDirectoryQueue = async (root: string, now: number = Date.now()): Promise<QueueEntry[]> => {
@@ -26,12 +32,12 @@ export const listDirectoryQueue = async (root: string, now: number = Date.now())
     if (!(await fsp.access(path.join(dir, DECLARATION_FILE)).then(() => true, () => false))) continue
     const h = await openCase(dir)()
     if (h._tag === 'Left') {
-      entries.push({ case_id: name, dir, title: null, generation: 0, state: 'NOT_STARTED', reason: null, retry_not_before: null, revision: 0, budget_left: null, pending_plan: null, runnable: false, why: `${h.left.code}: ${h.left.message}`, lease: null })
+      entries.push({ case_id: name, dir, title: null, generation: 0, state: 'NOT_STARTED', reason: null, retry_not_before: null, revision: 0, budget_left: null, pending_plan: null, runnable: false, why: `${h.left.code}: ${h.left.message}`, lease: null, last_activity: await lastChange(dir) })
       continue
     }
     const row = queueRow(h.right.cursor.state)
     const run = runnability(row, now)
-    entries.push({ case_id: h.right.declaration.case_id, dir, title: h.right.declaration.title ?? null, generation: h.right.cursor.seq, ...row, runnable: run.runnable, why: run.why, lease: null })
+    entries.push({ case_id: h.right.declaration.case_id, dir, title: h.right.declaration.title ?? null, generation: h.right.cursor.seq, ...row, runnable: run.runnable, why: run.why, lease: null, last_activity: await lastChange(dir) })
   }
   return [...entries.filter((e) => e.runnable), ...entries.filter((e) => !e.runnable)]
 }

@@ -19,6 +19,7 @@ import { ensureCaseDir } from './open.js'
 import { checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
+import type { CaseDeclaration } from '../../events/envelope.js'
 
 /** The result of verifying a case: valid or not, its head, counts, and every finding. */
 export interface VerifyReport {
@@ -195,15 +196,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
     }
   }
   const ruleFindings = checkObligations(scan.obligations, read).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-  if (expect !== undefined && scan.hash !== null) {
-    const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
-    const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
-    if (expect.seq > scan.seq) {
-      extra.push(finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }))
-    } else if (found !== expect.hash) {
-      extra.push(finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }))
-    }
-  }
+  extra.push(...receiptFindings(expect, scan, atReceipt))
   const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
   return {
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
@@ -219,7 +212,22 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   }
 }
 
-const byPath = (a: Finding, b: Finding): number => {
+/**
+ * The findings of a receipt kept outside the case against a checked log: a rollback (the case
+ * ends before the receipt's seq) or a fork (another event at that seq). `atReceipt` is the hash
+ * the log has at the receipt's seq (null when it ends before).
+ */
+export const receiptFindings = (expect: Receipt | undefined, scan: { readonly hash: string | null; readonly seq: number; readonly declaration: CaseDeclaration | null }, atReceipt: string | null): Finding[] => {
+  if (expect === undefined || scan.hash === null) return []
+  const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
+  const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
+  if (expect.seq > scan.seq) return [finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } })]
+  if (found !== expect.hash) return [finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } })]
+  return []
+}
+
+/** Findings in a stable order: by path, code and message. */
+export const byPath = (a: Finding, b: Finding): number => {
   const ka = `${a.path ?? ''}\u0000${a.code}\u0000${a.message}`
   const kb = `${b.path ?? ''}\u0000${b.code}\u0000${b.message}`
   return ka < kb ? -1 : ka > kb ? 1 : 0

@@ -42,7 +42,7 @@ import { decodeRecordFile, logChecker, ruleFinding, scanCase, type CommandSpan, 
 import type { ReplayResult } from '../case-store/replay.js'
 import type { VerifyOptions, VerifyReport } from '../case-store/verify.js'
 import type { CaseStore, Lease, StoreAppendOptions } from '../case-store/store.js'
-import { verifyCase } from '../case-store/verify.js'
+import { byPath, receiptFindings, verifyCase } from '../case-store/verify.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations.js'
@@ -545,12 +545,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       const b = kept.get(ref.digest)
       return b !== undefined && b.length === ref.size ? b : undefined
     }).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-    if (expect !== undefined && scan.hash !== null) {
-      const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
-      const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
-      if (expect.seq > scan.seq) extra.push(finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }))
-      else if (found !== expect.hash) extra.push(finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }))
-    }
+    extra.push(...receiptFindings(expect, scan, atReceipt))
     const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
     return {
       valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
@@ -678,7 +673,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
 
   const list = async (o: { readonly limit?: number } = {}): Promise<QueueEntry[]> => guard(async () => {
     const now = await dbNowMs(k)
-    const rows = (await k('vba_cases').select('case_id', 'declaration', 'generation', 'state', 'reason', 'retry_not_before', 'revision', 'budget_left', 'pending_plan', 'lease_owner', 'lease_expires_ms', 'updated_ms').orderBy([{ column: 'updated_ms' }, { column: 'case_id' }]).limit(o.limit ?? 10_000)) as Array<Record<string, unknown>>
+    const rows = (await k('vba_cases').select('case_id', 'declaration', 'generation', 'state', 'reason', 'retry_not_before', 'revision', 'budget_left', 'pending_plan', 'lease_owner', 'lease_expires_ms', 'updated_ms', 'last_event_at', 'created_at').orderBy([{ column: 'updated_ms' }, { column: 'case_id' }]).limit(o.limit ?? 10_000)) as Array<Record<string, unknown>>
     const entries = rows.map((r): QueueEntry => {
       const q: QueueRow = {
         state: r['state'] as QueueRow['state'],
@@ -704,7 +699,8 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
         ...q,
         runnable: run.runnable && !leased,
         why: leased ? `leased by ${String(r['lease_owner'])}` : run.why,
-        lease: leased ? { worker: String(r['lease_owner']), expires_at: new Date(expires).toISOString() } : null
+        lease: leased ? { worker: String(r['lease_owner']), expires_at: new Date(expires).toISOString() } : null,
+        last_activity: String(r['last_event_at'] ?? r['created_at'])
       }
     })
     return [...entries.filter((e) => e.runnable), ...entries.filter((e) => !e.runnable)]
@@ -799,11 +795,6 @@ const checkWorker = (worker: string, leaseMs: number): void => {
   if (!Number.isSafeInteger(leaseMs) || leaseMs < 1000 || leaseMs > 24 * 3_600_000) fail('INVALID_ARGUMENT', 'a lease lasts between 1000 ms and 24 hours')
 }
 
-const byPath = (a: Finding, b: Finding): number => {
-  const ka = `${a.path ?? ''}\u0000${a.code}\u0000${a.message}`
-  const kb = `${b.path ?? ''}\u0000${b.code}\u0000${b.message}`
-  return ka < kb ? -1 : ka > kb ? 1 : 0
-}
 
 /** The digests a log references (in order of first reference). */
 const referencedObjects = (log: Buffer): string[] => {
