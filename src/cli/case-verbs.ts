@@ -15,7 +15,7 @@ import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
-import { caseReport } from '../report/case-report.js'
+import { caseReportWithVerification } from '../report/case-report.js'
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 
@@ -163,8 +163,13 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
 export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Promise<void> => {
   let html: string
+  let valid: boolean
+  let errors: number
   try {
-    html = await caseReport(at)
+    const r = await caseReportWithVerification(at)
+    html = r.html
+    valid = r.verification.valid
+    errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings
   } catch (e) {
     if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
     throw e
@@ -179,4 +184,8 @@ export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Pr
     throw new CliExit(EXIT.INPUT, failure('IO_ERROR', `cannot write ${opts.out} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { out: opts.out }))
   }
   io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
+  if (!valid) {
+    io.err(`vba: the case does not verify (${errors} error finding(s)); the report shows them`)
+    throw new CliExit(EXIT.FINDINGS)
+  }
 }

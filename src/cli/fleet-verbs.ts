@@ -64,7 +64,7 @@ export const storeImport = async (io: Out, source: string, o: StoreOption & { js
 const renderEntry = (e: QueueEntry): string => {
   const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
   const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
-  return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}, generation ${e.generation}: ${e.why}`
+  return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}, generation ${e.generation}, last activity ${e.last_activity}${e.lease === null ? '' : `, leased by ${e.lease.worker} until ${e.lease.expires_at}`}: ${e.why}`
 }
 
 export const queueList = async (io: Out, root: string | undefined, o: StoreOption & { json?: boolean }): Promise<void> => {

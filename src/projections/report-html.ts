@@ -24,6 +24,8 @@ export interface ReportInput {
   readonly verification: { readonly valid: boolean; readonly findings: readonly Finding[]; readonly head: { readonly seq: number; readonly hash: string } | null }
   /** The library version that rendered the page (part of the page, so part of its bytes). */
   readonly version: string
+  /** The log does not check out: the page shows the verification findings only. */
+  readonly unreadable?: boolean
 }
 
 type Rec = Readonly<Record<string, unknown>>
@@ -386,7 +388,7 @@ export const renderReport = (input: ReportInput): string => {
 <title>${esc(`${input.caseId}: ${title}`)}</title>
 <style>${STYLE}</style></head><body><main>`)
   parts.push(`<header><h1>${esc(title)}</h1><p class="muted mono">${esc(input.caseId)}</p>
-<p><span class="badge state-${esc(state)}" id="state">${esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
+<p><span class="badge state-${esc(state)}" id="state">${input.unreadable === true ? 'UNREADABLE' : esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
  <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span></p>
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
 <dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
@@ -394,6 +396,11 @@ export const renderReport = (input: ReportInput): string => {
 <dt>events</dt><dd>${ev.length}</dd></dl>
 ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' : 'bad'}">${v.findings.length} finding(s)</summary><ul>${v.findings.map((f) => `<li class="${f.severity === 'error' ? 'bad' : 'warn'}">${esc(`${f.code}${f.seq === undefined ? '' : ` (seq ${f.seq})`}: ${f.message}`)}</li>`).join('')}</ul></details>`}
 </header>`)
+  if (input.unreadable === true) {
+    parts.push(`<section id="unreadable"><h2>This case does not verify</h2><p class="bad">Its log does not check out, so nothing in it is shown as fact: only the findings above. Run <code>vba verify</code> for the details.</p></section>`)
+    parts.push('</main></body></html>\n')
+    return parts.join('\n')
+  }
   parts.push(`<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`)
   parts.push(`<section id="report"><h2>Bug report</h2>${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`)
   parts.push(`<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`)

@@ -10,6 +10,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { renderReport } from '../projections/report-html.js'
 import { VERSION } from '../version.js'
+import type { VerifyReport } from '../adapters/case-store/verify.js'
 
 /** The objects a report shows, by the events that reference them. */
 const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
@@ -23,13 +24,23 @@ const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
   return out
 }
 
-/** Renders the HTML report of a case (CASE_CORRUPT when its log does not check out). */
-export const caseReport = async (at: CaseAt): Promise<string> => {
+/**
+ * Renders the HTML report of a case with its verification. A case whose log does not check out
+ * still gets a page: its verification findings, and nothing read from the log.
+ */
+export const caseReportWithVerification = async (at: CaseAt): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
   const { store, ref } = locate(at)
   const verification = await store.verify(ref)
-  const handle = await store.open(ref)
   const events: RecordedEvent[] = []
-  await store.replay(ref, [{ name: 'events', version: 1, init: () => events, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])
+  let handle
+  try {
+    handle = await store.open(ref)
+    await store.replay(ref, [{ name: 'events', version: 1, init: () => events, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])
+  } catch (e) {
+    if (!(e instanceof FailureError) || e.failure.code !== 'CASE_CORRUPT') throw e
+    const html = renderReport({ caseId: verification.case_id ?? ref, title: null, createdAt: '', events: [], objects: new Map(), verification: { valid: false, findings: verification.findings, head: verification.head }, version: VERSION, unreadable: true })
+    return { html, verification }
+  }
   const objects = new Map<string, Uint8Array>()
   for (const o of shownObjects(events)) {
     if (objects.has(o.digest)) continue
@@ -40,7 +51,7 @@ export const caseReport = async (at: CaseAt): Promise<string> => {
       if (!(e instanceof FailureError)) throw e
     }
   }
-  return renderReport({
+  const html = renderReport({
     caseId: handle.declaration.case_id,
     title: handle.declaration.title ?? null,
     createdAt: handle.declaration.created_at,
@@ -49,4 +60,8 @@ export const caseReport = async (at: CaseAt): Promise<string> => {
     verification: { valid: verification.valid, findings: verification.findings, head: verification.head },
     version: VERSION
   })
+  return { html, verification }
 }
+
+/** Renders the HTML report of a case (see {@link caseReportWithVerification}). */
+export const caseReport = async (at: CaseAt): Promise<string> => (await caseReportWithVerification(at)).html

@@ -88,6 +88,22 @@ forged('research on an EXHAUSTED or CONCLUDED case is refused (CASE_CLOSED), and
   assert.match(cli.stderr, 'BUDGET_INSUFFICIENT')
 })
 
+forged('the report of a forged case shows its findings and nothing of its log as fact; vba report exits 1', async () => {
+  const dir = copy()
+  forger(dir).append('forged-conclusion', [{ type: 'ConclusionRecorded', actor: 'operator', data: { summary: 'FORGED SUMMARY', hypotheses: ['H1'], evidence: ['E4'] } }])
+  const out = path.join(tempDir('forged-report'), 'r.html')
+  const r = vba(['report', dir, '--out', out])
+  assert.is(r.code, 1, r.stderr)
+  assert.match(r.stderr, 'the case does not verify')
+  const html = readFileSync(out, 'utf8')
+  assert.match(html, 'This case does not verify')
+  assert.match(html, 'RULE_ACTOR')
+  assert.not.match(html, 'FORGED SUMMARY')
+  const valid = path.join(tempDir('forged-report'), 'valid.html')
+  assert.is(vba(['report', base, '--out', valid]).code, 0)
+  assert.match(readFileSync(valid, 'utf8'), 'verified: chain and rules hold')
+})
+
 forged.run()
 
 const objects = suite('rules over object contents')
