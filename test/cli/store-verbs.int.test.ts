@@ -7,11 +7,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { exportCase } from '../../src/adapters/bagit/export.js'
 import { vba } from '../helpers/cli.js'
-import { right, tempDir } from '../helpers/fs.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
 import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
 import { mariadbServer, postgresStore, STORE_PASSWORD_ENV, type TestStore } from '../helpers/stores.js'
 
@@ -79,6 +80,34 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.match(note.stdout, /recorded: generation 26; receipt 26:sha256:[0-9a-f]{64}/)
     const receipt = /receipt (\S+)/.exec(note.stdout)?.[1] as string
     assert.is(vba(['verify', 'case-investigation', '--store', t.url, '--expect-head', receipt], { env: env() }).code, 0)
+  })
+
+  test('vba serve --store: the listing and each report over HTTP, read-only', async () => {
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', '--store', t.url, '--port', '0'], { env: { ...process.env, ...env() } })
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        child.stdout.on('data', (d) => {
+          out += d
+          const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
+          if (m?.[1] !== undefined) resolve(m[1])
+        })
+        child.once('exit', (code) => reject(new Error(`vba serve exited with ${String(code)}`)))
+      })
+      const index = await fetch(base)
+      assert.is(index.status, 200)
+      assert.match(index.headers.get('content-security-policy') ?? '', "default-src 'none'")
+      const listing = await index.text()
+      assert.match(listing, 'href="/case/case-investigation"')
+      const secret = t.environment[STORE_PASSWORD_ENV]
+      if (secret !== undefined) assert.not.match(listing, secret)
+      const page = await (await fetch(`${base}case/case-investigation`)).text()
+      assert.match(page, 'The SmartAI despawn on spell hit races the item reward')
+      assert.is((await fetch(`${base}case/case-none`)).status, 404)
+      assert.is((await fetch(base, { method: 'DELETE' })).status, 405)
+    } finally {
+      child.kill('SIGTERM')
+    }
   })
 
   test('case init, prepare, queue list, claim, release, and vba work until idle', async () => {
