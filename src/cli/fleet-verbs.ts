@@ -61,6 +61,9 @@ export const storeImport = async (io: Out, source: string, o: StoreOption & { js
   else io.out(r.case_id)
 }
 
+/** Most cases `vba queue list` shows from a store. */
+const LIST_LIMIT = 10_000
+
 const renderEntry = (e: QueueEntry): string => {
   const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
   const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
@@ -76,14 +79,14 @@ export const queueList = async (io: Out, root: string | undefined, o: StoreOptio
     entries = await coded(() => listDirectoryQueue(root))
   } else {
     const store = await storeAt(url)
-    entries = await coded(() => store.list())
+    entries = await coded(() => store.list({ limit: LIST_LIMIT }))
   }
   if (o.json === true) {
     for (const e of entries) io.out(json(e))
     return
   }
   for (const e of entries) io.out(renderEntry(e))
-  io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)`)
+  io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`)
 }
 
 export const queueClaim = async (io: Out, o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }): Promise<void> => {
