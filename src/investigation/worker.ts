@@ -16,7 +16,7 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { advance, startInvestigation, type AdvanceResult, type AdvanceStep, type ModelFn } from './loop.js'
 import { openAt } from './commands.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError, toFailure } from '../adapters/fs-util.js'
 
 /** A store with a queue (the SQL store). */
 export interface QueueStore extends CaseStore {
@@ -85,10 +85,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true })
   })
 
-const codeOf = (e: unknown): Failure => {
-  if (e instanceof FailureError) return e.failure
-  return failure('INTERNAL_ERROR', e instanceof Error ? e.message.slice(0, 300) : String(e))
-}
+const codeOf = (e: unknown): Failure => toFailure(e, 'work')
 
 /** Runs the worker loop until the signal fires (or, with `untilIdle`, until nothing is runnable). */
 export const work = async (o: WorkOptions): Promise<WorkSummary> => {

@@ -11,6 +11,7 @@ import type { RecordedEvent } from '../events/chain.js'
 import type { Capture } from '../events/capture.js'
 import type { Finding } from '../events/findings.js'
 import type { Fact } from '../domain/facts.js'
+import { evolve, initCaseState } from '../domain/case-state.js'
 import { cell, requestText } from './capture-text.js'
 
 export interface ReportInput {
@@ -346,16 +347,10 @@ export const renderReport = (input: ReportInput): string => {
   const m = buildModel(input)
   const known = ids(m)
   const ev = input.events
-  let state = 'NOT_STARTED'
-  let reason: string | null = null
-  let retry: string | null = null
-  for (const e of ev) {
-    if (e.type === 'CheckpointRecorded') {
-      state = e.data.state
-      reason = e.data.reason
-      retry = e.data.retry_not_before
-    }
-  }
+  const folded = ev.reduce(evolve, initCaseState())
+  const state: string = folded.state
+  const reason = folded.reason
+  const retry = folded.retryNotBefore
   const commits = new Set<string>()
   const snapshots = new Set<string>()
   for (const x of m.evidence.values()) {

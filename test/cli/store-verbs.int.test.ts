@@ -7,12 +7,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { exportCase } from '../../src/adapters/bagit/export.js'
-import { vba } from '../helpers/cli.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { startServe, vba } from '../helpers/cli.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
 import { mariadbServer, postgresStore, STORE_PASSWORD_ENV, type TestStore } from '../helpers/stores.js'
 
@@ -83,17 +82,8 @@ for (const kind of ['postgres', 'mariadb'] as const) {
   })
 
   test('vba serve --store: the listing and each report over HTTP, read-only', async () => {
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', '--store', t.url, '--port', '0'], { env: { ...process.env, ...env() } })
+    const { child, base } = await startServe(['--store', t.url], env())
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let out = ''
-        child.stdout.on('data', (d) => {
-          out += d
-          const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
-          if (m?.[1] !== undefined) resolve(m[1])
-        })
-        child.once('exit', (code) => reject(new Error(`vba serve exited with ${String(code)}`)))
-      })
       const index = await fetch(base)
       assert.is(index.status, 200)
       assert.match(index.headers.get('content-security-policy') ?? '', "default-src 'none'")

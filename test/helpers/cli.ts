@@ -1,5 +1,5 @@
 /** Running the real `vba` binary (dist/src/cli/main.js) in a child process. */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import * as path from 'node:path'
 import { repoRoot } from './fs.js'
 
@@ -16,4 +16,19 @@ export const vba = (args: readonly string[], options: { input?: string; env?: Re
     env: { ...process.env, ...(options.env ?? {}) }
   })
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** Starts `vba serve ARGS --port 0` and resolves to its base URL once it listens; kill the child when done. */
+export const startServe = async (args: readonly string[], env: Record<string, string> = {}): Promise<{ child: ChildProcessWithoutNullStreams; base: string }> => {
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env } })
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
+      if (m?.[1] !== undefined) resolve(m[1])
+    })
+    child.once('exit', (code) => reject(new Error(`vba serve exited with ${String(code)}`)))
+  })
+  return { child, base }
 }

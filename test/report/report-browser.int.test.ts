@@ -9,7 +9,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
-import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
@@ -22,7 +21,7 @@ import { openSourceResearch } from '../../src/research/source/open.js'
 import { queryInCase } from '../../src/research/case-query.js'
 import { recordNote } from '../../src/investigation/commands.js'
 import { writeInvestigation } from '../helpers/investigation.js'
-import { vba } from '../helpers/cli.js'
+import { startServe, vba } from '../helpers/cli.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
 const CHROMIUM = process.env['VBA_CHROMIUM'] ?? '/usr/bin/chromium'
@@ -173,17 +172,8 @@ test('vba serve: a read-only listing of a folder of cases, each linking to its r
   const root = tempDir('serve-root')
   cpSync(invDir, path.join(root, 'investigation'), { recursive: true })
   cpSync(kindsDir, path.join(root, 'kinds'), { recursive: true })
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', root, '--port', '0'])
+  const { child, base } = await startServe([root])
   try {
-    const base = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      child.stdout.on('data', (d) => {
-        out += d
-        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
-        if (m?.[1] !== undefined) resolve(m[1])
-      })
-      child.once('exit', (code) => reject(new Error(`vba serve exited with ${String(code)}`)))
-    })
     assert.is((await fetch(base, { method: 'POST' })).status, 405)
     assert.is((await fetch(`${base}case/..%2F..%2Fetc%2Fpasswd`)).status, 404)
     assert.is((await fetch(`${base}case-investigation`)).status, 404)

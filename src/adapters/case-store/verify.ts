@@ -14,7 +14,7 @@ import { finding, isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
-import { ruleFinding, scanCase, type ScanOptions } from './scan.js'
+import { ruleFinding, scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { ensureCaseDir } from './open.js'
 import { checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
@@ -195,21 +195,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       return undefined
     }
   }
-  const ruleFindings = checkObligations(scan.obligations, read).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-  extra.push(...receiptFindings(expect, scan, atReceipt))
-  const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
-  return {
-    valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
-    case_id: scan.declaration?.case_id ?? null,
-    generation: scan.seq,
-    head: scan.hash === null ? null : { seq: scan.seq, hash: scan.hash },
-    events: scan.eventIds,
-    objects: objectFiles.length,
-    object_bytes: objectBytes,
-    log_bytes: scan.fileBytes,
-    findings,
-    omitted_findings: scan.omittedFindings
-  }
+  return verifyReportOf(scan, read, extra, expect, atReceipt, { objects: objectFiles.length, objectBytes, logBytes: scan.fileBytes })
 }
 
 /**
@@ -224,6 +210,35 @@ export const receiptFindings = (expect: Receipt | undefined, scan: { readonly ha
   if (expect.seq > scan.seq) return [finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } })]
   if (found !== expect.hash) return [finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } })]
   return []
+}
+
+/**
+ * The verify report of a checked log, the same for every store: the rules' checks of object
+ * contents (through `read`), the receipt, and the store's own findings (`extra`), in a stable order.
+ */
+export const verifyReportOf = (
+  scan: Pick<ScanResult, 'findings' | 'omittedFindings' | 'obligations' | 'declaration' | 'seq' | 'hash' | 'eventIds'>,
+  read: (ref: ObjectRefLite) => Uint8Array | undefined,
+  extra: Finding[],
+  expect: Receipt | undefined,
+  atReceipt: string | null,
+  counts: { readonly objects: number; readonly objectBytes: number; readonly logBytes: number }
+): VerifyReport => {
+  const ruleFindings = checkObligations(scan.obligations, read).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+  extra.push(...receiptFindings(expect, scan, atReceipt))
+  const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
+  return {
+    valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
+    case_id: scan.declaration?.case_id ?? null,
+    generation: scan.seq,
+    head: scan.hash === null ? null : { seq: scan.seq, hash: scan.hash },
+    events: scan.eventIds,
+    objects: counts.objects,
+    object_bytes: counts.objectBytes,
+    log_bytes: counts.logBytes,
+    findings,
+    omitted_findings: scan.omittedFindings
+  }
 }
 
 /** Findings in a stable order: by path, code and message. */

@@ -24,7 +24,7 @@ import knexFactory, { type Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../domain/failure.js'
 import { type CaseState, type ObjectRefLite } from '../../domain/case-state.js'
-import { checkObligations, ruleFold } from '../../domain/rules.js'
+import { ruleFold } from '../../domain/rules.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import { genesisHash, type RecordedEvent } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, EventEnvelope, type Head } from '../../events/envelope.js'
@@ -38,11 +38,11 @@ import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../fs-util.js'
 import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
 import { corrupt, handleFromScan, type CaseHandle } from '../case-store/open.js'
-import { decodeRecordFile, logChecker, ruleFinding, scanCase, type CommandSpan, type ScanResult } from '../case-store/scan.js'
+import { decodeRecordFile, logChecker, scanCase, type CommandSpan, type ScanResult } from '../case-store/scan.js'
 import type { ReplayResult } from '../case-store/replay.js'
 import type { VerifyOptions, VerifyReport } from '../case-store/verify.js'
 import type { CaseStore, Lease, StoreAppendOptions } from '../case-store/store.js'
-import { byPath, receiptFindings, verifyCase } from '../case-store/verify.js'
+import { verifyCase, verifyReportOf } from '../case-store/verify.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations.js'
@@ -541,24 +541,10 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       }
       options.onProgress?.('objects', Math.min(i + 100, digests.length), digests.length)
     }
-    const ruleFindings = checkObligations(scan.obligations, (ref) => {
+    return verifyReportOf(scan, (ref) => {
       const b = kept.get(ref.digest)
       return b !== undefined && b.length === ref.size ? b : undefined
-    }).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-    extra.push(...receiptFindings(expect, scan, atReceipt))
-    const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
-    return {
-      valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
-      case_id: scan.declaration?.case_id ?? null,
-      generation: scan.seq,
-      head: scan.hash === null ? null : { seq: scan.seq, hash: scan.hash },
-      events: scan.eventIds,
-      objects: present,
-      object_bytes: objectBytesTotal,
-      log_bytes: scan.bytes,
-      findings,
-      omitted_findings: scan.omittedFindings
-    }
+    }, extra, expect, atReceipt, { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes })
   })
 
   const replay = async (caseId: string, projections: readonly AnyProjection[]): Promise<ReplayResult> => guard(async () => {
