@@ -13,6 +13,8 @@ import type { Profile } from '../adapters/config/profile.js'
 import { openWorldDb, type WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../adapters/fs-util.js'
 import { runDatabaseQuery } from './database/run.js'
+import type { SourceOpenOptions } from './source/open.js'
+import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 
 /** Runs source queries (provided by the source half; absent when [source] is not configured). */
 export type SourceRunner = {
@@ -29,7 +31,9 @@ export interface ProjectResearch {
 export interface ResearchOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Factory for the source half (injected so the database half works without git). */
-  readonly openSource?: (profile: Profile) => Promise<SourceRunner>
+  readonly openSource?: (profile: Profile, options: SourceOpenOptions) => Promise<SourceRunner>
+  /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
+  readonly onNotice?: (n: SnapshotNotice) => void
 }
 
 export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
@@ -58,8 +62,12 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     if (profile.source === undefined || options.openSource === undefined) {
       throw failureError('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section')
     }
-    source ??= options.openSource(profile)
-    return (await source).run(q)
+    source ??= options.openSource(profile, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) })
+    const opened = await source.catch((e: unknown) => {
+      source = undefined
+      throw e
+    })
+    return opened.run(q)
   }
   return {
     query: (args) => async () => {

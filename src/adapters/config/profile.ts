@@ -22,7 +22,7 @@ const Port = intBetween('Port', 1, 65535)
 
 export const SourceSection = t.intersection([
   t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
-  t.partial({ extensions: t.array(Str), cache_dir: Str })
+  t.partial({ extensions: t.array(Str), cache_dir: Str, cache: t.boolean })
 ], 'SourceSection')
 
 export const DatabaseSection = t.intersection([
@@ -74,7 +74,7 @@ export const ModelSection = t.partial({
 
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
-  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir'],
+  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache'],
   database: ['client', 'host', 'port', 'user', 'password_env', 'password_file', 'filename', 'databases', 'snapshot_id', 'allowed_tables', 'connect_timeout_ms'],
   limits: Object.keys(ProjectLimits.props),
   source_analysis: Object.keys(SourceAnalysisSection.props),
@@ -174,6 +174,7 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   if (E.isLeft(budget)) return budget
   const model = section('model', ModelSection)
   if (E.isLeft(model)) return model
+  if (source.right?.cache === false && source.right.cache_dir !== undefined) return E.left(configError(file, '[source] takes cache = false or a cache_dir, not both'))
   const db = database.right
   if (db !== undefined) {
     if (db.databases.length === 0) return E.left(configError(file, '[database].databases names at least one database'))

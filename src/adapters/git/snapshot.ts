@@ -1,30 +1,27 @@
 /**
- * A git snapshot: the tree of one full commit of a local clone (bare or not), read through
- * isomorphic-git with one shared object cache, never through the working tree. Branch switches,
- * pulls and edits in a working tree change nothing that is bound.
+ * A git snapshot: the tree of one full commit of a local clone (bare or not), read from git's
+ * object store, never through the working tree. Branch switches, pulls and edits in a working tree
+ * change nothing that is bound.
  *
- * The per-commit index (the flattened tree listing) is built once; blob contents are cached in
- * memory keyed by blob id (they are immutable) up to a byte budget. isomorphic-git keeps its
- * own pack data in the shared `cache` object, so packs are read and checked once per snapshot.
+ * With an index root (the default of the source research: the user's cache directory) the first
+ * process to open a commit builds its persisted snapshot index (see snapshot-index.ts) and every
+ * later one reads the listing, blob sizes and trigram filters from it, and blob bytes from its data
+ * file, each checked against its git id. Without one, or when the index cannot be written, objects
+ * are read from git directly. Objects come from a small pack reader (object-reader.ts) that reads
+ * one object at a time; isomorphic-git is kept as the reference reader (`reader: 'isomorphic-git'`).
+ * Memory is bounded by `blobCacheBytes` and `objectCacheBytes`, not by the size of the snapshot.
  */
 import * as fs from 'node:fs'
-import { createHash } from 'node:crypto'
-import * as t from 'io-ts'
-import * as E from 'fp-ts/lib/Either.js'
-import { objectStoreFs } from './object-fs.js'
 import * as path from 'node:path'
 import git from 'isomorphic-git'
 import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
+import { objectStoreFs } from './object-fs.js'
+import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType } from './object-reader.js'
+import { buildIndex, discardIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
 
-export type EntryKind = 'blob' | 'symlink' | 'submodule'
-
-export interface TreeEntry {
-  readonly path: string
-  readonly oid: string
-  readonly mode: string
-  readonly kind: EntryKind
-}
+export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
+export { needleHashes } from './snapshot-index.js'
 
 export interface GitSnapshot {
   readonly commit: string
@@ -33,6 +30,33 @@ export interface GitSnapshot {
   readonly entry: (p: string) => Promise<TreeEntry | undefined>
   /** Blob bytes, or null when the object is missing from the repository. */
   readonly blob: (oid: string) => Promise<Buffer | null>
+  /** Size and kind of a blob without necessarily reading it; null when it is missing. */
+  readonly info: (oid: string) => Promise<BlobInfo | null>
+  /** False only when the blob certainly does not contain the needle (see needleHashes). */
+  readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
+  /** Closes open files; the snapshot must not be used afterwards. */
+  readonly close: () => void
+}
+
+export interface SnapshotNotice {
+  readonly code: 'SOURCE_INDEX_CORRUPT' | 'SOURCE_INDEX_UNAVAILABLE' | 'SOURCE_INDEX_BUILT'
+  readonly message: string
+  readonly commit: string
+}
+
+export interface SnapshotOptions {
+  /** Bytes of blob contents kept in memory (default 32 MiB). */
+  readonly blobCacheBytes?: number
+  /** Bytes of resolved pack objects (delta bases) kept in memory (default 32 MiB). */
+  readonly objectCacheBytes?: number
+  /** Root of the persisted snapshot indexes; absent: none (objects are read from git). */
+  readonly index?: string
+  /** How git objects are read: the pack reader (default) or isomorphic-git (the reference). */
+  readonly reader?: 'pack' | 'isomorphic-git'
+  /** Index events worth telling a person about: built, found damaged (and rebuilt), unusable. */
+  readonly onNotice?: (n: SnapshotNotice) => void
+  /** Progress of an index build. */
+  readonly onProgress?: (p: BuildProgress) => void
 }
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
@@ -56,164 +80,221 @@ export const resolveGitdir = (repository: string): string => {
   throw unavailable('the configured directory is not a git repository', { repository })
 }
 
-export interface SnapshotOptions {
-  /** Bytes of blob contents kept in memory (default 1 GiB). */
-  readonly blobCacheBytes?: number
-  /**
-   * A directory outside any case where the tree listing of a commit and blob contents are kept
-   * across processes. Blobs are stored by git blob id and checked against it (SHA-1 of
-   * "blob <size>\0" + bytes) every time they are read back; a damaged entry is read from git again.
-   */
-  readonly diskCache?: string
+/** Reads git objects by id; null when the object is not in the store. */
+interface Objects {
+  readonly read: (oid: string) => Promise<{ type: ObjectType; content: Buffer } | null>
+  readonly sync?: ObjectReader
+  readonly close: () => void
 }
 
-const SnapshotIndex = t.type({ format: t.literal('vba-snapshot-index'), version: t.literal(1), commit: t.string, tree: t.string, entries: t.array(t.type({ path: t.string, oid: t.string, mode: t.string, kind: t.keyof({ blob: null, symlink: null, submodule: null }) })) })
-
-/** The git id a blob with these bytes has. */
-export const gitBlobId = (bytes: Uint8Array): string => createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex')
-
-const writeCacheFile = (file: string, bytes: Uint8Array | string): void => {
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
-    fs.writeFileSync(tmp, bytes)
-    fs.renameSync(tmp, file)
-  } catch {
-    // a cache that cannot be written only costs speed
+const packObjects = (gitdir: string, cacheBytes: number): Objects => {
+  let reader: ObjectReader | null = null
+  const open = (): ObjectReader => (reader ??= openObjectReader(gitdir, { cacheBytes }))
+  return {
+    read: async (oid) => open().read(oid),
+    get sync() {
+      return open()
+    },
+    close: () => reader?.close()
   }
 }
 
 /**
  * isomorphic-git caches resolved pack objects only once a pack index's `readDepth` exceeds 3, but
  * never initialises that counter (it stays NaN), so every delta chain is re-inflated for every
- * blob: deep chains make a cold read of a large repository ~10x slower. Setting the counter
- * turns its own cache on. The cached objects are dropped when the snapshot has read them all.
+ * blob. Setting the counter turns its own cache on.
  */
-const enablePackCache = async (cache: object): Promise<Array<{ offsetCache: object }>> => {
-  const indexes: Array<{ offsetCache: object }> = []
+const enablePackCache = async (cache: object): Promise<void> => {
   for (const sym of Object.getOwnPropertySymbols(cache)) {
     const map = (cache as Record<symbol, unknown>)[sym]
     if (!(map instanceof Map)) continue
     for (const pending of map.values()) {
       const index: unknown = await Promise.resolve(pending).catch(() => null)
       if (index !== null && typeof index === 'object' && 'offsetCache' in index) {
-        const ix = index as { readDepth?: number; offsetCache: object }
+        const ix = index as { readDepth?: number }
         if (!(typeof ix.readDepth === 'number' && ix.readDepth > 3)) ix.readDepth = 4
-        indexes.push(ix)
       }
     }
   }
-  return indexes
 }
 
-const readIndex = (file: string, commit: string): { tree: string; entries: TreeEntry[] } | null => {
-  try {
-    const d = SnapshotIndex.decode(JSON.parse(fs.readFileSync(file, 'utf8')))
-    return E.isRight(d) && d.right.commit === commit ? { tree: d.right.tree, entries: d.right.entries } : null
-  } catch {
-    return null
+/** The reference reader: isomorphic-git, which loads and checks whole packs. */
+const isoObjects = (gitdir: string): Objects => {
+  const cache = {}
+  let fsMemo: typeof fs | null = null
+  return {
+    read: async (oid) => {
+      try {
+        const r = await git.readObject({ fs: (fsMemo ??= objectStoreFs(gitdir)), gitdir, oid, cache, format: 'content' })
+        await enablePackCache(cache)
+        const o = r.object as Uint8Array
+        return { type: r.type as ObjectType, content: Buffer.from(o.buffer, o.byteOffset, o.byteLength) }
+      } catch (e) {
+        if ((e as { code?: string }).code === 'NotFoundError') return null
+        throw e
+      }
+    },
+    close: () => undefined
   }
 }
 
-/** Opens the snapshot of `commit`; fails with SOURCE_UNAVAILABLE when the commit is not there. */
+// Mirrors git's verify_path() as isomorphic-git applies it: separators, `.`/`..` and names that
+// alias them on Windows, `.git` in every spelling (NTFS, HFS+, 8.3 short names).
+const assertSafeName = (name: string): boolean => {
+  const hfs = name.replace(/[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g, '')
+  const ntfs = hfs.split(':')[0] ?? ''
+  let lower = ntfs.toLowerCase()
+  let end = lower.length
+  while (end > 0 && (lower.charCodeAt(end - 1) === 46 || lower.charCodeAt(end - 1) === 32)) end--
+  lower = lower.slice(0, end)
+  return !(name === '' || name.includes('\\') || name.includes('/') || name.includes('\0') || (lower === '' && ntfs !== '') || lower === '.git' || /^\.?git~[1-9]$/.test(lower))
+}
+
+class UnsafeTree extends Error {}
+
+const parseTree = (content: Buffer): Array<{ mode: string; name: string; oid: string }> => {
+  const out: Array<{ mode: string; name: string; oid: string }> = []
+  let at = 0
+  while (at < content.length) {
+    const sp = content.indexOf(32, at)
+    const nul = content.indexOf(0, sp + 1)
+    if (sp < 0 || nul < 0 || nul + 21 > content.length) throw new ObjectStoreError('OBJECT_CORRUPT', 'a tree object is malformed')
+    let mode = content.toString('latin1', at, sp)
+    if (mode === '40000') mode = '040000'
+    const name = content.toString('utf8', sp + 1, nul)
+    if (!assertSafeName(name)) throw new UnsafeTree(name)
+    out.push({ mode, name, oid: content.toString('hex', nul + 1, nul + 21) })
+    at = nul + 21
+  }
+  return out
+}
+
+const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+
+const listTree = async (objects: Objects, commit: string): Promise<{ tree: string; entries: TreeEntry[] }> => {
+  let c: { type: ObjectType; content: Buffer } | null
+  try {
+    c = await objects.read(commit)
+  } catch (e) {
+    throw unavailable(`commit ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+  }
+  const m = c?.type === 'commit' ? /^tree ([0-9a-f]{40})\n/.exec(c.content.toString('latin1', 0, 46)) : null
+  if (c === null || m?.[1] === undefined) throw unavailable(`commit ${commit} is not in the repository (NotFoundError)`, { commit })
+  const tree = m[1]
+  const out: TreeEntry[] = []
+  const walk = async (oid: string, prefix: string): Promise<void> => {
+    const t = await objects.read(oid)
+    if (t === null || t.type !== 'tree') throw new ObjectStoreError('OBJECT_CORRUPT', `tree ${oid} is missing`)
+    for (const e of parseTree(t.content)) {
+      const p = prefix + e.name
+      if (e.mode === '040000') await walk(e.oid, p + '/')
+      else if (e.mode === '160000') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
+      else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
+    }
+  }
+  try {
+    await walk(tree, '')
+  } catch (e) {
+    // A tree naming `..`, `.git` or an absolute path is a property of the commit, not an outage.
+    if (e instanceof UnsafeTree || (e as { code?: string }).code === 'UnsafeFilepathError') throw new FailureError(failure('SOURCE_TREE_UNSAFE', `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`, { commit }))
+    throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+  }
+  return { tree, entries: out.sort(byPath) }
+}
+
+/** Opens the snapshot of `commit`; reading fails with SOURCE_UNAVAILABLE when the commit is not there. */
 export const openSnapshot = async (repository: string, commit: string, options: SnapshotOptions = {}): Promise<GitSnapshot> => {
   if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
-  const cache = {}
-  const disk = options.diskCache
-  const indexFile = disk === undefined ? null : path.join(disk, 'commits', `${commit}.json`)
-  const cachedIndex = indexFile === null ? null : readIndex(indexFile, commit)
-  // The object store is opened only when something is not in the disk cache.
-  let ofsMemo: typeof fs | null = null
-  const ofs = (): typeof fs => (ofsMemo ??= objectStoreFs(gitdir))
-  let treeOid: string
-  if (cachedIndex !== null) treeOid = cachedIndex.tree
-  else {
-    try {
-      const { commit: c } = await git.readCommit({ fs: ofs(), gitdir, oid: commit, cache })
-      treeOid = c.tree
-    } catch (e) {
-      throw unavailable(`commit ${commit} is not in the repository (${(e as { code?: string }).code ?? 'read error'})`, { commit })
-    }
+  const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 32 << 20)
+  const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
+  const root = options.index
+  let index: SnapshotIndex | null = null
+  if (root !== undefined) {
+    const found = openIndex(root, commit)
+    if (found !== null && 'reason' in found) {
+      notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (${found.reason}); it is rebuilt`)
+      discardIndex(root, commit)
+    } else index = found
   }
-  let listing: Promise<TreeEntry[]> | undefined
-  let packIndexes: Array<{ offsetCache: object }> = []
-  let blobCount = Number.POSITIVE_INFINITY
-  const list = async (): Promise<TreeEntry[]> => {
-    if (cachedIndex !== null) return cachedIndex.entries
-    const out: TreeEntry[] = []
-    const walk = async (oid: string, prefix: string): Promise<void> => {
-      const { tree } = await git.readTree({ fs: ofs(), gitdir, oid, cache })
-      for (const e of tree) {
-        const p = prefix + e.path
-        if (e.type === 'tree') await walk(e.oid, p + '/')
-        else if (e.type === 'commit') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
-        else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
+  // The listing: from the index, or walked (and the index built) on first use.
+  let listing: Promise<readonly TreeEntry[]> | undefined
+  const paths = new Map<string, TreeEntry>()
+  const load = async (): Promise<readonly TreeEntry[]> => {
+    if (index !== null) return index.entries
+    const listed = await listTree(objects, commit)
+    if (root !== undefined && objects.sync !== undefined) {
+      try {
+        await buildIndex(root, commit, listed.tree, listed.entries, objects.sync, options.onProgress)
+        const built = openIndex(root, commit)
+        if (built === null || 'reason' in built) throw new Error(built === null ? 'it vanished after publishing' : built.reason)
+        index = built
+        notice('SOURCE_INDEX_BUILT', `built the snapshot index of ${commit} in ${root}`)
+      } catch (e) {
+        if (e instanceof ObjectStoreError) throw unavailable(`the objects of ${commit} cannot be read (${e.message})`, { commit })
+        notice('SOURCE_INDEX_UNAVAILABLE', `the snapshot index of ${commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`)
       }
     }
-    try {
-      await enablePackCache(cache)
-      await walk(treeOid, '')
-      packIndexes = await enablePackCache(cache)
-    } catch (e) {
-      const code = (e as { code?: string }).code
-      // A tree naming `..`, `.git` or an absolute path is a property of the commit, not an outage.
-      if (code === 'UnsafeFilepathError') throw new FailureError(failure('SOURCE_TREE_UNSAFE', `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`, { commit }))
-      throw unavailable(`the tree of ${commit} cannot be read (${code ?? 'read error'})`, { commit })
-    }
-    const sorted = out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    if (indexFile !== null) writeCacheFile(indexFile, JSON.stringify({ format: 'vba-snapshot-index', version: 1, commit, tree: treeOid, entries: sorted }))
-    return sorted
+    return listed.entries
   }
-  const byPath = new Map<string, TreeEntry>()
   const entries = async (): Promise<readonly TreeEntry[]> => {
-    listing ??= list().then((l) => {
-      for (const e of l) byPath.set(e.path, e)
-      blobCount = new Set(l.filter((e) => e.kind === 'blob').map((e) => e.oid)).size
-      return l
-    })
+    listing ??= load().then(
+      (l) => {
+        for (const e of l) paths.set(e.path, e)
+        return l
+      },
+      (e: unknown) => {
+        listing = undefined
+        throw e
+      }
+    )
     return listing
   }
-  const budget = options.blobCacheBytes ?? 1 << 30
+  const budget = options.blobCacheBytes ?? 32 << 20
   const blobs = new Map<string, Buffer>()
   let cached = 0
+  const remember = (oid: string, bytes: Buffer): void => {
+    if (bytes.length > budget / 4) return
+    while (cached + bytes.length > budget && blobs.size > 0) {
+      const [first, b] = blobs.entries().next().value as [string, Buffer]
+      blobs.delete(first)
+      cached -= b.length
+    }
+    blobs.set(oid, bytes)
+    cached += bytes.length
+  }
+  const fromGit = async (oid: string): Promise<Buffer | null> => {
+    try {
+      const o = await objects.read(oid)
+      return o === null || o.type !== 'blob' ? null : o.content
+    } catch (e) {
+      throw unavailable(`blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`, { oid })
+    }
+  }
   const blob = async (oid: string): Promise<Buffer | null> => {
+    await entries()
     const hit = blobs.get(oid)
-    if (hit !== undefined) return hit
-    let bytes: Buffer | null = null
-    const diskFile = disk === undefined ? null : path.join(disk, 'blobs', oid.slice(0, 2), oid.slice(2))
-    if (diskFile !== null) {
-      try {
-        const b = fs.readFileSync(diskFile)
-        if (gitBlobId(b) === oid) bytes = b
-      } catch {
-        // not cached yet
-      }
+    if (hit !== undefined) {
+      blobs.delete(oid)
+      blobs.set(oid, hit)
+      return hit
     }
-    if (bytes === null) {
+    let bytes: Buffer | null | undefined
+    if (index !== null) {
       try {
-        const r = await git.readBlob({ fs: ofs(), gitdir, oid, cache })
-        bytes = Buffer.from(r.blob.buffer, r.blob.byteOffset, r.blob.byteLength)
-        if (packIndexes.length === 0) packIndexes = await enablePackCache(cache)
+        bytes = index.read(oid)
       } catch (e) {
-        const code = (e as { code?: string }).code
-        if (code === 'NotFoundError') return null
-        throw unavailable(`blob ${oid} cannot be read (${code ?? 'read error'})`, { oid })
+        if (!(e instanceof IndexCorrupt) || root === undefined) throw e
+        // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
+        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`)
+        index.close()
+        index = null
+        discardIndex(root, commit)
       }
-      if (diskFile !== null) writeCacheFile(diskFile, bytes)
+      if (bytes === undefined && index !== null && index.info(oid) === null) return null
     }
-    if (bytes.length <= budget) {
-      // First in, first out: blobs are immutable, any eviction order is correct.
-      while (cached + bytes.length > budget && blobs.size > 0) {
-        const [first, b] = blobs.entries().next().value as [string, Buffer]
-        blobs.delete(first)
-        cached -= b.length
-      }
-      blobs.set(oid, bytes)
-      cached += bytes.length
-      // Every blob of the commit is in our cache: isomorphic-git's copies are no longer needed.
-      if (blobs.size >= blobCount) for (const ix of packIndexes) ix.offsetCache = {}
-    }
+    bytes ??= await fromGit(oid)
+    if (bytes !== null) remember(oid, bytes)
     return bytes
   }
   return {
@@ -221,8 +302,21 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     entries,
     entry: async (p) => {
       await entries()
-      return byPath.get(p)
+      return paths.get(p)
     },
-    blob
+    blob,
+    info: async (oid) => {
+      await entries()
+      const i = index?.info(oid)
+      if (i !== undefined) return i
+      const b = await blob(oid)
+      return b === null ? null : { size: b.length, binary: isBinaryBytes(b) }
+    },
+    mayContain: (oid, hashes) => index === null || index.mayContain(oid, hashes),
+    close: () => {
+      index?.close()
+      objects.close()
+      blobs.clear()
+    }
   }
 }

@@ -5,7 +5,7 @@ import type { ProjectLimits } from '../../domain/limits.js'
 import { extensionOf, underPrefix } from '../../domain/source-paths.js'
 import { cutLine } from '../../domain/text-scan.js'
 import { FailureError } from '../../adapters/fs-util.js'
-import type { GitSnapshot, TreeEntry } from '../../adapters/git/snapshot.js'
+import { needleHashes, type GitSnapshot, type TreeEntry } from '../../adapters/git/snapshot.js'
 import type { Origin } from '../capture.js'
 
 export interface SourceAnalysis {
@@ -117,6 +117,7 @@ const isWordByte = (b: number | undefined): boolean =>
 export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
   const exts = new Set(o.extensions ?? r.extensions)
   const needle = Buffer.from(o.needle, 'utf8')
+  const hashes = needleHashes(needle)
   const hits: Hit[] = []
   const files = new Map<string, { entry: TreeEntry; bytes: Buffer }>()
   const skipped: Skipped[] = []
@@ -132,27 +133,31 @@ export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResul
       continue
     }
     checkDeadline(o.deadline, r.limits.time_ms)
-    const bytes = await r.snap.blob(entry.oid)
-    if (bytes === null) {
+    const info = await r.snap.info(entry.oid)
+    if (info === null) {
       skipped.push({ path: entry.path, reason: 'missing_object' })
       omissions++
       continue
     }
-    if (bytes.length > r.limits.max_file_bytes) {
+    if (info.size > r.limits.max_file_bytes) {
       skipped.push({ path: entry.path, reason: 'too_large' })
       omissions++
       continue
     }
-    if (isBinary(bytes)) {
+    if (info.binary) {
       skipped.push({ path: entry.path, reason: 'binary' })
       continue
     }
-    if (bytesScanned + bytes.length > o.maxBytes) {
+    if (bytesScanned + info.size > o.maxBytes) {
       limitsReached.add('search_bytes')
       break
     }
-    bytesScanned += bytes.length
+    bytesScanned += info.size
     filesScanned++
+    // The snapshot index's trigram filter rules out most files without reading them.
+    if (!r.snap.mayContain(entry.oid, hashes)) continue
+    const bytes = await r.snap.blob(entry.oid)
+    if (bytes === null) throw new FailureError(failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path }))
     let at = bytes.indexOf(needle)
     if (at < 0) continue
     let line = 1

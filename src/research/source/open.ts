@@ -1,8 +1,10 @@
 /** Opening the source half from a profile: the bound repository and commit, settings, limits. */
+import * as os from 'node:os'
+import * as path from 'node:path'
 import { failure } from '../../domain/failure.js'
 import { DEFAULT_TEXT_EXTENSIONS } from '../../domain/source-paths.js'
 import type { Profile } from '../../adapters/config/profile.js'
-import { openSnapshot } from '../../adapters/git/snapshot.js'
+import { openSnapshot, type BuildProgress, type SnapshotNotice } from '../../adapters/git/snapshot.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import type { SourceRunner } from '../project-research.js'
 import type { SourceAnalysis, SourceResearch } from './common.js'
@@ -31,11 +33,39 @@ export const analysisOf = (profile: Profile): SourceAnalysis => {
   return a
 }
 
-export const openSourceResearch = async (profile: Profile): Promise<SourceRunner> => {
+type Environment = Readonly<Record<string, string | undefined>>
+
+/**
+ * Where persisted snapshot indexes live: `[source] cache_dir`, else `$XDG_CACHE_HOME/vba`, else
+ * `~/.cache/vba`; undefined when the profile turns the index off (`cache = false`).
+ */
+export const snapshotIndexRoot = (profile: Profile, env: Environment = process.env): string | undefined => {
+  const source = profile.source
+  if (source === undefined || source.cache === false) return undefined
+  if (source.cache_dir !== undefined) return source.cache_dir
+  const xdg = env['XDG_CACHE_HOME']
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'vba')
+  const home = env['HOME'] ?? os.homedir()
+  return path.join(home, '.cache', 'vba')
+}
+
+export interface SourceOpenOptions {
+  readonly env?: Environment
+  /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
+  readonly onNotice?: (n: SnapshotNotice) => void
+  readonly onProgress?: (p: BuildProgress) => void
+}
+
+export const openSourceResearch = async (profile: Profile, options: SourceOpenOptions = {}): Promise<SourceRunner> => {
   const source = profile.source
   if (source === undefined) throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
-  const snap = await openSnapshot(source.repository, source.commit, source.cache_dir === undefined ? {} : { diskCache: source.cache_dir })
+  const index = snapshotIndexRoot(profile, options.env)
+  const snap = await openSnapshot(source.repository, source.commit, {
+    ...(index === undefined ? {} : { index }),
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress })
+  })
   const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase())
   const research: SourceResearch = { snap, url: source.url, extensions, limits: profile.limits, analysis: analysisOf(profile) }
-  return { run: (q) => runSourceQuery(research, q), close: async () => undefined }
+  return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }
 }

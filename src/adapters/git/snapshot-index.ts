@@ -1,0 +1,290 @@
+/**
+ * The persisted snapshot index of one commit, kept outside any case in the user's cache directory
+ * (`<root>/snapshots/v1/<commit>/`), so that every later process searches the commit without
+ * touching git's packs. Three files, published together by one atomic rename of their directory:
+ *
+ * - `index.json`: a first line with the SHA-256 of the rest, then JSON: the tree listing and, per
+ *   blob id, its size, whether it is binary or missing, and where its bytes and filter are.
+ * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
+ *   checked against the blob's git id before it is served.
+ * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
+ *   checked against the SHA-256 in index.json when the index is opened. A needle whose trigrams are
+ *   not all set cannot occur in the blob, so the search skips it without reading it; a set bit only
+ *   means "maybe", and the blob is then read and searched as before. Results are therefore exactly
+ *   those of a full scan.
+ *
+ * A damaged, truncated or foreign index is reported and rebuilt, never served. Builders write into
+ * a private directory and rename it into place; a builder that loses the race discards its copy.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { createHash, randomBytes } from 'node:crypto'
+import type { ObjectReader } from './object-reader.js'
+
+export type EntryKind = 'blob' | 'symlink' | 'submodule'
+
+export interface TreeEntry {
+  readonly path: string
+  readonly oid: string
+  readonly mode: string
+  readonly kind: EntryKind
+}
+
+/** What a search needs to know of a blob without reading it. */
+export interface BlobInfo {
+  readonly size: number
+  readonly binary: boolean
+}
+
+/** Text blobs larger than this are not copied into the index; they are read from git. */
+export const STORE_LIMIT = 16 << 20
+const FORMAT = 'vba-snapshot-index'
+const VERSION = 1
+const BINARY = 1
+const STORED = 2
+const MISSING = 4
+
+/** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
+export const isBinaryBytes = (bytes: Uint8Array): boolean => {
+  const n = Math.min(bytes.length, 8000)
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true
+  return false
+}
+
+/** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
+const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
+const HASH = 0x9e3779b1
+
+export const trigramFilter = (bytes: Uint8Array, log: number): Uint8Array => {
+  const f = new Uint8Array(1 << (log - 3))
+  const shift = 32 - log
+  const n = bytes.length
+  if (n < 3) return f
+  let t = ((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)
+  for (let i = 2; i < n; i++) {
+    t = ((t << 8) | (bytes[i] ?? 0)) & 0xffffff
+    const h = Math.imul(t, HASH) >>> shift
+    f[h >>> 3] = (f[h >>> 3] ?? 0) | (1 << (h & 7))
+  }
+  return f
+}
+
+/** The needle's trigram hashes (before the per-blob shift), or null when it has fewer than 3 bytes. */
+export const needleHashes = (needle: Uint8Array): Uint32Array | null => {
+  if (needle.length < 3) return null
+  const out = new Uint32Array(needle.length - 2)
+  for (let i = 0; i + 2 < needle.length; i++) out[i] = Math.imul(((needle[i] ?? 0) << 16) | ((needle[i + 1] ?? 0) << 8) | (needle[i + 2] ?? 0), HASH) >>> 0
+  return out
+}
+
+export type IndexProblem = { readonly reason: string }
+
+export interface SnapshotIndex {
+  readonly dir: string
+  readonly tree: string
+  readonly entries: readonly TreeEntry[]
+  /** Size and kind of a blob; null when the blob was missing from the repository at build time. */
+  readonly info: (oid: string) => BlobInfo | null | undefined
+  /** The stored bytes of a text blob, checked against its id; undefined when not stored. */
+  readonly read: (oid: string) => Buffer | undefined
+  /** False only when the blob certainly does not contain the needle. */
+  readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
+  readonly close: () => void
+}
+
+/** Thrown when stored bytes do not match their git id: the index is damaged. */
+export class IndexCorrupt extends Error {}
+
+type BlobRow = [size: number, flags: number, offset: number, filterOffset: number, filterLog: number]
+
+interface IndexFile {
+  format: string
+  version: number
+  commit: string
+  tree: string
+  blobs_bytes: number
+  filters_bytes: number
+  filters_sha256: string
+  entries: Array<[string, string, string, EntryKind]>
+  blobs: Record<string, BlobRow>
+}
+
+export const indexDirOf = (root: string, commit: string): string => path.join(root, 'snapshots', `v${VERSION}`, commit)
+
+const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
+const gitBlobId = (bytes: Uint8Array): string => createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex')
+
+/**
+ * Opens the published index of `commit`: null when there is none, a problem when it is there but
+ * damaged (the caller reports it and rebuilds).
+ */
+export const openIndex = (root: string, commit: string): SnapshotIndex | IndexProblem | null => {
+  const dir = indexDirOf(root, commit)
+  let text: string
+  try {
+    text = fs.readFileSync(path.join(dir, 'index.json'), 'utf8')
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT' && !fs.existsSync(dir)) return null
+    return { reason: `index.json cannot be read (${(e as { code?: string }).code ?? 'error'})` }
+  }
+  const nl = text.indexOf('\n')
+  if (nl !== 64 || sha256(text.slice(nl + 1)) !== text.slice(0, 64)) return { reason: 'index.json does not match its digest (truncated or altered)' }
+  let f: IndexFile
+  try {
+    f = JSON.parse(text.slice(nl + 1)) as IndexFile
+  } catch {
+    return { reason: 'index.json is not JSON' }
+  }
+  if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || !Array.isArray(f.entries) || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
+  let fd: number
+  let filters: Buffer
+  try {
+    filters = fs.readFileSync(path.join(dir, 'filters.dat'))
+    fd = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
+  } catch (e) {
+    return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
+  }
+  if (filters.length !== f.filters_bytes || sha256(filters) !== f.filters_sha256) {
+    fs.closeSync(fd)
+    return { reason: 'filters.dat does not match its digest' }
+  }
+  if (fs.fstatSync(fd).size !== f.blobs_bytes) {
+    fs.closeSync(fd)
+    return { reason: `blobs.dat has ${fs.fstatSync(fd).size} bytes, the index says ${f.blobs_bytes}` }
+  }
+  const entries: TreeEntry[] = f.entries.map(([p, oid, mode, kind]) => ({ path: p, oid, mode, kind }))
+  const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
+  return {
+    dir,
+    tree: f.tree,
+    entries,
+    info: (oid) => {
+      const r = rows.get(oid)
+      if (r === undefined) return undefined
+      return r[1] & MISSING ? null : { size: r[0], binary: (r[1] & BINARY) !== 0 }
+    },
+    read: (oid) => {
+      const r = rows.get(oid)
+      if (r === undefined || !(r[1] & STORED)) return undefined
+      const b = Buffer.allocUnsafe(r[0])
+      let done = 0
+      while (done < r[0]) {
+        const n = fs.readSync(fd, b, done, r[0] - done, r[2] + done)
+        if (n === 0) throw new IndexCorrupt(`blobs.dat ends inside blob ${oid}`)
+        done += n
+      }
+      if (gitBlobId(b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
+      return b
+    },
+    mayContain: (oid, hashes) => {
+      if (hashes === null) return true
+      const r = rows.get(oid)
+      if (r === undefined || !(r[1] & STORED) || r[1] & BINARY) return true
+      const log = r[4]
+      const shift = 32 - log
+      const base = r[3]
+      for (let i = 0; i < hashes.length; i++) {
+        const h = (hashes[i] ?? 0) >>> shift
+        if (((filters[base + (h >>> 3)] ?? 0) & (1 << (h & 7))) === 0) return false
+      }
+      return true
+    },
+    close: () => fs.closeSync(fd)
+  }
+}
+
+/** Moves a damaged index out of the way (readers holding its files keep them) and deletes it. */
+export const discardIndex = (root: string, commit: string): void => {
+  const dir = indexDirOf(root, commit)
+  const trash = path.join(root, 'snapshots', `.trash-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
+  try {
+    fs.renameSync(dir, trash)
+    fs.rmSync(trash, { recursive: true, force: true })
+  } catch {
+    // already gone (another process discarded or replaced it)
+  }
+}
+
+export interface BuildProgress {
+  readonly done: number
+  readonly total: number
+  readonly bytes: number
+}
+
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
+ * time through `reader` (so memory stays bounded) and written straight to disk.
+ */
+export const buildIndex = async (root: string, commit: string, tree: string, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
+  const base = path.join(root, 'snapshots', `v${VERSION}`)
+  fs.mkdirSync(base, { recursive: true })
+  const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
+  fs.mkdirSync(tmp)
+  try {
+    const blobsFd = fs.openSync(path.join(tmp, 'blobs.dat'), 'w')
+    const filtersFd = fs.openSync(path.join(tmp, 'filters.dat'), 'w')
+    const filterHash = createHash('sha256')
+    const rows: Record<string, BlobRow> = {}
+    let blobsBytes = 0
+    let filtersBytes = 0
+    const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
+    let last = Date.now()
+    try {
+      for (let i = 0; i < oids.length; i++) {
+        const oid = oids[i] as string
+        const o = reader.read(oid)
+        if (o === null || o.type !== 'blob') {
+          rows[oid] = [0, MISSING, 0, 0, 0]
+          continue
+        }
+        const bytes = o.content
+        const binary = isBinaryBytes(bytes)
+        if (binary || bytes.length > STORE_LIMIT) {
+          rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
+          continue
+        }
+        const log = filterLog(bytes.length)
+        const filter = trigramFilter(bytes, log)
+        rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
+        fs.writeSync(blobsFd, bytes)
+        fs.writeSync(filtersFd, filter)
+        filterHash.update(filter)
+        blobsBytes += bytes.length
+        filtersBytes += filter.length
+        if (Date.now() - last > 50) {
+          // Keep the event loop responsive (lease renewals, servers) while a large index builds.
+          onProgress?.({ done: i + 1, total: oids.length, bytes: blobsBytes })
+          await yieldNow()
+          last = Date.now()
+        }
+      }
+    } finally {
+      fs.closeSync(blobsFd)
+      fs.closeSync(filtersFd)
+    }
+    onProgress?.({ done: oids.length, total: oids.length, bytes: blobsBytes })
+    const body = JSON.stringify({
+      format: FORMAT,
+      version: VERSION,
+      commit,
+      tree,
+      blobs_bytes: blobsBytes,
+      filters_bytes: filtersBytes,
+      filters_sha256: filterHash.digest('hex'),
+      entries: entries.map((e) => [e.path, e.oid, e.mode, e.kind]),
+      blobs: rows
+    } satisfies IndexFile)
+    fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
+    try {
+      fs.renameSync(tmp, indexDirOf(root, commit))
+    } catch (e) {
+      const code = (e as { code?: string }).code
+      // Another process published the same commit first: its index is as good as ours.
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+}
