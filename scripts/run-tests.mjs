@@ -65,9 +65,13 @@ try {
 const readerPassword = newReaderPassword()
 loadWorld(server.sql, readerPassword)
 process.env.VBA_TEST_MARIADB = JSON.stringify({ port: server.port, socket: server.socket, dir: server.dir, readerPassword })
+// Snapshot indexes (on by default in the user's cache directory) go to a private directory of this run.
+const cacheHome = mkdtempSync(join(tmpdir(), 'vba-cache-home-'))
+process.env.XDG_CACHE_HOME = cacheHome
 const stopServer = async () => {
   await server.stop()
   rmSync(dbDir, { recursive: true, force: true })
+  rmSync(cacheHome, { recursive: true, force: true })
 }
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopServer().finally(() => process.exit(130)) })
 console.log(`private MariaDB on 127.0.0.1:${server.port} (${server.dir})`)

@@ -35,6 +35,10 @@ import { lifecycleView, type LifecycleView } from '../projections/lifecycle.js'
 import type { RenderedPrompt } from '../projections/prompt.js'
 import { createProjectResearch, type ProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
+import type { SnapshotNotice } from '../adapters/git/snapshot.js'
+
+/** A notice about the persisted snapshot index of a source commit. */
+export type SourceNotice = SnapshotNotice
 import { queryInCase, type CaseQueryResult } from '../research/case-query.js'
 import { enrichmentConfig, prepareRevision, type PrepareResult, type RevisionInputs } from '../research/prepare.js'
 import type { Fact } from '../research/enrich.js'
@@ -56,7 +60,7 @@ export interface VbaOptions {
   readonly profile?: string | ProfileObject
   /** Where the relative paths of an object profile resolve (default: the working directory). */
   readonly baseDir?: string
-  /** Environment variables for `password_env` (default: `process.env`). */
+  /** Environment variables for `password_env` and the snapshot index location (`XDG_CACHE_HOME`, `HOME`) (default: `process.env`). */
   readonly environment?: Readonly<Record<string, string | undefined>>
   /** Clock and id source (tests pin them; default: the system clock and random UUIDs). */
   readonly clock?: Env
@@ -68,6 +72,13 @@ export interface VbaOptions {
   readonly store?: string
   /** Run the store's schema migrations when the client opens (default false: `vba store migrate`). */
   readonly migrate?: boolean
+  /**
+   * Told when the persisted snapshot index of the source commit is built, found damaged (it is then
+   * rebuilt, never served) or cannot be written (research then reads git directly). The index lives
+   * in `[source] cache_dir`, else `$XDG_CACHE_HOME/vba`, else `~/.cache/vba`; `cache = false` in
+   * `[source]` turns it off.
+   */
+  readonly onNotice?: (notice: SourceNotice) => void
 }
 
 /** What an append returns: the command's outcome and its receipt (keep it; see `verify`). */
@@ -290,7 +301,7 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
   const researchOf = (): ProjectResearch => {
     live()
     if (profile === null) throw noProfile()
-    research ??= createProjectResearch(profile, { openSource: openSourceResearch, ...(options.environment === undefined ? {} : { env: options.environment }) })
+    research ??= createProjectResearch(profile, { openSource: openSourceResearch, ...(options.environment === undefined ? {} : { env: options.environment }), ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) })
     return research
   }
   let store: SqlStore | null = null

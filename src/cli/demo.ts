@@ -19,7 +19,7 @@ import { renderVerifyReport } from './case-verbs.js'
 import { writeWorldSqlite } from '../demo/world-sqlite.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
-import { openSourceResearch } from '../research/source/open.js'
+import { cliOpenSource } from './source-open.js'
 import { enrichmentConfig, prepareRevision } from '../research/prepare.js'
 import { advance, startInvestigation } from '../investigation/loop.js'
 import { settingsOf } from '../investigation/settings.js'
@@ -83,7 +83,7 @@ const main = async (): Promise<void> => {
   // Case preparation and a scripted investigation (no model is called: the answers are scripted).
   const demo = writeDemoWorld(path.join(world, 'demo'))
   const full = must(await loadProfile(demo.profile)())
-  const investigator = createProjectResearch(full, { openSource: openSourceResearch })
+  const investigator = createProjectResearch(full, { openSource: cliOpenSource })
   const prepared = must(await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
     report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
     entities: [{ type: 'quest', id: 11117 }]

@@ -10,7 +10,7 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError } from '../adapters/fs-util.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { createProjectResearch } from '../research/project-research.js'
-import { openSourceResearch } from '../research/source/open.js'
+import { cliOpenSource } from './source-open.js'
 import { settingsOf } from '../investigation/settings.js'
 import { work } from '../investigation/worker.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
@@ -125,7 +125,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   const profile = orExit(await loadProfile(o.config)())
   const model = modelFrom(profile, o)
   const settings = orExit(settingsOf(profile))
-  const research = createProjectResearch(profile, { openSource: openSourceResearch })
+  const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const stop = new AbortController()
   const onSignal = (): void => {
     io.err('vba: stopping after the current step (again to force)')

@@ -16,7 +16,7 @@ import type { Profile } from '../adapters/config/profile.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { hostname } from 'node:os'
 import { createProjectResearch } from '../research/project-research.js'
-import { openSourceResearch } from '../research/source/open.js'
+import { cliOpenSource } from './source-open.js'
 import { advance, startInvestigation, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
@@ -111,7 +111,7 @@ const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: P
     const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased }))
     out({ started: { revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null, generation } }, `started the investigation (generation ${generation})`)
   }
-  const research = createProjectResearch(profile, { openSource: openSourceResearch })
+  const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const onSignal = (): void => stop.abort()
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)

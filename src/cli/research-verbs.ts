@@ -6,7 +6,7 @@ import { failure, type Failure } from '../domain/failure.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
-import { openSourceResearch } from '../research/source/open.js'
+import { cliOpenSource } from './source-open.js'
 import { CliExit, EXIT, orExit } from './io.js'
 import { queryInCase } from '../research/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
@@ -47,7 +47,7 @@ export const exitFor = (f: Failure): number => (isUnavailable(f) ? EXIT.UNAVAILA
 export const research = async (io: Out, opts: { config: string; query: string; pretty?: boolean }): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const query = await readQuery(opts.query)
-  const r = createProjectResearch(profile, { openSource: openSourceResearch })
+  const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const out = await r.query(query)()
     if (E.isLeft(out)) {
@@ -65,7 +65,7 @@ export const research = async (io: Out, opts: { config: string; query: string; p
 export const caseQuery = async (io: Out, dir: CaseAt, opts: { config: string; query: string; commandId?: string }): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const query = await readQuery(opts.query)
-  const r = createProjectResearch(profile, { openSource: openSourceResearch })
+  const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
     const result = orExit(await queryInCase(dir, r, query, commandId))
@@ -85,7 +85,7 @@ export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; 
   const profile = orExit(await loadProfile(opts.config)())
   const config = orExit(enrichmentConfig(profile))
   const inputs = orExit(await readInputs(opts.input))
-  const r = createProjectResearch(profile, { openSource: openSourceResearch })
+  const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const out = await prepareRevision(dir, r, config, inputs)
     if (E.isLeft(out)) {

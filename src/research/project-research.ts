@@ -10,9 +10,8 @@ import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } fr
 import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import type { Profile } from '../adapters/config/profile.js'
-import { openWorldDb, type WorldDb } from '../adapters/db/world-db.js'
+import type { WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../adapters/fs-util.js'
-import { runDatabaseQuery } from './database/run.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 
@@ -51,11 +50,13 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
       throw failureError('DATABASE_NOT_CONFIGURED', 'the profile has no [database] section')
     }
     const section = profile.database
-    db ??= openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) })
+    // The database half (knex and its drivers) loads on first use: source-only sessions start faster.
+    db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) => openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) }))
     const opened = await db.catch((e: unknown) => {
       db = undefined
       throw e
     })
+    const { runDatabaseQuery } = await import('./database/run.js')
     return runDatabaseQuery({ db: opened, scope, snapshotId: section.snapshot_id, schemas }, q)
   }
   const sourceQuery = async (q: SourceQuery): Promise<Capture> => {

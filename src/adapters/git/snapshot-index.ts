@@ -3,8 +3,12 @@
  * (`<root>/snapshots/v1/<commit>/`), so that every later process searches the commit without
  * touching git's packs. Three files, published together by one atomic rename of their directory:
  *
- * - `index.json`: a first line with the SHA-256 of the rest, then JSON: the tree listing and, per
- *   blob id, its size, whether it is binary or missing, and where its bytes and filter are.
+ * - `index.json`: a first line with the SHA-256 of the rest, then JSON: per blob id its size,
+ *   whether it is binary or missing, and where its bytes and filter are; where the commit and tree
+ *   objects are in `trees.dat`.
+ * - `trees.dat`: the commit object and every tree object of the commit, raw. The listing is walked
+ *   from them on every open, each checked against its git id, starting from the commit id itself,
+ *   so a listing can only ever be the commit's own.
  * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
  *   checked against the blob's git id before it is served.
  * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
@@ -79,14 +83,29 @@ export const needleHashes = (needle: Uint8Array): Uint32Array | null => {
 
 export type IndexProblem = { readonly reason: string }
 
+/** A raw git object as stored in trees.dat. */
+export interface StoredObject {
+  readonly type: 'commit' | 'tree'
+  readonly content: Buffer
+}
+
 export interface SnapshotIndex {
   readonly dir: string
-  readonly tree: string
-  readonly entries: readonly TreeEntry[]
+  /** The commit or a tree object, checked against its id; null when not stored or damaged. */
+  readonly object: (oid: string) => StoredObject | null
   /** Size and kind of a blob; null when the blob was missing from the repository at build time. */
   readonly info: (oid: string) => BlobInfo | null | undefined
-  /** The stored bytes of a text blob, checked against its id; undefined when not stored. */
-  readonly read: (oid: string) => Buffer | undefined
+  /**
+   * The stored bytes of a text blob, checked against its id; undefined when not stored. With
+   * `into` (large enough) the bytes are read into it and a view of it is returned.
+   */
+  readonly read: (oid: string, into?: Buffer) => Buffer | undefined
+  /**
+   * True when blobs.dat has not been written since it was opened (ctime, mtime, size and inode as
+   * then; any write changes its ctime). When false, every blob is checked again on its next read,
+   * and whatever was read before the call must be read again.
+   */
+  readonly unchanged: () => boolean
   /** False only when the blob certainly does not contain the needle. */
   readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
   readonly close: () => void
@@ -101,18 +120,20 @@ interface IndexFile {
   format: string
   version: number
   commit: string
-  tree: string
   blobs_bytes: number
   filters_bytes: number
   filters_sha256: string
-  entries: Array<[string, string, string, EntryKind]>
+  trees_bytes: number
+  /** Commit and tree objects in trees.dat: [type, offset, length]. */
+  objects: Record<string, [StoredObject['type'], number, number]>
   blobs: Record<string, BlobRow>
 }
 
 export const indexDirOf = (root: string, commit: string): string => path.join(root, 'snapshots', `v${VERSION}`, commit)
 
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
-const gitBlobId = (bytes: Uint8Array): string => createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex')
+const objectHash = (type: string, bytes: Uint8Array): string => createHash('sha1').update(`${type} ${bytes.byteLength}\0`).update(bytes).digest('hex')
+const gitBlobId = (bytes: Uint8Array): string => objectHash('blob', bytes)
 
 /**
  * Opens the published index of `commit`: null when there is none, a problem when it is there but
@@ -135,10 +156,12 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   } catch {
     return { reason: 'index.json is not JSON' }
   }
-  if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || !Array.isArray(f.entries) || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
+  if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || typeof f.objects !== 'object' || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
   let fd: number
   let filters: Buffer
+  let trees: Buffer
   try {
+    trees = fs.readFileSync(path.join(dir, 'trees.dat'))
     filters = fs.readFileSync(path.join(dir, 'filters.dat'))
     fd = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
   } catch (e) {
@@ -152,29 +175,52 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
     fs.closeSync(fd)
     return { reason: `blobs.dat has ${fs.fstatSync(fd).size} bytes, the index says ${f.blobs_bytes}` }
   }
-  const entries: TreeEntry[] = f.entries.map(([p, oid, mode, kind]) => ({ path: p, oid, mode, kind }))
+  if (trees.length !== f.trees_bytes) {
+    fs.closeSync(fd)
+    return { reason: `trees.dat has ${trees.length} bytes, the index says ${f.trees_bytes}` }
+  }
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
+  // Blobs whose bytes in blobs.dat matched their id in this process, and the file's state then.
+  const verified = new Set<string>()
+  const opened = fs.fstatSync(fd, { bigint: true })
   return {
     dir,
-    tree: f.tree,
-    entries,
+    object: (oid) => {
+      const at = f.objects[oid]
+      if (at === undefined) return null
+      const [type, offset, length] = at
+      const content = trees.subarray(offset, offset + length)
+      if ((type !== 'commit' && type !== 'tree') || content.length !== length) return null
+      return objectHash(type, content) === oid ? { type, content } : null
+    },
     info: (oid) => {
       const r = rows.get(oid)
       if (r === undefined) return undefined
       return r[1] & MISSING ? null : { size: r[0], binary: (r[1] & BINARY) !== 0 }
     },
-    read: (oid) => {
+    read: (oid, into) => {
       const r = rows.get(oid)
       if (r === undefined || !(r[1] & STORED)) return undefined
-      const b = Buffer.allocUnsafe(r[0])
+      const b = into === undefined || into.length < r[0] ? Buffer.allocUnsafe(r[0]) : into.subarray(0, r[0])
       let done = 0
       while (done < r[0]) {
         const n = fs.readSync(fd, b, done, r[0] - done, r[2] + done)
         if (n === 0) throw new IndexCorrupt(`blobs.dat ends inside blob ${oid}`)
         done += n
       }
-      if (gitBlobId(b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
+      // Checked against its git id on its first read in this process; later reads of the same
+      // blob are vouched for by `unchanged()` (the file has not been written since).
+      if (!verified.has(oid)) {
+        if (gitBlobId(b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
+        verified.add(oid)
+      }
       return b
+    },
+    unchanged: () => {
+      const now = fs.fstatSync(fd, { bigint: true })
+      if (now.ctimeNs === opened.ctimeNs && now.mtimeNs === opened.mtimeNs && now.size === opened.size && now.ino === opened.ino) return true
+      verified.clear()
+      return false
     },
     mayContain: (oid, hashes) => {
       if (hashes === null) return true
@@ -217,7 +263,7 @@ const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
  * time through `reader` (so memory stays bounded) and written straight to disk.
  */
-export const buildIndex = async (root: string, commit: string, tree: string, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
+export const buildIndex = async (root: string, commit: string, treeObjects: ReadonlyMap<string, StoredObject>, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
   const base = path.join(root, 'snapshots', `v${VERSION}`)
   fs.mkdirSync(base, { recursive: true })
   const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -265,15 +311,24 @@ export const buildIndex = async (root: string, commit: string, tree: string, ent
       fs.closeSync(filtersFd)
     }
     onProgress?.({ done: oids.length, total: oids.length, bytes: blobsBytes })
+    const objects: IndexFile['objects'] = {}
+    const parts: Buffer[] = []
+    let treesBytes = 0
+    for (const [oid, o] of treeObjects) {
+      objects[oid] = [o.type, treesBytes, o.content.length]
+      parts.push(o.content)
+      treesBytes += o.content.length
+    }
+    fs.writeFileSync(path.join(tmp, 'trees.dat'), Buffer.concat(parts))
     const body = JSON.stringify({
       format: FORMAT,
       version: VERSION,
       commit,
-      tree,
       blobs_bytes: blobsBytes,
       filters_bytes: filtersBytes,
       filters_sha256: filterHash.digest('hex'),
-      entries: entries.map((e) => [e.path, e.oid, e.mode, e.kind]),
+      trees_bytes: treesBytes,
+      objects,
       blobs: rows
     } satisfies IndexFile)
     fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)

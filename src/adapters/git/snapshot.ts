@@ -13,12 +13,12 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import git from 'isomorphic-git'
+import { createHash } from 'node:crypto'
 import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
 import { objectStoreFs } from './object-fs.js'
 import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType } from './object-reader.js'
-import { buildIndex, discardIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
+import { buildIndex, discardIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
 
 export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
 export { needleHashes } from './snapshot-index.js'
@@ -30,8 +30,22 @@ export interface GitSnapshot {
   readonly entry: (p: string) => Promise<TreeEntry | undefined>
   /** Blob bytes, or null when the object is missing from the repository. */
   readonly blob: (oid: string) => Promise<Buffer | null>
+  /**
+   * Blob bytes for a scan: possibly a view of a buffer that the next call reuses (copy what must
+   * be kept). Not added to the blob cache.
+   */
+  readonly scanBlob: (oid: string) => Promise<Buffer | null>
+  /**
+   * After a scan: false when the index's data file was written while blobs were being read (the
+   * scan must then be run again; every blob is checked against its id again).
+   */
+  readonly settled: () => boolean
+  /** SHA-256 of a blob's bytes (remembered per blob id for the session). */
+  readonly sha256: (oid: string, bytes: Buffer) => string
   /** Size and kind of a blob without necessarily reading it; null when it is missing. */
   readonly info: (oid: string) => Promise<BlobInfo | null>
+  /** Size and kind from the snapshot index without waiting; undefined when the index does not know. */
+  readonly known: (oid: string) => BlobInfo | null | undefined
   /** False only when the blob certainly does not contain the needle (see needleHashes). */
   readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
   /** Closes open files; the snapshot must not be used afterwards. */
@@ -125,6 +139,7 @@ const isoObjects = (gitdir: string): Objects => {
   return {
     read: async (oid) => {
       try {
+        const { default: git } = await import('isomorphic-git')
         const r = await git.readObject({ fs: (fsMemo ??= objectStoreFs(gitdir)), gitdir, oid, cache, format: 'content' })
         await enablePackCache(cache)
         const o = r.object as Uint8Array
@@ -171,7 +186,11 @@ const parseTree = (content: Buffer): Array<{ mode: string; name: string; oid: st
 
 const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
 
-const listTree = async (objects: Objects, commit: string): Promise<{ tree: string; entries: TreeEntry[] }> => {
+/**
+ * The flattened listing of a commit's tree, sorted by path. `record` receives the commit and every
+ * tree object read (what the snapshot index stores to walk the listing again, checked, later).
+ */
+const listTree = async (objects: Objects, commit: string, record?: Map<string, StoredObject>): Promise<TreeEntry[]> => {
   let c: { type: ObjectType; content: Buffer } | null
   try {
     c = await objects.read(commit)
@@ -180,11 +199,13 @@ const listTree = async (objects: Objects, commit: string): Promise<{ tree: strin
   }
   const m = c?.type === 'commit' ? /^tree ([0-9a-f]{40})\n/.exec(c.content.toString('latin1', 0, 46)) : null
   if (c === null || m?.[1] === undefined) throw unavailable(`commit ${commit} is not in the repository (NotFoundError)`, { commit })
+  record?.set(commit, { type: 'commit', content: c.content })
   const tree = m[1]
   const out: TreeEntry[] = []
   const walk = async (oid: string, prefix: string): Promise<void> => {
     const t = await objects.read(oid)
     if (t === null || t.type !== 'tree') throw new ObjectStoreError('OBJECT_CORRUPT', `tree ${oid} is missing`)
+    record?.set(oid, { type: 'tree', content: t.content })
     for (const e of parseTree(t.content)) {
       const p = prefix + e.name
       if (e.mode === '040000') await walk(e.oid, p + '/')
@@ -199,7 +220,7 @@ const listTree = async (objects: Objects, commit: string): Promise<{ tree: strin
     if (e instanceof UnsafeTree || (e as { code?: string }).code === 'UnsafeFilepathError') throw new FailureError(failure('SOURCE_TREE_UNSAFE', `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`, { commit }))
     throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
   }
-  return { tree, entries: out.sort(byPath) }
+  return out.sort(byPath)
 }
 
 /** Opens the snapshot of `commit`; reading fails with SOURCE_UNAVAILABLE when the commit is not there. */
@@ -221,11 +242,24 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   let listing: Promise<readonly TreeEntry[]> | undefined
   const paths = new Map<string, TreeEntry>()
   const load = async (): Promise<readonly TreeEntry[]> => {
-    if (index !== null) return index.entries
-    const listed = await listTree(objects, commit)
+    if (index !== null && root !== undefined) {
+      const stored = index
+      try {
+        // Walked from the stored commit and tree objects, each checked against its git id.
+        return await listTree({ read: async (oid) => stored.object(oid), close: () => undefined }, commit)
+      } catch (e) {
+        if (e instanceof FailureError && e.failure.code === 'SOURCE_TREE_UNSAFE') throw e
+        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`)
+        stored.close()
+        index = null
+        discardIndex(root, commit)
+      }
+    }
+    const trees = new Map<string, StoredObject>()
+    const listed = await listTree(objects, commit, trees)
     if (root !== undefined && objects.sync !== undefined) {
       try {
-        await buildIndex(root, commit, listed.tree, listed.entries, objects.sync, options.onProgress)
+        await buildIndex(root, commit, trees, listed, objects.sync, options.onProgress)
         const built = openIndex(root, commit)
         if (built === null || 'reason' in built) throw new Error(built === null ? 'it vanished after publishing' : built.reason)
         index = built
@@ -235,7 +269,7 @@ export const openSnapshot = async (repository: string, commit: string, options: 
         notice('SOURCE_INDEX_UNAVAILABLE', `the snapshot index of ${commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`)
       }
     }
-    return listed.entries
+    return listed
   }
   const entries = async (): Promise<readonly TreeEntry[]> => {
     listing ??= load().then(
@@ -271,7 +305,8 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       throw unavailable(`blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`, { oid })
     }
   }
-  const blob = async (oid: string): Promise<Buffer | null> => {
+  let scratch = Buffer.alloc(0)
+  const blobFrom = async (oid: string, transient: boolean): Promise<Buffer | null> => {
     await entries()
     const hit = blobs.get(oid)
     if (hit !== undefined) {
@@ -282,7 +317,12 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     let bytes: Buffer | null | undefined
     if (index !== null) {
       try {
-        bytes = index.read(oid)
+        if (transient) {
+          const size = index.info(oid)?.size ?? 0
+          if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, Math.min(2 * scratch.length, 16 << 20)))
+          bytes = index.read(oid, scratch)
+          if (bytes !== undefined) return bytes
+        } else bytes = index.read(oid)
       } catch (e) {
         if (!(e instanceof IndexCorrupt) || root === undefined) throw e
         // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
@@ -297,6 +337,8 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     if (bytes !== null) remember(oid, bytes)
     return bytes
   }
+  const blob = (oid: string): Promise<Buffer | null> => blobFrom(oid, false)
+  const digests = new Map<string, string>()
   return {
     commit,
     entries,
@@ -305,6 +347,20 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       return paths.get(p)
     },
     blob,
+    scanBlob: (oid) => blobFrom(oid, true),
+    settled: () => {
+      if (index === null || index.unchanged()) return true
+      digests.clear()
+      return false
+    },
+    sha256: (oid, bytes) => {
+      let d = digests.get(oid)
+      if (d === undefined) {
+        d = createHash('sha256').update(bytes).digest('hex')
+        digests.set(oid, d)
+      }
+      return d
+    },
     info: async (oid) => {
       await entries()
       const i = index?.info(oid)
@@ -312,6 +368,7 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       const b = await blob(oid)
       return b === null ? null : { size: b.length, binary: isBinaryBytes(b) }
     },
+    known: (oid) => index?.info(oid),
     mayContain: (oid, hashes) => index === null || index.mayContain(oid, hashes),
     close: () => {
       index?.close()

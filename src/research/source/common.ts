@@ -41,6 +41,20 @@ export const originFile = (entry: TreeEntry, bytes: Buffer): OriginFile => ({
   size: bytes.length
 })
 
+/** The kept bytes of a scanned file (scan with keepBytes). */
+export const bytesOf = (f: ScannedFile): Buffer => {
+  if (f.bytes === undefined) throw new TypeError(`the scan did not keep the bytes of ${f.entry.path}`)
+  return f.bytes
+}
+
+/** originFile with the blob's SHA-256 remembered by the snapshot. */
+export const originFileOf = (r: SourceResearch, entry: TreeEntry, bytes: Buffer): OriginFile => ({
+  path: entry.path,
+  blob: entry.oid,
+  sha256: r.snap.sha256(entry.oid, bytes),
+  size: bytes.length
+})
+
 export const gitOrigin = (r: SourceResearch, files: readonly OriginFile[]): Origin => ({
   type: 'git',
   url: r.url,
@@ -93,11 +107,20 @@ export interface ScanOptions {
   readonly deadline: number
   /** Only these paths (follow-up searches inside matching files). */
   readonly onlyPaths?: ReadonlySet<string>
+  /** Keep the bytes of files with hits in the result (registration and context read them again). */
+  readonly keepBytes?: boolean
+}
+
+export interface ScannedFile {
+  readonly entry: TreeEntry
+  readonly origin: OriginFile
+  /** Present when the scan was asked to keep bytes. */
+  readonly bytes?: Buffer
 }
 
 export interface ScanResult {
   readonly hits: Hit[]
-  readonly files: Map<string, { entry: TreeEntry; bytes: Buffer }>
+  readonly files: Map<string, ScannedFile>
   readonly filesScanned: number
   readonly bytesScanned: number
   readonly skipped: Skipped[]
@@ -115,11 +138,18 @@ const isWordByte = (b: number | undefined): boolean =>
  * tested with a native byte search first; lines are decoded only around hits.
  */
 export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
+  const first = await scanOnce(r, o)
+  // Blobs read again within a session are not hashed again while the index's data file is
+  // unwritten; if it was written meanwhile, the scan runs again and checks every blob it reads.
+  return r.snap.settled() ? first : scanOnce(r, o)
+}
+
+const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
   const exts = new Set(o.extensions ?? r.extensions)
   const needle = Buffer.from(o.needle, 'utf8')
   const hashes = needleHashes(needle)
   const hits: Hit[] = []
-  const files = new Map<string, { entry: TreeEntry; bytes: Buffer }>()
+  const files = new Map<string, ScannedFile>()
   const skipped: Skipped[] = []
   const limitsReached = new Set<string>()
   let filesScanned = 0
@@ -133,7 +163,8 @@ export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResul
       continue
     }
     checkDeadline(o.deadline, r.limits.time_ms)
-    const info = await r.snap.info(entry.oid)
+    const known = r.snap.known(entry.oid)
+    const info = known === undefined ? await r.snap.info(entry.oid) : known
     if (info === null) {
       skipped.push({ path: entry.path, reason: 'missing_object' })
       omissions++
@@ -156,7 +187,7 @@ export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResul
     filesScanned++
     // The snapshot index's trigram filter rules out most files without reading them.
     if (!r.snap.mayContain(entry.oid, hashes)) continue
-    const bytes = await r.snap.blob(entry.oid)
+    const bytes = o.keepBytes === true ? await r.snap.blob(entry.oid) : await r.snap.scanBlob(entry.oid)
     if (bytes === null) throw new FailureError(failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path }))
     let at = bytes.indexOf(needle)
     if (at < 0) continue
@@ -188,7 +219,7 @@ export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResul
       }
       at = bytes.indexOf(needle, at + 1)
     }
-    if (fileHit) files.set(entry.path, { entry, bytes })
+    if (fileHit) files.set(entry.path, { entry, origin: originFileOf(r, entry, bytes), ...(o.keepBytes === true ? { bytes } : {}) })
     if (limitsReached.has('matches')) break
   }
   return { hits, files, filesScanned, bytesScanned, skipped, limitsReached: [...limitsReached].sort(), complete: limitsReached.size === 0 && omissions === 0 }

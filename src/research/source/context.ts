@@ -16,10 +16,9 @@ import { checkSourcePath } from '../../domain/source-paths.js'
 import { around, mergeWindows, type LineWindow } from '../../domain/context-windows.js'
 import { assignedNames, cutLine, isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
-import type { TreeEntry } from '../../adapters/git/snapshot.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import { buildCapture } from '../capture.js'
-import { gitOrigin, originFile, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type SourceResearch } from './common.js'
+import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type ScannedFile, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
 interface SearchRecord {
@@ -45,7 +44,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
       return null
     }
     const mode = isIdentifier(term) ? 'word' : 'literal'
-    const result = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: term, wholeWord: mode === 'word', maxMatches: a.max_matches, maxBytes: share, deadline })
+    const result = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: term, wholeWord: mode === 'word', maxMatches: a.max_matches, maxBytes: share, deadline, keepBytes: true })
     for (const l of result.limitsReached) limitsReached.add(l === 'matches' ? 'matches' : l)
     if (result.skipped.some((s) => s.reason === 'too_large' || s.reason === 'missing_object')) limitsReached.add('skipped_files')
     const record = { index: searches.length, term, mode, reason, from, result } as const
@@ -61,7 +60,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
   for (const hit of first.result.hits) {
     for (const name of assignedNames(hit.text, q.text)) candidates.push({ kind: 'assignment', name, path: hit.path, line: hit.line })
   }
-  const matchedFiles = new Map<string, { entry: TreeEntry; bytes: Buffer }>(first.result.files)
+  const matchedFiles = new Map<string, ScannedFile>(first.result.files)
   for (const c of candidates.filter((x) => x.kind === 'assignment')) {
     if (followed.has(c.name)) continue
     followed.add(c.name)
@@ -69,8 +68,8 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
     if (s === null) break
     for (const [p, f] of s.result.files) matchedFiles.set(p, f)
   }
-  for (const [p, { bytes }] of [...matchedFiles.entries()].sort(([x], [y]) => (x < y ? -1 : 1))) {
-    splitLines(bytes).forEach((text, i) => {
+  for (const [p, f] of [...matchedFiles.entries()].sort(([x], [y]) => (x < y ? -1 : 1))) {
+    splitLines(bytesOf(f)).forEach((text, i) => {
       for (const name of registrationNames(text, a.registration_prefixes)) candidates.push({ kind: 'registration', name, path: p, line: i + 1 })
     })
   }
@@ -82,9 +81,9 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
 
   // Windows around every hit and candidate, file by file in path order, within the limits.
   const points = new Map<string, Array<{ line: number }>>()
-  const fileData = new Map<string, { entry: TreeEntry; bytes: Buffer; lines: string[] }>()
+  const fileData = new Map<string, ScannedFile & { lines: string[] }>()
   for (const s of searches) {
-    for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(f.bytes) })
+    for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(bytesOf(f)) })
     for (const h of s.result.hits) points.set(h.path, [...(points.get(h.path) ?? []), { line: h.line }])
   }
   for (const c of candidates) points.set(c.path, [...(points.get(c.path) ?? []), { line: c.line }])
@@ -122,7 +121,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
       totalLines += lines.length
     }
     if (kept.length > 0) {
-      files.push(originFile(data.entry, data.bytes))
+      files.push(data.origin)
       returned.set(p, kept)
     }
   }

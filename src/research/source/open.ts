@@ -65,6 +65,14 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress })
   })
+  // The listing (and, on the first use of a commit, its persisted index) is ready before any query's
+  // time limit starts: building the index is a one-time preparation, not part of a query.
+  try {
+    await snap.entries()
+  } catch (e) {
+    snap.close()
+    throw e
+  }
   const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase())
   const research: SourceResearch = { snap, url: source.url, extensions, limits: profile.limits, analysis: analysisOf(profile) }
   return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }

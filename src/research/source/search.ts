@@ -11,7 +11,7 @@ import { isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import { buildCapture } from '../capture.js'
-import { gitOrigin, originFile, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type SourceResearch } from './common.js'
+import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
 const searchResult = (term: string, mode: 'literal' | 'word', scope: Record<string, unknown>, s: ScanResult): Record<string, unknown> => ({
@@ -41,22 +41,23 @@ export const sourceSearch = async (r: SourceResearch, q: SourceSearch | SourceSy
   const extensions = q.kind === 'source.schema' ? ['.sql'] : r.extensions
   const mode = q.kind === 'source.symbol' ? 'word' : 'literal'
   const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), extensions, needle: term, wholeWord: mode === 'word', maxMatches: r.limits.max_matches, maxBytes: r.limits.max_search_bytes, deadline })
-  const origin = gitOrigin(r, [...s.files.values()].map(({ entry, bytes }) => originFile(entry, bytes)))
+  const origin = gitOrigin(r, [...s.files.values()].map((f) => f.origin))
   return orThrow(buildCapture(q.kind, q, origin, sourceSettings(r), searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s), r.limits.max_result_bytes))
 }
 
 export const sourceRegistration = async (r: SourceResearch, q: SourceRegistration, deadline: number): Promise<Capture> => {
   if (!isIdentifier(q.symbol)) throw new FailureError(failure('QUERY_INVALID', 'source.registration takes a valid identifier', {}))
   const prefix = prefixOf(q.path_prefix)
-  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: q.symbol, wholeWord: true, maxMatches: r.limits.max_matches, maxBytes: r.limits.max_search_bytes, deadline })
+  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: q.symbol, wholeWord: true, maxMatches: r.limits.max_matches, maxBytes: r.limits.max_search_bytes, deadline, keepBytes: true })
   const prefixes = r.analysis.registration_prefixes
   const registrations: Array<{ path: string; line: number; name: string; text: string }> = []
-  for (const { entry, bytes } of s.files.values()) {
-    splitLines(bytes).forEach((text, i) => {
+  for (const f of s.files.values()) {
+    const entry = f.entry
+    splitLines(bytesOf(f)).forEach((text, i) => {
       for (const name of registrationNames(text, prefixes)) registrations.push({ path: entry.path, line: i + 1, name, text: text.slice(0, r.limits.max_line_chars) })
     })
   }
-  const origin = gitOrigin(r, [...s.files.values()].map(({ entry, bytes }) => originFile(entry, bytes)))
+  const origin = gitOrigin(r, [...s.files.values()].map((f) => f.origin))
   return orThrow(buildCapture('source.registration', q, origin, sourceSettings(r, { registration_prefixes: [...prefixes] }), {
     ...searchResult(q.symbol, 'word', { path_prefix: prefix ?? null, extensions: [...r.extensions].sort() }, s),
     registration_prefixes: [...prefixes],
