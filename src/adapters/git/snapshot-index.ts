@@ -145,7 +145,9 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   try {
     text = fs.readFileSync(path.join(dir, 'index.json'), 'utf8')
   } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT' && !fs.existsSync(dir)) return null
+    const code = (e as { code?: string }).code
+    // Nothing there (or the cache path is not a directory at all: building will say so).
+    if ((code === 'ENOENT' && !fs.existsSync(dir)) || code === 'ENOTDIR') return null
     return { reason: `index.json cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
   const nl = text.indexOf('\n')
@@ -171,9 +173,10 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
     fs.closeSync(fd)
     return { reason: 'filters.dat does not match its digest' }
   }
-  if (fs.fstatSync(fd).size !== f.blobs_bytes) {
+  const size = fs.fstatSync(fd).size
+  if (size !== f.blobs_bytes) {
     fs.closeSync(fd)
-    return { reason: `blobs.dat has ${fs.fstatSync(fd).size} bytes, the index says ${f.blobs_bytes}` }
+    return { reason: `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}` }
   }
   if (trees.length !== f.trees_bytes) {
     fs.closeSync(fd)

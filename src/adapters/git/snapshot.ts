@@ -322,7 +322,11 @@ export const openSnapshot = async (repository: string, commit: string, options: 
           if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, Math.min(2 * scratch.length, 16 << 20)))
           bytes = index.read(oid, scratch)
           if (bytes !== undefined) return bytes
-        } else bytes = index.read(oid)
+        } else {
+          bytes = index.read(oid)
+          // A read outside a scan is vouched for at once: re-read (and hash) if the file was written.
+          if (bytes !== undefined && !index.unchanged()) bytes = index.read(oid)
+        }
       } catch (e) {
         if (!(e instanceof IndexCorrupt) || root === undefined) throw e
         // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.

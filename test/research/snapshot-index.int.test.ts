@@ -1,0 +1,363 @@
+/**
+ * The pack reader and the persisted snapshot index against real repositories built here: the
+ * fixture core (packed with deltas, a binary, an oversized file, a symlink, a submodule entry and a
+ * missing blob) and a generated game-server-like repository (bench/generated-repo.ts; four commits,
+ * packed by git gc), also repacked with REF_DELTA bases. Every capture must be byte-identical to the
+ * isomorphic-git reference without an index; damaged indexes are reported and rebuilt, never served;
+ * racing builders publish one good index.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFileSync, spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
+import { openObjectReader } from '../../src/adapters/git/object-reader.js'
+import { indexDirOf, openIndex } from '../../src/adapters/git/snapshot-index.js'
+import { loadProfile } from '../../src/adapters/config/profile.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import type { ProjectLimits } from '../../src/domain/limits.js'
+import { generateRepo } from '../../bench/generated-repo.js'
+import { buildTestRepo, git } from '../helpers/git-repo.js'
+import { answerAll } from '../helpers/snapshot-answers.js'
+import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+
+const fixture = buildTestRepo()
+const genDir = path.join(tempDir('gen'), 'core.git')
+const genCommit = generateRepo(genDir, 300)
+const genParent = git(genDir, 'rev-parse', `${genCommit}~1`)
+// The same objects repacked with REF_DELTA bases (pack.useDeltaBaseOffset off).
+const refDir = path.join(tempDir('gen-ref'), 'core.git')
+execFileSync('git', ['clone', '-q', '--bare', '--no-local', genDir, refDir])
+execFileSync('git', ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-a', '-d', '-f', '-q', '--depth=50'], { cwd: refDir })
+
+const GEN_QUERIES: unknown[] = [
+  { kind: 'source.search', text: 'AddSC_' },
+  { kind: 'source.search', text: 'HandleLoot(' },
+  { kind: 'source.search', text: 'SPELL_AURA_MOD_STUN_' },
+  { kind: 'source.search', text: 'zz-no-such-text-zz' },
+  { kind: 'source.search', text: 'Sp' },
+  { kind: 'source.search', text: 'uint32 id)', path_prefix: 'src/game/module_1/' },
+  { kind: 'source.symbol', symbol: 'Player' },
+  { kind: 'source.symbol', symbol: 'AddSC_generated_script_7' },
+  { kind: 'source.registration', symbol: 'GeneratedScript_7' },
+  { kind: 'source.schema', text: 'CREATE TABLE' },
+  { kind: 'source.files', text: 'file_1' },
+  { kind: 'source.read', path: 'src/game/module_0/file_7.cpp', start_line: 1, end_line: 60 },
+  { kind: 'source.context', text: 'AddSC_generated_script_7' }
+]
+const FIXTURE_QUERIES: unknown[] = [
+  { kind: 'source.search', text: 'Wolpertinger' },
+  { kind: 'source.search', text: 'lost' },
+  { kind: 'source.symbol', symbol: 'npc_wild_wolpertingerAI' },
+  { kind: 'source.registration', symbol: 'npc_wild_wolpertingerAI' },
+  { kind: 'source.schema', text: 'CREATE' },
+  { kind: 'source.files', text: 'World' },
+  { kind: 'source.read', path: 'src/server/game/Long.cpp', start_line: 100, end_line: 300 },
+  { kind: 'source.read', path: 'src/server/game/icon.cpp', start_line: 1, end_line: 2 },
+  { kind: 'source.read', path: 'src/server/game/Huge.cpp', start_line: 1, end_line: 2 },
+  { kind: 'source.read', path: 'src/server/game/Lost.cpp', start_line: 1, end_line: 2 },
+  { kind: 'source.read', path: 'src/server/scripts/World/link_to_script.cpp', start_line: 1, end_line: 2 },
+  { kind: 'source.context', text: '23487', path_prefix: 'src/server/scripts/' }
+]
+const SMALL: Partial<ProjectLimits> = { max_matches: 7, max_search_bytes: 400_000, max_file_bytes: 20_000 }
+
+const notices = (): { list: SnapshotNotice[]; options: (root: string) => SnapshotOptions } => {
+  const list: SnapshotNotice[] = []
+  return { list, options: (root) => ({ index: root, onNotice: (n) => list.push(n) }) }
+}
+const answers = async (dir: string, commit: string, options: SnapshotOptions, queries: unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
+  const snap = await openSnapshot(dir, commit, options)
+  try {
+    await snap.entries() // as the source research opens it: listing (and index) before any query
+    return await answerAll(snap, queries, limits)
+  } finally {
+    snap.close()
+  }
+}
+const reference = new Map<string, string[]>()
+const referenceOf = async (dir: string, commit: string, queries: unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
+  const key = `${dir}|${commit}|${JSON.stringify(limits)}|${queries.length}`
+  let r = reference.get(key)
+  if (r === undefined) {
+    r = await answers(dir, commit, { reader: 'isomorphic-git' }, queries, limits)
+    reference.set(key, r)
+  }
+  return r
+}
+const codes = (list: readonly SnapshotNotice[]): string[] => list.map((n) => n.code)
+
+// ---------------------------------------------------------------------------------------------
+const reader = suite('pack reader')
+
+const allObjects = (dir: string): Map<string, { type: string; content: Buffer }> => {
+  const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: dir, maxBuffer: 1 << 30 })
+  const objects = new Map<string, { type: string; content: Buffer }>()
+  let at = 0
+  while (at < out.length) {
+    const nl = out.indexOf(10, at)
+    const [oid, type, size] = out.toString('latin1', at, nl).split(' ')
+    const n = Number(size)
+    objects.set(oid ?? '', { type: type ?? '', content: out.subarray(nl + 1, nl + 1 + n) })
+    at = nl + 1 + n + 1
+  }
+  return objects
+}
+
+reader('reads every object of OFS_DELTA and REF_DELTA packs and loose objects exactly as git does', () => {
+  for (const dir of [genDir, refDir, path.join(fixture.dir, '.git'), fixture.bare]) {
+    const expected = allObjects(dir)
+    assert.ok(expected.size > 50, `${dir} has objects`)
+    for (const cacheBytes of [64 << 20, 0]) {
+      const r = openObjectReader(dir, { cacheBytes })
+      for (const [oid, o] of expected) {
+        const got = r.read(oid)
+        assert.ok(got !== null, `${oid} found in ${dir}`)
+        assert.is(got.type, o.type)
+        assert.ok(got.content.equals(o.content), `${oid} (${o.type}) has git's bytes`)
+      }
+      assert.is(r.read('f'.repeat(40)), null)
+      r.close()
+    }
+  }
+  const packs = readdirSync(path.join(refDir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'))
+  const verify = execFileSync('git', ['verify-pack', '-v', path.join(refDir, 'objects', 'pack', packs[0] ?? '')], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  assert.ok(/chain length = [1-9]/.test(verify), 'the REF_DELTA pack has delta chains')
+})
+
+reader('a damaged pack never yields wrong bytes: each object is either exact or refused', () => {
+  const dir = path.join(tempDir('damaged-pack'), 'core.git')
+  cpSync(genDir, dir, { recursive: true })
+  const packDir = path.join(dir, 'objects', 'pack')
+  const pack = path.join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) ?? '')
+  const bytes = readFileSync(pack)
+  for (let i = 1; i < 40; i++) {
+    const at = Math.floor((bytes.length * i) / 41)
+    bytes[at] = (bytes[at] ?? 0) ^ 0x55
+  }
+  writeFileSync(pack, bytes)
+  const expected = allObjects(genDir)
+  const r = openObjectReader(dir)
+  let refused = 0
+  for (const [oid, o] of expected) {
+    try {
+      const got = r.read(oid)
+      assert.ok(got !== null && got.content.equals(o.content), `${oid} is exact when served`)
+    } catch (e) {
+      assert.match(String((e as { code?: string }).code), /OBJECT_CORRUPT|READ_ERROR/)
+      refused++
+    }
+  }
+  assert.ok(refused > 0, 'the damage was noticed')
+})
+
+reader.run()
+
+// ---------------------------------------------------------------------------------------------
+const equality = suite('captures equal the isomorphic-git reference')
+
+const modes = async (dir: string, commit: string, queries: unknown[], limits: Partial<ProjectLimits>): Promise<void> => {
+  const ref = await referenceOf(dir, commit, queries, limits)
+  assert.ok(ref.some((a) => a.startsWith('{')), 'the reference answered')
+  assert.equal(await answers(dir, commit, {}, queries, limits), ref, 'pack reader, no index')
+  assert.equal(await answers(dir, commit, { objectCacheBytes: 0, blobCacheBytes: 0 }, queries, limits), ref, 'pack reader without caches')
+  const root = tempDir('index-root')
+  const first = notices()
+  assert.equal(await answers(dir, commit, first.options(root), queries, limits), ref, 'index, first process (builds it)')
+  assert.equal(codes(first.list), ['SOURCE_INDEX_BUILT'])
+  const later = notices()
+  const snap = await openSnapshot(dir, commit, later.options(root))
+  assert.equal(await answerAll(snap, queries, limits), ref, 'index, later process')
+  assert.equal(await answerAll(snap, queries, limits), ref, 'index, warm session (re-reads)')
+  snap.close()
+  assert.equal(codes(later.list), [], 'a good index is used without a word')
+}
+
+equality('generated repository: every source kind, default and small limits', async () => {
+  await modes(genDir, genCommit, GEN_QUERIES, {})
+  await modes(genDir, genCommit, GEN_QUERIES, SMALL)
+})
+
+equality('generated repository with REF_DELTA bases, and an older commit', async () => {
+  await modes(refDir, genCommit, GEN_QUERIES.slice(0, 4), {})
+  await modes(genDir, genParent, GEN_QUERIES.slice(0, 4), {})
+})
+
+equality('fixture core: binary, oversized, symlink, submodule and missing blob', async () => {
+  await modes(fixture.bare, fixture.commit, FIXTURE_QUERIES, {})
+  await modes(fixture.bare, fixture.commit, FIXTURE_QUERIES, SMALL)
+  await modes(fixture.dir, fixture.commit, FIXTURE_QUERIES.slice(0, 3), {})
+})
+
+equality.run()
+
+// ---------------------------------------------------------------------------------------------
+const damage = suite('a damaged index is reported and rebuilt, never served')
+
+const built = async (): Promise<string> => {
+  const root = tempDir('index-root')
+  await answers(genDir, genCommit, { index: root }, [])
+  assert.ok(openIndex(root, genCommit) !== null)
+  return root
+}
+const fileOf = (root: string, name: string): string => path.join(indexDirOf(root, genCommit), name)
+const flip = (file: string, at: number): void => {
+  const b = readFileSync(file)
+  b[at] = (b[at] ?? 0) ^ 0x01
+  writeFileSync(file, b)
+}
+/** Where the bytes of the blob of `p` are in blobs.dat. */
+const blobOffset = (root: string, p: string): number => {
+  const oid = git(genDir, 'rev-parse', `${genCommit}:${p}`)
+  const text = readFileSync(fileOf(root, 'index.json'), 'utf8')
+  const row = (JSON.parse(text.slice(text.indexOf('\n') + 1)) as { blobs: Record<string, number[]> }).blobs[oid]
+  return (row?.[2] ?? 0) + 40
+}
+const HIT = 'src/game/module_0/file_7.cpp' // holds AddSC_generated_script_7
+const QUERIES = [GEN_QUERIES[0], GEN_QUERIES[7], GEN_QUERIES[11]]
+
+const damaged = async (name: string, harm: (root: string) => void, expected: string[]): Promise<void> => {
+  const root = await built()
+  harm(root)
+  const ref = await referenceOf(genDir, genCommit, QUERIES)
+  const first = notices()
+  assert.equal(await answers(genDir, genCommit, first.options(root), QUERIES), ref, `${name}: answers`)
+  assert.equal(codes(first.list), expected, `${name}: notices`)
+  assert.match(first.list[0]?.message ?? '', 'damaged', name)
+  const again = notices()
+  assert.equal(await answers(genDir, genCommit, again.options(root), QUERIES), ref, `${name}: after`)
+  assert.ok(codes(again.list).every((c) => c === 'SOURCE_INDEX_BUILT'), `${name}: the next process finds a good index`)
+  const good = openIndex(root, genCommit)
+  assert.ok(good !== null && !('reason' in good), `${name}: rebuilt`)
+  assert.equal(readdirSync(path.join(root, 'snapshots')).filter((f) => f.startsWith('.')), [], `${name}: nothing left behind`)
+}
+
+damage('a flipped byte in a blob that a query reads: detected by its git id, answered from git', async () => {
+  await damaged('blob byte', (root) => flip(fileOf(root, 'blobs.dat'), blobOffset(root, HIT)), ['SOURCE_INDEX_CORRUPT'])
+})
+
+damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index.json, altered trees', async () => {
+  await damaged('truncated blobs', (root) => truncateSync(fileOf(root, 'blobs.dat'), 1000), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('filter byte', (root) => flip(fileOf(root, 'filters.dat'), 100), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('truncated index', (root) => truncateSync(fileOf(root, 'index.json'), 500), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('altered index', (root) => flip(fileOf(root, 'index.json'), 300), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('tree byte', (root) => flip(fileOf(root, 'trees.dat'), 30), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('missing file', (root) => writeFileSync(fileOf(root, 'filters.dat'), ''), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+})
+
+damage("another commit's index under this commit's name is refused", async () => {
+  const root = tempDir('index-root')
+  await answers(genDir, genParent, { index: root }, [])
+  mkdirSync(path.dirname(indexDirOf(root, genCommit)), { recursive: true })
+  cpSync(indexDirOf(root, genParent), indexDirOf(root, genCommit), { recursive: true })
+  const n = notices()
+  assert.equal(await answers(genDir, genCommit, n.options(root), QUERIES), await referenceOf(genDir, genCommit, QUERIES))
+  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  assert.match(n.list[0]?.message ?? '', 'not an index of this commit')
+})
+
+damage('blobs.dat rewritten in place during a session: the next scan checks every blob again', async () => {
+  const root = await built()
+  const ref = await referenceOf(genDir, genCommit, QUERIES)
+  const n = notices()
+  // No blob cache: every read goes to blobs.dat (a cached blob would be served from memory, checked).
+  const snap = await openSnapshot(genDir, genCommit, { ...n.options(root), blobCacheBytes: 0 })
+  assert.equal(await answerAll(snap, QUERIES, {}), ref)
+  flip(fileOf(root, 'blobs.dat'), blobOffset(root, HIT))
+  assert.equal(await answerAll(snap, QUERIES, {}), ref, 'the re-read is not trusted')
+  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
+  assert.equal(await answerAll(snap, QUERIES, {}), ref, 'the rest of the session reads git')
+  snap.close()
+  assert.is(existsSync(indexDirOf(root, genCommit)), false, 'the damaged index is gone')
+})
+
+damage('an index directory that cannot be written: research reads git and says so', async () => {
+  const root = path.join(tempDir('index-file'), 'not-a-dir')
+  writeFileSync(root, 'a file where the cache directory should be')
+  const n = notices()
+  assert.equal(await answers(genDir, genCommit, n.options(root), QUERIES), await referenceOf(genDir, genCommit, QUERIES))
+  assert.equal(codes(n.list), ['SOURCE_INDEX_UNAVAILABLE'])
+})
+
+damage.run()
+
+// ---------------------------------------------------------------------------------------------
+const race = suite('concurrent builders')
+
+race('four processes build the same index at once: one good index, identical answers', async () => {
+  const root = tempDir('index-race')
+  const script = path.join(repoRoot(), 'dist', 'test', 'helpers', 'snapshot-process.js')
+  const run = (): Promise<{ answers: string[]; notices: string[] }> => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, genDir, genCommit, root, JSON.stringify(QUERIES)])
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => { out += d })
+    child.stderr.on('data', (d) => { err += d })
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as { answers: string[]; notices: string[] }) : reject(new Error(`builder failed (${code}): ${err}`))))
+  })
+  const results = await Promise.all([run(), run(), run(), run()])
+  const ref = await referenceOf(genDir, genCommit, QUERIES)
+  for (const r of results) {
+    assert.equal(r.answers, ref)
+    assert.equal(r.notices, ['SOURCE_INDEX_BUILT'], 'each built (and published or discarded) its own copy')
+  }
+  assert.equal(readdirSync(path.join(root, 'snapshots')), ['v1'], 'no build directory left behind')
+  assert.equal(readdirSync(path.join(root, 'snapshots', 'v1')), [genCommit])
+  const good = openIndex(root, genCommit)
+  assert.ok(good !== null && !('reason' in good))
+})
+
+race.run()
+
+// ---------------------------------------------------------------------------------------------
+const where = suite('where the index lives')
+
+const profileWith = (extra: string): string => {
+  const file = path.join(tempDir('idx-profile'), 'project.toml')
+  writeFileSync(file, `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n${extra}\n`)
+  return file
+}
+const ask = async (file: string, env: Record<string, string>): Promise<void> => {
+  const r = createProjectResearch(right(await loadProfile(file)()), { openSource: openSourceResearch, env })
+  right(await r.query({ kind: 'source.search', text: 'AddSC_' })())
+  await r.close()
+}
+
+where('on by default in $XDG_CACHE_HOME/vba, else ~/.cache/vba; cache_dir moves it; cache = false turns it off', async () => {
+  const xdg = tempDir('xdg')
+  await ask(profileWith(''), { XDG_CACHE_HOME: xdg, HOME: tempDir('home-unused') })
+  assert.ok(existsSync(indexDirOf(path.join(xdg, 'vba'), genCommit)), 'under $XDG_CACHE_HOME/vba')
+  const home = tempDir('home')
+  await ask(profileWith(''), { XDG_CACHE_HOME: 'relative/ignored', HOME: home })
+  assert.ok(existsSync(indexDirOf(path.join(home, '.cache', 'vba'), genCommit)), 'a relative XDG_CACHE_HOME is ignored (XDG base directory spec)')
+  const moved = profileWith('cache_dir = "snapshot-indexes"')
+  await ask(moved, { XDG_CACHE_HOME: xdg })
+  assert.ok(existsSync(indexDirOf(path.join(path.dirname(moved), 'snapshot-indexes'), genCommit)), 'cache_dir, relative to the profile')
+  const offHome = tempDir('home-off')
+  const offXdg = tempDir('xdg-off')
+  await ask(profileWith('cache = false'), { XDG_CACHE_HOME: offXdg, HOME: offHome })
+  assert.equal(readdirSync(offXdg), [])
+  assert.equal(readdirSync(offHome), [])
+  const both = left(await loadProfile(profileWith('cache = false\ncache_dir = "x"'))())
+  assert.is(both.code, 'CONFIG_INVALID')
+  assert.match(both.message, 'cache = false or a cache_dir')
+})
+
+where('the CLI says when an index was damaged, on stderr, and answers exactly as before', async () => {
+  const xdg = tempDir('xdg-cli')
+  const file = profileWith('')
+  const q = path.join(tempDir('q'), 'q.json')
+  writeFileSync(q, JSON.stringify(QUERIES[0]))
+  const first = vba(['research', '--config', file, '--query', q], { env: { XDG_CACHE_HOME: xdg } })
+  assert.is(first.code, 0, first.stderr)
+  assert.is(first.stderr, '', 'a build is not chatter when stderr is not a terminal')
+  flip(path.join(indexDirOf(path.join(xdg, 'vba'), genCommit), 'filters.dat'), 10)
+  const second = vba(['research', '--config', file, '--query', q], { env: { XDG_CACHE_HOME: xdg } })
+  assert.is(second.code, 0, second.stderr)
+  assert.match(second.stderr, /^vba: SOURCE_INDEX_CORRUPT: the snapshot index of [0-9a-f]{40} is damaged \(filters\.dat does not match its digest\); it is rebuilt\n$/)
+  assert.is(second.stdout, first.stdout)
+})
+
+where.run()
