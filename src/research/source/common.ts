@@ -222,6 +222,8 @@ const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> 
     if (fileHit) files.set(entry.path, { entry, origin: originFileOf(r, entry, bytes), ...(o.keepBytes === true ? { bytes } : {}) })
     if (limitsReached.has('matches')) break
   }
+  // A scan that ran past its time is refused even when it got to the end: the limit is a promise.
+  checkDeadline(o.deadline, r.limits.time_ms)
   return { hits, files, filesScanned, bytesScanned, skipped, limitsReached: [...limitsReached].sort(), complete: limitsReached.size === 0 && omissions === 0 }
 }
 
