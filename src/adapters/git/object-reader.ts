@@ -42,8 +42,11 @@ interface Pack {
   readonly sorted: Float64Array
 }
 
+// One read buffer for all packed objects (their compressed bytes are inflated before the next read).
+let scratch = Buffer.allocUnsafe(1 << 16)
 const readAt = (fd: number, length: number, position: number): Buffer => {
-  const b = Buffer.allocUnsafe(length)
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+  const b = scratch.subarray(0, length)
   let done = 0
   while (done < length) {
     const n = fs.readSync(fd, b, done, length - done, position + done)
@@ -240,14 +243,17 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
         c = raw[i++] ?? 0
         back = (back + 1) * 128 + (c & 0x7f)
       }
+      // Inflated before the base is read: the base's read reuses the read buffer.
+      const delta = inflate(raw.subarray(i), size)
       const base = readPacked(pi, offset - back, depth + 1)
-      result = { type: base.type, content: applyDelta(base.content, inflate(raw.subarray(i), size)) }
+      result = { type: base.type, content: applyDelta(base.content, delta) }
     } else if (type === REF_DELTA) {
-      const baseId = raw.subarray(i, i + 20)
+      const baseId = Buffer.from(raw.subarray(i, i + 20))
       i += 20
+      const delta = inflate(raw.subarray(i), size)
       const base = readRaw(baseId, depth + 1)
       if (base === null) throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
-      result = { type: base.type, content: applyDelta(base.content, inflate(raw.subarray(i), size)) }
+      result = { type: base.type, content: applyDelta(base.content, delta) }
     } else {
       const t = TYPES[type]
       if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
