@@ -23,7 +23,9 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
 import type { ObjectReader } from './object-reader.js'
+import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
 
@@ -49,11 +51,7 @@ const STORED = 2
 const MISSING = 4
 
 /** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
-export const isBinaryBytes = (bytes: Uint8Array): boolean => {
-  const n = Math.min(bytes.length, 8000)
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true
-  return false
-}
+export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).indexOf(0) >= 0
 
 /** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
 const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
@@ -260,6 +258,8 @@ export interface BuildProgress {
   readonly bytes: number
 }
 
+const IN_FLIGHT = 16 << 20
+const BATCH = 1 << 20
 const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
@@ -271,49 +271,94 @@ export const buildIndex = async (root: string, commit: string, treeObjects: Read
   fs.mkdirSync(base, { recursive: true })
   const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
   fs.mkdirSync(tmp)
+  // Bytes and filters are written by a second thread while this one reads and checks objects;
+  // at most IN_FLIGHT bytes wait between the two.
+  const writer = new Worker(new URL('./index-writer-worker.js', import.meta.url), { workerData: { dir: tmp } })
+  let inFlight = 0
+  let drained: (() => void) | null = null
+  let failed: unknown = null
+  let done: ((r: { filtersSha256: string; filtersBytes: number }) => void) | null = null
+  const finished = new Promise<{ filtersSha256: string; filtersBytes: number }>((resolve, reject) => {
+    done = resolve
+    writer.on('error', (e) => {
+      failed = e
+      drained?.()
+      reject(e)
+    })
+    writer.on('exit', (code) => {
+      if (code !== 0) {
+        failed ??= new Error(`the index writer stopped (${code})`)
+        drained?.()
+        reject(failed)
+      }
+    })
+  })
+  finished.catch(() => undefined)
+  writer.on('message', (m: WriterReply) => {
+    if (m.type === 'ack') {
+      inFlight -= m.bytes
+      if (inFlight <= IN_FLIGHT / 2) drained?.()
+    } else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
+  })
   try {
-    const blobsFd = fs.openSync(path.join(tmp, 'blobs.dat'), 'w')
-    const filtersFd = fs.openSync(path.join(tmp, 'filters.dat'), 'w')
-    const filterHash = createHash('sha256')
     const rows: Record<string, BlobRow> = {}
     let blobsBytes = 0
     let filtersBytes = 0
     const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
     let last = Date.now()
-    try {
-      for (let i = 0; i < oids.length; i++) {
-        const oid = oids[i] as string
-        const o = reader.read(oid)
-        if (o === null || o.type !== 'blob') {
-          rows[oid] = [0, MISSING, 0, 0, 0]
-          continue
-        }
-        const bytes = o.content
-        const binary = isBinaryBytes(bytes)
-        if (binary || bytes.length > STORE_LIMIT) {
-          rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
-          continue
-        }
-        const log = filterLog(bytes.length)
-        const filter = trigramFilter(bytes, log)
-        rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
-        fs.writeSync(blobsFd, bytes)
-        fs.writeSync(filtersFd, filter)
-        filterHash.update(filter)
-        blobsBytes += bytes.length
-        filtersBytes += filter.length
-        if (Date.now() - last > 50) {
-          // Keep the event loop responsive (lease renewals, servers) while a large index builds.
-          onProgress?.({ done: i + 1, total: oids.length, bytes: blobsBytes })
-          await yieldNow()
-          last = Date.now()
-        }
-      }
-    } finally {
-      fs.closeSync(blobsFd)
-      fs.closeSync(filtersFd)
+    let batch = new Uint8Array(BATCH)
+    let batchUsed = 0
+    let batchLogs: number[] = []
+    let batchSizes: number[] = []
+    const flush = (): void => {
+      if (batchUsed === 0) return
+      writer.postMessage({ type: 'blobs', bytes: batch, used: batchUsed, sizes: batchSizes, logs: batchLogs } satisfies WriterMessage, [batch.buffer])
+      inFlight += batchUsed
+      batch = new Uint8Array(BATCH)
+      batchUsed = 0
+      batchLogs = []
+      batchSizes = []
     }
+    for (let i = 0; i < oids.length; i++) {
+      if (failed !== null) throw failed
+      const oid = oids[i] as string
+      const o = reader.read(oid)
+      if (o === null || o.type !== 'blob') {
+        rows[oid] = [0, MISSING, 0, 0, 0]
+        continue
+      }
+      const bytes = o.content
+      const binary = isBinaryBytes(bytes)
+      if (binary || bytes.length > STORE_LIMIT) {
+        rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
+        continue
+      }
+      const log = filterLog(bytes.length)
+      rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
+      // Copied into a batch of its own (the reader's cache keeps the original) that moves to the writer.
+      if (batchUsed + bytes.length > batch.length) flush()
+      if (bytes.length > batch.length) batch = new Uint8Array(bytes.length)
+      batch.set(bytes, batchUsed)
+      batchUsed += bytes.length
+      batchLogs.push(log)
+      batchSizes.push(bytes.length)
+      blobsBytes += bytes.length
+      filtersBytes += 1 << (log - 3)
+      if (inFlight > IN_FLIGHT) await new Promise<void>((resolve) => { drained = resolve })
+      drained = null
+      if (Date.now() - last > 50) {
+        // Keep the event loop responsive (lease renewals, servers) while a large index builds.
+        onProgress?.({ done: i + 1, total: oids.length, bytes: blobsBytes })
+        await yieldNow()
+        last = Date.now()
+      }
+    }
+    flush()
+    writer.postMessage({ type: 'end' } satisfies WriterMessage)
+    const written = await finished
+    if (written.filtersBytes !== filtersBytes) throw new Error('the index writer wrote an unexpected number of filter bytes')
     onProgress?.({ done: oids.length, total: oids.length, bytes: blobsBytes })
+    const filterDigest = written.filtersSha256
     const objects: IndexFile['objects'] = {}
     const parts: Buffer[] = []
     let treesBytes = 0
@@ -329,7 +374,7 @@ export const buildIndex = async (root: string, commit: string, treeObjects: Read
       commit,
       blobs_bytes: blobsBytes,
       filters_bytes: filtersBytes,
-      filters_sha256: filterHash.digest('hex'),
+      filters_sha256: filterDigest,
       trees_bytes: treesBytes,
       objects,
       blobs: rows
@@ -343,6 +388,7 @@ export const buildIndex = async (root: string, commit: string, treeObjects: Read
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
     }
   } finally {
+    await writer.terminate()
     fs.rmSync(tmp, { recursive: true, force: true })
   }
 }
