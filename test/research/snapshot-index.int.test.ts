@@ -8,7 +8,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
@@ -307,6 +307,19 @@ race('four processes build the same index at once: one good index, identical ans
   assert.equal(readdirSync(path.join(root, 'snapshots', 'v1')), [genCommit])
   const good = openIndex(root, genCommit)
   assert.ok(good !== null && !('reason' in good))
+})
+
+race('a builder killed mid-build leaves a directory that the next build removes', async () => {
+  const root = tempDir('index-killed')
+  const dead = spawnSync(process.execPath, ['-e', ''])
+  const leftover = path.join(root, 'snapshots', `.build-${genCommit}-${dead.pid ?? 0}-0badc0de`)
+  mkdirSync(leftover, { recursive: true })
+  writeFileSync(path.join(leftover, 'blobs.dat'), 'half written')
+  const living = path.join(root, 'snapshots', `.build-${genCommit}-${process.pid}-0badc0de`)
+  mkdirSync(living)
+  await answers(genDir, genCommit, { index: root }, [])
+  assert.is(existsSync(leftover), false, 'the dead builder\'s directory is gone')
+  assert.is(existsSync(living), true, 'a running builder\'s directory is left alone')
 })
 
 race.run()

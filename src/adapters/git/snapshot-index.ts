@@ -252,13 +252,44 @@ export const discardIndex = (root: string, commit: string): void => {
   }
 }
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes what builders and discarders that died left behind (`.build-*`, `.trash-*` of processes
+ * that no longer run on this machine). Returns the names removed.
+ */
+export const sweepLeftovers = (root: string): string[] => {
+  const dir = path.join(root, 'snapshots')
+  const removed: string[] = []
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return removed
+  }
+  for (const name of names) {
+    const m = /^\.(?:build|trash)-[0-9a-f]{40}-(\d+)-[0-9a-f]+$/.exec(name)
+    if (m?.[1] === undefined || alive(Number(m[1]))) continue
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true })
+    removed.push(name)
+  }
+  return removed
+}
+
 export interface BuildProgress {
   readonly done: number
   readonly total: number
   readonly bytes: number
 }
 
-const IN_FLIGHT = 16 << 20
+const IN_FLIGHT = 8 << 20
 const BATCH = 1 << 20
 const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
@@ -269,6 +300,7 @@ const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export const buildIndex = async (root: string, commit: string, treeObjects: ReadonlyMap<string, StoredObject>, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
   const base = path.join(root, 'snapshots', `v${VERSION}`)
   fs.mkdirSync(base, { recursive: true })
+  sweepLeftovers(root)
   const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
   fs.mkdirSync(tmp)
   // Bytes and filters are written by a second thread while this one reads and checks objects;

@@ -61,7 +61,7 @@ export interface SnapshotNotice {
 export interface SnapshotOptions {
   /** Bytes of blob contents kept in memory (default 32 MiB). */
   readonly blobCacheBytes?: number
-  /** Bytes of resolved pack objects (delta bases) kept in memory (default 32 MiB). */
+  /** Bytes of resolved pack objects (delta bases) kept in memory (default 16 MiB). */
   readonly objectCacheBytes?: number
   /** Root of the persisted snapshot indexes; absent: none (objects are read from git). */
   readonly index?: string
@@ -227,7 +227,7 @@ const listTree = async (objects: Objects, commit: string, record?: Map<string, S
 export const openSnapshot = async (repository: string, commit: string, options: SnapshotOptions = {}): Promise<GitSnapshot> => {
   if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
-  const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 32 << 20)
+  const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 16 << 20)
   const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
   const root = options.index
   let index: SnapshotIndex | null = null
