@@ -1,6 +1,7 @@
 /**
  * One research session in a fresh process; prints one JSON line.
  *
+ *   load PROFILE                   loads the modules and the profile only (the fixed cost of a process)
  *   search PROFILE TERM            one source.search: {ms, maxRssMb, hits}
  *   session PROFILE RUNS TERM...   a warm-up search, then every term RUNS times: {ms: {term: [ms…]}, maxRssMb}
  *   prepare PROFILE                prepares a revision of the demo report: {ms, maxRssMb, complete, facts, captures, failed}
@@ -30,7 +31,9 @@ const search = async (term: string): Promise<number> => {
   if (c._tag === 'Left') throw new Error(JSON.stringify(c.left))
   return c.right.result['hit_count'] as number
 }
-if (mode === 'search') {
+if (mode === 'load') {
+  process.stdout.write(JSON.stringify({ ms: since(t0), maxRssMb: rss() }) + '\n')
+} else if (mode === 'search') {
   const hits = await search(rest[0] ?? '')
   process.stdout.write(JSON.stringify({ ms: since(t0), maxRssMb: rss(), hits }) + '\n')
 } else if (mode === 'session') {
