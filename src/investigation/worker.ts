@@ -23,7 +23,7 @@ export interface QueueStore extends CaseStore {
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   readonly release: (lease: Lease) => Promise<boolean>
-  readonly list: () => Promise<ReadonlyArray<{ readonly lease: unknown }>>
+  readonly list: () => Promise<ReadonlyArray<{ readonly lease: unknown; readonly runnable: boolean }>>
 }
 
 /** What a worker reports as it goes (for logs and terminals). */
@@ -170,8 +170,10 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
           report({ kind: 'idle', worker })
         }
         if (o.untilIdle === true && idleSlots === slots) {
-          const held = await o.store.list().then((l) => l.some((e) => e.lease !== null), () => true)
-          if (!held) return
+          // Runnable counts too: a lease that ran out between the claim and this listing makes its
+          // case runnable, and the next claim takes it over.
+          const busy = await o.store.list().then((l) => l.some((e) => e.lease !== null || e.runnable), () => true)
+          if (!busy) return
         }
         await sleep(o.pollMs ?? 1000, signal)
         continue
