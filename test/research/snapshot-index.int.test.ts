@@ -7,6 +7,7 @@
  * racing builders publish one good index.
  */
 import { suite } from 'uvu'
+import fc from 'fast-check'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs'
@@ -189,6 +190,34 @@ equality('fixture core: binary, oversized, symlink, submodule and missing blob',
   await modes(fixture.bare, fixture.commit, FIXTURE_QUERIES, {})
   await modes(fixture.bare, fixture.commit, FIXTURE_QUERIES, SMALL)
   await modes(fixture.dir, fixture.commit, FIXTURE_QUERIES.slice(0, 3), {})
+})
+
+equality('property: any needle, scope and limits give the same capture with the trigram index as without', async () => {
+  const paths = git(genDir, 'ls-tree', '-r', '--name-only', genCommit).split('\n').filter(Boolean)
+  const texts = paths.slice(0, 40).map((p) => execFileSync('git', ['cat-file', 'blob', `${genCommit}:${p}`], { cwd: genDir }))
+  const root = tempDir('index-prop')
+  const indexed = await openSnapshot(genDir, genCommit, { index: root })
+  const direct = await openSnapshot(genDir, genCommit, { blobCacheBytes: 64 << 20 })
+  // Needles cut from real files (so most have hits, at any offset and length, across line ends),
+  // or arbitrary text (mostly none), in every query kind that scans, with random scope and limits.
+  const cut = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 40 })).map(([f, at, n]) => {
+    const t = texts[f] as Buffer
+    const start = at % Math.max(1, t.length - n)
+    return t.toString('latin1', start, start + n)
+  })
+  const needle = fc.oneof(cut, cut, fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('ü', '\r\n', 'Handle', 'AddSC_generated_script_'))
+  const query = fc.tuple(fc.constantFrom('source.search', 'source.symbol', 'source.registration', 'source.context'), needle, fc.option(fc.constantFrom('src/', 'src/game/module_1/', 'src/game/module_2/file_2'), { nil: undefined }))
+    .map(([kind, text, prefix]) => {
+      const word = text.replace(/[^A-Za-z0-9_]/g, '').replace(/^[0-9]+/, '') || 'Player'
+      const base = kind === 'source.search' || kind === 'source.context' ? { kind, text } : { kind, symbol: word }
+      return prefix === undefined ? base : { ...base, path_prefix: prefix }
+    })
+  const limits = fc.record({ max_matches: fc.integer({ min: 1, max: 300 }), max_search_bytes: fc.integer({ min: 10_000, max: 10_000_000 }), max_file_bytes: fc.integer({ min: 5_000, max: 100_000 }) })
+  await fc.assert(fc.asyncProperty(fc.array(query, { minLength: 1, maxLength: 3 }), limits, async (queries, l) => {
+    assert.equal(await answerAll(indexed, queries, l), await answerAll(direct, queries, l))
+  }), { numRuns: 150 })
+  indexed.close()
+  direct.close()
 })
 
 equality.run()
