@@ -1,5 +1,6 @@
 /** The `vba` command line: commander wiring only; every verb calls the library. */
 import { Command, CommanderError } from 'commander'
+import { indexBuild, indexVerify } from './index-verbs.js'
 import { caseGc, caseInit, caseNote, caseUnlock, replay, reportVerb, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import { caseQuery, casePrepare, research } from './research-verbs.js'
@@ -109,6 +110,16 @@ const buildProgram = (io: Out): Command => {
     .option('--store <url>', 'the store (default $VBA_STORE)')
     .option('--json', 'the case id and generation as JSON')
     .action((source: string, o: StoreOption & { json?: boolean }) => storeImport(io, source, o))
+
+  const index = program.command('index').description('the persisted snapshot index of the profile\'s source commit (in [source] cache_dir, else $XDG_CACHE_HOME/vba, else ~/.cache/vba)')
+  index.command('build').description('build it now (a deploy step: no research session pays for it later); nothing to do when it is there')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .option('--json', 'the result as JSON')
+    .action((o: { config: string; json?: boolean }) => indexBuild(io, o))
+  index.command('verify').description('re-derive all of it from git (listing, sizes, flags, stored bytes, trigram filters); remove it and exit 1 when anything differs')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .option('--json', 'the result as JSON')
+    .action((o: { config: string; json?: boolean }) => indexVerify(io, o))
 
   const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
   queue.command('list [root]').description('every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories)')

@@ -46,6 +46,8 @@ export const FAILURE_CODES = {
   SOURCE_OBJECT_MISSING: 'permanent',
   SOURCE_CONTEXT_DISABLED: 'permanent',
   SOURCE_TREE_UNSAFE: 'permanent',
+  /** vba index verify: there is no snapshot index of the commit to check. */
+  SOURCE_INDEX_MISSING: 'permanent',
   CONTEXT_SETTINGS_DIFFER: 'permanent',
   DATABASE_UNSAFE_MODE: 'permanent',
   /** A query past `time_ms`: an answer about the query (narrow it), not an outage. */

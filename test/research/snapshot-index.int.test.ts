@@ -10,6 +10,7 @@ import { suite } from 'uvu'
 import fc from 'fast-check'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
@@ -403,3 +404,67 @@ where('the CLI says when an index was damaged, on stderr, and answers exactly as
 })
 
 where.run()
+
+// ---------------------------------------------------------------------------------------------
+const verbs = suite('vba index build | verify')
+
+/** A forger with write access to the cache: flips filter bits and re-seals both digests. */
+const forgeFilters = (dir: string): void => {
+  const filters = readFileSync(path.join(dir, 'filters.dat'))
+  for (let i = 0; i < filters.length; i += 97) filters[i] = 0
+  writeFileSync(path.join(dir, 'filters.dat'), filters)
+  const text = readFileSync(path.join(dir, 'index.json'), 'utf8')
+  const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>
+  body['filters_sha256'] = createHash('sha256').update(filters).digest('hex')
+  const json = JSON.stringify(body)
+  writeFileSync(path.join(dir, 'index.json'), `${createHash('sha256').update(json).digest('hex')}\n${json}`)
+}
+
+verbs('build ahead of time, verify against git; a consistent forgery passes the digests but not verify', async () => {
+  const xdg = tempDir('xdg-verbs')
+  const env = { XDG_CACHE_HOME: xdg }
+  const file = profileWith('')
+  const missing = vba(['index', 'verify', '--config', file], { env })
+  assert.is(missing.code, 2, missing.stderr)
+  assert.match(missing.stderr, 'vba: SOURCE_INDEX_MISSING: there is no snapshot index')
+  const first = vba(['index', 'build', '--config', file, '--json'], { env })
+  assert.is(first.code, 0, first.stderr)
+  const built = JSON.parse(first.stdout) as { commit: string; dir: string; built: boolean; bytes: number }
+  assert.equal([built.commit, built.dir, built.built], [genCommit, indexDirOf(path.join(xdg, 'vba'), genCommit), true])
+  assert.ok(built.bytes > 6_000_000)
+  const again = vba(['index', 'build', '--config', file, '--json'], { env })
+  assert.is((JSON.parse(again.stdout) as { built: boolean }).built, false, 'nothing to do the second time')
+  const ok = vba(['index', 'verify', '--config', file, '--json'], { env })
+  assert.is(ok.code, 0, ok.stderr)
+  assert.equal(JSON.parse(ok.stdout), { commit: genCommit, dir: built.dir, valid: true, blobs: 300, problem_count: 0, problems: [], removed: false })
+
+  forgeFilters(built.dir)
+  const n = notices()
+  const snap = await openSnapshot(genDir, genCommit, n.options(path.join(xdg, 'vba')))
+  await snap.entries()
+  snap.close()
+  assert.equal(codes(n.list), [], 'the digests cannot tell a consistent forgery')
+  const caught = vba(['index', 'verify', '--config', file, '--json'], { env })
+  assert.is(caught.code, 1)
+  const report = JSON.parse(caught.stdout) as { valid: boolean; problem_count: number; problems: string[]; removed: boolean }
+  assert.is(report.valid, false)
+  assert.ok(report.problem_count > 10)
+  assert.match(report.problems[0] ?? '', 'its trigram filter differs from the one its bytes give')
+  assert.match(caught.stderr, /^vba: SOURCE_INDEX_CORRUPT: src\/game\//)
+  assert.is(existsSync(built.dir), false, 'the forged index is removed')
+  assert.is(vba(['index', 'build', '--config', file], { env }).code, 0)
+  assert.is(vba(['index', 'verify', '--config', file], { env }).code, 0, 'rebuilt and valid')
+})
+
+verbs('index verbs refuse a profile without an index or without a source', () => {
+  const off = vba(['index', 'build', '--config', profileWith('cache = false')])
+  assert.is(off.code, 2)
+  assert.match(off.stderr, 'vba: CONFIG_INVALID: the profile turns the snapshot index off')
+  const none = path.join(tempDir('no-source'), 'project.toml')
+  writeFileSync(none, '[limits]\ntime_ms = 1000\n')
+  const r = vba(['index', 'verify', '--config', none])
+  assert.is(r.code, 2)
+  assert.match(r.stderr, 'vba: SOURCE_NOT_CONFIGURED')
+})
+
+verbs.run()

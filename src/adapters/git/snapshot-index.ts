@@ -106,6 +106,13 @@ export interface SnapshotIndex {
   readonly unchanged: () => boolean
   /** False only when the blob certainly does not contain the needle. */
   readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
+  /**
+   * Checks everything the index says of one blob against the blob as git has it (null: missing):
+   * flags, size, stored bytes and the trigram filter, re-derived. Returns what differs, or null.
+   */
+  readonly audit: (oid: string, bytes: Buffer | null) => string | null
+  /** How many blobs the index describes. */
+  readonly blobCount: number
   readonly close: () => void
 }
 
@@ -236,6 +243,25 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       }
       return true
     },
+    audit: (oid, bytes) => {
+      const r = rows.get(oid)
+      if (r === undefined) return 'not in the index'
+      if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
+      if (r[1] & MISSING) return 'listed as missing, but git has it'
+      if (r[0] !== bytes.length) return `listed with ${r[0]} bytes, git has ${bytes.length}`
+      const binary = isBinaryBytes(bytes)
+      if (((r[1] & BINARY) !== 0) !== binary) return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
+      const store = !binary && bytes.length <= STORE_LIMIT
+      if (((r[1] & STORED) !== 0) !== store) return store ? 'not stored, but it should be' : 'stored, but it should not be'
+      if (!store) return null
+      if (r[4] !== filterLog(bytes.length)) return 'its trigram filter has the wrong size'
+      const stored = Buffer.allocUnsafe(r[0])
+      if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes)) return 'its stored bytes differ from git\'s'
+      const f = trigramFilter(bytes, r[4])
+      if (!filters.subarray(r[3], r[3] + f.length).equals(f)) return 'its trigram filter differs from the one its bytes give'
+      return null
+    },
+    blobCount: rows.size,
     close: () => fs.closeSync(fd)
   }
 }
