@@ -1,18 +1,52 @@
 /** The `vba` command line: commander wiring only; every verb calls the library. */
 import { Command, CommanderError } from 'commander'
-import { indexBuild, indexVerify } from './index-verbs.js'
-import { caseGc, caseInit, caseNote, caseUnlock, replay, reportVerb, show, verify, type Out } from './case-verbs.js'
 import { CliExit, EXIT, describeThrown } from './io.js'
-import { caseQuery, casePrepare, research } from './research-verbs.js'
-import { feedback, resume, status } from './investigation-verbs.js'
-import { exportVerb, importVerb, isBagTarget, verifyBagVerb } from './transport-verbs.js'
-
+import type { Out } from './case-verbs.js'
+import type { InvestigateOptions } from './investigate-verb.js'
+import type { WorkVerbOptions } from './fleet-verbs.js'
 import { VERSION } from '../version.js'
-import { investigate, type InvestigateOptions } from './investigate-verb.js'
-import { writeDemoWorld } from '../demo/world.js'
-import { serve } from './serve.js'
 import { caseAt, closeStores, STORE_HELP, type StoreOption } from './stores.js'
-import { queueClaim, queueList, queueRelease, storeImport, storeMigrate, workVerb, type WorkVerbOptions } from './fleet-verbs.js'
+
+// Each verb's module loads when the verb runs: a command pays only for what it uses (a one-shot
+// `vba research` does not load the SQL store drivers, the report renderer or the HTTP server).
+type Lazy<F> = F extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never
+const lazy = <M, K extends keyof M>(load: () => Promise<M>, key: K): Lazy<M[K]> =>
+  (async (...args: unknown[]) => ((await load())[key] as (...a: unknown[]) => unknown)(...args)) as Lazy<M[K]>
+const caseVerbs = (): Promise<typeof import('./case-verbs.js')> => import('./case-verbs.js')
+const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
+const investigationVerbs = (): Promise<typeof import('./investigation-verbs.js')> => import('./investigation-verbs.js')
+const transportVerbs = (): Promise<typeof import('./transport-verbs.js')> => import('./transport-verbs.js')
+const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
+const indexVerbs = (): Promise<typeof import('./index-verbs.js')> => import('./index-verbs.js')
+const caseGc = lazy(caseVerbs, 'caseGc')
+const caseInit = lazy(caseVerbs, 'caseInit')
+const caseNote = lazy(caseVerbs, 'caseNote')
+const caseUnlock = lazy(caseVerbs, 'caseUnlock')
+const replay = lazy(caseVerbs, 'replay')
+const reportVerb = lazy(caseVerbs, 'reportVerb')
+const show = lazy(caseVerbs, 'show')
+const verify = lazy(caseVerbs, 'verify')
+const caseQuery = lazy(researchVerbs, 'caseQuery')
+const casePrepare = lazy(researchVerbs, 'casePrepare')
+const research = lazy(researchVerbs, 'research')
+const feedback = lazy(investigationVerbs, 'feedback')
+const resume = lazy(investigationVerbs, 'resume')
+const status = lazy(investigationVerbs, 'status')
+const exportVerb = lazy(transportVerbs, 'exportVerb')
+const importVerb = lazy(transportVerbs, 'importVerb')
+const isBagTarget = lazy(transportVerbs, 'isBagTarget')
+const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
+const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
+const serve = lazy(() => import('./serve.js'), 'serve')
+const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
+const queueClaim = lazy(fleetVerbs, 'queueClaim')
+const queueList = lazy(fleetVerbs, 'queueList')
+const queueRelease = lazy(fleetVerbs, 'queueRelease')
+const storeImport = lazy(fleetVerbs, 'storeImport')
+const storeMigrate = lazy(fleetVerbs, 'storeMigrate')
+const workVerb = lazy(fleetVerbs, 'workVerb')
+const indexBuild = lazy(indexVerbs, 'indexBuild')
+const indexVerify = lazy(indexVerbs, 'indexVerify')
 export { VERSION }
 
 const buildProgram = (io: Out): Command => {
@@ -155,8 +189,8 @@ const buildProgram = (io: Out): Command => {
     .option('--host <host>', 'the address to bind (default 127.0.0.1)')
     .action((root: string | undefined, o: StoreOption & { port?: string; host?: string }) => serve(io, root, o))
   program.command('demo-world <dir>').description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
-    .action((dir: string) => {
-      const w = writeDemoWorld(dir)
+    .action(async (dir: string) => {
+      const w = await writeDemoWorld(dir)
       io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
     })
   program.command('research').description('run one project.query without a case or a model; print the capture')

@@ -3,7 +3,7 @@
  * store instead of a directory. Stores opened by a command are closed when it ends.
  */
 import type { CaseAt } from '../adapters/case-store/store.js'
-import { openSqlStore, type SqlStore } from '../adapters/sql-store/sql-store.js'
+import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { CliExit, exitCodeOf } from './io.js'
 
@@ -23,6 +23,8 @@ export const storeAt = async (url: string): Promise<SqlStore> => {
   const known = open.get(url)
   if (known !== undefined) return known
   try {
+    // The SQL store (knex and its drivers) loads only for a command that names one.
+    const { openSqlStore } = await import('../adapters/sql-store/sql-store.js')
     const s = await openSqlStore(url)
     open.set(url, s)
     return s
