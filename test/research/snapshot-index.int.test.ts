@@ -303,6 +303,22 @@ damage('blobs.dat rewritten in place during a session: the next scan checks ever
   assert.is(existsSync(indexDirOf(root, genCommit)), false, 'the damaged index is gone')
 })
 
+damage('filters.dat rewritten in place during a session: no file is skipped any more, the index goes', async () => {
+  const root = await built()
+  const ref = await referenceOf(genDir, genCommit, QUERIES)
+  const n = notices()
+  const snap = await openSnapshot(genDir, genCommit, n.options(root))
+  assert.equal(await answerAll(snap, QUERIES, {}), ref)
+  // Zero every filter byte: trusted, they would hide every file from every search.
+  writeFileSync(fileOf(root, 'filters.dat'), Buffer.alloc(readFileSync(fileOf(root, 'filters.dat')).length))
+  assert.equal(await answerAll(snap, QUERIES, {}), ref)
+  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
+  assert.match(n.list[0]?.message ?? '', 'filters.dat was written while in use')
+  assert.equal(await answerAll(snap, QUERIES, {}), ref)
+  snap.close()
+  assert.is(existsSync(indexDirOf(root, genCommit)), false)
+})
+
 damage('an index directory that cannot be written: research reads git and says so', async () => {
   const root = path.join(tempDir('index-file'), 'not-a-dir')
   writeFileSync(root, 'a file where the cache directory should be')

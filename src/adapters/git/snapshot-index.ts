@@ -56,6 +56,8 @@ export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8
 /** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
 const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
 const HASH = 0x9e3779b1
+/** Bytes of filters.dat read at a time (scans read the filters nearly in file order). */
+const FILTER_WINDOW = 1 << 20
 
 export const trigramFilter = (bytes: Uint8Array, log: number): Uint8Array => {
   const f = new Uint8Array(1 << (log - 3))
@@ -104,6 +106,8 @@ export interface SnapshotIndex {
    * and whatever was read before the call must be read again.
    */
   readonly unchanged: () => boolean
+  /** False once filters.dat was found written after it was opened: no file is skipped any more. */
+  readonly filtersTrusted: () => boolean
   /** False only when the blob certainly does not contain the needle. */
   readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
   /**
@@ -165,32 +169,58 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   }
   if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || typeof f.objects !== 'object' || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
   let fd: number
-  let filters: Buffer
+  let ffd: number
   let trees: Buffer
   try {
     trees = fs.readFileSync(path.join(dir, 'trees.dat'))
-    filters = fs.readFileSync(path.join(dir, 'filters.dat'))
-    fd = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
+    ffd = fs.openSync(path.join(dir, 'filters.dat'), 'r')
   } catch (e) {
     return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
-  if (filters.length !== f.filters_bytes || sha256(filters) !== f.filters_sha256) {
-    fs.closeSync(fd)
-    return { reason: 'filters.dat does not match its digest' }
+  try {
+    fd = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
+  } catch (e) {
+    fs.closeSync(ffd)
+    return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
+  const refuse = (reason: string): IndexProblem => {
+    fs.closeSync(fd)
+    fs.closeSync(ffd)
+    return { reason }
+  }
+  // The filters are checked against their digest here, streamed (never held whole), and read
+  // later through a small window; a write to the file afterwards shows in `unchanged()`.
+  const digest = createHash('sha256')
+  let win = Buffer.allocUnsafe(FILTER_WINDOW)
+  let filtersSize = 0
+  for (let n = fs.readSync(ffd, win, 0, win.length, 0); n > 0; n = fs.readSync(ffd, win, 0, win.length, filtersSize)) {
+    digest.update(win.subarray(0, n))
+    filtersSize += n
+  }
+  if (filtersSize !== f.filters_bytes || digest.digest('hex') !== f.filters_sha256) return refuse('filters.dat does not match its digest')
   const size = fs.fstatSync(fd).size
-  if (size !== f.blobs_bytes) {
-    fs.closeSync(fd)
-    return { reason: `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}` }
-  }
-  if (trees.length !== f.trees_bytes) {
-    fs.closeSync(fd)
-    return { reason: `trees.dat has ${trees.length} bytes, the index says ${f.trees_bytes}` }
-  }
+  if (size !== f.blobs_bytes) return refuse(`blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`)
+  if (trees.length !== f.trees_bytes) return refuse(`trees.dat has ${trees.length} bytes, the index says ${f.trees_bytes}`)
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
-  // Blobs whose bytes in blobs.dat matched their id in this process, and the file's state then.
+  // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
   const opened = fs.fstatSync(fd, { bigint: true })
+  const filtersOpened = fs.fstatSync(ffd, { bigint: true })
+  let filtersTrusted = true
+  let winStart = 0
+  let winEnd = 0
+  const filterBytes = (offset: number, length: number): Buffer => {
+    if (offset < winStart || offset + length > winEnd) {
+      if (win.length < length) win = Buffer.allocUnsafe(length)
+      let n = 0
+      for (let got = 1; got > 0 && n < win.length; n += got) got = fs.readSync(ffd, win, n, win.length - n, offset + n)
+      winStart = offset
+      winEnd = offset + n
+      if (n < length) throw new IndexCorrupt('filters.dat ends early')
+    }
+    return win.subarray(offset - winStart, offset - winStart + length)
+  }
+  const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean => a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
   return {
     dir,
     object: (oid) => {
@@ -225,21 +255,25 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       return b
     },
     unchanged: () => {
-      const now = fs.fstatSync(fd, { bigint: true })
-      if (now.ctimeNs === opened.ctimeNs && now.mtimeNs === opened.mtimeNs && now.size === opened.size && now.ino === opened.ino) return true
+      const blobsSame = same(fs.fstatSync(fd, { bigint: true }), opened)
+      const filtersSame = same(fs.fstatSync(ffd, { bigint: true }), filtersOpened)
+      if (blobsSame && filtersSame) return true
       verified.clear()
+      // Filters written after their digest was checked are not used again: every file is read.
+      if (!filtersSame) filtersTrusted = false
       return false
     },
+    filtersTrusted: () => filtersTrusted,
     mayContain: (oid, hashes) => {
-      if (hashes === null) return true
+      if (hashes === null || !filtersTrusted) return true
       const r = rows.get(oid)
       if (r === undefined || !(r[1] & STORED) || r[1] & BINARY) return true
       const log = r[4]
       const shift = 32 - log
-      const base = r[3]
+      const filter = filterBytes(r[3], 1 << (log - 3))
       for (let i = 0; i < hashes.length; i++) {
         const h = (hashes[i] ?? 0) >>> shift
-        if (((filters[base + (h >>> 3)] ?? 0) & (1 << (h & 7))) === 0) return false
+        if (((filter[h >>> 3] ?? 0) & (1 << (h & 7))) === 0) return false
       }
       return true
     },
@@ -258,11 +292,14 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       const stored = Buffer.allocUnsafe(r[0])
       if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes)) return 'its stored bytes differ from git\'s'
       const f = trigramFilter(bytes, r[4])
-      if (!filters.subarray(r[3], r[3] + f.length).equals(f)) return 'its trigram filter differs from the one its bytes give'
+      if (!filterBytes(r[3], f.length).equals(f)) return 'its trigram filter differs from the one its bytes give'
       return null
     },
     blobCount: rows.size,
-    close: () => fs.closeSync(fd)
+    close: () => {
+      fs.closeSync(fd)
+      fs.closeSync(ffd)
+    }
   }
 }
 

@@ -343,6 +343,7 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   }
   const blob = (oid: string): Promise<Buffer | null> => blobFrom(oid, false)
   const digests = new Map<string, string>()
+  let filtersReported = false
   return {
     commit,
     entries,
@@ -355,6 +356,12 @@ export const openSnapshot = async (repository: string, commit: string, options: 
     settled: () => {
       if (index === null || index.unchanged()) return true
       digests.clear()
+      if (!index.filtersTrusted() && root !== undefined && !filtersReported) {
+        // A published index is never written: this one is damaged. The next process rebuilds it.
+        filtersReported = true
+        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`)
+        discardIndex(root, commit)
+      }
       return false
     },
     sha256: (oid, bytes) => {
