@@ -1,13 +1,14 @@
 /**
  * `vba index build|verify --config FILE`: the persisted snapshot index of the profile's source
  * commit. build makes it ahead of time (a deploy step, so that no worker pays for it); verify
- * re-derives all of it from git and removes it when anything differs.
+ * re-derives all of it from git and removes it when anything differs; prune removes the indexes of
+ * other commits not used for a while.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { failure } from '../domain/failure.js'
 import { loadProfile, type Profile } from '../adapters/config/profile.js'
-import { auditSnapshotIndex, discardIndex, indexDirOf, openSnapshot } from '../adapters/git/snapshot.js'
+import { auditSnapshotIndex, discardIndex, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
 import { snapshotIndexRoot } from '../research/source/open.js'
 import type { Out } from './case-verbs.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
@@ -69,4 +70,17 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
     throw new CliExit(EXIT.FINDINGS)
   }
   if (o.json !== true) io.out(`valid: the snapshot index of ${commit} (${audit.blobs} blobs; listing, sizes, flags, stored bytes and trigram filters re-derived from git)`)
+}
+
+export const indexPrune = async (io: Out, o: IndexOptions & { olderThan: string }): Promise<void> => {
+  const days = Number(o.olderThan)
+  if (!/^\d+(\.\d+)?$/.test(o.olderThan)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--older-than takes a number of days, got ${JSON.stringify(o.olderThan)}`))
+  const { commit, root } = bound(orExit(await loadProfile(o.config)()))
+  const removed = pruneIndexes(root, days * 86_400_000, new Set([commit]))
+  if (o.json === true) {
+    io.out(JSON.stringify({ root, kept: commit, removed }))
+    return
+  }
+  for (const r of removed) io.out(`removed the snapshot index of ${r.commit} (${mib(r.bytes)}, last used ${r.last_used})`)
+  io.out(`${removed.length} index(es) removed, ${mib(removed.reduce((n, r) => n + r.bytes, 0))} freed; kept ${commit} (bound by the profile)`)
 }

@@ -47,6 +47,7 @@ const storeMigrate = lazy(fleetVerbs, 'storeMigrate')
 const workVerb = lazy(fleetVerbs, 'workVerb')
 const indexBuild = lazy(indexVerbs, 'indexBuild')
 const indexVerify = lazy(indexVerbs, 'indexVerify')
+const indexPrune = lazy(indexVerbs, 'indexPrune')
 export { VERSION }
 
 const buildProgram = (io: Out): Command => {
@@ -154,6 +155,11 @@ const buildProgram = (io: Out): Command => {
     .requiredOption('--config <file>', 'project profile (TOML)')
     .option('--json', 'the result as JSON')
     .action((o: { config: string; json?: boolean }) => indexVerify(io, o))
+  index.command('prune').description('remove the indexes of other commits not used for DAYS days (the profile\'s commit is kept)')
+    .requiredOption('--config <file>', 'project profile (TOML): where the indexes are, which commit to keep')
+    .requiredOption('--older-than <days>', 'unused for at least this many days (0: every other commit)')
+    .option('--json', 'the result as JSON')
+    .action((o: { config: string; olderThan: string; json?: boolean }) => indexPrune(io, o))
 
   const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
   queue.command('list [root]').description('every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories)')

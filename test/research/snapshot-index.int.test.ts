@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
 import { openObjectReader } from '../../src/adapters/git/object-reader.js'
@@ -481,6 +481,33 @@ verbs('index verbs refuse a profile without an index or without a source', () =>
   const r = vba(['index', 'verify', '--config', none])
   assert.is(r.code, 2)
   assert.match(r.stderr, 'vba: SOURCE_NOT_CONFIGURED')
+})
+
+verbs('prune removes the indexes of other commits unused for DAYS days; an open marks an index used', async () => {
+  const xdg = tempDir('xdg-prune')
+  const env = { XDG_CACHE_HOME: xdg }
+  const root = path.join(xdg, 'vba')
+  const parentProfile = path.join(tempDir('prune-profile'), 'project.toml')
+  writeFileSync(parentProfile, `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genParent}"\n`)
+  assert.is(vba(['index', 'build', '--config', profileWith('')], { env }).code, 0)
+  assert.is(vba(['index', 'build', '--config', parentProfile], { env }).code, 0)
+  const tenDaysAgo = Date.now() / 1000 - 10 * 86_400
+  for (const c of [genCommit, genParent]) utimesSync(path.join(indexDirOf(root, c), 'index.json'), tenDaysAgo, tenDaysAgo)
+  // A session opens the current commit's index: that is a use.
+  await answers(genDir, genCommit, { index: root }, [])
+  const old = vba(['index', 'prune', '--config', parentProfile, '--older-than', '7', '--json'], { env })
+  assert.is(old.code, 0, old.stderr)
+  assert.equal((JSON.parse(old.stdout) as { removed: unknown[] }).removed, [], 'the used index stays, the bound one is kept')
+  const all = vba(['index', 'prune', '--config', profileWith(''), '--older-than', '7', '--json'], { env })
+  const report = JSON.parse(all.stdout) as { kept: string; removed: Array<{ commit: string; bytes: number; last_used: string }> }
+  assert.is(report.kept, genCommit)
+  assert.equal(report.removed.map((r) => r.commit), [genParent])
+  assert.ok((report.removed[0]?.bytes ?? 0) > 1_000_000)
+  assert.is(existsSync(indexDirOf(root, genParent)), false)
+  assert.is(existsSync(indexDirOf(root, genCommit)), true)
+  const bad = vba(['index', 'prune', '--config', profileWith(''), '--older-than', 'soon'], { env })
+  assert.is(bad.code, 2)
+  assert.match(bad.stderr, 'vba: INVALID_ARGUMENT: --older-than takes a number of days')
 })
 
 verbs.run()

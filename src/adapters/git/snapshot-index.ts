@@ -12,7 +12,8 @@
  * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
  *   checked against the blob's git id before it is served.
  * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
- *   checked against the SHA-256 in index.json when the index is opened. A needle whose trigrams are
+ *   checked against the SHA-256 in index.json when the index is opened (streamed), then read
+ *   through a small window. A needle whose trigrams are
  *   not all set cannot occur in the blob, so the search skips it without reading it; a set bit only
  *   means "maybe", and the blob is then read and searched as before. Results are therefore exactly
  *   those of a full scan.
@@ -201,6 +202,7 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   const size = fs.fstatSync(fd).size
   if (size !== f.blobs_bytes) return refuse(`blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`)
   if (trees.length !== f.trees_bytes) return refuse(`trees.dat has ${trees.length} bytes, the index says ${f.trees_bytes}`)
+  markUsed(path.join(dir, 'index.json'))
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
   // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
@@ -301,6 +303,55 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       fs.closeSync(ffd)
     }
   }
+}
+
+const HOUR = 3_600_000
+
+/** The mtime of index.json is the index's last use (kept to the hour): what `pruneIndexes` reads. */
+const markUsed = (file: string): void => {
+  try {
+    const now = Date.now()
+    if (now - fs.statSync(file).mtimeMs > HOUR) fs.utimesSync(file, now / 1000, now / 1000)
+  } catch {
+    // a read-only cache is still usable
+  }
+}
+
+export interface PrunedIndex {
+  readonly commit: string
+  readonly bytes: number
+  readonly last_used: string
+}
+
+/**
+ * Removes the indexes of commits not used for `olderThanMs` (by the mtime of their index.json),
+ * except those in `keep`. Returns what was removed.
+ */
+export const pruneIndexes = (root: string, olderThanMs: number, keep: ReadonlySet<string>, now: number = Date.now()): PrunedIndex[] => {
+  const base = path.join(root, 'snapshots', `v${VERSION}`)
+  let names: string[]
+  try {
+    names = fs.readdirSync(base)
+  } catch {
+    return []
+  }
+  const removed: PrunedIndex[] = []
+  for (const commit of names.sort()) {
+    if (!/^[0-9a-f]{40}$/.test(commit) || keep.has(commit)) continue
+    const dir = path.join(base, commit)
+    let used: number
+    let bytes = 0
+    try {
+      used = fs.statSync(path.join(dir, 'index.json')).mtimeMs
+    } catch {
+      used = fs.statSync(dir).mtimeMs
+    }
+    if (now - used < olderThanMs) continue
+    for (const f of fs.readdirSync(dir)) bytes += fs.statSync(path.join(dir, f)).size
+    discardIndex(root, commit)
+    removed.push({ commit, bytes, last_used: new Date(used).toISOString() })
+  }
+  return removed
 }
 
 /** Moves a damaged index out of the way (readers holding its files keep them) and deletes it. */
