@@ -28,6 +28,16 @@ export const toFailure = (e: unknown, context: string): Failure => {
   return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
 }
 
+/** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */
+export const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return errnoOf(e) === 'EPERM'
+  }
+}
+
 export const errnoOf = (e: unknown): string | undefined =>
   e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined
 

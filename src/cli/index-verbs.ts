@@ -8,7 +8,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { failure } from '../domain/failure.js'
 import { loadProfile, type Profile } from '../adapters/config/profile.js'
-import { auditSnapshotIndex, discardIndex, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
+import { auditSnapshotIndex, discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
 import { snapshotIndexRoot } from '../research/source/open.js'
 import type { Out } from './case-verbs.js'
 import { CliExit, EXIT, orExit, progressBar } from './io.js'
@@ -27,11 +27,6 @@ const bound = (profile: Profile): { repository: string; commit: string; root: st
   return { repository: source.repository, commit: source.commit, root }
 }
 
-const sizeOf = (dir: string): number => {
-  let n = 0
-  for (const f of fs.readdirSync(dir)) n += fs.statSync(path.join(dir, f)).size
-  return n
-}
 const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`
 
 export const indexBuild = async (io: Out, o: IndexOptions): Promise<void> => {
@@ -45,7 +40,7 @@ export const indexBuild = async (io: Out, o: IndexOptions): Promise<void> => {
     bar.stop()
     if (!fs.existsSync(dir)) throw new CliExit(EXIT.UNAVAILABLE, failure('SOURCE_UNAVAILABLE', `the snapshot index of ${commit} could not be written in ${root}`, { root }))
     const built = !existed || !fs.existsSync(path.join(dir, 'index.json'))
-    const bytes = sizeOf(dir)
+    const bytes = indexBytes(dir)
     if (o.json === true) io.out(JSON.stringify({ commit, dir, built, entries: entries.length, bytes }))
     else io.out(`${built ? 'built' : 'already there'}: the snapshot index of ${commit} in ${dir} (${entries.length} tree entries, ${mib(bytes)})`)
   } finally {

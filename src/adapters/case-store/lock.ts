@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { LOCK_FILE, TEMP_PREFIX } from './layout.js'
-import { errnoOf, fail, tempName } from '../fs-util.js'
+import { errnoOf, fail, processAlive, tempName } from '../fs-util.js'
 
 export const LockInfo = t.type({ pid: t.number, host: t.string, token: t.string, acquired_at: t.string })
 export type LockInfo = t.TypeOf<typeof LockInfo>
@@ -29,14 +29,6 @@ export type LockState =
   | { readonly state: 'held'; readonly info: LockInfo }
   | { readonly state: 'stale'; readonly info: LockInfo | null; readonly reason: string }
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return errnoOf(e) === 'EPERM'
-  }
-}
 
 /** Reads and classifies the lock of a case without changing anything. */
 export const inspectLock = async (dir: string): Promise<LockState> => {
@@ -55,7 +47,7 @@ export const inspectLock = async (dir: string): Promise<LockState> => {
   }
   const info = LockInfo.decode(parsed)
   if (E.isLeft(info)) return { state: 'stale', info: null, reason: 'lock file is unreadable' }
-  if (info.right.host === os.hostname() && !isAlive(info.right.pid)) {
+  if (info.right.host === os.hostname() && !processAlive(info.right.pid)) {
     return { state: 'stale', info: info.right, reason: `owner process ${info.right.pid} is not running` }
   }
   return { state: 'held', info: info.right }

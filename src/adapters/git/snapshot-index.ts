@@ -25,7 +25,8 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import type { ObjectReader } from './object-reader.js'
+import { objectId, type ObjectReader } from './object-reader.js'
+import { processAlive } from '../fs-util.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
@@ -142,8 +143,6 @@ interface IndexFile {
 export const indexDirOf = (root: string, commit: string): string => path.join(root, 'snapshots', `v${VERSION}`, commit)
 
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
-const objectHash = (type: string, bytes: Uint8Array): string => createHash('sha1').update(`${type} ${bytes.byteLength}\0`).update(bytes).digest('hex')
-const gitBlobId = (bytes: Uint8Array): string => objectHash('blob', bytes)
 
 /**
  * Opens the published index of `commit`: null when there is none, a problem when it is there but
@@ -231,7 +230,7 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       const [type, offset, length] = at
       const content = trees.subarray(offset, offset + length)
       if ((type !== 'commit' && type !== 'tree') || content.length !== length) return null
-      return objectHash(type, content) === oid ? { type, content } : null
+      return objectId(type, content) === oid ? { type, content } : null
     },
     info: (oid) => {
       const r = rows.get(oid)
@@ -251,7 +250,7 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       // Checked against its git id on its first read in this process; later reads of the same
       // blob are vouched for by `unchanged()` (the file has not been written since).
       if (!verified.has(oid)) {
-        if (gitBlobId(b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
+        if (objectId('blob', b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
         verified.add(oid)
       }
       return b
@@ -317,6 +316,9 @@ const markUsed = (file: string): void => {
   }
 }
 
+/** Bytes on disk of one published index directory. */
+export const indexBytes = (dir: string): number => fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0)
+
 export interface PrunedIndex {
   readonly commit: string
   readonly bytes: number
@@ -340,14 +342,13 @@ export const pruneIndexes = (root: string, olderThanMs: number, keep: ReadonlySe
     if (!/^[0-9a-f]{40}$/.test(commit) || keep.has(commit)) continue
     const dir = path.join(base, commit)
     let used: number
-    let bytes = 0
     try {
       used = fs.statSync(path.join(dir, 'index.json')).mtimeMs
     } catch {
       used = fs.statSync(dir).mtimeMs
     }
     if (now - used < olderThanMs) continue
-    for (const f of fs.readdirSync(dir)) bytes += fs.statSync(path.join(dir, f)).size
+    const bytes = indexBytes(dir)
     discardIndex(root, commit)
     removed.push({ commit, bytes, last_used: new Date(used).toISOString() })
   }
@@ -366,15 +367,6 @@ export const discardIndex = (root: string, commit: string): void => {
   }
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as { code?: string }).code === 'EPERM'
-  }
-}
-
 /**
  * Removes what builders and discarders that died left behind (`.build-*`, `.trash-*` of processes
  * that no longer run on this machine). Returns the names removed.
@@ -390,7 +382,7 @@ export const sweepLeftovers = (root: string): string[] => {
   }
   for (const name of names) {
     const m = /^\.(?:build|trash)-[0-9a-f]{40}-(\d+)-[0-9a-f]+$/.exec(name)
-    if (m?.[1] === undefined || alive(Number(m[1]))) continue
+    if (m?.[1] === undefined || processAlive(Number(m[1]))) continue
     fs.rmSync(path.join(dir, name), { recursive: true, force: true })
     removed.push(name)
   }

@@ -21,7 +21,7 @@ import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType 
 import { buildIndex, discardIndex, indexDirOf, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
 
 export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
-export { needleHashes, discardIndex, indexDirOf, pruneIndexes, type PrunedIndex } from './snapshot-index.js'
+export { needleHashes, isBinaryBytes, discardIndex, indexBytes, indexDirOf, pruneIndexes, type PrunedIndex } from './snapshot-index.js'
 
 export interface GitSnapshot {
   readonly commit: string

@@ -1,11 +1,10 @@
 /** Shared parts of the source executors: settings, origins, the scan engine and its limits. */
-import { createHash } from 'node:crypto'
 import { failure } from '../../domain/failure.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import { extensionOf, underPrefix } from '../../domain/source-paths.js'
 import { cutLine } from '../../domain/text-scan.js'
 import { FailureError } from '../../adapters/fs-util.js'
-import { needleHashes, type GitSnapshot, type TreeEntry } from '../../adapters/git/snapshot.js'
+import { isBinaryBytes, needleHashes, type GitSnapshot, type TreeEntry } from '../../adapters/git/snapshot.js'
 import type { Origin } from '../capture.js'
 
 export interface SourceAnalysis {
@@ -34,20 +33,13 @@ export interface OriginFile {
   readonly size: number
 }
 
-export const originFile = (entry: TreeEntry, bytes: Buffer): OriginFile => ({
-  path: entry.path,
-  blob: entry.oid,
-  sha256: createHash('sha256').update(bytes).digest('hex'),
-  size: bytes.length
-})
-
 /** The kept bytes of a scanned file (scan with keepBytes). */
 export const bytesOf = (f: ScannedFile): Buffer => {
   if (f.bytes === undefined) throw new TypeError(`the scan did not keep the bytes of ${f.entry.path}`)
   return f.bytes
 }
 
-/** originFile with the blob's SHA-256 remembered by the snapshot. */
+/** The origin of a file a capture shows: path, blob, SHA-256 (remembered by the snapshot), size. */
 export const originFileOf = (r: SourceResearch, entry: TreeEntry, bytes: Buffer): OriginFile => ({
   path: entry.path,
   blob: entry.oid,
@@ -85,7 +77,7 @@ export const checkDeadline = (deadline: number, timeMs: number): void => {
 }
 
 /** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
-export const isBinary = (bytes: Buffer): boolean => bytes.subarray(0, 8000).includes(0)
+export const isBinary = isBinaryBytes
 
 export interface Hit {
   readonly path: string

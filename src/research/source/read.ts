@@ -11,7 +11,7 @@ import { cutLine } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import { buildCapture } from '../capture.js'
-import { gitOrigin, isBinary, originFile, sourceSettings, splitLines, type SourceResearch } from './common.js'
+import { gitOrigin, isBinary, originFileOf, sourceSettings, splitLines, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
 const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
@@ -60,5 +60,5 @@ export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capt
       ? `Returned lines ${w.returnedStart}-${w.returnedEnd} of the requested ${q.start_line}-${q.end_line} (limit ${r.limits.max_lines} lines). To continue, read from ${w.nextStartLine} keeping end_line ${q.end_line}; do not skip lines or count them again as new evidence.`
       : `The requested range exceeded the limit of ${r.limits.max_lines} lines, but the file ends at line ${lines.length}: nothing of the range is missing.`
   }
-  return orThrow(buildCapture('source.read', q, gitOrigin(r, [originFile(e, bytes)]), sourceSettings(r), result, r.limits.max_result_bytes))
+  return orThrow(buildCapture('source.read', q, gitOrigin(r, [originFileOf(r, e, bytes)]), sourceSettings(r), result, r.limits.max_result_bytes))
 }
