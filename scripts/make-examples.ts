@@ -6,7 +6,10 @@
  * regenerates everything into a temporary directory and compares it with the committed files.
  *
  * examples/valid/written-with-v1-events is frozen: written once with version-1 events and never
- * regenerated, so later versions of the library must keep replaying it.
+ * regenerated, so later versions of the library must keep replaying it. So is
+ * examples/valid/written-with-v1-prompts: the whole investigation as the library wrote it with
+ * prompt version investigation_project_v1 (and InvestigationStarted version 1); its recorded prompts
+ * must keep rendering byte for byte from the state before them.
  */
 import { promises as fsp, existsSync } from 'node:fs'
 import * as path from 'node:path'
@@ -364,12 +367,17 @@ if (isMain) {
   const root = path.join(repoRoot(), 'case-format', 'examples')
   const frozen = path.join(root, 'valid', 'written-with-v1-events')
   const keep = path.join(repoRoot(), '.examples-frozen-tmp')
+  const prompts = path.join(root, 'valid', 'written-with-v1-prompts')
+  const keepPrompts = path.join(repoRoot(), '.examples-frozen-prompts-tmp')
+  if (!existsSync(prompts)) throw new Error('examples/valid/written-with-v1-prompts is missing: restore it from git (it cannot be written again)')
+  await fsp.rename(prompts, keepPrompts)
   const replay = `${frozen}.replay.json`
   const keepReplay = `${keep}.replay.json`
   if (existsSync(frozen)) await fsp.rename(frozen, keep)
   if (existsSync(replay)) await fsp.rename(replay, keepReplay)
   await writeExamples(root)
   if (existsSync(keepReplay)) await fsp.rename(keepReplay, replay)
+  await fsp.rename(keepPrompts, prompts)
   if (existsSync(keep)) await fsp.rename(keep, frozen)
   else {
     await writeV1(frozen)

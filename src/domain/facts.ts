@@ -1,26 +1,73 @@
-/** The facts of a prepared revision (the enrichment's output, stored as an object). Types only. */
+/**
+ * The facts of a prepared revision (the enrichment's output, stored as an object). The codecs are
+ * the schema: readers decode a facts object from `unknown` (the prompt, the report, the client)
+ * instead of trusting its shape.
+ */
+import * as t from 'io-ts'
 
 /** Where a fact comes from: a capture (by digest) and a JSON pointer into it. */
-export interface Provenance {
-  readonly capture: string
-  readonly pointer: string
-}
+export const Provenance = t.type({ capture: t.string, pointer: t.string }, 'Provenance')
+export type Provenance = t.TypeOf<typeof Provenance>
 
-export type Fact =
-  | { readonly fact_id: string; readonly type: 'entity'; readonly entity_type: string; readonly id: number | string; readonly source: 'input' | 'relationship'; readonly table: string; readonly values: Readonly<Record<string, unknown>>; readonly texts: Readonly<Record<string, string>>; readonly provenance: Provenance }
-  | { readonly fact_id: string; readonly type: 'project_description'; readonly entity_type: string; readonly id: number | string; readonly column: string; readonly role: string; readonly text: string; readonly describes: 'template_text'; readonly notice: string; readonly provenance: Provenance }
-  | { readonly fact_id: string; readonly type: 'relationship'; readonly relation: string; readonly from: { readonly table: string; readonly column: string; readonly value: unknown; readonly id?: unknown; readonly provenance: Provenance }; readonly to: { readonly table: string; readonly column: string; readonly rows: number; readonly complete: boolean; readonly entity_type: string | null; readonly provenance: Provenance; readonly pages: readonly Provenance[] }; readonly notice: string }
-  | { readonly fact_id: string; readonly type: 'source_symbol'; readonly relation: string; readonly symbol: string; readonly path_prefix: string | null; readonly hits: number; readonly complete: boolean; readonly from: { readonly table: string; readonly column: string; readonly id?: unknown; readonly provenance: Provenance }; readonly provenance: Provenance }
-  | { readonly fact_id: string; readonly type: 'not_found'; readonly table: string; readonly column: string; readonly value: unknown; readonly notice: string; readonly provenance: Provenance }
-  | { readonly fact_id: string; readonly type: 'project_context_coverage'; readonly queries_run: number; readonly identical_queries_reused: number; readonly left_out: readonly CoverageGap[]; readonly cycles_cut: readonly string[]; readonly complete: boolean; readonly notice: string }
+/** Why enrichment left something out. */
+export const CoverageReason = t.keyof({
+  max_depth: null, max_queries: null, max_relationships: null, no_lookup_configured: null,
+  not_an_identifier: null, refused: null, partial_answer: null, rows_not_fetched: null
+}, 'CoverageReason')
 
 /** Something enrichment left out: what, how much (when known) and why. */
-export interface CoverageGap {
-  readonly reason: 'max_depth' | 'max_queries' | 'max_relationships' | 'no_lookup_configured' | 'not_an_identifier' | 'refused' | 'partial_answer' | 'rows_not_fetched'
-  readonly what: string
-  /** How many items (rows) were left out, when it is known. */
-  readonly count?: number
-  /** The failure code of a refused query, or the markers of a partial answer. */
-  readonly code?: string
-  readonly detail?: string
-}
+export const CoverageGap = t.intersection([
+  t.type({ reason: CoverageReason, what: t.string }),
+  t.partial({
+    /** How many items (rows) were left out, when it is known. */
+    count: t.number,
+    /** The failure code of a refused query, or the markers of a partial answer. */
+    code: t.string,
+    detail: t.string,
+    /** The request that failed (a refused query), exactly as it was asked. */
+    request: t.UnknownRecord
+  })
+], 'CoverageGap')
+export type CoverageGap = t.TypeOf<typeof CoverageGap>
+
+const Id = t.union([t.number, t.string])
+
+export const EntityFact = t.type({
+  fact_id: t.string, type: t.literal('entity'), entity_type: t.string, id: Id, source: t.keyof({ input: null, relationship: null }),
+  table: t.string, values: t.UnknownRecord, texts: t.record(t.string, t.string), provenance: Provenance
+}, 'EntityFact')
+
+export const DescriptionFact = t.type({
+  fact_id: t.string, type: t.literal('project_description'), entity_type: t.string, id: Id, column: t.string, role: t.string,
+  text: t.string, describes: t.literal('template_text'), notice: t.string, provenance: Provenance
+}, 'DescriptionFact')
+
+const Origin = t.intersection([t.type({ table: t.string, column: t.string, provenance: Provenance }), t.partial({ id: t.unknown })])
+
+export const RelationshipFact = t.type({
+  fact_id: t.string, type: t.literal('relationship'), relation: t.string,
+  from: t.intersection([Origin, t.type({ value: t.unknown })]),
+  to: t.type({ table: t.string, column: t.string, rows: t.number, complete: t.boolean, entity_type: t.union([t.string, t.null]), provenance: Provenance, pages: t.array(Provenance) }),
+  notice: t.string
+}, 'RelationshipFact')
+
+export const SourceSymbolFact = t.type({
+  fact_id: t.string, type: t.literal('source_symbol'), relation: t.string, symbol: t.string, path_prefix: t.union([t.string, t.null]),
+  hits: t.number, complete: t.boolean, from: Origin, provenance: Provenance
+}, 'SourceSymbolFact')
+
+export const NotFoundFact = t.type({
+  fact_id: t.string, type: t.literal('not_found'), table: t.string, column: t.string, value: t.unknown, notice: t.string, provenance: Provenance
+}, 'NotFoundFact')
+
+export const CoverageFact = t.type({
+  fact_id: t.string, type: t.literal('project_context_coverage'), queries_run: t.number, identical_queries_reused: t.number,
+  left_out: t.array(CoverageGap), cycles_cut: t.array(t.string), complete: t.boolean, notice: t.string
+}, 'CoverageFact')
+
+export const Fact = t.union([EntityFact, DescriptionFact, RelationshipFact, SourceSymbolFact, NotFoundFact, CoverageFact], 'Fact')
+export type Fact = t.TypeOf<typeof Fact>
+
+/** The facts object of a revision (`format` vba-facts, version 1). */
+export const FactsDocument = t.type({ format: t.literal('vba-facts'), version: t.literal(1), revision: t.number, facts: t.array(Fact) }, 'FactsDocument')
+export type FactsDocument = t.TypeOf<typeof FactsDocument>

@@ -13,7 +13,6 @@ import { decideRecordCapture, decideRecordFailure } from '../domain/research-dec
 import { isUnavailable } from '../domain/research-failures.js'
 import type { CaseState } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
-import { Capture } from '../events/capture.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
 import { requestText } from '../projections/capture-text.js'
@@ -26,8 +25,8 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
-import type { Fact } from '../research/enrich.js'
 import { asDecided, asEither, decideAndAppend, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { promptInputs } from './prompt-inputs.js'
 import type { EventDraft } from '../events/chain.js'
 
 /** What the model function receives for one turn. */
@@ -44,34 +43,6 @@ export interface ModelRequest {
 
 /** The controller's model: one request in, the raw answer text out. It may throw. */
 export type ModelFn = (request: ModelRequest) => Promise<string>
-
-/** Compact lines of the facts document for the prompt. */
-export const factLines = (facts: readonly Fact[]): string[] =>
-  facts.map((f) => {
-    switch (f.type) {
-      case 'entity': return `  ${f.fact_id} ${f.entity_type} ${f.id} (${f.table}): ${JSON.stringify(f.values).slice(0, 200)}${Object.keys(f.texts).length > 0 ? ` texts: ${Object.entries(f.texts).map(([c, id]) => `${c}→${id}`).join(', ')}` : ''}`
-      case 'project_description': return `  ${f.fact_id} ${f.role} of ${f.entity_type} ${f.id} (${f.column}, template text): ${JSON.stringify(f.text.slice(0, 400))}`
-      case 'relationship': return `  ${f.fact_id} ${f.relation}: ${f.from.table}.${f.from.column}=${JSON.stringify(f.from.value)}${f.from.id === undefined ? '' : ` (row ${JSON.stringify(f.from.id)})`} → ${f.to.table}.${f.to.column} (${f.to.rows} rows${f.to.complete ? '' : ', not all fetched'})`
-      case 'source_symbol': return `  ${f.fact_id} ${f.relation}: symbol ${f.symbol} has ${f.hits} hits in the source${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}${f.complete ? '' : ' (partial search)'}`
-      case 'not_found': return `  ${f.fact_id} not found: ${f.table}.${f.column}=${JSON.stringify(f.value)} (about this table only)`
-      case 'project_context_coverage': return `  ${f.fact_id} coverage: ${f.complete ? 'nothing left out' : `partial, left out: ${f.left_out.map((g) => `${g.what} (${g.reason}${g.count === undefined ? '' : `, ${g.count} more`}${g.detail === undefined ? '' : `: ${g.detail}`})`).join('; ').slice(0, 600)}`}`
-      default: return ''
-    }
-  })
-
-const promptInputs = async (handle: CaseHandle, s: CaseState): Promise<{ report: string; facts: string[]; captures: Map<string, Capture> }> => {
-  const read = (ref: { digest: string; size: number }): Promise<Buffer> => handle.store.readObject(handle.ref, ref)
-  const report = s.report === null ? '' : (await read(s.report)).toString('utf8')
-  const factsDoc = s.facts === null ? null : (JSON.parse((await read(s.facts)).toString('utf8')) as { facts: Fact[] })
-  const captures = new Map<string, Capture>()
-  // Captures are read through their recorded references (digest and size) in the log.
-  for (const [digest, ref] of s.research.evidenceRefs) {
-    const bytes = await read(ref)
-    const decoded = Capture.decode(JSON.parse(bytes.toString('utf8')))
-    if (E.isRight(decoded)) captures.set(digest, decoded.right)
-  }
-  return { report, facts: factsDoc === null ? [] : factLines(factsDoc.facts), captures }
-}
 
 /** Renders the next prompt from the log and the objects it references (no provider needed). */
 export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt>> =>

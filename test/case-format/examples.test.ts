@@ -16,7 +16,7 @@ const dirs = (group: string): string[] => readdirSync(path.join(EXAMPLES, group)
 const examples = suite('case-format/examples')
 
 examples('every valid example verifies with no findings', async () => {
-  assert.equal(dirs('valid'), ['basic', 'investigation', 'written-with-v1-events'])
+  assert.equal(dirs('valid'), ['basic', 'investigation', 'written-with-v1-events', 'written-with-v1-prompts'])
   for (const name of dirs('valid')) {
     const report = right(await verifyCase(path.join(EXAMPLES, 'valid', name))())
     assert.ok(report.valid, name)
@@ -66,7 +66,7 @@ examples('the committed examples are exactly what the generator writes today', a
   const list = (root: string, rel = ''): string[] =>
     readdirSync(path.join(root, rel)).flatMap((n) => {
       const r = rel === '' ? n : `${rel}/${n}`
-      if (r === 'valid/written-with-v1-events' || n.endsWith('.replay.json') || n === '.gitattributes') return []
+      if (r === 'valid/written-with-v1-events' || r === 'valid/written-with-v1-prompts' || n.endsWith('.replay.json') || n === '.gitattributes') return []
       return statSync(path.join(root, r)).isDirectory() ? list(root, r) : [r]
     })
   const committed = list(EXAMPLES).sort()

@@ -1,8 +1,17 @@
-/** The prompt guard, on a case whose prompt would be 60,000 characters. */
+/** The frozen v1 prompt guard (investigation_project_v1), on a case whose prompt would be 60,000 characters. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { initCaseState, type CaseState } from '../../src/domain/case-state.js'
-import { renderPrompt, stablePart, type PromptInputs } from '../../src/projections/prompt.js'
+import { readFileSync } from 'node:fs'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { evolve, initCaseState, type CaseState } from '../../src/domain/case-state.js'
+import { FactsDocument } from '../../src/domain/facts.js'
+import { Capture as CaptureCodec } from '../../src/events/capture.js'
+import type { RecordedEvent } from '../../src/events/chain.js'
+import { factLinesV1 } from '../../src/projections/prompt-v1/facts.js'
+import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { repoRoot, right } from '../helpers/fs.js'
+import { renderPromptV1 as renderPrompt, stablePartV1 as stablePart, type PromptInputsV1 as PromptInputs } from '../../src/projections/prompt-v1/render.js'
 import type { Capture } from '../../src/events/capture.js'
 import type { InvestigationSettings } from '../../src/events/catalog.js'
 
@@ -45,7 +54,7 @@ const bigCase = (): { s: CaseState; inputs: PromptInputs } => {
   return { s, inputs: { report: 'The wolpertinger vanishes. '.repeat(200), facts, captures } }
 }
 
-const guard = suite('the prompt guard')
+const guard = suite('the v1 prompt guard')
 
 guard('a prompt that would be 60,000 characters stays under the limit; stable part, state, rejection and closing survive; payloads are cut oldest first, and the prompt says so', () => {
   const { s, inputs } = bigCase()
@@ -98,3 +107,37 @@ guard('nothing is cut when it fits, and the same state renders the same bytes', 
 })
 
 guard.run()
+
+const recorded = suite('recorded v1 prompts')
+
+recorded('every prompt of the frozen v1 investigation renders again byte for byte from the state before it', async () => {
+  const dir = path.join(repoRoot(), 'case-format', 'examples', 'valid', 'written-with-v1-prompts')
+  const object = (ref: { digest: string }): Buffer => readFileSync(path.join(dir, 'objects', 'sha256', ref.digest.slice(7, 9), ref.digest.slice(9)))
+  const inputsOf = (s: CaseState): PromptInputs => {
+    const doc = s.facts === null ? null : FactsDocument.decode(JSON.parse(object(s.facts).toString('utf8')))
+    if (doc !== null && E.isLeft(doc)) throw new Error('facts')
+    const captures = new Map<string, Capture>()
+    for (const [digest, ref] of s.research.evidenceRefs) {
+      const c = CaptureCodec.decode(JSON.parse(object(ref).toString('utf8')))
+      if (E.isRight(c)) captures.set(digest, c.right)
+    }
+    return { report: s.report === null ? '' : object(s.report).toString('utf8'), facts: factLinesV1(doc === null ? [] : doc.right.facts), captures }
+  }
+  const compared: string[] = []
+  const rerender = {
+    name: 'rerender', version: 1, init: initCaseState, view: () => null,
+    evolve: (s: CaseState, e: RecordedEvent): CaseState => {
+      if (e.type === 'ModelRequested') {
+        assert.is(e.data.prompt_version, 'investigation_project_v1')
+        const again = renderPrompt(s, inputsOf(s))
+        assert.ok(Buffer.from(again.text, 'utf8').equals(object(e.data.prompt)), `turn ${e.data.turn}`)
+        compared.push(`turn ${e.data.turn}`)
+      }
+      return evolve(s, e)
+    }
+  }
+  right(await replayCase(dir, [rerender])())
+  assert.equal(compared, ['turn 1', 'turn 2', 'turn 3', 'turn 4'])
+})
+
+recorded.run()
