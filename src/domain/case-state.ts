@@ -28,6 +28,18 @@ export interface Evidence {
   readonly kind: string
   readonly first_seq: number
   repeats: number
+  /** Recorded by the case's preparation (enrichment) or as the answer to a query. */
+  readonly origin: 'enrichment' | 'query'
+  /** The last time it answered a query (a capture, a repeat, an answer from the case), or null. */
+  last_result_seq: number | null
+  /** The plan whose query it answered last (null for an operator's query or enrichment). */
+  last_plan: string | null
+}
+
+/** The capture recorded last for a request (by request digest): an identical query is answered from it. */
+export interface RecordedAnswer {
+  readonly evidence_id: string
+  readonly capture: ObjectRefLite
 }
 
 export interface ResearchState {
@@ -40,6 +52,8 @@ export interface ResearchState {
   byDigest: Map<string, string>
   /** Object references of the captures (digest → {digest, size}) for reading them back. */
   evidenceRefs: Map<string, ObjectRefLite>
+  /** The latest capture of each request digest (captures and enrichment). */
+  byRequest: Map<string, RecordedAnswer>
   failures: number
   unavailable: number
   lastFailure: { code: string; reservation_id: string; unavailable: boolean } | null
@@ -67,9 +81,9 @@ export interface Hypothesis {
 
 /** What the last confirmed plan (or operator query) came to: the next prompt shows it. */
 export type LatestOutcome =
-  | { readonly kind: 'capture'; readonly evidence_id: string; readonly digest: string; readonly repeat: boolean; readonly plan_id: string | null }
-  | { readonly kind: 'failure'; readonly code: string; readonly message: string; readonly plan_id: string | null; readonly arguments: Readonly<Record<string, unknown>> | null }
-  | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string }
+  | { readonly kind: 'capture'; readonly evidence_id: string; readonly digest: string; readonly repeat: boolean; readonly plan_id: string | null; readonly seq: number; readonly from_case: boolean }
+  | { readonly kind: 'failure'; readonly code: string; readonly message: string; readonly plan_id: string | null; readonly arguments: Readonly<Record<string, unknown>> | null; readonly seq: number }
+  | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string; readonly seq: number }
 
 export type CaseLifecycleState = LifecycleState | 'NOT_STARTED'
 
@@ -99,6 +113,14 @@ export interface CaseState {
   interpretation: string | null
   hypotheses: Map<string, Hypothesis>
   labRequests: Map<string, { description: string; feedback: string | null }>
+  /**
+   * Queries in a row that brought nothing new: refused plans and answers from the case (reset by
+   * new evidence, any other decision, or an operator's resume of INVALID_LLM_RESPONSES). With
+   * `count_refusals` it blocks at max_invalid_responses.
+   */
+  stalled: number
+  /** Seq of the model's last decision (interpretation, plan, hypothesis, lab test, conclusion); 0 before any. */
+  lastDecisionSeq: number
   conclusion: { summary: string; hypotheses: string[]; evidence: string[] } | null
   lastResult: LatestOutcome | null
   /** Budget added by operators after the start (with reasons in the log). */
@@ -114,6 +136,7 @@ export const initResearch = (): ResearchState => ({
   evidence: new Map(),
   byDigest: new Map(),
   evidenceRefs: new Map(),
+  byRequest: new Map(),
   failures: 0,
   unavailable: 0,
   lastFailure: null,
@@ -142,6 +165,8 @@ export const initCaseState = (): CaseState => ({
   interpretation: null,
   hypotheses: new Map(),
   labRequests: new Map(),
+  stalled: 0,
+  lastDecisionSeq: 0,
   conclusion: null,
   lastResult: null,
   toppedUp: 0
@@ -185,14 +210,27 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
       return r
     case 'CaptureRecorded':
     case 'EnrichmentCaptured': {
+      const answered = e.type === 'CaptureRecorded' ? e.seq : null
       const existing = r.evidence.get(e.data.evidence_id)
-      if (existing !== undefined) existing.repeats += e.data.repeat ? 1 : 0
-      else {
-        r.evidence.set(e.data.evidence_id, { id: e.data.evidence_id, digest: e.data.capture.digest, kind: e.data.kind, first_seq: e.seq, repeats: 0 })
+      if (existing !== undefined) {
+        existing.repeats += e.data.repeat ? 1 : 0
+        if (answered !== null) existing.last_result_seq = answered
+      } else {
+        r.evidence.set(e.data.evidence_id, { id: e.data.evidence_id, digest: e.data.capture.digest, kind: e.data.kind, first_seq: e.seq, repeats: 0, origin: e.type === 'CaptureRecorded' ? 'query' : 'enrichment', last_result_seq: answered, last_plan: null })
         r.byDigest.set(e.data.capture.digest, e.data.evidence_id)
         r.evidenceRefs.set(e.data.capture.digest, { digest: e.data.capture.digest, size: e.data.capture.size })
       }
+      r.byRequest.set(e.data.request_digest, { evidence_id: e.data.evidence_id, capture: { digest: e.data.capture.digest, size: e.data.capture.size } })
       if (e.type === 'CaptureRecorded') r.outageStreak = 0
+      return r
+    }
+    case 'QueryAnsweredFromCase': {
+      const existing = r.evidence.get(e.data.evidence_id)
+      if (existing !== undefined) {
+        existing.repeats += 1
+        existing.last_result_seq = e.seq
+        existing.last_plan = e.data.plan_id
+      }
       return r
     }
     case 'ResearchFailed':
@@ -234,10 +272,13 @@ export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): Re
   }
 }
 
-const answered = (s: CaseState): void => {
+const answered = (s: CaseState, e: RecordedEvent): void => {
   s.consecutiveInvalid = 0
   s.lastRejection = null
   s.lastModelFailure = null
+  s.lastDecisionSeq = e.seq
+  // a decision other than a query is progress; a query's progress is its new evidence
+  if (e.type !== 'PlanConfirmed') s.stalled = 0
 }
 
 /** Folds one recorded event into the case state (in place) and returns it. */
@@ -245,14 +286,27 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
   const plan = s.pendingPlan
   // Outcomes of the pending plan are read before the research state forgets the reservation.
   switch (e.type) {
-    case 'CaptureRecorded':
-      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: e.data.repeat, plan_id: plan?.reservation === e.data.reservation_id ? plan.plan_id : null }
-      if (plan?.reservation === e.data.reservation_id) s.pendingPlan = null
+    case 'CaptureRecorded': {
+      const mine = plan?.reservation === e.data.reservation_id
+      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: e.data.repeat, plan_id: mine ? plan.plan_id : null, seq: e.seq, from_case: false }
+      if (mine) {
+        s.pendingPlan = null
+        s.stalled = 0
+        const ev = s.research.evidence.get(e.data.evidence_id)
+        if (ev !== undefined) ev.last_plan = plan.plan_id
+      }
+      break
+    }
+    case 'QueryAnsweredFromCase':
+      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: true, plan_id: e.data.plan_id, seq: e.seq, from_case: true }
+      s.pendingPlan = null
+      s.stalled += 1
       break
     case 'ResearchFailed':
       if (!e.data.unavailable) {
         const mine = plan?.reservation === e.data.reservation_id
-        s.lastResult = { kind: 'failure', code: e.data.code, message: e.data.message, plan_id: mine ? plan.plan_id : null, arguments: mine ? plan.arguments : null }
+        s.lastResult = { kind: 'failure', code: e.data.code, message: e.data.message, plan_id: mine ? plan.plan_id : null, arguments: mine ? plan.arguments : null, seq: e.seq }
+        if (mine) s.stalled += 1
       }
       break
     case 'BudgetReleased':
@@ -276,11 +330,13 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       return s
     case 'CheckpointRecorded':
       s.checkpoint = e.data.generation
-      s.state = e.data.state
-      s.reason = e.data.reason
       s.resumeState = e.data.resume_state
       s.retryNotBefore = e.data.retry_not_before
       if (e.data.state !== 'BLOCKED') s.consecutiveInvalid = 0
+      // an operator's resume of a block for invalid answers starts the count of stalled queries anew
+      if (s.state === 'BLOCKED' && s.reason === 'INVALID_LLM_RESPONSES' && e.data.state !== 'BLOCKED') s.stalled = 0
+      s.state = e.data.state
+      s.reason = e.data.reason
       return s
     case 'ModelRequested':
       s.turn = e.data.turn
@@ -301,18 +357,18 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       return s
     case 'InterpretationRecorded':
       s.interpretation = e.data.summary
-      answered(s)
+      answered(s, e)
       return s
     case 'PlanConfirmed':
       s.pendingPlan = { plan_id: e.data.plan_id, arguments: e.data.arguments, turn: e.data.turn, reservation: null }
-      answered(s)
+      answered(s, e)
       return s
     case 'BudgetReserved':
       if (s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id) s.pendingPlan.reservation = e.data.reservation_id
       return s
     case 'HypothesisProposed':
       s.hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, status: 'open', evidence: [...e.data.evidence] })
-      answered(s)
+      answered(s, e)
       return s
     case 'HypothesisUpdated': {
       const h = s.hypotheses.get(e.data.hypothesis_id)
@@ -320,12 +376,12 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
         h.status = e.data.status
         for (const id of e.data.evidence) if (!h.evidence.includes(id)) h.evidence.push(id)
       }
-      answered(s)
+      answered(s, e)
       return s
     }
     case 'LabTestRequested':
       s.labRequests.set(e.data.request_id, { description: e.data.description, feedback: null })
-      answered(s)
+      answered(s, e)
       return s
     case 'LabFeedbackRecorded': {
       const r = s.labRequests.get(e.data.request_id)
@@ -334,10 +390,10 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
     }
     case 'ConclusionRecorded':
       s.conclusion = { summary: e.data.summary, hypotheses: [...e.data.hypotheses], evidence: [...e.data.evidence] }
-      answered(s)
+      answered(s, e)
       return s
     case 'PlanCancelled':
-      s.lastResult = { kind: 'cancelled', plan_id: e.data.plan_id, reason: e.data.reason }
+      s.lastResult = { kind: 'cancelled', plan_id: e.data.plan_id, reason: e.data.reason, seq: e.seq }
       return s
     case 'BudgetToppedUp':
       s.toppedUp += e.data.amount

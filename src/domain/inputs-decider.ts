@@ -75,7 +75,7 @@ export const decideCompleteRevision = (s: CaseState, revision: number, captures:
   const drafts: EventDraft[] = captures.map((c) => {
     const e = evidenceFor(scratch, c.capture.digest)
     if (!e.repeat) {
-      scratch.evidence.set(e.id, { id: e.id, digest: c.capture.digest, kind: c.kind, first_seq: 0, repeats: 0 })
+      scratch.evidence.set(e.id, { id: e.id, digest: c.capture.digest, kind: c.kind, first_seq: 0, repeats: 0, origin: 'enrichment', last_result_seq: null, last_plan: null })
       scratch.byDigest.set(c.capture.digest, e.id)
     }
     return { type: 'EnrichmentCaptured', actor: 'system', data: { revision, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: e.id, repeat: e.repeat } }

@@ -9,10 +9,17 @@ import { failure, type Failure } from './failure.js'
 import { decodeQuery, holdsLoneSurrogate } from './query.js'
 import type { EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/catalog.js'
-import { canonicalJson } from '../events/canonical.js'
+import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { describeErrors } from '../events/decode.js'
 import { heldBudget, queryCost, remainingBudget, type CaseState } from './case-state.js'
 import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
+import { answerFromCase } from './from-case.js'
+
+/** SHA-256 of a request's canonical JSON (null when it has none). */
+export const requestDigestOf = (request: unknown): string | null => {
+  const text = canonicalJson(request)
+  return E.isRight(text) ? sha256Digest(text.right) : null
+}
 
 export type Decision = E.Either<Failure, EventDraft[]>
 
@@ -94,10 +101,13 @@ export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date,
       if (q.right.kind === 'source.context' && s.settings?.source_context === null) {
         return E.right(reject(s, turn, 'OPERATION_NOT_IN_CONTRACT', 'source.context is not part of this investigation\'s contract (it started without it)', now))
       }
+      const confirmed: EventDraft = { type: 'PlanConfirmed', actor: 'model', data: { plan_id: planId, turn, operation: 'project.query', arguments: q.right } }
+      const fromCase = answerFromCase(s, planId, requestDigestOf(q.right), now)
+      if (fromCase !== null) return E.right([confirmed, ...fromCase])
       const cost = queryCost(s)
       if (cost > remainingBudget(s)) return E.right([checkpoint(s, 'EXHAUSTED', { reason: 'BUDGET_EXHAUSTED' })])
       return E.right([
-        { type: 'PlanConfirmed', actor: 'model', data: { plan_id: planId, turn, operation: 'project.query', arguments: q.right } },
+        confirmed,
         { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: `res-${planId}`, action: 'project.query', amount: cost, plan_id: planId, request_digest: null } }
       ])
     }

@@ -13,6 +13,7 @@ import type { ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
 import type { LifecycleState } from '../events/catalog.js'
 import { heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
+import { stallBlock } from './stall.js'
 
 export type ResearchDecision = E.Either<Failure, EventDraft[]>
 
@@ -52,6 +53,8 @@ export interface RecordCapture {
   readonly capture: ObjectRef
   readonly kind: QueryKind
   readonly requestDigest: string
+  /** The operator asked for this retry of a plan blocked as RESEARCH_UNAVAILABLE (recorded on the checkpoint). */
+  readonly manualRetry?: boolean
 }
 
 /** Evidence ids are E1, E2, … in order of first appearance. */
@@ -65,9 +68,12 @@ export const evidenceFor = (s: ResearchState, captureDigest: string): { id: stri
 
 const notOpen = (id: string): ResearchDecision => E.left(failure('RESERVATION_NOT_OPEN', `reservation ${id} is not open`, { reservation_id: id }))
 
-/** When the reservation is the pending plan's and the case waits for research, it continues. */
-const resumed = (s: CaseState, reservationId: string): EventDraft[] =>
-  s.pendingPlan?.reservation === reservationId && s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [checkpointDraft(s, 'INVESTIGATING')] : []
+/**
+ * When the reservation is the pending plan's and the case waits for research, it continues; a
+ * retry the operator asked for (before the retry time, say) is recorded as a manual retry.
+ */
+const resumed = (s: CaseState, reservationId: string, manualRetry = false): EventDraft[] =>
+  s.pendingPlan?.reservation === reservationId && s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [checkpointDraft(s, 'INVESTIGATING', { manualRetry })] : []
 
 export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
@@ -76,7 +82,7 @@ export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDec
   return E.right([
     { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: c.reservationId, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: evidence.id, repeat: evidence.repeat } },
     { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount } },
-    ...resumed(s, c.reservationId)
+    ...resumed(s, c.reservationId, c.manualRetry)
   ])
 }
 
@@ -86,17 +92,25 @@ export interface RecordFailure {
   /** An outage keeps the reservation (resumable); a refused or timed-out question releases it. */
   readonly unavailable: boolean
   readonly now: Date
+  /** The operator asked for this retry of a plan blocked as RESEARCH_UNAVAILABLE (recorded on the checkpoint). */
+  readonly manualRetry?: boolean
 }
 
 export const decideRecordFailure = (s: CaseState, c: RecordFailure): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
   if (r === undefined) return notOpen(c.reservationId)
   const failed: EventDraft = { type: 'ResearchFailed', actor: 'system', data: { reservation_id: c.reservationId, code: c.failure.code, message: c.failure.message.slice(0, 500), unavailable: c.unavailable } }
-  if (!c.unavailable) return E.right([failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }, ...resumed(s, c.reservationId)])
-  if (s.pendingPlan?.reservation !== c.reservationId) return E.right([failed])
+  const mine = s.pendingPlan?.reservation === c.reservationId
+  if (!c.unavailable) {
+    const resume = resumed(s, c.reservationId, c.manualRetry)
+    // a refused plan is a stalled query: at the limit the case blocks (stall.ts)
+    const block = mine ? stallBlock(s, c.now, resume.length) : []
+    return E.right([failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }, ...resume, ...block])
+  }
+  if (!mine) return E.right([failed])
   // The plan's outage blocks the case (or renews the block) with a growing retry time.
   const retry = new Date(c.now.getTime() + outageBackoffMs(s.research.outageStreak + 1)).toISOString()
-  return E.right([failed, checkpointDraft(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING', retryNotBefore: retry })])
+  return E.right([failed, checkpointDraft(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING', retryNotBefore: retry, manualRetry: c.manualRetry === true && s.state === 'BLOCKED' })])
 }
 
 export interface CancelPlan {

@@ -25,6 +25,7 @@ import { decodeQuery } from './query.js'
 import { evidenceFor } from './research-decider.js'
 import { resolvePointer } from './enrichment-config.js'
 import { continuationOf, partialMarkers } from './partial.js'
+import { answerableFromCase, fromCaseProblem, stallBlockAllowed, stallBlockOwed } from './rules-repeats.js'
 import { evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, type CaseState, type ObjectRefLite } from './case-state.js'
 
 export interface RuleViolation {
@@ -61,7 +62,8 @@ export const ALLOWED_ACTORS: { readonly [K in EventType]: readonly Actor[] } = {
   LabFeedbackRecorded: ['operator'],
   ConclusionRecorded: ['model'],
   PlanCancelled: ['operator'],
-  BudgetToppedUp: ['operator']
+  BudgetToppedUp: ['operator'],
+  QueryAnsweredFromCase: ['system']
 }
 
 /** Block reasons the deciders write, with the state a block of that reason resumes into. */
@@ -152,6 +154,8 @@ const digestOf = (value: unknown): string | null => {
 }
 
 const inCommand = (cmd: CommandContext, pred: (e: RecordedEvent) => boolean): boolean => cmd.events.some(pred)
+
+const isStallBlock = (x: RecordedEvent): boolean => x.type === 'CheckpointRecorded' && x.data.state === 'BLOCKED' && x.data.reason === 'INVALID_LLM_RESPONSES'
 
 const isTerminal = (s: CaseState): boolean => s.state === 'CONCLUDED' || s.state === 'EXHAUSTED'
 
@@ -299,7 +303,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       const q = decodeQuery(d.arguments)
       if (E.isLeft(q)) bad('RULE_TURN', 'turn.plan', `the plan is not a valid project.query: ${q.left.message}`)
       else if (q.right.kind === 'source.context' && s.settings?.source_context === null) bad('RULE_TURN', 'turn.plan', 'source.context is not part of this investigation\'s contract')
-      expect('RULE_COMMAND', 'command.whole', `plan ${d.plan_id} is recorded with its budget reservation`, (x) => x.type === 'BudgetReserved' && x.data.plan_id === d.plan_id)
+      expect('RULE_COMMAND', 'command.whole', `plan ${d.plan_id} is recorded with its budget reservation (or its answer from the case)`, (x) => (x.type === 'BudgetReserved' || x.type === 'QueryAnsweredFromCase') && x.data.plan_id === d.plan_id)
       return out
     }
 
@@ -359,6 +363,8 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
           bad('RULE_BUDGET', 'budget.reservation-plan', `a plan's reservation is made in the command that confirms plan ${d.plan_id}`)
         }
         if (s.settings !== null && d.amount !== queryCost(s)) bad('RULE_BUDGET', 'budget.reservation-plan', `project.query costs ${queryCost(s)} in this investigation, not ${d.amount}`)
+        const known = plan === null ? null : answerableFromCase(s, plan.arguments, digestOf)
+        if (known !== null) bad('RULE_RESEARCH', 'research.from-case', `plan ${d.plan_id} asks what ${known} answers: an identical query is answered from the case, not reserved and run again`)
       } else if (d.request_digest === null) {
         bad('RULE_RESEARCH', 'research.request', 'an operator query\'s reservation names the digest of its request')
       }
@@ -402,11 +408,19 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       const d = e.data
       const open = s.research.open.get(d.reservation_id)
       if (open === undefined) bad('RULE_RESEARCH', 'research.reservation', `a failed query belongs to an open reservation; ${d.reservation_id} is not open`)
+      if (stallBlockOwed(s, e)) expect('RULE_COMMAND', 'command.whole', 'a stalled query that reaches max_invalid_responses blocks the case as INVALID_LLM_RESPONSES in the same command', isStallBlock)
       if (!d.unavailable) {
         expect('RULE_COMMAND', 'command.whole', `a failed query releases ${d.reservation_id} (refused) in the same command`, (x) => x.type === 'BudgetReleased' && x.data.reservation_id === d.reservation_id && x.data.reason === 'refused')
       } else if (open?.plan_id != null && s.pendingPlan?.reservation === d.reservation_id) {
         expect('RULE_COMMAND', 'command.whole', 'an outage while carrying out a plan blocks the case as RESEARCH_UNAVAILABLE in the same command', (x) => x.type === 'CheckpointRecorded' && x.data.state === 'BLOCKED' && x.data.reason === 'RESEARCH_UNAVAILABLE')
       }
+      return out
+    }
+
+    case 'QueryAnsweredFromCase': {
+      const problem = fromCaseProblem(s, cmd.events, e, digestOf)
+      if (problem !== null) bad('RULE_RESEARCH', 'research.from-case', problem)
+      if (stallBlockOwed(s, e)) expect('RULE_COMMAND', 'command.whole', 'a stalled query that reaches max_invalid_responses blocks the case as INVALID_LLM_RESPONSES in the same command', isStallBlock)
       return out
     }
 
@@ -450,8 +464,8 @@ const transitionProblem = (s: CaseState, cmd: CommandContext, e: Extract<Recorde
     if (to === 'EXHAUSTED' ? d.reason !== 'BUDGET_EXHAUSTED' : d.reason !== null) return { rule: 'lifecycle.block-reason', message: `${to} has ${to === 'EXHAUSTED' ? 'the reason BUDGET_EXHAUSTED' : 'no reason'} (got ${String(d.reason)})` }
     if (d.resume_state !== null || d.retry_not_before !== null) return { rule: 'lifecycle.block-reason', message: `only a block names a resume state and a retry time (${to} does)` }
   }
-  if (d.manual_retry && !(from === 'BLOCKED' && s.reason !== null && TIMED_BLOCKS.has(s.reason))) {
-    return { rule: 'lifecycle.resume', message: `a manual retry resumes only a block for INVALID_LLM_RESPONSES or MODEL_UNAVAILABLE (the case is ${from}${s.reason === null ? '' : ` / ${s.reason}`})` }
+  if (d.manual_retry && !(from === 'BLOCKED' && s.reason !== null && (TIMED_BLOCKS.has(s.reason) || s.reason === 'RESEARCH_UNAVAILABLE'))) {
+    return { rule: 'lifecycle.resume', message: `a manual retry resumes only a block for INVALID_LLM_RESPONSES, MODEL_UNAVAILABLE or RESEARCH_UNAVAILABLE (the case is ${from}${s.reason === null ? '' : ` / ${s.reason}`})` }
   }
   switch (from) {
     case 'NOT_STARTED':
@@ -464,7 +478,7 @@ const transitionProblem = (s: CaseState, cmd: CommandContext, e: Extract<Recorde
         case 'BLOCKED':
           if (d.reason === 'INVALID_LLM_RESPONSES') {
             const limit = s.settings?.max_invalid_responses ?? 3
-            if (!has((x) => x.type === 'ModelResponseRejected' && x.data.consecutive >= limit)) return transition(`blocked after ${limit} invalid answers in a row, recorded in the same command`)
+            if (!has((x) => x.type === 'ModelResponseRejected' && x.data.consecutive >= limit) && !stallBlockAllowed(s, cmd.events)) return transition(`blocked after ${limit} invalid answers (or stalled queries) in a row, recorded in the same command`)
           } else if (d.reason === 'MODEL_UNAVAILABLE') {
             if (!has((x) => x.type === 'ModelFailed')) return transition('blocked by a failed model call, recorded in the same command')
           } else if (d.reason === 'AWAITING_TEST_FEEDBACK') {

@@ -83,6 +83,21 @@ export const BudgetReleased = t.type({ reservation_id: Identifier, amount: Posit
 export type BudgetReleased = t.TypeOf<typeof BudgetReleased>
 export const BudgetReleasedEvent = defineEvent('BudgetReleased', BudgetReleased)
 
+/**
+ * An identical query asked again is answered from the case: the capture recorded for exactly this
+ * request is shown again as a repeat of its evidence, and costs nothing (no reservation).
+ */
+export const QueryAnsweredFromCase = t.type({
+  plan_id: Identifier,
+  /** SHA-256 of the canonical request (the plan's arguments). */
+  request_digest: Digest,
+  /** The evidence the recorded capture is, and the capture itself. */
+  evidence_id: Identifier,
+  capture: ObjectRef
+}, 'QueryAnsweredFromCase')
+export type QueryAnsweredFromCase = t.TypeOf<typeof QueryAnsweredFromCase>
+export const QueryAnsweredFromCaseEvent = defineEvent('QueryAnsweredFromCase', QueryAnsweredFromCase)
+
 export const ResearchFailed = t.type({
   reservation_id: Identifier,
   code: t.string,
@@ -142,8 +157,39 @@ export type LifecycleState = t.TypeOf<typeof LifecycleState>
 export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null }, 'BlockReason')
 export type BlockReason = t.TypeOf<typeof BlockReason>
 
-export const InvestigationSettings = t.type({
+/** The source.context settings an investigation started with, as version 1 recorded them. */
+const SourceContextSettingsV1 = t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })
+
+/** Version 1 of the settings (InvestigationStarted version 1): prompt version 1, no query contract. */
+export const InvestigationSettingsV1 = t.type({
   prompt_version: t.literal('investigation_project_v1'),
+  budget_total: PositiveInt,
+  action_costs: t.type({ 'project.query': PositiveInt }),
+  max_invalid_responses: PositiveInt,
+  retry_delay_ms: t.number,
+  prompt_max_chars: PositiveInt,
+  source_context: t.union([t.null, SourceContextSettingsV1])
+}, 'InvestigationSettingsV1')
+
+/**
+ * What the model may ask, as the contract of its prompt names it: the databases with their allowed
+ * tables, the limits of one query, and where code lives in the snapshot (the rest may hold data
+ * dumps). Recorded at the start, so the prompt renders from the log alone.
+ */
+export const QueryContract = t.type({
+  /** Null when the profile binds no source repository. */
+  source: t.union([t.null, t.type({ code_path_prefixes: t.array(t.string) })]),
+  databases: t.array(t.type({ name: t.string, allowed_tables: t.array(t.string) })),
+  limits: t.type({
+    max_lines: PositiveInt, max_rows: PositiveInt, max_result_bytes: PositiveInt, max_matches: PositiveInt, max_files: PositiveInt,
+    max_line_chars: PositiveInt, max_in_values: PositiveInt, max_filters: PositiveInt, max_columns: PositiveInt
+  })
+}, 'QueryContract')
+export type QueryContract = t.TypeOf<typeof QueryContract>
+
+export const InvestigationSettings = t.type({
+  /** The prompt renderer of the investigation's life (investigation_project_v1 for version-1 starts). */
+  prompt_version: t.keyof({ investigation_project_v1: null, investigation_project_v2: null }),
   budget_total: PositiveInt,
   /** Cost of one action, per action kind. */
   action_costs: t.type({ 'project.query': PositiveInt }),
@@ -151,12 +197,33 @@ export const InvestigationSettings = t.type({
   retry_delay_ms: t.number,
   prompt_max_chars: PositiveInt,
   /** The source.context contract and settings this context started with (null: not enabled). */
-  source_context: t.union([t.null, t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })])
+  source_context: t.union([t.null, t.intersection([SourceContextSettingsV1, t.type({ code_path_prefixes: t.array(t.string) })])]),
+  /** What the prompt's contract names (null for version-1 starts, whose prompt named none of it). */
+  contract: t.union([t.null, QueryContract]),
+  /** Refused queries and answers from the case count toward max_invalid_responses (false for version-1 starts). */
+  count_refusals: t.boolean,
+  /** An identical query is answered from the case at no cost (false for version-1 starts). */
+  answer_repeats_from_case: t.boolean
 }, 'InvestigationSettings')
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
 
+/** Version 1 settings as the current version: the behaviour they started with, nothing invented. */
+export const upcastSettingsV1 = (v1: t.TypeOf<typeof InvestigationSettingsV1>): InvestigationSettings => ({
+  ...v1,
+  source_context: v1.source_context === null ? null : { ...v1.source_context, code_path_prefixes: [] },
+  contract: null,
+  count_refusals: false,
+  answer_repeats_from_case: false
+})
+
+export const InvestigationStartedV1 = t.type({ settings: InvestigationSettingsV1, revision: t.number }, 'InvestigationStartedV1')
 export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
-export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted)
+export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
+  { codec: InvestigationStartedV1, upcast: (d) => {
+    const v1 = d as t.TypeOf<typeof InvestigationStartedV1>
+    return { ...v1, settings: upcastSettingsV1(v1.settings) }
+  } }
+])
 
 export const CheckpointRecorded = t.type({
   /** Counts checkpoints: 1, 2, 3 … */
@@ -233,7 +300,8 @@ export const EVENT_DEFINITIONS = [
   ConclusionRecordedEvent,
   ModelFailedEvent,
   PlanCancelledEvent,
-  BudgetToppedUpEvent
+  BudgetToppedUpEvent,
+  QueryAnsweredFromCaseEvent
 ] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]

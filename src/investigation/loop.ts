@@ -159,7 +159,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
       }
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
-        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease)
+        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease, opts.manualRetry === true && s.state === 'BLOCKED')
         // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
         if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
         continue
@@ -196,7 +196,10 @@ const describeDecision = (events: readonly { type: string; data: unknown }[]): s
     const d = e.data as Record<string, unknown>
     switch (e.type) {
       case 'InterpretationRecorded': return 'interpretation recorded'
-      case 'PlanConfirmed': return `plan ${String(d['plan_id'])}: ${requestText(String((d['arguments'] as Record<string, unknown>)['kind']), d['arguments'] as Record<string, unknown>).slice(0, 160)}`
+      case 'PlanConfirmed': {
+        const fromCase = events.find((x) => x.type === 'QueryAnsweredFromCase')?.data as Record<string, unknown> | undefined
+        return `plan ${String(d['plan_id'])}: ${requestText(String((d['arguments'] as Record<string, unknown>)['kind']), d['arguments'] as Record<string, unknown>).slice(0, 160)}${fromCase === undefined ? '' : `; answered from the case: ${String(fromCase['evidence_id'])} again (no cost)`}`
+      }
       case 'HypothesisProposed': return `hypothesis ${String(d['hypothesis_id'])} proposed`
       case 'HypothesisUpdated': return `hypothesis ${String(d['hypothesis_id'])} ${String(d['status'])}`
       case 'LabTestRequested': return `lab test ${String(d['request_id'])} requested; waiting for feedback`
@@ -211,7 +214,7 @@ const describeDecision = (events: readonly { type: string; data: unknown }[]): s
 }
 
 /** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
-const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void, lease: Lease | undefined): Promise<void> => {
+const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void, lease: Lease | undefined, manualRetry: boolean): Promise<void> => {
   const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
   const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
   const answer = await research.query(args)()
@@ -219,7 +222,7 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   if (E.isLeft(answer)) {
     const unavailable = isUnavailable(answer.left)
     const id = unavailable ? `plan-${planId}-outage-${s.research.failures + 1}` : `plan-${planId}-record`
-    await append(id, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now: env.now() })))
+    await append(id, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now: env.now(), manualRetry })))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})` })
     return
   }
@@ -227,14 +230,14 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   const ctx = s.settings?.source_context ?? null
   if (answer.right.kind === 'source.context' && ctx !== null && !sameJson(answer.right.settings['source_analysis'], ctx)) {
     const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
-    await append(`plan-${planId}-record`, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now: env.now() })))
+    await append(`plan-${planId}-record`, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now: env.now(), manualRetry })))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: 'refused (CONTEXT_SETTINGS_DIFFER)' })
     return
   }
   const bytes = captureBytes(answer.right)
   const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
   const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
-  await append(`plan-${planId}-record`, (st) => asDecided(decideRecordCapture(st, { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest }), [bytes]))
+  await append(`plan-${planId}-record`, (st) => asDecided(decideRecordCapture(st, { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest, manualRetry }), [bytes]))
   const last = handle.cursor.state.lastResult
   step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded' })
 }

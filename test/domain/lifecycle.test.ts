@@ -3,7 +3,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as E from 'fp-ts/lib/Either.js'
 import { decideAnswer, decideFeedback, decideResume, decideStart } from '../../src/domain/lifecycle.js'
-import { decideRecordCapture } from '../../src/domain/research-decider.js'
+import { decideRecordCapture, decideRecordFailure } from '../../src/domain/research-decider.js'
+import { failure } from '../../src/domain/failure.js'
 import { decideCompleteRevision, decideInputs } from '../../src/domain/inputs-decider.js'
 import { ruleFold } from '../../src/domain/rules.js'
 import type { CaseState } from '../../src/domain/case-state.js'
@@ -14,7 +15,7 @@ import { lifecycleProjection } from '../../src/projections/lifecycle.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { right, left } from '../helpers/fs.js'
 
-const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 2, action_costs: { 'project.query': 1 }, max_invalid_responses: 2, retry_delay_ms: 60_000, prompt_max_chars: 20_000, source_context: null }
+const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 2, action_costs: { 'project.query': 1 }, max_invalid_responses: 2, retry_delay_ms: 60_000, prompt_max_chars: 20_000, source_context: null, contract: null, count_refusals: false, answer_repeats_from_case: false }
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const genesis = right(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' }))
 
@@ -158,6 +159,98 @@ deciders('a conclusion must cite known hypotheses and evidence', () => {
 })
 
 deciders.run()
+
+/** Settings of a start with settings version 2: repeats answered from the case, stalled queries counted. */
+const settingsV2: InvestigationSettings = { ...settings, prompt_version: 'investigation_project_v2', count_refusals: true, answer_repeats_from_case: true, contract: { source: null, databases: [{ name: 'world', allowed_tables: ['t'] }], limits: { max_lines: 80, max_rows: 200, max_result_bytes: 262144, max_matches: 200, max_files: 200, max_line_chars: 400, max_in_values: 100, max_filters: 16, max_columns: 64 } } }
+const startedV2 = [prepared, completed, (s: CaseState) => decideStart(s, settingsV2)]
+const CAPTURE = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
+const captured = (plan: string) => (s: CaseState) => decideRecordCapture(s, { reservationId: `res-${plan}`, capture: CAPTURE, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST) })
+const refused = (plan: string) => (s: CaseState) => decideRecordFailure(s, { reservationId: `res-${plan}`, failure: failure('TABLE_NOT_ALLOWED', 'table secrets is not on the allowlist of world'), unavailable: false, now: NOW })
+const OTHER = (n: number) => JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.count', table: `secrets_${n}`, filters: [] } } })
+const HYPOTHESIS = JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'x', evidence: [] } })
+
+const memory = suite('repeats from the case and stalled queries (settings version 2)')
+
+memory('given a captured query, when the identical query is asked again, then it is answered from the case: a repeat of E1, no reservation, no cost', () => {
+  const log = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3))
+  assert.equal(decided(log).slice(-2), ['PlanConfirmed', 'QueryAnsweredFromCase'])
+  const s = stateOf(log)
+  assert.is(s.pendingPlan, null)
+  assert.is(s.research.reserved, 1, 'only the first ask reserved budget')
+  assert.equal(s.lastResult, { kind: 'capture', evidence_id: 'E1', digest: CAPTURE.digest, repeat: true, plan_id: 'P3', seq: log.length, from_case: true })
+  assert.is(s.research.evidence.get('E1')?.repeats, 1)
+  assert.is(s.stalled, 1)
+  // even with the budget spent, a repeat is answered (it costs nothing)
+  const spent = given(...startedV2.slice(0, 2), (st: CaseState) => decideStart(st, { ...settingsV2, budget_total: 1 }), ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3))
+  assert.equal(decided(spent).slice(-1), ['QueryAnsweredFromCase'])
+})
+
+memory('given max_invalid_responses 2, when two plans in a row are refused, then BLOCKED / INVALID_LLM_RESPONSES, resumable; an operator resume counts anew', () => {
+  const log = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(OTHER(2), 3), refused('P3'))
+  assert.equal(decided(log).slice(-3), ['ResearchFailed', 'BudgetReleased', 'CheckpointRecorded'])
+  const s = stateOf(log)
+  assert.is(s.state, 'BLOCKED')
+  assert.is(s.reason, 'INVALID_LLM_RESPONSES')
+  assert.is(s.resumeState, 'INVESTIGATING')
+  assert.is(s.retryNotBefore, '2026-11-30T12:01:00.000Z')
+  assert.is(s.research.released, 2, 'refusals cost nothing')
+  const resumed = [...log, ...record(log, [...right(decideResume(s, { manualRetry: true, now: NOW }))])]
+  assert.is(stateOf(resumed).stalled, 0)
+  assert.is(stateOf(resumed).state, 'INVESTIGATING')
+})
+
+memory('repeats from the case count like refusals; any other decision or new evidence starts the count anew', () => {
+  const repeats = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3), ...turnOf(QUERY, 4))
+  assert.equal(decided(repeats).slice(-3), ['PlanConfirmed', 'QueryAnsweredFromCase', 'CheckpointRecorded'])
+  assert.is(stateOf(repeats).reason, 'INVALID_LLM_RESPONSES')
+  const broken = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(HYPOTHESIS, 3), ...turnOf(OTHER(2), 4), refused('P4'))
+  assert.is(stateOf(broken).state, 'INVESTIGATING')
+  assert.is(stateOf(broken).stalled, 1)
+  const evidence = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(QUERY, 3), captured('P3'), ...turnOf(OTHER(2), 4), refused('P4'))
+  assert.is(stateOf(evidence).state, 'INVESTIGATING')
+})
+
+memory('settings version 1 keep their behaviour: refusals never block, an identical query is reserved and run again', () => {
+  const log = given(...started, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(OTHER(2), 3), refused('P3'), ...turnOf(OTHER(3), 4), refused('P4'))
+  assert.is(stateOf(log).state, 'INVESTIGATING')
+  const again = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3))
+  assert.equal(decided(again).slice(-2), ['PlanConfirmed', 'BudgetReserved'])
+})
+
+memory('the rules: a stalled query at the limit without its block, a reservation for a request the case answers, a stall block in a version-1 investigation', () => {
+  const violations = (events: RecordedEvent[]): string[] => {
+    const rules = ruleFold()
+    const out = events.flatMap((e) => rules.feed(e))
+    out.push(...rules.end())
+    return out.map((v) => `${v.code} ${v.rule}`)
+  }
+  const base = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(OTHER(2), 3))
+  const owed = [...base, ...record(base, [...right(refused('P3')(stateOf(base)))].slice(0, 2))]
+  assert.equal(violations(owed), ['RULE_COMMAND command.whole'])
+  const answered = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), request(3))
+  const reserved = [...answered, ...record(answered, [
+    { type: 'ModelResponded', actor: 'model', data: { turn: 3, raw: REPORT } },
+    { type: 'PlanConfirmed', actor: 'model', data: { plan_id: 'P3', turn: 3, operation: 'project.query', arguments: { kind: 'database.count', table: 't', filters: [] } } },
+    { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-P3', action: 'project.query', amount: 1, plan_id: 'P3', request_digest: null } }
+  ])]
+  assert.equal(violations(reserved), ['RULE_RESEARCH research.from-case'])
+  const v1 = given(...started, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(OTHER(2), 3))
+  const s = stateOf(v1)
+  const blocked = [...v1, ...record(v1, [...right(refused('P3')(s)), { type: 'CheckpointRecorded', actor: 'system', data: { generation: s.checkpoint + 1, state: 'BLOCKED', reason: 'INVALID_LLM_RESPONSES', resume_state: 'INVESTIGATING', retry_not_before: '2026-11-30T12:01:00.000Z', manual_retry: false } }])]
+  assert.equal(violations(blocked), ['RULE_LIFECYCLE lifecycle.transition'])
+})
+
+memory('an early manual retry of a research outage is recorded as a manual retry', () => {
+  const log = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true, now: NOW }))
+  assert.is(stateOf(log).reason, 'RESEARCH_UNAVAILABLE')
+  const retried = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true, now: NOW }),
+    (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture: CAPTURE, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST), manualRetry: true }))
+  const last = retried[retried.length - 1]
+  assert.is(last?.type, 'CheckpointRecorded')
+  assert.equal(last?.type === 'CheckpointRecorded' ? [last.data.state, last.data.manual_retry] : null, ['INVESTIGATING', true])
+})
+
+memory.run()
 
 const projection = suite('lifecycle projection')
 

@@ -15,7 +15,7 @@ import { renderPromptV1 as renderPrompt, stablePartV1 as stablePart, type Prompt
 import type { Capture } from '../../src/events/capture.js'
 import type { InvestigationSettings } from '../../src/events/catalog.js'
 
-const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000, source_context: null }
+const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000, source_context: null, contract: null, count_refusals: false, answer_repeats_from_case: false }
 const digest = (i: number): string => `sha256:${i.toString(16).padStart(64, '0')}`
 
 const readCapture = (lines: number): Capture => ({
@@ -41,13 +41,13 @@ const bigCase = (): { s: CaseState; inputs: PromptInputs } => {
   for (let i = 1; i <= 3; i++) s.hypotheses.set(`H${i}`, { id: `H${i}`, statement: `hypothesis ${i}: ${'because '.repeat(20)}`, status: 'open', evidence: [`E${i}`] })
   const captures = new Map<string, Capture>()
   for (let i = 1; i <= 60; i++) {
-    s.research.evidence.set(`E${i}`, { id: `E${i}`, digest: digest(100 + i), kind: 'source.read', first_seq: i * 3, repeats: 0 })
+    s.research.evidence.set(`E${i}`, { id: `E${i}`, digest: digest(100 + i), kind: 'source.read', first_seq: i * 3, repeats: 0, origin: 'query', last_result_seq: i * 3, last_plan: null })
     captures.set(digest(100 + i), readCapture(2))
   }
   const latest = readCapture(600)
   captures.set(digest(999), latest)
-  s.research.evidence.set('E61', { id: 'E61', digest: digest(999), kind: 'source.read', first_seq: 500, repeats: 0 })
-  s.lastResult = { kind: 'capture', evidence_id: 'E61', digest: digest(999), repeat: false, plan_id: 'P61' }
+  s.research.evidence.set('E61', { id: 'E61', digest: digest(999), kind: 'source.read', first_seq: 500, repeats: 0, origin: 'query', last_result_seq: 500, last_plan: 'P61' })
+  s.lastResult = { kind: 'capture', evidence_id: 'E61', digest: digest(999), repeat: false, plan_id: 'P61', seq: 501, from_case: false }
   s.lastRejection = { code: 'EVIDENCE_UNKNOWN', message: 'unknown evidence ids: E99' }
   s.consecutiveInvalid = 1
   const facts = Array.from({ length: 400 }, (_, i) => `  F${i + 1} creature ${i} (creature_template): {"entry":${i},"name":"Generated creature number ${i}"}`)

@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, ProjectLimits } from '../../domain/limits.js'
 import { describeErrors } from '../../events/decode.js'
 import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
+import { checkSourcePath } from '../../domain/source-paths.js'
 import { errnoOf } from '../fs-util.js'
 
 const Str = t.string
@@ -43,14 +44,16 @@ export const SourceAnalysisSection = t.partial({
   max_files: intBetween('MaxFiles', 1, 10_000),
   max_blocks: intBetween('MaxBlocks', 1, 10_000),
   max_total_lines: intBetween('MaxTotalLines', 1, 100_000),
-  registration_prefixes: t.array(Str)
+  registration_prefixes: t.array(Str),
+  /** Where code lives in the snapshot (the rest may hold data dumps): source.context ranks it first, the prompt names it. */
+  code_path_prefixes: t.array(Str)
 }, 'SourceAnalysisSection')
 
 /** [loop]: how the investigation loop treats invalid answers, and how long a prompt may be. */
 export const LoopSection = t.partial({
   max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
   retry_delay_ms: intBetween('RetryDelayMs', 0, 7 * 24 * 3600 * 1000),
-  prompt_max_chars: intBetween('PromptMaxChars', 4000, 2_000_000)
+  prompt_max_chars: intBetween('PromptMaxChars', 8000, 2_000_000)
 }, 'LoopSection')
 
 /** [budget]: the action budget of an investigation and what a project.query costs. */
@@ -168,6 +171,9 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   if (E.isLeft(limits)) return E.left(configError(file, `[limits] ${describeErrors(limits.left)}`))
   const analysis = section('source_analysis', SourceAnalysisSection)
   if (E.isLeft(analysis)) return analysis
+  for (const prefix of analysis.right?.code_path_prefixes ?? []) {
+    if (E.isLeft(checkSourcePath('path_prefix', prefix))) return E.left(configError(file, `[source_analysis].code_path_prefixes: ${JSON.stringify(prefix.slice(0, 80))} is not a relative path prefix`))
+  }
   const loop = section('loop', LoopSection)
   if (E.isLeft(loop)) return loop
   const budget = section('budget', BudgetSection)

@@ -16,6 +16,8 @@ export interface SourceAnalysis {
   readonly max_blocks: number
   readonly max_total_lines: number
   readonly registration_prefixes: readonly string[]
+  /** Path prefixes that hold code: source.context searches and ranks them before the rest (data dumps). */
+  readonly code_path_prefixes: readonly string[]
 }
 
 export interface SourceResearch {

@@ -19,7 +19,9 @@ export const DEFAULT_ANALYSIS: SourceAnalysis = {
   max_files: 8,
   max_blocks: 12,
   max_total_lines: 160,
-  registration_prefixes: ['AddSC_']
+  registration_prefixes: ['AddSC_'],
+  // TrinityCore keeps code in src/ (data dumps in sql/), AzerothCore in src/ and modules/ (dumps in data/sql/)
+  code_path_prefixes: ['src/', 'modules/']
 }
 
 const positive = (name: string, n: number): number => {
