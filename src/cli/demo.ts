@@ -92,7 +92,7 @@ const main = async (): Promise<void> => {
   must(await startInvestigation(target, { settings: must(settingsOf(full)) }))
   const script = scriptedModel([
     JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.' } }),
-    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' } } }),
+    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' } } }),
     (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.', evidence: [latestEvidence(p)] } }),
     JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }, { column: 'source_type', operator: 'eq', value: 0 }], offset: 0, limit: 10 } } }),
     (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'supported', evidence: [latestEvidence(p)], note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.' } }),

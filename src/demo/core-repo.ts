@@ -1,35 +1,13 @@
-/** A tiny game-core repository for the demo, built with the system git (one commit). */
+/**
+ * A small game-core repository for the demo, built with the system git (one commit): the net's
+ * spell script, and script files laid out as on an AzerothCore-family core (core-scripts.ts).
+ */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
+import { CORE_SCRIPT_FILES } from './core-scripts.js'
 
 const FILES: Record<string, string> = {
-  'src/server/scripts/World/npc_wolpertinger.cpp': `#include "ScriptMgr.h"
-
-enum Creatures
-{
-    NPC_WILD_WOLPERTINGER = 23487
-};
-
-enum Spells
-{
-    SPELL_WOLPERTINGER_NET = 41621
-};
-
-struct npc_wild_wolpertingerAI : public ScriptedAI
-{
-    void SpellHit(Unit* /*caster*/, SpellInfo const* spell) override
-    {
-        if (spell->Id == SPELL_WOLPERTINGER_NET)
-            me->DespawnOrUnsummon();   // the item reward is left to SmartAI
-    }
-};
-
-void AddSC_npc_wolpertinger()
-{
-    RegisterCreatureAI(npc_wild_wolpertingerAI);
-}
-`,
   'src/server/scripts/Spells/spell_item.cpp': `// spell_wolpertinger_net: the net's dummy effect
 class spell_wolpertinger_net : public SpellScript
 {
@@ -40,12 +18,10 @@ void AddSC_item_spell_scripts()
     RegisterSpellScript(spell_wolpertinger_net);
 }
 `,
-  'src/server/scripts/ScriptLoader.cpp': `void AddSC_npc_wolpertinger();
-void AddSC_item_spell_scripts();
+  'src/server/scripts/ScriptLoader.cpp': `void AddSC_item_spell_scripts();
 
 void AddScripts()
 {
-    AddSC_npc_wolpertinger();
     AddSC_item_spell_scripts();
 }
 `
@@ -57,7 +33,7 @@ export const writeCoreRepo = (dir: string): string => {
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
   mkdirSync(dir, { recursive: true })
   git('init', '-q', '-b', 'main')
-  for (const [p, text] of Object.entries(FILES)) {
+  for (const [p, text] of Object.entries({ ...FILES, ...CORE_SCRIPT_FILES })) {
     mkdirSync(path.dirname(path.join(dir, p)), { recursive: true })
     writeFileSync(path.join(dir, p), text)
   }

@@ -292,8 +292,6 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       if (mine) {
         s.pendingPlan = null
         s.stalled = 0
-        const ev = s.research.evidence.get(e.data.evidence_id)
-        if (ev !== undefined) ev.last_plan = plan.plan_id
       }
       break
     }
@@ -317,6 +315,11 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
   }
   s.research = evolveResearch(s.research, e)
   s.revisions = evolveRevisions(s.revisions, e)
+  // the plan a capture answered (its evidence exists only now)
+  if (e.type === 'CaptureRecorded') {
+    const ev = s.research.evidence.get(e.data.evidence_id)
+    if (ev !== undefined) ev.last_plan = plan?.reservation === e.data.reservation_id ? plan.plan_id : null
+  }
   switch (e.type) {
     case 'InputsRecorded':
       s.report = { digest: e.data.report.digest, size: e.data.report.size }

@@ -14,6 +14,7 @@ import { describeErrors } from '../events/decode.js'
 import { heldBudget, queryCost, remainingBudget, type CaseState } from './case-state.js'
 import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
 import { answerFromCase } from './from-case.js'
+import { PROMPT_MIN_CHARS } from './limits.js'
 
 /** SHA-256 of a request's canonical JSON (null when it has none). */
 export const requestDigestOf = (request: unknown): string | null => {
@@ -26,6 +27,9 @@ export type Decision = E.Either<Failure, EventDraft[]>
 /** Starts the investigation from the latest completed revision, with settings fixed for its life. */
 export const decideStart = (s: CaseState, settings: InvestigationSettings): Decision => {
   if (s.state !== 'NOT_STARTED') return E.left(failure('INVESTIGATION_STARTED', 'the investigation has started already'))
+  if (settings.prompt_version !== 'investigation_project_v1' && settings.prompt_max_chars < PROMPT_MIN_CHARS) {
+    return E.left(failure('INVALID_ARGUMENT', `prompt_max_chars is ${settings.prompt_max_chars}; a prompt of version 2 needs at least ${PROMPT_MIN_CHARS} characters`, { prompt_max_chars: settings.prompt_max_chars }))
+  }
   const done = s.revisions.filter((r) => r.completed)
   const latest = done[done.length - 1]
   if (latest === undefined) return E.left(failure('CASE_NOT_PREPARED', 'the case has no completed revision: record the bug report and run its preparation first', {}))

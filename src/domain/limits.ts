@@ -11,7 +11,11 @@ export const ProjectLimits = t.type({
   time_ms: intBetween('TimeMs', 1, 600_000),
   /** Lines one source.read returns. */
   max_lines: intBetween('MaxLines', 1, 100_000),
-  /** Files one source query touches (listed or searched). */
+  /**
+   * Files one source query returns: paths source.files lists, files with hits a search reports
+   * (one more stops the search, marked `limits_reached: files`, partial). What a search reads is
+   * bounded by max_search_bytes, not by this.
+   */
   max_files: intBetween('MaxFiles', 1, 1_000_000),
   /** Size of one file that is still searched or read (bytes). */
   max_file_bytes: intBetween('MaxFileBytes', 1, 1 << 30),
@@ -48,3 +52,10 @@ export const DEFAULT_LIMITS: ProjectLimits = {
   max_filters: 16,
   max_columns: 64
 }
+
+/**
+ * The smallest prompt_max_chars of an investigation with prompt version 2: its fixed parts (the
+ * contract, the report, the facts index, the state, the notices, the closing) have their own bounds
+ * and must fit beside some working set.
+ */
+export const PROMPT_MIN_CHARS = 8000

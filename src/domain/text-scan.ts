@@ -26,6 +26,17 @@ export const assignedNames = (line: string, term: string): string[] => {
   return [...names]
 }
 
+/**
+ * What `name` is assigned on this line in a simple assignment (`NAME = 21094,`, `#define NAME 5`),
+ * trimmed; null when the line does not assign it.
+ */
+export const assignedValue = (line: string, name: string): string | null => {
+  const n = escapeRegExp(name)
+  const m = new RegExp(`(?<![A-Za-z0-9_])${n}\\s*=(?!=)\\s*([^,;{}]+)`).exec(line) ?? new RegExp(`#\\s*define\\s+${n}\\s+(.+)$`).exec(line)
+  const value = m?.[1]?.replace(/\/\/.*$|\/\*.*$/, '').trim() ?? ''
+  return value === '' ? null : value.slice(0, 80)
+}
+
 /** Function names starting with one of `prefixes` that appear followed by `(` on this line. */
 export const registrationNames = (line: string, prefixes: readonly string[]): string[] => {
   const names = new Set<string>()

@@ -12,6 +12,8 @@ import type { Fact } from '../domain/facts.js'
 import type { CaseState } from '../domain/case-state.js'
 import { renderPromptV1, stablePartV1 } from './prompt-v1/render.js'
 import { factLinesV1 } from './prompt-v1/facts.js'
+import { renderPromptV2 } from './prompt-v2/render.js'
+import { stablePartV2 } from './prompt-v2/contract.js'
 
 export interface PromptInputs {
   /** The bug report of the latest revision (empty before there is one). */
@@ -32,9 +34,15 @@ export interface RenderedPrompt {
   readonly cut: readonly string[]
 }
 
-/** The stable part of the prompt of this investigation (its contract and settings). */
-export const stablePart = (s: CaseState): string => stablePartV1(s)
+const isV1 = (s: CaseState): boolean => s.settings?.prompt_version === 'investigation_project_v1'
 
-/** Renders the next prompt with the renderer of the investigation's prompt version. */
+/** The stable part of the prompt of this investigation (its contract and settings). */
+export const stablePart = (s: CaseState): string => (isV1(s) ? stablePartV1(s) : stablePartV2(s))
+
+/**
+ * Renders the next prompt with the renderer of the investigation's prompt version: version 2
+ * (prompt-v2/render.ts) for investigations started with settings version 2, the frozen version 1
+ * (prompt-v1/render.ts) for those started before.
+ */
 export const renderPrompt = (s: CaseState, inputs: PromptInputs): RenderedPrompt =>
-  renderPromptV1(s, { report: inputs.report, facts: factLinesV1(inputs.facts), captures: inputs.captures })
+  isV1(s) ? renderPromptV1(s, { report: inputs.report, facts: factLinesV1(inputs.facts), captures: inputs.captures }) : renderPromptV2(s, inputs)

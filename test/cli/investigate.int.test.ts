@@ -21,7 +21,7 @@ const turn = Number(process.env.VBA_TURN)
 const latest = /Latest result (E\\d+)/.exec(prompt)?.[1]
 const answers = [
   { interpretation: { summary: 'Netted wolpertingers despawn without giving the item.' } },
-  { next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' } } },
+  { next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' } } },
   { next: { kind: 'hypothesis', action: 'propose', statement: 'The script despawns the creature first.', evidence: [latest] } },
   { next: { kind: 'conclusion', summary: 'Despawn races the reward.', hypotheses: ['H1'], evidence: [latest] } }
 ]
@@ -68,7 +68,7 @@ investigate('--model-command drives the demo case to CONCLUDED, one line per ste
   assert.match(r.stdout, 'turn 1 (interpretation, prompt')
   assert.match(r.stdout, 'interpretation recorded')
   assert.match(r.stdout, 'turn 2 (investigation, prompt')
-  assert.match(r.stdout, /plan P2: source.context "NPC_WILD_WOLPERTINGER"/)
+  assert.match(r.stdout, /plan P2: source.context "23487" under src\/server\//)
   assert.match(r.stdout, /research P2 source.context: E\d+/)
   assert.match(r.stdout, 'hypothesis H1 proposed')
   assert.match(r.stdout, /CONCLUDED: 4 model turn\(s\), generation \d+, receipt \d+:sha256:/)
@@ -155,7 +155,7 @@ http('the stable prefix is the system message, the key comes from the named vari
       assert.is(req.body.model, 'test-model')
       assert.is(req.body.temperature, 0)
       assert.is(req.body.messages[0]?.role, 'system')
-      assert.match(req.body.messages[0]?.content ?? '', /^=== investigation_project_v1 ===[\s\S]*=== end of contract ===$/)
+      assert.match(req.body.messages[0]?.content ?? '', /^=== investigation_project_v2 ===[\s\S]*=== end of contract ===$/)
       assert.is(req.body.messages[1]?.role, 'user')
       assert.match(req.body.messages[1]?.content ?? '', /^=== case ===/)
     }

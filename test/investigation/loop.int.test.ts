@@ -78,9 +78,11 @@ loop('happy path: interpretation, a query, a hypothesis citing it, a conclusion'
     if (ref === undefined) throw new Error('prompt ref')
     const hex = ref.digest.slice(7)
     assert.is(readFileSync(path.join(dir, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8'), script.prompts[i])
-    assert.is(e.data.prompt_version, 'investigation_project_v1')
+    assert.is(e.data.prompt_version, 'investigation_project_v2')
   }
-  assert.match(script.prompts[2] ?? '', /Latest result E\d+ \(selected: it answers the last confirmed plan\)/)
+  assert.match(script.prompts[2] ?? '', /Latest result E\d+ \(answers plan P2\):/)
+  // the hypothesis cites it: at the conclusion turn its rows are still shown
+  assert.match(script.prompts[3] ?? '', /Latest result E\d+ \(answers plan P2; cited by H1\):\n.*\nid \(INT UNSIGNED\)\|quest \(INT UNSIGNED\)\n23486\|11117/)
 })
 
 loop('invalid answers up to the block; retry_not_before holds; an operator resume returns to exactly the stored state', async () => {
@@ -146,14 +148,18 @@ loop('a lab test waits for feedback; a manual retry does not unlock it', async (
   assert.is((await lifecycle(dir)).state, 'INVESTIGATING')
 })
 
-loop('an identical result is a repeat, not new evidence, and is not shown twice', async () => {
+loop('an identical query is answered from the case: shown again as a repeat, no budget, not new evidence', async () => {
   const dir = await startedCase()
   const script = scriptedModel([INTERPRET, QUERY_STARTER, QUERY_STARTER, (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: [], evidence: [latestEvidence(p)] } })])
   right(await advance(dir, { model: script.model, research }))
+  const first = /Latest result (E\d+)/.exec(script.prompts[2] ?? '')?.[1]
   const prompt = script.prompts[3] ?? ''
-  assert.match(prompt, /again \(identical to earlier evidence; not shown twice, not new evidence\)/)
-  const research2 = right(await replayCase(dir, defaultProjections())()).views['research']?.view as { evidence: Array<{ repeats: number }> }
+  assert.match(prompt, `Latest result ${first ?? '?'} (answers plan P3 from the case: an identical query was asked before; a repeat, no budget used, not new evidence):`)
+  assert.match(prompt, /^23486\|11117$/m, 'the rows are shown again')
+  const research2 = right(await replayCase(dir, defaultProjections())()).views['research']?.view as { evidence: Array<{ repeats: number }>; budget: { consumed: number; reserved: number } }
   assert.ok(research2.evidence.some((e) => e.repeats === 1))
+  assert.is(research2.budget.reserved, 1, 'only the first ask reserved budget')
+  assert.ok(right(await verifyCase(dir)()).valid)
 })
 
 loop('portable resume: copied mid-investigation, replayed without providers, the same next prompt byte for byte', async () => {
@@ -176,10 +182,10 @@ loop('the prompt guard keeps every prompt under the limit and says what was cut'
   const { renderPrompt } = await import('../../src/projections/prompt.js')
   if (s.settings === null) throw new Error('settings')
   const full = right(await nextPrompt(dir)).text
-  const small = renderPrompt({ ...s, settings: { ...s.settings, prompt_max_chars: 3000 } }, { report: 'r'.repeat(5000), facts: [], captures: new Map() })
-  assert.ok(small.text.length <= 3000, `length ${small.text.length}`)
-  assert.ok(small.cut.length > 0)
-  assert.match(small.text, '[prompt guard:')
+  const small = renderPrompt({ ...s, settings: { ...s.settings, prompt_max_chars: 8000 } }, { report: 'r '.repeat(2500), facts: [], captures: new Map() })
+  assert.ok(small.text.length <= 8000, `length ${small.text.length}`)
+  assert.ok(small.cut.includes('report shown to 3000 of 5000 characters'), small.cut.join(' | '))
+  assert.match(small.text, '…[cut at 3000 of 5000 characters]')
   assert.ok(full.length <= 20_000)
 })
 
@@ -233,12 +239,13 @@ loop('a refused query is shown as refused (code, message, request), and a long r
   const afterRefusal = script.prompts[2] ?? ''
   assert.match(afterRefusal, 'Your last query (plan P2) was refused (TABLE_NOT_ALLOWED): table account_secrets is not on the allowlist of world')
   assert.match(afterRefusal, 'Request: database.rows account_secrets [secret] offset 0 limit 1')
+  assert.match(afterRefusal, 'Ask one of the allowed tables of world: creature_queststarter, creature_template,')
   assert.not.match(afterRefusal, 'Latest result')
   const afterRead = script.prompts[3] ?? ''
   assert.match(afterRead, 'source.read src/server/game/Long.cpp')
   assert.match(afterRead, 'lines 1-80 of 430')
-  assert.match(afterRead, 'truncated: continue with start_line 81 and end_line 200')
-  assert.match(afterRead, 'notice: Returned lines 1-80 of the requested 1-200')
+  assert.match(afterRead, 'continue with start_line 81 and end_line 200 (line limit 80: 200 lines were asked for)')
+  assert.is(afterRead.split('continue with start_line').length, 2, 'one continuation line')
   assert.match(afterRead, ' 1|     // line 1 of the long file')
   assert.ok(right(await verifyCase(dir)()).valid)
 })

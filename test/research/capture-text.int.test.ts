@@ -10,7 +10,7 @@ import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { captureText, renderCapture } from '../../src/projections/capture-text.js'
+import { captureView, renderCapture, viewLines } from '../../src/projections/capture-text.js'
 import type { Capture } from '../../src/events/capture.js'
 import { sqliteProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
@@ -51,9 +51,10 @@ compact('every marker is kept in words: truncation and continuation, limits, ski
   const r = text(read)
   assert.match(r, 'source.read src/server/game/Long.cpp')
   assert.match(r, 'lines 100-159 of 430')
-  assert.match(r, 'truncated: continue with start_line 160 and end_line 200')
-  assert.match(r, 'line limit 60 exceeded: requested 100-200 (101 lines), returned 100-159')
-  assert.match(r, `notice: ${String(read.result['read_notice'])}`)
+  // one continuation line, not three
+  assert.match(r, 'continue with start_line 160 and end_line 200 (line limit 60: 101 lines were asked for)')
+  assert.is(r.split('continue with').length, 2)
+  assert.not.match(r, 'notice:')
   assert.match(r, '100|     // line 100 of the long file')
   const longLines = text(await ask({ kind: 'source.read', path: 'src/server/game/LongLines.cpp', start_line: 1, end_line: 3 }))
   assert.match(longLines, /\[line cut at 400 of 2000 characters\]/)
@@ -83,10 +84,18 @@ compact('every marker is kept in words: truncation and continuation, limits, ski
 
 compact('the parts: a guard may shorten the body, never the head or the markers', async () => {
   const read = await ask({ kind: 'source.read', path: 'src/server/game/Long.cpp', start_line: 100, end_line: 200 })
-  const t = captureText(read)
+  const t = captureView(read)
   assert.is(t.head.length, 1)
-  assert.is(t.body.length, 60)
-  assert.ok(t.tail.some((l) => l.startsWith('truncated:')))
+  assert.is(t.items.length, 60)
+  assert.equal(t.tail(60), ['continue with start_line 160 and end_line 200 (line limit 60: 101 lines were asked for)'])
+  // shown fewer: the continuation is the first line not shown
+  assert.equal(t.tail(20), ['[prompt limit: lines 120-159 are not shown]; continue with start_line 120 and end_line 200'])
+  assert.is(viewLines(t, 20).filter((l) => /^\s*\d+\| /.test(l)).length, 20)
+  const rows = captureView(await ask({ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'entry', operator: 'ge', value: 100000 }], offset: 10, limit: 30 }))
+  assert.is(rows.items.length, 30)
+  assert.match(rows.tail(30).join('\n'), 'continue with offset 40')
+  assert.equal(rows.tail(12).slice(0, 1), ['[prompt limit: rows at offsets 22-39 of this page are not shown]; continue with offset 22'])
+  assert.not.match(rows.tail(12).join('\n'), 'offset 40')
   for (const kind of ['database.count', 'database.schema', 'database.tables', 'source.files'] as const) {
     const q = kind === 'database.count' ? { kind, table: 'smart_scripts', filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }] }
       : kind === 'database.schema' ? { kind, table: 'smart_scripts' }

@@ -11,7 +11,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { parse as parseToml, TomlError } from 'smol-toml'
 import { failure, type Failure } from '../../domain/failure.js'
-import { DEFAULT_LIMITS, ProjectLimits } from '../../domain/limits.js'
+import { DEFAULT_LIMITS, PROMPT_MIN_CHARS, ProjectLimits } from '../../domain/limits.js'
 import { describeErrors } from '../../events/decode.js'
 import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
@@ -53,7 +53,7 @@ export const SourceAnalysisSection = t.partial({
 export const LoopSection = t.partial({
   max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
   retry_delay_ms: intBetween('RetryDelayMs', 0, 7 * 24 * 3600 * 1000),
-  prompt_max_chars: intBetween('PromptMaxChars', 8000, 2_000_000)
+  prompt_max_chars: intBetween('PromptMaxChars', PROMPT_MIN_CHARS, 2_000_000)
 }, 'LoopSection')
 
 /** [budget]: the action budget of an investigation and what a project.query costs. */

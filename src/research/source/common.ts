@@ -103,6 +103,10 @@ export interface ScanOptions {
   readonly onlyPaths?: ReadonlySet<string>
   /** Keep the bytes of files with hits in the result (registration and context read them again). */
   readonly keepBytes?: boolean
+  /** Files with hits a scan reports at most (`[limits] max_files`); one more stops it with the limit `files`. */
+  readonly maxFiles?: number
+  /** Scan order: files of a lower rank first (stable, path order within a rank); default path order. */
+  readonly rank?: (path: string) => number
 }
 
 export interface ScannedFile {
@@ -149,7 +153,10 @@ const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> 
   let filesScanned = 0
   let bytesScanned = 0
   let omissions = 0
-  for (const entry of await r.snap.entries()) {
+  const listing = await r.snap.entries()
+  const rank = o.rank
+  const ordered = rank === undefined ? listing : listing.map((entry, i) => ({ entry, i, k: rank(entry.path) })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.entry)
+  for (const entry of ordered) {
     if (!underPrefix(entry.path, o.prefix) || !exts.has(extensionOf(entry.path))) continue
     if (o.onlyPaths !== undefined && !o.onlyPaths.has(entry.path)) continue
     if (entry.kind !== 'blob') {
@@ -201,6 +208,10 @@ const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> 
             limitsReached.add('matches')
             break
           }
+          if (!fileHit && o.maxFiles !== undefined && files.size >= o.maxFiles) {
+            limitsReached.add('files')
+            break
+          }
           const start = bytes.lastIndexOf(10, at) + 1
           let end = bytes.indexOf(10, at)
           if (end < 0) end = bytes.length
@@ -214,7 +225,7 @@ const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> 
       at = bytes.indexOf(needle, at + 1)
     }
     if (fileHit) files.set(entry.path, { entry, origin: originFileOf(r, entry, bytes), ...(o.keepBytes === true ? { bytes } : {}) })
-    if (limitsReached.has('matches')) break
+    if (limitsReached.has('matches') || limitsReached.has('files')) break
   }
   // A scan that ran past its time is refused even when it got to the end: the limit is a promise.
   checkDeadline(o.deadline, r.limits.time_ms)

@@ -1,24 +1,29 @@
 /**
  * source.context: a bounded lexical chain around one term. (1) Search the term: an identifier as a
- * whole word, anything else as a fixed string. (2) Follow, within max_searches: identifiers
- * assigned from the term in a simple assignment (`NPC_WILD_WOLPERTINGER = 23487`), and functions
- * with the configured registration prefixes in the files that matched (where else they appear).
- * Names in the files reached only by following a registration (central loader files) are not
- * followed further. (3) Read context windows around hits and candidates, merging overlapping or
- * adjacent windows per file, within max_files, max_blocks and max_total_lines.
+ * whole word, anything else as a fixed string; with no path_prefix, the code paths of the profile
+ * (`code_path_prefixes`) are searched first, so data dumps cannot use up the matches. (2) Follow,
+ * within max_searches: identifiers assigned from the term in a simple assignment
+ * (`NPC_WILD_WOLPERTINGER = 23487`), searched in the assigning file first; then the functions with
+ * the configured registration prefixes defined in the files of direct hits (where else they
+ * appear: central loader files, whose other names are never followed). (3) Rank every hit and
+ * candidate and give context windows in that order within max_files, max_blocks and
+ * max_total_lines (domain/context-ranking.ts): direct hits first, then the alias in its own file,
+ * registration functions, loader lines (one line each), and last the same name in other files (one
+ * line each: another symbol, with its own value). Every hit and candidate is recorded, with why it
+ * got no context.
  *
  * The result is context for a reader: it claims no call graph, no execution and no cause, and
- * equal numbers in different files are separate hits that nothing here links.
+ * equal numbers (or equal names) in different files are separate places that nothing here links.
  */
 import { failure } from '../../domain/failure.js'
 import type { SourceContext } from '../../domain/query.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
-import { around, mergeWindows, type LineWindow } from '../../domain/context-windows.js'
-import { assignedNames, cutLine, isIdentifier, registrationNames } from '../../domain/text-scan.js'
+import { allocateContext, type ContextPlace, type ContextRole } from '../../domain/context-ranking.js'
+import { assignedNames, assignedValue, cutLine, isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../adapters/fs-util.js'
 import { buildCapture } from '../capture.js'
-import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type ScannedFile, type SourceResearch } from './common.js'
+import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type Hit, type ScanResult, type ScannedFile, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
 interface SearchRecord {
@@ -28,47 +33,79 @@ interface SearchRecord {
   readonly reason: 'term' | 'assignment' | 'registration'
   readonly from: { readonly path: string; readonly line: number } | null
   readonly result: ScanResult
+  /** The files a follow-up is at home in: the assigning files of an alias, the direct-hit files of a registration. */
+  readonly home: ReadonlySet<string>
+}
+
+interface Candidate {
+  readonly kind: 'assignment' | 'registration' | 'same_name'
+  readonly name: string
+  readonly path: string
+  readonly line: number
+  /** What a same-named symbol in another file is assigned (its own value). */
+  readonly value?: string
+}
+
+/** The role of a follow-up's hit: at home (the assigning file, a direct-hit file) or elsewhere. */
+const roleOf = (s: SearchRecord, path: string): ContextRole => {
+  if (s.reason === 'term') return 'term'
+  if (s.reason === 'assignment') return s.home.has(path) ? 'alias' : 'same_name'
+  return s.home.has(path) ? 'registration' : 'loader'
 }
 
 export const sourceContext = async (r: SourceResearch, q: SourceContext, deadline: number): Promise<Capture> => {
   const a = r.analysis
   if (!a.enabled) throw new FailureError(failure('SOURCE_CONTEXT_DISABLED', 'source.context is not enabled in [source_analysis] of the profile'))
   const prefix = q.path_prefix === undefined ? undefined : orThrow(checkSourcePath('path_prefix', q.path_prefix))
+  // With no path_prefix, code comes first: data dumps rank after it (in the scans and the context).
+  const codeRank = (path: string): number => (prefix !== undefined || a.code_path_prefixes.length === 0 || a.code_path_prefixes.some((c) => path.startsWith(c)) ? 0 : 1)
   const limitsReached = new Set<string>()
   // Internal searches share the query's search bytes: each gets an equal, bounded part.
   const share = Math.floor(r.limits.max_search_bytes / Math.max(1, a.max_searches))
   const searches: SearchRecord[] = []
-  const run = async (term: string, reason: SearchRecord['reason'], from: SearchRecord['from']): Promise<SearchRecord | null> => {
+  const run = async (term: string, reason: SearchRecord['reason'], from: SearchRecord['from'], home: ReadonlySet<string>): Promise<SearchRecord | null> => {
     if (searches.length >= a.max_searches) {
       limitsReached.add('searches')
       return null
     }
     const mode = isIdentifier(term) ? 'word' : 'literal'
-    const result = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: term, wholeWord: mode === 'word', maxMatches: a.max_matches, maxBytes: share, deadline, keepBytes: true })
-    for (const l of result.limitsReached) limitsReached.add(l === 'matches' ? 'matches' : l)
+    const rank = (path: string): number => (home.has(path) ? -1 : codeRank(path))
+    const result = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: term, wholeWord: mode === 'word', maxMatches: a.max_matches, maxFiles: r.limits.max_files, maxBytes: share, deadline, keepBytes: true, rank })
+    for (const l of result.limitsReached) limitsReached.add(l)
     if (result.skipped.some((s) => s.reason === 'too_large' || s.reason === 'missing_object')) limitsReached.add('skipped_files')
-    const record = { index: searches.length, term, mode, reason, from, result } as const
+    const record = { index: searches.length, term, mode, reason, from, result, home } as const
     searches.push(record)
     return record
   }
 
-  const first = await run(q.text, 'term', null)
+  const first = await run(q.text, 'term', null, new Set())
   if (first === null) throw new FailureError(failure('CONFIG_INVALID', '[source_analysis].max_searches must be at least 1'))
-  // Follow-ups come only from files the term itself matched (never from loader files reached later).
-  const followed = new Set<string>([q.text])
-  const candidates: Array<{ kind: 'assignment' | 'registration'; name: string; path: string; line: number }> = []
+  const candidates: Candidate[] = []
+  const direct = [...new Set(first.result.hits.map((h) => h.path))]
+  const assigning = new Map<string, Set<string>>()
   for (const hit of first.result.hits) {
-    for (const name of assignedNames(hit.text, q.text)) candidates.push({ kind: 'assignment', name, path: hit.path, line: hit.line })
+    for (const name of assignedNames(hit.text, q.text)) {
+      candidates.push({ kind: 'assignment', name, path: hit.path, line: hit.line })
+      assigning.set(name, (assigning.get(name) ?? new Set()).add(hit.path))
+    }
   }
-  const matchedFiles = new Map<string, ScannedFile>(first.result.files)
+  // Aliases first, each searched in the file that assigns it before any other file.
+  const followed = new Set<string>([q.text])
   for (const c of candidates.filter((x) => x.kind === 'assignment')) {
     if (followed.has(c.name)) continue
     followed.add(c.name)
-    const s = await run(c.name, 'assignment', { path: c.path, line: c.line })
+    const s = await run(c.name, 'assignment', { path: c.path, line: c.line }, assigning.get(c.name) ?? new Set())
     if (s === null) break
-    for (const [p, f] of s.result.files) matchedFiles.set(p, f)
+    for (const h of s.result.hits.filter((x) => !s.home.has(x.path))) {
+      const value = assignedValue(h.text, c.name)
+      if (value !== null) candidates.push({ kind: 'same_name', name: c.name, path: h.path, line: h.line, value })
+    }
   }
-  for (const [p, f] of [...matchedFiles.entries()].sort(([x], [y]) => (x < y ? -1 : 1))) {
+  // Registration functions of the files the term itself matched (never of files reached later).
+  const directFiles = new Set(direct)
+  for (const p of direct) {
+    const f = first.result.files.get(p)
+    if (f === undefined) continue
     splitLines(bytesOf(f)).forEach((text, i) => {
       for (const name of registrationNames(text, a.registration_prefixes)) candidates.push({ kind: 'registration', name, path: p, line: i + 1 })
     })
@@ -76,74 +113,54 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
   for (const c of candidates.filter((x) => x.kind === 'registration')) {
     if (followed.has(c.name)) continue
     followed.add(c.name)
-    if ((await run(c.name, 'registration', { path: c.path, line: c.line })) === null) break
+    if ((await run(c.name, 'registration', { path: c.path, line: c.line }, directFiles)) === null) break
   }
 
-  // Windows around every hit and candidate, file by file in path order, within the limits.
-  const points = new Map<string, Array<{ line: number }>>()
+  // Rank every place and allocate the windows.
   const fileData = new Map<string, ScannedFile & { lines: string[] }>()
-  for (const s of searches) {
-    for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(bytesOf(f)) })
-    for (const h of s.result.hits) points.set(h.path, [...(points.get(h.path) ?? []), { line: h.line }])
-  }
-  for (const c of candidates) points.set(c.path, [...(points.get(c.path) ?? []), { line: c.line }])
-  const files: Array<{ path: string; blob: string; sha256: string; size: number }> = []
-  const blocks: Array<{ path: string; start_line: number; lines: Array<string | { text: string; text_truncated: true; length: number }> }> = []
-  const returned = new Map<string, LineWindow[]>()
-  let totalLines = 0
-  for (const p of [...points.keys()].sort()) {
-    const data = fileData.get(p)
-    if (data === undefined) continue
-    if (files.length >= a.max_files) {
-      limitsReached.add('files')
-      break
-    }
-    const windows = mergeWindows((points.get(p) ?? []).map((x) => around(x.line, a.context_lines, data.lines.length)))
-    const kept: LineWindow[] = []
-    for (const w of windows) {
-      if (blocks.length >= a.max_blocks) {
-        limitsReached.add('blocks')
-        break
-      }
-      const room = a.max_total_lines - totalLines
-      if (room <= 0) {
-        limitsReached.add('lines')
-        break
-      }
-      const end = Math.min(w.end, w.start + room - 1)
-      if (end < w.end) limitsReached.add('lines')
-      const lines = data.lines.slice(w.start - 1, end).map((text) => {
+  for (const s of searches) for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(bytesOf(f)) })
+  const placeOf = (role: ContextRole, path: string, line: number): ContextPlace => ({ role, path, line, fileRank: codeRank(path) })
+  const places: ContextPlace[] = [
+    ...searches.flatMap((s) => s.result.hits.map((h) => placeOf(roleOf(s, h.path), h.path, h.line))),
+    ...candidates.filter((c) => c.kind === 'registration').map((c) => placeOf('registration', c.path, c.line))
+  ]
+  const allocation = allocateContext(places, (p) => fileData.get(p)?.lines.length ?? 0, a)
+  for (const l of allocation.limitsReached) limitsReached.add(l)
+  const files = allocation.files.flatMap((f) => (fileData.get(f.path) === undefined ? [] : [f]))
+  const blocks = files.flatMap((f) => {
+    const data = fileData.get(f.path)
+    return f.windows.map((w) => ({
+      path: f.path,
+      start_line: w.start,
+      lines: (data?.lines ?? []).slice(w.start - 1, w.end).map((text) => {
         const c = cutLine(text, r.limits.max_line_chars)
         return c.cut ? { text: c.text, text_truncated: true as const, length: c.length } : c.text
       })
-      blocks.push({ path: p, start_line: w.start, lines })
-      kept.push({ start: w.start, end })
-      totalLines += lines.length
-    }
-    if (kept.length > 0) {
-      files.push(data.origin)
-      returned.set(p, kept)
-    }
+    }))
+  })
+  const context = (path: string, line: number): { context_returned: boolean; no_context?: string } => {
+    const why = allocation.noContext({ path, line })
+    return why === undefined ? { context_returned: true } : { context_returned: false, no_context: why }
   }
-  const shown = (path: string, line: number): boolean => (returned.get(path) ?? []).some((w) => line >= w.start && line <= w.end)
+  const hitRecord = (s: SearchRecord, h: Hit): Record<string, unknown> => ({ search: s.index, path: h.path, line: h.line, role: roleOf(s, h.path), ...context(h.path, h.line) })
   const complete = limitsReached.size === 0 && searches.every((s) => s.result.complete)
-  return orThrow(buildCapture('source.context', q, gitOrigin(r, files), sourceSettings(r, {
-    source_analysis: { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes] }
+  return orThrow(buildCapture('source.context', q, gitOrigin(r, files.flatMap((f) => { const d = fileData.get(f.path); return d === undefined ? [] : [d.origin] })), sourceSettings(r, {
+    source_analysis: { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes], code_path_prefixes: [...a.code_path_prefixes] }
   }), {
     term: q.text,
     mode: first.mode,
-    scope: { path_prefix: prefix ?? null, extensions: [...r.extensions].sort() },
+    scope: { path_prefix: prefix ?? null, extensions: [...r.extensions].sort(), code_first: prefix === undefined && a.code_path_prefixes.length > 0 ? [...a.code_path_prefixes] : [] },
     searches: searches.map((s) => ({
       index: s.index, term: s.term, mode: s.mode, reason: s.reason, from: s.from,
       hit_count: s.result.hits.length, files_scanned: s.result.filesScanned, complete: s.result.complete,
       limits_reached: s.result.limitsReached, skipped: reportSkipped(s.result.skipped)
     })),
-    hits: searches.flatMap((s) => s.result.hits.map((h) => ({ search: s.index, path: h.path, line: h.line, context_returned: shown(h.path, h.line) }))),
-    candidates: candidates.map((c) => ({ ...c, context_returned: shown(c.path, c.line) })),
+    hits: searches.flatMap((s) => s.result.hits.map((h) => hitRecord(s, h))),
+    candidates: candidates.map((c) => ({ ...c, ...context(c.path, c.line) })),
     files: files.map((f) => f.path),
     blocks,
     limits_reached: [...limitsReached].sort(),
     completeness: complete ? 'complete_configured_source_context' : 'partial_configured_source_context',
-    notice: 'Lexical context only: hits and candidates are places to read, not a verified call graph, an execution or a cause. Equal numbers in different files may name different things.'
+    notice: 'Lexical context only: hits and candidates are places to read, not a verified call graph, an execution or a cause. Equal numbers or names in different files may name different things.'
   }, r.limits.max_result_bytes))
 }

@@ -40,7 +40,7 @@ export const sourceSearch = async (r: SourceResearch, q: SourceSearch | SourceSy
   const prefix = q.kind === 'source.schema' ? undefined : prefixOf(q.path_prefix)
   const extensions = q.kind === 'source.schema' ? ['.sql'] : r.extensions
   const mode = q.kind === 'source.symbol' ? 'word' : 'literal'
-  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), extensions, needle: term, wholeWord: mode === 'word', maxMatches: r.limits.max_matches, maxBytes: r.limits.max_search_bytes, deadline })
+  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), extensions, needle: term, wholeWord: mode === 'word', maxMatches: r.limits.max_matches, maxFiles: r.limits.max_files, maxBytes: r.limits.max_search_bytes, deadline })
   const origin = gitOrigin(r, [...s.files.values()].map((f) => f.origin))
   return orThrow(buildCapture(q.kind, q, origin, sourceSettings(r), searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s), r.limits.max_result_bytes))
 }
@@ -48,7 +48,7 @@ export const sourceSearch = async (r: SourceResearch, q: SourceSearch | SourceSy
 export const sourceRegistration = async (r: SourceResearch, q: SourceRegistration, deadline: number): Promise<Capture> => {
   if (!isIdentifier(q.symbol)) throw new FailureError(failure('QUERY_INVALID', 'source.registration takes a valid identifier', {}))
   const prefix = prefixOf(q.path_prefix)
-  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: q.symbol, wholeWord: true, maxMatches: r.limits.max_matches, maxBytes: r.limits.max_search_bytes, deadline, keepBytes: true })
+  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: q.symbol, wholeWord: true, maxMatches: r.limits.max_matches, maxFiles: r.limits.max_files, maxBytes: r.limits.max_search_bytes, deadline, keepBytes: true })
   const prefixes = r.analysis.registration_prefixes
   const registrations: Array<{ path: string; line: number; name: string; text: string }> = []
   for (const f of s.files.values()) {

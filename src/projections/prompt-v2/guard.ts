@@ -1,0 +1,105 @@
+/**
+ * The prompt guard of version 2: fits the working set into the room the fixed parts leave, and
+ * says exactly what it left out. In this order, stopping as soon as the prompt fits:
+ *
+ * 1. trim inside payloads, largest first (the oldest first among equals): the last rows, lines,
+ *    hits or blocks of a payload go, down to MIN_ITEMS of them; every continuation marker then
+ *    describes what is shown (a page cut after 20 rows continues at the offset of row 21);
+ * 2. drop payloads to their one-line summary: older results first, then cited evidence (the last
+ *    cited first), the latest result last; after each drop the others are trimmed anew from whole;
+ * 3. leave out the one-line entries of older evidence, oldest first (a marker names them).
+ *
+ * Deterministic: the same payloads and room give the same lines.
+ */
+import { viewLines } from '../capture-text.js'
+import type { OlderLine, Payload } from './working-set.js'
+
+/** Items a payload keeps before the guard drops it to its summary. */
+export const MIN_ITEMS = 3
+
+export const WORKING_SET_HEADER = 'Working set (evidence your hypotheses cite, then your latest results):'
+export const OLDER_HEADER = 'Older evidence (cite it, or ask its query again, to see it):'
+
+export interface Fitted {
+  /** The working set section and the older-evidence section, as lines. */
+  readonly lines: readonly string[]
+  /** What was left out, in words (one entry per payload or range). */
+  readonly notes: readonly string[]
+  /** Characters of `lines` joined with LF (plus one LF per line). */
+  readonly size: number
+}
+
+const linesSize = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0)
+
+const payloadLines = (p: Payload, shown: number | null): string[] => (shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)])
+
+const olderLines = (older: readonly OlderLine[], from: number): string[] => {
+  if (older.length === 0) return []
+  const left = older.slice(0, from)
+  const marker = left.length === 0 ? [] : [`  [${left[0]?.id ?? ''}–${left[left.length - 1]?.id ?? ''}: ${left.length} older evidence entries are not listed (the prompt limit); asking their query again shows them]`]
+  return [OLDER_HEADER, ...marker, ...older.slice(from).map((o) => o.text)]
+}
+
+const render = (payloads: readonly Payload[], shown: ReadonlyArray<number | null>, older: readonly OlderLine[], olderFrom: number): string[] => [
+  ...(payloads.length === 0 ? [] : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
+  ...olderLines(older, olderFrom)
+]
+
+/** The order payloads are dropped to their summary: older results, then cited (last first), the latest last. */
+const dropOrder = (payloads: readonly Payload[]): number[] => {
+  const idx = payloads.map((_, i) => i)
+  const recent = idx.filter((i) => !(payloads[i]?.cited ?? false) && !(payloads[i]?.latest ?? false)).reverse()
+  const cited = idx.filter((i) => (payloads[i]?.cited ?? false) && !(payloads[i]?.latest ?? false)).reverse()
+  const latest = idx.filter((i) => payloads[i]?.latest ?? false)
+  return [...recent, ...cited, ...latest]
+}
+
+/** Trims inside the kept payloads, largest first, until `room` holds them or every one is at MIN_ITEMS. */
+const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: number, room: number): void => {
+  const sizes = payloads.map((p, i) => linesSize(payloadLines(p, shown[i] ?? null)))
+  let total = fixed + sizes.reduce((a, b) => a + b, 0)
+  while (total > room) {
+    let pick = -1
+    for (const [i, p] of payloads.entries()) {
+      const n = shown[i]
+      if (n === null || n === undefined || n <= Math.min(MIN_ITEMS, p.view.items.length) || n === 0) continue
+      const best = payloads[pick]
+      if (pick < 0 || (sizes[i] ?? 0) > (sizes[pick] ?? 0) || ((sizes[i] ?? 0) === (sizes[pick] ?? 0) && best !== undefined && p.age < best.age)) pick = i
+    }
+    const p = payloads[pick]
+    const n = shown[pick]
+    if (p === undefined || n === null || n === undefined) return
+    shown[pick] = n - 1
+    const size = linesSize(payloadLines(p, n - 1))
+    total += size - (sizes[pick] ?? 0)
+    sizes[pick] = size
+  }
+}
+
+/** Fits the working set and the older evidence into `room` characters (see the module comment). */
+export const fitWorkingSet = (payloads: readonly Payload[], older: readonly OlderLine[], room: number): Fitted => {
+  const full = (): Array<number | null> => payloads.map((p) => p.view.items.length)
+  let shown = full()
+  const olderSize = linesSize(olderLines(older, 0))
+  const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
+  const done = (olderFrom: number): Fitted => {
+    const lines = render(payloads, shown, older, olderFrom)
+    const notes: string[] = []
+    payloads.forEach((p, i) => {
+      const n = shown[i]
+      if (n === null || n === undefined) notes.push(`${p.id} shown as a one-line summary`)
+      else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
+    })
+    if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
+    return { lines, notes, size: linesSize(lines) }
+  }
+  trim(payloads, shown, header + olderSize, room)
+  for (const i of dropOrder(payloads)) {
+    if (linesSize(render(payloads, shown, older, 0)) <= room) return done(0)
+    shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
+    trim(payloads, shown, header + olderSize, room)
+  }
+  let from = 0
+  while (from < older.length && linesSize(render(payloads, shown, older, from)) > room) from++
+  return done(from)
+}

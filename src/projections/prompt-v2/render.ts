@@ -1,0 +1,103 @@
+/**
+ * The prompt view, version investigation_project_v2: the next model prompt, rendered from the
+ * folded case state and the objects the log references, and nothing else.
+ *
+ * Order: the stable part (contract.ts), then the case: phase and turn, the report, the facts
+ * index, the interpretation, hypotheses and lab tests (notices.ts), the working set and the older
+ * evidence (working-set.ts), the notices about the last step, what the guard left out, and the
+ * closing instruction with the budget.
+ *
+ * Fixed parts (the contract, the report, the facts index, the state, the notices, the closing)
+ * are never cut by the guard: they have their own documented bounds. The guard fits the working
+ * set into the room they leave (guard.ts). Only when a limit is too small for the fixed parts
+ * themselves does a last resort shorten them, by whole entries and each with a marker: the facts
+ * index, then the report, then the state's texts; the contract, the phase line, the notices and
+ * the closing are always whole.
+ */
+import type { CaseState } from '../../domain/case-state.js'
+import { queryCost, remainingBudget } from '../../domain/case-state.js'
+import type { Fact } from '../../domain/facts.js'
+import type { Capture } from '../../events/capture.js'
+import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
+import { factsIndex, FACTS_MAX_CHARS } from './facts.js'
+import { fitWorkingSet, type Fitted } from './guard.js'
+import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
+import { selectWorkingSet } from './working-set.js'
+
+/** Characters of the report shown whole; a longer one ends in a marker with its length. */
+export const REPORT_MAX_CHARS = 3000
+
+export interface PromptInputsV2 {
+  readonly report: string
+  readonly facts: readonly Fact[]
+  readonly captures: ReadonlyMap<string, Capture>
+}
+
+export interface RenderedPromptV2 {
+  readonly text: string
+  readonly stable: string
+  readonly version: typeof PROMPT_VERSION_V2
+  readonly cut: readonly string[]
+}
+
+interface FixedBounds {
+  readonly report: number
+  readonly facts: number
+  readonly texts: TextBounds
+}
+
+/** The last resort's steps, each smaller than the one before (see the module comment). */
+const LAST_RESORT: readonly FixedBounds[] = [
+  { report: REPORT_MAX_CHARS, facts: FACTS_MAX_CHARS, texts: TEXT_BOUNDS },
+  { report: REPORT_MAX_CHARS, facts: 1500, texts: TEXT_BOUNDS },
+  { report: REPORT_MAX_CHARS, facts: 0, texts: TEXT_BOUNDS },
+  { report: 1000, facts: 0, texts: TEXT_BOUNDS },
+  { report: 1000, facts: 0, texts: { interpretation: 400, statement: 120, description: 120, feedback: 300 } },
+  { report: 300, facts: 0, texts: { interpretation: 160, statement: 60, description: 60, feedback: 120 } }
+]
+
+const RESORT_NOTE = 'the limit is too small for the fixed parts: the facts, the report and the state texts were shortened (markers show where)'
+
+const size = (parts: ReadonlyArray<readonly string[]>): number => parts.reduce((n, p) => n + p.reduce((m, l) => m + l.length + 1, 0), 0)
+
+export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPromptV2 => {
+  const max = s.settings?.prompt_max_chars ?? 20_000
+  const stable = stablePartV2(s)
+  const phase = s.state === 'INTERPRETING' ? 'interpretation' : 'investigation'
+  const head = ['=== case ===', `Phase: ${phase}. Turn ${s.turn + 1}.`]
+  const notices = noticeLines(s)
+  const closing = [
+    `Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}${s.settings?.answer_repeats_from_case === true ? '; an identical query again costs nothing' : ''}).`,
+    phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'
+  ]
+  const set = selectWorkingSet(s, inputs.captures)
+  const fixedOf = (b: FixedBounds): string[] => [
+    'Report:',
+    ...clip(inputs.report, b.report).split('\n'),
+    ...(b.facts === 0 && inputs.facts.length > 0 ? [`[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`] : factsIndex(inputs.facts, b.facts)),
+    ...stateLines(s, b.texts)
+  ]
+  const guardLine = (notes: readonly string[]): string[] => (notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`])
+  // The longest guard line the fit can need (every payload and the older evidence named), so a
+  // prompt fitted with room for it stays within the limit whatever the guard ends up saying.
+  const longestNotes = [
+    ...set.payloads.map((p) => `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.padEnd(`${p.id} shown as a one-line summary`.length)),
+    ...(set.older.length === 0 ? [] : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
+  ]
+  let result: { fixed: string[]; fitted: Fitted; notes: string[] } | null = null
+  for (const [step, bounds] of LAST_RESORT.entries()) {
+    const fixed = fixedOf(bounds)
+    const resort = step === 0 ? [] : [RESORT_NOTE]
+    const base = size([[stable], head, fixed, notices, closing])
+    // Without a guard line when nothing needs to be left out; else with room for the longest one.
+    let fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine(resort)]))
+    if (fitted.notes.length > 0) fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine([...longestNotes, ...resort])]))
+    const notes = [...fitted.notes, ...resort]
+    result = { fixed, fitted, notes }
+    if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
+  }
+  const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { lines: [], notes: [], size: 0 }, notes: [] }
+  const cut = inputs.report.length > REPORT_MAX_CHARS ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes] : notes
+  const text = [stable, ...head, ...fixed, ...fitted.lines, ...notices, ...guardLine(notes), ...closing].join('\n')
+  return { text, stable, version: PROMPT_VERSION_V2, cut }
+}

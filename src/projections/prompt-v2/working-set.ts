@@ -1,0 +1,116 @@
+/**
+ * The working set of a version-2 prompt: what the model sees of its evidence. Payloads, each
+ * capture once (deduplicated by capture):
+ *
+ * 1. the evidence cited by hypotheses that are not refuted (open or supported), in hypothesis
+ *    order and citation order;
+ * 2. the latest RECENT_RESULTS results (captures that answered a plan or an operator's query,
+ *    repeats and answers from the case included), newest first.
+ *
+ * Every other piece of evidence (older results, the enrichment's captures) is one line: its id,
+ * its query in a few words, what it held and its size (citing it, or asking its query again,
+ * which is answered from the case at no cost, shows it again). Pure: selected from the case state and the captures.
+ */
+import type { CaseState, Evidence } from '../../domain/case-state.js'
+import type { Capture } from '../../events/capture.js'
+import { captureView, requestText, viewLines, type CaptureView } from '../capture-text.js'
+
+/** Results shown with their payload besides the cited evidence. */
+export const RECENT_RESULTS = 3
+
+export interface Payload {
+  readonly id: string
+  readonly header: string
+  readonly view: CaptureView
+  /** The one line it becomes when the guard drops its payload. */
+  readonly summary: string
+  readonly cited: boolean
+  readonly latest: boolean
+  /** Seq of its last result (or its recording): lower is older. */
+  readonly age: number
+}
+
+export interface OlderLine {
+  readonly id: string
+  readonly text: string
+}
+
+export interface WorkingSet {
+  /** Payloads in priority order: cited first, then recent results newest first. */
+  readonly payloads: readonly Payload[]
+  /** One line per other piece of evidence, oldest first. */
+  readonly older: readonly OlderLine[]
+}
+
+const idNumber = (id: string): number => Number(id.replace(/^\D+/, '')) || 0
+
+/** The query in a few words: a page of rows without its column list (the payload shows the columns). */
+const request = (c: Capture): string => {
+  if (c.kind !== 'database.rows') return requestText(c.kind, c.request)
+  const text = requestText(c.kind, { ...c.request, columns: [] }).replace(' [] ', ' ')
+  return text.replace(/ offset 0 limit \d+$/, '')
+}
+
+const sizeOf = (v: CaptureView): number => viewLines(v).reduce((n, l) => n + l.length + 1, 0)
+
+/** Why a piece of evidence is in the working set, in words. */
+const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: boolean): string[] => {
+  const out: string[] = []
+  const last = s.lastResult
+  if (latest && last?.kind === 'capture') {
+    const whose = last.plan_id === null ? "an operator's query" : `plan ${last.plan_id}`
+    out.push(last.from_case
+      ? `answers ${whose} from the case: an identical query was asked before; a repeat, no budget used, not new evidence`
+      : `answers ${whose}${last.repeat ? '; identical to earlier evidence, not new evidence' : ''}`)
+  } else if (e.last_result_seq !== null && citedBy.length === 0) out.push(e.last_plan === null ? 'an earlier result' : `result of plan ${e.last_plan}`)
+  if (citedBy.length > 0) out.push(`cited by ${citedBy.join(', ')}`)
+  if (e.origin === 'enrichment') out.push('from the case preparation')
+  return out
+}
+
+/** The line of a piece of evidence outside the payloads. */
+export const olderLine = (e: Evidence, c: Capture | undefined): string => {
+  if (c === undefined) return `  ${e.id} ${e.kind} (its capture cannot be read)`
+  const v = captureView(c)
+  return `  ${e.id} ${request(c)}: ${v.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${sizeOf(v)} chars)`
+}
+
+/** Selects the working set (see the module comment). */
+export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Capture>): WorkingSet => {
+  const evidence = [...s.research.evidence.values()]
+  const byId = new Map(evidence.map((e) => [e.id, e]))
+  const citedBy = new Map<string, string[]>()
+  const order: string[] = []
+  for (const h of [...s.hypotheses.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id))) {
+    if (h.status === 'refuted') continue
+    for (const id of h.evidence) {
+      if (!byId.has(id)) continue
+      if (!citedBy.has(id)) order.push(id)
+      citedBy.set(id, [...new Set([...(citedBy.get(id) ?? []), h.id])])
+    }
+  }
+  const recent = evidence.filter((e) => e.last_result_seq !== null).sort((a, b) => (b.last_result_seq ?? 0) - (a.last_result_seq ?? 0)).slice(0, RECENT_RESULTS).map((e) => e.id)
+  const last = s.lastResult
+  const latestId = last?.kind === 'capture' ? last.evidence_id : null
+  const payloads: Payload[] = []
+  for (const id of [...order, ...recent.filter((x) => !citedBy.has(x))]) {
+    const e = byId.get(id)
+    const c = e === undefined ? undefined : captures.get(e.digest)
+    if (e === undefined || c === undefined || payloads.some((p) => p.id === id)) continue
+    const latest = id === latestId
+    const view = captureView(c)
+    const why = reasons(s, e, citedBy.get(id) ?? [], latest)
+    payloads.push({
+      id,
+      header: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}):`,
+      view,
+      summary: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}): ${request(c)} → ${view.summary} [its payload is not shown: the prompt limit; ${sizeOf(view)} characters]`,
+      cited: citedBy.has(id),
+      latest,
+      age: e.last_result_seq ?? e.first_seq
+    })
+  }
+  const shown = new Set(payloads.map((p) => p.id))
+  const older = evidence.filter((e) => !shown.has(e.id)).sort((a, b) => idNumber(a.id) - idNumber(b.id)).map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest)) }))
+  return { payloads, older }
+}
