@@ -38,6 +38,13 @@ interface Asked {
   readonly digest: string
 }
 
+/** A question that got no capture: its failure, and the request (absent when enrichment's own bound kept it from being asked). */
+type NotAsked = Failure & { readonly request?: Record<string, unknown> }
+
+/** What the coverage records of a question that got no capture: the code, the message and the request. */
+const failed = (f: NotAsked): Pick<CoverageGap, 'code'> & Partial<Pick<CoverageGap, 'detail' | 'request'>> =>
+  f.code === 'MAX_QUERIES' ? { code: f.code } : { code: f.code, detail: f.message.slice(0, 300), ...(f.request === undefined ? {} : { request: f.request }) }
+
 interface RowSet {
   /** Every row gathered, with the page it came from. */
   readonly rows: ReadonlyArray<{ readonly row: Record<string, unknown>; readonly digest: string; readonly index: number }>
@@ -46,7 +53,7 @@ interface RowSet {
   readonly complete: boolean
 }
 
-const isFailure = <A extends object>(x: A | Failure): x is Failure => '_tag' in x && x._tag === 'Failure'
+const isFailure = <A extends object>(x: A | NotAsked): x is NotAsked => '_tag' in x && x._tag === 'Failure'
 
 /** Runs the configured enrichment for `entities`. Left only when a provider is unavailable. */
 export const enrich = async (research: ProjectResearch, config: EnrichmentConfig, entities: readonly EntityRef[]): Promise<E.Either<Failure, EnrichmentResult>> => {
@@ -57,7 +64,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     page_rows: config.page_rows ?? DEFAULT_BOUNDS.page_rows
   }
   const captures: Capture[] = []
-  const byRequest = new Map<string, Asked | Failure>()
+  const byRequest = new Map<string, Asked | NotAsked>()
   const facts: Fact[] = []
   const gaps: CoverageGap[] = []
   let reused = 0
@@ -71,7 +78,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
   let unavailable: Failure | null = null
 
   /** Asks once per identical request; later asks reuse the same capture. */
-  const ask = async (request: Record<string, unknown>): Promise<Asked | Failure> => {
+  const ask = async (request: Record<string, unknown>): Promise<Asked | NotAsked> => {
     const key = canonicalJson(request)
     const k = E.isRight(key) ? key.right : JSON.stringify(request)
     const known = byRequest.get(k)
@@ -85,7 +92,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
       unavailable = r.left
       return r.left
     }
-    const out = E.isLeft(r) ? r.left : { capture: r.right, digest: sha256Digest(captureBytes(r.right)) }
+    const out = E.isLeft(r) ? { ...r.left, request } : { capture: r.right, digest: sha256Digest(captureBytes(r.right)) }
     if (E.isRight(r)) captures.push(r.right)
     byRequest.set(k, out)
     return out
@@ -102,7 +109,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
    * has more, a count query (when the budget allows) says how many rows match, so that a lookup
    * cut short by max_queries can say how many it left out.
    */
-  const allRows = async (table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | Failure> => {
+  const allRows = async (table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | NotAsked> => {
     const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
     const pages: Asked[] = []
     let offset = 0
@@ -116,8 +123,8 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
           reason: got.code === 'MAX_QUERIES' ? 'rows_not_fetched' : 'refused',
           what: `${what}: rows from offset ${offset} on`,
           ...(left === undefined ? {} : { count: left }),
-          code: got.code,
-          detail: got.code === 'MAX_QUERIES' ? `max_queries (${bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` : `a page was refused (${got.code})`
+          ...failed(got),
+          ...(got.code === 'MAX_QUERIES' ? { detail: `max_queries (${bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` } : {})
         })
         return { rows, pages, complete: false }
       }
@@ -173,7 +180,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
       const got = await allRows(lookup.table, lookup.columns, filters, `${lookup.table} rows of ${describe(w)}`)
       if (isFailure(got)) {
         if (unavailable !== null) break
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
+        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
         continue
       }
       const first = got.pages[0] as Asked
@@ -201,7 +208,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
       const got = await ask({ kind: 'source.symbol', symbol: w.value, ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix }) })
       if (isFailure(got)) {
         if (unavailable !== null) break
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
+        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
         continue
       }
       notePartial(got, `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`, false)
@@ -213,7 +220,7 @@ export const enrich = async (research: ProjectResearch, config: EnrichmentConfig
     const got = await allRows(trel.table, trel.columns ?? [trel.column], filters, `${trel.table} rows of ${describe(w)}`)
     if (isFailure(got)) {
       if (unavailable !== null) break
-      gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), code: got.code })
+      gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
       continue
     }
     const pages = got.pages.map((p) => ({ capture: p.digest, pointer: pointer('result', 'rows') }))

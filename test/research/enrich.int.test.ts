@@ -16,6 +16,8 @@ import { loadProfile } from '../../src/adapters/config/profile.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
 import type { Fact } from '../../src/research/enrich.js'
+import { FactsDocument } from '../../src/domain/facts.js'
+import { factsIndex } from '../../src/projections/prompt-v2/facts.js'
 import { sqliteProfile } from '../helpers/world.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
@@ -87,6 +89,36 @@ paging('cut short by max_queries: the relationship says not all rows were fetche
   assert.ok(right(await verifyCase(dir)()).valid, 'an honest partial coverage verifies')
 })
 
+paging('a refused enrichment question is recorded with its request and code, and the prompt shows the code', async () => {
+  const extra = `${enrichment(10)}
+[[enrichment.relationships]]
+relation = "creature_loot"
+from_table = "creature_template"
+from_column = "entry"
+table = "creature_loot_template"
+column = "Entry"
+`
+  const profile = right(await loadProfile(sqliteProfile(extra))())
+  const research = createProjectResearch(profile)
+  const dir = path.join(tempDir('enrich'), 'case')
+  right(await initCase({ dir })())
+  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'The wild wolpertinger despawns.', entities: [{ type: 'creature', id: 23487 }] }))
+  await research.close()
+  const s = right(await openCase(dir)()).cursor.state
+  const facts = right(FactsDocument.decode(JSON.parse(right(await readObject(dir, s.facts ?? { digest: '', size: 0 })()).toString('utf8')))).facts
+  const coverage = facts.find((f) => f.type === 'project_context_coverage')
+  assert.ok(coverage?.type === 'project_context_coverage')
+  const gap = coverage.left_out.find((g) => g.code === 'TABLE_NOT_ALLOWED')
+  assert.ok(gap !== undefined, JSON.stringify(coverage.left_out))
+  assert.is(gap.reason, 'refused')
+  assert.equal(gap.request, { kind: 'database.rows', table: 'creature_loot_template', columns: ['Entry'], filters: [{ column: 'Entry', operator: 'eq', value: 23487 }], offset: 0, limit: 1 })
+  assert.match(gap.detail ?? '', 'creature_loot_template is not on the allowlist')
+  // the facts index of the prompt shows the code and the request of every item left out
+  const lines = factsIndex(facts).join('\n')
+  assert.match(lines, /- creature_loot = 23487: database.rows creature_loot_template \[Entry\] where Entry = 23487 offset 0 limit 1 \(refused, TABLE_NOT_ALLOWED\): table creature_loot_template is not on the allowlist of world/)
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
 paging.run()
 
 const strict = suite('[enrichment] and every profile section refuse what they do not know')
@@ -106,7 +138,8 @@ strict('typos, keys that do not fit together, and columns no lookup selects', as
     [enrichment(3).replace('when_value = "SmartAI"\n', ''), 'when_column and when_value go together'],
     ['\n[loop]\nmax_invalid_respones = 5\n', 'unknown key [loop].max_invalid_respones'],
     ['\n[budget]\ntotl = 5\n', 'unknown key [budget].totl'],
-    ['\n[loop]\nprompt_max_chars = 100\n', '[loop] prompt_max_chars: expected a whole number from 4000 to 2000000'],
+    ['\n[loop]\nprompt_max_chars = 4000\n', '[loop] prompt_max_chars: expected a whole number from 8000 to 2000000'],
+    ['\n[source_analysis]\ncode_path_prefixes = ["../src/"]\n', '[source_analysis].code_path_prefixes: "../src/" is not a relative path prefix'],
     ['\n[limits]\ntime_ms = 1e12\n', '[limits] time_ms: expected a whole number from 1 to 600000'],
     ['\n[budget]\ntotal = 2.5\n', '[budget] total: expected a whole number'],
     ['\n[source_analysis]\ncontext_lines = -1\n', '[source_analysis] context_lines: expected a whole number']
