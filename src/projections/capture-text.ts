@@ -137,6 +137,8 @@ export interface CaptureView {
   readonly summary: string
 }
 
+const plural = (n: unknown, word: string): string => `${str(n)} ${word}${num(n) === 1 ? '' : 's'}`
+
 const one = (lines: readonly string[]): CaptureItem => ({ lines })
 
 /** Items grouped under a header line per file: the header travels with the first item of its file. */
@@ -165,7 +167,7 @@ const searchView = (c: Capture, r: Rec): CaptureView => {
     items: grouped(c, hits.map((h) => ({ path: str(asRec(h)['path']), lines: [numbered(width, num(asRec(h)['line']), h)] })), null),
     tail: (shown) => [...notShown('hits', shown, hits.length), ...markers],
     unit: 'hits',
-    summary: `${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} files${r['complete'] === true ? '' : ', partial'}`
+    summary: `${plural(r['hit_count'], 'hit')} in ${plural(r['files_with_hits'], 'file')}${r['complete'] === true ? '' : ', partial'}`
   }
 }
 
@@ -230,7 +232,7 @@ const contextView = (c: Capture, r: Rec): CaptureView => {
     items,
     tail: (shown) => [...(shown < blocks.length ? [`[prompt limit: blocks ${shown + 1}-${blocks.length} (the lowest ranked) are not shown; the case holds them]`] : []), ...markers],
     unit: 'blocks',
-    summary: `${hits.length} hits, ${blocks.length} blocks of ${lineCount} lines in ${asArr(r['files']).length} files (${str(r['completeness']).replace('_configured_source_context', '')})`
+    summary: `${plural(hits.length, 'hit')}, ${plural(blocks.length, 'block')} of ${plural(lineCount, 'line')} in ${plural(asArr(r['files']).length, 'file')} (${str(r['completeness']).replace('_configured_source_context', '')})`
   }
 }
 
@@ -258,7 +260,7 @@ const rowsView = (c: Capture, r: Rec): CaptureView => {
         whole ? 'complete: these are all rows matching the filters' : 'not all rows matching the filters are in this page']
     },
     unit: 'rows',
-    summary: `${str(r['row_count'])} rows${whole ? ', complete' : r['has_more'] === true ? ', more exist' : ''}`
+    summary: `${plural(r['row_count'], 'row')}${whole ? ', complete' : r['has_more'] === true ? ', more exist' : ''}`
   }
 }
 
@@ -305,7 +307,7 @@ export const captureView = (c: Capture): CaptureView => {
     case 'database.rows':
       return rowsView(c, r)
     case 'database.count':
-      return flat(`database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['count'])} rows`, [], `${str(r['count'])} rows`)
+      return flat(`database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['count'])} rows`, [], plural(r['count'], 'row'))
     case 'database.schema':
       return schemaView(c, r)
     case 'database.tables': {
