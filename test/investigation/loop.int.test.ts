@@ -286,6 +286,7 @@ loop('a research outage backs off: each retry that fails again renews the block 
   assert.ok(Math.abs(wait(blocks[0] as (typeof blocks)[number]) - 30_000) < 50, String(first.retry_not_before))
   assert.ok(Math.abs(wait(blocks[1] as (typeof blocks)[number]) - 60_000) < 50, String(second.retry_not_before))
   assert.is(second.pending_plan, 'P2', 'the plan and its reservation stay')
+  assert.equal(blocks.map((b) => (b.data as { manual_retry?: boolean }).manual_retry), [false, true], 'the early retry the operator asked for is recorded as a manual retry')
   assert.ok(right(await verifyCase(dir)()).valid)
 })
 

@@ -189,6 +189,20 @@ search('registration: symbol hits plus the registration functions of their files
   assert.equal(regs.map((x) => `${x.path}:${x.line}:${x.name}`), ['src/server/scripts/World/npc_wolpertinger.cpp:18:AddSC_npc_wolpertinger'])
 })
 
+search('max_files bounds the files a search reports: the search stops at the limit, marked and partial', async () => {
+  const two = await open(profileFile(repo.dir, repo.commit, '\n[limits]\nmax_files = 2\n'))
+  const all = res(await ask({ kind: 'source.search', text: 'Wolpertinger' }))
+  assert.ok((all['files_with_hits'] as number) > 2, 'the fixture has more files with hits')
+  for (const q of [{ kind: 'source.search', text: 'Wolpertinger' }, { kind: 'source.search', text: '23487' }]) {
+    const c = res(await ask(q, two))
+    assert.is(c['files_with_hits'], 2, q.kind)
+    assert.ok((c['limits_reached'] as string[]).includes('files'), q.kind)
+    assert.is(c['complete'], false, q.kind)
+    assert.match(String(c['result']), '_partial')
+  }
+  await two.close()
+})
+
 search('limits are marked: matches, and a controlled error for result bytes and time', async () => {
   const small = await open(profileFile(repo.dir, repo.commit, '\n[limits]\nmax_matches = 2\n'))
   const c = res(await ask({ kind: 'source.search', text: 'line' }, small))
@@ -259,6 +273,31 @@ context('complete when the bounded chain ran without omissions; limits are named
   assert.is(blocks[0]?.lines.length, 5)
   const hits = t['hits'] as Array<{ context_returned: boolean }>
   assert.ok(hits.some((h) => !h.context_returned), 'hits outside the returned windows say so')
+})
+
+context('ranks before it cuts: direct hits first, code before data dumps without path_prefix; every hit says why it got no context', async () => {
+  // the number is in code (two files) and in the SQL dump; with one block the term's first code hit wins
+  const tight = await open(profileFile(repo.dir, repo.commit, '', 'max_blocks = 1\ncode_path_prefixes = ["src/"]'))
+  const c = res(await ask({ kind: 'source.context', text: '23487' }, tight))
+  const blocks = c['blocks'] as Array<{ path: string; start_line: number }>
+  assert.equal(blocks.map((b) => b.path), ['src/server/scripts/World/npc_wolpertinger.cpp'])
+  const hits = c['hits'] as Array<{ search: number; path: string; line: number; role: string; context_returned: boolean; no_context?: string }>
+  const term = hits.filter((h) => h.search === 0)
+  const firstDump = term.findIndex((h) => !h.path.startsWith('src/'))
+  assert.ok(firstDump > 0 && term.slice(firstDump).every((h) => !h.path.startsWith('src/')), 'code hits are found first')
+  assert.ok(term.some((h) => h.path === 'sql/base/world.sql'))
+  for (const h of hits.filter((x) => !x.context_returned)) assert.ok(['files', 'blocks', 'lines'].includes(h.no_context ?? ''), JSON.stringify(h))
+  assert.ok(hits.some((h) => h.no_context === 'blocks'))
+  assert.equal(c['scope'], { path_prefix: null, extensions: (c['scope'] as { extensions: string[] }).extensions, code_first: ['src/'] })
+  // an alias is followed in its own file first; the same name elsewhere is another symbol with its own value
+  const roles = new Set(hits.map((h) => h.role))
+  assert.ok(roles.has('term') && roles.has('alias'))
+  // without code paths, path order: the dump comes first
+  const plain = await open(profileFile(repo.dir, repo.commit, '', 'max_blocks = 1\ncode_path_prefixes = []'))
+  const p = res(await ask({ kind: 'source.context', text: '23487' }, plain))
+  assert.equal((p['blocks'] as Array<{ path: string }>).map((b) => b.path), ['sql/base/world.sql'])
+  await tight.close()
+  await plain.close()
 })
 
 context('is refused when not enabled in the profile', async () => {
