@@ -34,8 +34,8 @@ const fileText = (random: () => number, i: number, version: number): string => {
   return lines.join('\n') + '\n'
 }
 
-/** Creates a bare repository of `files` files in `dir`; returns the commit of main. */
-export const generateRepo = (dir: string, files: number): string => {
+/** Creates a bare repository of `files` files in `dir` (plus `extra` files, by path, in the first commit); returns the commit of main. */
+export const generateRepo = (dir: string, files: number, extra: Readonly<Record<string, string>> = {}): string => {
   mkdirSync(dir, { recursive: true })
   execFileSync('git', ['init', '-q', '--bare', '-b', 'main', dir])
   const random = rng(42)
@@ -56,6 +56,7 @@ export const generateRepo = (dir: string, files: number): string => {
     }
   }
   commit('initial', texts.map((_, i) => i), 1, 1)
+  for (const [p, body] of Object.entries(extra)) stream += `M 100644 inline ${p}\ndata ${Buffer.byteLength(body)}\n${body}\n`
   for (let v = 2; v <= 4; v++) commit(`version ${v}`, texts.map((_, i) => i).filter((i) => i % 10 === v), v, v)
   chunks.push(stream)
   const r = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, input: chunks.join(''), maxBuffer: 1 << 30 })
