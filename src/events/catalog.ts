@@ -6,6 +6,7 @@ import * as t from 'io-ts'
 import { defineEvent, makeRegistry } from './registry.js'
 import { Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
 import { QueryKind } from './capture.js'
+import { ModelProvenance } from './model-provenance.js'
 
 // ---------------------------------------------------------------------------------------------
 // NoteRecorded: a person's note on the case. Version 1 had only text; version 2 names the markup.
@@ -142,7 +143,7 @@ export type LifecycleState = t.TypeOf<typeof LifecycleState>
 export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null }, 'BlockReason')
 export type BlockReason = t.TypeOf<typeof BlockReason>
 
-export const InvestigationSettings = t.type({
+const SettingsV1Props = {
   prompt_version: t.literal('investigation_project_v1'),
   budget_total: PositiveInt,
   /** Cost of one action, per action kind. */
@@ -152,11 +153,24 @@ export const InvestigationSettings = t.type({
   prompt_max_chars: PositiveInt,
   /** The source.context contract and settings this context started with (null: not enabled). */
   source_context: t.union([t.null, t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })])
+}
+
+/** Version 1 of the settings: no token limit. */
+export const InvestigationSettingsV1 = t.type(SettingsV1Props, 'InvestigationSettingsV1')
+
+export const InvestigationSettings = t.type({
+  ...SettingsV1Props,
+  /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
+  max_tokens: t.union([PositiveInt, t.null])
 }, 'InvestigationSettings')
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
 
+/** Version 1: settings without a token limit. */
+export const InvestigationStartedV1 = t.type({ settings: InvestigationSettingsV1, revision: t.number }, 'InvestigationStartedV1')
 export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
-export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted)
+export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
+  { codec: InvestigationStartedV1, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV1>; return { ...v, settings: { ...v.settings, max_tokens: null } } } }
+])
 
 export const CheckpointRecorded = t.type({
   /** Counts checkpoints: 1, 2, 3 … */
@@ -172,10 +186,16 @@ export const CheckpointRecordedEvent = defineEvent('CheckpointRecorded', Checkpo
 
 export const ModelRequested = t.type({ turn: PositiveInt, phase: t.keyof({ interpretation: null, investigation: null }), prompt: ObjectRef, prompt_version: t.string, prompt_chars: t.number }, 'ModelRequested')
 export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
-export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelResponded')
-export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded)
+/** Version 1: the raw answer only. */
+export const ModelRespondedV1 = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelRespondedV1')
+/** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
+export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) }, 'ModelResponded')
+export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded, [
+  { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
+])
 /** The model function failed (threw, timed out, the provider refused): no answer for this turn. */
 export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
+// A call the controller cancelled records nothing: its request stays unanswered, and the next turn is asked anew.
 export const ModelFailedEvent = defineEvent('ModelFailed', ModelFailed)
 export const ModelResponseRejected = t.type({ turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt }, 'ModelResponseRejected')
 export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)

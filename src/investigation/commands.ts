@@ -5,7 +5,7 @@
  * A retried command id returns the recorded outcome instead of deciding again.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../domain/failure.js'
 import type { CaseState } from '../domain/case-state.js'
 import { decideAttachment, decideNote, type Author } from '../domain/inputs-decider.js'
 import { decideCancelPlan, decideTopUp } from '../domain/research-decider.js'
@@ -84,6 +84,19 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
   }
   const first = command(handle)
+  // Decided again under the store's lock on the state another writer left: a refusal there that
+  // the caller's own state did not give is a conflict (retryable: re-read, and the retry gets the
+  // refusal itself), never a permanent error or a rule violation of the loser.
+  const rebase = (h: CaseHandle): Command | null => {
+    try {
+      return command(h)
+    } catch (e) {
+      if (e instanceof FailureError && failureKind(e.failure.code) === 'permanent') {
+        throw new FailureError(failure('GENERATION_CONFLICT', `the case moved on while command ${commandId} was decided (${e.failure.code}: ${e.failure.message}); re-read it and retry`, { command_id: commandId, cause: e.failure.code }))
+      }
+      throw e
+    }
+  }
   if (first === null) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
@@ -91,7 +104,7 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     env: options.env ?? systemEnv,
     ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
     ...(options.lease === undefined ? {} : { lease: options.lease }),
-    ...(options.expectedGeneration === undefined ? { rebase: command } : {})
+    ...(options.expectedGeneration === undefined ? { rebase } : {})
   })())
 }
 

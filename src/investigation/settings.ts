@@ -17,6 +17,7 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     prompt_max_chars: profile.loop.prompt_max_chars ?? 20_000,
     source_context: profile.source !== undefined && a.enabled
       ? { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes] }
-      : null
+      : null,
+    max_tokens: profile.budget.max_tokens ?? null
   })
 }

@@ -54,7 +54,7 @@ const fires = (violations: RuleViolation[], code: string, rule: string, seq: num
 
 const checkpoint = (generation: number, state: string, extra: Record<string, unknown> = {}): Draft => ({ type: 'CheckpointRecorded', actor: 'system', data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false, ...extra } })
 const request = (turn: number, phase = 'investigation'): Draft => ({ type: 'ModelRequested', actor: 'controller', data: { turn, phase, prompt: { digest: sha256Digest('p'), size: 1 }, prompt_version: 'investigation_project_v1', prompt_chars: 1 } })
-const responded = (turn: number): Draft => ({ type: 'ModelResponded', actor: 'model', data: { turn, raw: { digest: sha256Digest('r'), size: 1 } } })
+const responded = (turn: number): Draft => ({ type: 'ModelResponded', actor: 'model', data: { turn, raw: { digest: sha256Digest('r'), size: 1 }, provenance: null } })
 const note = (actor: Actor): Draft => ({ type: 'NoteRecorded', actor, data: { text: 'n', format: 'plain' } })
 const digestOf = (v: unknown): string => sha256Digest(right(canonicalJson(v)))
 const PLAN_DIGEST = digestOf(SMART_QUERY)

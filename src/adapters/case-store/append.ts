@@ -21,7 +21,7 @@ import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import { sealEvent, type EventDraft, type SealedEvent } from '../../events/chain.js'
 import { Identifier } from '../../events/codecs.js'
 import { EventEnvelope, type Head } from '../../events/envelope.js'
-import { isError, type Finding } from '../../events/findings.js'
+import type { Finding } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
 import { errnoOf, fail, FailureError, toFailure, writeAll, writeFileDurably } from '../fs-util.js'
 import { registry } from '../../events/catalog.js'
@@ -29,7 +29,7 @@ import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
 import { objectRefOf, writeObject } from './objects.js'
-import { corrupt, type CaseHandle } from './open.js'
+import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
 import { checkObligations, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
@@ -96,11 +96,20 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
   }
 }
 
-/** The outcome of a command id recorded before: COMMAND_ID_CONFLICT unless the events are the same. */
+/**
+ * The outcome of a command id recorded before. Other events under the same id are a
+ * COMMAND_ID_CONFLICT when the id was recorded before the caller decided (a reused id), and a
+ * GENERATION_CONFLICT when another writer recorded it after (a race of two writers deciding the
+ * same step: the loser re-reads and finds the winner's outcome).
+ */
 export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[]): AppendOutcome => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   if (fingerprint(events) !== fingerprint(drafts)) {
-    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+    const firstSeq = events[0]?.seq ?? null
+    if (firstSeq !== null && firstSeq > cmd.expectedGeneration) {
+      fail('GENERATION_CONFLICT', `another writer recorded command ${cmd.commandId} while this one was decided (expected generation ${cmd.expectedGeneration}, recorded at ${firstSeq}); re-read the case`, { command_id: cmd.commandId, expected: cmd.expectedGeneration, first_seq: firstSeq })
+    }
+    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: firstSeq })
   }
   const last = events[events.length - 1]
   const receipt = last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
@@ -243,7 +252,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       const repairs: Finding[] = []
       const head = await readHead(handle.dir)
       if (E.isLeft(head)) throw corruptError([head.left])
-      await catchUp(handle, head.right)
+      await catchUp(handle, head.right, (resume) => scanCase(handle.dir, { resume }))
       const logFile = path.join(handle.dir, LOG_FILE)
       const size = (await fsp.stat(logFile)).size
       if (size > head.right.bytes) {
@@ -331,20 +340,3 @@ const truncateDurably = async (file: string, length: number): Promise<void> => {
   }
 }
 
-/** Reads and checks what other writers appended since the handle last looked. */
-const catchUp = async (handle: CaseHandle, head: Head): Promise<void> => {
-  const c = handle.cursor
-  if (head.seq === c.seq) {
-    if (head.hash !== c.hash || head.bytes !== c.bytes) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD changed without new events (case replaced or edited)', path: HEAD_FILE }])
-    return
-  }
-  if (head.seq < c.seq) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: `HEAD went back from ${c.seq} to ${head.seq}`, path: HEAD_FILE }])
-  const scan = await scanCase(handle.dir, { resume: { seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state } })
-  const errors = scan.findings.filter(isError)
-  if (errors.length > 0 || scan.hash === null) throw corruptError(errors)
-  c.seq = scan.seq
-  c.hash = scan.hash
-  c.bytes = scan.bytes
-  c.lastCommand = scan.lastCommand
-  c.state = scan.state
-}
