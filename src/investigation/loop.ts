@@ -31,6 +31,7 @@ import { asDecided, asEither, decideAndAppend, must, openAt, runCommand, type Co
 import { TIMED_REASONS } from '../projections/queue.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
+import type { EventDraft } from '../events/chain.js'
 import { checkMaxTurns } from './loop-options.js'
 
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
@@ -239,7 +240,7 @@ const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signa
   const prompt = renderPrompt(s, await promptInputs(handle, s))
   const promptBytes = Buffer.from(prompt.text, 'utf8')
   const request = { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), promptVersion: prompt.version, promptChars: prompt.text.length }
-  await append(`turn-${turn}-request`, (st) => asDecided(decideRequest(st, request), [promptBytes]))
+  await append(`turn-${turn}-request`, (st) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decideRequest(st, request)))
   if (handle.cursor.state.state === 'EXHAUSTED') {
     step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted` })
     return 'exhausted'
