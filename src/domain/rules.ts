@@ -248,7 +248,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       const d = e.data
       if (d.generation !== s.checkpoint + 1) bad('RULE_LIFECYCLE', 'lifecycle.generation', `checkpoint generation ${d.generation} follows ${s.checkpoint}; it must be ${s.checkpoint + 1}`)
       const problem = transitionProblem(s, cmd, e)
-      if (problem !== null) bad('RULE_LIFECYCLE', problem.rule, problem.message)
+      if (problem !== null) bad(problem.rule.startsWith('budget.') ? 'RULE_BUDGET' : 'RULE_LIFECYCLE', problem.rule, problem.message)
       return out
     }
 
