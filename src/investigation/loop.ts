@@ -27,7 +27,7 @@ import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
 import type { Fact } from '../research/enrich.js'
-import { asDecided, asEither, decideAndAppend, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { asDecided, asEither, decideAndAppend, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
 import { TIMED_REASONS } from '../projections/queue.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
@@ -77,7 +77,7 @@ export interface StartOptions extends CommandOptions {
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
 export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), opts))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
@@ -148,7 +148,7 @@ export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGen
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
 export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), opts))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
 
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
 const modelFailureOf = (e: unknown): Failure => {

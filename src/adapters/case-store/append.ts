@@ -102,9 +102,13 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
  * GENERATION_CONFLICT when another writer recorded it after (a race of two writers deciding the
  * same step: the loser re-reads and finds the winner's outcome).
  */
-export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[]): AppendOutcome => {
+export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[], sameIntent?: (recorded: readonly EventEnvelope[]) => boolean): AppendOutcome => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
-  if (fingerprint(events) !== fingerprint(drafts)) {
+  if (sameIntent !== undefined) {
+    // A typed command knows what it was asked to do: the same intent is the same command (its
+    // events may differ, decided on another state), another intent a reused id.
+    if (!sameIntent(events)) fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before for something else`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+  } else if (fingerprint(events) !== fingerprint(drafts)) {
     const firstSeq = events[0]?.seq ?? null
     if (firstSeq !== null && firstSeq > cmd.expectedGeneration) {
       fail('GENERATION_CONFLICT', `another writer recorded command ${cmd.commandId} while this one was decided (expected generation ${cmd.expectedGeneration}, recorded at ${firstSeq}); re-read the case`, { command_id: cmd.commandId, expected: cmd.expectedGeneration, first_seq: firstSeq })
@@ -143,8 +147,13 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = env.now().toISOString()
   let prev = handle.cursor.hash
+  const fresh = new Set<string>()
   const sealed = drafts.map((d, i) => {
-    const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id: `evt-${env.newId()}`, at, commandId: cmd.commandId })
+    const id = `evt-${env.newId()}`
+    // A clock whose id source repeats itself would make the case corrupt for every reader.
+    if (handle.cursor.ids.has(id) || fresh.has(id)) fail('EVENT_ID_DUPLICATE', `the id source gave ${id} twice (the case holds it already): give the client a clock with unique ids; nothing was written`, { id, index: i })
+    fresh.add(id)
+    const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id, at, commandId: cmd.commandId })
     if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
     if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
     prev = s.right.envelope.hash
@@ -263,7 +272,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       }
 
       const recorded = handle.cursor.commands.get(cmd.commandId)
-      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end)), repairs }
+      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent), repairs }
       const rebased = rebaseCommand(handle, cmd, options)
       if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
       cmd = rebased
@@ -309,6 +318,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       handle.cursor.hash = newHead.hash
       handle.cursor.bytes = newHead.bytes
       handle.cursor.state = rules.state()
+      for (const x of sealed) handle.cursor.ids.add(x.envelope.id)
       return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, receipt: { seq: newHead.seq, hash: newHead.hash }, repairs }
     } finally {
       await releaseLock(lock)

@@ -22,6 +22,8 @@ export interface Cursor {
   lastCommand: string | null
   /** The case state at `seq` (the rules' fold): what deciders decide on. */
   state: CaseState
+  /** Every event id up to `seq`: a writer never acknowledges an id twice. */
+  readonly ids: Set<string>
 }
 
 /** An open case: what a writer appends through (reads need no handle). */
@@ -55,13 +57,13 @@ export const handleFromScan = (ref: string, scan: ScanResult, store: CaseStore):
     ref: store.kind === 'directory' ? ref : scan.declaration.case_id,
     dir: store.kind === 'directory' ? ref : '',
     declaration: scan.declaration,
-    cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand, state: scan.state },
+    cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand, state: scan.state, ids: scan.ids },
     notices: scan.findings
   }
 }
 
 /** Where a scan of the rest of a log resumes: the handle's cursor. */
-export type Resume = Pick<Cursor, 'seq' | 'hash' | 'bytes' | 'commands' | 'lastCommand' | 'state'>
+export type Resume = Pick<Cursor, 'seq' | 'hash' | 'bytes' | 'commands' | 'lastCommand' | 'state' | 'ids'>
 
 /**
  * Catches a handle up with the head a store acknowledges: nothing to do at the same head, a scan
@@ -75,7 +77,7 @@ export const catchUp = async (handle: CaseHandle, head: { readonly seq: number; 
     return
   }
   if (head.seq < c.seq) throw new FailureError(corrupt([finding('HEAD_MISMATCH', `the head went back from ${c.seq} to ${head.seq}`, { path: HEAD_FILE })]))
-  const scan = await scanFrom({ seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state })
+  const scan = await scanFrom({ seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state, ids: c.ids })
   const errors = scan.findings.filter(isError)
   if (errors.length > 0 || scan.hash === null) throw new FailureError(corrupt(errors))
   c.seq = scan.seq

@@ -44,7 +44,7 @@ const lockRow = async (ctx: SqlContext, trx: Knex.Transaction, caseId: string): 
 export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
   validateCommand(first)
   const env = options.env ?? systemEnv
-  let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan } | null = null
+  let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null = null
   const outcome = await ctx.transaction(async (trx) => {
     const row = await lockRow(ctx, trx, handle.ref)
     const live = row.lease.expires !== null && row.lease.expires > row.now
@@ -57,7 +57,7 @@ export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: 
     }
     await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) => scanRows(trx, row, { canonical: false, resume }))
     const recorded = handle.cursor.commands.get(first.commandId)
-    if (recorded !== undefined) return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded))
+    if (recorded !== undefined) return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
     const cmd = rebaseCommand(handle, first, options)
     if (cmd === null) return nothingToAppend(handle, first.commandId)
     const plan = await planCommand(handle, cmd, env, {
@@ -102,11 +102,11 @@ export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: 
       updated = await trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
     }
     if (updated !== 1) fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', { expected: cmd.expectedGeneration })
-    after = { state, seq: plan.newHead.seq, hash: plan.newHead.hash, bytes: plan.newHead.bytes, span: { firstSeq: handle.cursor.seq + 1, lastSeq: plan.newHead.seq, start: handle.cursor.bytes, end: plan.newHead.bytes } }
+    after = { state, seq: plan.newHead.seq, hash: plan.newHead.hash, bytes: plan.newHead.bytes, span: { firstSeq: handle.cursor.seq + 1, lastSeq: plan.newHead.seq, start: handle.cursor.bytes, end: plan.newHead.bytes }, ids: plan.sealed.map((x) => x.envelope.id) }
     return { status: 'appended' as const, commandId: cmd.commandId, events: plan.sealed.map((s) => s.envelope), generation: plan.newHead.seq, receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash }, repairs: [] }
   })
   // Acknowledged (committed): only now does the handle move on.
-  const a = after as { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan } | null
+  const a = after as { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null
   if (a !== null && outcome.status === 'appended') {
     handle.cursor.commands.set(first.commandId, a.span)
     handle.cursor.lastCommand = first.commandId
@@ -114,6 +114,7 @@ export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: 
     handle.cursor.hash = a.hash
     handle.cursor.bytes = a.bytes
     handle.cursor.state = a.state
+    for (const id of a.ids) handle.cursor.ids.add(id)
   }
   return outcome
 }

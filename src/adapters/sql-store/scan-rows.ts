@@ -21,7 +21,7 @@ export interface ScanRowsOptions {
   readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
   readonly canonical?: boolean
   readonly rules?: boolean
-  readonly resume?: { readonly seq: number; readonly hash: string; readonly bytes: number; readonly commands: Map<string, CommandSpan>; readonly lastCommand: string | null; readonly state: CaseState }
+  readonly resume?: { readonly seq: number; readonly hash: string; readonly bytes: number; readonly commands: Map<string, CommandSpan>; readonly lastCommand: string | null; readonly state: CaseState; readonly ids?: Set<string> }
   /** Stop at this generation (the head read in the same transaction). */
   readonly until?: number
 }
@@ -47,7 +47,8 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
     ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     ...(o.onRef === undefined ? {} : { onRef: o.onRef }),
     ...(o.canonical === undefined ? {} : { canonical: o.canonical }),
-    start, commands, lastCommand: o.resume?.lastCommand ?? null, report, rules: o.rules === false ? null : rules
+    start, commands, lastCommand: o.resume?.lastCommand ?? null, report, rules: o.rules === false ? null : rules,
+    ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids })
   })
   const until = o.until ?? row.generation
   let pos = start.bytes
@@ -86,6 +87,7 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
     commands,
     lastCommand: checker.lastCommand(),
     eventIds: checker.eventIds(),
+    ids: checker.ids(),
     state: rules.state(),
     obligations: rules.obligations()
   }
