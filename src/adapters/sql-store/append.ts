@@ -16,9 +16,10 @@
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
 import { systemEnv } from '../env.js'
-import { fail } from '../fs-util.js'
+import { fail, FailureError } from '../fs-util.js'
+import { finding } from '../../events/findings.js'
 import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
-import { catchUp, type CaseHandle } from '../case-store/handle.js'
+import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
@@ -42,6 +43,20 @@ const lockRow = async (ctx: SqlContext, trx: Knex.Transaction, caseId: string): 
 
 /** Appends a command to a case of the store (see the module comment). */
 export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+  try {
+    return await appendTransaction(ctx, handle, first, options)
+  } catch (e) {
+    // A key the log does not explain (event rows past the head, a planted command row) is a store
+    // that does not verify: CASE_CORRUPT, never an internal error.
+    const code = e instanceof FailureError ? e.failure.data['driver_code'] : undefined
+    if (code === '23505' || code === 'ER_DUP_ENTRY') {
+      throw new FailureError(corrupt([finding('STORE_ROWS_BEYOND_HEAD', 'the store holds event or command rows for this case that its log does not acknowledge: run vba verify', { data: { case_id: handle.ref } })]))
+    }
+    throw e
+  }
+}
+
+const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: Command, options: StoreAppendOptions): Promise<AppendOutcome> => {
   validateCommand(first)
   const env = options.env ?? systemEnv
   let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null = null

@@ -6,12 +6,15 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { checkWorkerName } from '../../domain/worker-name.js'
-import { runnability, TIMED_REASONS, type QueueEntry, type QueueRow } from '../../projections/queue.js'
+import { queueRow, runnability, TIMED_REASONS, type QueueEntry, type QueueRow } from '../../projections/queue.js'
+import { isError } from '../../events/findings.js'
 import { fail, FailureError } from '../fs-util.js'
 import type { Lease } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
 import { dbNowMs } from './dialect.js'
-import { buf, caseRow, num, numOrNull } from './rows.js'
+import { buf, caseRow, num, numOrNull, queueColumns } from './rows.js'
+import { scanRows } from './scan-rows.js'
+import { QUEUE_COLUMNS, queueDifferences } from './consistency.js'
 
 const checkLease = (worker: string, leaseMs: number): void => {
   const name = checkWorkerName(worker)
@@ -64,7 +67,15 @@ export const listQueue = async (ctx: SqlContext, o: { readonly limit?: number } 
   return [...entries.filter((e) => e.runnable), ...entries.filter((e) => !e.runnable)]
 })
 
-/** Leases one runnable case to `worker`, or null (cases held by a live lease are skipped; an expired one is taken over). */
+/** Candidates one claim looks at (their queue columns are re-derived from their logs). */
+const CANDIDATES = 8
+
+/**
+ * Leases one runnable case to `worker`, or null (cases held by a live lease are skipped; an
+ * expired one is taken over). The queue columns only nominate candidates: each is re-derived from
+ * its log before it is leased, so a row whose columns were edited (or left stale) is corrected,
+ * not trusted, and a case whose log does not verify is passed over (and moved to the back).
+ */
 export const claimCase = async (ctx: SqlContext, worker: string, leaseMs: number): Promise<Lease | null> => {
   checkLease(worker, leaseMs)
   return ctx.transaction(async (trx) => {
@@ -76,14 +87,24 @@ export const claimCase = async (ctx: SqlContext, worker: string, leaseMs: number
         AND (state IN ('NOT_STARTED', 'INTERPRETING', 'INVESTIGATING')
              OR (state = 'BLOCKED' AND reason IN (${timed}) AND (retry_not_before_ms IS NULL OR retry_not_before_ms <= ?)))
       ORDER BY updated_ms, case_id
-      LIMIT 1
+      LIMIT ${CANDIDATES}
       FOR UPDATE SKIP LOCKED`
     const rows = ctx.dialect.rows<{ case_id: string }>(await trx.raw(sql, [now, ...TIMED_REASONS, now]))
-    const caseId = rows[0]?.case_id
-    if (caseId === undefined) return null
-    const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
-    await trx('vba_cases').where({ case_id: caseId }).update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
-    return lease
+    for (const { case_id: caseId } of rows) {
+      const row = await caseRow(ctx, trx, caseId, false)
+      const scan = await scanRows(trx, row, { canonical: false })
+      if (scan.findings.some(isError)) {
+        await trx('vba_cases').where({ case_id: caseId }).update({ updated_ms: now })
+        continue
+      }
+      const stored = (await trx('vba_cases').select(...QUEUE_COLUMNS).where({ case_id: caseId }).first()) as Record<string, unknown>
+      if (queueDifferences(stored, scan.state).length > 0) await trx('vba_cases').where({ case_id: caseId }).update(queueColumns(scan.state))
+      if (!runnability(queueRow(scan.state), now).runnable) continue
+      const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
+      await trx('vba_cases').where({ case_id: caseId }).update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
+      return lease
+    }
+    return null
   })
 }
 

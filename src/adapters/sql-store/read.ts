@@ -19,6 +19,7 @@ import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import type { SqlContext } from './connection.js'
 import { buf, caseRow, num, objectBytes, PAGE_ROWS, readObjectIn, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
+import { storeConsistency } from './consistency.js'
 
 /** Opens a case for deciding and appending. */
 export const openInStore = async (ctx: SqlContext, caseId: string): Promise<CaseHandle> => {
@@ -62,6 +63,8 @@ export const verifyInStore = async (ctx: SqlContext, caseId: string, options: Ve
     }
   })
   options.onProgress?.('log', row.log_bytes, row.log_bytes)
+  // What the store keeps beside the log must agree with it.
+  extra.push(...await storeConsistency(ctx.k, caseId, row.generation, scan.commands, scan.state))
   // Every referenced object is read back and hashed; the obligations' objects are kept for the rules.
   const wanted = new Set<string>()
   for (const ob of scan.obligations) for (const ref of ob.kind === 'capture' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]) wanted.add(ref.digest)
