@@ -1,7 +1,8 @@
 /** `vba store migrate|import`, `vba queue list|claim|release` and `vba work`: running a fleet. */
 import { hostname } from 'node:os'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure } from '../domain/failure.js'
+import { failure, isFailureCode } from '../domain/failure.js'
+import { MAX_SLOTS } from '../domain/worker-name.js'
 import { canonicalJson } from '../events/canonical.js'
 import { migrateStore } from '../adapters/sql-store/sql-store.js'
 import { withVerifiedPackage } from '../adapters/bagit/import.js'
@@ -12,11 +13,12 @@ import type { QueueEntry } from '../projections/queue.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { settingsOf } from '../investigation/settings.js'
-import { work } from '../investigation/worker.js'
+import { work, type WorkEvent } from '../investigation/worker.js'
+import { summaryLine } from '../investigation/work-summary.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
 import type { Out } from './case-verbs.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
-import { modelFrom } from './investigate-verb.js'
+import { modelFrom, resultLine } from './investigate-verb.js'
 
 const json = (v: unknown): string => {
   const t = canonicalJson(v)
@@ -67,7 +69,9 @@ const LIST_LIMIT = 10_000
 const renderEntry = (e: QueueEntry): string => {
   const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
   const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
-  return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}, generation ${e.generation}, last activity ${e.last_activity}${e.lease === null ? '' : `, leased by ${e.lease.worker} until ${e.lease.expires_at}`}: ${e.why}`
+  const model = e.model === null && e.tokens_total === 0 ? '' : `, model ${e.model ?? 'unnamed'} (${e.tokens_total} tokens)`
+  const failed = e.last_model_failure === null ? '' : `; the model failed: ${e.last_model_failure.code}: ${e.last_model_failure.message}`
+  return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}${model}, generation ${e.generation}, last activity ${e.last_activity}${e.lease === null ? '' : `, leased by ${e.lease.worker} until ${e.lease.expires_at}`}: ${e.why}${failed}`
 }
 
 export const queueList = async (io: Out, root: string | undefined, o: StoreOption & { json?: boolean }): Promise<void> => {
@@ -134,29 +138,51 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const summary = await work({
+    const summary = await coded(() => work({
       store,
       model,
       research,
       settings,
       worker: o.worker ?? `${hostname()}.${process.pid}`,
-      concurrency: intOption('--concurrency', o.concurrency, 1, 1, 64),
+      concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
       leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
       maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
       untilIdle: o.untilIdle === true,
       signal: stop.signal,
       onEvent: (e) => {
         if (o.json === true) io.out(json(e))
-        else if (e.kind === 'claimed') io.out(`${e.worker}: claimed ${e.case_id}`)
-        else if (e.kind === 'advanced') io.out(`${e.worker}: ${e.case_id} → ${e.result.state}${e.result.reason === null ? '' : `/${e.result.reason}`} (${e.result.turns} turn(s), generation ${e.result.generation})`)
-        else if (e.kind === 'failed') io.err(`vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`)
-        else if (e.kind === 'idle') io.out(`${e.worker}: nothing runnable; waiting`)
+        else {
+          const text = workEventLine(e)
+          if (text !== null) (e.kind === 'failed' ? io.err : io.out)(text)
+        }
       }
-    })
-    io.out(`${summary.claims} claim(s), ${summary.advanced} advanced, ${summary.failures.length} failed`)
+    }))
+    if (o.json === true) io.out(json({ kind: 'summary', summary }))
+    else io.out(summaryLine(summary))
+    if (summary.ended === 'failure' && summary.stopped_by !== null) {
+      const f = failure(isFailureCode(summary.stopped_by.code) ? summary.stopped_by.code : 'INTERNAL_ERROR', `the worker stopped: ${summary.stopped_by.message}`, { case_id: summary.stopped_by.case_id })
+      throw new CliExit(exitCodeOf(f), o.json === true ? undefined : f)
+    }
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await research.close()
+  }
+}
+
+/** One line for people per worker event (null: not shown without --json). */
+const workEventLine = (e: WorkEvent): string | null => {
+  switch (e.kind) {
+    case 'claimed': return `${e.worker}: claimed ${e.case_id}`
+    case 'advanced': return `${e.worker}: ${e.case_id} → ${resultLine(e.result)}`
+    case 'failed': return `vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`
+    case 'idle': return `${e.worker}: nothing runnable; waiting`
+    case 'stopping': return `vba work: ${e.reason === 'idle' ? 'done' : 'stopping'}: ${e.message}`
+    case 'step':
+    case 'released': return null
+    default: {
+      const _never: never = e
+      return _never
+    }
   }
 }

@@ -1,8 +1,9 @@
 /**
  * `vba investigate DIR --config P (--model-command CMD | --model-url URL --model NAME)`: starts the
  * investigation of a prepared case if needed, then runs the loop until CONCLUDED, EXHAUSTED or
- * BLOCKED (or --max-turns), one line per step, and the final state. Exit 0 concluded, 5 blocked,
- * exhausted or stopped at --max-turns; 2, 3, 4 as elsewhere.
+ * BLOCKED (or --max-turns), one line per step, and the final state. Exit 0 concluded; 3 blocked
+ * because the model or research is unavailable (the last failure's code and message are shown);
+ * 5 blocked by the case's own state, exhausted, or stopped at --max-turns; 2, 4 as elsewhere.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../domain/failure.js'
@@ -17,7 +18,7 @@ import { FailureError } from '../adapters/fs-util.js'
 import { hostname } from 'node:os'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { advance, startInvestigation, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
+import { advance, startInvestigation, type AdvanceResult, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
 import { CliExit, EXIT, exitCodeOf, orExit } from './io.js'
@@ -45,6 +46,17 @@ const line = (s: AdvanceStep): string => {
   }
 }
 
+/** The last line of a run: where the case stands, why, which model answered and what it spent. */
+export const resultLine = (r: AdvanceResult): string => {
+  const why = r.last_model_failure === null || r.state !== 'BLOCKED' ? '' : `; the model failed: ${r.last_model_failure.code}: ${r.last_model_failure.message}`
+  const model = r.model === null ? '' : `, model ${r.model}, ${r.tokens} tokens`
+  return `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}${r.cancelled ? ' (stopped by a signal)' : ''}: ${r.turns} model turn(s)${model}, generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}${why}`
+}
+
+/** Exit 3 when a provider (the model, research) is unavailable, 5 when the case stopped by its own state. */
+export const notConcludedExit = (r: AdvanceResult): number =>
+  r.state === 'BLOCKED' && (r.reason === 'MODEL_UNAVAILABLE' || r.reason === 'RESEARCH_UNAVAILABLE') ? EXIT.UNAVAILABLE : EXIT.NOT_CONCLUDED
+
 /** The model a verb runs: --model-command, --model-url with --model, or the profile's [model]. */
 export const modelFrom = (profile: Profile, o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string }): ModelFn => {
   const command = o.modelCommand ?? profile.model.command
@@ -59,7 +71,18 @@ export const modelFrom = (profile: Profile, o: { readonly modelCommand?: string;
     } catch {
       throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`))
     }
-    return httpModel({ url, model: name, ...(profile.model.api_key_env === undefined ? {} : { apiKeyEnv: profile.model.api_key_env }), ...(profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms }) })
+    const m = profile.model
+    return httpModel({
+      url,
+      model: name,
+      ...(m.api_key_env === undefined ? {} : { apiKeyEnv: m.api_key_env }),
+      ...(m.timeout_ms === undefined ? {} : { timeoutMs: m.timeout_ms }),
+      ...(m.max_attempts === undefined ? {} : { maxAttempts: m.max_attempts }),
+      ...(m.max_total_ms === undefined ? {} : { maxTotalMs: m.max_total_ms }),
+      ...(m.temperature === undefined ? {} : { temperature: m.temperature }),
+      ...(m.max_tokens === undefined ? {} : { maxTokens: m.max_tokens }),
+      ...(m.json_mode === undefined ? {} : { jsonMode: m.json_mode })
+    })
   }
   throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'))
 }
@@ -125,8 +148,8 @@ const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: P
       ...(o.manualRetry === true ? { manualRetry: true } : {}),
       onStep: (s) => out({ step: s }, line(s))
     }))
-    out({ result: r }, `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}: ${r.turns} model turn(s), generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}`)
-    if (r.state !== 'CONCLUDED') throw new CliExit(EXIT.NOT_CONCLUDED)
+    out({ result: r }, resultLine(r))
+    if (r.state !== 'CONCLUDED') throw new CliExit(notConcludedExit(r))
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)

@@ -8,6 +8,7 @@
  */
 import type { RecordedEvent } from '../events/chain.js'
 import type { InvestigationSettings, LifecycleState } from '../events/catalog.js'
+import { tokensOf } from '../events/model-provenance.js'
 
 export interface ObjectRefLite {
   readonly digest: string
@@ -109,6 +110,10 @@ export interface CaseState {
   lastModelFailure: { code: string; message: string } | null
   /** Failed model calls since the last answer: the backoff of MODEL_UNAVAILABLE grows with it. */
   modelFailureStreak: number
+  /** The model of the latest answer, as recorded with it (null before the first, or for answers recorded without provenance). */
+  lastModel: { readonly kind: string; readonly model: string | null; readonly endpoint: string | null } | null
+  /** Model tokens spent, as the providers reported them (answers without usage count 0). */
+  tokens: { prompt: number; completion: number; total: number; answers_with_usage: number }
   pendingPlan: { plan_id: string; arguments: Record<string, unknown>; turn: number; reservation: string | null } | null
   interpretation: string | null
   hypotheses: Map<string, Hypothesis>
@@ -161,6 +166,8 @@ export const initCaseState = (): CaseState => ({
   lastRejection: null,
   lastModelFailure: null,
   modelFailureStreak: 0,
+  lastModel: null,
+  tokens: { prompt: 0, completion: 0, total: 0, answers_with_usage: 0 },
   pendingPlan: null,
   interpretation: null,
   hypotheses: new Map(),
@@ -185,6 +192,9 @@ export const budgetTotal = (s: CaseState): number => (s.settings === null ? 0 : 
 
 /** Budget left for new reservations: total minus consumed minus what reservations still hold. */
 export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.research.consumed - heldBudget(s.research)
+
+/** True when the investigation's token limit is set and the recorded usage has reached it. */
+export const tokensSpent = (s: CaseState): boolean => s.settings !== null && s.settings.max_tokens !== null && s.tokens.total >= s.settings.max_tokens
 
 /** What one project.query costs in this investigation. */
 export const queryCost = (s: CaseState): number => s.settings?.action_costs['project.query'] ?? 1
@@ -345,10 +355,21 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       s.turn = e.data.turn
       s.openTurn = { turn: e.data.turn, phase: e.data.phase }
       return s
-    case 'ModelResponded':
+    case 'ModelResponded': {
       s.openTurn = null
       s.modelFailureStreak = 0
+      const p = e.data.provenance
+      if (p !== null) {
+        s.lastModel = { kind: p.kind, model: p.model, endpoint: p.endpoint }
+        if (p.usage !== null) {
+          s.tokens.prompt += p.usage.prompt_tokens ?? 0
+          s.tokens.completion += p.usage.completion_tokens ?? 0
+          s.tokens.total += tokensOf(p.usage)
+          s.tokens.answers_with_usage += 1
+        }
+      }
       return s
+    }
     case 'ModelFailed':
       s.openTurn = null
       s.modelFailureStreak += 1

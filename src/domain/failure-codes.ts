@@ -84,6 +84,8 @@ export const FAILURE_CODES = {
   EVENT_UNKNOWN_VERSION: 'permanent',
   EVENT_DATA_INVALID: 'permanent',
   EVENT_ENVELOPE_INVALID: 'permanent',
+  /** The writer's id source repeated an event id (a broken `clock`): refused, nothing written. */
+  EVENT_ID_DUPLICATE: 'permanent',
   RULE_VIOLATION: 'permanent',
   COMMAND_ID_CONFLICT: 'permanent',
   COMMAND_DONE: 'permanent',

@@ -11,7 +11,8 @@ import type { EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { describeErrors } from '../events/decode.js'
-import { heldBudget, queryCost, remainingBudget, type CaseState } from './case-state.js'
+import { heldBudget, queryCost, remainingBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
+import type { ModelProvenance } from '../events/model-provenance.js'
 import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
 import { answerFromCase } from './from-case.js'
 import { PROMPT_MIN_CHARS } from './limits.js'
@@ -36,6 +37,32 @@ export const decideStart = (s: CaseState, settings: InvestigationSettings): Deci
   const committed = s.research.consumed + heldBudget(s.research)
   if (committed > settings.budget_total) return E.left(failure('BUDGET_INSUFFICIENT', `${committed} units of research are committed already, more than the budget of ${settings.budget_total}`, { committed }))
   return E.right([{ type: 'InvestigationStarted', actor: 'controller', data: { settings, revision: latest.revision } }, checkpoint(s, 'INTERPRETING')])
+}
+
+// --- model turns ------------------------------------------------------------------------------
+
+/** Another writer moved the case on since the caller looked: retryable, never a rule violation. */
+const moved = (message: string): Decision => E.left(failure('GENERATION_CONFLICT', `${message}: another writer advanced the case meanwhile; re-read it and retry`, { moved: true }))
+
+export interface TurnRequest {
+  readonly turn: number
+  readonly phase: 'interpretation' | 'investigation'
+  readonly prompt: ObjectRefLite & { readonly media_type?: string }
+  readonly promptVersion: string
+  readonly promptChars: number
+}
+
+/**
+ * The request of the next model turn (its prompt stored as an object), or EXHAUSTED when the
+ * investigation's token limit has been reached (no model is asked once it is spent).
+ */
+export const decideRequest = (s: CaseState, r: TurnRequest): Decision => {
+  if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
+  if (r.turn !== s.turn + 1) return moved(`turn ${r.turn} was to follow turn ${r.turn - 1}, but the case is at turn ${s.turn}`)
+  if (r.phase !== (s.state === 'INTERPRETING' ? 'interpretation' : 'investigation')) return moved(`a ${r.phase} turn, but the case is ${s.state}`)
+  if (s.pendingPlan?.reservation != null) return moved(`plan ${s.pendingPlan.plan_id} waits to be carried out first`)
+  if (tokensSpent(s)) return E.right([checkpoint(s, 'EXHAUSTED', { reason: 'TOKEN_BUDGET_EXHAUSTED' })])
+  return E.right([{ type: 'ModelRequested', actor: 'controller', data: { turn: r.turn, phase: r.phase, prompt: r.prompt, prompt_version: r.promptVersion, prompt_chars: r.promptChars } }])
 }
 
 // --- the model's answers (the io-ts codecs are the answer contract) ---------------------------
@@ -79,6 +106,7 @@ export const hasLoneSurrogate = (text: string): boolean => holdsLoneSurrogate(te
  */
 export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date, planId: string): Decision => {
   if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
+  if (s.openTurn?.turn !== turn) return moved(`turn ${turn} is not waiting for an answer`)
   if (raw.length > MAX_ANSWER_CHARS) return E.right(reject(s, turn, 'MODEL_ANSWER_TOO_LARGE', `the answer has ${raw.length} characters, over ${MAX_ANSWER_CHARS}`, now))
   if (hasLoneSurrogate(raw)) return E.right(reject(s, turn, 'MODEL_ANSWER_INVALID', 'the answer holds lone UTF-16 surrogates (not valid Unicode text)', now))
   let parsed: unknown
@@ -138,14 +166,37 @@ export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date,
   }
 }
 
+export interface RecordedAnswer {
+  readonly turn: number
+  /** The raw answer as text (what the deciders parse). */
+  readonly raw: string
+  /** The raw answer's object (its exact bytes are stored). */
+  readonly rawRef: ObjectRefLite & { readonly media_type?: string }
+  readonly provenance: ModelProvenance | null
+  readonly now: Date
+}
+
+/** The model's answer recorded with which model gave it, and what it means (exactly one decision). */
+export const decideResponse = (s: CaseState, a: RecordedAnswer): Decision =>
+  E.map((decided: EventDraft[]): EventDraft[] => [{ type: 'ModelResponded', actor: 'model', data: { turn: a.turn, raw: a.rawRef, provenance: a.provenance } }, ...decided])(decideAnswer(s, a.turn, a.raw, a.now, `P${a.turn}`))
+
+/** How long a provider asked to be left alone (a Retry-After it sent), from a failure's data. */
+const retryAfterOf = (f: Failure): number => {
+  const v = f.data['retry_after_ms']
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(v, 24 * 3_600_000) : 0
+}
+
 /**
- * The model function failed for this turn (it threw, the provider refused or timed out): the
- * failure is recorded, and the case waits as MODEL_UNAVAILABLE with a growing retry time (a
- * call the controller cancelled may be retried at once: `retryAfterMs` 0).
+ * The model function failed for this turn (it threw, the provider refused or timed out, after the
+ * client's own retries): the failure is recorded, and the case waits as MODEL_UNAVAILABLE with a
+ * growing retry time, at least as long as a Retry-After the provider sent (`retry_after_ms` in
+ * the failure's data). A call the controller cancelled is not a failure: nothing is recorded.
  */
-export const decideModelFailure = (s: CaseState, turn: number, f: Failure, now: Date, retryAfterMs: number = outageBackoffMs(s.modelFailureStreak + 1)): Decision => {
+export const decideModelFailure = (s: CaseState, turn: number, f: Failure, now: Date): Decision => {
   if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
-  const retry = new Date(now.getTime() + retryAfterMs).toISOString()
+  if (s.openTurn?.turn !== turn) return moved(`turn ${turn} is not waiting for an answer`)
+  // The block lasts the backoff of the failure streak, or what the provider asked for if longer.
+  const retry = new Date(now.getTime() + Math.max(outageBackoffMs(s.modelFailureStreak + 1), retryAfterOf(f))).toISOString()
   return E.right([
     { type: 'ModelFailed', actor: 'system', data: { turn, code: f.code, message: f.message.slice(0, 500) } },
     checkpoint(s, 'BLOCKED', { reason: 'MODEL_UNAVAILABLE', resume: s.state, retryNotBefore: retry })

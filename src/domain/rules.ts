@@ -26,7 +26,7 @@ import { evidenceFor } from './research-decider.js'
 import { resolvePointer } from './enrichment-config.js'
 import { continuationOf, partialMarkers } from './partial.js'
 import { answerableFromCase, fromCaseProblem, stallBlockAllowed, stallBlockOwed } from './rules-repeats.js'
-import { evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, type CaseState, type ObjectRefLite } from './case-state.js'
+import { evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
 
 export interface RuleViolation {
   readonly code: RuleCode
@@ -252,7 +252,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       const d = e.data
       if (d.generation !== s.checkpoint + 1) bad('RULE_LIFECYCLE', 'lifecycle.generation', `checkpoint generation ${d.generation} follows ${s.checkpoint}; it must be ${s.checkpoint + 1}`)
       const problem = transitionProblem(s, cmd, e)
-      if (problem !== null) bad('RULE_LIFECYCLE', problem.rule, problem.message)
+      if (problem !== null) bad(problem.rule.startsWith('budget.') ? 'RULE_BUDGET' : 'RULE_LIFECYCLE', problem.rule, problem.message)
       return out
     }
 
@@ -262,6 +262,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       else if (d.phase !== (s.state === 'INTERPRETING' ? 'interpretation' : 'investigation')) bad('RULE_TURN', 'turn.request', `a ${d.phase} prompt while the case is ${s.state}`)
       if (d.turn !== s.turn + 1) bad('RULE_TURN', 'turn.request', `turn ${d.turn} follows turn ${s.turn}; it must be ${s.turn + 1}`)
       if (s.pendingPlan?.reservation != null) bad('RULE_TURN', 'turn.request', `plan ${s.pendingPlan.plan_id} waits to be carried out before the model is asked again`)
+      if (tokensSpent(s)) bad('RULE_BUDGET', 'budget.tokens', `${s.tokens.total} model tokens are spent, the limit is ${String(s.settings?.max_tokens)}: no model is asked again`)
       return out
     }
 
@@ -461,7 +462,7 @@ const transitionProblem = (s: CaseState, cmd: CommandContext, e: Extract<Recorde
     if (d.resume_state === null) return { rule: 'lifecycle.block-reason', message: 'a block names the state it resumes into' }
     if (TIMED_BLOCKS.has(d.reason) && (d.retry_not_before === null || Number.isNaN(Date.parse(d.retry_not_before)))) return { rule: 'lifecycle.block-reason', message: `${d.reason} names the time it may be retried (retry_not_before)` }
   } else {
-    if (to === 'EXHAUSTED' ? d.reason !== 'BUDGET_EXHAUSTED' : d.reason !== null) return { rule: 'lifecycle.block-reason', message: `${to} has ${to === 'EXHAUSTED' ? 'the reason BUDGET_EXHAUSTED' : 'no reason'} (got ${String(d.reason)})` }
+    if (to === 'EXHAUSTED' ? d.reason !== 'BUDGET_EXHAUSTED' && d.reason !== 'TOKEN_BUDGET_EXHAUSTED' : d.reason !== null) return { rule: 'lifecycle.block-reason', message: `${to} has ${to === 'EXHAUSTED' ? 'the reason BUDGET_EXHAUSTED or TOKEN_BUDGET_EXHAUSTED' : 'no reason'} (got ${String(d.reason)})` }
     if (d.resume_state !== null || d.retry_not_before !== null) return { rule: 'lifecycle.block-reason', message: `only a block names a resume state and a retry time (${to} does)` }
   }
   if (d.manual_retry && !(from === 'BLOCKED' && s.reason !== null && (TIMED_BLOCKS.has(s.reason) || s.reason === 'RESEARCH_UNAVAILABLE'))) {
@@ -487,6 +488,11 @@ const transitionProblem = (s: CaseState, cmd: CommandContext, e: Extract<Recorde
           if (d.resume_state !== from) return { rule: 'lifecycle.block-reason', message: `the block resumes into the state it interrupted (${from}), not ${String(d.resume_state)}` }
           return null
         case 'EXHAUSTED':
+          if (d.reason === 'TOKEN_BUDGET_EXHAUSTED') {
+            if (cmd.events.length > 0) return transition('a spent token budget is its own command, taken instead of the next model request')
+            if (s.pendingPlan?.reservation != null) return transition(`plan ${s.pendingPlan.plan_id} waits to be carried out first`)
+            return tokensSpent(s) ? null : { rule: 'budget.tokens', message: `${s.tokens.total} model tokens are spent, below the limit ${String(s.settings?.max_tokens)}` }
+          }
           if (from !== 'INVESTIGATING' || !has((x) => x.type === 'ModelResponded')) return transition('EXHAUSTED is the decision on a model action the budget cannot pay')
           return remainingBudget(s) < queryCost(s) ? null : { rule: 'lifecycle.exhausted', message: `${remainingBudget(s)} units are left, enough for a query costing ${queryCost(s)}` }
         case 'CONCLUDED':

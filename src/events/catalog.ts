@@ -6,6 +6,7 @@ import * as t from 'io-ts'
 import { defineEvent, makeRegistry } from './registry.js'
 import { Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
 import { QueryKind } from './capture.js'
+import { ModelProvenance } from './model-provenance.js'
 
 // ---------------------------------------------------------------------------------------------
 // NoteRecorded: a person's note on the case. Version 1 had only text; version 2 names the markup.
@@ -157,11 +158,10 @@ export type LifecycleState = t.TypeOf<typeof LifecycleState>
 export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null }, 'BlockReason')
 export type BlockReason = t.TypeOf<typeof BlockReason>
 
-/** The source.context settings an investigation started with, as version 1 recorded them. */
+/** The source.context settings an investigation started with, as versions 1 and 2 recorded them. */
 const SourceContextSettingsV1 = t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })
 
-/** Version 1 of the settings (InvestigationStarted version 1): prompt version 1, no query contract. */
-export const InvestigationSettingsV1 = t.type({
+const SettingsV1Props = {
   prompt_version: t.literal('investigation_project_v1'),
   budget_total: PositiveInt,
   action_costs: t.type({ 'project.query': PositiveInt }),
@@ -169,7 +169,17 @@ export const InvestigationSettingsV1 = t.type({
   retry_delay_ms: t.number,
   prompt_max_chars: PositiveInt,
   source_context: t.union([t.null, SourceContextSettingsV1])
-}, 'InvestigationSettingsV1')
+}
+
+/** Version 1 of the settings: no token limit, prompt version 1, no query contract. */
+export const InvestigationSettingsV1 = t.type(SettingsV1Props, 'InvestigationSettingsV1')
+
+/** Version 2 of the settings: version 1 and a token limit. */
+export const InvestigationSettingsV2 = t.type({
+  ...SettingsV1Props,
+  /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
+  max_tokens: t.union([PositiveInt, t.null])
+}, 'InvestigationSettingsV2')
 
 /**
  * What the model may ask, as the contract of its prompt names it: the databases with their allowed
@@ -188,7 +198,7 @@ export const QueryContract = t.type({
 export type QueryContract = t.TypeOf<typeof QueryContract>
 
 export const InvestigationSettings = t.type({
-  /** The prompt renderer of the investigation's life (investigation_project_v1 for version-1 starts). */
+  /** The prompt renderer of the investigation's life (investigation_project_v1 for starts before version 3). */
   prompt_version: t.keyof({ investigation_project_v1: null, investigation_project_v2: null }),
   budget_total: PositiveInt,
   /** Cost of one action, per action kind. */
@@ -198,31 +208,34 @@ export const InvestigationSettings = t.type({
   prompt_max_chars: PositiveInt,
   /** The source.context contract and settings this context started with (null: not enabled). */
   source_context: t.union([t.null, t.intersection([SourceContextSettingsV1, t.type({ code_path_prefixes: t.array(t.string) })])]),
-  /** What the prompt's contract names (null for version-1 starts, whose prompt named none of it). */
+  /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
+  max_tokens: t.union([PositiveInt, t.null]),
+  /** What the prompt's contract names (null for starts before version 3, whose prompt named none of it). */
   contract: t.union([t.null, QueryContract]),
-  /** Refused queries and answers from the case count toward max_invalid_responses (false for version-1 starts). */
+  /** Refused queries and answers from the case count toward max_invalid_responses (false before version 3). */
   count_refusals: t.boolean,
-  /** An identical query is answered from the case at no cost (false for version-1 starts). */
+  /** An identical query is answered from the case at no cost (false before version 3). */
   answer_repeats_from_case: t.boolean
 }, 'InvestigationSettings')
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
 
-/** Version 1 settings as the current version: the behaviour they started with, nothing invented. */
-export const upcastSettingsV1 = (v1: t.TypeOf<typeof InvestigationSettingsV1>): InvestigationSettings => ({
-  ...v1,
-  source_context: v1.source_context === null ? null : { ...v1.source_context, code_path_prefixes: [] },
+/** Version 2 settings as the current version: the behaviour they started with, nothing invented. */
+export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): InvestigationSettings => ({
+  ...v2,
+  source_context: v2.source_context === null ? null : { ...v2.source_context, code_path_prefixes: [] },
   contract: null,
   count_refusals: false,
   answer_repeats_from_case: false
 })
 
+/** Version 1: settings without a token limit. */
 export const InvestigationStartedV1 = t.type({ settings: InvestigationSettingsV1, revision: t.number }, 'InvestigationStartedV1')
+/** Version 2: settings with a token limit, without the query contract. */
+export const InvestigationStartedV2 = t.type({ settings: InvestigationSettingsV2, revision: t.number }, 'InvestigationStartedV2')
 export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
 export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
-  { codec: InvestigationStartedV1, upcast: (d) => {
-    const v1 = d as t.TypeOf<typeof InvestigationStartedV1>
-    return { ...v1, settings: upcastSettingsV1(v1.settings) }
-  } }
+  { codec: InvestigationStartedV1, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV1>; return { ...v, settings: { ...v.settings, max_tokens: null } } } },
+  { codec: InvestigationStartedV2, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV2>; return { ...v, settings: upcastSettingsV2(v.settings) } } }
 ])
 
 export const CheckpointRecorded = t.type({
@@ -239,10 +252,16 @@ export const CheckpointRecordedEvent = defineEvent('CheckpointRecorded', Checkpo
 
 export const ModelRequested = t.type({ turn: PositiveInt, phase: t.keyof({ interpretation: null, investigation: null }), prompt: ObjectRef, prompt_version: t.string, prompt_chars: t.number }, 'ModelRequested')
 export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
-export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelResponded')
-export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded)
+/** Version 1: the raw answer only. */
+export const ModelRespondedV1 = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelRespondedV1')
+/** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
+export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) }, 'ModelResponded')
+export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded, [
+  { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
+])
 /** The model function failed (threw, timed out, the provider refused): no answer for this turn. */
 export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
+// A call the controller cancelled records nothing: its request stays unanswered, and the next turn is asked anew.
 export const ModelFailedEvent = defineEvent('ModelFailed', ModelFailed)
 export const ModelResponseRejected = t.type({ turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt }, 'ModelResponseRejected')
 export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)

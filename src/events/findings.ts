@@ -29,6 +29,12 @@ export const FINDING_CODES = {
   OBJECT_DIGEST_MISMATCH: 'error',
   OBJECT_SIZE_MISMATCH: 'error',
   FOREIGN_FILE: 'error',
+  /** SQL store: event rows past the case row's head (a transaction never leaves them). */
+  STORE_ROWS_BEYOND_HEAD: 'error',
+  /** SQL store: command rows that the log does not hold, or with other spans. */
+  STORE_COMMAND_ROWS: 'error',
+  /** SQL store: queue columns that differ from the fold of the log. */
+  STORE_QUEUE_MISMATCH: 'error',
   TORN_TAIL: 'notice',
   UNACKNOWLEDGED_TAIL: 'notice',
   ORPHAN_OBJECT: 'notice',

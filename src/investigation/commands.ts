@@ -5,11 +5,13 @@
  * A retried command id returns the recorded outcome instead of deciding again.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../domain/failure.js'
 import type { CaseState } from '../domain/case-state.js'
 import { decideAttachment, decideNote, type Author } from '../domain/inputs-decider.js'
 import { decideCancelPlan, decideTopUp } from '../domain/research-decider.js'
 import type { EventDraft } from '../events/chain.js'
+import type { EventEnvelope } from '../events/envelope.js'
+import { canonicalJson } from '../events/canonical.js'
 import { Identifier } from '../events/codecs.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
@@ -30,6 +32,20 @@ export interface CommandOptions {
   readonly waitMs?: number
   /** Append only while this lease on a queued case holds (a worker's appends). */
   readonly lease?: Lease
+  /** What the command was asked to do, checked against a recorded command of the same id (COMMAND_ID_CONFLICT when it differs). */
+  readonly sameIntent?: (recorded: readonly EventEnvelope[]) => boolean
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => {
+  const x = canonicalJson(a)
+  const y = canonicalJson(b)
+  return E.isRight(x) && E.isRight(y) && x.right === y.right
+}
+
+/** An intent check: the recorded command's first event is of `type` and holds what `pred` wants. */
+export const firstIs = (type: string, pred: (e: EventEnvelope) => boolean) => (recorded: readonly EventEnvelope[]): boolean => {
+  const first = recorded[0]
+  return first !== undefined && first.type === type && pred(first)
 }
 
 /** Opens the case at `at` (a directory, or a case id in a store). */
@@ -76,7 +92,12 @@ const checkGeneration = (handle: CaseHandle, expected: number | undefined): void
 export const decideAndAppend = async (handle: CaseHandle, commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<AppendOutcome> => {
   if (!Identifier.is(commandId)) throw new FailureError(failure('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { command_id: String(commandId).slice(0, 140) }))
   const done = await recordedOutcome(handle, commandId)
-  if (done !== null) return done
+  if (done !== null) {
+    if (options.sameIntent !== undefined && !options.sameIntent(done.events)) {
+      throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} was recorded before for something else`, { command_id: commandId, first_seq: done.events[0]?.seq ?? null }))
+    }
+    return done
+  }
   checkGeneration(handle, options.expectedGeneration)
   const command = (h: CaseHandle): Command | null => {
     const decided = must(decide(h.cursor.state))
@@ -84,6 +105,19 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
   }
   const first = command(handle)
+  // Decided again under the store's lock on the state another writer left: a refusal there that
+  // the caller's own state did not give is a conflict (retryable: re-read, and the retry gets the
+  // refusal itself), never a permanent error or a rule violation of the loser.
+  const rebase = (h: CaseHandle): Command | null => {
+    try {
+      return command(h)
+    } catch (e) {
+      if (e instanceof FailureError && failureKind(e.failure.code) === 'permanent') {
+        throw new FailureError(failure('GENERATION_CONFLICT', `the case moved on while command ${commandId} was decided (${e.failure.code}: ${e.failure.message}); re-read it and retry`, { command_id: commandId, cause: e.failure.code }))
+      }
+      throw e
+    }
+  }
   if (first === null) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
@@ -91,7 +125,8 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     env: options.env ?? systemEnv,
     ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
     ...(options.lease === undefined ? {} : { lease: options.lease }),
-    ...(options.expectedGeneration === undefined ? { rebase: command } : {})
+    ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
+    ...(options.expectedGeneration === undefined ? { rebase } : {})
   })())
 }
 
@@ -111,7 +146,10 @@ export interface NoteInput extends CommandOptions {
 
 /** Records a note by an operator or a controller. */
 export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), input)
+  runCommand(at, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), {
+    ...input,
+    sameIntent: firstIs('NoteRecorded', (e) => { const d = e.data as { text?: unknown; format?: unknown }; return e.actor === (input.author ?? 'operator') && d.text === input.text && (d.format ?? 'plain') === (input.format ?? 'plain') })
+  })
 
 export interface AttachmentInput extends CommandOptions {
   readonly name: string
@@ -121,8 +159,13 @@ export interface AttachmentInput extends CommandOptions {
 }
 
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
-export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, objectRefOf(input.bytes, input.mediaType)), [input.bytes]), input)
+export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
+  const ref = objectRefOf(input.bytes, input.mediaType)
+  return runCommand(at, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, ref), [input.bytes]), {
+    ...input,
+    sameIntent: firstIs('AttachmentAdded', (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref }))
+  })
+}
 
 export interface CancelPlanInput extends CommandOptions {
   readonly reason: string
@@ -132,7 +175,10 @@ export interface CancelPlanInput extends CommandOptions {
 
 /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
 export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), input)
+  runCommand(at, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), {
+    ...input,
+    sameIntent: firstIs('PlanCancelled', (e) => { const d = e.data as { reason: string; reservation_id: string }; return d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId) })
+  })
 
 export interface TopUpInput extends CommandOptions {
   readonly amount: number
@@ -141,4 +187,7 @@ export interface TopUpInput extends CommandOptions {
 
 /** An operator adds budget to a running investigation, with a reason. */
 export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), input)
+  runCommand(at, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), {
+    ...input,
+    sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))
+  })

@@ -7,8 +7,8 @@
  * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, isFailure, type Failure } from '../domain/failure.js'
-import { decideAnswer, decideFeedback, decideModelFailure, decideResume, decideStart, hasLoneSurrogate } from '../domain/lifecycle.js'
+import { failure, isFailure, isFailureCode, type Failure } from '../domain/failure.js'
+import { decideFeedback, decideModelFailure, decideRequest, decideResponse, decideResume, decideStart, hasLoneSurrogate } from '../domain/lifecycle.js'
 import { decideRecordCapture, decideRecordFailure } from '../domain/research-decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import type { CaseState } from '../domain/case-state.js'
@@ -18,31 +18,22 @@ import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
 import { requestText } from '../projections/capture-text.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
-import type { Receipt } from '../adapters/case-store/append.js'
+import type { AppendOutcome, Receipt } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
-import { asDecided, asEither, decideAndAppend, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { asDecided, asEither, decideAndAppend, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
 import { promptInputs } from './prompt-inputs.js'
+import { TIMED_REASONS } from '../projections/queue.js'
+import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
+import { tokensOf } from '../events/model-provenance.js'
 import type { EventDraft } from '../events/chain.js'
+import { checkMaxTurns } from './loop-options.js'
 
-/** What the model function receives for one turn. */
-export interface ModelRequest {
-  /** The whole prompt (it starts with `stablePrefix`). */
-  readonly prompt: string
-  /** The stable part of the prompt (contract and settings), byte-identical across turns: providers may cache it. */
-  readonly stablePrefix: string
-  readonly turn: number
-  readonly phase: 'interpretation' | 'investigation'
-  /** Aborted when the controller stops the loop; a cancelled call is recorded, and resumes at once. */
-  readonly signal: AbortSignal
-}
-
-/** The controller's model: one request in, the raw answer text out. It may throw. */
-export type ModelFn = (request: ModelRequest) => Promise<string>
+export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
 /** Renders the next prompt from the log and the objects it references (no provider needed). */
 export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt>> =>
@@ -57,7 +48,7 @@ export interface StartOptions extends CommandOptions {
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
 export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), opts))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
@@ -90,11 +81,29 @@ export interface AdvanceResult {
   readonly generation: number
   /** Receipt of the last event (seq, hash); keep it to detect a rollback later. */
   readonly receipt: Receipt
+  /** The controller's signal stopped the call (a model call in flight was abandoned, nothing recorded for it). */
+  readonly cancelled: boolean
+  /** Why the model could not be used, while the case waits for it (code and message: HTTP status and the provider's text). */
+  readonly last_model_failure: { readonly code: string; readonly message: string } | null
+  /** The model of the latest answer (as the provider reported it), and the tokens the case has spent. */
+  readonly model: string | null
+  readonly tokens: number
 }
 
-const resultOf = (handle: CaseHandle, turns: number): AdvanceResult => {
+const resultOf = (handle: CaseHandle, turns: number, cancelled = false): AdvanceResult => {
   const s = handle.cursor.state
-  return { state: s.state, reason: s.reason, retry_not_before: s.retryNotBefore, turns, generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash } }
+  return {
+    state: s.state,
+    reason: s.reason,
+    retry_not_before: s.retryNotBefore,
+    turns,
+    generation: handle.cursor.seq,
+    receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash },
+    cancelled,
+    last_model_failure: s.lastModelFailure,
+    model: s.lastModel?.model ?? null,
+    tokens: s.tokens.total
+  }
 }
 
 
@@ -110,13 +119,17 @@ export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGen
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
 export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), opts))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
 
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
-const modelFailureOf = (e: unknown, signal: AbortSignal): Failure => {
-  if (signal.aborted) return failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call')
+const modelFailureOf = (e: unknown): Failure => {
   if (e instanceof FailureError) return e.failure
   if (isFailure(e)) return e
+  // A public adapter's VbaError (or any error with a failure code, a message and data).
+  const coded = e as { code?: unknown; message?: unknown; data?: unknown } | null
+  if (typeof coded?.code === 'string' && isFailureCode(coded.code) && typeof coded.message === 'string') {
+    return failure(coded.code, coded.message, typeof coded.data === 'object' && coded.data !== null ? coded.data as Record<string, unknown> : {})
+  }
   const message = e instanceof Error ? e.message : String(e)
   return failure('MODEL_CALL_FAILED', `the model function failed: ${message.slice(0, 300)}`)
 }
@@ -125,70 +138,108 @@ const modelFailureOf = (e: unknown, signal: AbortSignal): Failure => {
 const rawAnswerObject = (raw: string): { bytes: Buffer; mediaType: string } =>
   hasLoneSurrogate(raw) ? { bytes: Buffer.from(raw, 'utf16le'), mediaType: 'text/plain; charset=utf-16le' } : { bytes: Buffer.from(raw, 'utf8'), mediaType: 'text/plain' }
 
+const timedBlock = (s: CaseState): boolean => s.state === 'BLOCKED' && s.reason !== null && TIMED_REASONS.includes(s.reason)
+const retryPending = (s: CaseState, now: Date): boolean => s.retryNotBefore !== null && now.getTime() < Date.parse(s.retryNotBefore)
+
 /**
  * Runs the loop until the case concludes, is exhausted, is blocked, or maxTurns model turns have
  * run. After a restart the stored evidence and the confirmed plan are authoritative: a confirmed
- * plan is carried out before the model is asked again.
+ * plan is carried out before the model is asked again. A case in a timed block whose retry time
+ * has not passed is RETRY_NOT_YET, unless `manualRetry` (which applies to that block only, not
+ * to blocks the call runs into later).
  */
 export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> =>
   asEither(async () => {
     const env = opts.env ?? systemEnv
     const step = opts.onStep ?? (() => undefined)
     const signal = opts.signal ?? new AbortController().signal
+    const maxTurns = opts.maxTurns === undefined ? 20 : checkMaxTurns(opts.maxTurns)
     const handle = await openAt(at)
     if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
       throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: handle.cursor.seq }))
     }
-    if (handle.cursor.state.state === 'NOT_STARTED') throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+    const first = handle.cursor.state
+    if (first.state === 'NOT_STARTED') throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+    if (timedBlock(first) && opts.manualRetry !== true && retryPending(first, env.now())) {
+      throw new FailureError(failure('RETRY_NOT_YET', `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`, { reason: first.reason, retry_not_before: first.retryNotBefore }))
+    }
+    // A manual retry resumes the block the case is in now, never one this call runs into.
+    const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
     const lease = opts.lease === undefined ? {} : { lease: opts.lease }
     const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...lease })
     let turns = 0
     for (;;) {
       const s = handle.cursor.state
-      if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED' || signal.aborted) return resultOf(handle, turns)
+      if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return resultOf(handle, turns)
+      if (signal.aborted) return resultOf(handle, turns, true)
+      const manual = s.state === 'BLOCKED' && s.checkpoint === manualFor
       if (s.state === 'BLOCKED') {
         if (s.reason === 'INVALID_LLM_RESPONSES' || s.reason === 'MODEL_UNAVAILABLE') {
-          const resumed = decideResume(s, { manualRetry: opts.manualRetry === true, now: env.now() })
+          const resumed = decideResume(s, { manualRetry: manual, now: env.now() })
           if (E.isLeft(resumed)) return resultOf(handle, turns)
           await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))
-          step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: opts.manualRetry === true })
+          step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: manual })
           continue
         }
         if (s.reason !== 'RESEARCH_UNAVAILABLE') return resultOf(handle, turns)
-        if (opts.manualRetry !== true && s.retryNotBefore !== null && env.now().getTime() < Date.parse(s.retryNotBefore)) return resultOf(handle, turns)
+        if (!manual && retryPending(s, env.now())) return resultOf(handle, turns)
       }
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
-        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease, opts.manualRetry === true && s.state === 'BLOCKED')
+        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease, manual)
         // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
         if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
         continue
       }
-      if (s.state === 'BLOCKED' || turns >= (opts.maxTurns ?? 20)) return resultOf(handle, turns)
-      // A model turn: the prompt (stored), the raw answer (stored), and what it means.
-      const turn = s.turn + 1
-      const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
-      const prompt = renderPrompt(s, await promptInputs(handle, s))
-      const promptBytes = Buffer.from(prompt.text, 'utf8')
-      await append(`turn-${turn}-request`, () => E.right({ events: [{ type: 'ModelRequested', actor: 'controller', data: { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), prompt_version: prompt.version, prompt_chars: prompt.text.length } }], objects: [promptBytes] }))
-      let raw: string
-      try {
-        raw = await opts.model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
-        if (typeof raw !== 'string') throw new TypeError(`the model function returned ${typeof raw}, not a string`)
-      } catch (e) {
-        const f = modelFailureOf(e, signal)
-        turns++
-        await append(`turn-${turn}-answer`, (st) => asDecided(signal.aborted ? decideModelFailure(st, turn, f, env.now(), 0) : decideModelFailure(st, turn, f, env.now())))
-        step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}` })
-        if (signal.aborted) return resultOf(handle, turns)
-        continue
-      }
-      turns++
-      const answer = rawAnswerObject(raw)
-      const recorded = await append(`turn-${turn}-answer`, (st) => asDecided(E.map((decided: readonly EventDraft[]) => [{ type: 'ModelResponded', actor: 'model' as const, data: { turn, raw: objectRefOf(answer.bytes, answer.mediaType) } }, ...decided])(decideAnswer(st, turn, raw, env.now(), `P${turn}`)), [answer.bytes]))
-      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: describeDecision(recorded.events) })
+      if (s.state === 'BLOCKED' || turns >= maxTurns) return resultOf(handle, turns)
+      const done = await modelTurn(handle, s, opts.model, signal, env, append, step)
+      if (done === 'cancelled') return resultOf(handle, turns, true)
+      if (done === 'asked') turns++
     }
   })
+
+type Append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => Promise<AppendOutcome>
+
+/**
+ * One model turn: the prompt (stored), the model's answer (stored, with which model gave it) and
+ * what it means, or the failed call. `exhausted`: the token limit ended the investigation instead;
+ * `cancelled`: the controller's signal stopped the call (the request stays unanswered).
+ */
+const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signal: AbortSignal, env: Env, append: Append, step: (s: AdvanceStep) => void): Promise<'asked' | 'exhausted' | 'cancelled'> => {
+  const turn = s.turn + 1
+  const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
+  const prompt = renderPrompt(s, await promptInputs(handle, s))
+  const promptBytes = Buffer.from(prompt.text, 'utf8')
+  const request = { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), promptVersion: prompt.version, promptChars: prompt.text.length }
+  await append(`turn-${turn}-request`, (st) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decideRequest(st, request)))
+  if (handle.cursor.state.state === 'EXHAUSTED') {
+    step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted` })
+    return 'exhausted'
+  }
+  const started = performance.now()
+  let answer: string | ModelAnswer
+  try {
+    answer = await model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
+    if (typeof answer !== 'string' && (typeof answer !== 'object' || answer === null || typeof answer.text !== 'string')) throw new TypeError(`the model function returned ${answer === null ? 'null' : typeof answer}, not a string or {text}`)
+  } catch (e) {
+    // The controller's abort is its own outcome: nothing is recorded, the case stays as it is.
+    const f = modelFailureOf(e)
+    if (signal.aborted || f.code === 'MODEL_CALL_CANCELLED') {
+      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: 'cancelled by the controller (nothing recorded; the next call asks again)' })
+      return 'cancelled'
+    }
+    await append(`turn-${turn}-answer`, (st) => asDecided(decideModelFailure(st, turn, f, env.now())))
+    step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}: ${f.message.slice(0, 300)}` })
+    return 'asked'
+  }
+  const { text, provenance } = provenanceOf(answer, performance.now() - started)
+  const raw = rawAnswerObject(text)
+  const rawRef = objectRefOf(raw.bytes, raw.mediaType)
+  const recorded = await append(`turn-${turn}-answer`, (st) => asDecided(decideResponse(st, { turn, raw: text, rawRef, provenance, now: env.now() }), [raw.bytes]))
+  const usage = provenance.usage === null ? '' : ` [${provenance.model ?? 'model'}: ${tokensOf(provenance.usage)} tokens]`
+  step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `${describeDecision(recorded.events)}${usage}` })
+  return 'asked'
+}
 
 /** What an answer decided, in a few words (for progress lines). */
 const describeDecision = (events: readonly { type: string; data: unknown }[]): string => {

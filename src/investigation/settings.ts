@@ -28,6 +28,7 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     source_context: profile.source !== undefined && a.enabled
       ? { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes], code_path_prefixes: [...a.code_path_prefixes] }
       : null,
+    max_tokens: profile.budget.max_tokens ?? null,
     contract: {
       source: profile.source === undefined ? null : { code_path_prefixes: [...a.code_path_prefixes] },
       databases: db === undefined ? [] : db.databases.map((name) => ({ name, allowed_tables: [...(db.allowed_tables[name] ?? [])].sort() })),

@@ -1,47 +1,59 @@
 /**
- * The worker loop of a fleet: claim a runnable case from a store's queue, advance it under the
- * lease (renewed while it runs), release it, repeat; stop cleanly when the signal fires (the case
- * in hand is finished at the next step boundary and released).
+ * The worker loop of a fleet: up to `concurrency` slots, each a worker identity of its own
+ * (`NAME:N`), claim a runnable case from a store's queue, advance it under the lease (renewed
+ * while it runs), release it, repeat. A stop signal lets every slot finish its current step and
+ * release its case.
  *
  * Every append of a worker carries its lease: once the lease is lost (the worker stalled past its
  * expiry and another worker took the case over) the store refuses the append (LEASE_LOST), so no
- * two workers ever advance the same case. A case whose advance fails is not released but left to
- * its lease running out after `failureBackoffMs`, so a broken case does not spin the fleet.
+ * two workers ever advance the same case. What happens to a failure depends on its kind:
+ * retryable ones (a lost lease, a conflict) give the case back; unavailable ones (the store, the
+ * disk) keep the case out of the queue for `failureBackoffMs`; permanent, corrupt and internal
+ * ones stop the worker: every slot releases its case and the summary names the failure.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../domain/failure.js'
+import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/catalog.js'
+import type { QueueEntry } from '../projections/queue.js'
 import type { CaseStore, Lease } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
+import { FailureError, toFailure } from '../adapters/fs-util.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { advance, startInvestigation, type AdvanceResult, type AdvanceStep, type ModelFn } from './loop.js'
 import { openAt } from './commands.js'
-import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { checkMaxTurns } from './loop-options.js'
+import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, type WorkSummary } from './work-summary.js'
+
+export type { WorkSummary } from './work-summary.js'
 
 /** A store with a queue (the SQL store). */
 export interface QueueStore extends CaseStore {
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   readonly release: (lease: Lease) => Promise<boolean>
-  readonly list: () => Promise<ReadonlyArray<{ readonly lease: unknown; readonly runnable: boolean }>>
+  readonly list: () => Promise<ReadonlyArray<Pick<QueueEntry, 'lease' | 'runnable' | 'state' | 'reason' | 'retry_not_before'>>>
 }
 
-/** What a worker reports as it goes (for logs and terminals). */
+/** What a worker reports as it goes (for logs and terminals; `vba work --json` prints each as a line). */
 export type WorkEvent =
   | { readonly kind: 'claimed'; readonly worker: string; readonly case_id: string; readonly expires_at: string }
   | { readonly kind: 'step'; readonly worker: string; readonly case_id: string; readonly step: AdvanceStep }
   | { readonly kind: 'advanced'; readonly worker: string; readonly case_id: string; readonly result: AdvanceResult }
-  | { readonly kind: 'failed'; readonly worker: string; readonly case_id: string; readonly code: string; readonly message: string }
+  | { readonly kind: 'failed'; readonly worker: string; readonly case_id: string; readonly code: string; readonly message: string; readonly failure_kind: string }
   | { readonly kind: 'released'; readonly worker: string; readonly case_id: string }
+  /** A slot found nothing runnable (said once until it claims again). */
   | { readonly kind: 'idle'; readonly worker: string }
+  /** The whole worker ends: `idle` (until-idle and nothing left within the horizon), `signal`, or `failure` (a permanent failure stopped it). */
+  | { readonly kind: 'stopping'; readonly reason: 'idle' | 'signal' | 'failure'; readonly message: string }
 
 export interface WorkOptions {
   readonly store: QueueStore
   readonly model: ModelFn
   readonly research: ProjectResearch
-  /** This worker's name (recorded with its leases); slots are named `NAME/1`, `NAME/2`, … */
+  /** This worker's name (recorded with its leases); with several slots each is `NAME:N`. */
   readonly worker: string
-  /** Cases advanced at the same time (default 1). */
+  /** Cases advanced at the same time, 1-64 (default 1). */
   readonly concurrency?: number
   /** How long a claim lasts without renewal (default 60 000 ms); renewed every third of it. */
   readonly leaseMs?: number
@@ -51,23 +63,16 @@ export interface WorkOptions {
   readonly maxTurns?: number
   /** Settings for cases that are prepared but not started (default: such cases fail with INVESTIGATION_NOT_STARTED). */
   readonly settings?: InvestigationSettings
-  /** How long a case whose advance failed stays out of the queue (default 60 000 ms). */
+  /** How long a case whose advance failed for an unavailable store or disk stays out of the queue (default 60 000 ms). */
   readonly failureBackoffMs?: number
   /**
-   * Return once no case is runnable and none is held by a lease (batch runs and tests; a case
-   * held by a crashed worker is waited for until its lease runs out); default: wait for more.
+   * Return once no case is runnable, held by a lease, or blocked with a retry time within the
+   * lease horizon (`leaseMs` from now); default: wait for more.
    */
   readonly untilIdle?: boolean
   readonly signal?: AbortSignal
   readonly env?: Env
   readonly onEvent?: (e: WorkEvent) => void
-}
-
-/** What a worker loop did: cases claimed, advanced, and the ones whose advance failed (with the code). */
-export interface WorkSummary {
-  readonly claims: number
-  readonly advanced: number
-  readonly failures: ReadonlyArray<{ readonly case_id: string; readonly code: string }>
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -87,17 +92,62 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 const codeOf = (e: unknown): Failure => toFailure(e, 'work')
 
-/** Runs the worker loop until the signal fires (or, with `untilIdle`, until nothing is runnable). */
+const intIn = (name: string, v: number | undefined, fallback: number, min: number, max: number): number => {
+  if (v === undefined) return fallback
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new FailureError(failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`, { [name]: String(v) }))
+  return v
+}
+
+/** Stops a worker: permanent, corrupt and internal failures (retrying cannot help, and would repeat forever). */
+const stopsWorker = (f: Failure): boolean => {
+  const kind = failureKind(f.code)
+  return kind === 'permanent' || kind === 'corrupt' || kind === 'bug'
+}
+
+/**
+ * What keeps an until-idle worker waiting: a runnable case, a leased one, or a timed block that
+ * ends within the horizon. Null when nothing does (the worker may end).
+ */
+export const busyReason = (entries: Awaited<ReturnType<QueueStore['list']>>, now: number, horizonMs: number): string | null => {
+  for (const e of entries) {
+    if (e.runnable) return 'a case is runnable'
+    if (e.lease !== null) return `a case is leased by ${e.lease.worker}`
+    if (e.state === 'BLOCKED' && e.retry_not_before !== null && Date.parse(e.retry_not_before) <= now + horizonMs) return `a case waits for its retry time ${e.retry_not_before}`
+  }
+  return null
+}
+
+/** How many cases wait for a retry time beyond the horizon, and the earliest of those times. */
+const laterRetries = (entries: Awaited<ReturnType<QueueStore['list']>>): { readonly count: number; readonly first: string | null } => {
+  const times = entries.filter((e) => e.state === 'BLOCKED' && e.retry_not_before !== null).map((e) => e.retry_not_before as string).sort()
+  return { count: times.length, first: times[0] ?? null }
+}
+
+/** Runs the worker loop until the signal fires, a permanent failure stops it, or (with `untilIdle`) nothing is left. */
 export const work = async (o: WorkOptions): Promise<WorkSummary> => {
-  const signal = o.signal ?? new AbortController().signal
+  const outer = o.signal ?? new AbortController().signal
   const env = o.env ?? systemEnv
-  const leaseMs = o.leaseMs ?? 60_000
+  const slots = intIn('concurrency', o.concurrency, 1, 1, MAX_SLOTS)
+  const leaseMs = intIn('leaseMs', o.leaseMs, 60_000, 1000, 86_400_000)
+  const pollMs = intIn('pollMs', o.pollMs, 1000, 1, 3_600_000)
+  const failureBackoffMs = intIn('failureBackoffMs', o.failureBackoffMs, 60_000, 1000, 86_400_000)
+  if (o.maxTurns !== undefined) checkMaxTurns(o.maxTurns)
+  const name = checkWorkerName(o.worker, slots)
+  if (E.isLeft(name)) throw new FailureError(name.left)
   const report = o.onEvent ?? (() => undefined)
-  let claims = 0
-  let advanced = 0
-  const failures: Array<{ case_id: string; code: string }> = []
-  const slots = Math.max(1, Math.floor(o.concurrency ?? 1))
-  let idleSlots = 0
+  const tally = emptyTally()
+  // The worker's own stop: the caller's signal, a permanent failure, or idleness.
+  const stop = new AbortController()
+  let ending: { reason: WorkSummary['ended']; stoppedBy: WorkFailure | null } | null = null
+  const end = (reason: WorkSummary['ended'], message: string, stoppedBy: WorkFailure | null = null): void => {
+    if (ending !== null) return
+    ending = { reason, stoppedBy }
+    report({ kind: 'stopping', reason, message })
+    stop.abort()
+  }
+  const onOuter = (): void => end('signal', 'stopped by the caller: every slot finishes its step and releases its case')
+  if (outer.aborted) onOuter()
+  else outer.addEventListener('abort', onOuter, { once: true })
 
   const runClaim = async (worker: string, first: Lease): Promise<void> => {
     let lease = first
@@ -105,8 +155,8 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
     const at = { store: o.store, caseId }
     // The lease is renewed while the case is worked on; a lost lease stops the work at once.
     const inner = new AbortController()
-    const stop = (): void => inner.abort()
-    signal.addEventListener('abort', stop, { once: true })
+    const halt = (): void => inner.abort()
+    stop.signal.addEventListener('abort', halt, { once: true })
     let lost: Failure | null = null
     const timer = setInterval(() => {
       o.store.renew(lease, leaseMs).then((l) => { lease = l }, (e: unknown) => {
@@ -132,7 +182,7 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
       })
       if (E.isLeft(r)) throw new FailureError(r.left)
       if (lost !== null) throw new FailureError(lost)
-      advanced++
+      tallyResult(tally, r.right)
       report({ kind: 'advanced', worker, case_id: caseId, result: r.right })
       clearInterval(timer)
       await o.store.release(lease)
@@ -140,27 +190,39 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
     } catch (e) {
       clearInterval(timer)
       const f = lost ?? codeOf(e)
-      failures.push({ case_id: caseId, code: f.code })
-      report({ kind: 'failed', worker, case_id: caseId, code: f.code, message: f.message })
-      // Keep a failed case out of the queue for a while (unless the lease is gone anyway).
-      if (f.code !== 'LEASE_LOST') await o.store.renew(lease, o.failureBackoffMs ?? 60_000).catch(() => undefined)
+      const wf = tallyFailure(tally, caseId, f)
+      report({ kind: 'failed', worker, case_id: caseId, code: f.code, message: f.message, failure_kind: failureKind(f.code) })
+      if (f.code === 'LEASE_LOST') return
+      if (failureKind(f.code) === 'unavailable') {
+        // Keep the case out of the queue for a while: the store or the disk may come back.
+        await o.store.renew(lease, failureBackoffMs).catch(() => undefined)
+        return
+      }
+      if (await o.store.release(lease).catch(() => false)) report({ kind: 'released', worker, case_id: caseId })
+      if (stopsWorker(f)) end('failure', `${f.code} on case ${caseId}: ${f.message}`, wf)
     } finally {
-      signal.removeEventListener('abort', stop)
+      stop.signal.removeEventListener('abort', halt)
     }
   }
 
+  let idleSlots = 0
   const slot = async (n: number): Promise<void> => {
-    const worker = slots === 1 ? o.worker : `${o.worker}/${n}`
+    const worker = slotName(o.worker, n, slots)
     let idle = false
-    while (!signal.aborted) {
+    while (!stop.signal.aborted) {
       let lease: Lease | null
       try {
         lease = await o.store.claim(worker, leaseMs)
       } catch (e) {
-        // The store is unreachable: wait and ask again (the queue survives in the database).
         const f = codeOf(e)
-        report({ kind: 'failed', worker, case_id: '', code: f.code, message: f.message })
-        await sleep(o.pollMs ?? 1000, signal)
+        const wf = tallyFailure(tally, null, f)
+        report({ kind: 'failed', worker, case_id: '', code: f.code, message: f.message, failure_kind: failureKind(f.code) })
+        if (stopsWorker(f)) {
+          end('failure', `${f.code} from the queue: ${f.message}`, wf)
+          return
+        }
+        // The store is unreachable: wait and ask again (the queue survives in the database).
+        await sleep(pollMs, stop.signal)
         continue
       }
       if (lease === null) {
@@ -170,24 +232,31 @@ export const work = async (o: WorkOptions): Promise<WorkSummary> => {
           report({ kind: 'idle', worker })
         }
         if (o.untilIdle === true && idleSlots === slots) {
-          // Runnable counts too: a lease that ran out between the claim and this listing makes its
-          // case runnable, and the next claim takes it over.
-          const busy = await o.store.list().then((l) => l.some((e) => e.lease !== null || e.runnable), () => true)
-          if (!busy) return
+          const listed = await o.store.list().catch(() => null)
+          if (listed !== null && busyReason(listed, env.now().getTime(), leaseMs) === null) {
+            const later = laterRetries(listed)
+            end('idle', `nothing is runnable, leased, or waiting for a retry time within ${leaseMs} ms${later.count === 0 ? '' : `; ${later.count} blocked case(s) retry later (the first at ${String(later.first)})`}`)
+            return
+          }
         }
-        await sleep(o.pollMs ?? 1000, signal)
+        await sleep(pollMs, stop.signal)
         continue
       }
       if (idle) {
         idle = false
         idleSlots--
       }
-      claims++
+      tally.claims++
       report({ kind: 'claimed', worker, case_id: lease.caseId, expires_at: new Date(lease.expiresAt).toISOString() })
       await runClaim(worker, lease)
     }
   }
 
-  await Promise.all(Array.from({ length: slots }, (_, i) => slot(i + 1)))
-  return { claims, advanced, failures }
+  try {
+    await Promise.all(Array.from({ length: slots }, (_, i) => slot(i + 1)))
+  } finally {
+    outer.removeEventListener('abort', onOuter)
+  }
+  const ended = ending as { reason: WorkSummary['ended']; stoppedBy: WorkFailure | null } | null
+  return summaryOf(tally, ended?.reason ?? 'signal', ended?.stoppedBy ?? null)
 }

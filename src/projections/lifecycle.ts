@@ -8,9 +8,9 @@ import type { Projection } from './projection.js'
 import type { BlockReason, LifecycleState } from '../events/catalog.js'
 
 /** Why a case is blocked, or why it is EXHAUSTED. */
-export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED'
+export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED' | 'TOKEN_BUDGET_EXHAUSTED'
 
-const REASONS: ReadonlySet<string> = new Set<StatusReason>(['RESEARCH_UNAVAILABLE', 'INVALID_LLM_RESPONSES', 'AWAITING_TEST_FEEDBACK', 'MODEL_UNAVAILABLE', 'BUDGET_EXHAUSTED'])
+const REASONS: ReadonlySet<string> = new Set<StatusReason>(['RESEARCH_UNAVAILABLE', 'INVALID_LLM_RESPONSES', 'AWAITING_TEST_FEEDBACK', 'MODEL_UNAVAILABLE', 'BUDGET_EXHAUSTED', 'TOKEN_BUDGET_EXHAUSTED'])
 const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASONS.has(r) ? (r as StatusReason) : null)
 
 /** The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining. */
@@ -43,6 +43,12 @@ export interface LifecycleView {
   readonly conclusion: CaseState['conclusion']
   /** Null before the investigation starts (its budget is set by the start). */
   readonly budget: BudgetView | null
+  /** Why the model could not be used, while the case waits for it: the code and the message (HTTP status, the provider's text). */
+  readonly last_model_failure: { readonly code: string; readonly message: string } | null
+  /** The model of the latest answer as its provider reported it, how it was reached, and the endpoint's origin. */
+  readonly model: { readonly kind: string; readonly name: string | null; readonly endpoint: string | null } | null
+  /** Model tokens spent, as the providers reported them, and the investigation's limit (null: none). */
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number; readonly answers_with_usage: number; readonly limit: number | null }
 }
 
 export const lifecycleView = (s: CaseState): LifecycleView => {
@@ -62,13 +68,16 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
     hypotheses: [...s.hypotheses.values()].map((h) => ({ id: h.id, status: h.status, statement: h.statement, evidence: [...h.evidence] })),
     lab_requests: [...s.labRequests.entries()].map(([id, v]) => ({ id, description: v.description, feedback: v.feedback })),
     conclusion: s.conclusion,
-    budget: s.settings === null ? null : { total: budgetTotal(s), topped_up: s.toppedUp, reserved: r.reserved, consumed: r.consumed, released: r.released, held: heldBudget(r), remaining: remainingBudget(s) }
+    budget: s.settings === null ? null : { total: budgetTotal(s), topped_up: s.toppedUp, reserved: r.reserved, consumed: r.consumed, released: r.released, held: heldBudget(r), remaining: remainingBudget(s) },
+    last_model_failure: s.lastModelFailure,
+    model: s.lastModel === null ? null : { kind: s.lastModel.kind, name: s.lastModel.model, endpoint: s.lastModel.endpoint },
+    tokens: { ...s.tokens, limit: s.settings?.max_tokens ?? null }
   }
 }
 
 export const lifecycleProjection: Projection<CaseState, LifecycleView> = {
   name: 'lifecycle',
-  version: 2,
+  version: 3,
   init: initCaseState,
   evolve,
   view: lifecycleView

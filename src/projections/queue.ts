@@ -15,6 +15,12 @@ export interface QueueRow {
   readonly revision: number
   readonly budget_left: number | null
   readonly pending_plan: string | null
+  /** The model of the latest answer, as the provider reported it. */
+  readonly model: string | null
+  /** Model tokens the case has spent, as the providers reported them. */
+  readonly tokens_total: number
+  /** Why the model could not be used, while the case waits for it (code and message). */
+  readonly last_model_failure: { readonly code: string; readonly message: string } | null
 }
 
 export const queueRow = (s: CaseState): QueueRow => ({
@@ -23,7 +29,10 @@ export const queueRow = (s: CaseState): QueueRow => ({
   retry_not_before: s.retryNotBefore,
   revision: s.revisions.filter((r) => r.completed).reduce((m, r) => Math.max(m, r.revision), 0),
   budget_left: s.settings === null ? null : remainingBudget(s),
-  pending_plan: s.pendingPlan?.plan_id ?? null
+  pending_plan: s.pendingPlan?.plan_id ?? null,
+  model: s.lastModel?.model ?? null,
+  tokens_total: s.tokens.total,
+  last_model_failure: s.lastModelFailure
 })
 
 /** Blocks that end by themselves once their retry time has passed. */
@@ -37,7 +46,7 @@ export const runnability = (row: QueueRow, now: number): { readonly runnable: bo
     case 'INTERPRETING':
     case 'INVESTIGATING': return { runnable: true, why: row.pending_plan === null ? 'the model is next' : `plan ${row.pending_plan} is to be carried out` }
     case 'CONCLUDED': return { runnable: false, why: 'concluded' }
-    case 'EXHAUSTED': return { runnable: false, why: 'the budget is exhausted' }
+    case 'EXHAUSTED': return { runnable: false, why: row.reason === 'TOKEN_BUDGET_EXHAUSTED' ? 'the token budget is spent' : 'the budget is exhausted' }
     case 'BLOCKED': {
       if (row.reason === null || !TIMED_REASONS.includes(row.reason)) return { runnable: false, why: row.reason === 'AWAITING_TEST_FEEDBACK' ? 'waits for lab test feedback' : `blocked (${String(row.reason)})` }
       const at = row.retry_not_before === null ? Number.NaN : Date.parse(row.retry_not_before)

@@ -13,6 +13,8 @@ import type { Finding } from '../events/findings.js'
 import type { Fact } from '../domain/facts.js'
 import { evolve, initCaseState } from '../domain/case-state.js'
 import { cell, requestText } from './capture-text.js'
+import { modelUsage, type ModelUsageView } from './model-usage.js'
+import { tokensOf } from '../events/model-provenance.js'
 
 export interface ReportInput {
   readonly caseId: string
@@ -254,6 +256,17 @@ const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnT
   }
 }
 
+// --- model ---------------------------------------------------------------------------------------
+
+/** The models that answered, the tokens they spent, and a model failure the case still waits on. */
+const modelCell = (u: ModelUsageView): string => {
+  const names = u.models.length === 0 ? (u.answers === 0 ? '<span class="muted">no answer yet</span>' : '<span class="muted">not recorded</span>') : u.models.map((m) => `<span class="mono">${esc(m)}</span>`).join(', ')
+  const at = u.last?.endpoint == null ? '' : ` at <span class="mono">${esc(u.last.endpoint)}</span>`
+  const tokens = u.answersWithUsage === 0 ? '' : `; ${u.tokens.total} tokens (${u.tokens.prompt} prompt, ${u.tokens.completion} completion) over ${u.answersWithUsage} answer(s)`
+  const failed = u.failure === null ? '' : `<br><span class="bad" id="model-failure">the model failed (turn ${u.failure.turn}): ${esc(u.failure.code)}: ${esc(u.failure.message)}</span>`
+  return `${names}${at}${tokens}${failed}`
+}
+
 // --- timeline ------------------------------------------------------------------------------------
 
 const when = (e: RecordedEvent): string => `<span class="when">seq ${e.seq} · ${esc(e.at)} · ${esc(e.actor)}</span>`
@@ -267,7 +280,9 @@ const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<ty
     case 'ModelRequested': return li('turn', `<b>turn ${e.data.turn}</b> (${esc(e.data.phase)}): prompt of ${e.data.prompt_chars} characters`)
     case 'ModelResponded': {
       const raw = utf8(input.objects.get(e.data.raw.digest))
-      return li('turn', `<details><summary>the model's answer to turn ${e.data.turn} (${e.data.raw.size} bytes)</summary><pre>${raw === null ? 'not available' : linked(raw, known)}</pre></details>`)
+      const p = e.data.provenance
+      const by = p === null ? '' : ` by ${p.model === null ? p.kind : `<span class="mono">${esc(p.model)}</span>`}${p.usage === null ? '' : `, ${tokensOf(p.usage)} tokens`}, ${p.latency_ms} ms${p.attempts > 1 ? `, ${p.attempts} attempts` : ''}`
+      return li('turn', `<details><summary>the model's answer to turn ${e.data.turn} (${e.data.raw.size} bytes${by})</summary><pre>${raw === null ? 'not available' : linked(raw, known)}</pre></details>`)
     }
     case 'ModelFailed': return li('block', `<span class="bad">model call failed (turn ${e.data.turn}): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
     case 'ModelResponseRejected': return li('block', `<span class="bad">answer rejected (turn ${e.data.turn}, ${e.data.consecutive} in a row): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
@@ -388,6 +403,7 @@ export const renderReport = (input: ReportInput): string => {
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
 <dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
 <dt>world snapshot</dt><dd class="mono">${snapshots.size === 0 ? '<span class="muted">no database research</span>' : [...snapshots].sort().map(esc).join('<br>')}</dd>
+<dt>model</dt><dd>${modelCell(modelUsage(ev))}</dd>
 <dt>events</dt><dd>${ev.length}</dd></dl>
 ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' : 'bad'}">${v.findings.length} finding(s)</summary><ul>${v.findings.map((f) => `<li class="${f.severity === 'error' ? 'bad' : 'warn'}">${esc(`${f.code}${f.seq === undefined ? '' : ` (seq ${f.seq})`}: ${f.message}`)}</li>`).join('')}</ul></details>`}
 </header>`)

@@ -23,7 +23,7 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { captureBytes } from './capture.js'
 import type { ProjectResearch } from './project-research.js'
-import { asDecided, asEither, decideAndAppend, must, openAt } from '../investigation/commands.js'
+import { asDecided, asEither, decideAndAppend, firstIs, must, openAt } from '../investigation/commands.js'
 import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
@@ -89,7 +89,7 @@ export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown
       throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, { command_id: commandId }))
     }
     if (open === undefined) {
-      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest })), { env })
+      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest })), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
     }
     // The answer is computed once and frozen here until it is persisted.
     const answer = await research.query(query)()

@@ -66,7 +66,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const before = await rejects(openSqlStore(t.url, { environment: t.environment }))
     assert.is(before.code, 'STORE_SCHEMA_OUTDATED')
     assert.match(before.message, 'vba store migrate')
-    assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, ['0001_case_store'])
+    assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, ['0001_case_store', '0002_model_columns'])
     assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, [])
     const s = await openSqlStore(t.url, { environment: t.environment })
     assert.equal(await s.list(), [])

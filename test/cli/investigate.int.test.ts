@@ -78,14 +78,17 @@ investigate('--model-command drives the demo case to CONCLUDED, one line per ste
   assert.is(status.conclusion.summary, 'Despawn races the reward.')
 })
 
-investigate('a failing model command is recorded; the case waits as MODEL_UNAVAILABLE (exit 5); --json lines', () => {
+investigate('a failing model command is recorded; the case waits as MODEL_UNAVAILABLE (exit 3: the provider is unavailable); --json lines say why', () => {
   const { dir, profile } = prepared()
   const r = vba(['investigate', dir, '--config', profile, '--model-command', 'echo "rate limited" >&2; exit 7', '--json'])
-  assert.is(r.code, 5, r.stderr)
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { step?: { outcome: string }; result?: { state: string; reason: string } })
-  assert.match(lines.find((l) => l.step !== undefined)?.step?.outcome ?? '', 'model call failed: MODEL_COMMAND_FAILED')
+  assert.is(r.code, 3, r.stderr)
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { step?: { outcome: string }; result?: { state: string; reason: string; last_model_failure: { code: string; message: string } | null } })
+  assert.match(lines.find((l) => l.step !== undefined)?.step?.outcome ?? '', 'model call failed: MODEL_COMMAND_FAILED: the model command exited with 7: rate limited')
   assert.equal(lines[lines.length - 1]?.result?.state, 'BLOCKED')
   assert.equal(lines[lines.length - 1]?.result?.reason, 'MODEL_UNAVAILABLE')
+  assert.equal(lines[lines.length - 1]?.result?.last_model_failure?.code, 'MODEL_COMMAND_FAILED')
+  const status = vba(['status', dir])
+  assert.match(status.stdout, 'the model failed: MODEL_COMMAND_FAILED: the model command exited with 7: rate limited')
   const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
   assert.match(events, 'exited with 7: rate limited')
 })
@@ -167,17 +170,19 @@ http('the stable prefix is the system message, the key comes from the named vari
   }
 })
 
-http('an HTTP error is recorded as a failed model call (exit 5, MODEL_UNAVAILABLE); a missing key is reported without calling', async () => {
-  const { dir, profile } = prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\n')
+http('an HTTP error is retried, then recorded as a failed model call (exit 3, MODEL_UNAVAILABLE, the status and the provider\'s text shown); a missing key is reported without calling', async () => {
+  const { dir, profile } = prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\nmax_attempts = 3\n')
   const s = await server(ANSWERS, true)
   try {
     const r = await vbaAsync(['investigate', dir, '--config', profile, '--model-url', s.url, '--model', 'test-model'], { VBA_TEST_MODEL_KEY: KEY })
-    assert.is(r.code, 5, r.stdout + r.stderr)
+    assert.is(r.code, 3, r.stdout + r.stderr)
     assert.match(r.stdout, 'BLOCKED / MODEL_UNAVAILABLE')
+    assert.match(r.stdout, /model call failed: MODEL_HTTP_ERROR: the model endpoint http:\/\/127\.0\.0\.1:\d+ answered HTTP 500/)
+    assert.is(s.seen.length, 3, 'a 500 is retried up to max_attempts')
     assert.match(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), 'HTTP 500')
     const missing = await vbaAsync(['investigate', dir, '--config', profile, '--model-url', s.url, '--model', 'test-model', '--manual-retry'], { VBA_TEST_MODEL_KEY: '' })
-    assert.is(missing.code, 5)
-    assert.is(s.seen.length, 1, 'without the key nothing is sent')
+    assert.is(missing.code, 3)
+    assert.is(s.seen.length, 3, 'without the key nothing is sent')
     assert.match(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), 'VBA_TEST_MODEL_KEY')
   } finally {
     await s.close()

@@ -75,7 +75,8 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
     const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, VBA_STORE: store.url } })
     assert.is(run.status, 0, `${e.name} failed:\n${run.stdout}\n${run.stderr}`)
     if (e.name.startsWith('README')) assert.match(run.stdout, /CONCLUDED after \d+ turns; receipt \d+:sha256:/)
-    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 advanced\nCONCLUDED/)
+    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 concluded, ended: idle \{\}\nCONCLUDED/)
+    if (e.code.includes('my-model-2026-11')) assert.match(run.stdout, /CONCLUDED my-model-2026-11 2480\n2480 my-model-2026-11/)
   }
 })
 

@@ -54,7 +54,7 @@ const fires = (violations: RuleViolation[], code: string, rule: string, seq: num
 
 const checkpoint = (generation: number, state: string, extra: Record<string, unknown> = {}): Draft => ({ type: 'CheckpointRecorded', actor: 'system', data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false, ...extra } })
 const request = (turn: number, phase = 'investigation'): Draft => ({ type: 'ModelRequested', actor: 'controller', data: { turn, phase, prompt: { digest: sha256Digest('p'), size: 1 }, prompt_version: 'investigation_project_v1', prompt_chars: 1 } })
-const responded = (turn: number): Draft => ({ type: 'ModelResponded', actor: 'model', data: { turn, raw: { digest: sha256Digest('r'), size: 1 } } })
+const responded = (turn: number): Draft => ({ type: 'ModelResponded', actor: 'model', data: { turn, raw: { digest: sha256Digest('r'), size: 1 }, provenance: null } })
 const note = (actor: Actor): Draft => ({ type: 'NoteRecorded', actor, data: { text: 'n', format: 'plain' } })
 const digestOf = (v: unknown): string => sha256Digest(right(canonicalJson(v)))
 const PLAN_DIGEST = digestOf(SMART_QUERY)
@@ -100,6 +100,7 @@ rules('budget.settle-open: consuming another amount than reserved', () => fires(
 rules('budget.overdrawn: reserving more than is left', () => fires(forge(17, [reserve('res-big', 10, null, PLAN_DIGEST)]), 'RULE_BUDGET', 'budget.overdrawn', 18))
 rules('budget.release-reason: a release as refused with no refused query', () => fires(forge(15, [{ type: 'BudgetReleased', actor: 'system', data: { reservation_id: 'res-P2', amount: 1, reason: 'refused' } }]), 'RULE_BUDGET', 'budget.release-reason', 16))
 rules('budget.release-reason: a release as cancelled by the system', () => fires(forge(15, [{ type: 'PlanCancelled', actor: 'operator', data: { reservation_id: 'res-P2', plan_id: 'P2', reason: 'r' } }, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: 'res-P2', amount: 1, reason: 'cancelled' } }]), 'RULE_BUDGET', 'budget.release-reason', 17))
+rules('budget.tokens: TOKEN_BUDGET_EXHAUSTED with no token limit reached', () => fires(forge(21, [checkpoint(3, 'EXHAUSTED', { reason: 'TOKEN_BUDGET_EXHAUSTED' })]), 'RULE_BUDGET', 'budget.tokens', 22))
 rules('budget.top-up: after the conclusion', () => fires(forge(25, [{ type: 'BudgetToppedUp', actor: 'operator', data: { amount: 5, reason: 'more' } }]), 'RULE_BUDGET', 'budget.top-up', 26))
 
 rules('research.reservation: a capture with no open reservation', () => fires(forge(17, [{ type: 'CaptureRecorded', actor: 'system', data: { reservation_id: 'res-none', capture: NEW_CAPTURE, kind: 'database.rows', request_digest: PLAN_DIGEST, evidence_id: 'E5', repeat: false } }, { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: 'res-none', amount: 1 } }]), 'RULE_RESEARCH', 'research.reservation', 18))

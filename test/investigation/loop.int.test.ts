@@ -98,10 +98,10 @@ loop('invalid answers up to the block; retry_not_before holds; an operator resum
   assert.ok(blocked.retry_not_before !== null)
   assert.equal(blocked.budget, before.budget, 'a technical rejection changes no budget')
   assert.equal(blocked.hypotheses, before.hypotheses)
-  // advancing without manual retry does nothing while retry_not_before holds
-  const idle = right(await advance(dir, { model: scriptedModel([]).model, research }))
-  assert.is(idle.state, 'BLOCKED')
-  assert.is(idle.turns, 0)
+  // advancing without manual retry is refused while retry_not_before holds (RETRY_NOT_YET, nothing written)
+  const idle = left(await advance(dir, { model: scriptedModel([]).model, research }))
+  assert.is(idle.code, 'RETRY_NOT_YET')
+  assert.is(idle.data['retry_not_before'], blocked.retry_not_before)
   assert.is(left(await resumeCase(dir, { manualRetry: false })).code, 'RETRY_NOT_YET')
   assert.is(left(await resumeCase(dir, { manualRetry: true, expectedGeneration: 1 })).code, 'GENERATION_CONFLICT')
   const gen = right(await replayCase(dir, [])()).generation
@@ -126,10 +126,9 @@ loop('a research outage mid-plan blocks the case; the plan and its reservation s
   assert.is(v.budget?.held, 1, 'the reservation is held')
   assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_RESEARCH_BLOCKED')
   assert.ok(v.retry_not_before !== null, 'the outage names when to retry')
-  // before the retry time nothing runs (no research, no model turn)
-  const early = right(await advance(dir, { model: scriptedModel([]).model, research }))
-  assert.is(early.state, 'BLOCKED')
-  assert.is(early.generation, r.generation)
+  // before the retry time nothing runs (no research, no model turn): RETRY_NOT_YET
+  assert.is(left(await advance(dir, { model: scriptedModel([]).model, research })).code, 'RETRY_NOT_YET')
+  assert.is(right(await replayCase(dir, [])()).generation, r.generation)
   // providers are back: the confirmed plan runs with its reservation, no new model turn first
   const back = scriptedModel([(p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'done', hypotheses: [], evidence: [latestEvidence(p)] } })])
   const done = right(await advance(dir, { model: back.model, research, manualRetry: true }))
@@ -302,9 +301,8 @@ loop('a model function that throws is recorded (ModelFailed), the case waits as 
   assert.is(failed?.data.code, 'MODEL_CALL_FAILED')
   assert.match(failed?.data.message ?? '', '503 Service Unavailable')
   assert.is(events.filter((e) => e.type === 'ModelRequested').length, events.filter((e) => e.type === 'ModelResponded' || e.type === 'ModelFailed').length, 'no request is left without its answer or failure')
-  // before the retry time nothing runs; a manual retry resumes and asks again
-  const idle = right(await advance(dir, { model: scriptedModel([]).model, research, env }))
-  assert.is(idle.turns, 0)
+  // before the retry time nothing runs (RETRY_NOT_YET); a manual retry resumes and asks again
+  assert.is(left(await advance(dir, { model: scriptedModel([]).model, research, env })).code, 'RETRY_NOT_YET')
   const again = right(await advance(dir, { model: scriptedModel([JSON.stringify({ next: { kind: 'conclusion', summary: 'ok', hypotheses: [], evidence: [] } })]).model, research, env, manualRetry: true }))
   assert.is(again.state, 'CONCLUDED')
   assert.ok(right(await verifyCase(dir)()).valid)

@@ -21,7 +21,7 @@ import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import { sealEvent, type EventDraft, type SealedEvent } from '../../events/chain.js'
 import { Identifier } from '../../events/codecs.js'
 import { EventEnvelope, type Head } from '../../events/envelope.js'
-import { isError, type Finding } from '../../events/findings.js'
+import type { Finding } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
 import { errnoOf, fail, FailureError, toFailure, writeAll, writeFileDurably } from '../fs-util.js'
 import { registry } from '../../events/catalog.js'
@@ -29,7 +29,7 @@ import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
 import { objectRefOf, writeObject } from './objects.js'
-import { corrupt, type CaseHandle } from './open.js'
+import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
 import { checkObligations, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
@@ -96,11 +96,24 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
   }
 }
 
-/** The outcome of a command id recorded before: COMMAND_ID_CONFLICT unless the events are the same. */
-export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[]): AppendOutcome => {
+/**
+ * The outcome of a command id recorded before. Other events under the same id are a
+ * COMMAND_ID_CONFLICT when the id was recorded before the caller decided (a reused id), and a
+ * GENERATION_CONFLICT when another writer recorded it after (a race of two writers deciding the
+ * same step: the loser re-reads and finds the winner's outcome).
+ */
+export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[], sameIntent?: (recorded: readonly EventEnvelope[]) => boolean): AppendOutcome => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
-  if (fingerprint(events) !== fingerprint(drafts)) {
-    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+  if (sameIntent !== undefined) {
+    // A typed command knows what it was asked to do: the same intent is the same command (its
+    // events may differ, decided on another state), another intent a reused id.
+    if (!sameIntent(events)) fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before for something else`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+  } else if (fingerprint(events) !== fingerprint(drafts)) {
+    const firstSeq = events[0]?.seq ?? null
+    if (firstSeq !== null && firstSeq > cmd.expectedGeneration) {
+      fail('GENERATION_CONFLICT', `another writer recorded command ${cmd.commandId} while this one was decided (expected generation ${cmd.expectedGeneration}, recorded at ${firstSeq}); re-read the case`, { command_id: cmd.commandId, expected: cmd.expectedGeneration, first_seq: firstSeq })
+    }
+    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: firstSeq })
   }
   const last = events[events.length - 1]
   const receipt = last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
@@ -134,8 +147,13 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = env.now().toISOString()
   let prev = handle.cursor.hash
+  const fresh = new Set<string>()
   const sealed = drafts.map((d, i) => {
-    const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id: `evt-${env.newId()}`, at, commandId: cmd.commandId })
+    const id = `evt-${env.newId()}`
+    // A clock whose id source repeats itself would make the case corrupt for every reader.
+    if (handle.cursor.ids.has(id) || fresh.has(id)) fail('EVENT_ID_DUPLICATE', `the id source gave ${id} twice (the case holds it already): give the client a clock with unique ids; nothing was written`, { id, index: i })
+    fresh.add(id)
+    const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id, at, commandId: cmd.commandId })
     if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
     if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
     prev = s.right.envelope.hash
@@ -243,7 +261,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       const repairs: Finding[] = []
       const head = await readHead(handle.dir)
       if (E.isLeft(head)) throw corruptError([head.left])
-      await catchUp(handle, head.right)
+      await catchUp(handle, head.right, (resume) => scanCase(handle.dir, { resume }))
       const logFile = path.join(handle.dir, LOG_FILE)
       const size = (await fsp.stat(logFile)).size
       if (size > head.right.bytes) {
@@ -254,7 +272,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       }
 
       const recorded = handle.cursor.commands.get(cmd.commandId)
-      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end)), repairs }
+      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent), repairs }
       const rebased = rebaseCommand(handle, cmd, options)
       if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
       cmd = rebased
@@ -300,6 +318,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: Command, option
       handle.cursor.hash = newHead.hash
       handle.cursor.bytes = newHead.bytes
       handle.cursor.state = rules.state()
+      for (const x of sealed) handle.cursor.ids.add(x.envelope.id)
       return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, receipt: { seq: newHead.seq, hash: newHead.hash }, repairs }
     } finally {
       await releaseLock(lock)
@@ -331,20 +350,3 @@ const truncateDurably = async (file: string, length: number): Promise<void> => {
   }
 }
 
-/** Reads and checks what other writers appended since the handle last looked. */
-const catchUp = async (handle: CaseHandle, head: Head): Promise<void> => {
-  const c = handle.cursor
-  if (head.seq === c.seq) {
-    if (head.hash !== c.hash || head.bytes !== c.bytes) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD changed without new events (case replaced or edited)', path: HEAD_FILE }])
-    return
-  }
-  if (head.seq < c.seq) throw corruptError([{ code: 'HEAD_MISMATCH', severity: 'error', message: `HEAD went back from ${c.seq} to ${head.seq}`, path: HEAD_FILE }])
-  const scan = await scanCase(handle.dir, { resume: { seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state } })
-  const errors = scan.findings.filter(isError)
-  if (errors.length > 0 || scan.hash === null) throw corruptError(errors)
-  c.seq = scan.seq
-  c.hash = scan.hash
-  c.bytes = scan.bytes
-  c.lastCommand = scan.lastCommand
-  c.state = scan.state
-}

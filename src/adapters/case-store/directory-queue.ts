@@ -32,7 +32,7 @@ export const listDirectoryQueue = async (root: string, now: number = Date.now())
     if (!(await fsp.access(path.join(dir, DECLARATION_FILE)).then(() => true, () => false))) continue
     const h = await openCase(dir)()
     if (h._tag === 'Left') {
-      entries.push({ case_id: name, dir, title: null, generation: 0, state: 'NOT_STARTED', reason: null, retry_not_before: null, revision: 0, budget_left: null, pending_plan: null, runnable: false, why: `${h.left.code}: ${h.left.message}`, lease: null, last_activity: await lastChange(dir) })
+      entries.push({ case_id: name, dir, title: null, generation: 0, state: 'NOT_STARTED', reason: null, retry_not_before: null, revision: 0, budget_left: null, pending_plan: null, model: null, tokens_total: 0, last_model_failure: null, runnable: false, why: `${h.left.code}: ${h.left.message}`, lease: null, last_activity: await lastChange(dir) })
       continue
     }
     const row = queueRow(h.right.cursor.state)

@@ -57,6 +57,8 @@ export interface ScanOptions {
     readonly lastCommand: string | null
     /** The case state after the prefix; folded further in place. */
     readonly state: CaseState
+    /** The prefix's event ids; extended in place. */
+    readonly ids?: Set<string>
   }
 }
 
@@ -78,6 +80,8 @@ export interface ScanResult {
   readonly commands: Map<string, CommandSpan>
   readonly lastCommand: string | null
   readonly eventIds: number
+  /** Every event id of the log (seeded from a resume's set): the writer refuses a repeated one. */
+  readonly ids: Set<string>
   /** The case state folded from every event that passed the chain checks. */
   readonly state: CaseState
   /** Checks of object contents the rules left for a reader of objects (verify, the writer). */
@@ -152,11 +156,11 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
     report(finding('LOG_MISSING', 'events.jsonl is missing', { path: LOG_FILE }))
-    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, state: rules.state(), obligations: [] }
+    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, ids: options.resume?.ids ?? new Set(), state: rules.state(), obligations: [] }
   }
   let fileBytes = 0
   let stopParallel: () => Promise<void> = () => Promise.resolve()
-  const checker = logChecker({ ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }), ...(options.onRef === undefined ? {} : { onRef: options.onRef }), ...(options.canonical === undefined ? {} : { canonical: options.canonical }), start, commands, lastCommand: options.resume?.lastCommand ?? null, report, rules: options.rules === false ? null : rules })
+  const checker = logChecker({ ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }), ...(options.onRef === undefined ? {} : { onRef: options.onRef }), ...(options.canonical === undefined ? {} : { canonical: options.canonical }), start, commands, lastCommand: options.resume?.lastCommand ?? null, report, rules: options.rules === false ? null : rules, ...(options.resume?.ids === undefined ? {} : { ids: options.resume.ids }) })
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
@@ -236,7 +240,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     await stopParallel()
     await fh.close()
   }
-  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), state: rules.state(), obligations: rules.obligations() }
+  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), ids: checker.ids(), state: rules.state(), obligations: rules.obligations() }
 }
 
 export interface LogCheckerOptions {
@@ -249,6 +253,8 @@ export interface LogCheckerOptions {
   readonly commands: Map<string, CommandSpan>
   readonly lastCommand: string | null
   readonly report: (f: Finding) => void
+  /** The ids of the events before `start` (a catch-up), so a repeated id is found across appends. */
+  readonly ids?: Set<string>
 }
 
 /**
@@ -259,7 +265,7 @@ export interface LogCheckerOptions {
  */
 export const logChecker = (o: LogCheckerOptions) => {
   const rules = o.rules
-  const ids = new Set<string>()
+  const ids = o.ids ?? new Set<string>()
   let expectSeq = o.start.seq + 1
   let expectPrev: string | null = o.start.hash
   let lastSeq = o.start.seq
@@ -327,6 +333,7 @@ export const logChecker = (o: LogCheckerOptions) => {
     hash: (): string | null => lastHash,
     bytes: (): number => lastEnd,
     lastCommand: (): string | null => runCommand,
-    eventIds: (): number => ids.size
+    eventIds: (): number => ids.size,
+    ids: (): Set<string> => ids
   }
 }

@@ -8,7 +8,7 @@
  * Internal: methods reject with FailureError (coded failures); the public client turns them into
  * VbaError and the fp entry into Either values.
  */
-import type { CaseDeclaration } from '../../events/envelope.js'
+import type { CaseDeclaration, EventEnvelope } from '../../events/envelope.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { AnyProjection } from '../../projections/projection.js'
 import type { Env } from '../env.js'
@@ -38,6 +38,13 @@ export interface StoreAppendOptions extends AppendOptions {
    * generation use it, so concurrent writers of one case do not retry whole transactions.
    */
   readonly rebase?: (handle: CaseHandle) => Command | null
+  /**
+   * Whether the events recorded under the command's id were recorded for what this command asks
+   * (its intent: a note's text, a query's request): a reused id with another intent is
+   * COMMAND_ID_CONFLICT, the same intent returns the recorded outcome. Without it, recorded events
+   * other than the command's own are a conflict (see duplicateOf).
+   */
+  readonly sameIntent?: (recorded: readonly EventEnvelope[]) => boolean
 }
 
 export interface CaseStore {

@@ -59,7 +59,9 @@ export const LoopSection = t.partial({
 /** [budget]: the action budget of an investigation and what a project.query costs. */
 export const BudgetSection = t.partial({
   total: intBetween('BudgetTotal', 1, 1_000_000),
-  project_query: intBetween('QueryCost', 1, 1_000_000)
+  project_query: intBetween('QueryCost', 1, 1_000_000),
+  /** Model tokens the investigation may spend (as providers report them); unset: no limit. */
+  max_tokens: intBetween('MaxTokens', 1, Number.MAX_SAFE_INTEGER)
 }, 'BudgetSection')
 
 /**
@@ -72,7 +74,17 @@ export const ModelSection = t.partial({
   url: Str,
   name: Str,
   api_key_env: Str,
-  timeout_ms: intBetween('ModelTimeoutMs', 1, 3_600_000)
+  /** One request (an endpoint) or one run (a command) may take this long (default 300 000 ms). */
+  timeout_ms: intBetween('ModelTimeoutMs', 1, 3_600_000),
+  /** Requests sent for one answer at most, retries after 429, 5xx, timeouts and resets included (default 5). */
+  max_attempts: intBetween('ModelMaxAttempts', 1, 20),
+  /** All attempts for one answer, backoff waits included, take at most this long (default 900 000 ms). */
+  max_total_ms: intBetween('ModelMaxTotalMs', 1, 24 * 3_600_000),
+  temperature: t.number,
+  /** The answer's token limit, sent as max_tokens. */
+  max_tokens: intBetween('ModelMaxTokens', 1, 10_000_000),
+  /** Ask for JSON mode (`response_format: {"type": "json_object"}`), for endpoints that support it. */
+  json_mode: t.boolean
 }, 'ModelSection')
 
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */

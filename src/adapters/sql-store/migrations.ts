@@ -4,12 +4,14 @@
  * latest schema; the store refuses to open one that is behind (STORE_SCHEMA_OUTDATED).
  *
  *   vba_cases     one row per case: its declaration (exact bytes), head, and the queue columns
- *                 (state, reason, retry time, revision, budget left, lease), updated with every append
+ *                 (state, reason, retry time, revision, budget left, lease; since 0002 the model,
+ *                 the tokens spent and the last model failure), updated with every append
  *   vba_events    every event's exact canonical line, by (case_id, seq)
  *   vba_commands  every command id of a case (the constraint that makes command ids idempotent)
  *   vba_objects   content-addressed objects, shared across cases
  */
 import type { Knex } from 'knex'
+import { dialectOfKnex } from './dialect.js'
 
 export const MIGRATIONS_TABLE = 'vba_migrations'
 
@@ -18,7 +20,7 @@ interface Migration {
   readonly down: (knex: Knex) => Promise<void>
 }
 
-const bytes = (knex: Knex): string => (knex.client.config.client === 'pg' ? 'bytea' : 'longblob')
+const bytes = (knex: Knex): string => dialectOfKnex(knex).bytes
 
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_case_store', {
@@ -67,6 +69,22 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
     },
     down: async (knex) => {
       for (const t of ['vba_objects', 'vba_commands', 'vba_events', 'vba_cases']) await knex.schema.dropTableIfExists(t)
+    }
+  }],
+  ['0002_model_columns', {
+    // Which model answered last, the tokens spent, and why the model failed: shown by queue list.
+    up: async (knex) => {
+      await knex.schema.alterTable('vba_cases', (t) => {
+        t.string('model', 200).nullable()
+        t.bigInteger('tokens_total').notNullable().defaultTo(0)
+        t.string('last_failure_code', 64).nullable()
+        t.string('last_failure_message', 600).nullable()
+      })
+    },
+    down: async (knex) => {
+      await knex.schema.alterTable('vba_cases', (t) => {
+        t.dropColumns('model', 'tokens_total', 'last_failure_code', 'last_failure_message')
+      })
     }
   }]
 ]

@@ -1,0 +1,111 @@
+/**
+ * New cases in the SQL store: an empty case (its declaration and an empty log), and a verified
+ * case package copied in whole (the exact line bytes, commands and objects; the queue columns
+ * from the case's state), each in one transaction; CASE_EXISTS when the id is taken.
+ */
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import type { Knex } from 'knex'
+import * as E from 'fp-ts/lib/Either.js'
+import { ruleFold } from '../../domain/rules.js'
+import { canonicalJson } from '../../events/canonical.js'
+import { genesisHash } from '../../events/chain.js'
+import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, EventEnvelope } from '../../events/envelope.js'
+import { isError } from '../../events/findings.js'
+import { collectRefs, objectPath } from '../../events/refs.js'
+import { VERSION } from '../../version.js'
+import { systemEnv, type Env } from '../env.js'
+import { fail, FailureError } from '../fs-util.js'
+import { scanCase } from '../case-store/scan.js'
+import { verifyCase } from '../case-store/verify.js'
+import { DECLARATION_FILE, LOG_FILE } from '../case-store/layout.js'
+import type { SqlContext } from './connection.js'
+import { INSERT_ROWS, insertEvents, insertObjects, queueColumns } from './rows.js'
+
+const insertCase = async (ctx: SqlContext, work: (trx: Knex.Transaction) => Promise<void>, caseId: string): Promise<void> => {
+  try {
+    await ctx.transaction(work)
+  } catch (e) {
+    const code = (e as FailureError).failure?.data?.['driver_code']
+    if (code === '23505' || code === 'ER_DUP_ENTRY') fail('CASE_EXISTS', `the store ${ctx.display} already holds case ${caseId}`, { case_id: caseId })
+    throw e
+  }
+}
+
+/** Creates an empty case. */
+export const createInStore = async (ctx: SqlContext, caseId: string, o: { readonly title?: string; readonly env?: Env }): Promise<CaseDeclaration> => {
+  const env = o.env ?? systemEnv
+  const decoded = CaseDeclaration.decode({
+    format: CASE_FORMAT,
+    format_version: CASE_FORMAT_VERSION,
+    case_id: caseId,
+    created_at: env.now().toISOString(),
+    created_by: `vba ${VERSION}`,
+    ...(o.title === undefined ? {} : { title: o.title })
+  })
+  if (E.isLeft(decoded)) return fail('INVALID_ARGUMENT', 'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { case_id: caseId })
+  const text = canonicalJson(decoded.right)
+  const genesis = genesisHash(decoded.right)
+  if (E.isLeft(text) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
+  await insertCase(ctx, async (trx) => {
+    await trx('vba_cases').insert({ case_id: caseId, declaration: Buffer.from(text.right + '\n'), created_at: decoded.right.created_at, generation: 0, head_hash: genesis.right, log_bytes: 0, updated_ms: Date.parse(decoded.right.created_at), ...queueColumns(ruleFold().state()) })
+  }, caseId)
+  return decoded.right
+}
+
+/** The digests a log references (in order of first reference). */
+const referencedObjects = (log: Buffer): string[] => {
+  const seen = new Set<string>()
+  for (const line of log.toString('utf8').split('\n')) {
+    if (line === '') continue
+    for (const r of collectRefs((JSON.parse(line) as { data?: unknown }).data).refs) seen.add(r.digest)
+  }
+  return [...seen]
+}
+
+/** Copies a verified case package (a directory) in; CASE_CORRUPT (nothing imported) when it does not verify. */
+export const importIntoStore = async (ctx: SqlContext, dir: string): Promise<{ case_id: string; generation: number }> => {
+  const root = path.resolve(dir)
+  const report = await verifyCase(root)()
+  if (E.isLeft(report)) throw new FailureError(report.left)
+  if (!report.right.valid) {
+    const errors = report.right.findings.filter(isError)
+    fail('CASE_CORRUPT', `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`, { findings: errors.slice(0, 20) })
+  }
+  const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
+  const log = await fsp.readFile(path.join(root, LOG_FILE))
+  const head = report.right.head
+  if (head === null) return fail('INTERNAL_ERROR', 'a valid case without a head')
+  const decl = CaseDeclaration.decode(JSON.parse(declBytes.toString('utf8')))
+  if (E.isLeft(decl)) return fail('INTERNAL_ERROR', 'a valid case with an invalid declaration')
+  const caseId = decl.right.case_id
+  // The state, commands and rows, from the same bytes (the log up to HEAD).
+  const limit = log.subarray(0, report.right.log_bytes)
+  const rows: Array<{ seq: number; command_id: string; hash: string; line: Buffer }> = []
+  const commands = new Map<string, { first_seq: number; last_seq: number }>()
+  let s = 0
+  let lastAt: string | null = null
+  while (s < limit.length) {
+    const nl = limit.indexOf(10, s)
+    const line = limit.subarray(s, nl)
+    const env = EventEnvelope.decode(JSON.parse(line.toString('utf8')))
+    if (E.isLeft(env)) return fail('INTERNAL_ERROR', 'a valid case with an undecodable event')
+    rows.push({ seq: env.right.seq, command_id: env.right.command_id, hash: env.right.hash, line: Buffer.from(line) })
+    const c = commands.get(env.right.command_id)
+    if (c === undefined) commands.set(env.right.command_id, { first_seq: env.right.seq, last_seq: env.right.seq })
+    else c.last_seq = env.right.seq
+    lastAt = env.right.at
+    s = nl + 1
+  }
+  const scanState = (await scanCase(root, { canonical: false })).state
+  const objects: Buffer[] = []
+  for (const digest of referencedObjects(limit)) objects.push(await fsp.readFile(path.join(root, objectPath(digest))))
+  await insertCase(ctx, async (trx) => {
+    await trx('vba_cases').insert({ case_id: caseId, declaration: declBytes, created_at: decl.right.created_at, generation: head.seq, head_hash: head.hash, log_bytes: limit.length, last_event_at: lastAt, updated_ms: Date.parse(lastAt ?? decl.right.created_at), ...queueColumns(scanState) })
+    await insertObjects(trx, objects)
+    await insertEvents(trx, caseId, rows)
+    const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
+    for (let i = 0; i < cmdRows.length; i += INSERT_ROWS) await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
+  }, caseId)
+  return { case_id: caseId, generation: head.seq }
+}

@@ -1,0 +1,123 @@
+/**
+ * Reading and writing the SQL store's rows: the case row (head, lease, queue columns), event
+ * lines, command spans and objects. Values come back from the drivers as numbers, strings or
+ * buffers depending on the dialect; these helpers read them one way.
+ */
+import type { Knex } from 'knex'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../../domain/failure.js'
+import type { CaseState, ObjectRefLite } from '../../domain/case-state.js'
+import { sha256Digest } from '../../events/canonical.js'
+import { EventEnvelope } from '../../events/envelope.js'
+import { queueRow } from '../../projections/queue.js'
+import { fail, FailureError } from '../fs-util.js'
+import type { CommandSpan } from '../case-store/scan.js'
+import type { SqlContext } from './connection.js'
+
+/** Event rows per INSERT statement. */
+export const INSERT_ROWS = 500
+/** Rows read per query when a log is scanned. */
+export const PAGE_ROWS = 2000
+
+export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v))
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v))
+export const buf = (v: unknown): Buffer => (Buffer.isBuffer(v) ? v : Buffer.from(v as Uint8Array))
+
+/** The head of a case as its row acknowledges it. */
+export interface CaseRow {
+  readonly case_id: string
+  readonly declaration: Buffer
+  readonly generation: number
+  readonly head_hash: string
+  readonly log_bytes: number
+}
+
+export interface LeasedCaseRow extends CaseRow {
+  readonly lease_owner: string | null
+  readonly lease_token: string | null
+  readonly lease_expires_ms: number | null
+}
+
+/** The case row (locked with `lock`), or CASE_NOT_FOUND. */
+export const caseRow = async (ctx: SqlContext, q: Knex | Knex.Transaction, caseId: string, lock: boolean): Promise<LeasedCaseRow> => {
+  let query = q('vba_cases').select('case_id', 'declaration', 'generation', 'head_hash', 'log_bytes', 'lease_owner', 'lease_token', 'lease_expires_ms').where({ case_id: caseId })
+  if (lock) query = query.forUpdate()
+  const row = (await query.first()) as Record<string, unknown> | undefined
+  if (row === undefined) throw new FailureError(failure('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId }))
+  return {
+    case_id: String(row['case_id']),
+    declaration: buf(row['declaration']),
+    generation: num(row['generation']),
+    head_hash: String(row['head_hash']),
+    log_bytes: num(row['log_bytes']),
+    lease_owner: (row['lease_owner'] as string | null) ?? null,
+    lease_token: (row['lease_token'] as string | null) ?? null,
+    lease_expires_ms: numOrNull(row['lease_expires_ms'])
+  }
+}
+
+/** The bytes of stored objects by digest (missing ones are absent from the map). */
+export const objectBytes = async (q: Knex | Knex.Transaction, digests: readonly string[]): Promise<Map<string, Buffer>> => {
+  const out = new Map<string, Buffer>()
+  for (let i = 0; i < digests.length; i += 200) {
+    const rows = (await q('vba_objects').select('digest', 'bytes').whereIn('digest', digests.slice(i, i + 200))) as Array<Record<string, unknown>>
+    for (const r of rows) out.set(String(r['digest']), buf(r['bytes']))
+  }
+  return out
+}
+
+/** One stored object, checked against its reference (OBJECT_MISSING, OBJECT_CORRUPT). */
+export const readObjectIn = async (q: Knex | Knex.Transaction, object: ObjectRefLite): Promise<Buffer> => {
+  const row = (await q('vba_objects').select('bytes').where({ digest: object.digest }).first()) as Record<string, unknown> | undefined
+  if (row === undefined) throw new FailureError(failure('OBJECT_MISSING', `object ${object.digest} is missing`, { digest: object.digest }))
+  const bytes = buf(row['bytes'])
+  if (bytes.length !== object.size || sha256Digest(bytes) !== object.digest) throw new FailureError(failure('OBJECT_CORRUPT', `object ${object.digest} does not match its digest or size`, { digest: object.digest }))
+  return bytes
+}
+
+/** The queue columns of a case row, from the case state (a pure projection, {@link queueRow}). */
+export const queueColumns = (s: CaseState): Record<string, unknown> => {
+  const r = queueRow(s)
+  return {
+    state: r.state,
+    reason: r.reason,
+    retry_not_before: r.retry_not_before,
+    retry_not_before_ms: r.retry_not_before === null ? null : Date.parse(r.retry_not_before),
+    revision: r.revision,
+    budget_left: r.budget_left,
+    pending_plan: r.pending_plan,
+    model: r.model,
+    tokens_total: r.tokens_total,
+    last_failure_code: r.last_model_failure?.code ?? null,
+    last_failure_message: r.last_model_failure?.message.slice(0, 500) ?? null
+  }
+}
+
+export interface EventRow {
+  readonly seq: number
+  readonly command_id: string
+  readonly hash: string
+  readonly line: Buffer
+}
+
+export const insertEvents = async (trx: Knex.Transaction, caseId: string, lines: readonly EventRow[]): Promise<void> => {
+  for (let i = 0; i < lines.length; i += INSERT_ROWS) {
+    await trx('vba_events').insert(lines.slice(i, i + INSERT_ROWS).map((l) => ({ case_id: caseId, ...l })))
+  }
+}
+
+export const insertObjects = async (trx: Knex.Transaction, objects: Iterable<Uint8Array>): Promise<void> => {
+  // Sorted, so two transactions inserting the same objects take their locks in the same order.
+  const rows = [...objects].map((b) => ({ digest: sha256Digest(b), size: b.byteLength, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength) })).sort((a, b) => (a.digest < b.digest ? -1 : 1))
+  for (const r of rows) await trx('vba_objects').insert(r).onConflict('digest').ignore()
+}
+
+/** The events of a recorded command, decoded. */
+export const recordedEvents = async (q: Knex | Knex.Transaction, caseId: string, span: CommandSpan): Promise<EventEnvelope[]> => {
+  const rows = (await q('vba_events').select('line').where('case_id', caseId).andWhere('seq', '>=', span.firstSeq).andWhere('seq', '<=', span.lastSeq).orderBy('seq')) as Array<Record<string, unknown>>
+  return rows.map((r) => {
+    const decoded = EventEnvelope.decode(JSON.parse(buf(r['line']).toString('utf8')))
+    if (E.isLeft(decoded)) return fail('CASE_CORRUPT', 'recorded event no longer decodes')
+    return decoded.right
+  })
+}

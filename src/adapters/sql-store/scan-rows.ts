@@ -1,0 +1,94 @@
+/**
+ * The checks of a stored log, like the directory scan: the declaration (canonical), every row's
+ * line through the same {@link logChecker} (UTF-8, envelope, canonical form, hash, chain, ids,
+ * command contiguity, the rule fold), the rows' columns against their lines, and the case row's
+ * head against the log's end.
+ */
+import type { Knex } from 'knex'
+import * as E from 'fp-ts/lib/Either.js'
+import type { CaseState } from '../../domain/case-state.js'
+import { ruleFold } from '../../domain/rules.js'
+import { genesisHash, type RecordedEvent } from '../../events/chain.js'
+import { CaseDeclaration, type EventEnvelope } from '../../events/envelope.js'
+import { finding, type Finding } from '../../events/findings.js'
+import type { FoundRef } from '../../events/refs.js'
+import { decodeRecordFile, logChecker, type CommandSpan, type ScanResult } from '../case-store/scan.js'
+import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
+import { buf, num, PAGE_ROWS, type CaseRow } from './rows.js'
+
+export interface ScanRowsOptions {
+  readonly onEvent?: (e: RecordedEvent) => void
+  readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
+  readonly canonical?: boolean
+  readonly rules?: boolean
+  readonly resume?: { readonly seq: number; readonly hash: string; readonly bytes: number; readonly commands: Map<string, CommandSpan>; readonly lastCommand: string | null; readonly state: CaseState; readonly ids?: Set<string> }
+  /** Stop at this generation (the head read in the same transaction). */
+  readonly until?: number
+}
+
+/** Scans the stored log of `row` (from the start, or from `resume`). */
+export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: ScanRowsOptions = {}): Promise<ScanResult> => {
+  const findings: Finding[] = []
+  let omitted = 0
+  const report = (f: Finding): void => {
+    if (findings.length < 1000) findings.push(f)
+    else omitted++
+  }
+  // A catch-up (resume) continues a log whose declaration the handle checked already.
+  const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), (u) => CaseDeclaration.decode(u)) : null
+  if (decl !== null && E.isLeft(decl)) report(finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE }))
+  const declaration = decl !== null && E.isRight(decl) ? decl.right : null
+  if (declaration !== null && declaration.case_id !== row.case_id) report(finding('CASE_DECLARATION_INVALID', `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`, { path: DECLARATION_FILE }))
+  const genesis = declaration === null ? null : genesisHash(declaration)
+  const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
+  const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
+  const rules = ruleFold(o.resume?.state)
+  const checker = logChecker({
+    ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
+    ...(o.onRef === undefined ? {} : { onRef: o.onRef }),
+    ...(o.canonical === undefined ? {} : { canonical: o.canonical }),
+    start, commands, lastCommand: o.resume?.lastCommand ?? null, report, rules: o.rules === false ? null : rules,
+    ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids })
+  })
+  const until = o.until ?? row.generation
+  let pos = start.bytes
+  let after = start.seq
+  let expected = start.seq + 1
+  for (;;) {
+    const rows = (await q('vba_events').select('seq', 'command_id', 'hash', 'line').where('case_id', row.case_id).andWhere('seq', '>', after).andWhere('seq', '<=', until).orderBy('seq').limit(PAGE_ROWS)) as Array<Record<string, unknown>>
+    for (const r of rows) {
+      const seq = num(r['seq'])
+      const line = buf(r['line'])
+      if (seq !== expected) report(finding('SEQ_GAP', `the stored log has no event ${expected} (next stored: ${seq})`, { path: LOG_FILE, seq: expected }))
+      expected = seq + 1
+      const end = pos + line.length + 1
+      checker.line(line, null, pos, end)
+      if (checker.seq() === seq && (checker.hash() !== r['hash'] || checker.lastCommand() !== r['command_id'])) {
+        report(finding('HEAD_MISMATCH', `the row of event ${seq} does not match its line (hash or command id column)`, { path: LOG_FILE, seq }))
+      }
+      pos = end
+      after = seq
+    }
+    if (rows.length < PAGE_ROWS) break
+  }
+  checker.end()
+  if (checker.seq() !== row.generation || checker.hash() !== row.head_hash || checker.bytes() !== row.log_bytes) {
+    report(finding('HEAD_MISMATCH', `the case row acknowledges seq ${row.generation}, the stored log ends at seq ${checker.seq()}${checker.hash() === row.head_hash ? '' : ' with another hash'}`, { path: HEAD_FILE, data: { head_seq: row.generation, log_seq: checker.seq() } }))
+  }
+  return {
+    declaration,
+    head: { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes },
+    findings,
+    omittedFindings: omitted,
+    seq: checker.seq(),
+    hash: checker.hash(),
+    bytes: checker.bytes(),
+    fileBytes: checker.bytes(),
+    commands,
+    lastCommand: checker.lastCommand(),
+    eventIds: checker.eventIds(),
+    ids: checker.ids(),
+    state: rules.state(),
+    obligations: rules.obligations()
+  }
+}

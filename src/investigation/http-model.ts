@@ -1,0 +1,223 @@
+/**
+ * A model behind an OpenAI-compatible chat-completions endpoint (hosted providers, llama.cpp,
+ * vLLM, Ollama), through the official `openai` client: the stable prefix is the system message
+ * (cacheable), the rest the user message.
+ *
+ * The client builds requests, parses answers and classifies errors; the retry policy is ours,
+ * because its own cannot be bounded in total time and sleeps through an abort: 429, 5xx, 408,
+ * 409, timeouts, refused and reset connections and unparseable answers are retried with
+ * exponential backoff and full jitter, honouring Retry-After (seconds or a date, and
+ * retry-after-ms), within `maxAttempts` requests and `maxTotalMs` of wall time. Each answer
+ * reports which model answered (as the endpoint named it), the endpoint's origin, the request
+ * parameters, the token usage as reported, the finish reason and the attempts. A failure is a
+ * coded failure with the HTTP status and the provider's error text (never the key); the
+ * controller's abort ends the call at once.
+ */
+import { failure, type Failure } from '../domain/failure.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
+
+/** Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]). */
+export interface HttpModelOptions {
+  /** The endpoint: a base URL (`http://127.0.0.1:8080/v1`) or the full `/chat/completions` URL. */
+  readonly url: string
+  /** The model name the endpoint serves. */
+  readonly model: string
+  /** The name of the environment variable holding the API key (read at each call; optional for local servers). */
+  readonly apiKeyEnv?: string
+  /** One request may take this long (default 300 000 ms). */
+  readonly timeoutMs?: number
+  /** Requests for one answer at most, retries included (default 5). */
+  readonly maxAttempts?: number
+  /** All attempts of one answer, waits included, take at most this long (default 900 000 ms). */
+  readonly maxTotalMs?: number
+  /** Sampling temperature (default 0). */
+  readonly temperature?: number
+  /** The answer's token limit (max_tokens; default: the endpoint's). */
+  readonly maxTokens?: number
+  /** Ask for JSON mode (`response_format: {"type": "json_object"}`; default false). */
+  readonly jsonMode?: boolean
+  /** Where `apiKeyEnv` is looked up (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** First backoff before a retry (default 500 ms; doubles per attempt, at most 30 s, full jitter). */
+  readonly backoffMs?: number
+}
+
+export const HTTP_MODEL_DEFAULTS = { timeoutMs: 300_000, maxAttempts: 5, maxTotalMs: 900_000, backoffMs: 500, temperature: 0 } as const
+
+/** The chat-completions URL of an endpoint given as a base URL or as the full URL. */
+export const chatCompletionsUrl = (url: string): string => {
+  const u = new URL(url)
+  if (!u.pathname.endsWith('/chat/completions')) u.pathname = `${u.pathname.replace(/\/$/, '')}/chat/completions`
+  return u.toString()
+}
+
+/** The base URL the client appends `/chat/completions` to, and the query every request carries (`?api-version=…`). */
+const baseUrlOf = (url: string): { readonly base: string; readonly query: Record<string, string> } => {
+  const u = new URL(chatCompletionsUrl(url))
+  u.pathname = u.pathname.slice(0, -'/chat/completions'.length)
+  const query = Object.fromEntries(u.searchParams.entries())
+  u.search = ''
+  u.hash = ''
+  return { base: u.toString().replace(/\/$/, ''), query }
+}
+
+type OpenAiModule = typeof import('openai')
+let sdk: Promise<OpenAiModule> | null = null
+/** The client library is loaded on the first call (a CLI that never calls a model does not pay for it). */
+const loadSdk = (): Promise<OpenAiModule> => (sdk ??= import('openai'))
+
+/** A failed attempt: what it was, whether another may help, and how long the provider asked to wait. */
+interface AttemptFailure {
+  readonly failure: Failure
+  readonly retry: boolean
+  readonly retryAfterMs: number | null
+}
+
+const RETRY_STATUS = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500
+
+/** Retry-After in ms: retry-after-ms, or Retry-After as seconds or an HTTP date. */
+const retryAfterOf = (headers: Headers | undefined, now: number): number | null => {
+  if (headers === undefined) return null
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const v = headers.get('retry-after')
+  if (v === null) return null
+  const secs = Number.parseFloat(v)
+  if (Number.isFinite(secs) && secs >= 0) return secs * 1000
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? null : Math.max(0, at - now)
+}
+
+/** The provider's error text, one line, bounded; the key (and anything like a bearer token) removed. */
+const providerText = (text: string, key: string | undefined): string => {
+  let t = text.replace(/\s+/g, ' ').trim()
+  if (key !== undefined && key.length >= 4) t = t.split(key).join('[key]')
+  t = t.replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '[key]').replace(/Bearer\s+\S+/gi, 'Bearer [key]')
+  return t.length > 300 ? `${t.slice(0, 300)}…` : t
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) {
+      resolve()
+      return
+    }
+    const done = (): void => {
+      clearTimeout(t)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const t = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null)
+
+/**
+ * A model behind an OpenAI-compatible chat-completions endpoint (see the module comment for the
+ * retry policy). Failures: MODEL_HTTP_ERROR (an HTTP error status, or an answer that is not a
+ * chat completion) and MODEL_CALL_FAILED (no answer: refused, reset, timed out, no key), each with
+ * `status`, `attempts`, `endpoint` (the origin) and, when the provider sent one, `retry_after_ms`.
+ */
+export const httpModel = (options: HttpModelOptions): ModelFn => {
+  const endpoint = chatCompletionsUrl(options.url)
+  const origin = originOf(endpoint)
+  const timeoutMs = options.timeoutMs ?? HTTP_MODEL_DEFAULTS.timeoutMs
+  const maxAttempts = options.maxAttempts ?? HTTP_MODEL_DEFAULTS.maxAttempts
+  const maxTotalMs = options.maxTotalMs ?? HTTP_MODEL_DEFAULTS.maxTotalMs
+  const backoffMs = options.backoffMs ?? HTTP_MODEL_DEFAULTS.backoffMs
+  const temperature = options.temperature ?? HTTP_MODEL_DEFAULTS.temperature
+  const jsonMode = options.jsonMode === true
+  const parameters = { temperature, max_tokens: options.maxTokens ?? null, json_mode: jsonMode }
+
+  return async ({ prompt, stablePrefix, signal }): Promise<ModelAnswer> => {
+    const env = options.env ?? process.env
+    const key = options.apiKeyEnv === undefined ? undefined : env[options.apiKeyEnv]
+    if (options.apiKeyEnv !== undefined && (key === undefined || key === '')) {
+      throw new FailureError(failure('MODEL_CALL_FAILED', `environment variable ${options.apiKeyEnv} (the model's api_key_env) is not set`, { api_key_env: options.apiKeyEnv, endpoint: origin }))
+    }
+    const { default: OpenAI, APIError, APIConnectionTimeoutError } = await loadSdk()
+    // Everything explicit: the client must not pick up OPENAI_* variables of the process.
+    const { base, query } = baseUrlOf(options.url)
+    const client = new OpenAI({
+      baseURL: base,
+      ...(Object.keys(query).length === 0 ? {} : { defaultQuery: query }),
+      apiKey: key ?? 'none',
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: timeoutMs,
+      logLevel: 'off',
+      ...(key === undefined ? { defaultHeaders: { Authorization: null } } : {})
+    })
+    const rest = prompt.startsWith(stablePrefix) ? prompt.slice(stablePrefix.length).replace(/^\n/, '') : prompt
+    const body = {
+      model: options.model,
+      messages: [{ role: 'system' as const, content: stablePrefix }, { role: 'user' as const, content: rest }],
+      temperature,
+      ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      ...(jsonMode ? { response_format: { type: 'json_object' as const } } : {})
+    }
+    const started = Date.now()
+    const deadline = AbortSignal.timeout(maxTotalMs)
+    const stop = AbortSignal.any([signal, deadline])
+    const data = (attempts: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ endpoint: origin, attempts, ...extra })
+
+    const attempt = async (n: number): Promise<ModelAnswer | AttemptFailure> => {
+      const perAttempt = AbortSignal.timeout(timeoutMs)
+      try {
+        const completion: unknown = await client.chat.completions.create(body, { signal: AbortSignal.any([stop, perAttempt]), timeout: timeoutMs })
+        const c = completion as { model?: unknown; choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>; usage?: Record<string, unknown> | null }
+        const content = typeof c === 'object' && c !== null ? c.choices?.[0]?.message?.content : undefined
+        if (typeof content !== 'string') {
+          return { failure: failure('MODEL_HTTP_ERROR', `the endpoint answered with something that is not a chat completion (no choices[0].message.content) after ${n} attempt(s)`, data(n, { status: 200 })), retry: true, retryAfterMs: null }
+        }
+        const u = c.usage
+        return {
+          text: content,
+          info: {
+            kind: 'http',
+            model: typeof c.model === 'string' ? c.model : null,
+            endpoint: origin,
+            parameters,
+            usage: u === null || u === undefined || typeof u !== 'object' ? null : { prompt_tokens: count(u['prompt_tokens']), completion_tokens: count(u['completion_tokens']), total_tokens: count(u['total_tokens']) },
+            finishReason: typeof c.choices?.[0]?.finish_reason === 'string' ? c.choices[0].finish_reason : null,
+            attempts: n
+          }
+        }
+      } catch (e) {
+        if (signal.aborted) throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
+        if (e instanceof APIError && typeof e.status === 'number') {
+          const status = e.status
+          const error = e.error as { message?: unknown } | undefined
+          const text = providerText(typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''), key)
+          const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, Date.now())
+          return {
+            failure: failure('MODEL_HTTP_ERROR', `the model endpoint ${String(origin)} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`, data(n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })),
+            retry: RETRY_STATUS(status),
+            retryAfterMs
+          }
+        }
+        const timedOut = perAttempt.aborted || e instanceof APIConnectionTimeoutError
+        if (deadline.aborted) return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} gave no answer within ${maxTotalMs} ms (max_total_ms, ${n} attempt(s))`, data(n, { max_total_ms: maxTotalMs })), retry: false, retryAfterMs: null }
+        if (timedOut) return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} did not answer within ${timeoutMs} ms (after ${n} attempt(s))`, data(n, { timeout_ms: timeoutMs })), retry: true, retryAfterMs: null }
+        if (e instanceof SyntaxError) return { failure: failure('MODEL_HTTP_ERROR', `the model endpoint ${String(origin)} answered with something that is not JSON (after ${n} attempt(s))`, data(n, { status: 200 })), retry: true, retryAfterMs: null }
+        const cause = (e as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause
+        const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.cause?.code === 'string' ? cause.cause.code : 'network error'
+        return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} cannot be reached (${code}, after ${n} attempt(s))`, data(n, { error: code })), retry: true, retryAfterMs: null }
+      }
+    }
+
+    for (let n = 1; ; n++) {
+      const r = await attempt(n)
+      if (!('failure' in r)) return r
+      const elapsed = Date.now() - started
+      // Exponential backoff with full jitter, or what the provider asked for; never past the total bound.
+      const wait = r.retryAfterMs ?? Math.random() * Math.min(30_000, backoffMs * 2 ** (n - 1))
+      if (!r.retry || n >= maxAttempts || elapsed + wait >= maxTotalMs) throw new FailureError(r.failure)
+      await sleep(wait, stop)
+      if (signal.aborted) throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
+    }
+  }
+}
