@@ -229,7 +229,7 @@ memory('the rules: a stalled query at the limit without its block, a reservation
   assert.equal(violations(owed), ['RULE_COMMAND command.whole'])
   const answered = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), request(3))
   const reserved = [...answered, ...record(answered, [
-    { type: 'ModelResponded', actor: 'model', data: { turn: 3, raw: REPORT } },
+    { type: 'ModelResponded', actor: 'model', data: { turn: 3, raw: REPORT, provenance: null } },
     { type: 'PlanConfirmed', actor: 'model', data: { plan_id: 'P3', turn: 3, operation: 'project.query', arguments: { kind: 'database.count', table: 't', filters: [] } } },
     { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-P3', action: 'project.query', amount: 1, plan_id: 'P3', request_digest: null } }
   ])]
