@@ -35,6 +35,8 @@ export interface LifecycleView {
   readonly revision: number
   readonly turn: number
   readonly consecutive_invalid_responses: number
+  /** Refused or repeated queries in a row (they block at max_invalid_responses when the investigation counts them). */
+  readonly stalled_queries: number
   readonly pending_plan: string | null
   readonly last_result: LatestOutcome | null
   readonly interpretation: string | null
@@ -62,6 +64,7 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
     revision: s.revision,
     turn: s.turn,
     consecutive_invalid_responses: s.consecutiveInvalid,
+    stalled_queries: s.stalled,
     pending_plan: s.pendingPlan?.plan_id ?? null,
     last_result: s.lastResult,
     interpretation: s.interpretation,
@@ -77,7 +80,7 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
 
 export const lifecycleProjection: Projection<CaseState, LifecycleView> = {
   name: 'lifecycle',
-  version: 3,
+  version: 4,
   init: initCaseState,
   evolve,
   view: lifecycleView

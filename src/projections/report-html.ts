@@ -290,6 +290,7 @@ const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<ty
     case 'PlanConfirmed': return li('turn', `plan ${esc(e.data.plan_id)}: <span class="mono">${esc(requestText(str(asRec(e.data.arguments)['kind']), e.data.arguments))}</span>`)
     case 'CaptureRecorded': return li('turn', `evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`)
     case 'EnrichmentCaptured': return null
+    case 'QueryAnsweredFromCase': return li('turn', `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`)
     case 'ResearchFailed': return li(e.data.unavailable ? 'block' : 'op', `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
     case 'BudgetReserved': return li('op', `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})`)
     case 'BudgetReleased': return li('op', `budget released: ${e.data.amount} (${esc(e.data.reason)})`)

@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
+import { caseReport } from '../../src/report/case-report.js'
+import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
 import { BREWFEST_HIT_LINE } from '../../src/demo/core-scripts.js'
 import { initCase } from '../../src/adapters/case-store/init.js'
 import { replayCase } from '../../src/adapters/case-store/replay.js'
@@ -146,6 +148,8 @@ loop('a model that only asks refused queries ends BLOCKED / INVALID_LLM_RESPONSE
   assert.is(r.turns, 4, 'the interpretation and three refused queries')
   assert.match(readFileSync(path.join(d, 'events.jsonl'), 'utf8'), '"reason":"INVALID_LLM_RESPONSES"')
   assert.not.match(readFileSync(path.join(d, 'events.jsonl'), 'utf8'), '"type":"BudgetConsumed"', 'refusals cost nothing')
+  const view = right(await replayCase(d, [lifecycleProjection])()).views['lifecycle']?.view as LifecycleView
+  assert.is(view.stalled_queries, 3)
   assert.ok(right(await verifyCase(d)()).valid)
   const resumed = right(await resumeCase(d, { manualRetry: true }))
   assert.is(resumed.state, 'INVESTIGATING')
@@ -163,6 +167,7 @@ loop('an enrichment capture can be cited, and its identical query is answered fr
   assert.match(script.prompts[3] ?? '', /^E1 \(cited by H1; from the case preparation\):$/m, 'a cited enrichment capture is shown with its payload')
   assert.match(script.prompts[3] ?? '', 'Budget remaining: 8 (', 'the demo budget (8) untouched')
   assert.ok(right(await verifyCase(d)()).valid)
+  assert.match(await caseReport(d), 'plan P2 answered from the case: evidence <a href="#E2">E2</a> again (an identical query; a repeat, no budget used)', 'the case report shows it')
   await research.close()
 })
 
