@@ -45,13 +45,13 @@ const research = createProjectResearch(right(await loadProfile(world.profile)())
 const kindsDir = path.join(tempDir('report-kinds'), 'case')
 right(await initCase({ dir: kindsDir, caseId: 'case-kinds', title: 'every capture kind </title><script>x()</script>' })())
 const QUERIES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
-  ['source.files', { kind: 'source.files', text: 'wolpertinger' }],
+  ['source.files', { kind: 'source.files', text: 'brewfest' }],
   ['source.search', { kind: 'source.search', text: 'AddSC_' }],
-  ['source.symbol', { kind: 'source.symbol', symbol: 'AddSC_npc_wolpertinger' }],
-  ['source.registration', { kind: 'source.registration', symbol: 'npc_wolpertinger' }],
+  ['source.symbol', { kind: 'source.symbol', symbol: 'AddSC_boss_garr' }],
+  ['source.registration', { kind: 'source.registration', symbol: 'boss_garr' }],
   ['source.schema', { kind: 'source.schema', text: 'creature_template' }],
-  ['source.read', { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 12 }],
-  ['source.context', { kind: 'source.context', text: 'NPC_WILD_WOLPERTINGER' }],
+  ['source.read', { kind: 'source.read', path: 'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp', start_line: 1, end_line: 12 }],
+  ['source.context', { kind: 'source.context', text: '23487', path_prefix: 'src/server/' }],
   ['database.tables', { kind: 'database.tables' }],
   ['database.schema', { kind: 'database.schema', table: 'creature_template' }],
   ['database.rows', { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'subname'], filters: [{ column: 'entry', operator: 'eq', value: 23487 }], offset: 0, limit: 5 }],
@@ -150,7 +150,7 @@ test('a capture of every kind is rendered for people, and hostile text stays tex
   const evidence = await page.locator('#evidence').innerText()
   for (const [kind] of QUERIES) assert.match(evidence, kind)
   // Source lines with numbers, path and blob; rows as a table with NULL shown as NULL.
-  assert.match(evidence, 'src/server/scripts/World/npc_wolpertinger.cpp')
+  assert.match(evidence, 'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp')
   assert.match(evidence, /blob [0-9a-f]{40}/)
   assert.ok(await page.locator('#evidence table.src td.num').count() > 5)
   assert.match(evidence, 'NULL')
