@@ -10,7 +10,7 @@
  * @module vba-case-research
  */
 export { openVba } from './api/client.js'
-export type { Vba, VbaOptions, SourceNotice, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus } from './api/client.js'
+export type { Vba, VbaOptions, SourceNotice, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus, VerifyCaseOptions } from './api/client.js'
 export type { Lease } from './adapters/case-store/store.js'
 export type { QueueEntry, QueueRow } from './projections/queue.js'
 export type { WorkEvent } from './investigation/worker.js'
@@ -30,7 +30,7 @@ export type { EnrichmentConfig, EntityRef, EntityLookup, TextColumn, TableRelati
 export type { Fact, CoverageGap, Provenance } from './domain/facts.js'
 export type { CaseQueryResult } from './research/case-query.js'
 export type { Receipt } from './adapters/case-store/append.js'
-export type { VerifyReport } from './adapters/case-store/verify.js'
+export type { VerifyReport, EvidenceSummary } from './adapters/case-store/verify.js'
 export type { GcReport } from './adapters/case-store/gc.js'
 export type { LockState, LockInfo } from './adapters/case-store/lock.js'
 export type { Finding, FindingCode, Severity } from './events/findings.js'

@@ -129,7 +129,7 @@ export interface CasesApi {
    * Full verification: chain, rules, every object; with `expectHead` (a receipt kept elsewhere),
    * a rollback or a fork is a finding. Problems of the case are findings, never a rejection.
    */
-  verify(dir: string, options?: { readonly expectHead?: Receipt; readonly onProgress?: (phase: 'log' | 'objects', done: number, total: number) => void }): Promise<VerifyReport>
+  verify(dir: string, options?: VerifyCaseOptions): Promise<VerifyReport>
   /** The case report: one self-contained HTML page (deterministic; no script, no outside resource). */
   report(dir: string): Promise<string>
   /** Every projection's view, from the log alone. */
@@ -138,6 +138,20 @@ export interface CasesApi {
   gc(dir: string): Promise<GcReport>
   /** Removes the lock of a writer that is gone (a live one only with `force`). Directories only. */
   unlock(dir: string, options?: { readonly force?: boolean }): Promise<LockState>
+}
+
+/** Options of {@link CasesApi.verify}. */
+export interface VerifyCaseOptions {
+  /** A receipt kept outside the case: a rollback or a fork is then a finding. */
+  readonly expectHead?: Receipt
+  readonly onProgress?: (phase: 'log' | 'objects' | 'evidence', done: number, total: number) => void
+  /**
+   * Re-derive every capture from the world a profile reaches (a TOML file, the sections as an
+   * object, or `true` for the client's own profile): source captures at the commit they name, from
+   * git objects; database captures when the profile's snapshot id is theirs. A difference is an
+   * EVIDENCE_MISMATCH error finding; `evidence` says what was checked.
+   */
+  readonly against?: string | ProfileObject | true
 }
 
 /** Research: one project.query without a case, or recorded in one. */
@@ -352,7 +366,18 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
       await settle(() => replayAt(at(dir), [{ name: 'events', version: 1, init: () => all, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])())
       return all
     },
-    verify: async (dir, o = {}) => settle(() => verifyAt(at(dir), { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    verify: async (dir, o = {}) => {
+      const where = at(dir)
+      const report = await settle(() => verifyAt(where, { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) }) })())
+      if (o.against === undefined) return report
+      const against = o.against === true
+        ? profile ?? (() => { throw noProfile() })()
+        : typeof o.against === 'string'
+          ? await settle(() => loadProfile(o.against as string)())
+          : await settle(async () => profileFromObject(o.against as ProfileObject, options.baseDir ?? process.cwd()))
+      const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
+      return withEvidence(report, await thrown(() => rederiveEvidence(where, against, { ...(options.environment === undefined ? {} : { env: options.environment }), onProgress: (done, total) => o.onProgress?.('evidence', done, total) })))
+    },
     replay: async (dir) => {
       const r = await settle(() => replayAt(at(dir), defaultProjections())())
       return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }

@@ -15,6 +15,7 @@ import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
@@ -90,7 +91,27 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
     ...report.findings.map(describeFinding)
   ]
   if (report.omitted_findings > 0) lines.push(`  ... and ${report.omitted_findings} more findings`)
+  const ev = report.evidence
+  if (ev !== undefined) {
+    const at = [...ev.commits.map((c) => `commit ${c}`), ...ev.snapshots.map((s) => `snapshot ${s}`)].join(' and ') || 'nothing'
+    lines.push(`evidence re-derived at ${at}: ${ev.checked} of ${ev.captures} capture(s) asked again, ${ev.matched} identical, ${ev.mismatched} differ, ${ev.not_rechecked} not re-checked`)
+  }
   return lines
+}
+
+/** `--against PROFILE`: the case's evidence re-derived from the world the profile reaches. */
+export const againstProfile = async (report: VerifyReport, at: CaseAt, profileFile: string): Promise<VerifyReport> => {
+  const profile = orExit(await loadProfile(profileFile)())
+  const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
+  const bar = progressBar('evidence')
+  try {
+    return withEvidence(report, await rederiveEvidence(at, profile, { onProgress: bar.update }))
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
+    throw e
+  } finally {
+    bar.stop()
+  }
 }
 
 /** `--expect-head SEQ:HASH` as a receipt (bad input: exit 2). */
@@ -101,10 +122,11 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
   return { expectHead: r }
 }
 
-export const verify = async (io: Out, dir: CaseAt, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
+export const verify = async (io: Out, dir: CaseAt, opts: { json?: boolean; expectHead?: string; against?: string }): Promise<void> => {
   const bar = progressBar('verify')
-  const report = orExit(await verifyAt(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
+  let report = orExit(await verifyAt(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
   bar.stop()
+  if (opts.against !== undefined) report = await againstProfile(report, dir, opts.against)
   if (opts.json === true) {
     for (const f of report.findings) io.out(canonical({ finding: f }))
     const { findings: _f, ...summary } = report

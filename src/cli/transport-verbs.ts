@@ -3,9 +3,11 @@ import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { exportCase } from '../adapters/bagit/export.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
-import { importCase, verifyBag, type BagCheck } from '../adapters/bagit/import.js'
-import { receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { importCase, verifyBag, withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
+import type { VerifyReport } from '../adapters/case-store/verify.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
@@ -46,14 +48,28 @@ const renderBagCheck = (c: BagCheck): string[] => {
   return lines
 }
 
-export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean; expectHead?: string }): Promise<void> => {
-  const c = orExit(await verifyBag(target, {}, receiptOption(opts.expectHead))())
+export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean; expectHead?: string; against?: string }): Promise<void> => {
+  const checked = orExit(await verifyBag(target, {}, receiptOption(opts.expectHead))())
+  // With --against, the bag's case (verified again as it is unpacked) has its evidence re-derived.
+  const c = opts.against === undefined || checked.case === null || !checked.valid ? checked : await bagAgainst(checked, target, opts.against)
+  const valid = c.valid
   if (opts.json === true) {
     for (const f of c.bag.findings) io.out(json({ bag_finding: f }))
     for (const f of c.case?.findings ?? []) io.out(json({ finding: f }))
-    io.out(json({ summary: { valid: c.valid, bag_valid: c.bag.valid, case_valid: c.case?.valid ?? null, canonical_archive: c.canonical_archive, case_id: c.case?.case_id ?? null, generation: c.case?.generation ?? null } }))
+    io.out(json({ summary: { valid, bag_valid: c.bag.valid, case_valid: c.case?.valid ?? null, canonical_archive: c.canonical_archive, case_id: c.case?.case_id ?? null, generation: c.case?.generation ?? null, ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence }) } }))
   } else for (const l of renderBagCheck(c)) io.out(l)
-  if (!c.valid) throw new CliExit(EXIT.FINDINGS)
+  if (!valid) throw new CliExit(EXIT.FINDINGS)
+}
+
+/** The bag's case with its evidence re-derived (the bag is unpacked and verified again for it). */
+const bagAgainst = async (checked: BagCheck, target: string, profile: string): Promise<BagCheck> => {
+  try {
+    const report = await withVerifiedPackage(target, (dir) => againstProfile(checked.case as VerifyReport, dir, profile))
+    return { ...checked, case: report, valid: checked.valid && report.valid }
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
+    throw e
+  }
 }
 
 const json = (v: unknown): string => {

@@ -35,6 +35,10 @@ export const FINDING_CODES = {
   STORE_COMMAND_ROWS: 'error',
   /** SQL store: queue columns that differ from the fold of the log. */
   STORE_QUEUE_MISMATCH: 'error',
+  /** verify --against: a capture differs from what the bound commit or snapshot answers now. */
+  EVIDENCE_MISMATCH: 'error',
+  /** verify --against: a capture that could not be asked again (another snapshot, no provider), and why. */
+  EVIDENCE_NOT_RECHECKED: 'notice',
   TORN_TAIL: 'notice',
   UNACKNOWLEDGED_TAIL: 'notice',
   ORPHAN_OBJECT: 'notice',

@@ -35,6 +35,19 @@ export interface VerifyReport {
   readonly findings: readonly Finding[]
   /** Findings beyond the reporting cap (counted, not listed). */
   readonly omitted_findings: number
+  /** With `--against`: what re-deriving the evidence from git and the database found (its findings are among `findings`). */
+  readonly evidence?: EvidenceSummary
+}
+
+/** The evidence re-derived from the world a profile reaches (see src/research/rederive.ts). */
+export interface EvidenceSummary {
+  readonly captures: number
+  readonly checked: number
+  readonly matched: number
+  readonly mismatched: number
+  readonly not_rechecked: number
+  readonly commits: readonly string[]
+  readonly snapshots: readonly string[]
 }
 
 const HEX2 = /^[0-9a-f]{2}$/

@@ -1,0 +1,174 @@
+/**
+ * Re-deriving a case's evidence (`vba verify CASE --against PROFILE`): every capture of the log
+ * (research in the investigation and the revisions' enrichment) is asked again, with the settings
+ * it records, of the world the profile reaches: source captures at the commit they name, read from
+ * git objects (never from the snapshot index), database captures when the profile's snapshot id is
+ * the one they name. The canonical capture bytes must be identical; a difference is an
+ * EVIDENCE_MISMATCH finding naming the first difference (a file and line, or a table, row and
+ * column), a capture that could not be asked again is an EVIDENCE_NOT_RECHECKED notice saying why.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import type { Profile } from '../adapters/config/profile.js'
+import type { ProjectLimits } from '../domain/limits.js'
+import { Capture } from '../events/capture.js'
+import { finding, type Finding } from '../events/findings.js'
+import type { RecordedEvent } from '../events/chain.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
+import { readObjectAt, replayAt } from '../adapters/case-store/at.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { captureBytes } from './capture.js'
+import { createProjectResearch, type ProjectResearch } from './project-research.js'
+import { openSourceResearch } from './source/open.js'
+import { firstDifference } from './capture-diff.js'
+import type { VerifyReport } from '../adapters/case-store/verify.js'
+
+/** One capture the log records (a repeat names the same object once). */
+interface Recorded {
+  readonly seq: number
+  readonly evidence: string
+  readonly ref: { readonly digest: string; readonly size: number }
+}
+
+export interface RederiveReport {
+  /** Distinct captures the log records. */
+  readonly captures: number
+  /** Asked again and compared. */
+  readonly checked: number
+  readonly matched: number
+  readonly mismatched: number
+  /** Not asked again (another snapshot, no database or source in the profile, an unavailable provider). */
+  readonly not_rechecked: number
+  /** The commits and snapshots the evidence was re-derived at. */
+  readonly commits: readonly string[]
+  readonly snapshots: readonly string[]
+  readonly findings: readonly Finding[]
+}
+
+export interface RederiveOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Called after every capture: captures done and the total. */
+  readonly onProgress?: (done: number, total: number) => void
+}
+
+const recordedCaptures = async (at: CaseAt): Promise<Recorded[]> => {
+  const out: Recorded[] = []
+  const seen = new Set<string>()
+  const collect = (s: Recorded[], e: RecordedEvent): Recorded[] => {
+    if ((e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') && !seen.has(e.data.capture.digest)) {
+      seen.add(e.data.capture.digest)
+      s.push({ seq: e.seq, evidence: e.data.evidence_id, ref: { digest: e.data.capture.digest, size: e.data.capture.size } })
+    }
+    return s
+  }
+  const r = await replayAt(at, [{ name: 'captures', version: 1, init: () => out, evolve: collect, view: () => null }])()
+  if (E.isLeft(r)) throw new FailureError(r.left)
+  return out
+}
+
+const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {})
+
+/**
+ * The profile a capture was asked under: the operator's world (repository, database connection),
+ * with the commit, URL, limits, extensions, allowlist and analysis settings the capture records.
+ */
+const profileFor = (base: Profile, c: Capture): Profile => {
+  const settings = rec(c.settings)
+  const limits = { ...base.limits, ...rec(settings['limits']) } as ProjectLimits
+  if (c.origin.type === 'git') {
+    const extensions = Array.isArray(settings['extensions']) ? settings['extensions'].map(String) : base.source?.extensions
+    const analysis = rec(settings['source_analysis'])
+    return {
+      ...base,
+      limits,
+      ...(Object.keys(analysis).length === 0 ? {} : { sourceAnalysis: { ...base.sourceAnalysis, ...analysis, enabled: true } }),
+      ...(base.source === undefined ? {} : { source: { ...base.source, url: c.origin.url, commit: c.origin.commit, cache: false, ...(extensions === undefined ? {} : { extensions }) } })
+    } as Profile
+  }
+  const db = c.origin.database
+  const allowed = Array.isArray(settings['allowed_tables']) ? settings['allowed_tables'].map(String) : base.database?.allowed_tables[db] ?? []
+  return {
+    ...base,
+    limits,
+    ...(base.database === undefined ? {} : { database: { ...base.database, databases: [db], allowed_tables: { [db]: allowed } } })
+  } as Profile
+}
+
+/** Why a capture cannot be asked again of this profile's world, or null. */
+const notRecheckable = (base: Profile, c: Capture): string | null => {
+  if (c.origin.type === 'git') return base.source === undefined ? 'the profile has no [source]' : null
+  if (base.database === undefined) return 'the profile has no [database]'
+  if (base.database.client !== c.origin.client) return `the capture was answered by ${c.origin.client}, the profile's database is ${String(base.database.client)}`
+  if (base.database.snapshot_id !== c.origin.snapshot_id) return `the capture is of snapshot ${c.origin.snapshot_id}, the profile's database is ${base.database.snapshot_id}`
+  return null
+}
+
+/** Re-derives every capture of the case at `at` from the world `profile` reaches (see the module comment). */
+export const rederiveEvidence = async (at: CaseAt, profile: Profile, options: RederiveOptions = {}): Promise<RederiveReport> => {
+  const recorded = await recordedCaptures(at)
+  const findings: Finding[] = []
+  const sessions = new Map<string, ProjectResearch>()
+  const commits = new Set<string>()
+  const snapshots = new Set<string>()
+  let checked = 0
+  let matched = 0
+  let mismatched = 0
+  let skipped = 0
+  const skip = (r: Recorded, why: string): void => {
+    skipped++
+    findings.push(finding('EVIDENCE_NOT_RECHECKED', `${r.evidence} (seq ${r.seq}) was not asked again: ${why}`, { seq: r.seq, data: { evidence_id: r.evidence, reason: why } }))
+  }
+  try {
+    for (const [i, r] of recorded.entries()) {
+      options.onProgress?.(i, recorded.length)
+      const bytes = await readObjectAt(at, r.ref)()
+      if (E.isLeft(bytes)) {
+        skip(r, `its object cannot be read (${bytes.left.code})`)
+        continue
+      }
+      const decoded = Capture.decode(JSON.parse(bytes.right.toString('utf8')))
+      if (E.isLeft(decoded)) {
+        skip(r, 'its object is not a capture')
+        continue
+      }
+      const c = decoded.right
+      const why = notRecheckable(profile, c)
+      if (why !== null) {
+        skip(r, why)
+        continue
+      }
+      // One research session per distinct settings (and commit or snapshot) of the captures.
+      const key = `${c.origin.type === 'git' ? `git:${c.origin.commit}:${c.origin.url}` : `db:${c.origin.database}`}:${c.settings_hash}`
+      let research = sessions.get(key)
+      if (research === undefined) {
+        research = createProjectResearch(profileFor(profile, c), { openSource: openSourceResearch, ...(options.env === undefined ? {} : { env: options.env }) })
+        sessions.set(key, research)
+      }
+      const again = await research.query(c.request)()
+      if (E.isLeft(again)) {
+        skip(r, `asking again failed: ${again.left.code}: ${again.left.message}`)
+        continue
+      }
+      checked++
+      if (c.origin.type === 'git') commits.add(c.origin.commit)
+      else snapshots.add(c.origin.snapshot_id)
+      const fresh = captureBytes(again.right)
+      if (fresh.equals(bytes.right)) {
+        matched++
+        continue
+      }
+      mismatched++
+      const d = firstDifference(c, again.right)
+      findings.push(finding('EVIDENCE_MISMATCH', `${r.evidence} (seq ${r.seq}, ${c.kind}) differs from what ${c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`} answers now: ${d.where}: recorded ${d.recorded}, re-derived ${d.rederived}`, { seq: r.seq, data: { evidence_id: r.evidence, kind: c.kind, pointer: d.pointer, where: d.where } }))
+    }
+    options.onProgress?.(recorded.length, recorded.length)
+  } finally {
+    for (const s of sessions.values()) await s.close()
+  }
+  return { captures: recorded.length, checked, matched, mismatched, not_rechecked: skipped, commits: [...commits].sort(), snapshots: [...snapshots].sort(), findings }
+}
+
+/** A verify report with the re-derived evidence: its findings added, valid only without a mismatch. */
+export const withEvidence = (report: VerifyReport, ev: RederiveReport): VerifyReport => {
+  const { findings, ...summary } = ev
+  return { ...report, valid: report.valid && ev.mismatched === 0, findings: [...report.findings, ...findings], evidence: summary }
+}
