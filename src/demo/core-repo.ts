@@ -8,6 +8,32 @@ import * as path from 'node:path'
 import { CORE_SCRIPT_FILES } from './core-scripts.js'
 
 const FILES: Record<string, string> = {
+  'src/server/scripts/World/npc_wolpertinger.cpp': `#include "ScriptMgr.h"
+
+enum Creatures
+{
+    NPC_WILD_WOLPERTINGER = 23487
+};
+
+enum Spells
+{
+    SPELL_WOLPERTINGER_NET = 41621
+};
+
+struct npc_wild_wolpertingerAI : public ScriptedAI
+{
+    void SpellHit(Unit* /*caster*/, SpellInfo const* spell) override
+    {
+        if (spell->Id == SPELL_WOLPERTINGER_NET)
+            me->DespawnOrUnsummon();   // the item reward is left to SmartAI
+    }
+};
+
+void AddSC_npc_wolpertinger()
+{
+    RegisterCreatureAI(npc_wild_wolpertingerAI);
+}
+`,
   'src/server/scripts/Spells/spell_item.cpp': `// spell_wolpertinger_net: the net's dummy effect
 class spell_wolpertinger_net : public SpellScript
 {
@@ -18,10 +44,12 @@ void AddSC_item_spell_scripts()
     RegisterSpellScript(spell_wolpertinger_net);
 }
 `,
-  'src/server/scripts/ScriptLoader.cpp': `void AddSC_item_spell_scripts();
+  'src/server/scripts/ScriptLoader.cpp': `void AddSC_npc_wolpertinger();
+void AddSC_item_spell_scripts();
 
 void AddScripts()
 {
+    AddSC_npc_wolpertinger();
     AddSC_item_spell_scripts();
 }
 `

@@ -197,7 +197,7 @@ const contextView = (c: Capture, r: Rec): CaptureView => {
   const searches = asArr(r['searches']).map(asRec)
   const base = (p: unknown): string => str(p).slice(str(p).lastIndexOf('/') + 1)
   // the searches in one line: term, why it was followed and from where, what it found
-  head.push(`searches: ${searches.map((x) => `${JSON.stringify(x['term'])}${x['reason'] === 'term' ? '' : ` (${x['reason'] === 'assignment' ? 'alias' : str(x['reason'])} from ${base(asRec(x['from'])['path'])}:${str(asRec(x['from'])['line'])})`} ${str(x['hit_count'])} hits${x['complete'] === true ? '' : ` (partial${asArr(x['limits_reached']).length > 0 ? `: ${asArr(x['limits_reached']).map(str).join(', ')}` : ''})`}`).join('; ')}; ${[...new Set(searches.map((x) => str(x['files_scanned'])))].join('/')} files scanned`)
+  head.push(`searches: ${searches.map((x) => `${JSON.stringify(x['term'])}${x['reason'] === 'term' ? '' : ` (${x['reason'] === 'assignment' ? 'alias' : str(x['reason'])}, ${base(asRec(x['from'])['path'])}:${str(asRec(x['from'])['line'])})`} ${plural(x['hit_count'], 'hit')}${x['complete'] === true ? '' : ` (partial${asArr(x['limits_reached']).length > 0 ? `: ${asArr(x['limits_reached']).map(str).join(', ')}` : ''})`}`).join('; ')}; ${[...new Set(searches.map((x) => str(x['files_scanned'])))].join('/')} files scanned`)
   const skips = [...new Set(searches.map((x) => skippedText(x['skipped']).join('')).filter((x) => x !== ''))]
   if (skips.length > 0) head.push(skips.length === 1 && searches.length > 1 ? `every search ${skips[0] ?? ''}` : skips.join('; '))
   const hits = asArr(r['hits']).map(asRec)

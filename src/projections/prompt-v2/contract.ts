@@ -67,7 +67,8 @@ export const stablePartV2 = (s: CaseState): string => {
     '  {"next": {"kind": "lab_test", "description": "..."}}',
     '  {"next": {"kind": "conclusion", "summary": "...", "hypotheses": ["H1"], "evidence": ["E1"]}}',
     'project.query kinds (read-only; the pinned commit and the allowed tables only):',
-    ...kinds.map((k) => `  - ${k}`),
+    // two kinds a line: the list stays readable and short
+    ...kinds.flatMap((k, i) => (i % 2 === 0 ? [`  ${[k, kinds[i + 1]].filter((x) => x !== undefined).join('; ')}`] : [])),
     ...(c === null ? [] : contractLines(c)),
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',
     'Results: source lines "123| text" under their file (">" a hit of the term, "+" a followed name, "~" the same name elsewhere); rows "a|b" under "column (type)" (NULL is NULL; quoted text is JSON).',
