@@ -95,6 +95,8 @@ const profileFor = (base: Profile, c: Capture): Profile => {
 
 /** Why a capture cannot be asked again of this profile's world, or null. */
 const notRecheckable = (base: Profile, c: Capture): string | null => {
+  // source.context captures recorded without code paths were ranked by the earlier chain (path order)
+  if (c.kind === 'source.context' && !('code_path_prefixes' in rec(rec(c.settings)['source_analysis']))) return 'it was made by the earlier source.context chain (path order, before code_path_prefixes), which this library no longer runs'
   if (c.origin.type === 'git') return base.source === undefined ? 'the profile has no [source]' : null
   if (base.database === undefined) return 'the profile has no [database]'
   if (base.database.client !== c.origin.client) return `the capture was answered by ${c.origin.client}, the profile's database is ${String(base.database.client)}`

@@ -8,10 +8,13 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync } from 'node:fs'
+import { cpSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
+import { openVba } from '../../src/index.js'
+import { forger } from '../../src/testing.js'
+import { canonicalJson } from '../../src/events/canonical.js'
 import { caseReport } from '../../src/report/case-report.js'
 import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
 import { BREWFEST_HIT_LINE } from '../../src/demo/core-scripts.js'
@@ -120,6 +123,33 @@ memory('the case verifies, and every recorded prompt renders again byte for byte
   }
   right(await replayCase(dir, [check])())
   assert.is(turns, 8)
+})
+
+memory('verify --against re-derives every capture of the investigation, the ranked source.context included; one of the earlier chain is not asked again, and says why', async () => {
+  const client = await openVba({ profile: world.profile })
+  try {
+    const r = await client.cases.verify(dir, { against: true })
+    assert.ok(r.valid, JSON.stringify(r.findings))
+    assert.is(r.evidence?.mismatched, 0)
+    assert.is(r.evidence?.not_rechecked, 0)
+    // a copy whose source.context capture records no code paths (as the earlier chain wrote them)
+    const old = path.join(tempDir('wm-old'), 'case')
+    cpSync(dir, old, { recursive: true })
+    const f = forger(old)
+    const event = f.envelopes().find((e) => e.type === 'CaptureRecorded' && (e.data as { kind: string }).kind === 'source.context')
+    if (event === undefined) throw new Error('no source.context capture')
+    const ref = (event.data as { capture: { digest: string } }).capture
+    const capture = JSON.parse(readFileSync(path.join(old, 'objects', 'sha256', ref.digest.slice(7, 9), ref.digest.slice(9)), 'utf8')) as { settings: { source_analysis: Record<string, unknown> } }
+    delete capture.settings.source_analysis['code_path_prefixes']
+    const forged = f.object(Buffer.from(right(canonicalJson(capture)), 'utf8'), 'application/vnd.vba.capture+json')
+    f.rewrite(event.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
+    const again = await client.cases.verify(old, { against: true })
+    assert.is(again.evidence?.not_rechecked, 1)
+    assert.is(again.evidence?.mismatched, 0)
+    assert.match(again.findings.find((x) => x.code === 'EVIDENCE_NOT_RECHECKED')?.message ?? '', 'the earlier source.context chain')
+  } finally {
+    await client.close()
+  }
 })
 
 memory.run()
