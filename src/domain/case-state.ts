@@ -108,6 +108,11 @@ export interface CaseState {
   lastResult: LatestOutcome | null
   /** Budget added by operators after the start (with reasons in the log). */
   toppedUp: number
+  /** The reservation of the plan a RESEARCH_UNAVAILABLE block waits on (only its answer ends the block). */
+  researchBlockReservation: string | null
+  /** When the case was created (its declaration), when known to the fold, and the time of the last event. */
+  createdAt: string | null
+  lastAt: string | null
 }
 
 export const initResearch = (): ResearchState => ({
@@ -151,7 +156,10 @@ export const initCaseState = (): CaseState => ({
   labRequests: new Map(),
   conclusion: null,
   lastResult: null,
-  toppedUp: 0
+  toppedUp: 0,
+  researchBlockReservation: null,
+  createdAt: null,
+  lastAt: null
 })
 
 /** A deep copy: a writer checks a command on a copy and keeps the original if it is refused. */
@@ -273,6 +281,7 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
   }
   s.research = evolveResearch(s.research, e)
   s.revisions = evolveRevisions(s.revisions, e)
+  s.lastAt = e.at
   switch (e.type) {
     case 'InputsRecorded':
       s.report = { digest: e.data.report.digest, size: e.data.report.size }
@@ -285,6 +294,7 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       s.revision = e.data.revision
       return s
     case 'CheckpointRecorded':
+      s.researchBlockReservation = e.data.state === 'BLOCKED' && e.data.reason === 'RESEARCH_UNAVAILABLE' ? plan?.reservation ?? s.researchBlockReservation : null
       s.checkpoint = e.data.generation
       s.state = e.data.state
       s.reason = e.data.reason
