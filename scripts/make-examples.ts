@@ -257,6 +257,15 @@ const FORGED: Record<string, Forgery> = {
     },
     expected: [{ code: 'RULE_RESEARCH', rule: 'research.capture-object', seq: 16 }]
   },
+  RULE_TIME: {
+    write: (d) => {
+      const f = forger(d)
+      f.cut(21)
+      f.append('forged-old-note', [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'A note dated before the case existed.', format: 'plain' } }], [], { at: '2001-01-01T00:00:00.000Z' })
+      return null
+    },
+    expected: [{ code: 'RULE_TIME', rule: 'time.order', seq: 22 }, { code: 'RULE_TIME', rule: 'time.order', seq: 22 }]
+  },
   RULE_TURN: {
     write: (d) => {
       const f = forger(d)
@@ -278,7 +287,8 @@ const FORGED: Record<string, Forgery> = {
       ])
       return null
     },
-    expected: [{ code: 'RULE_REFERENCE', rule: 'reference.hypothesis', seq: 24 }, { code: 'RULE_REFERENCE', rule: 'reference.evidence', seq: 24 }]
+    // The forged conclusion is also not what the deciders make of the answer it is recorded with.
+    expected: [{ code: 'RULE_REFERENCE', rule: 'reference.hypothesis', seq: 24 }, { code: 'RULE_REFERENCE', rule: 'reference.evidence', seq: 24 }, { code: 'RULE_TURN', rule: 'turn.derived', seq: 23 }]
   },
   RULE_REVISION: {
     write: (d) => {

@@ -39,7 +39,7 @@ export interface ScriptedRun {
 
 /** Runs the scripted investigation in a new case `dir` with the world of `profileFile`. */
 export const runScriptedInvestigation = async (profileFile: string, dir: string): Promise<ScriptedRun> => {
-  const env = fixedEnv('2026-12-01T09:00:00.000Z', 'wm')
+  const env = fixedEnv('2026-11-30T09:00:00.000Z', 'wm')
   const profile = must(await loadProfile(profileFile)())
   const research = createProjectResearch(profile, { openSource: openSourceResearch })
   const steps: AdvanceStep[] = []

@@ -130,6 +130,11 @@ export interface CaseState {
   lastResult: LatestOutcome | null
   /** Budget added by operators after the start (with reasons in the log). */
   toppedUp: number
+  /** The reservation of the plan a RESEARCH_UNAVAILABLE block waits on (only its answer ends the block). */
+  researchBlockReservation: string | null
+  /** When the case was created (its declaration), when known to the fold, and the time of the last event. */
+  createdAt: string | null
+  lastAt: string | null
 }
 
 export const initResearch = (): ResearchState => ({
@@ -176,7 +181,10 @@ export const initCaseState = (): CaseState => ({
   lastDecisionSeq: 0,
   conclusion: null,
   lastResult: null,
-  toppedUp: 0
+  toppedUp: 0,
+  researchBlockReservation: null,
+  createdAt: null,
+  lastAt: null
 })
 
 /** A deep copy: a writer checks a command on a copy and keeps the original if it is refused. */
@@ -330,6 +338,7 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
     const ev = s.research.evidence.get(e.data.evidence_id)
     if (ev !== undefined) ev.last_plan = plan?.reservation === e.data.reservation_id ? plan.plan_id : null
   }
+  s.lastAt = e.at
   switch (e.type) {
     case 'InputsRecorded':
       s.report = { digest: e.data.report.digest, size: e.data.report.size }
@@ -342,6 +351,7 @@ export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
       s.revision = e.data.revision
       return s
     case 'CheckpointRecorded':
+      s.researchBlockReservation = e.data.state === 'BLOCKED' && e.data.reason === 'RESEARCH_UNAVAILABLE' ? plan?.reservation ?? s.researchBlockReservation : null
       s.checkpoint = e.data.generation
       s.resumeState = e.data.resume_state
       s.retryNotBefore = e.data.retry_not_before

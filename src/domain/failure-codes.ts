@@ -66,6 +66,8 @@ export const FAILURE_CODES = {
   // concurrency
   CASE_LOCKED: 'retryable',
   GENERATION_CONFLICT: 'retryable',
+  /** The writer's clock is behind the case's last event: nothing was written. */
+  CLOCK_BEHIND: 'retryable',
   RETRY_NOT_YET: 'retryable',
   LEASE_LOST: 'retryable',
   CASE_LEASED: 'retryable',

@@ -26,7 +26,10 @@ import { evidenceFor } from './research-decider.js'
 import { resolvePointer } from './enrichment-config.js'
 import { continuationOf, partialMarkers } from './partial.js'
 import { answerableFromCase, fromCaseProblem, stallBlockAllowed, stallBlockOwed } from './rules-repeats.js'
-import { evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
+import { checkTime } from './rules-time.js'
+import { memberProblem } from './rules-commands.js'
+import { decisionProblem, type DecisionObligation } from './rules-derivation.js'
+import { cloneCaseState, evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
 
 export interface RuleViolation {
   readonly code: RuleCode
@@ -91,6 +94,12 @@ export type Obligation =
     readonly known: readonly ObjectRefLite[]
   }
 
+  | DecisionObligation
+
+/** The objects an obligation reads. */
+export const obligationRefs = (ob: Obligation): readonly ObjectRefLite[] =>
+  ob.kind === 'capture' || ob.kind === 'decision' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]
+
 /** Reads an object's bytes by reference; undefined when it is not there (reported elsewhere). */
 export type ReadObject = (ref: ObjectRefLite) => Uint8Array | undefined
 
@@ -108,6 +117,8 @@ interface CommandContext {
   readonly commandId: string
   readonly events: RecordedEvent[]
   expectations: Expectation[]
+  /** A command that records a model's answer: the answer and the state before it, derived again at its end. */
+  answer?: { readonly seq: number; readonly ref: ObjectRefLite & { readonly media_type?: string }; readonly turn: number; readonly at: string; readonly state: CaseState }
 }
 
 export interface RuleFold {
@@ -120,13 +131,23 @@ export interface RuleFold {
   readonly obligations: () => readonly Obligation[]
 }
 
+export interface RuleFoldOptions {
+  /** The case's creation time (its declaration): no event is dated before it. */
+  readonly createdAt?: string
+  /** The verification time (epoch ms): no event is dated after it. */
+  readonly notAfter?: number
+}
+
 /** The rule fold, starting from `initial` (a fresh case by default). */
-export const ruleFold = (initial: CaseState = initCaseState()): RuleFold => {
+export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFoldOptions = {}): RuleFold => {
   const s = initial
+  if (options.createdAt !== undefined) s.createdAt = options.createdAt
+  const notAfter = options.notAfter ?? null
   let cmd: CommandContext | null = null
   const obligations: Obligation[] = []
   const end = (): RuleViolation[] => {
     const owed = cmd === null ? [] : cmd.expectations.map((x) => ({ code: x.code, rule: x.rule, message: x.message, seq: x.seq }))
+    if (cmd?.answer !== undefined) obligations.push({ kind: 'decision', ...cmd.answer, decided: cmd.events.slice(1).map((e) => ({ type: e.type, actor: e.actor, data: e.data })) })
     cmd = null
     return owed
   }
@@ -138,7 +159,9 @@ export const ruleFold = (initial: CaseState = initCaseState()): RuleFold => {
       const out = cmd !== null && cmd.commandId !== e.command_id ? end() : []
       cmd ??= { commandId: e.command_id, events: [], expectations: [] }
       cmd.expectations = cmd.expectations.filter((x) => !x.met(e))
+      out.push(...checkTime(s, e, cmd.events[0]?.at ?? null, notAfter).map((v) => ({ code: 'RULE_TIME' as const, rule: v.rule, message: v.message, seq: e.seq })))
       out.push(...checkEvent(s, cmd, e, obligations))
+      if (e.type === 'ModelResponded' && cmd.events.length === 0) cmd.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: cloneCaseState(s) }
       cmd.events.push(e)
       evolve(s, e)
       return out
@@ -170,6 +193,9 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
   }
   const allowed = ALLOWED_ACTORS[e.type]
   if (!allowed.includes(e.actor)) bad('RULE_ACTOR', 'actor.allowed', `${e.type} is written by ${allowed.join(' or ')}, not by ${e.actor}`)
+  const leader = cmd.events[0]
+  const foreign = leader === undefined ? null : memberProblem(leader.type, e.type)
+  if (foreign !== null) bad('RULE_COMMAND', 'command.members', foreign)
 
   const decision = (answerTurn?: number): void => {
     const first = cmd.events[0]
@@ -270,6 +296,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
     case 'ModelFailed': {
       const d = e.data
       if (s.openTurn === null || s.openTurn.turn !== d.turn) bad('RULE_TURN', 'turn.answer', `${e.type} of turn ${d.turn} answers no open request (${s.openTurn === null ? 'none is open' : `turn ${s.openTurn.turn} is open`})`)
+      else if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') bad('RULE_TURN', 'turn.answer', `${e.type} while the case is ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}: no model is asked then`)
       if (cmd.events.length > 0) bad('RULE_TURN', 'turn.answer', `${e.type} begins the command that records the answer`)
       if (e.type === 'ModelResponded') {
         expect('RULE_COMMAND', 'command.whole', `the answer of turn ${d.turn} is recorded with what it means (one decision)`, (x) => DECISIONS.has(x.type) || (x.type === 'CheckpointRecorded' && x.data.state === 'EXHAUSTED'))
@@ -513,7 +540,8 @@ const transitionProblem = (s: CaseState, cmd: CommandContext, e: Extract<Recorde
       }
       if (reason === 'RESEARCH_UNAVAILABLE') {
         if (to === 'BLOCKED') return d.reason === 'RESEARCH_UNAVAILABLE' && has((x) => x.type === 'ResearchFailed' && x.data.unavailable) ? null : transition('a research block is renewed only by another outage')
-        if (to !== 'INVESTIGATING' || !has((x) => x.type === 'CaptureRecorded' || x.type === 'BudgetReleased')) return { rule: 'lifecycle.resume', message: 'RESEARCH_UNAVAILABLE ends when the plan is answered, refused or cancelled, in the same command' }
+        const blocked = s.researchBlockReservation
+        if (to !== 'INVESTIGATING' || !has((x) => (x.type === 'CaptureRecorded' || x.type === 'BudgetReleased') && x.data.reservation_id === blocked)) return { rule: 'lifecycle.resume', message: `RESEARCH_UNAVAILABLE ends when the blocked plan's reservation (${String(blocked)}) is answered, refused or cancelled, in the same command` }
         return null
       }
       return transition('not a block the deciders write')
@@ -567,6 +595,12 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
   for (const ob of obligations) {
     const bad = (code: RuleCode, rule: string, message: string): void => {
       out.push({ code, rule, message, seq: ob.seq })
+    }
+    if (ob.kind === 'decision') {
+      const bytes = read(ob.ref)
+      const problem = bytes === undefined ? null : decisionProblem(ob, bytes)
+      if (problem !== null) bad('RULE_TURN', 'turn.derived', problem)
+      continue
     }
     if (ob.kind === 'capture') {
       const c = captureOf(ob.ref)

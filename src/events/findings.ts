@@ -29,16 +29,6 @@ export const FINDING_CODES = {
   OBJECT_DIGEST_MISMATCH: 'error',
   OBJECT_SIZE_MISMATCH: 'error',
   FOREIGN_FILE: 'error',
-  /** SQL store: event rows past the case row's head (a transaction never leaves them). */
-  STORE_ROWS_BEYOND_HEAD: 'error',
-  /** SQL store: command rows that the log does not hold, or with other spans. */
-  STORE_COMMAND_ROWS: 'error',
-  /** SQL store: queue columns that differ from the fold of the log. */
-  STORE_QUEUE_MISMATCH: 'error',
-  /** verify --against: a capture differs from what the bound commit or snapshot answers now. */
-  EVIDENCE_MISMATCH: 'error',
-  /** verify --against: a capture that could not be asked again (another snapshot, no provider), and why. */
-  EVIDENCE_NOT_RECHECKED: 'notice',
   TORN_TAIL: 'notice',
   UNACKNOWLEDGED_TAIL: 'notice',
   ORPHAN_OBJECT: 'notice',
@@ -59,7 +49,26 @@ export const RULE_CODES = {
   RULE_TURN: 'error',
   RULE_REFERENCE: 'error',
   RULE_REVISION: 'error',
-  RULE_COMMAND: 'error'
+  RULE_COMMAND: 'error',
+  RULE_TIME: 'error'
+} as const
+
+/** Findings of a SQL store about what it keeps beside the log. */
+export const STORE_CODES = {
+  /** Event rows past the case row's head (a transaction never leaves them). */
+  STORE_ROWS_BEYOND_HEAD: 'error',
+  /** Command rows that the log does not hold, or with other spans. */
+  STORE_COMMAND_ROWS: 'error',
+  /** Queue columns that differ from the fold of the log. */
+  STORE_QUEUE_MISMATCH: 'error'
+} as const
+
+/** Findings of `verify --against PROFILE`: the evidence re-derived from git and the database. */
+export const EVIDENCE_CODES = {
+  /** A capture differs from what the bound commit or snapshot answers now. */
+  EVIDENCE_MISMATCH: 'error',
+  /** A capture that could not be asked again (another snapshot, no provider), and why. */
+  EVIDENCE_NOT_RECHECKED: 'notice'
 } as const
 
 /** Findings against a receipt (seq, hash) kept outside the case: `verify --expect-head`. */
@@ -70,9 +79,9 @@ export const RECEIPT_CODES = {
 
 export type RuleCode = keyof typeof RULE_CODES
 export type ReceiptCode = keyof typeof RECEIPT_CODES
-export type FindingCode = keyof typeof FINDING_CODES | RuleCode | ReceiptCode
+export type FindingCode = keyof typeof FINDING_CODES | RuleCode | ReceiptCode | keyof typeof STORE_CODES | keyof typeof EVIDENCE_CODES
 
-const SEVERITY: Readonly<Record<FindingCode, Severity>> = { ...FINDING_CODES, ...RULE_CODES, ...RECEIPT_CODES }
+const SEVERITY: Readonly<Record<FindingCode, Severity>> = { ...FINDING_CODES, ...RULE_CODES, ...RECEIPT_CODES, ...STORE_CODES, ...EVIDENCE_CODES }
 export type Severity = 'error' | 'notice'
 
 /** A coded, located observation about a case package (errors make it invalid; notices do not). */

@@ -89,7 +89,8 @@ const checkGeneration = (handle: CaseHandle, expected: number | undefined): void
  * Decides on an open handle's state and appends the decision. An empty decision appends nothing
  * (the outcome then names the current generation).
  */
-export const decideAndAppend = async (handle: CaseHandle, commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<AppendOutcome> => {
+export const decideAndAppend = async (handle: CaseHandle, commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<AppendOutcome> => {
+  const env = options.env ?? systemEnv
   if (!Identifier.is(commandId)) throw new FailureError(failure('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { command_id: String(commandId).slice(0, 140) }))
   const done = await recordedOutcome(handle, commandId)
   if (done !== null) {
@@ -99,10 +100,12 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     return done
   }
   checkGeneration(handle, options.expectedGeneration)
+  // One clock read per decision: the decider's times (retry times) and the events' are the same.
   const command = (h: CaseHandle): Command | null => {
-    const decided = must(decide(h.cursor.state))
+    const now = env.now()
+    const decided = must(decide(h.cursor.state, now))
     if (decided.events.length === 0) return null
-    return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
+    return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, at: now.toISOString(), ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
   }
   const first = command(handle)
   // Decided again under the store's lock on the state another writer left: a refusal there that
@@ -122,7 +125,7 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
   return must(await appendCommand(handle, first, {
-    env: options.env ?? systemEnv,
+    env,
     ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
@@ -131,7 +134,7 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
 }
 
 /** Opens the case at `at` and runs one typed command on it. */
-export const runCommand = (at: CaseAt, defaultId: (env: Env) => string, decide: (s: CaseState) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
+export const runCommand = (at: CaseAt, defaultId: (env: Env) => string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
   asEither(async () => {
     const handle = await openAt(at)
     return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)

@@ -113,7 +113,7 @@ export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGen
     const env = opts.env ?? systemEnv
     const handle = await openAt(at)
     const s = handle.cursor.state
-    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now: env.now() })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
+    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st, now) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
     return resultOf(handle, 0)
   })
 
@@ -166,7 +166,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
     // A manual retry resumes the block the case is in now, never one this call runs into.
     const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
     const lease = opts.lease === undefined ? {} : { lease: opts.lease }
-    const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...lease })
+    const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...lease })
     let turns = 0
     for (;;) {
       const s = handle.cursor.state
@@ -192,20 +192,20 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
         continue
       }
       if (s.state === 'BLOCKED' || turns >= maxTurns) return resultOf(handle, turns)
-      const done = await modelTurn(handle, s, opts.model, signal, env, append, step)
+      const done = await modelTurn(handle, s, opts.model, signal, append, step)
       if (done === 'cancelled') return resultOf(handle, turns, true)
       if (done === 'asked') turns++
     }
   })
 
-type Append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => Promise<AppendOutcome>
+type Append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => Promise<AppendOutcome>
 
 /**
  * One model turn: the prompt (stored), the model's answer (stored, with which model gave it) and
  * what it means, or the failed call. `exhausted`: the token limit ended the investigation instead;
  * `cancelled`: the controller's signal stopped the call (the request stays unanswered).
  */
-const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signal: AbortSignal, env: Env, append: Append, step: (s: AdvanceStep) => void): Promise<'asked' | 'exhausted' | 'cancelled'> => {
+const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signal: AbortSignal, append: Append, step: (s: AdvanceStep) => void): Promise<'asked' | 'exhausted' | 'cancelled'> => {
   const turn = s.turn + 1
   const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
   const prompt = renderPrompt(s, await promptInputs(handle, s))
@@ -228,14 +228,14 @@ const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signa
       step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: 'cancelled by the controller (nothing recorded; the next call asks again)' })
       return 'cancelled'
     }
-    await append(`turn-${turn}-answer`, (st) => asDecided(decideModelFailure(st, turn, f, env.now())))
+    await append(`turn-${turn}-answer`, (st, now) => asDecided(decideModelFailure(st, turn, f, now)))
     step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}: ${f.message.slice(0, 300)}` })
     return 'asked'
   }
   const { text, provenance } = provenanceOf(answer, performance.now() - started)
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)
-  const recorded = await append(`turn-${turn}-answer`, (st) => asDecided(decideResponse(st, { turn, raw: text, rawRef, provenance, now: env.now() }), [raw.bytes]))
+  const recorded = await append(`turn-${turn}-answer`, (st, now) => asDecided(decideResponse(st, { turn, raw: text, rawRef, provenance, now }), [raw.bytes]))
   const usage = provenance.usage === null ? '' : ` [${provenance.model ?? 'model'}: ${tokensOf(provenance.usage)} tokens]`
   step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `${describeDecision(recorded.events)}${usage}` })
   return 'asked'
@@ -267,13 +267,13 @@ const describeDecision = (events: readonly { type: string; data: unknown }[]): s
 /** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
 const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void, lease: Lease | undefined, manualRetry: boolean): Promise<void> => {
   const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
-  const append = (commandId: string, decide: (s: CaseState) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
+  const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
   const answer = await research.query(args)()
   const s = handle.cursor.state
   if (E.isLeft(answer)) {
     const unavailable = isUnavailable(answer.left)
     const id = unavailable ? `plan-${planId}-outage-${s.research.failures + 1}` : `plan-${planId}-record`
-    await append(id, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now: env.now(), manualRetry })))
+    await append(id, (st, now) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now, manualRetry })))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})` })
     return
   }
@@ -281,7 +281,7 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   const ctx = s.settings?.source_context ?? null
   if (answer.right.kind === 'source.context' && ctx !== null && !sameJson(answer.right.settings['source_analysis'], ctx)) {
     const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
-    await append(`plan-${planId}-record`, (st) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now: env.now(), manualRetry })))
+    await append(`plan-${planId}-record`, (st, now) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now, manualRetry })))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: 'refused (CONTEXT_SETTINGS_DIFFER)' })
     return
   }

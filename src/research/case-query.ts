@@ -96,7 +96,7 @@ export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown
     const attempt = `${commandId}.record-${attempts.length + 1}`
     if (E.isLeft(answer)) {
       const unavailable = isUnavailable(answer.left)
-      const out = await decideAndAppend(handle, attempt, (s) => asDecided(decideRecordFailure(s, { reservationId, failure: answer.left, unavailable, now: env.now() })), { env })
+      const out = await decideAndAppend(handle, attempt, (s, now) => asDecided(decideRecordFailure(s, { reservationId, failure: answer.left, unavailable, now })), { env })
       return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt }
     }
     const bytes = captureBytes(answer.right)

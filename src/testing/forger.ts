@@ -30,7 +30,7 @@ export interface Forger {
   /** Keeps the events up to `seq` (a rollback when written over a receipt) and the objects they reference. */
   readonly cut: (seq: number, keepObjects?: readonly string[]) => void
   /** Appends one command with a correct chain; returns its receipt `seq:hash`. */
-  readonly append: (commandId: string, events: readonly ForgedEvent[], objects?: readonly Uint8Array[]) => string
+  readonly append: (commandId: string, events: readonly ForgedEvent[], objects?: readonly Uint8Array[], options?: { readonly at?: string }) => string
   /** Stores an object and returns its reference. */
   readonly object: (bytes: Uint8Array, mediaType?: string) => ObjectRef
   /** The receipt of the current HEAD. */
@@ -83,14 +83,14 @@ export const forger = (dir: string): Forger => {
       }
       return { digest, size: bytes.byteLength, ...(mediaType === undefined ? {} : { media_type: mediaType }) }
     },
-    append: (commandId, events, objects = []) => {
+    append: (commandId, events, objects = [], options = {}) => {
       for (const o of objects) self.object(o)
       const all = lines()
       const last = all.length === 0 ? null : (JSON.parse(all[all.length - 1] as string) as EventEnvelope)
       const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
       let prev = last?.hash ?? must(genesisHash(decl))
       let seq = last?.seq ?? 0
-      const at = last?.at ?? decl.created_at
+      const at = options.at ?? last?.at ?? decl.created_at
       for (const e of events) {
         seq++
         const sealed = must(sealEvent(e, { seq, prev, id: `evt-forged-${seq}`, at, commandId }))

@@ -265,12 +265,12 @@ loop('a timeout is an answer about the query: recorded as failed, budget release
 })
 
 loop('a research outage backs off: each retry that fails again renews the block with a doubled retry time', async () => {
-  const dir = await startedCase()
-  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+  const env = fixedEnv('2026-11-30T11:00:00.000Z', 'bo')
+  const dir = await startedCase(env)
+  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1, env }))
   const broken = sqliteProfile()
   rmSync(path.join(path.dirname(broken), 'world.sqlite'))
   const down = createProjectResearch(right(await loadProfile(broken)()))
-  const env = fixedEnv('2026-11-30T11:00:00.000Z', 'bo')
   right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down, env }))
   const first = await lifecycle(dir)
   right(await advance(dir, { model: scriptedModel([]).model, research: down, env, manualRetry: true }))

@@ -32,7 +32,7 @@ import { objectRefOf, writeObject } from './objects.js'
 import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
-import { checkObligations, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
+import { checkObligations, obligationRefs, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
 import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 
 /** Most events one command may append. */
@@ -46,6 +46,8 @@ export interface Command {
   readonly events: readonly EventDraft[]
   /** Payloads referenced from the events' data by {digest, size}. */
   readonly objects?: readonly Uint8Array[]
+  /** When the command was decided (ISO 8601 UTC): every event of it is dated so (default: the env's clock). */
+  readonly at?: string
 }
 
 export interface AppendOptions {
@@ -145,7 +147,10 @@ export interface CommandPlan {
  */
 export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, objects: ObjectLookup): Promise<CommandPlan> => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
-  const at = env.now().toISOString()
+  const at = cmd.at ?? env.now().toISOString()
+  // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
+  const floor = handle.cursor.state.lastAt ?? handle.declaration.created_at
+  if (at < floor) fail('CLOCK_BEHIND', `the command is dated ${at}, before the case's last event (${floor}): the writer's clock is behind; retry when it has caught up`, { at, head_at: floor })
   let prev = handle.cursor.hash
   const fresh = new Set<string>()
   const sealed = drafts.map((d, i) => {
@@ -183,7 +188,7 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
   // The obligations' objects are fetched first: the check itself reads synchronously.
   const stored = new Map<string, Uint8Array>()
   for (const ob of rules.obligations()) {
-    for (const ref of ob.kind === 'capture' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]) {
+    for (const ref of obligationRefs(ob)) {
       if (provided.has(ref.digest) || stored.has(ref.digest)) continue
       const bytes = await objects.read(ref)
       if (bytes !== undefined) stored.set(ref.digest, bytes)

@@ -47,6 +47,8 @@ export interface ScanOptions {
   readonly parallelFromBytes?: number
   /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
   readonly onProgress?: (done: number, total: number) => void
+  /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
+  readonly notAfter?: number
   /** Start after an already-verified prefix (incremental catch-up of an open handle). */
   readonly resume?: {
     readonly seq: number
@@ -140,12 +142,12 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     else omitted++
   }
   const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
-  const rules = ruleFold(options.resume?.state)
   const decl = await readDeclaration(dir)
   if (E.isLeft(decl)) report(decl.left)
   const head = await readHead(dir)
   if (E.isLeft(head)) report(head.left)
   const declaration = E.isRight(decl) ? decl.right : null
+  const rules = ruleFold(options.resume?.state, { ...(declaration === null ? {} : { createdAt: declaration.created_at }), ...(options.notAfter === undefined ? {} : { notAfter: options.notAfter }) })
   const headValue = E.isRight(head) ? head.right : null
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = options.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }

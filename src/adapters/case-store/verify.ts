@@ -21,6 +21,12 @@ import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
 
+/** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
+const CLOCK_SKEW_MS = 5 * 60_000
+
+/** The time a verification may hold events up to (now, plus clock skew between machines). */
+export const verificationTime = (): number => Date.now() + CLOCK_SKEW_MS
+
 /** The result of verifying a case: valid or not, its head, counts, and every finding. */
 export interface VerifyReport {
   readonly valid: boolean
@@ -177,6 +183,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       },
       ...(options.parallelFromBytes === undefined ? {} : { parallelFromBytes: options.parallelFromBytes }),
       ...(options.rules === undefined ? {} : { rules: options.rules }),
+      notAfter: verificationTime(),
       onProgress: (done, total) => options.onProgress?.('log', done, total),
       onRef: (ref, env) => {
         const known = referenced.get(ref.digest)

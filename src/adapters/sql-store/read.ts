@@ -14,11 +14,12 @@ import { fail, FailureError } from '../fs-util.js'
 import type { AppendOutcome } from '../case-store/append.js'
 import { corrupt, handleFromScan, type CaseHandle } from '../case-store/handle.js'
 import type { ReplayResult } from '../case-store/replay.js'
-import { verifyReportOf, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
+import { verificationTime, verifyReportOf, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
 import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import type { SqlContext } from './connection.js'
 import { buf, caseRow, num, objectBytes, PAGE_ROWS, readObjectIn, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
+import { obligationRefs } from '../../domain/rules.js'
 import { storeConsistency } from './consistency.js'
 
 /** Opens a case for deciding and appending. */
@@ -52,6 +53,7 @@ export const verifyInStore = async (ctx: SqlContext, caseId: string, options: Ve
   let atReceipt: string | null = null
   const scan = await scanRows(ctx.k, row, {
     ...(options.rules === undefined ? {} : { rules: options.rules }),
+    notAfter: verificationTime(),
     onEvent: (e) => {
       if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
       options.onEvent?.(e)
@@ -67,7 +69,7 @@ export const verifyInStore = async (ctx: SqlContext, caseId: string, options: Ve
   extra.push(...await storeConsistency(ctx.k, caseId, row.generation, scan.commands, scan.state))
   // Every referenced object is read back and hashed; the obligations' objects are kept for the rules.
   const wanted = new Set<string>()
-  for (const ob of scan.obligations) for (const ref of ob.kind === 'capture' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]) wanted.add(ref.digest)
+  for (const ob of scan.obligations) for (const ref of obligationRefs(ob)) wanted.add(ref.digest)
   const kept = new Map<string, Buffer>()
   const digests = [...referenced.keys()].sort()
   let objectBytesTotal = 0

@@ -24,6 +24,8 @@ export interface ScanRowsOptions {
   readonly resume?: { readonly seq: number; readonly hash: string; readonly bytes: number; readonly commands: Map<string, CommandSpan>; readonly lastCommand: string | null; readonly state: CaseState; readonly ids?: Set<string> }
   /** Stop at this generation (the head read in the same transaction). */
   readonly until?: number
+  /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
+  readonly notAfter?: number
 }
 
 /** Scans the stored log of `row` (from the start, or from `resume`). */
@@ -42,7 +44,7 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
   const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
-  const rules = ruleFold(o.resume?.state)
+  const rules = ruleFold(o.resume?.state, { ...(declaration === null ? {} : { createdAt: declaration.created_at }), ...(o.notAfter === undefined ? {} : { notAfter: o.notAfter }) })
   const checker = logChecker({
     ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     ...(o.onRef === undefined ? {} : { onRef: o.onRef }),

@@ -1,0 +1,50 @@
+/**
+ * Decisions derive from answers (rule `turn.derived`): the events recorded with a model's answer
+ * must be exactly what the lifecycle deciders make of the recorded raw answer in the state before
+ * it, at the time the command records. A conclusion after an answer that asked for a lab test,
+ * said "I refuse" or cited E99, or a valid answer recorded as rejected, breaks it. Rejections are
+ * compared by their code and count, not their wording (a later library may word them otherwise).
+ * Pure: the raw answer is read through the obligation's `read`.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import type { RecordedEvent } from '../events/chain.js'
+import type { EventDraft } from '../events/chain.js'
+import { canonicalJson } from '../events/canonical.js'
+import type { CaseState, ObjectRefLite } from './case-state.js'
+import { decideAnswer } from './lifecycle.js'
+
+/** A recorded answer and the decision recorded with it, to be derived again once its raw object is read. */
+export interface DecisionObligation {
+  readonly kind: 'decision'
+  readonly seq: number
+  readonly ref: ObjectRefLite & { readonly media_type?: string }
+  readonly turn: number
+  readonly at: string
+  /** The case state before the answer (a copy). */
+  readonly state: CaseState
+  /** The events the command recorded after the answer. */
+  readonly decided: ReadonlyArray<Pick<RecordedEvent, 'type' | 'actor' | 'data'>>
+}
+
+const comparable = (e: Pick<EventDraft, 'type' | 'actor' | 'data'>): unknown => {
+  if (e.type !== 'ModelResponseRejected') return { type: e.type, actor: e.actor, data: e.data }
+  const d = e.data as { turn?: unknown; code?: unknown; consecutive?: unknown }
+  return { type: e.type, actor: e.actor, data: { turn: d.turn, code: d.code, consecutive: d.consecutive } }
+}
+
+const text = (bytes: Uint8Array, mediaType: string | undefined): string =>
+  (mediaType ?? '').includes('utf-16le') ? Buffer.from(bytes).toString('utf16le') : new TextDecoder('utf-8').decode(bytes)
+
+/** Why the recorded decision is not what the deciders make of the answer, or null. */
+export const decisionProblem = (ob: DecisionObligation, bytes: Uint8Array): string | null => {
+  const derived = decideAnswer(ob.state, ob.turn, text(bytes, ob.ref.media_type), new Date(ob.at), `P${ob.turn}`)
+  if (E.isLeft(derived)) return `the deciders refuse this answer (${derived.left.code}), but a decision was recorded`
+  const want = canonicalJson(derived.right.map(comparable))
+  const got = canonicalJson(ob.decided.map(comparable))
+  if (E.isRight(want) && E.isRight(got) && want.right === got.right) return null
+  const wanted = derived.right.map((e) => e.type).join(', ')
+  const recorded = ob.decided.map((e) => e.type).join(', ')
+  return wanted === recorded
+    ? `the answer of turn ${ob.turn} decides ${wanted} with other data than recorded`
+    : `the answer of turn ${ob.turn} decides ${wanted || 'nothing'}, but ${recorded || 'nothing'} was recorded`
+}
