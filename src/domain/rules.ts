@@ -360,6 +360,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
           bad('RULE_BUDGET', 'budget.reservation-plan', `a plan's reservation is made in the command that confirms plan ${d.plan_id}`)
         }
         if (s.settings !== null && d.amount !== queryCost(s)) bad('RULE_BUDGET', 'budget.reservation-plan', `project.query costs ${queryCost(s)} in this investigation, not ${d.amount}`)
+        if (d.requester !== null) bad('RULE_RESEARCH', 'research.requester', `plan ${d.plan_id} was asked for by the model of its turn, not by ${d.requester.protocol} client ${JSON.stringify(d.requester.name)}`)
       } else if (d.request_digest === null) {
         bad('RULE_RESEARCH', 'research.request', 'an operator query\'s reservation names the digest of its request')
       }
