@@ -67,7 +67,7 @@ const propertyNotes = (kind: QueryKind, l: ProjectLimits, profile: Profile): Rec
   path: 'a file path relative to the repository root (source_files finds paths)',
   start_line: 'the first line to read (1-based)',
   end_line: `the last line to read (inclusive); at most ${l.max_lines} lines come back per call, the answer says where to continue`,
-  table: 'an allowed table (database_tables lists them; database_schema gives its columns)',
+  table: `an allowed table (database_schema gives its columns): ${allowlistText(profile)}`,
   database: `one of the configured databases: ${(profile.database?.databases ?? []).join(', ')}`,
   columns: `the columns to return, at most ${l.max_columns}`,
   filters: `conditions joined with AND, at most ${l.max_filters}: {column, operator, value}; operators eq, ne (a null value means IS NULL / IS NOT NULL), lt, le, gt, ge, contains (% and _ are literal), in (a list of at most ${l.max_in_values} values)`,
