@@ -168,6 +168,9 @@ tools('a refusal is a tool error that starts with the failure code and says what
     const kind = await c.client.callTool({ name: 'source_read', arguments: { kind: 'database.rows', path: WOLF, start_line: 1, end_line: 2 } })
     assert.ok(textOf(kind).startsWith('QUERY_INVALID: '), textOf(kind))
     assert.is(events(dir).length, before, 'an invalid request records nothing')
+    const huge = await c.client.callTool({ name: 'source_search', arguments: { text: 'x'.repeat(2 << 20) } })
+    assert.ok(textOf(huge).startsWith('QUERY_INVALID: '), textOf(huge).slice(0, 200))
+    assert.ok(textOf(huge).length < 2000, 'the refusal does not echo the input')
     const traversal = await c.client.callTool({ name: 'source_read', arguments: { path: '../../etc/passwd', start_line: 1, end_line: 2 } })
     assert.ok(textOf(traversal).startsWith('PATH_INVALID: '), textOf(traversal))
     const unknown = await rejection(c.client.callTool({ name: 'shell_exec', arguments: {} }))
@@ -222,6 +225,7 @@ session('resumes after a restart: an outage keeps its reservation and the same c
     assert.ok(outage.isError)
     assert.ok(textOf(outage).startsWith('DATABASE_UNAVAILABLE: '), textOf(outage))
     assert.match(textOf(outage), 'the reservation is kept')
+    assert.not.match(textOf(outage), shared.readerPassword, 'no credential in an answer')
     assert.not.ok((await first.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 3 } })).isError)
   } finally {
     await first.close()
@@ -244,6 +248,32 @@ session('resumes after a restart: an outage keeps its reservation and the same c
   assert.is(right(await verifyCase(dir)()).valid, true)
   const byClient = mcpCaptures(dir).map((c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name)
   assert.equal(byClient, ['test-agent', 'test-agent', 'another-agent'], 'the retried reservation keeps the client that asked first')
+})
+
+session('calls in flight at once, and two servers on one case: identical calls run one after the other (the second from the case), every answer is recorded once and the case verifies', async () => {
+  const dir = newCase()
+  const a = await open(dir)
+  const b = await open(dir, { name: 'second-agent', version: '2' })
+  try {
+    const same = { name: 'database_schema', arguments: { table: 'smart_scripts' } }
+    const answers = await Promise.all([
+      a.client.callTool(same),
+      a.client.callTool(same),
+      a.client.callTool({ name: 'database_count', arguments: { table: 'creature_template', filters: [] } }),
+      b.client.callTool({ name: 'database_count', arguments: { table: 'quest_template', filters: [] } }),
+      b.client.callTool({ name: 'source_symbol', arguments: { symbol: 'SPELL_PONY_KEG' } })
+    ])
+    for (const r of answers) assert.not.ok(r.isError, textOf(r))
+    const fromCase = answers.slice(0, 2).map((r) => (r.structuredContent as { answered_from_case: boolean }).answered_from_case).sort()
+    assert.equal(fromCase, [false, true])
+  } finally {
+    await a.close()
+    await b.close()
+  }
+  assert.ok(right(await verifyCase(dir)()).valid)
+  assert.is(mcpCaptures(dir).length, 4)
+  const names = mcpCaptures(dir).map((c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name).sort()
+  assert.equal(names, ['second-agent', 'second-agent', 'test-agent', 'test-agent'])
 })
 
 session('the evidence as resources: listed, read as compact text and canonical capture at no cost; an unknown id is a resource error', async () => {
