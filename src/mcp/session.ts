@@ -183,8 +183,10 @@ export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, Mcp
       const request = { ...args, kind }
       const decoded = decodeQuery(request)
       if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
+      const canonical = canonicalJson(decoded.right)
+      if (E.isLeft(canonical)) return refusalAnswer(canonical.left)
       // Identical calls share a command id: the second is answered from the case (after the first).
-      const commandId = `mcp-${hex(sha256Digest(must(canonicalJson(decoded.right)))).slice(0, 32)}-${binding}`
+      const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
       return calls.run(commandId, async () => {
         try {
           const r = await queryInCase(o.at, o.research, request, commandId, { requester, env })
