@@ -234,7 +234,7 @@ const FORGED: Record<string, Forgery> = {
     write: (d) => {
       const f = forger(d)
       f.cut(17)
-      f.append('forged-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-forged', action: 'project.query', amount: 10, plan_id: null, request_digest: planDigest() } }])
+      f.append('forged-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-forged', action: 'project.query', amount: 10, plan_id: null, request_digest: planDigest(), requester: null } }])
       return null
     },
     expected: [{ code: 'RULE_BUDGET', rule: 'budget.overdrawn', seq: 18 }]

@@ -41,7 +41,6 @@ const pgUp = await new Promise((resolve) => {
   s.once('connect', () => { s.destroy(); resolve(true) })
   s.once('error', () => resolve(false))
 })
-if (!existsSync(process.env.VBA_CHROMIUM ?? '/usr/bin/chromium')) missing.push("Debian's chromium for the report tests: apt-get install chromium (or set VBA_CHROMIUM)")
 if (!pgUp) missing.push(`PostgreSQL on ${pgUrl.host} (trust auth for user postgres): apt-get install postgresql; pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set VBA_TEST_POSTGRES to an admin URL)`)
 if (missing.length > 0) {
   console.error(`cannot run the integration tests; missing:\n  - ${missing.join('\n  - ')}`)

@@ -4,6 +4,7 @@ import { CliExit, EXIT, describeThrown } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
 import type { WorkVerbOptions } from './fleet-verbs.js'
+import type { McpOptions } from './mcp-verb.js'
 import { VERSION } from '../version.js'
 import { caseAt, closeStores, STORE_HELP, type StoreOption } from './stores.js'
 
@@ -38,6 +39,7 @@ const isBagTarget = lazy(transportVerbs, 'isBagTarget')
 const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
 const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
 const serve = lazy(() => import('./serve.js'), 'serve')
+const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
 const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
 const queueClaim = lazy(fleetVerbs, 'queueClaim')
 const queueList = lazy(fleetVerbs, 'queueList')
@@ -195,6 +197,11 @@ const buildProgram = (io: Out): Command => {
     .option('--port <n>', 'the port (default 8080; 0: any free port)')
     .option('--host <host>', 'the address to bind (default 127.0.0.1)')
     .action((root: string | undefined, o: StoreOption & { port?: string; host?: string }) => serve(io, root, o))
+  program.command('mcp').description('an MCP server over stdio bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the evidence as resources')
+    .requiredOption('--config <file>', 'project profile (TOML)')
+    .requiredOption('--case <case>', 'the case: a directory, or with --store a case id')
+    .option('--store <url>', STORE_HELP)
+    .action((o: McpOptions) => mcp(io, o))
   program.command('demo-world <dir>').description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
     .action(async (dir: string) => {
       const w = await writeDemoWorld(dir)

@@ -94,6 +94,8 @@ export const FAILURE_CODES = {
   // what the case's state forbids
   BUDGET_INVALID: 'permanent',
   BUDGET_INSUFFICIENT: 'permanent',
+  /** The case's budget cannot pay for another query (an operator can top it up). */
+  BUDGET_EXHAUSTED: 'permanent',
   CASE_CLOSED: 'permanent',
   RESERVATION_EXISTS: 'permanent',
   RESERVATION_NOT_OPEN: 'permanent',

@@ -140,7 +140,7 @@ export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date,
       if (cost > remainingBudget(s)) return E.right([checkpoint(s, 'EXHAUSTED', { reason: 'BUDGET_EXHAUSTED' })])
       return E.right([
         confirmed,
-        { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: `res-${planId}`, action: 'project.query', amount: cost, plan_id: planId, request_digest: null } }
+        { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: `res-${planId}`, action: 'project.query', amount: cost, plan_id: planId, request_digest: null, requester: null } }
       ])
     }
     case 'hypothesis': {

@@ -7,15 +7,19 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from './failure.js'
 import { describeErrors } from '../events/decode.js'
-import { intAtLeast } from '../events/codecs.js'
+import { intAtLeast, schemaHints } from '../events/codecs.js'
 
-const boundedString = (name: string, min: number, max: number): t.Type<string, string, unknown> =>
-  new t.Type<string, string, unknown>(
+const boundedString = (name: string, min: number, max: number): t.Type<string, string, unknown> => {
+  const codec = new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
     (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c, `expected a string of ${min}-${max} characters`)),
     t.identity
   )
+  // The JSON Schema of the contract (MCP tools offer it) is generated from the codecs.
+  schemaHints.set(codec, { type: 'string', minLength: min, maxLength: max })
+  return codec
+}
 
 const Text = boundedString('Text', 1, 200)
 const PathText = boundedString('Path', 1, 1024)
@@ -97,6 +101,9 @@ const CODECS: Readonly<Record<ProjectQuery['kind'], t.Mixed>> = {
 }
 
 export const QUERY_KINDS = Object.keys(CODECS) as ReadonlyArray<ProjectQuery['kind']>
+
+/** The codec of each query kind (the contract; JSON Schemas are generated from them). */
+export const QUERY_CODECS: Readonly<Record<ProjectQuery['kind'], t.Mixed>> = CODECS
 
 /** Member names a codec allows, at the top level. */
 const allowedKeys = (codec: t.Mixed): Set<string> => {

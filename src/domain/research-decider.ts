@@ -11,8 +11,8 @@ import { failure, type Failure } from './failure.js'
 import type { EventDraft } from '../events/chain.js'
 import type { ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
-import type { LifecycleState } from '../events/catalog.js'
-import { heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
+import type { LifecycleState, Requester } from '../events/catalog.js'
+import { budgetTotal, heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
 import { stallBlock } from './stall.js'
 
 export type ResearchDecision = E.Either<Failure, EventDraft[]>
@@ -32,20 +32,24 @@ export interface Reserve {
   readonly amount: number
   /** SHA-256 of the canonical, decoded request the reservation is for. */
   readonly requestDigest: string
+  /** The program that asked (an MCP client), recorded with the reservation. */
+  readonly requester?: Requester | null
 }
 
 /**
  * An operator's (or controller's) query outside the model's plans: refused once the
- * investigation is CONCLUDED or EXHAUSTED, and when the amount exceeds what is left.
+ * investigation is CONCLUDED or EXHAUSTED, and (BUDGET_EXHAUSTED) when the amount exceeds what is
+ * left: every query costs the same, so a budget that cannot pay for this one pays for none.
  */
 export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) return E.left(failure('BUDGET_INVALID', 'a reservation is a positive whole amount', { amount: c.amount }))
   if (s.research.open.has(c.reservationId) || s.research.closed.has(c.reservationId)) return E.left(failure('RESERVATION_EXISTS', `reservation ${c.reservationId} exists`, { reservation_id: c.reservationId }))
   if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.left(failure('CASE_CLOSED', `the investigation is ${s.state}: no further research is recorded in this case`, { state: s.state }))
   if (s.settings !== null && c.amount > remainingBudget(s)) {
-    return E.left(failure('BUDGET_INSUFFICIENT', `the query costs ${c.amount}, the investigation has ${remainingBudget(s)} left`, { amount: c.amount, remaining: remainingBudget(s), held: heldBudget(s.research) }))
+    const data = { amount: c.amount, remaining: remainingBudget(s), held: heldBudget(s.research), consumed: s.research.consumed, total: budgetTotal(s) }
+    return E.left(failure('BUDGET_EXHAUSTED', `the budget is spent: a query costs ${c.amount}, ${data.remaining} of ${data.total} is left (${data.consumed} consumed, ${data.held} held)`, data))
   }
-  return E.right([{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: c.reservationId, action: 'project.query', amount: c.amount, plan_id: null, request_digest: c.requestDigest } }])
+  return E.right([{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: c.reservationId, action: 'project.query', amount: c.amount, plan_id: null, request_digest: c.requestDigest, requester: c.requester ?? null } }])
 }
 
 export interface RecordCapture {

@@ -28,6 +28,7 @@ import { continuationOf, partialMarkers } from './partial.js'
 import { answerableFromCase, fromCaseProblem, stallBlockAllowed, stallBlockOwed } from './rules-repeats.js'
 import { checkTime } from './rules-time.js'
 import { memberProblem } from './rules-commands.js'
+import { unknownMember } from '../events/strict.js'
 import { decisionProblem, type DecisionObligation } from './rules-derivation.js'
 import { cloneCaseState, evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
 
@@ -391,6 +392,7 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
           bad('RULE_BUDGET', 'budget.reservation-plan', `a plan's reservation is made in the command that confirms plan ${d.plan_id}`)
         }
         if (s.settings !== null && d.amount !== queryCost(s)) bad('RULE_BUDGET', 'budget.reservation-plan', `project.query costs ${queryCost(s)} in this investigation, not ${d.amount}`)
+        if (d.requester !== null) bad('RULE_RESEARCH', 'research.requester', `plan ${d.plan_id} was asked for by the model of its turn, not by ${d.requester.protocol} client ${JSON.stringify(d.requester.name)}`)
         const known = plan === null ? null : answerableFromCase(s, plan.arguments, digestOf)
         if (known !== null) bad('RULE_RESEARCH', 'research.from-case', `plan ${d.plan_id} asks what ${known} answers: an identical query is answered from the case, not reserved and run again`)
       } else if (d.request_digest === null) {
@@ -587,8 +589,10 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
     if (captures.has(ref.digest)) return captures.get(ref.digest)
     const bytes = read(ref)
     if (bytes === undefined) return undefined
-    const decoded = Capture.decode(parseJson(bytes))
-    const c = E.isRight(decoded) ? decoded.right : null
+    const parsed = parseJson(bytes)
+    const decoded = Capture.decode(parsed)
+    // A capture with members its format does not name is not a capture of this format.
+    const c = E.isRight(decoded) && unknownMember(Capture, parsed) === null ? decoded.right : null
     captures.set(ref.digest, c)
     return c
   }

@@ -4,7 +4,7 @@
  */
 import * as t from 'io-ts'
 import { defineEvent, makeRegistry } from './registry.js'
-import { Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
+import { Digest, Identifier, ObjectRef, PositiveInt, patternString } from './codecs.js'
 import { QueryKind } from './capture.js'
 import { ModelProvenance } from './model-provenance.js'
 
@@ -45,6 +45,24 @@ export const BudgetReservedV1 = t.type({
   plan_id: t.union([Identifier, t.null])
 }, 'BudgetReservedV1')
 
+/** Version 2: an operator's query names its request, but not who asked for it. */
+export const BudgetReservedV2 = t.type({
+  ...BudgetReservedV1.props,
+  request_digest: t.union([Digest, t.null])
+}, 'BudgetReservedV2')
+
+/**
+ * Who asked for an operator's query, in the words of the program that asked: an MCP client by the
+ * name and version it gave when it connected (its own claim, recorded as such; at most 128
+ * characters each, no control characters).
+ */
+export const Requester = t.type({
+  protocol: t.literal('mcp'),
+  name: patternString('RequesterName', /^[^\u0000-\u001f\u007f]{1,128}$/),
+  version: patternString('RequesterVersion', /^[^\u0000-\u001f\u007f]{0,128}$/)
+}, 'Requester')
+export type Requester = t.TypeOf<typeof Requester>
+
 export const BudgetReserved = t.type({
   reservation_id: Identifier,
   action: t.literal('project.query'),
@@ -56,11 +74,14 @@ export const BudgetReserved = t.type({
    * recorded against the reservation must answer exactly this request. Null for a plan, whose
    * arguments are in its PlanConfirmed (and for version-1 events).
    */
-  request_digest: t.union([Digest, t.null])
+  request_digest: t.union([Digest, t.null]),
+  /** The program that asked for an operator's query (an MCP client); null otherwise (and before version 3). */
+  requester: t.union([Requester, t.null])
 }, 'BudgetReserved')
 export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
 export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved, [
-  { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) }
+  { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) },
+  { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
 ])
 
 export const CaptureRecorded = t.type({

@@ -7,6 +7,7 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
 import { describeErrors } from './decode.js'
+import { unknownMember } from './strict.js'
 
 /** Lifts data of version `v` to version `v + 1`. The result is checked by the next codec. */
 export type Upcaster = (data: unknown) => unknown
@@ -61,6 +62,9 @@ export const makeRegistry = <D extends AnyDefinition>(defs: readonly D[]): Event
     if (stored === undefined || !Number.isInteger(version)) {
       return E.left(failure('EVENT_UNKNOWN_VERSION', `${type} has no version ${version} (current: ${def.latest})`, { type, version, latest: def.latest }))
     }
+    // Members the stored version does not name are refused, not carried along unchecked.
+    const extra = unknownMember(stored, data)
+    if (extra !== null) return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} data has a member its schema does not name: ${extra}`, { type, version, member: extra }))
     // Fast path: current-version data that already satisfies its codec is returned as it is.
     if (version === def.latest && stored.is(data)) return E.right(data)
     const first = stored.decode(data)

@@ -9,6 +9,7 @@
  */
 import type { RecordedEvent } from '../events/chain.js'
 import type { Capture } from '../events/capture.js'
+import type { Requester } from '../events/catalog.js'
 import type { Finding } from '../events/findings.js'
 import type { Fact } from '../domain/facts.js'
 import { evolve, initCaseState } from '../domain/case-state.js'
@@ -81,7 +82,7 @@ svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
 `
 
 interface Model {
-  readonly evidence: Map<string, { id: string; seq: number; at: string; capture: Capture | null; digest: string; repeat: boolean; kind: string; source: 'investigation' | 'enrichment' }>
+  readonly evidence: Map<string, { id: string; seq: number; at: string; capture: Capture | null; digest: string; repeat: boolean; kind: string; source: 'investigation' | 'enrichment'; requester: Requester | null }>
   readonly hypotheses: Map<string, { id: string; statement: string; history: Array<{ seq: number; at: string; status: string; evidence: string[]; note: string }> }>
 }
 
@@ -107,10 +108,13 @@ const parseCapture = (b: Uint8Array | undefined): Capture | null => {
 const buildModel = (input: ReportInput): Model => {
   const evidence: Model['evidence'] = new Map()
   const hypotheses: Model['hypotheses'] = new Map()
+  const requesters = new Map<string, Requester | null>()
   for (const e of input.events) {
-    if (e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') {
+    if (e.type === 'BudgetReserved') requesters.set(e.data.reservation_id, e.data.requester)
+    else if (e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') {
       const d = e.data
-      if (!evidence.has(d.evidence_id)) evidence.set(d.evidence_id, { id: d.evidence_id, seq: e.seq, at: e.at, capture: parseCapture(input.objects.get(d.capture.digest)), digest: d.capture.digest, repeat: d.repeat, kind: d.kind, source: e.type === 'CaptureRecorded' ? 'investigation' : 'enrichment' })
+      const requester = e.type === 'CaptureRecorded' ? requesters.get(e.data.reservation_id) ?? null : null
+      if (!evidence.has(d.evidence_id)) evidence.set(d.evidence_id, { id: d.evidence_id, seq: e.seq, at: e.at, capture: parseCapture(input.objects.get(d.capture.digest)), digest: d.capture.digest, repeat: d.repeat, kind: d.kind, source: e.type === 'CaptureRecorded' ? 'investigation' : 'enrichment', requester })
     } else if (e.type === 'HypothesisProposed') {
       hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, history: [{ seq: e.seq, at: e.at, status: 'proposed', evidence: [...e.data.evidence], note: '' }] })
     } else if (e.type === 'HypothesisUpdated') {
@@ -222,11 +226,14 @@ const captureBody = (c: Capture): string => {
   }
 }
 
+/** An MCP client as it named itself when it connected (its own claim). */
+const requesterText = (r: Requester): string => `${esc(r.protocol.toUpperCase())} client <span class="mono requester">${esc(r.name)}${r.version === '' ? '' : ` ${esc(r.version)}`}</span>`
+
 const originText = (c: Capture): string => (c.origin.type === 'git' ? `commit ${c.origin.commit}` : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`)
 
 const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
   const c = ev.capture
-  const head = `<h3 id="${esc(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : 'investigation'}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
+  const head = `<h3 id="${esc(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : ev.requester === null ? 'investigation' : `asked by ${requesterText(ev.requester)}`}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
   if (c === null) return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
   return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${captureBody(c)}</section>`
 }
@@ -292,7 +299,7 @@ const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<ty
     case 'EnrichmentCaptured': return null
     case 'QueryAnsweredFromCase': return li('turn', `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`)
     case 'ResearchFailed': return li(e.data.unavailable ? 'block' : 'op', `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
-    case 'BudgetReserved': return li('op', `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})`)
+    case 'BudgetReserved': return li('op', `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})${e.data.requester === null ? '' : ` for ${requesterText(e.data.requester)}`}`)
     case 'BudgetReleased': return li('op', `budget released: ${e.data.amount} (${esc(e.data.reason)})`)
     case 'BudgetConsumed': return null
     case 'BudgetToppedUp': return li('op', `budget topped up by ${e.data.amount}: ${esc(e.data.reason)}`)

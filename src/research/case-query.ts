@@ -11,10 +11,11 @@ import { failure, isFailureCode, type Failure } from '../domain/failure.js'
 import { decodeQuery } from '../domain/query.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { decideRecordCapture, decideRecordFailure, decideReserve } from '../domain/research-decider.js'
-import { queryCost } from '../domain/case-state.js'
+import { queryCost, remainingBudget } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
 import type { EventEnvelope } from '../events/envelope.js'
+import type { Requester } from '../events/catalog.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
@@ -39,24 +40,33 @@ export interface CaseQueryResult {
   readonly failure?: Failure
   readonly generation: number
   readonly receipt: Receipt
+  /** True when the outcome was recorded before (a retried command id): nothing ran, nothing was appended. */
+  readonly answeredFromCase: boolean
+  /** Budget the investigation has left after the call (null before it starts: no limit). */
+  readonly budgetLeft: number | null
 }
 
 export interface CaseQueryOptions {
   readonly env?: Env
+  /** The program that asks (an MCP client), recorded with the reservation. */
+  readonly requester?: Requester
 }
+
+const budgetLeft = (handle: CaseHandle): number | null => (handle.cursor.state.settings === null ? null : remainingBudget(handle.cursor.state))
 
 /** The outcome recorded for a reservation by an earlier attempt (a retried command id). */
 const recorded = async (handle: CaseHandle, commandId: string, events: readonly EventEnvelope[], generation: number, receipt: Receipt): Promise<CaseQueryResult | null> => {
+  const from = { answeredFromCase: true, budgetLeft: budgetLeft(handle) }
   for (const e of events) {
     if (e.type === 'CaptureRecorded') {
       const d = e.data as { capture: { digest: string; size: number }; evidence_id: string; repeat: boolean }
       const bytes = await handle.store.readObject(handle.ref, d.capture)
       const decoded = CaptureCodec.decode(JSON.parse(bytes.toString('utf8')))
-      return { outcome: 'recorded', commandId, ...(E.isRight(decoded) ? { capture: decoded.right } : {}), evidenceId: d.evidence_id, repeat: d.repeat, generation, receipt }
+      return { outcome: 'recorded', commandId, ...(E.isRight(decoded) ? { capture: decoded.right } : {}), evidenceId: d.evidence_id, repeat: d.repeat, generation, receipt, ...from }
     }
     if (e.type === 'ResearchFailed' && (e.data as { unavailable: boolean }).unavailable === false) {
       const d = e.data as { code: string; message: string }
-      return { outcome: 'failed', commandId, failure: failure(isFailureCode(d.code) ? d.code : 'INTERNAL_ERROR', d.message), generation, receipt }
+      return { outcome: 'failed', commandId, failure: failure(isFailureCode(d.code) ? d.code : 'INTERNAL_ERROR', d.message), generation, receipt, ...from }
     }
   }
   return null
@@ -89,7 +99,7 @@ export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown
       throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, { command_id: commandId }))
     }
     if (open === undefined) {
-      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest })), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
+      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null })), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
     }
     // The answer is computed once and frozen here until it is persisted.
     const answer = await research.query(query)()
@@ -97,12 +107,12 @@ export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown
     if (E.isLeft(answer)) {
       const unavailable = isUnavailable(answer.left)
       const out = await decideAndAppend(handle, attempt, (s, now) => asDecided(decideRecordFailure(s, { reservationId, failure: answer.left, unavailable, now })), { env })
-      return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt }
+      return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }
     }
     const bytes = captureBytes(answer.right)
     const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
     const out = await decideAndAppend(handle, attempt, (s) => asDecided(decideRecordCapture(s, { reservationId, capture: ref, kind: answer.right.kind, requestDigest }), [bytes]), { env })
     const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
     const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
-    return { outcome: 'recorded', commandId, capture: answer.right, evidenceId: d?.evidence_id ?? '?', repeat: d?.repeat ?? false, generation: out.generation, receipt: out.receipt }
+    return { outcome: 'recorded', commandId, capture: answer.right, evidenceId: d?.evidence_id ?? '?', repeat: d?.repeat ?? false, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }
   })

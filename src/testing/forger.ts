@@ -7,7 +7,9 @@ import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync, rmSync
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
-import { genesisHash, sealEvent } from '../events/chain.js'
+import { genesisHash } from '../events/chain.js'
+import { EVENT_FORMAT } from '../events/envelope.js'
+import { registry } from '../events/catalog.js'
 import { CaseDeclaration, type EventEnvelope } from '../events/envelope.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import { collectRefs, objectPath } from '../events/refs.js'
@@ -17,6 +19,17 @@ export interface ForgedEvent {
   readonly actor: Actor
   readonly data: unknown
   readonly version?: number
+}
+
+/**
+ * Seals an event as a forger would: canonical, hashed and chained, but with whatever data it is
+ * given (no schema check: that is what verification must catch).
+ */
+const sealRaw = (e: ForgedEvent, ctx: { seq: number; prev: string; id: string; at: string; commandId: string }): { line: string; hash: string } => {
+  const version = e.version ?? registry.definitions.get(e.type)?.latest ?? 1
+  const unsealed = { format: EVENT_FORMAT, seq: ctx.seq, id: ctx.id, type: e.type, version, at: ctx.at, actor: e.actor, command_id: ctx.commandId, data: e.data, prev: ctx.prev }
+  const hash = sha256Digest(must(canonicalJson(unsealed)))
+  return { line: must(canonicalJson({ ...unsealed, hash })), hash }
 }
 
 const must = <A>(r: E.Either<unknown, A>): A => {
@@ -93,9 +106,9 @@ export const forger = (dir: string): Forger => {
       const at = options.at ?? last?.at ?? decl.created_at
       for (const e of events) {
         seq++
-        const sealed = must(sealEvent(e, { seq, prev, id: `evt-forged-${seq}`, at, commandId }))
+        const sealed = sealRaw(e, { seq, prev, id: `evt-forged-${seq}`, at, commandId })
         all.push(sealed.line)
-        prev = sealed.envelope.hash
+        prev = sealed.hash
       }
       writeLines(all)
       return `${seq}:${prev}`
@@ -110,8 +123,8 @@ export const forger = (dir: string): Forger => {
           prev = env.hash
           return l
         }
-        const sealed = must(sealEvent({ type: env.type, actor: env.actor, data: env.seq === seq ? data(env.data) : env.data, version: env.version }, { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id }))
-        prev = sealed.envelope.hash
+        const sealed = sealRaw({ type: env.type, actor: env.actor, data: env.seq === seq ? data(env.data) : env.data, version: env.version }, { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id })
+        prev = sealed.hash
         return sealed.line
       })
       writeLines(out)

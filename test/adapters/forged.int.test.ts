@@ -69,7 +69,7 @@ forged('the writer refuses what the rules forbid: a raw append of a forged concl
   assert.ok(right(await verifyCase(dir)()).valid)
 })
 
-forged('research on an EXHAUSTED or CONCLUDED case is refused (CASE_CLOSED), and beyond the budget left (BUDGET_INSUFFICIENT); nothing is recorded', async () => {
+forged('research on an EXHAUSTED or CONCLUDED case is refused (CASE_CLOSED), and beyond the budget left (BUDGET_EXHAUSTED); nothing is recorded', async () => {
   const dir = copy()
   const before = readFileSync(path.join(dir, 'events.jsonl'))
   const q = { kind: 'database.count', table: 'creature_template', filters: [] }
@@ -81,11 +81,11 @@ forged('research on an EXHAUSTED or CONCLUDED case is refused (CASE_CLOSED), and
   forger(open).cut(21)
   for (const id of ['q1', 'q2', 'q3']) right(await queryInCase(open, research, { ...q, filters: [{ column: 'entry', operator: 'gt', value: id.length * Number(id.slice(1)) }] }, id))
   const over = left(await queryInCase(open, research, q, 'q4'))
-  assert.is(over.code, 'BUDGET_INSUFFICIENT')
+  assert.is(over.code, 'BUDGET_EXHAUSTED')
   assert.ok(right(await verifyCase(open)()).valid)
   const cli = vba(['case', 'query', open, '--config', profile.file, '--query', '-'], { input: JSON.stringify(q) })
   assert.is(cli.code, 2, cli.stderr)
-  assert.match(cli.stderr, 'BUDGET_INSUFFICIENT')
+  assert.match(cli.stderr, 'BUDGET_EXHAUSTED')
 })
 
 forged('the report of a forged case shows its findings and nothing of its log as fact; vba report exits 1', async () => {
@@ -143,11 +143,11 @@ objects('a capture recorded under another request digest than its object holds',
   const dir = copy()
   const f = forger(dir)
   const other = right(await research.query({ kind: 'database.count', table: 'quest_template', filters: [] })())
-  f.append('op-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-x', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('a request that was never asked') } }])
+  f.append('op-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-x', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('a request that was never asked'), requester: null } }])
   assert.equal(await codes(dir), ['RULE_LIFECYCLE:lifecycle.terminal@26'])
   f.cut(21)
   const ref = f.object(captureBytes(other), 'application/vnd.vba.capture+json')
-  f.append('op-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-x', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('a request that was never asked') } }])
+  f.append('op-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-x', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('a request that was never asked'), requester: null } }])
   f.append('op-record', [
     { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: 'res-x', capture: ref, kind: 'database.count', request_digest: sha256Digest('a request that was never asked'), evidence_id: 'E5', repeat: false } },
     { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: 'res-x', amount: 1 } }

@@ -25,7 +25,11 @@ const project = path.join(work, 'consumer')
 mkdirSync(path.join(project, 'node_modules', '@types'), { recursive: true })
 cpSync(path.join(work, 'package'), path.join(project, 'node_modules', 'vba-case-research'), { recursive: true })
 const pkg = JSON.parse(readFileSync(path.join(work, 'package', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; name: string }
-for (const dep of [...Object.keys(pkg.dependencies), '@types/node']) symlinkSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), 'dir')
+for (const dep of [...Object.keys(pkg.dependencies), '@types/node']) {
+  // scoped packages (@modelcontextprotocol/sdk) live one directory down
+  mkdirSync(path.dirname(path.join(project, 'node_modules', dep)), { recursive: true })
+  symlinkSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), 'dir')
+}
 writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
 writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
   compilerOptions: { rootDir: 'examples', target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
@@ -75,7 +79,7 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
     const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, VBA_STORE: store.url } })
     assert.is(run.status, 0, `${e.name} failed:\n${run.stdout}\n${run.stderr}`)
     if (e.name.startsWith('README')) assert.match(run.stdout, /CONCLUDED after \d+ turns; receipt \d+:sha256:/)
-    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 concluded, ended: idle \{\}\nCONCLUDED/)
+    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 concluded, ended: idle \{\}\nCONCLUDED/, run.stdout + run.stderr)
     if (e.code.includes('my-model-2026-11')) assert.match(run.stdout, /CONCLUDED my-model-2026-11 2480\n2480 my-model-2026-11/)
   }
 })

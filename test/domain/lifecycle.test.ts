@@ -231,7 +231,7 @@ memory('the rules: a stalled query at the limit without its block, a reservation
   const reserved = [...answered, ...record(answered, [
     { type: 'ModelResponded', actor: 'model', data: { turn: 3, raw: REPORT, provenance: null } },
     { type: 'PlanConfirmed', actor: 'model', data: { plan_id: 'P3', turn: 3, operation: 'project.query', arguments: { kind: 'database.count', table: 't', filters: [] } } },
-    { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-P3', action: 'project.query', amount: 1, plan_id: 'P3', request_digest: null } }
+    { type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-P3', action: 'project.query', amount: 1, plan_id: 'P3', request_digest: null, requester: null } }
   ])]
   assert.equal(violations(reserved), ['RULE_RESEARCH research.from-case'])
   const v1 = given(...started, ...turnOf(INTERPRET), ...turnOf(OTHER(1), 2), refused('P2'), ...turnOf(OTHER(2), 3))

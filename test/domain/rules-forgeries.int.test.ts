@@ -8,11 +8,11 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { ruleFold, type RuleViolation } from '../../src/domain/rules.js'
 import { checkLine, sealEvent, type RecordedEvent } from '../../src/events/chain.js'
-import { sha256Digest } from '../../src/events/canonical.js'
+import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import type { Actor } from '../../src/events/codecs.js'
 import { verifyCase } from '../../src/adapters/case-store/verify.js'
 import { forger } from '../../src/testing.js'
@@ -91,7 +91,7 @@ test('turn.answer: a model answer recorded while the case is BLOCKED', () => {
   const turn = s0.turn + 1
   const v = forge(noteSeq,
     { events: [request(turn)] },
-    { events: [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-op', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('q') } }] },
+    { events: [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-op', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('q'), requester: null } }] },
     { events: [{ type: 'ResearchFailed', actor: 'system', data: { reservation_id: 'res-op', code: 'DATABASE_UNAVAILABLE', message: 'down', unavailable: true } }, checkpoint(s0.checkpoint + 1, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume_state: 'INVESTIGATING', retry_not_before: '2026-11-30T10:00:35.000Z' })] },
     { events: [responded(turn), { type: 'HypothesisProposed', actor: 'model', data: { hypothesis_id: `H${s0.hypotheses.size + 1}`, statement: 's', evidence: [] } }] })
   fires(v, 'RULE_TURN', 'turn.answer', noteSeq + 5)
@@ -104,7 +104,7 @@ test('lifecycle.resume: a RESEARCH_UNAVAILABLE block ended by an unrelated reser
   const rid = (reserved.data as { reservation_id: string }).reservation_id
   const v = forge(reserved.seq,
     { events: [{ type: 'ResearchFailed', actor: 'system', data: { reservation_id: rid, code: 'DATABASE_UNAVAILABLE', message: 'down', unavailable: true } }, checkpoint(s.checkpoint + 1, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume_state: 'INVESTIGATING', retry_not_before: '2026-11-30T10:00:35.000Z' })] },
-    { events: [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-other', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('q') } }] },
+    { events: [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-other', action: 'project.query', amount: 1, plan_id: null, request_digest: sha256Digest('q'), requester: null } }] },
     { events: [{ type: 'ResearchFailed', actor: 'system', data: { reservation_id: 'res-other', code: 'QUERY_INVALID', message: 'no', unavailable: false } }, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: 'res-other', amount: 1, reason: 'refused' } }, checkpoint(s.checkpoint + 2, 'INVESTIGATING')] })
   fires(v, 'RULE_LIFECYCLE', 'lifecycle.resume', reserved.seq + 6)
 })
@@ -141,6 +141,42 @@ cli('turn.derived: a conclusion recorded after an answer that asked for a lab te
     assert.not.ok(r.valid, c.raw)
     assert.ok(r.findings.some((x) => x.code === 'RULE_TURN' && x.data?.['rule'] === 'turn.derived'), `${c.raw}: ${JSON.stringify(r.findings.map((x) => x.data?.['rule'] ?? x.code))}`)
   }
+})
+
+cli('no unknown members: verified_by on a conclusion, a member added to case.json, a member added to a capture', async () => {
+  const make = async (): Promise<string> => {
+    const dir = path.join(tempDir('forgeries-members'), 'case')
+    await writeInvestigation(dir, tempDir('forgeries-world-4'))
+    return dir
+  }
+  const conclusion = recorded.find((e) => e.type === 'ConclusionRecorded')
+  if (conclusion === undefined) throw new Error('no conclusion in the base')
+  const a = await make()
+  forger(a).rewrite(conclusion.seq, (d) => ({ ...(d as Record<string, unknown>), verified_by: 'the lead engineer' }))
+  const ra = right(await verifyCase(a)())
+  assert.not.ok(ra.valid)
+  assert.ok(ra.findings.some((x) => x.code === 'EVENT_DATA_INVALID' && x.message.includes('verified_by')), JSON.stringify(ra.findings))
+
+  const b = await make()
+  const decl = JSON.parse(readFileSync(path.join(b, 'case.json'), 'utf8')) as Record<string, unknown>
+  writeFileSync(path.join(b, 'case.json'), `${right(canonicalJson({ ...decl, approved: true }))}\n`)
+  forger(b).rewrite(1, (d) => d)
+  const rb = right(await verifyCase(b)())
+  assert.not.ok(rb.valid)
+  assert.ok(rb.findings.some((x) => x.code === 'CASE_DECLARATION_INVALID' && x.message.includes('approved')), JSON.stringify(rb.findings))
+
+  const c = await make()
+  const captured = recorded.find((e) => e.type === 'CaptureRecorded')
+  if (captured === undefined) throw new Error('no capture in the base')
+  const ref = (captured.data as { capture: { digest: string } }).capture
+  const original = JSON.parse(readFileSync(path.join(c, 'objects', 'sha256', ref.digest.slice(7, 9), ref.digest.slice(9)), 'utf8')) as Record<string, unknown>
+  const f = forger(c)
+  const withExtra = { ...original, reviewed: true }
+  const forged = f.object(Buffer.from(right(canonicalJson(withExtra))), 'application/vnd.vba.capture+json')
+  f.rewrite(captured.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
+  const rc = right(await verifyCase(c)())
+  assert.not.ok(rc.valid)
+  assert.ok(rc.findings.some((x) => x.data?.['rule'] === 'research.capture-object'), JSON.stringify(rc.findings))
 })
 
 test.run()

@@ -8,11 +8,12 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium } from '../helpers/browser.js'
 import { initCase } from '../../src/adapters/case-store/init.js'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
@@ -24,10 +25,6 @@ import { writeInvestigation } from '../helpers/investigation.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
-const CHROMIUM = process.env['VBA_CHROMIUM'] ?? '/usr/bin/chromium'
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`the report tests need Debian's chromium at ${CHROMIUM}: apt-get install chromium (or set VBA_CHROMIUM)`)
-}
 const ARTIFACTS = path.join(repoRoot(), 'test-artifacts', 'report')
 mkdirSync(ARTIFACTS, { recursive: true })
 
@@ -73,10 +70,7 @@ const render = (dir: string, name: string): string => {
 const invHtml = render(invDir, 'investigation.html')
 const kindsHtml = render(kindsDir, 'kinds.html')
 
-const browser: Browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
-})
+const browser: Browser = await launchChromium()
 
 /** Opens a report with the network blocked; collects every request besides the file and every console error. */
 const open = async (file: string, width: number): Promise<{ page: Page; requests: string[]; errors: string[] }> => {

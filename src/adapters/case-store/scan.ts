@@ -12,6 +12,7 @@ import { checkLine, genesisHash, type RecordedEvent } from '../../events/chain.j
 import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope.js'
 import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
+import { unknownMember } from '../../events/strict.js'
 import { describeErrors } from '../../events/decode.js'
 import { ruleFold, type Obligation, type RuleFold, type RuleViolation } from '../../domain/rules.js'
 import type { CaseState } from '../../domain/case-state.js'
@@ -102,7 +103,7 @@ const readText = async (file: string): Promise<string | null> => {
 /** Decodes a canonical-JSON-plus-LF record file; a non-canonical file is invalid. */
 export const decodeRecordFile = <A>(
   text: string,
-  decode: (u: unknown) => E.Either<import('io-ts').Errors, A>
+  codec: import('io-ts').Type<A, unknown, unknown>
 ): E.Either<string, A> => {
   let parsed: unknown
   try {
@@ -110,8 +111,10 @@ export const decodeRecordFile = <A>(
   } catch {
     return E.left('not JSON')
   }
-  const decoded = decode(parsed)
+  const decoded = codec.decode(parsed)
   if (E.isLeft(decoded)) return E.left(describeErrors(decoded.left))
+  const extra = unknownMember(codec, parsed)
+  if (extra !== null) return E.left(`a member its schema does not name: ${extra}`)
   const canonical = canonicalJson(parsed)
   if (E.isLeft(canonical) || canonical.right + '\n' !== text) return E.left('not canonical JSON followed by one LF')
   return E.right(decoded.right)
@@ -121,7 +124,7 @@ export const readDeclaration = async (dir: string): Promise<E.Either<Finding, Ca
   const text = await readText(path.join(dir, DECLARATION_FILE))
   if (text === null) return E.left(finding('CASE_DECLARATION_MISSING', 'case.json is missing', { path: DECLARATION_FILE }))
   return E.mapLeft((why: string) => finding('CASE_DECLARATION_INVALID', `case.json is invalid: ${why}`, { path: DECLARATION_FILE }))(
-    decodeRecordFile(text, (u) => CaseDeclaration.decode(u))
+    decodeRecordFile(text, CaseDeclaration)
   )
 }
 
@@ -129,7 +132,7 @@ export const readHead = async (dir: string): Promise<E.Either<Finding, Head>> =>
   const text = await readText(path.join(dir, HEAD_FILE))
   if (text === null) return E.left(finding('HEAD_MISSING', 'HEAD is missing', { path: HEAD_FILE }))
   return E.mapLeft((why: string) => finding('HEAD_INVALID', `HEAD is invalid: ${why}`, { path: HEAD_FILE }))(
-    decodeRecordFile(text, (u) => Head.decode(u))
+    decodeRecordFile(text, Head)
   )
 }
 

@@ -108,6 +108,13 @@ export const claimCase = async (ctx: SqlContext, worker: string, leaseMs: number
   })
 }
 
+/** The live lease on one case (the database's clock), or null; CASE_NOT_FOUND for an unknown case. */
+export const caseLease = async (ctx: SqlContext, caseId: string): Promise<QueueEntry['lease']> => ctx.guard(async () => {
+  const row = await caseRow(ctx, ctx.k, caseId, false)
+  const now = await dbNowMs(ctx.k, ctx.dialect)
+  return row.lease_expires_ms !== null && row.lease_expires_ms > now && row.lease_owner !== null ? { worker: row.lease_owner, expires_at: new Date(row.lease_expires_ms).toISOString() } : null
+})
+
 /** Leases one named case, runnable or not, unless another worker's live lease holds it (CASE_LEASED). */
 export const leaseNamedCase = async (ctx: SqlContext, caseId: string, worker: string, leaseMs: number): Promise<Lease> => {
   checkLease(worker, leaseMs)

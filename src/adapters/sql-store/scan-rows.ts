@@ -37,7 +37,7 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
     else omitted++
   }
   // A catch-up (resume) continues a log whose declaration the handle checked already.
-  const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), (u) => CaseDeclaration.decode(u)) : null
+  const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), CaseDeclaration) : null
   if (decl !== null && E.isLeft(decl)) report(finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE }))
   const declaration = decl !== null && E.isRight(decl) ? decl.right : null
   if (declaration !== null && declaration.case_id !== row.case_id) report(finding('CASE_DECLARATION_INVALID', `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`, { path: DECLARATION_FILE }))

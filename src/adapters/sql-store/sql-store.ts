@@ -13,7 +13,7 @@ import type { CaseStore, Lease } from '../case-store/store.js'
 import { openContext, type SqlStoreOptions } from './connection.js'
 import { appendInStore } from './append.js'
 import { openInStore, readObjectInStore, recordedInStore, replayInStore, verifyInStore, viewInStore } from './read.js'
-import { claimCase, leaseNamedCase, listQueue, releaseLease, renewLease } from './queue.js'
+import { caseLease, claimCase, leaseNamedCase, listQueue, releaseLease, renewLease } from './queue.js'
 import { createInStore, importIntoStore } from './create.js'
 
 export type { QueueEntry }
@@ -37,6 +37,8 @@ export interface SqlStore extends CaseStore {
    * of another worker holds it (CASE_LEASED).
    */
   readonly leaseCase: (caseId: string, worker: string, leaseMs: number) => Promise<Lease>
+  /** The live lease on a case (who holds it, until when), or null. */
+  readonly leaseOf: (caseId: string) => Promise<QueueEntry['lease']>
   /** Extends a lease that is still held (LEASE_LOST otherwise). */
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   /** Gives a case back (by lease, or by case id and worker name); false when it was not held. */
@@ -72,6 +74,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     list: (o) => listQueue(ctx, o),
     claim: (worker, leaseMs) => claimCase(ctx, worker, leaseMs),
     leaseCase: (caseId, worker, leaseMs) => leaseNamedCase(ctx, caseId, worker, leaseMs),
+    leaseOf: (caseId) => caseLease(ctx, caseId),
     renew: (lease, leaseMs) => renewLease(ctx, lease, leaseMs),
     release: (l) => releaseLease(ctx, l),
     importDirectory: (dir) => importIntoStore(ctx, dir),

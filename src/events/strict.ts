@@ -1,0 +1,61 @@
+/**
+ * No unknown members: a record that decodes may still carry members its codec does not name
+ * (`verified_by` on a conclusion, a field added to case.json), which io-ts's `t.type` ignores.
+ * `unknownMember(codec, value)` walks the codec's structure beside the value and returns the path
+ * of the first member it does not know, so readers refuse such records instead of carrying what
+ * no rule checks. Records typed as open (`t.UnknownRecord`, `t.unknown`) stay open. Pure.
+ */
+import * as t from 'io-ts'
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** The props a codec names, or null when it names none (open records, primitives). */
+const propsOf = (codec: t.Mixed): Record<string, t.Mixed> | null => {
+  if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return codec.props as Record<string, t.Mixed>
+  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType) return propsOf(codec.type as t.Mixed)
+  if (codec instanceof t.IntersectionType) {
+    const all: Record<string, t.Mixed> = {}
+    for (const c of codec.types as t.Mixed[]) {
+      const p = propsOf(c)
+      if (p === null) return null
+      Object.assign(all, p)
+    }
+    return all
+  }
+  return null
+}
+
+/** The path of the first member of `value` that `codec` does not name (`a.b[2].c`), or null. */
+export const unknownMember = (codec: t.Mixed, value: unknown, at = ''): string | null => {
+  if (codec instanceof t.RefinementType || codec instanceof t.ExactType || codec instanceof t.ReadonlyType) return unknownMember(codec.type as t.Mixed, value, at)
+  if (codec instanceof t.UnionType) {
+    // The first member the value is: its structure decides.
+    const match = (codec.types as t.Mixed[]).find((c) => c.is(value))
+    return match === undefined ? null : unknownMember(match, value, at)
+  }
+  if (codec instanceof t.ArrayType || codec instanceof t.ReadonlyArrayType) {
+    if (!Array.isArray(value)) return null
+    for (const [i, v] of value.entries()) {
+      const r = unknownMember(codec.type as t.Mixed, v, `${at}[${i}]`)
+      if (r !== null) return r
+    }
+    return null
+  }
+  if (codec instanceof t.DictionaryType) {
+    if (!isPlainObject(value)) return null
+    for (const [k, v] of Object.entries(value)) {
+      const r = unknownMember(codec.codomain as t.Mixed, v, `${at}.${k}`)
+      if (r !== null) return r
+    }
+    return null
+  }
+  const props = propsOf(codec)
+  if (props === null || !isPlainObject(value)) return null
+  for (const [k, v] of Object.entries(value)) {
+    const c = props[k]
+    if (c === undefined) return `${at}.${k}`.replace(/^\./, '')
+    const r = unknownMember(c, v, `${at}.${k}`)
+    if (r !== null) return r
+  }
+  return null
+}

@@ -1,0 +1,217 @@
+/**
+ * An MCP session bound to one prepared case: the start-up checks (the case exists and verifies on
+ * open, it has a completed revision, no worker holds its lease; a prepared case that has not
+ * started is started with the profile's settings, as `vba investigate` does, so the case's budget
+ * bounds the agent), then one recorded query per tool call through `queryInCase` (the same path as
+ * `vba case query`: reservation, capture, settlement, lock per append), and read-only views of
+ * the evidence. Nothing here writes into a case by another path.
+ *
+ * The command id of a call is derived from the digest of its decoded request and of what binds
+ * research (source commit, database snapshot and allowlist, limits, analysis settings): an
+ * identical call is answered from the case (no budget, nothing run), while the same request under
+ * another binding (a new commit) is a new question.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, type Failure } from '../domain/failure.js'
+import { decodeQuery } from '../domain/query.js'
+import { queryCost, remainingBudget, budgetTotal, heldBudget, type CaseState } from '../domain/case-state.js'
+import { canonicalJson, sha256Digest } from '../events/canonical.js'
+import { Capture } from '../events/capture.js'
+import type { Requester } from '../events/catalog.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
+import type { CaseHandle } from '../adapters/case-store/open.js'
+import type { Profile } from '../adapters/config/profile.js'
+import { systemEnv, type Env } from '../adapters/env.js'
+import { FailureError } from '../adapters/fs-util.js'
+import { requestText } from '../projections/capture-text.js'
+import type { QueueEntry } from '../projections/queue.js'
+import { queryInCase } from '../research/case-query.js'
+import type { ProjectResearch } from '../research/project-research.js'
+import { analysisOf } from '../research/source/open.js'
+import { openAt, asEither, must } from '../investigation/commands.js'
+import { startInvestigation } from '../investigation/loop.js'
+import { settingsOf } from '../investigation/settings.js'
+import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
+import { toolSpecs, type QueryKind, type ToolSpec } from './tools.js'
+
+export interface SessionOptions {
+  readonly at: CaseAt
+  readonly profile: Profile
+  readonly research: ProjectResearch
+  /** The live lease on the case (a SQL store): a case a worker holds is refused. */
+  readonly leaseOf?: () => Promise<QueueEntry['lease']>
+  readonly env?: Env
+}
+
+/** One piece of evidence as case_status and resources/list show it. */
+export interface EvidenceEntry {
+  readonly id: string
+  readonly kind: string
+  readonly request: string
+  readonly uri: string
+  readonly first_seq: number
+  readonly repeats: number
+}
+
+export interface McpSession {
+  readonly caseId: string
+  readonly tools: readonly ToolSpec[]
+  /** True when this session started the investigation (it was prepared, not started). */
+  readonly started: boolean
+  /** The state, budget and size of the case at start-up, for the operator's log. */
+  readonly summary: string
+  /** Asks `kind` with the tool's arguments, recorded in the case and attributed to `requester`. */
+  readonly query: (kind: QueryKind, args: unknown, requester: Requester) => Promise<ToolAnswer>
+  readonly status: () => Promise<ToolAnswer>
+  readonly evidence: () => Promise<EvidenceEntry[]>
+  /** One piece of evidence as compact text and as its canonical capture, or null when unknown. */
+  readonly readEvidence: (id: string) => Promise<{ readonly text: string; readonly json: string } | null>
+  /** Resolves once no call is in flight. */
+  readonly idle: () => Promise<void>
+}
+
+const hex = (digest: string): string => digest.slice('sha256:'.length)
+
+/** The digest of what binds research: the same request under another binding is another question. */
+export const bindingDigest = (p: Profile): string => {
+  const s = p.source
+  const d = p.database
+  const binding = {
+    source: s === undefined ? null : { url: s.url, commit: s.commit, extensions: s.extensions ?? null },
+    database: d === undefined ? null : { client: d.client, databases: d.databases, snapshot_id: d.snapshot_id, allowed_tables: d.allowed_tables },
+    limits: p.limits,
+    analysis: analysisOf(p)
+  }
+  return sha256Digest(must(canonicalJson(binding)))
+}
+
+const budgetOf = (s: CaseState): { total: number; consumed: number; held: number; left: number; query_cost: number } | null =>
+  s.settings === null ? null : { total: budgetTotal(s), consumed: s.research.consumed, held: heldBudget(s.research), left: remainingBudget(s), query_cost: queryCost(s) }
+
+const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHandle; started: boolean }> => {
+  const lease = o.leaseOf === undefined ? null : await o.leaseOf()
+  if (lease !== null) throw new FailureError(failure('CASE_LEASED', `the case is being worked on by ${lease.worker} until ${lease.expires_at}; start vba mcp once the worker has released it`, { worker: lease.worker, expires_at: lease.expires_at }))
+  const handle = await openAt(o.at)
+  const s = handle.cursor.state
+  if (!s.revisions.some((r) => r.completed)) throw new FailureError(failure('CASE_NOT_PREPARED', 'the case has no completed revision: record the bug report and run its preparation first (vba case prepare)'))
+  if (s.state !== 'NOT_STARTED') return { handle, started: false }
+  must(await startInvestigation(o.at, { settings: must(settingsOf(o.profile)), env }))
+  return { handle: await openAt(o.at), started: true }
+}
+
+/** A thrown coded failure as it is, anything else as the bug it is. */
+export const failureOf = (e: unknown): Failure => (e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e)))
+
+const readCapture = async (h: CaseHandle, digest: string): Promise<Capture | null> => {
+  const ref = h.cursor.state.research.evidenceRefs.get(digest)
+  if (ref === undefined) return null
+  const decoded = Capture.decode(JSON.parse((await h.store.readObject(h.ref, ref)).toString('utf8')))
+  return E.isRight(decoded) ? decoded.right : null
+}
+
+/** The evidence of a case; request lines are cached by capture digest (captures never change). */
+const evidenceOf = async (h: CaseHandle, requests: Map<string, string>): Promise<EvidenceEntry[]> => {
+  const out: EvidenceEntry[] = []
+  for (const e of h.cursor.state.research.evidence.values()) {
+    let request = requests.get(e.digest)
+    if (request === undefined) {
+      const c = await readCapture(h, e.digest)
+      request = c === null ? e.kind : requestText(c.kind, c.request)
+      requests.set(e.digest, request)
+    }
+    out.push({ id: e.id, kind: e.kind, request, uri: evidenceUri(e.id), first_seq: e.first_seq, repeats: e.repeats })
+  }
+  return out
+}
+
+const statusAnswer = async (h: CaseHandle, requests: Map<string, string>): Promise<ToolAnswer> => {
+  const list = await evidenceOf(h, requests)
+  const s = h.cursor.state
+  const budget = budgetOf(s)
+  const caseId = h.declaration.case_id
+  const head = `case ${caseId}: ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}; ${budget === null ? 'no budget limit' : `budget ${budget.consumed} of ${budget.total} consumed, ${budget.held} held, ${budget.left} left (a query costs ${budget.query_cost})`}`
+  const lines = list.map((e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`)
+  return {
+    content: [{ type: 'text', text: [head, `evidence (${list.length}):`, ...lines].join('\n') }],
+    structuredContent: { case_id: caseId, state: s.state, reason: s.reason, budget, evidence: list.map((e) => ({ ...e })) }
+  }
+}
+
+const evidenceText = async (h: CaseHandle, id: string): Promise<{ text: string; json: string } | null> => {
+  const e = h.cursor.state.research.evidence.get(id)
+  const c = e === undefined ? null : await readCapture(h, e.digest)
+  if (e === undefined || c === null) return null
+  const header = `${e.id}: recorded evidence (first recorded at seq ${e.first_seq}${e.repeats > 0 ? `, repeated ${e.repeats} time(s)` : ''}; reading it again costs nothing)`
+  return { text: captureAnswerText(header, c), json: must(canonicalJson(c)) }
+}
+
+/** Runs work with the same key one after the other, and knows what is in flight. */
+const serialiser = (): { run: <A>(key: string, work: () => Promise<A>) => Promise<A>; idle: () => Promise<void> } => {
+  const chains = new Map<string, Promise<unknown>>()
+  return {
+    run: (key, work) => {
+      const next = (chains.get(key) ?? Promise.resolve()).then(work, work)
+      chains.set(key, next)
+      const done = (): void => {
+        if (chains.get(key) === next) chains.delete(key)
+      }
+      next.then(done, done)
+      return next
+    },
+    idle: async () => {
+      while (chains.size > 0) await Promise.allSettled([...chains.values()])
+    }
+  }
+}
+
+/** Opens the session: the start-up checks, then the tools the profile and the case's contract enable. */
+export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, McpSession>> =>
+  asEither(async () => {
+    const env = o.env ?? systemEnv
+    const { handle, started } = await checkStart(o, env)
+    const state = handle.cursor.state
+    const analysis = analysisOf(o.profile)
+    const context = o.profile.source !== undefined && analysis.enabled && state.settings?.source_context !== null
+    const caseId = handle.declaration.case_id
+    const tools = toolSpecs({ profile: o.profile, analysis, context, caseId, queryCost: queryCost(state) })
+    const binding = hex(bindingDigest(o.profile)).slice(0, 12)
+    const calls = serialiser()
+    const requests = new Map<string, string>()
+    const query = async (kind: QueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
+      if ('kind' in args) return refusalAnswer(failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`))
+      const request = { ...args, kind }
+      const decoded = decodeQuery(request)
+      if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
+      const canonical = canonicalJson(decoded.right)
+      if (E.isLeft(canonical)) return refusalAnswer(canonical.left)
+      // Identical calls share a command id: the second is answered from the case (after the first).
+      const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
+      return calls.run(commandId, async () => {
+        try {
+          const r = await queryInCase(o.at, o.research, request, commandId, { requester, env })
+          return E.isLeft(r) ? refusalAnswer(r.left) : queryAnswer(r.right)
+        } catch (e) {
+          return refusalAnswer(failureOf(e))
+        }
+      })
+    }
+    const budget = budgetOf(state)
+    return {
+      caseId,
+      tools,
+      started,
+      summary: `case ${caseId}: ${state.state}${started ? ' (started now with the profile\'s settings)' : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
+      query,
+      status: async () => {
+        try {
+          return await statusAnswer(await openAt(o.at), requests)
+        } catch (e) {
+          return refusalAnswer(failureOf(e))
+        }
+      },
+      evidence: async () => evidenceOf(await openAt(o.at), requests),
+      readEvidence: async (id) => evidenceText(await openAt(o.at), id),
+      idle: calls.idle
+    }
+  })
