@@ -300,7 +300,7 @@ const FORGED: Record<string, Forgery> = {
         { fact_id: 'F2', type: 'project_context_coverage', queries_run: 0, identical_queries_reused: 0, left_out: [], cycles_cut: [], complete: true, notice: 'forged' }
       ] })), 'utf8')
       f.append('forged-inputs', [{ type: 'InputsRecorded', actor: 'operator', data: { revision: 2, inputs_version: 1, inputs_digest: sha256Digest(must(canonicalJson(index))), ...index } }])
-      f.append('forged-facts', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(facts, 'application/vnd.vba.facts+json'), fact_count: 2, queries: 0, complete: true } }])
+      f.append('forged-facts', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(facts, 'application/vnd.vba.facts+json'), fact_count: 2, queries: 0, complete: true, binding: null, enrichment: null } }])
       return null
     },
     expected: [{ code: 'RULE_REVISION', rule: 'revision.provenance', seq: 27 }]

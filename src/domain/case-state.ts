@@ -7,7 +7,7 @@
  * `evolve` updates the state in place: the fold owns it (see projections/projection.ts).
  */
 import type { RecordedEvent } from '../events/chain.js'
-import type { InvestigationSettings, LifecycleState } from '../events/catalog.js'
+import type { Binding, InvestigationSettings, LifecycleState } from '../events/catalog.js'
 import { tokensOf } from '../events/model-provenance.js'
 
 export interface ObjectRefLite {
@@ -71,6 +71,8 @@ export interface RevisionInfo {
   fact_count: number
   complete: boolean
   captures: number
+  /** What the revision's enrichment was bound to (null before it completed, or for version-1 completions). */
+  binding: Binding | null
 }
 
 export interface Hypothesis {
@@ -204,6 +206,10 @@ export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.rese
 /** True when the investigation's token limit is set and the recorded usage has reached it. */
 export const tokensSpent = (s: CaseState): boolean => s.settings !== null && s.settings.max_tokens !== null && s.tokens.total >= s.settings.max_tokens
 
+/** The binding in force for research recorded now: the investigation's, else the latest completed revision's. */
+export const bindingInForce = (s: CaseState): Binding | null =>
+  s.settings?.binding ?? [...s.revisions].reverse().find((r) => r.completed)?.binding ?? null
+
 /** What one project.query costs in this investigation. */
 export const queryCost = (s: CaseState): number => s.settings?.action_costs['project.query'] ?? 1
 
@@ -268,7 +274,7 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
 export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): RevisionInfo[] => {
   switch (e.type) {
     case 'InputsRecorded':
-      revisions.push({ revision: e.data.revision, inputs_digest: e.data.inputs_digest, entities: e.data.entities, completed: false, facts: null, fact_count: 0, complete: false, captures: 0 })
+      revisions.push({ revision: e.data.revision, inputs_digest: e.data.inputs_digest, entities: e.data.entities, completed: false, facts: null, fact_count: 0, complete: false, captures: 0, binding: null })
       return revisions
     case 'EnrichmentCaptured': {
       const r = revisions.find((x) => x.revision === e.data.revision)
@@ -282,6 +288,7 @@ export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): Re
         r.facts = { digest: e.data.facts.digest, size: e.data.facts.size }
         r.fact_count = e.data.fact_count
         r.complete = e.data.complete
+        r.binding = e.data.binding
       }
       return revisions
     }

@@ -4,6 +4,7 @@
  * inputs again make no new revision; new inputs make the next one. Pure: objects are referenced
  * by digest, their bytes travel with the command.
  */
+import type { Binding } from '../events/catalog.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from './failure.js'
 import type { EventDraft } from '../events/chain.js'
@@ -66,7 +67,16 @@ export interface EnrichmentCapture {
  * Completes the latest open revision with its enrichment captures (evidence ids continue the
  * case's numbering; an identical earlier capture is a repeat) and its facts object.
  */
-export const decideCompleteRevision = (s: CaseState, revision: number, captures: readonly EnrichmentCapture[], facts: ObjectRef, factCount: number, complete: boolean): InputsDecision => {
+/** What completes a revision besides its captures: the facts object, its count and completeness, the binding and the enrichment settings' object. */
+export interface Completion {
+  readonly facts: ObjectRef
+  readonly factCount: number
+  readonly complete: boolean
+  readonly binding: Binding | null
+  readonly enrichment: ObjectRef | null
+}
+
+export const decideCompleteRevision = (s: CaseState, revision: number, captures: readonly EnrichmentCapture[], c: Completion): InputsDecision => {
   const r = s.revisions.find((x) => x.revision === revision)
   if (r === undefined || r !== s.revisions[s.revisions.length - 1]) return E.left(failure('REVISION_NOT_OPEN', `revision ${revision} is not the latest revision`, { revision }))
   if (r.completed) return E.left(failure('REVISION_COMPLETED', `revision ${revision} is completed; a completed revision is never rewritten`, { revision }))
@@ -80,6 +90,6 @@ export const decideCompleteRevision = (s: CaseState, revision: number, captures:
     }
     return { type: 'EnrichmentCaptured', actor: 'system', data: { revision, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: e.id, repeat: e.repeat } }
   })
-  drafts.push({ type: 'RevisionCompleted', actor: 'system', data: { revision, facts, fact_count: factCount, queries: captures.length, complete } })
+  drafts.push({ type: 'RevisionCompleted', actor: 'system', data: { revision, facts: c.facts, fact_count: c.factCount, queries: captures.length, complete: c.complete, binding: c.binding, enrichment: c.enrichment } })
   return E.right(drafts)
 }

@@ -17,20 +17,21 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { Actor } from '../events/codecs.js'
-import type { EventType } from '../events/catalog.js'
+import type { Binding, EventType } from '../events/catalog.js'
 import type { RuleCode } from '../events/findings.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { Capture } from '../events/capture.js'
 import { decodeQuery } from './query.js'
 import { evidenceFor } from './research-decider.js'
-import { resolvePointer } from './enrichment-config.js'
+import { resolvePointer, type EntityRef } from './enrichment-config.js'
 import { continuationOf, partialMarkers } from './partial.js'
 import { answerableFromCase, fromCaseProblem, stallBlockAllowed, stallBlockOwed } from './rules-repeats.js'
 import { checkTime } from './rules-time.js'
 import { memberProblem } from './rules-commands.js'
 import { unknownMember } from '../events/strict.js'
 import { decisionProblem, type DecisionObligation } from './rules-derivation.js'
-import { cloneCaseState, evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
+import { factsProblem } from './rules-facts.js'
+import { bindingInForce, cloneCaseState, evolve, initCaseState, queryCost, remainingBudget, budgetTotal, heldBudget, tokensSpent, type CaseState, type ObjectRefLite } from './case-state.js'
 
 export interface RuleViolation {
   readonly code: RuleCode
@@ -93,13 +94,26 @@ export type Obligation =
     readonly captures: readonly ObjectRefLite[]
     /** Every capture of the case recorded before the facts (what provenance may point into). */
     readonly known: readonly ObjectRefLite[]
+    /** The revision's entities and its recorded enrichment settings (null: version 1), to derive the facts again. */
+    readonly entities: readonly EntityRef[]
+    readonly enrichment: ObjectRefLite | null
   }
 
   | DecisionObligation
+  /** Captures and the binding in force when they were recorded: their origins must match it. */
+  | { readonly kind: 'binding'; readonly seq: number; readonly binding: Binding; readonly captures: readonly ObjectRefLite[] }
+  /** A recorded prompt, to be rendered again from the state before it (checked by src/projections/prompt-derivation.ts). */
+  | { readonly kind: 'prompt'; readonly seq: number; readonly ref: ObjectRefLite; readonly turn: number; readonly version: string; readonly state: CaseState }
 
 /** The objects an obligation reads. */
 export const obligationRefs = (ob: Obligation): readonly ObjectRefLite[] =>
-  ob.kind === 'capture' || ob.kind === 'decision' ? [ob.ref] : [ob.ref, ...ob.captures, ...ob.known]
+  ob.kind === 'capture' || ob.kind === 'decision'
+    ? [ob.ref]
+    : ob.kind === 'binding'
+      ? ob.captures
+      : ob.kind === 'prompt'
+      ? [ob.ref, ...(ob.state.report === null ? [] : [ob.state.report]), ...(ob.state.facts === null ? [] : [ob.state.facts]), ...ob.state.research.evidenceRefs.values()]
+      : [ob.ref, ...ob.captures, ...ob.known, ...(ob.enrichment === null ? [] : [ob.enrichment])]
 
 /** Reads an object's bytes by reference; undefined when it is not there (reported elsewhere). */
 export type ReadObject = (ref: ObjectRefLite) => Uint8Array | undefined
@@ -163,6 +177,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
       out.push(...checkTime(s, e, cmd.events[0]?.at ?? null, notAfter).map((v) => ({ code: 'RULE_TIME' as const, rule: v.rule, message: v.message, seq: e.seq })))
       out.push(...checkEvent(s, cmd, e, obligations))
       if (e.type === 'ModelResponded' && cmd.events.length === 0) cmd.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: cloneCaseState(s) }
+      if (e.type === 'ModelRequested') obligations.push({ kind: 'prompt', seq: e.seq, ref: e.data.prompt, turn: e.data.turn, version: e.data.prompt_version, state: cloneCaseState(s) })
       cmd.events.push(e)
       evolve(s, e)
       return out
@@ -258,8 +273,11 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
       obligations.push({
         kind: 'facts', seq: e.seq, ref: d.facts, revision: d.revision, factCount: d.fact_count, complete: d.complete,
         captures: captured.map((x) => ({ digest: x.data.capture.digest, size: x.data.capture.size })),
-        known: [...s.research.evidenceRefs.values()]
+        known: [...s.research.evidenceRefs.values()],
+        entities: r?.entities ?? [],
+        enrichment: d.enrichment
       })
+      if (d.binding !== null) obligations.push({ kind: 'binding', seq: e.seq, binding: d.binding, captures: captured.map((x) => ({ digest: x.data.capture.digest, size: x.data.capture.size })) })
       return out
     }
 
@@ -456,6 +474,8 @@ const checkEvent = (s: CaseState, cmd: CommandContext, e: RecordedEvent, obligat
 
     case 'CaptureRecorded': {
       const d = e.data
+      const bound = bindingInForce(s)
+      if (bound !== null) obligations.push({ kind: 'binding', seq: e.seq, binding: bound, captures: [{ digest: d.capture.digest, size: d.capture.size }] })
       const open = s.research.open.get(d.reservation_id)
       if (open === undefined) bad('RULE_RESEARCH', 'research.reservation', `a capture belongs to an open reservation; ${d.reservation_id} is not open`)
       else if (open.plan_id !== null) {
@@ -582,6 +602,21 @@ const provenanceOf = (value: unknown, out: Array<t.TypeOf<typeof Provenance>> = 
  * Checks the obligations of a fold against object contents. Objects that cannot be read are
  * skipped: a missing object is a finding of its own (OBJECT_MISSING).
  */
+/** Why a capture's origin is not what the binding names, or null. */
+const bindingProblem = (b: Binding, c: Capture): string | null => {
+  const o = c.origin
+  if (o.type === 'git') {
+    if (b.source === null) return `a source capture, but the case is bound to no repository`
+    if (o.commit !== b.source.commit || o.url !== b.source.url) return `the capture is of ${o.url} at ${o.commit.slice(0, 12)}, the case is bound to ${b.source.url} at ${b.source.commit.slice(0, 12)}`
+    return null
+  }
+  if (b.database === null) return 'a database capture, but the case is bound to no database'
+  if (o.snapshot_id !== b.database.snapshot_id || o.client !== b.database.client || !b.database.databases.includes(o.database)) {
+    return `the capture is of ${o.client} ${o.database} snapshot ${o.snapshot_id}, the case is bound to ${b.database.client} ${b.database.databases.join(', ')} snapshot ${b.database.snapshot_id}`
+  }
+  return null
+}
+
 export const checkObligations = (obligations: readonly Obligation[], read: ReadObject): RuleViolation[] => {
   const out: RuleViolation[] = []
   const captures = new Map<string, Capture | null>()
@@ -599,6 +634,15 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
   for (const ob of obligations) {
     const bad = (code: RuleCode, rule: string, message: string): void => {
       out.push({ code, rule, message, seq: ob.seq })
+    }
+    if (ob.kind === 'prompt') continue
+    if (ob.kind === 'binding') {
+      for (const ref of ob.captures) {
+        const c = captureOf(ref)
+        const why = c === undefined || c === null ? null : bindingProblem(ob.binding, c)
+        if (why !== null) bad('RULE_RESEARCH', 'research.binding', why)
+      }
+      continue
     }
     if (ob.kind === 'decision') {
       const bytes = read(ob.ref)
@@ -653,6 +697,17 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
         if (markers.length > 0) bad('RULE_REVISION', 'revision.coverage', `the coverage says complete, but a ${c.kind} capture behind it is partial (${markers.join('; ')})`)
       }
     }
+  }
+  return out
+}
+
+/** The facts derivations of the obligations (async: enrichment runs again over the recorded captures). */
+export const checkFactsDerivation = async (obligations: readonly Obligation[], read: ReadObject): Promise<RuleViolation[]> => {
+  const out: RuleViolation[] = []
+  for (const ob of obligations) {
+    if (ob.kind !== 'facts') continue
+    const problem = await factsProblem(ob, read)
+    if (problem !== null) out.push({ code: 'RULE_REVISION', rule: 'revision.derived', message: problem, seq: ob.seq })
   }
   return out
 }

@@ -5,7 +5,7 @@
 import * as t from 'io-ts'
 import { defineEvent, makeRegistry } from './registry.js'
 import { Digest, Identifier, ObjectRef, PositiveInt, patternString } from './codecs.js'
-import { QueryKind } from './capture.js'
+import { CommitId, QueryKind } from './capture.js'
 import { ModelProvenance } from './model-provenance.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -158,16 +158,42 @@ export const EnrichmentCaptured = t.type({
 export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCaptured>
 export const EnrichmentCapturedEvent = defineEvent('EnrichmentCaptured', EnrichmentCaptured)
 
+/**
+ * What research of a case is bound to: the repository (its recorded URL) and commit, and the
+ * world database (client, databases, the operator's snapshot id). Every capture's origin must
+ * match the binding in force when it is recorded.
+ */
+export const Binding = t.type({
+  source: t.union([t.null, t.type({ url: t.string, commit: CommitId })]),
+  database: t.union([t.null, t.type({ client: t.keyof({ mysql2: null, 'better-sqlite3': null }), databases: t.array(t.string), snapshot_id: t.string })])
+}, 'Binding')
+export type Binding = t.TypeOf<typeof Binding>
+
+/** Version 1: no binding, no recorded enrichment settings. */
+export const RevisionCompletedV1 = t.type({
+  revision: PositiveInt,
+  facts: ObjectRef,
+  fact_count: t.number,
+  queries: t.number,
+  complete: t.boolean
+}, 'RevisionCompletedV1')
+
 export const RevisionCompleted = t.type({
   revision: PositiveInt,
   facts: ObjectRef,
   fact_count: t.number,
   queries: t.number,
   /** False when anything was left out (see the coverage fact in the facts object). */
-  complete: t.boolean
+  complete: t.boolean,
+  /** What the revision's enrichment asked (null: recorded by version 1, which did not say). */
+  binding: t.union([Binding, t.null]),
+  /** The enrichment settings it ran with, as an object (canonical JSON; null for version 1). */
+  enrichment: t.union([ObjectRef, t.null])
 }, 'RevisionCompleted')
 export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
-export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted)
+export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted, [
+  { codec: RevisionCompletedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null }) }
+])
 
 // ---------------------------------------------------------------------------------------------
 // The investigation: settings fixed at its start, checkpoints of the lifecycle, every model
@@ -218,7 +244,8 @@ export const QueryContract = t.type({
 }, 'QueryContract')
 export type QueryContract = t.TypeOf<typeof QueryContract>
 
-export const InvestigationSettings = t.type({
+/** Version 3 of the settings: the query contract, no binding. */
+const SettingsV3Props = {
   /** The prompt renderer of the investigation's life (investigation_project_v1 for starts before version 3). */
   prompt_version: t.keyof({ investigation_project_v1: null, investigation_project_v2: null }),
   budget_total: PositiveInt,
@@ -237,11 +264,18 @@ export const InvestigationSettings = t.type({
   count_refusals: t.boolean,
   /** An identical query is answered from the case at no cost (false before version 3). */
   answer_repeats_from_case: t.boolean
+}
+export const InvestigationSettingsV3 = t.type(SettingsV3Props, 'InvestigationSettingsV3')
+
+export const InvestigationSettings = t.type({
+  ...SettingsV3Props,
+  /** What the investigation's research is bound to (null for starts before version 4). */
+  binding: t.union([Binding, t.null])
 }, 'InvestigationSettings')
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
 
 /** Version 2 settings as the current version: the behaviour they started with, nothing invented. */
-export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): InvestigationSettings => ({
+export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): t.TypeOf<typeof InvestigationSettingsV3> => ({
   ...v2,
   source_context: v2.source_context === null ? null : { ...v2.source_context, code_path_prefixes: [] },
   contract: null,
@@ -253,10 +287,13 @@ export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): 
 export const InvestigationStartedV1 = t.type({ settings: InvestigationSettingsV1, revision: t.number }, 'InvestigationStartedV1')
 /** Version 2: settings with a token limit, without the query contract. */
 export const InvestigationStartedV2 = t.type({ settings: InvestigationSettingsV2, revision: t.number }, 'InvestigationStartedV2')
+/** Version 3: settings with the query contract, without a binding. */
+export const InvestigationStartedV3 = t.type({ settings: InvestigationSettingsV3, revision: t.number }, 'InvestigationStartedV3')
 export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
 export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
   { codec: InvestigationStartedV1, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV1>; return { ...v, settings: { ...v.settings, max_tokens: null } } } },
-  { codec: InvestigationStartedV2, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV2>; return { ...v, settings: upcastSettingsV2(v.settings) } } }
+  { codec: InvestigationStartedV2, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV2>; return { ...v, settings: upcastSettingsV2(v.settings) } } },
+  { codec: InvestigationStartedV3, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV3>; return { ...v, settings: { ...v.settings, binding: null } } } }
 ])
 
 export const CheckpointRecorded = t.type({

@@ -166,7 +166,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
     // A manual retry resumes the block the case is in now, never one this call runs into.
     const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
     const lease = opts.lease === undefined ? {} : { lease: opts.lease }
-    const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...lease })
+    const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, expectedGeneration?: number) => decideAndAppend(handle, commandId, decide, { env, ...lease, ...(expectedGeneration === undefined ? {} : { expectedGeneration }) })
     let turns = 0
     for (;;) {
       const s = handle.cursor.state
@@ -198,7 +198,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
     }
   })
 
-type Append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => Promise<AppendOutcome>
+type Append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, expectedGeneration?: number) => Promise<AppendOutcome>
 
 /**
  * One model turn: the prompt (stored), the model's answer (stored, with which model gave it) and
@@ -211,7 +211,8 @@ const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signa
   const prompt = renderPrompt(s, await promptInputs(handle, s))
   const promptBytes = Buffer.from(prompt.text, 'utf8')
   const request = { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), promptVersion: prompt.version, promptChars: prompt.text.length }
-  await append(`turn-${turn}-request`, (st) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decideRequest(st, request)))
+  // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict, not re-decided.
+  await append(`turn-${turn}-request`, (st) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decideRequest(st, request)), handle.cursor.seq)
   if (handle.cursor.state.state === 'EXHAUSTED') {
     step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted` })
     return 'exhausted'

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../domain/failure.js'
 import type { InvestigationSettings } from '../events/catalog.js'
-import type { Profile } from '../adapters/config/profile.js'
+import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import { analysisOf } from '../research/source/open.js'
 
 /** The prompt version new investigations start with. */
@@ -35,6 +35,7 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
       limits: { max_lines: l.max_lines, max_rows: l.max_rows, max_result_bytes: l.max_result_bytes, max_matches: l.max_matches, max_files: l.max_files, max_line_chars: l.max_line_chars, max_in_values: l.max_in_values, max_filters: l.max_filters, max_columns: l.max_columns }
     },
     count_refusals: true,
-    answer_repeats_from_case: true
+    answer_repeats_from_case: true,
+    binding: bindingOf(profile)
   })
 }

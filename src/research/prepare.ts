@@ -144,8 +144,12 @@ export const prepareRevision = (at: CaseAt, research: ProjectResearch, config: E
     })
     const factsBytes = Buffer.from(must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })), 'utf8')
     const factsRef = objectRefOf(factsBytes, 'application/vnd.vba.facts+json')
-    const objects = [...new Map([...captures.map((c) => c.bytes), factsBytes].map((b) => [sha256Digest(b), b])).values()]
-    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, (s) => asDecided(decideCompleteRevision(s, revision, captures, factsRef, result.facts.length, result.complete), objects), { env })
+    // The enrichment settings are recorded with the facts, so verify can derive the facts again.
+    const settingsBytes = Buffer.from(must(canonicalJson(config)), 'utf8')
+    const settingsRef = objectRefOf(settingsBytes, 'application/vnd.vba.enrichment+json')
+    const objects = [...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()]
+    const completion = { facts: factsRef, factCount: result.facts.length, complete: result.complete, binding: research.binding, enrichment: settingsRef }
+    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, (s) => asDecided(decideCompleteRevision(s, revision, captures, completion), objects), { env })
     return { status: 'completed' as const, revision, facts: result.facts.length, captures: result.captures.length, complete: result.complete, generation: done.generation, receipt: done.receipt }
   })
 

@@ -9,7 +9,8 @@ import { failure, type Failure, type FailureCode } from '../domain/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
 import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
-import type { Profile } from '../adapters/config/profile.js'
+import { bindingOf, type Profile } from '../adapters/config/profile.js'
+import type { Binding } from '../events/catalog.js'
 import type { WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../adapters/fs-util.js'
 import type { SourceOpenOptions } from './source/open.js'
@@ -24,6 +25,8 @@ export type SourceRunner = {
 export interface ProjectResearch {
   /** Decodes `args` as project-query-v1 and answers it with a capture. */
   readonly query: (args: unknown) => TE.TaskEither<Failure, Capture>
+  /** What its answers are bound to (the profile's repository and commit, database and snapshot). */
+  readonly binding: Binding
   readonly close: () => Promise<void>
 }
 
@@ -71,6 +74,7 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     return opened.run(q)
   }
   return {
+    binding: bindingOf(profile),
     query: (args) => async () => {
       const decoded = decodeQuery(args)
       if (E.isLeft(decoded)) return decoded

@@ -116,7 +116,7 @@ objects('a facts object that is not a facts document, and one whose coverage cla
     return { revision: 0, inputs_version: 1, inputs_digest: sha256Digest(right(canonicalJson(index))), ...index }
   }
   f.append('in-2', [{ type: 'InputsRecorded', actor: 'operator', data: { ...inputs('two'), revision: 2 } }])
-  f.append('done-2', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(Buffer.from('not json')), fact_count: 0, queries: 0, complete: true } }])
+  f.append('done-2', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(Buffer.from('not json')), fact_count: 0, queries: 0, complete: true, binding: null, enrichment: null } }])
   // a partial capture (more rows exist) behind a coverage that says complete
   const partial = right(await research.query({ kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [], offset: 0, limit: 1 })())
   assert.is(partial.result['has_more'], true)
@@ -130,7 +130,7 @@ objects('a facts object that is not a facts document, and one whose coverage cla
   f.append('in-3', [{ type: 'InputsRecorded', actor: 'operator', data: { ...inputs('three'), revision: 3 } }])
   f.append('done-3', [
     { type: 'EnrichmentCaptured', actor: 'system', data: { revision: 3, capture: ref, kind: 'database.rows', request_digest: sha256Digest(right(canonicalJson(partial.request))), evidence_id: 'E5', repeat: false } },
-    { type: 'RevisionCompleted', actor: 'system', data: { revision: 3, facts: f.object(facts), fact_count: 3, queries: 1, complete: true } }
+    { type: 'RevisionCompleted', actor: 'system', data: { revision: 3, facts: f.object(facts), fact_count: 3, queries: 1, complete: true, binding: null, enrichment: null } }
   ])
   const found = await codes(dir)
   assert.ok(found.includes('RULE_REVISION:revision.facts@27'), found.join(' '))

@@ -15,7 +15,7 @@ import { lifecycleProjection } from '../../src/projections/lifecycle.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { right, left } from '../helpers/fs.js'
 
-const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 2, action_costs: { 'project.query': 1 }, max_invalid_responses: 2, retry_delay_ms: 60_000, prompt_max_chars: 20_000, source_context: null, max_tokens: null, contract: null, count_refusals: false, answer_repeats_from_case: false }
+const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 2, action_costs: { 'project.query': 1 }, max_invalid_responses: 2, retry_delay_ms: 60_000, prompt_max_chars: 20_000, source_context: null, max_tokens: null, contract: null, count_refusals: false, answer_repeats_from_case: false, binding: null }
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const genesis = right(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' }))
 
@@ -54,7 +54,7 @@ const prepared = (s: CaseState): E.Either<unknown, readonly EventDraft[]> => {
   const o = right(decideInputs(s, 'operator', { report: REPORT, entities: [{ type: 'quest', id: 1 }], attachments: [] }))
   return o.status === 'new' ? E.right(o.events) : E.left('these inputs exist')
 }
-const completed = (s: CaseState) => decideCompleteRevision(s, 1, [], FACTS, 1, true)
+const completed = (s: CaseState) => decideCompleteRevision(s, 1, [], { facts: FACTS, factCount: 1, complete: true, binding: null, enrichment: null })
 const request = (turn: number) => (s: CaseState) => E.right([{ type: 'ModelRequested', actor: 'controller', data: { turn, phase: s.state === 'INTERPRETING' ? 'interpretation' : 'investigation', prompt: REPORT, prompt_version: 'investigation_project_v1', prompt_chars: 12 } }] as EventDraft[])
 const start = (s: CaseState) => decideStart(s, settings)
 const answer = (text: string, turn = 1) => (s: CaseState) => E.map((d: EventDraft[]) => [{ type: 'ModelResponded', actor: 'model', data: { turn, raw: REPORT, provenance: null } } as EventDraft, ...d])(decideAnswer(s, turn, text, NOW, `P${turn}`))

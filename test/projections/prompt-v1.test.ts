@@ -15,7 +15,7 @@ import { renderPromptV1 as renderPrompt, stablePartV1 as stablePart, type Prompt
 import type { Capture } from '../../src/events/capture.js'
 import type { InvestigationSettings } from '../../src/events/catalog.js'
 
-const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000, source_context: null, max_tokens: null, contract: null, count_refusals: false, answer_repeats_from_case: false }
+const settings: InvestigationSettings = { prompt_version: 'investigation_project_v1', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000, source_context: null, max_tokens: null, contract: null, count_refusals: false, answer_repeats_from_case: false, binding: null }
 const digest = (i: number): string => `sha256:${i.toString(16).padStart(64, '0')}`
 
 const readCapture = (lines: number): Capture => ({

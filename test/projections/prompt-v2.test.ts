@@ -14,7 +14,7 @@ import { factsIndex, TEXT_MAX_CHARS, VALUE_MAX_CHARS } from '../../src/projectio
 
 const settings: InvestigationSettings = {
   prompt_version: 'investigation_project_v2', budget_total: 20, action_costs: { 'project.query': 1 }, max_invalid_responses: 3, retry_delay_ms: 1000, prompt_max_chars: 20_000,
-  source_context: null, max_tokens: null, count_refusals: true, answer_repeats_from_case: true,
+  source_context: null, max_tokens: null, count_refusals: true, answer_repeats_from_case: true, binding: null,
   contract: { source: { code_path_prefixes: ['src/'] }, databases: [{ name: 'world', allowed_tables: ['creature_template', 'smart_scripts'] }], limits: { max_lines: 80, max_rows: 200, max_result_bytes: 262144, max_matches: 200, max_files: 200, max_line_chars: 400, max_in_values: 100, max_filters: 16, max_columns: 64 } }
 }
 const digest = (i: number): string => `sha256:${i.toString(16).padStart(64, '0')}`

@@ -32,7 +32,8 @@ import { objectRefOf, writeObject } from './objects.js'
 import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
-import { checkObligations, obligationRefs, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
+import { checkPrompts } from '../../projections/prompt-derivation.js'
+import { checkFactsDerivation, checkObligations, obligationRefs, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
 import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 
 /** Most events one command may append. */
@@ -194,7 +195,8 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
       if (bytes !== undefined) stored.set(ref.digest, bytes)
     }
   }
-  violations.push(...checkObligations(rules.obligations(), (ref) => provided.get(ref.digest) ?? stored.get(ref.digest)))
+  const readObject = (ref: ObjectRefLite): Uint8Array | undefined => provided.get(ref.digest) ?? stored.get(ref.digest)
+  violations.push(...checkObligations(rules.obligations(), readObject), ...checkPrompts(rules.obligations(), readObject), ...await checkFactsDerivation(rules.obligations(), readObject))
   if (violations.length > 0) {
     const first = violations[0] as RuleViolation
     fail('RULE_VIOLATION', `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`, {

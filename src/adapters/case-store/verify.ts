@@ -16,7 +16,8 @@ import { errnoOf, toFailure } from '../fs-util.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { ruleFinding, scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { ensureCaseDir } from './open.js'
-import { checkObligations } from '../../domain/rules.js'
+import { checkPrompts } from '../../projections/prompt-derivation.js'
+import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
@@ -236,15 +237,15 @@ export const receiptFindings = (expect: Receipt | undefined, scan: { readonly ha
  * The verify report of a checked log, the same for every store: the rules' checks of object
  * contents (through `read`), the receipt, and the store's own findings (`extra`), in a stable order.
  */
-export const verifyReportOf = (
+export const verifyReportOf = async (
   scan: Pick<ScanResult, 'findings' | 'omittedFindings' | 'obligations' | 'declaration' | 'seq' | 'hash' | 'eventIds'>,
   read: (ref: ObjectRefLite) => Uint8Array | undefined,
   extra: Finding[],
   expect: Receipt | undefined,
   atReceipt: string | null,
   counts: { readonly objects: number; readonly objectBytes: number; readonly logBytes: number }
-): VerifyReport => {
-  const ruleFindings = checkObligations(scan.obligations, read).map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+): Promise<VerifyReport> => {
+  const ruleFindings = [...checkObligations(scan.obligations, read), ...checkPrompts(scan.obligations, read), ...await checkFactsDerivation(scan.obligations, read)].map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
   extra.push(...receiptFindings(expect, scan, atReceipt))
   const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
   return {

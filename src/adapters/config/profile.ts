@@ -4,6 +4,7 @@
  * Relative paths resolve against the directory of the profile. Unknown keys are refused, so a
  * typo (`pasword_env`) is an error, not a silently ignored setting.
  */
+import type { Binding } from '../../events/catalog.js'
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as t from 'io-ts'
@@ -120,6 +121,12 @@ export interface Profile {
   /** The whole document as parsed ([enrichment] is decoded where it is used, strictly). */
   readonly raw: Readonly<Record<string, unknown>>
 }
+
+/** What research under this profile is bound to: the repository's recorded URL and commit, and the world database's snapshot. */
+export const bindingOf = (profile: Profile): Binding => ({
+  source: profile.source === undefined ? null : { url: profile.source.url, commit: profile.source.commit },
+  database: profile.database === undefined ? null : { client: profile.database.client, databases: [...profile.database.databases], snapshot_id: profile.database.snapshot_id }
+})
 
 const configError = (file: string, message: string): Failure => failure('CONFIG_INVALID', `${path.basename(file)}: ${message}`, { file })
 

@@ -1,0 +1,91 @@
+/**
+ * Prompts derive from the log (rule `turn.prompt`): the prompt object a ModelRequested records
+ * must be byte for byte what the renderer of its `prompt_version` makes of the case state before
+ * it and the objects that state references (the report, the facts, the captures of the evidence).
+ * A prompt telling the model what to conclude, or one of a version this library does not know, is
+ * a finding, never accepted. Pure: objects come through `read`.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import type { CaseState, ObjectRefLite } from '../domain/case-state.js'
+import { FactsDocument } from '../domain/facts.js'
+import type { Obligation, RuleViolation } from '../domain/rules.js'
+import { Capture } from '../events/capture.js'
+import { renderPrompt, type PromptInputs } from './prompt.js'
+
+/** The prompt versions this library renders. */
+export const KNOWN_PROMPT_VERSIONS: readonly string[] = ['investigation_project_v1', 'investigation_project_v2']
+
+const parse = (bytes: Uint8Array): unknown => {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    return undefined
+  }
+}
+
+/** The objects the renderer reads for state `s`: its report, its facts, every capture of its evidence. */
+export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [
+  ...(s.report === null ? [] : [s.report]),
+  ...(s.facts === null ? [] : [s.facts]),
+  ...s.research.evidenceRefs.values()
+]
+
+/**
+ * The renderer's inputs for state `s`, from objects read by reference (null when one is missing:
+ * reported elsewhere as a missing object).
+ */
+export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uint8Array | undefined): PromptInputs | null => {
+  const bytes = (ref: ObjectRefLite): Uint8Array | null => read(ref) ?? null
+  let report = ''
+  if (s.report !== null) {
+    const b = bytes(s.report)
+    if (b === null) return null
+    report = Buffer.from(b).toString('utf8')
+  }
+  let facts: PromptInputs['facts'] = []
+  if (s.facts !== null) {
+    const b = bytes(s.facts)
+    if (b === null) return null
+    const doc = FactsDocument.decode(parse(b))
+    facts = E.isRight(doc) ? doc.right.facts : []
+  }
+  const captures = new Map<string, Capture>()
+  for (const [digest, ref] of s.research.evidenceRefs) {
+    const b = bytes(ref)
+    if (b === null) return null
+    const decoded = Capture.decode(parse(b))
+    if (E.isRight(decoded)) captures.set(digest, decoded.right)
+  }
+  return { report, facts, captures }
+}
+
+/** The violations of the prompt obligations: prompts that are not what the renderer makes of their state. */
+export const checkPrompts = (obligations: readonly Obligation[], read: (ref: ObjectRefLite) => Uint8Array | undefined): RuleViolation[] => {
+  const out: RuleViolation[] = []
+  for (const ob of obligations) {
+    if (ob.kind !== 'prompt') continue
+    const bad = (message: string): void => {
+      out.push({ code: 'RULE_TURN', rule: 'turn.prompt', message, seq: ob.seq })
+    }
+    if (!KNOWN_PROMPT_VERSIONS.includes(ob.version)) {
+      bad(`prompt version ${ob.version} is not one this library renders (${KNOWN_PROMPT_VERSIONS.join(', ')}): the prompt cannot be derived, so it is not accepted`)
+      continue
+    }
+    const recorded = read(ob.ref)
+    const inputs = promptInputsFrom(ob.state, read)
+    if (recorded === undefined || inputs === null) continue
+    const rendered = renderPrompt(ob.state, inputs)
+    if (rendered.version !== ob.version) {
+      bad(`the prompt says version ${ob.version}, but the investigation renders ${rendered.version}`)
+      continue
+    }
+    if (!Buffer.from(rendered.text, 'utf8').equals(Buffer.from(recorded))) {
+      const text = Buffer.from(recorded).toString('utf8')
+      let at = 0
+      while (at < text.length && at < rendered.text.length && text[at] === rendered.text[at]) at++
+      const line = rendered.text.slice(0, at).split('\n').length
+      bad(`the prompt of turn ${ob.turn} is not what the renderer makes of the case before it: they differ from line ${line} (${JSON.stringify(text.slice(at, at + 60))} recorded, ${JSON.stringify(rendered.text.slice(at, at + 60))} rendered)`)
+    }
+  }
+  return out
+}
