@@ -4,7 +4,6 @@
  * function of the case's content, so the same case always gives byte-identical bags: the date is
  * the date of the last event, entries are sorted, owners and times fixed.
  */
-import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { encodeManifestPath } from '../../domain/bag-paths.js'
@@ -13,6 +12,7 @@ import { CaseDeclaration, Head } from '../../events/envelope.js'
 import { isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { FailureError } from '../fs-util.js'
+import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { corrupt, ensureCaseDir } from '../case-store/open.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { VERSION } from '../../version.js'
@@ -53,11 +53,18 @@ const byteOrder = (a: string, b: string): number => (Buffer.compare(Buffer.from(
 export const caseView = async (dir: string): Promise<CaseView> => {
   const root = path.resolve(dir)
   await ensureCaseDir(root)
-  const headBytes = await fsp.readFile(path.join(root, HEAD_FILE))
+  // Regular files only, never through a link, HEAD and case.json bounded (as open reads them).
+  const record = async (name: string, code: 'HEAD_INVALID' | 'CASE_DECLARATION_INVALID'): Promise<Buffer> =>
+    readRegular(path.join(root, name), { maxBytes: 64 << 10, shown: name }).catch((e: unknown) => {
+      throw isFileRefusal(e) ? new FailureError(corrupt([{ code, severity: 'error', message: e.failure.message, path: name }])) : e
+    })
+  const headBytes = await record(HEAD_FILE, 'HEAD_INVALID')
   const head = Head.decode(safeJson(headBytes))
   if (E.isLeft(head)) throw new FailureError(corrupt([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }]))
-  const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
-  const fh = await fsp.open(path.join(root, LOG_FILE), 'r')
+  const declBytes = await record(DECLARATION_FILE, 'CASE_DECLARATION_INVALID')
+  const { fh } = await openRegular(path.join(root, LOG_FILE), { shown: LOG_FILE }).catch((e: unknown) => {
+    throw isFileRefusal(e) ? new FailureError(corrupt([{ code: 'LOG_MISSING', severity: 'error', message: e.failure.message, path: LOG_FILE }])) : e
+  })
   const log = Buffer.alloc(head.right.bytes)
   try {
     const { bytesRead } = await fh.read(log, 0, log.length, 0)

@@ -4,7 +4,7 @@
  * whose bytes do not match its name stops the export (CASE_CORRUPT). The output appears
  * atomically: written to a temporary name next to it, fsynced, then renamed.
  */
-import { createReadStream, createWriteStream, readFileSync, promises as fsp } from 'node:fs'
+import { createWriteStream, promises as fsp } from 'node:fs'
 import { createHash, type Hash } from 'node:crypto'
 import * as path from 'node:path'
 import { Writable } from 'node:stream'
@@ -13,6 +13,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
 import { FailureError, errnoOf, fsyncDir, tempName, toFailure, writeAll } from '../fs-util.js'
+import { isFileRefusal, openRegular, readRegularSync } from '../regular-file.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
 import { locate } from '../case-store/directory-store.js'
 import type { CaseAt } from '../case-store/store.js'
@@ -46,8 +47,19 @@ interface Sink {
 /** Files up to this size are read in one call. */
 const SMALL_FILE = 4 << 20
 
-async function* fileChunks(file: string): AsyncIterable<Buffer> {
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) yield chunk as Buffer
+/** A payload file in chunks of 1 MiB (a fresh buffer each: the tar stream keeps them queued). */
+async function* fileChunks(file: string, shown: string): AsyncIterable<Buffer> {
+  const { fh } = await openRegular(file, { shown })
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 20)
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null)
+      if (bytesRead === 0) return
+      yield bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead)
+    }
+  } finally {
+    await fh.close()
+  }
 }
 
 /** Streams the bag of `view` into `sink`: tag files, payload (hashed on the way), manifests. */
@@ -68,8 +80,9 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       // Small files are read whole and synchronously: a few syscalls, where the promise-based read
       // costs more in bookkeeping than the read itself (10,000 objects: 1.5 s → 1.0 s). The tar
       // stream still drains asynchronously between files. Large files are streamed.
-      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readFileSync(p.file) : undefined)
+      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readRegularSync(p.file, { maxBytes: p.size + 1, shown: `data/${p.path}` }) : undefined)
     } catch (e) {
+      if (isFileRefusal(e)) throw corruptObject(p)
       if (errnoOf(e) === 'ENOENT') throw new FailureError(failure('CASE_CORRUPT', `data/${p.path} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }] }))
       throw e
     }
@@ -79,7 +92,7 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       size = whole.length
       await sink.add(`data/${p.path}`, p.size, { bytes: whole })
     } else {
-      const source: AsyncIterable<Buffer> = p.file === undefined ? (async function* () {})() : fileChunks(p.file)
+      const source: AsyncIterable<Buffer> = p.file === undefined ? (async function* () {})() : fileChunks(p.file, `data/${p.path}`)
       async function* hashed(): AsyncIterable<Buffer> {
         for await (const chunk of source) {
           h256.update(chunk)
