@@ -108,24 +108,3 @@ export const exists = async (p: string): Promise<boolean> => {
     throw e
   }
 }
-
-/**
- * For writing a new directory `target` atomically: fails with CASE_EXISTS unless it is absent or
- * an empty directory, then creates a staging directory next to it (same file system, so the final
- * move is one rename) and returns it.
- */
-export const stagingFor = async (target: string, label: string, shown: string): Promise<string> => {
-  let entries: string[] | null = null
-  try {
-    entries = await fsp.readdir(target)
-  } catch (e) {
-    if (errnoOf(e) === 'ENOTDIR') fail('CASE_EXISTS', `${shown} exists and is not a directory`, { dir: shown })
-    if (errnoOf(e) !== 'ENOENT') throw e
-  }
-  if (entries !== null && entries.length > 0) fail('CASE_EXISTS', `${shown} exists and is not empty`, { dir: shown })
-  const parent = path.dirname(target)
-  await fsp.mkdir(parent, { recursive: true })
-  const staging = path.join(parent, tempName(`.vba-${label}-${path.basename(target)}-`))
-  await fsp.mkdir(staging)
-  return staging
-}
