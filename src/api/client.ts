@@ -194,8 +194,12 @@ export interface InvestigationsApi {
 
 /** Transport: BagIt bags (deterministic tar or directory), verified before anything is imported. */
 export interface TransportApi {
-  /** Exports a case as a BagIt 1.0 bag: a deterministic tar (default) or a directory. */
-  export(dir: string, out: string, options?: { readonly format?: 'tar' | 'dir'; readonly onProgress?: (done: number, total: number) => void }): Promise<ExportReport>
+  /**
+   * Exports a case as a BagIt 1.0 bag: a deterministic tar (default) or a directory. An existing
+   * `out` is refused (OUTPUT_EXISTS) unless `force`, which replaces a regular file only; its
+   * directory must exist (OUTPUT_DIR_MISSING).
+   */
+  export(dir: string, out: string, options?: { readonly format?: 'tar' | 'dir'; readonly force?: boolean; readonly onProgress?: (done: number, total: number) => void }): Promise<ExportReport>
   /** Verifies a bag completely, then moves its case into `dir`. */
   import(archive: string, dir: string, options?: { readonly onProgress?: (done: number, total: number) => void }): Promise<ImportReport>
   /**
@@ -413,7 +417,7 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
   }
 
   const transport: TransportApi = {
-    export: async (dir, out, o = {}) => settle(() => exportCase(at(dir), out, { format: o.format ?? 'tar', ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    export: async (dir, out, o = {}) => settle(() => exportCase(at(dir), out, { format: o.format ?? 'tar', ...(o.force === undefined ? {} : { force: o.force }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
     import: (archive, dir, o = {}) => settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
     verify: (target, o = {}) => settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
     importIntoStore: async (source, o = {}) => {

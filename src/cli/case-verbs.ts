@@ -9,15 +9,14 @@ import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.j
 import type { Receipt } from '../adapters/case-store/append.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { gcCase } from '../adapters/case-store/gc.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
 import { caseReportWithVerification } from '../report/case-report.js'
-import { promises as fsp } from 'node:fs'
-import * as path from 'node:path'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -161,7 +160,7 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
 }
 
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
-export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Promise<void> => {
+export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string; force?: boolean }): Promise<void> => {
   let html: string
   let valid: boolean
   let errors: number
@@ -170,18 +169,11 @@ export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Pr
     html = r.html
     valid = r.verification.valid
     errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings
+    // Into an existing directory, never over an existing output unless --force (a regular file only).
+    await writeOutputFile(opts.out, html, 'report', { force: opts.force === true })
   } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
-  }
-  const target = path.resolve(opts.out)
-  const tmp = path.join(path.dirname(target), `.vba-report-${process.pid}-${path.basename(target)}`)
-  try {
-    await fsp.writeFile(tmp, html, { flag: 'wx' })
-    await fsp.rename(tmp, target)
-  } catch (e) {
-    await fsp.rm(tmp, { force: true })
-    throw new CliExit(EXIT.INPUT, failure('IO_ERROR', `cannot write ${opts.out} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { out: opts.out }))
+    const f = toFailure(e, `write ${opts.out}`)
+    throw new CliExit(exitCodeOf(f), f)
   }
   io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
   if (!valid) {

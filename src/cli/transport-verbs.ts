@@ -9,9 +9,9 @@ import { CliExit, EXIT, orExit, progressBar } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
-export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean }): Promise<void> => {
+export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean; force?: boolean }): Promise<void> => {
   const bar = progressBar('export')
-  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', onProgress: bar.update })())
+  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', force: opts.force === true, onProgress: bar.update })())
   bar.stop()
   io.out(`exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`)
 }
