@@ -15,7 +15,7 @@ import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import { caseReportWithVerification } from '../report/case-report.js'
 
 export interface Out {
@@ -77,7 +77,7 @@ export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Pr
 
 const describeFinding = (f: Finding): string => {
   const where = [f.path, f.line === undefined ? undefined : `line ${f.line}`, f.seq === undefined ? undefined : `seq ${f.seq}`].filter((x) => x !== undefined).join(', ')
-  return `  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`
+  return terminalText(`  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`)
 }
 
 export const renderVerifyReport = (report: VerifyReport): string[] => {
@@ -125,7 +125,7 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   io.out(`case ${result.case_id}: replayed ${result.generation} events, head ${result.head_hash}`)
   for (const [name, { version, view }] of Object.entries(result.views)) {
     io.out(`${name} (v${version}):`)
-    for (const line of JSON.stringify(view, null, 2).split('\n')) io.out(`  ${line}`)
+    for (const line of JSON.stringify(view, null, 2).split('\n')) io.out(terminalText(`  ${line}`))
   }
 }
 
@@ -138,7 +138,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
     return
   }
   const d = handle.declaration
-  io.out(`case        ${d.case_id}${d.title === undefined ? '' : ` - ${d.title}`}`)
+  io.out(terminalText(`case        ${d.case_id}${d.title === undefined ? '' : ` - ${d.title}`}`))
   io.out(`created     ${d.created_at}`)
   io.out(`generation  ${result.generation}`)
   io.out(`head        ${result.head_hash}`)
@@ -147,7 +147,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
     for (const [type, n] of Object.entries(summary.events_by_type)) io.out(`  ${String(n).padStart(6)} ${type}`)
     io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
   }
-  for (const n of handle.notices) io.out(`notice      ${n.code}: ${n.message}`)
+  for (const n of handle.notices) io.out(terminalText(`notice      ${n.code}: ${n.message}`))
 }
 
 /** The facts of the latest completed revision (read from its object), or null. */

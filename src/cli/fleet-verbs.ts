@@ -13,7 +13,7 @@ import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { settingsOf } from '../investigation/settings.js'
 import { work } from '../investigation/worker.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 import { modelFrom } from './investigate-verb.js'
@@ -85,7 +85,7 @@ export const queueList = async (io: Out, root: string | undefined, o: StoreOptio
     for (const e of entries) io.out(json(e))
     return
   }
-  for (const e of entries) io.out(renderEntry(e))
+  for (const e of entries) io.out(terminalText(renderEntry(e)))
   io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`)
 }
 
@@ -149,7 +149,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
         if (o.json === true) io.out(json(e))
         else if (e.kind === 'claimed') io.out(`${e.worker}: claimed ${e.case_id}`)
         else if (e.kind === 'advanced') io.out(`${e.worker}: ${e.case_id} → ${e.result.state}${e.result.reason === null ? '' : `/${e.result.reason}`} (${e.result.turns} turn(s), generation ${e.result.generation})`)
-        else if (e.kind === 'failed') io.err(`vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`)
+        else if (e.kind === 'failed') io.err(terminalText(`vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`))
         else if (e.kind === 'idle') io.out(`${e.worker}: nothing runnable; waiting`)
       }
     })

@@ -11,7 +11,7 @@ import { loadProfile, type Profile } from '../adapters/config/profile.js'
 import { auditSnapshotIndex, discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
 import { snapshotIndexRoot } from '../research/source/open.js'
 import type { Out } from './case-verbs.js'
-import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, orExit, progressBar, terminalText } from './io.js'
 import { printNotice } from './source-open.js'
 
 interface IndexOptions {
@@ -59,7 +59,7 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
   if (audit.problemCount > 0) discardIndex(root, commit)
   if (o.json === true) io.out(JSON.stringify({ commit, dir: audit.dir, valid: audit.problemCount === 0, blobs: audit.blobs, problem_count: audit.problemCount, problems: audit.problems, removed: audit.problemCount > 0 }))
   if (audit.problemCount > 0) {
-    for (const p of audit.problems) io.err(`vba: SOURCE_INDEX_CORRUPT: ${p}`)
+    for (const p of audit.problems) io.err(`vba: SOURCE_INDEX_CORRUPT: ${terminalText(p)}`)
     if (audit.problemCount > audit.problems.length) io.err(`vba: … and ${audit.problemCount - audit.problems.length} more`)
     io.err(`the damaged snapshot index of ${commit} was removed; the next session (or vba index build) rebuilds it`)
     throw new CliExit(EXIT.FINDINGS)

@@ -1,6 +1,14 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import cliProgress from 'cli-progress'
 import { failureKind, isFailure, type Failure } from '../domain/failure.js'
+import { showInvisible } from '../projections/visible-text.js'
+
+/**
+ * Text for a terminal: controls (ESC, BEL, BS, line breaks), bidi and zero-width characters from a
+ * case, a model or a file shown as `<U+XXXX>` codes (the report's own function), so no answer can
+ * move the cursor, clear the screen or reorder a line.
+ */
+export const terminalText = (text: string): string => showInvisible(text)
 
 /** Exit codes of every verb (documented in docs/usage.md). */
 export const EXIT = {
@@ -46,7 +54,7 @@ export const orExit = <A>(r: { _tag: 'Left'; left: Failure } | { _tag: 'Right'; 
 }
 
 /** `vba: CODE: message`, the one line a person sees for a failure. */
-export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${f.message}`
+export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminalText(f.message)}`
 
 export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
   if (e instanceof CliExit && e.failure !== undefined) {

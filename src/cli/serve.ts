@@ -11,7 +11,7 @@ import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { FailureError } from '../adapters/fs-util.js'
 import type { QueueEntry } from '../projections/queue.js'
-import { esc } from '../projections/report-html.js'
+import { esc, escPlain } from '../projections/report-html.js'
 import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
 import { CliExit, EXIT } from './io.js'
@@ -37,7 +37,7 @@ const send = (res: ServerResponse, status: number, body: string, head: boolean):
   res.end(head ? undefined : body)
 }
 
-const message = (title: string, text: string): string => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
+const message = (title: string, text: string): string => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${escPlain(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
 
 export const serve = async (io: Out, root: string | undefined, o: StoreOption & { port?: string; host?: string }): Promise<void> => {
   const url = storeUrl(o)

@@ -5,7 +5,7 @@ import { exportCase } from '../adapters/bagit/export.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { importCase, verifyBag, type BagCheck } from '../adapters/bagit/import.js'
 import { receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, orExit, progressBar, terminalText } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
@@ -20,7 +20,7 @@ export const importVerb = async (io: Out, archive: string, dir: string): Promise
   const bar = progressBar('import')
   const r = orExit(await importCase(archive, dir, { onProgress: bar.update })())
   bar.stop()
-  for (const w of r.check.bag.findings) io.err(`vba: warning ${w.code}: ${w.message}`)
+  for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
   io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
 }
 
@@ -38,7 +38,7 @@ export const isBagTarget = async (target: string): Promise<boolean> => {
 
 const renderBagCheck = (c: BagCheck): string[] => {
   const lines = [`bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`]
-  for (const f of c.bag.findings) lines.push(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`)
+  for (const f of c.bag.findings) lines.push(terminalText(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`))
   if (c.case !== null) lines.push(...renderVerifyReport(c.case))
   else if (c.bag.valid) lines.push('data/ is not a case package')
   if (c.canonical_archive === false) lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')
