@@ -240,7 +240,7 @@ test('vba serve: a read-only listing of a folder of cases, each linking to its r
     assert.match(listing, 'CONCLUDED')
     assert.match(listing, 'case-kinds')
     await page.screenshot({ path: path.join(ARTIFACTS, 'serve-1280.png'), fullPage: true })
-    await page.click('a[href="/case/case-investigation"]')
+    await page.click('a[href="/case/investigation"]')
     assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
     assert.equal(outside, [])
     assert.equal(errors, [])
