@@ -33,8 +33,12 @@ export interface WorldDb {
   readonly dialect: () => string
   readonly listTables: (database: string) => Promise<string[]>
   readonly tableSchema: (ref: TableRef) => Promise<TableSchema | null>
-  /** Up to plan.limit + 1 rows (one more than returned, to know whether more exist). */
-  readonly selectRows: (plan: RowsPlan, schema: TableSchema) => Promise<Row[]>
+  /**
+   * Up to plan.limit + 1 rows (one more than returned, to know whether more exist), read one at a
+   * time: once the rows read hold more than `maxBytes` of JSON (a lower bound is counted), reading
+   * stops (`stopped`), so memory is bounded by the byte limit, not by rows × row size.
+   */
+  readonly selectRows: (plan: RowsPlan, schema: TableSchema, maxBytes?: number) => Promise<{ readonly rows: Row[]; readonly stopped: boolean }>
   readonly count: (plan: CountPlan) => Promise<number | string>
   readonly close: () => Promise<void>
 }
@@ -109,6 +113,20 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   }
 }
 
+/**
+ * A lower bound of a row's JSON size: every UTF-16 unit of a string is at least one byte, every
+ * key is quoted and followed by a colon, values and members are separated. Exact sizes would cost a
+ * serialisation per row; a lower bound is enough to know the rows read already exceed a limit.
+ */
+const jsonBytesAtLeast = (row: Row): number => {
+  let n = 3
+  for (const key in row) {
+    const v = row[key]
+    n += key.length + 4 + (typeof v === 'string' ? v.length : typeof v === 'object' && v !== null ? v.$base64.length + 13 : 1)
+  }
+  return n
+}
+
 const MYSQL_EXACT = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'decimal', 'numeric', 'char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set'])
 
 /** knex would print driver errors (with user names) to the console; failures are mapped instead. */
@@ -123,6 +141,8 @@ interface Statement {
 /** Executes built statements read-only; `kind` selects the driver. */
 interface Executor {
   readonly all: (statements: readonly Statement[]) => Promise<Array<Array<Record<string, unknown>>>>
+  /** Hands the rows of one statement to `take` as they arrive; `take` returning false stops the read (resolves true). */
+  readonly each: (statement: Statement, take: (row: Record<string, unknown>) => boolean) => Promise<boolean>
   readonly close: () => Promise<void>
 }
 
@@ -131,6 +151,16 @@ const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, value
   new Promise((resolve, reject) => {
     conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
   })
+
+/**
+ * Drops a connection at once. mysql2's destroy() only half-closes the socket; a server thread still
+ * sending the rest of a result we stopped reading would then wait for its network write timeout
+ * (60 s), holding locks on what it reads. Closing the socket too ends that at once.
+ */
+const drop = (conn: mysql.PoolConnection): void => {
+  conn.destroy()
+  ;(conn as unknown as { stream?: { destroy?: () => void } }).stream?.destroy?.()
+}
 
 const SQL_MODE = /^[A-Z_]+$/
 
@@ -211,6 +241,56 @@ const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<
         else conn.destroy()
       }
     },
+    each: async (st, take) => {
+      let conn: mysql.PoolConnection
+      try {
+        conn = await acquire()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, timeMs))
+      }
+      let healthy = true
+      try {
+        await prepare(conn)
+        // Begin, query and commit are sent back to back (one round trip), as for `all`.
+        const begin = run(conn, 'START TRANSACTION READ ONLY')
+        const streamed = new Promise<boolean>((resolve, reject) => {
+          let settled = false
+          // The client-side time limit is a timer of our own: one left behind by a query that was
+          // stopped early would keep the process alive after the research is closed.
+          const timer = setTimeout(() => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))), timeMs)
+          const finish = (then: () => void): void => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            then()
+          }
+          const q = conn.query({ sql: st.sql, values: [...st.bindings] })
+          q.on('result', (row: unknown) => {
+            if (settled || take(row as Record<string, unknown>)) return
+            // Enough: stop reading the socket; the connection is dropped with the rest unread.
+            conn.pause()
+            finish(() => resolve(true))
+          })
+          q.on('error', (e: unknown) => finish(() => reject(e)))
+          q.on('end', () => finish(() => resolve(false)))
+        })
+        const commit = run(conn, 'COMMIT')
+        // A query stopped early drops the connection: the commit queued behind it never runs.
+        commit.catch(() => undefined)
+        begin.catch(() => undefined)
+        await begin
+        const stopped = await streamed
+        if (stopped) healthy = false
+        else await commit
+        return stopped
+      } catch (e) {
+        healthy = false
+        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
+      } finally {
+        if (healthy) conn.release()
+        else drop(conn)
+      }
+    },
     close: () => new Promise<void>((resolve) => pool.end(() => resolve()))
   }
 }
@@ -230,6 +310,18 @@ const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
     all: async (statements) => {
       try {
         return handle.transaction(() => statements.map((st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>))()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, 0))
+      }
+    },
+    each: async (st, take) => {
+      try {
+        return handle.transaction(() => {
+          for (const row of handle.prepare(st.sql).iterate(...(st.bindings as unknown[]))) {
+            if (!take(row as Record<string, unknown>)) return true
+          }
+          return false
+        })()
       } catch (e) {
         throw new FailureError(mapDbError(e, 0))
       }
@@ -329,21 +421,27 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
     }
   }
 
-  const selectRows = async (plan: RowsPlan, schema: TableSchema): Promise<Row[]> => {
+  const selectRows = async (plan: RowsPlan, schema: TableSchema, maxBytes = Number.POSITIVE_INFINITY): Promise<{ rows: Row[]; stopped: boolean }> => {
     const qb = k.select([...plan.columns]).from(tableName(plan.ref))
     for (const f of plan.filters) applyFilter(qb, f)
     qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
     qb.limit(plan.limit + 1).offset(plan.offset)
-    const raw = await one(qb)
     const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
     // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
     // BIGINT); only the others are converted.
     const converters = plan.columns
       .filter((c) => sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
       .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
-    // The driver's row objects are ours: convert in place instead of copying 1,000 rows.
-    for (const row of raw) for (const [c, convert] of converters) row[c] = convert(row[c])
-    return raw as Row[]
+    const rows: Row[] = []
+    let bytes = 2
+    const stopped = await exec.each(build(qb), (row) => {
+      // The driver's row objects are ours: converted in place instead of copied.
+      for (const [c, convert] of converters) row[c] = convert(row[c])
+      rows.push(row as Row)
+      bytes += jsonBytesAtLeast(row as Row)
+      return bytes <= maxBytes
+    })
+    return { rows, stopped }
   }
 
   const count = async (plan: CountPlan): Promise<number | string> => {
