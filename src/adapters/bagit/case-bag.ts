@@ -27,8 +27,10 @@ export interface PayloadFile {
   /** Bytes held in memory (case.json, HEAD, the log prefix) or a file to stream. */
   readonly bytes?: Buffer
   readonly file?: string
-  /** Bytes fetched when the bag is written (objects of a SQL store). */
+  /** Bytes fetched when the bag is written. */
   readonly load?: () => Promise<Buffer>
+  /** Bytes read in chunks when the bag is written (objects of a SQL store): memory holds one chunk. */
+  readonly stream?: () => AsyncIterable<Buffer>
   /** The sha256 the content must have (objects are named by it). */
   readonly expectSha256?: string
 }
@@ -80,7 +82,7 @@ export const caseView = async (dir: string): Promise<CaseView> => {
  * object's bytes come from: the log is checked like open does (chain, hashes, canonical form).
  * Both stores build their bags with it, so they give the same bag for the same case.
  */
-export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> }): CaseView => {
+export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string, size: number) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> } | { readonly stream: () => AsyncIterable<Buffer> }): CaseView => {
   const fail = (findings: Finding[]): never => {
     throw new FailureError(corrupt(findings))
   }
@@ -116,7 +118,7 @@ export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object
   // Object sizes and digests are checked as the bytes are read (a missing object fails the read).
   for (const [digest, size] of refs) {
     const rel = objectPath(digest)
-    payload.push({ path: rel, size, ...object(rel, digest), expectSha256: digest.slice('sha256:'.length) })
+    payload.push({ path: rel, size, ...object(rel, digest, size), expectSha256: digest.slice('sha256:'.length) })
   }
   payload.sort((a, b) => byteOrder(a.path, b.path))
   return { caseId: decl.right.case_id, generation: head.right.seq, headHash: head.right.hash, at: new Date(Math.floor(Date.parse(at) / 1000) * 1000), payload }

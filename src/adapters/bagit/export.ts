@@ -98,7 +98,7 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       size = whole.length
       await sink.add(`data/${p.path}`, p.size, { bytes: whole })
     } else {
-      const source: AsyncIterable<Buffer> = p.file === undefined ? (async function* () {})() : fileChunks(p.file, `data/${p.path}`)
+      const source: AsyncIterable<Buffer> = p.stream !== undefined ? p.stream() : p.file === undefined ? (async function* () {})() : fileChunks(p.file, `data/${p.path}`)
       async function* hashed(): AsyncIterable<Buffer> {
         try {
           for await (const chunk of source) {

@@ -18,12 +18,12 @@
  * A writer killed before COMMIT leaves nothing: the server rolls the transaction back.
  */
 import { randomUUID } from 'node:crypto'
-import { promises as fsp } from 'node:fs'
+import { statSync } from 'node:fs'
 import * as path from 'node:path'
 import knexFactory, { type Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../domain/failure.js'
-import { type CaseState, type ObjectRefLite } from '../../domain/case-state.js'
+import { type CaseState } from '../../domain/case-state.js'
 import { ruleFold } from '../../domain/rules.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import { genesisHash, type RecordedEvent } from '../../events/chain.js'
@@ -36,6 +36,8 @@ export type { QueueEntry }
 import { VERSION } from '../../version.js'
 import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../fs-util.js'
+import { readRegular } from '../regular-file.js'
+import { storeObjects } from './objects.js'
 import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
 import { corrupt, handleFromScan, type CaseHandle } from '../case-store/open.js'
 import { decodeRecordFile, logChecker, scanCase, type CommandSpan, type ScanResult } from '../case-store/scan.js'
@@ -339,22 +341,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     }
   }
 
-  const objectBytes = async (q: Knex | Knex.Transaction, digests: readonly string[]): Promise<Map<string, Buffer>> => {
-    const out = new Map<string, Buffer>()
-    for (let i = 0; i < digests.length; i += 200) {
-      const rows = (await q('vba_objects').select('digest', 'bytes').whereIn('digest', digests.slice(i, i + 200))) as Array<Record<string, unknown>>
-      for (const r of rows) out.set(String(r['digest']), buf(r['bytes']))
-    }
-    return out
-  }
-
-  const readObjectIn = async (q: Knex | Knex.Transaction, object: ObjectRefLite): Promise<Buffer> => {
-    const row = (await q('vba_objects').select('bytes').where({ digest: object.digest }).first()) as Record<string, unknown> | undefined
-    if (row === undefined) throw new FailureError(failure('OBJECT_MISSING', `object ${object.digest} is missing`, { digest: object.digest }))
-    const bytes = buf(row['bytes'])
-    if (bytes.length !== object.size || sha256Digest(bytes) !== object.digest) throw new FailureError(failure('OBJECT_CORRUPT', `object ${object.digest} does not match its digest or size`, { digest: object.digest }))
-    return bytes
-  }
+  const objects = storeObjects(dialect)
 
   const queueColumns = (s: CaseState): Record<string, unknown> => {
     const r = queueRow(s)
@@ -373,12 +360,6 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     for (let i = 0; i < lines.length; i += INSERT_ROWS) {
       await trx('vba_events').insert(lines.slice(i, i + INSERT_ROWS).map((l) => ({ case_id: caseId, ...l })))
     }
-  }
-
-  const insertObjects = async (trx: Knex.Transaction, objects: Iterable<Uint8Array>): Promise<void> => {
-    // Sorted, so two transactions inserting the same objects take their locks in the same order.
-    const rows = [...objects].map((b) => ({ digest: sha256Digest(b), size: b.byteLength, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength) })).sort((a, b) => (a.digest < b.digest ? -1 : 1))
-    for (const r of rows) await trx('vba_objects').insert(r).onConflict('digest').ignore()
   }
 
   const open = async (caseId: string): Promise<CaseHandle> => {
@@ -446,13 +427,13 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
         },
         read: async (ref) => {
           try {
-            return await readObjectIn(trx, ref)
+            return await objects.read(trx, ref)
           } catch {
             return undefined
           }
         }
       })
-      await insertObjects(trx, plan.provided.values())
+      await objects.insert(trx, plan.provided.values())
       const lines = plan.sealed.map((x) => ({ seq: x.envelope.seq, command_id: x.envelope.command_id, hash: x.envelope.hash, line: Buffer.from(x.line, 'utf8') }))
       const state = plan.rules.state()
       // The queue's clock is the events' own time (the env clock is not consumed twice).
@@ -525,7 +506,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     let present = 0
     for (let i = 0; i < digests.length; i += 100) {
       const batch = digests.slice(i, i + 100)
-      const found = await objectBytes(k, batch)
+      const found = await objects.readMany(k, batch)
       for (const digest of batch) {
         const rel = objectPath(digest)
         const bytes = found.get(digest)
@@ -571,13 +552,8 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       }
       const head = canonicalJson({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes } satisfies Head)
       if (E.isLeft(head)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      return viewOf(Buffer.from(head.right + '\n'), row.declaration, Buffer.concat(lines), (_rel, digest) => ({
-        load: () => guard(async () => {
-          const r = (await k('vba_objects').select('bytes').where({ digest }).first()) as Record<string, unknown> | undefined
-          if (r === undefined) fail('CASE_CORRUPT', `object ${digest} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: objectPath(digest) }] })
-          return buf((r as Record<string, unknown>)['bytes'])
-        })
-      }))
+      // Objects are read in chunks while the bag is written: one chunk in memory, not the object.
+      return viewOf(Buffer.from(head.right + '\n'), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({ stream: () => objects.chunks(k, digest, size) }))
     })
   })
 
@@ -619,8 +595,8 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       const errors = report.right.findings.filter(isError)
       fail('CASE_CORRUPT', `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`, { findings: errors.slice(0, 20) })
     }
-    const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
-    const log = await fsp.readFile(path.join(root, LOG_FILE))
+    const declBytes = await readRegular(path.join(root, DECLARATION_FILE), { maxBytes: 64 << 10, shown: DECLARATION_FILE })
+    const log = await readRegular(path.join(root, LOG_FILE), { shown: LOG_FILE })
     const head = report.right.head
     if (head === null) return fail('INTERNAL_ERROR', 'a valid case without a head')
     const decl = CaseDeclaration.decode(JSON.parse(declBytes.toString('utf8')))
@@ -645,11 +621,14 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       s = nl + 1
     }
     const scanState = (await scanCase(root, { canonical: false })).state
-    const objects: Buffer[] = []
-    for (const digest of referencedObjects(limit)) objects.push(await fsp.readFile(path.join(root, objectPath(digest))))
+    // Each object is read when it is inserted (one in memory at a time), as a regular file only.
+    const files = referencedObjects(limit).map((digest) => {
+      const file = path.join(root, objectPath(digest))
+      return { digest, size: statSync(file).size, read: () => readRegular(file, { shown: objectPath(digest) }) }
+    })
     await insertCase(async (trx) => {
       await trx('vba_cases').insert({ case_id: caseId, declaration: declBytes, created_at: decl.right.created_at, generation: head.seq, head_hash: head.hash, log_bytes: limit.length, last_event_at: lastAt, updated_ms: Date.parse(lastAt ?? decl.right.created_at), ...queueColumns(scanState) })
-      await insertObjects(trx, objects)
+      await objects.insert(trx, files)
       await insertEvents(trx, caseId, rows)
       const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
       for (let i = 0; i < cmdRows.length; i += INSERT_ROWS) await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
@@ -761,7 +740,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
       const last = events[events.length - 1]
       return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
     },
-    readObject: (_ref, object) => guard(() => readObjectIn(k, object)),
+    readObject: (_ref, object) => guard(() => objects.read(k, object)),
     verify,
     replay,
     view,
