@@ -108,3 +108,15 @@ export const exists = async (p: string): Promise<boolean> => {
     throw e
   }
 }
+
+/**
+ * Decodes text input (a query, a profile, a report file) as UTF-8, refusing bytes that are not:
+ * silently replacing them with U+FFFD would change what a person wrote (INPUT_NOT_UTF8).
+ */
+export const decodeUtf8 = (bytes: Uint8Array, what: string): string => {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    return fail('INPUT_NOT_UTF8', `${what} is not valid UTF-8`, { input: what })
+  }
+}

@@ -1,4 +1,5 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
+import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
 import { failureKind, isFailure, type Failure } from '../domain/failure.js'
 import { showInvisible } from '../projections/visible-text.js'
@@ -89,4 +90,18 @@ export const progressBar = (label: string): { update: (done: number, total: numb
       if (started) bar.stop()
     }
   }
+}
+
+/**
+ * The position (1-based) of the first command-line argument that is not valid UTF-8, from the
+ * process's raw arguments (Node has already replaced such bytes with U+FFFD in process.argv, so a
+ * name given that way would silently become another name). `raw` are the NUL-separated bytes of
+ * /proc/self/cmdline; `count` is how many arguments the command has.
+ */
+export const nonUtf8Argument = (raw: Buffer, count: number): number | null => {
+  const parts: Buffer[] = []
+  for (let s = 0, nul = raw.indexOf(0); nul >= 0; s = nul + 1, nul = raw.indexOf(0, s)) parts.push(raw.subarray(s, nul))
+  const args = parts.slice(Math.max(0, parts.length - count))
+  const bad = args.findIndex((a) => !isUtf8(a))
+  return bad < 0 ? null : bad + 1
 }

@@ -11,18 +11,26 @@ import { CliExit, EXIT, orExit, terminalText } from './io.js'
 import { queryInCase } from '../research/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { systemEnv } from '../adapters/env.js'
+import { FailureError, decodeUtf8 } from '../adapters/fs-util.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../research/prepare.js'
 import type { Out } from './case-verbs.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
 export const readQuery = async (file: string): Promise<unknown> => {
-  let text: string
+  let bytes: Buffer
   try {
-    text = file === '-' ? await readStdin() : await fsp.readFile(file, 'utf8')
+    bytes = file === '-' ? await readStdin() : await fsp.readFile(file)
   } catch {
     throw new CliExit(EXIT.INPUT, failure('QUERY_UNREADABLE', `cannot read the query file ${file}`))
   }
-  if (Buffer.byteLength(text) > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
+  if (bytes.length > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
+  let text: string
+  try {
+    text = decodeUtf8(bytes, file === '-' ? 'the query on stdin' : `the query file ${file}`)
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(EXIT.INPUT, e.failure)
+    throw e
+  }
   try {
     return JSON.parse(text) as unknown
   } catch {
@@ -30,10 +38,10 @@ export const readQuery = async (file: string): Promise<unknown> => {
   }
 }
 
-const readStdin = async (): Promise<string> => {
+const readStdin = async (): Promise<Buffer> => {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 const printJson = (io: Out, value: unknown, pretty: boolean): void => {
