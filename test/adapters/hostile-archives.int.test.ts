@@ -80,6 +80,31 @@ refusals('through the API: importCase, verifyBag and withVerifiedPackage reject 
   assert.not.ok(existsSync('/tmp/vba-pwned'))
 })
 
+refusals('through the public client: transport.import and transport.verify reject with a VbaError of the code', async () => {
+  const { openVba, VbaError } = await import('../../src/index.js')
+  const vba = await openVba()
+  try {
+    for (const [label, entries, code, limits] of HOSTILE) {
+      if (limits !== undefined) continue
+      const archive = write(bytesOf(label, entries))
+      const parent = tempDir('hostile-api')
+      for (const call of [() => vba.transport.import(archive, path.join(parent, 'case')), () => vba.transport.verify(archive)]) {
+        let thrown: unknown = null
+        try {
+          await call()
+        } catch (e) {
+          thrown = e
+        }
+        assert.ok(thrown instanceof VbaError, `${label}: a VbaError`)
+        assert.is((thrown as InstanceType<typeof VbaError>).code, code, label)
+      }
+      assert.equal(readdirSync(parent), [])
+    }
+  } finally {
+    await vba.close()
+  }
+})
+
 refusals('through the CLI: import, verify: a one-line coded failure, exit 2, no stack trace', async () => {
   for (const [label, entries, code, limits] of HOSTILE) {
     if (limits !== undefined) continue
