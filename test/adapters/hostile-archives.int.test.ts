@@ -49,6 +49,8 @@ const HOSTILE: Array<[string, readonly RawEntry[], string, { maxEntries?: number
   ['a character device carrying a body', [bagit, { name: 'bag/data/dev', type: '3', body: one }], 'ARCHIVE_ENTRY_TYPE'],
   ['a FIFO carrying a body', [bagit, { name: 'bag/data/fifo', type: '6', body: one }], 'ARCHIVE_ENTRY_TYPE'],
   ['a duplicate with a body', [bagit, { name: 'bag/bagit.txt', body: one }], 'ARCHIVE_DUPLICATE_ENTRY'],
+  ['a file where a later entry needs a directory', [bagit, { name: 'bag/data', body: one }, { name: 'bag/data/x', body: one }], 'ARCHIVE_DUPLICATE_ENTRY'],
+  ['a directory where a later entry is a file', [bagit, { name: 'bag/data/d/', type: '5' }, { name: 'bag/data/d/e', body: one }, { name: 'bag/data/d', body: 'zz' }], 'ARCHIVE_DUPLICATE_ENTRY'],
   ['too many entries, each with a body', [bagit, { name: 'bag/a', body: one }, { name: 'bag/b', body: one }], 'ARCHIVE_TOO_LARGE', { maxEntries: 2 }],
   ['too many bytes', [bagit, { name: 'bag/a', body: 'y'.repeat(600) }], 'ARCHIVE_TOO_LARGE', { maxBytes: 100 }],
   ['an entry cut off in its body', [bagit, { name: 'bag/data/cut', body: 'z'.repeat(2000) }], 'ARCHIVE_INVALID'],

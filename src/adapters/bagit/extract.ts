@@ -40,6 +40,20 @@ const refuse = (code: FailureCode, message: string, data: Record<string, unknown
 
 const shownName = (name: string): string => JSON.stringify(name.slice(0, 120))
 
+/** Errors of creating a path where another entry already put something else (a file where a directory goes, or the reverse). */
+const COLLISIONS = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP'])
+
+const collides = (name: string): FailureError => refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} collides with another`, { entry: name.slice(0, 200) })
+
+/** Runs a file-system step of one entry; a collision with an earlier entry is the archive's fault, not the disk's. */
+const forEntry = <A>(name: string, step: () => A): A => {
+  try {
+    return step()
+  } catch (e) {
+    throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
+  }
+}
+
 /** Write flags of an extracted file: a new file only, never through a link. */
 const CREATE = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW
 
@@ -124,23 +138,19 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
       if (header.type === 'directory') {
         // The parser never hands out a directory's body (it would read it as the next header).
         if ((header.size ?? 0) > 0) throw refuse('ARCHIVE_INVALID', `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`, { entry: name.slice(0, 200) })
-        await fsp.mkdir(target, { recursive: true })
+        await fsp.mkdir(target, { recursive: true }).catch((e: unknown) => {
+          throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
+        })
         continue
       }
       bytes += header.size ?? 0
       if (bytes > maxBytes) throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`, { max_bytes: maxBytes })
       const dir = path.dirname(target)
       if (!made.has(dir)) {
-        mkdirSync(dir, { recursive: true })
+        forEntry(name, () => mkdirSync(dir, { recursive: true }))
         made.add(dir)
       }
-      let fd: number
-      try {
-        fd = openSync(target, CREATE, 0o644)
-      } catch (e) {
-        if (errnoOf(e) === 'EEXIST' || errnoOf(e) === 'ELOOP') throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} collides with another`, { entry: name.slice(0, 200) })
-        throw e
-      }
+      const fd = forEntry(name, () => openSync(target, CREATE, 0o644))
       // Synchronous writes: small entries dominate case bags, and a promise per write cost more
       // than the write; the tar stream waits while a chunk is written (backpressure).
       const h256 = createHash('sha256')
