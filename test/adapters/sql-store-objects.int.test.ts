@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import * as path from 'node:path'
 import { migrateStore, openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { exportCase } from '../../src/adapters/bagit/export.js'
@@ -65,13 +65,14 @@ test('MariaDB: an object over max_allowed_packet is OBJECT_TOO_LARGE (exit 2, pe
   }
 })
 
-test('PostgreSQL: a case with a 256 MiB object exports with memory well under the object size', async () => {
+test('PostgreSQL: a case with a 192 MiB object exports with memory well under the object size', async () => {
   const t = await postgresStore('bigobj')
   stores.push(t)
   await migrateStore(t.url)
-  const size = 256 << 20
-  const bytes = Buffer.alloc(size)
-  for (let i = 0; i < size; i += 4096) bytes.writeUInt32LE(i, i)
+  // Incompressible, as most large attachments are (PostgreSQL then stores it as it is and a slice
+  // reads only its own pages); a compressible one is read in at most sixteen slices.
+  const size = 192 << 20
+  const bytes = randomBytes(size)
   const dir = await caseWith(bytes)
   const env = { ...process.env, ...t.environment }
   const imported = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', t.url, '--json'], { encoding: 'utf8', env })
@@ -85,7 +86,7 @@ test('PostgreSQL: a case with a 256 MiB object exports with memory well under th
   const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, 'export', caseId, out, '--store', t.url], { encoding: 'utf8', env })
   assert.is(r.status, 0, r.stderr)
   const peakMiB = Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? 0) / 1024
-  assert.ok(peakMiB > 0 && peakMiB < 192, `vba export from PostgreSQL peaked at ${peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB object`)
+  assert.ok(peakMiB > 0 && peakMiB < 160, `vba export from PostgreSQL peaked at ${peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB object`)
   // The same bytes as the directory's export.
   const fromDir = path.join(outDir, 'dir.tar')
   right(await exportCase(dir, fromDir)())

@@ -1,7 +1,7 @@
 /**
  * The objects of a SQL store (`vba_objects`: content-addressed, shared by all cases): inserted if
- * absent, read whole and checked, or read in chunks for a bag (so exporting a large object holds one
- * chunk, not the object). On MariaDB/MySQL an object is checked against the server's
+ * absent (one at a time, and not sent at all when the store has it), read whole and checked, or
+ * read in slices for a bag (so exporting a large object holds a slice, not the object). On MariaDB/MySQL an object is checked against the server's
  * `max_allowed_packet` before anything is sent: the driver sends it hex-escaped in one statement,
  * and a server refusing a larger packet drops the connection, which would look like an outage.
  * Such an object is OBJECT_TOO_LARGE (permanent: raise the server's limit), and nothing is written.
@@ -50,6 +50,8 @@ export const storeObjects = (dialect: 'postgres' | 'mysql'): StoreObjects => {
     for (const o of items) if (limit !== null && 2 * o.size + 1024 > limit) throw tooLarge(o.digest, o.size, limit)
     items.sort((a, b) => (a.digest < b.digest ? -1 : 1))
     for (const o of items) {
+      // An object the store already holds is not read or sent again (objects are shared by cases).
+      if ((await trx('vba_objects').select('digest').where({ digest: o.digest }).first()) !== undefined) continue
       const b = await o.read()
       await trx('vba_objects').insert({ digest: o.digest, size: b.byteLength, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength) }).onConflict('digest').ignore()
     }
@@ -72,10 +74,24 @@ export const storeObjects = (dialect: 'postgres' | 'mysql'): StoreObjects => {
     return out
   }
 
+  /**
+   * How many bytes each slice reads. A slice of a value the server stored compressed (PostgreSQL's
+   * TOAST) or reads whole for every slice (MariaDB's blobs) costs a read from the start, so such a
+   * value is read in at most sixteen slices; an uncompressed PostgreSQL value in slices of 2 MiB.
+   */
+  const sliceBytes = async (k: Knex, digest: string, size: number): Promise<number> => {
+    if (dialect === 'postgres') {
+      const r = (await k('vba_objects').select(k.raw('pg_column_compression(bytes) AS c')).where({ digest }).first()) as Record<string, unknown> | undefined
+      if (r !== undefined && (r['c'] === null || r['c'] === undefined)) return CHUNK
+    }
+    return Math.max(CHUNK, Math.ceil(size / 16))
+  }
+
   async function* chunks(k: Knex, digest: string, size: number): AsyncIterable<Buffer> {
     const slice = dialect === 'postgres' ? 'substring(bytes from ? for ?) AS part' : 'SUBSTRING(bytes, ?, ?) AS part'
-    for (let at = 0; at < size; at += CHUNK) {
-      const r = (await k('vba_objects').select(k.raw(slice, [at + 1, CHUNK])).where({ digest }).first()) as Record<string, unknown> | undefined
+    const step = size === 0 ? CHUNK : await sliceBytes(k, digest, size)
+    for (let at = 0; at < size; at += step) {
+      const r = (await k('vba_objects').select(k.raw(slice, [at + 1, step])).where({ digest }).first()) as Record<string, unknown> | undefined
       if (r === undefined) throw new FailureError(failure('CASE_CORRUPT', `object ${digest} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: objectPath(digest) }] }))
       const part = buf(r['part'])
       // A shorter object ends early; the bag's size and digest check says it is corrupt.
