@@ -203,6 +203,28 @@ const dirSink = (root: string): Sink => ({
   finish: async () => undefined
 })
 
+/** Bytes gathered before one write: a bag is many small entries, and a write per tar block cost more than the bytes. */
+const OUTPUT_BUFFER = 8 << 20
+
+/** Writes through `fh` in large pieces (each awaited, so a failing write ends the export with its error). */
+const buffered = (fh: fsp.FileHandle): { write: (chunk: Buffer) => Promise<void>; flush: () => Promise<void> } => {
+  const buf = Buffer.allocUnsafe(OUTPUT_BUFFER)
+  let used = 0
+  const flush = async (): Promise<void> => {
+    if (used === 0) return
+    const n = used
+    used = 0
+    await writeAll(fh, buf.subarray(0, n))
+  }
+  const write = async (chunk: Buffer): Promise<void> => {
+    if (used + chunk.length > buf.length) await flush()
+    if (chunk.length >= buf.length) return writeAll(fh, chunk)
+    chunk.copy(buf, used)
+    used += chunk.length
+  }
+  return { write, flush }
+}
+
 /**
  * Exports a case (a directory, or a case in a store) to `out`: a tar file, or a directory with
  * format 'dir'. Written beside `out` under a staging name and renamed into place (see output.ts):
@@ -225,9 +247,11 @@ export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {})
       let r: { files: number; bytes: number }
       let sha256: () => string
       try {
-        const tar = tarSink(view.caseId, view.at, (chunk) => writeAll(fh, chunk))
+        const out = buffered(fh)
+        const tar = tarSink(view.caseId, view.at, out.write)
         sha256 = tar.sha256
         r = await writeBag(view, tar.sink, options.onProgress)
+        await out.flush()
         await fh.sync()
       } finally {
         await fh.close()
