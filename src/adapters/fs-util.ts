@@ -110,22 +110,13 @@ export const exists = async (p: string): Promise<boolean> => {
 }
 
 /**
- * For writing a new directory `target` atomically: fails with CASE_EXISTS unless it is absent or
- * an empty directory, then creates a staging directory next to it (same file system, so the final
- * move is one rename) and returns it.
+ * Decodes text input (a query, a profile, a report file) as UTF-8, refusing bytes that are not:
+ * silently replacing them with U+FFFD would change what a person wrote (INPUT_NOT_UTF8).
  */
-export const stagingFor = async (target: string, label: string, shown: string): Promise<string> => {
-  let entries: string[] | null = null
+export const decodeUtf8 = (bytes: Uint8Array, what: string): string => {
   try {
-    entries = await fsp.readdir(target)
-  } catch (e) {
-    if (errnoOf(e) === 'ENOTDIR') fail('CASE_EXISTS', `${shown} exists and is not a directory`, { dir: shown })
-    if (errnoOf(e) !== 'ENOENT') throw e
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    return fail('INPUT_NOT_UTF8', `${what} is not valid UTF-8`, { input: what })
   }
-  if (entries !== null && entries.length > 0) fail('CASE_EXISTS', `${shown} exists and is not empty`, { dir: shown })
-  const parent = path.dirname(target)
-  await fsp.mkdir(parent, { recursive: true })
-  const staging = path.join(parent, tempName(`.vba-${label}-${path.basename(target)}-`))
-  await fsp.mkdir(staging)
-  return staging
 }

@@ -9,16 +9,15 @@ import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.j
 import type { Receipt } from '../adapters/case-store/append.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { gcCase } from '../adapters/case-store/gc.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
-import { promises as fsp } from 'node:fs'
-import * as path from 'node:path'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -79,7 +78,7 @@ export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Pr
 
 const describeFinding = (f: Finding): string => {
   const where = [f.path, f.line === undefined ? undefined : `line ${f.line}`, f.seq === undefined ? undefined : `seq ${f.seq}`].filter((x) => x !== undefined).join(', ')
-  return `  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`
+  return terminalText(`  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`)
 }
 
 export const renderVerifyReport = (report: VerifyReport): string[] => {
@@ -148,7 +147,7 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   io.out(`case ${result.case_id}: replayed ${result.generation} events, head ${result.head_hash}`)
   for (const [name, { version, view }] of Object.entries(result.views)) {
     io.out(`${name} (v${version}):`)
-    for (const line of JSON.stringify(view, null, 2).split('\n')) io.out(`  ${line}`)
+    for (const line of JSON.stringify(view, null, 2).split('\n')) io.out(terminalText(`  ${line}`))
   }
 }
 
@@ -161,7 +160,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
     return
   }
   const d = handle.declaration
-  io.out(`case        ${d.case_id}${d.title === undefined ? '' : ` - ${d.title}`}`)
+  io.out(terminalText(`case        ${d.case_id}${d.title === undefined ? '' : ` - ${d.title}`}`))
   io.out(`created     ${d.created_at}`)
   io.out(`generation  ${result.generation}`)
   io.out(`head        ${result.head_hash}`)
@@ -170,7 +169,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
     for (const [type, n] of Object.entries(summary.events_by_type)) io.out(`  ${String(n).padStart(6)} ${type}`)
     io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
   }
-  for (const n of handle.notices) io.out(`notice      ${n.code}: ${n.message}`)
+  for (const n of handle.notices) io.out(terminalText(`notice      ${n.code}: ${n.message}`))
 }
 
 /** The facts of the latest completed revision (read from its object), or null. */
@@ -183,7 +182,7 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
 }
 
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
-export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Promise<void> => {
+export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string; force?: boolean }): Promise<void> => {
   let html: string
   let valid: boolean
   let errors: number
@@ -192,18 +191,11 @@ export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string }): Pr
     html = r.html
     valid = r.verification.valid
     errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings
+    // Into an existing directory, never over an existing output unless --force (a regular file only).
+    await writeOutputFile(opts.out, html, 'report', { force: opts.force === true })
   } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
-  }
-  const target = path.resolve(opts.out)
-  const tmp = path.join(path.dirname(target), `.vba-report-${process.pid}-${path.basename(target)}`)
-  try {
-    await fsp.writeFile(tmp, html, { flag: 'wx' })
-    await fsp.rename(tmp, target)
-  } catch (e) {
-    await fsp.rm(tmp, { force: true })
-    throw new CliExit(EXIT.INPUT, failure('IO_ERROR', `cannot write ${opts.out} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { out: opts.out }))
+    const f = toFailure(e, `write ${opts.out}`)
+    throw new CliExit(exitCodeOf(f), f)
   }
   io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
   if (!valid) {

@@ -15,7 +15,7 @@ import { cliOpenSource } from './source-open.js'
 import { settingsOf } from '../investigation/settings.js'
 import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 import { modelFrom, resultLine } from './investigate-verb.js'
@@ -89,7 +89,7 @@ export const queueList = async (io: Out, root: string | undefined, o: StoreOptio
     for (const e of entries) io.out(json(e))
     return
   }
-  for (const e of entries) io.out(renderEntry(e))
+  for (const e of entries) io.out(terminalText(renderEntry(e)))
   io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`)
 }
 
@@ -153,7 +153,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
         if (o.json === true) io.out(json(e))
         else {
           const text = workEventLine(e)
-          if (text !== null) (e.kind === 'failed' ? io.err : io.out)(text)
+          if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
         }
       }
     }))

@@ -8,10 +8,11 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { failure } from '../domain/failure.js'
 import { loadProfile, type Profile } from '../adapters/config/profile.js'
-import { auditSnapshotIndex, discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
+import { discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
+import { auditSnapshotIndex } from '../adapters/git/index-audit.js'
 import { snapshotIndexRoot } from '../research/source/open.js'
 import type { Out } from './case-verbs.js'
-import { CliExit, EXIT, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, orExit, progressBar, terminalText } from './io.js'
 import { printNotice } from './source-open.js'
 
 interface IndexOptions {
@@ -56,12 +57,14 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
   if (!audit.present) {
     throw new CliExit(EXIT.INPUT, failure('SOURCE_INDEX_MISSING', `there is no snapshot index of ${commit} in ${root} (vba index build makes one)`, { root }))
   }
-  if (audit.problemCount > 0) discardIndex(root, commit)
-  if (o.json === true) io.out(JSON.stringify({ commit, dir: audit.dir, valid: audit.problemCount === 0, blobs: audit.blobs, problem_count: audit.problemCount, problems: audit.problems, removed: audit.problemCount > 0 }))
+  // Removed only if this user may: the outcome is reported as it is, never assumed.
+  const removal = audit.problemCount > 0 ? discardIndex(root, commit) : null
+  if (o.json === true) io.out(JSON.stringify({ commit, dir: audit.dir, valid: audit.problemCount === 0, blobs: audit.blobs, problem_count: audit.problemCount, problems: audit.problems, removed: removal?.removed ?? false, ...(removal?.reason === undefined ? {} : { not_removed: removal.reason }) }))
   if (audit.problemCount > 0) {
-    for (const p of audit.problems) io.err(`vba: SOURCE_INDEX_CORRUPT: ${p}`)
+    for (const p of audit.problems) io.err(`vba: SOURCE_INDEX_CORRUPT: ${terminalText(p)}`)
     if (audit.problemCount > audit.problems.length) io.err(`vba: … and ${audit.problemCount - audit.problems.length} more`)
-    io.err(`the damaged snapshot index of ${commit} was removed; the next session (or vba index build) rebuilds it`)
+    if (removal?.removed === true) io.err(`the damaged snapshot index of ${commit} was removed; the next session (or vba index build) rebuilds it`)
+    else io.err(`vba: the damaged snapshot index of ${commit} could NOT be removed (${removal?.reason ?? 'unknown'}); its owner must remove ${audit.dir}`)
     throw new CliExit(EXIT.FINDINGS)
   }
   if (o.json !== true) io.out(`valid: the snapshot index of ${commit} (${audit.blobs} blobs; listing, sizes, flags, stored bytes and trigram filters re-derived from git)`)

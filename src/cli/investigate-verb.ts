@@ -21,7 +21,7 @@ import { cliOpenSource } from './source-open.js'
 import { advance, startInvestigation, type AdvanceResult, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
-import { CliExit, EXIT, exitCodeOf, orExit } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 
 export interface InvestigateOptions {
@@ -128,7 +128,7 @@ const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: P
     if (o.json === true) {
       const t = canonicalJson(value)
       io.out(E.isRight(t) ? t.right : JSON.stringify(value))
-    } else io.out(text)
+    } else io.out(terminalText(text))
   }
   if (handle.cursor.state.state === 'NOT_STARTED') {
     const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased }))

@@ -4,7 +4,7 @@ import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
 import { recordFeedback, resumeCase } from '../investigation/loop.js'
-import { CliExit, orExit, exitCodeOf } from './io.js'
+import { CliExit, orExit, exitCodeOf, terminalText } from './io.js'
 import { parseGeneration, type Out } from './case-verbs.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
@@ -14,16 +14,18 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
     io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v }))
     return
   }
-  io.out(`case ${r.case_id}, generation ${r.generation}`)
-  io.out(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
-  if (v.resume_state !== null) io.out(`resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`)
-  if (v.pending_plan !== null) io.out(`confirmed plan waiting: ${v.pending_plan}`)
-  if (v.last_model_failure !== null) io.out(`the model failed: ${v.last_model_failure.code}: ${v.last_model_failure.message}`)
-  if (v.budget !== null) io.out(`budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`)
-  if (v.model !== null || v.tokens.total > 0) io.out(`model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`)
-  for (const h of v.hypotheses) io.out(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
-  for (const l of v.lab_requests) io.out(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
-  if (v.conclusion !== null) io.out(`conclusion: ${v.conclusion.summary}`)
+  // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
+  const say = (line: string): void => io.out(terminalText(line))
+  say(`case ${r.case_id}, generation ${r.generation}`)
+  say(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
+  if (v.resume_state !== null) say(`resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`)
+  if (v.pending_plan !== null) say(`confirmed plan waiting: ${v.pending_plan}`)
+  if (v.last_model_failure !== null) say(`the model failed: ${v.last_model_failure.code}: ${v.last_model_failure.message}`)
+  if (v.budget !== null) say(`budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`)
+  if (v.model !== null || v.tokens.total > 0) say(`model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`)
+  for (const h of v.hypotheses) say(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
+  for (const l of v.lab_requests) say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
+  if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
 }
 
 export const resume = async (io: Out, dir: CaseAt, opts: { manualRetry?: boolean; expectGeneration?: string }): Promise<void> => {

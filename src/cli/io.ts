@@ -1,6 +1,15 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
+import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
 import { failureKind, isFailure, type Failure } from '../domain/failure.js'
+import { showInvisible } from '../projections/visible-text.js'
+
+/**
+ * Text for a terminal: controls (ESC, BEL, BS, line breaks), bidi and zero-width characters from a
+ * case, a model or a file shown as `<U+XXXX>` codes (the report's own function), so no answer can
+ * move the cursor, clear the screen or reorder a line.
+ */
+export const terminalText = (text: string): string => showInvisible(text)
 
 /** Exit codes of every verb (documented in docs/usage.md). */
 export const EXIT = {
@@ -46,7 +55,7 @@ export const orExit = <A>(r: { _tag: 'Left'; left: Failure } | { _tag: 'Right'; 
 }
 
 /** `vba: CODE: message`, the one line a person sees for a failure. */
-export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${f.message}`
+export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminalText(f.message)}`
 
 export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
   if (e instanceof CliExit && e.failure !== undefined) {
@@ -81,4 +90,18 @@ export const progressBar = (label: string): { update: (done: number, total: numb
       if (started) bar.stop()
     }
   }
+}
+
+/**
+ * The position (1-based) of the first command-line argument that is not valid UTF-8, from the
+ * process's raw arguments (Node has already replaced such bytes with U+FFFD in process.argv, so a
+ * name given that way would silently become another name). `raw` are the NUL-separated bytes of
+ * /proc/self/cmdline; `count` is how many arguments the command has.
+ */
+export const nonUtf8Argument = (raw: Buffer, count: number): number | null => {
+  const parts: Buffer[] = []
+  for (let s = 0, nul = raw.indexOf(0); nul >= 0; s = nul + 1, nul = raw.indexOf(0, s)) parts.push(raw.subarray(s, nul))
+  const args = parts.slice(Math.max(0, parts.length - count))
+  const bad = args.findIndex((a) => !isUtf8(a))
+  return bad < 0 ? null : bad + 1
 }

@@ -7,22 +7,30 @@ import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { CliExit, EXIT, orExit } from './io.js'
+import { CliExit, EXIT, orExit, terminalText } from './io.js'
 import { queryInCase } from '../research/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { systemEnv } from '../adapters/env.js'
+import { FailureError, decodeUtf8 } from '../adapters/fs-util.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../research/prepare.js'
 import type { Out } from './case-verbs.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
 export const readQuery = async (file: string): Promise<unknown> => {
-  let text: string
+  let bytes: Buffer
   try {
-    text = file === '-' ? await readStdin() : await fsp.readFile(file, 'utf8')
+    bytes = file === '-' ? await readStdin() : await fsp.readFile(file)
   } catch {
     throw new CliExit(EXIT.INPUT, failure('QUERY_UNREADABLE', `cannot read the query file ${file}`))
   }
-  if (Buffer.byteLength(text) > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
+  if (bytes.length > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
+  let text: string
+  try {
+    text = decodeUtf8(bytes, file === '-' ? 'the query on stdin' : `the query file ${file}`)
+  } catch (e) {
+    if (e instanceof FailureError) throw new CliExit(EXIT.INPUT, e.failure)
+    throw e
+  }
   try {
     return JSON.parse(text) as unknown
   } catch {
@@ -30,10 +38,10 @@ export const readQuery = async (file: string): Promise<unknown> => {
   }
 }
 
-const readStdin = async (): Promise<string> => {
+const readStdin = async (): Promise<Buffer> => {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 const printJson = (io: Out, value: unknown, pretty: boolean): void => {
@@ -52,7 +60,7 @@ export const research = async (io: Out, opts: { config: string; query: string; p
     const out = await r.query(query)()
     if (E.isLeft(out)) {
       printJson(io, { error: { code: out.left.code, message: out.left.message, data: out.left.data } }, opts.pretty === true)
-      io.err(`vba: ${out.left.code}: ${out.left.message}`)
+      io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
       throw new CliExit(exitFor(out.left))
     }
     printJson(io, out.right, opts.pretty === true)
@@ -71,7 +79,7 @@ export const caseQuery = async (io: Out, dir: CaseAt, opts: { config: string; qu
     const result = orExit(await queryInCase(dir, r, query, commandId))
     if (result.outcome === 'failed' && result.failure !== undefined) {
       const retry = isUnavailable(result.failure) ? `; the reservation is kept: retry with --command-id ${commandId}` : ''
-      io.err(`vba: ${result.failure.code}: ${result.failure.message} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`)
+      io.err(`vba: ${result.failure.code}: ${terminalText(result.failure.message)} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`)
       throw new CliExit(exitFor(result.failure))
     }
     io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`)
@@ -89,7 +97,7 @@ export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; 
   try {
     const out = await prepareRevision(dir, r, config, inputs)
     if (E.isLeft(out)) {
-      io.err(`vba: ${out.left.code}: ${out.left.message}`)
+      io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
       throw new CliExit(exitFor(out.left))
     }
     const p = out.right

@@ -1,17 +1,25 @@
 /**
  * `vba serve (ROOT | --store URL) [--port N] [--host H]`: a read-only local web page listing the
  * cases (state, block reason, budget left, last activity), each linking to its report. Binds to
- * 127.0.0.1 by default; only GET and HEAD; case ids are looked up in the listing, never used as
+ * 127.0.0.1 by default; only GET and HEAD; cases are looked up in the listing, never used as
  * paths; every page carries the report's Content-Security-Policy (no script, nothing outside).
+ *
+ * Hostile requests: a Host header that does not name the address served is refused (421), so a web
+ * page the operator visits cannot read the cases through DNS rebinding; a malformed URL is a coded
+ * 400; nothing from the request is echoed into a page. Each case is read once per change (the
+ * listing and the reports are cached by the case's stamp: HEAD and the log's identity), reading
+ * one case is bounded in time, and the first SIGINT or SIGTERM stops the server.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { isIP } from 'node:net'
+import * as path from 'node:path'
 import { failure } from '../domain/failure.js'
-import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { caseStamp, directoryQueue, within } from '../adapters/case-store/directory-queue.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { FailureError } from '../adapters/fs-util.js'
 import type { QueueEntry } from '../projections/queue.js'
-import { esc } from '../projections/report-html.js'
+import { esc, escPlain } from '../projections/report-html.js'
 import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
 import { CliExit, EXIT } from './io.js'
@@ -19,16 +27,21 @@ import type { Out } from './case-verbs.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+/** How long one report may take to build before the page says so (the case is read again next time). */
+const REPORT_TIMEOUT_MS = 30_000
+
+/** The link of a listed case: its directory's name under a root, its id in a store. */
+const slugOf = (e: QueueEntry): string => (e.dir === undefined ? e.case_id : path.basename(e.dir))
 
 const indexPage = (source: string, entries: readonly QueueEntry[]): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>vba cases</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330}main{max-width:1100px;margin:0 auto;padding:20px}
 table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f6f9}
-.muted{color:#5b6475}.run{color:#13733b}.wait{color:#8a5a00}</style></head><body><main>
+.muted{color:#5b6475}.run{color:#13733b}.wait{color:#8a5a00}.cc{color:#b3261e;font-family:monospace;font-size:12px}</style></head><body><main>
 <h1>Cases</h1><p class="muted">${esc(source)} · ${entries.length} case(s), ${entries.filter((e) => e.runnable).length} runnable · read-only · vba ${esc(VERSION)}</p>
 <table><thead><tr><th>case</th><th>state</th><th>budget left</th><th>last activity</th><th>queue</th></tr></thead><tbody>
-${entries.map((e) => `<tr><td><a href="/case/${encodeURIComponent(e.case_id)}">${esc(e.case_id)}</a>${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}</td></tr>`).join('\n')}
+${entries.map((e) => `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}</td></tr>`).join('\n')}
 </tbody></table></main></body></html>
 `
 
@@ -37,45 +50,96 @@ const send = (res: ServerResponse, status: number, body: string, head: boolean):
   res.end(head ? undefined : body)
 }
 
-const message = (title: string, text: string): string => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
+/** A page about a request: its texts are the server's own, never the request's. */
+const message = (title: string, text: string): string => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${escPlain(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
+
+/** `--port`: decimal digits only (no `0x50`, no `1e3`), 0 to 65535. */
+export const parsePort = (text: string | undefined): number => {
+  if (text === undefined) return 8080
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`))
+  return Number(text)
+}
+
+/**
+ * Whether a Host header names this server: `host:port` where host is the address bound, or a
+ * loopback name or address when the server is bound to loopback; for a wildcard bind, any IP
+ * literal (a DNS name could be rebound to this machine by a stranger's page).
+ */
+export const hostAllowed = (header: string | undefined, bound: string, port: number): boolean => {
+  if (header === undefined) return false
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(header.trim().toLowerCase())
+  if (m === null || Number(m[2]) !== port) return false
+  const host = (m[1] as string).replace(/^\[|\]$/g, '')
+  const loopback = (h: string): boolean => h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  if (host === bound.toLowerCase()) return true
+  if (loopback(bound)) return loopback(host)
+  if (bound === '0.0.0.0' || bound === '::') return isIP(host) !== 0 || host === 'localhost'
+  return false
+}
 
 export const serve = async (io: Out, root: string | undefined, o: StoreOption & { port?: string; host?: string }): Promise<void> => {
   const url = storeUrl(o)
   if (root !== undefined && o.store !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both'))
   if (root === undefined && url === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL'))
-  const port = o.port === undefined ? 8080 : Number(o.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--port takes 0-65535 (0: any free port)'))
+  const port = parsePort(o.port)
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
-  const list = (): Promise<QueueEntry[]> => (store === null ? listDirectoryQueue(root as string) : store.list())
+  const queue = store === null ? directoryQueue(root as string) : null
+  const list = (): Promise<QueueEntry[]> => (queue !== null ? queue.list() : (store as NonNullable<typeof store>).list())
+  // Reports by case, kept while the case's stamp (a directory) or head (a store) is unchanged.
+  const reports = new Map<string, { stamp: string; html: string }>()
+  const reportOf = async (entry: QueueEntry): Promise<string> => {
+    const at: CaseAt = store === null ? (entry.dir as string) : { store, caseId: entry.case_id }
+    const key = slugOf(entry)
+    const stamp = store === null ? caseStamp(entry.dir as string) : `${entry.generation}|${entry.last_activity}`
+    const known = reports.get(key)
+    if (stamp !== null && known?.stamp === stamp) return known.html
+    const html = await within(caseReport(at), REPORT_TIMEOUT_MS, () => {
+      throw new FailureError(failure('IO_ERROR', `reading the case took longer than ${REPORT_TIMEOUT_MS / 1000} s`))
+    })
+    if (stamp !== null && (store !== null || caseStamp(entry.dir as string) === stamp)) reports.set(key, { stamp, html })
+    return html
+  }
+  let bound = o.host ?? '127.0.0.1'
+  let boundPort = port
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const head = req.method === 'HEAD'
+    if (!hostAllowed(req.headers.host, bound, boundPort)) {
+      send(res, 421, message('Misdirected request', `this server answers only requests for http://${bound}:${boundPort}/`), head)
+      return
+    }
     if (req.method !== 'GET' && !head) {
       send(res, 405, message('Method not allowed', 'this page is read-only'), false)
       return
     }
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname
+    let slug: string | null = null
+    let pathname: string
     try {
-      if (path === '/') {
+      pathname = new URL(req.url ?? '/', 'http://localhost').pathname
+      const m = /^\/case\/([^/]+)$/.exec(pathname)
+      if (m !== null) slug = decodeURIComponent(m[1] as string)
+    } catch {
+      send(res, 400, message('INVALID_ARGUMENT', 'the URL is malformed (bad percent-encoding)'), head)
+      return
+    }
+    try {
+      if (pathname === '/') {
         send(res, 200, indexPage(source, await list()), head)
         return
       }
-      const m = /^\/case\/([^/]+)$/.exec(path)
-      if (m !== null) {
-        const id = decodeURIComponent(m[1] as string)
-        const entry = (await list()).find((e) => e.case_id === id)
+      if (slug !== null) {
+        const entry = (await list()).find((e) => slugOf(e) === slug)
         if (entry === undefined) {
-          send(res, 404, message('No such case', id), head)
+          send(res, 404, message('No such case', 'no listed case has this name'), head)
           return
         }
-        const at: CaseAt = store === null ? (entry.dir as string) : { store, caseId: id }
-        send(res, 200, await caseReport(at), head)
+        send(res, 200, await reportOf(entry), head)
         return
       }
-      send(res, 404, message('Not found', path), head)
+      send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
     } catch (e) {
       const f = e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
-      send(res, f.code === 'CASE_CORRUPT' ? 422 : 500, message(f.code, f.message), head)
+      send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
     }
   }
   const server = createServer((req, res) => {
@@ -86,11 +150,18 @@ export const serve = async (io: Out, root: string | undefined, o: StoreOption & 
     server.listen(port, o.host ?? '127.0.0.1', resolve)
   })
   const address = server.address() as AddressInfo
-  io.out(`serving ${source} read-only at http://${address.address}:${address.port}/ (Ctrl-C stops)`)
+  bound = address.address
+  boundPort = address.port
+  io.out(`serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`)
   await new Promise<void>((resolve) => {
     const stop = (): void => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
       server.close(() => resolve())
       server.closeAllConnections()
+      // A read the kernel does not give back (a hung network file system) must not keep the
+      // process: once the server is closed, it ends shortly even if such a read is pending.
+      setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref()
     }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)

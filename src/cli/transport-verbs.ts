@@ -7,13 +7,13 @@ import { importCase, verifyBag, withVerifiedPackage, type BagCheck } from '../ad
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar } from './io.js'
+import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
-export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean }): Promise<void> => {
+export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean; force?: boolean }): Promise<void> => {
   const bar = progressBar('export')
-  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', onProgress: bar.update })())
+  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', force: opts.force === true, onProgress: bar.update })())
   bar.stop()
   io.out(`exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`)
 }
@@ -22,7 +22,7 @@ export const importVerb = async (io: Out, archive: string, dir: string): Promise
   const bar = progressBar('import')
   const r = orExit(await importCase(archive, dir, { onProgress: bar.update })())
   bar.stop()
-  for (const w of r.check.bag.findings) io.err(`vba: warning ${w.code}: ${w.message}`)
+  for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
   io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
 }
 
@@ -40,7 +40,7 @@ export const isBagTarget = async (target: string): Promise<boolean> => {
 
 const renderBagCheck = (c: BagCheck): string[] => {
   const lines = [`bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`]
-  for (const f of c.bag.findings) lines.push(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`)
+  for (const f of c.bag.findings) lines.push(terminalText(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`))
   if (c.case !== null) lines.push(...renderVerifyReport(c.case))
   else if (c.bag.valid) lines.push('data/ is not a case package')
   if (c.canonical_archive === false) lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')

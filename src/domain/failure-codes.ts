@@ -28,6 +28,12 @@ export const FAILURE_CODES = {
   COLUMN_UNKNOWN: 'permanent',
   NOT_CANONICALIZABLE: 'permanent',
   REASON_REQUIRED: 'permanent',
+  /** Text input (an argument, a query or input file, an archive entry's name) that is not valid UTF-8. */
+  INPUT_NOT_UTF8: 'permanent',
+  /** A part of a case or bag that must be a regular file is a symlink, FIFO, device or directory. */
+  FILE_NOT_REGULAR: 'permanent',
+  /** A file larger than its reader allows (a tag file, HEAD, case.json, a lock file). */
+  FILE_TOO_LARGE: 'permanent',
   /** Enrichment's own bound (`max_queries`), named in coverage gaps. */
   MAX_QUERIES: 'permanent',
   // research answers that refuse the question
@@ -113,6 +119,7 @@ export const FAILURE_CODES = {
   REVISION_NOT_OPEN: 'permanent',
   REVISION_COMPLETED: 'permanent',
   // transport
+  ARCHIVE_NOT_FOUND: 'permanent',
   ARCHIVE_INVALID: 'permanent',
   ARCHIVE_TOO_LARGE: 'permanent',
   ARCHIVE_ENTRY_UNSAFE: 'permanent',
@@ -122,10 +129,14 @@ export const FAILURE_CODES = {
   BAG_INVALID: 'corrupt',
   BAG_NOT_A_CASE: 'permanent',
   OUTPUT_EXISTS: 'permanent',
+  /** The directory an output is to be written into does not exist (or is not a directory). */
+  OUTPUT_DIR_MISSING: 'permanent',
   // stores
   STORE_INVALID: 'permanent',
   STORE_UNAVAILABLE: 'unavailable',
   STORE_SCHEMA_OUTDATED: 'permanent',
+  /** An object larger than the store's server accepts in one statement (MariaDB max_allowed_packet). */
+  OBJECT_TOO_LARGE: 'permanent',
   INTERNAL_ERROR: 'bug'
 } as const satisfies Readonly<Record<string, FailureKind>>
 

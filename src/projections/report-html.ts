@@ -16,6 +16,7 @@ import { evolve, initCaseState } from '../domain/case-state.js'
 import { cell, requestText } from './capture-text.js'
 import { modelUsage, type ModelUsageView } from './model-usage.js'
 import { tokensOf } from '../events/model-provenance.js'
+import { showInvisible } from './visible-text.js'
 
 export interface ReportInput {
   readonly caseId: string
@@ -37,18 +38,18 @@ const asRec = (u: unknown): Rec => (typeof u === 'object' && u !== null && !Arra
 const asArr = (u: unknown): readonly unknown[] => (Array.isArray(u) ? u : [])
 const str = (u: unknown): string => (typeof u === 'string' ? u : u === undefined ? '' : String(u))
 
-// Bidi controls and zero-width characters: shown as codes, so text cannot reorder or hide itself.
-const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+const htmlEscape = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
 
-/** HTML-escapes text (and makes invisible controls visible). */
+/**
+ * HTML-escapes text and shows every invisible character (bidi, zero-width, tag characters,
+ * controls: see visible-text.ts) as a marked code, so text cannot reorder or hide itself.
+ */
 export const esc = (text: string): string =>
-  text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
-    .replace(INVISIBLE, (c) => `<span class="cc" title="invisible character">&lt;U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}&gt;</span>`)
+  showInvisible(htmlEscape(text), { keep: '\n\r\t', mark: (label) => `<span class="cc" title="invisible character">&lt;${label}&gt;</span>` })
+
+/** Plain text for places that hold no markup (`<title>`): invisible characters as `<U+XXXX>` text. */
+export const escPlain = (text: string): string => htmlEscape(showInvisible(text))
 
 const utf8 = (b: Uint8Array | undefined): string | null => (b === undefined ? null : new TextDecoder().decode(b))
 
@@ -59,13 +60,14 @@ body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Sego
 main{max-width:1100px;margin:0 auto;padding:24px 20px 64px}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}h3{font-size:16px;margin:18px 0 6px}
 a{color:var(--link)}code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-pre{background:var(--soft);padding:10px 12px;border-radius:6px;overflow-x:auto;white-space:pre-wrap;word-break:break-word;unicode-bidi:plaintext}
+pre{background:var(--soft);padding:10px 12px;border-radius:6px;overflow:auto;max-height:40em;white-space:pre-wrap;word-break:break-word;unicode-bidi:plaintext}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:12px 0}.meta dt{color:var(--muted)}.meta dd{margin:0;word-break:break-all}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:13px;font-weight:600;background:var(--soft)}
 .ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}.muted{color:var(--muted)}
 .state-CONCLUDED{background:#dff3e6;color:var(--ok)}.state-BLOCKED,.state-EXHAUSTED{background:#fde8e6;color:var(--bad)}.state-INVESTIGATING,.state-INTERPRETING{background:#e6eefc;color:var(--link)}
-table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}th{background:var(--soft);font-weight:600}
-td.num{text-align:right;color:var(--muted);user-select:none;white-space:nowrap}td.code{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}
+table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;min-width:6ch}th{background:var(--soft);font-weight:600;white-space:nowrap;overflow-wrap:normal}
+td.num{text-align:right;color:var(--muted);user-select:none;white-space:nowrap;min-width:0}td.code{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}td.val{max-width:60ch}
+details.long summary{white-space:pre-wrap}details.long .full{max-height:20em;overflow:auto;white-space:pre-wrap;border-top:1px dashed var(--line);margin-top:4px;padding-top:4px}
 tr.hit td{background:#fff6d6}
 .null{color:var(--muted);font-style:italic}
 .timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:4px 0 8px 14px;margin-left:6px}
@@ -93,7 +95,7 @@ const linked = (text: string, known: { evidence: ReadonlySet<string>; hypotheses
   esc(text).replace(/\b([EH]\d{1,6})\b/g, (m) => (known.evidence.has(m) || known.hypotheses.has(m) ? `<a href="#${m}">${m}</a>` : m))
 
 const refLinks = (list: readonly string[], known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }): string =>
-  list.length === 0 ? '<span class="muted">none</span>' : list.map((x) => (known.evidence.has(x) || known.hypotheses.has(x) ? `<a href="#${esc(x)}">${esc(x)}</a>` : `<span class="bad" title="unknown id">${esc(x)}</span>`)).join(', ')
+  list.length === 0 ? '<span class="muted">none</span>' : list.map((x) => (known.evidence.has(x) || known.hypotheses.has(x) ? `<a href="#${escPlain(x)}">${esc(x)}</a>` : `<span class="bad" title="unknown id">${esc(x)}</span>`)).join(', ')
 
 const parseCapture = (b: Uint8Array | undefined): Capture | null => {
   const t = utf8(b)
@@ -133,7 +135,7 @@ const lineText = (l: unknown): { text: string; cut: string } => {
 }
 
 const sourceTable = (rows: ReadonlyArray<{ line: number; text: string; cut: string; hit?: boolean }>): string =>
-  `<table class="src"><tbody>${rows.map((r) => `<tr${r.hit === true ? ' class="hit"' : ''}><td class="num">${r.line}</td><td class="code">${esc(r.text)}${r.cut === '' ? '' : `<span class="marker">${esc(r.cut)}</span>`}</td></tr>`).join('')}</tbody></table>`
+  `<table class="src"><tbody>${rows.map((r) => `<tr${r.hit === true ? ' class="hit"' : ''}><td class="num">${r.line}</td><td class="code">${foldable(r.text)}${r.cut === '' ? '' : `<span class="marker">${esc(r.cut)}</span>`}</td></tr>`).join('')}</tbody></table>`
 
 const blobOf = (c: Capture, path: string): string => {
   if (c.origin.type !== 'git') return ''
@@ -162,7 +164,19 @@ const hitsByFile = (c: Capture, hits: readonly unknown[]): string => {
   return [...files].map(([path, rows]) => `<h4 class="mono">${esc(path)}${blobOf(c, path)} <span class="muted">(${rows.length} hit${rows.length === 1 ? '' : 's'})</span></h4>${sourceTable(rows)}`).join('')
 }
 
-const valueCell = (v: unknown): string => (v === null || v === undefined ? '<td class="null">NULL</td>' : `<td class="code">${esc(typeof v === 'string' ? v : cell(v))}</td>`)
+/** Values longer than this (or of more lines) are folded: a short summary that expands to the whole value in a box of bounded height. */
+const LONG_CHARS = 300
+const LONG_LINES = 8
+
+/** A value's cell content: the value, or for a long one an expander (the page stays readable whatever a value holds). */
+const foldable = (text: string): string => {
+  const lines = text.split('\n', LONG_LINES + 1).length
+  if (text.length <= LONG_CHARS && lines <= LONG_LINES) return esc(text)
+  const head = text.slice(0, 120).split('\n').slice(0, 2).join('\n')
+  return `<details class="long"><summary>${esc(head)}… <span class="muted">(${text.length} characters)</span></summary><div class="full">${esc(text)}</div></details>`
+}
+
+const valueCell = (v: unknown): string => (v === null || v === undefined ? '<td class="null">NULL</td>' : `<td class="code val">${foldable(typeof v === 'string' ? v : cell(v))}</td>`)
 
 const captureBody = (c: Capture): string => {
   const r = c.result
@@ -233,7 +247,7 @@ const originText = (c: Capture): string => (c.origin.type === 'git' ? `commit ${
 
 const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
   const c = ev.capture
-  const head = `<h3 id="${esc(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : ev.requester === null ? 'investigation' : `asked by ${requesterText(ev.requester)}`}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
+  const head = `<h3 id="${escPlain(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : ev.requester === null ? 'investigation' : `asked by ${requesterText(ev.requester)}`}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
   if (c === null) return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
   return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${captureBody(c)}</section>`
 }
@@ -243,7 +257,7 @@ const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : n
 const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnType<typeof ids>): string => {
   const src = (p: { capture: string } | undefined): string => {
     const e = p === undefined ? undefined : byDigest.get(p.capture)
-    return e === undefined ? '' : ` <span class="muted">(<a href="#${esc(e)}">${esc(e)}</a>)</span>`
+    return e === undefined ? '' : ` <span class="muted">(<a href="#${escPlain(e)}">${esc(e)}</a>)</span>`
   }
   switch (f.type) {
     case 'entity':
@@ -295,7 +309,7 @@ const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<ty
     case 'ModelResponseRejected': return li('block', `<span class="bad">answer rejected (turn ${e.data.turn}, ${e.data.consecutive} in a row): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
     case 'InterpretationRecorded': return li('turn', `interpretation: ${linked(e.data.summary, known)}`)
     case 'PlanConfirmed': return li('turn', `plan ${esc(e.data.plan_id)}: <span class="mono">${esc(requestText(str(asRec(e.data.arguments)['kind']), e.data.arguments))}</span>`)
-    case 'CaptureRecorded': return li('turn', `evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`)
+    case 'CaptureRecorded': return li('turn', `evidence <a href="#${escPlain(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`)
     case 'EnrichmentCaptured': return null
     case 'QueryAnsweredFromCase': return li('turn', `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`)
     case 'ResearchFailed': return li(e.data.unavailable ? 'block' : 'op', `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
@@ -307,10 +321,10 @@ const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<ty
     case 'CheckpointRecorded': {
       const d = e.data
       const cls = d.state === 'BLOCKED' || d.state === 'EXHAUSTED' ? 'block' : 'op'
-      return li(cls, `<span class="badge state-${esc(d.state)}">${esc(d.state)}${d.reason === null ? '' : ` / ${esc(d.reason)}`}</span>${d.resume_state === null ? '' : ` resumes into ${esc(d.resume_state)}`}${d.retry_not_before === null ? '' : `, retry not before ${esc(d.retry_not_before)}`}${d.manual_retry ? ' (manual retry)' : ''}`)
+      return li(cls, `<span class="badge state-${escPlain(d.state)}">${esc(d.state)}${d.reason === null ? '' : ` / ${esc(d.reason)}`}</span>${d.resume_state === null ? '' : ` resumes into ${esc(d.resume_state)}`}${d.retry_not_before === null ? '' : `, retry not before ${esc(d.retry_not_before)}`}${d.manual_retry ? ' (manual retry)' : ''}`)
     }
-    case 'HypothesisProposed': return li('turn', `hypothesis <a href="#${esc(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> proposed: ${linked(e.data.statement, known)} (evidence ${refLinks(e.data.evidence, known)})`)
-    case 'HypothesisUpdated': return li('turn', `hypothesis <a href="#${esc(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> → ${esc(e.data.status)}: ${linked(e.data.note, known)} (evidence ${refLinks(e.data.evidence, known)})`)
+    case 'HypothesisProposed': return li('turn', `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> proposed: ${linked(e.data.statement, known)} (evidence ${refLinks(e.data.evidence, known)})`)
+    case 'HypothesisUpdated': return li('turn', `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> → ${esc(e.data.status)}: ${linked(e.data.note, known)} (evidence ${refLinks(e.data.evidence, known)})`)
     case 'LabTestRequested': return li('block', `lab test ${esc(e.data.request_id)} requested: ${linked(e.data.description, known)}`)
     case 'LabFeedbackRecorded': return li('op', `lab feedback for ${esc(e.data.request_id)}: ${linked(e.data.feedback, known)}`)
     case 'ConclusionRecorded': return li('turn', `<b>conclusion</b>: ${linked(e.data.summary, known)}`)
@@ -402,11 +416,11 @@ export const renderReport = (input: ReportInput): string => {
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="vba ${esc(input.version)}">
-<title>${esc(`${input.caseId}: ${title}`)}</title>
+<meta name="generator" content="vba ${escPlain(input.version)}">
+<title>${escPlain(`${input.caseId}: ${title}`)}</title>
 <style>${STYLE}</style></head><body><main>`)
   parts.push(`<header><h1>${esc(title)}</h1><p class="muted mono">${esc(input.caseId)}</p>
-<p><span class="badge state-${esc(state)}" id="state">${input.unreadable === true ? 'UNREADABLE' : esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
+<p><span class="badge state-${escPlain(state)}" id="state">${input.unreadable === true ? 'UNREADABLE' : esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
  <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span></p>
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
 <dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
@@ -423,7 +437,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
   parts.push(`<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`)
   parts.push(`<section id="report"><h2>Bug report</h2>${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`)
   parts.push(`<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`)
-  parts.push(`<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${esc(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`)
+  parts.push(`<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${escPlain(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`)
   parts.push(`<section id="budget"><h2>Budget</h2>${budgetChart(budgetSeries(ev))}</section>`)
   parts.push(`<section id="timeline"><h2>Timeline</h2><ol class="timeline">${ev.map((e) => timelineItem(e, input, known)).filter((x): x is string => x !== null).join('\n')}</ol></section>`)
   parts.push(`<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map(evidenceCard).join('\n')}</section>`)

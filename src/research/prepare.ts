@@ -18,6 +18,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
+import { FailureError, decodeUtf8 } from '../adapters/fs-util.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { asDecided, asEither, decideAndAppend, must, openAt } from '../investigation/commands.js'
 import { captureBytes } from './capture.js'
@@ -88,10 +89,13 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
 export const readInputs = async (file: string): Promise<E.Either<Failure, RevisionInputs>> => {
   let parsed: unknown
   try {
-    const text = await fsp.readFile(file, 'utf8')
+    const bytes = await fsp.readFile(file)
+    if (bytes.length > 8 * MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+    const text = decodeUtf8(bytes, path.basename(file))
     if (text.length > 2 * MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     parsed = JSON.parse(text)
-  } catch {
+  } catch (e) {
+    if (e instanceof FailureError) return E.left(e.failure)
     return E.left(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))
   }
   const d = ReportFile.decode(parsed)

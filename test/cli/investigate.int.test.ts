@@ -102,6 +102,42 @@ investigate('bad flags are input errors (exit 2)', () => {
   }
 })
 
+investigate('model text with terminal controls and bidi reaches the terminal as codes: step lines, status, findings (issue 23, point 9)', () => {
+  const { dir, profile, root } = prepared()
+  // Clear the screen, ring the bell, move back, reverse the line: all from the model's answers.
+  const HOSTILE = 'a\u001b[2J\u0007\b\u202Edlrow\u200B\u009b31m'
+  writeFileSync(path.join(root, 'model.mjs'), `let prompt = ''
+for await (const c of process.stdin) prompt += c
+const turn = Number(process.env.VBA_TURN)
+const latest = /Latest result (E\\d+)/.exec(prompt)?.[1]
+const hostile = ${JSON.stringify(HOSTILE)}
+const answers = [
+  { interpretation: { summary: 'netted wolpertingers vanish ' + hostile } },
+  { next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.search', text: 'NPC_' + hostile } } },
+  { next: { kind: 'hypothesis', action: 'propose', statement: 'despawn first ' + hostile, evidence: [latest] } },
+  { next: { kind: 'conclusion', summary: 'races ' + hostile, hypotheses: ['H1'], evidence: [latest] } }
+]
+process.stdout.write(JSON.stringify(answers[turn - 1] ?? answers[3]))
+`)
+  const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u200b]/
+  const r = vba(['investigate', dir, '--config', profile, '--model-command', `node ${JSON.stringify(path.join(root, 'model.mjs'))}`])
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  // The plan line quotes the request as JSON (C0 controls escaped by JSON); the rest as codes.
+  assert.match(r.stdout, 'source.search "NPC_a\\u001b[2J\\u0007\\b<U+202E>dlrow<U+200B><U+009B>31m"')
+  assert.not.match(r.stdout, raw, 'no raw control or bidi character in the step lines')
+  const status = vba(['status', dir])
+  assert.is(status.code, 0)
+  assert.match(status.stdout, 'hypothesis H1 [open]: despawn first a<U+001B>[2J<U+0007><U+0008><U+202E>dlrow<U+200B><U+009B>31m')
+  assert.match(status.stdout, 'conclusion: races a<U+001B>')
+  assert.not.match(status.stdout, raw)
+  // The same text in a finding (a forged note line) is shown as codes by verify.
+  writeFileSync(path.join(dir, `evil\u001b[2J\u202e.txt`), 'x')
+  const v = vba(['verify', dir])
+  assert.is(v.code, 1)
+  assert.match(v.stdout, 'evil<U+001B>[2J<U+202E>.txt')
+  assert.not.match(v.stdout, raw)
+})
+
 investigate.run()
 
 const http = suite('vba investigate --model-url (OpenAI-compatible chat completions)')

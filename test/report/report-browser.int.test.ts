@@ -61,6 +61,22 @@ for (const [kind, q] of QUERIES) {
 right(await recordNote(kindsDir, { text: `An operator pasted this: ${HOSTILE} (see E10)` }))
 await research.close()
 
+// Point 9 of issue 23: every invisible kind in a note and the title, a 2,000-character and a 5 MB value in a rows table.
+const INVISIBLES = ['\u00ad', '\u034f', '\u180e', '\u17b4', '\u206a', '\u206f', '\ufe0f', '\u{e0041}', '\u001b', '\u0007', '\u0008', '\u202e', '\u2066', '\u200d']
+const longWorld = writeDemoWorld(path.join(tempDir('report-long-world'), 'world'))
+const longDb = new Database(path.join(longWorld.dir, 'world.sqlite'))
+longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24766').run('long value '.repeat(182))
+longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24767').run('five megabytes '.repeat(350_000))
+longDb.close()
+const longProfile = right(await loadProfile(longWorld.profile)())
+const longResearch = createProjectResearch({ ...longProfile, limits: { ...longProfile.limits, max_result_bytes: 16 << 20 } }, { openSource: openSourceResearch })
+const longDir = path.join(tempDir('report-long'), 'case')
+right(await initCase({ dir: longDir, caseId: 'case-long', title: `invisible \u202Etitle\u200B ${'\u001b'}[2J` })())
+const longRows = await queryInCase(longDir, longResearch, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'subname', 'minlevel', 'faction'], filters: [{ column: 'entry', operator: 'in', value: [24766, 24767] }], offset: 0, limit: 5 }, 'q-long')
+if (longRows._tag === 'Left') throw new Error(JSON.stringify(longRows.left))
+right(await recordNote(longDir, { text: `invisibles: ${INVISIBLES.map((c, i) => `${i}[${c}]`).join(' ')}` }))
+await longResearch.close()
+
 const render = (dir: string, name: string): string => {
   const out = path.join(tempDir('report-out'), name)
   const r = vba(['report', dir, '--out', out])
@@ -69,6 +85,7 @@ const render = (dir: string, name: string): string => {
 }
 const invHtml = render(invDir, 'investigation.html')
 const kindsHtml = render(kindsDir, 'kinds.html')
+const longHtml = render(longDir, 'long.html')
 
 const browser: Browser = await launchChromium()
 
@@ -162,6 +179,34 @@ test('a capture of every kind is rendered for people, and hostile text stays tex
   await page.context().close()
 })
 
+test('every invisible character shows as a code; plain text in the title; long values fold into bounded cells (issue 23, point 9)', async () => {
+  const { page, requests, errors } = await open(longHtml, 1280)
+  const timeline = await page.locator('#timeline').innerText()
+  for (const [i, c] of INVISIBLES.entries()) {
+    const label = `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+    assert.ok(timeline.includes(`${i}[<${label}>]`), `${label} is shown as a code`)
+  }
+  // The title holds plain text: the code as text, no markup.
+  const title = await page.title()
+  assert.is(title, 'case-long: invisible <U+202E>title<U+200B> <U+001B>[2J')
+  assert.not.match(readFileSync(longHtml, 'utf8').split('<title>')[1]?.split('</title>')[0] ?? '', '<span')
+  // The rows table: headers keep their words on one line; the card stays short; long values fold.
+  const heights = await page.$$eval('#evidence th', (ths) => ths.map((th) => th.getBoundingClientRect().height))
+  assert.ok(heights.length === 4 && heights.every((h) => h < 60), `header heights ${heights.join(', ')}`)
+  const card = await page.locator('#evidence .card').first().boundingBox()
+  assert.ok(card !== null && card.height < 1500, `the card is ${card?.height} px high`)
+  const folded = page.locator('#evidence details.long')
+  assert.is(await folded.count(), 2, 'both long values fold')
+  await folded.nth(1).locator('summary').click()
+  const full = await folded.nth(1).locator('.full').boundingBox()
+  assert.ok(full !== null && full.height <= 420, `the expanded value is a box of bounded height (${full?.height} px)`)
+  assert.match(await folded.nth(1).locator('summary').innerText(), '(5250000 characters)')
+  await page.screenshot({ path: path.join(ARTIFACTS, 'long-1280.png') })
+  assert.equal(requests, [])
+  assert.equal(errors, [])
+  await page.context().close()
+})
+
 test('vba serve: a read-only listing of a folder of cases, each linking to its report; nothing else is served', async () => {
   const root = tempDir('serve-root')
   cpSync(invDir, path.join(root, 'investigation'), { recursive: true })
@@ -189,7 +234,7 @@ test('vba serve: a read-only listing of a folder of cases, each linking to its r
     assert.match(listing, 'CONCLUDED')
     assert.match(listing, 'case-kinds')
     await page.screenshot({ path: path.join(ARTIFACTS, 'serve-1280.png'), fullPage: true })
-    await page.click('a[href="/case/case-investigation"]')
+    await page.click('a[href="/case/investigation"]')
     assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
     assert.equal(outside, [])
     assert.equal(errors, [])

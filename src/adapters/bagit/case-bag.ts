@@ -4,7 +4,6 @@
  * function of the case's content, so the same case always gives byte-identical bags: the date is
  * the date of the last event, entries are sorted, owners and times fixed.
  */
-import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { encodeManifestPath } from '../../domain/bag-paths.js'
@@ -13,6 +12,7 @@ import { CaseDeclaration, Head } from '../../events/envelope.js'
 import { isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { FailureError } from '../fs-util.js'
+import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { corrupt, ensureCaseDir } from '../case-store/open.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { VERSION } from '../../version.js'
@@ -27,8 +27,10 @@ export interface PayloadFile {
   /** Bytes held in memory (case.json, HEAD, the log prefix) or a file to stream. */
   readonly bytes?: Buffer
   readonly file?: string
-  /** Bytes fetched when the bag is written (objects of a SQL store). */
+  /** Bytes fetched when the bag is written. */
   readonly load?: () => Promise<Buffer>
+  /** Bytes read in chunks when the bag is written (objects of a SQL store): memory holds one chunk. */
+  readonly stream?: () => AsyncIterable<Buffer>
   /** The sha256 the content must have (objects are named by it). */
   readonly expectSha256?: string
 }
@@ -53,11 +55,18 @@ const byteOrder = (a: string, b: string): number => (Buffer.compare(Buffer.from(
 export const caseView = async (dir: string): Promise<CaseView> => {
   const root = path.resolve(dir)
   await ensureCaseDir(root)
-  const headBytes = await fsp.readFile(path.join(root, HEAD_FILE))
+  // Regular files only, never through a link, HEAD and case.json bounded (as open reads them).
+  const record = async (name: string, code: 'HEAD_INVALID' | 'CASE_DECLARATION_INVALID'): Promise<Buffer> =>
+    readRegular(path.join(root, name), { maxBytes: 64 << 10, shown: name }).catch((e: unknown) => {
+      throw isFileRefusal(e) ? new FailureError(corrupt([{ code, severity: 'error', message: e.failure.message, path: name }])) : e
+    })
+  const headBytes = await record(HEAD_FILE, 'HEAD_INVALID')
   const head = Head.decode(safeJson(headBytes))
   if (E.isLeft(head)) throw new FailureError(corrupt([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }]))
-  const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
-  const fh = await fsp.open(path.join(root, LOG_FILE), 'r')
+  const declBytes = await record(DECLARATION_FILE, 'CASE_DECLARATION_INVALID')
+  const { fh } = await openRegular(path.join(root, LOG_FILE), { shown: LOG_FILE }).catch((e: unknown) => {
+    throw isFileRefusal(e) ? new FailureError(corrupt([{ code: 'LOG_MISSING', severity: 'error', message: e.failure.message, path: LOG_FILE }])) : e
+  })
   const log = Buffer.alloc(head.right.bytes)
   try {
     const { bytesRead } = await fh.read(log, 0, log.length, 0)
@@ -73,7 +82,7 @@ export const caseView = async (dir: string): Promise<CaseView> => {
  * object's bytes come from: the log is checked like open does (chain, hashes, canonical form).
  * Both stores build their bags with it, so they give the same bag for the same case.
  */
-export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> }): CaseView => {
+export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string, size: number) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> } | { readonly stream: () => AsyncIterable<Buffer> }): CaseView => {
   const fail = (findings: Finding[]): never => {
     throw new FailureError(corrupt(findings))
   }
@@ -109,7 +118,7 @@ export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object
   // Object sizes and digests are checked as the bytes are read (a missing object fails the read).
   for (const [digest, size] of refs) {
     const rel = objectPath(digest)
-    payload.push({ path: rel, size, ...object(rel, digest), expectSha256: digest.slice('sha256:'.length) })
+    payload.push({ path: rel, size, ...object(rel, digest, size), expectSha256: digest.slice('sha256:'.length) })
   }
   payload.sort((a, b) => byteOrder(a.path, b.path))
   return { caseId: decl.right.case_id, generation: head.right.seq, headHash: head.right.hash, at: new Date(Math.floor(Date.parse(at) / 1000) * 1000), payload }

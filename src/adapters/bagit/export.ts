@@ -4,7 +4,7 @@
  * whose bytes do not match its name stops the export (CASE_CORRUPT). The output appears
  * atomically: written to a temporary name next to it, fsynced, then renamed.
  */
-import { createReadStream, createWriteStream, readFileSync, promises as fsp } from 'node:fs'
+import { promises as fsp } from 'node:fs'
 import { createHash, type Hash } from 'node:crypto'
 import * as path from 'node:path'
 import { Writable } from 'node:stream'
@@ -12,7 +12,9 @@ import { pipeline } from 'node:stream/promises'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
 import { failure, type Failure } from '../../domain/failure.js'
-import { FailureError, errnoOf, fsyncDir, tempName, toFailure, writeAll } from '../fs-util.js'
+import { FailureError, errnoOf, toFailure, writeAll } from '../fs-util.js'
+import { createStagingFile, prepareOutput, publishOutput, stagingBeside } from '../output.js'
+import { isFileRefusal, openRegular, readRegularSync } from '../regular-file.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
 import { locate } from '../case-store/directory-store.js'
 import type { CaseAt } from '../case-store/store.js'
@@ -29,11 +31,16 @@ export interface ExportReport {
 
 export interface ExportOptions {
   readonly format?: 'tar' | 'dir'
+  /** Replace an existing regular file at `out` (tar output only; never a link, device or directory). */
+  readonly force?: boolean
   readonly onProgress?: (doneBytes: number, totalBytes: number) => void
 }
 
 const corruptObject = (p: PayloadFile): FailureError =>
   new FailureError(failure('CASE_CORRUPT', `data/${p.path} does not hash to its name`, { findings: [{ code: 'OBJECT_DIGEST_MISMATCH', severity: 'error', message: 'object does not hash to its name', path: p.path }] }))
+
+const missingObject = (p: PayloadFile): FailureError =>
+  new FailureError(failure('CASE_CORRUPT', `data/${p.path} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }] }))
 
 type Source = { readonly bytes: Buffer } | { readonly chunks: AsyncIterable<Buffer> }
 
@@ -46,8 +53,19 @@ interface Sink {
 /** Files up to this size are read in one call. */
 const SMALL_FILE = 4 << 20
 
-async function* fileChunks(file: string): AsyncIterable<Buffer> {
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) yield chunk as Buffer
+/** A payload file in chunks of 1 MiB (a fresh buffer each: the tar stream keeps them queued). */
+async function* fileChunks(file: string, shown: string): AsyncIterable<Buffer> {
+  const { fh } = await openRegular(file, { shown })
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 20)
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null)
+      if (bytesRead === 0) return
+      yield bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead)
+    }
+  } finally {
+    await fh.close()
+  }
 }
 
 /** Streams the bag of `view` into `sink`: tag files, payload (hashed on the way), manifests. */
@@ -68,9 +86,10 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       // Small files are read whole and synchronously: a few syscalls, where the promise-based read
       // costs more in bookkeeping than the read itself (10,000 objects: 1.5 s → 1.0 s). The tar
       // stream still drains asynchronously between files. Large files are streamed.
-      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readFileSync(p.file) : undefined)
+      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readRegularSync(p.file, { maxBytes: p.size + 1, shown: `data/${p.path}` }) : undefined)
     } catch (e) {
-      if (errnoOf(e) === 'ENOENT') throw new FailureError(failure('CASE_CORRUPT', `data/${p.path} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }] }))
+      if (isFileRefusal(e)) throw corruptObject(p)
+      if (errnoOf(e) === 'ENOENT') throw missingObject(p)
       throw e
     }
     if (whole !== undefined) {
@@ -79,13 +98,18 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       size = whole.length
       await sink.add(`data/${p.path}`, p.size, { bytes: whole })
     } else {
-      const source: AsyncIterable<Buffer> = p.file === undefined ? (async function* () {})() : fileChunks(p.file)
+      const source: AsyncIterable<Buffer> = p.stream !== undefined ? p.stream() : p.file === undefined ? (async function* () {})() : fileChunks(p.file, `data/${p.path}`)
       async function* hashed(): AsyncIterable<Buffer> {
-        for await (const chunk of source) {
-          h256.update(chunk)
-          h512.update(chunk)
-          size += chunk.length
-          yield chunk
+        try {
+          for await (const chunk of source) {
+            h256.update(chunk)
+            h512.update(chunk)
+            size += chunk.length
+            yield chunk
+          }
+        } catch (e) {
+          // An object replaced by a link, a FIFO or a device is not the object the log names.
+          throw isFileRefusal(e) ? corruptObject(p) : errnoOf(e) === 'ENOENT' ? missingObject(p) : e
         }
       }
       await sink.add(`data/${p.path}`, p.size, { chunks: hashed() })
@@ -111,39 +135,46 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
   return { files: view.payload.length, bytes: total }
 }
 
-/** A tar sink: sorted entries already come in order; fixed owner, mode and time. */
-export const tarSink = (root: string, mtime: Date, out: Writable): { sink: Sink; sha256: () => string } => {
+/**
+ * A tar sink: sorted entries already come in order; fixed owner, mode and time. Every byte of the
+ * archive goes to `write` (awaited, so a failing write, such as a full disk, ends the export with
+ * its error instead of an unhandled stream error).
+ */
+export const tarSink = (root: string, mtime: Date, write: (chunk: Buffer) => Promise<void>): { sink: Sink; sha256: () => string } => {
   const pack = tar.pack()
   const hash = createHash('sha256')
   const tee = new Writable({
     write(chunk: Buffer, _enc, cb) {
       hash.update(chunk)
-      out.write(chunk) ? cb() : out.once('drain', () => cb())
-    },
-    final(cb) {
-      out.end(cb)
+      write(chunk).then(() => cb(), cb)
     }
   })
   const piping = pipeline(pack, tee)
+  // Rejects when a write failed (the packer is then destroyed and its callbacks may never come):
+  // every add races it, so an export ends with the write's error instead of waiting forever.
+  const failed = piping.then(() => new Promise<never>(() => undefined))
+  failed.catch(() => undefined)
+  const entry = (header: Parameters<typeof pack.entry>[0], source: Source): Promise<void> => {
+    if ('bytes' in source) return new Promise<void>((resolve, reject) => pack.entry(header, source.bytes, (err) => (err ? reject(err) : resolve())))
+    return new Promise<void>((resolve, reject) => {
+      const stream = pack.entry(header, (err) => (err ? reject(err) : resolve()))
+      // Its errors are the packer's, and reach the pipeline; none is left unheard.
+      stream.on('error', () => undefined)
+      void (async () => {
+        try {
+          for await (const chunk of source.chunks) if (!stream.write(chunk)) await new Promise<void>((r) => stream.once('drain', () => r()))
+          stream.end(Buffer.alloc(0))
+        } catch (e) {
+          stream.destroy(e as Error)
+          reject(e)
+        }
+      })()
+    })
+  }
   const sink: Sink = {
     add: async (name, size, source) => {
       const header = { name: `${root}/${name}`, size, mode: 0o644, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const }
-      if ('bytes' in source) {
-        await new Promise<void>((resolve, reject) => pack.entry(header, source.bytes, (err) => (err ? reject(err) : resolve())))
-        return
-      }
-      await new Promise<void>((resolve, reject) => {
-        const entry = pack.entry(header, (err) => (err ? reject(err) : resolve()))
-        void (async () => {
-          try {
-            for await (const chunk of source.chunks) if (!entry.write(chunk)) await new Promise<void>((r) => entry.once('drain', () => r()))
-            entry.end(Buffer.alloc(0))
-          } catch (e) {
-            entry.destroy(e as Error)
-            reject(e)
-          }
-        })()
-      })
+      await Promise.race([entry(header, source), failed])
     },
     finish: async () => {
       pack.finalize()
@@ -172,38 +203,60 @@ const dirSink = (root: string): Sink => ({
   finish: async () => undefined
 })
 
-/** Exports a case (a directory, or a case in a store) to `out` (a tar file, or a directory with format 'dir'). */
+/** Bytes gathered before one write: a bag is many small entries, and a write per tar block cost more than the bytes. */
+const OUTPUT_BUFFER = 8 << 20
+
+/** Writes through `fh` in large pieces (each awaited, so a failing write ends the export with its error). */
+const buffered = (fh: fsp.FileHandle): { write: (chunk: Buffer) => Promise<void>; flush: () => Promise<void> } => {
+  const buf = Buffer.allocUnsafe(OUTPUT_BUFFER)
+  let used = 0
+  const flush = async (): Promise<void> => {
+    if (used === 0) return
+    const n = used
+    used = 0
+    await writeAll(fh, buf.subarray(0, n))
+  }
+  const write = async (chunk: Buffer): Promise<void> => {
+    if (used + chunk.length > buf.length) await flush()
+    if (chunk.length >= buf.length) return writeAll(fh, chunk)
+    chunk.copy(buf, used)
+    used += chunk.length
+  }
+  return { write, flush }
+}
+
+/**
+ * Exports a case (a directory, or a case in a store) to `out`: a tar file, or a directory with
+ * format 'dir'. Written beside `out` under a staging name and renamed into place (see output.ts):
+ * a failed export (a full disk, a file size limit) leaves nothing, and an existing output is
+ * refused unless `force` (which replaces a regular file only).
+ */
 export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {}): TE.TaskEither<Failure, ExportReport> =>
   TE.tryCatch(async () => {
-    const target = path.resolve(out)
-    try {
-      await fsp.lstat(target)
-      throw new FailureError(failure('OUTPUT_EXISTS', `${out} exists; choose a new name`, { out }))
-    } catch (e) {
-      if (e instanceof FailureError) throw e
-      if (errnoOf(e) !== 'ENOENT') throw e
-    }
+    const target = await prepareOutput(out, { force: options.force === true && options.format !== 'dir' })
     const { store, ref } = locate(at)
     const view = await store.view(ref)
-    const tmp = path.join(path.dirname(target), tempName(`.vba-export-${path.basename(target)}-`))
+    const tmp = stagingBeside(target, 'export')
     try {
       if (options.format === 'dir') {
         const r = await writeBag(view, dirSink(tmp), options.onProgress)
-        await fsp.rename(tmp, target)
-        await fsyncDir(path.dirname(target))
+        await publishOutput(tmp, target)
         return { case_id: view.caseId, generation: view.generation, files: r.files, payload_bytes: r.bytes, archive_sha256: null }
       }
-      const stream = createWriteStream(tmp, { flags: 'wx', highWaterMark: 8 << 20 })
-      const { sink, sha256 } = tarSink(view.caseId, view.at, stream)
-      const r = await writeBag(view, sink, options.onProgress)
-      const fh = await fsp.open(tmp, 'r')
+      const fh = await createStagingFile(tmp)
+      let r: { files: number; bytes: number }
+      let sha256: () => string
       try {
+        const out = buffered(fh)
+        const tar = tarSink(view.caseId, view.at, out.write)
+        sha256 = tar.sha256
+        r = await writeBag(view, tar.sink, options.onProgress)
+        await out.flush()
         await fh.sync()
       } finally {
         await fh.close()
       }
-      await fsp.rename(tmp, target)
-      await fsyncDir(path.dirname(target))
+      await publishOutput(tmp, target)
       return { case_id: view.caseId, generation: view.generation, files: r.files, payload_bytes: r.bytes, archive_sha256: sha256() }
     } catch (e) {
       await fsp.rm(tmp, { recursive: true, force: true })
@@ -214,8 +267,7 @@ export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {})
 /** SHA-256 of the archive the case at `dir` would export to (nothing is written). */
 export const canonicalArchiveSha256 = async (dir: string): Promise<string> => {
   const view = await caseView(dir)
-  const devNull = new Writable({ write: (_c, _e, cb) => cb() })
-  const { sink, sha256 } = tarSink(view.caseId, view.at, devNull)
+  const { sink, sha256 } = tarSink(view.caseId, view.at, async () => undefined)
   await writeBag(view, sink)
   return sha256()
 }

@@ -1,33 +1,24 @@
 /**
- * `vba import` and bag verification of archives. An archive is extracted into a temporary
- * directory on the destination's file system, refusing entries that escape the root, absolute
- * paths, links, devices and duplicate names. Then the bag is verified completely (structure,
+ * `vba import` and bag verification of archives. An archive is extracted (streamed, see
+ * extract.ts) into a staging directory on the destination's file system, refusing entries that
+ * escape the root, absolute paths, links, devices and duplicate names. Then the bag is verified completely (structure,
  * every checksum), then the case inside it (its own chain and objects), then the archive itself:
  * it must be exactly the canonical archive of its content, so no byte of it (tar headers and
  * padding included) can change unnoticed. Only then is the case moved into place; a bad archive
  * leaves nothing behind.
  */
-import { createReadStream, mkdirSync, writeFileSync, promises as fsp } from 'node:fs'
-import { createHash } from 'node:crypto'
-import * as os from 'node:os'
+import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import { Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import tar from 'tar-stream'
 import { failure, type Failure, type FailureCode } from '../../domain/failure.js'
-import { unsafeBagPath } from '../../domain/bag-paths.js'
-import { FailureError, errnoOf, fsyncDir, stagingFor, toFailure } from '../fs-util.js'
+import { FailureError, errnoOf, fsyncDir, toFailure } from '../fs-util.js'
+import { privateTempDir, stagingFor } from '../staging.js'
 import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
-import { verifyBagDir, type BagReport } from './verify-bag.js'
+import { verifyBagDir, type BagReport, type KnownChecksums } from './verify-bag.js'
+import { extractArchive, type ArchiveLimits } from './extract.js'
 import { canonicalArchiveSha256 } from './export.js'
 
-export interface ArchiveLimits {
-  /** Most entries an archive may hold (default 2,000,000). */
-  readonly maxEntries?: number
-  /** Most bytes of file content it may unpack to (default 256 GiB). */
-  readonly maxBytes?: number
-}
+export type { ArchiveLimits } from './extract.js'
 
 /** The verification of a bag: the bag itself (BagIt 1.0), the case in it, and for archives whether they are canonical. */
 export interface BagCheck {
@@ -40,87 +31,8 @@ export interface BagCheck {
 
 const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
 
-/** Extracts `archive` under `into`; returns the bag's root directory and the archive's SHA-256. */
-export const extractArchive = async (archive: string, into: string, limits: ArchiveLimits = {}, onProgress?: (done: number, total: number) => void): Promise<{ root: string; sha256: string }> => {
-  const maxEntries = limits.maxEntries ?? 2_000_000
-  const maxBytes = limits.maxBytes ?? 256 * 2 ** 30
-  const total = (await fsp.stat(archive)).size
-  const hash = createHash('sha256')
-  let read = 0
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      hash.update(chunk)
-      read += chunk.length
-      onProgress?.(read, total)
-      cb(null, chunk)
-    }
-  })
-  const extract = tar.extract()
-  const seen = new Set<string>()
-  const made = new Set<string>()
-  let root: string | null = null
-  let entries = 0
-  let bytes = 0
-  extract.on('entry', (header, stream, next) => {
-    const fail = (e: FailureError): void => {
-      stream.resume()
-      extract.destroy(e)
-    }
-    entries++
-    if (entries > maxEntries) return fail(refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`))
-    const name = header.name.replace(/\/+$/, '')
-    const unsafe = unsafeBagPath(name)
-    if (unsafe !== null || name.includes('\\')) return fail(refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${JSON.stringify(name.slice(0, 120))} is unsafe (${unsafe ?? 'backslash'})`, { entry: name.slice(0, 200) }))
-    if (header.type !== 'file' && header.type !== 'directory') return fail(refuse('ARCHIVE_ENTRY_TYPE', `archive entry ${JSON.stringify(name.slice(0, 120))} is a ${header.type ?? 'special entry'}; only files and directories are accepted`, { entry: name.slice(0, 200), type: header.type ?? null }))
-    const top = name.split('/')[0] ?? ''
-    root ??= top
-    if (top !== root) return fail(refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${JSON.stringify(name.slice(0, 120))} is outside the bag's root ${root}`, { entry: name.slice(0, 200) }))
-    if (seen.has(name)) return fail(refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${JSON.stringify(name.slice(0, 120))} appears twice`, { entry: name.slice(0, 200) }))
-    seen.add(name)
-    const target = path.join(into, name)
-    if (!target.startsWith(into + path.sep)) return fail(refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination'))
-    if (header.type === 'directory') {
-      fsp.mkdir(target, { recursive: true }).then(() => {
-        stream.resume()
-        next()
-      }, (e: unknown) => extract.destroy(e as Error))
-      return
-    }
-    bytes += header.size ?? 0
-    if (bytes > maxBytes) return fail(refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`))
-    // Entries are collected in memory and written with one synchronous call: small files dominate
-    // case bags, and a promise per open/write/close cost more than the writes (10,000 objects).
-    const chunks: Buffer[] = []
-    stream.on('data', (c: unknown) => {
-      chunks.push(c as Buffer)
-    })
-    stream.on('error', (e: Error) => extract.destroy(e))
-    stream.on('end', () => {
-      try {
-        const dir = path.dirname(target)
-        if (!made.has(dir)) {
-          mkdirSync(dir, { recursive: true })
-          made.add(dir)
-        }
-        writeFileSync(target, Buffer.concat(chunks), { flag: 'wx', mode: 0o644 })
-        next()
-      } catch (e) {
-        extract.destroy(errnoOf(e) === 'EEXIST' ? refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${JSON.stringify(name.slice(0, 120))} collides with another`) : (e as Error))
-      }
-    })
-  })
-  try {
-    await pipeline(createReadStream(archive), meter, extract)
-  } catch (e) {
-    if (e instanceof FailureError) throw e
-    throw refuse('ARCHIVE_INVALID', `the archive is not a valid tar (${e instanceof Error ? e.message.slice(0, 120) : 'read error'})`)
-  }
-  if (root === null) throw refuse('ARCHIVE_INVALID', 'the archive is empty')
-  return { root: path.join(into, root), sha256: hash.digest('hex') }
-}
-
-const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOptions: VerifyOptions = {}): Promise<BagCheck> => {
-  const bag = await verifyBagDir(bagRoot)
+const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOptions: VerifyOptions = {}, known?: KnownChecksums): Promise<BagCheck> => {
+  const bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
   const kase = await verifyCase(path.join(bagRoot, 'data'), caseOptions)()
   if (kase._tag === 'Left') {
@@ -138,12 +50,14 @@ const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOp
  */
 export const verifyBag = (target: string, limits: ArchiveLimits = {}, caseOptions: Pick<VerifyOptions, 'expectHead'> = {}): TE.TaskEither<Failure, BagCheck> =>
   TE.tryCatch(async () => {
-    const st = await fsp.stat(target)
+    const st = await fsp.stat(target).catch((e: unknown) => {
+      throw errnoOf(e) === 'ENOENT' ? refuse('ARCHIVE_NOT_FOUND', `${target} does not exist`, { target }) : e
+    })
     if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
-    const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-verify-'))
+    const tmp = await privateTempDir('verify')
     try {
-      const { root, sha256 } = await extractArchive(path.resolve(target), tmp, limits)
-      return await checkBagDir(root, sha256, caseOptions)
+      const { root, sha256, checksums } = await extractArchive(path.resolve(target), tmp, limits)
+      return await checkBagDir(root, sha256, caseOptions, checksums)
     } finally {
       await fsp.rm(tmp, { recursive: true, force: true })
     }
@@ -161,10 +75,14 @@ export const importCase = (archive: string, dir: string, options: { limits?: Arc
   TE.tryCatch(async () => {
     const target = path.resolve(dir)
     const parent = path.dirname(target)
+    // The archive first: a missing archive is bad input, and creates nothing at the destination.
+    await fsp.stat(path.resolve(archive)).catch((e: unknown) => {
+      throw errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR' ? refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive }) : e
+    })
     const staging = await stagingFor(target, 'import', dir)
     try {
-      const { root, sha256 } = await extractArchive(path.resolve(archive), staging, options.limits, options.onProgress)
-      const check = await checkBagDir(root, sha256)
+      const { root, sha256, checksums } = await extractArchive(path.resolve(archive), staging, options.limits, options.onProgress)
+      const check = await checkBagDir(root, sha256, {}, checksums)
       if (!check.valid) {
         const findings = [...check.bag.findings.filter((f) => f.severity === 'error'), ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])]
         const code = !check.bag.valid ? 'BAG_INVALID' : check.case?.valid === false ? 'CASE_CORRUPT' : check.case === null ? 'BAG_NOT_A_CASE' : 'ARCHIVE_NOT_CANONICAL'
@@ -210,10 +128,10 @@ export const withVerifiedPackage = async <A>(source: string, work: (caseDir: str
     if (!check.valid) refuseCheck(check)
     return work(path.join(resolved, 'data'))
   }
-  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-import-'))
+  const tmp = await privateTempDir('import')
   try {
-    const { root, sha256 } = await extractArchive(resolved, tmp, options.limits, options.onProgress)
-    const check = await checkBagDir(root, sha256)
+    const { root, sha256, checksums } = await extractArchive(resolved, tmp, options.limits, options.onProgress)
+    const check = await checkBagDir(root, sha256, {}, checksums)
     if (!check.valid) refuseCheck(check)
     return await work(path.join(root, 'data'))
   } finally {

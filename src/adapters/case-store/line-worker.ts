@@ -1,6 +1,6 @@
 /** Worker thread of {@link startLineDigests}: digests (and canonical form) of every log line. */
 import { parentPort, workerData } from 'node:worker_threads'
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, constants as fsc } from 'node:fs'
 import { hash } from 'node:crypto'
 import { isCanonicalText } from '../../events/canonical.js'
 
@@ -13,7 +13,8 @@ const BATCH = 4096
 const MEMBER = Buffer.from(',"hash":"')
 const MEMBER_LENGTH = MEMBER.length + 'sha256:'.length + 64 + 1
 
-const fh = await fsp.open(file, 'r')
+// The main thread checked it is a regular file; never follow a symlink swapped in since.
+const fh = await fsp.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
 const buf = Buffer.allocUnsafe(CHUNK)
 let carry = Buffer.alloc(0)
 let pos = start

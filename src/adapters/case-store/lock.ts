@@ -15,6 +15,7 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { LOCK_FILE, TEMP_PREFIX } from './layout.js'
 import { errnoOf, fail, processAlive, tempName } from '../fs-util.js'
+import { isFileRefusal, readRegular } from '../regular-file.js'
 
 export const LockInfo = t.type({ pid: t.number, host: t.string, token: t.string, acquired_at: t.string })
 export type LockInfo = t.TypeOf<typeof LockInfo>
@@ -34,9 +35,11 @@ export type LockState =
 export const inspectLock = async (dir: string): Promise<LockState> => {
   let text: string
   try {
-    text = await fsp.readFile(path.join(dir, LOCK_FILE), 'utf8')
+    text = (await readRegular(path.join(dir, LOCK_FILE), { maxBytes: 64 << 10, shown: LOCK_FILE })).toString('utf8')
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return { state: 'free' }
+    // A FIFO, a link or a huge file is no lock this library wrote: reported, never waited on.
+    if (isFileRefusal(e)) return { state: 'stale', info: null, reason: e.failure.message }
     throw e
   }
   let parsed: unknown

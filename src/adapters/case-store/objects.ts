@@ -7,6 +7,7 @@ import { DIGEST_PATTERN, sha256Digest } from '../../events/canonical.js'
 import type { ObjectRef } from '../../events/codecs.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, fail, fsyncDir, tempName, toFailure, writeNewSynced } from '../fs-util.js'
+import { isFileRefusal, readRegular } from '../regular-file.js'
 import { TEMP_PREFIX } from './layout.js'
 
 /** The reference an object would have (pure; no file is written). */
@@ -57,9 +58,11 @@ export const readObject = (dir: string, ref: { readonly digest: string; readonly
     if (!DIGEST_PATTERN.test(ref.digest)) return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
     let bytes: Buffer
     try {
-      bytes = await fsp.readFile(path.join(dir, objectPath(ref.digest)))
+      // Never more than the reference's size (+1 to see a longer file), never through a link.
+      bytes = await readRegular(path.join(dir, objectPath(ref.digest)), { maxBytes: ref.size + 1, shown: objectPath(ref.digest) })
     } catch (e) {
       if (errnoOf(e) === 'ENOENT') return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
+      if (isFileRefusal(e)) return fail('OBJECT_CORRUPT', `object ${ref.digest} is not a regular file of its size (${e.failure.code})`, { digest: ref.digest })
       throw e
     }
     if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {

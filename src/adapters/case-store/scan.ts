@@ -18,6 +18,7 @@ import { ruleFold, type Obligation, type RuleFold, type RuleViolation } from '..
 import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
+import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
@@ -91,11 +92,16 @@ export interface ScanResult {
   readonly obligations: readonly Obligation[]
 }
 
-const readText = async (file: string): Promise<string | null> => {
+/** Record files are small: HEAD is about 130 bytes, case.json under a few KiB. */
+const MAX_RECORD_BYTES = 64 << 10
+
+/** A record file's text; null when absent; a refusal (not a regular file, too large) as its reason. */
+const readText = async (file: string, name: string): Promise<string | null | { refused: string }> => {
   try {
-    return await fsp.readFile(file, 'utf8')
+    return (await readRegular(file, { maxBytes: MAX_RECORD_BYTES, shown: name })).toString('utf8')
   } catch (e) {
-    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'EISDIR') return null
+    if (errnoOf(e) === 'ENOENT') return null
+    if (isFileRefusal(e)) return { refused: e.failure.message }
     throw e
   }
 }
@@ -121,16 +127,18 @@ export const decodeRecordFile = <A>(
 }
 
 export const readDeclaration = async (dir: string): Promise<E.Either<Finding, CaseDeclaration>> => {
-  const text = await readText(path.join(dir, DECLARATION_FILE))
+  const text = await readText(path.join(dir, DECLARATION_FILE), DECLARATION_FILE)
   if (text === null) return E.left(finding('CASE_DECLARATION_MISSING', 'case.json is missing', { path: DECLARATION_FILE }))
+  if (typeof text !== 'string') return E.left(finding('CASE_DECLARATION_INVALID', text.refused, { path: DECLARATION_FILE }))
   return E.mapLeft((why: string) => finding('CASE_DECLARATION_INVALID', `case.json is invalid: ${why}`, { path: DECLARATION_FILE }))(
     decodeRecordFile(text, CaseDeclaration)
   )
 }
 
 export const readHead = async (dir: string): Promise<E.Either<Finding, Head>> => {
-  const text = await readText(path.join(dir, HEAD_FILE))
+  const text = await readText(path.join(dir, HEAD_FILE), HEAD_FILE)
   if (text === null) return E.left(finding('HEAD_MISSING', 'HEAD is missing', { path: HEAD_FILE }))
+  if (typeof text !== 'string') return E.left(finding('HEAD_INVALID', text.refused, { path: HEAD_FILE }))
   return E.mapLeft((why: string) => finding('HEAD_INVALID', `HEAD is invalid: ${why}`, { path: HEAD_FILE }))(
     decodeRecordFile(text, Head)
   )
@@ -157,10 +165,11 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
 
   let fh: Awaited<ReturnType<typeof fsp.open>>
   try {
-    fh = await fsp.open(path.join(dir, LOG_FILE), 'r')
+    // Only a regular file: a FIFO would hang the reader, a symlink to a device would never end.
+    fh = (await openRegular(path.join(dir, LOG_FILE), { shown: LOG_FILE })).fh
   } catch (e) {
-    if (errnoOf(e) !== 'ENOENT') throw e
-    report(finding('LOG_MISSING', 'events.jsonl is missing', { path: LOG_FILE }))
+    if (errnoOf(e) !== 'ENOENT' && !isFileRefusal(e)) throw e
+    report(finding('LOG_MISSING', isFileRefusal(e) ? e.failure.message : 'events.jsonl is missing', { path: LOG_FILE }))
     return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, ids: options.resume?.ids ?? new Set(), state: rules.state(), obligations: [] }
   }
   let fileBytes = 0

@@ -3,7 +3,7 @@
  * digest and size, every reference's target, and every file's right to be in the package.
  * Read-only: a verified case is byte-for-byte what it was before.
  */
-import { promises as fsp, readFileSync } from 'node:fs'
+import { promises as fsp, closeSync, readSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -13,6 +13,7 @@ import type { Failure } from '../../domain/failure.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, toFailure } from '../fs-util.js'
+import { eachChunk, isFileRefusal, openRegularSync, readRegularSync } from '../regular-file.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { ruleFinding, scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { ensureCaseDir } from './open.js'
@@ -61,10 +62,25 @@ const HEX2 = /^[0-9a-f]{2}$/
 const HEX62 = /^[0-9a-f]{62}$/
 const OBJECT_READ_CONCURRENCY = 4
 
-const hashFile = async (file: string): Promise<{ digest: string; size: number }> => {
-  // Objects are mostly small: one synchronous read beats a promise per open/read/close.
-  const bytes = readFileSync(file)
-  return { digest: 'sha256:' + createHash('sha256').update(bytes).digest('hex'), size: bytes.length }
+/** Objects up to this size are read in one call; larger ones are hashed in chunks (memory stays bounded). */
+const SMALL_OBJECT = 4 << 20
+
+const hashFile = async (file: string, rel: string): Promise<{ digest: string; size: number }> => {
+  const h = createHash('sha256')
+  const { fd, size } = openRegularSync(file, { shown: rel })
+  let read: number
+  try {
+    // Objects are mostly small: one synchronous read beats a promise per open/read/close.
+    if (size <= SMALL_OBJECT) {
+      const bytes = Buffer.allocUnsafe(size)
+      read = readSync(fd, bytes, 0, size, 0)
+      h.update(bytes.subarray(0, read))
+    } else read = -1
+  } finally {
+    closeSync(fd)
+  }
+  if (read === -1) read = await eachChunk(file, (chunk) => h.update(chunk), { shown: rel })
+  return { digest: 'sha256:' + h.digest('hex'), size: read }
 }
 
 /** Runs `work` over items with a small fixed concurrency. */
@@ -157,7 +173,15 @@ const walkPackage = async (
   let hashed = 0
   await forEachLimited(objectFiles, OBJECT_READ_CONCURRENCY, async ({ rel, digest }) => {
     progress(++hashed, objectFiles.length)
-    const actual = await hashFile(path.join(root, rel))
+    let actual: { digest: string; size: number }
+    try {
+      actual = await hashFile(path.join(root, rel), rel)
+    } catch (e) {
+      // Swapped for a link or a FIFO since it was listed: not an object file.
+      if (!isFileRefusal(e)) throw e
+      extra.push(finding('FOREIGN_FILE', `${rel} is not an object file (${e.failure.code})`, { path: rel }))
+      return
+    }
     present.set(digest, actual.size)
     objectBytes += actual.size
     if (actual.digest !== digest) {
@@ -211,7 +235,7 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   const read = (ref: ObjectRefLite): Uint8Array | undefined => {
     if (present.get(ref.digest) !== ref.size || damaged.has(ref.digest)) return undefined
     try {
-      return readFileSync(path.join(root, objectPath(ref.digest)))
+      return readRegularSync(path.join(root, objectPath(ref.digest)), { maxBytes: ref.size })
     } catch {
       return undefined
     }

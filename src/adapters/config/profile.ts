@@ -17,7 +17,7 @@ import { describeErrors } from '../../events/decode.js'
 import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
-import { errnoOf } from '../fs-util.js'
+import { FailureError, decodeUtf8, errnoOf } from '../fs-util.js'
 
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)
@@ -231,8 +231,9 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
 export const loadProfile = (file: string): TE.TaskEither<Failure, Profile> => async () => {
   let text: string
   try {
-    text = await fsp.readFile(file, 'utf8')
+    text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
   } catch (e) {
+    if (e instanceof FailureError) return E.left(e.failure)
     return E.left(failure(errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID', `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`, { file }))
   }
   return decodeProfile(file, text)

@@ -14,16 +14,12 @@
  * and nowhere else. Driver errors are mapped to coded failures whose messages are written here,
  * never copied from the driver, so no credential or server detail leaks into captures or logs.
  */
-import { promises as fsp } from 'node:fs'
 import knexFactory, { type Knex } from 'knex'
-import mysql from 'mysql2'
-import Database from 'better-sqlite3'
-import { failure, type Failure } from '../../domain/failure.js'
 import { LIKE_ESCAPE, type CountPlan, type PlannedFilter, type RowsPlan, type TableRef, type TableSchema, type ColumnInfo, type IndexInfo } from '../../domain/database-plan.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import type { DatabaseSection } from '../config/profile.js'
-import { FailureError, errnoOf } from '../fs-util.js'
 import { columnConverter, sqliteDataType, toJsonValue, type JsonValue } from './values.js'
+import { mysqlExecutor, sqliteExecutor, type Statement } from './executors.js'
 
 export type Row = Readonly<Record<string, JsonValue>>
 
@@ -33,8 +29,12 @@ export interface WorldDb {
   readonly dialect: () => string
   readonly listTables: (database: string) => Promise<string[]>
   readonly tableSchema: (ref: TableRef) => Promise<TableSchema | null>
-  /** Up to plan.limit + 1 rows (one more than returned, to know whether more exist). */
-  readonly selectRows: (plan: RowsPlan, schema: TableSchema) => Promise<Row[]>
+  /**
+   * Up to plan.limit + 1 rows (one more than returned, to know whether more exist), read one at a
+   * time: once the rows read hold more than `maxBytes` of JSON (a lower bound is counted), reading
+   * stops (`stopped`), so memory is bounded by the byte limit, not by rows × row size.
+   */
+  readonly selectRows: (plan: RowsPlan, schema: TableSchema, maxBytes?: number) => Promise<{ readonly rows: Row[]; readonly stopped: boolean }>
   readonly count: (plan: CountPlan) => Promise<number | string>
   readonly close: () => Promise<void>
 }
@@ -45,43 +45,7 @@ export interface OpenOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
-  new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
-
-/** Reads the reader's password from the configured source; never echoes it. */
-export const resolvePassword = async (db: DatabaseSection, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> => {
-  if (db.password_env !== undefined) {
-    const value = env[db.password_env]
-    if (value === undefined) throw new FailureError(failure('CREDENTIALS_MISSING', `environment variable ${db.password_env} (named by password_env) is not set`, { password_env: db.password_env }))
-    return value
-  }
-  if (db.password_file !== undefined) {
-    try {
-      return (await fsp.readFile(db.password_file, 'utf8')).replace(/\r?\n$/, '')
-    } catch (e) {
-      throw new FailureError(failure('CREDENTIALS_MISSING', `cannot read password_file (${errnoOf(e) ?? 'error'})`, { password_file: db.password_file }))
-    }
-  }
-  return undefined
-}
-
-const TIMEOUT_CODES = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'])
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_BAD_DB_ERROR', 'ER_CON_COUNT_ERROR', 'EPIPE', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
-
-/** Maps a driver or knex error to a coded failure with a message written here. */
-export const mapDbError = (e: unknown, timeMs: number): Failure => {
-  if (e instanceof FailureError) return e.failure
-  const err = e as { name?: string; code?: string; errno?: number; sqlState?: string }
-  const code = typeof err?.code === 'string' ? err.code : undefined
-  if (err?.name === 'KnexTimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code)) || err?.errno === 1969 || err?.errno === 3024) {
-    return failure('DATABASE_TIMEOUT', `the query did not finish within ${timeMs} ms`, { time_ms: timeMs })
-  }
-  if (code === 'ER_ACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the world database refused the reader\'s user name or password (check [database] user and password_env / password_file)', { driver_code: code })
-  if (code === 'ER_DBACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', { driver_code: code })
-  if (code !== undefined && CONNECT_CODES.has(code)) return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
-  if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR') return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
-  return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, { driver_code: code ?? null })
-}
+export { mapDbError, resolvePassword } from './executors.js'
 
 const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   switch (f.operator) {
@@ -109,136 +73,24 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   }
 }
 
+/**
+ * A lower bound of a row's JSON size: every UTF-16 unit of a string is at least one byte, every
+ * key is quoted and followed by a colon, values and members are separated. Exact sizes would cost a
+ * serialisation per row; a lower bound is enough to know the rows read already exceed a limit.
+ */
+const jsonBytesAtLeast = (row: Row): number => {
+  let n = 3
+  for (const key in row) {
+    const v = row[key]
+    n += key.length + 4 + (typeof v === 'string' ? v.length : typeof v === 'object' && v !== null ? v.$base64.length + 13 : 1)
+  }
+  return n
+}
+
 const MYSQL_EXACT = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'decimal', 'numeric', 'char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set'])
 
 /** knex would print driver errors (with user names) to the console; failures are mapped instead. */
 const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
-
-/** A built statement: SQL with `?` placeholders and its bound values. */
-interface Statement {
-  readonly sql: string
-  readonly bindings: readonly unknown[]
-}
-
-/** Executes built statements read-only; `kind` selects the driver. */
-interface Executor {
-  readonly all: (statements: readonly Statement[]) => Promise<Array<Array<Record<string, unknown>>>>
-  readonly close: () => Promise<void>
-}
-
-/** A callback-API query as a promise (mysql2/promise captures a stack trace per query). */
-const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, values?: unknown[]): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
-  })
-
-const SQL_MODE = /^[A-Z_]+$/
-
-/**
- * mysql2 escapes bound values on the client with backslashes; a server running with
- * NO_BACKSLASH_ESCAPES would read `\'` as a backslash and a closing quote (an injection). The
- * session's sql_mode is pinned without that mode at connect, and checked: values are never spliced
- * into SQL in a way that depends on the server's settings.
- */
-const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
-  const before = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
-  const modes = before.split(',').filter((m) => m !== '' && m !== 'NO_BACKSLASH_ESCAPES')
-  if (!modes.every((m) => SQL_MODE.test(m))) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the server reports an sql_mode this client cannot pin safely', {}))
-  await run(conn, `SET SESSION sql_mode = '${modes.join(',')}'`)
-  const after = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
-  if (after.split(',').includes('NO_BACKSLASH_ESCAPES')) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values', {}))
-}
-
-const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
-  const password = await resolvePassword(db, env)
-  const pool = mysql.createPool({
-    host: db.host ?? '127.0.0.1',
-    port: db.port ?? 3306,
-    user: db.user ?? '',
-    ...(password === undefined ? {} : { password }),
-    charset: 'utf8mb4',
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-    dateStrings: true,
-    multipleStatements: false,
-    connectTimeout: db.connect_timeout_ms ?? 5000,
-    connectionLimit: 2,
-    maxIdle: 2
-  })
-  const prepared = new WeakSet<object>()
-  /** Session setup once per connection: statement time limit, UTC, read-only transactions. */
-  const prepare = async (conn: mysql.PoolConnection): Promise<void> => {
-    if (prepared.has(conn)) return
-    const rows = await run(conn, 'SELECT VERSION() AS v')
-    const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
-    const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
-    onDialect(dialect)
-    await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
-    await run(conn, "SET SESSION time_zone = '+00:00'")
-    await pinSqlMode(conn)
-    await run(conn, 'SET SESSION TRANSACTION READ ONLY')
-    prepared.add(conn)
-  }
-  const acquire = (): Promise<mysql.PoolConnection> =>
-    new Promise((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))))
-  return {
-    all: async (statements) => {
-      let conn: mysql.PoolConnection
-      try {
-        conn = await acquire()
-      } catch (e) {
-        throw new FailureError(mapDbError(e, timeMs))
-      }
-      let healthy = true
-      try {
-        await prepare(conn)
-        // One read-only transaction around the statements, sent back to back.
-        const begin = run(conn, 'START TRANSACTION READ ONLY')
-        const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
-        const commit = run(conn, 'COMMIT')
-        const settled = await Promise.allSettled([begin, ...results, commit])
-        const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
-        if (failed !== undefined) {
-          healthy = false
-          throw new FailureError(mapDbError(failed.reason, timeMs))
-        }
-        return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
-      } catch (e) {
-        healthy = false
-        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
-      } finally {
-        if (healthy) conn.release()
-        else conn.destroy()
-      }
-    },
-    close: () => new Promise<void>((resolve) => pool.end(() => resolve()))
-  }
-}
-
-const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
-  if (db.filename === undefined) throw unavailable('no SQLite filename configured')
-  let handle: Database.Database
-  try {
-    // Read-only file handle, and query_only as a second lock.
-    handle = new Database(db.filename, { readonly: true, fileMustExist: true })
-    handle.pragma('query_only = ON')
-    handle.defaultSafeIntegers(true)
-  } catch {
-    throw unavailable('the SQLite world database cannot be opened read-only', { filename: db.filename })
-  }
-  return {
-    all: async (statements) => {
-      try {
-        return handle.transaction(() => statements.map((st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>))()
-      } catch (e) {
-        throw new FailureError(mapDbError(e, 0))
-      }
-    },
-    close: async () => {
-      handle.close()
-    }
-  }
-}
 
 /** Opens the configured world database. Connection problems surface on first use. */
 export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Promise<WorldDb> => {
@@ -329,21 +181,27 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
     }
   }
 
-  const selectRows = async (plan: RowsPlan, schema: TableSchema): Promise<Row[]> => {
+  const selectRows = async (plan: RowsPlan, schema: TableSchema, maxBytes = Number.POSITIVE_INFINITY): Promise<{ rows: Row[]; stopped: boolean }> => {
     const qb = k.select([...plan.columns]).from(tableName(plan.ref))
     for (const f of plan.filters) applyFilter(qb, f)
     qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
     qb.limit(plan.limit + 1).offset(plan.offset)
-    const raw = await one(qb)
     const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
     // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
     // BIGINT); only the others are converted.
     const converters = plan.columns
       .filter((c) => sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
       .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
-    // The driver's row objects are ours: convert in place instead of copying 1,000 rows.
-    for (const row of raw) for (const [c, convert] of converters) row[c] = convert(row[c])
-    return raw as Row[]
+    const rows: Row[] = []
+    let bytes = 2
+    const stopped = await exec.each(build(qb), (row) => {
+      // The driver's row objects are ours: converted in place instead of copied.
+      for (const [c, convert] of converters) row[c] = convert(row[c])
+      rows.push(row as Row)
+      bytes += jsonBytesAtLeast(row as Row)
+      return bytes <= maxBytes
+    })
+    return { rows, stopped }
   }
 
   const count = async (plan: CountPlan): Promise<number | string> => {

@@ -26,7 +26,7 @@ import * as path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { objectId, type ObjectReader } from './object-reader.js'
-import { processAlive } from '../fs-util.js'
+import { INDEX_VERSION, indexDirOf, markUsed, sweepLeftovers } from './index-cache.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
@@ -47,7 +47,7 @@ export interface BlobInfo {
 /** Text blobs larger than this are not copied into the index; they are read from git. */
 export const STORE_LIMIT = 16 << 20
 const FORMAT = 'vba-snapshot-index'
-const VERSION = 1
+const VERSION = INDEX_VERSION
 const BINARY = 1
 const STORED = 2
 const MISSING = 4
@@ -140,7 +140,7 @@ interface IndexFile {
   blobs: Record<string, BlobRow>
 }
 
-export const indexDirOf = (root: string, commit: string): string => path.join(root, 'snapshots', `v${VERSION}`, commit)
+export { indexDirOf }
 
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
 
@@ -302,91 +302,6 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       fs.closeSync(ffd)
     }
   }
-}
-
-const HOUR = 3_600_000
-
-/** The mtime of index.json is the index's last use (kept to the hour): what `pruneIndexes` reads. */
-const markUsed = (file: string): void => {
-  try {
-    const now = Date.now()
-    if (now - fs.statSync(file).mtimeMs > HOUR) fs.utimesSync(file, now / 1000, now / 1000)
-  } catch {
-    // a read-only cache is still usable
-  }
-}
-
-/** Bytes on disk of one published index directory. */
-export const indexBytes = (dir: string): number => fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0)
-
-export interface PrunedIndex {
-  readonly commit: string
-  readonly bytes: number
-  readonly last_used: string
-}
-
-/**
- * Removes the indexes of commits not used for `olderThanMs` (by the mtime of their index.json),
- * except those in `keep`. Returns what was removed.
- */
-export const pruneIndexes = (root: string, olderThanMs: number, keep: ReadonlySet<string>, now: number = Date.now()): PrunedIndex[] => {
-  const base = path.join(root, 'snapshots', `v${VERSION}`)
-  let names: string[]
-  try {
-    names = fs.readdirSync(base)
-  } catch {
-    return []
-  }
-  const removed: PrunedIndex[] = []
-  for (const commit of names.sort()) {
-    if (!/^[0-9a-f]{40}$/.test(commit) || keep.has(commit)) continue
-    const dir = path.join(base, commit)
-    let used: number
-    try {
-      used = fs.statSync(path.join(dir, 'index.json')).mtimeMs
-    } catch {
-      used = fs.statSync(dir).mtimeMs
-    }
-    if (now - used < olderThanMs) continue
-    const bytes = indexBytes(dir)
-    discardIndex(root, commit)
-    removed.push({ commit, bytes, last_used: new Date(used).toISOString() })
-  }
-  return removed
-}
-
-/** Moves a damaged index out of the way (readers holding its files keep them) and deletes it. */
-export const discardIndex = (root: string, commit: string): void => {
-  const dir = indexDirOf(root, commit)
-  const trash = path.join(root, 'snapshots', `.trash-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
-  try {
-    fs.renameSync(dir, trash)
-    fs.rmSync(trash, { recursive: true, force: true })
-  } catch {
-    // already gone (another process discarded or replaced it)
-  }
-}
-
-/**
- * Removes what builders and discarders that died left behind (`.build-*`, `.trash-*` of processes
- * that no longer run on this machine). Returns the names removed.
- */
-export const sweepLeftovers = (root: string): string[] => {
-  const dir = path.join(root, 'snapshots')
-  const removed: string[] = []
-  let names: string[]
-  try {
-    names = fs.readdirSync(dir)
-  } catch {
-    return removed
-  }
-  for (const name of names) {
-    const m = /^\.(?:build|trash)-[0-9a-f]{40}-(\d+)-[0-9a-f]+$/.exec(name)
-    if (m?.[1] === undefined || processAlive(Number(m[1]))) continue
-    fs.rmSync(path.join(dir, name), { recursive: true, force: true })
-    removed.push(name)
-  }
-  return removed
 }
 
 export interface BuildProgress {

@@ -18,10 +18,12 @@ import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
 import { objectStoreFs } from './object-fs.js'
 import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType } from './object-reader.js'
-import { buildIndex, discardIndex, indexDirOf, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
+import { buildIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
+import { discardIndex, indexDistrust } from './index-cache.js'
 
 export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
-export { needleHashes, isBinaryBytes, discardIndex, indexBytes, indexDirOf, pruneIndexes, type PrunedIndex } from './snapshot-index.js'
+export { needleHashes, isBinaryBytes } from './snapshot-index.js'
+export { discardIndex, indexBytes, indexDirOf, pruneIndexes, type PrunedIndex } from './index-cache.js'
 
 export interface GitSnapshot {
   readonly commit: string
@@ -53,7 +55,7 @@ export interface GitSnapshot {
 }
 
 export interface SnapshotNotice {
-  readonly code: 'SOURCE_INDEX_CORRUPT' | 'SOURCE_INDEX_UNAVAILABLE' | 'SOURCE_INDEX_BUILT'
+  readonly code: 'SOURCE_INDEX_CORRUPT' | 'SOURCE_INDEX_UNAVAILABLE' | 'SOURCE_INDEX_UNTRUSTED' | 'SOURCE_INDEX_BUILT'
   readonly message: string
   readonly commit: string
 }
@@ -73,7 +75,7 @@ export interface SnapshotOptions {
   readonly onProgress?: (p: BuildProgress) => void
 }
 
-const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
+export const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('SOURCE_UNAVAILABLE', message, data))
 
 /** The git directory of a clone: `repo/.git` for a working clone, `repo` itself when bare. */
@@ -101,7 +103,7 @@ interface Objects {
   readonly close: () => void
 }
 
-const packObjects = (gitdir: string, cacheBytes: number): Objects => {
+export const packObjects = (gitdir: string, cacheBytes: number): Objects => {
   let reader: ObjectReader | null = null
   const open = (): ObjectReader => (reader ??= openObjectReader(gitdir, { cacheBytes }))
   return {
@@ -190,7 +192,7 @@ const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b
  * The flattened listing of a commit's tree, sorted by path. `record` receives the commit and every
  * tree object read (what the snapshot index stores to walk the listing again, checked, later).
  */
-const listTree = async (objects: Objects, commit: string, record?: Map<string, StoredObject>): Promise<TreeEntry[]> => {
+export const listTree = async (objects: Objects, commit: string, record?: Map<string, StoredObject>): Promise<TreeEntry[]> => {
   let c: { type: ObjectType; content: Buffer } | null
   try {
     c = await objects.read(commit)
@@ -229,7 +231,10 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   const gitdir = resolveGitdir(repository)
   const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 16 << 20)
   const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
-  const root = options.index
+  // An index another user could have written is neither read nor built: research reads git.
+  const distrust = options.index === undefined ? null : indexDistrust(options.index, commit)
+  if (distrust !== null) notice('SOURCE_INDEX_UNTRUSTED', `the snapshot index of ${commit} is not used: ${distrust}; reading from git`)
+  const root = distrust === null ? options.index : undefined
   let index: SnapshotIndex | null = null
   if (root !== undefined) {
     const found = openIndex(root, commit)
@@ -386,74 +391,5 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       objects.close()
       blobs.clear()
     }
-  }
-}
-
-export interface IndexAudit {
-  readonly commit: string
-  readonly dir: string
-  /** False when there is no index of the commit (nothing to check). */
-  readonly present: boolean
-  readonly blobs: number
-  /** What differs from git (the first 100), and how many problems there are in all. */
-  readonly problems: readonly string[]
-  readonly problemCount: number
-}
-
-/**
- * Re-derives the whole snapshot index of `commit` from git and compares: the listing (walked from
- * the stored tree objects and from git's), and for every blob its flags, size, stored bytes and
- * trigram filter. This also catches what the digests cannot: a consistent forgery of the derived
- * data. Costs about as much as building the index.
- */
-export const auditSnapshotIndex = async (repository: string, commit: string, root: string, onProgress?: (p: BuildProgress) => void): Promise<IndexAudit> => {
-  if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
-  const gitdir = resolveGitdir(repository)
-  const dir = indexDirOf(root, commit)
-  const found = openIndex(root, commit)
-  if (found === null) return { commit, dir, present: false, blobs: 0, problems: [], problemCount: 0 }
-  if ('reason' in found) return { commit, dir, present: true, blobs: 0, problems: [found.reason], problemCount: 1 }
-  const problems: string[] = []
-  let count = 0
-  const problem = (p: string): void => {
-    count++
-    if (problems.length < 100) problems.push(p)
-  }
-  const objects = packObjects(gitdir, 16 << 20)
-  try {
-    const fromGit = await listTree(objects, commit)
-    let stored: TreeEntry[] | null = null
-    try {
-      stored = await listTree({ read: async (oid) => found.object(oid), close: () => undefined }, commit)
-    } catch {
-      problem('its commit or tree objects do not match their ids')
-    }
-    if (stored !== null && JSON.stringify(stored) !== JSON.stringify(fromGit)) problem('its listing differs from git\'s')
-    const seen = new Map<string, string>()
-    for (const e of fromGit) if (e.kind === 'blob' && !seen.has(e.oid)) seen.set(e.oid, e.path)
-    if (found.blobCount !== seen.size) problem(`it describes ${found.blobCount} blobs, the commit has ${seen.size}`)
-    let done = 0
-    let last = Date.now()
-    for (const [oid, p] of seen) {
-      let o: { type: ObjectType; content: Buffer } | null
-      try {
-        o = await objects.read(oid)
-      } catch (e) {
-        throw unavailable(`blob ${oid} cannot be read (${e instanceof ObjectStoreError ? e.message : 'read error'})`, { oid })
-      }
-      const why = found.audit(oid, o === null || o.type !== 'blob' ? null : o.content)
-      if (why !== null) problem(`${p} (blob ${oid}): ${why}`)
-      done++
-      if (Date.now() - last > 50) {
-        onProgress?.({ done, total: seen.size, bytes: 0 })
-        await new Promise((resolve) => setImmediate(resolve))
-        last = Date.now()
-      }
-    }
-    onProgress?.({ done, total: seen.size, bytes: 0 })
-    return { commit, dir, present: true, blobs: seen.size, problems, problemCount: count }
-  } finally {
-    found.close()
-    objects.close()
   }
 }

@@ -23,7 +23,7 @@ import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
-import { INSERT_ROWS, insertEvents, insertObjects, num, numOrNull, queueColumns, readObjectIn, recordedEvents, type CaseRow } from './rows.js'
+import { INSERT_ROWS, insertEvents, num, numOrNull, queueColumns, recordedEvents, type CaseRow } from './rows.js'
 import { scanRows } from './scan-rows.js'
 
 /** The case row locked for an append, with its lease and the database's clock. */
@@ -82,13 +82,13 @@ const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: Com
       },
       read: async (ref) => {
         try {
-          return await readObjectIn(trx, ref)
+          return await ctx.objects.read(trx, ref)
         } catch {
           return undefined
         }
       }
     })
-    await insertObjects(trx, plan.provided.values())
+    await ctx.objects.insert(trx, plan.provided.values())
     const lines = plan.sealed.map((x) => ({ seq: x.envelope.seq, command_id: x.envelope.command_id, hash: x.envelope.hash, line: Buffer.from(x.line, 'utf8') }))
     const state = plan.rules.state()
     // The queue's clock is the events' own time (the env clock is not consumed twice).

@@ -11,6 +11,7 @@ import type { CaseStore } from '../case-store/store.js'
 import { dialectOf, type Dialect } from './dialect.js'
 import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations.js'
 import { parseStoreUrl, type StoreConnection } from './url.js'
+import { storeObjects, type StoreObjects } from './objects.js'
 
 export interface SqlStoreOptions {
   /** Where `password_env` is looked up (default process.env). */
@@ -35,6 +36,8 @@ export interface SqlContext {
   readonly transaction: <A>(work: (trx: Knex.Transaction) => Promise<A>) => Promise<A>
   /** The store itself (handles name it). */
   readonly store: () => CaseStore
+  /** Objects: inserted once, read whole or in slices (src/adapters/sql-store/objects.ts). */
+  readonly objects: StoreObjects
 }
 
 const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
@@ -162,5 +165,5 @@ export const openContext = async (url: string, options: SqlStoreOptions, store: 
       }
     }
   }
-  return { k, dialect, display, guard, transaction, store }
+  return { k, dialect, display, guard, transaction, store, objects: storeObjects(dialect.name) }
 }

@@ -3,7 +3,7 @@
  * case package copied in whole (the exact line bytes, commands and objects; the queue columns
  * from the case's state), each in one transaction; CASE_EXISTS when the id is taken.
  */
-import { promises as fsp } from 'node:fs'
+import { statSync } from 'node:fs'
 import * as path from 'node:path'
 import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
@@ -20,7 +20,8 @@ import { scanCase } from '../case-store/scan.js'
 import { verifyCase } from '../case-store/verify.js'
 import { DECLARATION_FILE, LOG_FILE } from '../case-store/layout.js'
 import type { SqlContext } from './connection.js'
-import { INSERT_ROWS, insertEvents, insertObjects, queueColumns } from './rows.js'
+import { INSERT_ROWS, insertEvents, queueColumns } from './rows.js'
+import { readRegular } from '../regular-file.js'
 
 const insertCase = async (ctx: SqlContext, work: (trx: Knex.Transaction) => Promise<void>, caseId: string): Promise<void> => {
   try {
@@ -72,8 +73,8 @@ export const importIntoStore = async (ctx: SqlContext, dir: string): Promise<{ c
     const errors = report.right.findings.filter(isError)
     fail('CASE_CORRUPT', `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`, { findings: errors.slice(0, 20) })
   }
-  const declBytes = await fsp.readFile(path.join(root, DECLARATION_FILE))
-  const log = await fsp.readFile(path.join(root, LOG_FILE))
+  const declBytes = await readRegular(path.join(root, DECLARATION_FILE), { maxBytes: 64 << 10, shown: DECLARATION_FILE })
+  const log = await readRegular(path.join(root, LOG_FILE), { shown: LOG_FILE })
   const head = report.right.head
   if (head === null) return fail('INTERNAL_ERROR', 'a valid case without a head')
   const decl = CaseDeclaration.decode(JSON.parse(declBytes.toString('utf8')))
@@ -98,11 +99,14 @@ export const importIntoStore = async (ctx: SqlContext, dir: string): Promise<{ c
     s = nl + 1
   }
   const scanState = (await scanCase(root, { canonical: false })).state
-  const objects: Buffer[] = []
-  for (const digest of referencedObjects(limit)) objects.push(await fsp.readFile(path.join(root, objectPath(digest))))
+  // Each object is read when it is inserted (one in memory at a time), as a regular file only.
+  const files = referencedObjects(limit).map((digest) => {
+    const file = path.join(root, objectPath(digest))
+    return { digest, size: statSync(file).size, read: () => readRegular(file, { shown: objectPath(digest) }) }
+  })
   await insertCase(ctx, async (trx) => {
     await trx('vba_cases').insert({ case_id: caseId, declaration: declBytes, created_at: decl.right.created_at, generation: head.seq, head_hash: head.hash, log_bytes: limit.length, last_event_at: lastAt, updated_ms: Date.parse(lastAt ?? decl.right.created_at), ...queueColumns(scanState) })
-    await insertObjects(trx, objects)
+    await ctx.objects.insert(trx, files)
     await insertEvents(trx, caseId, rows)
     const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
     for (let i = 0; i < cmdRows.length; i += INSERT_ROWS) await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))

@@ -17,7 +17,7 @@ import type { ReplayResult } from '../case-store/replay.js'
 import { verificationTime, verifyReportOf, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
 import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import type { SqlContext } from './connection.js'
-import { buf, caseRow, num, objectBytes, PAGE_ROWS, readObjectIn, recordedEvents } from './rows.js'
+import { buf, caseRow, num, PAGE_ROWS, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
 import { obligationRefs } from '../../domain/rules.js'
 import { storeConsistency } from './consistency.js'
@@ -42,7 +42,7 @@ export const recordedInStore = async (ctx: SqlContext, handle: CaseHandle, comma
   return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
 }
 
-export const readObjectInStore = (ctx: SqlContext, object: ObjectRefLite): Promise<Buffer> => ctx.guard(() => readObjectIn(ctx.k, object))
+export const readObjectInStore = (ctx: SqlContext, object: ObjectRefLite): Promise<Buffer> => ctx.guard(() => ctx.objects.read(ctx.k, object))
 
 /** Verifies a stored case: chain, rules, and every referenced object read back and hashed. */
 export const verifyInStore = async (ctx: SqlContext, caseId: string, options: VerifyOptions = {}): Promise<VerifyReport> => ctx.guard(async () => {
@@ -76,7 +76,7 @@ export const verifyInStore = async (ctx: SqlContext, caseId: string, options: Ve
   let present = 0
   for (let i = 0; i < digests.length; i += 100) {
     const batch = digests.slice(i, i + 100)
-    const found = await objectBytes(ctx.k, batch)
+    const found = await ctx.objects.readMany(ctx.k, batch)
     for (const digest of batch) {
       const rel = objectPath(digest)
       const bytes = found.get(digest)
@@ -123,11 +123,6 @@ export const viewInStore = async (ctx: SqlContext, caseId: string): Promise<Case
     }
     const head = canonicalJson({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes } satisfies Head)
     if (E.isLeft(head)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-    return viewOf(Buffer.from(head.right + '\n'), row.declaration, Buffer.concat(lines), (_rel, digest) => ({
-      load: () => ctx.guard(async () => {
-        const r = (await ctx.k('vba_objects').select('bytes').where({ digest }).first()) as Record<string, unknown> | undefined
-        if (r === undefined) fail('CASE_CORRUPT', `object ${digest} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: objectPath(digest) }] })
-        return buf((r as Record<string, unknown>)['bytes'])
-      })
-    }))
+    // Objects are read in chunks while the bag is written: one chunk in memory, not the object.
+    return viewOf(Buffer.from(head.right + '\n'), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({ stream: () => ctx.objects.chunks(ctx.k, digest, size) }))
   }))

@@ -6,8 +6,7 @@
 import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../../domain/failure.js'
-import type { CaseState, ObjectRefLite } from '../../domain/case-state.js'
-import { sha256Digest } from '../../events/canonical.js'
+import type { CaseState } from '../../domain/case-state.js'
 import { EventEnvelope } from '../../events/envelope.js'
 import { queueRow } from '../../projections/queue.js'
 import { fail, FailureError } from '../fs-util.js'
@@ -56,24 +55,7 @@ export const caseRow = async (ctx: SqlContext, q: Knex | Knex.Transaction, caseI
   }
 }
 
-/** The bytes of stored objects by digest (missing ones are absent from the map). */
-export const objectBytes = async (q: Knex | Knex.Transaction, digests: readonly string[]): Promise<Map<string, Buffer>> => {
-  const out = new Map<string, Buffer>()
-  for (let i = 0; i < digests.length; i += 200) {
-    const rows = (await q('vba_objects').select('digest', 'bytes').whereIn('digest', digests.slice(i, i + 200))) as Array<Record<string, unknown>>
-    for (const r of rows) out.set(String(r['digest']), buf(r['bytes']))
-  }
-  return out
-}
 
-/** One stored object, checked against its reference (OBJECT_MISSING, OBJECT_CORRUPT). */
-export const readObjectIn = async (q: Knex | Knex.Transaction, object: ObjectRefLite): Promise<Buffer> => {
-  const row = (await q('vba_objects').select('bytes').where({ digest: object.digest }).first()) as Record<string, unknown> | undefined
-  if (row === undefined) throw new FailureError(failure('OBJECT_MISSING', `object ${object.digest} is missing`, { digest: object.digest }))
-  const bytes = buf(row['bytes'])
-  if (bytes.length !== object.size || sha256Digest(bytes) !== object.digest) throw new FailureError(failure('OBJECT_CORRUPT', `object ${object.digest} does not match its digest or size`, { digest: object.digest }))
-  return bytes
-}
 
 /** The queue columns of a case row, from the case state (a pure projection, {@link queueRow}). */
 export const queueColumns = (s: CaseState): Record<string, unknown> => {
@@ -106,11 +88,6 @@ export const insertEvents = async (trx: Knex.Transaction, caseId: string, lines:
   }
 }
 
-export const insertObjects = async (trx: Knex.Transaction, objects: Iterable<Uint8Array>): Promise<void> => {
-  // Sorted, so two transactions inserting the same objects take their locks in the same order.
-  const rows = [...objects].map((b) => ({ digest: sha256Digest(b), size: b.byteLength, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength) })).sort((a, b) => (a.digest < b.digest ? -1 : 1))
-  for (const r of rows) await trx('vba_objects').insert(r).onConflict('digest').ignore()
-}
 
 /** The events of a recorded command, decoded. */
 export const recordedEvents = async (q: Knex | Knex.Transaction, caseId: string, span: CommandSpan): Promise<EventEnvelope[]> => {

@@ -108,7 +108,8 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   orThrow(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
   const plan = orThrow(planRows(r.scope, s, q))
-  const fetched = await r.db.selectRows(plan, s)
+  // Reading stops once the rows hold more than the result may (memory bounded by max_result_bytes).
+  const { rows: fetched } = await r.db.selectRows(plan, s, r.scope.limits.max_result_bytes - 2048)
   const more = fetched.length > plan.limit
   const page = more ? fetched.slice(0, plan.limit) : fetched
   const types = new Map(s.columns.map((c) => [c.name, c.type]))

@@ -1,0 +1,183 @@
+/**
+ * Extracting a bag archive, streamed: every entry is checked before a byte of it is written, then
+ * written and hashed (SHA-256 and SHA-512) chunk by chunk as it arrives, so memory is bounded by a
+ * few buffers whatever the size of an entry. Refused: names that escape the bag's root, absolute
+ * paths, names that are not UTF-8, links, devices and other special entries, duplicates, and
+ * archives over the entry or byte limits.
+ *
+ * One error path: every refusal, at any point of any entry (its header, the middle of its body, a
+ * write that fails), ends the iteration with a coded failure; the archive stream and the tar parser
+ * are destroyed with it, and no stream is left emitting an error nobody listens to. The caller
+ * removes the directory it extracted into.
+ */
+import { constants as fsc, createReadStream, mkdirSync, openSync, closeSync, writeSync, promises as fsp } from 'node:fs'
+import { createHash } from 'node:crypto'
+import * as path from 'node:path'
+import { Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import tar from 'tar-stream'
+import { failure, type FailureCode } from '../../domain/failure.js'
+import { unsafeBagPath } from '../../domain/bag-paths.js'
+import { FailureError, errnoOf } from '../fs-util.js'
+import type { KnownChecksums } from './verify-bag.js'
+
+export interface ArchiveLimits {
+  /** Most entries an archive may hold (default 2,000,000). */
+  readonly maxEntries?: number
+  /** Most bytes of file content it may unpack to (default 256 GiB). */
+  readonly maxBytes?: number
+}
+
+/** What an extraction produced: the bag's root, the archive's SHA-256, and every file's checksums. */
+export interface Extracted {
+  readonly root: string
+  readonly sha256: string
+  /** SHA-256 and SHA-512 of every file, by bag-relative path (computed while writing). */
+  readonly checksums: KnownChecksums
+}
+
+const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
+
+const shownName = (name: string): string => JSON.stringify(name.slice(0, 120))
+
+/** Errors of creating a path where another entry already put something else (a file where a directory goes, or the reverse). */
+const COLLISIONS = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP'])
+
+const collides = (name: string): FailureError => refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} collides with another`, { entry: name.slice(0, 200) })
+
+/** Runs a file-system step of one entry; a collision with an earlier entry is the archive's fault, not the disk's. */
+const forEntry = <A>(name: string, step: () => A): A => {
+  try {
+    return step()
+  } catch (e) {
+    throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
+  }
+}
+
+/** Write flags of an extracted file: a new file only, never through a link. */
+const CREATE = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW
+
+const writeAllSync = (fd: number, chunk: Uint8Array): void => {
+  for (let done = 0; done < chunk.length;) {
+    const n = writeSync(fd, chunk, done, chunk.length - done)
+    if (n <= 0) throw refuse('IO_ERROR', 'a write made no progress', { errno: 'EIO' })
+    done += n
+  }
+}
+
+/**
+ * A thrown value as the one coded failure of an extraction: coded failures pass through, errno
+ * errors (a full disk, a file size limit, an unreadable archive) are IO_ERROR, and whatever the tar
+ * parser says about the bytes is ARCHIVE_INVALID.
+ */
+export const extractionFailure = (e: unknown): FailureError => {
+  if (e instanceof FailureError) return e
+  const errno = errnoOf(e)
+  if (errno !== undefined && /^E[A-Z0-9]+$/.test(errno)) {
+    return refuse('IO_ERROR', `the archive cannot be read or its files cannot be written (${errno})`, { errno, syscall: (e as NodeJS.ErrnoException).syscall ?? null })
+  }
+  return refuse('ARCHIVE_INVALID', `the archive is not a valid tar (${e instanceof Error ? e.message.slice(0, 120) : 'read error'})`)
+}
+
+/** Checks one entry's header; returns its bag-relative name (the root's included). */
+const checkHeader = (header: tar.Header): string => {
+  const name = header.name.replace(/\/+$/, '')
+  // tar-stream decodes names as UTF-8; bytes that are not become U+FFFD, which no bag name holds.
+  if (name.includes('\ufffd')) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} has a name that is not valid UTF-8`, { entry: name.slice(0, 200) })
+  const unsafe = unsafeBagPath(name)
+  if (unsafe !== null || name.includes('\\')) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is unsafe (${unsafe ?? 'backslash'})`, { entry: name.slice(0, 200) })
+  if (header.type !== 'file' && header.type !== 'directory') throw refuse('ARCHIVE_ENTRY_TYPE', `archive entry ${shownName(name)} is a ${header.type ?? 'special entry'}; only files and directories are accepted`, { entry: name.slice(0, 200), type: header.type ?? null })
+  return name
+}
+
+/** Extracts `archive` under `into` (see the module comment). */
+export const extractArchive = async (archive: string, into: string, limits: ArchiveLimits = {}, onProgress?: (done: number, total: number) => void): Promise<Extracted> => {
+  const maxEntries = limits.maxEntries ?? 2_000_000
+  const maxBytes = limits.maxBytes ?? 256 * 2 ** 30
+  let total: number
+  try {
+    const st = await fsp.stat(archive)
+    if (st.isDirectory()) throw refuse('ARCHIVE_INVALID', `${archive} is a directory, not an archive`, { archive })
+    total = st.size
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') throw refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
+    throw extractionFailure(e)
+  }
+  const archiveHash = createHash('sha256')
+  let read = 0
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      archiveHash.update(chunk)
+      read += chunk.length
+      onProgress?.(read, total)
+      cb(null, chunk)
+    }
+  })
+  const source = createReadStream(archive, { highWaterMark: 1 << 20 })
+  const extract = tar.extract()
+  // The parser's errors surface through the iteration below; this promise only ends the feed.
+  const feeding = pipeline(source, meter, extract).catch((e: unknown) => e)
+  const seen = new Set<string>()
+  const made = new Set<string>()
+  const checksums = new Map<string, Map<string, string>>()
+  let root: string | null = null
+  let entries = 0
+  let bytes = 0
+  try {
+    for await (const entry of extract) {
+      const header = entry.header
+      if (++entries > maxEntries) throw refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`, { max_entries: maxEntries })
+      const name = checkHeader(header)
+      const top = name.split('/')[0] ?? ''
+      root ??= top
+      if (top !== root) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is outside the bag's root ${root}`, { entry: name.slice(0, 200) })
+      if (seen.has(name)) throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} appears twice`, { entry: name.slice(0, 200) })
+      seen.add(name)
+      const target = path.join(into, name)
+      if (!target.startsWith(into + path.sep)) throw refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination')
+      if (header.type === 'directory') {
+        // The parser never hands out a directory's body (it would read it as the next header).
+        if ((header.size ?? 0) > 0) throw refuse('ARCHIVE_INVALID', `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`, { entry: name.slice(0, 200) })
+        await fsp.mkdir(target, { recursive: true }).catch((e: unknown) => {
+          throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
+        })
+        continue
+      }
+      bytes += header.size ?? 0
+      if (bytes > maxBytes) throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`, { max_bytes: maxBytes })
+      const dir = path.dirname(target)
+      if (!made.has(dir)) {
+        forEntry(name, () => mkdirSync(dir, { recursive: true }))
+        made.add(dir)
+      }
+      const fd = forEntry(name, () => openSync(target, CREATE, 0o644))
+      // Synchronous writes: small entries dominate case bags, and a promise per write cost more
+      // than the write; the tar stream waits while a chunk is written (backpressure).
+      const h256 = createHash('sha256')
+      const h512 = createHash('sha512')
+      let written = 0
+      try {
+        for await (const chunk of entry) {
+          const c = chunk as Buffer
+          writeAllSync(fd, c)
+          h256.update(c)
+          h512.update(c)
+          written += c.length
+        }
+      } finally {
+        closeSync(fd)
+      }
+      if (written !== header.size) throw refuse('ARCHIVE_INVALID', `archive entry ${shownName(name)} ends early`, { entry: name.slice(0, 200) })
+      checksums.set(name.slice(name.indexOf('/') + 1), new Map([['sha256', h256.digest('hex')], ['sha512', h512.digest('hex')]]))
+    }
+  } catch (e) {
+    source.destroy()
+    extract.destroy()
+    await feeding
+    throw extractionFailure(e)
+  }
+  const fed = await feeding
+  if (fed !== undefined) throw extractionFailure(fed)
+  if (root === null) throw refuse('ARCHIVE_INVALID', 'the archive is empty')
+  return { root: path.join(into, root), sha256: archiveHash.digest('hex'), checksums }
+}

@@ -1,0 +1,251 @@
+/**
+ * The drivers behind the world database, read-only: mysql2 (a pool; every query inside
+ * `START TRANSACTION READ ONLY` … `COMMIT`, sessions pinned to a safe sql_mode) and better-sqlite3
+ * (a read-only handle with `query_only`). Both run built statements whole (`all`) or hand their
+ * rows over one at a time until the caller has enough (`each`).
+ */
+import mysql from 'mysql2'
+import Database from 'better-sqlite3'
+import { promises as fsp } from 'node:fs'
+import { failure, type Failure } from '../../domain/failure.js'
+import type { DatabaseSection } from '../config/profile.js'
+import { FailureError, errnoOf } from '../fs-util.js'
+
+const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
+  new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
+
+/** Reads the reader's password from the configured source; never echoes it. */
+export const resolvePassword = async (db: DatabaseSection, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> => {
+  if (db.password_env !== undefined) {
+    const value = env[db.password_env]
+    if (value === undefined) throw new FailureError(failure('CREDENTIALS_MISSING', `environment variable ${db.password_env} (named by password_env) is not set`, { password_env: db.password_env }))
+    return value
+  }
+  if (db.password_file !== undefined) {
+    try {
+      return (await fsp.readFile(db.password_file, 'utf8')).replace(/\r?\n$/, '')
+    } catch (e) {
+      throw new FailureError(failure('CREDENTIALS_MISSING', `cannot read password_file (${errnoOf(e) ?? 'error'})`, { password_file: db.password_file }))
+    }
+  }
+  return undefined
+}
+
+const TIMEOUT_CODES = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'])
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_BAD_DB_ERROR', 'ER_CON_COUNT_ERROR', 'EPIPE', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
+
+/** Maps a driver or knex error to a coded failure with a message written here. */
+export const mapDbError = (e: unknown, timeMs: number): Failure => {
+  if (e instanceof FailureError) return e.failure
+  const err = e as { name?: string; code?: string; errno?: number; sqlState?: string }
+  const code = typeof err?.code === 'string' ? err.code : undefined
+  if (err?.name === 'KnexTimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code)) || err?.errno === 1969 || err?.errno === 3024) {
+    return failure('DATABASE_TIMEOUT', `the query did not finish within ${timeMs} ms`, { time_ms: timeMs })
+  }
+  if (code === 'ER_ACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the world database refused the reader\'s user name or password (check [database] user and password_env / password_file)', { driver_code: code })
+  if (code === 'ER_DBACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', { driver_code: code })
+  if (code !== undefined && CONNECT_CODES.has(code)) return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
+  if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR') return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
+  return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, { driver_code: code ?? null })
+}
+
+/** A built statement: SQL with `?` placeholders and its bound values. */
+export interface Statement {
+  readonly sql: string
+  readonly bindings: readonly unknown[]
+}
+
+/** Executes built statements read-only; `kind` selects the driver. */
+export interface Executor {
+  readonly all: (statements: readonly Statement[]) => Promise<Array<Array<Record<string, unknown>>>>
+  /** Hands the rows of one statement to `take` as they arrive; `take` returning false stops the read (resolves true). */
+  readonly each: (statement: Statement, take: (row: Record<string, unknown>) => boolean) => Promise<boolean>
+  readonly close: () => Promise<void>
+}
+
+/** A callback-API query as a promise (mysql2/promise captures a stack trace per query). */
+const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, values?: unknown[]): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
+  })
+
+/**
+ * Drops a connection at once. mysql2's destroy() only half-closes the socket; a server thread still
+ * sending the rest of a result we stopped reading would then wait for its network write timeout
+ * (60 s), holding locks on what it reads. Closing the socket too ends that at once.
+ */
+const drop = (conn: mysql.PoolConnection): void => {
+  conn.destroy()
+  ;(conn as unknown as { stream?: { destroy?: () => void } }).stream?.destroy?.()
+}
+
+const SQL_MODE = /^[A-Z_]+$/
+
+/**
+ * mysql2 escapes bound values on the client with backslashes; a server running with
+ * NO_BACKSLASH_ESCAPES would read `\'` as a backslash and a closing quote (an injection). The
+ * session's sql_mode is pinned without that mode at connect, and checked: values are never spliced
+ * into SQL in a way that depends on the server's settings.
+ */
+const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
+  const before = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
+  const modes = before.split(',').filter((m) => m !== '' && m !== 'NO_BACKSLASH_ESCAPES')
+  if (!modes.every((m) => SQL_MODE.test(m))) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the server reports an sql_mode this client cannot pin safely', {}))
+  await run(conn, `SET SESSION sql_mode = '${modes.join(',')}'`)
+  const after = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
+  if (after.split(',').includes('NO_BACKSLASH_ESCAPES')) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values', {}))
+}
+
+export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
+  const password = await resolvePassword(db, env)
+  const pool = mysql.createPool({
+    host: db.host ?? '127.0.0.1',
+    port: db.port ?? 3306,
+    user: db.user ?? '',
+    ...(password === undefined ? {} : { password }),
+    charset: 'utf8mb4',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true,
+    multipleStatements: false,
+    connectTimeout: db.connect_timeout_ms ?? 5000,
+    connectionLimit: 2,
+    maxIdle: 2
+  })
+  const prepared = new WeakSet<object>()
+  /** Session setup once per connection: statement time limit, UTC, read-only transactions. */
+  const prepare = async (conn: mysql.PoolConnection): Promise<void> => {
+    if (prepared.has(conn)) return
+    const rows = await run(conn, 'SELECT VERSION() AS v')
+    const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
+    const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
+    onDialect(dialect)
+    await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
+    await run(conn, "SET SESSION time_zone = '+00:00'")
+    await pinSqlMode(conn)
+    await run(conn, 'SET SESSION TRANSACTION READ ONLY')
+    prepared.add(conn)
+  }
+  const acquire = (): Promise<mysql.PoolConnection> =>
+    new Promise((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))))
+  return {
+    all: async (statements) => {
+      let conn: mysql.PoolConnection
+      try {
+        conn = await acquire()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, timeMs))
+      }
+      let healthy = true
+      try {
+        await prepare(conn)
+        // One read-only transaction around the statements, sent back to back.
+        const begin = run(conn, 'START TRANSACTION READ ONLY')
+        const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
+        const commit = run(conn, 'COMMIT')
+        const settled = await Promise.allSettled([begin, ...results, commit])
+        const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
+        if (failed !== undefined) {
+          healthy = false
+          throw new FailureError(mapDbError(failed.reason, timeMs))
+        }
+        return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
+      } catch (e) {
+        healthy = false
+        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
+      } finally {
+        if (healthy) conn.release()
+        else conn.destroy()
+      }
+    },
+    each: async (st, take) => {
+      let conn: mysql.PoolConnection
+      try {
+        conn = await acquire()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, timeMs))
+      }
+      let healthy = true
+      try {
+        await prepare(conn)
+        // Begin, query and commit are sent back to back (one round trip), as for `all`.
+        const begin = run(conn, 'START TRANSACTION READ ONLY')
+        const streamed = new Promise<boolean>((resolve, reject) => {
+          let settled = false
+          // The client-side time limit is a timer of our own: one left behind by a query that was
+          // stopped early would keep the process alive after the research is closed.
+          const timer = setTimeout(() => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))), timeMs)
+          const finish = (then: () => void): void => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            then()
+          }
+          const q = conn.query({ sql: st.sql, values: [...st.bindings] })
+          q.on('result', (row: unknown) => {
+            if (settled || take(row as Record<string, unknown>)) return
+            // Enough: stop reading the socket; the connection is dropped with the rest unread.
+            conn.pause()
+            finish(() => resolve(true))
+          })
+          q.on('error', (e: unknown) => finish(() => reject(e)))
+          q.on('end', () => finish(() => resolve(false)))
+        })
+        const commit = run(conn, 'COMMIT')
+        // A query stopped early drops the connection: the commit queued behind it never runs.
+        commit.catch(() => undefined)
+        begin.catch(() => undefined)
+        await begin
+        const stopped = await streamed
+        if (stopped) healthy = false
+        else await commit
+        return stopped
+      } catch (e) {
+        healthy = false
+        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
+      } finally {
+        if (healthy) conn.release()
+        else drop(conn)
+      }
+    },
+    close: () => new Promise<void>((resolve) => pool.end(() => resolve()))
+  }
+}
+
+export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
+  if (db.filename === undefined) throw unavailable('no SQLite filename configured')
+  let handle: Database.Database
+  try {
+    // Read-only file handle, and query_only as a second lock.
+    handle = new Database(db.filename, { readonly: true, fileMustExist: true })
+    handle.pragma('query_only = ON')
+    handle.defaultSafeIntegers(true)
+  } catch {
+    throw unavailable('the SQLite world database cannot be opened read-only', { filename: db.filename })
+  }
+  return {
+    all: async (statements) => {
+      try {
+        return handle.transaction(() => statements.map((st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>))()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, 0))
+      }
+    },
+    each: async (st, take) => {
+      try {
+        return handle.transaction(() => {
+          for (const row of handle.prepare(st.sql).iterate(...(st.bindings as unknown[]))) {
+            if (!take(row as Record<string, unknown>)) return true
+          }
+          return false
+        })()
+      } catch (e) {
+        throw new FailureError(mapDbError(e, 0))
+      }
+    },
+    close: async () => {
+      handle.close()
+    }
+  }
+}
+

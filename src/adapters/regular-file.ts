@@ -1,0 +1,131 @@
+/**
+ * Reading files that must be regular files: the parts of a case package and of a bag. A symlink
+ * is never followed (O_NOFOLLOW), a FIFO never waits for a writer (O_NONBLOCK), and the type of
+ * what was opened is checked (fstat) before a byte is read, so `HEAD -> /dev/zero` or a FIFO
+ * named `events.jsonl` is refused at once instead of growing or hanging the reader. Reads are
+ * bounded: a file larger than the caller allows is refused without being read.
+ *
+ * Refusals are coded: FILE_NOT_REGULAR and FILE_TOO_LARGE (with the bag- or case-relative name
+ * the caller gives, never the bytes of the file).
+ */
+import { constants as fsc, fstatSync, openSync, closeSync, readSync, promises as fsp, type Stats } from 'node:fs'
+import { failure } from '../domain/failure.js'
+import { FailureError, errnoOf } from './fs-util.js'
+
+/** Flags of every read here: read-only, never through a final symlink, never blocking on a FIFO. */
+const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
+
+/** What a non-regular file is, for messages. */
+const kindOf = (st: Stats): string =>
+  st.isDirectory() ? 'directory' : st.isFIFO() ? 'FIFO' : st.isCharacterDevice() ? 'character device' : st.isBlockDevice() ? 'block device' : st.isSocket() ? 'socket' : st.isSymbolicLink() ? 'symbolic link' : 'special file'
+
+const notRegular = (shown: string, kind: string): FailureError =>
+  new FailureError(failure('FILE_NOT_REGULAR', `${shown} is a ${kind}, not a regular file; it is not read`, { file: shown, kind }))
+
+const tooLarge = (shown: string, size: number, max: number): FailureError =>
+  new FailureError(failure('FILE_TOO_LARGE', `${shown} has ${size} bytes, more than the ${max} allowed; it is not read`, { file: shown, size, max }))
+
+/** An open failure that says the name is not a regular file (a symlink under O_NOFOLLOW, a socket). */
+const openRefusal = (e: unknown, shown: string): FailureError | null => {
+  const code = errnoOf(e)
+  if (code === 'ELOOP') return notRegular(shown, 'symbolic link')
+  if (code === 'ENXIO') return notRegular(shown, 'socket or device without a reader')
+  return null
+}
+
+/**
+ * Opens `file` if it is a regular file of at most `maxBytes`; the caller closes the handle.
+ * `shown` names the file in a refusal (default: the path as given).
+ */
+export const openRegular = async (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Promise<{ fh: fsp.FileHandle; size: number }> => {
+  const shown = options.shown ?? file
+  let fh: fsp.FileHandle
+  try {
+    fh = await fsp.open(file, READ_FLAGS)
+  } catch (e) {
+    throw openRefusal(e, shown) ?? e
+  }
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) throw notRegular(shown, kindOf(st))
+    if (options.maxBytes !== undefined && st.size > options.maxBytes) throw tooLarge(shown, st.size, options.maxBytes)
+    return { fh, size: st.size }
+  } catch (e) {
+    await fh.close().catch(() => undefined)
+    throw e
+  }
+}
+
+/** {@link openRegular}, synchronously: a file descriptor the caller closes. */
+export const openRegularSync = (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): { fd: number; size: number } => {
+  const shown = options.shown ?? file
+  let fd: number
+  try {
+    fd = openSync(file, READ_FLAGS)
+  } catch (e) {
+    throw openRefusal(e, shown) ?? e
+  }
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw notRegular(shown, kindOf(st))
+    if (options.maxBytes !== undefined && st.size > options.maxBytes) throw tooLarge(shown, st.size, options.maxBytes)
+    return { fd, size: st.size }
+  } catch (e) {
+    closeSync(fd)
+    throw e
+  }
+}
+
+/** Reads at most `size` bytes from `fd` at 0 (a file that shrank gives fewer; one that grew, no more). */
+const readAllSync = (fd: number, size: number): Buffer => {
+  const out = Buffer.allocUnsafe(size)
+  let done = 0
+  for (let n = 1; n > 0 && done < size; done += n) n = readSync(fd, out, done, size - done, done)
+  return done === size ? out : out.subarray(0, done)
+}
+
+/** The bytes of a regular file of at most `maxBytes` (see {@link openRegular}). */
+export const readRegular = async (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Promise<Buffer> => {
+  const { fh, size } = await openRegular(file, options)
+  try {
+    const out = Buffer.allocUnsafe(size)
+    let done = 0
+    for (let n = 1; n > 0 && done < size; done += n) n = (await fh.read(out, done, size - done, done)).bytesRead
+    return done === size ? out : out.subarray(0, done)
+  } finally {
+    await fh.close()
+  }
+}
+
+/** {@link readRegular}, synchronously (small files: one open, one fstat, one read). */
+export const readRegularSync = (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Buffer => {
+  const { fd, size } = openRegularSync(file, options)
+  try {
+    return readAllSync(fd, size)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** True for the refusals of this module (the caller turns them into findings). */
+export const isFileRefusal = (e: unknown): e is FailureError =>
+  e instanceof FailureError && (e.failure.code === 'FILE_NOT_REGULAR' || e.failure.code === 'FILE_TOO_LARGE')
+
+/**
+ * Streams a regular file in chunks of `chunkBytes` to `each` (one reused buffer, so `each` must
+ * not keep the chunk): memory is bounded by the chunk, not by the file. Returns the bytes read.
+ */
+export const eachChunk = async (file: string, each: (chunk: Buffer) => void, options: { readonly shown?: string; readonly chunkBytes?: number } = {}): Promise<number> => {
+  const { fh } = await openRegular(file, options.shown === undefined ? {} : { shown: options.shown })
+  const buf = Buffer.allocUnsafe(options.chunkBytes ?? 1 << 20)
+  let total = 0
+  try {
+    for (let n = (await fh.read(buf, 0, buf.length, total)).bytesRead; n > 0; n = (await fh.read(buf, 0, buf.length, total)).bytesRead) {
+      each(buf.subarray(0, n))
+      total += n
+    }
+  } finally {
+    await fh.close()
+  }
+  return total
+}

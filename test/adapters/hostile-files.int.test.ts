@@ -1,0 +1,197 @@
+/**
+ * Hostile files in bags and cases (issue 23, points 2, 4 and 5): links to devices and secrets,
+ * FIFOs and oversized tag files are refused with coded findings in bounded time, findings never
+ * quote what a file holds, and bag verification is linear in files × manifest lines.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import * as path from 'node:path'
+import { verifyBagDir } from '../../src/adapters/bagit/verify-bag.js'
+import { exportCase } from '../../src/adapters/bagit/export.js'
+import { verifyCase } from '../../src/adapters/case-store/verify.js'
+import { openCase } from '../../src/adapters/case-store/open.js'
+import { readObject } from '../../src/adapters/case-store/objects.js'
+import { inspectLock } from '../../src/adapters/case-store/lock.js'
+import { sampleCase } from '../helpers/case.js'
+import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
+
+/** `vba ARGS` with a time limit: a hang is a failure, not a stuck suite. */
+const vbaTimed = (args: readonly string[]): { code: number | null; stdout: string; stderr: string; timedOut: boolean } => {
+  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.error !== undefined || r.signal !== null }
+}
+
+const mkfifo = (file: string): void => {
+  execFileSync('mkfifo', [file])
+}
+
+/** A case exported as a bag directory. */
+const bagDir = async (): Promise<string> => {
+  const h = await sampleCase()
+  const out = path.join(tempDir('hostile-bag'), 'bag')
+  right(await exportCase(h.dir, out, { format: 'dir' })())
+  return out
+}
+
+const files = suite('only regular files are read, in bounded time (point 4)')
+
+files('bagit.txt as a link to /dev/zero is a SPECIAL_FILE finding, not 14 GB read', async () => {
+  const bag = await bagDir()
+  rmSync(path.join(bag, 'bagit.txt'))
+  symlinkSync('/dev/zero', path.join(bag, 'bagit.txt'))
+  const r = await verifyBagDir(bag)
+  assert.not.ok(r.valid)
+  assert.ok(r.findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === 'bagit.txt'), JSON.stringify(r.findings))
+  const cli = vbaTimed(['verify', bag])
+  assert.not.ok(cli.timedOut, 'vba verify finished')
+  assert.is(cli.code, 1, cli.stderr)
+  assert.match(cli.stdout, 'SPECIAL_FILE')
+})
+
+files('a FIFO as bag-info.txt or as a manifest does not hang verification', async () => {
+  for (const name of ['bag-info.txt', 'manifest-sha256.txt']) {
+    const bag = await bagDir()
+    rmSync(path.join(bag, name))
+    mkfifo(path.join(bag, name))
+    const cli = vbaTimed(['verify', bag])
+    assert.not.ok(cli.timedOut, `${name}: vba verify finished`)
+    assert.is(cli.code, 1, cli.stderr)
+    assert.match(cli.stdout, `SPECIAL_FILE (${name})`)
+  }
+})
+
+files('a tag file past its bound is TAG_FILE_TOO_LARGE, unread', async () => {
+  const bag = await bagDir()
+  writeFileSync(path.join(bag, 'bag-info.txt'), `Source-Organization: ${'x'.repeat(5 << 20)}\n`)
+  const r = await verifyBagDir(bag)
+  assert.ok(r.findings.some((f) => f.code === 'TAG_FILE_TOO_LARGE' && f.path === 'bag-info.txt'), JSON.stringify(r.findings.map((f) => f.code)))
+})
+
+files('a payload file replaced by a link is refused, never hashed through it', async () => {
+  const bag = await bagDir()
+  const log = path.join(bag, 'data', 'events.jsonl')
+  rmSync(log)
+  symlinkSync('/dev/zero', log)
+  const r = await verifyBagDir(bag)
+  assert.ok(r.findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === 'data/events.jsonl'))
+})
+
+files('HEAD -> /dev/zero is a corrupt case (exit 1, HEAD_INVALID), not INTERNAL_ERROR exit 70', async () => {
+  const h = await sampleCase()
+  rmSync(path.join(h.dir, 'HEAD'))
+  symlinkSync('/dev/zero', path.join(h.dir, 'HEAD'))
+  const cli = vbaTimed(['verify', h.dir])
+  assert.not.ok(cli.timedOut)
+  assert.is(cli.code, 1, cli.stderr)
+  assert.match(cli.stdout, 'HEAD_INVALID')
+  assert.is(left(await openCase(h.dir)()).code, 'CASE_CORRUPT')
+  const show = vbaTimed(['show', h.dir])
+  assert.is(show.code, 1, show.stderr)
+  assert.match(show.stderr, 'CASE_CORRUPT')
+})
+
+files('a FIFO as events.jsonl, case.json or the lock file does not hang any reader', async () => {
+  for (const name of ['events.jsonl', 'case.json']) {
+    const h = await sampleCase()
+    rmSync(path.join(h.dir, name))
+    mkfifo(path.join(h.dir, name))
+    for (const verb of [['verify', h.dir], ['show', h.dir], ['status', h.dir], ['export', h.dir, path.join(tempDir('fifo-out'), 'x.tar')]]) {
+      const cli = vbaTimed(verb)
+      assert.not.ok(cli.timedOut, `${name}: vba ${verb[0]} finished`)
+      assert.is(cli.code, 1, `${name}: vba ${verb[0]}: ${cli.stdout}${cli.stderr}`)
+    }
+    const report = right(await verifyCase(h.dir)())
+    assert.not.ok(report.valid)
+  }
+  const h = await sampleCase()
+  mkfifo(path.join(h.dir, '.vba-lock'))
+  const lock = await inspectLock(h.dir)
+  assert.is(lock.state, 'stale')
+  const note = vbaTimed(['case', 'note', h.dir, 'hello'])
+  assert.not.ok(note.timedOut, 'case note finished')
+  assert.is(note.code, 4, note.stderr)
+})
+
+files('an object replaced by a link to /dev/zero is OBJECT_CORRUPT when read, a finding when verified', async () => {
+  const h = await sampleCase()
+  const report = right(await verifyCase(h.dir)())
+  const attachment = h.dir
+  const objects = path.join(attachment, 'objects', 'sha256')
+  const shard = execFileSync('ls', [objects], { encoding: 'utf8' }).trim().split('\n')[0] as string
+  const name = execFileSync('ls', [path.join(objects, shard)], { encoding: 'utf8' }).trim().split('\n')[0] as string
+  const file = path.join(objects, shard, name)
+  const bytes = readFileSync(file)
+  rmSync(file)
+  symlinkSync('/dev/zero', file)
+  const f = left(await readObject(h.dir, { digest: `sha256:${shard}${name}`, size: bytes.length })())
+  assert.is(f.code, 'OBJECT_CORRUPT')
+  const after = right(await verifyCase(h.dir)())
+  assert.ok(report.valid)
+  assert.not.ok(after.valid)
+  assert.ok(after.findings.some((x) => x.code === 'FOREIGN_FILE' && x.path?.endsWith(name) === true), JSON.stringify(after.findings.map((x) => x.code)))
+})
+
+files.run()
+
+// ---------------------------------------------------------------------------------------------
+const disclosure = suite('findings never quote file contents (point 5)')
+
+disclosure('a bagit.txt linked to a secret, or holding one, is never echoed', async () => {
+  const secret = path.join(tempDir('secret'), 'secret.txt')
+  writeFileSync(secret, 'secret-line-1 key=hunter2\nBagIt-Version: hunter3\n')
+  const linked = await bagDir()
+  rmSync(path.join(linked, 'bagit.txt'))
+  symlinkSync(secret, path.join(linked, 'bagit.txt'))
+  const copied = await bagDir()
+  writeFileSync(path.join(copied, 'bagit.txt'), readFileSync(secret))
+  const info = await bagDir()
+  writeFileSync(path.join(info, 'bag-info.txt'), 'secret-line-1 key=hunter2\nPayload-Oxum: hunter2.1\n')
+  for (const bag of [linked, copied, info]) {
+    const r = await verifyBagDir(bag)
+    assert.not.ok(r.valid)
+    for (const out of [JSON.stringify(r.findings), vbaTimed(['verify', bag]).stdout, vbaTimed(['verify', bag, '--json']).stdout]) {
+      assert.not.ok(out.includes('hunter'), out)
+      assert.not.ok(out.includes('secret-line'), out)
+    }
+  }
+})
+
+disclosure.run()
+
+// ---------------------------------------------------------------------------------------------
+const linear = suite('bag verification is linear in files and manifest lines (point 2)')
+
+linear('unlisted payload files cost one lookup each, not one per manifest line', async () => {
+  // 1,500 listed and 1,500 unlisted files. The quadratic check normalized every listed path for
+  // every unlisted file (4.5 million normalize calls); a linear one needs a few per file.
+  const root = path.join(tempDir('linear'), 'bag')
+  mkdirSync(path.join(root, 'data'), { recursive: true })
+  writeFileSync(path.join(root, 'bagit.txt'), 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n')
+  const lines: string[] = []
+  const n = 1500
+  for (let i = 0; i < 2 * n; i++) {
+    const rel = `data/f${i}`
+    writeFileSync(path.join(root, rel), String(i))
+    if (i < n) lines.push(`${createHash('sha256').update(String(i)).digest('hex')}  ${rel}\n`)
+  }
+  writeFileSync(path.join(root, 'manifest-sha256.txt'), lines.join(''))
+  const original = String.prototype.normalize
+  let calls = 0
+  String.prototype.normalize = function (this: string, form?: string): string {
+    calls++
+    return original.call(this, form)
+  }
+  let r
+  try {
+    r = await verifyBagDir(root)
+  } finally {
+    String.prototype.normalize = original
+  }
+  assert.is(r.findings.filter((f) => f.code === 'PAYLOAD_FILE_NOT_IN_MANIFEST').length, n)
+  assert.ok(calls <= 10 * 2 * n, `normalize called ${calls} times for ${2 * n} files`)
+})
+
+linear.run()

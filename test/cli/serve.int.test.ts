@@ -1,0 +1,158 @@
+/**
+ * `vba serve` against hostile requests and hostile case folders (issue 23, point 8): the Host
+ * header must name the server (DNS rebinding), a malformed URL is a coded 400, nothing of the
+ * request is echoed, `--port` is a decimal number, two directories with one case id are two rows
+ * with their own reports, each case is read once per change and in bounded time, and the first
+ * SIGTERM stops the server even while a case in the folder is a FIFO.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cpSync, mkdirSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { request } from 'node:http'
+import * as path from 'node:path'
+import { directoryQueue } from '../../src/adapters/case-store/directory-queue.js'
+import { openCase } from '../../src/adapters/case-store/open.js'
+import { recordNote } from '../../src/investigation/commands.js'
+import { sampleCase } from '../helpers/case.js'
+import { startServe, vba } from '../helpers/cli.js'
+import { right, tempDir } from '../helpers/fs.js'
+
+/** A GET with any Host header (fetch would not send a forged one). */
+const get = (base: string, pathname: string, host?: string): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const u = new URL(base)
+    const req = request({ host: u.hostname, port: u.port, path: pathname, method: 'GET', headers: host === undefined ? {} : { host } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (d: string) => { body += d })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+
+/** A root with two copies of the sample case (same case id) that differ by one note. */
+const twinRoot = async (): Promise<string> => {
+  const h = await sampleCase()
+  const root = tempDir('serve-twins')
+  cpSync(h.dir, path.join(root, 'first'), { recursive: true })
+  cpSync(h.dir, path.join(root, 'second'), { recursive: true })
+  right(await recordNote(path.join(root, 'second'), { text: 'only in the second directory' }))
+  return root
+}
+
+const test = suite('vba serve, hostile requests (point 8)')
+
+test('a Host header that does not name the server is refused (421); the bound address and localhost are served', async () => {
+  const root = await twinRoot()
+  const { child, base } = await startServe([root])
+  try {
+    const port = new URL(base).port
+    for (const host of [`evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost:${Number(port) + 1}`, 'localhost']) {
+      const r = await get(base, '/', host)
+      assert.is(r.status, 421, `Host: ${host}`)
+      assert.not.match(r.body, 'first', 'no listing for a foreign host')
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) assert.is((await get(base, '/', host)).status, 200, `Host: ${host}`)
+  } finally {
+    child.kill('SIGTERM')
+  }
+})
+
+test('a malformed URL is a coded 400; nothing from the request is echoed into a page', async () => {
+  const root = await twinRoot()
+  const { child, base } = await startServe([root])
+  try {
+    const bad = await get(base, '/case/%E0%A4%A')
+    assert.is(bad.status, 400)
+    assert.match(bad.body, 'INVALID_ARGUMENT')
+    for (const p of ['/case/%00%3Cscript%3E', '/nothing%00here']) {
+      const r = await get(base, p)
+      assert.is(r.status, 404)
+      assert.not.ok(r.body.includes('\u0000'), 'no NUL in the page')
+      assert.not.match(r.body, 'script')
+    }
+  } finally {
+    child.kill('SIGTERM')
+  }
+})
+
+test('--port takes decimal digits 0-65535 only', () => {
+  const root = tempDir('serve-port')
+  for (const port of ['0x50', '1e3', '65536', '-1', '8080.0', ' 80']) {
+    const r = vba(['serve', root, '--port', port])
+    assert.is(r.code, 2, `--port ${JSON.stringify(port)}: ${r.stderr}`)
+    assert.match(r.stderr, 'INVALID_ARGUMENT')
+  }
+})
+
+test('two directories with the same case id are two rows, each linking to its own report', async () => {
+  const root = await twinRoot()
+  const { child, base } = await startServe([root])
+  try {
+    const listing = (await get(base, '/')).body
+    assert.match(listing, 'href="/case/first"')
+    assert.match(listing, 'href="/case/second"')
+    const first = await get(base, '/case/first')
+    const second = await get(base, '/case/second')
+    assert.is(first.status, 200)
+    assert.is(second.status, 200)
+    assert.not.match(first.body, 'only in the second directory')
+    assert.match(second.body, 'only in the second directory')
+  } finally {
+    child.kill('SIGTERM')
+  }
+})
+
+test('the first SIGTERM stops the server, also with a FIFO in the folder; the FIFO case is listed as unreadable', async () => {
+  const root = await twinRoot()
+  rmSync(path.join(root, 'second', 'events.jsonl'))
+  execFileSync('mkfifo', [path.join(root, 'second', 'events.jsonl')])
+  const { child, base } = await startServe([root])
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const listing = await get(base, '/')
+  assert.is(listing.status, 200)
+  assert.match(listing.body, 'CASE_CORRUPT')
+  assert.is((await get(base, '/case/first')).status, 200)
+  child.kill('SIGTERM')
+  const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 5000))])
+  assert.is(code, 0, 'exited after the first SIGTERM')
+})
+
+test.run()
+
+// ---------------------------------------------------------------------------------------------
+const cache = suite('each case is read once per change, in bounded time (point 8)')
+
+cache('a second listing reads no case; an append makes exactly that case read again', async () => {
+  const root = await twinRoot()
+  let opens = 0
+  const counting: typeof openCase = (dir) => {
+    opens++
+    return openCase(dir)
+  }
+  const q = directoryQueue(root, { open: counting })
+  const first = await q.list()
+  assert.is(first.length, 2)
+  assert.is(opens, 2)
+  await q.list()
+  await q.list()
+  assert.is(opens, 2, 'nothing read again while nothing changed')
+  right(await recordNote(path.join(root, 'first'), { text: 'a change' }))
+  const after = await q.list()
+  assert.is(opens, 3, 'only the changed case was read again')
+  assert.is(after.find((e) => e.dir?.endsWith('first') === true)?.generation, 5)
+})
+
+cache('a case that does not answer in time is listed as not read, and the listing still comes', async () => {
+  const root = await twinRoot()
+  mkdirSync(path.join(root, 'zz-empty'))
+  const hanging: typeof openCase = (dir) => (dir.endsWith('second') ? () => new Promise(() => undefined) : openCase(dir))
+  const rows = await directoryQueue(root, { open: hanging, caseTimeoutMs: 200 }).list()
+  assert.is(rows.length, 2)
+  assert.match(rows.find((e) => e.dir?.endsWith('second') === true)?.why ?? '', 'took longer than 0.2 s')
+  assert.is(rows.find((e) => e.dir?.endsWith('first') === true)?.generation, 4)
+})
+
+cache.run()
