@@ -16,6 +16,7 @@ import type { ModelProvenance } from '../events/model-provenance.js'
 import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
 import { answerFromCase } from './from-case.js'
 import { PROMPT_MIN_CHARS } from './limits.js'
+import { resumesByTime } from './blocks.js'
 
 /** SHA-256 of a request's canonical JSON (null when it has none). */
 export const requestDigestOf = (request: unknown): string | null => {
@@ -213,7 +214,7 @@ export const decideResume = (s: CaseState, opts: { manualRetry: boolean; now: Da
   if (s.state !== 'BLOCKED') return E.left(failure('CASE_NOT_BLOCKED', `the case is ${s.state}, not blocked`, { state: s.state }))
   if (s.reason === 'AWAITING_TEST_FEEDBACK') return E.left(failure('CASE_AWAITING_FEEDBACK', 'the case waits for lab test feedback; record it with vba case feedback', { reason: s.reason }))
   if (s.reason === 'RESEARCH_UNAVAILABLE') return E.left(failure('CASE_RESEARCH_BLOCKED', 'the case resumes when research is available again: run the investigation (advance) to retry the confirmed plan, or cancel the plan', { reason: s.reason, retry_not_before: s.retryNotBefore }))
-  if ((s.reason !== 'INVALID_LLM_RESPONSES' && s.reason !== 'MODEL_UNAVAILABLE') || s.resumeState === null) return E.left(failure('CASE_NOT_RESUMABLE', `blocked for ${String(s.reason)}`, { reason: s.reason }))
+  if (!resumesByTime(s.reason) || s.resumeState === null) return E.left(failure('CASE_NOT_RESUMABLE', `blocked for ${String(s.reason)}`, { reason: s.reason }))
   if (!opts.manualRetry && s.retryNotBefore !== null && opts.now.getTime() < Date.parse(s.retryNotBefore)) {
     return E.left(failure('RETRY_NOT_YET', `retry_not_before ${s.retryNotBefore} has not passed; an operator may resume now with a manual retry`, { retry_not_before: s.retryNotBefore }))
   }

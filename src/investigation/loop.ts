@@ -27,7 +27,7 @@ import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
 import { asDecided, asEither, decideAndAppend, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
 import { promptInputs } from './prompt-inputs.js'
-import { TIMED_REASONS } from '../projections/queue.js'
+import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
 import type { EventDraft } from '../events/chain.js'
@@ -138,7 +138,7 @@ const modelFailureOf = (e: unknown): Failure => {
 const rawAnswerObject = (raw: string): { bytes: Buffer; mediaType: string } =>
   hasLoneSurrogate(raw) ? { bytes: Buffer.from(raw, 'utf16le'), mediaType: 'text/plain; charset=utf-16le' } : { bytes: Buffer.from(raw, 'utf8'), mediaType: 'text/plain' }
 
-const timedBlock = (s: CaseState): boolean => s.state === 'BLOCKED' && s.reason !== null && TIMED_REASONS.includes(s.reason)
+const timedBlock = (s: CaseState): boolean => s.state === 'BLOCKED' && runnableAfterRetry(s.reason)
 const retryPending = (s: CaseState, now: Date): boolean => s.retryNotBefore !== null && now.getTime() < Date.parse(s.retryNotBefore)
 
 /**
@@ -174,7 +174,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
       if (signal.aborted) return resultOf(handle, turns, true)
       const manual = s.state === 'BLOCKED' && s.checkpoint === manualFor
       if (s.state === 'BLOCKED') {
-        if (s.reason === 'INVALID_LLM_RESPONSES' || s.reason === 'MODEL_UNAVAILABLE') {
+        if (resumesByTime(s.reason)) {
           const resumed = decideResume(s, { manualRetry: manual, now: env.now() })
           if (E.isLeft(resumed)) return resultOf(handle, turns)
           await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))

@@ -5,6 +5,7 @@
  * the same transaction as every append.
  */
 import { remainingBudget, type CaseLifecycleState, type CaseState } from '../domain/case-state.js'
+import { BLOCK_REASONS, runnableAfterRetry } from '../domain/blocks.js'
 
 /** The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan. */
 export interface QueueRow {
@@ -35,8 +36,8 @@ export const queueRow = (s: CaseState): QueueRow => ({
   last_model_failure: s.lastModelFailure
 })
 
-/** Blocks that end by themselves once their retry time has passed. */
-export const TIMED_REASONS: readonly string[] = ['INVALID_LLM_RESPONSES', 'MODEL_UNAVAILABLE', 'RESEARCH_UNAVAILABLE']
+/** Blocks whose case is runnable again once their retry time has passed (src/domain/blocks.ts). */
+export const TIMED_REASONS: readonly string[] = BLOCK_REASONS.filter(runnableAfterRetry)
 
 /** Whether a case's next step can run at `now` (epoch ms), or why not. */
 export const runnability = (row: QueueRow, now: number): { readonly runnable: boolean; readonly why: string } => {
@@ -48,7 +49,7 @@ export const runnability = (row: QueueRow, now: number): { readonly runnable: bo
     case 'CONCLUDED': return { runnable: false, why: 'concluded' }
     case 'EXHAUSTED': return { runnable: false, why: row.reason === 'TOKEN_BUDGET_EXHAUSTED' ? 'the token budget is spent' : 'the budget is exhausted' }
     case 'BLOCKED': {
-      if (row.reason === null || !TIMED_REASONS.includes(row.reason)) return { runnable: false, why: row.reason === 'AWAITING_TEST_FEEDBACK' ? 'waits for lab test feedback' : `blocked (${String(row.reason)})` }
+      if (!runnableAfterRetry(row.reason)) return { runnable: false, why: row.reason === 'AWAITING_TEST_FEEDBACK' ? 'waits for lab test feedback' : `blocked (${String(row.reason)})` }
       const at = row.retry_not_before === null ? Number.NaN : Date.parse(row.retry_not_before)
       return Number.isNaN(at) || at <= now ? { runnable: true, why: `${row.reason}: the retry time has passed` } : { runnable: false, why: `${row.reason}: retry not before ${row.retry_not_before}` }
     }

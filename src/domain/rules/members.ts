@@ -4,7 +4,7 @@
  * inside the command that records a model's answer or a capture. Keyed by the command's first
  * event; pure.
  */
-import type { EventType } from '../events/catalog.js'
+import type { EventType } from '../../events/catalog.js'
 
 const DECISION_MEMBERS: readonly EventType[] = ['InterpretationRecorded', 'ModelResponseRejected', 'PlanConfirmed', 'BudgetReserved', 'QueryAnsweredFromCase', 'HypothesisProposed', 'HypothesisUpdated', 'LabTestRequested', 'ConclusionRecorded', 'CheckpointRecorded']
 

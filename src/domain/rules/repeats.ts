@@ -3,10 +3,10 @@
  * other rules in rules.ts: what a recorded QueryAnsweredFromCase must match, when a plan's
  * reservation should have been an answer from the case, and when stalled queries block. Pure.
  */
-import type { RecordedEvent } from '../events/chain.js'
-import type { CaseState } from './case-state.js'
-import { recordedAnswer } from './from-case.js'
-import { nextStallBlocks, stallLimit } from './stall.js'
+import type { RecordedEvent } from '../../events/chain.js'
+import type { CaseState } from '../case-state.js'
+import { recordedAnswer } from '../from-case.js'
+import { nextStallBlocks, stallLimit } from '../stall.js'
 
 type AnsweredFromCase = Extract<RecordedEvent, { type: 'QueryAnsweredFromCase' }>
 

@@ -5,12 +5,13 @@
  * delay of INVALID_LLM_RESPONSES, the backoff of an outage, at least the backoff of a failed model
  * call); with a verification time, nothing is dated after it. Pure.
  */
-import type { RecordedEvent } from '../events/chain.js'
-import { outageBackoffMs } from './research-decider.js'
-import type { CaseState } from './case-state.js'
+import type { RecordedEvent } from '../../events/chain.js'
+import { outageBackoffMs } from '../research-decider.js'
+import type { CaseState } from '../case-state.js'
+import type { RuleId } from './ids.js'
 
 export interface TimeViolation {
-  readonly rule: string
+  readonly rule: RuleId
   readonly message: string
 }
 

@@ -7,24 +7,10 @@
  * Pure: the raw answer is read through the obligation's `read`.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import type { RecordedEvent } from '../events/chain.js'
-import type { EventDraft } from '../events/chain.js'
-import { canonicalJson } from '../events/canonical.js'
-import type { CaseState, ObjectRefLite } from './case-state.js'
-import { decideAnswer } from './lifecycle.js'
-
-/** A recorded answer and the decision recorded with it, to be derived again once its raw object is read. */
-export interface DecisionObligation {
-  readonly kind: 'decision'
-  readonly seq: number
-  readonly ref: ObjectRefLite & { readonly media_type?: string }
-  readonly turn: number
-  readonly at: string
-  /** The case state before the answer (a copy). */
-  readonly state: CaseState
-  /** The events the command recorded after the answer. */
-  readonly decided: ReadonlyArray<Pick<RecordedEvent, 'type' | 'actor' | 'data'>>
-}
+import type { EventDraft } from '../../events/chain.js'
+import { canonicalJson } from '../../events/canonical.js'
+import { decideAnswer } from '../lifecycle.js'
+import type { DecisionObligation } from './context.js'
 
 const comparable = (e: Pick<EventDraft, 'type' | 'actor' | 'data'>): unknown => {
   if (e.type !== 'ModelResponseRejected') return { type: e.type, actor: e.actor, data: e.data }

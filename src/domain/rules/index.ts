@@ -1,0 +1,20 @@
+/**
+ * The rules of a case: every recorded event is checked against the state before it, so that a
+ * case which verifies is a case the library's own deciders could have produced. A forger with
+ * write access to a case directory can keep the hash chain intact, but not these.
+ *
+ * Verify, replay, open and the writer all run the same fold ({@link ruleFold}, fold.ts): `feed`
+ * checks an event (events.ts names the check of each type, one file per family) and folds it into
+ * the case state; command boundaries check that each command is a whole decision. Checks that need
+ * object contents are returned as obligations for whoever reads objects ({@link checkObligations},
+ * objects.ts, pure over a `read` function).
+ *
+ * Every violation names its family (the finding code) and its rule (ids.ts; case-format/SPEC.md
+ * lists them all). Pure: no IO.
+ */
+export { RULES, violation, type RuleId, type RuleViolation } from './ids.js'
+export { ALLOWED_ACTORS } from './actor.js'
+export type { Obligation, ReadObject, DecisionObligation } from './context.js'
+export { ruleFold, type RuleFold, type RuleFoldOptions } from './fold.js'
+export { checkObligations, checkFactsDerivation, obligationRefs } from './objects.js'
+export { EVENT_RULES } from './events.js'
