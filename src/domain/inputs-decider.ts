@@ -12,17 +12,30 @@ import type { Actor, ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { evidenceFor } from './research-decider.js'
+import type { Decision } from './decision.js'
 import { initResearch, type CaseState, type ResearchState } from './case-state.js'
 
-export type InputsDecision = E.Either<Failure, EventDraft[]>
+type InputsDecision = Decision
 
 /** Who hands in notes, attachments and bug reports. */
 export type Author = Extract<Actor, 'operator' | 'controller'>
 
-export const decideNote = (author: Author, text: string, format: 'plain' | 'markdown' = 'plain'): InputsDecision =>
+export interface Note {
+  readonly author: Author
+  readonly text: string
+  readonly format?: 'plain' | 'markdown'
+}
+
+export const decideNote = ({ author, text, format = 'plain' }: Note): InputsDecision =>
   text.trim() === '' ? E.left(failure('INVALID_ARGUMENT', 'a note has text')) : E.right([{ type: 'NoteRecorded', actor: author, data: { text, format } }])
 
-export const decideAttachment = (author: Author, name: string, object: ObjectRef): InputsDecision =>
+export interface Attachment {
+  readonly author: Author
+  readonly name: string
+  readonly object: ObjectRef
+}
+
+export const decideAttachment = ({ author, name, object }: Attachment): InputsDecision =>
   name.trim() === '' || name.length > 255 ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters')) : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
 
 /** The inputs index of a revision (version 1): the report, the entities, the attachments. */
@@ -43,7 +56,7 @@ export type InputsOutcome =
   | { readonly status: 'existing'; readonly revision: number; readonly completed: boolean }
 
 /** Records new inputs as the next revision, or finds the revision that already holds them. */
-export const decideInputs = (s: CaseState, author: Author, index: InputsIndex): E.Either<Failure, InputsOutcome> => {
+export const decideInputs = (s: CaseState, { author, index }: { readonly author: Author; readonly index: InputsIndex }): E.Either<Failure, InputsOutcome> => {
   const digest = inputsDigest(index)
   if (E.isLeft(digest)) return digest
   const same = s.revisions.find((r) => r.inputs_digest === digest.right)
@@ -67,8 +80,10 @@ export interface EnrichmentCapture {
  * Completes the latest open revision with its enrichment captures (evidence ids continue the
  * case's numbering; an identical earlier capture is a repeat) and its facts object.
  */
-/** What completes a revision besides its captures: the facts object, its count and completeness, the binding and the enrichment settings' object. */
+/** What completes a revision: its number, its enrichment captures, the facts object, its count and completeness, the binding and the enrichment settings' object. */
 export interface Completion {
+  readonly revision: number
+  readonly captures: readonly EnrichmentCapture[]
   readonly facts: ObjectRef
   readonly factCount: number
   readonly complete: boolean
@@ -76,7 +91,8 @@ export interface Completion {
   readonly enrichment: ObjectRef | null
 }
 
-export const decideCompleteRevision = (s: CaseState, revision: number, captures: readonly EnrichmentCapture[], c: Completion): InputsDecision => {
+export const decideCompleteRevision = (s: CaseState, c: Completion): InputsDecision => {
+  const { revision, captures } = c
   const r = s.revisions.find((x) => x.revision === revision)
   if (r === undefined || r !== s.revisions[s.revisions.length - 1]) return E.left(failure('REVISION_NOT_OPEN', `revision ${revision} is not the latest revision`, { revision }))
   if (r.completed) return E.left(failure('REVISION_COMPLETED', `revision ${revision} is completed; a completed revision is never rewritten`, { revision }))

@@ -17,6 +17,7 @@ import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decid
 import { answerFromCase } from './from-case.js'
 import { PROMPT_MIN_CHARS } from './limits.js'
 import { resumesByTime } from './blocks.js'
+import type { Decision } from './decision.js'
 
 /** SHA-256 of a request's canonical JSON (null when it has none). */
 export const requestDigestOf = (request: unknown): string | null => {
@@ -24,10 +25,10 @@ export const requestDigestOf = (request: unknown): string | null => {
   return E.isRight(text) ? sha256Digest(text.right) : null
 }
 
-export type Decision = E.Either<Failure, EventDraft[]>
+export type { Decision }
 
 /** Starts the investigation from the latest completed revision, with settings fixed for its life. */
-export const decideStart = (s: CaseState, settings: InvestigationSettings): Decision => {
+export const decideStart = (s: CaseState, { settings }: { readonly settings: InvestigationSettings }): Decision => {
   if (s.state !== 'NOT_STARTED') return E.left(failure('INVESTIGATION_STARTED', 'the investigation has started already'))
   if (settings.prompt_version !== 'investigation_project_v1' && settings.prompt_max_chars < PROMPT_MIN_CHARS) {
     return E.left(failure('INVALID_ARGUMENT', `prompt_max_chars is ${settings.prompt_max_chars}; a prompt of version 2 needs at least ${PROMPT_MIN_CHARS} characters`, { prompt_max_chars: settings.prompt_max_chars }))
@@ -105,7 +106,15 @@ export const hasLoneSurrogate = (text: string): boolean => holdsLoneSurrogate(te
  * rejections: a technical rejection ends no hypothesis and changes no evidence. After
  * max_invalid_responses in a row the case is BLOCKED / INVALID_LLM_RESPONSES with retry_not_before.
  */
-export const decideAnswer = (s: CaseState, turn: number, raw: string, now: Date, planId: string): Decision => {
+export interface Answer {
+  readonly turn: number
+  /** The raw answer as text. */
+  readonly raw: string
+  /** The id a plan of this answer gets (P<turn>). */
+  readonly planId: string
+}
+
+export const decideAnswer = (s: CaseState, { turn, raw, planId }: Answer, now: Date): Decision => {
   if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
   if (s.openTurn?.turn !== turn) return moved(`turn ${turn} is not waiting for an answer`)
   if (raw.length > MAX_ANSWER_CHARS) return E.right(reject(s, turn, 'MODEL_ANSWER_TOO_LARGE', `the answer has ${raw.length} characters, over ${MAX_ANSWER_CHARS}`, now))
@@ -174,12 +183,11 @@ export interface RecordedAnswer {
   /** The raw answer's object (its exact bytes are stored). */
   readonly rawRef: ObjectRefLite & { readonly media_type?: string }
   readonly provenance: ModelProvenance | null
-  readonly now: Date
 }
 
 /** The model's answer recorded with which model gave it, and what it means (exactly one decision). */
-export const decideResponse = (s: CaseState, a: RecordedAnswer): Decision =>
-  E.map((decided: EventDraft[]): EventDraft[] => [{ type: 'ModelResponded', actor: 'model', data: { turn: a.turn, raw: a.rawRef, provenance: a.provenance } }, ...decided])(decideAnswer(s, a.turn, a.raw, a.now, `P${a.turn}`))
+export const decideResponse = (s: CaseState, a: RecordedAnswer, now: Date): Decision =>
+  E.map((decided: EventDraft[]): EventDraft[] => [{ type: 'ModelResponded', actor: 'model', data: { turn: a.turn, raw: a.rawRef, provenance: a.provenance } }, ...decided])(decideAnswer(s, { turn: a.turn, raw: a.raw, planId: `P${a.turn}` }, now))
 
 /** How long a provider asked to be left alone (a Retry-After it sent), from a failure's data. */
 const retryAfterOf = (f: Failure): number => {
@@ -193,7 +201,7 @@ const retryAfterOf = (f: Failure): number => {
  * growing retry time, at least as long as a Retry-After the provider sent (`retry_after_ms` in
  * the failure's data). A call the controller cancelled is not a failure: nothing is recorded.
  */
-export const decideModelFailure = (s: CaseState, turn: number, f: Failure, now: Date): Decision => {
+export const decideModelFailure = (s: CaseState, { turn, failure: f }: { readonly turn: number; readonly failure: Failure }, now: Date): Decision => {
   if (s.state !== 'INTERPRETING' && s.state !== 'INVESTIGATING') return E.left(failure('CASE_NOT_ADVANCEABLE', `the case is ${s.state}`, { state: s.state }))
   if (s.openTurn?.turn !== turn) return moved(`turn ${turn} is not waiting for an answer`)
   // The block lasts the backoff of the failure streak, or what the provider asked for if longer.
@@ -210,18 +218,18 @@ export const decideModelFailure = (s: CaseState, turn: number, f: Failure, now: 
  * Nothing else is reset. AWAITING_TEST_FEEDBACK needs feedback; RESEARCH_UNAVAILABLE resumes by
  * carrying out the plan.
  */
-export const decideResume = (s: CaseState, opts: { manualRetry: boolean; now: Date }): Decision => {
+export const decideResume = (s: CaseState, opts: { readonly manualRetry: boolean }, now: Date): Decision => {
   if (s.state !== 'BLOCKED') return E.left(failure('CASE_NOT_BLOCKED', `the case is ${s.state}, not blocked`, { state: s.state }))
   if (s.reason === 'AWAITING_TEST_FEEDBACK') return E.left(failure('CASE_AWAITING_FEEDBACK', 'the case waits for lab test feedback; record it with vba case feedback', { reason: s.reason }))
   if (s.reason === 'RESEARCH_UNAVAILABLE') return E.left(failure('CASE_RESEARCH_BLOCKED', 'the case resumes when research is available again: run the investigation (advance) to retry the confirmed plan, or cancel the plan', { reason: s.reason, retry_not_before: s.retryNotBefore }))
   if (!resumesByTime(s.reason) || s.resumeState === null) return E.left(failure('CASE_NOT_RESUMABLE', `blocked for ${String(s.reason)}`, { reason: s.reason }))
-  if (!opts.manualRetry && s.retryNotBefore !== null && opts.now.getTime() < Date.parse(s.retryNotBefore)) {
+  if (!opts.manualRetry && s.retryNotBefore !== null && now.getTime() < Date.parse(s.retryNotBefore)) {
     return E.left(failure('RETRY_NOT_YET', `retry_not_before ${s.retryNotBefore} has not passed; an operator may resume now with a manual retry`, { retry_not_before: s.retryNotBefore }))
   }
   return E.right([checkpoint(s, s.resumeState, { manualRetry: opts.manualRetry })])
 }
 
-export const decideFeedback = (s: CaseState, requestId: string, feedback: string): Decision => {
+export const decideFeedback = (s: CaseState, { requestId, feedback }: { readonly requestId: string; readonly feedback: string }): Decision => {
   const r = s.labRequests.get(requestId)
   if (r === undefined) return E.left(failure('LAB_REQUEST_UNKNOWN', `no lab test request ${requestId}`, { request_id: requestId }))
   if (r.feedback !== null) return E.left(failure('LAB_FEEDBACK_RECORDED', `feedback for ${requestId} is recorded already`, { request_id: requestId }))

@@ -14,8 +14,9 @@ import type { QueryKind } from '../events/capture.js'
 import type { LifecycleState, Requester } from '../events/catalog.js'
 import { budgetTotal, heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
 import { stallBlock } from './stall.js'
+import type { Decision } from './decision.js'
 
-export type ResearchDecision = E.Either<Failure, EventDraft[]>
+type ResearchDecision = Decision
 
 /** A checkpoint draft continuing the state's generation. */
 export const checkpointDraft = (s: CaseState, state: LifecycleState, extra: { reason?: string | null; resume?: LifecycleState | null; retryNotBefore?: string | null; manualRetry?: boolean } = {}): EventDraft => ({
@@ -95,12 +96,11 @@ export interface RecordFailure {
   readonly failure: Failure
   /** An outage keeps the reservation (resumable); a refused or timed-out question releases it. */
   readonly unavailable: boolean
-  readonly now: Date
   /** The operator asked for this retry of a plan blocked as RESEARCH_UNAVAILABLE (recorded on the checkpoint). */
   readonly manualRetry?: boolean
 }
 
-export const decideRecordFailure = (s: CaseState, c: RecordFailure): ResearchDecision => {
+export const decideRecordFailure = (s: CaseState, c: RecordFailure, now: Date): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
   if (r === undefined) return notOpen(c.reservationId)
   const failed: EventDraft = { type: 'ResearchFailed', actor: 'system', data: { reservation_id: c.reservationId, code: c.failure.code, message: c.failure.message.slice(0, 500), unavailable: c.unavailable } }
@@ -108,12 +108,12 @@ export const decideRecordFailure = (s: CaseState, c: RecordFailure): ResearchDec
   if (!c.unavailable) {
     const resume = resumed(s, c.reservationId, c.manualRetry)
     // a refused plan is a stalled query: at the limit the case blocks (stall.ts)
-    const block = mine ? stallBlock(s, c.now, resume.length) : []
+    const block = mine ? stallBlock(s, now, resume.length) : []
     return E.right([failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }, ...resume, ...block])
   }
   if (!mine) return E.right([failed])
   // The plan's outage blocks the case (or renews the block) with a growing retry time.
-  const retry = new Date(c.now.getTime() + outageBackoffMs(s.research.outageStreak + 1)).toISOString()
+  const retry = new Date(now.getTime() + outageBackoffMs(s.research.outageStreak + 1)).toISOString()
   return E.right([failed, checkpointDraft(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING', retryNotBefore: retry, manualRetry: c.manualRetry === true && s.state === 'BLOCKED' })])
 }
 
@@ -138,7 +138,7 @@ export const decideCancelPlan = (s: CaseState, c: CancelPlan): ResearchDecision 
 }
 
 /** An operator adds budget to a running investigation (not to a concluded or exhausted one). */
-export const decideTopUp = (s: CaseState, amount: number, reason: string): ResearchDecision => {
+export const decideTopUp = (s: CaseState, { amount, reason }: { readonly amount: number; readonly reason: string }): ResearchDecision => {
   if (!Number.isSafeInteger(amount) || amount <= 0) return E.left(failure('BUDGET_INVALID', 'a top-up is a positive whole amount', { amount }))
   if (reason.trim() === '') return E.left(failure('REASON_REQUIRED', 'say why the budget is topped up'))
   if (s.settings === null) return E.left(failure('INVESTIGATION_NOT_STARTED', 'the investigation has not started; its budget is set when it starts'))

@@ -7,8 +7,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, failureKind, type Failure } from '../domain/failure.js'
 import type { CaseState } from '../domain/case-state.js'
-import { decideAttachment, decideNote, type Author } from '../domain/inputs-decider.js'
-import { decideCancelPlan, decideTopUp } from '../domain/research-decider.js'
+import type { Author } from '../domain/inputs-decider.js'
+import { command, decide, type CaseCommandType, type CommandData } from '../domain/decider.js'
 import type { EventDraft } from '../events/chain.js'
 import type { EventEnvelope } from '../events/envelope.js'
 import { canonicalJson } from '../events/canonical.js'
@@ -62,6 +62,10 @@ export interface Decided {
 /** A decider's events (and the objects they reference) as a decision to append. */
 export const asDecided = (r: E.Either<Failure, readonly EventDraft[]>, objects?: readonly Uint8Array[]): E.Either<Failure, Decided> =>
   E.map((events: readonly EventDraft[]) => (objects === undefined ? { events } : { events, objects }))(r)
+
+/** The decision of a command of `type` with `data` (and the objects its events reference), at the time it is decided. */
+export const deciding = <T extends CaseCommandType>(type: T, data: CommandData[T], objects?: readonly Uint8Array[]) =>
+  (s: CaseState, now: Date): E.Either<Failure, Decided> => asDecided(decide(command(type, data, now), s), objects)
 
 /** Unwraps an Either inside a command, turning a Left into the command's failure. */
 export const must = <A>(r: E.Either<Failure, A>): A => {
@@ -149,7 +153,7 @@ export interface NoteInput extends CommandOptions {
 
 /** Records a note by an operator or a controller. */
 export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `note-${env.newId()}`, () => asDecided(decideNote(input.author ?? 'operator', input.text, input.format ?? 'plain')), {
+  runCommand(at, (env) => `note-${env.newId()}`, deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }), {
     ...input,
     sameIntent: firstIs('NoteRecorded', (e) => { const d = e.data as { text?: unknown; format?: unknown }; return e.actor === (input.author ?? 'operator') && d.text === input.text && (d.format ?? 'plain') === (input.format ?? 'plain') })
   })
@@ -164,7 +168,7 @@ export interface AttachmentInput extends CommandOptions {
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
 export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
   const ref = objectRefOf(input.bytes, input.mediaType)
-  return runCommand(at, (env) => `attachment-${env.newId()}`, () => asDecided(decideAttachment(input.author ?? 'operator', input.name, ref), [input.bytes]), {
+  return runCommand(at, (env) => `attachment-${env.newId()}`, deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]), {
     ...input,
     sameIntent: firstIs('AttachmentAdded', (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref }))
   })
@@ -178,7 +182,7 @@ export interface CancelPlanInput extends CommandOptions {
 
 /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
 export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `cancel-${env.newId()}`, (s) => asDecided(decideCancelPlan(s, { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) })), {
+  runCommand(at, (env) => `cancel-${env.newId()}`, deciding('CancelPlan', { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) }), {
     ...input,
     sameIntent: firstIs('PlanCancelled', (e) => { const d = e.data as { reason: string; reservation_id: string }; return d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId) })
   })
@@ -190,7 +194,7 @@ export interface TopUpInput extends CommandOptions {
 
 /** An operator adds budget to a running investigation, with a reason. */
 export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `top-up-${env.newId()}`, (s) => asDecided(decideTopUp(s, input.amount, input.reason)), {
+  runCommand(at, (env) => `top-up-${env.newId()}`, deciding('TopUp', { amount: input.amount, reason: input.reason }), {
     ...input,
     sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))
   })

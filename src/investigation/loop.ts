@@ -8,8 +8,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailure, isFailureCode, type Failure } from '../domain/failure.js'
-import { decideFeedback, decideModelFailure, decideRequest, decideResponse, decideResume, decideStart, hasLoneSurrogate } from '../domain/lifecycle.js'
-import { decideRecordCapture, decideRecordFailure } from '../domain/research-decider.js'
+import { hasLoneSurrogate } from '../domain/lifecycle.js'
+import { command, decide } from '../domain/decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import type { CaseState } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
@@ -25,7 +25,7 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
-import { asDecided, asEither, decideAndAppend, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { asDecided, asEither, decideAndAppend, deciding, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
 import { promptInputs } from './prompt-inputs.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
@@ -48,7 +48,7 @@ export interface StartOptions extends CommandOptions {
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
 export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', (s) => asDecided(decideStart(s, opts.settings)), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
@@ -113,13 +113,13 @@ export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGen
     const env = opts.env ?? systemEnv
     const handle = await openAt(at)
     const s = handle.cursor.state
-    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, (st, now) => asDecided(decideResume(st, { manualRetry: opts.manualRetry, now })), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
+    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, deciding('Resume', { manualRetry: opts.manualRetry }), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
     return resultOf(handle, 0)
   })
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
 export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, (s) => asDecided(decideFeedback(s, requestId, feedback)), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
+  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
 
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
 const modelFailureOf = (e: unknown): Failure => {
@@ -175,7 +175,7 @@ export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Fail
       const manual = s.state === 'BLOCKED' && s.checkpoint === manualFor
       if (s.state === 'BLOCKED') {
         if (resumesByTime(s.reason)) {
-          const resumed = decideResume(s, { manualRetry: manual, now: env.now() })
+          const resumed = decide(command('Resume', { manualRetry: manual }, env.now()), s)
           if (E.isLeft(resumed)) return resultOf(handle, turns)
           await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))
           step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: manual })
@@ -212,7 +212,7 @@ const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signa
   const promptBytes = Buffer.from(prompt.text, 'utf8')
   const request = { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), promptVersion: prompt.version, promptChars: prompt.text.length }
   // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict, not re-decided.
-  await append(`turn-${turn}-request`, (st) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decideRequest(st, request)), handle.cursor.seq)
+  await append(`turn-${turn}-request`, (st, now) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decide(command('RequestModel', request, now), st)), handle.cursor.seq)
   if (handle.cursor.state.state === 'EXHAUSTED') {
     step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted` })
     return 'exhausted'
@@ -229,14 +229,14 @@ const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signa
       step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: 'cancelled by the controller (nothing recorded; the next call asks again)' })
       return 'cancelled'
     }
-    await append(`turn-${turn}-answer`, (st, now) => asDecided(decideModelFailure(st, turn, f, now)))
+    await append(`turn-${turn}-answer`, deciding('RecordModelFailure', { turn, failure: f }))
     step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}: ${f.message.slice(0, 300)}` })
     return 'asked'
   }
   const { text, provenance } = provenanceOf(answer, performance.now() - started)
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)
-  const recorded = await append(`turn-${turn}-answer`, (st, now) => asDecided(decideResponse(st, { turn, raw: text, rawRef, provenance, now }), [raw.bytes]))
+  const recorded = await append(`turn-${turn}-answer`, deciding('RecordAnswer', { turn, raw: text, rawRef, provenance }, [raw.bytes]))
   const usage = provenance.usage === null ? '' : ` [${provenance.model ?? 'model'}: ${tokensOf(provenance.usage)} tokens]`
   step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `${describeDecision(recorded.events)}${usage}` })
   return 'asked'
@@ -274,7 +274,7 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   if (E.isLeft(answer)) {
     const unavailable = isUnavailable(answer.left)
     const id = unavailable ? `plan-${planId}-outage-${s.research.failures + 1}` : `plan-${planId}-record`
-    await append(id, (st, now) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: answer.left, unavailable, now, manualRetry })))
+    await append(id, deciding('RecordResearchFailure', { reservationId: reservation, failure: answer.left, unavailable, manualRetry }))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})` })
     return
   }
@@ -282,14 +282,14 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   const ctx = s.settings?.source_context ?? null
   if (answer.right.kind === 'source.context' && ctx !== null && !sameJson(answer.right.settings['source_analysis'], ctx)) {
     const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
-    await append(`plan-${planId}-record`, (st, now) => asDecided(decideRecordFailure(st, { reservationId: reservation, failure: refused, unavailable: false, now, manualRetry })))
+    await append(`plan-${planId}-record`, deciding('RecordResearchFailure', { reservationId: reservation, failure: refused, unavailable: false, manualRetry }))
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: 'refused (CONTEXT_SETTINGS_DIFFER)' })
     return
   }
   const bytes = captureBytes(answer.right)
   const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
   const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
-  await append(`plan-${planId}-record`, (st) => asDecided(decideRecordCapture(st, { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest, manualRetry }), [bytes]))
+  await append(`plan-${planId}-record`, deciding('RecordCapture', { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest, manualRetry }, [bytes]))
   const last = handle.cursor.state.lastResult
   step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded' })
 }

@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailureCode, type Failure } from '../domain/failure.js'
 import { decodeQuery } from '../domain/query.js'
 import { isUnavailable } from '../domain/research-failures.js'
-import { decideRecordCapture, decideRecordFailure, decideReserve } from '../domain/research-decider.js'
+import { command, decide } from '../domain/decider.js'
 import { queryCost, remainingBudget } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
@@ -24,7 +24,7 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { captureBytes } from './capture.js'
 import type { ProjectResearch } from './project-research.js'
-import { asDecided, asEither, decideAndAppend, firstIs, must, openAt } from '../investigation/commands.js'
+import { asDecided, asEither, decideAndAppend, deciding, firstIs, must, openAt } from '../investigation/commands.js'
 import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
@@ -99,19 +99,19 @@ export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown
       throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, { command_id: commandId }))
     }
     if (open === undefined) {
-      await decideAndAppend(handle, `${commandId}.reserve`, (s) => asDecided(decideReserve(s, { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null })), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
+      await decideAndAppend(handle, `${commandId}.reserve`, (s, now) => asDecided(decide(command('Reserve', { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null }, now), s)), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
     }
     // The answer is computed once and frozen here until it is persisted.
     const answer = await research.query(query)()
     const attempt = `${commandId}.record-${attempts.length + 1}`
     if (E.isLeft(answer)) {
       const unavailable = isUnavailable(answer.left)
-      const out = await decideAndAppend(handle, attempt, (s, now) => asDecided(decideRecordFailure(s, { reservationId, failure: answer.left, unavailable, now })), { env })
+      const out = await decideAndAppend(handle, attempt, deciding('RecordResearchFailure', { reservationId, failure: answer.left, unavailable }), { env })
       return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }
     }
     const bytes = captureBytes(answer.right)
     const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
-    const out = await decideAndAppend(handle, attempt, (s) => asDecided(decideRecordCapture(s, { reservationId, capture: ref, kind: answer.right.kind, requestDigest }), [bytes]), { env })
+    const out = await decideAndAppend(handle, attempt, deciding('RecordCapture', { reservationId, capture: ref, kind: answer.right.kind, requestDigest }, [bytes]), { env })
     const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
     const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
     return { outcome: 'recorded', commandId, capture: answer.right, evidenceId: d?.evidence_id ?? '?', repeat: d?.repeat ?? false, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }

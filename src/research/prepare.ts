@@ -10,7 +10,7 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../domain/failure.js'
 import { decodeEnrichment, EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
-import { decideCompleteRevision, decideInputs, type Author } from '../domain/inputs-decider.js'
+import { decideInputs, type Author } from '../domain/inputs-decider.js'
 import { hasLoneSurrogate } from '../domain/lifecycle.js'
 import { describeErrors } from '../events/decode.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
@@ -20,7 +20,7 @@ import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, decodeUtf8 } from '../adapters/fs-util.js'
 import type { Profile } from '../adapters/config/profile.js'
-import { asDecided, asEither, decideAndAppend, must, openAt } from '../investigation/commands.js'
+import { asEither, decideAndAppend, deciding, must, openAt } from '../investigation/commands.js'
 import { captureBytes } from './capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from './enrich.js'
@@ -132,7 +132,7 @@ export const prepareRevision = (at: CaseAt, research: ProjectResearch, config: E
     const attachments = (inputs.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ref: objectRefOf(a.bytes, a.mediaType) }))
     const index = { report: objectRefOf(report, 'text/plain'), entities: inputs.entities, attachments: attachments.map((a) => ({ name: a.name, object: a.ref })) }
     const handle = await openAt(at)
-    const decided = must(decideInputs(handle.cursor.state, options.author ?? 'operator', index))
+    const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
     const revision = decided.revision
     if (decided.status === 'existing' && decided.completed) {
       const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
@@ -152,8 +152,8 @@ export const prepareRevision = (at: CaseAt, research: ProjectResearch, config: E
     const settingsBytes = Buffer.from(must(canonicalJson(config)), 'utf8')
     const settingsRef = objectRefOf(settingsBytes, 'application/vnd.vba.enrichment+json')
     const objects = [...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()]
-    const completion = { facts: factsRef, factCount: result.facts.length, complete: result.complete, binding: research.binding, enrichment: settingsRef }
-    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, (s) => asDecided(decideCompleteRevision(s, revision, captures, completion), objects), { env })
+    const completion = { revision, captures, facts: factsRef, factCount: result.facts.length, complete: result.complete, binding: research.binding, enrichment: settingsRef }
+    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, deciding('CompleteRevision', completion, objects), { env })
     return { status: 'completed' as const, revision, facts: result.facts.length, captures: result.captures.length, complete: result.complete, generation: done.generation, receipt: done.receipt }
   })
 

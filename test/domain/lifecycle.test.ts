@@ -51,13 +51,13 @@ const REPORT = { digest: 'sha256:' + 'a'.repeat(64), size: 12 }
 const FACTS = { digest: 'sha256:' + 'f'.repeat(64), size: 40 }
 /** A revision with its inputs and completion (the facts object is not read by these tests). */
 const prepared = (s: CaseState): E.Either<unknown, readonly EventDraft[]> => {
-  const o = right(decideInputs(s, 'operator', { report: REPORT, entities: [{ type: 'quest', id: 1 }], attachments: [] }))
+  const o = right(decideInputs(s, { author: 'operator', index: { report: REPORT, entities: [{ type: 'quest', id: 1 }], attachments: [] } }))
   return o.status === 'new' ? E.right(o.events) : E.left('these inputs exist')
 }
-const completed = (s: CaseState) => decideCompleteRevision(s, 1, [], { facts: FACTS, factCount: 1, complete: true, binding: null, enrichment: null })
+const completed = (s: CaseState) => decideCompleteRevision(s, { revision: 1, captures: [], facts: FACTS, factCount: 1, complete: true, binding: null, enrichment: null })
 const request = (turn: number) => (s: CaseState) => E.right([{ type: 'ModelRequested', actor: 'controller', data: { turn, phase: s.state === 'INTERPRETING' ? 'interpretation' : 'investigation', prompt: REPORT, prompt_version: 'investigation_project_v1', prompt_chars: 12 } }] as EventDraft[])
-const start = (s: CaseState) => decideStart(s, settings)
-const answer = (text: string, turn = 1) => (s: CaseState) => E.map((d: EventDraft[]) => [{ type: 'ModelResponded', actor: 'model', data: { turn, raw: REPORT, provenance: null } } as EventDraft, ...d])(decideAnswer(s, turn, text, NOW, `P${turn}`))
+const start = (s: CaseState) => decideStart(s, { settings: settings })
+const answer = (text: string, turn = 1) => (s: CaseState) => E.map((d: EventDraft[]) => [{ type: 'ModelResponded', actor: 'model', data: { turn, raw: REPORT, provenance: null } } as EventDraft, ...d])(decideAnswer(s, { turn, raw: text, planId: `P${turn}` }, NOW))
 /** The steps of a prepared, started case. */
 const started = [prepared, completed, start]
 /** A model turn: the request, then the answer. */
@@ -71,8 +71,8 @@ const deciders = suite('lifecycle deciders')
 const decided = (log: readonly RecordedEvent[]): string[] => types(log).filter((t) => !['InputsRecorded', 'RevisionCompleted', 'ModelRequested', 'ModelResponded'].includes(t))
 
 deciders('given no completed revision, the start is refused; given one, the investigation starts interpreting from it', () => {
-  assert.is(left(decideStart(stateOf([]), settings)).code, 'CASE_NOT_PREPARED')
-  assert.is(left(decideStart(stateOf(given(prepared)), settings)).code, 'CASE_NOT_PREPARED')
+  assert.is(left(decideStart(stateOf([]), { settings })).code, 'CASE_NOT_PREPARED')
+  assert.is(left(decideStart(stateOf(given(prepared)), { settings })).code, 'CASE_NOT_PREPARED')
   const log = given(...started)
   assert.equal(decided(log), ['InvestigationStarted', 'CheckpointRecorded'])
   const s = stateOf(log)
@@ -121,12 +121,12 @@ deciders('given investigating, when invalid answers reach the limit, then BLOCKE
   assert.is(s.resumeState, 'INVESTIGATING')
   assert.is(s.retryNotBefore, '2026-11-30T12:01:00.000Z')
   // when resumed before the time without manual retry: refused; with it: exactly the resume state
-  assert.is(left(decideResume(s, { manualRetry: false, now: NOW })).code, 'RETRY_NOT_YET')
-  const resumed = right(decideResume(s, { manualRetry: true, now: NOW }))
+  assert.is(left(decideResume(s, { manualRetry: false }, NOW)).code, 'RETRY_NOT_YET')
+  const resumed = right(decideResume(s, { manualRetry: true }, NOW))
   assert.equal(resumed[0]?.data, { generation: 4, state: 'INVESTIGATING', reason: null, resume_state: null, retry_not_before: null, manual_retry: true })
   stateOf([...log, ...record(log, [...resumed])])
   // after the retry time no operator is needed
-  assert.is(right(decideResume(s, { manualRetry: false, now: new Date('2026-11-30T12:01:00.000Z') }))[0]?.data && true, true)
+  assert.is(right(decideResume(s, { manualRetry: false }, new Date('2026-11-30T12:01:00.000Z')))[0]?.data && true, true)
 })
 
 deciders('answers with lone surrogates are rejected, escaped or raw', () => {
@@ -147,10 +147,10 @@ deciders('given a lab test request, then AWAITING_TEST_FEEDBACK; manual retry do
   const log = given(...started, ...turnOf(INTERPRET), ...turnOf(JSON.stringify({ next: { kind: 'lab_test', description: 'try it' } }), 2))
   const s = stateOf(log)
   assert.is(s.reason, 'AWAITING_TEST_FEEDBACK')
-  assert.is(left(decideResume(s, { manualRetry: true, now: NOW })).code, 'CASE_AWAITING_FEEDBACK')
-  const after = [...log, ...record(log, [...right(decideFeedback(s, 'L1', 'no item given'))])]
+  assert.is(left(decideResume(s, { manualRetry: true }, NOW)).code, 'CASE_AWAITING_FEEDBACK')
+  const after = [...log, ...record(log, [...right(decideFeedback(s, { requestId: 'L1', feedback: 'no item given' }))])]
   assert.is(stateOf(after).state, 'INVESTIGATING')
-  assert.is(left(decideFeedback(stateOf(after), 'L1', 'again')).code, 'LAB_FEEDBACK_RECORDED')
+  assert.is(left(decideFeedback(stateOf(after), { requestId: 'L1', feedback: 'again' })).code, 'LAB_FEEDBACK_RECORDED')
 })
 
 deciders('a conclusion must cite known hypotheses and evidence', () => {
@@ -162,10 +162,10 @@ deciders.run()
 
 /** Settings of a start with settings version 2: repeats answered from the case, stalled queries counted. */
 const settingsV2: InvestigationSettings = { ...settings, prompt_version: 'investigation_project_v2', count_refusals: true, answer_repeats_from_case: true, contract: { source: null, databases: [{ name: 'world', allowed_tables: ['t'] }], limits: { max_lines: 80, max_rows: 200, max_result_bytes: 262144, max_matches: 200, max_files: 200, max_line_chars: 400, max_in_values: 100, max_filters: 16, max_columns: 64 } } }
-const startedV2 = [prepared, completed, (s: CaseState) => decideStart(s, settingsV2)]
+const startedV2 = [prepared, completed, (s: CaseState) => decideStart(s, { settings: settingsV2 })]
 const CAPTURE = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
 const captured = (plan: string) => (s: CaseState) => decideRecordCapture(s, { reservationId: `res-${plan}`, capture: CAPTURE, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST) })
-const refused = (plan: string) => (s: CaseState) => decideRecordFailure(s, { reservationId: `res-${plan}`, failure: failure('TABLE_NOT_ALLOWED', 'table secrets is not on the allowlist of world'), unavailable: false, now: NOW })
+const refused = (plan: string) => (s: CaseState) => decideRecordFailure(s, { reservationId: `res-${plan}`, failure: failure('TABLE_NOT_ALLOWED', 'table secrets is not on the allowlist of world'), unavailable: false }, NOW)
 const OTHER = (n: number) => JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.count', table: `secrets_${n}`, filters: [] } } })
 const HYPOTHESIS = JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'x', evidence: [] } })
 
@@ -181,7 +181,7 @@ memory('given a captured query, when the identical query is asked again, then it
   assert.is(s.research.evidence.get('E1')?.repeats, 1)
   assert.is(s.stalled, 1)
   // even with the budget spent, a repeat is answered (it costs nothing)
-  const spent = given(...startedV2.slice(0, 2), (st: CaseState) => decideStart(st, { ...settingsV2, budget_total: 1 }), ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3))
+  const spent = given(...startedV2.slice(0, 2), (st: CaseState) => decideStart(st, { settings: { ...settingsV2, budget_total: 1 } }), ...turnOf(INTERPRET), ...turnOf(QUERY, 2), captured('P2'), ...turnOf(QUERY, 3))
   assert.equal(decided(spent).slice(-1), ['QueryAnsweredFromCase'])
 })
 
@@ -194,7 +194,7 @@ memory('given max_invalid_responses 2, when two plans in a row are refused, then
   assert.is(s.resumeState, 'INVESTIGATING')
   assert.is(s.retryNotBefore, '2026-11-30T12:01:00.000Z')
   assert.is(s.research.released, 2, 'refusals cost nothing')
-  const resumed = [...log, ...record(log, [...right(decideResume(s, { manualRetry: true, now: NOW }))])]
+  const resumed = [...log, ...record(log, [...right(decideResume(s, { manualRetry: true }, NOW))])]
   assert.is(stateOf(resumed).stalled, 0)
   assert.is(stateOf(resumed).state, 'INVESTIGATING')
 })
@@ -241,9 +241,9 @@ memory('the rules: a stalled query at the limit without its block, a reservation
 })
 
 memory('an early manual retry of a research outage is recorded as a manual retry', () => {
-  const log = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true, now: NOW }))
+  const log = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true }, NOW))
   assert.is(stateOf(log).reason, 'RESEARCH_UNAVAILABLE')
-  const retried = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true, now: NOW }),
+  const retried = given(...startedV2, ...turnOf(INTERPRET), ...turnOf(QUERY, 2), (s) => decideRecordFailure(s, { reservationId: 'res-P2', failure: failure('DATABASE_UNAVAILABLE', 'down'), unavailable: true }, NOW),
     (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture: CAPTURE, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST), manualRetry: true }))
   const last = retried[retried.length - 1]
   assert.is(last?.type, 'CheckpointRecorded')

@@ -23,7 +23,7 @@ const text = (bytes: Uint8Array, mediaType: string | undefined): string =>
 
 /** Why the recorded decision is not what the deciders make of the answer, or null. */
 export const decisionProblem = (ob: DecisionObligation, bytes: Uint8Array): string | null => {
-  const derived = decideAnswer(ob.state, ob.turn, text(bytes, ob.ref.media_type), new Date(ob.at), `P${ob.turn}`)
+  const derived = decideAnswer(ob.state, { turn: ob.turn, raw: text(bytes, ob.ref.media_type), planId: `P${ob.turn}` }, new Date(ob.at))
   if (E.isLeft(derived)) return `the deciders refuse this answer (${derived.left.code}), but a decision was recorded`
   const want = canonicalJson(derived.right.map(comparable))
   const got = canonicalJson(ob.decided.map(comparable))
