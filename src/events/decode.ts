@@ -1,5 +1,6 @@
 /** Turning io-ts validation errors into short, path-qualified messages. */
 import type * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
 
 const COMBINATORS = new Set(['IntersectionType', 'UnionType', 'RefinementType', 'ExactType', 'ReadonlyType'])
 
@@ -22,4 +23,18 @@ export const describeErrors = (errors: t.Errors): string => {
     return `${where === '' ? '(root)' : where}: ${e.message ?? `expected ${last?.type.name ?? 'value'}`}`
   })
   return parts.join('; ') + (errors.length > 3 ? ` (+${errors.length - 3} more)` : '')
+}
+
+/**
+ * JSON text decoded with a codec, at a trust boundary (an object read from a case, a file, a
+ * database row): Left with a short reason when it is not JSON or not of the codec's shape.
+ */
+export const decodeJson = <A>(codec: t.Decoder<unknown, A>, text: string): E.Either<string, A> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (e) {
+    return E.left(`not JSON: ${e instanceof Error ? e.message.slice(0, 120) : 'unparseable'}`)
+  }
+  return E.mapLeft(describeErrors)(codec.decode(parsed))
 }

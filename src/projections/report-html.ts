@@ -8,10 +8,12 @@
  * zero-width characters are shown as visible codes, never obeyed.
  */
 import type { RecordedEvent } from '../events/chain.js'
-import type { Capture } from '../events/capture.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { Capture } from '../events/capture.js'
+import { decodeJson } from '../events/decode.js'
 import type { Requester } from '../events/catalog.js'
 import type { Finding } from '../events/findings.js'
-import type { Fact } from '../domain/facts.js'
+import { FactsDocument, type Fact } from '../domain/facts.js'
 import { evolve, initCaseState } from '../domain/case-state.js'
 import { cell, requestText } from './capture-text.js'
 import { modelUsage, type ModelUsageView } from './model-usage.js'
@@ -100,11 +102,8 @@ const refLinks = (list: readonly string[], known: { evidence: ReadonlySet<string
 const parseCapture = (b: Uint8Array | undefined): Capture | null => {
   const t = utf8(b)
   if (t === null) return null
-  try {
-    return JSON.parse(t) as Capture
-  } catch {
-    return null
-  }
+  const c = decodeJson(Capture, t)
+  return E.isRight(c) ? c.right : null
 }
 
 const buildModel = (input: ReportInput): Model => {
@@ -399,14 +398,9 @@ export const renderReport = (input: ReportInput): string => {
   const inputs = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'InputsRecorded' }> => e.type === 'InputsRecorded')
   const revision = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'RevisionCompleted' }> => e.type === 'RevisionCompleted')
   const report = inputs === undefined ? null : utf8(input.objects.get(inputs.data.report.digest))
-  let facts: Fact[] = []
-  if (revision !== undefined) {
-    try {
-      facts = (JSON.parse(utf8(input.objects.get(revision.data.facts.digest)) ?? '{"facts":[]}') as { facts: Fact[] }).facts
-    } catch {
-      facts = []
-    }
-  }
+  const factsText = revision === undefined ? null : utf8(input.objects.get(revision.data.facts.digest))
+  const decoded = factsText === null ? null : decodeJson(FactsDocument, factsText)
+  const facts: readonly Fact[] = decoded !== null && E.isRight(decoded) ? decoded.right.facts : []
   const byDigest = new Map([...m.evidence.values()].map((x) => [x.digest, x.id]))
   const conclusion = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'ConclusionRecorded' }> => e.type === 'ConclusionRecorded')
   const title = input.title ?? input.caseId
