@@ -34,8 +34,17 @@ export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [
  * The renderer's inputs for state `s`, from objects read by reference (null when one is missing:
  * reported elsewhere as a missing object).
  */
-export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uint8Array | undefined): PromptInputs | null => {
+export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uint8Array | undefined, memo: Map<string, unknown> = new Map()): PromptInputs | null => {
   const bytes = (ref: ObjectRefLite): Uint8Array | null => read(ref) ?? null
+  // Objects decoded once for all the prompts of a case (a capture stays in every later prompt's state).
+  const decodedOnce = <A>(ref: ObjectRefLite, decode: (b: Uint8Array) => A): A | null => {
+    if (memo.has(ref.digest)) return memo.get(ref.digest) as A
+    const b = bytes(ref)
+    if (b === null) return null
+    const value = decode(b)
+    memo.set(ref.digest, value)
+    return value
+  }
   let report = ''
   if (s.report !== null) {
     const b = bytes(s.report)
@@ -44,16 +53,14 @@ export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uin
   }
   let facts: PromptInputs['facts'] = []
   if (s.facts !== null) {
-    const b = bytes(s.facts)
-    if (b === null) return null
-    const doc = FactsDocument.decode(parse(b))
+    const doc = decodedOnce(s.facts, (b) => FactsDocument.decode(parse(b)))
+    if (doc === null) return null
     facts = E.isRight(doc) ? doc.right.facts : []
   }
   const captures = new Map<string, Capture>()
   for (const [digest, ref] of s.research.evidenceRefs) {
-    const b = bytes(ref)
-    if (b === null) return null
-    const decoded = Capture.decode(parse(b))
+    const decoded = decodedOnce(ref, (b) => Capture.decode(parse(b)))
+    if (decoded === null) return null
     if (E.isRight(decoded)) captures.set(digest, decoded.right)
   }
   return { report, facts, captures }
@@ -62,6 +69,7 @@ export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uin
 /** The violations of the prompt obligations: prompts that are not what the renderer makes of their state. */
 export const checkPrompts = (obligations: readonly Obligation[], read: (ref: ObjectRefLite) => Uint8Array | undefined): RuleViolation[] => {
   const out: RuleViolation[] = []
+  const memo = new Map<string, unknown>()
   for (const ob of obligations) {
     if (ob.kind !== 'prompt') continue
     const bad = (message: string): void => {
@@ -72,7 +80,7 @@ export const checkPrompts = (obligations: readonly Obligation[], read: (ref: Obj
       continue
     }
     const recorded = read(ob.ref)
-    const inputs = promptInputsFrom(ob.state, read)
+    const inputs = promptInputsFrom(ob.state, read, memo)
     if (recorded === undefined || inputs === null) continue
     const rendered = renderPrompt(ob.state, inputs)
     if (rendered.version !== ob.version) {

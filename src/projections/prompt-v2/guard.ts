@@ -33,12 +33,12 @@ const linesSize = (lines: readonly string[]): number => lines.reduce((n, l) => n
 
 const payloadLines = (p: Payload, shown: number | null): string[] => (shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)])
 
-const olderLines = (older: readonly OlderLine[], from: number): string[] => {
-  if (older.length === 0) return []
-  const left = older.slice(0, from)
-  const marker = left.length === 0 ? [] : [`  [${left[0]?.id ?? ''}–${left[left.length - 1]?.id ?? ''}: ${left.length} older evidence entries are not listed (the prompt limit); asking their query again shows them]`]
-  return [OLDER_HEADER, ...marker, ...older.slice(from).map((o) => o.text)]
-}
+/** The line that names the older entries left out (none when `from` is 0). */
+const olderMarker = (older: readonly OlderLine[], from: number): string[] =>
+  from === 0 ? [] : [`  [${older[0]?.id ?? ''}–${older[from - 1]?.id ?? ''}: ${from} older evidence entries are not listed (the prompt limit); asking their query again shows them]`]
+
+const olderLines = (older: readonly OlderLine[], from: number): string[] =>
+  older.length === 0 ? [] : [OLDER_HEADER, ...olderMarker(older, from), ...older.slice(from).map((o) => o.text)]
 
 const render = (payloads: readonly Payload[], shown: ReadonlyArray<number | null>, older: readonly OlderLine[], olderFrom: number): string[] => [
   ...(payloads.length === 0 ? [] : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
@@ -54,9 +54,24 @@ const dropOrder = (payloads: readonly Payload[]): number[] => {
   return [...recent, ...cited, ...latest]
 }
 
+/** The size of a payload's lines with `shown` items (null: its summary), without rendering them: prefix sums of its items. */
+const sizer = (p: Payload): ((shown: number | null) => number) => {
+  const fixed = p.header.length + 1 + linesSize(p.view.head)
+  const prefix = [0]
+  for (const item of p.view.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
+  return (shown) => (shown === null ? p.summary.length + 1 : fixed + (prefix[shown] ?? 0) + linesSize(p.view.tail(shown)))
+}
+
+/** The size of the older-evidence lines from `from` on, without rendering them: suffix sums of their entries. */
+const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => {
+  const suffix = new Array<number>(older.length + 1).fill(0)
+  for (let i = older.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (older[i]?.text.length ?? 0) + 1
+  return (from) => (older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0))
+}
+
 /** Trims inside the kept payloads, largest first, until `room` holds them or every one is at MIN_ITEMS. */
-const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: number, room: number): void => {
-  const sizes = payloads.map((p, i) => linesSize(payloadLines(p, shown[i] ?? null)))
+const trim = (payloads: readonly Payload[], sizeOf: ReadonlyArray<(shown: number | null) => number>, shown: Array<number | null>, fixed: number, room: number): void => {
+  const sizes = payloads.map((_, i) => sizeOf[i]?.(shown[i] ?? null) ?? 0)
   let total = fixed + sizes.reduce((a, b) => a + b, 0)
   while (total > room) {
     let pick = -1
@@ -66,11 +81,10 @@ const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: 
       const best = payloads[pick]
       if (pick < 0 || (sizes[i] ?? 0) > (sizes[pick] ?? 0) || ((sizes[i] ?? 0) === (sizes[pick] ?? 0) && best !== undefined && p.age < best.age)) pick = i
     }
-    const p = payloads[pick]
     const n = shown[pick]
-    if (p === undefined || n === null || n === undefined) return
+    if (pick < 0 || n === null || n === undefined) return
     shown[pick] = n - 1
-    const size = linesSize(payloadLines(p, n - 1))
+    const size = sizeOf[pick]?.(n - 1) ?? 0
     total += size - (sizes[pick] ?? 0)
     sizes[pick] = size
   }
@@ -80,8 +94,11 @@ const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: 
 export const fitWorkingSet = (payloads: readonly Payload[], older: readonly OlderLine[], room: number): Fitted => {
   const full = (): Array<number | null> => payloads.map((p) => p.view.items.length)
   let shown = full()
-  const olderSize = linesSize(olderLines(older, 0))
+  const sizeOf = payloads.map(sizer)
+  const olderSize = olderSizer(older)
   const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
+  // The size of render(payloads, shown, older, from), computed from the parts' sizes.
+  const total = (from: number): number => header + shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), 0) + olderSize(from)
   const done = (olderFrom: number): Fitted => {
     const lines = render(payloads, shown, older, olderFrom)
     const notes: string[] = []
@@ -93,13 +110,13 @@ export const fitWorkingSet = (payloads: readonly Payload[], older: readonly Olde
     if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
     return { lines, notes, size: linesSize(lines) }
   }
-  trim(payloads, shown, header + olderSize, room)
+  trim(payloads, sizeOf, shown, header + olderSize(0), room)
   for (const i of dropOrder(payloads)) {
-    if (linesSize(render(payloads, shown, older, 0)) <= room) return done(0)
+    if (total(0) <= room) return done(0)
     shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
-    trim(payloads, shown, header + olderSize, room)
+    trim(payloads, sizeOf, shown, header + olderSize(0), room)
   }
   let from = 0
-  while (from < older.length && linesSize(render(payloads, shown, older, from)) > room) from++
+  while (from < older.length && total(from) > room) from++
   return done(from)
 }

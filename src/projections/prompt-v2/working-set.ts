@@ -53,6 +53,21 @@ const request = (c: Capture): string => {
 
 const sizeOf = (v: CaptureView): number => viewLines(v).reduce((n, l) => n + l.length + 1, 0)
 
+/**
+ * A capture's view, its size and its request in words, made once per capture object: verify
+ * renders every prompt of a case again, and a capture stays in every later prompt's state.
+ */
+const described = new WeakMap<Capture, { readonly view: CaptureView; readonly size: number; readonly request: string }>()
+const describe = (c: Capture): { readonly view: CaptureView; readonly size: number; readonly request: string } => {
+  let d = described.get(c)
+  if (d === undefined) {
+    const view = captureView(c)
+    d = { view, size: sizeOf(view), request: request(c) }
+    described.set(c, d)
+  }
+  return d
+}
+
 /** Why a piece of evidence is in the working set, in words. */
 const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: boolean): string[] => {
   const out: string[] = []
@@ -71,8 +86,8 @@ const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: 
 /** The line of a piece of evidence outside the payloads. */
 export const olderLine = (e: Evidence, c: Capture | undefined): string => {
   if (c === undefined) return `  ${e.id} ${e.kind} (its capture cannot be read)`
-  const v = captureView(c)
-  return `  ${e.id} ${request(c)}: ${v.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${sizeOf(v)} chars)`
+  const d = describe(c)
+  return `  ${e.id} ${d.request}: ${d.view.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${d.size} chars)`
 }
 
 /** Selects the working set (see the module comment). */
@@ -98,13 +113,13 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     const c = e === undefined ? undefined : captures.get(e.digest)
     if (e === undefined || c === undefined || payloads.some((p) => p.id === id)) continue
     const latest = id === latestId
-    const view = captureView(c)
+    const { view, size, request: asked } = describe(c)
     const why = reasons(s, e, citedBy.get(id) ?? [], latest)
     payloads.push({
       id,
       header: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}):`,
       view,
-      summary: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}): ${request(c)} → ${view.summary} [its payload is not shown: the prompt limit; ${sizeOf(view)} characters]`,
+      summary: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}): ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
       cited: citedBy.has(id),
       latest,
       age: e.last_result_seq ?? e.first_seq
