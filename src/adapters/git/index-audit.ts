@@ -6,7 +6,8 @@ import { failure } from '../../domain/failure.js'
 import { FailureError } from '../fs-util.js'
 import { ObjectStoreError, type ObjectType } from './object-reader.js'
 import { indexDirOf } from './index-cache.js'
-import { openIndex, type BuildProgress, type TreeEntry } from './snapshot-index.js'
+import { openIndex, type TreeEntry } from './snapshot-index.js'
+import type { BuildProgress } from './index-build.js'
 import { listTree, packObjects, resolveGitdir, unavailable } from './snapshot.js'
 
 export interface IndexAudit {

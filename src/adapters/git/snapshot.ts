@@ -18,11 +18,14 @@ import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
 import { objectStoreFs } from './object-fs.js'
 import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType } from './object-reader.js'
-import { buildIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
+import { IndexCorrupt, openIndex, type BlobInfo, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
+import { isBinaryBytes, type StoredObject } from './index-format.js'
+import { buildIndex, type BuildProgress } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
 
-export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
-export { needleHashes, isBinaryBytes } from './snapshot-index.js'
+export type { BlobInfo, EntryKind, TreeEntry } from './snapshot-index.js'
+export type { BuildProgress } from './index-build.js'
+export { needleHashes, isBinaryBytes } from './index-format.js'
 export { discardIndex, indexBytes, indexDirOf, pruneIndexes, type PrunedIndex } from './index-cache.js'
 
 export interface GitSnapshot {
