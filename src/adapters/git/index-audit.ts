@@ -8,7 +8,8 @@ import { ObjectStoreError, type ObjectType } from './object-reader.js'
 import { indexDirOf } from './index-cache.js'
 import { openIndex, type TreeEntry } from './snapshot-index.js'
 import type { BuildProgress } from './index-build.js'
-import { listTree, packObjects, resolveGitdir, unavailable } from './snapshot.js'
+import { packObjects } from './object-source.js'
+import { listTree, resolveGitdir, unavailable } from './snapshot.js'
 
 export interface IndexAudit {
   readonly commit: string
