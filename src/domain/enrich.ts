@@ -10,7 +10,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from './failure.js'
 import { isUnavailable } from './research-failures.js'
-import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, isSymbolRelationship, pointer, type EnrichmentConfig, type EntityRef, type Relationship, type TableRelationship } from './enrichment-config.js'
+import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, isSymbolRelationship, pointer, type EnrichmentConfig, type EntityRef, type Relationship, type SymbolRelationship, type TableRelationship } from './enrichment-config.js'
 import { isIdentifier } from './text-scan.js'
 import { partialMarkers } from './partial.js'
 import type { Scalar } from './query.js'
@@ -68,219 +68,264 @@ const isFailure = <A extends object>(x: A | NotAsked): x is NotAsked => '_tag' i
 
 /** Runs the configured enrichment for `entities`. Left only when a provider is unavailable. */
 export const enrich = async (research: EnrichmentQueries, config: EnrichmentConfig, entities: readonly EntityRef[]): Promise<E.Either<Failure, EnrichmentResult>> => {
-  const bounds = {
+  const run = startRun(research, config)
+  const queue: Work[] = entities.map((ref) => ({ kind: 'entity', ref, depth: 0 }))
+  while (queue.length > 0 && run.unavailable === null) {
+    const w = queue.shift() as Work
+    if (!admit(run, w)) continue
+    if (w.kind === 'entity') await lookUpEntity(run, w, queue)
+    else await follow(run, w, queue)
+  }
+  if (run.unavailable !== null) return E.left(run.unavailable)
+  const complete = run.gaps.length === 0
+  run.facts.push({
+    fact_id: factId(run),
+    type: 'project_context_coverage',
+    queries_run: run.captures.length,
+    identical_queries_reused: run.reused,
+    left_out: run.gaps,
+    cycles_cut: run.cycles,
+    complete,
+    notice: complete
+      ? 'The configured enrichment ran without leaving anything out. It is context, not a complete investigation.'
+      : `The configured enrichment left out ${run.gaps.length} item(s), listed with what, how many and why; it is partial context, not a complete investigation.`
+  })
+  return E.right({ captures: run.captures, facts: run.facts, complete })
+}
+
+type EntityWork = Extract<Work, { readonly kind: 'entity' }>
+type FollowWork = Extract<Work, { readonly kind: 'follow' }>
+
+/** One enrichment run: its bounds, what it asked and found, and what it left out. */
+interface Run {
+  readonly research: EnrichmentQueries
+  readonly config: EnrichmentConfig
+  readonly bounds: typeof DEFAULT_BOUNDS
+  readonly texts: NonNullable<EnrichmentConfig['texts']>
+  readonly rels: NonNullable<EnrichmentConfig['relationships']>
+  readonly captures: Capture[]
+  readonly byRequest: Map<string, Asked | NotAsked>
+  readonly facts: Fact[]
+  readonly gaps: CoverageGap[]
+  /** Entities and relationship values already followed: a cycle stops here (and is reported). */
+  readonly followed: Set<string>
+  readonly cycles: string[]
+  reused: number
+  relationships: number
+  /** Set when a provider is unavailable: the run stops and fails. */
+  unavailable: Failure | null
+}
+
+const startRun = (research: EnrichmentQueries, config: EnrichmentConfig): Run => ({
+  research,
+  config,
+  bounds: {
     max_queries: config.max_queries ?? DEFAULT_BOUNDS.max_queries,
     max_depth: config.max_depth ?? DEFAULT_BOUNDS.max_depth,
     max_relationships: config.max_relationships ?? DEFAULT_BOUNDS.max_relationships,
     page_rows: config.page_rows ?? DEFAULT_BOUNDS.page_rows
-  }
-  const captures: Capture[] = []
-  const byRequest = new Map<string, Asked | NotAsked>()
-  const facts: Fact[] = []
-  const gaps: CoverageGap[] = []
-  let reused = 0
-  let relationships = 0
-  /** Entities and relationship values already followed: a cycle stops here (and is reported). */
-  const followed = new Set<string>()
-  const cycles: string[] = []
-  const factId = (): string => `F${facts.length + 1}`
-  const texts = config.texts ?? []
-  const rels = config.relationships ?? []
-  let unavailable: Failure | null = null
+  },
+  texts: config.texts ?? [],
+  rels: config.relationships ?? [],
+  captures: [],
+  byRequest: new Map(),
+  facts: [],
+  gaps: [],
+  followed: new Set(),
+  cycles: [],
+  reused: 0,
+  relationships: 0,
+  unavailable: null
+})
 
-  /** Asks once per identical request; later asks reuse the same capture. */
-  const ask = async (request: Record<string, unknown>): Promise<Asked | NotAsked> => {
-    const key = canonicalJson(request)
-    const k = E.isRight(key) ? key.right : JSON.stringify(request)
-    const known = byRequest.get(k)
-    if (known !== undefined) {
-      reused++
-      return known
-    }
-    if (captures.length >= bounds.max_queries) return { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
-    const r = await research.query(request)()
-    if (E.isLeft(r) && isUnavailable(r.left)) {
-      unavailable = r.left
-      return r.left
-    }
-    const out = E.isLeft(r) ? { ...r.left, request } : { capture: r.right, digest: captureDigest(r.right) }
-    if (E.isRight(r)) captures.push(r.right)
-    byRequest.set(k, out)
-    return out
-  }
+const factId = (run: Run): string => `F${run.facts.length + 1}`
 
-  /** Notes what a capture left out beyond what paging handles. */
-  const notePartial = (asked: Asked, what: string, ignoreHasMore: boolean): void => {
-    const markers = partialMarkers(asked.capture.result).filter((m) => !(ignoreHasMore && m.startsWith('has_more')))
-    if (markers.length > 0) gaps.push({ reason: 'partial_answer', what, detail: markers.join('; ') })
-  }
+const describe = (w: Work): string => (w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`)
 
-  /**
-   * All rows of a database.rows request, page by page, within max_queries. When the first page
-   * has more, a count query (when the budget allows) says how many rows match, so that a lookup
-   * cut short by max_queries can say how many it left out.
-   */
-  const allRows = async (table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | NotAsked> => {
-    const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
-    const pages: Asked[] = []
-    let offset = 0
-    let total: number | null = null
-    for (;;) {
-      const got = await ask({ kind: 'database.rows', table, columns: [...columns], filters: [...filters], offset, limit: bounds.page_rows })
-      if (isFailure(got)) {
-        if (pages.length === 0) return got
-        const left = total === null ? undefined : Math.max(0, total - rows.length)
-        gaps.push({
-          reason: got.code === 'MAX_QUERIES' ? 'rows_not_fetched' : 'refused',
-          what: `${what}: rows from offset ${offset} on`,
-          ...(left === undefined ? {} : { count: left }),
-          ...failed(got),
-          ...(got.code === 'MAX_QUERIES' ? { detail: `max_queries (${bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` } : {})
-        })
-        return { rows, pages, complete: false }
-      }
-      pages.push(got)
-      const page = (got.capture.result['rows'] ?? []) as Array<Record<string, unknown>>
-      page.forEach((row, index) => rows.push({ row, digest: got.digest, index }))
-      notePartial(got, what, true)
-      const next = got.capture.result['next_offset']
-      if (got.capture.result['has_more'] !== true || typeof next !== 'number') return { rows, pages, complete: true }
-      if (total === null && captures.length < bounds.max_queries) {
-        const counted = await ask({ kind: 'database.count', table, filters: [...filters] })
-        if (!isFailure(counted) && typeof counted.capture.result['count'] === 'number') total = counted.capture.result['count']
-      }
-      offset = next
-    }
+/** False (and reported) when the work is deeper than max_depth or was followed before (a cycle). */
+const admit = (run: Run, w: Work): boolean => {
+  if (w.depth > run.bounds.max_depth) {
+    run.gaps.push({ reason: 'max_depth', what: describe(w), detail: `deeper than max_depth ${run.bounds.max_depth}` })
+    return false
   }
+  const key = w.kind === 'entity' ? `entity|${w.ref.type}|${String(w.ref.id)}` : `rel|${w.rel.relation}|${String(w.value)}`
+  if (run.followed.has(key)) {
+    if (w.kind === 'follow') run.cycles.push(`${w.rel.relation} = ${String(w.value)} (from ${w.rel.from_table}.${w.rel.from_column}) was followed before`)
+    return false
+  }
+  run.followed.add(key)
+  return true
+}
 
-  /** Follow-ups of the relationships that start at `table`, from each row gathered. */
-  const followFrom = (table: string, rows: RowSet['rows'], depth: number, queue: Work[]): void => {
-    for (const { row, digest, index } of rows) {
-      for (const rel of rels.filter((r) => r.from_table === table)) {
-        if (rel.when_column !== undefined && row[rel.when_column] !== rel.when_value) continue
-        const value = row[rel.from_column]
-        if (value === undefined || (typeof value === 'object' && value !== null)) continue
-        if (isIgnored(value, rel.ignore_values ?? config.ignore_values ?? DEFAULT_IGNORED)) continue
-        const originId = rel.from_id_column === undefined ? undefined : row[rel.from_id_column]
-        queue.push({ kind: 'follow', rel, value: value as Scalar, originId, depth: depth + 1, from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) } })
-      }
-    }
-  }
+/** Records a question that got no capture as left out (unless a provider is unavailable: then the run stops). */
+const leftOut = (run: Run, w: Work, got: NotAsked): void => {
+  if (run.unavailable !== null) return
+  run.gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
+}
 
-  const describe = (w: Work): string => (w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`)
-  const queue: Work[] = entities.map((ref) => ({ kind: 'entity', ref, depth: 0 }))
-  while (queue.length > 0 && unavailable === null) {
-    const w = queue.shift() as Work
-    if (w.depth > bounds.max_depth) {
-      gaps.push({ reason: 'max_depth', what: describe(w), detail: `deeper than max_depth ${bounds.max_depth}` })
-      continue
-    }
-    const key = w.kind === 'entity' ? `entity|${w.ref.type}|${String(w.ref.id)}` : `rel|${w.rel.relation}|${String(w.value)}`
-    if (followed.has(key)) {
-      if (w.kind === 'follow') cycles.push(`${w.rel.relation} = ${String(w.value)} (from ${w.rel.from_table}.${w.rel.from_column}) was followed before`)
-      continue
-    }
-    followed.add(key)
-    if (w.kind === 'entity') {
-      const lookup = config.entities[w.ref.type]
-      if (lookup === undefined) {
-        gaps.push({ reason: 'no_lookup_configured', what: describe(w) })
-        continue
-      }
-      const filters = [{ column: lookup.id_column, operator: 'eq', value: w.ref.id }]
-      const got = await allRows(lookup.table, lookup.columns, filters, `${lookup.table} rows of ${describe(w)}`)
-      if (isFailure(got)) {
-        if (unavailable !== null) break
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
-        continue
-      }
-      const first = got.pages[0] as Asked
-      if (got.rows.length === 0) {
-        facts.push({ fact_id: factId(), type: 'not_found', table: lookup.table, column: lookup.id_column, value: w.ref.id, notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`, provenance: { capture: first.digest, pointer: pointer('result', 'rows') } })
-        continue
-      }
-      for (const r of got.rows) entityFacts(w.ref.type, w.ref.id, lookup.table, r.row, r.digest, r.index, 'input')
-      followFrom(lookup.table, got.rows, w.depth, queue)
-      continue
-    }
-    // A relationship from a returned value.
-    if (relationships >= bounds.max_relationships) {
-      gaps.push({ reason: 'max_relationships', what: describe(w), detail: `more than max_relationships ${bounds.max_relationships}` })
-      continue
-    }
-    relationships++
-    const rel = w.rel
-    const origin = { table: rel.from_table, column: rel.from_column, ...(w.originId === undefined ? {} : { id: w.originId }), provenance: w.from }
-    if (isSymbolRelationship(rel)) {
-      if (typeof w.value !== 'string' || !isIdentifier(w.value)) {
-        gaps.push({ reason: 'not_an_identifier', what: describe(w) })
-        continue
-      }
-      const got = await ask({ kind: 'source.symbol', symbol: w.value, ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix }) })
-      if (isFailure(got)) {
-        if (unavailable !== null) break
-        gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
-        continue
-      }
-      notePartial(got, `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`, false)
-      facts.push({ fact_id: factId(), type: 'source_symbol', relation: rel.relation, symbol: w.value, path_prefix: rel.path_prefix ?? null, hits: Number(got.capture.result['hit_count'] ?? 0), complete: partialMarkers(got.capture.result).length === 0, from: origin, provenance: { capture: got.digest, pointer: pointer('result', 'hits') } })
-      continue
-    }
-    const trel: TableRelationship = rel
-    const filters = [{ column: trel.column, operator: 'eq', value: w.value }, ...(trel.filters ?? [])]
-    const got = await allRows(trel.table, trel.columns ?? [trel.column], filters, `${trel.table} rows of ${describe(w)}`)
-    if (isFailure(got)) {
-      if (unavailable !== null) break
-      gaps.push({ reason: got.code === 'MAX_QUERIES' ? 'max_queries' : 'refused', what: describe(w), ...failed(got) })
-      continue
-    }
-    const pages = got.pages.map((p) => ({ capture: p.digest, pointer: pointer('result', 'rows') }))
-    facts.push({
-      fact_id: factId(),
-      type: 'relationship',
-      relation: trel.relation,
-      from: { ...origin, value: w.value },
-      to: { table: trel.table, column: trel.column, rows: got.rows.length, complete: got.complete, entity_type: trel.entity_type ?? null, provenance: pages[0] as Provenance, pages },
-      notice: 'A configured reference between template rows; not an observed runtime object and not a cause.'
-    })
-    if (got.rows.length === 0) {
-      facts.push({ fact_id: factId(), type: 'not_found', table: trel.table, column: trel.column, value: w.value, notice: `No row in ${trel.table} for ${trel.column} = ${String(w.value)}: a finding about this table only.`, provenance: pages[0] as Provenance })
-      continue
-    }
-    if (trel.entity_type !== undefined) for (const r of got.rows) entityFacts(trel.entity_type, w.value as number | string, trel.table, r.row, r.digest, r.index, 'relationship')
-    followFrom(trel.table, got.rows, w.depth, queue)
+/** An input entity: its configured lookup's rows as facts (or a not_found fact), then its relationships. */
+const lookUpEntity = async (run: Run, w: EntityWork, queue: Work[]): Promise<void> => {
+  const lookup = run.config.entities[w.ref.type]
+  if (lookup === undefined) {
+    run.gaps.push({ reason: 'no_lookup_configured', what: describe(w) })
+    return
   }
-  if (unavailable !== null) return E.left(unavailable)
-  const complete = gaps.length === 0
-  facts.push({
-    fact_id: factId(),
-    type: 'project_context_coverage',
-    queries_run: captures.length,
-    identical_queries_reused: reused,
-    left_out: gaps,
-    cycles_cut: cycles,
-    complete,
-    notice: complete
-      ? 'The configured enrichment ran without leaving anything out. It is context, not a complete investigation.'
-      : `The configured enrichment left out ${gaps.length} item(s), listed with what, how many and why; it is partial context, not a complete investigation.`
+  const filters = [{ column: lookup.id_column, operator: 'eq', value: w.ref.id }]
+  const got = await allRows(run, lookup.table, lookup.columns, filters, `${lookup.table} rows of ${describe(w)}`)
+  if (isFailure(got)) return leftOut(run, w, got)
+  const first = got.pages[0] as Asked
+  if (got.rows.length === 0) {
+    run.facts.push({ fact_id: factId(run), type: 'not_found', table: lookup.table, column: lookup.id_column, value: w.ref.id, notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`, provenance: { capture: first.digest, pointer: pointer('result', 'rows') } })
+    return
+  }
+  for (const r of got.rows) entityFacts(run, w.ref.type, w.ref.id, lookup.table, r.row, r.digest, r.index, 'input')
+  followFrom(run, lookup.table, got.rows, w.depth, queue)
+}
+
+/** Where a followed value came from: the row's table, column, id (when configured) and provenance. */
+type Origin = { readonly table: string; readonly column: string; readonly id?: unknown; readonly provenance: Provenance }
+
+/** A relationship from a returned value, within max_relationships. */
+const follow = async (run: Run, w: FollowWork, queue: Work[]): Promise<void> => {
+  if (run.relationships >= run.bounds.max_relationships) {
+    run.gaps.push({ reason: 'max_relationships', what: describe(w), detail: `more than max_relationships ${run.bounds.max_relationships}` })
+    return
+  }
+  run.relationships++
+  const rel = w.rel
+  const origin: Origin = { table: rel.from_table, column: rel.from_column, ...(w.originId === undefined ? {} : { id: w.originId }), provenance: w.from }
+  if (isSymbolRelationship(rel)) await followSymbol(run, w, rel, origin)
+  else await followTable(run, w, rel, origin, queue)
+}
+
+/** A value that names a source symbol: one source.symbol search, as a source_symbol fact. */
+const followSymbol = async (run: Run, w: FollowWork, rel: SymbolRelationship, origin: Origin): Promise<void> => {
+  if (typeof w.value !== 'string' || !isIdentifier(w.value)) {
+    run.gaps.push({ reason: 'not_an_identifier', what: describe(w) })
+    return
+  }
+  const got = await ask(run, { kind: 'source.symbol', symbol: w.value, ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix }) })
+  if (isFailure(got)) return leftOut(run, w, got)
+  notePartial(run, got, `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`, false)
+  run.facts.push({ fact_id: factId(run), type: 'source_symbol', relation: rel.relation, symbol: w.value, path_prefix: rel.path_prefix ?? null, hits: Number(got.capture.result['hit_count'] ?? 0), complete: partialMarkers(got.capture.result).length === 0, from: origin, provenance: { capture: got.digest, pointer: pointer('result', 'hits') } })
+}
+
+/** A value that references rows of another table: a relationship fact, entity facts when typed, then onwards. */
+const followTable = async (run: Run, w: FollowWork, trel: TableRelationship, origin: Origin, queue: Work[]): Promise<void> => {
+  const filters = [{ column: trel.column, operator: 'eq', value: w.value }, ...(trel.filters ?? [])]
+  const got = await allRows(run, trel.table, trel.columns ?? [trel.column], filters, `${trel.table} rows of ${describe(w)}`)
+  if (isFailure(got)) return leftOut(run, w, got)
+  const pages = got.pages.map((p) => ({ capture: p.digest, pointer: pointer('result', 'rows') }))
+  run.facts.push({
+    fact_id: factId(run),
+    type: 'relationship',
+    relation: trel.relation,
+    from: { ...origin, value: w.value },
+    to: { table: trel.table, column: trel.column, rows: got.rows.length, complete: got.complete, entity_type: trel.entity_type ?? null, provenance: pages[0] as Provenance, pages },
+    notice: 'A configured reference between template rows; not an observed runtime object and not a cause.'
   })
-  return E.right({ captures, facts, complete })
-
-  function entityFacts(entityType: string, id: number | string, table: string, row: Record<string, unknown>, digest: string, index: number, source: 'input' | 'relationship'): void {
-    const textRefs: Record<string, string> = {}
-    const values: Record<string, unknown> = {}
-    const entityId = factId()
-    // Reserve the entity's fact id first, then add its texts right after it.
-    const textFacts: Fact[] = []
-    for (const [column, value] of Object.entries(row)) {
-      const text = texts.find((t) => t.table === table && t.column === column)
-      if (text !== undefined && typeof value === 'string' && value !== '') {
-        const id2 = `F${facts.length + 2 + textFacts.length}`
-        textFacts.push({ fact_id: id2, type: 'project_description', entity_type: entityType, id, column, role: text.role, text: value, describes: 'template_text', notice: 'What the template says, not what the server did.', provenance: { capture: digest, pointer: pointer('result', 'rows', index, column) } })
-        textRefs[column] = id2
-      } else values[column] = value
-    }
-    facts.push({ fact_id: entityId, type: 'entity', entity_type: entityType, id, source, table, values, texts: textRefs, provenance: { capture: digest, pointer: pointer('result', 'rows', index) } })
-    facts.push(...textFacts)
+  if (got.rows.length === 0) {
+    run.facts.push({ fact_id: factId(run), type: 'not_found', table: trel.table, column: trel.column, value: w.value, notice: `No row in ${trel.table} for ${trel.column} = ${String(w.value)}: a finding about this table only.`, provenance: pages[0] as Provenance })
+    return
   }
+  if (trel.entity_type !== undefined) for (const r of got.rows) entityFacts(run, trel.entity_type, w.value as number | string, trel.table, r.row, r.digest, r.index, 'relationship')
+  followFrom(run, trel.table, got.rows, w.depth, queue)
+}
+
+/** Asks once per identical request; later asks reuse the same capture. */
+const ask = async (run: Run, request: Record<string, unknown>): Promise<Asked | NotAsked> => {
+  const key = canonicalJson(request)
+  const k = E.isRight(key) ? key.right : JSON.stringify(request)
+  const known = run.byRequest.get(k)
+  if (known !== undefined) {
+    run.reused++
+    return known
+  }
+  if (run.captures.length >= run.bounds.max_queries) return { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
+  const r = await run.research.query(request)()
+  if (E.isLeft(r) && isUnavailable(r.left)) {
+    run.unavailable = r.left
+    return r.left
+  }
+  const out = E.isLeft(r) ? { ...r.left, request } : { capture: r.right, digest: captureDigest(r.right) }
+  if (E.isRight(r)) run.captures.push(r.right)
+  run.byRequest.set(k, out)
+  return out
+}
+
+/** Notes what a capture left out beyond what paging handles. */
+const notePartial = (run: Run, asked: Asked, what: string, ignoreHasMore: boolean): void => {
+  const markers = partialMarkers(asked.capture.result).filter((m) => !(ignoreHasMore && m.startsWith('has_more')))
+  if (markers.length > 0) run.gaps.push({ reason: 'partial_answer', what, detail: markers.join('; ') })
+}
+
+/**
+ * All rows of a database.rows request, page by page, within max_queries. When the first page
+ * has more, a count query (when the budget allows) says how many rows match, so that a lookup
+ * cut short by max_queries can say how many it left out.
+ */
+const allRows = async (run: Run, table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | NotAsked> => {
+  const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
+  const pages: Asked[] = []
+  let offset = 0
+  let total: number | null = null
+  for (;;) {
+    const got = await ask(run, { kind: 'database.rows', table, columns: [...columns], filters: [...filters], offset, limit: run.bounds.page_rows })
+    if (isFailure(got)) {
+      if (pages.length === 0) return got
+      const left = total === null ? undefined : Math.max(0, total - rows.length)
+      run.gaps.push({
+        reason: got.code === 'MAX_QUERIES' ? 'rows_not_fetched' : 'refused',
+        what: `${what}: rows from offset ${offset} on`,
+        ...(left === undefined ? {} : { count: left }),
+        ...failed(got),
+        ...(got.code === 'MAX_QUERIES' ? { detail: `max_queries (${run.bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` } : {})
+      })
+      return { rows, pages, complete: false }
+    }
+    pages.push(got)
+    const page = (got.capture.result['rows'] ?? []) as Array<Record<string, unknown>>
+    page.forEach((row, index) => rows.push({ row, digest: got.digest, index }))
+    notePartial(run, got, what, true)
+    const next = got.capture.result['next_offset']
+    if (got.capture.result['has_more'] !== true || typeof next !== 'number') return { rows, pages, complete: true }
+    if (total === null && run.captures.length < run.bounds.max_queries) {
+      const counted = await ask(run, { kind: 'database.count', table, filters: [...filters] })
+      if (!isFailure(counted) && typeof counted.capture.result['count'] === 'number') total = counted.capture.result['count']
+    }
+    offset = next
+  }
+}
+
+/** Follow-ups of the relationships that start at `table`, from each row gathered. */
+const followFrom = (run: Run, table: string, rows: RowSet['rows'], depth: number, queue: Work[]): void => {
+  for (const { row, digest, index } of rows) {
+    for (const rel of run.rels.filter((r) => r.from_table === table)) {
+      if (rel.when_column !== undefined && row[rel.when_column] !== rel.when_value) continue
+      const value = row[rel.from_column]
+      if (value === undefined || (typeof value === 'object' && value !== null)) continue
+      if (isIgnored(value, rel.ignore_values ?? run.config.ignore_values ?? DEFAULT_IGNORED)) continue
+      const originId = rel.from_id_column === undefined ? undefined : row[rel.from_id_column]
+      queue.push({ kind: 'follow', rel, value: value as Scalar, originId, depth: depth + 1, from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) } })
+    }
+  }
+}
+
+/** An entity fact for one row, with a description fact right after it for each configured text column. */
+const entityFacts = (run: Run, entityType: string, id: number | string, table: string, row: Record<string, unknown>, digest: string, index: number, source: 'input' | 'relationship'): void => {
+  const textRefs: Record<string, string> = {}
+  const values: Record<string, unknown> = {}
+  const entityId = factId(run)
+  // Reserve the entity's fact id first, then add its texts right after it.
+  const textFacts: Fact[] = []
+  for (const [column, value] of Object.entries(row)) {
+    const text = run.texts.find((t) => t.table === table && t.column === column)
+    if (text !== undefined && typeof value === 'string' && value !== '') {
+      const id2 = `F${run.facts.length + 2 + textFacts.length}`
+      textFacts.push({ fact_id: id2, type: 'project_description', entity_type: entityType, id, column, role: text.role, text: value, describes: 'template_text', notice: 'What the template says, not what the server did.', provenance: { capture: digest, pointer: pointer('result', 'rows', index, column) } })
+      textRefs[column] = id2
+    } else values[column] = value
+  }
+  run.facts.push({ fact_id: entityId, type: 'entity', entity_type: entityType, id, source, table, values, texts: textRefs, provenance: { capture: digest, pointer: pointer('result', 'rows', index) } })
+  run.facts.push(...textFacts)
 }

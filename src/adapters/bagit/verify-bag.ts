@@ -173,57 +173,125 @@ const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<st
  * used instead of reading those files again.
  */
 export const verifyBagDir = async (root: string, options: { readonly known?: KnownChecksums } = {}): Promise<BagReport> => {
-  const findings: BagFinding[] = []
-  const error = (code: string, message: string, p?: string): void => {
-    findings.push({ code, severity: 'error', message, ...(p === undefined ? {} : { path: p }) })
-  }
-  const warn = (code: string, message: string, p?: string): void => {
-    findings.push({ code, severity: 'warning', message, ...(p === undefined ? {} : { path: p }) })
-  }
-  const empty = (version: string | null, encoding: string | null): BagReport => ({ valid: false, version, encoding, info: [], payload: { files: 0, bytes: 0 }, findings, checksums: new Map() })
-  /** A tag file's bytes: null when absent; a link, FIFO, device or oversized file is an error finding. */
-  const readBytes = async (name: string, maxBytes: number): Promise<Buffer | null> => {
-    try {
-      return await readRegular(path.join(root, name), { maxBytes, shown: name })
-    } catch (e) {
-      if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return null
-      if (!isFileRefusal(e)) throw e
-      if (!findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === name)) {
-        error(e.failure.code === 'FILE_TOO_LARGE' ? 'TAG_FILE_TOO_LARGE' : 'SPECIAL_FILE', e.failure.message, name)
-      }
-      return null
+  const v = startVerification(root)
+  const listing = await listBag(v)
+  if (listing === null) return unreadable(v, null, null)
+  const { files, specials } = listing
+  const declaration = await readDeclaration(v, specials)
+  if (declaration.decode === null) return unreadable(v, declaration.version, declaration.encoding)
+  const { version, encoding } = declaration
+  const readTag = tagReader(v, declaration.decode, encoding)
+  const isV1 = Number((version ?? '0').split('.')[0]) >= 1
+  const payloadFiles = [...files.keys()].filter((f) => f.startsWith('data/'))
+  const payloadBytes = payloadFiles.reduce((s, f) => s + (files.get(f) ?? 0), 0)
+
+  // fetch.txt: entries to be fetched must name safe paths under data/.
+  const fetchText = await readTag('fetch.txt', TAG_LIMITS.listing)
+  const toFetch = fetchText === null ? new Set<string>() : parseFetch(fetchText, v.error)
+
+  // Parse every manifest, then hash each listed or payload file once with all needed algorithms.
+  const parsed = await readManifests(v, files, readTag)
+  const { needed, checks, listedPayload } = matchManifests(parsed, files, specials, toFetch, isV1, v.error, v.warn)
+  const checksums = await computeChecksums(v, needed, options.known)
+  for (const c of checks) {
+    const sum = checksums.get(c.algorithm)?.get(c.file)
+    if (sum !== undefined && sum !== c.entry.checksum) {
+      v.error(c.manifest.startsWith('tag') ? 'TAG_CHECKSUM_MISMATCH' : 'CHECKSUM_MISMATCH', `${c.file} does not match its ${c.algorithm} checksum in ${c.manifest}`, c.file)
     }
   }
 
-  let listing: { files: Map<string, number>; specials: Set<string> }
+  // bag-info.txt (optional): labels, continuation lines, and Payload-Oxum.
+  const infoText = await readTag('bag-info.txt', TAG_LIMITS.info)
+  const info = infoText === null ? [] : parseBagInfo(infoText, v.warn)
+  if (toFetch.size === 0) checkOxum(v, info, { bytes: payloadBytes, files: payloadFiles.length, listed: listedPayload.size })
+  return {
+    valid: !v.findings.some((f) => f.severity === 'error'),
+    version,
+    encoding,
+    info,
+    payload: { files: payloadFiles.length, bytes: payloadBytes },
+    findings: v.findings,
+    checksums
+  }
+}
+
+/** One verification: the bag's root and the findings reported so far. */
+interface Verification {
+  readonly root: string
+  readonly findings: BagFinding[]
+  readonly error: Report
+  readonly warn: Report
+}
+
+const startVerification = (root: string): Verification => {
+  const findings: BagFinding[] = []
+  return {
+    root,
+    findings,
+    error: (code, message, p) => {
+      findings.push({ code, severity: 'error', message, ...(p === undefined ? {} : { path: p }) })
+    },
+    warn: (code, message, p) => {
+      findings.push({ code, severity: 'warning', message, ...(p === undefined ? {} : { path: p }) })
+    }
+  }
+}
+
+/** The report of a bag that could not be read as far as its payload. */
+const unreadable = (v: Verification, version: string | null, encoding: string | null): BagReport =>
+  ({ valid: false, version, encoding, info: [], payload: { files: 0, bytes: 0 }, findings: v.findings, checksums: new Map() })
+
+/** The bag's files, or null (reported as a missing bagit.txt) when `root` is not a directory. */
+const listBag = async (v: Verification): Promise<{ files: Map<string, number>; specials: Set<string> } | null> => {
   try {
-    listing = await listFiles(root, findings)
+    return await listFiles(v.root, v.findings)
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT' && errnoOf(e) !== 'ENOTDIR') throw e
-    error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
-    return empty(null, null)
+    v.error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
+    return null
   }
-  const { files, specials } = listing
+}
 
-  // bagit.txt: exactly the version and encoding declarations, UTF-8 without a BOM.
-  const declaration = await readBytes('bagit.txt', TAG_LIMITS.declaration)
+/** A tag file's bytes: null when absent; a link, FIFO, device or oversized file is an error finding. */
+const readBytes = async (v: Verification, name: string, maxBytes: number): Promise<Buffer | null> => {
+  try {
+    return await readRegular(path.join(v.root, name), { maxBytes, shown: name })
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return null
+    if (!isFileRefusal(e)) throw e
+    if (!v.findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === name)) {
+      v.error(e.failure.code === 'FILE_TOO_LARGE' ? 'TAG_FILE_TOO_LARGE' : 'SPECIAL_FILE', e.failure.message, name)
+    }
+    return null
+  }
+}
+
+/** The declared version and encoding, and how tag files decode (null: the bag cannot be read further). */
+interface Declaration {
+  readonly version: string | null
+  readonly encoding: string | null
+  readonly decode: ((bytes: Buffer) => string) | null
+}
+
+/** bagit.txt: exactly the version and encoding declarations, UTF-8 without a BOM. */
+const readDeclaration = async (v: Verification, specials: ReadonlySet<string>): Promise<Declaration> => {
+  const declaration = await readBytes(v, 'bagit.txt', TAG_LIMITS.declaration)
   if (declaration === null) {
-    if (!specials.has('bagit.txt') && !findings.some((f) => f.path === 'bagit.txt')) error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
-    return empty(null, null)
+    if (!specials.has('bagit.txt') && !v.findings.some((f) => f.path === 'bagit.txt')) v.error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
+    return { version: null, encoding: null, decode: null }
   }
   if (declaration[0] === 0xef && declaration[1] === 0xbb && declaration[2] === 0xbf) {
-    error('BAGIT_TXT_INVALID', 'bagit.txt starts with a byte order mark', 'bagit.txt')
-    return empty(null, null)
+    v.error('BAGIT_TXT_INVALID', 'bagit.txt starts with a byte order mark', 'bagit.txt')
+    return { version: null, encoding: null, decode: null }
   }
-  const { version, encoding } = parseDeclaration(declaration.toString('utf8'), error)
-  if (findings.some((f) => f.severity === 'error')) return empty(version, encoding)
-  const isV1 = Number((version ?? '0').split('.')[0]) >= 1
+  const { version, encoding } = parseDeclaration(declaration.toString('utf8'), v.error)
+  if (v.findings.some((f) => f.severity === 'error')) return { version, encoding, decode: null }
   const label = (encoding ?? 'utf-8').toLowerCase()
   try {
     new TextDecoder(label)
   } catch {
-    error('TAG_ENCODING_UNSUPPORTED', 'the declared tag file encoding is not one this verifier knows', 'bagit.txt')
-    return empty(version, null)
+    v.error('TAG_ENCODING_UNSUPPORTED', 'the declared tag file encoding is not one this verifier knows', 'bagit.txt')
+    return { version, encoding: null, decode: null }
   }
   /** Decodes tag file bytes; plain "UTF-16" follows the byte order mark (big-endian without one). */
   const decode = (bytes: Buffer): string => {
@@ -231,54 +299,57 @@ export const verifyBagDir = async (root: string, options: { readonly known?: Kno
     if (l === 'utf-16' || l === 'utf16') l = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : 'utf-16be'
     return new TextDecoder(l, { fatal: true }).decode(bytes)
   }
-  const readTag = async (name: string, maxBytes: number): Promise<string | null> => {
-    const bytes = await readBytes(name, maxBytes)
-    if (bytes === null) return null
-    try {
-      return decode(bytes)
-    } catch {
-      error('TAG_FILE_UNDECODABLE', `${name} is not valid ${encoding ?? ''}`, name)
-      return null
-    }
-  }
+  return { version, encoding, decode }
+}
 
-  const payloadFiles = [...files.keys()].filter((f) => f.startsWith('data/'))
-  const payloadBytes = payloadFiles.reduce((s, f) => s + (files.get(f) ?? 0), 0)
+/** Reads a tag file as text: null when absent, refused or not in the declared encoding (a finding). */
+type TagReader = (name: string, maxBytes: number) => Promise<string | null>
+
+const tagReader = (v: Verification, decode: (bytes: Buffer) => string, encoding: string | null): TagReader => async (name, maxBytes) => {
+  const bytes = await readBytes(v, name, maxBytes)
+  if (bytes === null) return null
+  try {
+    return decode(bytes)
+  } catch {
+    v.error('TAG_FILE_UNDECODABLE', `${name} is not valid ${encoding ?? ''}`, name)
+    return null
+  }
+}
+
+/** Every top-level manifest with a supported algorithm, parsed; a bag needs a payload manifest. */
+const readManifests = async (v: Verification, files: ReadonlyMap<string, number>, readTag: TagReader): Promise<ParsedManifest[]> => {
   const topLevel = [...files.keys()].filter((f) => !f.includes('/'))
   const manifests = topLevel.map((f) => /^(tag)?manifest-([A-Za-z0-9]+)\.txt$/.exec(f)).filter((m): m is RegExpExecArray => m !== null)
-
-  // fetch.txt: entries to be fetched must name safe paths under data/.
-  const fetchText = await readTag('fetch.txt', TAG_LIMITS.listing)
-  const toFetch = fetchText === null ? new Set<string>() : parseFetch(fetchText, error)
-
-  // Parse every manifest, then hash each listed or payload file once with all needed algorithms.
   const parsed: ParsedManifest[] = []
   for (const m of manifests) {
     const name = m[0]
     const algorithm = (m[2] ?? '').toLowerCase()
     const tag = m[1] !== undefined
     if (!ALGORITHMS.has(algorithm)) {
-      warn('UNSUPPORTED_ALGORITHM', `${name} uses ${algorithm}, which this verifier cannot compute; it was not checked`, name)
+      v.warn('UNSUPPORTED_ALGORITHM', `${name} uses ${algorithm}, which this verifier cannot compute; it was not checked`, name)
       continue
     }
     const text = await readTag(name, TAG_LIMITS.listing)
     if (text === null) continue
-    parsed.push({ name, algorithm, tag, entries: parseManifest(text, name, error, warn) })
+    parsed.push({ name, algorithm, tag, entries: parseManifest(text, name, v.error, v.warn) })
   }
-  if (!parsed.some((p) => !p.tag)) error('MANIFEST_MISSING', 'the bag has no payload manifest with a supported algorithm')
+  if (!parsed.some((p) => !p.tag)) v.error('MANIFEST_MISSING', 'the bag has no payload manifest with a supported algorithm')
+  return parsed
+}
 
-  const { needed, checks, listedPayload } = matchManifests(parsed, files, specials, toFetch, isV1, error, warn)
+/** The checksums the manifests need, by algorithm then path: each file hashed once, in path order (or taken from `known`). */
+const computeChecksums = async (v: Verification, needed: ReadonlyMap<string, ReadonlySet<string>>, known: KnownChecksums | undefined): Promise<Map<string, Map<string, string>>> => {
   const checksums = new Map<string, Map<string, string>>()
   for (const [file, algorithms] of [...needed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const known = options.known?.get(file)
-    const missing = [...algorithms].filter((a) => known?.get(a) === undefined)
+    const given = known?.get(file)
+    const missing = [...algorithms].filter((a) => given?.get(a) === undefined)
     let sums: ReadonlyMap<string, string>
     try {
-      sums = missing.length === 0 && known !== undefined ? known : await hashFile(path.join(root, file), file, [...algorithms])
+      sums = missing.length === 0 && given !== undefined ? given : await hashFile(path.join(v.root, file), file, [...algorithms])
     } catch (e) {
       // Replaced by a link or a FIFO after it was listed.
       if (!isFileRefusal(e)) throw e
-      error('SPECIAL_FILE', e.failure.message, file)
+      v.error('SPECIAL_FILE', e.failure.message, file)
       continue
     }
     for (const a of algorithms) {
@@ -289,33 +360,18 @@ export const verifyBagDir = async (root: string, options: { readonly known?: Kno
       checksums.set(a, byAlgo)
     }
   }
-  for (const c of checks) {
-    const sum = checksums.get(c.algorithm)?.get(c.file)
-    if (sum !== undefined && sum !== c.entry.checksum) {
-      error(c.manifest.startsWith('tag') ? 'TAG_CHECKSUM_MISMATCH' : 'CHECKSUM_MISMATCH', `${c.file} does not match its ${c.algorithm} checksum in ${c.manifest}`, c.file)
-    }
-  }
+  return checksums
+}
 
-  // bag-info.txt (optional): labels, continuation lines, and Payload-Oxum.
-  const infoText = await readTag('bag-info.txt', TAG_LIMITS.info)
-  const info = infoText === null ? [] : parseBagInfo(infoText, warn)
+/** Payload-Oxum against the payload: its bytes, its files, and the files the payload manifest lists. */
+const checkOxum = (v: Verification, info: ReadonlyArray<readonly [string, string]>, payload: { readonly bytes: number; readonly files: number; readonly listed: number }): void => {
   const oxum = info.find(([k]) => k === 'Payload-Oxum')?.[1]
-  if (oxum !== undefined && toFetch.size === 0) {
-    const m = /^(\d+)\.(\d+)$/.exec(oxum)
-    if (m === null) error('PAYLOAD_OXUM_INVALID', 'Payload-Oxum is not "octets.files"', 'bag-info.txt')
-    else if (Number(m[1]) === payloadBytes && Number(m[2]) === listedPayload.size && findings.some((f) => f.code === 'SYSTEM_FILE_LISTED')) {
-      warn('PAYLOAD_OXUM_COUNTS_ABSENT_FILES', `Payload-Oxum ${oxum} counts listed system files that are absent`, 'bag-info.txt')
-    } else if (Number(m[1]) !== payloadBytes || Number(m[2]) !== payloadFiles.length) {
-      error('PAYLOAD_OXUM_MISMATCH', `Payload-Oxum says ${oxum}, the payload is ${payloadBytes}.${payloadFiles.length}`, 'bag-info.txt')
-    }
-  }
-  return {
-    valid: !findings.some((f) => f.severity === 'error'),
-    version,
-    encoding,
-    info,
-    payload: { files: payloadFiles.length, bytes: payloadBytes },
-    findings,
-    checksums
+  if (oxum === undefined) return
+  const m = /^(\d+)\.(\d+)$/.exec(oxum)
+  if (m === null) v.error('PAYLOAD_OXUM_INVALID', 'Payload-Oxum is not "octets.files"', 'bag-info.txt')
+  else if (Number(m[1]) === payload.bytes && Number(m[2]) === payload.listed && v.findings.some((f) => f.code === 'SYSTEM_FILE_LISTED')) {
+    v.warn('PAYLOAD_OXUM_COUNTS_ABSENT_FILES', `Payload-Oxum ${oxum} counts listed system files that are absent`, 'bag-info.txt')
+  } else if (Number(m[1]) !== payload.bytes || Number(m[2]) !== payload.files) {
+    v.error('PAYLOAD_OXUM_MISMATCH', `Payload-Oxum says ${oxum}, the payload is ${payload.bytes}.${payload.files}`, 'bag-info.txt')
   }
 }

@@ -4,6 +4,7 @@
  * what a valid log is. Memory is bounded by the command index, not by the log.
  */
 import { promises as fsp } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import { isUtf8 } from 'node:buffer'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -173,26 +174,41 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, ids: options.resume?.ids ?? new Set(), state: rules.state(), obligations: [] }
   }
   let fileBytes = 0
-  let stopParallel: () => Promise<void> = () => Promise.resolve()
   const checker = logChecker({ ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }), ...(options.onRef === undefined ? {} : { onRef: options.onRef }), ...(options.canonical === undefined ? {} : { canonical: options.canonical }), start, commands, lastCommand: options.resume?.lastCommand ?? null, report, rules: options.rules === false ? null : rules, ...(options.resume?.ids === undefined ? {} : { ids: options.resume.ids }) })
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES)
-    let carry: Buffer = Buffer.alloc(0)
-    let pos = start.bytes
-    const canonical = options.canonical !== false
-    let parallel: LineDigests | null =
-      limit - start.bytes >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)
-        ? startLineDigests(path.join(dir, LOG_FILE), start.bytes, limit, canonical)
-        : null
-    stopParallel = () => parallel?.stop() ?? Promise.resolve()
-    let lineIndex = 0
-    /** `text` is the decoded line when the caller already knows the bytes are valid UTF-8. */
-    const processLine = (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
-      const precomputed = parallel?.at(lineIndex++)
-      checker.line(bytes, text, lineStart, lineEnd, precomputed)
-    }
+    const carried = await feedLog(fh, path.join(dir, LOG_FILE), start.bytes, limit, checker, options)
+    checker.end()
+    if (headValue !== null) await checkHead(fh, headValue, fileBytes, carried, checker, report)
+    else if (carried > 0) report(finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carried} bytes`, { path: LOG_FILE, data: { bytes: carried } }))
+  } finally {
+    await fh.close()
+  }
+  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), ids: checker.ids(), state: rules.state(), obligations: rules.obligations() }
+}
+
+/**
+ * Feeds the lines of events.jsonl from `from` to `limit` to the checker, chunk by chunk; a log of
+ * PARALLEL_THRESHOLD_BYTES or more has its line digests computed on a second thread meanwhile.
+ * Returns how many bytes follow the last LF (an incomplete line).
+ */
+const feedLog = async (fh: FileHandle, file: string, from: number, limit: number, checker: LogChecker, options: ScanOptions): Promise<number> => {
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES)
+  let carry: Buffer = Buffer.alloc(0)
+  let pos = from
+  const canonical = options.canonical !== false
+  let parallel: LineDigests | null =
+    limit - from >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)
+      ? startLineDigests(file, from, limit, canonical)
+      : null
+  let lineIndex = 0
+  /** `text` is the decoded line when the caller already knows the bytes are valid UTF-8. */
+  const processLine = (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
+    const precomputed = parallel?.at(lineIndex++)
+    checker.line(bytes, text, lineStart, lineEnd, precomputed)
+  }
+  try {
     while (pos < limit) {
       const want = Math.min(CHUNK_BYTES, limit - pos)
       const { bytesRead } = await fh.read(buf, 0, want, pos)
@@ -227,34 +243,35 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
         carry = Buffer.alloc(0)
       }
     }
-    checker.end()
-    const lastSeq = checker.seq()
-    const lastHash = checker.hash()
-    if (headValue !== null) {
-      if (fileBytes < headValue.bytes) {
-        report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${headValue.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: headValue.bytes } }))
-      } else if (carry.length > 0) {
-        report(finding('HEAD_MISMATCH', 'HEAD does not end on a line boundary of events.jsonl', { path: HEAD_FILE }))
-      } else if (lastSeq !== headValue.seq || lastHash !== headValue.hash) {
-        report(finding('HEAD_MISMATCH', `HEAD acknowledges seq ${headValue.seq}, the log ends at seq ${lastSeq} with another hash`, { path: HEAD_FILE, data: { head_seq: headValue.seq, log_seq: lastSeq } }))
-      }
-      if (fileBytes > headValue.bytes) {
-        const tailBytes = fileBytes - headValue.bytes
-        const tail = Buffer.allocUnsafe(Math.min(tailBytes, MAX_LINE_BYTES * 4))
-        const { bytesRead } = await fh.read(tail, 0, tail.length, headValue.bytes)
-        const hasNewline = tail.subarray(0, bytesRead).includes(10)
-        report(hasNewline
-          ? finding('UNACKNOWLEDGED_TAIL', `${tailBytes} bytes after the last acknowledged event were never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } })
-          : finding('TORN_TAIL', `a torn last line of ${tailBytes} bytes was never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } }))
-      }
-    } else if (carry.length > 0) {
-      report(finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carry.length} bytes`, { path: LOG_FILE, data: { bytes: carry.length } }))
-    }
   } finally {
-    await stopParallel()
-    await fh.close()
+    await parallel?.stop()
   }
-  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), ids: checker.ids(), state: rules.state(), obligations: rules.obligations() }
+  return carry.length
+}
+
+/**
+ * HEAD against the log as read: a log shorter than HEAD, a HEAD that is not the last event, and
+ * bytes after what HEAD acknowledges (a crash leftover, cut on the next append).
+ */
+const checkHead = async (fh: FileHandle, head: Head, fileBytes: number, carried: number, checker: LogChecker, report: (f: Finding) => void): Promise<void> => {
+  const lastSeq = checker.seq()
+  const lastHash = checker.hash()
+  if (fileBytes < head.bytes) {
+    report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${head.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: head.bytes } }))
+  } else if (carried > 0) {
+    report(finding('HEAD_MISMATCH', 'HEAD does not end on a line boundary of events.jsonl', { path: HEAD_FILE }))
+  } else if (lastSeq !== head.seq || lastHash !== head.hash) {
+    report(finding('HEAD_MISMATCH', `HEAD acknowledges seq ${head.seq}, the log ends at seq ${lastSeq} with another hash`, { path: HEAD_FILE, data: { head_seq: head.seq, log_seq: lastSeq } }))
+  }
+  if (fileBytes > head.bytes) {
+    const tailBytes = fileBytes - head.bytes
+    const tail = Buffer.allocUnsafe(Math.min(tailBytes, MAX_LINE_BYTES * 4))
+    const { bytesRead } = await fh.read(tail, 0, tail.length, head.bytes)
+    const hasNewline = tail.subarray(0, bytesRead).includes(10)
+    report(hasNewline
+      ? finding('UNACKNOWLEDGED_TAIL', `${tailBytes} bytes after the last acknowledged event were never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } })
+      : finding('TORN_TAIL', `a torn last line of ${tailBytes} bytes was never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } }))
+  }
 }
 
 export interface LogCheckerOptions {
@@ -351,3 +368,6 @@ export const logChecker = (o: LogCheckerOptions) => {
     ids: (): Set<string> => ids
   }
 }
+
+/** The checks of one log (see logChecker). */
+type LogChecker = ReturnType<typeof logChecker>

@@ -96,6 +96,11 @@ const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
   if (after.split(',').includes('NO_BACKSLASH_ESCAPES')) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values', {}))
 }
 
+/**
+ * The mysql2 executor: a pool of two connections, each set up once (see prepareSession); every
+ * call runs inside one read-only transaction. A connection whose statement failed or was stopped
+ * early is dropped, never returned to the pool.
+ */
 export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
   const password = await resolvePassword(db, env)
   const pool = mysql.createPool({
@@ -113,43 +118,22 @@ export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Re
     maxIdle: 2
   })
   const prepared = new WeakSet<object>()
-  /** Session setup once per connection: statement time limit, UTC, read-only transactions. */
-  const prepare = async (conn: mysql.PoolConnection): Promise<void> => {
-    if (prepared.has(conn)) return
-    const rows = await run(conn, 'SELECT VERSION() AS v')
-    const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
-    const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
-    onDialect(dialect)
-    await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
-    await run(conn, "SET SESSION time_zone = '+00:00'")
-    await pinSqlMode(conn)
-    await run(conn, 'SET SESSION TRANSACTION READ ONLY')
-    prepared.add(conn)
+  const acquire = async (): Promise<mysql.PoolConnection> => {
+    let conn: mysql.PoolConnection
+    try {
+      conn = await new Promise((resolve, reject) => pool.getConnection((err, c) => (err ? reject(err) : resolve(c))))
+    } catch (e) {
+      throw new FailureError(mapDbError(e, timeMs))
+    }
+    return conn
   }
-  const acquire = (): Promise<mysql.PoolConnection> =>
-    new Promise((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))))
   return {
     all: async (statements) => {
-      let conn: mysql.PoolConnection
-      try {
-        conn = await acquire()
-      } catch (e) {
-        throw new FailureError(mapDbError(e, timeMs))
-      }
+      const conn = await acquire()
       let healthy = true
       try {
-        await prepare(conn)
-        // One read-only transaction around the statements, sent back to back.
-        const begin = run(conn, 'START TRANSACTION READ ONLY')
-        const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
-        const commit = run(conn, 'COMMIT')
-        const settled = await Promise.allSettled([begin, ...results, commit])
-        const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
-        if (failed !== undefined) {
-          healthy = false
-          throw new FailureError(mapDbError(failed.reason, timeMs))
-        }
-        return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
+        await prepareSession(conn, prepared, timeMs, onDialect)
+        return await allInTransaction(conn, statements, timeMs)
       } catch (e) {
         healthy = false
         throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
@@ -159,46 +143,12 @@ export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Re
       }
     },
     each: async (st, take) => {
-      let conn: mysql.PoolConnection
-      try {
-        conn = await acquire()
-      } catch (e) {
-        throw new FailureError(mapDbError(e, timeMs))
-      }
+      const conn = await acquire()
       let healthy = true
       try {
-        await prepare(conn)
-        // Begin, query and commit are sent back to back (one round trip), as for `all`.
-        const begin = run(conn, 'START TRANSACTION READ ONLY')
-        const streamed = new Promise<boolean>((resolve, reject) => {
-          let settled = false
-          // The client-side time limit is a timer of our own: one left behind by a query that was
-          // stopped early would keep the process alive after the research is closed.
-          const timer = setTimeout(() => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))), timeMs)
-          const finish = (then: () => void): void => {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            then()
-          }
-          const q = conn.query({ sql: st.sql, values: [...st.bindings] })
-          q.on('result', (row: unknown) => {
-            if (settled || take(row as Record<string, unknown>)) return
-            // Enough: stop reading the socket; the connection is dropped with the rest unread.
-            conn.pause()
-            finish(() => resolve(true))
-          })
-          q.on('error', (e: unknown) => finish(() => reject(e)))
-          q.on('end', () => finish(() => resolve(false)))
-        })
-        const commit = run(conn, 'COMMIT')
-        // A query stopped early drops the connection: the commit queued behind it never runs.
-        commit.catch(() => undefined)
-        begin.catch(() => undefined)
-        await begin
-        const stopped = await streamed
+        await prepareSession(conn, prepared, timeMs, onDialect)
+        const stopped = await eachInTransaction(conn, st, take, timeMs)
         if (stopped) healthy = false
-        else await commit
         return stopped
       } catch (e) {
         healthy = false
@@ -211,6 +161,73 @@ export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Re
     close: () => new Promise<void>((resolve) => pool.end(() => resolve()))
   }
 }
+
+/** Session setup once per connection: statement time limit, UTC, pinned sql_mode, read-only transactions. */
+const prepareSession = async (conn: mysql.PoolConnection, prepared: WeakSet<object>, timeMs: number, onDialect: (d: string) => void): Promise<void> => {
+  if (prepared.has(conn)) return
+  const rows = await run(conn, 'SELECT VERSION() AS v')
+  const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
+  const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
+  onDialect(dialect)
+  await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
+  await run(conn, "SET SESSION time_zone = '+00:00'")
+  await pinSqlMode(conn)
+  await run(conn, 'SET SESSION TRANSACTION READ ONLY')
+  prepared.add(conn)
+}
+
+/** The rows of each statement, run in one read-only transaction sent back to back; a failure is coded. */
+const allInTransaction = async (conn: mysql.PoolConnection, statements: readonly Statement[], timeMs: number): Promise<Array<Array<Record<string, unknown>>>> => {
+  const begin = run(conn, 'START TRANSACTION READ ONLY')
+  const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
+  const commit = run(conn, 'COMMIT')
+  const settled = await Promise.allSettled([begin, ...results, commit])
+  const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
+  if (failed !== undefined) throw new FailureError(mapDbError(failed.reason, timeMs))
+  return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
+}
+
+/**
+ * Streams one statement's rows to `take` inside a read-only transaction; true when `take` stopped
+ * the read (the connection must then be dropped: the commit queued behind it never runs).
+ */
+const eachInTransaction = async (conn: mysql.PoolConnection, st: Statement, take: (row: Record<string, unknown>) => boolean, timeMs: number): Promise<boolean> => {
+  // Begin, query and commit are sent back to back (one round trip), as for `all`.
+  const begin = run(conn, 'START TRANSACTION READ ONLY')
+  const streamed = streamRows(conn, st, take, timeMs)
+  const commit = run(conn, 'COMMIT')
+  // A query stopped early drops the connection: the commit queued behind it never runs.
+  commit.catch(() => undefined)
+  begin.catch(() => undefined)
+  await begin
+  const stopped = await streamed
+  if (!stopped) await commit
+  return stopped
+}
+
+/** Hands the rows of one query to `take` as they arrive, within `timeMs`; true when `take` stopped it. */
+const streamRows = (conn: mysql.PoolConnection, st: Statement, take: (row: Record<string, unknown>) => boolean, timeMs: number): Promise<boolean> =>
+  new Promise<boolean>((resolve, reject) => {
+    let settled = false
+    // The client-side time limit is a timer of our own: one left behind by a query that was
+    // stopped early would keep the process alive after the research is closed.
+    const timer = setTimeout(() => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))), timeMs)
+    const finish = (then: () => void): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      then()
+    }
+    const q = conn.query({ sql: st.sql, values: [...st.bindings] })
+    q.on('result', (row: unknown) => {
+      if (settled || take(row as Record<string, unknown>)) return
+      // Enough: stop reading the socket; the connection is dropped with the rest unread.
+      conn.pause()
+      finish(() => resolve(true))
+    })
+    q.on('error', (e: unknown) => finish(() => reject(e)))
+    q.on('end', () => finish(() => resolve(false)))
+  })
 
 export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
   if (db.filename === undefined) throw unavailable('no SQLite filename configured')

@@ -19,7 +19,7 @@ import { LIKE_ESCAPE, type CountPlan, type PlannedFilter, type RowsPlan, type Ta
 import type { ProjectLimits } from '../../domain/limits.js'
 import type { DatabaseSection } from '../config/profile.js'
 import { columnConverter, sqliteDataType, toJsonValue, type JsonValue } from './values.js'
-import { mysqlExecutor, sqliteExecutor, type Statement } from './executors.js'
+import { mysqlExecutor, sqliteExecutor, type Executor, type Statement } from './executors.js'
 
 export type Row = Readonly<Record<string, JsonValue>>
 
@@ -94,131 +94,145 @@ const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () =>
 
 /** Opens the configured world database. Connection problems surface on first use. */
 export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Promise<WorldDb> => {
-  const limits = options.limits
-  const timeMs = limits.time_ms
   let dialect = db.client === 'better-sqlite3' ? 'sqlite' : 'unknown'
   // knex only builds statements; the drivers execute them.
   const k: Knex = knexFactory({ client: db.client === 'mysql2' ? 'mysql2' : 'better-sqlite3', log: SILENT, useNullAsDefault: true })
   const exec = db.client === 'mysql2'
-    ? await mysqlExecutor(db, timeMs, options.env ?? process.env, (d) => { dialect = d })
+    ? await mysqlExecutor(db, options.limits.time_ms, options.env ?? process.env, (d) => { dialect = d })
     : await sqliteExecutor(db)
-  const build = (qb: Knex.QueryBuilder | Knex.Raw): Statement => {
-    const native = qb.toSQL().toNative()
-    return { sql: native.sql, bindings: native.bindings }
-  }
-  const one = async (qb: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (await exec.all([build(qb)]))[0] ?? []
-  const sqlite = db.client === 'better-sqlite3'
-  const tableName = (ref: TableRef): string => (sqlite ? ref.table : `${ref.database}.${ref.table}`)
-
-  const listTables = async (database: string): Promise<string[]> => {
-    if (sqlite) {
-      const rows = await one(k.select('name').from('sqlite_master').where('type', 'table').andWhereNot('name', 'like', 'sqlite_%').orderBy('name'))
-      return rows.map((r) => String(r['name']))
-    }
-    const rows = await one(k.select('TABLE_NAME').from('information_schema.TABLES').where('TABLE_SCHEMA', database).orderBy('TABLE_NAME'))
-    return rows.map((r) => String(r['TABLE_NAME']))
-  }
-
-  const tableSchema = async (ref: TableRef): Promise<TableSchema | null> => {
-    if (sqlite) {
-      const [cols = [], list = []] = await exec.all([
-        build(k.select('cid', 'name', 'type', 'notnull', 'pk').from(k.raw('pragma_table_info(?)', [ref.table]))),
-        build(k.select('name', 'unique', 'origin').from(k.raw('pragma_index_list(?)', [ref.table])))
-      ])
-      if (cols.length === 0) return null
-      const indexes: IndexInfo[] = []
-      for (const ix of list) {
-        if (ix['origin'] === 'pk') continue
-        const parts = await one(k.select('name', 'seqno').from(k.raw('pragma_index_info(?)', [String(ix['name'])])).orderBy('seqno'))
-        indexes.push({ name: String(ix['name']), unique: ix['unique'] === 1n, columns: parts.map((p) => String(p['name'])) })
-      }
-      const pk = cols.filter((c) => (c['pk'] as bigint) > 0n).sort((a, b) => Number((a['pk'] as bigint) - (b['pk'] as bigint))).map((c) => String(c['name']))
-      const uniqueCols = new Set(indexes.filter((i) => i.unique && i.columns.length === 1).map((i) => i.columns[0]))
-      const indexed = new Set(indexes.map((i) => i.columns[0]))
-      const columns: ColumnInfo[] = cols.map((c) => {
-        const name = String(c['name'])
-        return {
-          name,
-          type: String(c['type']),
-          data_type: sqliteDataType(String(c['type'])),
-          nullable: c['notnull'] === 0n && c['pk'] === 0n,
-          key: pk[0] === name ? 'PRI' : uniqueCols.has(name) ? 'UNI' : indexed.has(name) ? 'MUL' : null,
-          position: Number(c['cid']) + 1
-        }
-      })
-      return { database: ref.database, table: ref.table, columns, primary_key: pk, indexes: indexes.sort((a, b) => (a.name < b.name ? -1 : 1)) }
-    }
-    const [cols = [], stats = []] = await exec.all([
-      build(k.select('COLUMN_NAME', 'COLUMN_TYPE', 'DATA_TYPE', 'IS_NULLABLE', 'COLUMN_KEY', 'ORDINAL_POSITION').from('information_schema.COLUMNS')
-        .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy('ORDINAL_POSITION')),
-      build(k.select('INDEX_NAME', 'NON_UNIQUE', 'SEQ_IN_INDEX', 'COLUMN_NAME').from('information_schema.STATISTICS')
-        .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy([{ column: 'INDEX_NAME' }, { column: 'SEQ_IN_INDEX' }]))
-    ])
-    if (cols.length === 0) return null
-    const byIndex = new Map<string, { unique: boolean; columns: string[] }>()
-    for (const st of stats) {
-      const name = String(st['INDEX_NAME'])
-      const entry = byIndex.get(name) ?? { unique: Number(st['NON_UNIQUE']) === 0, columns: [] }
-      entry.columns.push(String(st['COLUMN_NAME']))
-      byIndex.set(name, entry)
-    }
-    const primary = byIndex.get('PRIMARY')?.columns ?? []
-    const indexes: IndexInfo[] = [...byIndex.entries()].filter(([n]) => n !== 'PRIMARY').map(([name, v]) => ({ name, unique: v.unique, columns: v.columns }))
-    const key = (k2: unknown): ColumnInfo['key'] => (k2 === 'PRI' || k2 === 'UNI' || k2 === 'MUL' ? k2 : null)
-    return {
-      database: ref.database,
-      table: ref.table,
-      columns: cols.map((c) => ({
-        name: String(c['COLUMN_NAME']),
-        type: String(c['COLUMN_TYPE']),
-        data_type: String(c['DATA_TYPE']).toLowerCase(),
-        nullable: c['IS_NULLABLE'] === 'YES',
-        key: key(c['COLUMN_KEY']),
-        position: Number(c['ORDINAL_POSITION'])
-      })),
-      primary_key: primary,
-      indexes
-    }
-  }
-
-  const selectRows = async (plan: RowsPlan, schema: TableSchema, maxBytes = Number.POSITIVE_INFINITY): Promise<{ rows: Row[]; stopped: boolean }> => {
-    const qb = k.select([...plan.columns]).from(tableName(plan.ref))
-    for (const f of plan.filters) applyFilter(qb, f)
-    qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
-    qb.limit(plan.limit + 1).offset(plan.offset)
-    const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
-    // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
-    // BIGINT); only the others are converted.
-    const converters = plan.columns
-      .filter((c) => sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
-      .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
-    const rows: Row[] = []
-    let bytes = 2
-    const stopped = await exec.each(build(qb), (row) => {
-      // The driver's row objects are ours: converted in place instead of copied.
-      for (const [c, convert] of converters) row[c] = convert(row[c])
-      rows.push(row as Row)
-      bytes += jsonBytesAtLeast(row as Row)
-      return bytes <= maxBytes
-    })
-    return { rows, stopped }
-  }
-
-  const count = async (plan: CountPlan): Promise<number | string> => {
-    const qb = k.count({ n: '*' }).from(tableName(plan.ref))
-    for (const f of plan.filters) applyFilter(qb, f)
-    const rows = await one(qb)
-    const value = toJsonValue('bigint', rows[0]?.['n'])
-    return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : typeof value === 'number' ? value : String(value)
-  }
-
+  const s: Session = { k, exec, sqlite: db.client === 'better-sqlite3' }
   return {
     client: db.client,
     dialect: () => dialect,
-    listTables,
-    tableSchema,
-    selectRows,
-    count,
+    listTables: (database) => listTables(s, database),
+    tableSchema: (ref) => (s.sqlite ? sqliteTableSchema(s, ref) : mysqlTableSchema(s, ref)),
+    selectRows: (plan, schema, maxBytes) => selectRows(s, plan, schema, maxBytes),
+    count: (plan) => count(s, plan),
     close: () => exec.close()
   }
+}
+
+/** What every statement needs: the builder, the driver that executes it, and which driver that is. */
+interface Session {
+  readonly k: Knex
+  readonly exec: Executor
+  readonly sqlite: boolean
+}
+
+const build = (qb: Knex.QueryBuilder | Knex.Raw): Statement => {
+  const native = qb.toSQL().toNative()
+  return { sql: native.sql, bindings: native.bindings }
+}
+
+/** The rows of one statement. */
+const one = async (s: Session, qb: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (await s.exec.all([build(qb)]))[0] ?? []
+
+const tableName = (s: Session, ref: TableRef): string => (s.sqlite ? ref.table : `${ref.database}.${ref.table}`)
+
+const listTables = async (s: Session, database: string): Promise<string[]> => {
+  const k = s.k
+  if (s.sqlite) {
+    const rows = await one(s, k.select('name').from('sqlite_master').where('type', 'table').andWhereNot('name', 'like', 'sqlite_%').orderBy('name'))
+    return rows.map((r) => String(r['name']))
+  }
+  const rows = await one(s, k.select('TABLE_NAME').from('information_schema.TABLES').where('TABLE_SCHEMA', database).orderBy('TABLE_NAME'))
+  return rows.map((r) => String(r['TABLE_NAME']))
+}
+
+/** A SQLite table's columns and indexes, from its pragmas; null when there is no such table. */
+const sqliteTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema | null> => {
+  const k = s.k
+  const [cols = [], list = []] = await s.exec.all([
+    build(k.select('cid', 'name', 'type', 'notnull', 'pk').from(k.raw('pragma_table_info(?)', [ref.table]))),
+    build(k.select('name', 'unique', 'origin').from(k.raw('pragma_index_list(?)', [ref.table])))
+  ])
+  if (cols.length === 0) return null
+  const indexes: IndexInfo[] = []
+  for (const ix of list) {
+    if (ix['origin'] === 'pk') continue
+    const parts = await one(s, k.select('name', 'seqno').from(k.raw('pragma_index_info(?)', [String(ix['name'])])).orderBy('seqno'))
+    indexes.push({ name: String(ix['name']), unique: ix['unique'] === 1n, columns: parts.map((p) => String(p['name'])) })
+  }
+  const pk = cols.filter((c) => (c['pk'] as bigint) > 0n).sort((a, b) => Number((a['pk'] as bigint) - (b['pk'] as bigint))).map((c) => String(c['name']))
+  const uniqueCols = new Set(indexes.filter((i) => i.unique && i.columns.length === 1).map((i) => i.columns[0]))
+  const indexed = new Set(indexes.map((i) => i.columns[0]))
+  const columns: ColumnInfo[] = cols.map((c) => {
+    const name = String(c['name'])
+    return {
+      name,
+      type: String(c['type']),
+      data_type: sqliteDataType(String(c['type'])),
+      nullable: c['notnull'] === 0n && c['pk'] === 0n,
+      key: pk[0] === name ? 'PRI' : uniqueCols.has(name) ? 'UNI' : indexed.has(name) ? 'MUL' : null,
+      position: Number(c['cid']) + 1
+    }
+  })
+  return { database: ref.database, table: ref.table, columns, primary_key: pk, indexes: indexes.sort((a, b) => (a.name < b.name ? -1 : 1)) }
+}
+
+/** A MariaDB/MySQL table's columns and indexes, from information_schema; null when there is no such table. */
+const mysqlTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema | null> => {
+  const k = s.k
+  const [cols = [], stats = []] = await s.exec.all([
+    build(k.select('COLUMN_NAME', 'COLUMN_TYPE', 'DATA_TYPE', 'IS_NULLABLE', 'COLUMN_KEY', 'ORDINAL_POSITION').from('information_schema.COLUMNS')
+      .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy('ORDINAL_POSITION')),
+    build(k.select('INDEX_NAME', 'NON_UNIQUE', 'SEQ_IN_INDEX', 'COLUMN_NAME').from('information_schema.STATISTICS')
+      .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy([{ column: 'INDEX_NAME' }, { column: 'SEQ_IN_INDEX' }]))
+  ])
+  if (cols.length === 0) return null
+  const byIndex = new Map<string, { unique: boolean; columns: string[] }>()
+  for (const st of stats) {
+    const name = String(st['INDEX_NAME'])
+    const entry = byIndex.get(name) ?? { unique: Number(st['NON_UNIQUE']) === 0, columns: [] }
+    entry.columns.push(String(st['COLUMN_NAME']))
+    byIndex.set(name, entry)
+  }
+  const primary = byIndex.get('PRIMARY')?.columns ?? []
+  const indexes: IndexInfo[] = [...byIndex.entries()].filter(([n]) => n !== 'PRIMARY').map(([name, v]) => ({ name, unique: v.unique, columns: v.columns }))
+  const key = (k2: unknown): ColumnInfo['key'] => (k2 === 'PRI' || k2 === 'UNI' || k2 === 'MUL' ? k2 : null)
+  return {
+    database: ref.database,
+    table: ref.table,
+    columns: cols.map((c) => ({
+      name: String(c['COLUMN_NAME']),
+      type: String(c['COLUMN_TYPE']),
+      data_type: String(c['DATA_TYPE']).toLowerCase(),
+      nullable: c['IS_NULLABLE'] === 'YES',
+      key: key(c['COLUMN_KEY']),
+      position: Number(c['ORDINAL_POSITION'])
+    })),
+    primary_key: primary,
+    indexes
+  }
+}
+
+const selectRows = async (s: Session, plan: RowsPlan, schema: TableSchema, maxBytes = Number.POSITIVE_INFINITY): Promise<{ rows: Row[]; stopped: boolean }> => {
+  const qb = s.k.select([...plan.columns]).from(tableName(s, plan.ref))
+  for (const f of plan.filters) applyFilter(qb, f)
+  qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
+  qb.limit(plan.limit + 1).offset(plan.offset)
+  const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
+  // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
+  // BIGINT); only the others are converted.
+  const converters = plan.columns
+    .filter((c) => s.sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
+    .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
+  const rows: Row[] = []
+  let bytes = 2
+  const stopped = await s.exec.each(build(qb), (row) => {
+    // The driver's row objects are ours: converted in place instead of copied.
+    for (const [c, convert] of converters) row[c] = convert(row[c])
+    rows.push(row as Row)
+    bytes += jsonBytesAtLeast(row as Row)
+    return bytes <= maxBytes
+  })
+  return { rows, stopped }
+}
+
+const count = async (s: Session, plan: CountPlan): Promise<number | string> => {
+  const qb = s.k.count({ n: '*' }).from(tableName(s, plan.ref))
+  for (const f of plan.filters) applyFilter(qb, f)
+  const rows = await one(s, qb)
+  const value = toJsonValue('bigint', rows[0]?.['n'])
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : typeof value === 'number' ? value : String(value)
 }

@@ -6,8 +6,10 @@ import { failure } from '../../domain/failure.js'
 import { FailureError } from '../fs-util.js'
 import { ObjectStoreError, type ObjectType } from './object-reader.js'
 import { indexDirOf } from './index-cache.js'
-import { openIndex, type BuildProgress, type TreeEntry } from './snapshot-index.js'
-import { listTree, packObjects, resolveGitdir, unavailable } from './snapshot.js'
+import { openIndex, type TreeEntry } from './snapshot-index.js'
+import type { BuildProgress } from './index-build.js'
+import { packObjects } from './object-source.js'
+import { listTree, resolveGitdir, unavailable } from './snapshot.js'
 
 export interface IndexAudit {
   readonly commit: string

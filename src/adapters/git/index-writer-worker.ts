@@ -8,7 +8,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
-import { trigramFilter } from './snapshot-index.js'
+import { trigramFilter } from './index-format.js'
 
 /** Blobs packed one after another into `bytes` (the first `used` bytes), with their sizes and filter sizes. */
 export type WriterMessage = { readonly type: 'blobs'; readonly bytes: Uint8Array; readonly used: number; readonly sizes: readonly number[]; readonly logs: readonly number[] } | { readonly type: 'end' }

@@ -42,6 +42,9 @@ interface Pack {
   readonly sorted: Float64Array
 }
 
+/** The pack's file descriptor, opened on first use. */
+const fdOf = (p: Pack): number => (p.fd ??= fs.openSync(p.file, 'r'))
+
 // One read buffer for all packed objects (their compressed bytes are inflated before the next read).
 let scratch = Buffer.allocUnsafe(1 << 16)
 const readAt = (fd: number, length: number, position: number): Buffer => {
@@ -181,7 +184,40 @@ export interface ObjectReader {
 /** Opens the object store of `gitdir`; pack indexes are read now, packs only object by object. */
 export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = {}): ObjectReader => {
   const objects = path.join(gitdir, 'objects')
-  const packDir = path.join(objects, 'pack')
+  const store: Store = { objects, packs: loadPacks(path.join(objects, 'pack')), cache: objectCache(options.cacheBytes ?? 64 << 20) }
+  return {
+    read: (oid) => {
+      if (!/^[0-9a-f]{40}$/.test(oid)) return null
+      let o: GitObject | null
+      try {
+        o = readRaw(store, Buffer.from(oid, 'hex'), 0)
+      } catch (e) {
+        if (e instanceof ObjectStoreError) throw e
+        throw new ObjectStoreError('READ_ERROR', `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`)
+      }
+      if (o === null) return null
+      if (objectId(o.type, o.content) !== oid) throw new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
+      return o
+    },
+    close: () => {
+      for (const p of store.packs) {
+        if (p.fd !== null) fs.closeSync(p.fd)
+        p.fd = null
+      }
+      store.cache.clear()
+    }
+  }
+}
+
+/** An open object store: its loose objects' directory, its packs, and the resolved pack objects kept. */
+interface Store {
+  readonly objects: string
+  readonly packs: readonly Pack[]
+  readonly cache: ObjectCache
+}
+
+/** The pack indexes of `packDir` (sorted by name), each with its pack file; none when there is no such directory. */
+const loadPacks = (packDir: string): Pack[] => {
   const packs: Pack[] = []
   let names: string[] = []
   try {
@@ -195,123 +231,122 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
     if (!fs.existsSync(packFile)) continue
     packs.push(loadPackIndex(path.join(packDir, n), packFile))
   }
-  const budget = options.cacheBytes ?? 64 << 20
-  // Resolved objects by "pack number:offset", least recently used first.
-  const cache = new Map<string, { type: ObjectType; content: Buffer }>()
+  return packs
+}
+
+/** Resolved pack objects by "pack number:offset", least recently used first, within `budget` bytes. */
+interface ObjectCache {
+  /** The object, now the most recently used; undefined when not kept. */
+  readonly get: (key: string) => GitObject | undefined
+  /** Keeps an object (one over a quarter of the budget is not kept), dropping the least recently used. */
+  readonly remember: (key: string, v: GitObject) => void
+  readonly clear: () => void
+}
+
+const objectCache = (budget: number): ObjectCache => {
+  const cache = new Map<string, GitObject>()
   let cached = 0
-  const remember = (key: string, v: { type: ObjectType; content: Buffer }): void => {
-    if (v.content.length > budget / 4) return
-    cache.set(key, v)
-    cached += v.content.length
-    while (cached > budget) {
-      const first = cache.entries().next().value as [string, { content: Buffer }] | undefined
-      if (first === undefined) break
-      cache.delete(first[0])
-      cached -= first[1].content.length
-    }
-  }
-  const fdOf = (p: Pack): number => (p.fd ??= fs.openSync(p.file, 'r'))
-
-  const readPacked = (pi: number, offset: number, depth: number): { type: ObjectType; content: Buffer } => {
-    const key = `${pi}:${offset}`
-    const hit = cache.get(key)
-    if (hit !== undefined) {
-      cache.delete(key)
-      cache.set(key, hit)
-      return hit
-    }
-    if (depth > 10_000) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
-    const p = packs[pi] as Pack
-    const end = endOf(p, offset)
-    if (end <= offset || end > p.size) throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
-    const raw = readAt(fdOf(p), end - offset, offset)
-    let i = 0
-    let c = raw[i++] ?? 0
-    const type = (c >> 4) & 7
-    let size = c & 15
-    let shift = 4
-    while (c & 0x80) {
-      c = raw[i++] ?? 0
-      size += (c & 0x7f) * 2 ** shift
-      shift += 7
-    }
-    let result: { type: ObjectType; content: Buffer }
-    if (type === OFS_DELTA) {
-      c = raw[i++] ?? 0
-      let back = c & 0x7f
-      while (c & 0x80) {
-        c = raw[i++] ?? 0
-        back = (back + 1) * 128 + (c & 0x7f)
-      }
-      // Inflated before the base is read: the base's read reuses the read buffer.
-      const delta = inflate(raw.subarray(i), size)
-      const base = readPacked(pi, offset - back, depth + 1)
-      result = { type: base.type, content: applyDelta(base.content, delta) }
-    } else if (type === REF_DELTA) {
-      const baseId = Buffer.from(raw.subarray(i, i + 20))
-      i += 20
-      const delta = inflate(raw.subarray(i), size)
-      const base = readRaw(baseId, depth + 1)
-      if (base === null) throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
-      result = { type: base.type, content: applyDelta(base.content, delta) }
-    } else {
-      const t = TYPES[type]
-      if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
-      result = { type: t, content: inflate(raw.subarray(i), size) }
-    }
-    remember(key, result)
-    return result
-  }
-
-  const readLoose = (hex: string): { type: ObjectType; content: Buffer } | null => {
-    let file: Buffer
-    try {
-      file = fs.readFileSync(path.join(objects, hex.slice(0, 2), hex.slice(2)))
-    } catch {
-      return null
-    }
-    let all: Buffer
-    try {
-      all = inflateSync(file)
-    } catch {
-      throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} does not inflate`)
-    }
-    const nul = all.indexOf(0)
-    const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, nul < 0 ? 0 : nul))
-    if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1) throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
-    return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
-  }
-
-  const readRaw = (oid: Buffer, depth: number): { type: ObjectType; content: Buffer } | null => {
-    for (let pi = 0; pi < packs.length; pi++) {
-      const p = packs[pi] as Pack
-      const at = findInPack(p, oid)
-      if (at >= 0) return readPacked(pi, p.offsets[at] ?? 0, depth)
-    }
-    return readLoose(oid.toString('hex'))
-  }
-
   return {
-    read: (oid) => {
-      if (!/^[0-9a-f]{40}$/.test(oid)) return null
-      let o: { type: ObjectType; content: Buffer } | null
-      try {
-        o = readRaw(Buffer.from(oid, 'hex'), 0)
-      } catch (e) {
-        if (e instanceof ObjectStoreError) throw e
-        throw new ObjectStoreError('READ_ERROR', `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`)
+    get: (key) => {
+      const hit = cache.get(key)
+      if (hit !== undefined) {
+        cache.delete(key)
+        cache.set(key, hit)
       }
-      if (o === null) return null
-      if (objectId(o.type, o.content) !== oid) throw new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
-      return o
+      return hit
     },
-    close: () => {
-      for (const p of packs) {
-        if (p.fd !== null) fs.closeSync(p.fd)
-        p.fd = null
+    remember: (key, v) => {
+      if (v.content.length > budget / 4) return
+      cache.set(key, v)
+      cached += v.content.length
+      while (cached > budget) {
+        const first = cache.entries().next().value as [string, GitObject] | undefined
+        if (first === undefined) break
+        cache.delete(first[0])
+        cached -= first[1].content.length
       }
+    },
+    clear: () => {
       cache.clear()
       cached = 0
     }
   }
+}
+
+/** The object with raw id `oid` from the first pack that has it, else loose; null when the store has not got it. */
+const readRaw = (store: Store, oid: Buffer, depth: number): GitObject | null => {
+  for (let pi = 0; pi < store.packs.length; pi++) {
+    const p = store.packs[pi] as Pack
+    const at = findInPack(p, oid)
+    if (at >= 0) return readPacked(store, pi, p.offsets[at] ?? 0, depth)
+  }
+  return readLoose(store.objects, oid.toString('hex'))
+}
+
+/** The object at `offset` of pack `pi`, its delta chain resolved (`depth` links so far). */
+const readPacked = (store: Store, pi: number, offset: number, depth: number): GitObject => {
+  const key = `${pi}:${offset}`
+  const hit = store.cache.get(key)
+  if (hit !== undefined) return hit
+  if (depth > 10_000) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
+  const p = store.packs[pi] as Pack
+  const end = endOf(p, offset)
+  if (end <= offset || end > p.size) throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
+  const raw = readAt(fdOf(p), end - offset, offset)
+  let i = 0
+  let c = raw[i++] ?? 0
+  const type = (c >> 4) & 7
+  let size = c & 15
+  let shift = 4
+  while (c & 0x80) {
+    c = raw[i++] ?? 0
+    size += (c & 0x7f) * 2 ** shift
+    shift += 7
+  }
+  let result: GitObject
+  if (type === OFS_DELTA) {
+    c = raw[i++] ?? 0
+    let back = c & 0x7f
+    while (c & 0x80) {
+      c = raw[i++] ?? 0
+      back = (back + 1) * 128 + (c & 0x7f)
+    }
+    // Inflated before the base is read: the base's read reuses the read buffer.
+    const delta = inflate(raw.subarray(i), size)
+    const base = readPacked(store, pi, offset - back, depth + 1)
+    result = { type: base.type, content: applyDelta(base.content, delta) }
+  } else if (type === REF_DELTA) {
+    const baseId = Buffer.from(raw.subarray(i, i + 20))
+    i += 20
+    const delta = inflate(raw.subarray(i), size)
+    const base = readRaw(store, baseId, depth + 1)
+    if (base === null) throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
+    result = { type: base.type, content: applyDelta(base.content, delta) }
+  } else {
+    const t = TYPES[type]
+    if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
+    result = { type: t, content: inflate(raw.subarray(i), size) }
+  }
+  store.cache.remember(key, result)
+  return result
+}
+
+/** A loose object of `objects` as git stores it (zlib of "type size\0" + content); null when there is none. */
+const readLoose = (objects: string, hex: string): GitObject | null => {
+  let file: Buffer
+  try {
+    file = fs.readFileSync(path.join(objects, hex.slice(0, 2), hex.slice(2)))
+  } catch {
+    return null
+  }
+  let all: Buffer
+  try {
+    all = inflateSync(file)
+  } catch {
+    throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} does not inflate`)
+  }
+  const nul = all.indexOf(0)
+  const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, nul < 0 ? 0 : nul))
+  if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1) throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
+  return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
 }

@@ -20,14 +20,14 @@
  *
  * A damaged, truncated or foreign index is reported and rebuilt, never served. Builders write into
  * a private directory and rename it into place; a builder that loses the race discards its copy.
+ * This module opens and reads an index; index-format.ts holds the layout, index-build.ts builds it.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { createHash, randomBytes } from 'node:crypto'
-import { Worker } from 'node:worker_threads'
-import { objectId, type ObjectReader } from './object-reader.js'
-import { INDEX_VERSION, indexDirOf, markUsed, sweepLeftovers } from './index-cache.js'
-import type { WriterMessage, WriterReply } from './index-writer-worker.js'
+import { createHash } from 'node:crypto'
+import { objectId } from './object-reader.js'
+import { indexDirOf, markUsed } from './index-cache.js'
+import { BINARY, FORMAT, MISSING, STORE_LIMIT, STORED, VERSION, filterLog, isBinaryBytes, sha256, trigramFilter, type BlobRow, type IndexFile, type StoredObject } from './index-format.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
 
@@ -44,52 +44,7 @@ export interface BlobInfo {
   readonly binary: boolean
 }
 
-/** Text blobs larger than this are not copied into the index; they are read from git. */
-export const STORE_LIMIT = 16 << 20
-const FORMAT = 'vba-snapshot-index'
-const VERSION = INDEX_VERSION
-const BINARY = 1
-const STORED = 2
-const MISSING = 4
-
-/** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
-export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).indexOf(0) >= 0
-
-/** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
-const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
-const HASH = 0x9e3779b1
-/** Bytes of filters.dat read at a time (scans read the filters nearly in file order). */
-const FILTER_WINDOW = 1 << 20
-
-export const trigramFilter = (bytes: Uint8Array, log: number): Uint8Array => {
-  const f = new Uint8Array(1 << (log - 3))
-  const shift = 32 - log
-  const n = bytes.length
-  if (n < 3) return f
-  let t = ((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)
-  for (let i = 2; i < n; i++) {
-    t = ((t << 8) | (bytes[i] ?? 0)) & 0xffffff
-    const h = Math.imul(t, HASH) >>> shift
-    f[h >>> 3] = (f[h >>> 3] ?? 0) | (1 << (h & 7))
-  }
-  return f
-}
-
-/** The needle's trigram hashes (before the per-blob shift), or null when it has fewer than 3 bytes. */
-export const needleHashes = (needle: Uint8Array): Uint32Array | null => {
-  if (needle.length < 3) return null
-  const out = new Uint32Array(needle.length - 2)
-  for (let i = 0; i + 2 < needle.length; i++) out[i] = Math.imul(((needle[i] ?? 0) << 16) | ((needle[i + 1] ?? 0) << 8) | (needle[i + 2] ?? 0), HASH) >>> 0
-  return out
-}
-
 export type IndexProblem = { readonly reason: string }
-
-/** A raw git object as stored in trees.dat. */
-export interface StoredObject {
-  readonly type: 'commit' | 'tree'
-  readonly content: Buffer
-}
 
 export interface SnapshotIndex {
   readonly dir: string
@@ -125,24 +80,9 @@ export interface SnapshotIndex {
 /** Thrown when stored bytes do not match their git id: the index is damaged. */
 export class IndexCorrupt extends Error {}
 
-type BlobRow = [size: number, flags: number, offset: number, filterOffset: number, filterLog: number]
-
-interface IndexFile {
-  format: string
-  version: number
-  commit: string
-  blobs_bytes: number
-  filters_bytes: number
-  filters_sha256: string
-  trees_bytes: number
-  /** Commit and tree objects in trees.dat: [type, offset, length]. */
-  objects: Record<string, [StoredObject['type'], number, number]>
-  blobs: Record<string, BlobRow>
-}
-
 export { indexDirOf }
-
-const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
+/** Bytes of filters.dat read at a time (scans read the filters nearly in file order). */
+const FILTER_WINDOW = 1 << 20
 
 /**
  * Opens the published index of `commit`: null when there is none, a problem when it is there but
@@ -150,6 +90,25 @@ const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b
  */
 export const openIndex = (root: string, commit: string): SnapshotIndex | IndexProblem | null => {
   const dir = indexDirOf(root, commit)
+  const f = readIndexFile(dir, commit)
+  if (f === null || 'reason' in f) return f
+  const files = openDataFiles(dir)
+  if ('reason' in files) return files
+  // The filters are checked against their digest here, streamed (never held whole), and read
+  // later through a small window; a write to the file afterwards shows in `unchanged()`.
+  const filters = filterWindow(files.filters)
+  const problem = dataProblem(f, files, filters)
+  if (problem !== null) {
+    fs.closeSync(files.blobs)
+    fs.closeSync(files.filters)
+    return { reason: problem }
+  }
+  markUsed(path.join(dir, 'index.json'))
+  return indexOver(dir, f, files, filters)
+}
+
+/** index.json, checked against its digest and its commit; null when there is no index at all. */
+const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | null => {
   let text: string
   try {
     text = fs.readFileSync(path.join(dir, 'index.json'), 'utf8')
@@ -168,93 +127,98 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
     return { reason: 'index.json is not JSON' }
   }
   if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || typeof f.objects !== 'object' || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
-  let fd: number
-  let ffd: number
+  return f
+}
+
+/** The data files of an open index: blobs.dat and filters.dat open, trees.dat read whole. */
+interface DataFiles {
+  readonly blobs: number
+  readonly filters: number
+  readonly trees: Buffer
+}
+
+const openDataFiles = (dir: string): DataFiles | IndexProblem => {
+  let blobs: number
+  let filters: number
   let trees: Buffer
   try {
     trees = fs.readFileSync(path.join(dir, 'trees.dat'))
-    ffd = fs.openSync(path.join(dir, 'filters.dat'), 'r')
+    filters = fs.openSync(path.join(dir, 'filters.dat'), 'r')
   } catch (e) {
     return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
   try {
-    fd = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
+    blobs = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
   } catch (e) {
-    fs.closeSync(ffd)
+    fs.closeSync(filters)
     return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
-  const refuse = (reason: string): IndexProblem => {
-    fs.closeSync(fd)
-    fs.closeSync(ffd)
-    return { reason }
-  }
-  // The filters are checked against their digest here, streamed (never held whole), and read
-  // later through a small window; a write to the file afterwards shows in `unchanged()`.
-  const digest = createHash('sha256')
+  return { blobs, filters, trees }
+}
+
+/** What in the data files differs from what index.json says of them, or null. */
+const dataProblem = (f: IndexFile, files: DataFiles, filters: FilterWindow): string | null => {
+  const streamed = filters.digest()
+  if (streamed.size !== f.filters_bytes || streamed.sha256 !== f.filters_sha256) return 'filters.dat does not match its digest'
+  const size = fs.fstatSync(files.blobs).size
+  if (size !== f.blobs_bytes) return `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`
+  if (files.trees.length !== f.trees_bytes) return `trees.dat has ${files.trees.length} bytes, the index says ${f.trees_bytes}`
+  return null
+}
+
+/** filters.dat read through a window of FILTER_WINDOW bytes (or one filter, when larger). */
+interface FilterWindow {
+  /** The file's size and SHA-256, streamed through the window. */
+  readonly digest: () => { readonly size: number; readonly sha256: string }
+  /** `length` bytes at `offset`: a view of the window, valid until the next call. */
+  readonly bytes: (offset: number, length: number) => Buffer
+}
+
+const filterWindow = (fd: number): FilterWindow => {
   let win = Buffer.allocUnsafe(FILTER_WINDOW)
-  let filtersSize = 0
-  for (let n = fs.readSync(ffd, win, 0, win.length, 0); n > 0; n = fs.readSync(ffd, win, 0, win.length, filtersSize)) {
-    digest.update(win.subarray(0, n))
-    filtersSize += n
+  let winStart = 0
+  let winEnd = 0
+  return {
+    digest: () => {
+      const digest = createHash('sha256')
+      let size = 0
+      for (let n = fs.readSync(fd, win, 0, win.length, 0); n > 0; n = fs.readSync(fd, win, 0, win.length, size)) {
+        digest.update(win.subarray(0, n))
+        size += n
+      }
+      return { size, sha256: digest.digest('hex') }
+    },
+    bytes: (offset, length) => {
+      if (offset < winStart || offset + length > winEnd) {
+        if (win.length < length) win = Buffer.allocUnsafe(length)
+        let n = 0
+        for (let got = 1; got > 0 && n < win.length; n += got) got = fs.readSync(fd, win, n, win.length - n, offset + n)
+        winStart = offset
+        winEnd = offset + n
+        if (n < length) throw new IndexCorrupt('filters.dat ends early')
+      }
+      return win.subarray(offset - winStart, offset - winStart + length)
+    }
   }
-  if (filtersSize !== f.filters_bytes || digest.digest('hex') !== f.filters_sha256) return refuse('filters.dat does not match its digest')
-  const size = fs.fstatSync(fd).size
-  if (size !== f.blobs_bytes) return refuse(`blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`)
-  if (trees.length !== f.trees_bytes) return refuse(`trees.dat has ${trees.length} bytes, the index says ${f.trees_bytes}`)
-  markUsed(path.join(dir, 'index.json'))
+}
+
+/** The index over its checked files; reads check what they serve (see SnapshotIndex). */
+const indexOver = (dir: string, f: IndexFile, { blobs: fd, filters: ffd, trees }: DataFiles, filters: FilterWindow): SnapshotIndex => {
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
   // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
   const opened = fs.fstatSync(fd, { bigint: true })
   const filtersOpened = fs.fstatSync(ffd, { bigint: true })
   let filtersTrusted = true
-  let winStart = 0
-  let winEnd = 0
-  const filterBytes = (offset: number, length: number): Buffer => {
-    if (offset < winStart || offset + length > winEnd) {
-      if (win.length < length) win = Buffer.allocUnsafe(length)
-      let n = 0
-      for (let got = 1; got > 0 && n < win.length; n += got) got = fs.readSync(ffd, win, n, win.length - n, offset + n)
-      winStart = offset
-      winEnd = offset + n
-      if (n < length) throw new IndexCorrupt('filters.dat ends early')
-    }
-    return win.subarray(offset - winStart, offset - winStart + length)
-  }
-  const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean => a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
   return {
     dir,
-    object: (oid) => {
-      const at = f.objects[oid]
-      if (at === undefined) return null
-      const [type, offset, length] = at
-      const content = trees.subarray(offset, offset + length)
-      if ((type !== 'commit' && type !== 'tree') || content.length !== length) return null
-      return objectId(type, content) === oid ? { type, content } : null
-    },
+    object: (oid) => storedObject(f, trees, oid),
     info: (oid) => {
       const r = rows.get(oid)
       if (r === undefined) return undefined
       return r[1] & MISSING ? null : { size: r[0], binary: (r[1] & BINARY) !== 0 }
     },
-    read: (oid, into) => {
-      const r = rows.get(oid)
-      if (r === undefined || !(r[1] & STORED)) return undefined
-      const b = into === undefined || into.length < r[0] ? Buffer.allocUnsafe(r[0]) : into.subarray(0, r[0])
-      let done = 0
-      while (done < r[0]) {
-        const n = fs.readSync(fd, b, done, r[0] - done, r[2] + done)
-        if (n === 0) throw new IndexCorrupt(`blobs.dat ends inside blob ${oid}`)
-        done += n
-      }
-      // Checked against its git id on its first read in this process; later reads of the same
-      // blob are vouched for by `unchanged()` (the file has not been written since).
-      if (!verified.has(oid)) {
-        if (objectId('blob', b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
-        verified.add(oid)
-      }
-      return b
-    },
+    read: (oid, into) => readStored(fd, oid, rows.get(oid), into, verified),
     unchanged: () => {
       const blobsSame = same(fs.fstatSync(fd, { bigint: true }), opened)
       const filtersSame = same(fs.fstatSync(ffd, { bigint: true }), filtersOpened)
@@ -265,37 +229,8 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
       return false
     },
     filtersTrusted: () => filtersTrusted,
-    mayContain: (oid, hashes) => {
-      if (hashes === null || !filtersTrusted) return true
-      const r = rows.get(oid)
-      if (r === undefined || !(r[1] & STORED) || r[1] & BINARY) return true
-      const log = r[4]
-      const shift = 32 - log
-      const filter = filterBytes(r[3], 1 << (log - 3))
-      for (let i = 0; i < hashes.length; i++) {
-        const h = (hashes[i] ?? 0) >>> shift
-        if (((filter[h >>> 3] ?? 0) & (1 << (h & 7))) === 0) return false
-      }
-      return true
-    },
-    audit: (oid, bytes) => {
-      const r = rows.get(oid)
-      if (r === undefined) return 'not in the index'
-      if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
-      if (r[1] & MISSING) return 'listed as missing, but git has it'
-      if (r[0] !== bytes.length) return `listed with ${r[0]} bytes, git has ${bytes.length}`
-      const binary = isBinaryBytes(bytes)
-      if (((r[1] & BINARY) !== 0) !== binary) return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
-      const store = !binary && bytes.length <= STORE_LIMIT
-      if (((r[1] & STORED) !== 0) !== store) return store ? 'not stored, but it should be' : 'stored, but it should not be'
-      if (!store) return null
-      if (r[4] !== filterLog(bytes.length)) return 'its trigram filter has the wrong size'
-      const stored = Buffer.allocUnsafe(r[0])
-      if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes)) return 'its stored bytes differ from git\'s'
-      const f = trigramFilter(bytes, r[4])
-      if (!filterBytes(r[3], f.length).equals(f)) return 'its trigram filter differs from the one its bytes give'
-      return null
-    },
+    mayContain: (oid, hashes) => hashes === null || !filtersTrusted || filterMayContain(rows.get(oid), hashes, filters),
+    audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, filters),
     blobCount: rows.size,
     close: () => {
       fs.closeSync(fd)
@@ -304,144 +239,65 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   }
 }
 
-export interface BuildProgress {
-  readonly done: number
-  readonly total: number
-  readonly bytes: number
+const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean => a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
+
+/** The commit or a tree object of trees.dat, checked against its id; null when not stored or damaged. */
+const storedObject = (f: IndexFile, trees: Buffer, oid: string): StoredObject | null => {
+  const at = f.objects[oid]
+  if (at === undefined) return null
+  const [type, offset, length] = at
+  const content = trees.subarray(offset, offset + length)
+  if ((type !== 'commit' && type !== 'tree') || content.length !== length) return null
+  return objectId(type, content) === oid ? { type, content } : null
 }
 
-const IN_FLIGHT = 8 << 20
-const BATCH = 1 << 20
-const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
-
-/**
- * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
- * time through `reader` (so memory stays bounded) and written straight to disk.
- */
-export const buildIndex = async (root: string, commit: string, treeObjects: ReadonlyMap<string, StoredObject>, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
-  const base = path.join(root, 'snapshots', `v${VERSION}`)
-  fs.mkdirSync(base, { recursive: true })
-  sweepLeftovers(root)
-  const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
-  fs.mkdirSync(tmp)
-  // Bytes and filters are written by a second thread while this one reads and checks objects;
-  // at most IN_FLIGHT bytes wait between the two.
-  const writer = new Worker(new URL('./index-writer-worker.js', import.meta.url), { workerData: { dir: tmp } })
-  let inFlight = 0
-  let drained: (() => void) | null = null
-  let failed: unknown = null
-  let done: ((r: { filtersSha256: string; filtersBytes: number }) => void) | null = null
-  const finished = new Promise<{ filtersSha256: string; filtersBytes: number }>((resolve, reject) => {
-    done = resolve
-    writer.on('error', (e) => {
-      failed = e
-      drained?.()
-      reject(e)
-    })
-    writer.on('exit', (code) => {
-      if (code !== 0) {
-        failed ??= new Error(`the index writer stopped (${code})`)
-        drained?.()
-        reject(failed)
-      }
-    })
-  })
-  finished.catch(() => undefined)
-  writer.on('message', (m: WriterReply) => {
-    if (m.type === 'ack') {
-      inFlight -= m.bytes
-      if (inFlight <= IN_FLIGHT / 2) drained?.()
-    } else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
-  })
-  try {
-    const rows: Record<string, BlobRow> = {}
-    let blobsBytes = 0
-    let filtersBytes = 0
-    const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
-    let last = Date.now()
-    let batch = new Uint8Array(BATCH)
-    let batchUsed = 0
-    let batchLogs: number[] = []
-    let batchSizes: number[] = []
-    const flush = (): void => {
-      if (batchUsed === 0) return
-      writer.postMessage({ type: 'blobs', bytes: batch, used: batchUsed, sizes: batchSizes, logs: batchLogs } satisfies WriterMessage, [batch.buffer])
-      inFlight += batchUsed
-      batch = new Uint8Array(BATCH)
-      batchUsed = 0
-      batchLogs = []
-      batchSizes = []
-    }
-    for (let i = 0; i < oids.length; i++) {
-      if (failed !== null) throw failed
-      const oid = oids[i] as string
-      const o = reader.read(oid)
-      if (o === null || o.type !== 'blob') {
-        rows[oid] = [0, MISSING, 0, 0, 0]
-        continue
-      }
-      const bytes = o.content
-      const binary = isBinaryBytes(bytes)
-      if (binary || bytes.length > STORE_LIMIT) {
-        rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
-        continue
-      }
-      const log = filterLog(bytes.length)
-      rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
-      // Copied into a batch of its own (the reader's cache keeps the original) that moves to the writer.
-      if (batchUsed + bytes.length > batch.length) flush()
-      if (bytes.length > batch.length) batch = new Uint8Array(bytes.length)
-      batch.set(bytes, batchUsed)
-      batchUsed += bytes.length
-      batchLogs.push(log)
-      batchSizes.push(bytes.length)
-      blobsBytes += bytes.length
-      filtersBytes += 1 << (log - 3)
-      if (inFlight > IN_FLIGHT) await new Promise<void>((resolve) => { drained = resolve })
-      drained = null
-      if (Date.now() - last > 50) {
-        // Keep the event loop responsive (lease renewals, servers) while a large index builds.
-        onProgress?.({ done: i + 1, total: oids.length, bytes: blobsBytes })
-        await yieldNow()
-        last = Date.now()
-      }
-    }
-    flush()
-    writer.postMessage({ type: 'end' } satisfies WriterMessage)
-    const written = await finished
-    if (written.filtersBytes !== filtersBytes) throw new Error('the index writer wrote an unexpected number of filter bytes')
-    onProgress?.({ done: oids.length, total: oids.length, bytes: blobsBytes })
-    const filterDigest = written.filtersSha256
-    const objects: IndexFile['objects'] = {}
-    const parts: Buffer[] = []
-    let treesBytes = 0
-    for (const [oid, o] of treeObjects) {
-      objects[oid] = [o.type, treesBytes, o.content.length]
-      parts.push(o.content)
-      treesBytes += o.content.length
-    }
-    fs.writeFileSync(path.join(tmp, 'trees.dat'), Buffer.concat(parts))
-    const body = JSON.stringify({
-      format: FORMAT,
-      version: VERSION,
-      commit,
-      blobs_bytes: blobsBytes,
-      filters_bytes: filtersBytes,
-      filters_sha256: filterDigest,
-      trees_bytes: treesBytes,
-      objects,
-      blobs: rows
-    } satisfies IndexFile)
-    fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
-    try {
-      fs.renameSync(tmp, indexDirOf(root, commit))
-    } catch (e) {
-      const code = (e as { code?: string }).code
-      // Another process published the same commit first: its index is as good as ours.
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
-    }
-  } finally {
-    await writer.terminate()
-    fs.rmSync(tmp, { recursive: true, force: true })
+/** A stored blob's bytes from blobs.dat (into `into` when large enough); undefined when not stored. */
+const readStored = (fd: number, oid: string, r: BlobRow | undefined, into: Buffer | undefined, verified: Set<string>): Buffer | undefined => {
+  if (r === undefined || !(r[1] & STORED)) return undefined
+  const b = into === undefined || into.length < r[0] ? Buffer.allocUnsafe(r[0]) : into.subarray(0, r[0])
+  let done = 0
+  while (done < r[0]) {
+    const n = fs.readSync(fd, b, done, r[0] - done, r[2] + done)
+    if (n === 0) throw new IndexCorrupt(`blobs.dat ends inside blob ${oid}`)
+    done += n
   }
+  // Checked against its git id on its first read in this process; later reads of the same
+  // blob are vouched for by `unchanged()` (the file has not been written since).
+  if (!verified.has(oid)) {
+    if (objectId('blob', b) !== oid) throw new IndexCorrupt(`the stored bytes of blob ${oid} do not match its id`)
+    verified.add(oid)
+  }
+  return b
+}
+
+/** False only when a stored text blob's filter lacks a trigram of the needle. */
+const filterMayContain = (r: BlobRow | undefined, hashes: Uint32Array, filters: FilterWindow): boolean => {
+  if (r === undefined || !(r[1] & STORED) || r[1] & BINARY) return true
+  const log = r[4]
+  const shift = 32 - log
+  const filter = filters.bytes(r[3], 1 << (log - 3))
+  for (let i = 0; i < hashes.length; i++) {
+    const h = (hashes[i] ?? 0) >>> shift
+    if (((filter[h >>> 3] ?? 0) & (1 << (h & 7))) === 0) return false
+  }
+  return true
+}
+
+/** What a blob's row says that differs from the blob as git has it (null: missing), or null. */
+const auditRow = (fd: number, r: BlobRow | undefined, bytes: Buffer | null, filters: FilterWindow): string | null => {
+  if (r === undefined) return 'not in the index'
+  if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
+  if (r[1] & MISSING) return 'listed as missing, but git has it'
+  if (r[0] !== bytes.length) return `listed with ${r[0]} bytes, git has ${bytes.length}`
+  const binary = isBinaryBytes(bytes)
+  if (((r[1] & BINARY) !== 0) !== binary) return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
+  const store = !binary && bytes.length <= STORE_LIMIT
+  if (((r[1] & STORED) !== 0) !== store) return store ? 'not stored, but it should be' : 'stored, but it should not be'
+  if (!store) return null
+  if (r[4] !== filterLog(bytes.length)) return 'its trigram filter has the wrong size'
+  const stored = Buffer.allocUnsafe(r[0])
+  if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes)) return 'its stored bytes differ from git\'s'
+  const derived = trigramFilter(bytes, r[4])
+  if (!filters.bytes(r[3], derived.length).equals(derived)) return 'its trigram filter differs from the one its bytes give'
+  return null
 }

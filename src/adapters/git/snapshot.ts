@@ -16,13 +16,16 @@ import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { failure } from '../../domain/failure.js'
 import { FailureError, errnoOf } from '../fs-util.js'
-import { objectStoreFs } from './object-fs.js'
-import { ObjectStoreError, openObjectReader, type ObjectReader, type ObjectType } from './object-reader.js'
-import { buildIndex, IndexCorrupt, isBinaryBytes, openIndex, type BlobInfo, type BuildProgress, type SnapshotIndex, type StoredObject, type TreeEntry } from './snapshot-index.js'
+import { ObjectStoreError, type ObjectReader, type ObjectType } from './object-reader.js'
+import { isoObjects, packObjects, type Objects } from './object-source.js'
+import { IndexCorrupt, openIndex, type BlobInfo, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
+import { isBinaryBytes, type StoredObject } from './index-format.js'
+import { buildIndex, type BuildProgress } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
 
-export type { BlobInfo, BuildProgress, EntryKind, TreeEntry } from './snapshot-index.js'
-export { needleHashes, isBinaryBytes } from './snapshot-index.js'
+export type { BlobInfo, EntryKind, TreeEntry } from './snapshot-index.js'
+export type { BuildProgress } from './index-build.js'
+export { needleHashes, isBinaryBytes } from './index-format.js'
 export { discardIndex, indexBytes, indexDirOf, pruneIndexes, type PrunedIndex } from './index-cache.js'
 
 export interface GitSnapshot {
@@ -94,65 +97,6 @@ export const resolveGitdir = (repository: string): string => {
   }
   if (fs.existsSync(path.join(repository, 'objects')) && fs.existsSync(path.join(repository, 'HEAD'))) return repository
   throw unavailable('the configured directory is not a git repository', { repository })
-}
-
-/** Reads git objects by id; null when the object is not in the store. */
-interface Objects {
-  readonly read: (oid: string) => Promise<{ type: ObjectType; content: Buffer } | null>
-  readonly sync?: ObjectReader
-  readonly close: () => void
-}
-
-export const packObjects = (gitdir: string, cacheBytes: number): Objects => {
-  let reader: ObjectReader | null = null
-  const open = (): ObjectReader => (reader ??= openObjectReader(gitdir, { cacheBytes }))
-  return {
-    read: async (oid) => open().read(oid),
-    get sync() {
-      return open()
-    },
-    close: () => reader?.close()
-  }
-}
-
-/**
- * isomorphic-git caches resolved pack objects only once a pack index's `readDepth` exceeds 3, but
- * never initialises that counter (it stays NaN), so every delta chain is re-inflated for every
- * blob. Setting the counter turns its own cache on.
- */
-const enablePackCache = async (cache: object): Promise<void> => {
-  for (const sym of Object.getOwnPropertySymbols(cache)) {
-    const map = (cache as Record<symbol, unknown>)[sym]
-    if (!(map instanceof Map)) continue
-    for (const pending of map.values()) {
-      const index: unknown = await Promise.resolve(pending).catch(() => null)
-      if (index !== null && typeof index === 'object' && 'offsetCache' in index) {
-        const ix = index as { readDepth?: number }
-        if (!(typeof ix.readDepth === 'number' && ix.readDepth > 3)) ix.readDepth = 4
-      }
-    }
-  }
-}
-
-/** The reference reader: isomorphic-git, which loads and checks whole packs. */
-const isoObjects = (gitdir: string): Objects => {
-  const cache = {}
-  let fsMemo: typeof fs | null = null
-  return {
-    read: async (oid) => {
-      try {
-        const { default: git } = await import('isomorphic-git')
-        const r = await git.readObject({ fs: (fsMemo ??= objectStoreFs(gitdir)), gitdir, oid, cache, format: 'content' })
-        await enablePackCache(cache)
-        const o = r.object as Uint8Array
-        return { type: r.type as ObjectType, content: Buffer.from(o.buffer, o.byteOffset, o.byteLength) }
-      } catch (e) {
-        if ((e as { code?: string }).code === 'NotFoundError') return null
-        throw e
-      }
-    },
-    close: () => undefined
-  }
 }
 
 // Mirrors git's verify_path() as isomorphic-git applies it: separators, `.`/`..` and names that
@@ -230,142 +174,25 @@ export const openSnapshot = async (repository: string, commit: string, options: 
   if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
   const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 16 << 20)
-  const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
-  // An index another user could have written is neither read nor built: research reads git.
-  const distrust = options.index === undefined ? null : indexDistrust(options.index, commit)
-  if (distrust !== null) notice('SOURCE_INDEX_UNTRUSTED', `the snapshot index of ${commit} is not used: ${distrust}; reading from git`)
-  const root = distrust === null ? options.index : undefined
-  let index: SnapshotIndex | null = null
-  if (root !== undefined) {
-    const found = openIndex(root, commit)
-    if (found !== null && 'reason' in found) {
-      notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (${found.reason}); it is rebuilt`)
-      discardIndex(root, commit)
-    } else index = found
-  }
-  // The listing: from the index, or walked (and the index built) on first use.
-  let listing: Promise<readonly TreeEntry[]> | undefined
-  const paths = new Map<string, TreeEntry>()
-  const load = async (): Promise<readonly TreeEntry[]> => {
-    if (index !== null && root !== undefined) {
-      const stored = index
-      try {
-        // Walked from the stored commit and tree objects, each checked against its git id.
-        return await listTree({ read: async (oid) => stored.object(oid), close: () => undefined }, commit)
-      } catch (e) {
-        if (e instanceof FailureError && e.failure.code === 'SOURCE_TREE_UNSAFE') throw e
-        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`)
-        stored.close()
-        index = null
-        discardIndex(root, commit)
-      }
-    }
-    const trees = new Map<string, StoredObject>()
-    const listed = await listTree(objects, commit, trees)
-    if (root !== undefined && objects.sync !== undefined) {
-      try {
-        await buildIndex(root, commit, trees, listed, objects.sync, options.onProgress)
-        const built = openIndex(root, commit)
-        if (built === null || 'reason' in built) throw new Error(built === null ? 'it vanished after publishing' : built.reason)
-        index = built
-        notice('SOURCE_INDEX_BUILT', `built the snapshot index of ${commit} in ${root}`)
-      } catch (e) {
-        if (e instanceof ObjectStoreError) throw unavailable(`the objects of ${commit} cannot be read (${e.message})`, { commit })
-        notice('SOURCE_INDEX_UNAVAILABLE', `the snapshot index of ${commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`)
-      }
-    }
-    return listed
-  }
-  const entries = async (): Promise<readonly TreeEntry[]> => {
-    listing ??= load().then(
-      (l) => {
-        for (const e of l) paths.set(e.path, e)
-        return l
-      },
-      (e: unknown) => {
-        listing = undefined
-        throw e
-      }
-    )
-    return listing
-  }
-  const budget = options.blobCacheBytes ?? 32 << 20
-  const blobs = new Map<string, Buffer>()
-  let cached = 0
-  const remember = (oid: string, bytes: Buffer): void => {
-    if (bytes.length > budget / 4) return
-    while (cached + bytes.length > budget && blobs.size > 0) {
-      const [first, b] = blobs.entries().next().value as [string, Buffer]
-      blobs.delete(first)
-      cached -= b.length
-    }
-    blobs.set(oid, bytes)
-    cached += bytes.length
-  }
-  const fromGit = async (oid: string): Promise<Buffer | null> => {
-    try {
-      const o = await objects.read(oid)
-      return o === null || o.type !== 'blob' ? null : o.content
-    } catch (e) {
-      throw unavailable(`blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`, { oid })
-    }
-  }
-  let scratch = Buffer.alloc(0)
-  const blobFrom = async (oid: string, transient: boolean): Promise<Buffer | null> => {
-    await entries()
-    const hit = blobs.get(oid)
-    if (hit !== undefined) {
-      blobs.delete(oid)
-      blobs.set(oid, hit)
-      return hit
-    }
-    let bytes: Buffer | null | undefined
-    if (index !== null) {
-      try {
-        if (transient) {
-          const size = index.info(oid)?.size ?? 0
-          if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, Math.min(2 * scratch.length, 16 << 20)))
-          bytes = index.read(oid, scratch)
-          if (bytes !== undefined) return bytes
-        } else {
-          bytes = index.read(oid)
-          // A read outside a scan is vouched for at once: re-read (and hash) if the file was written.
-          if (bytes !== undefined && !index.unchanged()) bytes = index.read(oid)
-        }
-      } catch (e) {
-        if (!(e instanceof IndexCorrupt) || root === undefined) throw e
-        // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
-        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`)
-        index.close()
-        index = null
-        discardIndex(root, commit)
-      }
-      if (bytes === undefined && index !== null && index.info(oid) === null) return null
-    }
-    bytes ??= await fromGit(oid)
-    if (bytes !== null) remember(oid, bytes)
-    return bytes
-  }
-  const blob = (oid: string): Promise<Buffer | null> => blobFrom(oid, false)
+  const s = openSession(commit, objects, options)
+  const listing = treeListing(s, options.onProgress)
+  const blobs = blobReader(s, listing.entries, options.blobCacheBytes ?? 32 << 20)
   const digests = new Map<string, string>()
   let filtersReported = false
   return {
     commit,
-    entries,
-    entry: async (p) => {
-      await entries()
-      return paths.get(p)
-    },
-    blob,
-    scanBlob: (oid) => blobFrom(oid, true),
+    entries: listing.entries,
+    entry: listing.entry,
+    blob: blobs.blob,
+    scanBlob: blobs.scanBlob,
     settled: () => {
-      if (index === null || index.unchanged()) return true
+      if (s.index === null || s.index.unchanged()) return true
       digests.clear()
-      if (!index.filtersTrusted() && root !== undefined && !filtersReported) {
+      if (!s.index.filtersTrusted() && s.root !== undefined && !filtersReported) {
         // A published index is never written: this one is damaged. The next process rebuilds it.
         filtersReported = true
-        notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`)
-        discardIndex(root, commit)
+        s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`)
+        discardIndex(s.root, commit)
       }
       return false
     },
@@ -378,18 +205,195 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       return d
     },
     info: async (oid) => {
-      await entries()
-      const i = index?.info(oid)
+      await listing.entries()
+      const i = s.index?.info(oid)
       if (i !== undefined) return i
-      const b = await blob(oid)
+      const b = await blobs.blob(oid)
       return b === null ? null : { size: b.length, binary: isBinaryBytes(b) }
     },
-    known: (oid) => index?.info(oid),
-    mayContain: (oid, hashes) => index === null || index.mayContain(oid, hashes),
+    known: (oid) => s.index?.info(oid),
+    mayContain: (oid, hashes) => s.index === null || s.index.mayContain(oid, hashes),
     close: () => {
-      index?.close()
+      s.index?.close()
       objects.close()
       blobs.clear()
     }
+  }
+}
+
+/** What the parts of one open snapshot share: the commit, git's objects and the index in use. */
+interface Session {
+  readonly commit: string
+  readonly objects: Objects
+  /** Where the index lives; undefined when there is none or it is not trusted (git is read). */
+  readonly root: string | undefined
+  readonly notice: (code: SnapshotNotice['code'], message: string) => void
+  /** The index in use; null while there is none (not built yet, or found damaged and dropped). */
+  index: SnapshotIndex | null
+}
+
+/** The session of a snapshot, with the stored index when it is trusted and sound (a damaged one is discarded). */
+const openSession = (commit: string, objects: Objects, options: SnapshotOptions): Session => {
+  const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
+  // An index another user could have written is neither read nor built: research reads git.
+  const distrust = options.index === undefined ? null : indexDistrust(options.index, commit)
+  if (distrust !== null) notice('SOURCE_INDEX_UNTRUSTED', `the snapshot index of ${commit} is not used: ${distrust}; reading from git`)
+  const s: Session = { commit, objects, root: distrust === null ? options.index : undefined, notice, index: null }
+  if (s.root !== undefined) {
+    const found = openIndex(s.root, commit)
+    if (found !== null && 'reason' in found) {
+      notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (${found.reason}); it is rebuilt`)
+      discardIndex(s.root, commit)
+    } else s.index = found
+  }
+  return s
+}
+
+/** Stops using a damaged index: this snapshot reads git from now on, and the index is discarded. */
+const dropIndex = (s: Session, root: string): void => {
+  s.index?.close()
+  s.index = null
+  discardIndex(root, s.commit)
+}
+
+/** The listing, loaded on first use and kept (a load that failed is tried again on the next call). */
+const treeListing = (s: Session, onProgress: SnapshotOptions['onProgress']): Pick<GitSnapshot, 'entries' | 'entry'> => {
+  let listing: Promise<readonly TreeEntry[]> | undefined
+  const paths = new Map<string, TreeEntry>()
+  const entries = async (): Promise<readonly TreeEntry[]> => {
+    listing ??= loadListing(s, onProgress).then(
+      (l) => {
+        for (const e of l) paths.set(e.path, e)
+        return l
+      },
+      (e: unknown) => {
+        listing = undefined
+        throw e
+      }
+    )
+    return listing
+  }
+  return {
+    entries,
+    entry: async (p) => {
+      await entries()
+      return paths.get(p)
+    }
+  }
+}
+
+/** The listing from the index, or walked from git (and the index built from that walk). */
+const loadListing = async (s: Session, onProgress: SnapshotOptions['onProgress']): Promise<readonly TreeEntry[]> => {
+  const stored = s.index
+  if (stored !== null && s.root !== undefined) {
+    try {
+      // Walked from the stored commit and tree objects, each checked against its git id.
+      return await listTree({ read: async (oid) => stored.object(oid), close: () => undefined }, s.commit)
+    } catch (e) {
+      if (e instanceof FailureError && e.failure.code === 'SOURCE_TREE_UNSAFE') throw e
+      s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${s.commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`)
+      dropIndex(s, s.root)
+    }
+  }
+  const trees = new Map<string, StoredObject>()
+  const listed = await listTree(s.objects, s.commit, trees)
+  if (s.root !== undefined && s.objects.sync !== undefined) await publishIndex(s, s.root, s.objects.sync, trees, listed, onProgress)
+  return listed
+}
+
+/** Builds, publishes and opens the index; one that cannot be written is reported and git is read. */
+const publishIndex = async (s: Session, root: string, reader: ObjectReader, trees: ReadonlyMap<string, StoredObject>, listed: readonly TreeEntry[], onProgress: SnapshotOptions['onProgress']): Promise<void> => {
+  try {
+    await buildIndex(root, s.commit, trees, listed, reader, onProgress)
+    const built = openIndex(root, s.commit)
+    if (built === null || 'reason' in built) throw new Error(built === null ? 'it vanished after publishing' : built.reason)
+    s.index = built
+    s.notice('SOURCE_INDEX_BUILT', `built the snapshot index of ${s.commit} in ${root}`)
+  } catch (e) {
+    if (e instanceof ObjectStoreError) throw unavailable(`the objects of ${s.commit} cannot be read (${e.message})`, { commit: s.commit })
+    s.notice('SOURCE_INDEX_UNAVAILABLE', `the snapshot index of ${s.commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`)
+  }
+}
+
+/** Blob bytes from the index or from git, the most recently read kept within a byte budget. */
+interface BlobReader {
+  readonly blob: (oid: string) => Promise<Buffer | null>
+  /** For a scan: possibly a view of a buffer the next call reuses; not kept. */
+  readonly scanBlob: (oid: string) => Promise<Buffer | null>
+  readonly clear: () => void
+}
+
+const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): BlobReader => {
+  const kept = blobCache(budget)
+  let scratch = Buffer.alloc(0)
+  /** From the index: undefined when it has not got the blob or was found damaged (then dropped). */
+  const fromIndex = (index: SnapshotIndex, oid: string, transient: boolean): Buffer | undefined => {
+    let bytes: Buffer | undefined
+    try {
+      if (transient) {
+        const size = index.info(oid)?.size ?? 0
+        if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, Math.min(2 * scratch.length, 16 << 20)))
+        return index.read(oid, scratch)
+      }
+      bytes = index.read(oid)
+      // A read outside a scan is vouched for at once: re-read (and hash) if the file was written.
+      if (bytes !== undefined && !index.unchanged()) bytes = index.read(oid)
+      return bytes
+    } catch (e) {
+      if (!(e instanceof IndexCorrupt) || s.root === undefined) throw e
+      // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
+      s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${s.commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`)
+      dropIndex(s, s.root)
+      return bytes
+    }
+  }
+  const read = async (oid: string, transient: boolean): Promise<Buffer | null> => {
+    await ready()
+    const hit = kept.get(oid)
+    if (hit !== undefined) return hit
+    let bytes: Buffer | null | undefined = s.index === null ? undefined : fromIndex(s.index, oid, transient)
+    if (bytes !== undefined && transient) return bytes
+    if (bytes === undefined && s.index !== null && s.index.info(oid) === null) return null
+    bytes ??= await fromGit(s.objects, oid)
+    if (bytes !== null) kept.remember(oid, bytes)
+    return bytes
+  }
+  return { blob: (oid) => read(oid, false), scanBlob: (oid) => read(oid, true), clear: kept.clear }
+}
+
+/** Blobs by id, least recently used first; a blob over a quarter of the budget is not kept. */
+const blobCache = (budget: number): { get: (oid: string) => Buffer | undefined; remember: (oid: string, bytes: Buffer) => void; clear: () => void } => {
+  const blobs = new Map<string, Buffer>()
+  let cached = 0
+  return {
+    get: (oid) => {
+      const hit = blobs.get(oid)
+      if (hit !== undefined) {
+        blobs.delete(oid)
+        blobs.set(oid, hit)
+      }
+      return hit
+    },
+    remember: (oid, bytes) => {
+      if (bytes.length > budget / 4) return
+      while (cached + bytes.length > budget && blobs.size > 0) {
+        const [first, b] = blobs.entries().next().value as [string, Buffer]
+        blobs.delete(first)
+        cached -= b.length
+      }
+      blobs.set(oid, bytes)
+      cached += bytes.length
+    },
+    clear: () => blobs.clear()
+  }
+}
+
+/** A blob from git's objects; null when it is missing or not a blob. */
+const fromGit = async (objects: Objects, oid: string): Promise<Buffer | null> => {
+  try {
+    const o = await objects.read(oid)
+    return o === null || o.type !== 'blob' ? null : o.content
+  } catch (e) {
+    throw unavailable(`blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`, { oid })
   }
 }

@@ -1,0 +1,218 @@
+/**
+ * Building the persisted snapshot index of one commit (format: index-format.ts). The main thread
+ * reads and checks every blob through the object reader, one at a time, while a second thread
+ * (index-writer-worker.ts) writes blobs.dat and filters.dat, with at most IN_FLIGHT bytes waiting
+ * between the two. Everything is written into a private directory and published with one rename;
+ * a builder that loses the race discards its copy.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
+import type { ObjectReader } from './object-reader.js'
+import { indexDirOf, sweepLeftovers } from './index-cache.js'
+import { BINARY, FORMAT, MISSING, STORE_LIMIT, STORED, VERSION, filterLog, isBinaryBytes, sha256, type BlobRow, type IndexFile, type StoredObject } from './index-format.js'
+import type { TreeEntry } from './snapshot-index.js'
+import type { WriterMessage, WriterReply } from './index-writer-worker.js'
+
+export interface BuildProgress {
+  readonly done: number
+  readonly total: number
+  readonly bytes: number
+}
+
+const IN_FLIGHT = 8 << 20
+const BATCH = 1 << 20
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
+ * time through `reader` (so memory stays bounded) and written straight to disk.
+ */
+export const buildIndex = async (root: string, commit: string, treeObjects: ReadonlyMap<string, StoredObject>, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
+  const base = path.join(root, 'snapshots', `v${VERSION}`)
+  fs.mkdirSync(base, { recursive: true })
+  sweepLeftovers(root)
+  const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
+  fs.mkdirSync(tmp)
+  const writer = startWriter(tmp)
+  try {
+    const copied = await copyBlobs(entries, reader, writer, onProgress)
+    const written = await writer.end()
+    if (written.filtersBytes !== copied.filtersBytes) throw new Error('the index writer wrote an unexpected number of filter bytes')
+    onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
+    const trees = writeTrees(tmp, treeObjects)
+    const body = JSON.stringify({
+      format: FORMAT,
+      version: VERSION,
+      commit,
+      blobs_bytes: copied.blobsBytes,
+      filters_bytes: copied.filtersBytes,
+      filters_sha256: written.filtersSha256,
+      trees_bytes: trees.bytes,
+      objects: trees.objects,
+      blobs: copied.rows
+    } satisfies IndexFile)
+    fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
+    try {
+      fs.renameSync(tmp, indexDirOf(root, commit))
+    } catch (e) {
+      const code = (e as { code?: string }).code
+      // Another process published the same commit first: its index is as good as ours.
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
+    }
+  } finally {
+    await writer.terminate()
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** What the writer thread wrote to filters.dat. */
+interface Written {
+  readonly filtersSha256: string
+  readonly filtersBytes: number
+}
+
+/** The writer thread, and the bytes sent to it that it has not yet acknowledged. */
+interface IndexWriter {
+  /** Why the writer failed, or null. */
+  readonly failed: () => unknown
+  /** Sends the first `used` bytes of `batch` (its buffer moves to the writer) with each blob's size and filter size. */
+  readonly send: (batch: Uint8Array<ArrayBuffer>, used: number, sizes: number[], logs: number[]) => void
+  /** True when more than IN_FLIGHT bytes wait: the reader waits for `drained()`. */
+  readonly behind: () => boolean
+  /** Resolves once at most half of IN_FLIGHT waits (or the writer failed). */
+  readonly drained: () => Promise<void>
+  /** Ends the stream; resolves with what was written to filters.dat, rejects when the writer failed. */
+  readonly end: () => Promise<Written>
+  readonly terminate: () => Promise<number>
+}
+
+const startWriter = (dir: string): IndexWriter => {
+  const worker = new Worker(new URL('./index-writer-worker.js', import.meta.url), { workerData: { dir } })
+  let inFlight = 0
+  let drained: (() => void) | null = null
+  let failed: unknown = null
+  let done: ((r: Written) => void) | null = null
+  const finished = new Promise<Written>((resolve, reject) => {
+    done = resolve
+    worker.on('error', (e) => {
+      failed = e
+      drained?.()
+      reject(e)
+    })
+    worker.on('exit', (code) => {
+      if (code !== 0) {
+        failed ??= new Error(`the index writer stopped (${code})`)
+        drained?.()
+        reject(failed)
+      }
+    })
+  })
+  finished.catch(() => undefined)
+  worker.on('message', (m: WriterReply) => {
+    if (m.type === 'ack') {
+      inFlight -= m.bytes
+      if (inFlight <= IN_FLIGHT / 2) drained?.()
+    } else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
+  })
+  return {
+    failed: () => failed,
+    send: (batch, used, sizes, logs) => {
+      worker.postMessage({ type: 'blobs', bytes: batch, used, sizes, logs } satisfies WriterMessage, [batch.buffer])
+      inFlight += used
+    },
+    behind: () => inFlight > IN_FLIGHT,
+    drained: async () => {
+      await new Promise<void>((resolve) => { drained = resolve })
+      drained = null
+    },
+    end: () => {
+      worker.postMessage({ type: 'end' } satisfies WriterMessage)
+      return finished
+    },
+    terminate: () => worker.terminate()
+  }
+}
+
+/** The blob rows of index.json and the sizes of blobs.dat and filters.dat. */
+interface Copied {
+  readonly rows: Record<string, BlobRow>
+  readonly blobsBytes: number
+  readonly filtersBytes: number
+  /** How many distinct blobs the listing names. */
+  readonly count: number
+}
+
+/**
+ * Reads every blob of the listing once, describes it in a row, and sends the text blobs up to
+ * STORE_LIMIT to the writer in batches.
+ */
+const copyBlobs = async (entries: readonly TreeEntry[], reader: ObjectReader, writer: IndexWriter, onProgress?: (p: BuildProgress) => void): Promise<Copied> => {
+  const rows: Record<string, BlobRow> = {}
+  let blobsBytes = 0
+  let filtersBytes = 0
+  const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
+  let last = Date.now()
+  let batch = new Uint8Array(BATCH)
+  let batchUsed = 0
+  let batchLogs: number[] = []
+  let batchSizes: number[] = []
+  const flush = (): void => {
+    if (batchUsed === 0) return
+    writer.send(batch, batchUsed, batchSizes, batchLogs)
+    batch = new Uint8Array(BATCH)
+    batchUsed = 0
+    batchLogs = []
+    batchSizes = []
+  }
+  for (let i = 0; i < oids.length; i++) {
+    if (writer.failed() !== null) throw writer.failed()
+    const oid = oids[i] as string
+    const o = reader.read(oid)
+    if (o === null || o.type !== 'blob') {
+      rows[oid] = [0, MISSING, 0, 0, 0]
+      continue
+    }
+    const bytes = o.content
+    const binary = isBinaryBytes(bytes)
+    if (binary || bytes.length > STORE_LIMIT) {
+      rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
+      continue
+    }
+    const log = filterLog(bytes.length)
+    rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
+    // Copied into a batch of its own (the reader's cache keeps the original) that moves to the writer.
+    if (batchUsed + bytes.length > batch.length) flush()
+    if (bytes.length > batch.length) batch = new Uint8Array(bytes.length)
+    batch.set(bytes, batchUsed)
+    batchUsed += bytes.length
+    batchLogs.push(log)
+    batchSizes.push(bytes.length)
+    blobsBytes += bytes.length
+    filtersBytes += 1 << (log - 3)
+    if (writer.behind()) await writer.drained()
+    if (Date.now() - last > 50) {
+      // Keep the event loop responsive (lease renewals, servers) while a large index builds.
+      onProgress?.({ done: i + 1, total: oids.length, bytes: blobsBytes })
+      await yieldNow()
+      last = Date.now()
+    }
+  }
+  flush()
+  return { rows, blobsBytes, filtersBytes, count: oids.length }
+}
+
+/** Writes the commit and tree objects one after another to trees.dat; where each one is. */
+const writeTrees = (dir: string, treeObjects: ReadonlyMap<string, StoredObject>): { readonly objects: IndexFile['objects']; readonly bytes: number } => {
+  const objects: IndexFile['objects'] = {}
+  const parts: Buffer[] = []
+  let bytes = 0
+  for (const [oid, o] of treeObjects) {
+    objects[oid] = [o.type, bytes, o.content.length]
+    parts.push(o.content)
+    bytes += o.content.length
+  }
+  fs.writeFileSync(path.join(dir, 'trees.dat'), Buffer.concat(parts))
+  return { objects, bytes }
+}

@@ -1,0 +1,73 @@
+/**
+ * The format of a persisted snapshot index (`<root>/snapshots/v1/<commit>/`), shared by the
+ * reader (snapshot-index.ts), the builder (index-build.ts) and its writer thread: the layout of
+ * `index.json` and its per-blob rows, and the trigram filters of `filters.dat` (one hash per byte
+ * trigram, set in a bit set sized to the blob, in the manner of a Bloom filter).
+ */
+import { createHash } from 'node:crypto'
+import { INDEX_VERSION } from './index-cache.js'
+
+/** Text blobs larger than this are not copied into the index; they are read from git. */
+export const STORE_LIMIT = 16 << 20
+export const FORMAT = 'vba-snapshot-index'
+export const VERSION = INDEX_VERSION
+
+/** Flags of a blob row: binary, its bytes stored in blobs.dat, missing from the repository. */
+export const BINARY = 1
+export const STORED = 2
+export const MISSING = 4
+
+/** A blob's row in index.json: where its bytes and its filter are in blobs.dat and filters.dat. */
+export type BlobRow = [size: number, flags: number, offset: number, filterOffset: number, filterLog: number]
+
+/** A raw git object as stored in trees.dat. */
+export interface StoredObject {
+  readonly type: 'commit' | 'tree'
+  readonly content: Buffer
+}
+
+/** index.json after its digest line. */
+export interface IndexFile {
+  format: string
+  version: number
+  commit: string
+  blobs_bytes: number
+  filters_bytes: number
+  filters_sha256: string
+  trees_bytes: number
+  /** Commit and tree objects in trees.dat: [type, offset, length]. */
+  objects: Record<string, [StoredObject['type'], number, number]>
+  blobs: Record<string, BlobRow>
+}
+
+export const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
+
+/** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
+export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).indexOf(0) >= 0
+
+/** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
+export const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
+const HASH = 0x9e3779b1
+
+/** The trigram filter of a blob's bytes, `2 ** log` bits. */
+export const trigramFilter = (bytes: Uint8Array, log: number): Uint8Array => {
+  const f = new Uint8Array(1 << (log - 3))
+  const shift = 32 - log
+  const n = bytes.length
+  if (n < 3) return f
+  let t = ((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)
+  for (let i = 2; i < n; i++) {
+    t = ((t << 8) | (bytes[i] ?? 0)) & 0xffffff
+    const h = Math.imul(t, HASH) >>> shift
+    f[h >>> 3] = (f[h >>> 3] ?? 0) | (1 << (h & 7))
+  }
+  return f
+}
+
+/** The needle's trigram hashes (before the per-blob shift), or null when it has fewer than 3 bytes. */
+export const needleHashes = (needle: Uint8Array): Uint32Array | null => {
+  if (needle.length < 3) return null
+  const out = new Uint32Array(needle.length - 2)
+  for (let i = 0; i + 2 < needle.length; i++) out[i] = Math.imul(((needle[i] ?? 0) << 16) | ((needle[i + 1] ?? 0) << 8) | (needle[i + 2] ?? 0), HASH) >>> 0
+  return out
+}
