@@ -59,7 +59,16 @@ const sizer = (p: Payload): ((shown: number | null) => number) => {
   const fixed = p.header.length + 1 + linesSize(p.view.head)
   const prefix = [0]
   for (const item of p.view.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
-  return (shown) => (shown === null ? p.summary.length + 1 : fixed + (prefix[shown] ?? 0) + linesSize(p.view.tail(shown)))
+  const sizes = new Map<number, number>()
+  return (shown) => {
+    if (shown === null) return p.summary.length + 1
+    let size = sizes.get(shown)
+    if (size === undefined) {
+      size = fixed + (prefix[shown] ?? 0) + linesSize(p.view.tail(shown))
+      sizes.set(shown, size)
+    }
+    return size
+  }
 }
 
 /** The size of the older-evidence lines from `from` on, without rendering them: suffix sums of their entries. */
@@ -69,24 +78,81 @@ const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => 
   return (from) => (older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0))
 }
 
-/** Trims inside the kept payloads, largest first, until `room` holds them or every one is at MIN_ITEMS. */
+/** Entries of the trim heap: a payload's index, its current size and age. */
+interface Candidate {
+  readonly i: number
+  readonly size: number
+  readonly age: number
+}
+
+/** Whether `a` is trimmed before `b`: the larger first, the older among equals, then the first listed. */
+const before = (a: Candidate, b: Candidate): boolean => a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))
+
+/** A binary heap of candidates, the next to trim on top. */
+const candidateHeap = () => {
+  const h: Candidate[] = []
+  const swap = (a: number, b: number): void => {
+    const x = h[a] as Candidate
+    h[a] = h[b] as Candidate
+    h[b] = x
+  }
+  const push = (c: Candidate): void => {
+    h.push(c)
+    for (let k = h.length - 1; k > 0;) {
+      const up = (k - 1) >> 1
+      if (!before(h[k] as Candidate, h[up] as Candidate)) break
+      swap(k, up)
+      k = up
+    }
+  }
+  const pop = (): Candidate | undefined => {
+    const top = h[0]
+    const last = h.pop()
+    if (h.length === 0 || last === undefined) return top
+    h[0] = last
+    for (let k = 0; ;) {
+      const l = 2 * k + 1
+      const r = l + 1
+      let m = k
+      if (l < h.length && before(h[l] as Candidate, h[m] as Candidate)) m = l
+      if (r < h.length && before(h[r] as Candidate, h[m] as Candidate)) m = r
+      if (m === k) break
+      swap(k, m)
+      k = m
+    }
+    return top
+  }
+  return { push, pop }
+}
+
+/**
+ * Trims inside the kept payloads, largest first, until `room` holds them or every one is at
+ * MIN_ITEMS: one item at a time from the payload that is largest then (the older among equals).
+ */
 const trim = (payloads: readonly Payload[], sizeOf: ReadonlyArray<(shown: number | null) => number>, shown: Array<number | null>, fixed: number, room: number): void => {
+  const floor = (i: number): number => Math.min(MIN_ITEMS, payloads[i]?.view.items.length ?? 0)
   const sizes = payloads.map((_, i) => sizeOf[i]?.(shown[i] ?? null) ?? 0)
   let total = fixed + sizes.reduce((a, b) => a + b, 0)
+  if (total <= room) return
+  // When no state on the way fits (a payload is never smaller than at its floor or as it is now:
+  // a continuation marker only shrinks as items go), trimming ends with all of them at the floor.
+  const atFloor = shown.map((n, i) => (n === null || n <= floor(i) ? n : floor(i)))
+  if (fixed + atFloor.reduce<number>((sum, n, i) => sum + Math.min(sizeOf[i]?.(n) ?? 0, sizes[i] ?? 0), 0) > room) {
+    atFloor.forEach((n, i) => { shown[i] = n })
+    return
+  }
+  const heap = candidateHeap()
+  shown.forEach((n, i) => {
+    if (n !== null && n > floor(i)) heap.push({ i, size: sizes[i] ?? 0, age: payloads[i]?.age ?? 0 })
+  })
   while (total > room) {
-    let pick = -1
-    for (const [i, p] of payloads.entries()) {
-      const n = shown[i]
-      if (n === null || n === undefined || n <= Math.min(MIN_ITEMS, p.view.items.length) || n === 0) continue
-      const best = payloads[pick]
-      if (pick < 0 || (sizes[i] ?? 0) > (sizes[pick] ?? 0) || ((sizes[i] ?? 0) === (sizes[pick] ?? 0) && best !== undefined && p.age < best.age)) pick = i
-    }
-    const n = shown[pick]
-    if (pick < 0 || n === null || n === undefined) return
-    shown[pick] = n - 1
-    const size = sizeOf[pick]?.(n - 1) ?? 0
-    total += size - (sizes[pick] ?? 0)
-    sizes[pick] = size
+    const c = heap.pop()
+    const n = c === undefined ? null : shown[c.i]
+    if (c === undefined || n === null || n === undefined) return
+    shown[c.i] = n - 1
+    const size = sizeOf[c.i]?.(n - 1) ?? 0
+    total += size - c.size
+    if (n - 1 > floor(c.i)) heap.push({ i: c.i, size, age: c.age })
   }
 }
 
@@ -110,11 +176,28 @@ export const fitWorkingSet = (payloads: readonly Payload[], older: readonly Olde
     if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
     return { lines, notes, size: linesSize(lines) }
   }
-  trim(payloads, sizeOf, shown, header + olderSize(0), room)
-  for (const i of dropOrder(payloads)) {
-    if (total(0) <= room) return done(0)
-    shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
+  const order = dropOrder(payloads)
+  const floorSize = (i: number): number => sizeOf[i]?.(Math.min(MIN_ITEMS, payloads[i]?.view.items.length ?? 0)) ?? 0
+  if (payloads.every((p, i) => floorSize(i) <= (sizeOf[i]?.(p.view.items.length) ?? 0))) {
+    // No payload is larger at its floor than whole (the usual case): a trim fits exactly when the
+    // payloads at their floors fit, so the drops it takes are counted without trimming after each.
+    let atFloor = header + olderSize(0) + payloads.reduce((n, _, i) => n + floorSize(i), 0)
+    let drops = 0
+    for (; drops < order.length && atFloor > room; drops++) {
+      const i = order[drops] ?? 0
+      atFloor += (sizeOf[i]?.(null) ?? 0) - floorSize(i)
+    }
+    const dropped = new Set(order.slice(0, drops))
+    shown = full().map((n, k) => (dropped.has(k) ? null : n))
     trim(payloads, sizeOf, shown, header + olderSize(0), room)
+    if (total(0) <= room) return done(0)
+  } else {
+    trim(payloads, sizeOf, shown, header + olderSize(0), room)
+    for (const i of order) {
+      if (total(0) <= room) return done(0)
+      shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
+      trim(payloads, sizeOf, shown, header + olderSize(0), room)
+    }
   }
   let from = 0
   while (from < older.length && total(from) > room) from++
