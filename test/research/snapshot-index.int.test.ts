@@ -303,6 +303,19 @@ damage('blobs.dat rewritten in place during a session: the next scan checks ever
   assert.is(existsSync(indexDirOf(root, genCommit)), false, 'the damaged index is gone')
 })
 
+damage('blobs.dat rewritten in place during a session: a read of one file (source.read) is answered from git, never from the damaged bytes', async () => {
+  const root = await built()
+  const read = [{ kind: 'source.read', path: HIT, start_line: 1, end_line: 400 }]
+  const ref = await referenceOf(genDir, genCommit, read)
+  const n = notices()
+  const snap = await openSnapshot(genDir, genCommit, { ...n.options(root), blobCacheBytes: 0 })
+  assert.equal(await answerAll(snap, read, {}), ref, 'the first read verifies the blob')
+  flip(fileOf(root, 'blobs.dat'), blobOffset(root, HIT))
+  assert.equal(await answerAll(snap, read, {}), ref, 'the read after the write is checked again, and the damaged bytes are not served')
+  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
+  snap.close()
+})
+
 damage('filters.dat rewritten in place during a session: no file is skipped any more, the index goes', async () => {
   const root = await built()
   const ref = await referenceOf(genDir, genCommit, QUERIES)

@@ -344,7 +344,7 @@ const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): 
       // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
       s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${s.commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`)
       dropIndex(s, s.root)
-      return bytes
+      return undefined
     }
   }
   const read = async (oid: string, transient: boolean): Promise<Buffer | null> => {
