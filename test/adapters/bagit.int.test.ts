@@ -3,6 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readdirSync, statSync, readFileSync, writeFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import * as path from 'node:path'
 import tar from 'tar-stream'
 import { verifyBagDir } from '../../src/adapters/bagit/verify-bag.js'
@@ -196,6 +197,52 @@ transport('hostile archives are refused before anything lands: escapes, absolute
   right(await exportCase(dir, asDir, { format: 'dir' })())
   symlinkSync('/etc/passwd', path.join(asDir, 'data', 'passwd'))
   assert.ok((await verifyBagDir(asDir)).findings.some((f) => f.code === 'SPECIAL_FILE'))
+})
+
+/** bag-info.txt rewritten by `edit`, with tag manifests that agree (what a forger would do). */
+const retag = (bag: string, edit: (info: string) => string): void => {
+  writeFileSync(path.join(bag, 'bag-info.txt'), edit(readFileSync(path.join(bag, 'bag-info.txt'), 'utf8')))
+  for (const alg of ['sha256', 'sha512']) {
+    const file = path.join(bag, `tagmanifest-${alg}.txt`)
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => {
+      const name = l.slice(l.indexOf('  ') + 2)
+      return `${createHash(alg).update(readFileSync(path.join(bag, name))).digest('hex')}  ${name}`
+    })
+    writeFileSync(file, lines.join('\n') + '\n')
+  }
+}
+
+transport('bag-info.txt that names another generation, head or case than data/ holds is BAG_INFO_MISMATCH; a bag without the labels is warned about', async () => {
+  const h = await sampleCase()
+  const older = path.join(tempDir('bag-info'), 'older')
+  right(await exportCase(h.dir, older, { format: 'dir' })())
+  const olderInfo = readFileSync(path.join(older, 'bag-info.txt'), 'utf8')
+  const writer = right(await openCase(h.dir)())
+  right(await appendCommand(writer, { commandId: 'after-export', expectedGeneration: 4, events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'later', format: 'plain' } }] })())
+  const bag = path.join(tempDir('bag-info'), 'newer')
+  right(await exportCase(h.dir, bag, { format: 'dir' })())
+  assert.ok(right(await verifyBag(bag)()).valid, 'the honest bag verifies')
+  const newerInfo = readFileSync(path.join(bag, 'bag-info.txt'), 'utf8')
+  // The newer bag claims the older generation and head (its tag manifests made to agree).
+  const label = (text: string, name: string): string => text.split('\n').find((l) => l.startsWith(`${name}: `)) ?? ''
+  retag(bag, (info) => info.replace(label(info, 'VBA-Case-Generation'), label(olderInfo, 'VBA-Case-Generation')).replace(label(info, 'VBA-Case-Head'), label(olderInfo, 'VBA-Case-Head')))
+  assert.ok((await verifyBagDir(bag)).valid, 'as a bag alone it is intact')
+  const check = right(await verifyBag(bag)())
+  assert.is(check.valid, false)
+  assert.equal(check.bag.findings.filter((f) => f.severity === 'error').map((f) => f.code), ['BAG_INFO_MISMATCH', 'BAG_INFO_MISMATCH'])
+  assert.match(check.bag.findings[0]?.message ?? '', 'VBA-Case-Generation: 4, the case in data/ holds 5')
+  const cli = vba(['verify', bag])
+  assert.is(cli.code, 1, cli.stdout)
+  assert.match(cli.stdout, 'BAG_INFO_MISMATCH')
+  // Another case's identifier.
+  retag(bag, () => newerInfo.replace('External-Identifier: case-sample', 'External-Identifier: case-other'))
+  const other = right(await verifyBag(bag)())
+  assert.equal(other.bag.findings.filter((f) => f.severity === 'error').map((f) => f.message), ['bag-info.txt says External-Identifier: case-other, the case in data/ holds case-sample'])
+  // Without the case labels (a bag made by another tool): valid, with warnings.
+  retag(bag, (info) => info.split('\n').filter((l) => !/^(External-Identifier|VBA-Case-Generation|VBA-Case-Head):/.test(l)).join('\n'))
+  const bare = right(await verifyBag(bag)())
+  assert.ok(bare.valid, JSON.stringify(bare.bag.findings))
+  assert.equal(bare.bag.findings.map((f) => `${f.severity}:${f.code}`), ['warning:BAG_INFO_CASE_LABEL_MISSING', 'warning:BAG_INFO_CASE_LABEL_MISSING', 'warning:BAG_INFO_CASE_LABEL_MISSING'])
 })
 
 transport('the CLI: export, verify a tar, a bag directory and a case, import', async () => {

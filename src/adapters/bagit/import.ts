@@ -14,7 +14,7 @@ import { failure, type Failure, type FailureCode } from '../../domain/failure.js
 import { FailureError, errnoOf, fsyncDir, toFailure } from '../fs-util.js'
 import { privateTempDir, stagingFor } from '../staging.js'
 import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
-import { verifyBagDir, type BagReport, type KnownChecksums } from './verify-bag.js'
+import { verifyBagDir, type BagFinding, type BagReport, type KnownChecksums } from './verify-bag.js'
 import { extractArchive, type ArchiveLimits } from './extract.js'
 import { canonicalArchiveSha256 } from './export.js'
 
@@ -32,7 +32,7 @@ export interface BagCheck {
 const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
 
 const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOptions: VerifyOptions = {}, known?: KnownChecksums): Promise<BagCheck> => {
-  const bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
+  let bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
   const kase = await verifyCase(path.join(bagRoot, 'data'), caseOptions)()
   if (kase._tag === 'Left') {
@@ -40,8 +40,36 @@ const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOp
     throw new FailureError(kase.left)
   }
   if (!kase.right.valid) return { bag, case: kase.right, canonical_archive: null, valid: false }
+  const labels = caseLabelFindings(bag.info, kase.right)
+  if (labels.some((f) => f.severity === 'error')) return { bag: { ...bag, valid: false, findings: [...bag.findings, ...labels] }, case: kase.right, canonical_archive: null, valid: false }
+  if (labels.length > 0) bag = { ...bag, findings: [...bag.findings, ...labels] }
   const canonical = archiveSha256 === null ? null : (await canonicalArchiveSha256(path.join(bagRoot, 'data'))) === archiveSha256
   return { bag, case: kase.right, canonical_archive: canonical, valid: canonical !== false }
+}
+
+/** The labels of bag-info.txt that name the case it holds, and what the case holds. */
+const CASE_LABELS = [
+  ['External-Identifier', (r: VerifyReport) => r.case_id ?? ''],
+  ['VBA-Case-Generation', (r: VerifyReport) => String(r.generation)],
+  ['VBA-Case-Head', (r: VerifyReport) => r.head?.hash ?? '']
+] as const
+
+/**
+ * bag-info.txt names the case, the generation and the head hash the bag was made at: each label
+ * present must say what the case in data/ holds (a rewritten bag-info.txt with fresh tag
+ * manifests would otherwise claim another generation); a bag without them (made by another
+ * tool) is only warned about.
+ */
+const caseLabelFindings = (info: BagReport['info'], kase: VerifyReport): BagFinding[] => {
+  const findings: BagFinding[] = []
+  for (const [label, held] of CASE_LABELS) {
+    const said = info.filter(([l]) => l.toLowerCase() === label.toLowerCase()).map(([, v]) => v.trim())
+    if (said.length === 0) findings.push({ code: 'BAG_INFO_CASE_LABEL_MISSING', severity: 'warning', message: `bag-info.txt has no ${label}`, path: 'bag-info.txt' })
+    for (const value of said) {
+      if (value !== held(kase)) findings.push({ code: 'BAG_INFO_MISMATCH', severity: 'error', message: `bag-info.txt says ${label}: ${value}, the case in data/ holds ${held(kase) || '(none)'}`, path: 'bag-info.txt' })
+    }
+  }
+  return findings
 }
 
 /**
