@@ -10,7 +10,7 @@
  * @module vba-case-research
  */
 export { openVba } from './api/client.js'
-export type { Vba, VbaOptions, SourceNotice, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus, VerifyCaseOptions } from './api/client.js'
+export type { Vba, VbaOptions, SourceNotice, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus, VerifyCaseOptions, ReportCaseOptions } from './api/client.js'
 export type { Lease } from './adapters/case-store/store.js'
 export type { QueueEntry, QueueRow } from './projections/queue.js'
 export type { WorkEvent } from './investigation/worker.js'

@@ -17,7 +17,7 @@ import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
 import { migrateStore, openSqlStore, type SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../adapters/fs-util.js'
 import { work } from '../investigation/worker.js'
-import { caseReport } from '../report/case-report.js'
+import { caseReport, caseReportWithVerification } from '../report/case-report.js'
 import { gcCase } from '../adapters/case-store/gc.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { loadProfile, profileFromObject, type Profile } from '../adapters/config/profile.js'
@@ -35,9 +35,10 @@ import { addAttachment, cancelPlan, recordNote, topUpBudget } from '../investiga
 import { advance, nextPrompt, recordFeedback, resumeCase, startInvestigation } from '../investigation/loop.js'
 import { settingsOf } from '../investigation/settings.js'
 import { VbaError, settle } from './errors.js'
-import type { VbaOptions, Appended, WriteOptions, CasesApi, ResearchApi, AdvanceOptions, InvestigationsApi, TransportApi, QueueApi, Vba, ProfileObject } from './types.js'
+import type { VbaOptions, Appended, WriteOptions, CasesApi, ResearchApi, AdvanceOptions, InvestigationsApi, TransportApi, QueueApi, Vba, VerifyCaseOptions } from './types.js'
+import type { VerifyReport } from '../adapters/case-store/verify.js'
 
-export type { SourceNotice, ProfileObject, VbaOptions, Appended, WriteOptions, CaseStatus, CasesApi, ResearchApi, AdvanceOptions, InvestigationsApi, TransportApi, WorkOptions, QueueApi, Vba, VerifyCaseOptions } from './types.js'
+export type { SourceNotice, ProfileObject, VbaOptions, Appended, WriteOptions, CaseStatus, CasesApi, ResearchApi, AdvanceOptions, InvestigationsApi, TransportApi, WorkOptions, QueueApi, Vba, VerifyCaseOptions, ReportCaseOptions } from './types.js'
 
 /** Runs library code that throws coded failures, rejecting with a VbaError instead. */
 const thrown = async <A>(body: () => Promise<A>): Promise<A> => {
@@ -94,6 +95,16 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     live()
     return store === null ? ref : { store, caseId: ref }
   }
+  /** The report with its evidence re-derived from the world a profile reaches (`against`). */
+  const rederived = async (where: CaseAt, report: VerifyReport, against: NonNullable<VerifyCaseOptions['against']>, onProgress?: VerifyCaseOptions['onProgress']): Promise<VerifyReport> => {
+    const world = against === true
+      ? profile ?? (() => { throw noProfile() })()
+      : typeof against === 'string'
+        ? await settle(() => loadProfile(against)())
+        : await settle(async () => profileFromObject(against, options.baseDir ?? process.cwd()))
+    const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
+    return withEvidence(report, await thrown(() => rederiveEvidence(where, world, { ...(options.environment === undefined ? {} : { env: options.environment }), onProgress: (done, total) => onProgress?.('evidence', done, total) })))
+  }
   const directoryOnly = (what: string): void => {
     if (store !== null) throw new VbaError(failure('STORE_INVALID', `${what} is for case directories; a SQL store keeps no crash leftovers or lock files`))
   }
@@ -133,20 +144,18 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
     verify: async (dir, o = {}) => {
       const where = at(dir)
       const report = await settle(() => verifyAt(where, { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) }) })())
-      if (o.against === undefined) return report
-      const against = o.against === true
-        ? profile ?? (() => { throw noProfile() })()
-        : typeof o.against === 'string'
-          ? await settle(() => loadProfile(o.against as string)())
-          : await settle(async () => profileFromObject(o.against as ProfileObject, options.baseDir ?? process.cwd()))
-      const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
-      return withEvidence(report, await thrown(() => rederiveEvidence(where, against, { ...(options.environment === undefined ? {} : { env: options.environment }), onProgress: (done, total) => o.onProgress?.('evidence', done, total) })))
+      return o.against === undefined ? report : rederived(where, report, o.against, o.onProgress)
     },
     replay: async (dir) => {
       const r = await settle(() => replayAt(at(dir), defaultProjections())())
       return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }
     },
-    report: async (dir) => thrown(() => caseReport(at(dir))),
+    report: async (dir, o = {}) => {
+      const where = at(dir)
+      const against = o.against
+      if (against === undefined) return thrown(() => caseReport(where))
+      return (await thrown(() => caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) }))).html
+    },
     gc: async (dir) => {
       directoryOnly('gc')
       return settle(() => gcCase(dir)())

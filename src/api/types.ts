@@ -113,7 +113,7 @@ export interface CasesApi {
    */
   verify(dir: string, options?: VerifyCaseOptions): Promise<VerifyReport>
   /** The case report: one self-contained HTML page (deterministic; no script, no outside resource). */
-  report(dir: string): Promise<string>
+  report(dir: string, options?: ReportCaseOptions): Promise<string>
   /** Every projection's view, from the log alone. */
   replay(dir: string): Promise<{ readonly case_id: string; readonly generation: number; readonly head_hash: string; readonly views: Record<string, { readonly version: number; readonly view: unknown }> }>
   /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). Directories only. */
@@ -134,6 +134,17 @@ export interface VerifyCaseOptions {
    * EVIDENCE_MISMATCH error finding; `evidence` says what was checked.
    */
   readonly against?: string | ProfileObject | true
+}
+
+/** Options of {@link CasesApi.report}. */
+export interface ReportCaseOptions {
+  /**
+   * Re-derive the evidence first (as {@link VerifyCaseOptions.against}); the page then says at
+   * which commit and snapshot, and with what result. Without it the page claims only that the
+   * chain and the rules hold.
+   */
+  readonly against?: string | ProfileObject | true
+  readonly onProgress?: VerifyCaseOptions['onProgress']
 }
 
 /** Research: one project.query without a case, or recorded in one. */

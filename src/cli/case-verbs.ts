@@ -182,18 +182,20 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
 }
 
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
-export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string; force?: boolean }): Promise<void> => {
+export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string; force?: boolean; against?: string }): Promise<void> => {
   let html: string
   let valid: boolean
   let errors: number
+  const against = opts.against
   try {
-    const r = await caseReportWithVerification(at)
+    const r = await caseReportWithVerification(at, against === undefined ? {} : { refine: (report) => againstProfile(report, at, against) })
     html = r.html
     valid = r.verification.valid
     errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings
     // Into an existing directory, never over an existing output unless --force (a regular file only).
     await writeOutputFile(opts.out, html, 'report', { force: opts.force === true })
   } catch (e) {
+    if (e instanceof CliExit) throw e
     const f = toFailure(e, `write ${opts.out}`)
     throw new CliExit(exitCodeOf(f), f)
   }

@@ -28,7 +28,13 @@ export interface ReportInput {
   readonly events: readonly RecordedEvent[]
   /** Objects by digest: captures, facts, reports and raw answers (others may be absent). */
   readonly objects: ReadonlyMap<string, Uint8Array>
-  readonly verification: { readonly valid: boolean; readonly findings: readonly Finding[]; readonly head: { readonly seq: number; readonly hash: string } | null }
+  readonly verification: {
+    readonly valid: boolean
+    readonly findings: readonly Finding[]
+    readonly head: { readonly seq: number; readonly hash: string } | null
+    /** The evidence re-derived from a profile's world, when it was (`vba report --against`). */
+    readonly evidence?: EvidenceCheck
+  }
   /** The library version that rendered the page (part of the page, so part of its bytes). */
   readonly version: string
   /** The log does not check out: the page shows the verification findings only. */
@@ -242,6 +248,26 @@ const captureBody = (c: Capture): string => {
 /** An MCP client as it named itself when it connected (its own claim). */
 const requesterText = (r: Requester): string => `${esc(r.protocol.toUpperCase())} client <span class="mono requester">${esc(r.name)}${r.version === '' ? '' : ` ${esc(r.version)}`}</span>`
 
+/** What re-deriving the evidence found (the shape of verify's evidence summary). */
+export interface EvidenceCheck {
+  readonly captures: number
+  readonly checked: number
+  readonly matched: number
+  readonly mismatched: number
+  readonly not_rechecked: number
+  readonly commits: readonly string[]
+  readonly snapshots: readonly string[]
+}
+
+/** Says whether the evidence was re-derived, where, and with what result; only chain and rules are claimed otherwise. */
+const evidenceBadge = (e: EvidenceCheck | undefined): string => {
+  if (e === undefined) return '<span class="badge" id="evidence-check">evidence not re-derived (vba report --against PROFILE)</span>'
+  const at = [...e.commits.map((c) => `commit ${c}`), ...e.snapshots.map((x) => `snapshot ${x}`)].join(' and ') || 'nothing'
+  const whole = e.mismatched === 0 && e.not_rechecked === 0 && e.checked === e.captures
+  const counts = `${e.matched} of ${e.captures} capture(s) identical${e.mismatched === 0 ? '' : `, ${e.mismatched} differ`}${e.not_rechecked === 0 ? '' : `, ${e.not_rechecked} not re-checked`}`
+  return `<span class="badge ${e.mismatched > 0 ? 'bad' : whole ? 'ok' : ''}" id="evidence-check">${esc(`evidence re-derived at ${at}: ${counts}`)}</span>`
+}
+
 const originText = (c: Capture): string => (c.origin.type === 'git' ? `commit ${c.origin.commit}` : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`)
 
 const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
@@ -415,7 +441,8 @@ export const renderReport = (input: ReportInput): string => {
 <style>${STYLE}</style></head><body><main>`)
   parts.push(`<header><h1>${esc(title)}</h1><p class="muted mono">${esc(input.caseId)}</p>
 <p><span class="badge state-${escPlain(state)}" id="state">${input.unreadable === true ? 'UNREADABLE' : esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
- <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span></p>
+ <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span>
+ ${evidenceBadge(v.evidence)}</p>
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
 <dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
 <dt>world snapshot</dt><dd class="mono">${snapshots.size === 0 ? '<span class="muted">no database research</span>' : [...snapshots].sort().map(esc).join('<br>')}</dd>

@@ -24,13 +24,19 @@ const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
   return out
 }
 
+export interface ReportOptions {
+  /** Adds to the verification (for example the evidence re-derived from a profile's world: `vba report --against`). */
+  readonly refine?: (report: VerifyReport) => Promise<VerifyReport>
+}
+
 /**
  * Renders the HTML report of a case with its verification. A case whose log does not check out
  * still gets a page: its verification findings, and nothing read from the log.
  */
-export const caseReportWithVerification = async (at: CaseAt): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
+export const caseReportWithVerification = async (at: CaseAt, options: ReportOptions = {}): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
   const { store, ref } = locate(at)
-  const verification = await store.verify(ref)
+  const checked = await store.verify(ref)
+  const verification = options.refine === undefined || checked.head === null ? checked : await options.refine(checked)
   const events: RecordedEvent[] = []
   let handle
   try {
@@ -57,7 +63,7 @@ export const caseReportWithVerification = async (at: CaseAt): Promise<{ readonly
     createdAt: handle.declaration.created_at,
     events,
     objects,
-    verification: { valid: verification.valid, findings: verification.findings, head: verification.head },
+    verification: { valid: verification.valid, findings: verification.findings, head: verification.head, ...(verification.evidence === undefined ? {} : { evidence: verification.evidence }) },
     version: VERSION
   })
   return { html, verification }

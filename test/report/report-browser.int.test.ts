@@ -121,6 +121,7 @@ test('the demo investigation: conclusion, verification and HEAD are visible; und
   assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
   assert.match(await page.locator('#state').innerText(), 'CONCLUDED')
   assert.match(await page.locator('#verification').innerText(), 'verified: chain and rules hold')
+  assert.match(await page.locator('#evidence-check').innerText(), 'evidence not re-derived')
   const head = right(await (await import('../../src/adapters/case-store/open.js')).openCase(invDir)())
   assert.match(await page.locator('header').innerText(), `${head.cursor.seq}:${head.cursor.hash}`)
   assert.match(await page.locator('header').innerText(), 'demo-world-fixture')

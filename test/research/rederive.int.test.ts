@@ -65,12 +65,22 @@ test('an honest case re-derives every capture with no finding (library and CLI)'
     assert.is(r.evidence?.mismatched, 0)
     assert.equal(r.evidence?.commits, [world.commit])
     assert.equal(r.evidence?.snapshots, ['demo-world-fixture'])
+    // The report claims only what was checked: chain and rules, and the evidence when asked.
+    const plain = await client.cases.report(dir)
+    assert.match(plain, 'verified: chain and rules hold')
+    assert.match(plain, 'evidence not re-derived')
+    const page = await client.cases.report(dir, { against: true })
+    assert.match(page, `evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture: ${r.evidence?.matched ?? -1} of ${r.evidence?.captures ?? -1} capture(s) identical`)
   } finally {
     await client.close()
   }
   const cli = vba(['verify', dir, '--against', world.profile])
   assert.is(cli.code, 0, cli.stderr)
   assert.match(cli.stdout, `evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture`)
+  const out = path.join(tempDir('rederive-report'), 'r.html')
+  const report = vba(['report', dir, '--out', out, '--against', world.profile])
+  assert.is(report.code, 0, report.stderr)
+  assert.match(readFileSync(out, 'utf8'), `id="evidence-check">evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture`)
 })
 
 test('a rewritten source line verifies VALID by chain and rules, and is EVIDENCE_MISMATCH at its file and line against the repository', async () => {
@@ -87,6 +97,12 @@ test('a rewritten source line verifies VALID by chain and rules, and is EVIDENCE
   assert.is(mismatch.length, 1)
   assert.is(mismatch[0]?.finding.data.where, 'src/server/scripts/World/npc_wolpertinger.cpp:3')
   assert.match(mismatch[0]?.finding.message ?? '', 'FORGED')
+  const out = path.join(tempDir('rederive-report'), 'forged.html')
+  const report = vba(['report', dir, '--out', out, '--against', world.profile])
+  assert.is(report.code, 1, 'a report whose evidence does not re-derive exits 1')
+  const html = readFileSync(out, 'utf8')
+  assert.match(html, 'EVIDENCE_MISMATCH')
+  assert.match(html, /class="badge bad" id="evidence-check">evidence re-derived at commit [0-9a-f]{40} and snapshot demo-world-fixture: \d+ of \d+ capture\(s\) identical, 1 differ/)
 })
 
 test('a rewritten database value is EVIDENCE_MISMATCH at its table, row and column; another snapshot is a notice, not a verdict', async () => {
