@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { verifyBag } from '../src/adapters/bagit/import.js'
 import { exportCase } from '../src/adapters/bagit/export.js'
 import { initCase } from '../src/adapters/case-store/init.js'
-import { openCase } from '../src/adapters/case-store/open.js'
+import { openCase } from '../src/adapters/case-store/directory-store.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { machine, mb, median, timeShell } from './lib.js'
 

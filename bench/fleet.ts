@@ -18,7 +18,7 @@ import { migrateStore, openSqlStore } from '../src/adapters/sql-store/sql-store.
 import { loadProfile } from '../src/adapters/config/profile.js'
 import { fixedEnv } from '../src/adapters/env.js'
 import { createProjectResearch } from '../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../src/research/prepare.js'
+import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
 import { settingsOf } from '../src/investigation/settings.js'
 import { work } from '../src/investigation/worker.js'
 import { httpModel } from '../src/investigation/http-model.js'

@@ -20,8 +20,8 @@ import { initCase } from '../src/adapters/case-store/init.js'
 import { loadProfile } from '../src/adapters/config/profile.js'
 import { createProjectResearch } from '../src/research/project-research.js'
 import { openSourceResearch } from '../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../src/research/prepare.js'
-import { queryInCase } from '../src/research/case-query.js'
+import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
+import { queryInCase } from '../src/commands/case-query.js'
 import { machine, median } from './lib.js'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '150' }, dir: { type: 'string', default: os.tmpdir() } } })

@@ -50,7 +50,7 @@ if (mode === 'load') {
   }
   process.stdout.write(JSON.stringify({ ms, maxRssMb: rss() }) + '\n')
 } else if (mode === 'prepare') {
-  const { enrichmentConfig, prepareRevision } = await import('../src/research/prepare.js')
+  const { enrichmentConfig, prepareRevision } = await import('../src/commands/prepare.js')
   const { initCase } = await import('../src/adapters/case-store/init.js')
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-bench-prepare-')), 'case')
   const init = await initCase({ dir, title: 'Wild wolpertingers vanish when netted' })()

@@ -18,8 +18,8 @@ import { migrateStore, openSqlStore, type SqlStore } from '../src/adapters/sql-s
 import { directoryStore } from '../src/adapters/case-store/directory-store.js'
 import type { CaseStore } from '../src/adapters/case-store/store.js'
 import type { CaseHandle } from '../src/adapters/case-store/open.js'
-import type { Command } from '../src/adapters/case-store/append.js'
-import { FailureError } from '../src/adapters/fs-util.js'
+import type { RawCommand } from '../src/adapters/case-store/append.js'
+import { FailureError } from '../src/failures/error.js'
 import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { machine } from './lib.js'
@@ -48,7 +48,7 @@ const note = (i: number): { type: string; actor: 'operator'; data: unknown } => 
  */
 const appendMany = async (store: CaseStore, handle: CaseHandle, prefix: string, count: number): Promise<void> => {
   for (let i = 0; i < count; i++) {
-    const cmd = (h: CaseHandle): Command => ({ commandId: `${prefix}-${i}`, expectedGeneration: h.cursor.seq, events: [note(i)] })
+    const cmd = (h: CaseHandle): RawCommand => ({ commandId: `${prefix}-${i}`, expectedGeneration: h.cursor.seq, events: [note(i)] })
     for (;;) {
       try {
         await store.append(handle, cmd(handle), { waitMs: 60_000, rebase: cmd })

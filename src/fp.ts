@@ -7,28 +7,31 @@
  * @module vba-case-research/fp
  */
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from './domain/failure.js'
-import { queryInCase as queryInCaseP, type CaseQueryResult, type CaseQueryOptions } from './research/case-query.js'
-import { prepareRevision as prepareRevisionP, readInputs as readInputsP, type PrepareOptions, type PrepareResult, type RevisionInputs } from './research/prepare.js'
+import type { Failure } from './failures/failure.js'
+import { queryInCase as queryInCaseP, type CaseQueryResult, type CaseQueryOptions } from './commands/case-query.js'
+import { prepareRevision as prepareRevisionP, readInputs as readInputsP, type PrepareOptions, type PrepareResult, type RevisionInputs } from './commands/prepare.js'
 import type { EnrichmentConfig } from './domain/enrichment-config.js'
 import type { ProjectResearch } from './research/project-research.js'
-import { advance as advanceP, nextPrompt as nextPromptP, recordFeedback as recordFeedbackP, resumeCase as resumeCaseP, startInvestigation as startInvestigationP, type AdvanceOptions, type AdvanceResult, type StartOptions } from './investigation/loop.js'
-import { addAttachment as addAttachmentP, cancelPlan as cancelPlanP, recordNote as recordNoteP, topUpBudget as topUpBudgetP, type AttachmentInput, type CancelPlanInput, type CommandOptions, type NoteInput, type TopUpInput } from './investigation/commands.js'
+import { advance as advanceP, nextPrompt as nextPromptP, type LoopOptions } from './investigation/loop.js'
+import { recordFeedback as recordFeedbackP, resumeCase as resumeCaseP, startInvestigation as startInvestigationP, type AdvanceResult, type StartOptions } from './commands/lifecycle.js'
+import { type CommandOptions } from './commands/run.js'
+import { addAttachment as addAttachmentP, cancelPlan as cancelPlanP, recordNote as recordNoteP, topUpBudget as topUpBudgetP, type AttachmentInput, type CancelPlanInput, type NoteInput, type TopUpInput } from './commands/typed.js'
 import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
 import type { CaseAt } from './adapters/case-store/store.js'
 import { migrateStore as migrateStoreP, openSqlStore as openSqlStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
-import { work as workP, type WorkOptions, type WorkSummary } from './investigation/worker.js'
+import { work as workP, type WorkerOptions, type WorkSummary } from './investigation/worker.js'
 import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store/directory-queue.js'
 import type { QueueEntry } from './projections/queue.js'
-import { toFailure } from './adapters/fs-util.js'
+import { toFailure } from './failures/error.js'
 import * as TEv from 'fp-ts/lib/TaskEither.js'
 
-export type { Failure, FailureCode, FailureKind } from './domain/failure.js'
-export { failure, isFailure, failureKind, FAILURE_CODES } from './domain/failure.js'
+export type { Failure, FailureCode, FailureKind } from './failures/failure.js'
+export { failure, isFailure, failureKind, FAILURE_CODES } from './failures/failure.js'
 export { initCase, type InitOptions } from './adapters/case-store/init.js'
-export { openCase, type CaseHandle } from './adapters/case-store/open.js'
+export { openCase } from './adapters/case-store/directory-store.js'
+export type { CaseHandle } from './adapters/case-store/open.js'
 export { verifyCase, parseReceipt, type VerifyOptions, type VerifyReport } from './adapters/case-store/verify.js'
 export { replayCase, type ReplayResult } from './adapters/case-store/replay.js'
 export { gcCase, type GcReport } from './adapters/case-store/gc.js'
@@ -39,7 +42,7 @@ export { loadProfile, profileFromObject, type Profile } from './adapters/config/
 export { createProjectResearch, type ProjectResearch, type ResearchOptions } from './research/project-research.js'
 export { openSourceResearch, type SourceOpenOptions } from './research/source/open.js'
 export type { SnapshotNotice, BuildProgress } from './adapters/git/snapshot.js'
-export { enrichmentConfig } from './research/prepare.js'
+export { enrichmentConfig } from './commands/prepare.js'
 export { settingsOf } from './investigation/settings.js'
 export { defaultProjections } from './projections/defaults.js'
 export { lifecycleProjection, lifecycleView } from './projections/lifecycle.js'
@@ -52,7 +55,7 @@ export type { Receipt } from './adapters/case-store/append.js'
 export type { CaseAt, CaseStore, StoredCase, Lease } from './adapters/case-store/store.js'
 export type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
 export type { QueueEntry, QueueRow } from './projections/queue.js'
-export type { QueueStore, WorkOptions, WorkEvent } from './investigation/worker.js'
+export type { QueueStore, WorkerOptions, WorkEvent } from './investigation/worker.js'
 export type { WorkSummary, WorkFailure } from './investigation/work-summary.js'
 export { openCaseAt, verifyAt, replayAt, readObjectAt, createCaseAt } from './adapters/case-store/at.js'
 export { directoryStore } from './adapters/case-store/directory-store.js'
@@ -70,7 +73,7 @@ export const readInputs = (file: string): TE.TaskEither<Failure, RevisionInputs>
 /** Starts the investigation; the generation after it. */
 export const startInvestigation = (dir: CaseAt, options: StartOptions): TE.TaskEither<Failure, number> => te(() => startInvestigationP(dir, options))
 /** Runs the loop (see the root API's `investigations.advance`). */
-export const advance = (dir: CaseAt, options: AdvanceOptions): TE.TaskEither<Failure, AdvanceResult> => te(() => advanceP(dir, options))
+export const advance = (dir: CaseAt, options: LoopOptions): TE.TaskEither<Failure, AdvanceResult> => te(() => advanceP(dir, options))
 /** Resumes a blocked case. */
 export const resumeCase = (dir: CaseAt, options: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }): TE.TaskEither<Failure, AdvanceResult> => te(() => resumeCaseP(dir, options))
 /** Records lab test feedback. */
@@ -98,4 +101,21 @@ export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.Tas
 /** The queue of a folder of case directories. */
 export const listDirectoryQueue = (root: string): TE.TaskEither<Failure, QueueEntry[]> => thrown('list queue', () => listDirectoryQueueP(root))
 /** The worker loop over a store's queue (see the root API's `queue.work`). */
-export const work = (options: WorkOptions): TE.TaskEither<Failure, WorkSummary> => thrown('work', () => workP(options))
+export const work = (options: WorkerOptions): TE.TaskEither<Failure, WorkSummary> => thrown('work', () => workP(options))
+// Types the signatures above use (so every one is documented and importable).
+export type { CaseView } from './adapters/bagit/case-bag.js'
+export type { ArchiveLimits } from './adapters/bagit/extract.js'
+export type { GcOptions } from './adapters/case-store/gc.js'
+export type { Cursor } from './adapters/case-store/handle.js'
+export type { CaseQueryOptions } from './commands/case-query.js'
+export type { StartOptions } from './commands/lifecycle.js'
+export type { PrepareOptions } from './commands/prepare.js'
+export type { CommandOptions } from './commands/run.js'
+export type { AttachmentInput, CancelPlanInput, NoteInput, TopUpInput } from './commands/typed.js'
+export type { CaseState, ObjectRefLite } from './domain/case-state.js'
+export type { LoopOptions } from './investigation/loop.js'
+export type { SourceRunner } from './research/project-research.js'
+export type { PayloadFile } from './adapters/bagit/case-bag.js'
+export type { CommandSpan } from './adapters/case-store/scan.js'
+export type { Hypothesis, ResearchState, RevisionInfo } from './domain/case-state.js'
+export type { AnsweredRequest, Evidence, Reservation } from './domain/case-state.js'

@@ -5,28 +5,8 @@
 import { promises as fsp, constants as fsc } from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { failure, type Failure, type FailureCode } from '../domain/failure.js'
+import { fail } from '../failures/error.js'
 
-/** Thrown inside adapters only; public functions turn it back into a value. */
-export class FailureError extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.message)
-  }
-}
-
-export const fail = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
-  throw new FailureError(failure(code, message, data))
-}
-
-/** Maps a thrown value to a failure: coded failures pass through, errno errors become IO_ERROR. */
-export const toFailure = (e: unknown, context: string): Failure => {
-  if (e instanceof FailureError) return e.failure
-  const err = e as NodeJS.ErrnoException
-  if (err !== null && typeof err === 'object' && typeof err.code === 'string') {
-    return failure('IO_ERROR', `${context}: ${err.code}`, { errno: err.code, syscall: err.syscall ?? null })
-  }
-  return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
-}
 
 /** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */
 export const processAlive = (pid: number): boolean => {

@@ -8,8 +8,9 @@
  */
 import { constants as fsc, promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import { failure } from '../domain/failure.js'
-import { FailureError, errnoOf, fsyncDir, writeAll } from './fs-util.js'
+import { failure } from '../failures/failure.js'
+import { errnoOf, fsyncDir, writeAll } from './fs-util.js'
+import { FailureError } from '../failures/error.js'
 import { stagingName, sweepStaging } from './staging.js'
 
 export interface OutputOptions {

@@ -9,8 +9,9 @@
  * the caller gives, never the bytes of the file).
  */
 import { constants as fsc, fstatSync, openSync, closeSync, readSync, promises as fsp, type Stats } from 'node:fs'
-import { failure } from '../domain/failure.js'
-import { FailureError, errnoOf } from './fs-util.js'
+import { failure } from '../failures/failure.js'
+import { errnoOf } from './fs-util.js'
+import { FailureError } from '../failures/error.js'
 
 /** Flags of every read here: read-only, never through a final symlink, never blocking on a FIFO. */
 const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK

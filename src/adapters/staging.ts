@@ -10,7 +10,8 @@ import { promises as fsp } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
-import { errnoOf, fail, processAlive } from './fs-util.js'
+import { errnoOf, processAlive } from './fs-util.js'
+import { fail } from '../failures/error.js'
 
 /** This host, as 8 hex characters (a host name can hold anything a file name cannot). */
 const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8)

@@ -4,9 +4,9 @@
  * and `retryable` / `unavailable` / `permanent` / `corrupt` say what to do about it.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failureKind, isFailure, type Failure, type FailureCode, type FailureKind } from '../domain/failure.js'
+import { failureKind, isFailure, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
 
-export type { FailureCode, FailureKind } from '../domain/failure.js'
+export type { FailureCode, FailureKind } from '../failures/failure.js'
 
 /**
  * A failure of a library call.

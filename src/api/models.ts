@@ -4,7 +4,7 @@
  * {@link VbaError} like every other call of the library (`instanceof VbaError`, a `code`, `kind`).
  * The loop records such a rejection as a failed model call.
  */
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError } from '../failures/error.js'
 import { VbaError } from './errors.js'
 import { httpModel as httpModelOf, type HttpModelOptions } from '../investigation/http-model.js'
 import { commandModel as commandModelOf, type CommandModelOptions } from '../investigation/models.js'

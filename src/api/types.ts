@@ -21,10 +21,11 @@ import type { BagCheck, ImportReport } from '../adapters/bagit/import.js'
 import type { LifecycleView } from '../projections/lifecycle.js'
 import type { RenderedPrompt } from '../projections/prompt.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
-import type { CaseQueryResult } from '../research/case-query.js'
-import type { PrepareResult, RevisionInputs } from '../research/prepare.js'
+import type { CaseQueryResult } from '../commands/case-query.js'
+import type { PrepareResult, RevisionInputs } from '../commands/prepare.js'
 import type { Fact } from '../research/enrich.js'
-import type { AdvanceResult, AdvanceStep, ModelFn } from '../investigation/loop.js'
+import type { AdvanceStep, ModelFn } from '../investigation/loop.js'
+import type { AdvanceResult } from '../commands/lifecycle.js'
 
 /** A notice about the persisted snapshot index of a source commit. */
 export type SourceNotice = SnapshotNotice

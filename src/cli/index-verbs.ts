@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { failure } from '../domain/failure.js'
+import { failure } from '../failures/failure.js'
 import { loadProfile, type Profile } from '../adapters/config/profile.js'
 import { discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
 import { auditSnapshotIndex } from '../adapters/git/index-audit.js'

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
-import { recordFeedback, resumeCase } from '../investigation/loop.js'
+import { recordFeedback, resumeCase } from '../commands/lifecycle.js'
 import { CliExit, orExit, exitCodeOf, terminalText } from './io.js'
 import { parseGeneration, type Out } from './case-verbs.js'
 

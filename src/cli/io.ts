@@ -1,7 +1,7 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
-import { failureKind, isFailure, type Failure } from '../domain/failure.js'
+import { failureKind, isFailure, type Failure } from '../failures/failure.js'
 import { showInvisible } from '../projections/visible-text.js'
 
 /**

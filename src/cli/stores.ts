@@ -4,7 +4,7 @@
  */
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError } from '../failures/error.js'
 import { CliExit, exitCodeOf } from './io.js'
 
 export interface StoreOption {

@@ -5,8 +5,8 @@
  * TrinityCore-family adapter settings (config/trinitycore.toml) and a small budget.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { failure } from '../domain/failure.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeWorldSqlite } from './world-sqlite.js'

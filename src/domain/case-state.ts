@@ -38,7 +38,7 @@ export interface Evidence {
 }
 
 /** The capture recorded last for a request (by request digest): an identical query is answered from it. */
-export interface RecordedAnswer {
+export interface AnsweredRequest {
   readonly evidence_id: string
   readonly capture: ObjectRefLite
 }
@@ -54,7 +54,7 @@ export interface ResearchState {
   /** Object references of the captures (digest → {digest, size}) for reading them back. */
   evidenceRefs: Map<string, ObjectRefLite>
   /** The latest capture of each request digest (captures and enrichment). */
-  byRequest: Map<string, RecordedAnswer>
+  byRequest: Map<string, AnsweredRequest>
   failures: number
   unavailable: number
   lastFailure: { code: string; reservation_id: string; unavailable: boolean } | null
@@ -191,27 +191,6 @@ export const initCaseState = (): CaseState => ({
 
 /** A deep copy: a writer checks a command on a copy and keeps the original if it is refused. */
 export const cloneCaseState = (s: CaseState): CaseState => structuredClone(s)
-
-// --- budget arithmetic --------------------------------------------------------------------------
-
-/** Budget held by open reservations. */
-export const heldBudget = (r: ResearchState): number => r.reserved - r.consumed - r.released
-
-/** The investigation's total budget: the start's plus operator top-ups (0 before the start). */
-export const budgetTotal = (s: CaseState): number => (s.settings === null ? 0 : s.settings.budget_total + s.toppedUp)
-
-/** Budget left for new reservations: total minus consumed minus what reservations still hold. */
-export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.research.consumed - heldBudget(s.research)
-
-/** True when the investigation's token limit is set and the recorded usage has reached it. */
-export const tokensSpent = (s: CaseState): boolean => s.settings !== null && s.settings.max_tokens !== null && s.tokens.total >= s.settings.max_tokens
-
-/** The binding in force for research recorded now: the investigation's, else the latest completed revision's. */
-export const bindingInForce = (s: CaseState): Binding | null =>
-  s.settings?.binding ?? [...s.revisions].reverse().find((r) => r.completed)?.binding ?? null
-
-/** What one project.query costs in this investigation. */
-export const queryCost = (s: CaseState): number => s.settings?.action_costs['project.query'] ?? 1
 
 // --- the fold -----------------------------------------------------------------------------------
 

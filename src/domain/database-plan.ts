@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as A from 'fp-ts/lib/Array.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { checkIdentifier } from './identifiers.js'
 import type { ProjectLimits } from './limits.js'
 import type { DatabaseCount, DatabaseRows, Filter, OrderBy, Scalar } from './query.js'

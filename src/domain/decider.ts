@@ -12,7 +12,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/catalog.js'
-import type { Failure } from './failure.js'
+import type { Failure } from '../failures/failure.js'
 import type { Decision } from './decision.js'
 import { evolve, initCaseState, type CaseState } from './case-state.js'
 import { decideAttachment, decideCompleteRevision, decideInputs, decideNote, type Attachment, type Author, type Completion, type InputsIndex, type InputsOutcome, type Note } from './inputs-decider.js'

@@ -8,7 +8,7 @@
  * what the server did.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from './failure.js'
+import type { Failure } from '../failures/failure.js'
 import { isUnavailable } from './research-failures.js'
 import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, isSymbolRelationship, pointer, type EnrichmentConfig, type EntityRef, type Relationship, type SymbolRelationship, type TableRelationship } from './enrichment-config.js'
 import { isIdentifier } from './text-scan.js'

@@ -7,11 +7,11 @@
  * reachable the same way: their rows are shown when the model asks their query. Pure.
  */
 import type { EventDraft } from '../events/chain.js'
-import type { CaseState, RecordedAnswer } from './case-state.js'
+import type { CaseState, AnsweredRequest } from './case-state.js'
 import { stallBlock } from './stall.js'
 
 /** The recorded answer to a request digest, when the investigation answers repeats from the case. */
-export const recordedAnswer = (s: CaseState, requestDigest: string | null): RecordedAnswer | null =>
+export const recordedAnswer = (s: CaseState, requestDigest: string | null): AnsweredRequest | null =>
   s.settings?.answer_repeats_from_case === true && requestDigest !== null ? s.research.byRequest.get(requestDigest) ?? null : null
 
 /**

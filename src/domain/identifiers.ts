@@ -5,7 +5,7 @@
  * SQL exists, and the builder quotes what remains anyway.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
 

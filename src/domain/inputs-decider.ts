@@ -6,7 +6,7 @@
  */
 import type { Binding } from '../events/catalog.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import type { EventDraft } from '../events/chain.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'

@@ -7,12 +7,13 @@
  * Pure: the caller supplies ids, digests and the clock.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import type { EventDraft } from '../events/chain.js'
 import type { ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
 import type { LifecycleState, Requester } from '../events/catalog.js'
-import { budgetTotal, heldBudget, remainingBudget, type CaseState, type ResearchState } from './case-state.js'
+import { type CaseState, type ResearchState } from './case-state.js'
+import { budgetTotal, heldBudget, remainingBudget } from './budget.js'
 import { stallBlock } from './stall.js'
 import type { Decision } from './decision.js'
 

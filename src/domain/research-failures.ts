@@ -3,7 +3,7 @@
  * opposed to an answer about the question: a refusal, or a timeout (the query was too broad; the
  * model may ask a narrower one, so a timeout is recorded as a failed query and its budget released).
  */
-import type { Failure } from './failure.js'
+import type { Failure } from '../failures/failure.js'
 
 export const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
   'DATABASE_UNAVAILABLE',

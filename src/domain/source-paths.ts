@@ -4,7 +4,7 @@
  * looked up. A path is never resolved against a file system: it only selects a tree entry.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 
 export type PathFailure = Failure<'PATH_INVALID'>
 

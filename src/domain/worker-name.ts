@@ -4,7 +4,7 @@
  * valid worker name itself, so a lease always names the slot that holds it.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from './failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 
 /** 1-128 characters of letters, digits, `. _ : @ -`, starting with a letter or digit. */
 export const WORKER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/

@@ -9,7 +9,7 @@
 import canonicalize from 'canonicalize'
 import { hash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 
 export type CanonicalFailure = Failure<'NOT_CANONICALIZABLE'>
 

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { canonicalJson, isCanonicalText, sha256Digest } from './canonical.js'
 import { registry, type CaseEventBody } from './catalog.js'
 import { ENVELOPE_KEYS, EVENT_FORMAT, EventEnvelope, type CaseDeclaration } from './envelope.js'

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { describeErrors } from './decode.js'
 import { unknownMember } from './strict.js'
 

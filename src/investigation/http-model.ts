@@ -13,8 +13,8 @@
  * coded failure with the HTTP status and the provider's error text (never the key); the
  * controller's abort ends the call at once.
  */
-import { failure, type Failure } from '../domain/failure.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { failure, type Failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
 import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 
 /** Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]). */

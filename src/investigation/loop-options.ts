@@ -1,6 +1,6 @@
 /** Checks of the loop's options that every entry (the client, the worker, the CLI) shares. */
-import { failure } from '../domain/failure.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
 
 /** Most model turns one call may run. */
 export const MAX_TURNS_LIMIT = 10_000

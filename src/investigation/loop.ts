@@ -7,25 +7,27 @@
  * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, isFailure, isFailureCode, type Failure } from '../domain/failure.js'
+import { failure, isFailure, isFailureCode, type Failure } from '../failures/failure.js'
 import { hasLoneSurrogate } from '../domain/lifecycle.js'
 import { command, decide } from '../domain/decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import type { CaseState } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
-import type { InvestigationSettings } from '../events/catalog.js'
 import { renderPrompt, type RenderedPrompt } from '../projections/prompt.js'
 import { requestText } from '../projections/capture-text.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
-import type { AppendOutcome, Receipt } from '../adapters/case-store/append.js'
+import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
-import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
-import { asDecided, asEither, decideAndAppend, deciding, firstIs, must, openAt, runCommand, type CommandOptions, type Decided } from './commands.js'
+import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
+import { asDecided, asEither, decideAndAppend, deciding, must, openAt, sameJson, type Decided } from '../commands/run.js'
+import { resultOf, type AdvanceResult } from '../commands/lifecycle.js'
+
+export type { AdvanceResult, StartOptions } from '../commands/lifecycle.js'
 import { promptInputs } from './prompt-inputs.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
@@ -42,21 +44,13 @@ export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt
     return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
   })
 
-export interface StartOptions extends CommandOptions {
-  readonly settings: InvestigationSettings
-}
-
-/** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
-export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
-
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
   | { readonly kind: 'turn'; readonly turn: number; readonly phase: 'interpretation' | 'investigation'; readonly prompt_chars: number; readonly outcome: string }
   | { readonly kind: 'research'; readonly plan_id: string; readonly query_kind: string; readonly outcome: string }
   | { readonly kind: 'resume'; readonly into: string; readonly manual_retry: boolean }
 
-export interface AdvanceOptions {
+export interface LoopOptions {
   readonly model: ModelFn
   readonly research: ProjectResearch
   readonly env?: Env
@@ -72,54 +66,6 @@ export interface AdvanceOptions {
   readonly lease?: Lease
 }
 
-/** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
-export interface AdvanceResult {
-  readonly state: CaseState['state']
-  readonly reason: string | null
-  readonly retry_not_before: string | null
-  readonly turns: number
-  readonly generation: number
-  /** Receipt of the last event (seq, hash); keep it to detect a rollback later. */
-  readonly receipt: Receipt
-  /** The controller's signal stopped the call (a model call in flight was abandoned, nothing recorded for it). */
-  readonly cancelled: boolean
-  /** Why the model could not be used, while the case waits for it (code and message: HTTP status and the provider's text). */
-  readonly last_model_failure: { readonly code: string; readonly message: string } | null
-  /** The model of the latest answer (as the provider reported it), and the tokens the case has spent. */
-  readonly model: string | null
-  readonly tokens: number
-}
-
-const resultOf = (handle: CaseHandle, turns: number, cancelled = false): AdvanceResult => {
-  const s = handle.cursor.state
-  return {
-    state: s.state,
-    reason: s.reason,
-    retry_not_before: s.retryNotBefore,
-    turns,
-    generation: handle.cursor.seq,
-    receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash },
-    cancelled,
-    last_model_failure: s.lastModelFailure,
-    model: s.lastModel?.model ?? null,
-    tokens: s.tokens.total
-  }
-}
-
-
-/** Resumes a blocked case (see decideResume); `expectedGeneration` guards against a moved case. */
-export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string; lease?: Lease }): Promise<E.Either<Failure, AdvanceResult>> =>
-  asEither(async () => {
-    const env = opts.env ?? systemEnv
-    const handle = await openAt(at)
-    const s = handle.cursor.state
-    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, deciding('Resume', { manualRetry: opts.manualRetry }), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
-    return resultOf(handle, 0)
-  })
-
-/** Records lab test feedback; a case waiting for it continues. Returns the generation. */
-export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
 
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
 const modelFailureOf = (e: unknown): Failure => {
@@ -148,7 +94,7 @@ const retryPending = (s: CaseState, now: Date): boolean => s.retryNotBefore !== 
  * has not passed is RETRY_NOT_YET, unless `manualRetry` (which applies to that block only, not
  * to blocks the call runs into later).
  */
-export const advance = (at: CaseAt, opts: AdvanceOptions): Promise<E.Either<Failure, AdvanceResult>> =>
+export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure, AdvanceResult>> =>
   asEither(async () => {
     const env = opts.env ?? systemEnv
     const step = opts.onStep ?? (() => undefined)
@@ -294,8 +240,3 @@ const carryOut = async (handle: CaseHandle, planId: string, reservation: string,
   step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded' })
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => {
-  const x = canonicalJson(a)
-  const y = canonicalJson(b)
-  return E.isRight(x) && E.isRight(y) && x.right === y.right
-}

@@ -6,8 +6,8 @@
  * API keys are read from the environment when the call is made and never written anywhere.
  */
 import { spawn } from 'node:child_process'
-import { failure } from '../domain/failure.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 
 /** Options of {@link commandModel}. */

@@ -4,12 +4,12 @@
  * their recorded references (digest and size) and decoded by the same code verify renders them
  * again with (src/projections/prompt-derivation.ts).
  */
-import { failure } from '../domain/failure.js'
+import { failure } from '../failures/failure.js'
 import type { CaseState } from '../domain/case-state.js'
 import type { PromptInputs } from '../projections/prompt.js'
 import { promptInputsFrom, promptObjectRefs } from '../projections/prompt-derivation.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError } from '../failures/error.js'
 
 /** Reads the report, the facts and the captures of the case state `s` from the case's objects. */
 export const promptInputs = async (handle: CaseHandle, s: CaseState): Promise<PromptInputs> => {

@@ -3,8 +3,8 @@
  * (concluded, exhausted, blocked by reason, cancelled), and every failure by code. A worker that
  * failed says so here; it never reports "0 failed" for work it could not do.
  */
-import type { Failure } from '../domain/failure.js'
-import type { AdvanceResult } from './loop.js'
+import type { Failure } from '../failures/failure.js'
+import type { AdvanceResult } from '../commands/lifecycle.js'
 
 /** Most failures a summary lists one by one (all are counted by code). */
 const LISTED_FAILURES = 100

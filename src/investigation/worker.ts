@@ -12,16 +12,17 @@
  * ones stop the worker: every slot releases its case and the summary names the failure.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, failureKind, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/catalog.js'
 import type { QueueEntry } from '../projections/queue.js'
 import type { CaseStore, Lease } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { FailureError, toFailure } from '../failures/error.js'
 import type { ProjectResearch } from '../research/project-research.js'
-import { advance, startInvestigation, type AdvanceResult, type AdvanceStep, type ModelFn } from './loop.js'
-import { openAt } from './commands.js'
+import { advance, type AdvanceStep, type ModelFn } from './loop.js'
+import { startInvestigation, type AdvanceResult } from '../commands/lifecycle.js'
+import { openAt } from '../commands/run.js'
 import { checkMaxTurns } from './loop-options.js'
 import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, type WorkSummary } from './work-summary.js'
 
@@ -47,7 +48,7 @@ export type WorkEvent =
   /** The whole worker ends: `idle` (until-idle and nothing left within the horizon), `signal`, or `failure` (a permanent failure stopped it). */
   | { readonly kind: 'stopping'; readonly reason: 'idle' | 'signal' | 'failure'; readonly message: string }
 
-export interface WorkOptions {
+export interface WorkerOptions {
   readonly store: QueueStore
   readonly model: ModelFn
   readonly research: ProjectResearch
@@ -124,7 +125,7 @@ const laterRetries = (entries: Awaited<ReturnType<QueueStore['list']>>): { reado
 }
 
 /** Runs the worker loop until the signal fires, a permanent failure stops it, or (with `untilIdle`) nothing is left. */
-export const work = async (o: WorkOptions): Promise<WorkSummary> => {
+export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
   const outer = o.signal ?? new AbortController().signal
   const env = o.env ?? systemEnv
   const slots = intIn('concurrency', o.concurrency, 1, 1, MAX_SLOTS)

@@ -4,10 +4,10 @@
  * and the capture itself as structured content. A refusal: a tool error whose text starts with the
  * failure code, says whether anything was recorded, and what the agent can change. Pure.
  */
-import { failure, failureKind, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../failures/failure.js'
 import type { Capture } from '../events/capture.js'
 import { renderCapture } from '../projections/capture-text.js'
-import type { CaseQueryResult } from '../research/case-query.js'
+import type { CaseQueryResult } from '../commands/case-query.js'
 
 /** A tools/call result (the subset of the MCP type this server produces). */
 export interface ToolAnswer {

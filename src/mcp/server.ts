@@ -10,7 +10,7 @@ import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResou
 import type { Requester } from '../events/catalog.js'
 import { VERSION } from '../version.js'
 import { failureOf, type McpSession } from './session.js'
-import { CAPTURE_MEDIA_TYPE } from '../research/case-query.js'
+import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
 
 // Control characters and lone surrogates cannot be recorded (nor shown safely): replaced, not trusted.
 const UNSAFE = /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g

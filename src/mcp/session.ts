@@ -12,9 +12,10 @@
  * another binding (a new commit) is a new question.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { decodeQuery } from '../domain/query.js'
-import { queryCost, remainingBudget, budgetTotal, heldBudget, type CaseState } from '../domain/case-state.js'
+import { type CaseState } from '../domain/case-state.js'
+import { queryCost, remainingBudget, budgetTotal, heldBudget } from '../domain/budget.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { Capture } from '../events/capture.js'
 import type { Requester } from '../events/catalog.js'
@@ -22,17 +23,17 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { FailureError } from '../failures/error.js'
 import { requestText } from '../projections/capture-text.js'
 import type { QueueEntry } from '../projections/queue.js'
-import { queryInCase } from '../research/case-query.js'
+import { queryInCase } from '../commands/case-query.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { analysisOf } from '../research/source/open.js'
-import { openAt, asEither, must } from '../investigation/commands.js'
-import { startInvestigation } from '../investigation/loop.js'
+import { openAt, asEither, must } from '../commands/run.js'
+import { startInvestigation } from '../commands/lifecycle.js'
 import { settingsOf } from '../investigation/settings.js'
 import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
-import { toolSpecs, type QueryKind, type ToolSpec } from './tools.js'
+import { toolSpecs, type ToolQueryKind, type ToolSpec } from './tools.js'
 
 export interface SessionOptions {
   readonly at: CaseAt
@@ -61,7 +62,7 @@ export interface McpSession {
   /** The state, budget and size of the case at start-up, for the operator's log. */
   readonly summary: string
   /** Asks `kind` with the tool's arguments, recorded in the case and attributed to `requester`. */
-  readonly query: (kind: QueryKind, args: unknown, requester: Requester) => Promise<ToolAnswer>
+  readonly query: (kind: ToolQueryKind, args: unknown, requester: Requester) => Promise<ToolAnswer>
   readonly status: () => Promise<ToolAnswer>
   readonly evidence: () => Promise<EvidenceEntry[]>
   /** One piece of evidence as compact text and as its canonical capture, or null when unknown. */
@@ -177,7 +178,7 @@ export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, Mcp
     const binding = hex(bindingDigest(o.profile)).slice(0, 12)
     const calls = serialiser()
     const requests = new Map<string, string>()
-    const query = async (kind: QueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+    const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
       if (typeof args !== 'object' || args === null || Array.isArray(args)) return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
       if ('kind' in args) return refusalAnswer(failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`))
       const request = { ...args, kind }

@@ -13,7 +13,7 @@ import { toJsonSchema, type JsonSchema } from '../events/json-schema.js'
 import type { Profile } from '../adapters/config/profile.js'
 import type { SourceAnalysis } from '../research/source/common.js'
 
-export type QueryKind = ProjectQuery['kind']
+export type ToolQueryKind = ProjectQuery['kind']
 
 /** A tool as tools/list describes it. */
 export interface ToolSpec {
@@ -24,7 +24,7 @@ export interface ToolSpec {
   readonly outputSchema: JsonSchema & { readonly type: 'object' }
   readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean; readonly idempotentHint: boolean; readonly openWorldHint: boolean }
   /** The query kind the tool asks, or null for case_status. */
-  readonly kind: QueryKind | null
+  readonly kind: ToolQueryKind | null
 }
 
 /** What the tools are described with: the profile's bounds and bindings, the case, the cost. */
@@ -39,7 +39,7 @@ export interface ToolContext {
 }
 
 /** `source.read` → `source_read`. */
-export const toolName = (kind: QueryKind): string => kind.replace('.', '_')
+export const toolName = (kind: ToolQueryKind): string => kind.replace('.', '_')
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
@@ -60,7 +60,7 @@ const allowlistText = (profile: Profile): string => {
   return `${shown.join(', ')}${names.length > shown.length ? ` and ${names.length - shown.length} more (database_tables lists them)` : ''}`
 }
 
-const propertyNotes = (kind: QueryKind, l: ProjectLimits, profile: Profile): Record<string, string> => ({
+const propertyNotes = (kind: ToolQueryKind, l: ProjectLimits, profile: Profile): Record<string, string> => ({
   text: kind === 'source.files' ? 'part of a path, literal and case-sensitive' : kind === 'database.tables' ? 'only tables whose name contains this text' : 'the literal text to find, case-sensitive (no regular expressions)',
   path_prefix: 'only files under this directory, relative to the repository root (e.g. src/server/scripts/)',
   symbol: 'an identifier, matched as a whole word',
@@ -83,7 +83,7 @@ const describeProperties = (schema: JsonSchema, notes: Record<string, string>): 
   return { ...schema, properties: described, required }
 }
 
-const what = (kind: QueryKind, c: ToolContext): string => {
+const what = (kind: ToolQueryKind, c: ToolContext): string => {
   const l = c.profile.limits
   const src = c.profile.source
   const at = src === undefined ? '' : `commit ${src.commit.slice(0, 12)} of ${src.url}`
@@ -142,8 +142,8 @@ export const STATUS_SCHEMA = {
 } as const
 
 /** The query kinds this profile (and the case's contract) enables, in the contract's order. */
-export const enabledKinds = (c: ToolContext): QueryKind[] =>
-  (Object.keys(QUERY_CODECS) as QueryKind[]).filter((k) =>
+export const enabledKinds = (c: ToolContext): ToolQueryKind[] =>
+  (Object.keys(QUERY_CODECS) as ToolQueryKind[]).filter((k) =>
     k.startsWith('database.') ? c.profile.database !== undefined : c.profile.source !== undefined && (k !== 'source.context' || c.context))
 
 /** The tools: one per enabled kind, then case_status. */

@@ -4,7 +4,8 @@
  * and whether it can run now, or why not. A pure view of the case state; the SQL store keeps it in
  * the same transaction as every append.
  */
-import { remainingBudget, type CaseLifecycleState, type CaseState } from '../domain/case-state.js'
+import { type CaseLifecycleState, type CaseState } from '../domain/case-state.js'
+import { remainingBudget } from '../domain/budget.js'
 import { BLOCK_REASONS, runnableAfterRetry } from '../domain/blocks.js'
 
 /** The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan. */

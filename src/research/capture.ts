@@ -1,6 +1,6 @@
 /** Building captures (format_version 1): request, origin, settings with their hash, result. */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../domain/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { CAPTURE_FORMAT, CAPTURE_SCHEMA, type Capture, type QueryKind } from '../events/capture.js'
 

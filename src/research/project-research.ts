@@ -5,14 +5,14 @@
  */
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure, type FailureCode } from '../domain/failure.js'
+import { failure, type Failure, type FailureCode } from '../failures/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
 import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import type { Binding } from '../events/catalog.js'
 import type { WorldDb } from '../adapters/db/world-db.js'
-import { FailureError, toFailure } from '../adapters/fs-util.js'
+import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 

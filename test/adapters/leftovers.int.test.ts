@@ -11,7 +11,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, write
 import * as path from 'node:path'
 import { sampleCase } from '../helpers/case.js'
 import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { recordNote } from '../../src/investigation/commands.js'
+import { recordNote } from '../../src/commands/typed.js'
 import { objectPath } from '../../src/events/refs.js'
 import { sha256Digest } from '../../src/events/canonical.js'
 import { vba } from '../helpers/cli.js'

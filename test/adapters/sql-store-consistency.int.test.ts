@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { recordNote } from '../../src/investigation/commands.js'
+import { recordNote } from '../../src/commands/typed.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { left, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'

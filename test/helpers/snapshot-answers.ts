@@ -5,7 +5,7 @@ import { DEFAULT_TEXT_EXTENSIONS } from '../../src/domain/source-paths.js'
 import { decodeQuery, type SourceQuery } from '../../src/domain/query.js'
 import { DEFAULT_ANALYSIS } from '../../src/research/source/open.js'
 import { runSourceQuery } from '../../src/research/source/run.js'
-import { toFailure } from '../../src/adapters/fs-util.js'
+import { toFailure } from '../../src/failures/error.js'
 
 export const answerAll = async (snap: GitSnapshot, queries: readonly unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
   const r = { snap, url: 'https://example.org/core.git', extensions: DEFAULT_TEXT_EXTENSIONS, limits: { ...DEFAULT_LIMITS, time_ms: 600_000, ...limits }, analysis: { ...DEFAULT_ANALYSIS, enabled: true } }

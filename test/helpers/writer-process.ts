@@ -9,8 +9,9 @@
  */
 import { writeSync } from 'node:fs'
 import { randomBytes, randomInt } from 'node:crypto'
-import { openCase, type CaseHandle } from '../../src/adapters/case-store/open.js'
-import { appendCommand, type Command } from '../../src/adapters/case-store/append.js'
+import { type CaseHandle } from '../../src/adapters/case-store/open.js'
+import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { appendCommand, type RawCommand } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
 import { openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
 
@@ -40,7 +41,7 @@ const open = async (): Promise<CaseHandle> => {
 }
 
 /** Appends, retrying generation conflicts and a busy lock; any other failure ends the process. */
-const appendWithRetry = async (h: CaseHandle, build: (generation: number) => Command): Promise<number> => {
+const appendWithRetry = async (h: CaseHandle, build: (generation: number) => RawCommand): Promise<number> => {
   for (let attempt = 0; attempt < 10_000; attempt++) {
     const r = await appendCommand(h, build(h.cursor.seq), { waitMs: 2000 })()
     if (r._tag === 'Right') return r.right.generation
@@ -96,7 +97,7 @@ if (mode === 'big') {
 } else {
   for (let i = 0; ; i++) {
     const commandId = `${prefix}-${i}`
-    const events: Command['events'][number][] = []
+    const events: RawCommand['events'][number][] = []
     const objects: Buffer[] = []
     const n = randomInt(1, 4)
     for (let k = 0; k < n; k++) {

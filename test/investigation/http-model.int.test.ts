@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { httpModel as internalHttpModel } from '../../src/investigation/http-model.js'
 import { httpModel, VbaError } from '../../src/index.js'
-import { FailureError } from '../../src/adapters/fs-util.js'
+import { FailureError } from '../../src/failures/error.js'
 import type { ModelAnswer, ModelFn } from '../../src/investigation/model-fn.js'
 import { startModelEndpoint, type Behaviour } from '../helpers/model-endpoint.js'
 

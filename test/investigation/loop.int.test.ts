@@ -16,8 +16,9 @@ import { defaultProjections } from '../../src/projections/defaults.js'
 import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/research/prepare.js'
-import { advance, nextPrompt, recordFeedback, resumeCase, startInvestigation } from '../../src/investigation/loop.js'
+import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
+import { advance, nextPrompt } from '../../src/investigation/loop.js'
+import { recordFeedback, resumeCase, startInvestigation } from '../../src/commands/lifecycle.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
 import { sqliteProfile } from '../helpers/world.js'
@@ -176,7 +177,7 @@ loop('portable resume: copied mid-investigation, replayed without providers, the
 loop('the prompt guard keeps every prompt under the limit and says what was cut', async () => {
   const dir = await startedCase()
   right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
-  const { openCase } = await import('../../src/adapters/case-store/open.js')
+  const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
   const s = right(await openCase(dir)()).cursor.state
   const { renderPrompt } = await import('../../src/projections/prompt.js')
   if (s.settings === null) throw new Error('settings')

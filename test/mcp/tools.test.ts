@@ -9,10 +9,10 @@ import * as fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import { Ajv } from 'ajv'
 import { decodeQuery } from '../../src/domain/query.js'
-import { failure } from '../../src/domain/failure.js'
+import { failure } from '../../src/failures/failure.js'
 import { profileFromObject } from '../../src/adapters/config/profile.js'
 import { analysisOf } from '../../src/research/source/open.js'
-import { toolSpecs, type QueryKind } from '../../src/mcp/tools.js'
+import { toolSpecs, type ToolQueryKind } from '../../src/mcp/tools.js'
 import { refusalAnswer, queryAnswer } from '../../src/mcp/answers.js'
 import { requesterOf } from '../../src/mcp/server.js'
 import { right } from '../helpers/fs.js'
@@ -35,7 +35,7 @@ tools('every kind\'s input schema agrees with the query decoder on generated arg
   const filter = fc.record({ column: name, operator: mostly(fc.constantFrom('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'contains', 'in'), fc.constant('like')), value: fc.oneof(scalar, fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 3 })), sql: mostly(fc.constant(undefined), fc.constant('1=1')) }, { requiredKeys: ['column', 'operator', 'value'] })
   const order = fc.record({ column: name, direction: mostly(fc.constantFrom('asc', 'desc'), fc.constant('up')) })
   const extra = { ref: mostly(fc.constant(undefined), fc.constant('main')) }
-  const args: Record<QueryKind, fc.Arbitrary<Record<string, unknown>>> = {
+  const args: Record<ToolQueryKind, fc.Arbitrary<Record<string, unknown>>> = {
     'source.files': fc.record({ text: text(200), path_prefix: text(1024), ...extra }, { requiredKeys: ['text'] }),
     'source.search': fc.record({ text: text(200), path_prefix: text(1024), ...extra }, { requiredKeys: ['text'] }),
     'source.symbol': fc.record({ symbol: text(200), path_prefix: text(1024), ...extra }, { requiredKeys: ['symbol'] }),
@@ -49,7 +49,7 @@ tools('every kind\'s input schema agrees with the query decoder on generated arg
     'database.count': fc.record({ table: name, filters: fc.array(filter, { maxLength: 3 }), database: name, ...extra }, { requiredKeys: ['table', 'filters'] })
   }
   for (const spec of specs.filter((s) => s.kind !== null)) {
-    const kind = spec.kind as QueryKind
+    const kind = spec.kind as ToolQueryKind
     const validate = ajv.compile(spec.inputSchema)
     let accepted = 0
     let refused = 0

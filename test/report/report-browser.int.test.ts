@@ -19,8 +19,8 @@ import { loadProfile } from '../../src/adapters/config/profile.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { queryInCase } from '../../src/research/case-query.js'
-import { recordNote } from '../../src/investigation/commands.js'
+import { queryInCase } from '../../src/commands/case-query.js'
+import { recordNote } from '../../src/commands/typed.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
@@ -122,7 +122,7 @@ test('the demo investigation: conclusion, verification and HEAD are visible; und
   assert.match(await page.locator('#state').innerText(), 'CONCLUDED')
   assert.match(await page.locator('#verification').innerText(), 'verified: chain and rules hold')
   assert.match(await page.locator('#evidence-check').innerText(), 'evidence not re-derived')
-  const head = right(await (await import('../../src/adapters/case-store/open.js')).openCase(invDir)())
+  const head = right(await (await import('../../src/adapters/case-store/directory-store.js')).openCase(invDir)())
   assert.match(await page.locator('header').innerText(), `${head.cursor.seq}:${head.cursor.hash}`)
   assert.match(await page.locator('header').innerText(), 'demo-world-fixture')
   assert.match(await page.locator('#timeline').innerText(), 'turn 1')

@@ -9,6 +9,7 @@ import { decodeManifestPath, unsafeBagPath } from '../../domain/bag-paths.js'
 
 export type BagSeverity = 'error' | 'warning'
 
+/** One finding of a bag check: a stable code, error or warning, a message, and the file it concerns. */
 export interface BagFinding {
   readonly code: string
   readonly severity: BagSeverity

@@ -16,9 +16,10 @@ import * as path from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
-import { failure, type FailureCode } from '../../domain/failure.js'
+import { failure, type FailureCode } from '../../failures/failure.js'
 import { unsafeBagPath } from '../../domain/bag-paths.js'
-import { FailureError, errnoOf } from '../fs-util.js'
+import { errnoOf } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import type { KnownChecksums } from './verify-bag.js'
 
 export interface ArchiveLimits {

@@ -17,6 +17,7 @@ import { TAG_LIMITS, parseBagInfo, parseDeclaration, parseFetch, parseManifest, 
 
 export type { BagFinding, BagSeverity } from './bag-tags.js'
 
+/** What verifying a bag as BagIt 1.0 found: its version and encoding, bag-info.txt's labels, the payload, and every finding. */
 export interface BagReport {
   readonly valid: boolean
   readonly version: string | null

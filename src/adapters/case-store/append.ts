@@ -16,14 +16,15 @@ import { promises as fsp, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../../domain/failure.js'
+import type { Failure } from '../../failures/failure.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import { sealEvent, type EventDraft, type SealedEvent } from '../../events/chain.js'
 import { Identifier } from '../../events/codecs.js'
 import { EventEnvelope, type Head } from '../../events/envelope.js'
 import type { Finding } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
-import { errnoOf, fail, FailureError, toFailure, writeAll, writeFileDurably } from '../fs-util.js'
+import { errnoOf, writeAll, writeFileDurably } from '../fs-util.js'
+import { fail, FailureError, toFailure } from '../../failures/error.js'
 import { registry } from '../../events/catalog.js'
 import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
@@ -39,7 +40,7 @@ import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 /** Most events one command may append. */
 export const MAX_EVENTS_PER_COMMAND = 10_000
 
-export interface Command {
+export interface RawCommand {
   /** Idempotency key: resubmitting the same id returns the recorded outcome. */
   readonly commandId: string
   /** The generation the caller based its decision on; anything else is a conflict. */
@@ -105,7 +106,7 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
  * GENERATION_CONFLICT when another writer recorded it after (a race of two writers deciding the
  * same step: the loser re-reads and finds the winner's outcome).
  */
-export const duplicateOf = (handle: CaseHandle, cmd: Command, events: readonly EventEnvelope[], sameIntent?: (recorded: readonly EventEnvelope[]) => boolean): AppendOutcome => {
+export const duplicateOf = (handle: CaseHandle, cmd: RawCommand, events: readonly EventEnvelope[], sameIntent?: (recorded: readonly EventEnvelope[]) => boolean): AppendOutcome => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   if (sameIntent !== undefined) {
     // A typed command knows what it was asked to do: the same intent is the same command (its
@@ -146,7 +147,7 @@ export interface CommandPlan {
  * a chain continuing the handle's head, every object reference backed (by the command or the
  * store), and the case's rules checked on a copy of the state (RULE_VIOLATION, nothing written).
  */
-export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, objects: ObjectLookup): Promise<CommandPlan> => {
+export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env, objects: ObjectLookup): Promise<CommandPlan> => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = cmd.at ?? env.now().toISOString()
   // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
@@ -213,7 +214,7 @@ export const planCommand = async (handle: CaseHandle, cmd: Command, env: Env, ob
  * The command to write on the caught-up handle: itself when its expected generation holds, the
  * rebased command when the caller allows it (null: nothing to append), else GENERATION_CONFLICT.
  */
-export const rebaseCommand = (handle: CaseHandle, cmd: Command, options: StoreAppendOptions): Command | null => {
+export const rebaseCommand = (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions): RawCommand | null => {
   if (cmd.expectedGeneration === handle.cursor.seq) return cmd
   if (options.rebase === undefined) {
     return fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: cmd.expectedGeneration, actual: handle.cursor.seq })
@@ -229,7 +230,7 @@ export const rebaseCommand = (handle: CaseHandle, cmd: Command, options: StoreAp
 export const nothingToAppend = (handle: CaseHandle, commandId: string): AppendOutcome =>
   ({ status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] })
 
-export const validateCommand = (cmd: Command): void => {
+export const validateCommand = (cmd: RawCommand): void => {
   if (!Identifier.is(cmd.commandId)) fail('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)')
   if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0) fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
   if (cmd.events.length === 0) fail('INVALID_ARGUMENT', 'a command appends at least one event')
@@ -255,11 +256,11 @@ export const recordedInDirectory = async (handle: CaseHandle, commandId: string)
  * Appends a command to an open case, through the case's store (a lease, for a worker's appends,
  * is refused once lost). See the module comment for the directory store's protocol.
  */
-export const appendCommand = (handle: CaseHandle, cmd: Command, options: StoreAppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
+export const appendCommand = (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
   TE.tryCatch(() => handle.store.append(handle, cmd, options), (e) => toFailure(e, 'append'))
 
 /** Appends to a case directory (the directory store's append). */
-export const appendToDirectory = async (handle: CaseHandle, cmd: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
   {
     validateCommand(cmd)
     const env = options.env ?? systemEnv

@@ -3,11 +3,11 @@
  * as TaskEither values: what the CLI and the clients call, whichever store holds the case.
  */
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../domain/failure.js'
+import type { Failure } from '../../failures/failure.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
 import type { AnyProjection } from '../../projections/projection.js'
-import { toFailure } from '../fs-util.js'
+import { toFailure } from '../../failures/error.js'
 import type { Env } from '../env.js'
 import { locate } from './directory-store.js'
 import type { CaseHandle } from './open.js'

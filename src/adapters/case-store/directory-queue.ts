@@ -12,10 +12,11 @@
 import { existsSync, promises as fsp, statSync } from 'node:fs'
 import * as path from 'node:path'
 import { queueRow, runnability, type QueueEntry, type QueueRow } from '../../projections/queue.js'
-import { openCase } from './open.js'
+import { openCase } from './directory-store.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
-import { failure } from '../../domain/failure.js'
-import { FailureError, errnoOf } from '../fs-util.js'
+import { failure } from '../../failures/failure.js'
+import { errnoOf } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { readRegularSync } from '../regular-file.js'
 
 /** When HEAD last changed (every acknowledged append replaces it). */

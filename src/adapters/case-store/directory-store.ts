@@ -1,16 +1,17 @@
 /** The directory store: a case is a directory holding its package (the embedded default). */
 import * as path from 'node:path'
-import { FailureError } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import type { CaseStore, CaseAt } from './store.js'
 import { initCase } from './init.js'
-import { openCase } from './open.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { openCaseIn, type CaseHandle } from './open.js'
 import { appendToDirectory, recordedInDirectory } from './append.js'
 import { readObject } from './objects.js'
 import { verifyCase } from './verify.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
 import type { Either } from 'fp-ts/lib/Either.js'
-import type { Failure } from '../../domain/failure.js'
+import type { Failure } from '../../failures/failure.js'
 
 const must = async <A>(r: Promise<Either<Failure, A>>): Promise<A> => {
   const x = await r
@@ -30,6 +31,14 @@ export const directoryStore: CaseStore = {
   replay: (ref, projections) => must(replayCase(ref, projections)()),
   view: (ref) => caseView(ref)
 }
+
+/**
+ * Opens a case directory for appending (through `openCaseIn` with this store): checks declaration, HEAD, every
+ * event line and every event's rules, and folds the case state. A torn or unacknowledged tail is
+ * reported in `notices` and cut by the next append; anything else that does not check out is
+ * CASE_CORRUPT with its findings. Changes nothing on disk.
+ */
+export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> => openCaseIn(dir, directoryStore)
 
 /** The store and reference of a case address. */
 export const locate = (at: CaseAt): { readonly store: CaseStore; readonly ref: string } =>

@@ -7,12 +7,14 @@
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../domain/failure.js'
+import type { Failure } from '../../failures/failure.js'
 import { isError } from '../../events/findings.js'
-import { errnoOf, FailureError, toFailure } from '../fs-util.js'
+import { errnoOf } from '../fs-util.js'
+import { FailureError, toFailure } from '../../failures/error.js'
 import { LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
-import { corrupt, ensureCaseDir } from './open.js'
+import { corrupt } from './handle.js'
+import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 
 /** What `gc` removed from a case. */

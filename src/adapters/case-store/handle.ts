@@ -4,11 +4,11 @@
  * like open checks it). The directory store and the SQL store share these, so they cannot
  * disagree about what a moved, replaced or corrupt case is.
  */
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
-import { FailureError } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { HEAD_FILE } from './layout.js'
 import type { CommandSpan, ScanResult } from './scan.js'
 import type { CaseStore } from './store.js'

@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { LOCK_FILE, TEMP_PREFIX } from './layout.js'
-import { errnoOf, fail, processAlive, tempName } from '../fs-util.js'
+import { errnoOf, processAlive, tempName } from '../fs-util.js'
+import { fail } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
 
 export const LockInfo = t.type({ pid: t.number, host: t.string, token: t.string, acquired_at: t.string })

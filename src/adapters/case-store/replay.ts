@@ -1,11 +1,12 @@
 /** Replay: fold every event of a case through projections, with the chain checked on the way. */
 import * as path from 'node:path'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../domain/failure.js'
+import type { Failure } from '../../failures/failure.js'
 import { isError, type Finding } from '../../events/findings.js'
 import { fold, type AnyProjection } from '../../projections/projection.js'
-import { FailureError, toFailure } from '../fs-util.js'
-import { corrupt, ensureCaseDir } from './open.js'
+import { FailureError, toFailure } from '../../failures/error.js'
+import { corrupt } from './handle.js'
+import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 
 export interface ReplayResult {

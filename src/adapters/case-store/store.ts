@@ -12,7 +12,7 @@ import type { CaseDeclaration, EventEnvelope } from '../../events/envelope.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { AnyProjection } from '../../projections/projection.js'
 import type { Env } from '../env.js'
-import type { AppendOptions, AppendOutcome, Command } from './append.js'
+import type { AppendOptions, AppendOutcome, RawCommand } from './append.js'
 import type { CaseHandle } from './open.js'
 import type { ReplayResult } from './replay.js'
 import type { VerifyOptions, VerifyReport } from './verify.js'
@@ -37,7 +37,7 @@ export interface StoreAppendOptions extends AppendOptions {
    * null when there is nothing to append any more. Typed commands without an explicit expected
    * generation use it, so concurrent writers of one case do not retry whole transactions.
    */
-  readonly rebase?: (handle: CaseHandle) => Command | null
+  readonly rebase?: (handle: CaseHandle) => RawCommand | null
   /**
    * Whether the events recorded under the command's id were recorded for what this command asks
    * (its intent: a note's text, a query's request): a reused id with another intent is
@@ -54,7 +54,7 @@ export interface CaseStore {
   readonly create: (ref: string, options: { readonly caseId?: string; readonly title?: string; readonly env?: Env }) => Promise<CaseDeclaration>
   /** Opens a case for deciding and appending: chain and rules checked, the state folded. */
   readonly open: (ref: string) => Promise<CaseHandle>
-  readonly append: (handle: CaseHandle, cmd: Command, options?: StoreAppendOptions) => Promise<AppendOutcome>
+  readonly append: (handle: CaseHandle, cmd: RawCommand, options?: StoreAppendOptions) => Promise<AppendOutcome>
   /** The recorded outcome of a command id, if the handle has seen it. */
   readonly recordedOutcome: (handle: CaseHandle, commandId: string) => Promise<AppendOutcome | null>
   readonly readObject: (ref: string, object: ObjectRefLite) => Promise<Buffer>

@@ -11,13 +11,14 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { parse as parseToml, TomlError } from 'smol-toml'
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure } from '../../failures/failure.js'
 import { DEFAULT_LIMITS, PROMPT_MIN_CHARS, ProjectLimits } from '../../domain/limits.js'
 import { describeErrors } from '../../events/decode.js'
 import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
-import { FailureError, decodeUtf8, errnoOf } from '../fs-util.js'
+import { decodeUtf8, errnoOf } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)

@@ -7,9 +7,10 @@
 import mysql from 'mysql2'
 import Database from 'better-sqlite3'
 import { promises as fsp } from 'node:fs'
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure } from '../../failures/failure.js'
 import type { DatabaseSection } from '../config/profile.js'
-import { FailureError, errnoOf } from '../fs-util.js'
+import { errnoOf } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))

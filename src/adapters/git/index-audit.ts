@@ -2,8 +2,8 @@
  * `vba index verify`: re-derives the whole snapshot index of a commit from git and compares, so a
  * consistent forgery of the derived data (which its digests cannot show) is found too.
  */
-import { failure } from '../../domain/failure.js'
-import { FailureError } from '../fs-util.js'
+import { failure } from '../../failures/failure.js'
+import { FailureError } from '../../failures/error.js'
 import { ObjectStoreError, type ObjectType } from './object-reader.js'
 import { indexDirOf } from './index-cache.js'
 import { openIndex, type TreeEntry } from './snapshot-index.js'

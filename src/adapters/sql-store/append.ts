@@ -16,9 +16,9 @@
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
 import { systemEnv } from '../env.js'
-import { fail, FailureError } from '../fs-util.js'
+import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
-import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type Command } from '../case-store/append.js'
+import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type RawCommand } from '../case-store/append.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
@@ -42,7 +42,7 @@ const lockRow = async (ctx: SqlContext, trx: Knex.Transaction, caseId: string): 
 }
 
 /** Appends a command to a case of the store (see the module comment). */
-export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: Command, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: RawCommand, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
   try {
     return await appendTransaction(ctx, handle, first, options)
   } catch (e) {
@@ -56,7 +56,7 @@ export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: 
   }
 }
 
-const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: Command, options: StoreAppendOptions): Promise<AppendOutcome> => {
+const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: RawCommand, options: StoreAppendOptions): Promise<AppendOutcome> => {
   validateCommand(first)
   const env = options.env ?? systemEnv
   let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null = null

@@ -5,8 +5,8 @@
  */
 import knexFactory, { type Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../../domain/failure.js'
-import { FailureError } from '../fs-util.js'
+import { failure, type Failure } from '../../failures/failure.js'
+import { FailureError } from '../../failures/error.js'
 import type { CaseStore } from '../case-store/store.js'
 import { dialectOf, type Dialect } from './dialect.js'
 import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations.js'

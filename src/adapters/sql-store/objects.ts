@@ -7,11 +7,11 @@
  * Such an object is OBJECT_TOO_LARGE (permanent: raise the server's limit), and nothing is written.
  */
 import type { Knex } from 'knex'
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import { sha256Digest } from '../../events/canonical.js'
 import { objectPath } from '../../events/refs.js'
-import { FailureError } from '../fs-util.js'
+import { FailureError } from '../../failures/error.js'
 
 const buf = (v: unknown): Buffer => (Buffer.isBuffer(v) ? v : Buffer.from(v as Uint8Array))
 

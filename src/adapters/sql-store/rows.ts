@@ -5,11 +5,11 @@
  */
 import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { EventEnvelope } from '../../events/envelope.js'
 import { queueRow } from '../../projections/queue.js'
-import { fail, FailureError } from '../fs-util.js'
+import { fail, FailureError } from '../../failures/error.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { SqlContext } from './connection.js'
 

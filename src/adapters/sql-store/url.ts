@@ -5,7 +5,7 @@
  * message shows the URL without it.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure } from '../../failures/failure.js'
 
 export interface StoreConnection {
   readonly client: 'pg' | 'mysql2'

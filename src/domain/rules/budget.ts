@@ -4,7 +4,7 @@
  * by its capture, released as refused after a failed query or as cancelled by an operator), and
  * a top-up needs a running investigation and a reason.
  */
-import { budgetTotal, heldBudget, queryCost, remainingBudget } from '../case-state.js'
+import { budgetTotal, heldBudget, queryCost, remainingBudget } from '../budget.js'
 import { answerableFromCase } from './repeats.js'
 import { digestOf } from './digest.js'
 import { isTerminal } from './lifecycle.js'

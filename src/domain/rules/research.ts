@@ -5,7 +5,7 @@
  * answer from the case points at what the case recorded.
  */
 import type { RecordedEvent } from '../../events/chain.js'
-import { bindingInForce } from '../case-state.js'
+import { bindingInForce } from '../budget.js'
 import { evidenceFor } from '../research-decider.js'
 import { fromCaseProblem, stallBlockOwed } from './repeats.js'
 import { digestOf } from './digest.js'

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../../events/chain.js'
 import { decodeQuery } from '../query.js'
-import { tokensSpent } from '../case-state.js'
+import { tokensSpent } from '../budget.js'
 import { investigating } from './lifecycle.js'
 import { knownEvidence } from './reference.js'
 import type { EventOf, RuleContext } from './context.js'

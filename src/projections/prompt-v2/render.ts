@@ -15,7 +15,7 @@
  * the closing are always whole.
  */
 import type { CaseState } from '../../domain/case-state.js'
-import { queryCost, remainingBudget } from '../../domain/case-state.js'
+import { queryCost, remainingBudget } from '../../domain/budget.js'
 import type { Fact } from '../../domain/facts.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'

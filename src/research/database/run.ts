@@ -4,11 +4,11 @@
  * against the schema the server reports.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../../domain/failure.js'
+import { failure, type Failure } from '../../failures/failure.js'
 import { planCount, planRows, precheck, resolveTable, type DatabaseScope, type TableRef, type TableSchema } from '../../domain/database-plan.js'
 import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
 import type { Capture } from '../../events/capture.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import type { Row, WorldDb } from '../../adapters/db/world-db.js'
 import { buildCapture, type Origin } from '../capture.js'
 

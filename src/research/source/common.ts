@@ -1,9 +1,9 @@
 /** Shared parts of the source executors: settings, origins, the scan engine and its limits. */
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import { extensionOf, underPrefix } from '../../domain/source-paths.js'
 import { cutLine } from '../../domain/text-scan.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { isBinaryBytes, needleHashes, type GitSnapshot, type TreeEntry } from '../../adapters/git/snapshot.js'
 import type { Origin } from '../capture.js'
 
@@ -90,7 +90,7 @@ export interface Hit {
   readonly length?: number
 }
 
-export interface ScanOptions {
+export interface SourceScanOptions {
   readonly prefix?: string
   /** Restrict to these extensions (default: the configured text extensions). */
   readonly extensions?: readonly string[]
@@ -116,7 +116,7 @@ export interface ScannedFile {
   readonly bytes?: Buffer
 }
 
-export interface ScanResult {
+export interface SourceScanResult {
   readonly hits: Hit[]
   readonly files: Map<string, ScannedFile>
   readonly filesScanned: number
@@ -135,14 +135,14 @@ const isWordByte = (b: number | undefined): boolean =>
  * Literal, case-sensitive search over the text files of the snapshot in path order. Files are
  * tested with a native byte search first; lines are decoded only around hits.
  */
-export const scan = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
+export const scan = async (r: SourceResearch, o: SourceScanOptions): Promise<SourceScanResult> => {
   const first = await scanOnce(r, o)
   // Blobs read again within a session are not hashed again while the index's data file is
   // unwritten; if it was written meanwhile, the scan runs again and checks every blob it reads.
   return r.snap.settled() ? first : scanOnce(r, o)
 }
 
-const scanOnce = async (r: SourceResearch, o: ScanOptions): Promise<ScanResult> => {
+const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<SourceScanResult> => {
   const exts = new Set(o.extensions ?? r.extensions)
   const needle = Buffer.from(o.needle, 'utf8')
   const hashes = needleHashes(needle)

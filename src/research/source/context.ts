@@ -15,15 +15,15 @@
  * The result is context for a reader: it claims no call graph, no execution and no cause, and
  * equal numbers (or equal names) in different files are separate places that nothing here links.
  */
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import type { SourceContext } from '../../domain/query.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
 import { allocateContext, type ContextPlace, type ContextRole } from '../../domain/context-ranking.js'
 import { assignedNames, assignedValue, cutLine, isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
-import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type Hit, type ScanResult, type ScannedFile, type SourceResearch } from './common.js'
+import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type Hit, type SourceScanResult, type ScannedFile, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
 interface SearchRecord {
@@ -32,7 +32,7 @@ interface SearchRecord {
   readonly mode: 'word' | 'literal'
   readonly reason: 'term' | 'assignment' | 'registration'
   readonly from: { readonly path: string; readonly line: number } | null
-  readonly result: ScanResult
+  readonly result: SourceScanResult
   /** The files a follow-up is at home in: the assigning files of an alias, the direct-hit files of a registration. */
   readonly home: ReadonlySet<string>
 }

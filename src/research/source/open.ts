@@ -1,11 +1,11 @@
 /** Opening the source half from a profile: the bound repository and commit, settings, limits. */
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import { DEFAULT_TEXT_EXTENSIONS } from '../../domain/source-paths.js'
 import type { Profile } from '../../adapters/config/profile.js'
 import { openSnapshot, type BuildProgress, type SnapshotNotice } from '../../adapters/git/snapshot.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import type { SourceRunner } from '../project-research.js'
 import type { SourceAnalysis, SourceResearch } from './common.js'
 import { runSourceQuery } from './run.js'

@@ -3,13 +3,13 @@
  * limit the window is served from its start line and the result adds the continuation data
  * (see src/domain/read-window.ts); within the limit the plain shape is kept.
  */
-import { failure, type FailureCode } from '../../domain/failure.js'
+import { failure, type FailureCode } from '../../failures/failure.js'
 import type { SourceRead } from '../../domain/query.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
 import { window } from '../../domain/read-window.js'
 import { cutLine } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
 import { gitOrigin, isBinary, originFileOf, sourceSettings, splitLines, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'

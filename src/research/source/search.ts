@@ -4,17 +4,17 @@
  * files they are in). Every result says what it covered, what it skipped and whether it is
  * complete; a complete search with zero hits is evidence of absence within this commit and scope.
  */
-import { failure } from '../../domain/failure.js'
+import { failure } from '../../failures/failure.js'
 import type { SourceRegistration, SourceSchema, SourceSearch, SourceSymbol } from '../../domain/query.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
 import { isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
-import { FailureError } from '../../adapters/fs-util.js'
+import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
-import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type ScanResult, type SourceResearch } from './common.js'
+import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type SourceScanResult, type SourceResearch } from './common.js'
 import { orThrow } from './util.js'
 
-const searchResult = (term: string, mode: 'literal' | 'word', scope: Record<string, unknown>, s: ScanResult): Record<string, unknown> => ({
+const searchResult = (term: string, mode: 'literal' | 'word', scope: Record<string, unknown>, s: SourceScanResult): Record<string, unknown> => ({
   term,
   mode,
   scope,

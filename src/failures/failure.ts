@@ -4,10 +4,10 @@
  * `message` for people, and structured `data`. Nothing here carries a stack trace, a credential
  * or a host path the user did not give.
  */
-import type { FailureCode } from './failure-codes.js'
+import type { FailureCode } from './codes.js'
 
-export type { FailureCode, FailureKind } from './failure-codes.js'
-export { FAILURE_CODES, failureKind, isFailureCode } from './failure-codes.js'
+export type { FailureCode, FailureKind } from './codes.js'
+export { FAILURE_CODES, failureKind, isFailureCode } from './codes.js'
 
 /** A coded failure. `_tag` is always `'Failure'`; switch on `code`. */
 export interface Failure<C extends FailureCode = FailureCode> {

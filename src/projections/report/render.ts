@@ -7,18 +7,21 @@
  * uses <details>. Everything from a capture, a model answer or a note is escaped, and bidi and
  * zero-width characters are shown as visible codes, never obeyed.
  */
-import type { RecordedEvent } from '../events/chain.js'
+import type { RecordedEvent } from '../../events/chain.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { Capture } from '../events/capture.js'
-import { decodeJson } from '../events/decode.js'
-import type { Requester } from '../events/catalog.js'
-import type { Finding } from '../events/findings.js'
-import { FactsDocument, type Fact } from '../domain/facts.js'
-import { evolve, initCaseState } from '../domain/case-state.js'
-import { cell, requestText } from './capture-text.js'
-import { modelUsage, type ModelUsageView } from './model-usage.js'
-import { tokensOf } from '../events/model-provenance.js'
-import { showInvisible } from './visible-text.js'
+import { Capture } from '../../events/capture.js'
+import { decodeJson } from '../../events/decode.js'
+import type { Requester } from '../../events/catalog.js'
+import type { Finding } from '../../events/findings.js'
+import { FactsDocument, type Fact } from '../../domain/facts.js'
+import { evolve, initCaseState } from '../../domain/case-state.js'
+import { cell, requestText } from '../capture-text.js'
+import { modelUsage, type ModelUsageView } from '../model-usage.js'
+import { tokensOf } from '../../events/model-provenance.js'
+import { STYLE, asRec, esc, escPlain, str, utf8 } from './html.js'
+import { captureBody, requesterText, valueCell } from './captures.js'
+
+export { esc, escPlain } from './html.js'
 
 export interface ReportInput {
   readonly caseId: string
@@ -40,56 +43,6 @@ export interface ReportInput {
   /** The log does not check out: the page shows the verification findings only. */
   readonly unreadable?: boolean
 }
-
-type Rec = Readonly<Record<string, unknown>>
-const asRec = (u: unknown): Rec => (typeof u === 'object' && u !== null && !Array.isArray(u) ? (u as Rec) : {})
-const asArr = (u: unknown): readonly unknown[] => (Array.isArray(u) ? u : [])
-const str = (u: unknown): string => (typeof u === 'string' ? u : u === undefined ? '' : String(u))
-
-const htmlEscape = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
-
-/**
- * HTML-escapes text and shows every invisible character (bidi, zero-width, tag characters,
- * controls: see visible-text.ts) as a marked code, so text cannot reorder or hide itself.
- */
-export const esc = (text: string): string =>
-  showInvisible(htmlEscape(text), { keep: '\n\r\t', mark: (label) => `<span class="cc" title="invisible character">&lt;${label}&gt;</span>` })
-
-/** Plain text for places that hold no markup (`<title>`): invisible characters as `<U+XXXX>` text. */
-export const escPlain = (text: string): string => htmlEscape(showInvisible(text))
-
-const utf8 = (b: Uint8Array | undefined): string | null => (b === undefined ? null : new TextDecoder().decode(b))
-
-const STYLE = `
-:root{--fg:#1d2330;--muted:#5b6475;--line:#d8dde6;--bg:#ffffff;--soft:#f4f6f9;--ok:#13733b;--bad:#b3261e;--warn:#8a5a00;--link:#1f5fbf}
-*{box-sizing:border-box}
-body{margin:0;overflow-wrap:anywhere;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1100px;margin:0 auto;padding:24px 20px 64px}
-h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}h3{font-size:16px;margin:18px 0 6px}
-a{color:var(--link)}code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-pre{background:var(--soft);padding:10px 12px;border-radius:6px;overflow:auto;max-height:40em;white-space:pre-wrap;word-break:break-word;unicode-bidi:plaintext}
-.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:12px 0}.meta dt{color:var(--muted)}.meta dd{margin:0;word-break:break-all}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:13px;font-weight:600;background:var(--soft)}
-.ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}.muted{color:var(--muted)}
-.state-CONCLUDED{background:#dff3e6;color:var(--ok)}.state-BLOCKED,.state-EXHAUSTED{background:#fde8e6;color:var(--bad)}.state-INVESTIGATING,.state-INTERPRETING{background:#e6eefc;color:var(--link)}
-table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;min-width:6ch}th{background:var(--soft);font-weight:600;white-space:nowrap;overflow-wrap:normal}
-td.num{text-align:right;color:var(--muted);user-select:none;white-space:nowrap;min-width:0}td.code{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}td.val{max-width:60ch}
-details.long summary{white-space:pre-wrap}details.long .full{max-height:20em;overflow:auto;white-space:pre-wrap;border-top:1px dashed var(--line);margin-top:4px;padding-top:4px}
-tr.hit td{background:#fff6d6}
-.null{color:var(--muted);font-style:italic}
-.timeline{list-style:none;padding:0;margin:0}.timeline li{border-left:3px solid var(--line);padding:4px 0 8px 14px;margin-left:6px}
-.timeline li.block{border-color:var(--bad)}.timeline li.turn{border-color:var(--link)}.timeline li.op{border-color:var(--warn)}
-.when{color:var(--muted);font-size:12px}
-.card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin:12px 0;scroll-margin-top:12px}
-.card:target{outline:3px solid var(--link)}
-.marker{color:var(--warn);font-size:13px;margin:4px 0}
-.cc{color:var(--bad);font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-details summary{cursor:pointer;color:var(--muted)}
-svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
-@media (max-width:600px){main{padding:12px 10px 40px}.meta{grid-template-columns:1fr}.meta dt{margin-top:6px}}
-@media print{details{display:block}details>*{display:block}a{color:inherit;text-decoration:none}.card{break-inside:avoid}}
-`
 
 interface Model {
   readonly evidence: Map<string, { id: string; seq: number; at: string; capture: Capture | null; digest: string; repeat: boolean; kind: string; source: 'investigation' | 'enrichment'; requester: Requester | null }>
@@ -133,120 +86,6 @@ const buildModel = (input: ReportInput): Model => {
 
 // --- captures ------------------------------------------------------------------------------------
 
-const lineText = (l: unknown): { text: string; cut: string } => {
-  const r = asRec(l)
-  const t = typeof l === 'string' ? l : str(r['text'])
-  return { text: t, cut: r['text_truncated'] === true ? ` [line cut at ${t.length} of ${str(r['length'])} characters]` : '' }
-}
-
-const sourceTable = (rows: ReadonlyArray<{ line: number; text: string; cut: string; hit?: boolean }>): string =>
-  `<table class="src"><tbody>${rows.map((r) => `<tr${r.hit === true ? ' class="hit"' : ''}><td class="num">${r.line}</td><td class="code">${foldable(r.text)}${r.cut === '' ? '' : `<span class="marker">${esc(r.cut)}</span>`}</td></tr>`).join('')}</tbody></table>`
-
-const blobOf = (c: Capture, path: string): string => {
-  if (c.origin.type !== 'git') return ''
-  const f = c.origin.files.find((x) => x.path === path)
-  return f === undefined ? '' : ` <span class="muted mono">blob ${esc(f.blob)}</span>`
-}
-
-const markers = (list: readonly string[]): string => list.map((m) => `<p class="marker">${esc(m)}</p>`).join('')
-
-const limitsOf = (r: Rec): string[] => {
-  const names = asArr(r['limits_reached']).map(str)
-  const out = names.length === 0 ? [] : [`limits reached: ${names.join(', ')} (the answer is partial)`]
-  const counts = Object.entries(asRec(asRec(r['skipped'])['counts']))
-  if (counts.length > 0) out.push(`skipped: ${counts.map(([k, n]) => `${k} ${str(n)}`).join(', ')}`)
-  return out
-}
-
-const hitsByFile = (c: Capture, hits: readonly unknown[]): string => {
-  const files = new Map<string, Array<{ line: number; text: string; cut: string }>>()
-  for (const h of hits) {
-    const r = asRec(h)
-    const list = files.get(str(r['path'])) ?? []
-    list.push({ line: Number(r['line']), ...lineText(r) })
-    files.set(str(r['path']), list)
-  }
-  return [...files].map(([path, rows]) => `<h4 class="mono">${esc(path)}${blobOf(c, path)} <span class="muted">(${rows.length} hit${rows.length === 1 ? '' : 's'})</span></h4>${sourceTable(rows)}`).join('')
-}
-
-/** Values longer than this (or of more lines) are folded: a short summary that expands to the whole value in a box of bounded height. */
-const LONG_CHARS = 300
-const LONG_LINES = 8
-
-/** A value's cell content: the value, or for a long one an expander (the page stays readable whatever a value holds). */
-const foldable = (text: string): string => {
-  const lines = text.split('\n', LONG_LINES + 1).length
-  if (text.length <= LONG_CHARS && lines <= LONG_LINES) return esc(text)
-  const head = text.slice(0, 120).split('\n').slice(0, 2).join('\n')
-  return `<details class="long"><summary>${esc(head)}… <span class="muted">(${text.length} characters)</span></summary><div class="full">${esc(text)}</div></details>`
-}
-
-const valueCell = (v: unknown): string => (v === null || v === undefined ? '<td class="null">NULL</td>' : `<td class="code val">${foldable(typeof v === 'string' ? v : cell(v))}</td>`)
-
-const captureBody = (c: Capture): string => {
-  const r = c.result
-  switch (c.kind) {
-    case 'source.search':
-    case 'source.symbol':
-    case 'source.schema':
-    case 'source.registration': {
-      const regs = asArr(r['registrations'])
-      return `<p>${esc(`${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned (${str(r['mode'])}), ${str(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers(limitsOf(r))}`
-    }
-    case 'source.read': {
-      const lines = asArr(r['lines']).map((l) => ({ line: Number(asRec(l)['line']), ...lineText(l) }))
-      const m: string[] = []
-      if (r['truncated'] === true) m.push(`truncated: continue with start_line ${str(r['next_start_line'])}`)
-      if (r['line_limit_exceeded'] === true) m.push(`line limit ${str(r['line_limit'])} exceeded: requested ${str(r['requested_start_line'])}-${str(r['requested_end_line'])}`)
-      if (typeof r['read_notice'] === 'string') m.push(`notice: ${r['read_notice']}`)
-      if (r['eof'] === true) m.push('end of file reached')
-      return `<p><span class="mono">${esc(str(r['path']))}</span> <span class="muted mono">blob ${esc(str(r['blob']))}</span>, ${lines.length === 0 ? 'no lines' : `lines ${lines[0]?.line ?? ''}-${lines[lines.length - 1]?.line ?? ''}`} of ${esc(str(r['total_lines']))}</p>${sourceTable(lines)}${markers(m)}`
-    }
-    case 'source.context': {
-      const hitSet = new Set(asArr(r['hits']).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`))
-      const blocks = asArr(r['blocks']).map((b) => {
-        const x = asRec(b)
-        const path = str(x['path'])
-        const rows = asArr(x['lines']).map((l, i) => ({ line: Number(x['start_line']) + i, ...lineText(l), hit: hitSet.has(`${path}:${Number(x['start_line']) + i}`) }))
-        return `<h4 class="mono">${esc(path)}${blobOf(c, path)}</h4>${sourceTable(rows)}`
-      }).join('')
-      const searches = asArr(r['searches']).map((s) => {
-        const x = asRec(s)
-        return `<li>${esc(`search ${str(x['index'])}: ${JSON.stringify(x['term'])} (${str(x['reason'])}): ${str(x['hit_count'])} hits, ${str(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}`)}</li>`
-      }).join('')
-      return `<p>${esc(`completeness: ${str(r['completeness'])}`)}</p><ul>${searches}</ul>${blocks}${markers(limitsOf(r))}`
-    }
-    case 'source.files': {
-      const files = asArr(r['files'])
-      return `<p>${esc(`${str(r['match_count'])} paths match`)}</p><ul class="mono">${files.map((f) => `<li>${esc(str(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed`]) : ''}`
-    }
-    case 'database.rows': {
-      const cols = asArr(r['columns']).map((x) => asRec(x))
-      const rows = asArr(r['rows'])
-      const m: string[] = []
-      if (r['has_more'] === true) m.push(`more rows exist: continue with offset ${str(r['next_offset'])}`)
-      if (r['row_limit_capped'] === true) m.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)
-      if (r['byte_limit_reached'] === true) m.push('byte limit reached: the page was cut to fit max_result_bytes')
-      m.push(r['complete_filtered_rows'] === true ? 'complete: these are all rows matching the filters' : 'not all rows matching the filters are in this page')
-      const order = asArr(r['order']).map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`).join(', ')
-      return `<p>${esc(`${str(r['row_count'])} rows from offset ${str(r['offset'])} (limit ${str(r['limit'])}), ordered by ${order}`)}</p><table><thead><tr>${cols.map((x) => `<th>${esc(str(x['name']))}<br><span class="muted">${esc(str(x['type']))}</span></th>`).join('')}</tr></thead><tbody>${rows.map((row) => `<tr>${cols.map((x) => valueCell(asRec(row)[str(x['name'])])).join('')}</tr>`).join('')}</tbody></table>${markers(m)}`
-    }
-    case 'database.count':
-      return `<p>${esc(`${str(r['count'])} rows`)}</p>`
-    case 'database.schema':
-      return `<table><thead><tr><th>column</th><th>type</th><th>null</th><th>key</th></tr></thead><tbody>${asArr(r['columns']).map((x) => {
-        const col = asRec(x)
-        return `<tr><td class="code">${esc(str(col['name']))}</td><td class="code">${esc(str(col['type']))}</td><td>${col['nullable'] === true ? 'NULL' : 'NOT NULL'}</td><td>${esc(col['key'] === null ? '' : str(col['key']))}</td></tr>`
-      }).join('')}</tbody></table>`
-    case 'database.tables':
-      return `<p>${esc(`present: ${asArr(r['tables']).map((x) => `${str(asRec(x)['database'])}.${str(asRec(x)['table'])}`).join(', ') || 'none'}`)}</p>`
-    default:
-      return `<pre>${esc(JSON.stringify(r, null, 2))}</pre>`
-  }
-}
-
-/** An MCP client as it named itself when it connected (its own claim). */
-const requesterText = (r: Requester): string => `${esc(r.protocol.toUpperCase())} client <span class="mono requester">${esc(r.name)}${r.version === '' ? '' : ` ${esc(r.version)}`}</span>`
 
 /** What re-deriving the evidence found (the shape of verify's evidence summary). */
 export interface EvidenceCheck {

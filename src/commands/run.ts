@@ -1,13 +1,13 @@
 /**
- * Typed commands: the only way the library writes into a case. Each opens the case (checking its
- * chain and rules), decides with a domain decider on the folded state, and appends the decision
- * as one atomic command; the writer checks the same rules again before anything is written.
- * A retried command id returns the recorded outcome instead of deciding again.
+ * How a command writes a case: the only way the library writes into one. A command opens the
+ * case (checking its chain and rules), decides with the domain decider on the folded state, and
+ * appends the decision as one atomic command; the writer checks the same rules again before
+ * anything is written. A retried command id returns the recorded outcome instead of deciding
+ * again; the same id with another intent is COMMAND_ID_CONFLICT.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, failureKind, type Failure } from '../domain/failure.js'
+import { failure, failureKind, type Failure } from '../failures/failure.js'
 import type { CaseState } from '../domain/case-state.js'
-import type { Author } from '../domain/inputs-decider.js'
 import { command, decide, type CaseCommandType, type CommandData } from '../domain/decider.js'
 import type { EventDraft } from '../events/chain.js'
 import type { EventEnvelope } from '../events/envelope.js'
@@ -16,9 +16,8 @@ import { Identifier } from '../events/codecs.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
-import { appendCommand, recordedOutcome, type AppendOutcome, type Command } from '../adapters/case-store/append.js'
-import { objectRefOf } from '../adapters/case-store/objects.js'
-import { FailureError } from '../adapters/fs-util.js'
+import { appendCommand, recordedOutcome, type AppendOutcome, type RawCommand } from '../adapters/case-store/append.js'
+import { FailureError } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 
 /** Options every typed command takes. */
@@ -36,7 +35,8 @@ export interface CommandOptions {
   readonly sameIntent?: (recorded: readonly EventEnvelope[]) => boolean
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => {
+/** Whether two values are the same JSON (canonical forms equal). */
+export const sameJson = (a: unknown, b: unknown): boolean => {
   const x = canonicalJson(a)
   const y = canonicalJson(b)
   return E.isRight(x) && E.isRight(y) && x.right === y.right
@@ -105,7 +105,7 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
   }
   checkGeneration(handle, options.expectedGeneration)
   // One clock read per decision: the decider's times (retry times) and the events' are the same.
-  const command = (h: CaseHandle): Command | null => {
+  const command = (h: CaseHandle): RawCommand | null => {
     const now = env.now()
     const decided = must(decide(h.cursor.state, now))
     if (decided.events.length === 0) return null
@@ -115,7 +115,7 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
   // Decided again under the store's lock on the state another writer left: a refusal there that
   // the caller's own state did not give is a conflict (retryable: re-read, and the retry gets the
   // refusal itself), never a permanent error or a rule violation of the loser.
-  const rebase = (h: CaseHandle): Command | null => {
+  const rebase = (h: CaseHandle): RawCommand | null => {
     try {
       return command(h)
     } catch (e) {
@@ -142,59 +142,4 @@ export const runCommand = (at: CaseAt, defaultId: (env: Env) => string, decide: 
   asEither(async () => {
     const handle = await openAt(at)
     return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
-  })
-
-export interface NoteInput extends CommandOptions {
-  readonly text: string
-  readonly format?: 'plain' | 'markdown'
-  /** Who writes it (default operator). */
-  readonly author?: Author
-}
-
-/** Records a note by an operator or a controller. */
-export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `note-${env.newId()}`, deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }), {
-    ...input,
-    sameIntent: firstIs('NoteRecorded', (e) => { const d = e.data as { text?: unknown; format?: unknown }; return e.actor === (input.author ?? 'operator') && d.text === input.text && (d.format ?? 'plain') === (input.format ?? 'plain') })
-  })
-
-export interface AttachmentInput extends CommandOptions {
-  readonly name: string
-  readonly bytes: Uint8Array
-  readonly mediaType?: string
-  readonly author?: Author
-}
-
-/** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
-export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
-  const ref = objectRefOf(input.bytes, input.mediaType)
-  return runCommand(at, (env) => `attachment-${env.newId()}`, deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]), {
-    ...input,
-    sameIntent: firstIs('AttachmentAdded', (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref }))
-  })
-}
-
-export interface CancelPlanInput extends CommandOptions {
-  readonly reason: string
-  /** An operator query's reservation; default: the pending plan's. */
-  readonly reservationId?: string
-}
-
-/** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
-export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `cancel-${env.newId()}`, deciding('CancelPlan', { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) }), {
-    ...input,
-    sameIntent: firstIs('PlanCancelled', (e) => { const d = e.data as { reason: string; reservation_id: string }; return d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId) })
-  })
-
-export interface TopUpInput extends CommandOptions {
-  readonly amount: number
-  readonly reason: string
-}
-
-/** An operator adds budget to a running investigation, with a reason. */
-export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `top-up-${env.newId()}`, deciding('TopUp', { amount: input.amount, reason: input.reason }), {
-    ...input,
-    sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))
   })

@@ -1,0 +1,66 @@
+/**
+ * The typed commands of people and controllers: notes, attachments, cancelling a plan, a budget
+ * top-up. Each is one decision of the domain decider, written through {@link runCommand}.
+ */
+import type * as E from 'fp-ts/lib/Either.js'
+import type { Failure } from '../failures/failure.js'
+import type { Author } from '../domain/inputs-decider.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
+import type { AppendOutcome } from '../adapters/case-store/append.js'
+import { objectRefOf } from '../adapters/case-store/objects.js'
+import { deciding, firstIs, runCommand, sameJson, type CommandOptions } from './run.js'
+
+export interface NoteInput extends CommandOptions {
+  readonly text: string
+  readonly format?: 'plain' | 'markdown'
+  /** Who writes it (default operator). */
+  readonly author?: Author
+}
+
+/** Records a note by an operator or a controller. */
+export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `note-${env.newId()}`, deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }), {
+    ...input,
+    sameIntent: firstIs('NoteRecorded', (e) => { const d = e.data as { text?: unknown; format?: unknown }; return e.actor === (input.author ?? 'operator') && d.text === input.text && (d.format ?? 'plain') === (input.format ?? 'plain') })
+  })
+
+export interface AttachmentInput extends CommandOptions {
+  readonly name: string
+  readonly bytes: Uint8Array
+  readonly mediaType?: string
+  readonly author?: Author
+}
+
+/** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
+export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
+  const ref = objectRefOf(input.bytes, input.mediaType)
+  return runCommand(at, (env) => `attachment-${env.newId()}`, deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]), {
+    ...input,
+    sameIntent: firstIs('AttachmentAdded', (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref }))
+  })
+}
+
+export interface CancelPlanInput extends CommandOptions {
+  readonly reason: string
+  /** An operator query's reservation; default: the pending plan's. */
+  readonly reservationId?: string
+}
+
+/** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
+export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `cancel-${env.newId()}`, deciding('CancelPlan', { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) }), {
+    ...input,
+    sameIntent: firstIs('PlanCancelled', (e) => { const d = e.data as { reason: string; reservation_id: string }; return d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId) })
+  })
+
+export interface TopUpInput extends CommandOptions {
+  readonly amount: number
+  readonly reason: string
+}
+
+/** An operator adds budget to a running investigation, with a reason. */
+export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
+  runCommand(at, (env) => `top-up-${env.newId()}`, deciding('TopUp', { amount: input.amount, reason: input.reason }), {
+    ...input,
+    sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))
+  })

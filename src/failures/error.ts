@@ -1,0 +1,29 @@
+/**
+ * The one thrown form of a failure. Inside the library a failure travels as a thrown
+ * {@link FailureError} (or as the Left of an Either where a caller branches on it); only the
+ * public edges convert: src/api throws `VbaError`, src/fp.ts returns TaskEither, the CLI maps the
+ * code to an exit status. {@link toFailure} turns anything caught back into a coded failure.
+ */
+import { failure, type Failure, type FailureCode } from './failure.js'
+
+/** A coded failure, thrown. */
+export class FailureError extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message)
+  }
+}
+
+/** Throws the failure `code` (a function, so it fits in an expression). */
+export const fail = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
+  throw new FailureError(failure(code, message, data))
+}
+
+/** Maps a thrown value to a failure: coded failures pass through, errno errors become IO_ERROR, anything else INTERNAL_ERROR. */
+export const toFailure = (e: unknown, context: string): Failure => {
+  if (e instanceof FailureError) return e.failure
+  const err = e as { code?: unknown; syscall?: unknown } | null
+  if (err !== null && typeof err === 'object' && typeof err.code === 'string') {
+    return failure('IO_ERROR', `${context}: ${err.code}`, { errno: err.code, syscall: typeof err.syscall === 'string' ? err.syscall : null })
+  }
+  return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
+}
