@@ -31,7 +31,7 @@ const fileText = (random: () => number, i: number, version: number): string => {
     n++
   }
   if (i % 500 === 7) lines.push(`void AddSC_generated_script_${i}() { new GeneratedScript_${i}(); }`)
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }
 
 /** Creates a bare repository of `files` files in `dir` (plus `extra` files, by path, in the first commit); returns the commit of main. */
@@ -46,7 +46,7 @@ export const generateRepo = (dir: string, files: number, extra: Readonly<Record<
     stream += `commit refs/heads/main\nmark :${n}\ncommitter bench <bench@example.org> ${1767225600 + n} +0000\ndata ${message.length}\n${message}\n`
     if (n > 1) stream += `from :${n - 1}\n`
     for (const i of changed) {
-      if (version > 1) texts[i] = (texts[i] ?? '').replace(/version \d+/, `version ${version}`) + `// changed in version ${version}\n`
+      if (version > 1) texts[i] = `${(texts[i] ?? '').replace(/version \d+/, `version ${version}`)}// changed in version ${version}\n`
       const body = texts[i] ?? ''
       stream += `M 100644 inline src/game/module_${Math.floor(i / 100)}/file_${i}.cpp\ndata ${Buffer.byteLength(body)}\n${body}\n`
       if (stream.length > 32 << 20) {

@@ -13,7 +13,7 @@ const t0 = process.hrtime.bigint()
 const r = mode === 'replay' ? await replayCase(dir, defaultProjections())() : await verifyCase(dir, mode === 'verify' ? {} : { rules: false })()
 const ms = Number(process.hrtime.bigint() - t0) / 1e6
 if (r._tag === 'Left') {
-  process.stderr.write(JSON.stringify(r.left) + '\n')
+  process.stderr.write(`${JSON.stringify(r.left)}\n`)
   process.exit(1)
 }
 const ok = 'valid' in r.right ? r.right.valid : true
@@ -21,4 +21,4 @@ if (!ok) {
   process.stderr.write('case did not verify\n')
   process.exit(1)
 }
-process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n')
+process.stdout.write(`${JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`)

@@ -44,7 +44,7 @@ const generate = async (dir: string): Promise<void> => {
         objects.push(bytes)
         events.push({ type: 'AttachmentAdded', actor: 'controller', data: { name: `capture-${i}.json`, object: objectRefOf(bytes, 'application/json') } })
       } else {
-        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'operator' : 'controller', data: { text: `observation ${i}: ` + 'creature 23487 evade reset '.repeat(4 + (i % 20)), format: 'plain' } })
+        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'operator' : 'controller', data: { text: `observation ${i}: ${'creature 23487 evade reset '.repeat(4 + (i % 20))}`, format: 'plain' } })
       }
     }
     const r = await appendCommand(h, { commandId: `bench-${done}`, expectedGeneration: h.cursor.seq, events, objects })()
@@ -100,7 +100,7 @@ const main = async (): Promise<void> => {
     `bounded memory: replay and verify of this case also pass with V8's heap capped at ${HEAP_CAP_MB} MiB (--max-old-space-size): ${capped}`,
     `case kept at ${dir}`
   ]
-  for (const l of lines) process.stdout.write(l + '\n')
+  for (const l of lines) process.stdout.write(`${l}\n`)
 }
 
 await main()

@@ -32,10 +32,10 @@ const search = async (term: string): Promise<number> => {
   return c.right.result['hit_count'] as number
 }
 if (mode === 'load') {
-  process.stdout.write(JSON.stringify({ ms: since(t0), maxRssMb: rss() }) + '\n')
+  process.stdout.write(`${JSON.stringify({ ms: since(t0), maxRssMb: rss() })}\n`)
 } else if (mode === 'search') {
   const hits = await search(rest[0] ?? '')
-  process.stdout.write(JSON.stringify({ ms: since(t0), maxRssMb: rss(), hits }) + '\n')
+  process.stdout.write(`${JSON.stringify({ ms: since(t0), maxRssMb: rss(), hits })}\n`)
 } else if (mode === 'session') {
   const runs = Number(rest[0])
   await search('warm-up')
@@ -48,7 +48,7 @@ if (mode === 'load') {
       ms[term].push(since(t))
     }
   }
-  process.stdout.write(JSON.stringify({ ms, maxRssMb: rss() }) + '\n')
+  process.stdout.write(`${JSON.stringify({ ms, maxRssMb: rss() })}\n`)
 } else if (mode === 'prepare') {
   const { enrichmentConfig, prepareRevision } = await import('../src/commands/prepare.js')
   const { initCase } = await import('../src/adapters/case-store/init.js')
@@ -62,6 +62,6 @@ if (mode === 'load') {
     entities: [{ type: 'quest', id: 11117 }]
   })
   if (p._tag === 'Left') throw new Error(JSON.stringify(p.left))
-  process.stdout.write(JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.right.complete, facts: p.right.facts, captures: p.right.captures }) + '\n')
+  process.stdout.write(`${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.right.complete, facts: p.right.facts, captures: p.right.captures })}\n`)
 }
 await r.close()

@@ -107,7 +107,7 @@ const main = async (): Promise<void> => {
   }
   rmSync(work, { recursive: true, force: true })
 
-  const out = (s: string): boolean => process.stdout.write(s + '\n')
+  const out = (s: string): boolean => process.stdout.write(`${s}\n`)
   const ratio = (r: Row): string => (r.ours / r.git).toFixed(2)
   out(`bench/source-search  ${new Date().toISOString().slice(0, 10)}  ${machine()}`)
   out(`repository ${repo} at ${commit.slice(0, 12)}: ${stats.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB; snapshot index ${(indexBytes / 2 ** 20).toFixed(1)} MiB; median of ${RUNS}`)

@@ -78,11 +78,11 @@ const referenceRun = async (k: Knex, writers: number, oneCase: boolean, tag: str
   const per = Math.floor(COMMANDS / writers)
   const names = Array.from({ length: oneCase ? 1 : writers }, (_, i) => `ref-${tag}-${writers}-${oneCase ? 'one' : 'sep'}-${i}`)
   for (const n of names) {
-    await k('vba_cases').insert({ case_id: n, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 0, head_hash: 'sha256:' + '0'.repeat(64), log_bytes: 0, updated_ms: Date.now() })
+    await k('vba_cases').insert({ case_id: n, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 0, head_hash: `sha256:${'0'.repeat(64)}`, log_bytes: 0, updated_ms: Date.now() })
   }
   const next = new Map(names.map((n) => [n, 0]))
   const line = (n: string, seq: number, i: number): Buffer => {
-    const text = canonicalJson({ actor: 'operator', at: new Date().toISOString(), command_id: `c-${i}`, data: note(i).data, format: 'vba-event/1', hash: 'sha256:' + '0'.repeat(64), id: `evt-${n}-${seq}`, prev: 'sha256:' + '0'.repeat(64), seq, type: 'NoteRecorded', version: 2 })
+    const text = canonicalJson({ actor: 'operator', at: new Date().toISOString(), command_id: `c-${i}`, data: note(i).data, format: 'vba-event/1', hash: `sha256:${'0'.repeat(64)}`, id: `evt-${n}-${seq}`, prev: `sha256:${'0'.repeat(64)}`, seq, type: 'NoteRecorded', version: 2 })
     return Buffer.from(text._tag === 'Right' ? text.right : '{}')
   }
   const refTransaction = refTransactionOf(k, next, line)
@@ -120,7 +120,7 @@ const refTransactionOf = (k: Knex, next: Map<string, number>, line: (n: string, 
 /** Claims per second of 4 workers over `count` queued (prepared, not started) cases. */
 const claimRun = async (store: SqlStore, count: number): Promise<{ perSecond: number; claimed: number }> => {
   const k = store.knex
-  const rows = Array.from({ length: count }, (_, i) => ({ case_id: `queued-${String(i).padStart(6, '0')}`, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 3, head_hash: 'sha256:' + '0'.repeat(64), log_bytes: 0, state: 'NOT_STARTED', revision: 1, updated_ms: i }))
+  const rows = Array.from({ length: count }, (_, i) => ({ case_id: `queued-${String(i).padStart(6, '0')}`, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 3, head_hash: `sha256:${'0'.repeat(64)}`, log_bytes: 0, state: 'NOT_STARTED', revision: 1, updated_ms: i }))
   for (let i = 0; i < rows.length; i += 500) await k('vba_cases').insert(rows.slice(i, i + 500))
   let claimed = 0
   const t0 = process.hrtime.bigint()

@@ -51,7 +51,7 @@ const ownPid = (): number | null => {
 const writeReaderPassword = (): string => {
   const file = path.join(dir, 'reader.local.txt')
   const password = existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(18).toString('base64url')
-  writeFileSync(file, password + '\n', { mode: 0o600 })
+  writeFileSync(file, `${password}\n`, { mode: 0o600 })
   return password
 }
 
@@ -87,8 +87,8 @@ const main = async (): Promise<void> => {
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`restore failed (exit ${code})`))))
     })
     const password = writeReaderPassword()
-    server.sql([`CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`, `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
-      `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`, `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`, 'FLUSH PRIVILEGES'].join(';\n') + ';\n')
+    server.sql(`${[`CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`, `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
+      `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`, `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`, 'FLUSH PRIVILEGES'].join(';\n')};\n`)
   }
   process.stdout.write(`running on 127.0.0.1:${server.port} (socket ${server.socket}); reader ${READER_USER}, password in ${path.join(dir, 'reader.local.txt')}\n`)
 }

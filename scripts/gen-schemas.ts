@@ -6,6 +6,6 @@ import { repoRoot } from '../test/helpers/fs.js'
 
 const dir = path.join(repoRoot(), 'case-format', 'schemas')
 for (const [name, schema] of Object.entries(caseFormatSchemas())) {
-  writeFileSync(path.join(dir, name), JSON.stringify(schema, null, 2) + '\n')
+  writeFileSync(path.join(dir, name), `${JSON.stringify(schema, null, 2)}\n`)
   process.stdout.write(`wrote case-format/schemas/${name}\n`)
 }

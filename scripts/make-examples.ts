@@ -84,11 +84,11 @@ const forge = async (dir: string, envelopes: Envelope[], opts: { keepPrev?: bool
 
 /** Rewrites the log from lines and points HEAD at its end (seq and hash of the last line). */
 const writeLog = async (dir: string, lines: string[], head: 'follow' | 'keep' = 'follow'): Promise<void> => {
-  const text = lines.map((l) => l + '\n').join('')
+  const text = lines.map((l) => `${l}\n`).join('')
   await fsp.writeFile(path.join(dir, 'events.jsonl'), text)
   if (head === 'keep') return
   const last = JSON.parse(lines[lines.length - 1] ?? '{}') as { seq?: number; hash?: string }
-  await fsp.writeFile(path.join(dir, 'HEAD'), must(canonicalJson({ bytes: Buffer.byteLength(text), hash: last.hash, seq: last.seq })) + '\n')
+  await fsp.writeFile(path.join(dir, 'HEAD'), `${must(canonicalJson({ bytes: Buffer.byteLength(text), hash: last.hash, seq: last.seq }))}\n`)
 }
 
 const objectFile = (dir: string, bytes: Buffer): string => path.join(dir, objectPath(objectRefOf(bytes).digest))
@@ -98,7 +98,7 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
   CASE_DECLARATION_MISSING: async (d) => fsp.rm(path.join(d, 'case.json')),
   CASE_DECLARATION_INVALID: async (d) => {
     const text = await fsp.readFile(path.join(d, 'case.json'), 'utf8')
-    await fsp.writeFile(path.join(d, 'case.json'), JSON.stringify(JSON.parse(text), null, 2) + '\n')
+    await fsp.writeFile(path.join(d, 'case.json'), `${JSON.stringify(JSON.parse(text), null, 2)}\n`)
   },
   LOG_MISSING: async (d) => fsp.rm(path.join(d, 'events.jsonl')),
   LOG_TRUNCATED: async (d) => {
@@ -109,7 +109,7 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
   HEAD_INVALID: async (d) => fsp.writeFile(path.join(d, 'HEAD'), '{"seq":3}\n'),
   HEAD_MISMATCH: async (d) => {
     const head = JSON.parse(await fsp.readFile(path.join(d, 'HEAD'), 'utf8')) as Record<string, unknown>
-    await fsp.writeFile(path.join(d, 'HEAD'), must(canonicalJson({ ...head, hash: sha256Digest('another history') })) + '\n')
+    await fsp.writeFile(path.join(d, 'HEAD'), `${must(canonicalJson({ ...head, hash: sha256Digest('another history') }))}\n`)
   },
   EVENT_MALFORMED: async (d) => {
     const lines = (await readLines(d)).map((e) => must(canonicalJson(e)))
@@ -190,7 +190,7 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
   UNACKNOWLEDGED_TAIL: async (d) => {
     const events = await readLines(d)
     const sealed = await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-unacknowledged', command_id: 'cmd-crashed' }])
-    await fsp.appendFile(path.join(d, 'events.jsonl'), (sealed[3] ?? '') + '\n')
+    await fsp.appendFile(path.join(d, 'events.jsonl'), `${sealed[3] ?? ''}\n`)
   },
   ORPHAN_OBJECT: async (d) => {
     const bytes = Buffer.from('payload written by an append that crashed before its events\n')
@@ -198,7 +198,7 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
     await fsp.writeFile(objectFile(d, bytes), bytes)
   },
   TEMP_FILE_LEFTOVER: async (d) => fsp.writeFile(path.join(d, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial'),
-  LOCK_PRESENT: async (d) => fsp.writeFile(path.join(d, '.vba-lock'), JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' }) + '\n')
+  LOCK_PRESENT: async (d) => fsp.writeFile(path.join(d, '.vba-lock'), `${JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' })}\n`)
 }
 
 /**

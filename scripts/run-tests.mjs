@@ -4,7 +4,7 @@
 //   node dist/test/events/chain.test.js
 // Usage: node scripts/run-tests.mjs [substring ...]   (filters files by path)
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { cpus } from 'node:os'
 import net from 'node:net'

@@ -6,7 +6,7 @@
  * replaced: a symlink, a device or a directory never is (so `--out /dev/stdout` run as root
  * cannot replace the system's link). The rename replaces a name, never writes through a link.
  */
-import { constants as fsc, promises as fsp } from 'node:fs'
+import { constants as fsc, promises as fsp, type Stats } from 'node:fs'
 import * as path from 'node:path'
 import { failure } from '../failures/failure.js'
 import { errnoOf, fsyncDir, writeAll } from './fs-util.js'
@@ -36,7 +36,7 @@ export const prepareOutput = async (out: string, options: OutputOptions = {}): P
     if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') throw refuse('OUTPUT_DIR_MISSING', `the directory of ${shown} does not exist; create it first`, shown)
     throw e
   }
-  let existing
+  let existing: Stats | null
   try {
     existing = await fsp.lstat(target)
   } catch (e) {

@@ -91,7 +91,7 @@ const brewfest = (): string => {
   while (lines.length + 17 <= BREWFEST_HIT_LINE - 1 - netHit) lines.push(...spellScript(SPELL_NAMES[i % SPELL_NAMES.length] ?? 'x', i++).map((l) => l.replace(/spell_brewfest_(\w+)/g, `spell_brewfest_$1_${Math.floor(i / SPELL_NAMES.length)}`)))
   while (lines.length < BREWFEST_HIT_LINE - 1 - netHit) lines.push('')
   lines.push(...WOLPERTINGER_NET)
-  const tail = ['apple_trap', 'dark_iron_attack', 'direbrew_disarm'].map((n) => spellScript(`${n}_late`, i++)).flat()
+  const tail = ['apple_trap', 'dark_iron_attack', 'direbrew_disarm'].flatMap((n) => spellScript(`${n}_late`, i++))
   lines.push(...tail)
   lines.push('void AddSC_event_brewfest_scripts()', '{', '    RegisterSpellScript(spell_brewfest_wolpertinger_net);')
   for (let k = 0; k < 24; k++) lines.push(`    RegisterSpellScript(spell_brewfest_${SPELL_NAMES[k] ?? 'x'}_0);`)

@@ -194,7 +194,7 @@ export const mysqlFixtureSql = (database: string): string => {
       out.push(`INSERT INTO \`${t.name}\` VALUES\n${batch};`)
     }
   }
-  return out.join('\n') + '\n'
+  return `${out.join('\n')}\n`
 }
 
 /** Statements that create the fixture in SQLite (values bound by the caller). */

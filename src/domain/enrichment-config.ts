@@ -165,7 +165,7 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
   for (const raw of ptr.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     if (Array.isArray(cur)) cur = cur[Number(key)]
-    else if (cur !== null && typeof cur === 'object') cur = Object.prototype.hasOwnProperty.call(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
+    else if (cur !== null && typeof cur === 'object') cur = Object.hasOwn(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
     else return undefined
   }
   return cur

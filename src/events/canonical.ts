@@ -29,7 +29,7 @@ export const canonicalJson = (value: unknown): E.Either<CanonicalFailure, string
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 
 /** `sha256:<hex>` of the given bytes or UTF-8 text. */
-export const sha256Digest = (bytes: Uint8Array | string): string => 'sha256:' + hash('sha256', bytes, 'hex')
+export const sha256Digest = (bytes: Uint8Array | string): string => `sha256:${hash('sha256', bytes, 'hex')}`
 
 
 const keysSorted = (value: unknown): boolean => {

@@ -32,7 +32,7 @@ export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: Invalid
     }
     if (typeof value !== 'object' || value === null) return
     const record = value as Record<string, unknown>
-    if (Object.prototype.hasOwnProperty.call(record, 'digest')) {
+    if (Object.hasOwn(record, 'digest')) {
       const { digest, size } = record
       if (typeof digest !== 'string' || !DIGEST_PATTERN.test(digest)) {
         invalid.push({ pointer, reason: 'digest is not sha256:<64 lowercase hex>' })

@@ -3,7 +3,7 @@
  * lift an older version's data to the next one. Old events are never rewritten; they are upcast
  * on read, so a case written years ago decodes into today's types and replays unchanged.
  */
-import * as t from 'io-ts'
+import type * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { describeErrors } from './decode.js'
@@ -43,6 +43,7 @@ export const defineEvent = <T extends string, C extends t.Mixed>(
 export type DecodeFailure = Failure<'EVENT_UNKNOWN_TYPE' | 'EVENT_UNKNOWN_VERSION' | 'EVENT_DATA_INVALID'>
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a definition of any data codec (the registry holds all of them)
 type AnyDefinition = EventDefinition<string, any>
 
 /** A closed set of event definitions, looked up by type name. */

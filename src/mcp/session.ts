@@ -14,7 +14,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { decodeQuery } from '../domain/query.js'
-import { type CaseState } from '../domain/case-state.js'
+import type { CaseState } from '../domain/case-state.js'
 import { queryCost, remainingBudget, budgetTotal, heldBudget } from '../domain/budget.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { Capture } from '../events/capture.js'

@@ -20,6 +20,7 @@ export interface Projection<S, V> {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a projection of any state (the fold engine runs a list of them)
 export type AnyProjection = Projection<any, unknown>
 
 /** Folds events into several projections at once; events at or below the last seen seq are ignored. */

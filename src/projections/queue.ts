@@ -4,7 +4,7 @@
  * and whether it can run now, or why not. A pure view of the case state; the SQL store keeps it in
  * the same transaction as every append.
  */
-import { type CaseLifecycleState, type CaseState } from '../domain/case-state.js'
+import type { CaseLifecycleState, CaseState } from '../domain/case-state.js'
 import { remainingBudget } from '../domain/budget.js'
 import { BLOCK_REASONS, runnableAfterRetry } from '../domain/blocks.js'
 

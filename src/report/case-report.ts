@@ -38,7 +38,7 @@ export const caseReportWithVerification = async (at: CaseAt, options: ReportOpti
   const checked = await store.verify(ref)
   const verification = options.refine === undefined || checked.head === null ? checked : await options.refine(checked)
   const events: RecordedEvent[] = []
-  let handle
+  let handle: Awaited<ReturnType<typeof store.open>>
   try {
     handle = await store.open(ref)
     await store.replay(ref, [{ name: 'events', version: 1, init: () => events, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])

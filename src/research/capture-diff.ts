@@ -13,7 +13,7 @@ export interface CaptureDifference {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const escape = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1')
+const escapeToken = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1')
 const shown = (v: unknown): string => {
   if (v === undefined) return 'nothing'
   const t = JSON.stringify(v) ?? String(v)
@@ -72,6 +72,6 @@ const describe = (c: Capture, path: ReadonlyArray<string | number>, pointer: str
 /** The first difference of two captures (`fresh` is the question asked again). */
 export const firstDifference = (recorded: Capture, fresh: Capture): CaptureDifference => {
   const path = firstPath(recorded, fresh) ?? []
-  const pointer = `/${path.map((k) => escape(String(k))).join('/')}`
+  const pointer = `/${path.map((k) => escapeToken(String(k))).join('/')}`
   return { pointer, where: describe(recorded, path, pointer), recorded: shown(valueAt(recorded, path)), rederived: shown(valueAt(fresh, path)) }
 }

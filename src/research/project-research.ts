@@ -3,7 +3,7 @@
  * dispatches to the executor of its kind, and returns a capture. It never writes into a case, never
  * follows an answer up by itself, and never invents anything to fill a truncated or failed answer.
  */
-import * as TE from 'fp-ts/lib/TaskEither.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure, type FailureCode } from '../failures/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'

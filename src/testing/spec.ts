@@ -94,6 +94,7 @@ export const given = (...history: readonly HistoryStep[]): Given => {
       }
       return {
         events,
+        // biome-ignore lint/suspicious/noThenProperty: given/when/then names the expectation; the object is never awaited
         then: (expected) => {
           if (E.isLeft(decided)) throw new Error(`${cmd.type} is refused (${decided.left.code}: ${decided.left.message}), expected ${expected.length} events`)
           deepStrictEqual(comparable(decided.right), comparable(expected))

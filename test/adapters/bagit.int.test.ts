@@ -208,7 +208,7 @@ const retag = (bag: string, edit: (info: string) => string): void => {
       const name = l.slice(l.indexOf('  ') + 2)
       return `${createHash(alg).update(readFileSync(path.join(bag, name))).digest('hex')}  ${name}`
     })
-    writeFileSync(file, lines.join('\n') + '\n')
+    writeFileSync(file, `${lines.join('\n')}\n`)
   }
 }
 

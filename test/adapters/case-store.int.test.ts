@@ -114,7 +114,7 @@ idem('invalid commands are refused before anything is written', async () => {
     ['INVALID_ARGUMENT', { commandId: 'c', expectedGeneration: 4, events: [] }],
     ['EVENT_UNKNOWN_TYPE', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'Bogus', actor: 'system', data: {} }] }],
     ['EVENT_DATA_INVALID', { commandId: 'c', expectedGeneration: 4, events: [note('ok'), { type: 'NoteRecorded', actor: 'system', data: { text: 1 } }] }],
-    ['OBJECT_MISSING', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: { digest: 'sha256:' + '0'.repeat(64), size: 1 } } }] }],
+    ['OBJECT_MISSING', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: { digest: `sha256:${'0'.repeat(64)}`, size: 1 } } }] }],
     ['INVALID_ARGUMENT', { commandId: 'c', expectedGeneration: 4, events: [note('x')], objects: [Buffer.from('unreferenced')] }],
     ['EVENT_DATA_INVALID', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: { digest: 'sha256:../../etc/passwd', size: 1 } } }] }],
     ['EVENT_TOO_LARGE', { commandId: 'c', expectedGeneration: 4, events: [note('x'.repeat(1 << 20))] }]
@@ -196,7 +196,7 @@ crash('complete lines HEAD never acknowledged are an unacknowledged tail, not ev
   const h = await sampleCase()
   const logFile = path.join(h.dir, 'events.jsonl')
   const lines = readFileSync(logFile, 'utf8').split('\n')
-  await fsp.appendFile(logFile, (lines[0] ?? '') + '\n')
+  await fsp.appendFile(logFile, `${lines[0] ?? ''}\n`)
   const report = right(await verifyCase(h.dir)())
   assert.ok(report.valid)
   assert.equal(codes(report.findings), ['UNACKNOWLEDGED_TAIL'])

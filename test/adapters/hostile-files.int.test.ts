@@ -184,7 +184,7 @@ linear('unlisted payload files cost one lookup each, not one per manifest line',
     calls++
     return original.call(this, form)
   }
-  let r
+  let r: Awaited<ReturnType<typeof verifyBagDir>>
   try {
     r = await verifyBagDir(root)
   } finally {

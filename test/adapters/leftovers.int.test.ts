@@ -98,7 +98,7 @@ gc('removes orphan objects, old temporary files and an unacknowledged tail, repo
 gc('refuses a case held by a live writer, and a case that does not verify', async () => {
   const dir = path.join(tempDir('gc-locked'), 'case')
   await sampleCase(dir)
-  writeFileSync(path.join(dir, '.vba-lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), token: 't', acquired_at: new Date().toISOString() }) + '\n')
+  writeFileSync(path.join(dir, '.vba-lock'), `${JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), token: 't', acquired_at: new Date().toISOString() })}\n`)
   const locked = vba(['case', 'gc', dir])
   assert.is(locked.code, 4, locked.stderr)
   assert.match(locked.stderr, 'CASE_LOCKED')

@@ -28,7 +28,7 @@ const validator = (name: string) => ajv.compile(JSON.parse(readFileSync(path.joi
 /** Mostly valid values with an occasional invalid one, so both verdicts are exercised often. */
 const mostly = <A, B>(valid: fc.Arbitrary<A>, invalid: fc.Arbitrary<B>) => fc.oneof({ arbitrary: valid, weight: 15 }, { arbitrary: invalid, weight: 1 })
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`))
-const digest = mostly(hex(64).map((h) => `sha256:${h}`), fc.constantFrom('sha256:../../etc/passwd', 'sha256:' + 'A'.repeat(64), ''))
+const digest = mostly(hex(64).map((h) => `sha256:${h}`), fc.constantFrom('sha256:../../etc/passwd', `sha256:${'A'.repeat(64)}`, ''))
 const ident = mostly(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/), fc.constantFrom('', '../x', 'a b', '-x'))
 const ts = mostly(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom('2026-01-01', 'yesterday'))
 const int = mostly(fc.integer({ min: 1, max: 1e9 }), fc.constantFrom(-1, 0, 1.5, Number.MAX_SAFE_INTEGER + 2))

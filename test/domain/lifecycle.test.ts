@@ -47,8 +47,8 @@ const given = (...steps: Array<(s: CaseState) => E.Either<unknown, readonly Even
   return log
 }
 const types = (events: readonly RecordedEvent[]): string[] => events.map((e) => e.type)
-const REPORT = { digest: 'sha256:' + 'a'.repeat(64), size: 12 }
-const FACTS = { digest: 'sha256:' + 'f'.repeat(64), size: 40 }
+const REPORT = { digest: `sha256:${'a'.repeat(64)}`, size: 12 }
+const FACTS = { digest: `sha256:${'f'.repeat(64)}`, size: 40 }
 /** A revision with its inputs and completion (the facts object is not read by these tests). */
 const prepared = (s: CaseState): E.Either<unknown, readonly EventDraft[]> => {
   const o = right(decideInputs(s, { author: 'operator', index: { report: REPORT, entities: [{ type: 'quest', id: 1 }], attachments: [] } }))
@@ -98,8 +98,8 @@ deciders('given investigating, when a query is asked, then a confirmed plan with
 const COUNT_REQUEST = right(canonicalJson({ kind: 'database.count', table: 't', filters: [] }))
 
 deciders('given the budget is spent, when another query is asked, then EXHAUSTED with a reason', () => {
-  const capture = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
-  const capture2 = { digest: 'sha256:' + '2'.repeat(64), size: 10 }
+  const capture = { digest: `sha256:${'1'.repeat(64)}`, size: 10 }
+  const capture2 = { digest: `sha256:${'2'.repeat(64)}`, size: 10 }
   const requestDigest = sha256Digest(COUNT_REQUEST)
   const log = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2),
     (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture, kind: 'database.count', requestDigest }),
@@ -163,7 +163,7 @@ deciders.run()
 /** Settings of a start with settings version 2: repeats answered from the case, stalled queries counted. */
 const settingsV2: InvestigationSettings = { ...settings, prompt_version: 'investigation_project_v2', count_refusals: true, answer_repeats_from_case: true, contract: { source: null, databases: [{ name: 'world', allowed_tables: ['t'] }], limits: { max_lines: 80, max_rows: 200, max_result_bytes: 262144, max_matches: 200, max_files: 200, max_line_chars: 400, max_in_values: 100, max_filters: 16, max_columns: 64 } } }
 const startedV2 = [prepared, completed, (s: CaseState) => decideStart(s, { settings: settingsV2 })]
-const CAPTURE = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
+const CAPTURE = { digest: `sha256:${'1'.repeat(64)}`, size: 10 }
 const captured = (plan: string) => (s: CaseState) => decideRecordCapture(s, { reservationId: `res-${plan}`, capture: CAPTURE, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST) })
 const refused = (plan: string) => (s: CaseState) => decideRecordFailure(s, { reservationId: `res-${plan}`, failure: failure('TABLE_NOT_ALLOWED', 'table secrets is not on the allowlist of world'), unavailable: false }, NOW)
 const OTHER = (n: number) => JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.count', table: `secrets_${n}`, filters: [] } } })
@@ -255,7 +255,7 @@ memory.run()
 const projection = suite('lifecycle projection')
 
 projection('delivering every event twice changes nothing', () => {
-  const capture = { digest: 'sha256:' + '1'.repeat(64), size: 10 }
+  const capture = { digest: `sha256:${'1'.repeat(64)}`, size: 10 }
   const log = given(...started, ...turnOf(INTERPRET), ...turnOf(QUERY, 2),
     (s) => decideRecordCapture(s, { reservationId: 'res-P2', capture, kind: 'database.count', requestDigest: sha256Digest(COUNT_REQUEST) }),
     ...turnOf('{', 3))

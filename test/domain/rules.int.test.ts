@@ -58,7 +58,7 @@ const responded = (turn: number): Draft => ({ type: 'ModelResponded', actor: 'mo
 const note = (actor: Actor): Draft => ({ type: 'NoteRecorded', actor, data: { text: 'n', format: 'plain' } })
 const digestOf = (v: unknown): string => sha256Digest(right(canonicalJson(v)))
 const PLAN_DIGEST = digestOf(SMART_QUERY)
-const NEW_CAPTURE = { digest: 'sha256:' + '9'.repeat(64), size: 100 }
+const NEW_CAPTURE = { digest: `sha256:${'9'.repeat(64)}`, size: 100 }
 
 // Landmarks of the base investigation (asserted, so a change of the helper shows here).
 const base = suite('the base investigation')

@@ -14,7 +14,7 @@ canonical('sorts object members by UTF-16 code units, recursively', () => {
   const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) => JSON.stringify(k))
   let last = -1
   for (const k of order) {
-    const at = text.indexOf(k + ':')
+    const at = text.indexOf(`${k}:`)
     assert.ok(at > last, `key ${k} out of order in ${text}`)
     last = at
   }
@@ -45,7 +45,7 @@ digest('is sha256: plus 64 lowercase hex digits of the UTF-8 bytes', () => {
   assert.is(sha256Digest(Buffer.from('abc')), sha256Digest('abc'))
   assert.ok(DIGEST_PATTERN.test(sha256Digest('')))
   assert.not.ok(DIGEST_PATTERN.test('sha256:../../etc/passwd'))
-  assert.not.ok(DIGEST_PATTERN.test('sha256:' + 'A'.repeat(64)))
+  assert.not.ok(DIGEST_PATTERN.test(`sha256:${'A'.repeat(64)}`))
 })
 
 digest.run()

@@ -59,7 +59,7 @@ check('finds gaps and reordering', () => {
 
 check('finds non-JSON, non-canonical and non-envelope lines', () => {
   assert.equal(codes('{"actor":'), ['EVENT_MALFORMED'])
-  assert.equal(codes(' ' + second.line), ['EVENT_NOT_CANONICAL'])
+  assert.equal(codes(` ${second.line}`), ['EVENT_NOT_CANONICAL'])
   assert.equal(codes(JSON.stringify(JSON.parse(second.line), null, 1).replace(/\n/g, '')), ['EVENT_NOT_CANONICAL'])
   assert.equal(codes('{"seq":2}'), ['EVENT_ENVELOPE_INVALID'])
   const extra = JSON.parse(second.line) as Record<string, unknown>

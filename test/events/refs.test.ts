@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { collectRefs, objectPath } from '../../src/events/refs.js'
 
 const refs = suite('collectRefs')
-const d = 'sha256:' + 'ab'.repeat(32)
+const d = `sha256:${'ab'.repeat(32)}`
 
 refs('finds references at any depth with JSON pointers', () => {
   const found = collectRefs({ a: { digest: d, size: 3 }, list: [{ x: 1 }, { nested: { digest: d, size: 3, media_type: 'text/plain' } }], 'we/ird~': { digest: d, size: 3 } })

@@ -15,7 +15,7 @@ upcasting('decodes version 1 NoteRecorded into the current version', () => {
 upcasting('BudgetReserved versions 1 and 2 lift to version 3 with no requester; version 3 refuses a requester with control characters', () => {
   const v1 = { reservation_id: 'res-1', action: 'project.query', amount: 1, plan_id: null }
   assert.equal(right(registry.decode('BudgetReserved', 1, v1)), { ...v1, request_digest: null, requester: null })
-  const digest = 'sha256:' + 'a'.repeat(64)
+  const digest = `sha256:${'a'.repeat(64)}`
   assert.equal(right(registry.decode('BudgetReserved', 2, { ...v1, request_digest: digest })), { ...v1, request_digest: digest, requester: null })
   const requester = { protocol: 'mcp', name: 'claude-code', version: '2.1.0' }
   assert.equal(right(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester })), { ...v1, request_digest: digest, requester })

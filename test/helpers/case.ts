@@ -1,7 +1,7 @@
 /** Building real case packages on disk for tests. */
 import * as path from 'node:path'
 import { initCase } from '../../src/adapters/case-store/init.js'
-import { type CaseHandle } from '../../src/adapters/case-store/open.js'
+import type { CaseHandle } from '../../src/adapters/case-store/open.js'
 import { openCase } from '../../src/adapters/case-store/directory-store.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'

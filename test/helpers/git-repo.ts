@@ -15,7 +15,7 @@ export const git = (cwd: string, ...args: string[]): string =>
 /** A C++ source long enough for read windows (430 lines). */
 export const LONG_FILE_LINES = 430
 const longFile = (version: number): string =>
-  Array.from({ length: LONG_FILE_LINES }, (_, i) => `    // line ${i + 1} of the long file, version ${i === 200 ? version : 1}: filler text so delta compression has something to do`).join('\n') + '\n'
+  `${Array.from({ length: LONG_FILE_LINES }, (_, i) => `    // line ${i + 1} of the long file, version ${i === 200 ? version : 1}: filler text so delta compression has something to do`).join('\n')}\n`
 
 export const FILES: Record<string, string> = {
   'src/server/scripts/World/npc_wolpertinger.cpp': `#include "ScriptMgr.h"
@@ -117,18 +117,16 @@ export const buildTestRepo = (): TestRepo => {
   const lostBlob = git(dir, 'rev-parse', 'HEAD:src/server/game/Lost.cpp')
   const bare = path.join(root, 'core.git')
   git(root, 'clone', '-q', '--bare', '--no-local', dir, bare)
-  {
     // the bare clone packed it: rebuild its pack without the lost blob
     {
       const keep = git(bare, 'rev-list', '--objects', '--all').split('\n').map((l) => l.split(' ')[0] ?? '').filter((o) => o !== lostBlob && o !== '')
       const packDir = path.join(bare, 'objects', 'pack')
       const staging = path.join(root, 'repack')
       mkdirSync(staging)
-      execFileSync('git', ['pack-objects', '-q', path.join(staging, 'pack')], { cwd: bare, input: keep.join('\n') + '\n' })
+      execFileSync('git', ['pack-objects', '-q', path.join(staging, 'pack')], { cwd: bare, input: `${keep.join('\n')}\n` })
       for (const f of readdirSync(packDir)) rmSync(path.join(packDir, f))
       for (const f of readdirSync(staging)) renameSync(path.join(staging, f), path.join(packDir, f))
     }
-  }
   // The branch moves on; the working tree is edited afterwards. Neither may change the bound commit.
   writeFileSync(path.join(dir, 'src/server/game/Long.cpp'), longFile(99))
   writeFileSync(path.join(dir, 'src/server/scripts/World/npc_wolpertinger.cpp'), '// rewritten after the bound commit\n')

@@ -17,4 +17,4 @@ const notices: SnapshotNotice['code'][] = []
 const snap = await openSnapshot(repository, commit, { index: root, onNotice: (n) => notices.push(n.code) })
 const answers = await answerAll(snap, JSON.parse(queries) as unknown[])
 snap.close()
-process.stdout.write(JSON.stringify({ answers, notices }) + '\n')
+process.stdout.write(`${JSON.stringify({ answers, notices })}\n`)

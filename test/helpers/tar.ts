@@ -17,7 +17,7 @@ export interface RawEntry {
   readonly linkname?: string
 }
 
-const octal = (n: number, width: number): string => n.toString(8).padStart(width - 1, '0') + '\0'
+const octal = (n: number, width: number): string => `${n.toString(8).padStart(width - 1, '0')}\0`
 
 /** One 512-byte ustar header with a correct checksum. */
 export const tarHeader = (e: { name: string | Buffer; type: string; size: number; linkname?: string }): Buffer => {
@@ -36,7 +36,7 @@ export const tarHeader = (e: { name: string | Buffer; type: string; size: number
   h.write('00', 263, 'ascii')
   let sum = 0
   for (const b of h) sum += b
-  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii')
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii')
   return h
 }
 

@@ -9,7 +9,7 @@
  */
 import { writeSync } from 'node:fs'
 import { randomBytes, randomInt } from 'node:crypto'
-import { type CaseHandle } from '../../src/adapters/case-store/open.js'
+import type { CaseHandle } from '../../src/adapters/case-store/open.js'
 import { openCase } from '../../src/adapters/case-store/directory-store.js'
 import { appendCommand, type RawCommand } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
@@ -64,7 +64,7 @@ if (mode === 'hold') {
   const store = await openSqlStore(url, { poolSize: 1 })
   const trx = await store.knex.transaction()
   const row = (await trx('vba_cases').where({ case_id: caseId }).forUpdate().first()) as { generation: number }
-  await trx('vba_events').insert({ case_id: caseId, seq: Number(row.generation) + 1, command_id: 'never-committed', hash: 'sha256:' + '0'.repeat(64), line: Buffer.from('{"never":"committed"}') })
+  await trx('vba_events').insert({ case_id: caseId, seq: Number(row.generation) + 1, command_id: 'never-committed', hash: `sha256:${'0'.repeat(64)}`, line: Buffer.from('{"never":"committed"}') })
   writeSync(1, 'holding\n')
   await new Promise(() => undefined)
 }

@@ -7,7 +7,7 @@ import { canonicalJson } from '../../src/events/canonical.js'
 import { right } from '../helpers/fs.js'
 
 const genesis = right(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' }))
-const digest = 'sha256:' + '01'.repeat(32)
+const digest = `sha256:${'01'.repeat(32)}`
 
 /** Given drafts, the recorded events a store would read back. */
 const given = (drafts: Array<EventDraft & { command: string }>): RecordedEvent[] => {

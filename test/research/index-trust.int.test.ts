@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { spawnSync } from 'node:child_process'
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice } from '../../src/adapters/git/snapshot.js'
@@ -83,7 +83,7 @@ verify('a user who may not remove the index is told so (exit 1), and the index s
   assert.is(spawnSync(process.execPath, [main, 'index', 'build', '--config', profile], { env }).status, 0)
   const dir = indexDirOf(path.join(cacheHome, 'vba'), genCommit)
   forgeFilters(dir)
-  let r
+  let r: SpawnSyncReturns<string>
   if (process.getuid?.() === 0) {
     // Another user reads what root built (everything on the way readable, nothing writable).
     for (const d of [path.dirname(path.dirname(genDir)), genDir, path.dirname(profile), cacheHome]) chmodSync(d, 0o755)

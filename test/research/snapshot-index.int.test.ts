@@ -146,7 +146,7 @@ reader('a damaged pack never yields wrong bytes: each object is either exact or 
   for (const [oid, o] of expected) {
     try {
       const got = r.read(oid)
-      assert.ok(got !== null && got.content.equals(o.content), `${oid} is exact when served`)
+      assert.ok(got?.content.equals(o.content), `${oid} is exact when served`)
     } catch (e) {
       assert.match(String((e as { code?: string }).code), /OBJECT_CORRUPT|READ_ERROR/)
       refused++

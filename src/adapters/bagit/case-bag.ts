@@ -136,7 +136,7 @@ const safeJson = (b: Buffer): unknown => {
 /** bag-info.txt of a case bag (deterministic). */
 export const bagInfo = (view: CaseView): string => {
   const bytes = view.payload.reduce((s, f) => s + f.size, 0)
-  return [
+  return `${[
     `Bag-Software-Agent: vba ${VERSION}`,
     `Bagging-Date: ${view.at.toISOString().slice(0, 10)}`,
     `External-Identifier: ${view.caseId}`,
@@ -144,7 +144,7 @@ export const bagInfo = (view: CaseView): string => {
     'VBA-Case-Format-Version: 1',
     `VBA-Case-Generation: ${view.generation}`,
     `VBA-Case-Head: ${view.headHash}`
-  ].join('\n') + '\n'
+  ].join('\n')}\n`
 }
 
 /** A manifest for `files` (sorted by path) with checksums of one algorithm. */

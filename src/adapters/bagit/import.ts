@@ -7,7 +7,7 @@
  * padding included) can change unnoticed. Only then is the case moved into place; a bad archive
  * leaves nothing behind.
  */
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, type Stats } from 'node:fs'
 import * as path from 'node:path'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { failure, type Failure, type FailureCode } from '../../failures/failure.js'
@@ -138,7 +138,7 @@ export const importCase = (archive: string, dir: string, options: { limits?: Arc
  */
 export const withVerifiedPackage = async <A>(source: string, work: (caseDir: string) => Promise<A>, options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}): Promise<A> => {
   const resolved = path.resolve(source)
-  let st
+  let st: Stats
   try {
     st = await fsp.stat(resolved)
   } catch (e) {

@@ -204,7 +204,7 @@ export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env,
       violations: violations.slice(0, 20).map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
     })
   }
-  const bytes = Buffer.from(sealed.map((x) => x.line + '\n').join(''), 'utf8')
+  const bytes = Buffer.from(sealed.map((x) => `${x.line}\n`).join(''), 'utf8')
   const last = sealed[sealed.length - 1]
   if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
   return { sealed, bytes, newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }, provided, rules }
@@ -311,7 +311,7 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, opt
         } finally {
           await fh.close()
         }
-        await writeFileDurably(path.join(handle.dir, HEAD_FILE), headText.right + '\n', handle.dir, () => { acknowledged = true })
+        await writeFileDurably(path.join(handle.dir, HEAD_FILE), `${headText.right}\n`, handle.dir, () => { acknowledged = true })
       } catch (e) {
         if (!acknowledged) {
           await truncateDurably(logFile, handle.cursor.bytes).catch(() => undefined)

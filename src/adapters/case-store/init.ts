@@ -51,9 +51,9 @@ export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDecla
       const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
       const headText = canonicalJson(head)
       if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      await writeNewSynced(path.join(staging, DECLARATION_FILE), declText.right + '\n')
+      await writeNewSynced(path.join(staging, DECLARATION_FILE), `${declText.right}\n`)
       await writeNewSynced(path.join(staging, LOG_FILE), '')
-      await writeNewSynced(path.join(staging, HEAD_FILE), headText.right + '\n')
+      await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
       await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
       await fsyncDir(staging)
       try {

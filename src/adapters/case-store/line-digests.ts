@@ -72,7 +72,7 @@ export const startLineDigests = (file: string, start: number, end: number, check
         if (index < b.first) return undefined
         if (index < b.first + b.canonical.length) {
           const i = index - b.first
-          return { digest: 'sha256:' + Buffer.from(b.digests.buffer, b.digests.byteOffset + i * 32, 32).toString('hex'), canonical: b.canonical[i] === 1 }
+          return { digest: `sha256:${Buffer.from(b.digests.buffer, b.digests.byteOffset + i * 32, 32).toString('hex')}`, canonical: b.canonical[i] === 1 }
         }
         cursor++
       }

@@ -64,8 +64,8 @@ const tryCreate = async (dir: string): Promise<HeldLock | null> => {
     token: randomBytes(12).toString('hex'),
     acquired_at: new Date().toISOString()
   }
-  const tmp = path.join(dir, tempName(TEMP_PREFIX + 'lock-'))
-  await fsp.writeFile(tmp, JSON.stringify(info) + '\n', { flag: 'wx' })
+  const tmp = path.join(dir, tempName(`${TEMP_PREFIX}lock-`))
+  await fsp.writeFile(tmp, `${JSON.stringify(info)}\n`, { flag: 'wx' })
   try {
     await fsp.link(tmp, path.join(dir, LOCK_FILE))
     return { dir, info }

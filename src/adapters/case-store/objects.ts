@@ -32,7 +32,7 @@ export const writeObject = async (dir: string, bytes: Uint8Array): Promise<{ ref
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
   }
-  const tmp = path.join(dir, tempName(TEMP_PREFIX + 'obj-'))
+  const tmp = path.join(dir, tempName(`${TEMP_PREFIX}obj-`))
   await writeNewSynced(tmp, bytes, 0o444)
   try {
     const shard = path.dirname(target)

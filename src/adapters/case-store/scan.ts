@@ -3,7 +3,7 @@
  * object contents. Open, verify and replay are all built on it, so they can never disagree about
  * what a valid log is. Memory is bounded by the command index, not by the log.
  */
-import { promises as fsp } from 'node:fs'
+import type { promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { isUtf8 } from 'node:buffer'
 import * as path from 'node:path'
@@ -123,7 +123,7 @@ export const decodeRecordFile = <A>(
   const extra = unknownMember(codec, parsed)
   if (extra !== null) return E.left(`a member its schema does not name: ${extra}`)
   const canonical = canonicalJson(parsed)
-  if (E.isLeft(canonical) || canonical.right + '\n' !== text) return E.left('not canonical JSON followed by one LF')
+  if (E.isLeft(canonical) || `${canonical.right}\n` !== text) return E.left('not canonical JSON followed by one LF')
   return E.right(decoded.right)
 }
 

@@ -81,7 +81,7 @@ const hashFile = async (file: string, rel: string): Promise<{ digest: string; si
     closeSync(fd)
   }
   if (read === -1) read = await eachChunk(file, (chunk) => h.update(chunk), { shown: rel })
-  return { digest: 'sha256:' + h.digest('hex'), size: read }
+  return { digest: `sha256:${h.digest('hex')}`, size: read }
 }
 
 /** Runs `work` over items with a small fixed concurrency. */

@@ -227,7 +227,7 @@ const loadPacks = (packDir: string): Pack[] => {
   }
   for (const n of names.sort()) {
     if (!n.endsWith('.idx')) continue
-    const packFile = path.join(packDir, n.slice(0, -4) + '.pack')
+    const packFile = path.join(packDir, `${n.slice(0, -4)}.pack`)
     if (!fs.existsSync(packFile)) continue
     packs.push(loadPackIndex(path.join(packDir, n), packFile))
   }
@@ -346,7 +346,7 @@ const readLoose = (objects: string, hex: string): GitObject | null => {
     throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} does not inflate`)
   }
   const nul = all.indexOf(0)
-  const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, nul < 0 ? 0 : nul))
+  const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, Math.max(nul , 0)))
   if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1) throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
   return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
 }

@@ -53,6 +53,7 @@ export const isoObjects = (gitdir: string): Objects => {
     read: async (oid) => {
       try {
         const { default: git } = await import('isomorphic-git')
+        // biome-ignore lint/suspicious/noAssignInExpressions: the file system view is made once, on the first read
         const r = await git.readObject({ fs: (fsMemo ??= objectStoreFs(gitdir)), gitdir, oid, cache, format: 'content' })
         await enablePackCache(cache)
         const o = r.object as Uint8Array

@@ -155,7 +155,7 @@ export const listTree = async (objects: Objects, commit: string, record?: Map<st
     record?.set(oid, { type: 'tree', content: t.content })
     for (const e of parseTree(t.content)) {
       const p = prefix + e.name
-      if (e.mode === '040000') await walk(e.oid, p + '/')
+      if (e.mode === '040000') await walk(e.oid, `${p}/`)
       else if (e.mode === '160000') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
       else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
     }

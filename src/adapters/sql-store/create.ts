@@ -49,7 +49,7 @@ export const createInStore = async (ctx: SqlContext, caseId: string, o: { readon
   const genesis = genesisHash(decoded.right)
   if (E.isLeft(text) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
   await insertCase(ctx, async (trx) => {
-    await trx('vba_cases').insert({ case_id: caseId, declaration: Buffer.from(text.right + '\n'), created_at: decoded.right.created_at, generation: 0, head_hash: genesis.right, log_bytes: 0, updated_ms: Date.parse(decoded.right.created_at), ...queueColumns(ruleFold().state()) })
+    await trx('vba_cases').insert({ case_id: caseId, declaration: Buffer.from(`${text.right}\n`), created_at: decoded.right.created_at, generation: 0, head_hash: genesis.right, log_bytes: 0, updated_ms: Date.parse(decoded.right.created_at), ...queueColumns(ruleFold().state()) })
   }, caseId)
   return decoded.right
 }

@@ -124,5 +124,5 @@ export const viewInStore = async (ctx: SqlContext, caseId: string): Promise<Case
     const head = canonicalJson({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes } satisfies Head)
     if (E.isLeft(head)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
     // Objects are read in chunks while the bag is written: one chunk in memory, not the object.
-    return viewOf(Buffer.from(head.right + '\n'), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({ stream: () => ctx.objects.chunks(ctx.k, digest, size) }))
+    return viewOf(Buffer.from(`${head.right}\n`), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({ stream: () => ctx.objects.chunks(ctx.k, digest, size) }))
   }))

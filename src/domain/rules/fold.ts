@@ -43,6 +43,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
   }
   const feed = (e: RecordedEvent): RuleViolation[] => {
     const out = cmd !== null && cmd.commandId !== e.command_id ? end() : []
+    // biome-ignore lint/suspicious/noAssignInExpressions: a command context starts at its first event
     const current: CommandContext = cmd ??= { commandId: e.command_id, events: [], expectations: [] }
     current.expectations = current.expectations.filter((x) => !x.met(e))
     for (const v of checkTime(s, e, current.events[0]?.at ?? null, notAfter)) out.push(violation(v.rule, v.message, e.seq))

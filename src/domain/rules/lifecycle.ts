@@ -5,7 +5,7 @@
  */
 import type { RecordedEvent } from '../../events/chain.js'
 import { allowsManualRetry, BLOCK_REASONS, isBlockReason, namesRetryTime, resumesByTime } from '../blocks.js'
-import { type CaseState } from '../case-state.js'
+import type { CaseState } from '../case-state.js'
 import { heldBudget, queryCost, remainingBudget, tokensSpent } from '../budget.js'
 import { stallBlockAllowed } from './repeats.js'
 import { inCommand, type CommandContext, type EventOf, type RuleContext } from './context.js'

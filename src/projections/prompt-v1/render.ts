@@ -17,7 +17,7 @@
  * markers stay), then the report; the prompt says what it cut.
  */
 import type { Capture } from '../../events/capture.js'
-import { type CaseState } from '../../domain/case-state.js'
+import type { CaseState } from '../../domain/case-state.js'
 import { remainingBudget, queryCost } from '../../domain/budget.js'
 import { captureText, requestText } from './capture-text.js'
 
