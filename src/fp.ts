@@ -20,7 +20,8 @@ import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
 import type { CaseAt } from './adapters/case-store/store.js'
-import { migrateStore as migrateStoreP, openSqlStore as openSqlStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import { migrateStore as migrateStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import { openStore } from './adapters/stores.js'
 import { work as workP, type WorkerOptions, type WorkSummary } from './investigation/worker.js'
 import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store/directory-queue.js'
 import type { QueueEntry } from './projections/queue.js'
@@ -95,7 +96,7 @@ const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failur
  * Opens a SQL store (PostgreSQL or MariaDB/MySQL): cases are then addressed as `{ store, caseId }`
  * wherever a directory was taken. Close it with `store.close()`.
  */
-export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openSqlStoreP(url, options))
+export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openStore(url, options))
 /** Creates or upgrades a SQL store's schema; the migrations applied. */
 export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreP(url, options))
 /** The queue of a folder of case directories. */

@@ -14,7 +14,8 @@ import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
-import { migrateStore, openSqlStore, type SqlStore } from '../adapters/sql-store/sql-store.js'
+import type { SqlStore } from '../adapters/sql-store/sql-store.js'
+import { openStore } from '../adapters/stores.js'
 import { FailureError } from '../failures/error.js'
 import { work } from '../investigation/worker.js'
 import { caseReport, caseReportWithVerification } from '../report/case-report.js'
@@ -87,9 +88,7 @@ export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
   let store: SqlStore | null = null
   if (options.store !== undefined) {
     const url = options.store
-    const storeOptions = options.environment === undefined ? {} : { environment: options.environment }
-    if (options.migrate === true) await thrown(() => migrateStore(url, storeOptions))
-    store = await thrown(() => openSqlStore(url, storeOptions))
+    store = await thrown(() => openStore(url, { ...(options.environment === undefined ? {} : { environment: options.environment }), migrate: options.migrate === true }))
   }
   /** Where a case is: a case id in the store, or a directory. */
   const at = (ref: string): CaseAt => {

@@ -5,6 +5,7 @@
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../failures/error.js'
+import { openStore } from '../adapters/stores.js'
 import { CliExit, exitCodeOf } from './io.js'
 
 export interface StoreOption {
@@ -23,9 +24,8 @@ export const storeAt = async (url: string): Promise<SqlStore> => {
   const known = open.get(url)
   if (known !== undefined) return known
   try {
-    // The SQL store (knex and its drivers) loads only for a command that names one.
-    const { openSqlStore } = await import('../adapters/sql-store/sql-store.js')
-    const s = await openSqlStore(url)
+    // openStore loads the SQL store (knex and its drivers) only for a URL that names one.
+    const s = await openStore(url)
     open.set(url, s)
     return s
   } catch (e) {

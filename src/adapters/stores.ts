@@ -1,0 +1,55 @@
+/**
+ * The one place that opens a case store from a URL: the scheme picks the implementation, the way
+ * knex resolves a dialect. `postgres:`/`postgresql:` and `mysql:`/`mariadb:` are the SQL store,
+ * loaded only when a URL names it (so knex and its drivers stay out of directory-only commands).
+ * A URL that is none of these, or no URL at all, is STORE_INVALID before anything loads; no
+ * message ever shows a password.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
+import { parseStoreUrl } from './sql-store/url.js'
+import type { SqlStore, SqlStoreOptions } from './sql-store/sql-store.js'
+
+export interface OpenStoreOptions extends SqlStoreOptions {
+  /** Bring the store's schema to the latest version first (`vba store migrate`). */
+  readonly migrate?: boolean
+}
+
+type Opener = (url: string, options: OpenStoreOptions) => Promise<SqlStore>
+
+const sqlStore: Opener = async (url, options) => {
+  // The SQL store (knex and its drivers) loads only for a URL that names one.
+  const { migrateStore, openSqlStore } = await import('./sql-store/sql-store.js')
+  const { migrate, ...rest } = options
+  if (migrate === true) await migrateStore(url, rest)
+  return openSqlStore(url, rest)
+}
+
+/** The implementation of each URL scheme (with its colon, as `URL.protocol` gives it). */
+const OPENERS: ReadonlyMap<string, Opener> = new Map([
+  ['postgres:', sqlStore],
+  ['postgresql:', sqlStore],
+  ['mysql:', sqlStore],
+  ['mariadb:', sqlStore]
+])
+
+/**
+ * Opens the store a URL names (close it when done). Rejects with a FailureError: STORE_INVALID for
+ * a URL of no known scheme, and whatever the implementation refuses (STORE_UNAVAILABLE,
+ * STORE_SCHEMA_OUTDATED, CREDENTIALS_MISSING…).
+ */
+export const openStore = async (url: string, options: OpenStoreOptions = {}): Promise<SqlStore> => {
+  // The URL is checked in full (scheme, database, parameters, password_env) before anything loads.
+  const parsed = parseStoreUrl(url, options.environment ?? process.env)
+  if (E.isLeft(parsed)) throw new FailureError(parsed.left)
+  let scheme: string
+  try {
+    scheme = new URL(url).protocol
+  } catch {
+    scheme = ''
+  }
+  const opener = OPENERS.get(scheme)
+  if (opener === undefined) throw new FailureError(failure('STORE_INVALID', `unknown store scheme ${scheme.replace(/:$/, '')}: use postgres:// or mysql:// (mariadb://)`))
+  return opener(url, options)
+}
