@@ -1,4 +1,4 @@
-/** The `vba` command line: commander wiring only; every verb calls the library. */
+/** The `vba` command line: commander wiring only; every verb calls the public client or the library (docs/architecture.md). */
 import { Command, CommanderError } from 'commander'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import type { Out } from './case-verbs.js'
@@ -59,7 +59,7 @@ const caseCommands = (program: Command, io: Out): void => {
     .option('--id <id>', 'case id (default: case-<uuid>)')
     .option('--title <title>', 'a short human title')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, dir, o))
   kase.command('note <dir> <text>').description('record an operator note')
     .option('--expect-generation <n>', 'refuse unless the case is at generation N')
     .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
@@ -79,7 +79,7 @@ const caseCommands = (program: Command, io: Out): void => {
     .action(async (dir: string, o: { config: string; input: string } & StoreOption) => casePrepare(io, await caseAt(dir, o), o))
   kase.command('feedback <dir> <request-id> <text>').description('record lab test feedback (a case waiting for it continues)')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, requestId: string, text: string, o: StoreOption) => feedback(io, await caseAt(dir, o), requestId, text))
+    .action(async (dir: string, requestId: string, text: string, o: StoreOption) => feedback(io, dir, requestId, text, o))
   kase.command('gc <dir>').description('remove what interrupted writers left: orphan objects, old temporary files, an unacknowledged log tail')
     .option('--json', 'the report as JSON')
     .action((dir: string, o: { json?: boolean }) => caseGc(io, dir, o))
@@ -95,12 +95,12 @@ const readCommands = (program: Command, io: Out): void => {
     .option('--expect-head <seq:hash>', 'a receipt kept outside the case: report a rollback or a fork')
     .option('--against <profile>', 're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same')
     .option('--store <url>', STORE_HELP)
-    .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, await caseAt(target, o), o)))
+    .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)))
   program.command('export <dir> <out>').description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
     .option('--dir', 'write a bag directory instead of a tar')
     .option('--force', 'replace OUT if it is a regular file (never a link, device or directory)')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) => exportVerb(io, await caseAt(dir, o), out, o))
+    .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) => exportVerb(io, dir, out, o))
   program.command('import <archive> <dir>').description('verify a bag archive completely, then move its case into DIR')
     .action((archive: string, dir: string) => importVerb(io, archive, dir))
   program.command('replay <dir>').description('rebuild every projection from the log alone')
@@ -129,7 +129,7 @@ const investigationCommands = (program: Command, io: Out): void => {
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
     .option('--expect-generation <n>', 'refuse unless the case is at generation N')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: string } & StoreOption) => resume(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: string } & StoreOption) => resume(io, dir, o))
   program.command('investigate <dir>').description('start (if needed) and run the investigation of a prepared case with a model, until it concludes, is exhausted or blocked')
     .requiredOption('--config <file>', 'project profile (TOML)')
     .option('--model-command <cmd>', 'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer')
