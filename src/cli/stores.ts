@@ -19,15 +19,16 @@ export interface StoreOption {
 export const STORE_HELP = 'a SQL store (postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR; default $VBA_STORE): CASE is then a case id'
 
 const open = new Map<string, SqlStore>()
-let client: Promise<Vba> | null = null
+let client: { readonly url: string | undefined; readonly vba: Promise<Vba> } | null = null
 
 /**
  * The command's client, on the store at `url` (a case id is then CASE) or on directories: opened
  * on first use, the same one for the rest of the command. The root entry loads only then.
  */
 export const cliClient = (url: string | undefined): Promise<Vba> => {
-  client ??= import('../index.js').then(({ openVba }) => openVba(url === undefined ? {} : { store: url }))
-  return client
+  if (client !== null && client.url !== url) throw new Error('one command opens one client')
+  client ??= { url, vba: import('../index.js').then(({ openVba }) => openVba(url === undefined ? {} : { store: url })) }
+  return client.vba
 }
 
 /** A store URL as messages show it: without its password. */
@@ -67,5 +68,5 @@ export const closeStores = async (): Promise<void> => {
   open.clear()
   const c = client
   client = null
-  await Promise.all([...all.map((s) => s.close().catch(() => undefined)), c?.then((v) => v.close()).catch(() => undefined)])
+  await Promise.all([...all.map((s) => s.close().catch(() => undefined)), c?.vba.then((v) => v.close()).catch(() => undefined)])
 }
