@@ -20,8 +20,8 @@ import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
 import type { CaseAt } from './adapters/case-store/store.js'
-import { migrateStore as migrateStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
-import { openStore } from './adapters/stores.js'
+import type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import { migrateStoreAt, openStore } from './adapters/stores.js'
 import { work as workP, type WorkerOptions, type WorkSummary } from './investigation/worker.js'
 import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store/directory-queue.js'
 import type { QueueEntry } from './projections/queue.js'
@@ -98,7 +98,7 @@ const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failur
  */
 export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openStore(url, options))
 /** Creates or upgrades a SQL store's schema; the migrations applied. */
-export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreP(url, options))
+export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreAt(url, options))
 /** The queue of a folder of case directories. */
 export const listDirectoryQueue = (root: string): TE.TaskEither<Failure, QueueEntry[]> => thrown('list queue', () => listDirectoryQueueP(root))
 /** The worker loop over a store's queue (see the root API's `queue.work`). */

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailureCode } from '../failures/failure.js'
 import { MAX_SLOTS } from '../domain/worker-name.js'
 import { canonicalJson } from '../events/canonical.js'
-import { migrateStore } from '../adapters/sql-store/sql-store.js'
+import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
@@ -52,7 +52,7 @@ const intOption = (name: string, text: string | undefined, fallback: number, min
 
 export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   const url = needStore(o)
-  const r = await coded(() => migrateStore(url))
+  const r = await coded(() => migrateStoreAt(url))
   io.out(r.applied.length === 0 ? `the store is at the latest schema (${r.latest})` : `applied ${r.applied.join(', ')}; the store is at ${r.latest}`)
 }
 

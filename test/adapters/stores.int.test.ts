@@ -1,5 +1,5 @@
 /**
- * openStore, the one place that opens a store from a URL: the scheme picks the implementation; an
+ * openStore and migrateStoreAt, the one place that opens (or migrates) a store from a URL: the scheme picks the implementation; an
  * unknown scheme (or no URL) is STORE_INVALID without loading anything and without showing a
  * password; a PostgreSQL URL opens the SQL store (after migrating it, when asked).
  */
@@ -7,7 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
-import { openStore } from '../../src/adapters/stores.js'
+import { migrateStoreAt, openStore } from '../../src/adapters/stores.js'
 import { postgresStore } from '../helpers/stores.js'
 import { repoRoot } from '../helpers/fs.js'
 
@@ -29,6 +29,9 @@ test('an unknown scheme is STORE_INVALID, and the message never shows the passwo
   assert.not.match(f.message, 's3cret-pw')
   assert.is((await rejects(openStore('not a url'))).code, 'STORE_INVALID')
   assert.is((await rejects(openStore('file:///tmp/cases'))).code, 'STORE_INVALID')
+  const m = await rejects(migrateStoreAt('redis://admin:s3cret-pw@db.example/cases'))
+  assert.is(m.code, 'STORE_INVALID')
+  assert.not.match(m.message, 's3cret-pw')
 })
 
 /** The SQL modules (knex, pg, mysql2) a fresh process has loaded after openStore(url). */
@@ -49,6 +52,8 @@ test('a postgres URL opens the SQL store: outdated until migrated, then open', a
   const t = await postgresStore('openstore')
   try {
     assert.is((await rejects(openStore(t.url, { environment: t.environment }))).code, 'STORE_SCHEMA_OUTDATED')
+    const migrated = await migrateStoreAt(t.url, { environment: t.environment })
+    assert.is(migrated.applied[migrated.applied.length - 1], migrated.latest)
     const s = await openStore(t.url, { environment: t.environment, migrate: true })
     try {
       assert.is(s.kind, 'sql')
