@@ -1,9 +1,9 @@
 /**
- * The one place that opens (or migrates) a case store from a URL: the scheme picks the implementation, the way
- * knex resolves a dialect. `postgres:`/`postgresql:` and `mysql:`/`mariadb:` are the SQL store,
- * loaded only when a URL names it (so knex and its drivers stay out of directory-only commands).
- * A URL that is none of these, or no URL at all, is STORE_INVALID before anything loads; no
- * message ever shows a password.
+ * The one place that opens (or migrates) a case store from a URL: the scheme picks the
+ * implementation, the way knex resolves a dialect. `postgres:`/`postgresql:` and
+ * `mysql:`/`mariadb:` are the SQL store, loaded only when a URL names it (so knex and its drivers
+ * stay out of directory-only commands). A URL that is none of these, or no URL at all, is
+ * STORE_INVALID before anything loads; no message ever shows a password.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../failures/failure.js'
@@ -11,6 +11,7 @@ import { FailureError } from '../failures/error.js'
 import { parseStoreUrl } from './sql-store/url.js'
 import type { SqlStore, SqlStoreOptions } from './sql-store/sql-store.js'
 
+/** Options of {@link openStore}: the SQL store's, and whether to migrate first. */
 export interface OpenStoreOptions extends SqlStoreOptions {
   /** Bring the store's schema to the latest version first (`vba store migrate`). */
   readonly migrate?: boolean
