@@ -20,7 +20,8 @@ import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
 import type { CaseAt } from './adapters/case-store/store.js'
-import { migrateStore as migrateStoreP, openSqlStore as openSqlStoreP, type SqlStore, type SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
+import { migrateStoreAt, openStore } from './adapters/stores.js'
 import { work as workP, type WorkerOptions, type WorkSummary } from './investigation/worker.js'
 import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store/directory-queue.js'
 import type { QueueEntry } from './projections/queue.js'
@@ -52,10 +53,10 @@ export type { AdvanceStep } from './investigation/loop.js'
 export type { Capture } from './events/capture.js'
 export type { RecordedEvent } from './events/chain.js'
 export type { Receipt } from './adapters/case-store/append.js'
-export type { CaseAt, CaseStore, StoredCase, Lease } from './adapters/case-store/store.js'
+export type { CaseAt, CaseStore, StoredCase, Lease, QueueStore } from './adapters/case-store/store.js'
 export type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
 export type { QueueEntry, QueueRow } from './projections/queue.js'
-export type { QueueStore, WorkerOptions, WorkEvent } from './investigation/worker.js'
+export type { WorkerOptions, WorkEvent } from './investigation/worker.js'
 export type { WorkSummary, WorkFailure } from './investigation/work-summary.js'
 export { openCaseAt, verifyAt, replayAt, readObjectAt, createCaseAt } from './adapters/case-store/at.js'
 export { directoryStore } from './adapters/case-store/directory-store.js'
@@ -95,9 +96,9 @@ const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failur
  * Opens a SQL store (PostgreSQL or MariaDB/MySQL): cases are then addressed as `{ store, caseId }`
  * wherever a directory was taken. Close it with `store.close()`.
  */
-export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openSqlStoreP(url, options))
+export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> => thrown('open store', () => openStore(url, options))
 /** Creates or upgrades a SQL store's schema; the migrations applied. */
-export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreP(url, options))
+export const migrateStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> => thrown('migrate store', () => migrateStoreAt(url, options))
 /** The queue of a folder of case directories. */
 export const listDirectoryQueue = (root: string): TE.TaskEither<Failure, QueueEntry[]> => thrown('list queue', () => listDirectoryQueueP(root))
 /** The worker loop over a store's queue (see the root API's `queue.work`). */

@@ -1,21 +1,25 @@
-/** The case-package verbs: case init/note/unlock, verify, replay, show. Thin over the library. */
+/**
+ * The case-package verbs: case init/note/gc/unlock, verify, replay, show, report. Thin over the
+ * public client where it offers the operation with the CLI's output (init, gc, unlock, verify);
+ * the others are listed in docs/architecture.md ("The CLI and the client").
+ */
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../events/canonical.js'
 import { failure } from '../failures/failure.js'
-import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
+import { openCaseAt, readObjectAt, replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../commands/typed.js'
 import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
 import type { Receipt } from '../adapters/case-store/append.js'
-import { breakLock } from '../adapters/case-store/lock.js'
-import { gcCase } from '../adapters/case-store/gc.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, exitCodeOf, failureOf, orExit, progressBar, terminalText } from './io.js'
+import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
+import { VbaError } from '../api/errors.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
 
@@ -30,10 +34,12 @@ const canonical = (value: unknown): string => {
   return text.right
 }
 
-export const caseInit = async (io: Out, at: CaseAt, opts: { id?: string; title?: string }): Promise<void> => {
-  if (typeof at !== 'string' && opts.id !== undefined && opts.id !== at.caseId) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
-  const decl = orExit(await createCaseAt(at, { ...(opts.id === undefined ? {} : { caseId: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })())
-  io.out(`created case ${decl.case_id} in ${typeof at === 'string' ? at : at.store.describe(at.caseId).replace(/ case .*$/, '')}`)
+export const caseInit = async (io: Out, ref: string, opts: { id?: string; title?: string } & StoreOption): Promise<void> => {
+  const url = storeUrl(opts)
+  const vba = await cliClient(url)
+  if (url !== undefined && opts.id !== undefined && opts.id !== ref) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
+  const created = await vba.cases.create(ref, { ...(opts.id === undefined ? {} : { id: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })
+  io.out(`created case ${created.case_id} in ${url === undefined ? ref : shownStoreUrl(url)}`)
 }
 
 export const caseNote = async (io: Out, dir: CaseAt, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
@@ -53,18 +59,19 @@ export const parseGeneration = (text: string): number => {
 }
 
 export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }): Promise<void> => {
+  const vba = await cliClient(undefined)
   try {
-    const removed = await breakLock(dir, { force: opts.force === true })
+    const removed = await vba.cases.unlock(dir, { force: opts.force === true })
     const owner = removed.state === 'free' ? '' : ` (owner pid ${removed.info?.pid ?? 'unknown'})`
     io.out(`removed ${removed.state} lock${owner}; run vba verify ${dir} before writing`)
   } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(e.failure.code === 'CASE_LOCKED' ? EXIT.CONFLICT : EXIT.INPUT, e.failure)
+    if (e instanceof VbaError) throw new CliExit(e.code === 'CASE_LOCKED' ? EXIT.CONFLICT : EXIT.INPUT, failureOf(e))
     throw e
   }
 }
 
 export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
-  const r = orExit(await gcCase(dir)())
+  const r = await (await cliClient(undefined)).cases.gc(dir)
   if (opts.json === true) {
     io.out(canonical(r))
     return
@@ -113,6 +120,26 @@ export const againstProfile = async (report: VerifyReport, at: CaseAt, profileFi
   }
 }
 
+/** The progress of a verify: the log and objects ('verify'), then re-derived evidence ('evidence'). */
+const phaseBars = (): { update: (phase: string, done: number, total: number) => void; stop: () => void } => {
+  const checks = progressBar('verify')
+  let evidence: ReturnType<typeof progressBar> | null = null
+  return {
+    update: (phase, done, total) => {
+      if (phase !== 'evidence') return checks.update(done, total)
+      if (evidence === null) {
+        checks.stop()
+        evidence = progressBar('evidence')
+      }
+      evidence.update(done, total)
+    },
+    stop: () => {
+      if (evidence === null) checks.stop()
+      else evidence.stop()
+    }
+  }
+}
+
 /** `--expect-head SEQ:HASH` as a receipt (bad input: exit 2). */
 export const receiptOption = (text: string | undefined): { expectHead?: Receipt } => {
   if (text === undefined) return {}
@@ -121,11 +148,16 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
   return { expectHead: r }
 }
 
-export const verify = async (io: Out, dir: CaseAt, opts: { json?: boolean; expectHead?: string; against?: string }): Promise<void> => {
-  const bar = progressBar('verify')
-  let report = orExit(await verifyAt(dir, { ...receiptOption(opts.expectHead), onProgress: (_phase, done, total) => bar.update(done, total) })())
-  bar.stop()
-  if (opts.against !== undefined) report = await againstProfile(report, dir, opts.against)
+export const verify = async (io: Out, ref: string, opts: { json?: boolean; expectHead?: string; against?: string } & StoreOption): Promise<void> => {
+  const vba = await cliClient(storeUrl(opts))
+  const expect = receiptOption(opts.expectHead)
+  const bars = phaseBars()
+  let report: VerifyReport
+  try {
+    report = await vba.cases.verify(ref, { ...expect, ...(opts.against === undefined ? {} : { against: opts.against }), onProgress: bars.update })
+  } finally {
+    bars.stop()
+  }
   if (opts.json === true) {
     for (const f of report.findings) io.out(canonical({ finding: f }))
     const { findings: _f, ...summary } = report

@@ -1,12 +1,14 @@
-/** `vba store migrate|import`, `vba queue list|claim|release` and `vba work`: running a fleet. */
+/**
+ * `vba store migrate|import`, `vba queue list|claim|release` and `vba work`: running a fleet.
+ * Store import, claims and the listing of a folder go through the public client; the rest is
+ * listed in docs/architecture.md ("The CLI and the client").
+ */
 import { hostname } from 'node:os'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailureCode } from '../failures/failure.js'
 import { MAX_SLOTS } from '../domain/worker-name.js'
 import { canonicalJson } from '../events/canonical.js'
-import { migrateStore } from '../adapters/sql-store/sql-store.js'
-import { withVerifiedPackage } from '../adapters/bagit/import.js'
-import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
@@ -17,7 +19,7 @@ import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
-import { storeAt, storeUrl, type StoreOption } from './stores.js'
+import { cliClient, storeAt, storeUrl, type StoreOption } from './stores.js'
 import { modelFrom, resultLine } from './investigate-verb.js'
 
 const json = (v: unknown): string => {
@@ -50,14 +52,14 @@ const intOption = (name: string, text: string | undefined, fallback: number, min
 
 export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   const url = needStore(o)
-  const r = await coded(() => migrateStore(url))
+  const r = await coded(() => migrateStoreAt(url))
   io.out(r.applied.length === 0 ? `the store is at the latest schema (${r.latest})` : `applied ${r.applied.join(', ')}; the store is at ${r.latest}`)
 }
 
 export const storeImport = async (io: Out, source: string, o: StoreOption & { json?: boolean }): Promise<void> => {
-  const store = await storeAt(needStore(o))
+  const vba = await cliClient(needStore(o))
   const bar = progressBar('import')
-  const r = await coded(() => withVerifiedPackage(source, (dir) => store.importDirectory(dir), { onProgress: bar.update }))
+  const r = await vba.transport.importIntoStore(source, { onProgress: bar.update })
   bar.stop()
   if (o.json === true) io.out(json(r))
   else io.out(r.case_id)
@@ -77,10 +79,10 @@ const renderEntry = (e: QueueEntry): string => {
 export const queueList = async (io: Out, root: string | undefined, o: StoreOption & { json?: boolean }): Promise<void> => {
   const url = storeUrl(o)
   if (root !== undefined && o.store !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both'))
-  let entries: QueueEntry[]
+  let entries: readonly QueueEntry[]
   if (root !== undefined || url === undefined) {
     if (root === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL'))
-    entries = await coded(() => listDirectoryQueue(root))
+    entries = await (await cliClient(undefined)).queue.list(root)
   } else {
     const store = await storeAt(url)
     entries = await coded(() => store.list({ limit: LIST_LIMIT }))
@@ -94,9 +96,9 @@ export const queueList = async (io: Out, root: string | undefined, o: StoreOptio
 }
 
 export const queueClaim = async (io: Out, o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }): Promise<void> => {
-  const store = await storeAt(needStore(o))
+  const vba = await cliClient(needStore(o))
   const leaseMs = intOption('--lease-ms', o.leaseMs, 300_000, 1000, 86_400_000)
-  const lease = await coded(() => store.claim(o.worker, leaseMs))
+  const lease = await vba.queue.claim(o.worker, { leaseMs })
   if (o.json === true) {
     io.out(json(lease === null ? { claimed: null } : { claimed: { case_id: lease.caseId, worker: lease.worker, token: lease.token, expires_at: new Date(lease.expiresAt).toISOString() } }))
   } else if (lease === null) io.out('nothing is runnable')

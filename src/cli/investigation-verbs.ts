@@ -1,10 +1,9 @@
-/** `vba status`, `vba resume` and `vba case feedback`. */
-import * as E from 'fp-ts/lib/Either.js'
+/** `vba status`, `vba resume` and `vba case feedback` (the last two through the public client). */
 import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
-import { recordFeedback, resumeCase } from '../commands/lifecycle.js'
-import { CliExit, orExit, exitCodeOf, terminalText } from './io.js'
+import { orExit, terminalText } from './io.js'
+import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import { parseGeneration, type Out } from './case-verbs.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
@@ -28,13 +27,14 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
 }
 
-export const resume = async (io: Out, dir: CaseAt, opts: { manualRetry?: boolean; expectGeneration?: string }): Promise<void> => {
-  const r = await resumeCase(dir, { manualRetry: opts.manualRetry === true, ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) }) })
-  if (E.isLeft(r)) throw new CliExit(exitCodeOf(r.left), r.left)
-  io.out(`resumed into ${r.right.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.right.generation}`)
+export const resume = async (io: Out, ref: string, opts: { manualRetry?: boolean; expectGeneration?: string } & StoreOption): Promise<void> => {
+  const vba = await cliClient(storeUrl(opts))
+  const r = await vba.investigations.resume(ref, { manualRetry: opts.manualRetry === true, ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) }) })
+  io.out(`resumed into ${r.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.generation}`)
 }
 
-export const feedback = async (io: Out, dir: CaseAt, requestId: string, text: string): Promise<void> => {
-  const g = orExit(await recordFeedback(dir, requestId, text))
-  io.out(`feedback for ${requestId} recorded; generation ${g}`)
+export const feedback = async (io: Out, ref: string, requestId: string, text: string, opts: StoreOption): Promise<void> => {
+  const vba = await cliClient(storeUrl(opts))
+  const { generation } = await vba.investigations.feedback(ref, { requestId, text })
+  io.out(`feedback for ${requestId} recorded; generation ${generation}`)
 }

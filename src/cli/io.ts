@@ -1,7 +1,8 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
-import { failureKind, isFailure, type Failure } from '../failures/failure.js'
+import { failure, failureKind, isFailure, type Failure } from '../failures/failure.js'
+import { VbaError } from '../api/errors.js'
 import { showInvisible } from '../projections/visible-text.js'
 
 /**
@@ -54,12 +55,20 @@ export const orExit = <A>(r: { _tag: 'Left'; left: Failure } | { _tag: 'Right'; 
   return r.right
 }
 
+/** The failure a client call rejected with (code, message and data, as the library made them). */
+export const failureOf = (e: VbaError): Failure => failure(e.code, e.message, e.data)
+
 /** `vba: CODE: message`, the one line a person sees for a failure. */
 export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminalText(f.message)}`
 
 export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
   if (e instanceof CliExit && e.failure !== undefined) {
     return { line: formatFailure(e.failure), code: e.code, json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } } }
+  }
+  if (e instanceof VbaError) {
+    // A client call's rejection ends the command as its coded failure would (orExit).
+    const f = failureOf(e)
+    return { line: formatFailure(f), code: exitCodeOf(f), json: { error: { code: f.code, message: f.message, data: f.data } } }
   }
   if (isFailure(e)) return { line: formatFailure(e), code: exitCodeOf(e), json: { error: e } }
   const coded = (e as { failure?: unknown } | null)?.failure

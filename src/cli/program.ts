@@ -1,4 +1,4 @@
-/** The `vba` command line: commander wiring only; every verb calls the library. */
+/** The `vba` command line: commander wiring only; every verb calls the public client or the library (docs/architecture.md). */
 import { Command, CommanderError } from 'commander'
 import { CliExit, EXIT, describeThrown } from './io.js'
 import type { Out } from './case-verbs.js'
@@ -52,24 +52,14 @@ const indexVerify = lazy(indexVerbs, 'indexVerify')
 const indexPrune = lazy(indexVerbs, 'indexPrune')
 export { VERSION }
 
-const buildProgram = (io: Out): Command => {
-  const program = new Command('vba')
-    .description('Provable, event-sourced bug investigations: case packages, research, replay')
-    .version(VERSION)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.out(s.replace(/\n$/, '')),
-      writeErr: (s) => io.err(s.replace(/\n$/, '')),
-      // Usage errors are printed once, in the CLI's own one-line format (see run()).
-      outputError: () => undefined
-    })
-
+/** `vba case …`: create and write to case packages. */
+const caseCommands = (program: Command, io: Out): void => {
   const kase = program.command('case').description('create and write to case packages')
   kase.command('init <case>').description('create an empty case package in the directory CASE (or, with --store, the case CASE in the store)')
     .option('--id <id>', 'case id (default: case-<uuid>)')
     .option('--title <title>', 'a short human title')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, dir, o))
   kase.command('note <dir> <text>').description('record an operator note')
     .option('--expect-generation <n>', 'refuse unless the case is at generation N')
     .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
@@ -89,25 +79,28 @@ const buildProgram = (io: Out): Command => {
     .action(async (dir: string, o: { config: string; input: string } & StoreOption) => casePrepare(io, await caseAt(dir, o), o))
   kase.command('feedback <dir> <request-id> <text>').description('record lab test feedback (a case waiting for it continues)')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, requestId: string, text: string, o: StoreOption) => feedback(io, await caseAt(dir, o), requestId, text))
+    .action(async (dir: string, requestId: string, text: string, o: StoreOption) => feedback(io, dir, requestId, text, o))
   kase.command('gc <dir>').description('remove what interrupted writers left: orphan objects, old temporary files, an unacknowledged log tail')
     .option('--json', 'the report as JSON')
     .action((dir: string, o: { json?: boolean }) => caseGc(io, dir, o))
   kase.command('unlock <dir>').description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
     .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
+}
 
+/** The verbs that read a case, or move it as a bag: verify, export, import, replay, show, report. */
+const readCommands = (program: Command, io: Out): void => {
   program.command('verify <target>').description('verify a case directory, a bag directory or a bag archive: chain, rules, objects; exit 1 on any error finding')
     .option('--json', 'findings as JSON lines, then a summary line')
     .option('--expect-head <seq:hash>', 'a receipt kept outside the case: report a rollback or a fork')
     .option('--against <profile>', 're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same')
     .option('--store <url>', STORE_HELP)
-    .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, await caseAt(target, o), o)))
+    .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)))
   program.command('export <dir> <out>').description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
     .option('--dir', 'write a bag directory instead of a tar')
     .option('--force', 'replace OUT if it is a regular file (never a link, device or directory)')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) => exportVerb(io, await caseAt(dir, o), out, o))
+    .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) => exportVerb(io, dir, out, o))
   program.command('import <archive> <dir>').description('verify a bag archive completely, then move its case into DIR')
     .action((archive: string, dir: string) => importVerb(io, archive, dir))
   program.command('replay <dir>').description('rebuild every projection from the log alone')
@@ -124,6 +117,10 @@ const buildProgram = (io: Out): Command => {
     .option('--against <profile>', 'also re-derive every capture from the world the profile reaches (as verify --against); the page says at which commit and snapshot')
     .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { out: string; force?: boolean; against?: string } & StoreOption) => reportVerb(io, await caseAt(dir, o), o))
+}
+
+/** The investigation of one case: status, resume, investigate. */
+const investigationCommands = (program: Command, io: Out): void => {
   program.command('status <dir>').description('the lifecycle of the investigation: state, block reason, budget, hypotheses')
     .option('--json', 'JSON')
     .option('--store <url>', STORE_HELP)
@@ -132,7 +129,7 @@ const buildProgram = (io: Out): Command => {
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
     .option('--expect-generation <n>', 'refuse unless the case is at generation N')
     .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: string } & StoreOption) => resume(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: string } & StoreOption) => resume(io, dir, o))
   program.command('investigate <dir>').description('start (if needed) and run the investigation of a prepared case with a model, until it concludes, is exhausted or blocked')
     .requiredOption('--config <file>', 'project profile (TOML)')
     .option('--model-command <cmd>', 'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer')
@@ -143,6 +140,10 @@ const buildProgram = (io: Out): Command => {
     .option('--json', 'one JSON line per step, then the result')
     .option('--store <url>', `${STORE_HELP} (leased for the run, so no worker advances it meanwhile)`)
     .action(async (dir: string, o: InvestigateOptions & StoreOption) => investigate(io, await caseAt(dir, o), o))
+}
+
+/** SQL stores and the snapshot index: `vba store …`, `vba index …`. */
+const storeAndIndexCommands = (program: Command, io: Out): void => {
   const store = program.command('store').description('SQL stores of cases (PostgreSQL, MariaDB/MySQL): schema and import')
   store.command('migrate').description('create or upgrade the store\'s schema (knex migrations)')
     .option('--store <url>', 'the store (default $VBA_STORE)')
@@ -166,6 +167,10 @@ const buildProgram = (io: Out): Command => {
     .requiredOption('--older-than <days>', 'unused for at least this many days (0: every other commit)')
     .option('--json', 'the result as JSON')
     .action((o: { config: string; olderThan: string; json?: boolean }) => indexPrune(io, o))
+}
+
+/** The fleet: `vba queue …` and `vba work`. */
+const fleetCommands = (program: Command, io: Out): void => {
 
   const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
   queue.command('list [root]').description('every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories)')
@@ -195,6 +200,10 @@ const buildProgram = (io: Out): Command => {
     .option('--model <name>', 'the model name for --model-url')
     .option('--json', 'one JSON line per worker event')
     .action((o: WorkVerbOptions) => workVerb(io, o))
+}
+
+/** Serving and exploring: serve, mcp, demo-world, research. */
+const serviceCommands = (program: Command, io: Out): void => {
   program.command('serve [root]').description('a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report')
     .option('--store <url>', 'serve a SQL store (default $VBA_STORE)')
     .option('--port <n>', 'the port (default 8080; 0: any free port)')
@@ -215,6 +224,26 @@ const buildProgram = (io: Out): Command => {
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')
     .option('--pretty', 'indent the JSON')
     .action((o: { config: string; query: string; pretty?: boolean }) => research(io, o))
+}
+
+/** The whole command line; the verb groups in the order `vba --help` lists them. */
+const buildProgram = (io: Out): Command => {
+  const program = new Command('vba')
+    .description('Provable, event-sourced bug investigations: case packages, research, replay')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.out(s.replace(/\n$/, '')),
+      writeErr: (s) => io.err(s.replace(/\n$/, '')),
+      // Usage errors are printed once, in the CLI's own one-line format (see run()).
+      outputError: () => undefined
+    })
+  caseCommands(program, io)
+  readCommands(program, io)
+  investigationCommands(program, io)
+  storeAndIndexCommands(program, io)
+  fleetCommands(program, io)
+  serviceCommands(program, io)
   return program
 }
 

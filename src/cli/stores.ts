@@ -1,10 +1,15 @@
 /**
- * `--store URL` (or `VBA_STORE`) on the case verbs: the CASE argument is then a case id in that SQL
- * store instead of a directory. Stores opened by a command are closed when it ends.
+ * The CLI's composition root. A verb takes the public client (`openVba`, opened once per command
+ * by {@link cliClient}); `--store URL` (or `VBA_STORE`) makes the CASE argument a case id in that
+ * SQL store instead of a directory. The verbs the client does not serve (docs/architecture.md, "The
+ * CLI and the client") open their store with {@link caseAt} / {@link storeAt}. Everything a
+ * command opened is closed once when it ends ({@link closeStores}).
  */
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../failures/error.js'
+import { openStore } from '../adapters/stores.js'
+import type { Vba } from '../index.js'
 import { CliExit, exitCodeOf } from './io.js'
 
 export interface StoreOption {
@@ -14,6 +19,24 @@ export interface StoreOption {
 export const STORE_HELP = 'a SQL store (postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR; default $VBA_STORE): CASE is then a case id'
 
 const open = new Map<string, SqlStore>()
+let client: { readonly url: string | undefined; readonly vba: Promise<Vba> } | null = null
+
+/**
+ * The command's client, on the store at `url` (a case id is then CASE) or on directories: opened
+ * on first use, the same one for the rest of the command. The root entry loads only then.
+ */
+export const cliClient = (url: string | undefined): Promise<Vba> => {
+  if (client !== null && client.url !== url) throw new Error('one command opens one client')
+  client ??= { url, vba: import('../index.js').then(({ openVba }) => openVba(url === undefined ? {} : { store: url })) }
+  return client.vba
+}
+
+/** A store URL as messages show it: without its password. */
+export const shownStoreUrl = (url: string): string => {
+  const u = new URL(url)
+  u.password = ''
+  return u.toString()
+}
 
 /** The store URL a command uses: --store, else VBA_STORE, else none (a directory). */
 export const storeUrl = (o: StoreOption): string | undefined => o.store ?? (process.env['VBA_STORE'] === '' ? undefined : process.env['VBA_STORE'])
@@ -23,9 +46,8 @@ export const storeAt = async (url: string): Promise<SqlStore> => {
   const known = open.get(url)
   if (known !== undefined) return known
   try {
-    // The SQL store (knex and its drivers) loads only for a command that names one.
-    const { openSqlStore } = await import('../adapters/sql-store/sql-store.js')
-    const s = await openSqlStore(url)
+    // openStore loads the SQL store (knex and its drivers) only for a URL that names one.
+    const s = await openStore(url)
     open.set(url, s)
     return s
   } catch (e) {
@@ -40,9 +62,11 @@ export const caseAt = async (ref: string, o: StoreOption): Promise<CaseAt> => {
   return url === undefined ? ref : { store: await storeAt(url), caseId: ref }
 }
 
-/** Closes every store this command opened. */
+/** Closes the client and every store this command opened. */
 export const closeStores = async (): Promise<void> => {
   const all = [...open.values()]
   open.clear()
-  await Promise.all(all.map((s) => s.close().catch(() => undefined)))
+  const c = client
+  client = null
+  await Promise.all([...all.map((s) => s.close().catch(() => undefined)), c?.vba.then((v) => v.close()).catch(() => undefined)])
 }

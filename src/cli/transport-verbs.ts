@@ -1,26 +1,30 @@
-/** `vba export`, `vba import`, and bag verification for `vba verify`. */
+/**
+ * `vba export`, `vba import`, and bag verification for `vba verify`: through the public client,
+ * except a bag's evidence re-derived with `--against` (the bag unpacked and verified again for it).
+ */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import { exportCase } from '../adapters/bagit/export.js'
-import type { CaseAt } from '../adapters/case-store/store.js'
-import { importCase, verifyBag, withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
+import { withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { FailureError } from '../failures/error.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
+import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
-export const exportVerb = async (io: Out, dir: CaseAt, out: string, opts: { dir?: boolean; force?: boolean }): Promise<void> => {
+export const exportVerb = async (io: Out, ref: string, out: string, opts: { dir?: boolean; force?: boolean } & StoreOption): Promise<void> => {
+  const vba = await cliClient(storeUrl(opts))
   const bar = progressBar('export')
-  const r = orExit(await exportCase(dir, out, { format: opts.dir === true ? 'dir' : 'tar', force: opts.force === true, onProgress: bar.update })())
+  const r = await vba.transport.export(ref, out, { format: opts.dir === true ? 'dir' : 'tar', force: opts.force === true, onProgress: bar.update })
   bar.stop()
   io.out(`exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`)
 }
 
 export const importVerb = async (io: Out, archive: string, dir: string): Promise<void> => {
+  const vba = await cliClient(undefined)
   const bar = progressBar('import')
-  const r = orExit(await importCase(archive, dir, { onProgress: bar.update })())
+  const r = await vba.transport.import(archive, dir, { onProgress: bar.update })
   bar.stop()
   for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
   io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
@@ -49,7 +53,8 @@ const renderBagCheck = (c: BagCheck): string[] => {
 }
 
 export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean; expectHead?: string; against?: string }): Promise<void> => {
-  const checked = orExit(await verifyBag(target, {}, receiptOption(opts.expectHead))())
+  const vba = await cliClient(undefined)
+  const checked = await vba.transport.verify(target, receiptOption(opts.expectHead))
   // With --against, the bag's case (verified again as it is unpacked) has its evidence re-derived.
   const c = opts.against === undefined || checked.case === null || !checked.valid ? checked : await bagAgainst(checked, target, opts.against)
   const valid = c.valid

@@ -15,8 +15,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/catalog.js'
-import type { QueueEntry } from '../projections/queue.js'
-import type { CaseStore, Lease } from '../adapters/case-store/store.js'
+import type { Lease, QueueStore } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import type { ProjectResearch } from '../research/project-research.js'
@@ -27,14 +26,6 @@ import { checkMaxTurns } from './loop-options.js'
 import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, type WorkSummary } from './work-summary.js'
 
 export type { WorkSummary } from './work-summary.js'
-
-/** A store with a queue (the SQL store). */
-export interface QueueStore extends CaseStore {
-  readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
-  readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
-  readonly release: (lease: Lease) => Promise<boolean>
-  readonly list: () => Promise<ReadonlyArray<Pick<QueueEntry, 'lease' | 'runnable' | 'state' | 'reason' | 'retry_not_before'>>>
-}
 
 /** What a worker reports as it goes (for logs and terminals; `vba work --json` prints each as a line). */
 export type WorkEvent =

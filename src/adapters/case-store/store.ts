@@ -17,6 +17,7 @@ import type { CaseHandle } from './open.js'
 import type { ReplayResult } from './replay.js'
 import type { VerifyOptions, VerifyReport } from './verify.js'
 import type { CaseView } from '../bagit/case-bag.js'
+import type { QueueEntry } from '../../projections/queue.js'
 
 /** A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST). */
 export interface Lease {
@@ -72,3 +73,14 @@ export interface StoredCase {
 
 /** Where a case is: a directory path, or a case id in a store. */
 export type CaseAt = string | StoredCase
+
+/**
+ * A store with a queue (the SQL store): what a worker claims cases from. Directories hold no
+ * leases; their queue is only listed (directory-queue.ts).
+ */
+export interface QueueStore extends CaseStore {
+  readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
+  readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
+  readonly release: (lease: Lease) => Promise<boolean>
+  readonly list: () => Promise<ReadonlyArray<Pick<QueueEntry, 'lease' | 'runnable' | 'state' | 'reason' | 'retry_not_before'>>>
+}

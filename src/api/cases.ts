@@ -1,0 +1,78 @@
+/** The client's `cases` namespace: create, write, read, verify, replay, report and repair cases. */
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Failure } from '../failures/failure.js'
+import type { CaseState } from '../domain/case-state.js'
+import type { RecordedEvent } from '../events/chain.js'
+import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
+import { caseReport, caseReportWithVerification } from '../report/case-report.js'
+import { gcCase } from '../adapters/case-store/gc.js'
+import { breakLock } from '../adapters/case-store/lock.js'
+import { defaultProjections } from '../projections/defaults.js'
+import { lifecycleView } from '../projections/lifecycle.js'
+import type { Fact } from '../research/enrich.js'
+import { addAttachment, recordNote } from '../commands/typed.js'
+import { settle } from './errors.js'
+import { appended, thrown, type ClientContext } from './context.js'
+import type { CasesApi } from './types.js'
+
+/** The `cases` namespace over a client's context. */
+export const casesApi = (ctx: ClientContext): CasesApi => {
+  const { env, at, write, rederived, directoryOnly } = ctx
+  return {
+    create: async (dir, o = {}) => {
+      const where = at(dir)
+      const d = await settle(() => createCaseAt(where, { env, ...(o.id === undefined ? {} : { caseId: o.id }), ...(o.title === undefined ? {} : { title: o.title }) })())
+      return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
+    },
+    note: async (dir, n) => appended(await settle(() => recordNote(at(dir), { text: n.text, ...(n.format === undefined ? {} : { format: n.format }), ...(n.author === undefined ? {} : { author: n.author }), ...write(n) }))),
+    attach: async (dir, a) => appended(await settle(() => addAttachment(at(dir), { name: a.name, bytes: a.bytes, ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }), ...(a.author === undefined ? {} : { author: a.author }), ...write(a) }))),
+    status: async (dir) => {
+      const h = await settle(() => openCaseAt(at(dir))())
+      const s: CaseState = h.cursor.state
+      return { case_id: h.declaration.case_id, title: h.declaration.title ?? null, generation: h.cursor.seq, head: { seq: h.cursor.seq, hash: h.cursor.hash }, notices: h.notices, ...lifecycleView(s) }
+    },
+    facts: async (dir) => {
+      const where = at(dir)
+      const h = await settle(() => openCaseAt(where)())
+      const ref = h.cursor.state.facts
+      if (ref === null) return null
+      const bytes = await settle(() => readObjectAt(where, ref)())
+      return (JSON.parse(bytes.toString('utf8')) as { facts: Fact[] }).facts
+    },
+    events: async (dir) => {
+      const all: RecordedEvent[] = []
+      await settle(() => replayAt(at(dir), [{ name: 'events', version: 1, init: () => all, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])())
+      return all
+    },
+    verify: async (dir, o = {}) => {
+      const where = at(dir)
+      const report = await settle(() => verifyAt(where, { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) }) })())
+      return o.against === undefined ? report : rederived(where, report, o.against, o.onProgress)
+    },
+    replay: async (dir) => {
+      const r = await settle(() => replayAt(at(dir), defaultProjections())())
+      return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }
+    },
+    report: async (dir, o = {}) => {
+      const where = at(dir)
+      const against = o.against
+      if (against === undefined) return thrown(() => caseReport(where))
+      return (await thrown(() => caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) }))).html
+    },
+    gc: async (dir) => {
+      directoryOnly('gc')
+      return settle(() => gcCase(dir)())
+    },
+    unlock: async (dir, o = {}) => settle(async () => {
+      directoryOnly('unlock')
+      try {
+        return E.right(await breakLock(dir, { force: o.force === true }))
+      } catch (e) {
+        const f = (e as { failure?: Failure }).failure
+        if (f !== undefined) return E.left(f)
+        throw e
+      }
+    })
+  }
+}

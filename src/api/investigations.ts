@@ -1,0 +1,50 @@
+/**
+ * The client's `investigations` namespace: prepare a revision, start, advance with the
+ * controller's model, resume, feedback, cancel a plan, top up the budget, the next prompt.
+ */
+import { enrichmentConfig, prepareRevision } from '../commands/prepare.js'
+import { cancelPlan, topUpBudget } from '../commands/typed.js'
+import { advance, nextPrompt } from '../investigation/loop.js'
+import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle.js'
+import { settingsOf } from '../investigation/settings.js'
+import type { Env } from '../adapters/env.js'
+import { settle } from './errors.js'
+import { appended, noProfile, type ClientContext } from './context.js'
+import type { AdvanceOptions, InvestigationsApi } from './types.js'
+
+/** The loop's options of an advance (without research, which the caller adds). */
+export const advanceOptions = (o: AdvanceOptions, env: Env) => ({
+  model: o.model,
+  env,
+  ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+  ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
+  ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
+  ...(o.signal === undefined ? {} : { signal: o.signal }),
+  ...(o.onStep === undefined ? {} : { onStep: o.onStep })
+})
+
+/** The `investigations` namespace over a client's context. */
+export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
+  const { env, profile, at, live, researchOf, write } = ctx
+  return {
+    prepare: async (dir, inputs, o = {}) => {
+      const r = researchOf()
+      if (profile === null) throw noProfile()
+      const config = await settle(async () => enrichmentConfig(profile))
+      return settle(() => prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) }))
+    },
+    start: async (dir, o = {}) => {
+      live()
+      const settings = o.settings ?? (profile === null ? null : await settle(async () => settingsOf(profile)))
+      if (settings === null) throw noProfile()
+      const generation = await settle(() => startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) }))
+      return { generation }
+    },
+    advance: async (dir, o) => settle(() => advance(at(dir), { ...advanceOptions(o, env), research: researchOf() })),
+    resume: async (dir, o) => settle(() => resumeCase(at(dir), { manualRetry: o.manualRetry, env, ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })),
+    feedback: async (dir, f) => ({ generation: await settle(() => recordFeedback(at(dir), f.requestId, f.text, { env, ...(f.commandId === undefined ? {} : { commandId: f.commandId }) })) }),
+    cancelPlan: async (dir, o) => appended(await settle(() => cancelPlan(at(dir), { reason: o.reason, ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }), ...write(o) }))),
+    topUp: async (dir, o) => appended(await settle(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) }))),
+    nextPrompt: async (dir) => settle(() => nextPrompt(at(dir)))
+  }
+}

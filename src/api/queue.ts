@@ -1,0 +1,49 @@
+/** The client's `queue` namespace: list, claim, renew, release, advance under a lease, and work. */
+import { hostname } from 'node:os'
+import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { work } from '../investigation/worker.js'
+import { advance } from '../investigation/loop.js'
+import { settingsOf } from '../investigation/settings.js'
+import { settle } from './errors.js'
+import { thrown, type ClientContext } from './context.js'
+import { advanceOptions } from './investigations.js'
+import type { QueueApi } from './types.js'
+
+/** The `queue` namespace over a client's context. */
+export const queueApi = (ctx: ClientContext): QueueApi => {
+  const { env, profile, live, needStore, researchOf } = ctx
+  return {
+    list: async (root) => {
+      live()
+      if (root !== undefined) return thrown(() => listDirectoryQueue(root))
+      return thrown(() => needStore().list())
+    },
+    claim: async (worker, o = {}) => thrown(() => needStore().claim(worker, o.leaseMs ?? 60_000)),
+    renew: async (lease, o = {}) => thrown(() => needStore().renew(lease, o.leaseMs ?? 60_000)),
+    release: async (lease) => thrown(() => needStore().release(lease)),
+    advance: async (lease, o) => {
+      const s = needStore()
+      return settle(() => advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o, env), research: researchOf(), lease }))
+    },
+    work: async (o) => {
+      const s = needStore()
+      const r = researchOf()
+      const settings = profile === null ? null : await settle(async () => settingsOf(profile))
+      return thrown(() => work({
+        store: s,
+        model: o.model,
+        research: r,
+        worker: o.worker ?? `${hostname()}.${process.pid}`,
+        env,
+        ...(settings === null ? {} : { settings }),
+        ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+        ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
+        ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
+        ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+        ...(o.untilIdle === undefined ? {} : { untilIdle: o.untilIdle }),
+        ...(o.signal === undefined ? {} : { signal: o.signal }),
+        ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent })
+      }))
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/** The client's `transport` namespace: BagIt export, import, bag verification, import into a store. */
+import { exportCase } from '../adapters/bagit/export.js'
+import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/import.js'
+import { settle } from './errors.js'
+import { thrown, type ClientContext } from './context.js'
+import type { TransportApi } from './types.js'
+
+/** The `transport` namespace over a client's context. */
+export const transportApi = (ctx: ClientContext): TransportApi => {
+  const { at, needStore } = ctx
+  return {
+    export: async (dir, out, o = {}) => settle(() => exportCase(at(dir), out, { format: o.format ?? 'tar', ...(o.force === undefined ? {} : { force: o.force }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    import: (archive, dir, o = {}) => settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    verify: (target, o = {}) => settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
+    importIntoStore: async (source, o = {}) => {
+      const s = needStore()
+      return thrown(() => withVerifiedPackage(source, (d) => s.importDirectory(d), o.onProgress === undefined ? {} : { onProgress: o.onProgress }))
+    }
+  }
+}
