@@ -27,7 +27,13 @@ import { openCase } from '../src/adapters/case-store/directory-store.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { machine, mb, median, timeShell } from './lib.js'
 
-const { values } = parseArgs({ options: { files: { type: 'string', default: '2500,5000,10000,20000' }, 'size-mib': { type: 'string', default: '1024' }, runs: { type: 'string', default: '3' } } })
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '2500,5000,10000,20000' },
+    'size-mib': { type: 'string', default: '1024' },
+    runs: { type: 'string', default: '3' }
+  }
+})
 const RUNS = Number(values.runs)
 const COUNTS = (values.files ?? '').split(',').map(Number)
 const SIZE = Number(values['size-mib']) * 2 ** 20
@@ -59,9 +65,15 @@ const unlistedArchive = (n: number): string => {
 /** Peak RSS (MiB) and wall time of `vba ARGS`, read by a preloaded module at exit. */
 const vbaPeak = (args: readonly string[]): { ms: number; peakMiB: number; code: number | null } => {
   const probe = path.join(work, 'peak.mjs')
-  writeFileSync(probe, "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n")
+  writeFileSync(
+    probe,
+    "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n"
+  )
   const t0 = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, ...args], { encoding: 'utf8', env: { ...process.env, TMPDIR: work } })
+  const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, TMPDIR: work }
+  })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   return { ms, peakMiB: Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? 0) / 1024, code: r.status }
 }
@@ -69,14 +81,22 @@ const vbaPeak = (args: readonly string[]): { ms: number; peakMiB: number; code: 
 /** Wall time and peak RSS (MiB) of a reference command, from /usr/bin/time. */
 const referencePeak = (script: string): { ms: number; peakMiB: number } => {
   const t0 = process.hrtime.bigint()
-  const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS %M', 'bash', '-c', script], { encoding: 'utf8', maxBuffer: 1 << 26 })
+  const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS %M', 'bash', '-c', script], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26
+  })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.status !== 0) throw new Error(`reference failed: ${script}: ${r.stderr}`)
   return { ms, peakMiB: Number(/MAXRSS (\d+)/.exec(r.stderr)?.[1] ?? 0) / 1024 }
 }
 
 try {
-  say(`bench/bags  ${new Date().toISOString().slice(0, 10)}  ${machine()}  load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+  say(
+    `bench/bags  ${new Date().toISOString().slice(0, 10)}  ${machine()}  load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`
+  )
   // 1. Linear in files.
   let first: number | null = null
   for (const n of COUNTS) {
@@ -87,7 +107,12 @@ try {
       const t0 = process.hrtime.bigint()
       const r = await verifyBag(archive)()
       times.push(Number(process.hrtime.bigint() - t0) / 1e6)
-      if (r._tag === 'Left' || r.right.valid || r.right.bag.findings.filter((f) => f.code === 'PAYLOAD_FILE_NOT_IN_MANIFEST').length !== n) throw new Error(`the bag of ${n} unlisted files was not reported as such`)
+      if (
+        r._tag === 'Left' ||
+        r.right.valid ||
+        r.right.bag.findings.filter((f) => f.code === 'PAYLOAD_FILE_NOT_IN_MANIFEST').length !== n
+      )
+        throw new Error(`the bag of ${n} unlisted files was not reported as such`)
       // The reference extracts the same archive and removes it again, as verification does.
       const out = path.join(work, `x-${n}`)
       mkdirSync(out)
@@ -97,7 +122,9 @@ try {
     const ref = { ms: median(refs) }
     const perFile = ms / (2 * n)
     first ??= perFile
-    say(`verify an archive of ${n} unlisted + ${n} listed files: ${(ms / 1000).toFixed(2)} s (median of ${RUNS}), ${(perFile * 1000).toFixed(0)} µs per file, per-file ratio to N=${COUNTS[0]}: ${(perFile / first).toFixed(2)}  (tar -xf + rm -rf of it: ${(ref.ms / 1000).toFixed(2)} s, ${(ms / ref.ms).toFixed(1)}x)`)
+    say(
+      `verify an archive of ${n} unlisted + ${n} listed files: ${(ms / 1000).toFixed(2)} s (median of ${RUNS}), ${(perFile * 1000).toFixed(0)} µs per file, per-file ratio to N=${COUNTS[0]}: ${(perFile / first).toFixed(2)}  (tar -xf + rm -rf of it: ${(ref.ms / 1000).toFixed(2)} s, ${(ms / ref.ms).toFixed(1)}x)`
+    )
     rmSync(archive, { force: true })
   }
 
@@ -115,7 +142,17 @@ try {
   timeShell(`truncate -s ${SIZE} ${object}`, work)
   const handle = await openCase(dir)()
   if (handle._tag === 'Left') throw new Error(handle.left.message)
-  const appended = await appendCommand(handle.right, { commandId: 'large', expectedGeneration: 0, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size: SIZE } } }] })()
+  const appended = await appendCommand(handle.right, {
+    commandId: 'large',
+    expectedGeneration: 0,
+    events: [
+      {
+        type: 'AttachmentAdded',
+        actor: 'operator',
+        data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size: SIZE } }
+      }
+    ]
+  })()
   if (appended._tag === 'Left') throw new Error(appended.left.message)
   const archive = path.join(work, 'large.tar')
   const exported = await exportCase(dir, archive)()
@@ -130,8 +167,12 @@ try {
   rmSync(target, { recursive: true, force: true })
   const sha = referencePeak(`sha256sum ${archive} > /dev/null`)
   const list = referencePeak(`tar -tvf ${archive} > /dev/null`)
-  say(`one entry of ${mb(SIZE)}: vba verify ${(v.ms / 1000).toFixed(1)} s, peak RSS ${v.peakMiB.toFixed(0)} MiB; vba import ${(i.ms / 1000).toFixed(1)} s, peak RSS ${i.peakMiB.toFixed(0)} MiB (target < 300 MiB)`)
-  say(`  reference over the same archive: sha256sum ${(sha.ms / 1000).toFixed(1)} s, peak RSS ${sha.peakMiB.toFixed(1)} MiB; tar -tvf ${(list.ms / 1000).toFixed(1)} s, peak RSS ${list.peakMiB.toFixed(1)} MiB; verify/sha256sum time ${(v.ms / sha.ms).toFixed(1)}x`)
+  say(
+    `one entry of ${mb(SIZE)}: vba verify ${(v.ms / 1000).toFixed(1)} s, peak RSS ${v.peakMiB.toFixed(0)} MiB; vba import ${(i.ms / 1000).toFixed(1)} s, peak RSS ${i.peakMiB.toFixed(0)} MiB (target < 300 MiB)`
+  )
+  say(
+    `  reference over the same archive: sha256sum ${(sha.ms / 1000).toFixed(1)} s, peak RSS ${sha.peakMiB.toFixed(1)} MiB; tar -tvf ${(list.ms / 1000).toFixed(1)} s, peak RSS ${list.peakMiB.toFixed(1)} MiB; verify/sha256sum time ${(v.ms / sha.ms).toFixed(1)}x`
+  )
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

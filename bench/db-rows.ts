@@ -17,7 +17,20 @@ import { machine, median } from './lib.js'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' } } })
 const RUNS = Number(values.runs)
-const COLUMNS = ['entry', 'name', 'subname', 'minlevel', 'maxlevel', 'faction', 'npcflag', 'speed_walk', 'DamageModifier', 'AIName', 'ScriptName', 'VerifiedBuild']
+const COLUMNS = [
+  'entry',
+  'name',
+  'subname',
+  'minlevel',
+  'maxlevel',
+  'faction',
+  'npcflag',
+  'speed_walk',
+  'DamageModifier',
+  'AIName',
+  'ScriptName',
+  'VerifiedBuild'
+]
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-db-'))
 const server = await startMariaDb({ dir: path.join(dir, 'server') })
@@ -25,20 +38,39 @@ try {
   const password = 'bench-reader-pw'
   loadWorld(server.sql, password)
   const profileFile = path.join(dir, 'project.toml')
-  writeFileSync(profileFile, `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = ${server.port}\nuser = "${READER_USER}"\npassword_env = "VBA_BENCH_PW"\ndatabases = ["world"]\nsnapshot_id = "bench"\n[database.allowed_tables]\nworld = ["creature_template"]\n[limits]\nmax_rows = 1000\nmax_result_bytes = 4194304\n`)
+  writeFileSync(
+    profileFile,
+    `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = ${server.port}\nuser = "${READER_USER}"\npassword_env = "VBA_BENCH_PW"\ndatabases = ["world"]\nsnapshot_id = "bench"\n[database.allowed_tables]\nworld = ["creature_template"]\n[limits]\nmax_rows = 1000\nmax_result_bytes = 4194304\n`
+  )
   process.env['VBA_BENCH_PW'] = password
   const profile = await loadProfile(profileFile)()
   if (profile._tag === 'Left') throw new Error(profile.left.message)
   const research = createProjectResearch(profile.right)
-  const query = { kind: 'database.rows', table: 'creature_template', columns: COLUMNS, filters: [{ column: 'entry', operator: 'ge', value: 100000 }], offset: 0, limit: 1000 }
+  const query = {
+    kind: 'database.rows',
+    table: 'creature_template',
+    columns: COLUMNS,
+    filters: [{ column: 'entry', operator: 'ge', value: 100000 }],
+    offset: 0,
+    limit: 1000
+  }
 
-  const raw = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: READER_USER, password, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true })
+  const raw = await mysql.createConnection({
+    host: '127.0.0.1',
+    port: server.port,
+    user: READER_USER,
+    password,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true
+  })
   const sql = `select ${COLUMNS.map((c) => `\`${c}\``).join(', ')} from \`world\`.\`creature_template\` where \`entry\` >= ? order by \`entry\` asc limit ?`
 
   const viaLibrary = async (): Promise<number> => {
     const t0 = process.hrtime.bigint()
     const r = await research.query(query)()
-    if (r._tag === 'Left' || (r.right.result['rows'] as unknown[]).length !== 1000) throw new Error('library query failed')
+    if (r._tag === 'Left' || (r.right.result['rows'] as unknown[]).length !== 1000)
+      throw new Error('library query failed')
     return Number(process.hrtime.bigint() - t0) / 1e6
   }
   const viaRaw = async (): Promise<number> => {
@@ -59,8 +91,12 @@ try {
   }
   const ml = median(lib)
   const mr = median(ref)
-  process.stdout.write(`bench/db-rows  ${new Date().toISOString().slice(0, 10)}  ${machine()}  MariaDB ${server.sql('SELECT VERSION()').trim()}\n`)
-  process.stdout.write(`database.rows 1000 rows x ${COLUMNS.length} columns: library ${ml.toFixed(2)} ms vs raw mysql2 ${mr.toFixed(2)} ms (same SQL, same run, median of ${RUNS})  ratio ${(ml / mr).toFixed(2)}x (target <= 1.5x)\n`)
+  process.stdout.write(
+    `bench/db-rows  ${new Date().toISOString().slice(0, 10)}  ${machine()}  MariaDB ${server.sql('SELECT VERSION()').trim()}\n`
+  )
+  process.stdout.write(
+    `database.rows 1000 rows x ${COLUMNS.length} columns: library ${ml.toFixed(2)} ms vs raw mysql2 ${mr.toFixed(2)} ms (same SQL, same run, median of ${RUNS})  ratio ${(ml / mr).toFixed(2)}x (target <= 1.5x)\n`
+  )
   await raw.end()
   await research.close()
 } finally {

@@ -18,7 +18,9 @@ import { importCase } from '../src/adapters/bagit/import.js'
 import type { EventDraft } from '../src/events/chain.js'
 import { machine, median, timeShell } from './lib.js'
 
-const { values } = parseArgs({ options: { objects: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' } } })
+const { values } = parseArgs({
+  options: { objects: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' } }
+})
 const OBJECTS = Number(values.objects)
 const RUNS = Number(values.runs)
 
@@ -37,9 +39,18 @@ try {
       const bytes = randomBytes(2048 + (i % 13) * 1024)
       total += bytes.length
       objects.push(bytes)
-      events.push({ type: 'AttachmentAdded', actor: 'controller', data: { name: `capture-${i}`, object: objectRefOf(bytes) } })
+      events.push({
+        type: 'AttachmentAdded',
+        actor: 'controller',
+        data: { name: `capture-${i}`, object: objectRefOf(bytes) }
+      })
     }
-    const r = await appendCommand(h.right, { commandId: `fill-${done}`, expectedGeneration: h.right.cursor.seq, events, objects })()
+    const r = await appendCommand(h.right, {
+      commandId: `fill-${done}`,
+      expectedGeneration: h.right.cursor.seq,
+      events,
+      objects
+    })()
     if (r._tag === 'Left') throw new Error(r.left.message)
   }
   timeShell('cat events.jsonl > /dev/null; find objects -type f -print0 | xargs -0 cat > /dev/null', dir)
@@ -64,8 +75,12 @@ try {
   const mr = median(reference)
   process.stdout.write(`bench/export  ${new Date().toISOString().slice(0, 10)}  ${machine()}\n`)
   process.stdout.write(`case: ${OBJECTS} objects, ${(total / 2 ** 20).toFixed(1)} MiB; median of ${RUNS}\n`)
-  process.stdout.write(`export (BagIt, sha256 + sha512 manifests, deterministic tar) ${mo.toFixed(0)} ms vs tar + sha256sum ${mr.toFixed(0)} ms: ratio ${(mo / mr).toFixed(2)}x (target <= 2x)\n`)
-  process.stdout.write(`import (extract, verify bag, verify case, canonical archive check, move) ${median(imports).toFixed(0)} ms\n`)
+  process.stdout.write(
+    `export (BagIt, sha256 + sha512 manifests, deterministic tar) ${mo.toFixed(0)} ms vs tar + sha256sum ${mr.toFixed(0)} ms: ratio ${(mo / mr).toFixed(2)}x (target <= 2x)\n`
+  )
+  process.stdout.write(
+    `import (extract, verify bag, verify case, canonical archive check, move) ${median(imports).toFixed(0)} ms\n`
+  )
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -26,7 +26,9 @@ import { writeWorld } from '../test/helpers/investigation.js'
 import { startModelEndpoint } from '../test/helpers/model-endpoint.js'
 import { machine } from './lib.js'
 
-const { values } = parseArgs({ options: { cases: { type: 'string', default: '16' }, 'delay-ms': { type: 'string', default: '300' } } })
+const { values } = parseArgs({
+  options: { cases: { type: 'string', default: '16' }, 'delay-ms': { type: 'string', default: '300' } }
+})
 const CASES = Number(values.cases)
 const DELAY = Number(values['delay-ms'])
 const ADMIN = process.env['VBA_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -51,7 +53,9 @@ const research = createProjectResearch(profile)
 const settings = must(settingsOf(profile))
 const endpoint = await startModelEndpoint(() => ({ kind: 'answer', delayMs: DELAY }))
 
-const run = async (slots: number): Promise<{ perMinute: number; seconds: number; concluded: number; turns: number }> => {
+const run = async (
+  slots: number
+): Promise<{ perMinute: number; seconds: number; concluded: number; turns: number }> => {
   const db = `vba_bench_fleet_${process.pid}_${slots}`
   await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
   await admin(`CREATE DATABASE ${db}`)
@@ -64,13 +68,37 @@ const run = async (slots: number): Promise<{ perMinute: number; seconds: number;
       const id = `case-${String(i).padStart(3, '0')}`
       const env = fixedEnv(`2026-11-30T10:00:${String(i % 60).padStart(2, '0')}.000Z`, id)
       await store.create(id, { caseId: id, env })
-      must(await prepareRevision({ store, caseId: id }, research, must(enrichmentConfig(profile)), { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] }, { env }))
+      must(
+        await prepareRevision(
+          { store, caseId: id },
+          research,
+          must(enrichmentConfig(profile)),
+          { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
+          { env }
+        )
+      )
     }
     const t0 = process.hrtime.bigint()
-    const summary = await work({ store, model: httpModel({ url: endpoint.url, model: 'bench' }), research, settings, worker: `bench-${slots}`, concurrency: slots, leaseMs: 60_000, pollMs: 20, untilIdle: true })
+    const summary = await work({
+      store,
+      model: httpModel({ url: endpoint.url, model: 'bench' }),
+      research,
+      settings,
+      worker: `bench-${slots}`,
+      concurrency: slots,
+      leaseMs: 60_000,
+      pollMs: 20,
+      untilIdle: true
+    })
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9
-    if (summary.concluded !== CASES) throw new Error(`only ${summary.concluded} of ${CASES} concluded: ${JSON.stringify(summary)}`)
-    return { perMinute: (summary.concluded / seconds) * 60, seconds, concluded: summary.concluded, turns: summary.turns }
+    if (summary.concluded !== CASES)
+      throw new Error(`only ${summary.concluded} of ${CASES} concluded: ${JSON.stringify(summary)}`)
+    return {
+      perMinute: (summary.concluded / seconds) * 60,
+      seconds,
+      concluded: summary.concluded,
+      turns: summary.turns
+    }
   } finally {
     await store.close()
     await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
@@ -84,7 +112,10 @@ try {
   const base = rows[0]?.r.perMinute ?? NaN
   console.log('| slots | cases | model turns | seconds | cases per minute | ratio to 1 slot |')
   console.log('| --- | --- | --- | --- | --- | --- |')
-  for (const { slots, r } of rows) console.log(`| ${slots} | ${r.concluded} | ${r.turns} | ${r.seconds.toFixed(1)} | ${r.perMinute.toFixed(1)} | ${(r.perMinute / base).toFixed(2)}x |`)
+  for (const { slots, r } of rows)
+    console.log(
+      `| ${slots} | ${r.concluded} | ${r.turns} | ${r.seconds.toFixed(1)} | ${r.perMinute.toFixed(1)} | ${(r.perMinute / base).toFixed(2)}x |`
+    )
   const four = rows.find((x) => x.slots === 4)?.r.perMinute ?? 0
   console.log(`target 4 slots >= 3x one slot: ${four / base >= 3 ? 'met' : 'NOT met'} (${(four / base).toFixed(2)}x)`)
 } finally {

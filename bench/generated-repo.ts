@@ -15,7 +15,28 @@ const rng = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const WORDS = ['Creature', 'Player', 'Spell', 'Aura', 'Unit', 'GameObject', 'Quest', 'Item', 'Map', 'Instance', 'Script', 'Event', 'Timer', 'Target', 'Damage', 'Heal', 'Combat', 'Movement', 'Loot', 'Group']
+const WORDS = [
+  'Creature',
+  'Player',
+  'Spell',
+  'Aura',
+  'Unit',
+  'GameObject',
+  'Quest',
+  'Item',
+  'Map',
+  'Instance',
+  'Script',
+  'Event',
+  'Timer',
+  'Target',
+  'Damage',
+  'Heal',
+  'Combat',
+  'Movement',
+  'Loot',
+  'Group'
+]
 
 const fileText = (random: () => number, i: number, version: number): string => {
   const lines: string[] = [`// generated source file ${i}, version ${version}`, '#include "ScriptMgr.h"', '']
@@ -25,7 +46,10 @@ const fileText = (random: () => number, i: number, version: number): string => {
   while (size < target) {
     const a = WORDS[Math.floor(random() * WORDS.length)] ?? 'Unit'
     const b = WORDS[Math.floor(random() * WORDS.length)] ?? 'Spell'
-    const line = n % 40 === 0 ? `void ${a}${b}Handler_${i}_${n}(${a}* ${a.toLowerCase()}, uint32 id)` : `    ${a.toLowerCase()}->Handle${b}(SPELL_${b.toUpperCase()}_${(i * 7 + n) % 50000}, ${Math.floor(random() * 100000)});`
+    const line =
+      n % 40 === 0
+        ? `void ${a}${b}Handler_${i}_${n}(${a}* ${a.toLowerCase()}, uint32 id)`
+        : `    ${a.toLowerCase()}->Handle${b}(SPELL_${b.toUpperCase()}_${(i * 7 + n) % 50000}, ${Math.floor(random() * 100000)});`
     lines.push(line)
     size += line.length + 1
     n++
@@ -46,7 +70,8 @@ export const generateRepo = (dir: string, files: number, extra: Readonly<Record<
     stream += `commit refs/heads/main\nmark :${n}\ncommitter bench <bench@example.org> ${1767225600 + n} +0000\ndata ${message.length}\n${message}\n`
     if (n > 1) stream += `from :${n - 1}\n`
     for (const i of changed) {
-      if (version > 1) texts[i] = `${(texts[i] ?? '').replace(/version \d+/, `version ${version}`)}// changed in version ${version}\n`
+      if (version > 1)
+        texts[i] = `${(texts[i] ?? '').replace(/version \d+/, `version ${version}`)}// changed in version ${version}\n`
       const body = texts[i] ?? ''
       stream += `M 100644 inline src/game/module_${Math.floor(i / 100)}/file_${i}.cpp\ndata ${Buffer.byteLength(body)}\n${body}\n`
       if (stream.length > 32 << 20) {
@@ -55,13 +80,24 @@ export const generateRepo = (dir: string, files: number, extra: Readonly<Record<
       }
     }
   }
-  commit('initial', texts.map((_, i) => i), 1, 1)
-  for (const [p, body] of Object.entries(extra)) stream += `M 100644 inline ${p}\ndata ${Buffer.byteLength(body)}\n${body}\n`
-  for (let v = 2; v <= 4; v++) commit(`version ${v}`, texts.map((_, i) => i).filter((i) => i % 10 === v), v, v)
+  commit(
+    'initial',
+    texts.map((_, i) => i),
+    1,
+    1
+  )
+  for (const [p, body] of Object.entries(extra))
+    stream += `M 100644 inline ${p}\ndata ${Buffer.byteLength(body)}\n${body}\n`
+  for (let v = 2; v <= 4; v++)
+    commit(
+      `version ${v}`,
+      texts.map((_, i) => i).filter((i) => i % 10 === v),
+      v,
+      v
+    )
   chunks.push(stream)
   const r = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, input: chunks.join(''), maxBuffer: 1 << 30 })
   if (r.status !== 0) throw new Error(`fast-import failed: ${r.stderr.toString()}`)
   execFileSync('git', ['gc', '-q'], { cwd: dir })
   return execFileSync('git', ['rev-parse', 'main'], { cwd: dir, encoding: 'utf8' }).trim()
 }
-

@@ -24,7 +24,9 @@ import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
 import { queryInCase } from '../src/commands/case-query.js'
 import { machine, median } from './lib.js'
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '150' }, dir: { type: 'string', default: os.tmpdir() } } })
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '150' }, dir: { type: 'string', default: os.tmpdir() } }
+})
 const RUNS = Number(values.runs)
 const WARMUP = 10
 
@@ -38,12 +40,20 @@ const dir = mkdtempSync(path.join(values.dir, 'vba-bench-mcp-'))
 process.env['XDG_CACHE_HOME'] = path.join(dir, 'cache')
 try {
   const world = writeDemoWorld(path.join(dir, 'world'))
-  writeFileSync(world.profile, readFileSync(world.profile, 'utf8').replace(/\[budget\]\ntotal = \d+/, '[budget]\ntotal = 100000'))
+  writeFileSync(
+    world.profile,
+    readFileSync(world.profile, 'utf8').replace(/\[budget\]\ntotal = \d+/, '[budget]\ntotal = 100000')
+  )
   const profile = must(await loadProfile(world.profile)())
   const research = createProjectResearch(profile, { openSource: openSourceResearch })
   const template = path.join(dir, 'template')
   must(await initCase({ dir: template, caseId: 'bench-mcp' })())
-  must(await prepareRevision(template, research, must(enrichmentConfig(profile)), { report: 'The wild wolpertinger vanishes when netted.', entities: [{ type: 'creature', id: 23487 }] }))
+  must(
+    await prepareRevision(template, research, must(enrichmentConfig(profile)), {
+      report: 'The wild wolpertinger vanishes when netted.',
+      entities: [{ type: 'creature', id: 23487 }]
+    })
+  )
   const viaMcp = path.join(dir, 'case-mcp')
   const viaLibrary = path.join(dir, 'case-library')
   cpSync(template, viaMcp, { recursive: true })
@@ -51,7 +61,12 @@ try {
 
   const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js')
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-  const transport = new StdioClientTransport({ command: process.execPath, args: [main, 'mcp', '--config', world.profile, '--case', viaMcp], env, stderr: 'ignore' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [main, 'mcp', '--config', world.profile, '--case', viaMcp],
+    env,
+    stderr: 'ignore'
+  })
   const client = new Client({ name: 'bench', version: '1' })
   await client.connect(transport)
   // The library's reference starts on a case the MCP server started (with the same settings).
@@ -61,9 +76,10 @@ try {
 
   type Kind = 'database.count' | 'source.read'
   // Distinct questions: the i-th asks another lower bound, or another read window.
-  const args = (kind: Kind, i: number): Record<string, unknown> => kind === 'database.count'
-    ? { table: 'creature_template', filters: [{ column: 'entry', operator: 'ge', value: i }] }
-    : { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1 + (i % 20), end_line: 30 + i }
+  const args = (kind: Kind, i: number): Record<string, unknown> =>
+    kind === 'database.count'
+      ? { table: 'creature_template', filters: [{ column: 'entry', operator: 'ge', value: i }] }
+      : { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1 + (i % 20), end_line: 30 + i }
 
   const rows: string[] = []
   let n = 0
@@ -91,7 +107,10 @@ try {
     for (let i = 0; i < WARMUP + RUNS; i++) {
       const a = args(kind, i + 1)
       // Alternate who goes first, so a disk flush or a busy neighbour hurts both alike.
-      const [tm, tl] = i % 2 === 0 ? [await viaServer(a), await viaLib(a)] : [await viaLib(a), await viaServer(a)].reverse() as [number, number]
+      const [tm, tl] =
+        i % 2 === 0
+          ? [await viaServer(a), await viaLib(a)]
+          : ([await viaLib(a), await viaServer(a)].reverse() as [number, number])
       const t0 = process.hrtime.bigint()
       must(await research.query({ ...a, kind })())
       const tb = ms(t0)
@@ -103,7 +122,9 @@ try {
       }
     }
     const [m, l, b, d] = [median(mcp), median(lib), median(bare), median(added)]
-    rows.push(`${kind.padEnd(15)} MCP call ${m.toFixed(2)} ms | library queryInCase ${l.toFixed(2)} ms | bare query ${b.toFixed(2)} ms | MCP adds ${d.toFixed(2)} ms (median of paired differences; ${(m / l).toFixed(2)}x; target < 20 ms); recording adds ${(l - b).toFixed(2)} ms to the bare query`)
+    rows.push(
+      `${kind.padEnd(15)} MCP call ${m.toFixed(2)} ms | library queryInCase ${l.toFixed(2)} ms | bare query ${b.toFixed(2)} ms | MCP adds ${d.toFixed(2)} ms (median of paired differences; ${(m / l).toFixed(2)}x; target < 20 ms); recording adds ${(l - b).toFixed(2)} ms to the bare query`
+    )
   }
   // An identical call, answered from the case on both sides: open, the recorded outcome, the
   // capture; no query, no fsync. What is left between the two is the protocol.
@@ -115,18 +136,30 @@ try {
     let t0 = process.hrtime.bigint()
     const r = await client.callTool({ name: 'database_count', arguments: a })
     const tm = ms(t0)
-    if ((r.structuredContent as { answered_from_case?: boolean } | undefined)?.answered_from_case !== true) throw new Error('expected an answer from the case')
+    if ((r.structuredContent as { answered_from_case?: boolean } | undefined)?.answered_from_case !== true)
+      throw new Error('expected an answer from the case')
     t0 = process.hrtime.bigint()
-    const l = must(await queryInCase(viaLibrary, research, { ...a, kind: 'database.count' }, asked.get(JSON.stringify({ ...a, kind: 'database.count' })) ?? 'none'))
+    const l = must(
+      await queryInCase(
+        viaLibrary,
+        research,
+        { ...a, kind: 'database.count' },
+        asked.get(JSON.stringify({ ...a, kind: 'database.count' })) ?? 'none'
+      )
+    )
     const tl = ms(t0)
     if (!l.answeredFromCase) throw new Error('expected the library to answer from the case')
     againMcp.push(tm)
     againLib.push(tl)
     againAdded.push(tm - tl)
   }
-  rows.push(`answered from the case (an identical call) MCP ${median(againMcp).toFixed(2)} ms | library ${median(againLib).toFixed(2)} ms | MCP adds ${median(againAdded).toFixed(2)} ms (no query, no fsync: the protocol's own cost)`)
+  rows.push(
+    `answered from the case (an identical call) MCP ${median(againMcp).toFixed(2)} ms | library ${median(againLib).toFixed(2)} ms | MCP adds ${median(againAdded).toFixed(2)} ms (no query, no fsync: the protocol's own cost)`
+  )
   const events = readFileSync(path.join(viaMcp, 'events.jsonl'), 'utf8').split('\n').length - 1
-  process.stdout.write(`bench/mcp  ${new Date().toISOString().slice(0, 10)}  ${machine()}  median of ${RUNS} calls each, same questions, interleaved; logs end at ${events} events\n${rows.join('\n')}\n`)
+  process.stdout.write(
+    `bench/mcp  ${new Date().toISOString().slice(0, 10)}  ${machine()}  median of ${RUNS} calls each, same questions, interleaved; logs end at ${events} events\n${rows.join('\n')}\n`
+  )
   await client.close()
   await research.close()
 } finally {

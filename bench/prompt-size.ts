@@ -30,7 +30,13 @@ import { machine } from './lib.js'
 
 const { values } = parseArgs({ options: { files: { type: 'string', default: '2000' } } })
 
-interface Row { turn: number; phase: string; v2: number; v1: number; cut: readonly string[] }
+interface Row {
+  turn: number
+  phase: string
+  v2: number
+  v1: number
+  cut: readonly string[]
+}
 
 const main = async (): Promise<void> => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-prompt-'))
@@ -39,15 +45,24 @@ const main = async (): Promise<void> => {
     const commit = generateRepo(path.join(root, 'core.git'), Number(values.files), DEMO_CORE_FILES)
     writeWorldSqlite(path.join(root, 'world.sqlite'))
     const profile = path.join(root, 'project.toml')
-    writeFileSync(profile, `${DEMO_DATABASE}\n[source]\nrepository = "core.git"\nurl = "https://example.org/generated.git"\ncommit = "${commit}"\ncache_dir = "cache"\n\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`)
+    writeFileSync(
+      profile,
+      `${DEMO_DATABASE}\n[source]\nrepository = "core.git"\nurl = "https://example.org/generated.git"\ncommit = "${commit}"\ncache_dir = "cache"\n\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`
+    )
     const dir = path.join(root, 'case')
     const run = await runScriptedInvestigation(profile, dir)
-    process.stdout.write(`prompt-size: ${values.files} generated files + the demo scripts, generated and investigated in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${machine()}\n`)
+    process.stdout.write(
+      `prompt-size: ${values.files} generated files + the demo scripts, generated and investigated in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${machine()}\n`
+    )
     // the reference: the version-1 renderer on the state before each recorded prompt
-    const object = (ref: { digest: string }): Buffer => readFileSync(path.join(dir, 'objects', 'sha256', ref.digest.slice(7, 9), ref.digest.slice(9)))
+    const object = (ref: { digest: string }): Buffer =>
+      readFileSync(path.join(dir, 'objects', 'sha256', ref.digest.slice(7, 9), ref.digest.slice(9)))
     const rows: Row[] = []
     const measure = {
-      name: 'measure', version: 1, init: initCaseState, view: () => null,
+      name: 'measure',
+      version: 1,
+      init: initCaseState,
+      view: () => null,
       evolve: (s: CaseState, e: RecordedEvent): CaseState => {
         if (e.type === 'ModelRequested') {
           const doc = s.facts === null ? null : FactsDocument.decode(JSON.parse(object(s.facts).toString('utf8')))
@@ -67,14 +82,27 @@ const main = async (): Promise<void> => {
     }
     const replayed = await replayCase(dir, [measure])()
     if (E.isLeft(replayed)) throw new Error(replayed.left.message)
-    const what = ['interpretation', 'after interpreting', 'after source.context', 'after source.read', 'after the rows', 'after a refused table', 'after lab feedback', 'conclusion turn']
+    const what = [
+      'interpretation',
+      'after interpreting',
+      'after source.context',
+      'after source.read',
+      'after the rows',
+      'after a refused table',
+      'after lab feedback',
+      'conclusion turn'
+    ]
     process.stdout.write('turn  phase           v2 chars  v1 chars  v2/v1  of limit  guard   step\n')
     for (const r of rows) {
-      process.stdout.write(`${String(r.turn).padStart(4)}  ${r.phase.padEnd(14)}  ${String(r.v2).padStart(8)}  ${String(r.v1).padStart(8)}  ${(r.v2 / r.v1).toFixed(2).padStart(5)}  ${(r.v2 / 20_000).toFixed(2).padStart(8)}  ${(r.cut.length === 0 ? '-' : `${r.cut.length} cut`).padEnd(6)}  ${what[r.turn - 1] ?? ''}\n`)
+      process.stdout.write(
+        `${String(r.turn).padStart(4)}  ${r.phase.padEnd(14)}  ${String(r.v2).padStart(8)}  ${String(r.v1).padStart(8)}  ${(r.v2 / r.v1).toFixed(2).padStart(5)}  ${(r.v2 / 20_000).toFixed(2).padStart(8)}  ${(r.cut.length === 0 ? '-' : `${r.cut.length} cut`).padEnd(6)}  ${what[r.turn - 1] ?? ''}\n`
+      )
     }
     const afterContext = rows[2]?.v2 ?? Infinity
     const largest = Math.max(...rows.map((r) => r.v2))
-    process.stdout.write(`after source.context: ${afterContext} characters (target ≤ 8000: ${afterContext <= 8000 ? 'met' : 'MISSED'}); largest prompt ${largest} (target < 20000: ${largest < 20_000 ? 'met' : 'MISSED'}); state ${run.state}\n`)
+    process.stdout.write(
+      `after source.context: ${afterContext} characters (target ≤ 8000: ${afterContext <= 8000 ? 'met' : 'MISSED'}); largest prompt ${largest} (target < 20000: ${largest < 20_000 ? 'met' : 'MISSED'}); state ${run.state}\n`
+    )
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

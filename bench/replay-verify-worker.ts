@@ -10,7 +10,10 @@ if (dir === undefined || (mode !== 'replay' && mode !== 'verify' && mode !== 've
 }
 const t0 = process.hrtime.bigint()
 // verify-chain-only: everything verify does but the rules, to measure what the rules cost.
-const r = mode === 'replay' ? await replayCase(dir, defaultProjections())() : await verifyCase(dir, mode === 'verify' ? {} : { rules: false })()
+const r =
+  mode === 'replay'
+    ? await replayCase(dir, defaultProjections())()
+    : await verifyCase(dir, mode === 'verify' ? {} : { rules: false })()
 const ms = Number(process.hrtime.bigint() - t0) / 1e6
 if (r._tag === 'Left') {
   process.stderr.write(`${JSON.stringify(r.left)}\n`)

@@ -21,7 +21,13 @@ import { mkdtempSync } from 'node:fs'
 import { execSync } from 'node:child_process'
 import * as os from 'node:os'
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, keep: { type: 'string' } } })
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '3' },
+    keep: { type: 'string' }
+  }
+})
 const EVENTS = Number(values.events)
 const RUNS = Number(values.runs)
 const HEAP_CAP_MB = 48
@@ -42,12 +48,25 @@ const generate = async (dir: string): Promise<void> => {
       if (i % 20 === 19) {
         const bytes = randomBytes(1024 + (i % 7) * 1024)
         objects.push(bytes)
-        events.push({ type: 'AttachmentAdded', actor: 'controller', data: { name: `capture-${i}.json`, object: objectRefOf(bytes, 'application/json') } })
+        events.push({
+          type: 'AttachmentAdded',
+          actor: 'controller',
+          data: { name: `capture-${i}.json`, object: objectRefOf(bytes, 'application/json') }
+        })
       } else {
-        events.push({ type: 'NoteRecorded', actor: i % 3 === 0 ? 'operator' : 'controller', data: { text: `observation ${i}: ${'creature 23487 evade reset '.repeat(4 + (i % 20))}`, format: 'plain' } })
+        events.push({
+          type: 'NoteRecorded',
+          actor: i % 3 === 0 ? 'operator' : 'controller',
+          data: { text: `observation ${i}: ${'creature 23487 evade reset '.repeat(4 + (i % 20))}`, format: 'plain' }
+        })
       }
     }
-    const r = await appendCommand(h, { commandId: `bench-${done}`, expectedGeneration: h.cursor.seq, events, objects })()
+    const r = await appendCommand(h, {
+      commandId: `bench-${done}`,
+      expectedGeneration: h.cursor.seq,
+      events,
+      objects
+    })()
     if (r._tag === 'Left') throw new Error(r.left.message)
     if (process.stderr.isTTY === true) process.stderr.write(`\rgenerating ${done + events.length}/${EVENTS} events`)
   }
@@ -58,7 +77,12 @@ const main = async (): Promise<void> => {
   const dir = values.keep ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-bench-')), 'case')
   if (!existsSync(path.join(dir, 'events.jsonl'))) await generate(dir)
   const logBytes = statSync(path.join(dir, 'events.jsonl')).size
-  const objectBytes = Number(execSync(`find objects -type f -printf '%s\\n' | awk '{s+=$1} END {print s+0}'`, { cwd: dir, encoding: 'utf8' }).trim())
+  const objectBytes = Number(
+    execSync(`find objects -type f -printf '%s\\n' | awk '{s+=$1} END {print s+0}'`, {
+      cwd: dir,
+      encoding: 'utf8'
+    }).trim()
+  )
 
   // Warm the page cache so both sides read from memory.
   timeShell('cat events.jsonl > /dev/null; find objects -type f -print0 | xargs -0 cat > /dev/null', dir)
@@ -69,7 +93,9 @@ const main = async (): Promise<void> => {
   const chainOnly: number[] = []
   for (let r = 0; r < RUNS; r++) {
     shaLog.push(timeShell('sha256sum events.jsonl', dir).ms)
-    shaAll.push(timeShell('sha256sum events.jsonl HEAD case.json && find objects -type f -print0 | xargs -0 sha256sum', dir).ms)
+    shaAll.push(
+      timeShell('sha256sum events.jsonl HEAD case.json && find objects -type f -print0 | xargs -0 sha256sum', dir).ms
+    )
     replay.push(runWorker(WORKER, ['replay', dir]))
     verify.push(runWorker(WORKER, ['verify', dir]))
     chainOnly.push(runWorker(WORKER, ['verify-chain-only', dir]).ms)
@@ -96,7 +122,7 @@ const main = async (): Promise<void> => {
     `case: ${EVENTS} events, log ${mb(logBytes)}, objects ${mb(objectBytes)}; median of ${RUNS} runs (fresh process each)`,
     `replay  ${m.replay.toFixed(0)} ms  ${rate(logBytes, m.replay)}  vs sha256sum(log) ${m.shaLog.toFixed(0)} ms ${rate(logBytes, m.shaLog)}  ratio ${(m.shaLog / m.replay).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.replayRss.toFixed(0)} MiB`,
     `verify  ${m.verify.toFixed(0)} ms  ${rate(logBytes + objectBytes, m.verify)}  vs sha256sum(all files) ${m.shaAll.toFixed(0)} ms ${rate(logBytes + objectBytes, m.shaAll)}  ratio ${(m.shaAll / m.verify).toFixed(2)} of sha256sum throughput (target >= 0.5)  peak RSS ${m.verifyRss.toFixed(0)} MiB`,
-    `rules   verify without the rule checks ${m.chainOnly.toFixed(0)} ms: the rules cost ${(m.verify - m.chainOnly).toFixed(0)} ms, ${(100 * (m.verify - m.chainOnly) / m.verify).toFixed(1)}% of verify (target <= 20%)`,
+    `rules   verify without the rule checks ${m.chainOnly.toFixed(0)} ms: the rules cost ${(m.verify - m.chainOnly).toFixed(0)} ms, ${((100 * (m.verify - m.chainOnly)) / m.verify).toFixed(1)}% of verify (target <= 20%)`,
     `bounded memory: replay and verify of this case also pass with V8's heap capped at ${HEAP_CAP_MB} MiB (--max-old-space-size): ${capped}`,
     `case kept at ${dir}`
   ]

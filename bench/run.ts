@@ -4,7 +4,16 @@ import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const BENCHES = ['replay-verify.js', 'db-rows.js', 'source-search.js', 'export.js', 'bags.js', 'mcp.js', 'prompt-size.js', 'verify-investigation.js']
+const BENCHES = [
+  'replay-verify.js',
+  'db-rows.js',
+  'source-search.js',
+  'export.js',
+  'bags.js',
+  'mcp.js',
+  'prompt-size.js',
+  'verify-investigation.js'
+]
 let failed = 0
 for (const b of BENCHES) {
   const r = spawnSync(process.execPath, [path.join(here, b), ...process.argv.slice(2)], { stdio: 'inherit' })

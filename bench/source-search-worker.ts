@@ -58,10 +58,13 @@ if (mode === 'load') {
   const config = enrichmentConfig(profile.right)
   if (config._tag === 'Left') throw new Error(config.left.message)
   const p = await prepareRevision(dir, r, config.right, {
-    report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
+    report:
+      'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
     entities: [{ type: 'quest', id: 11117 }]
   })
   if (p._tag === 'Left') throw new Error(JSON.stringify(p.left))
-  process.stdout.write(`${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.right.complete, facts: p.right.facts, captures: p.right.captures })}\n`)
+  process.stdout.write(
+    `${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.right.complete, facts: p.right.facts, captures: p.right.captures })}\n`
+  )
 }
 await r.close()

@@ -23,7 +23,14 @@ import { writeDemoWorld } from '../src/demo/world.js'
 import { generateRepo } from './generated-repo.js'
 import { machine, median, runWorker } from './lib.js'
 
-const { values } = parseArgs({ options: { repo: { type: 'string' }, commit: { type: 'string' }, runs: { type: 'string', default: '5' }, files: { type: 'string', default: '10000' } } })
+const { values } = parseArgs({
+  options: {
+    repo: { type: 'string' },
+    commit: { type: 'string' },
+    runs: { type: 'string', default: '5' },
+    files: { type: 'string', default: '10000' }
+  }
+})
 const RUNS = Number(values.runs)
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'source-search-worker.js')
 
@@ -45,12 +52,21 @@ const main = async (): Promise<void> => {
   }
   repo = path.resolve(repo)
   commit ??= execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
-  const stats = execFileSync('git', ['ls-tree', '-r', '-l', commit], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter(Boolean)
+  const stats = execFileSync('git', ['ls-tree', '-r', '-l', commit], {
+    cwd: repo,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28
+  })
+    .split('\n')
+    .filter(Boolean)
   const bytes = stats.reduce((s, l) => s + (Number(l.split(/\s+/)[3]) || 0), 0)
   const work = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-source-'))
   const indexRoot = path.join(work, 'index')
   const profile = path.join(work, 'project.toml')
-  writeFileSync(profile, `[source]\nrepository = ${JSON.stringify(repo)}\nurl = "bench"\ncommit = "${commit}"\ncache_dir = ${JSON.stringify(indexRoot)}\n[limits]\nmax_matches = 100000\nmax_result_bytes = 67108864\ntime_ms = 600000\n`)
+  writeFileSync(
+    profile,
+    `[source]\nrepository = ${JSON.stringify(repo)}\nurl = "bench"\ncommit = "${commit}"\ncache_dir = ${JSON.stringify(indexRoot)}\n[limits]\nmax_matches = 100000\nmax_result_bytes = 67108864\ntime_ms = 600000\n`
+  )
   const terms = ['AddSC_', 'HandleLoot(', 'SPELL_AURA_MOD_STUN', 'zz-no-such-text-zz']
   for (const t of terms) timeGitGrep(repo, commit, t) // warm the page cache for both sides
   type Row = { term: string; ours: number; git: number }
@@ -91,15 +107,30 @@ const main = async (): Promise<void> => {
     runWorker(WORKER, ['load', profile])
     floor.push(Number(process.hrtime.bigint() - t0) / 1e6)
   }
-  const session = runWorker(WORKER, ['session', profile, String(RUNS), ...terms]) as unknown as { ms: Record<string, number[]>; maxRssMb: number }
+  const session = runWorker(WORKER, ['session', profile, String(RUNS), ...terms]) as unknown as {
+    ms: Record<string, number[]>
+    maxRssMb: number
+  }
   rss = Math.max(rss, session.maxRssMb)
-  for (const term of terms) warm.push({ term, ours: median(session.ms[term] ?? []), git: median(Array.from({ length: RUNS }, () => timeGitGrep(repo, commit, term))) })
+  for (const term of terms)
+    warm.push({
+      term,
+      ours: median(session.ms[term] ?? []),
+      git: median(Array.from({ length: RUNS }, () => timeGitGrep(repo, commit, term)))
+    })
   // The demo report's revision prepared against this core with the shipped TrinityCore profile and
   // default limits (10 s per query), in a new process with no snapshot index yet.
   const demo = writeDemoWorld(path.join(work, 'demo'))
-  const demoProfile = readFileSync(demo.profile, 'utf8').replace('repository = "core"', `repository = ${JSON.stringify(repo)}`).replace(`commit = "${demo.commit}"`, `commit = "${commit}"\ncache_dir = ${JSON.stringify(path.join(work, 'prepare-index'))}`)
+  const demoProfile = readFileSync(demo.profile, 'utf8')
+    .replace('repository = "core"', `repository = ${JSON.stringify(repo)}`)
+    .replace(
+      `commit = "${demo.commit}"`,
+      `commit = "${commit}"\ncache_dir = ${JSON.stringify(path.join(work, 'prepare-index'))}`
+    )
   writeFileSync(demo.profile, demoProfile)
-  let prepare: { ms: number; maxRssMb?: number; complete?: unknown; facts?: unknown; captures?: unknown } | { error: string }
+  let prepare:
+    | { ms: number; maxRssMb?: number; complete?: unknown; facts?: unknown; captures?: unknown }
+    | { error: string }
   try {
     prepare = runWorker(WORKER, ['prepare', demo.profile])
   } catch (e) {
@@ -110,15 +141,30 @@ const main = async (): Promise<void> => {
   const out = (s: string): boolean => process.stdout.write(`${s}\n`)
   const ratio = (r: Row): string => (r.ours / r.git).toFixed(2)
   out(`bench/source-search  ${new Date().toISOString().slice(0, 10)}  ${machine()}`)
-  out(`repository ${repo} at ${commit.slice(0, 12)}: ${stats.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB; snapshot index ${(indexBytes / 2 ** 20).toFixed(1)} MiB; median of ${RUNS}`)
-  for (const r of first) out(`first-ever search  ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 5x)`)
-  out(`new process, modules and profile loaded, no query: ${median(floor).toFixed(0)} ms (the floor of the two rows above and below)`)
-  for (const r of later) out(`later process      ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 1x)`)
-  for (const r of warm) out(`warm session       ${r.term.padEnd(20)} ${r.ours.toFixed(1).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 0.25x)`)
+  out(
+    `repository ${repo} at ${commit.slice(0, 12)}: ${stats.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB; snapshot index ${(indexBytes / 2 ** 20).toFixed(1)} MiB; median of ${RUNS}`
+  )
+  for (const r of first)
+    out(
+      `first-ever search  ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 5x)`
+    )
+  out(
+    `new process, modules and profile loaded, no query: ${median(floor).toFixed(0)} ms (the floor of the two rows above and below)`
+  )
+  for (const r of later)
+    out(
+      `later process      ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 1x)`
+    )
+  for (const r of warm)
+    out(
+      `warm session       ${r.term.padEnd(20)} ${r.ours.toFixed(1).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 0.25x)`
+    )
   out(`peak RSS of one research session: ${rss.toFixed(0)} MiB (target <= 300 MiB)`)
-  out('error' in prepare
-    ? `case prepare (demo report, first run, default limits): FAILED ${prepare.error}`
-    : `case prepare (demo report, first run, default limits): ${prepare.ms.toFixed(0)} ms, complete ${String(prepare.complete)}, ${String(prepare.facts)} facts from ${String(prepare.captures)} queries, peak RSS ${(prepare.maxRssMb ?? 0).toFixed(0)} MiB`)
+  out(
+    'error' in prepare
+      ? `case prepare (demo report, first run, default limits): FAILED ${prepare.error}`
+      : `case prepare (demo report, first run, default limits): ${prepare.ms.toFixed(0)} ms, complete ${String(prepare.complete)}, ${String(prepare.facts)} facts from ${String(prepare.captures)} queries, peak RSS ${(prepare.maxRssMb ?? 0).toFixed(0)} MiB`
+  )
 }
 
 await main()

@@ -24,7 +24,13 @@ import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { machine } from './lib.js'
 
-const { values } = parseArgs({ options: { commands: { type: 'string', default: '1600' }, cases: { type: 'string', default: '10000' }, mariadb: { type: 'boolean', default: false } } })
+const { values } = parseArgs({
+  options: {
+    commands: { type: 'string', default: '1600' },
+    cases: { type: 'string', default: '10000' },
+    mariadb: { type: 'boolean', default: false }
+  }
+})
 const COMMANDS = Number(values.commands)
 const QUEUED = Number(values.cases)
 const WRITERS = [1, 4, 16]
@@ -40,7 +46,11 @@ const admin = async (sql: string): Promise<void> => {
   }
 }
 
-const note = (i: number): { type: string; actor: 'operator'; data: unknown } => ({ type: 'NoteRecorded', actor: 'operator', data: { text: `bench note ${i}: the creature despawns when netted`, format: 'plain' } })
+const note = (i: number): { type: string; actor: 'operator'; data: unknown } => ({
+  type: 'NoteRecorded',
+  actor: 'operator',
+  data: { text: `bench note ${i}: the creature despawns when netted`, format: 'plain' }
+})
 
 /**
  * Appends `count` one-event commands through `handle` as typed commands do: decided on the
@@ -48,7 +58,11 @@ const note = (i: number): { type: string; actor: 'operator'; data: unknown } => 
  */
 const appendMany = async (store: CaseStore, handle: CaseHandle, prefix: string, count: number): Promise<void> => {
   for (let i = 0; i < count; i++) {
-    const cmd = (h: CaseHandle): RawCommand => ({ commandId: `${prefix}-${i}`, expectedGeneration: h.cursor.seq, events: [note(i)] })
+    const cmd = (h: CaseHandle): RawCommand => ({
+      commandId: `${prefix}-${i}`,
+      expectedGeneration: h.cursor.seq,
+      events: [note(i)]
+    })
     for (;;) {
       try {
         await store.append(handle, cmd(handle), { waitMs: 60_000, rebase: cmd })
@@ -62,11 +76,22 @@ const appendMany = async (store: CaseStore, handle: CaseHandle, prefix: string, 
 }
 
 /** Commands per second of `writers` concurrent writers through a store, to separate cases or one. */
-const storeRun = async (store: CaseStore, refOf: (name: string) => string, writers: number, oneCase: boolean, tag: string): Promise<number> => {
+const storeRun = async (
+  store: CaseStore,
+  refOf: (name: string) => string,
+  writers: number,
+  oneCase: boolean,
+  tag: string
+): Promise<number> => {
   const per = Math.floor(COMMANDS / writers)
-  const names = Array.from({ length: oneCase ? 1 : writers }, (_, i) => `${tag}-${writers}-${oneCase ? 'one' : 'sep'}-${i}`)
+  const names = Array.from(
+    { length: oneCase ? 1 : writers },
+    (_, i) => `${tag}-${writers}-${oneCase ? 'one' : 'sep'}-${i}`
+  )
   for (const n of names) await store.create(refOf(n), { caseId: n })
-  const handles = await Promise.all(Array.from({ length: writers }, (_, w) => store.open(refOf(names[oneCase ? 0 : w] as string))))
+  const handles = await Promise.all(
+    Array.from({ length: writers }, (_, w) => store.open(refOf(names[oneCase ? 0 : w] as string)))
+  )
   const t0 = process.hrtime.bigint()
   await Promise.all(handles.map((h, w) => appendMany(store, h, `w${w}`, per)))
   const s = Number(process.hrtime.bigint() - t0) / 1e9
@@ -76,66 +101,128 @@ const storeRun = async (store: CaseStore, refOf: (name: string) => string, write
 /** The reference: bare INSERT transactions of the same rows (event, command, case head) through the same knex driver. */
 const referenceRun = async (k: Knex, writers: number, oneCase: boolean, tag: string): Promise<number> => {
   const per = Math.floor(COMMANDS / writers)
-  const names = Array.from({ length: oneCase ? 1 : writers }, (_, i) => `ref-${tag}-${writers}-${oneCase ? 'one' : 'sep'}-${i}`)
+  const names = Array.from(
+    { length: oneCase ? 1 : writers },
+    (_, i) => `ref-${tag}-${writers}-${oneCase ? 'one' : 'sep'}-${i}`
+  )
   for (const n of names) {
-    await k('vba_cases').insert({ case_id: n, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 0, head_hash: `sha256:${'0'.repeat(64)}`, log_bytes: 0, updated_ms: Date.now() })
+    await k('vba_cases').insert({
+      case_id: n,
+      declaration: Buffer.from('{}\n'),
+      created_at: new Date().toISOString(),
+      generation: 0,
+      head_hash: `sha256:${'0'.repeat(64)}`,
+      log_bytes: 0,
+      updated_ms: Date.now()
+    })
   }
   const next = new Map(names.map((n) => [n, 0]))
   const line = (n: string, seq: number, i: number): Buffer => {
-    const text = canonicalJson({ actor: 'operator', at: new Date().toISOString(), command_id: `c-${i}`, data: note(i).data, format: 'vba-event/1', hash: `sha256:${'0'.repeat(64)}`, id: `evt-${n}-${seq}`, prev: `sha256:${'0'.repeat(64)}`, seq, type: 'NoteRecorded', version: 2 })
+    const text = canonicalJson({
+      actor: 'operator',
+      at: new Date().toISOString(),
+      command_id: `c-${i}`,
+      data: note(i).data,
+      format: 'vba-event/1',
+      hash: `sha256:${'0'.repeat(64)}`,
+      id: `evt-${n}-${seq}`,
+      prev: `sha256:${'0'.repeat(64)}`,
+      seq,
+      type: 'NoteRecorded',
+      version: 2
+    })
     return Buffer.from(text._tag === 'Right' ? text.right : '{}')
   }
   const refTransaction = refTransactionOf(k, next, line)
   const t0 = process.hrtime.bigint()
-  await Promise.all(Array.from({ length: writers }, async (_, w) => {
-    const n = names[oneCase ? 0 : w] as string
-    for (let i = 0; i < per; i++) {
-      // A bare transaction loop retries what the server rolled back (MariaDB's deadlocks between
-      // the events' foreign-key locks and the case row update).
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await refTransaction(i, w, n)
-          break
-        } catch (e) {
-          if (attempt > 100_000 || !['ER_LOCK_DEADLOCK', '40P01', '40001'].includes((e as { code?: string }).code ?? '')) throw e
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      const n = names[oneCase ? 0 : w] as string
+      for (let i = 0; i < per; i++) {
+        // A bare transaction loop retries what the server rolled back (MariaDB's deadlocks between
+        // the events' foreign-key locks and the case row update).
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await refTransaction(i, w, n)
+            break
+          } catch (e) {
+            if (
+              attempt > 100_000 ||
+              !['ER_LOCK_DEADLOCK', '40P01', '40001'].includes((e as { code?: string }).code ?? '')
+            )
+              throw e
+          }
         }
       }
-    }
-  }))
+    })
+  )
   const s = Number(process.hrtime.bigint() - t0) / 1e9
   return (per * writers) / s
 }
 
-const refTransactionOf = (k: Knex, next: Map<string, number>, line: (n: string, seq: number, i: number) => Buffer) => async (i: number, w: number, n: string): Promise<void> => {
-      await k.transaction(async (trx) => {
-        const seq = (next.get(n) ?? 0) + 1
-        next.set(n, seq)
-        const bytes = line(n, seq, i)
-        await trx('vba_events').insert({ case_id: n, seq, command_id: `w${w}-${i}`, hash: sha256Digest(bytes), line: bytes })
-        await trx('vba_commands').insert({ case_id: n, command_id: `w${w}-${i}`, first_seq: seq, last_seq: seq })
-        await trx('vba_cases').where({ case_id: n }).update({ generation: seq, head_hash: sha256Digest(bytes), log_bytes: seq * bytes.length, updated_ms: Date.now() })
+const refTransactionOf =
+  (k: Knex, next: Map<string, number>, line: (n: string, seq: number, i: number) => Buffer) =>
+  async (i: number, w: number, n: string): Promise<void> => {
+    await k.transaction(async (trx) => {
+      const seq = (next.get(n) ?? 0) + 1
+      next.set(n, seq)
+      const bytes = line(n, seq, i)
+      await trx('vba_events').insert({
+        case_id: n,
+        seq,
+        command_id: `w${w}-${i}`,
+        hash: sha256Digest(bytes),
+        line: bytes
       })
-}
+      await trx('vba_commands').insert({ case_id: n, command_id: `w${w}-${i}`, first_seq: seq, last_seq: seq })
+      await trx('vba_cases')
+        .where({ case_id: n })
+        .update({
+          generation: seq,
+          head_hash: sha256Digest(bytes),
+          log_bytes: seq * bytes.length,
+          updated_ms: Date.now()
+        })
+    })
+  }
 
 /** Claims per second of 4 workers over `count` queued (prepared, not started) cases. */
 const claimRun = async (store: SqlStore, count: number): Promise<{ perSecond: number; claimed: number }> => {
   const k = store.knex
-  const rows = Array.from({ length: count }, (_, i) => ({ case_id: `queued-${String(i).padStart(6, '0')}`, declaration: Buffer.from('{}\n'), created_at: new Date().toISOString(), generation: 3, head_hash: `sha256:${'0'.repeat(64)}`, log_bytes: 0, state: 'NOT_STARTED', revision: 1, updated_ms: i }))
+  const rows = Array.from({ length: count }, (_, i) => ({
+    case_id: `queued-${String(i).padStart(6, '0')}`,
+    declaration: Buffer.from('{}\n'),
+    created_at: new Date().toISOString(),
+    generation: 3,
+    head_hash: `sha256:${'0'.repeat(64)}`,
+    log_bytes: 0,
+    state: 'NOT_STARTED',
+    revision: 1,
+    updated_ms: i
+  }))
   for (let i = 0; i < rows.length; i += 500) await k('vba_cases').insert(rows.slice(i, i + 500))
   let claimed = 0
   const t0 = process.hrtime.bigint()
-  await Promise.all(Array.from({ length: 4 }, async (_, w) => {
-    for (;;) {
-      const lease = await store.claim(`bench-${w}`, 600_000)
-      if (lease === null) return
-      claimed++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: 4 }, async (_, w) => {
+      for (;;) {
+        const lease = await store.claim(`bench-${w}`, 600_000)
+        if (lease === null) return
+        claimed++
+      }
+    })
+  )
   const s = Number(process.hrtime.bigint() - t0) / 1e9
   return { perSecond: claimed / s, claimed }
 }
 
-interface Row { store: string; writers: number; target: string; cps: number; ref: number | null }
+interface Row {
+  store: string
+  writers: number
+  target: string
+  cps: number
+  ref: number | null
+}
 
 const sqlBench = async (label: string, url: string, env: Record<string, string>): Promise<Row[]> => {
   await migrateStore(url, { environment: env })
@@ -161,7 +248,9 @@ console.log(`bench/store on ${machine()}; ${COMMANDS} one-event commands per con
 const rows: Row[] = []
 const print = (list: readonly Row[]): void => {
   for (const r of list) {
-    console.log(`  ${r.store.padEnd(11)} ${String(r.writers).padStart(7)}  ${r.target.padEnd(15)} ${r.cps.toFixed(0).padStart(11)}  ${r.ref === null ? '-'.padStart(17) : r.ref.toFixed(0).padStart(17)}  ${r.ref === null ? '' : (r.cps / r.ref).toFixed(2)}`)
+    console.log(
+      `  ${r.store.padEnd(11)} ${String(r.writers).padStart(7)}  ${r.target.padEnd(15)} ${r.cps.toFixed(0).padStart(11)}  ${r.ref === null ? '-'.padStart(17) : r.ref.toFixed(0).padStart(17)}  ${r.ref === null ? '' : (r.cps / r.ref).toFixed(2)}`
+    )
   }
 }
 console.log('  store       writers  target           commands/s  bare INSERT ref/s  ratio')
@@ -180,8 +269,14 @@ if (values.mariadb === true) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-store-'))
   const server = await startMariaDb({ dir: path.join(dir, 'server') })
   try {
-    server.sql("CREATE DATABASE bench; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench-pw'; GRANT ALL ON bench.* TO 'bench'@'%';")
-    const mRows = await sqlBench('mariadb', `mysql://bench@127.0.0.1:${server.port}/bench?password_env=VBA_BENCH_STORE_PW`, { VBA_BENCH_STORE_PW: 'bench-pw' })
+    server.sql(
+      "CREATE DATABASE bench; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench-pw'; GRANT ALL ON bench.* TO 'bench'@'%';"
+    )
+    const mRows = await sqlBench(
+      'mariadb',
+      `mysql://bench@127.0.0.1:${server.port}/bench?password_env=VBA_BENCH_STORE_PW`,
+      { VBA_BENCH_STORE_PW: 'bench-pw' }
+    )
     print(mRows)
     rows.push(...mRows)
   } finally {
@@ -205,4 +300,6 @@ try {
 }
 const sql = rows.filter((r) => r.ref !== null)
 const worst = Math.min(...sql.map((r) => r.cps / (r.ref as number)))
-console.log(`  worst SQL store / reference ratio: ${worst.toFixed(2)} (target >= 0.5): ${worst >= 0.5 ? 'met' : 'NOT met'}`)
+console.log(
+  `  worst SQL store / reference ratio: ${worst.toFixed(2)} (target >= 0.5): ${worst >= 0.5 ? 'met' : 'NOT met'}`
+)

@@ -28,7 +28,13 @@ import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
 import { openSourceResearch } from '../src/research/source/open.js'
 import { machine, median, runWorker } from './lib.js'
 
-const { values } = parseArgs({ options: { queries: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' } } })
+const { values } = parseArgs({
+  options: {
+    queries: { type: 'string', default: '150' },
+    runs: { type: 'string', default: '5' },
+    keep: { type: 'string' }
+  }
+})
 const QUERIES = Number(values.queries)
 const RUNS = Number(values.runs)
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'verify-investigation-worker.js')
@@ -38,40 +44,127 @@ const must = <A>(r: E.Either<{ message: string }, A>): A => {
   return r.right
 }
 
-const FILES = ['src/server/scripts/World/npc_wolpertinger.cpp', 'src/server/scripts/Spells/spell_item.cpp', 'src/server/scripts/ScriptLoader.cpp']
-const WORDS = ['wolpertinger', 'Spell', 'AddSC', 'Creature', 'Despawn', 'HandleDummy', 'Register', 'net', 'Script', 'Unit']
+const FILES = [
+  'src/server/scripts/World/npc_wolpertinger.cpp',
+  'src/server/scripts/Spells/spell_item.cpp',
+  'src/server/scripts/ScriptLoader.cpp'
+]
+const WORDS = [
+  'wolpertinger',
+  'Spell',
+  'AddSC',
+  'Creature',
+  'Despawn',
+  'HandleDummy',
+  'Register',
+  'net',
+  'Script',
+  'Unit'
+]
 
 /** The i-th query: source reads, source searches and database rows in turn, every one different. */
 const queryOf = (i: number): Record<string, unknown> => {
   switch (i % 3) {
-    case 0: return { kind: 'source.read', path: FILES[i % FILES.length], start_line: 1 + (i % 7), end_line: 8 + (i % 23) }
-    case 1: return { kind: 'source.search', text: `${WORDS[i % WORDS.length] ?? 'net'}${i % 2 === 0 ? '' : '('}`.slice(0, 3 + (i % 9)) }
-    default: return { kind: 'database.rows', table: ALLOWED_WORLD_TABLES[i % ALLOWED_WORLD_TABLES.length], columns: [], filters: [], offset: i, limit: 3 }
+    case 0:
+      return { kind: 'source.read', path: FILES[i % FILES.length], start_line: 1 + (i % 7), end_line: 8 + (i % 23) }
+    case 1:
+      return {
+        kind: 'source.search',
+        text: `${WORDS[i % WORDS.length] ?? 'net'}${i % 2 === 0 ? '' : '('}`.slice(0, 3 + (i % 9))
+      }
+    default:
+      return {
+        kind: 'database.rows',
+        table: ALLOWED_WORLD_TABLES[i % ALLOWED_WORLD_TABLES.length],
+        columns: [],
+        filters: [],
+        offset: i,
+        limit: 3
+      }
   }
 }
 
 const generate = async (root: string): Promise<{ dir: string; profile: string }> => {
   const world = writeDemoWorld(path.join(root, 'world'))
   // A budget for every query, and the investigation's own contract.
-  writeFileSync(world.profile, readFileSync(world.profile, 'utf8').replace(/\ntotal = \d+\n/, `\ntotal = ${QUERIES + 10}\n`))
+  writeFileSync(
+    world.profile,
+    readFileSync(world.profile, 'utf8').replace(/\ntotal = \d+\n/, `\ntotal = ${QUERIES + 10}\n`)
+  )
   const profile = must(await loadProfile(world.profile)())
   const research = createProjectResearch(profile, { openSource: openSourceResearch })
   const dir = path.join(root, 'case')
   const env = fixedEnv('2026-11-01T10:00:00.000Z', 'bench')
   try {
-    must(await initCase({ dir, caseId: 'case-bench-investigation', title: 'Quest 11117: wolpertingers vanish when netted', env })())
-    must(await prepareRevision(dir, research, must(enrichmentConfig(profile)), { report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] }, { env }))
+    must(
+      await initCase({
+        dir,
+        caseId: 'case-bench-investigation',
+        title: 'Quest 11117: wolpertingers vanish when netted',
+        env
+      })()
+    )
+    must(
+      await prepareRevision(
+        dir,
+        research,
+        must(enrichmentConfig(profile)),
+        {
+          report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted.',
+          entities: [{ type: 'quest', id: 11117 }]
+        },
+        { env }
+      )
+    )
     must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
-    const steps: Array<string | ((p: string) => string)> = [JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' } })]
+    const steps: Array<string | ((p: string) => string)> = [
+      JSON.stringify({
+        interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
+      })
+    ]
     for (let i = 0; i < QUERIES; i++) {
       steps.push(JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: queryOf(i) } }))
-      steps.push(i === 0
-        ? (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The net spell despawns the creature before the reward.', evidence: [latestEvidence(p)] } })
-        : (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'open', evidence: [latestEvidence(p)], note: `query ${i} read` } }))
+      steps.push(
+        i === 0
+          ? (p) =>
+              JSON.stringify({
+                next: {
+                  kind: 'hypothesis',
+                  action: 'propose',
+                  statement: 'The net spell despawns the creature before the reward.',
+                  evidence: [latestEvidence(p)]
+                }
+              })
+          : (p) =>
+              JSON.stringify({
+                next: {
+                  kind: 'hypothesis',
+                  action: 'update',
+                  hypothesis_id: 'H1',
+                  status: 'open',
+                  evidence: [latestEvidence(p)],
+                  note: `query ${i} read`
+                }
+              })
+      )
     }
-    steps.push(JSON.stringify({ next: { kind: 'conclusion', summary: 'The despawn races the reward.', hypotheses: ['H1'], evidence: ['E1'] } }))
+    steps.push(
+      JSON.stringify({
+        next: { kind: 'conclusion', summary: 'The despawn races the reward.', hypotheses: ['H1'], evidence: ['E1'] }
+      })
+    )
     const model = scriptedModel(steps)
-    const r = must(await advance(dir, { model: model.model, research, env, maxTurns: steps.length + 5, onStep: () => { if (process.stderr.isTTY) process.stderr.write('.') } }))
+    const r = must(
+      await advance(dir, {
+        model: model.model,
+        research,
+        env,
+        maxTurns: steps.length + 5,
+        onStep: () => {
+          if (process.stderr.isTTY) process.stderr.write('.')
+        }
+      })
+    )
     if (process.stderr.isTTY) process.stderr.write('\n')
     if (r.state !== 'CONCLUDED') throw new Error(`the generated investigation ended ${r.state}`)
   } finally {
@@ -82,8 +175,14 @@ const generate = async (root: string): Promise<{ dir: string; profile: string }>
 
 const main = async (): Promise<void> => {
   const root = values.keep ?? mkdtempSync(path.join(os.tmpdir(), 'vba-bench-inv-'))
-  const { dir, profile } = existsSync(path.join(root, 'case', 'events.jsonl')) ? { dir: path.join(root, 'case'), profile: path.join(root, 'world', 'project.toml') } : await generate(root)
-  const info = runWorker(WORKER, ['count', dir, profile]) as unknown as { events: number; turns: number; captures: number }
+  const { dir, profile } = existsSync(path.join(root, 'case', 'events.jsonl'))
+    ? { dir: path.join(root, 'case'), profile: path.join(root, 'world', 'project.toml') }
+    : await generate(root)
+  const info = runWorker(WORKER, ['count', dir, profile]) as unknown as {
+    events: number
+    turns: number
+    captures: number
+  }
   const verify: number[] = []
   const chainOnly: number[] = []
   const against: number[] = []
@@ -103,12 +202,20 @@ const main = async (): Promise<void> => {
   const perCapture = median(rederive) / info.captures
   const directPer = median(direct) / info.captures
   const log = statSync(path.join(dir, 'events.jsonl')).size
-  console.log(`verify of an investigation: ${info.events} events (${(log / 1024).toFixed(0)} KiB), ${info.turns} model turns, ${info.captures} distinct captures; ${machine()}; median of ${RUNS} fresh processes`)
+  console.log(
+    `verify of an investigation: ${info.events} events (${(log / 1024).toFixed(0)} KiB), ${info.turns} model turns, ${info.captures} distinct captures; ${machine()}; median of ${RUNS} fresh processes`
+  )
   console.log(`  verify                       ${v.toFixed(0)} ms`)
   console.log(`  verify without rules         ${c.toFixed(0)} ms`)
-  console.log(`  rules (fold + derivations)   ${(v - c).toFixed(0)} ms = ${(share * 100).toFixed(1)}% of verify (target <= 20%: ${share <= 0.2 ? 'met' : 'NOT met'})`)
-  console.log(`  verify --against             ${median(against).toFixed(0)} ms; re-deriving ${median(rederive).toFixed(0)} ms = ${perCapture.toFixed(2)} ms per capture`)
-  console.log(`  the same queries directly    ${median(direct).toFixed(0)} ms = ${directPer.toFixed(2)} ms per capture; ratio ${(perCapture / directPer).toFixed(2)}`)
+  console.log(
+    `  rules (fold + derivations)   ${(v - c).toFixed(0)} ms = ${(share * 100).toFixed(1)}% of verify (target <= 20%: ${share <= 0.2 ? 'met' : 'NOT met'})`
+  )
+  console.log(
+    `  verify --against             ${median(against).toFixed(0)} ms; re-deriving ${median(rederive).toFixed(0)} ms = ${perCapture.toFixed(2)} ms per capture`
+  )
+  console.log(
+    `  the same queries directly    ${median(direct).toFixed(0)} ms = ${directPer.toFixed(2)} ms per capture; ratio ${(perCapture / directPer).toFixed(2)}`
+  )
 }
 
 await main()

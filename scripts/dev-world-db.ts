@@ -21,14 +21,20 @@ import { loadWorld, READER_USER } from './lib/world-db.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { dir: { type: 'string' }, port: { type: 'string' }, dump: { type: 'string' }, database: { type: 'string', default: 'world' } }
+  options: {
+    dir: { type: 'string' },
+    port: { type: 'string' },
+    dump: { type: 'string' },
+    database: { type: 'string', default: 'world' }
+  }
 })
 const verb = positionals[0]
 const fail = (message: string): never => {
   process.stderr.write(`dev-world-db: ${message}\n`)
   process.exit(2)
 }
-if (verb === undefined || !['start', 'stop', 'status', 'restore', 'fixture'].includes(verb)) fail('usage: dev-world-db start|stop|status|restore|fixture --dir DIR [--port P] [--dump FILE] [--database NAME]')
+if (verb === undefined || !['start', 'stop', 'status', 'restore', 'fixture'].includes(verb))
+  fail('usage: dev-world-db start|stop|status|restore|fixture --dir DIR [--port P] [--dump FILE] [--database NAME]')
 if (values.dir === undefined) fail('--dir DIR is required')
 const dir = path.resolve(values.dir ?? '')
 const port = values.port === undefined ? undefined : Number(values.port)
@@ -44,7 +50,8 @@ const ownPid = (): number | null => {
   const pid = Number(readFileSync(pidFile, 'utf8').trim())
   if (!Number.isInteger(pid) || !alive(pid)) return null
   const cmdline = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8') : ''
-  if (!cmdline.includes(`--datadir=${path.join(dir, 'data')}`)) fail(`pid ${pid} does not serve ${dir}; refusing to touch it`)
+  if (!cmdline.includes(`--datadir=${path.join(dir, 'data')}`))
+    fail(`pid ${pid} does not serve ${dir}; refusing to touch it`)
   return pid
 }
 
@@ -58,7 +65,11 @@ const writeReaderPassword = (): string => {
 const main = async (): Promise<void> => {
   if (verb === 'status') {
     const pid = ownPid()
-    process.stdout.write(pid === null ? `not running (${dir})\n` : `running, pid ${pid}, port ${readFileSync(path.join(dir, 'port'), 'utf8').trim()}\n`)
+    process.stdout.write(
+      pid === null
+        ? `not running (${dir})\n`
+        : `running, pid ${pid}, port ${readFileSync(path.join(dir, 'port'), 'utf8').trim()}\n`
+    )
     return
   }
   if (verb === 'stop') {
@@ -82,15 +93,28 @@ const main = async (): Promise<void> => {
     const db = values.database ?? 'world'
     server.sql(`CREATE DATABASE IF NOT EXISTS \`${db}\` CHARACTER SET utf8mb4;`)
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(bin?.client ?? 'mariadb', ['--no-defaults', `--socket=${server.socket}`, '--user=root', db], { stdio: ['pipe', 'inherit', 'inherit'] })
-      createReadStream(values.dump ?? '').on('error', reject).pipe(child.stdin)
+      const child = spawn(bin?.client ?? 'mariadb', ['--no-defaults', `--socket=${server.socket}`, '--user=root', db], {
+        stdio: ['pipe', 'inherit', 'inherit']
+      })
+      createReadStream(values.dump ?? '')
+        .on('error', reject)
+        .pipe(child.stdin)
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`restore failed (exit ${code})`))))
     })
     const password = writeReaderPassword()
-    server.sql(`${[`CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`, `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
-      `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`, `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`, 'FLUSH PRIVILEGES'].join(';\n')};\n`)
+    server.sql(
+      `${[
+        `CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`,
+        `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
+        `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`,
+        `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`,
+        'FLUSH PRIVILEGES'
+      ].join(';\n')};\n`
+    )
   }
-  process.stdout.write(`running on 127.0.0.1:${server.port} (socket ${server.socket}); reader ${READER_USER}, password in ${path.join(dir, 'reader.local.txt')}\n`)
+  process.stdout.write(
+    `running on 127.0.0.1:${server.port} (socket ${server.socket}); reader ${READER_USER}, password in ${path.join(dir, 'reader.local.txt')}\n`
+  )
 }
 
 main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e)))

@@ -34,22 +34,55 @@ const must = <A>(r: E.Either<unknown, A>): A => {
   return r.right
 }
 
-const LOG_BYTES = Buffer.from('2026-11-29 21:14:03 [creature] entry 23487 (guid 991) evaded and reset while in combat\n')
+const LOG_BYTES = Buffer.from(
+  '2026-11-29 21:14:03 [creature] entry 23487 (guid 991) evaded and reset while in combat\n'
+)
 
 /** The valid base case: three commands, one attachment. */
 const writeBase = async (dir: string): Promise<void> => {
   const env = fixedEnv('2026-11-30T08:00:00.000Z', 'ex')
   must(await initCase({ dir, caseId: 'case-example', title: 'Wolpertinger resets in combat', env })())
   const h = must(await openCase(dir)())
-  must(await appendCommand(h, {
-    commandId: 'cmd-report', expectedGeneration: 0,
-    events: [
-      { type: 'NoteRecorded', actor: 'operator', data: { text: 'Report: the creature resets while players fight it.', format: 'plain' } },
-      { type: 'AttachmentAdded', actor: 'operator', data: { name: 'server.log', object: objectRefOf(LOG_BYTES, 'text/plain') } }
-    ],
-    objects: [LOG_BYTES]
-  }, { env })())
-  must(await appendCommand(h, { commandId: 'cmd-triage', expectedGeneration: 2, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: 'Triage: **reproducible** on the test realm.', format: 'markdown' } }] }, { env })())
+  must(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-report',
+        expectedGeneration: 0,
+        events: [
+          {
+            type: 'NoteRecorded',
+            actor: 'operator',
+            data: { text: 'Report: the creature resets while players fight it.', format: 'plain' }
+          },
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'server.log', object: objectRefOf(LOG_BYTES, 'text/plain') }
+          }
+        ],
+        objects: [LOG_BYTES]
+      },
+      { env }
+    )()
+  )
+  must(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-triage',
+        expectedGeneration: 2,
+        events: [
+          {
+            type: 'NoteRecorded',
+            actor: 'controller',
+            data: { text: 'Triage: **reproducible** on the test realm.', format: 'markdown' }
+          }
+        ]
+      },
+      { env }
+    )()
+  )
 }
 
 /** The frozen case written with version-1 NoteRecorded events. */
@@ -57,17 +90,47 @@ const writeV1 = async (dir: string): Promise<void> => {
   const env = fixedEnv('2026-11-30T09:00:00.000Z', 'v1')
   must(await initCase({ dir, caseId: 'case-written-with-v1-events', env })())
   const h = must(await openCase(dir)())
-  must(await appendCommand(h, { commandId: 'cmd-1', expectedGeneration: 0, events: [{ type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }] }, { env })())
-  must(await appendCommand(h, { commandId: 'cmd-2', expectedGeneration: 1, events: [
-    { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
-    { type: 'NoteRecorded', version: 2, actor: 'operator', data: { text: 'a *current* note', format: 'markdown' } }
-  ] }, { env })())
+  must(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-1',
+        expectedGeneration: 0,
+        events: [
+          { type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }
+        ]
+      },
+      { env }
+    )()
+  )
+  must(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-2',
+        expectedGeneration: 1,
+        events: [
+          { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
+          {
+            type: 'NoteRecorded',
+            version: 2,
+            actor: 'operator',
+            data: { text: 'a *current* note', format: 'markdown' }
+          }
+        ]
+      },
+      { env }
+    )()
+  )
 }
 
 type Envelope = Record<string, unknown>
 
 const readLines = async (dir: string): Promise<Envelope[]> =>
-  (await fsp.readFile(path.join(dir, 'events.jsonl'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Envelope)
+  (await fsp.readFile(path.join(dir, 'events.jsonl'), 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Envelope)
 
 /** Seals envelopes with correct hashes, chaining each to the previous unless `prev` is given. */
 const forge = async (dir: string, envelopes: Envelope[], opts: { keepPrev?: boolean } = {}): Promise<string[]> => {
@@ -88,7 +151,10 @@ const writeLog = async (dir: string, lines: string[], head: 'follow' | 'keep' = 
   await fsp.writeFile(path.join(dir, 'events.jsonl'), text)
   if (head === 'keep') return
   const last = JSON.parse(lines[lines.length - 1] ?? '{}') as { seq?: number; hash?: string }
-  await fsp.writeFile(path.join(dir, 'HEAD'), `${must(canonicalJson({ bytes: Buffer.byteLength(text), hash: last.hash, seq: last.seq }))}\n`)
+  await fsp.writeFile(
+    path.join(dir, 'HEAD'),
+    `${must(canonicalJson({ bytes: Buffer.byteLength(text), hash: last.hash, seq: last.seq }))}\n`
+  )
 }
 
 const objectFile = (dir: string, bytes: Buffer): string => path.join(dir, objectPath(objectRefOf(bytes).digest))
@@ -109,7 +175,10 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
   HEAD_INVALID: async (d) => fsp.writeFile(path.join(d, 'HEAD'), '{"seq":3}\n'),
   HEAD_MISMATCH: async (d) => {
     const head = JSON.parse(await fsp.readFile(path.join(d, 'HEAD'), 'utf8')) as Record<string, unknown>
-    await fsp.writeFile(path.join(d, 'HEAD'), `${must(canonicalJson({ ...head, hash: sha256Digest('another history') }))}\n`)
+    await fsp.writeFile(
+      path.join(d, 'HEAD'),
+      `${must(canonicalJson({ ...head, hash: sha256Digest('another history') }))}\n`
+    )
   },
   EVENT_MALFORMED: async (d) => {
     const lines = (await readLines(d)).map((e) => must(canonicalJson(e)))
@@ -120,7 +189,10 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
     const events = await readLines(d)
     // same members, reverse order: valid JSON with a correct hash, but not RFC 8785 canonical
     const reversed = (e: Envelope): Envelope => Object.fromEntries(Object.entries(e).reverse())
-    await writeLog(d, events.map((e, i) => (i === 1 ? JSON.stringify(reversed(e)) : must(canonicalJson(e)))))
+    await writeLog(
+      d,
+      events.map((e, i) => (i === 1 ? JSON.stringify(reversed(e)) : must(canonicalJson(e))))
+    )
   },
   EVENT_ENVELOPE_INVALID: async (d) => {
     const events = await readLines(d)
@@ -131,19 +203,44 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
     const events = await readLines(d)
     const first = events[0] as { data: { text: string } }
     first.data.text = first.data.text.replace('resets', 'despawns')
-    await writeLog(d, events.map((e) => must(canonicalJson(e))))
+    await writeLog(
+      d,
+      events.map((e) => must(canonicalJson(e)))
+    )
   },
   EVENT_UNKNOWN_TYPE: async (d) => {
     const events = await readLines(d)
-    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', type: 'TicketEscalated', data: { to: 'dev' } }]))
+    await writeLog(
+      d,
+      await forge(d, [
+        ...events,
+        {
+          ...events[2],
+          seq: 4,
+          id: 'evt-forged',
+          command_id: 'cmd-forged',
+          type: 'TicketEscalated',
+          data: { to: 'dev' }
+        }
+      ])
+    )
   },
   EVENT_UNKNOWN_VERSION: async (d) => {
     const events = await readLines(d)
-    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', version: 9 }]))
+    await writeLog(
+      d,
+      await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', version: 9 }])
+    )
   },
   EVENT_DATA_INVALID: async (d) => {
     const events = await readLines(d)
-    await writeLog(d, await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { text: 42, format: 'plain' } }]))
+    await writeLog(
+      d,
+      await forge(d, [
+        ...events,
+        { ...events[2], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { text: 42, format: 'plain' } }
+      ])
+    )
   },
   EVENT_ID_DUPLICATE: async (d) => {
     const events = await readLines(d)
@@ -164,12 +261,26 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
   CHAIN_BROKEN: async (d) => {
     const events = await readLines(d)
     const sealed = await forge(d, events)
-    const forged = await forge(d, [{ ...events[2], prev: sha256Digest('a history that never was') }], { keepPrev: true })
+    const forged = await forge(d, [{ ...events[2], prev: sha256Digest('a history that never was') }], {
+      keepPrev: true
+    })
     await writeLog(d, [sealed[0] ?? '', sealed[1] ?? '', forged[0] ?? ''])
   },
   OBJECT_REF_INVALID: async (d) => {
     const events = await readLines(d)
-    await writeLog(d, await forge(d, [...events, { ...events[1], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { name: 'passwd', object: { digest: 'sha256:../../../../etc/passwd', size: 1 } } }]))
+    await writeLog(
+      d,
+      await forge(d, [
+        ...events,
+        {
+          ...events[1],
+          seq: 4,
+          id: 'evt-forged',
+          command_id: 'cmd-forged',
+          data: { name: 'passwd', object: { digest: 'sha256:../../../../etc/passwd', size: 1 } }
+        }
+      ])
+    )
   },
   OBJECT_MISSING: async (d) => fsp.rm(objectFile(d, LOG_BYTES), { force: true }),
   OBJECT_DIGEST_MISMATCH: async (d) => {
@@ -180,16 +291,32 @@ const BROKEN: Record<string, (dir: string) => Promise<void>> = {
   OBJECT_SIZE_MISMATCH: async (d) => {
     const events = await readLines(d)
     const ref = objectRefOf(LOG_BYTES)
-    await writeLog(d, await forge(d, [...events, { ...events[1], seq: 4, id: 'evt-forged', command_id: 'cmd-forged', data: { name: 'server.log', object: { digest: ref.digest, size: ref.size + 1 } } }]))
+    await writeLog(
+      d,
+      await forge(d, [
+        ...events,
+        {
+          ...events[1],
+          seq: 4,
+          id: 'evt-forged',
+          command_id: 'cmd-forged',
+          data: { name: 'server.log', object: { digest: ref.digest, size: ref.size + 1 } }
+        }
+      ])
+    )
   },
   FOREIGN_FILE: async (d) => fsp.writeFile(path.join(d, 'notes.txt'), 'this file does not belong to the package\n')
 }
 
 const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
-  TORN_TAIL: async (d) => fsp.appendFile(path.join(d, 'events.jsonl'), '{"actor":"controller","at":"2026-11-30T08:00:0'),
+  TORN_TAIL: async (d) =>
+    fsp.appendFile(path.join(d, 'events.jsonl'), '{"actor":"controller","at":"2026-11-30T08:00:0'),
   UNACKNOWLEDGED_TAIL: async (d) => {
     const events = await readLines(d)
-    const sealed = await forge(d, [...events, { ...events[2], seq: 4, id: 'evt-unacknowledged', command_id: 'cmd-crashed' }])
+    const sealed = await forge(d, [
+      ...events,
+      { ...events[2], seq: 4, id: 'evt-unacknowledged', command_id: 'cmd-crashed' }
+    ])
     await fsp.appendFile(path.join(d, 'events.jsonl'), `${sealed[3] ?? ''}\n`)
   },
   ORPHAN_OBJECT: async (d) => {
@@ -198,7 +325,11 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
     await fsp.writeFile(objectFile(d, bytes), bytes)
   },
   TEMP_FILE_LEFTOVER: async (d) => fsp.writeFile(path.join(d, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial'),
-  LOCK_PRESENT: async (d) => fsp.writeFile(path.join(d, '.vba-lock'), `${JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' })}\n`)
+  LOCK_PRESENT: async (d) =>
+    fsp.writeFile(
+      path.join(d, '.vba-lock'),
+      `${JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' })}\n`
+    )
 }
 
 /**
@@ -211,14 +342,27 @@ interface Forgery {
   readonly expected: ReadonlyArray<{ code: string; rule?: string; seq?: number }>
 }
 
-const PLAN_ARGS = { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }], offset: 0, limit: 10 }
+const PLAN_ARGS = {
+  kind: 'database.rows',
+  table: 'smart_scripts',
+  columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'],
+  filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }],
+  offset: 0,
+  limit: 10
+}
 const planDigest = (): string => sha256Digest(must(canonicalJson(PLAN_ARGS)))
-const checkpoint = (generation: number, state: string): { type: string; actor: 'system'; data: unknown } => ({ type: 'CheckpointRecorded', actor: 'system', data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false } })
+const checkpoint = (generation: number, state: string): { type: string; actor: 'system'; data: unknown } => ({
+  type: 'CheckpointRecorded',
+  actor: 'system',
+  data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false }
+})
 
 const FORGED: Record<string, Forgery> = {
   RULE_ACTOR: {
     write: (d) => {
-      forger(d).append('forged-note', [{ type: 'NoteRecorded', actor: 'model', data: { text: 'The model says the bug is fixed.', format: 'plain' } }])
+      forger(d).append('forged-note', [
+        { type: 'NoteRecorded', actor: 'model', data: { text: 'The model says the bug is fixed.', format: 'plain' } }
+      ])
       return null
     },
     expected: [{ code: 'RULE_ACTOR', rule: 'actor.allowed', seq: 26 }]
@@ -234,7 +378,20 @@ const FORGED: Record<string, Forgery> = {
     write: (d) => {
       const f = forger(d)
       f.cut(17)
-      f.append('forged-reserve', [{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: 'res-forged', action: 'project.query', amount: 10, plan_id: null, request_digest: planDigest(), requester: null } }])
+      f.append('forged-reserve', [
+        {
+          type: 'BudgetReserved',
+          actor: 'controller',
+          data: {
+            reservation_id: 'res-forged',
+            action: 'project.query',
+            amount: 10,
+            plan_id: null,
+            request_digest: planDigest(),
+            requester: null
+          }
+        }
+      ])
       return null
     },
     expected: [{ code: 'RULE_BUDGET', rule: 'budget.overdrawn', seq: 18 }]
@@ -244,13 +401,26 @@ const FORGED: Record<string, Forgery> = {
       const f = forger(d)
       const real = f.envelopes().find((e) => e.type === 'CaptureRecorded')?.data as { capture: { digest: string } }
       const hex = real.capture.digest.slice(7)
-      const original = JSON.parse(readFileSync(path.join(d, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8')) as Record<string, unknown>
+      const original = JSON.parse(
+        readFileSync(path.join(d, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8')
+      ) as Record<string, unknown>
       // the same request and rows, relabelled as another kind of query
       const bytes = Buffer.from(must(canonicalJson({ ...original, kind: 'database.count' })), 'utf8')
       f.cut(15)
       const ref = f.object(bytes, 'application/vnd.vba.capture+json')
       f.append('forged-capture', [
-        { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: 'res-P2', capture: ref, kind: 'database.rows', request_digest: planDigest(), evidence_id: 'E4', repeat: false } },
+        {
+          type: 'CaptureRecorded',
+          actor: 'system',
+          data: {
+            reservation_id: 'res-P2',
+            capture: ref,
+            kind: 'database.rows',
+            request_digest: planDigest(),
+            evidence_id: 'E4',
+            repeat: false
+          }
+        },
         { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: 'res-P2', amount: 1 } }
       ])
       return null
@@ -261,16 +431,36 @@ const FORGED: Record<string, Forgery> = {
     write: (d) => {
       const f = forger(d)
       f.cut(21)
-      f.append('forged-old-note', [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'A note dated before the case existed.', format: 'plain' } }], [], { at: '2001-01-01T00:00:00.000Z' })
+      f.append(
+        'forged-old-note',
+        [
+          {
+            type: 'NoteRecorded',
+            actor: 'operator',
+            data: { text: 'A note dated before the case existed.', format: 'plain' }
+          }
+        ],
+        [],
+        { at: '2001-01-01T00:00:00.000Z' }
+      )
       return null
     },
-    expected: [{ code: 'RULE_TIME', rule: 'time.order', seq: 22 }, { code: 'RULE_TIME', rule: 'time.order', seq: 22 }]
+    expected: [
+      { code: 'RULE_TIME', rule: 'time.order', seq: 22 },
+      { code: 'RULE_TIME', rule: 'time.order', seq: 22 }
+    ]
   },
   RULE_TURN: {
     write: (d) => {
       const f = forger(d)
       f.cut(21)
-      f.append('forged-hypothesis', [{ type: 'HypothesisProposed', actor: 'model', data: { hypothesis_id: 'H2', statement: 'A hypothesis no model answer made.', evidence: ['E4'] } }])
+      f.append('forged-hypothesis', [
+        {
+          type: 'HypothesisProposed',
+          actor: 'model',
+          data: { hypothesis_id: 'H2', statement: 'A hypothesis no model answer made.', evidence: ['E4'] }
+        }
+      ])
       return null
     },
     expected: [{ code: 'RULE_TURN', rule: 'turn.decision', seq: 22 }]
@@ -279,28 +469,88 @@ const FORGED: Record<string, Forgery> = {
     write: (d) => {
       const f = forger(d)
       const answer = f.envelopes()[22]
-      f.cut(22, collectRefs(answer?.data).refs.map((r) => r.digest))
+      f.cut(
+        22,
+        collectRefs(answer?.data).refs.map((r) => r.digest)
+      )
       f.append('forged-conclusion', [
         { type: 'ModelResponded', actor: 'model', data: answer?.data },
-        { type: 'ConclusionRecorded', actor: 'model', data: { summary: 'Proven by evidence nobody recorded.', hypotheses: ['H7'], evidence: ['E99'] } },
+        {
+          type: 'ConclusionRecorded',
+          actor: 'model',
+          data: { summary: 'Proven by evidence nobody recorded.', hypotheses: ['H7'], evidence: ['E99'] }
+        },
         checkpoint(3, 'CONCLUDED')
       ])
       return null
     },
     // The forged conclusion is also not what the deciders make of the answer it is recorded with.
-    expected: [{ code: 'RULE_REFERENCE', rule: 'reference.hypothesis', seq: 24 }, { code: 'RULE_REFERENCE', rule: 'reference.evidence', seq: 24 }, { code: 'RULE_TURN', rule: 'turn.derived', seq: 23 }]
+    expected: [
+      { code: 'RULE_REFERENCE', rule: 'reference.hypothesis', seq: 24 },
+      { code: 'RULE_REFERENCE', rule: 'reference.evidence', seq: 24 },
+      { code: 'RULE_TURN', rule: 'turn.derived', seq: 23 }
+    ]
   },
   RULE_REVISION: {
     write: (d) => {
       const f = forger(d)
       const report = f.object(Buffer.from('A second report.\n'), 'text/plain')
       const index = { report, entities: [], attachments: [] }
-      const facts = Buffer.from(must(canonicalJson({ format: 'vba-facts', version: 1, revision: 2, facts: [
-        { fact_id: 'F1', type: 'entity', entity_type: 'quest', id: 1, source: 'input', table: 'quest_template', values: {}, texts: {}, provenance: { capture: sha256Digest('no such capture'), pointer: '/result/rows/0' } },
-        { fact_id: 'F2', type: 'project_context_coverage', queries_run: 0, identical_queries_reused: 0, left_out: [], cycles_cut: [], complete: true, notice: 'forged' }
-      ] })), 'utf8')
-      f.append('forged-inputs', [{ type: 'InputsRecorded', actor: 'operator', data: { revision: 2, inputs_version: 1, inputs_digest: sha256Digest(must(canonicalJson(index))), ...index } }])
-      f.append('forged-facts', [{ type: 'RevisionCompleted', actor: 'system', data: { revision: 2, facts: f.object(facts, 'application/vnd.vba.facts+json'), fact_count: 2, queries: 0, complete: true, binding: null, enrichment: null } }])
+      const facts = Buffer.from(
+        must(
+          canonicalJson({
+            format: 'vba-facts',
+            version: 1,
+            revision: 2,
+            facts: [
+              {
+                fact_id: 'F1',
+                type: 'entity',
+                entity_type: 'quest',
+                id: 1,
+                source: 'input',
+                table: 'quest_template',
+                values: {},
+                texts: {},
+                provenance: { capture: sha256Digest('no such capture'), pointer: '/result/rows/0' }
+              },
+              {
+                fact_id: 'F2',
+                type: 'project_context_coverage',
+                queries_run: 0,
+                identical_queries_reused: 0,
+                left_out: [],
+                cycles_cut: [],
+                complete: true,
+                notice: 'forged'
+              }
+            ]
+          })
+        ),
+        'utf8'
+      )
+      f.append('forged-inputs', [
+        {
+          type: 'InputsRecorded',
+          actor: 'operator',
+          data: { revision: 2, inputs_version: 1, inputs_digest: sha256Digest(must(canonicalJson(index))), ...index }
+        }
+      ])
+      f.append('forged-facts', [
+        {
+          type: 'RevisionCompleted',
+          actor: 'system',
+          data: {
+            revision: 2,
+            facts: f.object(facts, 'application/vnd.vba.facts+json'),
+            fact_count: 2,
+            queries: 0,
+            complete: true,
+            binding: null,
+            enrichment: null
+          }
+        }
+      ])
       return null
     },
     expected: [{ code: 'RULE_REVISION', rule: 'revision.provenance', seq: 27 }]
@@ -309,7 +559,10 @@ const FORGED: Record<string, Forgery> = {
     write: (d) => {
       const f = forger(d)
       const real = f.envelopes().find((e) => e.type === 'CaptureRecorded')?.data
-      f.cut(15, collectRefs(real).refs.map((r) => r.digest))
+      f.cut(
+        15,
+        collectRefs(real).refs.map((r) => r.digest)
+      )
       f.append('forged-unpaid', [{ type: 'CaptureRecorded', actor: 'system', data: real }])
       return null
     },
@@ -329,7 +582,13 @@ const FORGED: Record<string, Forgery> = {
       const f = forger(d)
       const receipt = `21:${f.envelopes()[20]?.hash ?? ''}`
       f.cut(20)
-      f.append('note-repro', [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'Could not reproduce; closing as works-as-intended.', format: 'plain' } }])
+      f.append('note-repro', [
+        {
+          type: 'NoteRecorded',
+          actor: 'operator',
+          data: { text: 'Could not reproduce; closing as works-as-intended.', format: 'plain' }
+        }
+      ])
       return receipt
     },
     expected: [{ code: 'HEAD_FORK', seq: 21 }]
@@ -347,7 +606,10 @@ export const writeExamples = async (root: string): Promise<void> => {
   await writeBase(base)
   // example bytes are exact: no line-ending conversion by git
   await fsp.writeFile(path.join(root, '.gitattributes'), '* -text\n')
-  for (const [group, table] of [['broken', BROKEN], ['leftovers', LEFTOVERS]] as const) {
+  for (const [group, table] of [
+    ['broken', BROKEN],
+    ['leftovers', LEFTOVERS]
+  ] as const) {
     for (const [code, mutate] of Object.entries(table)) {
       const dir = path.join(root, group, code)
       await fsp.cp(base, dir, { recursive: true })
@@ -379,7 +641,10 @@ if (isMain) {
   const keep = path.join(repoRoot(), '.examples-frozen-tmp')
   const prompts = path.join(root, 'valid', 'written-with-v1-prompts')
   const keepPrompts = path.join(repoRoot(), '.examples-frozen-prompts-tmp')
-  if (!existsSync(prompts)) throw new Error('examples/valid/written-with-v1-prompts is missing: restore it from git (it cannot be written again)')
+  if (!existsSync(prompts))
+    throw new Error(
+      'examples/valid/written-with-v1-prompts is missing: restore it from git (it cannot be written again)'
+    )
   await fsp.rename(prompts, keepPrompts)
   const replay = `${frozen}.replay.json`
   const keepReplay = `${keep}.replay.json`
@@ -393,5 +658,7 @@ if (isMain) {
     await writeV1(frozen)
     process.stdout.write('wrote the frozen example valid/written-with-v1-events (commit it; never regenerate it)\n')
   }
-  process.stdout.write(`wrote case-format/examples: valid/basic, valid/investigation, ${BROKEN_CODES.length} broken, ${LEFTOVER_CODES.length} leftovers, ${FORGED_NAMES.length} forged\n`)
+  process.stdout.write(
+    `wrote case-format/examples: valid/basic, valid/investigation, ${BROKEN_CODES.length} broken, ${LEFTOVER_CODES.length} leftovers, ${FORGED_NAMES.length} forged\n`
+  )
 }

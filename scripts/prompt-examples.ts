@@ -37,5 +37,7 @@ const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(path.ba
 if (isMain) {
   const prompts = await examplePrompts()
   writeFileSync(USAGE(), withPrompts(readFileSync(USAGE(), 'utf8'), prompts))
-  process.stdout.write(`wrote the prompts of turns ${[...readFileSync(USAGE(), 'utf8').matchAll(/<!-- prompt turn (\d+) -->/g)].map((m) => m[1]).join(', ')} into docs/usage.md\n`)
+  process.stdout.write(
+    `wrote the prompts of turns ${[...readFileSync(USAGE(), 'utf8').matchAll(/<!-- prompt turn (\d+) -->/g)].map((m) => m[1]).join(', ')} into docs/usage.md\n`
+  )
 }

@@ -13,10 +13,11 @@ const root = new URL('..', import.meta.url).pathname
 const testRoot = join(root, 'dist', 'test')
 const filters = process.argv.slice(2)
 
-const walk = (dir) => readdirSync(dir).flatMap((name) => {
-  const p = join(dir, name)
-  return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.js') ? [p] : []
-})
+const walk = (dir) =>
+  readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.js') ? [p] : []
+  })
 
 let files
 try {
@@ -38,10 +39,16 @@ if (findBinaries() === null) missing.push(INSTALL_HINT)
 const pgUrl = new URL(process.env.VBA_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres')
 const pgUp = await new Promise((resolve) => {
   const s = net.connect({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) })
-  s.once('connect', () => { s.destroy(); resolve(true) })
+  s.once('connect', () => {
+    s.destroy()
+    resolve(true)
+  })
   s.once('error', () => resolve(false))
 })
-if (!pgUp) missing.push(`PostgreSQL on ${pgUrl.host} (trust auth for user postgres): apt-get install postgresql; pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set VBA_TEST_POSTGRES to an admin URL)`)
+if (!pgUp)
+  missing.push(
+    `PostgreSQL on ${pgUrl.host} (trust auth for user postgres): apt-get install postgresql; pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start (or set VBA_TEST_POSTGRES to an admin URL)`
+  )
 if (missing.length > 0) {
   console.error(`cannot run the integration tests; missing:\n  - ${missing.join('\n  - ')}`)
   console.log('0 passed, 1 failed')
@@ -63,7 +70,12 @@ try {
 }
 const readerPassword = newReaderPassword()
 loadWorld(server.sql, readerPassword)
-process.env.VBA_TEST_MARIADB = JSON.stringify({ port: server.port, socket: server.socket, dir: server.dir, readerPassword })
+process.env.VBA_TEST_MARIADB = JSON.stringify({
+  port: server.port,
+  socket: server.socket,
+  dir: server.dir,
+  readerPassword
+})
 // Snapshot indexes (on by default in the user's cache directory) go to a private directory of this run.
 const cacheHome = mkdtempSync(join(tmpdir(), 'vba-cache-home-'))
 process.env.XDG_CACHE_HOME = cacheHome
@@ -72,7 +84,10 @@ const stopServer = async () => {
   rmSync(dbDir, { recursive: true, force: true })
   rmSync(cacheHome, { recursive: true, force: true })
 }
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopServer().finally(() => process.exit(130)) })
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    stopServer().finally(() => process.exit(130))
+  })
 console.log(`private MariaDB on 127.0.0.1:${server.port} (${server.dir})`)
 
 const parallel = Math.max(1, Math.min(2, cpus().length))
@@ -85,45 +100,57 @@ const started = Date.now()
 // A file that runs longer than this is killed and counted as failed (a hang is a failure, not a wait).
 const FILE_TIMEOUT_MS = Number(process.env.VBA_TEST_FILE_TIMEOUT_MS ?? 600_000)
 
-const runOne = (file) => new Promise((resolve) => {
-  const t0 = Date.now()
-  const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
-  let out = ''
-  const timer = setTimeout(() => {
-    out += `\nkilled after ${FILE_TIMEOUT_MS / 1000} s (VBA_TEST_FILE_TIMEOUT_MS)\n`
-    child.kill('SIGKILL')
-  }, FILE_TIMEOUT_MS)
-  child.stdout.on('data', (d) => { out += d })
-  child.stderr.on('data', (d) => { out += d })
-  child.on('close', (code, signal) => {
-    clearTimeout(timer)
-    const num = (label) => Number((out.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0)
-    const total = num('Total')
-    const ok = num('Passed')
-    const skip = num('Skipped')
-    passed += ok
-    skipped += skip
-    const bad = total - ok - skip
-    const rel = relative(root, file)
-    const secs = ((Date.now() - t0) / 1000).toFixed(1)
-    if (code !== 0 || bad > 0 || total === 0) {
-      // A file that crashed or ran no test counts as (at least) one failure.
-      failed += Math.max(bad, 1)
-      failedFiles.push(rel)
-      process.stdout.write(`FAIL ${rel} (${secs}s, exit ${code ?? signal})\n${out}\n`)
-    } else {
-      process.stdout.write(`ok   ${rel} (${ok} tests, ${secs}s)\n`)
-    }
-    resolve()
+const runOne = (file) =>
+  new Promise((resolve) => {
+    const t0 = Date.now()
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }
+    })
+    let out = ''
+    const timer = setTimeout(() => {
+      out += `\nkilled after ${FILE_TIMEOUT_MS / 1000} s (VBA_TEST_FILE_TIMEOUT_MS)\n`
+      child.kill('SIGKILL')
+    }, FILE_TIMEOUT_MS)
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      out += d
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const num = (label) => Number((out.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0)
+      const total = num('Total')
+      const ok = num('Passed')
+      const skip = num('Skipped')
+      passed += ok
+      skipped += skip
+      const bad = total - ok - skip
+      const rel = relative(root, file)
+      const secs = ((Date.now() - t0) / 1000).toFixed(1)
+      if (code !== 0 || bad > 0 || total === 0) {
+        // A file that crashed or ran no test counts as (at least) one failure.
+        failed += Math.max(bad, 1)
+        failedFiles.push(rel)
+        process.stdout.write(`FAIL ${rel} (${secs}s, exit ${code ?? signal})\n${out}\n`)
+      } else {
+        process.stdout.write(`ok   ${rel} (${ok} tests, ${secs}s)\n`)
+      }
+      resolve()
+    })
   })
-})
 
 const queue = [...files]
-await Promise.all(Array.from({ length: parallel }, async () => {
-  while (queue.length > 0) await runOne(queue.shift())
-}))
+await Promise.all(
+  Array.from({ length: parallel }, async () => {
+    while (queue.length > 0) await runOne(queue.shift())
+  })
+)
 
 await stopServer()
-console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`)
+console.log(
+  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`
+)
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
 process.exit(failed > 0 || files.length === 0 ? 1 : 0)

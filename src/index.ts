@@ -10,7 +10,24 @@
  * @module vba-case-research
  */
 export { openVba } from './api/client.js'
-export type { Vba, VbaOptions, SourceNotice, ProfileObject, CasesApi, ResearchApi, InvestigationsApi, TransportApi, QueueApi, WorkOptions, AdvanceOptions, Appended, WriteOptions, CaseStatus, VerifyCaseOptions, ReportCaseOptions } from './api/client.js'
+export type {
+  Vba,
+  VbaOptions,
+  SourceNotice,
+  ProfileObject,
+  CasesApi,
+  ResearchApi,
+  InvestigationsApi,
+  TransportApi,
+  QueueApi,
+  WorkOptions,
+  AdvanceOptions,
+  Appended,
+  WriteOptions,
+  CaseStatus,
+  VerifyCaseOptions,
+  ReportCaseOptions
+} from './api/client.js'
 export type { Lease } from './adapters/case-store/store.js'
 export type { QueueEntry, QueueRow } from './projections/queue.js'
 export type { WorkEvent } from './investigation/worker.js'
@@ -19,14 +36,49 @@ export { VbaError, isVbaError } from './api/errors.js'
 export { FAILURE_CODES, failureKind } from './failures/codes.js'
 export type { FailureCode, FailureKind } from './failures/codes.js'
 export type { Failure } from './failures/failure.js'
-export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo, ModelProvenance, ModelUsage, ModelParameters } from './investigation/model-fn.js'
+export type {
+  ModelFn,
+  ModelRequest,
+  ModelAnswer,
+  ModelAnswerInfo,
+  ModelProvenance,
+  ModelUsage,
+  ModelParameters
+} from './investigation/model-fn.js'
 export type { AdvanceResult, AdvanceStep } from './investigation/loop.js'
 export { commandModel, httpModel, type CommandModelOptions, type HttpModelOptions } from './api/models.js'
 export { chatCompletionsUrl } from './investigation/http-model.js'
 export type { Capture, QueryKind } from './events/capture.js'
-export type { ProjectQuery, SourceQuery, DatabaseQuery, SourceFiles, SourceSearch, SourceSymbol, SourceRegistration, SourceSchema, SourceRead, SourceContext, DatabaseTables, DatabaseSchema, DatabaseRows, DatabaseCount, Filter, OrderBy, Operator, Scalar } from './domain/query.js'
+export type {
+  ProjectQuery,
+  SourceQuery,
+  DatabaseQuery,
+  SourceFiles,
+  SourceSearch,
+  SourceSymbol,
+  SourceRegistration,
+  SourceSchema,
+  SourceRead,
+  SourceContext,
+  DatabaseTables,
+  DatabaseSchema,
+  DatabaseRows,
+  DatabaseCount,
+  Filter,
+  OrderBy,
+  Operator,
+  Scalar
+} from './domain/query.js'
 export type { RevisionInputs, PrepareResult } from './commands/prepare.js'
-export type { EnrichmentConfig, EntityRef, EntityLookup, TextColumn, TableRelationship, SymbolRelationship, Relationship } from './domain/enrichment-config.js'
+export type {
+  EnrichmentConfig,
+  EntityRef,
+  EntityLookup,
+  TextColumn,
+  TableRelationship,
+  SymbolRelationship,
+  Relationship
+} from './domain/enrichment-config.js'
 export type { Fact, CoverageGap, Provenance } from './domain/facts.js'
 export type { CaseQueryResult } from './commands/case-query.js'
 export type { Receipt } from './adapters/case-store/append.js'

@@ -16,7 +16,16 @@ export { sealEvent, type EventDraft, type SealedEvent } from './events/chain.js'
 export { forger, type Forger, type ForgedEvent } from './testing/forger.js'
 export { writeDemoWorld, type DemoWorld } from './demo/world.js'
 export { given, type Given, type Then, type HistoryStep } from './testing/spec.js'
-export { caseDecider, command, decide, type CaseCommand, type CaseCommandType, type CommandData, type Command as CaseCommandOf, type Decision } from './domain/decider.js'
+export {
+  caseDecider,
+  command,
+  decide,
+  type CaseCommand,
+  type CaseCommandType,
+  type CommandData,
+  type Command as CaseCommandOf,
+  type Decision
+} from './domain/decider.js'
 // Types the signatures above use (so every one is documented and importable).
 export type { StoreAppendOptions } from './adapters/case-store/store.js'
 export type { Attachment, Completion, InputsIndex, Note } from './domain/inputs-decider.js'

@@ -42,8 +42,11 @@ const walk = (dir: string): string[] =>
   })
 
 const importsOf = (text: string): string[] =>
-  [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm)]
-    .map((m) => m[1] ?? m[2] ?? m[3] ?? m[4] ?? '')
+  [
+    ...text.matchAll(
+      /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm
+    )
+  ].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4] ?? '')
 
 purity('imports only pure modules, and relative imports stay inside the core', () => {
   const root = repoRoot()
@@ -55,7 +58,8 @@ purity('imports only pure modules, and relative imports stay inside the core', (
       if (!ALLOWED.some((re) => re.test(spec))) offenders.push(`${path.relative(root, file)} imports ${spec}`)
       if (spec.startsWith('.')) {
         const target = path.relative(root, path.resolve(path.dirname(file), spec))
-        if (!CORE.some((c) => target.startsWith(c + path.sep))) offenders.push(`${path.relative(root, file)} reaches outside the core: ${spec}`)
+        if (!CORE.some((c) => target.startsWith(c + path.sep)))
+          offenders.push(`${path.relative(root, file)} reaches outside the core: ${spec}`)
       }
     }
   }
@@ -87,16 +91,22 @@ purity('floors run one way: no import reaches a floor above its own, or a neighb
         offenders.push(`${path.relative(root, file)} imports outside src: ${spec}`)
         continue
       }
-      if (to.floor > from.floor || (to.floor === from.floor && to.top !== from.top)) offenders.push(`src/${path.relative(src, file)} (${from.top}) imports ${spec} (${to.top})`)
+      if (to.floor > from.floor || (to.floor === from.floor && to.top !== from.top))
+        offenders.push(`src/${path.relative(src, file)} (${from.top}) imports ${spec} (${to.top})`)
     }
   }
   assert.equal(offenders, [])
 })
 
 purity('the floor check would see an arrow up: research importing the loop, events importing the domain', () => {
-  assert.ok((floorOf(path.join('research', 'x.ts'))?.floor ?? 0) < (floorOf(path.join('investigation', 'loop.ts'))?.floor ?? 0))
+  assert.ok(
+    (floorOf(path.join('research', 'x.ts'))?.floor ?? 0) < (floorOf(path.join('investigation', 'loop.ts'))?.floor ?? 0)
+  )
   assert.ok((floorOf(path.join('events', 'x.ts'))?.floor ?? 0) < (floorOf(path.join('domain', 'x.ts'))?.floor ?? 0))
-  assert.ok((floorOf(path.join('research', 'x.ts'))?.floor ?? 0) < (floorOf(path.join('commands', 'run.ts'))?.floor ?? 0), 'research never writes a case')
+  assert.ok(
+    (floorOf(path.join('research', 'x.ts'))?.floor ?? 0) < (floorOf(path.join('commands', 'run.ts'))?.floor ?? 0),
+    'research never writes a case'
+  )
 })
 
 purity('the import scanner sees every import form', () => {

@@ -63,18 +63,40 @@ cycles('no runtime import cycle among the compiled modules of src', () => {
   const graph = new Map<string, string[]>()
   for (const file of walk(src)) {
     const rel = path.relative(src, file)
-    graph.set(rel, staticImports(readFileSync(file, 'utf8')).map((spec) => path.relative(src, path.resolve(path.dirname(file), spec))))
+    graph.set(
+      rel,
+      staticImports(readFileSync(file, 'utf8')).map((spec) =>
+        path.relative(src, path.resolve(path.dirname(file), spec))
+      )
+    )
   }
   assert.ok(graph.size > 100, 'modules found')
-  assert.equal(cyclesOf(graph).map((c) => c.join(' <-> ')), [])
+  assert.equal(
+    cyclesOf(graph).map((c) => c.join(' <-> ')),
+    []
+  )
 })
 
 cycles('the scanner and the cycle finder see what they must', () => {
   const js = `import { a } from './a.js';\nexport { b } from "../b.js";\nimport './side.js';\nexport * from './star.js';\nconst x = await import('./dyn.js');\nimport fs from 'node:fs';\n`
   assert.equal(staticImports(js), ['./a.js', '../b.js', './side.js', './star.js'])
-  const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]])
+  const g = new Map([
+    ['a', ['b']],
+    ['b', ['c']],
+    ['c', ['a']],
+    ['d', ['d']],
+    ['e', ['a']]
+  ])
   assert.equal(cyclesOf(g), [['a', 'b', 'c'], ['d']])
-  assert.equal(cyclesOf(new Map([['a', ['b']], ['b', []]])), [])
+  assert.equal(
+    cyclesOf(
+      new Map([
+        ['a', ['b']],
+        ['b', []]
+      ])
+    ),
+    []
+  )
 })
 
 cycles.run()

@@ -14,11 +14,13 @@ export interface MariaDbBinaries {
   readonly client: string
 }
 
-export const INSTALL_HINT = 'MariaDB server binaries (mariadb-install-db, mariadbd, mariadb) are required: on Debian/Ubuntu run `apt-get install mariadb-server mariadb-client`'
+export const INSTALL_HINT =
+  'MariaDB server binaries (mariadb-install-db, mariadbd, mariadb) are required: on Debian/Ubuntu run `apt-get install mariadb-server mariadb-client`'
 
 const which = (names: readonly string[]): string | null => {
   const dirs = [...(process.env['PATH'] ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/usr/bin']
-  for (const name of names) for (const d of dirs) if (d !== '' && existsSync(path.join(d, name))) return path.join(d, name)
+  for (const name of names)
+    for (const d of dirs) if (d !== '' && existsSync(path.join(d, name))) return path.join(d, name)
   return null
 }
 
@@ -54,7 +56,10 @@ export const freePort = (): Promise<number> =>
 const portOpen = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const s = net.connect({ port, host: '127.0.0.1' })
-    s.once('connect', () => { s.destroy(); resolve(true) })
+    s.once('connect', () => {
+      s.destroy()
+      resolve(true)
+    })
     s.once('error', () => resolve(false))
   })
 
@@ -71,14 +76,23 @@ export const alive = (pid: number): boolean => {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /** A function running SQL through `socket` with the mariadb client (batch, raw, no column names). */
-export const sqlClient = (bin: MariaDbBinaries, socket: string) => (text: string, options: { database?: string; user?: string; password?: string } = {}): string => {
-  const args = ['--no-defaults', `--socket=${socket}`, `--user=${options.user ?? 'root'}`, '--batch', '--raw', '--skip-column-names']
-  if (options.password !== undefined) args.push(`--password=${options.password}`)
-  if (options.database !== undefined) args.push(options.database)
-  const r = spawnSync(bin.client, args, { input: text, encoding: 'utf8', maxBuffer: 1 << 28 })
-  if (r.status !== 0) throw new Error(`mariadb client failed: ${r.stderr.trim()}`)
-  return r.stdout
-}
+export const sqlClient =
+  (bin: MariaDbBinaries, socket: string) =>
+  (text: string, options: { database?: string; user?: string; password?: string } = {}): string => {
+    const args = [
+      '--no-defaults',
+      `--socket=${socket}`,
+      `--user=${options.user ?? 'root'}`,
+      '--batch',
+      '--raw',
+      '--skip-column-names'
+    ]
+    if (options.password !== undefined) args.push(`--password=${options.password}`)
+    if (options.database !== undefined) args.push(options.database)
+    const r = spawnSync(bin.client, args, { input: text, encoding: 'utf8', maxBuffer: 1 << 28 })
+    if (r.status !== 0) throw new Error(`mariadb client failed: ${r.stderr.trim()}`)
+    return r.stdout
+  }
 
 export interface StartOptions {
   /** Where data/, sock, pid and err.log live (created if missing). */
@@ -100,10 +114,21 @@ export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstan
   mkdirSync(dir, { recursive: true })
   if (existsSync(pidFile)) {
     const old = Number(readFileSync(pidFile, 'utf8').trim())
-    if (Number.isInteger(old) && alive(old)) throw new Error(`a server for ${dir} is already running (pid ${old}); stop it first`)
+    if (Number.isInteger(old) && alive(old))
+      throw new Error(`a server for ${dir} is already running (pid ${old}); stop it first`)
   }
   if (!existsSync(path.join(data, 'mysql'))) {
-    const init = spawnSync(bin.installDb, ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8' })
+    const init = spawnSync(
+      bin.installDb,
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        '--user=root',
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db'
+      ],
+      { encoding: 'utf8' }
+    )
     if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr.slice(-2000)}`)
   }
   const port = options.port ?? (await freePort())
@@ -112,11 +137,25 @@ export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstan
   }
   const errLog = path.join(dir, 'err.log')
   const out = openSync(path.join(dir, 'stdout.log'), 'a')
-  const child = spawn(bin.server, [
-    '--no-defaults', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socket}`,
-    '--user=root', `--pid-file=${pidFile}`, `--log-error=${errLog}`, '--skip-log-bin',
-    '--innodb-buffer-pool-size=64M', '--innodb-log-file-size=16M', '--skip-name-resolve=0', ...(options.args ?? [])
-  ], { detached: true, stdio: ['ignore', out, out] })
+  const child = spawn(
+    bin.server,
+    [
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${socket}`,
+      '--user=root',
+      `--pid-file=${pidFile}`,
+      `--log-error=${errLog}`,
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=64M',
+      '--innodb-log-file-size=16M',
+      '--skip-name-resolve=0',
+      ...(options.args ?? [])
+    ],
+    { detached: true, stdio: ['ignore', out, out] }
+  )
   closeSync(out)
   child.unref()
   const pid = child.pid ?? -1

@@ -24,10 +24,13 @@ const must = <A>(r: E.Either<unknown, A>): A => {
   return r.right
 }
 
-export const REPORT = 'Players cannot complete quest 11117: a wild wolpertinger (creature 23487) vanishes when it is netted, and no Wild Wolpertinger is added to the bags.'
-export const FEEDBACK = 'Netted three on the test realm: each despawns at once; no Wild Wolpertinger item is added. The combat log shows the net spell 41621 hitting.'
+export const REPORT =
+  'Players cannot complete quest 11117: a wild wolpertinger (creature 23487) vanishes when it is netted, and no Wild Wolpertinger is added to the bags.'
+export const FEEDBACK =
+  'Netted three on the test realm: each despawns at once; no Wild Wolpertinger item is added. The combat log shows the net spell 41621 hitting.'
 
-const query = (args: Record<string, unknown>): string => JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: args } })
+const query = (args: Record<string, unknown>): string =>
+  JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: args } })
 /** The evidence id the prompt names as its latest result. */
 const latest = (prompt: string): string => /Latest result (E\d+)/.exec(prompt)?.[1] ?? 'E1'
 
@@ -49,23 +52,88 @@ export const runScriptedInvestigation = async (profileFile: string, dir: string)
   }
   const seen: Record<string, string> = {}
   try {
-    must(await initCase({ dir, caseId: 'case-working-memory', title: 'Quest 11117: netted wolpertingers vanish', env })())
-    must(await prepareRevision(dir, research, must(enrichmentConfig(profile)), { report: REPORT, entities: [{ type: 'creature', id: 23487 }] }, { env }))
+    must(
+      await initCase({ dir, caseId: 'case-working-memory', title: 'Quest 11117: netted wolpertingers vanish', env })()
+    )
+    must(
+      await prepareRevision(
+        dir,
+        research,
+        must(enrichmentConfig(profile)),
+        { report: REPORT, entities: [{ type: 'creature', id: 23487 }] },
+        { env }
+      )
+    )
     must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
     const first: ScriptStep[] = [
-      JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger (23487) with the Wolpertinger Net should add the item Wild Wolpertinger; the creature despawns instead and nothing is added.' } }),
+      JSON.stringify({
+        interpretation: {
+          summary:
+            'Netting a wild wolpertinger (23487) with the Wolpertinger Net should add the item Wild Wolpertinger; the creature despawns instead and nothing is added.'
+        }
+      }),
       query({ kind: 'source.context', text: '23487', path_prefix: 'src/server/' }),
-      (p) => { seen['context'] = latest(p); return query({ kind: 'source.read', path: 'src/server/scripts/Events/brewfest.cpp', start_line: 1028, end_line: 1058 }) },
-      (p) => { seen['read'] = latest(p); return query({ kind: 'database.rows', table: 'spell_script_names', columns: ['spell_id', 'ScriptName'], filters: [{ column: 'spell_id', operator: 'eq', value: 41621 }], offset: 0, limit: 10 }) },
-      (p) => { seen['rows'] = latest(p); return query({ kind: 'database.rows', table: 'spell_dbc', columns: ['ID', 'Effect1'], filters: [{ column: 'ID', operator: 'eq', value: 41621 }], offset: 0, limit: 5 }) },
-      JSON.stringify({ next: { kind: 'lab_test', description: 'Net three wild wolpertingers on the test realm and watch the bags and the combat log.' } })
+      (p) => {
+        seen['context'] = latest(p)
+        return query({
+          kind: 'source.read',
+          path: 'src/server/scripts/Events/brewfest.cpp',
+          start_line: 1028,
+          end_line: 1058
+        })
+      },
+      (p) => {
+        seen['read'] = latest(p)
+        return query({
+          kind: 'database.rows',
+          table: 'spell_script_names',
+          columns: ['spell_id', 'ScriptName'],
+          filters: [{ column: 'spell_id', operator: 'eq', value: 41621 }],
+          offset: 0,
+          limit: 10
+        })
+      },
+      (p) => {
+        seen['rows'] = latest(p)
+        return query({
+          kind: 'database.rows',
+          table: 'spell_dbc',
+          columns: ['ID', 'Effect1'],
+          filters: [{ column: 'ID', operator: 'eq', value: 41621 }],
+          offset: 0,
+          limit: 5
+        })
+      },
+      JSON.stringify({
+        next: {
+          kind: 'lab_test',
+          description: 'Net three wild wolpertingers on the test realm and watch the bags and the combat log.'
+        }
+      })
     ]
     const a = scriptedModel(first)
     must(await advance(dir, { model: a.model, research, env, onStep }))
     must(await recordFeedback(dir, 'L1', FEEDBACK, { env }))
     const b = scriptedModel([
-      () => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The net\'s spell script spell_brewfest_wolpertinger_net despawns the creature on the hit, before the creature\'s SmartAI can add the item.', evidence: [seen['context'] ?? 'E1', seen['read'] ?? 'E1', seen['rows'] ?? 'E1'] } }),
-      JSON.stringify({ next: { kind: 'conclusion', summary: 'The spell script despawns the wolpertinger on the net\'s hit; the SmartAI action that adds the item never runs. Let the script give the item or leave the despawn to SmartAI.', hypotheses: ['H1'], evidence: [seen['read'] ?? 'E1'] } })
+      () =>
+        JSON.stringify({
+          next: {
+            kind: 'hypothesis',
+            action: 'propose',
+            statement:
+              "The net's spell script spell_brewfest_wolpertinger_net despawns the creature on the hit, before the creature's SmartAI can add the item.",
+            evidence: [seen['context'] ?? 'E1', seen['read'] ?? 'E1', seen['rows'] ?? 'E1']
+          }
+        }),
+      JSON.stringify({
+        next: {
+          kind: 'conclusion',
+          summary:
+            "The spell script despawns the wolpertinger on the net's hit; the SmartAI action that adds the item never runs. Let the script give the item or leave the despawn to SmartAI.",
+          hypotheses: ['H1'],
+          evidence: [seen['read'] ?? 'E1']
+        }
+      })
     ])
     const done = must(await advance(dir, { model: b.model, research, env, onStep }))
     return { prompts: [...a.prompts, ...b.prompts], steps, state: done.state }

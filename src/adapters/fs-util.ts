@@ -7,7 +7,6 @@ import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { fail } from '../failures/error.js'
 
-
 /** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */
 export const processAlive = (pid: number): boolean => {
   try {
@@ -19,15 +18,26 @@ export const processAlive = (pid: number): boolean => {
 }
 
 export const errnoOf = (e: unknown): string | undefined =>
-  e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined
+  e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string'
+    ? (e as { code: string }).code
+    : undefined
 
 /**
  * Writes all of `bytes` at `position` (or the current position): a short write (a file size
  * limit, a nearly full disk) is continued, so it ends in the real error rather than torn data.
  */
-export const writeAll = async (fh: fsp.FileHandle, bytes: Uint8Array, position: number | null = null): Promise<void> => {
-  for (let done = 0; done < bytes.length;) {
-    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position === null ? null : position + done)
+export const writeAll = async (
+  fh: fsp.FileHandle,
+  bytes: Uint8Array,
+  position: number | null = null
+): Promise<void> => {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesWritten } = await fh.write(
+      bytes,
+      done,
+      bytes.length - done,
+      position === null ? null : position + done
+    )
     if (bytesWritten <= 0) fail('IO_ERROR', 'a write made no progress', { errno: 'EIO' })
     done += bytesWritten
   }
@@ -66,7 +76,12 @@ export const writeNewSynced = async (file: string, bytes: Uint8Array | string, m
  * Writes `bytes` to `target` atomically and durably via a temporary file in `tmpDir`.
  * `afterRename` runs once the target holds the new bytes (before the directory is fsynced).
  */
-export const writeFileDurably = async (target: string, bytes: Uint8Array | string, tmpDir = path.dirname(target), afterRename?: () => void): Promise<void> => {
+export const writeFileDurably = async (
+  target: string,
+  bytes: Uint8Array | string,
+  tmpDir = path.dirname(target),
+  afterRename?: () => void
+): Promise<void> => {
   const tmp = path.join(tmpDir, tempName('.vba-tmp-'))
   await writeNewSynced(tmp, bytes)
   try {

@@ -20,7 +20,8 @@ export interface OutputOptions {
   readonly shown?: string
 }
 
-const refuse = (code: 'OUTPUT_EXISTS' | 'OUTPUT_DIR_MISSING', message: string, out: string): FailureError => new FailureError(failure(code, message, { out }))
+const refuse = (code: 'OUTPUT_EXISTS' | 'OUTPUT_DIR_MISSING', message: string, out: string): FailureError =>
+  new FailureError(failure(code, message, { out }))
 
 /**
  * Checks that `out` may be written (see the module comment), sweeps staging leftovers of killed
@@ -31,9 +32,11 @@ export const prepareOutput = async (out: string, options: OutputOptions = {}): P
   const target = path.resolve(out)
   const dir = path.dirname(target)
   try {
-    if (!(await fsp.stat(dir)).isDirectory()) throw refuse('OUTPUT_DIR_MISSING', `${path.dirname(shown)} is not a directory`, shown)
+    if (!(await fsp.stat(dir)).isDirectory())
+      throw refuse('OUTPUT_DIR_MISSING', `${path.dirname(shown)} is not a directory`, shown)
   } catch (e) {
-    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') throw refuse('OUTPUT_DIR_MISSING', `the directory of ${shown} does not exist; create it first`, shown)
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
+      throw refuse('OUTPUT_DIR_MISSING', `the directory of ${shown} does not exist; create it first`, shown)
     throw e
   }
   let existing: Stats | null
@@ -44,18 +47,26 @@ export const prepareOutput = async (out: string, options: OutputOptions = {}): P
     existing = null
   }
   if (existing !== null) {
-    if (options.force !== true) throw refuse('OUTPUT_EXISTS', `${shown} exists; choose a new name (or --force to replace a regular file)`, shown)
-    if (!existing.isFile()) throw refuse('OUTPUT_EXISTS', `${shown} exists and is not a regular file (a link, device or directory); it is never replaced`, shown)
+    if (options.force !== true)
+      throw refuse('OUTPUT_EXISTS', `${shown} exists; choose a new name (or --force to replace a regular file)`, shown)
+    if (!existing.isFile())
+      throw refuse(
+        'OUTPUT_EXISTS',
+        `${shown} exists and is not a regular file (a link, device or directory); it is never replaced`,
+        shown
+      )
   }
   await sweepStaging(dir)
   return target
 }
 
 /** A new staging name beside `target`. */
-export const stagingBeside = (target: string, label: 'export' | 'report'): string => path.join(path.dirname(target), stagingName(label, path.basename(target)))
+export const stagingBeside = (target: string, label: 'export' | 'report'): string =>
+  path.join(path.dirname(target), stagingName(label, path.basename(target)))
 
 /** Creates a new staging file for writing: exclusive, never through a link. */
-export const createStagingFile = (file: string): Promise<fsp.FileHandle> => fsp.open(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o644)
+export const createStagingFile = (file: string): Promise<fsp.FileHandle> =>
+  fsp.open(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o644)
 
 /** Moves a finished staging file or directory onto `target` and makes the rename durable. */
 export const publishOutput = async (staging: string, target: string): Promise<void> => {
@@ -67,7 +78,12 @@ export const publishOutput = async (staging: string, target: string): Promise<vo
  * Writes `bytes` as the output `out` (see the module comment). A failed write (a full disk, a file
  * size limit) removes the staging file and leaves any previous output untouched.
  */
-export const writeOutputFile = async (out: string, bytes: Uint8Array | string, label: 'export' | 'report', options: OutputOptions = {}): Promise<string> => {
+export const writeOutputFile = async (
+  out: string,
+  bytes: Uint8Array | string,
+  label: 'export' | 'report',
+  options: OutputOptions = {}
+): Promise<string> => {
   const target = await prepareOutput(out, options)
   const staging = stagingBeside(target, label)
   const fh = await createStagingFile(staging)

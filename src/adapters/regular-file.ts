@@ -18,13 +18,33 @@ const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
 
 /** What a non-regular file is, for messages. */
 const kindOf = (st: Stats): string =>
-  st.isDirectory() ? 'directory' : st.isFIFO() ? 'FIFO' : st.isCharacterDevice() ? 'character device' : st.isBlockDevice() ? 'block device' : st.isSocket() ? 'socket' : st.isSymbolicLink() ? 'symbolic link' : 'special file'
+  st.isDirectory()
+    ? 'directory'
+    : st.isFIFO()
+      ? 'FIFO'
+      : st.isCharacterDevice()
+        ? 'character device'
+        : st.isBlockDevice()
+          ? 'block device'
+          : st.isSocket()
+            ? 'socket'
+            : st.isSymbolicLink()
+              ? 'symbolic link'
+              : 'special file'
 
 const notRegular = (shown: string, kind: string): FailureError =>
-  new FailureError(failure('FILE_NOT_REGULAR', `${shown} is a ${kind}, not a regular file; it is not read`, { file: shown, kind }))
+  new FailureError(
+    failure('FILE_NOT_REGULAR', `${shown} is a ${kind}, not a regular file; it is not read`, { file: shown, kind })
+  )
 
 const tooLarge = (shown: string, size: number, max: number): FailureError =>
-  new FailureError(failure('FILE_TOO_LARGE', `${shown} has ${size} bytes, more than the ${max} allowed; it is not read`, { file: shown, size, max }))
+  new FailureError(
+    failure('FILE_TOO_LARGE', `${shown} has ${size} bytes, more than the ${max} allowed; it is not read`, {
+      file: shown,
+      size,
+      max
+    })
+  )
 
 /** An open failure that says the name is not a regular file (a symlink under O_NOFOLLOW, a socket). */
 const openRefusal = (e: unknown, shown: string): FailureError | null => {
@@ -38,7 +58,10 @@ const openRefusal = (e: unknown, shown: string): FailureError | null => {
  * Opens `file` if it is a regular file of at most `maxBytes`; the caller closes the handle.
  * `shown` names the file in a refusal (default: the path as given).
  */
-export const openRegular = async (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Promise<{ fh: fsp.FileHandle; size: number }> => {
+export const openRegular = async (
+  file: string,
+  options: { readonly maxBytes?: number; readonly shown?: string } = {}
+): Promise<{ fh: fsp.FileHandle; size: number }> => {
   const shown = options.shown ?? file
   let fh: fsp.FileHandle
   try {
@@ -58,7 +81,10 @@ export const openRegular = async (file: string, options: { readonly maxBytes?: n
 }
 
 /** {@link openRegular}, synchronously: a file descriptor the caller closes. */
-export const openRegularSync = (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): { fd: number; size: number } => {
+export const openRegularSync = (
+  file: string,
+  options: { readonly maxBytes?: number; readonly shown?: string } = {}
+): { fd: number; size: number } => {
   const shown = options.shown ?? file
   let fd: number
   try {
@@ -86,7 +112,10 @@ const readAllSync = (fd: number, size: number): Buffer => {
 }
 
 /** The bytes of a regular file of at most `maxBytes` (see {@link openRegular}). */
-export const readRegular = async (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Promise<Buffer> => {
+export const readRegular = async (
+  file: string,
+  options: { readonly maxBytes?: number; readonly shown?: string } = {}
+): Promise<Buffer> => {
   const { fh, size } = await openRegular(file, options)
   try {
     const out = Buffer.allocUnsafe(size)
@@ -99,7 +128,10 @@ export const readRegular = async (file: string, options: { readonly maxBytes?: n
 }
 
 /** {@link readRegular}, synchronously (small files: one open, one fstat, one read). */
-export const readRegularSync = (file: string, options: { readonly maxBytes?: number; readonly shown?: string } = {}): Buffer => {
+export const readRegularSync = (
+  file: string,
+  options: { readonly maxBytes?: number; readonly shown?: string } = {}
+): Buffer => {
   const { fd, size } = openRegularSync(file, options)
   try {
     return readAllSync(fd, size)
@@ -116,12 +148,20 @@ export const isFileRefusal = (e: unknown): e is FailureError =>
  * Streams a regular file in chunks of `chunkBytes` to `each` (one reused buffer, so `each` must
  * not keep the chunk): memory is bounded by the chunk, not by the file. Returns the bytes read.
  */
-export const eachChunk = async (file: string, each: (chunk: Buffer) => void, options: { readonly shown?: string; readonly chunkBytes?: number } = {}): Promise<number> => {
+export const eachChunk = async (
+  file: string,
+  each: (chunk: Buffer) => void,
+  options: { readonly shown?: string; readonly chunkBytes?: number } = {}
+): Promise<number> => {
   const { fh } = await openRegular(file, options.shown === undefined ? {} : { shown: options.shown })
   const buf = Buffer.allocUnsafe(options.chunkBytes ?? 1 << 20)
   let total = 0
   try {
-    for (let n = (await fh.read(buf, 0, buf.length, total)).bytesRead; n > 0; n = (await fh.read(buf, 0, buf.length, total)).bytesRead) {
+    for (
+      let n = (await fh.read(buf, 0, buf.length, total)).bytesRead;
+      n > 0;
+      n = (await fh.read(buf, 0, buf.length, total)).bytesRead
+    ) {
       each(buf.subarray(0, n))
       total += n
     }

@@ -59,7 +59,13 @@ const implementationOf = (url: string, options: SqlStoreOptions): Implementation
     scheme = ''
   }
   const found = IMPLEMENTATIONS.get(scheme)
-  if (found === undefined) throw new FailureError(failure('STORE_INVALID', `unknown store scheme ${scheme.replace(/:$/, '')}: use postgres:// or mysql:// (mariadb://)`))
+  if (found === undefined)
+    throw new FailureError(
+      failure(
+        'STORE_INVALID',
+        `unknown store scheme ${scheme.replace(/:$/, '')}: use postgres:// or mysql:// (mariadb://)`
+      )
+    )
   return found
 }
 
@@ -68,7 +74,9 @@ const implementationOf = (url: string, options: SqlStoreOptions): Implementation
  * a URL of no known scheme, and whatever the implementation refuses (STORE_UNAVAILABLE,
  * STORE_SCHEMA_OUTDATED, CREDENTIALS_MISSING…).
  */
-export const openStore = async (url: string, options: OpenStoreOptions = {}): Promise<SqlStore> => implementationOf(url, options).open(url, options)
+export const openStore = async (url: string, options: OpenStoreOptions = {}): Promise<SqlStore> =>
+  implementationOf(url, options).open(url, options)
 
 /** Creates or upgrades the schema of the store a URL names (`vba store migrate`); refuses as {@link openStore}. */
-export const migrateStoreAt = async (url: string, options: SqlStoreOptions = {}): Promise<Migrated> => implementationOf(url, options).migrate(url, options)
+export const migrateStoreAt = async (url: string, options: SqlStoreOptions = {}): Promise<Migrated> =>
+  implementationOf(url, options).migrate(url, options)

@@ -22,15 +22,49 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
   return {
     create: async (dir, o = {}) => {
       const where = at(dir)
-      const d = await settle(() => createCaseAt(where, { env, ...(o.id === undefined ? {} : { caseId: o.id }), ...(o.title === undefined ? {} : { title: o.title }) })())
+      const d = await settle(() =>
+        createCaseAt(where, {
+          env,
+          ...(o.id === undefined ? {} : { caseId: o.id }),
+          ...(o.title === undefined ? {} : { title: o.title })
+        })()
+      )
       return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
     },
-    note: async (dir, n) => appended(await settle(() => recordNote(at(dir), { text: n.text, ...(n.format === undefined ? {} : { format: n.format }), ...(n.author === undefined ? {} : { author: n.author }), ...write(n) }))),
-    attach: async (dir, a) => appended(await settle(() => addAttachment(at(dir), { name: a.name, bytes: a.bytes, ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }), ...(a.author === undefined ? {} : { author: a.author }), ...write(a) }))),
+    note: async (dir, n) =>
+      appended(
+        await settle(() =>
+          recordNote(at(dir), {
+            text: n.text,
+            ...(n.format === undefined ? {} : { format: n.format }),
+            ...(n.author === undefined ? {} : { author: n.author }),
+            ...write(n)
+          })
+        )
+      ),
+    attach: async (dir, a) =>
+      appended(
+        await settle(() =>
+          addAttachment(at(dir), {
+            name: a.name,
+            bytes: a.bytes,
+            ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }),
+            ...(a.author === undefined ? {} : { author: a.author }),
+            ...write(a)
+          })
+        )
+      ),
     status: async (dir) => {
       const h = await settle(() => openCaseAt(at(dir))())
       const s: CaseState = h.cursor.state
-      return { case_id: h.declaration.case_id, title: h.declaration.title ?? null, generation: h.cursor.seq, head: { seq: h.cursor.seq, hash: h.cursor.hash }, notices: h.notices, ...lifecycleView(s) }
+      return {
+        case_id: h.declaration.case_id,
+        title: h.declaration.title ?? null,
+        generation: h.cursor.seq,
+        head: { seq: h.cursor.seq, hash: h.cursor.hash },
+        notices: h.notices,
+        ...lifecycleView(s)
+      }
     },
     facts: async (dir) => {
       const where = at(dir)
@@ -42,12 +76,32 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
     },
     events: async (dir) => {
       const all: RecordedEvent[] = []
-      await settle(() => replayAt(at(dir), [{ name: 'events', version: 1, init: () => all, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])())
+      await settle(() =>
+        replayAt(at(dir), [
+          {
+            name: 'events',
+            version: 1,
+            init: () => all,
+            evolve: (s: RecordedEvent[], e: RecordedEvent) => {
+              s.push(e)
+              return s
+            },
+            view: () => null
+          }
+        ])()
+      )
       return all
     },
     verify: async (dir, o = {}) => {
       const where = at(dir)
-      const report = await settle(() => verifyAt(where, { ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }), ...(o.onProgress === undefined ? {} : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) }) })())
+      const report = await settle(() =>
+        verifyAt(where, {
+          ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }),
+          ...(o.onProgress === undefined
+            ? {}
+            : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })
+        })()
+      )
       return o.against === undefined ? report : rederived(where, report, o.against, o.onProgress)
     },
     replay: async (dir) => {
@@ -58,21 +112,26 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
       const where = at(dir)
       const against = o.against
       if (against === undefined) return thrown(() => caseReport(where))
-      return (await thrown(() => caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) }))).html
+      return (
+        await thrown(() =>
+          caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) })
+        )
+      ).html
     },
     gc: async (dir) => {
       directoryOnly('gc')
       return settle(() => gcCase(dir)())
     },
-    unlock: async (dir, o = {}) => settle(async () => {
-      directoryOnly('unlock')
-      try {
-        return E.right(await breakLock(dir, { force: o.force === true }))
-      } catch (e) {
-        const f = (e as { failure?: Failure }).failure
-        if (f !== undefined) return E.left(f)
-        throw e
-      }
-    })
+    unlock: async (dir, o = {}) =>
+      settle(async () => {
+        directoryOnly('unlock')
+        try {
+          return E.right(await breakLock(dir, { force: o.force === true }))
+        } catch (e) {
+          const f = (e as { failure?: Failure }).failure
+          if (f !== undefined) return E.left(f)
+          throw e
+        }
+      })
   }
 }

@@ -14,10 +14,25 @@ import { investigationsApi } from './investigations.js'
 import { transportApi } from './transport.js'
 import { queueApi } from './queue.js'
 import type { VbaOptions, Vba } from './types.js'
-// VbaError is named in the TSDoc above.
-import type { VbaError } from './errors.js'
 
-export type { SourceNotice, ProfileObject, VbaOptions, Appended, WriteOptions, CaseStatus, CasesApi, ResearchApi, AdvanceOptions, InvestigationsApi, TransportApi, WorkOptions, QueueApi, Vba, VerifyCaseOptions, ReportCaseOptions } from './types.js'
+export type {
+  SourceNotice,
+  ProfileObject,
+  VbaOptions,
+  Appended,
+  WriteOptions,
+  CaseStatus,
+  CasesApi,
+  ResearchApi,
+  AdvanceOptions,
+  InvestigationsApi,
+  TransportApi,
+  WorkOptions,
+  QueueApi,
+  Vba,
+  VerifyCaseOptions,
+  ReportCaseOptions
+} from './types.js'
 
 /**
  * Opens a client.

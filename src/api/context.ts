@@ -29,10 +29,16 @@ export const thrown = async <A>(body: () => Promise<A>): Promise<A> => {
 }
 
 /** An append's outcome as the client returns it. */
-export const appended = (o: AppendOutcome): Appended => ({ status: o.status, commandId: o.commandId, generation: o.generation, receipt: o.receipt })
+export const appended = (o: AppendOutcome): Appended => ({
+  status: o.status,
+  commandId: o.commandId,
+  generation: o.generation,
+  receipt: o.receipt
+})
 
 /** The refusal of a method that needs a profile the client was opened without. */
-export const noProfile = (): VbaError => new VbaError(failure('CONFIG_INVALID', 'this needs a project profile: openVba({ profile: "project.toml" })'))
+export const noProfile = (): VbaError =>
+  new VbaError(failure('CONFIG_INVALID', 'this needs a project profile: openVba({ profile: "project.toml" })'))
 
 /** The state one client's namespaces share (internal to src/api). */
 export interface ClientContext {
@@ -50,9 +56,18 @@ export interface ClientContext {
   /** Refuses (STORE_INVALID) when the client has a SQL store: `what` is for case directories. */
   readonly directoryOnly: (what: string) => void
   /** The report with its evidence re-derived from the world a profile reaches (`against`). */
-  readonly rederived: (where: CaseAt, report: VerifyReport, against: NonNullable<VerifyCaseOptions['against']>, onProgress?: VerifyCaseOptions['onProgress']) => Promise<VerifyReport>
+  readonly rederived: (
+    where: CaseAt,
+    report: VerifyReport,
+    against: NonNullable<VerifyCaseOptions['against']>,
+    onProgress?: VerifyCaseOptions['onProgress']
+  ) => Promise<VerifyReport>
   /** A write's options for the commands: the clock, command id and expected generation. */
-  readonly write: (o: WriteOptions) => { readonly env: Env; readonly commandId?: string; readonly expectedGeneration?: number }
+  readonly write: (o: WriteOptions) => {
+    readonly env: Env
+    readonly commandId?: string
+    readonly expectedGeneration?: number
+  }
   /** Closes the client: research and store released, every later call refused. */
   readonly close: () => Promise<void>
 }
@@ -60,11 +75,12 @@ export interface ClientContext {
 /** Loads the profile and opens the store of a client's options. */
 export const clientContext = async (options: VbaOptions): Promise<ClientContext> => {
   const env = options.clock ?? systemEnv
-  const profile: Profile | null = options.profile === undefined
-    ? null
-    : typeof options.profile === 'string'
-      ? await settle(() => loadProfile(options.profile as string)())
-      : await settle(async () => profileFromObject(options.profile, options.baseDir ?? process.cwd()))
+  const profile: Profile | null =
+    options.profile === undefined
+      ? null
+      : typeof options.profile === 'string'
+        ? await settle(() => loadProfile(options.profile as string)())
+        : await settle(async () => profileFromObject(options.profile, options.baseDir ?? process.cwd()))
   let research: ProjectResearch | null = null
   let closed = false
   const live = (): void => {
@@ -73,36 +89,67 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
   const researchOf = (): ProjectResearch => {
     live()
     if (profile === null) throw noProfile()
-    research ??= createProjectResearch(profile, { openSource: openSourceResearch, ...(options.environment === undefined ? {} : { env: options.environment }), ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) })
+    research ??= createProjectResearch(profile, {
+      openSource: openSourceResearch,
+      ...(options.environment === undefined ? {} : { env: options.environment }),
+      ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice })
+    })
     return research
   }
   let store: SqlStore | null = null
   if (options.store !== undefined) {
     const url = options.store
-    store = await thrown(() => openStore(url, { ...(options.environment === undefined ? {} : { environment: options.environment }), migrate: options.migrate === true }))
+    store = await thrown(() =>
+      openStore(url, {
+        ...(options.environment === undefined ? {} : { environment: options.environment }),
+        migrate: options.migrate === true
+      })
+    )
   }
   const at = (ref: string): CaseAt => {
     live()
     return store === null ? ref : { store, caseId: ref }
   }
   const rederived: ClientContext['rederived'] = async (where, report, against, onProgress) => {
-    const world = against === true
-      ? profile ?? (() => { throw noProfile() })()
-      : typeof against === 'string'
-        ? await settle(() => loadProfile(against)())
-        : await settle(async () => profileFromObject(against, options.baseDir ?? process.cwd()))
+    const world =
+      against === true
+        ? (profile ??
+          (() => {
+            throw noProfile()
+          })())
+        : typeof against === 'string'
+          ? await settle(() => loadProfile(against)())
+          : await settle(async () => profileFromObject(against, options.baseDir ?? process.cwd()))
     const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
-    return withEvidence(report, await thrown(() => rederiveEvidence(where, world, { ...(options.environment === undefined ? {} : { env: options.environment }), onProgress: (done, total) => onProgress?.('evidence', done, total) })))
+    return withEvidence(
+      report,
+      await thrown(() =>
+        rederiveEvidence(where, world, {
+          ...(options.environment === undefined ? {} : { env: options.environment }),
+          onProgress: (done, total) => onProgress?.('evidence', done, total)
+        })
+      )
+    )
   }
   const directoryOnly = (what: string): void => {
-    if (store !== null) throw new VbaError(failure('STORE_INVALID', `${what} is for case directories; a SQL store keeps no crash leftovers or lock files`))
+    if (store !== null)
+      throw new VbaError(
+        failure('STORE_INVALID', `${what} is for case directories; a SQL store keeps no crash leftovers or lock files`)
+      )
   }
   const needStore = (): SqlStore => {
     live()
-    if (store === null) throw new VbaError(failure('STORE_INVALID', 'this needs a SQL store: openVba({ store: "postgres://user@host/db" })'))
+    if (store === null)
+      throw new VbaError(
+        failure('STORE_INVALID', 'this needs a SQL store: openVba({ store: "postgres://user@host/db" })')
+      )
     return store
   }
-  const write = (o: WriteOptions) => ({ env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }), ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })
+  const write = (o: WriteOptions) => ({
+    env,
+    ...(o.commandId === undefined ? {} : { commandId: o.commandId }),
+    ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration })
+  })
   const close = async (): Promise<void> => {
     closed = true
     const r = research

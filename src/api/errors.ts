@@ -78,7 +78,12 @@ export const settle = async <A>(work: () => Promise<E.Either<Failure, A>>): Prom
   } catch (e) {
     if (e instanceof VbaError) throw e
     if (isFailure(e)) throw new VbaError(e)
-    throw new VbaError({ _tag: 'Failure', code: 'INTERNAL_ERROR', message: `internal error: ${e instanceof Error ? e.message : String(e)}`, data: {} })
+    throw new VbaError({
+      _tag: 'Failure',
+      code: 'INTERNAL_ERROR',
+      message: `internal error: ${e instanceof Error ? e.message : String(e)}`,
+      data: {}
+    })
   }
   return orThrow(r)
 }

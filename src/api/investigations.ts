@@ -31,20 +31,48 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       const r = researchOf()
       if (profile === null) throw noProfile()
       const config = await settle(async () => enrichmentConfig(profile))
-      return settle(() => prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) }))
+      return settle(() =>
+        prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) })
+      )
     },
     start: async (dir, o = {}) => {
       live()
       const settings = o.settings ?? (profile === null ? null : await settle(async () => settingsOf(profile)))
       if (settings === null) throw noProfile()
-      const generation = await settle(() => startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) }))
+      const generation = await settle(() =>
+        startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) })
+      )
       return { generation }
     },
     advance: async (dir, o) => settle(() => advance(at(dir), { ...advanceOptions(o, env), research: researchOf() })),
-    resume: async (dir, o) => settle(() => resumeCase(at(dir), { manualRetry: o.manualRetry, env, ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }) })),
-    feedback: async (dir, f) => ({ generation: await settle(() => recordFeedback(at(dir), f.requestId, f.text, { env, ...(f.commandId === undefined ? {} : { commandId: f.commandId }) })) }),
-    cancelPlan: async (dir, o) => appended(await settle(() => cancelPlan(at(dir), { reason: o.reason, ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }), ...write(o) }))),
-    topUp: async (dir, o) => appended(await settle(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) }))),
+    resume: async (dir, o) =>
+      settle(() =>
+        resumeCase(at(dir), {
+          manualRetry: o.manualRetry,
+          env,
+          ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration })
+        })
+      ),
+    feedback: async (dir, f) => ({
+      generation: await settle(() =>
+        recordFeedback(at(dir), f.requestId, f.text, {
+          env,
+          ...(f.commandId === undefined ? {} : { commandId: f.commandId })
+        })
+      )
+    }),
+    cancelPlan: async (dir, o) =>
+      appended(
+        await settle(() =>
+          cancelPlan(at(dir), {
+            reason: o.reason,
+            ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }),
+            ...write(o)
+          })
+        )
+      ),
+    topUp: async (dir, o) =>
+      appended(await settle(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) }))),
     nextPrompt: async (dir) => settle(() => nextPrompt(at(dir)))
   }
 }

@@ -10,13 +10,15 @@ import { httpModel as httpModelOf, type HttpModelOptions } from '../investigatio
 import { commandModel as commandModelOf, type CommandModelOptions } from '../investigation/models.js'
 import type { ModelFn } from '../investigation/model-fn.js'
 
-const public_ = (m: ModelFn): ModelFn => async (request) => {
-  try {
-    return await m(request)
-  } catch (e) {
-    throw e instanceof FailureError ? new VbaError(e.failure) : e
+const public_ =
+  (m: ModelFn): ModelFn =>
+  async (request) => {
+    try {
+      return await m(request)
+    } catch (e) {
+      throw e instanceof FailureError ? new VbaError(e.failure) : e
+    }
   }
-}
 
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint, through the official `openai`
@@ -45,6 +47,7 @@ export const httpModel = (options: HttpModelOptions): ModelFn => public_(httpMod
  * over `maxAnswerBytes` is kept cut and rejected by the deciders as too large. Each answer records
  * the program name (never its arguments) and the exit status.
  */
-export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn => public_(commandModelOf(command, options))
+export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn =>
+  public_(commandModelOf(command, options))
 
 export type { HttpModelOptions, CommandModelOptions }

@@ -23,27 +23,31 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
     release: async (lease) => thrown(() => needStore().release(lease)),
     advance: async (lease, o) => {
       const s = needStore()
-      return settle(() => advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o, env), research: researchOf(), lease }))
+      return settle(() =>
+        advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o, env), research: researchOf(), lease })
+      )
     },
     work: async (o) => {
       const s = needStore()
       const r = researchOf()
       const settings = profile === null ? null : await settle(async () => settingsOf(profile))
-      return thrown(() => work({
-        store: s,
-        model: o.model,
-        research: r,
-        worker: o.worker ?? `${hostname()}.${process.pid}`,
-        env,
-        ...(settings === null ? {} : { settings }),
-        ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
-        ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
-        ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
-        ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-        ...(o.untilIdle === undefined ? {} : { untilIdle: o.untilIdle }),
-        ...(o.signal === undefined ? {} : { signal: o.signal }),
-        ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent })
-      }))
+      return thrown(() =>
+        work({
+          store: s,
+          model: o.model,
+          research: r,
+          worker: o.worker ?? `${hostname()}.${process.pid}`,
+          env,
+          ...(settings === null ? {} : { settings }),
+          ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+          ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
+          ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
+          ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+          ...(o.untilIdle === undefined ? {} : { untilIdle: o.untilIdle }),
+          ...(o.signal === undefined ? {} : { signal: o.signal }),
+          ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent })
+        })
+      )
     }
   }
 }

@@ -9,6 +9,7 @@ export const researchApi = (ctx: ClientContext): ResearchApi => {
   const { env, at, researchOf } = ctx
   return {
     query: async (args) => settle(() => researchOf().query(args)()),
-    queryInCase: async (dir, args, o = {}) => settle(() => queryInCase(at(dir), researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
+    queryInCase: async (dir, args, o = {}) =>
+      settle(() => queryInCase(at(dir), researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
   }
 }

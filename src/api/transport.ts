@@ -9,12 +9,27 @@ import type { TransportApi } from './types.js'
 export const transportApi = (ctx: ClientContext): TransportApi => {
   const { at, needStore } = ctx
   return {
-    export: async (dir, out, o = {}) => settle(() => exportCase(at(dir), out, { format: o.format ?? 'tar', ...(o.force === undefined ? {} : { force: o.force }), ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
-    import: (archive, dir, o = {}) => settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
-    verify: (target, o = {}) => settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
+    export: async (dir, out, o = {}) =>
+      settle(() =>
+        exportCase(at(dir), out, {
+          format: o.format ?? 'tar',
+          ...(o.force === undefined ? {} : { force: o.force }),
+          ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress })
+        })()
+      ),
+    import: (archive, dir, o = {}) =>
+      settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+    verify: (target, o = {}) =>
+      settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
-      return thrown(() => withVerifiedPackage(source, (d) => s.importDirectory(d), o.onProgress === undefined ? {} : { onProgress: o.onProgress }))
+      return thrown(() =>
+        withVerifiedPackage(
+          source,
+          (d) => s.importDirectory(d),
+          o.onProgress === undefined ? {} : { onProgress: o.onProgress }
+        )
+      )
     }
   }
 }

@@ -97,11 +97,25 @@ export interface CaseStatus extends LifecycleView {
 /** The cases: create, write notes and attachments, read their state, verify, replay, clean up. */
 export interface CasesApi {
   /** Creates an empty case: a package in `dir` (which must not exist or be empty), or the case id `dir` in the store. */
-  create(dir: string, options?: { readonly id?: string; readonly title?: string }): Promise<{ readonly case_id: string; readonly dir: string }>
+  create(
+    dir: string,
+    options?: { readonly id?: string; readonly title?: string }
+  ): Promise<{ readonly case_id: string; readonly dir: string }>
   /** Records a note by an operator (default) or the controller. */
-  note(dir: string, note: { readonly text: string; readonly format?: 'plain' | 'markdown'; readonly author?: Author } & WriteOptions): Promise<Appended>
+  note(
+    dir: string,
+    note: { readonly text: string; readonly format?: 'plain' | 'markdown'; readonly author?: Author } & WriteOptions
+  ): Promise<Appended>
   /** Adds a file handed in by a person (a log, a screenshot) as an object. */
-  attach(dir: string, attachment: { readonly name: string; readonly bytes: Uint8Array; readonly mediaType?: string; readonly author?: Author } & WriteOptions): Promise<Appended>
+  attach(
+    dir: string,
+    attachment: {
+      readonly name: string
+      readonly bytes: Uint8Array
+      readonly mediaType?: string
+      readonly author?: Author
+    } & WriteOptions
+  ): Promise<Appended>
   /** The case's state at its head, folded from the log alone. */
   status(dir: string): Promise<CaseStatus>
   /** The facts of the latest completed revision, or null before the first one. */
@@ -116,7 +130,12 @@ export interface CasesApi {
   /** The case report: one self-contained HTML page (deterministic; no script, no outside resource). */
   report(dir: string, options?: ReportCaseOptions): Promise<string>
   /** Every projection's view, from the log alone. */
-  replay(dir: string): Promise<{ readonly case_id: string; readonly generation: number; readonly head_hash: string; readonly views: Record<string, { readonly version: number; readonly view: unknown }> }>
+  replay(dir: string): Promise<{
+    readonly case_id: string
+    readonly generation: number
+    readonly head_hash: string
+    readonly views: Record<string, { readonly version: number; readonly view: unknown }>
+  }>
   /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). Directories only. */
   gc(dir: string): Promise<GcReport>
   /** Removes the lock of a writer that is gone (a live one only with `force`). Directories only. */
@@ -182,18 +201,30 @@ export interface InvestigationsApi {
    */
   prepare(dir: string, inputs: RevisionInputs, options?: { readonly author?: Author }): Promise<PrepareResult>
   /** Starts the investigation from the latest completed revision, with the profile's settings. */
-  start(dir: string, options?: { readonly settings?: InvestigationSettings; readonly commandId?: string }): Promise<{ readonly generation: number }>
+  start(
+    dir: string,
+    options?: { readonly settings?: InvestigationSettings; readonly commandId?: string }
+  ): Promise<{ readonly generation: number }>
   /**
    * Runs the loop until the case concludes, is exhausted or blocked, or `maxTurns` model turns ran.
    * A model function that throws is recorded, and the case waits as MODEL_UNAVAILABLE.
    */
   advance(dir: string, options: AdvanceOptions): Promise<AdvanceResult>
   /** Resumes a case blocked for invalid answers or an unavailable model (see the retry time). */
-  resume(dir: string, options: { readonly manualRetry: boolean; readonly expectedGeneration?: number }): Promise<AdvanceResult>
+  resume(
+    dir: string,
+    options: { readonly manualRetry: boolean; readonly expectedGeneration?: number }
+  ): Promise<AdvanceResult>
   /** Records lab test feedback; a case waiting for it continues. */
-  feedback(dir: string, feedback: { readonly requestId: string; readonly text: string; readonly commandId?: string }): Promise<{ readonly generation: number }>
+  feedback(
+    dir: string,
+    feedback: { readonly requestId: string; readonly text: string; readonly commandId?: string }
+  ): Promise<{ readonly generation: number }>
   /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
-  cancelPlan(dir: string, options: { readonly reason: string; readonly reservationId?: string } & WriteOptions): Promise<Appended>
+  cancelPlan(
+    dir: string,
+    options: { readonly reason: string; readonly reservationId?: string } & WriteOptions
+  ): Promise<Appended>
   /** An operator adds budget to a running investigation, with a reason. */
   topUp(dir: string, options: { readonly amount: number; readonly reason: string } & WriteOptions): Promise<Appended>
   /** The next prompt, rendered from the log and its objects (what the model would see). */
@@ -207,14 +238,29 @@ export interface TransportApi {
    * `out` is refused (OUTPUT_EXISTS) unless `force`, which replaces a regular file only; its
    * directory must exist (OUTPUT_DIR_MISSING).
    */
-  export(dir: string, out: string, options?: { readonly format?: 'tar' | 'dir'; readonly force?: boolean; readonly onProgress?: (done: number, total: number) => void }): Promise<ExportReport>
+  export(
+    dir: string,
+    out: string,
+    options?: {
+      readonly format?: 'tar' | 'dir'
+      readonly force?: boolean
+      readonly onProgress?: (done: number, total: number) => void
+    }
+  ): Promise<ExportReport>
   /** Verifies a bag completely, then moves its case into `dir`. */
-  import(archive: string, dir: string, options?: { readonly onProgress?: (done: number, total: number) => void }): Promise<ImportReport>
+  import(
+    archive: string,
+    dir: string,
+    options?: { readonly onProgress?: (done: number, total: number) => void }
+  ): Promise<ImportReport>
   /**
    * Verifies a case directory, bag directory or bag archive completely, then copies its case into
    * the client's store (CASE_EXISTS when the id is taken). Needs `store`.
    */
-  importIntoStore(source: string, options?: { readonly onProgress?: (done: number, total: number) => void }): Promise<{ readonly case_id: string; readonly generation: number }>
+  importIntoStore(
+    source: string,
+    options?: { readonly onProgress?: (done: number, total: number) => void }
+  ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(target: string, options?: { readonly expectHead?: Receipt }): Promise<BagCheck>
 }

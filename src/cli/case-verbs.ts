@@ -34,27 +34,48 @@ const canonical = (value: unknown): string => {
   return text.right
 }
 
-export const caseInit = async (io: Out, ref: string, opts: { id?: string; title?: string } & StoreOption): Promise<void> => {
+export const caseInit = async (
+  io: Out,
+  ref: string,
+  opts: { id?: string; title?: string } & StoreOption
+): Promise<void> => {
   const url = storeUrl(opts)
   const vba = await cliClient(url)
-  if (url !== undefined && opts.id !== undefined && opts.id !== ref) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
-  const created = await vba.cases.create(ref, { ...(opts.id === undefined ? {} : { id: opts.id }), ...(opts.title === undefined ? {} : { title: opts.title }) })
+  if (url !== undefined && opts.id !== undefined && opts.id !== ref)
+    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
+  const created = await vba.cases.create(ref, {
+    ...(opts.id === undefined ? {} : { id: opts.id }),
+    ...(opts.title === undefined ? {} : { title: opts.title })
+  })
   io.out(`created case ${created.case_id} in ${url === undefined ? ref : shownStoreUrl(url)}`)
 }
 
-export const caseNote = async (io: Out, dir: CaseAt, text: string, opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }): Promise<void> => {
-  const outcome = orExit(await recordNote(dir, {
-    text,
-    format: opts.markdown === true ? 'markdown' : 'plain',
-    ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
-    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
-  }))
+export const caseNote = async (
+  io: Out,
+  dir: CaseAt,
+  text: string,
+  opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }
+): Promise<void> => {
+  const outcome = orExit(
+    await recordNote(dir, {
+      text,
+      format: opts.markdown === true ? 'markdown' : 'plain',
+      ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
+      ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+    })
+  )
   for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
-  io.out(`${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}; receipt ${outcome.receipt.seq}:${outcome.receipt.hash}`)
+  io.out(
+    `${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}; receipt ${outcome.receipt.seq}:${outcome.receipt.hash}`
+  )
 }
 
 export const parseGeneration = (text: string): number => {
-  if (!/^\d{1,15}$/.test(text)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`))
+  if (!/^\d{1,15}$/.test(text))
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`)
+    )
   return Number(text)
 }
 
@@ -79,13 +100,24 @@ export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Pr
   for (const o of r.removed_objects) io.out(`removed orphan object ${o}`)
   for (const t of r.removed_temp_files) io.out(`removed temporary file ${t}`)
   if (r.cut_tail_bytes > 0) io.out(`cut ${r.cut_tail_bytes} unacknowledged bytes from the end of events.jsonl`)
-  if (r.recent_temp_files > 0) io.out(`kept ${r.recent_temp_files} temporary file(s) younger than a minute (a writer may be busy)`)
-  io.out(`removed ${r.removed_objects.length} object(s) and ${r.removed_temp_files.length} temporary file(s)${r.cut_tail_bytes > 0 ? ', cut the log tail' : ''}`)
+  if (r.recent_temp_files > 0)
+    io.out(`kept ${r.recent_temp_files} temporary file(s) younger than a minute (a writer may be busy)`)
+  io.out(
+    `removed ${r.removed_objects.length} object(s) and ${r.removed_temp_files.length} temporary file(s)${r.cut_tail_bytes > 0 ? ', cut the log tail' : ''}`
+  )
 }
 
 const describeFinding = (f: Finding): string => {
-  const where = [f.path, f.line === undefined ? undefined : `line ${f.line}`, f.seq === undefined ? undefined : `seq ${f.seq}`].filter((x) => x !== undefined).join(', ')
-  return terminalText(`  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`)
+  const where = [
+    f.path,
+    f.line === undefined ? undefined : `line ${f.line}`,
+    f.seq === undefined ? undefined : `seq ${f.seq}`
+  ]
+    .filter((x) => x !== undefined)
+    .join(', ')
+  return terminalText(
+    `  ${f.severity === 'error' ? 'error ' : 'notice'} ${f.code}${where === '' ? '' : ` (${where})`}: ${f.message}`
+  )
 }
 
 export const renderVerifyReport = (report: VerifyReport): string[] => {
@@ -93,14 +125,19 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
   const notices = report.findings.length - (errors - report.omitted_findings)
   const lines = [
     `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)${report.head === null ? '' : `, head ${report.head.seq}:${report.head.hash}`}`,
-    report.valid ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}` : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
+    report.valid
+      ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}`
+      : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
     ...report.findings.map(describeFinding)
   ]
   if (report.omitted_findings > 0) lines.push(`  ... and ${report.omitted_findings} more findings`)
   const ev = report.evidence
   if (ev !== undefined) {
-    const at = [...ev.commits.map((c) => `commit ${c}`), ...ev.snapshots.map((s) => `snapshot ${s}`)].join(' and ') || 'nothing'
-    lines.push(`evidence re-derived at ${at}: ${ev.checked} of ${ev.captures} capture(s) asked again, ${ev.matched} identical, ${ev.mismatched} differ, ${ev.not_rechecked} not re-checked`)
+    const at =
+      [...ev.commits.map((c) => `commit ${c}`), ...ev.snapshots.map((s) => `snapshot ${s}`)].join(' and ') || 'nothing'
+    lines.push(
+      `evidence re-derived at ${at}: ${ev.checked} of ${ev.captures} capture(s) asked again, ${ev.matched} identical, ${ev.mismatched} differ, ${ev.not_rechecked} not re-checked`
+    )
   }
   return lines
 }
@@ -144,17 +181,32 @@ const phaseBars = (): { update: (phase: string, done: number, total: number) => 
 export const receiptOption = (text: string | undefined): { expectHead?: Receipt } => {
   if (text === undefined) return {}
   const r = parseReceipt(text)
-  if (r === null) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`))
+  if (r === null)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure(
+        'INVALID_ARGUMENT',
+        `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`
+      )
+    )
   return { expectHead: r }
 }
 
-export const verify = async (io: Out, ref: string, opts: { json?: boolean; expectHead?: string; against?: string } & StoreOption): Promise<void> => {
+export const verify = async (
+  io: Out,
+  ref: string,
+  opts: { json?: boolean; expectHead?: string; against?: string } & StoreOption
+): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const expect = receiptOption(opts.expectHead)
   const bars = phaseBars()
   let report: VerifyReport
   try {
-    report = await vba.cases.verify(ref, { ...expect, ...(opts.against === undefined ? {} : { against: opts.against }), onProgress: bars.update })
+    report = await vba.cases.verify(ref, {
+      ...expect,
+      ...(opts.against === undefined ? {} : { against: opts.against }),
+      onProgress: bars.update
+    })
   } finally {
     bars.stop()
   }
@@ -188,7 +240,14 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
   const result = orExit(await replayAt(dir, defaultProjections())())
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
-    io.out(canonical({ declaration: handle.declaration, head_hash: result.head_hash, views: result.views, facts: await latestFacts(dir, result.views) }))
+    io.out(
+      canonical({
+        declaration: handle.declaration,
+        head_hash: result.head_hash,
+        views: result.views,
+        facts: await latestFacts(dir, result.views)
+      })
+    )
     return
   }
   const d = handle.declaration
@@ -197,7 +256,9 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
   io.out(`generation  ${result.generation}`)
   io.out(`head        ${result.head_hash}`)
   if (summary !== undefined) {
-    io.out(`events      ${summary.events} in ${summary.commands} commands (${summary.events_upcast} read through upcasters)`)
+    io.out(
+      `events      ${summary.events} in ${summary.commands} commands (${summary.events_upcast} read through upcasters)`
+    )
     for (const [type, n] of Object.entries(summary.events_by_type)) io.out(`  ${String(n).padStart(6)} ${type}`)
     io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
   }
@@ -214,13 +275,20 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
 }
 
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
-export const reportVerb = async (io: Out, at: CaseAt, opts: { out: string; force?: boolean; against?: string }): Promise<void> => {
+export const reportVerb = async (
+  io: Out,
+  at: CaseAt,
+  opts: { out: string; force?: boolean; against?: string }
+): Promise<void> => {
   let html: string
   let valid: boolean
   let errors: number
   const against = opts.against
   try {
-    const r = await caseReportWithVerification(at, against === undefined ? {} : { refine: (report) => againstProfile(report, at, against) })
+    const r = await caseReportWithVerification(
+      at,
+      against === undefined ? {} : { refine: (report) => againstProfile(report, at, against) }
+    )
     html = r.html
     valid = r.verification.valid
     errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings

@@ -30,12 +30,12 @@ import { DEMO_DATABASE, writeDemoWorld } from '../demo/world.js'
 const DEMO_PROFILE = DEMO_DATABASE
 
 const say = (line: string): void => {
-  process.stdout.write(line + '\n')
+  process.stdout.write(`${line}\n`)
 }
 
 const must = <A>(r: E.Either<Failure, A>): A => {
   if (E.isLeft(r)) {
-    process.stderr.write(formatFailure(r.left) + '\n')
+    process.stderr.write(`${formatFailure(r.left)}\n`)
     process.exit(1)
   }
   return r.right
@@ -48,14 +48,41 @@ const main = async (): Promise<void> => {
   say(`   case ${decl.case_id}, generation 0`)
 
   const log = Buffer.from('Players report that creature 23487 no longer offers quest 11117 after the last restart.\n')
-  const first = must(await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' }))
-  const attached = must(await addAttachment(target, { name: 'support-ticket.txt', bytes: log, mediaType: 'text/plain', commandId: 'demo-attachment' }))
-  say(`2. recorded a note and an attachment (typed commands), generation ${attached.generation}; receipt ${attached.receipt.seq}:${attached.receipt.hash.slice(0, 19)}…`)
-  const retry = must(await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' }))
+  const first = must(
+    await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' })
+  )
+  const attached = must(
+    await addAttachment(target, {
+      name: 'support-ticket.txt',
+      bytes: log,
+      mediaType: 'text/plain',
+      commandId: 'demo-attachment'
+    })
+  )
+  say(
+    `2. recorded a note and an attachment (typed commands), generation ${attached.generation}; receipt ${attached.receipt.seq}:${attached.receipt.hash.slice(0, 19)}…`
+  )
+  const retry = must(
+    await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' })
+  )
   say(`3. resubmitted the same command id: ${retry.status}, nothing appended (generation ${attached.generation})`)
-  const stale = await recordNote(target, { text: 'based on an old view', author: 'controller', commandId: 'demo-stale', expectedGeneration: first.generation - 1 })
-  say(`4. a command based on generation ${first.generation - 1}: ${E.isLeft(stale) ? formatFailure(stale.left) : 'unexpectedly accepted'}`)
-  const note = must(await recordNote(target, { text: 'Triage: check the quest starter relation first.', author: 'controller', commandId: 'demo-triage', expectedGeneration: attached.generation }))
+  const stale = await recordNote(target, {
+    text: 'based on an old view',
+    author: 'controller',
+    commandId: 'demo-stale',
+    expectedGeneration: first.generation - 1
+  })
+  say(
+    `4. a command based on generation ${first.generation - 1}: ${E.isLeft(stale) ? formatFailure(stale.left) : 'unexpectedly accepted'}`
+  )
+  const note = must(
+    await recordNote(target, {
+      text: 'Triage: check the quest starter relation first.',
+      author: 'controller',
+      commandId: 'demo-triage',
+      expectedGeneration: attached.generation
+    })
+  )
   say(`5. appended a triage note, generation ${note.generation}`)
 
   say('6. verify (chain, HEAD, every object):')
@@ -72,12 +99,41 @@ const main = async (): Promise<void> => {
   const profile = must(await loadProfile(profileFile)())
   const research = createProjectResearch(profile)
   say(`8. research on the embedded world database (${path.join(world, 'world.sqlite')}, read-only):`)
-  const starters = must(await research.query({ kind: 'database.rows', table: 'creature_queststarter', columns: ['id', 'quest'], filters: [{ column: 'quest', operator: 'eq', value: 11117 }], offset: 0, limit: 10 })())
-  say(`   quest 11117 is started by: ${JSON.stringify(starters.result['rows'])} (complete: ${String(starters.result['complete_filtered_rows'])})`)
-  const creatures = must(await research.query({ kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'npcflag', 'DamageModifier'], filters: [{ column: 'name', operator: 'contains', value: 'Wolpertinger' }], offset: 0, limit: 3 })())
+  const starters = must(
+    await research.query({
+      kind: 'database.rows',
+      table: 'creature_queststarter',
+      columns: ['id', 'quest'],
+      filters: [{ column: 'quest', operator: 'eq', value: 11117 }],
+      offset: 0,
+      limit: 10
+    })()
+  )
+  say(
+    `   quest 11117 is started by: ${JSON.stringify(starters.result['rows'])} (complete: ${String(starters.result['complete_filtered_rows'])})`
+  )
+  const creatures = must(
+    await research.query({
+      kind: 'database.rows',
+      table: 'creature_template',
+      columns: ['entry', 'name', 'npcflag', 'DamageModifier'],
+      filters: [{ column: 'name', operator: 'contains', value: 'Wolpertinger' }],
+      offset: 0,
+      limit: 3
+    })()
+  )
   say(`   creatures named like "Wolpertinger": ${JSON.stringify(creatures.result['rows'])}`)
-  say(`   has_more ${String(creatures.result['has_more'])}, next_offset ${String(creatures.result['next_offset'])}; origin ${JSON.stringify(creatures.origin)}`)
-  const refused = await research.query({ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 })()
+  say(
+    `   has_more ${String(creatures.result['has_more'])}, next_offset ${String(creatures.result['next_offset'])}; origin ${JSON.stringify(creatures.origin)}`
+  )
+  const refused = await research.query({
+    kind: 'database.rows',
+    table: 'account_secrets',
+    columns: ['secret'],
+    filters: [],
+    offset: 0,
+    limit: 1
+  })()
   say(`   a table outside the allowlist: ${E.isLeft(refused) ? formatFailure(refused.left) : 'unexpectedly read'}`)
   await research.close()
 
@@ -85,25 +141,89 @@ const main = async (): Promise<void> => {
   const demo = writeDemoWorld(path.join(world, 'demo'))
   const full = must(await loadProfile(demo.profile)())
   const investigator = createProjectResearch(full, { openSource: cliOpenSource })
-  const prepared = must(await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
-    report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
-    entities: [{ type: 'quest', id: 11117 }]
-  }))
-  say(`9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`)
+  const prepared = must(
+    await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
+      report:
+        'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })
+  )
+  say(
+    `9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`
+  )
   must(await startInvestigation(target, { settings: must(settingsOf(full)) }))
   const script = scriptedModel([
-    JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.' } }),
-    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' } } }),
-    (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.', evidence: [latestEvidence(p)] } }),
-    JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }, { column: 'source_type', operator: 'eq', value: 0 }], offset: 0, limit: 10 } } }),
-    (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'update', hypothesis_id: 'H1', status: 'supported', evidence: [latestEvidence(p)], note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.' } }),
-    (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'The creature script and the SmartAI rows both react to the net; the script despawns first. Verify on the test realm.', hypotheses: ['H1'], evidence: [latestEvidence(p)] } })
+    JSON.stringify({
+      interpretation: {
+        summary:
+          'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.'
+      }
+    }),
+    JSON.stringify({
+      next: {
+        kind: 'tool',
+        operation: 'project.query',
+        arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' }
+      }
+    }),
+    (p) =>
+      JSON.stringify({
+        next: {
+          kind: 'hypothesis',
+          action: 'propose',
+          statement:
+            'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.',
+          evidence: [latestEvidence(p)]
+        }
+      }),
+    JSON.stringify({
+      next: {
+        kind: 'tool',
+        operation: 'project.query',
+        arguments: {
+          kind: 'database.rows',
+          table: 'smart_scripts',
+          columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'],
+          filters: [
+            { column: 'entryorguid', operator: 'eq', value: 23487 },
+            { column: 'source_type', operator: 'eq', value: 0 }
+          ],
+          offset: 0,
+          limit: 10
+        }
+      }
+    }),
+    (p) =>
+      JSON.stringify({
+        next: {
+          kind: 'hypothesis',
+          action: 'update',
+          hypothesis_id: 'H1',
+          status: 'supported',
+          evidence: [latestEvidence(p)],
+          note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.'
+        }
+      }),
+    (p) =>
+      JSON.stringify({
+        next: {
+          kind: 'conclusion',
+          summary:
+            'The creature script and the SmartAI rows both react to the net; the script despawns first. Verify on the test realm.',
+          hypotheses: ['H1'],
+          evidence: [latestEvidence(p)]
+        }
+      })
   ])
   const outcome = must(await advance(target, { model: script.model, research: investigator }))
   await investigator.close()
-  say(`10. scripted investigation: ${outcome.turns} model turns, state ${outcome.state}; every prompt and answer is in the case`)
+  say(
+    `10. scripted investigation: ${outcome.turns} model turns, state ${outcome.state}; every prompt and answer is in the case`
+  )
   const finalReport = must(await verifyCase(target)())
-  say(`11. verify: ${finalReport.valid ? 'VALID' : 'INVALID'}, generation ${finalReport.generation}, ${finalReport.objects} objects`)
+  say(
+    `11. verify: ${finalReport.valid ? 'VALID' : 'INVALID'}, generation ${finalReport.generation}, ${finalReport.objects} objects`
+  )
   say('')
   say(`case directory: ${target}`)
   say(`try: node dist/src/cli/main.js status ${target}   (or show, replay, verify, export)`)

@@ -39,21 +39,30 @@ const coded = async <A>(work: () => Promise<A>): Promise<A> => {
 
 const needStore = (o: StoreOption): string => {
   const url = storeUrl(o)
-  if (url === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE'))
+  if (url === undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE')
+    )
   return url
 }
 
 const intOption = (name: string, text: string | undefined, fallback: number, min: number, max: number): number => {
   if (text === undefined) return fallback
   const n = Number(text)
-  if (!/^\d{1,9}$/.test(text) || n < min || n > max) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`))
+  if (!/^\d{1,9}$/.test(text) || n < min || n > max)
+    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`))
   return n
 }
 
 export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   const url = needStore(o)
   const r = await coded(() => migrateStoreAt(url))
-  io.out(r.applied.length === 0 ? `the store is at the latest schema (${r.latest})` : `applied ${r.applied.join(', ')}; the store is at ${r.latest}`)
+  io.out(
+    r.applied.length === 0
+      ? `the store is at the latest schema (${r.latest})`
+      : `applied ${r.applied.join(', ')}; the store is at ${r.latest}`
+  )
 }
 
 export const storeImport = async (io: Out, source: string, o: StoreOption & { json?: boolean }): Promise<void> => {
@@ -71,17 +80,33 @@ const LIST_LIMIT = 10_000
 const renderEntry = (e: QueueEntry): string => {
   const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
   const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
-  const model = e.model === null && e.tokens_total === 0 ? '' : `, model ${e.model ?? 'unnamed'} (${e.tokens_total} tokens)`
-  const failed = e.last_model_failure === null ? '' : `; the model failed: ${e.last_model_failure.code}: ${e.last_model_failure.message}`
+  const model =
+    e.model === null && e.tokens_total === 0 ? '' : `, model ${e.model ?? 'unnamed'} (${e.tokens_total} tokens)`
+  const failed =
+    e.last_model_failure === null
+      ? ''
+      : `; the model failed: ${e.last_model_failure.code}: ${e.last_model_failure.message}`
   return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}${model}, generation ${e.generation}, last activity ${e.last_activity}${e.lease === null ? '' : `, leased by ${e.lease.worker} until ${e.lease.expires_at}`}: ${e.why}${failed}`
 }
 
-export const queueList = async (io: Out, root: string | undefined, o: StoreOption & { json?: boolean }): Promise<void> => {
+export const queueList = async (
+  io: Out,
+  root: string | undefined,
+  o: StoreOption & { json?: boolean }
+): Promise<void> => {
   const url = storeUrl(o)
-  if (root !== undefined && o.store !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both'))
+  if (root !== undefined && o.store !== undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
+    )
   let entries: readonly QueueEntry[]
   if (root !== undefined || url === undefined) {
-    if (root === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL'))
+    if (root === undefined)
+      throw new CliExit(
+        EXIT.INPUT,
+        failure('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL')
+      )
     entries = await (await cliClient(undefined)).queue.list(root)
   } else {
     const store = await storeAt(url)
@@ -92,15 +117,33 @@ export const queueList = async (io: Out, root: string | undefined, o: StoreOptio
     return
   }
   for (const e of entries) io.out(terminalText(renderEntry(e)))
-  io.out(`${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`)
+  io.out(
+    `${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`
+  )
 }
 
-export const queueClaim = async (io: Out, o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }): Promise<void> => {
+export const queueClaim = async (
+  io: Out,
+  o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }
+): Promise<void> => {
   const vba = await cliClient(needStore(o))
   const leaseMs = intOption('--lease-ms', o.leaseMs, 300_000, 1000, 86_400_000)
   const lease = await vba.queue.claim(o.worker, { leaseMs })
   if (o.json === true) {
-    io.out(json(lease === null ? { claimed: null } : { claimed: { case_id: lease.caseId, worker: lease.worker, token: lease.token, expires_at: new Date(lease.expiresAt).toISOString() } }))
+    io.out(
+      json(
+        lease === null
+          ? { claimed: null }
+          : {
+              claimed: {
+                case_id: lease.caseId,
+                worker: lease.worker,
+                token: lease.token,
+                expires_at: new Date(lease.expiresAt).toISOString()
+              }
+            }
+      )
+    )
   } else if (lease === null) io.out('nothing is runnable')
   else io.out(`${lease.caseId} leased to ${lease.worker} until ${new Date(lease.expiresAt).toISOString()}`)
   if (lease === null) throw new CliExit(EXIT.NOT_CONCLUDED)
@@ -109,7 +152,11 @@ export const queueClaim = async (io: Out, o: StoreOption & { worker: string; lea
 export const queueRelease = async (io: Out, caseId: string, o: StoreOption & { worker: string }): Promise<void> => {
   const store = await storeAt(needStore(o))
   const released = await coded(() => store.release({ caseId, worker: o.worker }))
-  if (!released) throw new CliExit(EXIT.INPUT, failure('CASE_NOT_LEASED', `case ${caseId} is not leased to ${o.worker}`, { case_id: caseId, worker: o.worker }))
+  if (!released)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('CASE_NOT_LEASED', `case ${caseId} is not leased to ${o.worker}`, { case_id: caseId, worker: o.worker })
+    )
   io.out(`released ${caseId}`)
 }
 
@@ -140,29 +187,35 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const summary = await coded(() => work({
-      store,
-      model,
-      research,
-      settings,
-      worker: o.worker ?? `${hostname()}.${process.pid}`,
-      concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
-      leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
-      maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
-      untilIdle: o.untilIdle === true,
-      signal: stop.signal,
-      onEvent: (e) => {
-        if (o.json === true) io.out(json(e))
-        else {
-          const text = workEventLine(e)
-          if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
+    const summary = await coded(() =>
+      work({
+        store,
+        model,
+        research,
+        settings,
+        worker: o.worker ?? `${hostname()}.${process.pid}`,
+        concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
+        leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
+        maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
+        untilIdle: o.untilIdle === true,
+        signal: stop.signal,
+        onEvent: (e) => {
+          if (o.json === true) io.out(json(e))
+          else {
+            const text = workEventLine(e)
+            if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
+          }
         }
-      }
-    }))
+      })
+    )
     if (o.json === true) io.out(json({ kind: 'summary', summary }))
     else io.out(summaryLine(summary))
     if (summary.ended === 'failure' && summary.stopped_by !== null) {
-      const f = failure(isFailureCode(summary.stopped_by.code) ? summary.stopped_by.code : 'INTERNAL_ERROR', `the worker stopped: ${summary.stopped_by.message}`, { case_id: summary.stopped_by.case_id })
+      const f = failure(
+        isFailureCode(summary.stopped_by.code) ? summary.stopped_by.code : 'INTERNAL_ERROR',
+        `the worker stopped: ${summary.stopped_by.message}`,
+        { case_id: summary.stopped_by.case_id }
+      )
       throw new CliExit(exitCodeOf(f), o.json === true ? undefined : f)
     }
   } finally {
@@ -175,13 +228,19 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
 /** One line for people per worker event (null: not shown without --json). */
 const workEventLine = (e: WorkEvent): string | null => {
   switch (e.kind) {
-    case 'claimed': return `${e.worker}: claimed ${e.case_id}`
-    case 'advanced': return `${e.worker}: ${e.case_id} → ${resultLine(e.result)}`
-    case 'failed': return `vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`
-    case 'idle': return `${e.worker}: nothing runnable; waiting`
-    case 'stopping': return `vba work: ${e.reason === 'idle' ? 'done' : 'stopping'}: ${e.message}`
+    case 'claimed':
+      return `${e.worker}: claimed ${e.case_id}`
+    case 'advanced':
+      return `${e.worker}: ${e.case_id} → ${resultLine(e.result)}`
+    case 'failed':
+      return `vba: ${e.worker}: ${e.case_id === '' ? 'the queue' : e.case_id}: ${e.code}: ${e.message}`
+    case 'idle':
+      return `${e.worker}: nothing runnable; waiting`
+    case 'stopping':
+      return `vba work: ${e.reason === 'idle' ? 'done' : 'stopping'}: ${e.message}`
     case 'step':
-    case 'released': return null
+    case 'released':
+      return null
     default: {
       const _never: never = e
       return _never

@@ -37,9 +37,12 @@ export interface InvestigateOptions {
 
 const line = (s: AdvanceStep): string => {
   switch (s.kind) {
-    case 'turn': return `turn ${s.turn} (${s.phase}, prompt ${s.prompt_chars} characters): ${s.outcome}`
-    case 'research': return `  research ${s.plan_id} ${s.query_kind}: ${s.outcome}`
-    case 'resume': return `resumed into ${s.into}${s.manual_retry ? ' (manual retry)' : ''}`
+    case 'turn':
+      return `turn ${s.turn} (${s.phase}, prompt ${s.prompt_chars} characters): ${s.outcome}`
+    case 'research':
+      return `  research ${s.plan_id} ${s.query_kind}: ${s.outcome}`
+    case 'resume':
+      return `resumed into ${s.into}${s.manual_retry ? ' (manual retry)' : ''}`
     default: {
       const _never: never = s
       return JSON.stringify(_never)
@@ -49,28 +52,45 @@ const line = (s: AdvanceStep): string => {
 
 /** The last line of a run: where the case stands, why, which model answered and what it spent. */
 export const resultLine = (r: AdvanceResult): string => {
-  const why = r.last_model_failure === null || r.state !== 'BLOCKED' ? '' : `; the model failed: ${r.last_model_failure.code}: ${r.last_model_failure.message}`
+  const why =
+    r.last_model_failure === null || r.state !== 'BLOCKED'
+      ? ''
+      : `; the model failed: ${r.last_model_failure.code}: ${r.last_model_failure.message}`
   const model = r.model === null ? '' : `, model ${r.model}, ${r.tokens} tokens`
   return `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}${r.cancelled ? ' (stopped by a signal)' : ''}: ${r.turns} model turn(s)${model}, generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}${why}`
 }
 
 /** Exit 3 when a provider (the model, research) is unavailable, 5 when the case stopped by its own state. */
 export const notConcludedExit = (r: AdvanceResult): number =>
-  r.state === 'BLOCKED' && (r.reason === 'MODEL_UNAVAILABLE' || r.reason === 'RESEARCH_UNAVAILABLE') ? EXIT.UNAVAILABLE : EXIT.NOT_CONCLUDED
+  r.state === 'BLOCKED' && (r.reason === 'MODEL_UNAVAILABLE' || r.reason === 'RESEARCH_UNAVAILABLE')
+    ? EXIT.UNAVAILABLE
+    : EXIT.NOT_CONCLUDED
 
 /** The model a verb runs: --model-command, --model-url with --model, or the profile's [model]. */
-export const modelFrom = (profile: Profile, o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string }): ModelFn => {
+export const modelFrom = (
+  profile: Profile,
+  o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string }
+): ModelFn => {
   const command = o.modelCommand ?? profile.model.command
   const url = o.modelUrl ?? profile.model.url
   const name = o.model ?? profile.model.name
-  if (o.modelCommand !== undefined && o.modelUrl !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give --model-command or --model-url, not both'))
-  if (o.modelUrl === undefined && command !== undefined) return commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
+  if (o.modelCommand !== undefined && o.modelUrl !== undefined)
+    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give --model-command or --model-url, not both'))
+  if (o.modelUrl === undefined && command !== undefined)
+    return commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
   if (url !== undefined) {
-    if (name === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)'))
+    if (name === undefined)
+      throw new CliExit(
+        EXIT.INPUT,
+        failure('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
+      )
     try {
       new URL(url)
     } catch {
-      throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`))
+      throw new CliExit(
+        EXIT.INPUT,
+        failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
+      )
     }
     const m = profile.model
     return httpModel({
@@ -85,7 +105,13 @@ export const modelFrom = (profile: Profile, o: { readonly modelCommand?: string;
       ...(m.json_mode === undefined ? {} : { jsonMode: m.json_mode })
     })
   }
-  throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'))
+  throw new CliExit(
+    EXIT.INPUT,
+    failure(
+      'INVALID_ARGUMENT',
+      'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'
+    )
+  )
 }
 
 /** How long the lease of `vba investigate` on a store case lasts between renewals. */
@@ -94,7 +120,8 @@ const INVESTIGATE_LEASE_MS = 60_000
 export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
   const profile = orExit(await loadProfile(o.config)())
   const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
-  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000)) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
+  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000))
+    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
   const model = modelFrom(profile, o)
 
   const handle = orExit(await openCaseAt(dir)())
@@ -112,7 +139,13 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
       throw e
     }
     renewal = setInterval(() => {
-      if (lease !== undefined) renew(lease, INVESTIGATE_LEASE_MS).then((l) => { lease = l }, () => stop.abort())
+      if (lease !== undefined)
+        renew(lease, INVESTIGATE_LEASE_MS).then(
+          (l) => {
+            lease = l
+          },
+          () => stop.abort()
+        )
     }, INVESTIGATE_LEASE_MS / 3)
   }
   const leased = lease === undefined ? {} : { lease }
@@ -124,7 +157,17 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
   }
 }
 
-const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: Profile, model: ModelFn, handle: CaseHandle, leased: { lease?: Lease }, stop: AbortController, maxTurns: number | undefined): Promise<void> => {
+const runLeased = async (
+  io: Out,
+  dir: CaseAt,
+  o: InvestigateOptions,
+  profile: Profile,
+  model: ModelFn,
+  handle: CaseHandle,
+  leased: { lease?: Lease },
+  stop: AbortController,
+  maxTurns: number | undefined
+): Promise<void> => {
   const out = (value: Record<string, unknown>, text: string): void => {
     if (o.json === true) {
       const t = canonicalJson(value)
@@ -133,22 +176,32 @@ const runLeased = async (io: Out, dir: CaseAt, o: InvestigateOptions, profile: P
   }
   if (handle.cursor.state.state === 'NOT_STARTED') {
     const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased }))
-    out({ started: { revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null, generation } }, `started the investigation (generation ${generation})`)
+    out(
+      {
+        started: {
+          revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null,
+          generation
+        }
+      },
+      `started the investigation (generation ${generation})`
+    )
   }
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const onSignal = (): void => stop.abort()
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const r = orExit(await advance(dir, {
-      model,
-      research,
-      signal: stop.signal,
-      ...leased,
-      ...(maxTurns === undefined ? {} : { maxTurns }),
-      ...(o.manualRetry === true ? { manualRetry: true } : {}),
-      onStep: (s) => out({ step: s }, line(s))
-    }))
+    const r = orExit(
+      await advance(dir, {
+        model,
+        research,
+        signal: stop.signal,
+        ...leased,
+        ...(maxTurns === undefined ? {} : { maxTurns }),
+        ...(o.manualRetry === true ? { manualRetry: true } : {}),
+        onStep: (s) => out({ step: s }, line(s))
+      })
+    )
     out({ result: r }, resultLine(r))
     if (r.state !== 'CONCLUDED') throw new CliExit(notConcludedExit(r))
   } finally {

@@ -17,23 +17,50 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   const say = (line: string): void => io.out(terminalText(line))
   say(`case ${r.case_id}, generation ${r.generation}`)
   say(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
-  if (v.resume_state !== null) say(`resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`)
+  if (v.resume_state !== null)
+    say(
+      `resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`
+    )
   if (v.pending_plan !== null) say(`confirmed plan waiting: ${v.pending_plan}`)
-  if (v.last_model_failure !== null) say(`the model failed: ${v.last_model_failure.code}: ${v.last_model_failure.message}`)
-  if (v.budget !== null) say(`budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`)
-  if (v.model !== null || v.tokens.total > 0) say(`model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`)
-  for (const h of v.hypotheses) say(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
-  for (const l of v.lab_requests) say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
+  if (v.last_model_failure !== null)
+    say(`the model failed: ${v.last_model_failure.code}: ${v.last_model_failure.message}`)
+  if (v.budget !== null)
+    say(
+      `budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`
+    )
+  if (v.model !== null || v.tokens.total > 0)
+    say(
+      `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`
+    )
+  for (const h of v.hypotheses)
+    say(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
+  for (const l of v.lab_requests)
+    say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
 }
 
-export const resume = async (io: Out, ref: string, opts: { manualRetry?: boolean; expectGeneration?: string } & StoreOption): Promise<void> => {
+export const resume = async (
+  io: Out,
+  ref: string,
+  opts: { manualRetry?: boolean; expectGeneration?: string } & StoreOption
+): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
-  const r = await vba.investigations.resume(ref, { manualRetry: opts.manualRetry === true, ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) }) })
-  io.out(`resumed into ${r.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.generation}`)
+  const r = await vba.investigations.resume(ref, {
+    manualRetry: opts.manualRetry === true,
+    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+  })
+  io.out(
+    `resumed into ${r.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.generation}`
+  )
 }
 
-export const feedback = async (io: Out, ref: string, requestId: string, text: string, opts: StoreOption): Promise<void> => {
+export const feedback = async (
+  io: Out,
+  ref: string,
+  requestId: string,
+  text: string,
+  opts: StoreOption
+): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const { generation } = await vba.investigations.feedback(ref, { requestId, text })
   io.out(`feedback for ${requestId} recorded; generation ${generation}`)

@@ -33,18 +33,27 @@ export const EXIT = {
 export const exitCodeOf = (f: Failure): number => {
   if (f.code === 'CASE_LOCK_STALE') return EXIT.CONFLICT
   switch (failureKind(f.code)) {
-    case 'retryable': return EXIT.CONFLICT
-    case 'unavailable': return EXIT.UNAVAILABLE
-    case 'corrupt': return EXIT.FINDINGS
-    case 'bug': return EXIT.INTERNAL
-    case 'permanent': return EXIT.INPUT
-    default: return EXIT.INPUT
+    case 'retryable':
+      return EXIT.CONFLICT
+    case 'unavailable':
+      return EXIT.UNAVAILABLE
+    case 'corrupt':
+      return EXIT.FINDINGS
+    case 'bug':
+      return EXIT.INTERNAL
+    case 'permanent':
+      return EXIT.INPUT
+    default:
+      return EXIT.INPUT
   }
 }
 
 /** Thrown by verbs to end the process with a coded failure. */
 export class CliExit extends Error {
-  constructor(readonly code: number, readonly failure?: Failure) {
+  constructor(
+    readonly code: number,
+    readonly failure?: Failure
+  ) {
     super(failure?.message ?? `exit ${code}`)
   }
 }
@@ -63,25 +72,42 @@ export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminal
 
 export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
   if (e instanceof CliExit && e.failure !== undefined) {
-    return { line: formatFailure(e.failure), code: e.code, json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } } }
+    return {
+      line: formatFailure(e.failure),
+      code: e.code,
+      json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } }
+    }
   }
   if (e instanceof VbaError) {
     // A client call's rejection ends the command as its coded failure would (orExit).
     const f = failureOf(e)
-    return { line: formatFailure(f), code: exitCodeOf(f), json: { error: { code: f.code, message: f.message, data: f.data } } }
+    return {
+      line: formatFailure(f),
+      code: exitCodeOf(f),
+      json: { error: { code: f.code, message: f.message, data: f.data } }
+    }
   }
   if (isFailure(e)) return { line: formatFailure(e), code: exitCodeOf(e), json: { error: e } }
   const coded = (e as { failure?: unknown } | null)?.failure
   if (isFailure(coded)) return { line: formatFailure(coded), code: exitCodeOf(coded), json: { error: coded } }
   const message = e instanceof Error ? e.message : String(e)
-  return { line: `vba: INTERNAL_ERROR: ${message}`, code: EXIT.INTERNAL, json: { error: { code: 'INTERNAL_ERROR', message } } }
+  return {
+    line: `vba: INTERNAL_ERROR: ${message}`,
+    code: EXIT.INTERNAL,
+    json: { error: { code: 'INTERNAL_ERROR', message } }
+  }
 }
 
 /** A progress bar on stderr when it is a terminal; silent otherwise. */
 export const progressBar = (label: string): { update: (done: number, total: number) => void; stop: () => void } => {
   if (process.stderr.isTTY !== true) return { update: () => undefined, stop: () => undefined }
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% {value}/{total}`, stream: process.stderr, clearOnComplete: true, hideCursor: true },
+    {
+      format: `${label} [{bar}] {percentage}% {value}/{total}`,
+      stream: process.stderr,
+      clearOnComplete: true,
+      hideCursor: true
+    },
     cliProgress.Presets.shades_classic
   )
   let started = false

@@ -34,10 +34,10 @@ if (bad !== null) {
 } else {
   code = await run(argv, {
     out: (line) => {
-      if (!stdoutClosed) process.stdout.write(line + '\n')
+      if (!stdoutClosed) process.stdout.write(`${line}\n`)
     },
     err: (line) => {
-      if (!stderrClosed) process.stderr.write(line + '\n')
+      if (!stderrClosed) process.stderr.write(`${line}\n`)
     }
   })
 }

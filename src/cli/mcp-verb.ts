@@ -28,7 +28,14 @@ export const mcpVerb = async (io: Out, opts: McpOptions): Promise<void> => {
   const at: CaseAt = store === undefined ? opts.case : { store, caseId: opts.case }
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const session = orExit(await openMcpSession({ at, profile, research, ...(store === undefined ? {} : { leaseOf: () => store.leaseOf(opts.case) }) }))
+    const session = orExit(
+      await openMcpSession({
+        at,
+        profile,
+        research,
+        ...(store === undefined ? {} : { leaseOf: () => store.leaseOf(opts.case) })
+      })
+    )
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
     const server = createMcpServer(session)
     const closed = new Promise<void>((resolve) => {

@@ -60,7 +60,11 @@ export const research = async (io: Out, opts: { config: string; query: string; p
   try {
     const out = await r.query(query)()
     if (E.isLeft(out)) {
-      printJson(io, { error: { code: out.left.code, message: out.left.message, data: out.left.data } }, opts.pretty === true)
+      printJson(
+        io,
+        { error: { code: out.left.code, message: out.left.message, data: out.left.data } },
+        opts.pretty === true
+      )
       io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
       throw new CliExit(exitFor(out.left))
     }
@@ -71,7 +75,11 @@ export const research = async (io: Out, opts: { config: string; query: string; p
 }
 
 /** `vba case query DIR --config FILE --query FILE`: one project.query recorded in a case. */
-export const caseQuery = async (io: Out, dir: CaseAt, opts: { config: string; query: string; commandId?: string }): Promise<void> => {
+export const caseQuery = async (
+  io: Out,
+  dir: CaseAt,
+  opts: { config: string; query: string; commandId?: string }
+): Promise<void> => {
   const profile = orExit(await loadProfile(opts.config)())
   const query = await readQuery(opts.query)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
@@ -79,11 +87,17 @@ export const caseQuery = async (io: Out, dir: CaseAt, opts: { config: string; qu
     const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
     const result = orExit(await queryInCase(dir, r, query, commandId))
     if (result.outcome === 'failed' && result.failure !== undefined) {
-      const retry = isUnavailable(result.failure) ? `; the reservation is kept: retry with --command-id ${commandId}` : ''
-      io.err(`vba: ${result.failure.code}: ${terminalText(result.failure.message)} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`)
+      const retry = isUnavailable(result.failure)
+        ? `; the reservation is kept: retry with --command-id ${commandId}`
+        : ''
+      io.err(
+        `vba: ${result.failure.code}: ${terminalText(result.failure.message)} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`
+      )
       throw new CliExit(exitFor(result.failure))
     }
-    io.out(`recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`)
+    io.out(
+      `recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`
+    )
   } finally {
     await r.close()
   }
@@ -102,9 +116,11 @@ export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; 
       throw new CliExit(exitFor(out.left))
     }
     const p = out.right
-    io.out(p.status === 'unchanged'
-      ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`
-      : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`)
+    io.out(
+      p.status === 'unchanged'
+        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`
+        : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
+    )
   } finally {
     await r.close()
   }

@@ -46,17 +46,31 @@ ${entries.map((e) => `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">$
 `
 
 const send = (res: ServerResponse, status: number, body: string, head: boolean): void => {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer'
+  })
   res.end(head ? undefined : body)
 }
 
 /** A page about a request: its texts are the server's own, never the request's. */
-const message = (title: string, text: string): string => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${escPlain(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
+const message = (title: string, text: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${escPlain(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
 
 /** `--port`: decimal digits only (no `0x50`, no `1e3`), 0 to 65535. */
 export const parsePort = (text: string | undefined): number => {
   if (text === undefined) return 8080
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`))
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure(
+        'INVALID_ARGUMENT',
+        `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`
+      )
+    )
   return Number(text)
 }
 
@@ -70,22 +84,36 @@ export const hostAllowed = (header: string | undefined, bound: string, port: num
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(header.trim().toLowerCase())
   if (m === null || Number(m[2]) !== port) return false
   const host = (m[1] as string).replace(/^\[|\]$/g, '')
-  const loopback = (h: string): boolean => h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  const loopback = (h: string): boolean =>
+    h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
   if (host === bound.toLowerCase()) return true
   if (loopback(bound)) return loopback(host)
   if (bound === '0.0.0.0' || bound === '::') return isIP(host) !== 0 || host === 'localhost'
   return false
 }
 
-export const serve = async (io: Out, root: string | undefined, o: StoreOption & { port?: string; host?: string }): Promise<void> => {
+export const serve = async (
+  io: Out,
+  root: string | undefined,
+  o: StoreOption & { port?: string; host?: string }
+): Promise<void> => {
   const url = storeUrl(o)
-  if (root !== undefined && o.store !== undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both'))
-  if (root === undefined && url === undefined) throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL'))
+  if (root !== undefined && o.store !== undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
+    )
+  if (root === undefined && url === undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
+    )
   const port = parsePort(o.port)
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
   const queue = store === null ? directoryQueue(root as string) : null
-  const list = (): Promise<QueueEntry[]> => (queue !== null ? queue.list() : (store as NonNullable<typeof store>).list())
+  const list = (): Promise<QueueEntry[]> =>
+    queue !== null ? queue.list() : (store as NonNullable<typeof store>).list()
   // Reports by case, kept while the case's stamp (a directory) or head (a store) is unchanged.
   const reports = new Map<string, { stamp: string; html: string }>()
   const reportOf = async (entry: QueueEntry): Promise<string> => {
@@ -97,7 +125,8 @@ export const serve = async (io: Out, root: string | undefined, o: StoreOption & 
     const html = await within(caseReport(at), REPORT_TIMEOUT_MS, () => {
       throw new FailureError(failure('IO_ERROR', `reading the case took longer than ${REPORT_TIMEOUT_MS / 1000} s`))
     })
-    if (stamp !== null && (store !== null || caseStamp(entry.dir as string) === stamp)) reports.set(key, { stamp, html })
+    if (stamp !== null && (store !== null || caseStamp(entry.dir as string) === stamp))
+      reports.set(key, { stamp, html })
     return html
   }
   let bound = o.host ?? '127.0.0.1'
@@ -105,7 +134,12 @@ export const serve = async (io: Out, root: string | undefined, o: StoreOption & 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const head = req.method === 'HEAD'
     if (!hostAllowed(req.headers.host, bound, boundPort)) {
-      send(res, 421, message('Misdirected request', `this server answers only requests for http://${bound}:${boundPort}/`), head)
+      send(
+        res,
+        421,
+        message('Misdirected request', `this server answers only requests for http://${bound}:${boundPort}/`),
+        head
+      )
       return
     }
     if (req.method !== 'GET' && !head) {
@@ -138,7 +172,8 @@ export const serve = async (io: Out, root: string | undefined, o: StoreOption & 
       }
       send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
     } catch (e) {
-      const f = e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
+      const f =
+        e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
       send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
     }
   }
@@ -146,13 +181,22 @@ export const serve = async (io: Out, root: string | undefined, o: StoreOption & 
     void handle(req, res)
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new CliExit(EXIT.UNAVAILABLE, failure('IO_ERROR', `cannot listen on ${o.host ?? '127.0.0.1'}:${port} (${e.code ?? 'error'})`))))
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new CliExit(
+          EXIT.UNAVAILABLE,
+          failure('IO_ERROR', `cannot listen on ${o.host ?? '127.0.0.1'}:${port} (${e.code ?? 'error'})`)
+        )
+      )
+    )
     server.listen(port, o.host ?? '127.0.0.1', resolve)
   })
   const address = server.address() as AddressInfo
   bound = address.address
   boundPort = address.port
-  io.out(`serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`)
+  io.out(
+    `serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`
+  )
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop)

@@ -7,7 +7,8 @@ import { progressBar, terminalText } from './io.js'
 
 /** A damaged or unwritable index is always said; a build only on a terminal (with its progress). */
 export const printNotice = (n: SnapshotNotice): void => {
-  if (n.code !== 'SOURCE_INDEX_BUILT' || process.stderr.isTTY === true) process.stderr.write(`vba: ${n.code}: ${terminalText(n.message)}\n`)
+  if (n.code !== 'SOURCE_INDEX_BUILT' || process.stderr.isTTY === true)
+    process.stderr.write(`vba: ${n.code}: ${terminalText(n.message)}\n`)
 }
 
 export const cliOpenSource = async (profile: Profile, options: SourceOpenOptions): Promise<SourceRunner> => {

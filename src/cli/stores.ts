@@ -16,7 +16,8 @@ export interface StoreOption {
   readonly store?: string
 }
 
-export const STORE_HELP = 'a SQL store (postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR; default $VBA_STORE): CASE is then a case id'
+export const STORE_HELP =
+  'a SQL store (postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR; default $VBA_STORE): CASE is then a case id'
 
 const open = new Map<string, SqlStore>()
 let client: { readonly url: string | undefined; readonly vba: Promise<Vba> } | null = null
@@ -39,7 +40,8 @@ export const shownStoreUrl = (url: string): string => {
 }
 
 /** The store URL a command uses: --store, else VBA_STORE, else none (a directory). */
-export const storeUrl = (o: StoreOption): string | undefined => o.store ?? (process.env['VBA_STORE'] === '' ? undefined : process.env['VBA_STORE'])
+export const storeUrl = (o: StoreOption): string | undefined =>
+  o.store ?? (process.env['VBA_STORE'] === '' ? undefined : process.env['VBA_STORE'])
 
 /** Opens (once per command) the store at `url`. */
 export const storeAt = async (url: string): Promise<SqlStore> => {
@@ -68,5 +70,8 @@ export const closeStores = async (): Promise<void> => {
   open.clear()
   const c = client
   client = null
-  await Promise.all([...all.map((s) => s.close().catch(() => undefined)), c?.vba.then((v) => v.close()).catch(() => undefined)])
+  await Promise.all([
+    ...all.map((s) => s.close().catch(() => undefined)),
+    c?.vba.then((v) => v.close()).catch(() => undefined)
+  ])
 }

@@ -13,12 +13,23 @@ import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import { canonicalJson } from '../events/canonical.js'
 import * as E from 'fp-ts/lib/Either.js'
 
-export const exportVerb = async (io: Out, ref: string, out: string, opts: { dir?: boolean; force?: boolean } & StoreOption): Promise<void> => {
+export const exportVerb = async (
+  io: Out,
+  ref: string,
+  out: string,
+  opts: { dir?: boolean; force?: boolean } & StoreOption
+): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const bar = progressBar('export')
-  const r = await vba.transport.export(ref, out, { format: opts.dir === true ? 'dir' : 'tar', force: opts.force === true, onProgress: bar.update })
+  const r = await vba.transport.export(ref, out, {
+    format: opts.dir === true ? 'dir' : 'tar',
+    force: opts.force === true,
+    onProgress: bar.update
+  })
   bar.stop()
-  io.out(`exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`)
+  io.out(
+    `exported case ${r.case_id} at generation ${r.generation}: ${r.files} payload files, ${r.payload_bytes} bytes${r.archive_sha256 === null ? '' : `; archive sha256 ${r.archive_sha256}`}`
+  )
 }
 
 export const importVerb = async (io: Out, archive: string, dir: string): Promise<void> => {
@@ -43,25 +54,52 @@ export const isBagTarget = async (target: string): Promise<boolean> => {
 }
 
 const renderBagCheck = (c: BagCheck): string[] => {
-  const lines = [`bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`]
-  for (const f of c.bag.findings) lines.push(terminalText(`  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`))
+  const lines = [
+    `bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`
+  ]
+  for (const f of c.bag.findings)
+    lines.push(
+      terminalText(
+        `  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`
+      )
+    )
   if (c.case !== null) lines.push(...renderVerifyReport(c.case))
   else if (c.bag.valid) lines.push('data/ is not a case package')
-  if (c.canonical_archive === false) lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')
+  if (c.canonical_archive === false)
+    lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')
   lines.push(c.valid ? 'VALID' : 'INVALID')
   return lines
 }
 
-export const verifyBagVerb = async (io: Out, target: string, opts: { json?: boolean; expectHead?: string; against?: string }): Promise<void> => {
+export const verifyBagVerb = async (
+  io: Out,
+  target: string,
+  opts: { json?: boolean; expectHead?: string; against?: string }
+): Promise<void> => {
   const vba = await cliClient(undefined)
   const checked = await vba.transport.verify(target, receiptOption(opts.expectHead))
   // With --against, the bag's case (verified again as it is unpacked) has its evidence re-derived.
-  const c = opts.against === undefined || checked.case === null || !checked.valid ? checked : await bagAgainst(checked, target, opts.against)
+  const c =
+    opts.against === undefined || checked.case === null || !checked.valid
+      ? checked
+      : await bagAgainst(checked, target, opts.against)
   const valid = c.valid
   if (opts.json === true) {
     for (const f of c.bag.findings) io.out(json({ bag_finding: f }))
     for (const f of c.case?.findings ?? []) io.out(json({ finding: f }))
-    io.out(json({ summary: { valid, bag_valid: c.bag.valid, case_valid: c.case?.valid ?? null, canonical_archive: c.canonical_archive, case_id: c.case?.case_id ?? null, generation: c.case?.generation ?? null, ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence }) } }))
+    io.out(
+      json({
+        summary: {
+          valid,
+          bag_valid: c.bag.valid,
+          case_valid: c.case?.valid ?? null,
+          canonical_archive: c.canonical_archive,
+          case_id: c.case?.case_id ?? null,
+          generation: c.case?.generation ?? null,
+          ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence })
+        }
+      })
+    )
   } else for (const l of renderBagCheck(c)) io.out(l)
   if (!valid) throw new CliExit(EXIT.FINDINGS)
 }
@@ -69,7 +107,9 @@ export const verifyBagVerb = async (io: Out, target: string, opts: { json?: bool
 /** The bag's case with its evidence re-derived (the bag is unpacked and verified again for it). */
 const bagAgainst = async (checked: BagCheck, target: string, profile: string): Promise<BagCheck> => {
   try {
-    const report = await withVerifiedPackage(target, (dir) => againstProfile(checked.case as VerifyReport, dir, profile))
+    const report = await withVerifiedPackage(target, (dir) =>
+      againstProfile(checked.case as VerifyReport, dir, profile)
+    )
     return { ...checked, case: report, valid: checked.valid && report.valid }
   } catch (e) {
     if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)

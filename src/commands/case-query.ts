@@ -52,67 +52,159 @@ export interface CaseQueryOptions {
   readonly requester?: Requester
 }
 
-const budgetLeft = (handle: CaseHandle): number | null => (handle.cursor.state.settings === null ? null : remainingBudget(handle.cursor.state))
+const budgetLeft = (handle: CaseHandle): number | null =>
+  handle.cursor.state.settings === null ? null : remainingBudget(handle.cursor.state)
 
 /** The outcome recorded for a reservation by an earlier attempt (a retried command id). */
-const recorded = async (handle: CaseHandle, commandId: string, events: readonly EventEnvelope[], generation: number, receipt: Receipt): Promise<CaseQueryResult | null> => {
+const recorded = async (
+  handle: CaseHandle,
+  commandId: string,
+  events: readonly EventEnvelope[],
+  generation: number,
+  receipt: Receipt
+): Promise<CaseQueryResult | null> => {
   const from = { answeredFromCase: true, budgetLeft: budgetLeft(handle) }
   for (const e of events) {
     if (e.type === 'CaptureRecorded') {
       const d = e.data as { capture: { digest: string; size: number }; evidence_id: string; repeat: boolean }
       const bytes = await handle.store.readObject(handle.ref, d.capture)
       const decoded = CaptureCodec.decode(JSON.parse(bytes.toString('utf8')))
-      return { outcome: 'recorded', commandId, ...(E.isRight(decoded) ? { capture: decoded.right } : {}), evidenceId: d.evidence_id, repeat: d.repeat, generation, receipt, ...from }
+      return {
+        outcome: 'recorded',
+        commandId,
+        ...(E.isRight(decoded) ? { capture: decoded.right } : {}),
+        evidenceId: d.evidence_id,
+        repeat: d.repeat,
+        generation,
+        receipt,
+        ...from
+      }
     }
     if (e.type === 'ResearchFailed' && (e.data as { unavailable: boolean }).unavailable === false) {
       const d = e.data as { code: string; message: string }
-      return { outcome: 'failed', commandId, failure: failure(isFailureCode(d.code) ? d.code : 'INTERNAL_ERROR', d.message), generation, receipt, ...from }
+      return {
+        outcome: 'failed',
+        commandId,
+        failure: failure(isFailureCode(d.code) ? d.code : 'INTERNAL_ERROR', d.message),
+        generation,
+        receipt,
+        ...from
+      }
     }
   }
   return null
 }
 
 /** Runs `args` as a project.query inside the case at `dir`. `commandId` makes a retry idempotent. */
-export const queryInCase = (at: CaseAt, research: ProjectResearch, args: unknown, commandId: string, options: CaseQueryOptions = {}): Promise<E.Either<Failure, CaseQueryResult>> =>
+export const queryInCase = (
+  at: CaseAt,
+  research: ProjectResearch,
+  args: unknown,
+  commandId: string,
+  options: CaseQueryOptions = {}
+): Promise<E.Either<Failure, CaseQueryResult>> =>
   asEither(async () => {
     const env = options.env ?? systemEnv
     const query = must(decodeQuery(args))
     const requestDigest = sha256Digest(must(canonicalJson(query)))
     const reservationId = `res-${commandId}`
     const handle = await openAt(at)
-    const attempts = [...handle.cursor.commands.keys()].filter((k) => k.startsWith(`${commandId}.record-`)).sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
+    const attempts = [...handle.cursor.commands.keys()]
+      .filter((k) => k.startsWith(`${commandId}.record-`))
+      .sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
     const existing = handle.cursor.state.research
     if (existing.closed.has(reservationId)) {
       // Done before: the recorded outcome, not a second query (of the same request only).
-      const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find((e) => e.type === 'BudgetReserved')
+      const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find(
+        (e) => e.type === 'BudgetReserved'
+      )
       if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
-        throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId }))
+        throw new FailureError(
+          failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId })
+        )
       }
       const last = attempts[attempts.length - 1]
       const outcome = last === undefined ? null : await recordedOutcome(handle, last)
-      const result = outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
-      if (result === null) throw new FailureError(failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId }))
+      const result =
+        outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
+      if (result === null)
+        throw new FailureError(
+          failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId })
+        )
       return result
     }
     const open = existing.open.get(reservationId)
     if (open !== undefined && open.request_digest !== requestDigest) {
-      throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, { command_id: commandId }))
+      throw new FailureError(
+        failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, {
+          command_id: commandId
+        })
+      )
     }
     if (open === undefined) {
-      await decideAndAppend(handle, `${commandId}.reserve`, (s, now) => asDecided(decide(command('Reserve', { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null }, now), s)), { env, sameIntent: firstIs('BudgetReserved', (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest) })
+      await decideAndAppend(
+        handle,
+        `${commandId}.reserve`,
+        (s, now) =>
+          asDecided(
+            decide(
+              command(
+                'Reserve',
+                { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null },
+                now
+              ),
+              s
+            )
+          ),
+        {
+          env,
+          sameIntent: firstIs(
+            'BudgetReserved',
+            (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest
+          )
+        }
+      )
     }
     // The answer is computed once and frozen here until it is persisted.
     const answer = await research.query(query)()
     const attempt = `${commandId}.record-${attempts.length + 1}`
     if (E.isLeft(answer)) {
       const unavailable = isUnavailable(answer.left)
-      const out = await decideAndAppend(handle, attempt, deciding('RecordResearchFailure', { reservationId, failure: answer.left, unavailable }), { env })
-      return { outcome: 'failed', commandId, failure: answer.left, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }
+      const out = await decideAndAppend(
+        handle,
+        attempt,
+        deciding('RecordResearchFailure', { reservationId, failure: answer.left, unavailable }),
+        { env }
+      )
+      return {
+        outcome: 'failed',
+        commandId,
+        failure: answer.left,
+        generation: out.generation,
+        receipt: out.receipt,
+        answeredFromCase: false,
+        budgetLeft: budgetLeft(handle)
+      }
     }
     const bytes = captureBytes(answer.right)
     const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
-    const out = await decideAndAppend(handle, attempt, deciding('RecordCapture', { reservationId, capture: ref, kind: answer.right.kind, requestDigest }, [bytes]), { env })
+    const out = await decideAndAppend(
+      handle,
+      attempt,
+      deciding('RecordCapture', { reservationId, capture: ref, kind: answer.right.kind, requestDigest }, [bytes]),
+      { env }
+    )
     const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
     const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
-    return { outcome: 'recorded', commandId, capture: answer.right, evidenceId: d?.evidence_id ?? '?', repeat: d?.repeat ?? false, generation: out.generation, receipt: out.receipt, answeredFromCase: false, budgetLeft: budgetLeft(handle) }
+    return {
+      outcome: 'recorded',
+      commandId,
+      capture: answer.right,
+      evidenceId: d?.evidence_id ?? '?',
+      repeat: d?.repeat ?? false,
+      generation: out.generation,
+      receipt: out.receipt,
+      answeredFromCase: false,
+      budgetLeft: budgetLeft(handle)
+    }
   })

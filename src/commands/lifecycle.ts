@@ -11,7 +11,16 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { asEither, decideAndAppend, deciding, firstIs, openAt, runCommand, sameJson, type CommandOptions } from './run.js'
+import {
+  asEither,
+  decideAndAppend,
+  deciding,
+  firstIs,
+  openAt,
+  runCommand,
+  sameJson,
+  type CommandOptions
+} from './run.js'
 
 export interface StartOptions extends CommandOptions {
   readonly settings: InvestigationSettings
@@ -19,7 +28,14 @@ export interface StartOptions extends CommandOptions {
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
 export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), { ...opts, sameIntent: firstIs('InvestigationStarted', (e) => sameJson((e.data as { settings?: unknown }).settings, opts.settings)) }))
+  E.map((o: { generation: number }) => o.generation)(
+    await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), {
+      ...opts,
+      sameIntent: firstIs('InvestigationStarted', (e) =>
+        sameJson((e.data as { settings?: unknown }).settings, opts.settings)
+      )
+    })
+  )
 
 /** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
 export interface AdvanceResult {
@@ -56,17 +72,38 @@ export const resultOf = (handle: CaseHandle, turns: number, cancelled = false): 
   }
 }
 
-
 /** Resumes a blocked case (see decideResume); `expectedGeneration` guards against a moved case. */
-export const resumeCase = (at: CaseAt, opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string; lease?: Lease }): Promise<E.Either<Failure, AdvanceResult>> =>
+export const resumeCase = (
+  at: CaseAt,
+  opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string; lease?: Lease }
+): Promise<E.Either<Failure, AdvanceResult>> =>
   asEither(async () => {
     const env = opts.env ?? systemEnv
     const handle = await openAt(at)
     const s = handle.cursor.state
-    await decideAndAppend(handle, opts.commandId ?? `resume-${s.checkpoint + 1}`, deciding('Resume', { manualRetry: opts.manualRetry }), { env, ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }), ...(opts.lease === undefined ? {} : { lease: opts.lease }) })
+    await decideAndAppend(
+      handle,
+      opts.commandId ?? `resume-${s.checkpoint + 1}`,
+      deciding('Resume', { manualRetry: opts.manualRetry }),
+      {
+        env,
+        ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }),
+        ...(opts.lease === undefined ? {} : { lease: opts.lease })
+      }
+    )
     return resultOf(handle, 0)
   })
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
-export const recordFeedback = async (at: CaseAt, requestId: string, feedback: string, opts: CommandOptions = {}): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), { ...opts, sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback })) }))
+export const recordFeedback = async (
+  at: CaseAt,
+  requestId: string,
+  feedback: string,
+  opts: CommandOptions = {}
+): Promise<E.Either<Failure, number>> =>
+  E.map((o: { generation: number }) => o.generation)(
+    await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), {
+      ...opts,
+      sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback }))
+    })
+  )

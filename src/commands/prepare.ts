@@ -34,7 +34,11 @@ export interface RevisionInputs {
   /** Entities the report names: `{type: "quest", id: 11117}`. */
   readonly entities: ReadonlyArray<EntityRef>
   /** Files handed in with the report (logs, screenshots), as bytes. */
-  readonly attachments?: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array; readonly mediaType?: string }>
+  readonly attachments?: ReadonlyArray<{
+    readonly name: string
+    readonly bytes: Uint8Array
+    readonly mediaType?: string
+  }>
 }
 
 /** The outcome of preparing a revision: completed (or unchanged for inputs recorded before), with its fact and capture counts. */
@@ -60,25 +64,37 @@ const MAX_ATTACHMENT_BYTES = 64 << 20
 /** The [enrichment] section of a profile, decoded. */
 export const enrichmentConfig = (profile: Profile): E.Either<Failure, EnrichmentConfig> => {
   const raw = profile.raw['enrichment']
-  if (raw === undefined) return E.left(failure('CONFIG_INVALID', 'the profile has no [enrichment] section (see config/trinitycore.toml)'))
+  if (raw === undefined)
+    return E.left(failure('CONFIG_INVALID', 'the profile has no [enrichment] section (see config/trinitycore.toml)'))
   return decodeEnrichment(raw)
 }
 
 /** REPORT.json: `{report, entities: [{type, id}], attachments?: [{name, path}]}` (paths relative to the file). */
-export const ReportFile = t.intersection([
-  t.type({ report: t.string, entities: t.array(EntityRef) }),
-  t.partial({ title: t.string, attachments: t.array(t.type({ name: t.string, path: t.string })) })
-], 'ReportFile')
+export const ReportFile = t.intersection(
+  [
+    t.type({ report: t.string, entities: t.array(EntityRef) }),
+    t.partial({ title: t.string, attachments: t.array(t.type({ name: t.string, path: t.string })) })
+  ],
+  'ReportFile'
+)
 
 /** Checks inputs from anywhere (memory or a file) the same way. */
 export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionInputs> => {
   if (inputs.report.trim() === '') return E.left(failure('INPUT_INVALID', 'the report is empty'))
-  if (inputs.report.length > MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `the report has ${inputs.report.length} characters, over ${MAX_REPORT_CHARS}`))
-  if (hasLoneSurrogate(inputs.report)) return E.left(failure('INPUT_INVALID', 'the report holds lone UTF-16 surrogates (not valid Unicode text)'))
+  if (inputs.report.length > MAX_REPORT_CHARS)
+    return E.left(
+      failure('INPUT_INVALID', `the report has ${inputs.report.length} characters, over ${MAX_REPORT_CHARS}`)
+    )
+  if (hasLoneSurrogate(inputs.report))
+    return E.left(failure('INPUT_INVALID', 'the report holds lone UTF-16 surrogates (not valid Unicode text)'))
   if (inputs.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'at most 1000 entities'))
   for (const a of inputs.attachments ?? []) {
-    if (a.name.trim() === '' || a.name.length > 255 || hasLoneSurrogate(a.name)) return E.left(failure('INPUT_INVALID', 'an attachment has a name of 1-255 characters'))
-    if (a.bytes.byteLength > MAX_ATTACHMENT_BYTES) return E.left(failure('INPUT_INVALID', `attachment ${a.name} has ${a.bytes.byteLength} bytes, over ${MAX_ATTACHMENT_BYTES}`))
+    if (a.name.trim() === '' || a.name.length > 255 || hasLoneSurrogate(a.name))
+      return E.left(failure('INPUT_INVALID', 'an attachment has a name of 1-255 characters'))
+    if (a.bytes.byteLength > MAX_ATTACHMENT_BYTES)
+      return E.left(
+        failure('INPUT_INVALID', `attachment ${a.name} has ${a.bytes.byteLength} bytes, over ${MAX_ATTACHMENT_BYTES}`)
+      )
   }
   return E.right(inputs)
 }
@@ -91,9 +107,11 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
   let parsed: unknown
   try {
     const bytes = await fsp.readFile(file)
-    if (bytes.length > 8 * MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+    if (bytes.length > 8 * MAX_REPORT_CHARS)
+      return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     const text = decodeUtf8(bytes, path.basename(file))
-    if (text.length > 2 * MAX_REPORT_CHARS) return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+    if (text.length > 2 * MAX_REPORT_CHARS)
+      return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     parsed = JSON.parse(text)
   } catch (e) {
     if (e instanceof FailureError) return E.left(e.failure)
@@ -106,12 +124,27 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
   for (const a of d.right.attachments ?? []) {
     const target = path.resolve(base, a.path)
     if (path.isAbsolute(a.path) || a.path.split(/[\\/]/).includes('..') || !target.startsWith(base + path.sep)) {
-      return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))}: its path must be relative and inside the directory of the report file`, { path: a.path.slice(0, 200) }))
+      return E.left(
+        failure(
+          'INPUT_INVALID',
+          `attachment ${JSON.stringify(a.name.slice(0, 80))}: its path must be relative and inside the directory of the report file`,
+          { path: a.path.slice(0, 200) }
+        )
+      )
     }
     try {
       const st = await fsp.lstat(target)
-      if (!st.isFile()) return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is not a regular file`))
-      if (st.size > MAX_ATTACHMENT_BYTES) return E.left(failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is over ${MAX_ATTACHMENT_BYTES} bytes`))
+      if (!st.isFile())
+        return E.left(
+          failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is not a regular file`)
+        )
+      if (st.size > MAX_ATTACHMENT_BYTES)
+        return E.left(
+          failure(
+            'INPUT_INVALID',
+            `attachment ${JSON.stringify(a.name.slice(0, 80))} is over ${MAX_ATTACHMENT_BYTES} bytes`
+          )
+        )
       attachments.push({ name: a.name, bytes: await fsp.readFile(target) })
     } catch {
       return E.left(failure('INPUT_INVALID', `cannot read attachment ${JSON.stringify(a.name.slice(0, 80))}`))
@@ -125,36 +158,93 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
  * enriches it with the configured queries and completes it. Left when a provider is unavailable
  * (the recorded inputs stay; running it again continues the same revision).
  */
-export const prepareRevision = (at: CaseAt, research: ProjectResearch, config: EnrichmentConfig, inputs: RevisionInputs, options: PrepareOptions = {}): Promise<E.Either<Failure, PrepareResult>> =>
+export const prepareRevision = (
+  at: CaseAt,
+  research: ProjectResearch,
+  config: EnrichmentConfig,
+  inputs: RevisionInputs,
+  options: PrepareOptions = {}
+): Promise<E.Either<Failure, PrepareResult>> =>
   asEither(async () => {
     const env = options.env ?? systemEnv
     must(checkInputs(inputs))
     const report = Buffer.from(inputs.report, 'utf8')
-    const attachments = (inputs.attachments ?? []).map((a) => ({ name: a.name, bytes: a.bytes, ref: objectRefOf(a.bytes, a.mediaType) }))
-    const index = { report: objectRefOf(report, 'text/plain'), entities: inputs.entities, attachments: attachments.map((a) => ({ name: a.name, object: a.ref })) }
+    const attachments = (inputs.attachments ?? []).map((a) => ({
+      name: a.name,
+      bytes: a.bytes,
+      ref: objectRefOf(a.bytes, a.mediaType)
+    }))
+    const index = {
+      report: objectRefOf(report, 'text/plain'),
+      entities: inputs.entities,
+      attachments: attachments.map((a) => ({ name: a.name, object: a.ref }))
+    }
     const handle = await openAt(at)
     const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
     const revision = decided.revision
     if (decided.status === 'existing' && decided.completed) {
       const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
-      return { status: 'unchanged' as const, revision, facts: r?.fact_count ?? 0, captures: r?.captures ?? 0, complete: r?.complete ?? false, generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash } }
+      return {
+        status: 'unchanged' as const,
+        revision,
+        facts: r?.fact_count ?? 0,
+        captures: r?.captures ?? 0,
+        complete: r?.complete ?? false,
+        generation: handle.cursor.seq,
+        receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }
+      }
     }
     if (decided.status === 'new') {
-      await decideAndAppend(handle, `prepare-r${revision}-inputs`, () => E.right({ events: decided.events, objects: [report, ...attachments.map((a) => a.bytes)] }), { env })
+      await decideAndAppend(
+        handle,
+        `prepare-r${revision}-inputs`,
+        () => E.right({ events: decided.events, objects: [report, ...attachments.map((a) => a.bytes)] }),
+        { env }
+      )
     }
     const result = must(await enrich(research, config, inputs.entities))
     const captures = result.captures.map((capture) => {
       const bytes = captureBytes(capture)
-      return { bytes, capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE), kind: capture.kind, requestDigest: sha256Digest(must(canonicalJson(capture.request))) }
+      return {
+        bytes,
+        capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE),
+        kind: capture.kind,
+        requestDigest: sha256Digest(must(canonicalJson(capture.request)))
+      }
     })
-    const factsBytes = Buffer.from(must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })), 'utf8')
+    const factsBytes = Buffer.from(
+      must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })),
+      'utf8'
+    )
     const factsRef = objectRefOf(factsBytes, 'application/vnd.vba.facts+json')
     // The enrichment settings are recorded with the facts, so verify can derive the facts again.
     const settingsBytes = Buffer.from(must(canonicalJson(config)), 'utf8')
     const settingsRef = objectRefOf(settingsBytes, 'application/vnd.vba.enrichment+json')
-    const objects = [...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()]
-    const completion = { revision, captures, facts: factsRef, factCount: result.facts.length, complete: result.complete, binding: research.binding, enrichment: settingsRef }
-    const done = await decideAndAppend(handle, `prepare-r${revision}-enrich`, deciding('CompleteRevision', completion, objects), { env })
-    return { status: 'completed' as const, revision, facts: result.facts.length, captures: result.captures.length, complete: result.complete, generation: done.generation, receipt: done.receipt }
+    const objects = [
+      ...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()
+    ]
+    const completion = {
+      revision,
+      captures,
+      facts: factsRef,
+      factCount: result.facts.length,
+      complete: result.complete,
+      binding: research.binding,
+      enrichment: settingsRef
+    }
+    const done = await decideAndAppend(
+      handle,
+      `prepare-r${revision}-enrich`,
+      deciding('CompleteRevision', completion, objects),
+      { env }
+    )
+    return {
+      status: 'completed' as const,
+      revision,
+      facts: result.facts.length,
+      captures: result.captures.length,
+      complete: result.complete,
+      generation: done.generation,
+      receipt: done.receipt
+    }
   })
-

@@ -43,10 +43,12 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
 }
 
 /** An intent check: the recorded command's first event is of `type` and holds what `pred` wants. */
-export const firstIs = (type: string, pred: (e: EventEnvelope) => boolean) => (recorded: readonly EventEnvelope[]): boolean => {
-  const first = recorded[0]
-  return first !== undefined && first.type === type && pred(first)
-}
+export const firstIs =
+  (type: string, pred: (e: EventEnvelope) => boolean) =>
+  (recorded: readonly EventEnvelope[]): boolean => {
+    const first = recorded[0]
+    return first !== undefined && first.type === type && pred(first)
+  }
 
 /** Opens the case at `at` (a directory, or a case id in a store). */
 export const openAt = async (at: CaseAt): Promise<CaseHandle> => {
@@ -60,12 +62,17 @@ export interface Decided {
 }
 
 /** A decider's events (and the objects they reference) as a decision to append. */
-export const asDecided = (r: E.Either<Failure, readonly EventDraft[]>, objects?: readonly Uint8Array[]): E.Either<Failure, Decided> =>
+export const asDecided = (
+  r: E.Either<Failure, readonly EventDraft[]>,
+  objects?: readonly Uint8Array[]
+): E.Either<Failure, Decided> =>
   E.map((events: readonly EventDraft[]) => (objects === undefined ? { events } : { events, objects }))(r)
 
 /** The decision of a command of `type` with `data` (and the objects its events reference), at the time it is decided. */
-export const deciding = <T extends CaseCommandType>(type: T, data: CommandData[T], objects?: readonly Uint8Array[]) =>
-  (s: CaseState, now: Date): E.Either<Failure, Decided> => asDecided(decide(command(type, data, now), s), objects)
+export const deciding =
+  <T extends CaseCommandType>(type: T, data: CommandData[T], objects?: readonly Uint8Array[]) =>
+  (s: CaseState, now: Date): E.Either<Failure, Decided> =>
+    asDecided(decide(command(type, data, now), s), objects)
 
 /** Unwraps an Either inside a command, turning a Left into the command's failure. */
 export const must = <A>(r: E.Either<Failure, A>): A => {
@@ -85,7 +92,12 @@ export const asEither = async <A>(body: () => Promise<A>): Promise<E.Either<Fail
 
 const checkGeneration = (handle: CaseHandle, expected: number | undefined): void => {
   if (expected !== undefined && expected !== handle.cursor.seq) {
-    throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${expected}, the case is at ${handle.cursor.seq}`, { expected, actual: handle.cursor.seq }))
+    throw new FailureError(
+      failure('GENERATION_CONFLICT', `expected generation ${expected}, the case is at ${handle.cursor.seq}`, {
+        expected,
+        actual: handle.cursor.seq
+      })
+    )
   }
 }
 
@@ -93,13 +105,30 @@ const checkGeneration = (handle: CaseHandle, expected: number | undefined): void
  * Decides on an open handle's state and appends the decision. An empty decision appends nothing
  * (the outcome then names the current generation).
  */
-export const decideAndAppend = async (handle: CaseHandle, commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<AppendOutcome> => {
+export const decideAndAppend = async (
+  handle: CaseHandle,
+  commandId: string,
+  decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
+  options: CommandOptions = {}
+): Promise<AppendOutcome> => {
   const env = options.env ?? systemEnv
-  if (!Identifier.is(commandId)) throw new FailureError(failure('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { command_id: String(commandId).slice(0, 140) }))
+  if (!Identifier.is(commandId))
+    throw new FailureError(
+      failure(
+        'INVALID_ARGUMENT',
+        'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
+        { command_id: String(commandId).slice(0, 140) }
+      )
+    )
   const done = await recordedOutcome(handle, commandId)
   if (done !== null) {
     if (options.sameIntent !== undefined && !options.sameIntent(done.events)) {
-      throw new FailureError(failure('COMMAND_ID_CONFLICT', `command ${commandId} was recorded before for something else`, { command_id: commandId, first_seq: done.events[0]?.seq ?? null }))
+      throw new FailureError(
+        failure('COMMAND_ID_CONFLICT', `command ${commandId} was recorded before for something else`, {
+          command_id: commandId,
+          first_seq: done.events[0]?.seq ?? null
+        })
+      )
     }
     return done
   }
@@ -109,7 +138,13 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
     const now = env.now()
     const decided = must(decide(h.cursor.state, now))
     if (decided.events.length === 0) return null
-    return { commandId, expectedGeneration: h.cursor.seq, events: decided.events, at: now.toISOString(), ...(decided.objects === undefined ? {} : { objects: decided.objects }) }
+    return {
+      commandId,
+      expectedGeneration: h.cursor.seq,
+      events: decided.events,
+      at: now.toISOString(),
+      ...(decided.objects === undefined ? {} : { objects: decided.objects })
+    }
   }
   const first = command(handle)
   // Decided again under the store's lock on the state another writer left: a refusal there that
@@ -120,25 +155,46 @@ export const decideAndAppend = async (handle: CaseHandle, commandId: string, dec
       return command(h)
     } catch (e) {
       if (e instanceof FailureError && failureKind(e.failure.code) === 'permanent') {
-        throw new FailureError(failure('GENERATION_CONFLICT', `the case moved on while command ${commandId} was decided (${e.failure.code}: ${e.failure.message}); re-read it and retry`, { command_id: commandId, cause: e.failure.code }))
+        throw new FailureError(
+          failure(
+            'GENERATION_CONFLICT',
+            `the case moved on while command ${commandId} was decided (${e.failure.code}: ${e.failure.message}); re-read it and retry`,
+            { command_id: commandId, cause: e.failure.code }
+          )
+        )
       }
       throw e
     }
   }
-  if (first === null) return { status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] }
+  if (first === null)
+    return {
+      status: 'appended',
+      commandId,
+      events: [],
+      generation: handle.cursor.seq,
+      receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash },
+      repairs: []
+    }
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
-  return must(await appendCommand(handle, first, {
-    env,
-    ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
-    ...(options.lease === undefined ? {} : { lease: options.lease }),
-    ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
-    ...(options.expectedGeneration === undefined ? { rebase } : {})
-  })())
+  return must(
+    await appendCommand(handle, first, {
+      env,
+      ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+      ...(options.lease === undefined ? {} : { lease: options.lease }),
+      ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
+      ...(options.expectedGeneration === undefined ? { rebase } : {})
+    })()
+  )
 }
 
 /** Opens the case at `at` and runs one typed command on it. */
-export const runCommand = (at: CaseAt, defaultId: (env: Env) => string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, options: CommandOptions = {}): Promise<E.Either<Failure, AppendOutcome>> =>
+export const runCommand = (
+  at: CaseAt,
+  defaultId: (env: Env) => string,
+  decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
+  options: CommandOptions = {}
+): Promise<E.Either<Failure, AppendOutcome>> =>
   asEither(async () => {
     const handle = await openAt(at)
     return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)

@@ -19,10 +19,22 @@ export interface NoteInput extends CommandOptions {
 
 /** Records a note by an operator or a controller. */
 export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `note-${env.newId()}`, deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }), {
-    ...input,
-    sameIntent: firstIs('NoteRecorded', (e) => { const d = e.data as { text?: unknown; format?: unknown }; return e.actor === (input.author ?? 'operator') && d.text === input.text && (d.format ?? 'plain') === (input.format ?? 'plain') })
-  })
+  runCommand(
+    at,
+    (env) => `note-${env.newId()}`,
+    deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }),
+    {
+      ...input,
+      sameIntent: firstIs('NoteRecorded', (e) => {
+        const d = e.data as { text?: unknown; format?: unknown }
+        return (
+          e.actor === (input.author ?? 'operator') &&
+          d.text === input.text &&
+          (d.format ?? 'plain') === (input.format ?? 'plain')
+        )
+      })
+    }
+  )
 
 export interface AttachmentInput extends CommandOptions {
   readonly name: string
@@ -34,10 +46,18 @@ export interface AttachmentInput extends CommandOptions {
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
 export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
   const ref = objectRefOf(input.bytes, input.mediaType)
-  return runCommand(at, (env) => `attachment-${env.newId()}`, deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]), {
-    ...input,
-    sameIntent: firstIs('AttachmentAdded', (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref }))
-  })
+  return runCommand(
+    at,
+    (env) => `attachment-${env.newId()}`,
+    deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]),
+    {
+      ...input,
+      sameIntent: firstIs(
+        'AttachmentAdded',
+        (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref })
+      )
+    }
+  )
 }
 
 export interface CancelPlanInput extends CommandOptions {
@@ -48,10 +68,23 @@ export interface CancelPlanInput extends CommandOptions {
 
 /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
 export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
-  runCommand(at, (env) => `cancel-${env.newId()}`, deciding('CancelPlan', { reason: input.reason, ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }) }), {
-    ...input,
-    sameIntent: firstIs('PlanCancelled', (e) => { const d = e.data as { reason: string; reservation_id: string }; return d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId) })
-  })
+  runCommand(
+    at,
+    (env) => `cancel-${env.newId()}`,
+    deciding('CancelPlan', {
+      reason: input.reason,
+      ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId })
+    }),
+    {
+      ...input,
+      sameIntent: firstIs('PlanCancelled', (e) => {
+        const d = e.data as { reason: string; reservation_id: string }
+        return (
+          d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId)
+        )
+      })
+    }
+  )
 
 export interface TopUpInput extends CommandOptions {
   readonly amount: number

@@ -60,8 +60,17 @@ export const DEMO_CORE_FILES: Readonly<Record<string, string>> = { ...FILES, ...
 
 /** Creates the repository under `dir` and returns its commit. */
 export const writeCoreRepo = (dir: string): string => {
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.org', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.org', GIT_AUTHOR_DATE: '2026-11-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-11-01T00:00:00Z' }
-  const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'demo',
+    GIT_AUTHOR_EMAIL: 'demo@example.org',
+    GIT_COMMITTER_NAME: 'demo',
+    GIT_COMMITTER_EMAIL: 'demo@example.org',
+    GIT_AUTHOR_DATE: '2026-11-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2026-11-01T00:00:00Z'
+  }
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
   mkdirSync(dir, { recursive: true })
   git('init', '-q', '-b', 'main')
   for (const [p, text] of Object.entries(DEMO_CORE_FILES)) {

@@ -8,30 +8,128 @@
  */
 
 const BOSSES = [
-  'boss_lucifron', 'boss_magmadar', 'boss_gehennas', 'boss_garr', 'boss_baron_geddon', 'boss_shazzrah', 'boss_golemagg',
-  'boss_sulfuron_harbinger', 'boss_majordomo', 'boss_ragnaros', 'instance_molten_core', 'boss_onyxia', 'boss_hakkar',
-  'boss_jeklik', 'boss_venoxis', 'boss_marli', 'boss_mandokir', 'boss_thekal', 'boss_arlokk', 'boss_jindo', 'boss_gahzranka',
-  'boss_grilek', 'boss_hazzarah', 'boss_renataki', 'boss_wushoolay', 'instance_zulgurub', 'boss_razorgore', 'boss_vaelastrasz',
-  'boss_broodlord', 'boss_firemaw', 'boss_ebonroc', 'boss_flamegor', 'boss_chromaggus', 'boss_nefarian', 'instance_blackwing_lair',
-  'boss_drakkisath', 'boss_gyth', 'boss_halycon', 'boss_highlord_omokk', 'boss_mother_smolderweb', 'boss_overlord_wyrmthalak',
-  'boss_pyroguard_emberseer', 'boss_quartermaster_zigris', 'boss_rend_blackhand', 'boss_gizrul_the_slavener', 'boss_urok_doomhowl',
-  'instance_blackrock_spire', 'boss_ambassador_flamelash', 'boss_draganthaurissan', 'boss_general_angerforge', 'boss_gorosh_the_dervish',
-  'boss_grizzle', 'boss_high_interrogator_gerstahn', 'boss_magmus', 'boss_moira_bronzebeard', 'boss_tomb_of_seven', 'instance_blackrock_depths'
+  'boss_lucifron',
+  'boss_magmadar',
+  'boss_gehennas',
+  'boss_garr',
+  'boss_baron_geddon',
+  'boss_shazzrah',
+  'boss_golemagg',
+  'boss_sulfuron_harbinger',
+  'boss_majordomo',
+  'boss_ragnaros',
+  'instance_molten_core',
+  'boss_onyxia',
+  'boss_hakkar',
+  'boss_jeklik',
+  'boss_venoxis',
+  'boss_marli',
+  'boss_mandokir',
+  'boss_thekal',
+  'boss_arlokk',
+  'boss_jindo',
+  'boss_gahzranka',
+  'boss_grilek',
+  'boss_hazzarah',
+  'boss_renataki',
+  'boss_wushoolay',
+  'instance_zulgurub',
+  'boss_razorgore',
+  'boss_vaelastrasz',
+  'boss_broodlord',
+  'boss_firemaw',
+  'boss_ebonroc',
+  'boss_flamegor',
+  'boss_chromaggus',
+  'boss_nefarian',
+  'instance_blackwing_lair',
+  'boss_drakkisath',
+  'boss_gyth',
+  'boss_halycon',
+  'boss_highlord_omokk',
+  'boss_mother_smolderweb',
+  'boss_overlord_wyrmthalak',
+  'boss_pyroguard_emberseer',
+  'boss_quartermaster_zigris',
+  'boss_rend_blackhand',
+  'boss_gizrul_the_slavener',
+  'boss_urok_doomhowl',
+  'instance_blackrock_spire',
+  'boss_ambassador_flamelash',
+  'boss_draganthaurissan',
+  'boss_general_angerforge',
+  'boss_gorosh_the_dervish',
+  'boss_grizzle',
+  'boss_high_interrogator_gerstahn',
+  'boss_magmus',
+  'boss_moira_bronzebeard',
+  'boss_tomb_of_seven',
+  'instance_blackrock_depths'
 ]
 
 const SPELL_NAMES = [
-  'ram_racing_trot', 'ram_racing_canter', 'ram_racing_gallop', 'ram_fatigue', 'apple_trap', 'exhausted_ram', 'relay_race_turn_in',
-  'dark_iron_attack', 'mole_machine_emerge', 'bartender_throw_mug', 'mug_transform', 'brewfest_toss_mug', 'cheer_on', 'fill_keg',
-  'keg_marker', 'ram_fatigue_reduce', 'synthebrew_goggles', 'brewfest_hop', 'direbrew_disarm', 'direbrew_summon_mole', 'coren_mug',
-  'ilsa_mug', 'ursula_mug', 'brewfest_sample', 'pink_elekk', 'dark_brewmaiden_stun', 'giddyup', 'ram_trot', 'ram_canter',
-  'ram_gallop', 'throw_keg', 'catch_keg', 'drunken_stupor', 'brew_of_the_month', 'mug_spin', 'barker_bunny', 'brewfest_banner',
-  'brewfest_decoration', 'festive_fireworks', 'corrupted_brew', 'bark_for_drohn', 'bark_for_tchali', 'bark_for_voodoo', 'bark_for_bubbles',
-  'bark_for_thunderbrew', 'bark_for_gordok', 'bark_for_barleybrew', 'brewfest_mount_transform', 'brewfest_mount_speed', 'brewfest_dwarf',
-  'brewfest_goblin', 'brewfest_sampler_aura', 'brewfest_drink_aura', 'brewfest_fall', 'brewfest_relay'
+  'ram_racing_trot',
+  'ram_racing_canter',
+  'ram_racing_gallop',
+  'ram_fatigue',
+  'apple_trap',
+  'exhausted_ram',
+  'relay_race_turn_in',
+  'dark_iron_attack',
+  'mole_machine_emerge',
+  'bartender_throw_mug',
+  'mug_transform',
+  'brewfest_toss_mug',
+  'cheer_on',
+  'fill_keg',
+  'keg_marker',
+  'ram_fatigue_reduce',
+  'synthebrew_goggles',
+  'brewfest_hop',
+  'direbrew_disarm',
+  'direbrew_summon_mole',
+  'coren_mug',
+  'ilsa_mug',
+  'ursula_mug',
+  'brewfest_sample',
+  'pink_elekk',
+  'dark_brewmaiden_stun',
+  'giddyup',
+  'ram_trot',
+  'ram_canter',
+  'ram_gallop',
+  'throw_keg',
+  'catch_keg',
+  'drunken_stupor',
+  'brew_of_the_month',
+  'mug_spin',
+  'barker_bunny',
+  'brewfest_banner',
+  'brewfest_decoration',
+  'festive_fireworks',
+  'corrupted_brew',
+  'bark_for_drohn',
+  'bark_for_tchali',
+  'bark_for_voodoo',
+  'bark_for_bubbles',
+  'bark_for_thunderbrew',
+  'bark_for_gordok',
+  'bark_for_barleybrew',
+  'brewfest_mount_transform',
+  'brewfest_mount_speed',
+  'brewfest_dwarf',
+  'brewfest_goblin',
+  'brewfest_sampler_aura',
+  'brewfest_drink_aura',
+  'brewfest_fall',
+  'brewfest_relay'
 ]
 
 const spellScript = (name: string, i: number): string[] => [
-  `// ${42000 + i * 7} - ${name.split('_').map((w) => w[0]?.toUpperCase() + w.slice(1)).join(' ')}`,
+  `// ${42000 + i * 7} - ${name
+    .split('_')
+    .map((w) => w[0]?.toUpperCase() + w.slice(1))
+    .join(' ')}`,
   `class spell_brewfest_${name} : public SpellScript`,
   '{',
   `    PrepareSpellScript(spell_brewfest_${name});`,
@@ -84,11 +182,24 @@ const WOLPERTINGER_NET = [
 ]
 
 const brewfest = (): string => {
-  const lines = ['/*', ' * This file is part of the demo core. Brewfest event scripts.', ' */', '', '#include "ScriptMgr.h"', '#include "SpellScript.h"', '']
+  const lines = [
+    '/*',
+    ' * This file is part of the demo core. Brewfest event scripts.',
+    ' */',
+    '',
+    '#include "ScriptMgr.h"',
+    '#include "SpellScript.h"',
+    ''
+  ]
   let i = 0
   // spell scripts until the wolpertinger's net lands with its number on BREWFEST_HIT_LINE
   const netHit = WOLPERTINGER_NET.findIndex((l) => l.includes('23487'))
-  while (lines.length + 17 <= BREWFEST_HIT_LINE - 1 - netHit) lines.push(...spellScript(SPELL_NAMES[i % SPELL_NAMES.length] ?? 'x', i++).map((l) => l.replace(/spell_brewfest_(\w+)/g, `spell_brewfest_$1_${Math.floor(i / SPELL_NAMES.length)}`)))
+  while (lines.length + 17 <= BREWFEST_HIT_LINE - 1 - netHit)
+    lines.push(
+      ...spellScript(SPELL_NAMES[i % SPELL_NAMES.length] ?? 'x', i++).map((l) =>
+        l.replace(/spell_brewfest_(\w+)/g, `spell_brewfest_$1_${Math.floor(i / SPELL_NAMES.length)}`)
+      )
+    )
   while (lines.length < BREWFEST_HIT_LINE - 1 - netHit) lines.push('')
   lines.push(...WOLPERTINGER_NET)
   const tail = ['apple_trap', 'dark_iron_attack', 'direbrew_disarm'].flatMap((n) => spellScript(`${n}_late`, i++))
@@ -197,29 +308,78 @@ void AddSC_boss_majordomo()
 `
 
 const loader = (fn: string, names: readonly string[]): string => {
-  const lines = ['/*', ' * This file is part of the demo core. It is generated: one declaration and one call per script file.', ' */', '', '// This is where scripts\' loading functions should be declared:']
+  const lines = [
+    '/*',
+    ' * This file is part of the demo core. It is generated: one declaration and one call per script file.',
+    ' */',
+    '',
+    "// This is where scripts' loading functions should be declared:"
+  ]
   for (const n of names) lines.push(`void AddSC_${n}();`)
-  lines.push('', '// The name of this function should match:', `// void Add\${NameOfDirectory}Scripts()`, `void ${fn}()`, '{')
+  lines.push(
+    '',
+    '// The name of this function should match:',
+    `// void Add\${NameOfDirectory}Scripts()`,
+    `void ${fn}()`,
+    '{'
+  )
   for (const n of names) lines.push(`    AddSC_${n}();`)
   lines.push('}', '')
   return lines.join('\n')
 }
 
 const dump = (table: string, columns: readonly string[], rows: readonly string[]): string =>
-  [`-- DB update of ${table} (a data dump, not code)`, `DELETE FROM \`${table}\` WHERE \`${columns[0] ?? 'id'}\` IN (23487, 23486, 21094);`, `INSERT INTO \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) VALUES`, ...rows.map((r, i) => `(${r})${i === rows.length - 1 ? ';' : ','}`), ''].join('\n')
+  [
+    `-- DB update of ${table} (a data dump, not code)`,
+    `DELETE FROM \`${table}\` WHERE \`${columns[0] ?? 'id'}\` IN (23487, 23486, 21094);`,
+    `INSERT INTO \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) VALUES`,
+    ...rows.map((r, i) => `(${r})${i === rows.length - 1 ? ';' : ','}`),
+    ''
+  ].join('\n')
 
 /** The files, by path. */
 export const CORE_SCRIPT_FILES: Readonly<Record<string, string>> = {
   'src/server/scripts/Events/brewfest.cpp': brewfest(),
-  'src/server/scripts/Events/events_script_loader.cpp': loader('AddEventsScripts', ['event_brewfest_scripts', 'event_hallows_end_scripts', 'event_midsummer_scripts', 'event_pilgrims_bounty_scripts', 'event_winter_veil_scripts']),
+  'src/server/scripts/Events/events_script_loader.cpp': loader('AddEventsScripts', [
+    'event_brewfest_scripts',
+    'event_hallows_end_scripts',
+    'event_midsummer_scripts',
+    'event_pilgrims_bounty_scripts',
+    'event_winter_veil_scripts'
+  ]),
   'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp': garr,
   'src/server/scripts/EasternKingdoms/MoltenCore/boss_majordomo_executus.cpp': majordomo,
   'src/server/scripts/EasternKingdoms/eastern_kingdoms_script_loader.cpp': loader('AddEasternKingdomsScripts', BOSSES),
-  'data/sql/base/db_world/creature_template.sql': dump('creature_template', ['entry', 'name', 'subname', 'AIName', 'ScriptName'], [
-    "23486, 'Driz Tumblequick', 'Wolpertinger Handler', 'SmartAI', ''", "23487, 'Wild Wolpertinger', NULL, 'SmartAI', ''", "23488, 'Wolpertinger Net Bunny', NULL, '', ''"
-  ]),
-  'data/sql/base/db_world/smart_scripts.sql': dump('smart_scripts', ['entryorguid', 'source_type', 'id', 'event_type', 'event_param1', 'action_type', 'action_param1', 'comment'],
-    Array.from({ length: 14 }, (_, i) => `23487, 0, ${i}, 8, 41621, ${i % 2 === 0 ? 56 : 41}, ${i % 2 === 0 ? 32906 : 0}, 'Wild Wolpertinger - On Spellhit - ${i % 2 === 0 ? 'Add Item' : 'Despawn'} (${i})'`)),
-  'data/sql/base/db_world/spell_script_names.sql': dump('spell_script_names', ['spell_id', 'ScriptName'], ["41621, 'spell_brewfest_wolpertinger_net'", "23487, 'spell_separation_anxiety'", "21094, 'spell_separation_anxiety'"]),
-  'data/sql/updates/db_world/2026_11_01_00.sql': dump('creature_loot_template', ['Entry', 'Item', 'Chance', 'Comment'], ["23487, 32906, 100, 'Wild Wolpertinger - Wild Wolpertinger'", "23487, 23487, 0, 'placeholder row 23487'"])
+  'data/sql/base/db_world/creature_template.sql': dump(
+    'creature_template',
+    ['entry', 'name', 'subname', 'AIName', 'ScriptName'],
+    [
+      "23486, 'Driz Tumblequick', 'Wolpertinger Handler', 'SmartAI', ''",
+      "23487, 'Wild Wolpertinger', NULL, 'SmartAI', ''",
+      "23488, 'Wolpertinger Net Bunny', NULL, '', ''"
+    ]
+  ),
+  'data/sql/base/db_world/smart_scripts.sql': dump(
+    'smart_scripts',
+    ['entryorguid', 'source_type', 'id', 'event_type', 'event_param1', 'action_type', 'action_param1', 'comment'],
+    Array.from(
+      { length: 14 },
+      (_, i) =>
+        `23487, 0, ${i}, 8, 41621, ${i % 2 === 0 ? 56 : 41}, ${i % 2 === 0 ? 32906 : 0}, 'Wild Wolpertinger - On Spellhit - ${i % 2 === 0 ? 'Add Item' : 'Despawn'} (${i})'`
+    )
+  ),
+  'data/sql/base/db_world/spell_script_names.sql': dump(
+    'spell_script_names',
+    ['spell_id', 'ScriptName'],
+    [
+      "41621, 'spell_brewfest_wolpertinger_net'",
+      "23487, 'spell_separation_anxiety'",
+      "21094, 'spell_separation_anxiety'"
+    ]
+  ),
+  'data/sql/updates/db_world/2026_11_01_00.sql': dump(
+    'creature_loot_template',
+    ['Entry', 'Item', 'Chance', 'Comment'],
+    ["23487, 32906, 100, 'Wild Wolpertinger - Wild Wolpertinger'", "23487, 23487, 0, 'placeholder row 23487'"]
+  )
 }

@@ -22,7 +22,11 @@ export interface FixtureTable {
   readonly name: string
   readonly columns: readonly FixtureColumn[]
   readonly primaryKey: readonly string[]
-  readonly indexes?: ReadonlyArray<{ readonly name: string; readonly columns: readonly string[]; readonly unique: boolean }>
+  readonly indexes?: ReadonlyArray<{
+    readonly name: string
+    readonly columns: readonly string[]
+    readonly unique: boolean
+  }>
   readonly rows: ReadonlyArray<readonly SqlValue[]>
 }
 
@@ -32,7 +36,20 @@ const col = (name: string, mysql: string, sqlite?: string): FixtureColumn => ({ 
 const fillerCreatures = (count: number): SqlValue[][] =>
   Array.from({ length: count }, (_, i) => {
     const entry = 100_000 + i
-    return [entry, `Generated Creature ${i}`, i % 5 === 0 ? null : `Subname ${i % 17}`, 1 + (i % 80), 1 + (i % 80), 14 + (i % 30), BigInt(i % 3) * 4294967296n + BigInt(i), 1 + (i % 7) / 10, `${(1 + (i % 9) / 8).toFixed(4)}`, i % 4 === 0 ? 'SmartAI' : '', '', i % 11 === 0 ? null : 12340 + (i % 7)]
+    return [
+      entry,
+      `Generated Creature ${i}`,
+      i % 5 === 0 ? null : `Subname ${i % 17}`,
+      1 + (i % 80),
+      1 + (i % 80),
+      14 + (i % 30),
+      BigInt(i % 3) * 4294967296n + BigInt(i),
+      1 + (i % 7) / 10,
+      `${(1 + (i % 9) / 8).toFixed(4)}`,
+      i % 4 === 0 ? 'SmartAI' : '',
+      '',
+      i % 11 === 0 ? null : 12340 + (i % 7)
+    ]
   })
 
 export const WORLD_TABLES: readonly FixtureTable[] = [
@@ -58,8 +75,34 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     rows: [
       [23486, 'Driz Tumblequick', 'Wolpertinger Handler', 70, 70, 35, 3n, 1, '1.0000', 'SmartAI', '', 12340],
       [23487, 'Wild Wolpertinger', null, 1, 1, 188, 0n, 0.8, '0.2500', 'SmartAI', '', 12340],
-      [24715, 'Bartleby Battson', 'Brewfest Vendor', 70, 70, 35, 9223372036854775807n, 1, '1.0000', '', 'npc_bartleby_brewfest', null],
-      [24766, 'Drunken Wolpertinger', null, 1, 1, 188, 0n, 1.2, '123456789.1234', 'SmartAI', 'npc_drunken_wolpertinger', 12340],
+      [
+        24715,
+        'Bartleby Battson',
+        'Brewfest Vendor',
+        70,
+        70,
+        35,
+        9223372036854775807n,
+        1,
+        '1.0000',
+        '',
+        'npc_bartleby_brewfest',
+        null
+      ],
+      [
+        24766,
+        'Drunken Wolpertinger',
+        null,
+        1,
+        1,
+        188,
+        0n,
+        1.2,
+        '123456789.1234',
+        'SmartAI',
+        'npc_drunken_wolpertinger',
+        12340
+      ],
       [24767, 'Wolpertinger Pen', 'Containment', 1, 1, 35, 0n, 1, '1.0000', 'SmartAI', '', 12340],
       ...fillerCreatures(3000)
     ]
@@ -80,9 +123,30 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     ],
     primaryKey: ['ID'],
     rows: [
-      [11117, 2, 70, 32907, 94000, 'Catch the Wild Wolpertinger!', 'Use the Wolpertinger Net to catch 5 Wild Wolpertingers and bring them to Driz Tumblequick.',
-        'Have you seen them? Wild wolpertingers, all over the place! Take this net, $N, and catch a few for my collection. Drunks see them everywhere, but only a real net holds them.', 32906, 5],
-      [11122, 2, 70, 0, -5, 'There and Back Again', 'Return the ram to the stable.', "Don't let it run off; it's been drinking.\nTwice.", 0, 0],
+      [
+        11117,
+        2,
+        70,
+        32907,
+        94000,
+        'Catch the Wild Wolpertinger!',
+        'Use the Wolpertinger Net to catch 5 Wild Wolpertingers and bring them to Driz Tumblequick.',
+        'Have you seen them? Wild wolpertingers, all over the place! Take this net, $N, and catch a few for my collection. Drunks see them everywhere, but only a real net holds them.',
+        32906,
+        5
+      ],
+      [
+        11122,
+        2,
+        70,
+        0,
+        -5,
+        'There and Back Again',
+        'Return the ram to the stable.',
+        "Don't let it run off; it's been drinking.\nTwice.",
+        0,
+        0
+      ],
       [11431, 2, 70, 0, 0, 'Now This is Ram Racing... Almost.', null, null, 0, 0]
     ]
   },
@@ -90,7 +154,11 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     name: 'creature_queststarter',
     columns: [col('id', 'INT UNSIGNED NOT NULL'), col('quest', 'INT UNSIGNED NOT NULL')],
     primaryKey: ['id', 'quest'],
-    rows: [[23486, 11117], [24715, 11122], [24715, 11431]]
+    rows: [
+      [23486, 11117],
+      [24715, 11122],
+      [24715, 11431]
+    ]
   },
   {
     name: 'item_template',
@@ -105,7 +173,14 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     primaryKey: ['entry'],
     rows: [
       [32906, 'Wild Wolpertinger', 0, 0, '', null],
-      [32907, 'Wolpertinger Net', 41621, 0, 'item_wolpertinger_net', new Uint8Array([0x00, 0xff, 0x10, 0x27, 0x5c, 0x27, 0x22, 0x00])],
+      [
+        32907,
+        'Wolpertinger Net',
+        41621,
+        0,
+        'item_wolpertinger_net',
+        new Uint8Array([0x00, 0xff, 0x10, 0x27, 0x5c, 0x27, 0x22, 0x00])
+      ],
       [33927, 'Brewfest Pony Keg', 23487, 100000, '', new Uint8Array([1, 2, 3])]
     ]
   },
@@ -121,12 +196,23 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
       col('action_type', 'TINYINT UNSIGNED NOT NULL DEFAULT 0'),
       col('action_param1', 'INT UNSIGNED NOT NULL DEFAULT 0'),
       col('target_type', 'TINYINT UNSIGNED NOT NULL DEFAULT 0'),
-      col('comment', "TEXT NOT NULL")
+      col('comment', 'TEXT NOT NULL')
     ],
     primaryKey: ['entryorguid', 'source_type', 'id', 'link'],
     rows: [
       [23487, 0, 0, 0, 8, 41621, 41, 0, 1, 'Wild Wolpertinger - On Spellhit Wolpertinger Net - Despawn'],
-      [23487, 0, 1, 0, 8, 41621, 56, 32906, 7, 'Wild Wolpertinger - On Spellhit Wolpertinger Net - Add Item Wild Wolpertinger'],
+      [
+        23487,
+        0,
+        1,
+        0,
+        8,
+        41621,
+        56,
+        32906,
+        7,
+        'Wild Wolpertinger - On Spellhit Wolpertinger Net - Add Item Wild Wolpertinger'
+      ],
       [24766, 0, 0, 0, 1, 0, 11, 23487, 1, 'Drunken Wolpertinger - Out of Combat - Cast 23487'],
       [23487, 9, 0, 0, 0, 0, 1, 0, 1, 'Actionlist 23487 (source_type 9: not the creature)'],
       [-91001, 0, 0, 0, 25, 0, 45, 1, 1, 'creature guid 91001 - On Reset - Set Data'],
@@ -141,7 +227,10 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
     name: 'spell_script_names',
     columns: [col('spell_id', 'INT NOT NULL'), col('ScriptName', 'VARCHAR(64) NOT NULL')],
     primaryKey: ['spell_id', 'ScriptName'],
-    rows: [[41621, 'spell_wolpertinger_net'], [23487, 'spell_gen_pony_keg']]
+    rows: [
+      [41621, 'spell_wolpertinger_net'],
+      [23487, 'spell_gen_pony_keg']
+    ]
   },
   {
     name: 'game_event',
@@ -187,10 +276,17 @@ export const mysqlFixtureSql = (database: string): string => {
   for (const t of WORLD_TABLES) {
     const cols = t.columns.map((c) => `  \`${c.name}\` ${c.mysql}`)
     cols.push(`  PRIMARY KEY (${t.primaryKey.map((k) => `\`${k}\``).join(', ')})`)
-    for (const ix of t.indexes ?? []) cols.push(`  ${ix.unique ? 'UNIQUE ' : ''}KEY \`${ix.name}\` (${ix.columns.map((k) => `\`${k}\``).join(', ')})`)
-    out.push(`DROP TABLE IF EXISTS \`${t.name}\`;`, `CREATE TABLE \`${t.name}\` (\n${cols.join(',\n')}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;`)
+    for (const ix of t.indexes ?? [])
+      cols.push(`  ${ix.unique ? 'UNIQUE ' : ''}KEY \`${ix.name}\` (${ix.columns.map((k) => `\`${k}\``).join(', ')})`)
+    out.push(
+      `DROP TABLE IF EXISTS \`${t.name}\`;`,
+      `CREATE TABLE \`${t.name}\` (\n${cols.join(',\n')}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;`
+    )
     for (let i = 0; i < t.rows.length; i += 500) {
-      const batch = t.rows.slice(i, i + 500).map((r) => `(${r.map(mysqlLiteral).join(', ')})`).join(',\n')
+      const batch = t.rows
+        .slice(i, i + 500)
+        .map((r) => `(${r.map(mysqlLiteral).join(', ')})`)
+        .join(',\n')
       out.push(`INSERT INTO \`${t.name}\` VALUES\n${batch};`)
     }
   }
@@ -200,5 +296,8 @@ export const mysqlFixtureSql = (database: string): string => {
 /** Statements that create the fixture in SQLite (values bound by the caller). */
 export const sqliteFixtureDdl = (t: FixtureTable): string[] => [
   `CREATE TABLE "${t.name}" (${t.columns.map((c) => `"${c.name}" ${c.sqlite}`).join(', ')}, PRIMARY KEY (${t.primaryKey.map((k) => `"${k}"`).join(', ')}))`,
-  ...(t.indexes ?? []).map((ix) => `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX "${ix.name}" ON "${t.name}" (${ix.columns.map((k) => `"${k}"`).join(', ')})`)
+  ...(t.indexes ?? []).map(
+    (ix) =>
+      `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX "${ix.name}" ON "${t.name}" (${ix.columns.map((k) => `"${k}"`).join(', ')})`
+  )
 ]

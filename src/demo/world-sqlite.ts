@@ -2,7 +2,8 @@
 import Database from 'better-sqlite3'
 import { WORLD_TABLES, sqliteFixtureDdl, type SqlValue } from './world-fixture.js'
 
-const bindable = (v: SqlValue): string | number | bigint | Buffer | null => (v instanceof Uint8Array ? Buffer.from(v) : v)
+const bindable = (v: SqlValue): string | number | bigint | Buffer | null =>
+  v instanceof Uint8Array ? Buffer.from(v) : v
 
 export const writeWorldSqlite = (file: string): void => {
   const db = new Database(file)

@@ -14,7 +14,14 @@ import { ALLOWED_WORLD_TABLES } from './world-fixture.js'
 import { writeCoreRepo } from './core-repo.js'
 
 /** The TrinityCore-family adapter profile shipped in config/. */
-export const ADAPTER_PROFILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'trinitycore.toml')
+export const ADAPTER_PROFILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'config',
+  'trinitycore.toml'
+)
 
 export interface DemoWorld {
   readonly dir: string
@@ -38,12 +45,21 @@ world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
 /** Writes the demo world into `dir` (created if missing; world.sqlite, core/ and project.toml must not exist). */
 export const writeDemoWorld = (dir: string): DemoWorld => {
   for (const name of ['world.sqlite', 'core', 'project.toml']) {
-    if (existsSync(path.join(dir, name))) throw new FailureError(failure('OUTPUT_EXISTS', `${path.join(dir, name)} exists; the demo world goes into a new directory`, { path: name }))
+    if (existsSync(path.join(dir, name)))
+      throw new FailureError(
+        failure('OUTPUT_EXISTS', `${path.join(dir, name)} exists; the demo world goes into a new directory`, {
+          path: name
+        })
+      )
   }
   mkdirSync(dir, { recursive: true })
   writeWorldSqlite(path.join(dir, 'world.sqlite'))
   const commit = writeCoreRepo(path.join(dir, 'core'))
   const profile = path.join(dir, 'project.toml')
-  writeFileSync(profile, `${DEMO_DATABASE}\n[source]\nrepository = "core"\nurl = "https://example.org/demo-core.git"\ncommit = "${commit}"\n\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`, { flag: 'wx' })
+  writeFileSync(
+    profile,
+    `${DEMO_DATABASE}\n[source]\nrepository = "core"\nurl = "https://example.org/demo-core.git"\ncommit = "${commit}"\n\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`,
+    { flag: 'wx' }
+  )
   return { dir: path.resolve(dir), profile, commit }
 }

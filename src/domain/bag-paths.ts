@@ -5,10 +5,12 @@
  */
 
 /** Decodes the three escapes RFC 8493 defines for manifest paths; anything else stays as written. */
-export const decodeManifestPath = (p: string): string => p.replace(/%0D|%0A|%25/gi, (m) => (m.toUpperCase() === '%0D' ? '\r' : m.toUpperCase() === '%0A' ? '\n' : '%'))
+export const decodeManifestPath = (p: string): string =>
+  p.replace(/%0D|%0A|%25/gi, (m) => (m.toUpperCase() === '%0D' ? '\r' : m.toUpperCase() === '%0A' ? '\n' : '%'))
 
 /** Encodes a path for a manifest line. */
-export const encodeManifestPath = (p: string): string => p.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+export const encodeManifestPath = (p: string): string =>
+  p.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
 
 /** Why a bag-relative path is unsafe, or null when it is a plain relative path. */
 export const unsafeBagPath = (p: string): string | null => {

@@ -30,7 +30,8 @@ export const BLOCKS: { readonly [R in BlockReason]: BlockKind } = {
 /** The block reasons the deciders write. */
 export const BLOCK_REASONS = Object.keys(BLOCKS) as BlockReason[]
 
-const kindOf = (reason: string | null): BlockKind | undefined => (reason !== null && Object.hasOwn(BLOCKS, reason) ? BLOCKS[reason as BlockReason] : undefined)
+const kindOf = (reason: string | null): BlockKind | undefined =>
+  reason !== null && Object.hasOwn(BLOCKS, reason) ? BLOCKS[reason as BlockReason] : undefined
 
 /** A known block reason. */
 export const isBlockReason = (reason: string | null): reason is BlockReason => kindOf(reason) !== undefined

@@ -15,7 +15,8 @@ export const budgetTotal = (s: CaseState): number => (s.settings === null ? 0 : 
 export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.research.consumed - heldBudget(s.research)
 
 /** True when the investigation's token limit is set and the recorded usage has reached it. */
-export const tokensSpent = (s: CaseState): boolean => s.settings !== null && s.settings.max_tokens !== null && s.tokens.total >= s.settings.max_tokens
+export const tokensSpent = (s: CaseState): boolean =>
+  s.settings !== null && s.settings.max_tokens !== null && s.tokens.total >= s.settings.max_tokens
 
 /** The binding in force for research recorded now: the investigation's, else the latest completed revision's. */
 export const bindingInForce = (s: CaseState): Binding | null =>

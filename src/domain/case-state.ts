@@ -84,8 +84,23 @@ export interface Hypothesis {
 
 /** What the last confirmed plan (or operator query) came to: the next prompt shows it. */
 export type LatestOutcome =
-  | { readonly kind: 'capture'; readonly evidence_id: string; readonly digest: string; readonly repeat: boolean; readonly plan_id: string | null; readonly seq: number; readonly from_case: boolean }
-  | { readonly kind: 'failure'; readonly code: string; readonly message: string; readonly plan_id: string | null; readonly arguments: Readonly<Record<string, unknown>> | null; readonly seq: number }
+  | {
+      readonly kind: 'capture'
+      readonly evidence_id: string
+      readonly digest: string
+      readonly repeat: boolean
+      readonly plan_id: string | null
+      readonly seq: number
+      readonly from_case: boolean
+    }
+  | {
+      readonly kind: 'failure'
+      readonly code: string
+      readonly message: string
+      readonly plan_id: string | null
+      readonly arguments: Readonly<Record<string, unknown>> | null
+      readonly seq: number
+    }
   | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string; readonly seq: number }
 
 export type CaseLifecycleState = LifecycleState | 'NOT_STARTED'
@@ -198,7 +213,13 @@ export const cloneCaseState = (s: CaseState): CaseState => structuredClone(s)
 export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchState => {
   switch (e.type) {
     case 'BudgetReserved':
-      r.open.set(e.data.reservation_id, { id: e.data.reservation_id, amount: e.data.amount, seq: e.seq, plan_id: e.data.plan_id, request_digest: e.data.request_digest })
+      r.open.set(e.data.reservation_id, {
+        id: e.data.reservation_id,
+        amount: e.data.amount,
+        seq: e.seq,
+        plan_id: e.data.plan_id,
+        request_digest: e.data.request_digest
+      })
       r.reserved += e.data.amount
       return r
     case 'BudgetConsumed':
@@ -219,11 +240,23 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
         existing.repeats += e.data.repeat ? 1 : 0
         if (answered !== null) existing.last_result_seq = answered
       } else {
-        r.evidence.set(e.data.evidence_id, { id: e.data.evidence_id, digest: e.data.capture.digest, kind: e.data.kind, first_seq: e.seq, repeats: 0, origin: e.type === 'CaptureRecorded' ? 'query' : 'enrichment', last_result_seq: answered, last_plan: null })
+        r.evidence.set(e.data.evidence_id, {
+          id: e.data.evidence_id,
+          digest: e.data.capture.digest,
+          kind: e.data.kind,
+          first_seq: e.seq,
+          repeats: 0,
+          origin: e.type === 'CaptureRecorded' ? 'query' : 'enrichment',
+          last_result_seq: answered,
+          last_plan: null
+        })
         r.byDigest.set(e.data.capture.digest, e.data.evidence_id)
         r.evidenceRefs.set(e.data.capture.digest, { digest: e.data.capture.digest, size: e.data.capture.size })
       }
-      r.byRequest.set(e.data.request_digest, { evidence_id: e.data.evidence_id, capture: { digest: e.data.capture.digest, size: e.data.capture.size } })
+      r.byRequest.set(e.data.request_digest, {
+        evidence_id: e.data.evidence_id,
+        capture: { digest: e.data.capture.digest, size: e.data.capture.size }
+      })
       if (e.type === 'CaptureRecorded') r.outageStreak = 0
       return r
     }
@@ -253,7 +286,17 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
 export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): RevisionInfo[] => {
   switch (e.type) {
     case 'InputsRecorded':
-      revisions.push({ revision: e.data.revision, inputs_digest: e.data.inputs_digest, entities: e.data.entities, completed: false, facts: null, fact_count: 0, complete: false, captures: 0, binding: null })
+      revisions.push({
+        revision: e.data.revision,
+        inputs_digest: e.data.inputs_digest,
+        entities: e.data.entities,
+        completed: false,
+        facts: null,
+        fact_count: 0,
+        complete: false,
+        captures: 0,
+        binding: null
+      })
       return revisions
     case 'EnrichmentCaptured': {
       const r = revisions.find((x) => x.revision === e.data.revision)
@@ -293,7 +336,15 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
   switch (e.type) {
     case 'CaptureRecorded': {
       const mine = plan?.reservation === e.data.reservation_id
-      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: e.data.repeat, plan_id: mine ? plan.plan_id : null, seq: e.seq, from_case: false }
+      s.lastResult = {
+        kind: 'capture',
+        evidence_id: e.data.evidence_id,
+        digest: e.data.capture.digest,
+        repeat: e.data.repeat,
+        plan_id: mine ? plan.plan_id : null,
+        seq: e.seq,
+        from_case: false
+      }
       if (mine) {
         s.pendingPlan = null
         s.stalled = 0
@@ -301,14 +352,29 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
       return
     }
     case 'QueryAnsweredFromCase':
-      s.lastResult = { kind: 'capture', evidence_id: e.data.evidence_id, digest: e.data.capture.digest, repeat: true, plan_id: e.data.plan_id, seq: e.seq, from_case: true }
+      s.lastResult = {
+        kind: 'capture',
+        evidence_id: e.data.evidence_id,
+        digest: e.data.capture.digest,
+        repeat: true,
+        plan_id: e.data.plan_id,
+        seq: e.seq,
+        from_case: true
+      }
       s.pendingPlan = null
       s.stalled += 1
       return
     case 'ResearchFailed':
       if (!e.data.unavailable) {
         const mine = plan?.reservation === e.data.reservation_id
-        s.lastResult = { kind: 'failure', code: e.data.code, message: e.data.message, plan_id: mine ? plan.plan_id : null, arguments: mine ? plan.arguments : null, seq: e.seq }
+        s.lastResult = {
+          kind: 'failure',
+          code: e.data.code,
+          message: e.data.message,
+          plan_id: mine ? plan.plan_id : null,
+          arguments: mine ? plan.arguments : null,
+          seq: e.seq
+        }
         if (mine) s.stalled += 1
       }
       return
@@ -330,15 +396,22 @@ const nothing = (): void => {}
 const EVOLVE: { readonly [K in EventType]: (s: CaseState, e: EventOf<K>, plan: PendingPlan) => void } = {
   NoteRecorded: nothing,
   AttachmentAdded: nothing,
-  InputsRecorded: (s, e) => { s.report = { digest: e.data.report.digest, size: e.data.report.size } },
+  InputsRecorded: (s, e) => {
+    s.report = { digest: e.data.report.digest, size: e.data.report.size }
+  },
   EnrichmentCaptured: nothing,
-  RevisionCompleted: (s, e) => { s.facts = { digest: e.data.facts.digest, size: e.data.facts.size } },
+  RevisionCompleted: (s, e) => {
+    s.facts = { digest: e.data.facts.digest, size: e.data.facts.size }
+  },
   InvestigationStarted: (s, e) => {
     s.settings = e.data.settings
     s.revision = e.data.revision
   },
   CheckpointRecorded: (s, e, plan) => {
-    s.researchBlockReservation = e.data.state === 'BLOCKED' && e.data.reason === 'RESEARCH_UNAVAILABLE' ? plan?.reservation ?? s.researchBlockReservation : null
+    s.researchBlockReservation =
+      e.data.state === 'BLOCKED' && e.data.reason === 'RESEARCH_UNAVAILABLE'
+        ? (plan?.reservation ?? s.researchBlockReservation)
+        : null
     s.checkpoint = e.data.generation
     s.resumeState = e.data.resume_state
     s.retryNotBefore = e.data.retry_not_before
@@ -382,10 +455,16 @@ const EVOLVE: { readonly [K in EventType]: (s: CaseState, e: EventOf<K>, plan: P
     answered(s, e)
   },
   BudgetReserved: (s, e) => {
-    if (s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id) s.pendingPlan.reservation = e.data.reservation_id
+    if (s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id)
+      s.pendingPlan.reservation = e.data.reservation_id
   },
   HypothesisProposed: (s, e) => {
-    s.hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, status: 'open', evidence: [...e.data.evidence] })
+    s.hypotheses.set(e.data.hypothesis_id, {
+      id: e.data.hypothesis_id,
+      statement: e.data.statement,
+      status: 'open',
+      evidence: [...e.data.evidence]
+    })
     answered(s, e)
   },
   HypothesisUpdated: (s, e) => {
@@ -408,8 +487,12 @@ const EVOLVE: { readonly [K in EventType]: (s: CaseState, e: EventOf<K>, plan: P
     s.conclusion = { summary: e.data.summary, hypotheses: [...e.data.hypotheses], evidence: [...e.data.evidence] }
     answered(s, e)
   },
-  PlanCancelled: (s, e) => { s.lastResult = { kind: 'cancelled', plan_id: e.data.plan_id, reason: e.data.reason, seq: e.seq } },
-  BudgetToppedUp: (s, e) => { s.toppedUp += e.data.amount },
+  PlanCancelled: (s, e) => {
+    s.lastResult = { kind: 'cancelled', plan_id: e.data.plan_id, reason: e.data.reason, seq: e.seq }
+  },
+  BudgetToppedUp: (s, e) => {
+    s.toppedUp += e.data.amount
+  },
   // the plan a capture answered (its evidence exists only once research has folded it in)
   CaptureRecorded: (s, e, plan) => {
     const ev = s.research.evidence.get(e.data.evidence_id)

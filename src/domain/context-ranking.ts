@@ -77,8 +77,18 @@ const narrowed = (w: LineWindow, line: number, size: number): LineWindow => {
 }
 
 /** Ranks places and allocates context windows within the limits (see the module comment). */
-export const allocateContext = (places: readonly ContextPlace[], totalLines: (path: string) => number, limits: ContextLimits): ContextAllocation => {
-  const ranked = [...places].sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.fileRank - b.fileRank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.line - b.line)
+export const allocateContext = (
+  places: readonly ContextPlace[],
+  totalLines: (path: string) => number,
+  limits: ContextLimits
+): ContextAllocation => {
+  const ranked = [...places].sort(
+    (a, b) =>
+      ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) ||
+      a.fileRank - b.fileRank ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+      a.line - b.line
+  )
   const byFile = new Map<string, LineWindow[]>()
   const refused = new Map<string, NoContext>()
   const reached = new Set<NoContext>()
@@ -118,7 +128,10 @@ export const allocateContext = (places: readonly ContextPlace[], totalLines: (pa
   const files = [...byFile.entries()].map(([path, windows]) => ({ path, windows }))
   return {
     files,
-    noContext: (place) => (covers(byFile.get(place.path) ?? [], place.line) ? undefined : refused.get(`${place.path}:${place.line}`) ?? 'lines'),
+    noContext: (place) =>
+      covers(byFile.get(place.path) ?? [], place.line)
+        ? undefined
+        : (refused.get(`${place.path}:${place.line}`) ?? 'lines'),
     limitsReached: reached
   }
 }

@@ -17,7 +17,8 @@ export const mergeWindows = (windows: readonly LineWindow[]): LineWindow[] => {
   const out: LineWindow[] = []
   for (const w of sorted) {
     const last = out[out.length - 1]
-    if (last !== undefined && w.start <= last.end + 1) out[out.length - 1] = { start: last.start, end: Math.max(last.end, w.end) }
+    if (last !== undefined && w.start <= last.end + 1)
+      out[out.length - 1] = { start: last.start, end: Math.max(last.end, w.end) }
     else out.push(w)
   }
   return out

@@ -50,7 +50,12 @@ export interface TableSchema {
 }
 
 export type PlanFailure = Failure<
-  'IDENTIFIER_INVALID' | 'DATABASE_NOT_ALLOWED' | 'TABLE_NOT_ALLOWED' | 'COLUMN_UNKNOWN' | 'FILTER_INVALID' | 'QUERY_INVALID'
+  | 'IDENTIFIER_INVALID'
+  | 'DATABASE_NOT_ALLOWED'
+  | 'TABLE_NOT_ALLOWED'
+  | 'COLUMN_UNKNOWN'
+  | 'FILTER_INVALID'
+  | 'QUERY_INVALID'
 >
 
 /** Resolves the database (default: the first configured) and checks the table is allowed. */
@@ -61,11 +66,17 @@ export const resolveTable = (scope: DatabaseScope, table: string, database?: str
     E.chainW((): E.Either<PlanFailure, TableRef> => {
       const db = database ?? scope.databases[0]
       if (db === undefined || !scope.databases.includes(db)) {
-        return E.left(failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database)} is not configured`, { database: database ?? null }))
+        return E.left(
+          failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database)} is not configured`, {
+            database: database ?? null
+          })
+        )
       }
       const allowed = scope.allowedTables[db] ?? []
       if (!allowed.includes(table)) {
-        return E.left(failure('TABLE_NOT_ALLOWED', `table ${table} is not on the allowlist of ${db}`, { database: db, table }))
+        return E.left(
+          failure('TABLE_NOT_ALLOWED', `table ${table} is not on the allowlist of ${db}`, { database: db, table })
+        )
       }
       return E.right({ database: db, table })
     })
@@ -82,8 +93,7 @@ export type PlannedFilter =
 export const LIKE_ESCAPE = '!'
 
 /** `%`, `_` and the escape character itself become literal characters of a LIKE pattern. */
-export const likeContains = (text: string): string =>
-  `%${text.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`
+export const likeContains = (text: string): string => `%${text.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`
 
 const filterFailure = (message: string, column: string): E.Either<PlanFailure, never> =>
   E.left(failure('FILTER_INVALID', message, { column }))
@@ -91,10 +101,15 @@ const filterFailure = (message: string, column: string): E.Either<PlanFailure, n
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /** `columns` null: check everything but the column's existence (before the schema is read). */
-const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string> | null, f: Filter): E.Either<PlanFailure, PlannedFilter> => {
+const planFilter = (
+  limits: ProjectLimits,
+  columns: ReadonlySet<string> | null,
+  f: Filter
+): E.Either<PlanFailure, PlannedFilter> => {
   const id = checkIdentifier('column', f.column)
   if (E.isLeft(id)) return id
-  if (columns !== null && !columns.has(f.column)) return E.left(failure('COLUMN_UNKNOWN', `column ${f.column} does not exist in this table`, { column: f.column }))
+  if (columns !== null && !columns.has(f.column))
+    return E.left(failure('COLUMN_UNKNOWN', `column ${f.column} does not exist in this table`, { column: f.column }))
   const v = f.value
   switch (f.operator) {
     case 'eq':
@@ -106,15 +121,19 @@ const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string> | null, 
     case 'le':
     case 'gt':
     case 'ge':
-      if (typeof v === 'string' || isFiniteNumber(v)) return E.right({ column: f.column, operator: f.operator, value: v })
+      if (typeof v === 'string' || isFiniteNumber(v))
+        return E.right({ column: f.column, operator: f.operator, value: v })
       return filterFailure(`${f.operator} takes a string or a finite number`, f.column)
     case 'contains':
       if (typeof v !== 'string' || v.length === 0) return filterFailure('contains takes a non-empty string', f.column)
       return E.right({ column: f.column, operator: 'contains', value: v, pattern: likeContains(v) })
     case 'in':
-      if (!Array.isArray(v) || v.length === 0) return filterFailure('in takes a non-empty list of strings or numbers', f.column)
-      if (v.length > limits.max_in_values) return filterFailure(`in lists at most ${limits.max_in_values} values (got ${v.length})`, f.column)
-      if (!v.every((x) => typeof x === 'string' || isFiniteNumber(x))) return filterFailure('in values are strings or finite numbers', f.column)
+      if (!Array.isArray(v) || v.length === 0)
+        return filterFailure('in takes a non-empty list of strings or numbers', f.column)
+      if (v.length > limits.max_in_values)
+        return filterFailure(`in lists at most ${limits.max_in_values} values (got ${v.length})`, f.column)
+      if (!v.every((x) => typeof x === 'string' || isFiniteNumber(x)))
+        return filterFailure('in values are strings or finite numbers', f.column)
       return E.right({ column: f.column, operator: 'in', value: v })
     default: {
       const _never: never = f.operator
@@ -123,9 +142,17 @@ const planFilter = (limits: ProjectLimits, columns: ReadonlySet<string> | null, 
   }
 }
 
-const planFilters = (limits: ProjectLimits, schema: TableSchema | null, filters: readonly Filter[]): E.Either<PlanFailure, readonly PlannedFilter[]> => {
+const planFilters = (
+  limits: ProjectLimits,
+  schema: TableSchema | null,
+  filters: readonly Filter[]
+): E.Either<PlanFailure, readonly PlannedFilter[]> => {
   if (filters.length > limits.max_filters) {
-    return E.left(failure('QUERY_INVALID', `at most ${limits.max_filters} filters (got ${filters.length})`, { filters: filters.length }))
+    return E.left(
+      failure('QUERY_INVALID', `at most ${limits.max_filters} filters (got ${filters.length})`, {
+        filters: filters.length
+      })
+    )
   }
   const columns = schema === null ? null : new Set(schema.columns.map((c) => c.name))
   return A.traverse(E.Applicative)((f: Filter) => planFilter(limits, columns, f))([...filters])
@@ -166,22 +193,32 @@ export const stableKey = (schema: TableSchema): { columns: readonly string[]; so
 export const precheck = (scope: DatabaseScope, q: DatabaseRows | DatabaseCount): E.Either<PlanFailure, true> => {
   if (q.kind === 'database.rows') {
     if (q.columns.length === 0) return E.left(failure('QUERY_INVALID', 'name at least one column', {}))
-    if (q.columns.length > scope.limits.max_columns) return E.left(failure('QUERY_INVALID', `at most ${scope.limits.max_columns} columns`, {}))
+    if (q.columns.length > scope.limits.max_columns)
+      return E.left(failure('QUERY_INVALID', `at most ${scope.limits.max_columns} columns`, {}))
     for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
       const id = checkIdentifier('column', c)
       if (E.isLeft(id)) return id
     }
-    if (new Set(q.columns).size !== q.columns.length) return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
+    if (new Set(q.columns).size !== q.columns.length)
+      return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
   }
-  return pipe(planFilters(scope.limits, null, q.filters), E.map(() => true as const))
+  return pipe(
+    planFilters(scope.limits, null, q.filters),
+    E.map(() => true as const)
+  )
 }
 
-export const planRows = (scope: DatabaseScope, schema: TableSchema, q: DatabaseRows): E.Either<PlanFailure, RowsPlan> => {
+export const planRows = (
+  scope: DatabaseScope,
+  schema: TableSchema,
+  q: DatabaseRows
+): E.Either<PlanFailure, RowsPlan> => {
   const pre = precheck(scope, q)
   if (E.isLeft(pre)) return pre
   const names = new Set(schema.columns.map((c) => c.name))
   for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
-    if (!names.has(c)) return E.left(failure('COLUMN_UNKNOWN', `column ${c} does not exist in ${schema.table}`, { column: c }))
+    if (!names.has(c))
+      return E.left(failure('COLUMN_UNKNOWN', `column ${c} does not exist in ${schema.table}`, { column: c }))
   }
   return pipe(
     planFilters(scope.limits, schema, q.filters),
@@ -189,7 +226,10 @@ export const planRows = (scope: DatabaseScope, schema: TableSchema, q: DatabaseR
       const requested = q.order_by ?? []
       const key = stableKey(schema)
       const seen = new Set(requested.map((o) => o.column))
-      const order = [...requested, ...key.columns.filter((c) => !seen.has(c)).map((column) => ({ column, direction: 'asc' as const }))]
+      const order = [
+        ...requested,
+        ...key.columns.filter((c) => !seen.has(c)).map((column) => ({ column, direction: 'asc' as const }))
+      ]
       return {
         kind: 'database.rows' as const,
         ref: { database: schema.database, table: schema.table },
@@ -205,8 +245,16 @@ export const planRows = (scope: DatabaseScope, schema: TableSchema, q: DatabaseR
   )
 }
 
-export const planCount = (scope: DatabaseScope, schema: TableSchema, q: DatabaseCount): E.Either<PlanFailure, CountPlan> =>
+export const planCount = (
+  scope: DatabaseScope,
+  schema: TableSchema,
+  q: DatabaseCount
+): E.Either<PlanFailure, CountPlan> =>
   pipe(
     planFilters(scope.limits, schema, q.filters),
-    E.map((filters) => ({ kind: 'database.count' as const, ref: { database: schema.database, table: schema.table }, filters }))
+    E.map((filters) => ({
+      kind: 'database.count' as const,
+      ref: { database: schema.database, table: schema.table },
+      filters
+    }))
   )

@@ -15,9 +15,39 @@ import type { InvestigationSettings } from '../events/catalog.js'
 import type { Failure } from '../failures/failure.js'
 import type { Decision } from './decision.js'
 import { evolve, initCaseState, type CaseState } from './case-state.js'
-import { decideAttachment, decideCompleteRevision, decideInputs, decideNote, type Attachment, type Author, type Completion, type InputsIndex, type InputsOutcome, type Note } from './inputs-decider.js'
-import { decideFeedback, decideModelFailure, decideRequest, decideResponse, decideResume, decideStart, type RecordedAnswer, type TurnRequest } from './lifecycle.js'
-import { decideCancelPlan, decideRecordCapture, decideRecordFailure, decideReserve, decideTopUp, type CancelPlan, type RecordCapture, type RecordFailure, type Reserve } from './research-decider.js'
+import {
+  decideAttachment,
+  decideCompleteRevision,
+  decideInputs,
+  decideNote,
+  type Attachment,
+  type Author,
+  type Completion,
+  type InputsIndex,
+  type InputsOutcome,
+  type Note
+} from './inputs-decider.js'
+import {
+  decideFeedback,
+  decideModelFailure,
+  decideRequest,
+  decideResponse,
+  decideResume,
+  decideStart,
+  type RecordedAnswer,
+  type TurnRequest
+} from './lifecycle.js'
+import {
+  decideCancelPlan,
+  decideRecordCapture,
+  decideRecordFailure,
+  decideReserve,
+  decideTopUp,
+  type CancelPlan,
+  type RecordCapture,
+  type RecordFailure,
+  type Reserve
+} from './research-decider.js'
 
 /** A command: its type, what it carries, and when it is decided. */
 export interface Command<Type extends string, Data> {
@@ -56,21 +86,36 @@ export type { Decision }
 export const decide = (command: CaseCommand, state: CaseState): Decision => {
   const now = command.metadata.now
   switch (command.type) {
-    case 'RecordNote': return decideNote(command.data)
-    case 'AddAttachment': return decideAttachment(command.data)
-    case 'RecordInputs': return E.map((o: InputsOutcome) => (o.status === 'new' ? o.events : []))(decideInputs(state, command.data))
-    case 'CompleteRevision': return decideCompleteRevision(state, command.data)
-    case 'StartInvestigation': return decideStart(state, command.data)
-    case 'RequestModel': return decideRequest(state, command.data)
-    case 'RecordAnswer': return decideResponse(state, command.data, now)
-    case 'RecordModelFailure': return decideModelFailure(state, command.data, now)
-    case 'Resume': return decideResume(state, command.data, now)
-    case 'RecordFeedback': return decideFeedback(state, command.data)
-    case 'Reserve': return decideReserve(state, command.data)
-    case 'RecordCapture': return decideRecordCapture(state, command.data)
-    case 'RecordResearchFailure': return decideRecordFailure(state, command.data, now)
-    case 'CancelPlan': return decideCancelPlan(state, command.data)
-    case 'TopUp': return decideTopUp(state, command.data)
+    case 'RecordNote':
+      return decideNote(command.data)
+    case 'AddAttachment':
+      return decideAttachment(command.data)
+    case 'RecordInputs':
+      return E.map((o: InputsOutcome) => (o.status === 'new' ? o.events : []))(decideInputs(state, command.data))
+    case 'CompleteRevision':
+      return decideCompleteRevision(state, command.data)
+    case 'StartInvestigation':
+      return decideStart(state, command.data)
+    case 'RequestModel':
+      return decideRequest(state, command.data)
+    case 'RecordAnswer':
+      return decideResponse(state, command.data, now)
+    case 'RecordModelFailure':
+      return decideModelFailure(state, command.data, now)
+    case 'Resume':
+      return decideResume(state, command.data, now)
+    case 'RecordFeedback':
+      return decideFeedback(state, command.data)
+    case 'Reserve':
+      return decideReserve(state, command.data)
+    case 'RecordCapture':
+      return decideRecordCapture(state, command.data)
+    case 'RecordResearchFailure':
+      return decideRecordFailure(state, command.data, now)
+    case 'CancelPlan':
+      return decideCancelPlan(state, command.data)
+    case 'TopUp':
+      return decideTopUp(state, command.data)
     default: {
       const _never: never = command
       return _never
@@ -79,8 +124,11 @@ export const decide = (command: CaseCommand, state: CaseState): Decision => {
 }
 
 /** A command of `type` with `data`, decided at `now`. */
-export const command = <T extends CaseCommandType>(type: T, data: CommandData[T], now: Date): Extract<CaseCommand, { type: T }> =>
-  ({ type, data, metadata: { now } }) as Extract<CaseCommand, { type: T }>
+export const command = <T extends CaseCommandType>(
+  type: T,
+  data: CommandData[T],
+  now: Date
+): Extract<CaseCommand, { type: T }> => ({ type, data, metadata: { now } }) as Extract<CaseCommand, { type: T }>
 
 /**
  * The decider: `decide`, `evolve` and `initialState`. `evolve` folds a recorded event into the

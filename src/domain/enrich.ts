@@ -10,7 +10,18 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../failures/failure.js'
 import { isUnavailable } from './research-failures.js'
-import { DEFAULT_BOUNDS, DEFAULT_IGNORED, isIgnored, isSymbolRelationship, pointer, type EnrichmentConfig, type EntityRef, type Relationship, type SymbolRelationship, type TableRelationship } from './enrichment-config.js'
+import {
+  DEFAULT_BOUNDS,
+  DEFAULT_IGNORED,
+  isIgnored,
+  isSymbolRelationship,
+  pointer,
+  type EnrichmentConfig,
+  type EntityRef,
+  type Relationship,
+  type SymbolRelationship,
+  type TableRelationship
+} from './enrichment-config.js'
 import { isIdentifier } from './text-scan.js'
 import { partialMarkers } from './partial.js'
 import type { Scalar } from './query.js'
@@ -42,7 +53,14 @@ export interface EnrichmentResult {
 
 type Work =
   | { readonly kind: 'entity'; readonly ref: EntityRef; readonly depth: number }
-  | { readonly kind: 'follow'; readonly rel: Relationship; readonly value: Scalar; readonly originId: unknown; readonly depth: number; readonly from: Provenance }
+  | {
+      readonly kind: 'follow'
+      readonly rel: Relationship
+      readonly value: Scalar
+      readonly originId: unknown
+      readonly depth: number
+      readonly from: Provenance
+    }
 
 interface Asked {
   readonly capture: Capture
@@ -54,11 +72,17 @@ type NotAsked = Failure & { readonly request?: Record<string, unknown> }
 
 /** What the coverage records of a question that got no capture: the code, the message and the request. */
 const failed = (f: NotAsked): Pick<CoverageGap, 'code'> & Partial<Pick<CoverageGap, 'detail' | 'request'>> =>
-  f.code === 'MAX_QUERIES' ? { code: f.code } : { code: f.code, detail: f.message.slice(0, 300), ...(f.request === undefined ? {} : { request: f.request }) }
+  f.code === 'MAX_QUERIES'
+    ? { code: f.code }
+    : { code: f.code, detail: f.message.slice(0, 300), ...(f.request === undefined ? {} : { request: f.request }) }
 
 interface RowSet {
   /** Every row gathered, with the page it came from. */
-  readonly rows: ReadonlyArray<{ readonly row: Record<string, unknown>; readonly digest: string; readonly index: number }>
+  readonly rows: ReadonlyArray<{
+    readonly row: Record<string, unknown>
+    readonly digest: string
+    readonly index: number
+  }>
   readonly pages: readonly Asked[]
   /** True when every matching row was fetched. */
   readonly complete: boolean
@@ -67,7 +91,11 @@ interface RowSet {
 const isFailure = <A extends object>(x: A | NotAsked): x is NotAsked => '_tag' in x && x._tag === 'Failure'
 
 /** Runs the configured enrichment for `entities`. Left only when a provider is unavailable. */
-export const enrich = async (research: EnrichmentQueries, config: EnrichmentConfig, entities: readonly EntityRef[]): Promise<E.Either<Failure, EnrichmentResult>> => {
+export const enrich = async (
+  research: EnrichmentQueries,
+  config: EnrichmentConfig,
+  entities: readonly EntityRef[]
+): Promise<E.Either<Failure, EnrichmentResult>> => {
   const run = startRun(research, config)
   const queue: Work[] = entities.map((ref) => ({ kind: 'entity', ref, depth: 0 }))
   while (queue.length > 0 && run.unavailable === null) {
@@ -140,7 +168,8 @@ const startRun = (research: EnrichmentQueries, config: EnrichmentConfig): Run =>
 
 const factId = (run: Run): string => `F${run.facts.length + 1}`
 
-const describe = (w: Work): string => (w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`)
+const describe = (w: Work): string =>
+  w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`
 
 /** False (and reported) when the work is deeper than max_depth or was followed before (a cycle). */
 const admit = (run: Run, w: Work): boolean => {
@@ -148,9 +177,13 @@ const admit = (run: Run, w: Work): boolean => {
     run.gaps.push({ reason: 'max_depth', what: describe(w), detail: `deeper than max_depth ${run.bounds.max_depth}` })
     return false
   }
-  const key = w.kind === 'entity' ? `entity|${w.ref.type}|${String(w.ref.id)}` : `rel|${w.rel.relation}|${String(w.value)}`
+  const key =
+    w.kind === 'entity' ? `entity|${w.ref.type}|${String(w.ref.id)}` : `rel|${w.rel.relation}|${String(w.value)}`
   if (run.followed.has(key)) {
-    if (w.kind === 'follow') run.cycles.push(`${w.rel.relation} = ${String(w.value)} (from ${w.rel.from_table}.${w.rel.from_column}) was followed before`)
+    if (w.kind === 'follow')
+      run.cycles.push(
+        `${w.rel.relation} = ${String(w.value)} (from ${w.rel.from_table}.${w.rel.from_column}) was followed before`
+      )
     return false
   }
   run.followed.add(key)
@@ -175,7 +208,15 @@ const lookUpEntity = async (run: Run, w: EntityWork, queue: Work[]): Promise<voi
   if (isFailure(got)) return leftOut(run, w, got)
   const first = got.pages[0] as Asked
   if (got.rows.length === 0) {
-    run.facts.push({ fact_id: factId(run), type: 'not_found', table: lookup.table, column: lookup.id_column, value: w.ref.id, notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`, provenance: { capture: first.digest, pointer: pointer('result', 'rows') } })
+    run.facts.push({
+      fact_id: factId(run),
+      type: 'not_found',
+      table: lookup.table,
+      column: lookup.id_column,
+      value: w.ref.id,
+      notice: `No row in ${lookup.table} for ${lookup.id_column} = ${w.ref.id}: a finding about this table only.`,
+      provenance: { capture: first.digest, pointer: pointer('result', 'rows') }
+    })
     return
   }
   for (const r of got.rows) entityFacts(run, w.ref.type, w.ref.id, lookup.table, r.row, r.digest, r.index, 'input')
@@ -183,17 +224,31 @@ const lookUpEntity = async (run: Run, w: EntityWork, queue: Work[]): Promise<voi
 }
 
 /** Where a followed value came from: the row's table, column, id (when configured) and provenance. */
-type Origin = { readonly table: string; readonly column: string; readonly id?: unknown; readonly provenance: Provenance }
+type Origin = {
+  readonly table: string
+  readonly column: string
+  readonly id?: unknown
+  readonly provenance: Provenance
+}
 
 /** A relationship from a returned value, within max_relationships. */
 const follow = async (run: Run, w: FollowWork, queue: Work[]): Promise<void> => {
   if (run.relationships >= run.bounds.max_relationships) {
-    run.gaps.push({ reason: 'max_relationships', what: describe(w), detail: `more than max_relationships ${run.bounds.max_relationships}` })
+    run.gaps.push({
+      reason: 'max_relationships',
+      what: describe(w),
+      detail: `more than max_relationships ${run.bounds.max_relationships}`
+    })
     return
   }
   run.relationships++
   const rel = w.rel
-  const origin: Origin = { table: rel.from_table, column: rel.from_column, ...(w.originId === undefined ? {} : { id: w.originId }), provenance: w.from }
+  const origin: Origin = {
+    table: rel.from_table,
+    column: rel.from_column,
+    ...(w.originId === undefined ? {} : { id: w.originId }),
+    provenance: w.from
+  }
   if (isSymbolRelationship(rel)) await followSymbol(run, w, rel, origin)
   else await followTable(run, w, rel, origin, queue)
 }
@@ -204,16 +259,47 @@ const followSymbol = async (run: Run, w: FollowWork, rel: SymbolRelationship, or
     run.gaps.push({ reason: 'not_an_identifier', what: describe(w) })
     return
   }
-  const got = await ask(run, { kind: 'source.symbol', symbol: w.value, ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix }) })
+  const got = await ask(run, {
+    kind: 'source.symbol',
+    symbol: w.value,
+    ...(rel.path_prefix === undefined ? {} : { path_prefix: rel.path_prefix })
+  })
   if (isFailure(got)) return leftOut(run, w, got)
-  notePartial(run, got, `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`, false)
-  run.facts.push({ fact_id: factId(run), type: 'source_symbol', relation: rel.relation, symbol: w.value, path_prefix: rel.path_prefix ?? null, hits: Number(got.capture.result['hit_count'] ?? 0), complete: partialMarkers(got.capture.result).length === 0, from: origin, provenance: { capture: got.digest, pointer: pointer('result', 'hits') } })
+  notePartial(
+    run,
+    got,
+    `source search for ${w.value}${rel.path_prefix === undefined ? '' : ` under ${rel.path_prefix}`}`,
+    false
+  )
+  run.facts.push({
+    fact_id: factId(run),
+    type: 'source_symbol',
+    relation: rel.relation,
+    symbol: w.value,
+    path_prefix: rel.path_prefix ?? null,
+    hits: Number(got.capture.result['hit_count'] ?? 0),
+    complete: partialMarkers(got.capture.result).length === 0,
+    from: origin,
+    provenance: { capture: got.digest, pointer: pointer('result', 'hits') }
+  })
 }
 
 /** A value that references rows of another table: a relationship fact, entity facts when typed, then onwards. */
-const followTable = async (run: Run, w: FollowWork, trel: TableRelationship, origin: Origin, queue: Work[]): Promise<void> => {
+const followTable = async (
+  run: Run,
+  w: FollowWork,
+  trel: TableRelationship,
+  origin: Origin,
+  queue: Work[]
+): Promise<void> => {
   const filters = [{ column: trel.column, operator: 'eq', value: w.value }, ...(trel.filters ?? [])]
-  const got = await allRows(run, trel.table, trel.columns ?? [trel.column], filters, `${trel.table} rows of ${describe(w)}`)
+  const got = await allRows(
+    run,
+    trel.table,
+    trel.columns ?? [trel.column],
+    filters,
+    `${trel.table} rows of ${describe(w)}`
+  )
   if (isFailure(got)) return leftOut(run, w, got)
   const pages = got.pages.map((p) => ({ capture: p.digest, pointer: pointer('result', 'rows') }))
   run.facts.push({
@@ -221,14 +307,41 @@ const followTable = async (run: Run, w: FollowWork, trel: TableRelationship, ori
     type: 'relationship',
     relation: trel.relation,
     from: { ...origin, value: w.value },
-    to: { table: trel.table, column: trel.column, rows: got.rows.length, complete: got.complete, entity_type: trel.entity_type ?? null, provenance: pages[0] as Provenance, pages },
+    to: {
+      table: trel.table,
+      column: trel.column,
+      rows: got.rows.length,
+      complete: got.complete,
+      entity_type: trel.entity_type ?? null,
+      provenance: pages[0] as Provenance,
+      pages
+    },
     notice: 'A configured reference between template rows; not an observed runtime object and not a cause.'
   })
   if (got.rows.length === 0) {
-    run.facts.push({ fact_id: factId(run), type: 'not_found', table: trel.table, column: trel.column, value: w.value, notice: `No row in ${trel.table} for ${trel.column} = ${String(w.value)}: a finding about this table only.`, provenance: pages[0] as Provenance })
+    run.facts.push({
+      fact_id: factId(run),
+      type: 'not_found',
+      table: trel.table,
+      column: trel.column,
+      value: w.value,
+      notice: `No row in ${trel.table} for ${trel.column} = ${String(w.value)}: a finding about this table only.`,
+      provenance: pages[0] as Provenance
+    })
     return
   }
-  if (trel.entity_type !== undefined) for (const r of got.rows) entityFacts(run, trel.entity_type, w.value as number | string, trel.table, r.row, r.digest, r.index, 'relationship')
+  if (trel.entity_type !== undefined)
+    for (const r of got.rows)
+      entityFacts(
+        run,
+        trel.entity_type,
+        w.value as number | string,
+        trel.table,
+        r.row,
+        r.digest,
+        r.index,
+        'relationship'
+      )
   followFrom(run, trel.table, got.rows, w.depth, queue)
 }
 
@@ -241,7 +354,8 @@ const ask = async (run: Run, request: Record<string, unknown>): Promise<Asked | 
     run.reused++
     return known
   }
-  if (run.captures.length >= run.bounds.max_queries) return { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
+  if (run.captures.length >= run.bounds.max_queries)
+    return { _tag: 'Failure', code: 'MAX_QUERIES', message: 'max_queries reached', data: {} }
   const r = await run.research.query(request)()
   if (E.isLeft(r) && isUnavailable(r.left)) {
     run.unavailable = r.left
@@ -264,13 +378,26 @@ const notePartial = (run: Run, asked: Asked, what: string, ignoreHasMore: boolea
  * has more, a count query (when the budget allows) says how many rows match, so that a lookup
  * cut short by max_queries can say how many it left out.
  */
-const allRows = async (run: Run, table: string, columns: readonly string[], filters: ReadonlyArray<Record<string, unknown>>, what: string): Promise<RowSet | NotAsked> => {
+const allRows = async (
+  run: Run,
+  table: string,
+  columns: readonly string[],
+  filters: ReadonlyArray<Record<string, unknown>>,
+  what: string
+): Promise<RowSet | NotAsked> => {
   const rows: Array<{ row: Record<string, unknown>; digest: string; index: number }> = []
   const pages: Asked[] = []
   let offset = 0
   let total: number | null = null
   for (;;) {
-    const got = await ask(run, { kind: 'database.rows', table, columns: [...columns], filters: [...filters], offset, limit: run.bounds.page_rows })
+    const got = await ask(run, {
+      kind: 'database.rows',
+      table,
+      columns: [...columns],
+      filters: [...filters],
+      offset,
+      limit: run.bounds.page_rows
+    })
     if (isFailure(got)) {
       if (pages.length === 0) return got
       const left = total === null ? undefined : Math.max(0, total - rows.length)
@@ -279,7 +406,11 @@ const allRows = async (run: Run, table: string, columns: readonly string[], filt
         what: `${what}: rows from offset ${offset} on`,
         ...(left === undefined ? {} : { count: left }),
         ...failed(got),
-        ...(got.code === 'MAX_QUERIES' ? { detail: `max_queries (${run.bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}` } : {})
+        ...(got.code === 'MAX_QUERIES'
+          ? {
+              detail: `max_queries (${run.bounds.max_queries}) reached while paging${total === null ? '' : `; ${total} rows match`}`
+            }
+          : {})
       })
       return { rows, pages, complete: false }
     }
@@ -291,7 +422,8 @@ const allRows = async (run: Run, table: string, columns: readonly string[], filt
     if (got.capture.result['has_more'] !== true || typeof next !== 'number') return { rows, pages, complete: true }
     if (total === null && run.captures.length < run.bounds.max_queries) {
       const counted = await ask(run, { kind: 'database.count', table, filters: [...filters] })
-      if (!isFailure(counted) && typeof counted.capture.result['count'] === 'number') total = counted.capture.result['count']
+      if (!isFailure(counted) && typeof counted.capture.result['count'] === 'number')
+        total = counted.capture.result['count']
     }
     offset = next
   }
@@ -306,13 +438,29 @@ const followFrom = (run: Run, table: string, rows: RowSet['rows'], depth: number
       if (value === undefined || (typeof value === 'object' && value !== null)) continue
       if (isIgnored(value, rel.ignore_values ?? run.config.ignore_values ?? DEFAULT_IGNORED)) continue
       const originId = rel.from_id_column === undefined ? undefined : row[rel.from_id_column]
-      queue.push({ kind: 'follow', rel, value: value as Scalar, originId, depth: depth + 1, from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) } })
+      queue.push({
+        kind: 'follow',
+        rel,
+        value: value as Scalar,
+        originId,
+        depth: depth + 1,
+        from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) }
+      })
     }
   }
 }
 
 /** An entity fact for one row, with a description fact right after it for each configured text column. */
-const entityFacts = (run: Run, entityType: string, id: number | string, table: string, row: Record<string, unknown>, digest: string, index: number, source: 'input' | 'relationship'): void => {
+const entityFacts = (
+  run: Run,
+  entityType: string,
+  id: number | string,
+  table: string,
+  row: Record<string, unknown>,
+  digest: string,
+  index: number,
+  source: 'input' | 'relationship'
+): void => {
   const textRefs: Record<string, string> = {}
   const values: Record<string, unknown> = {}
   const entityId = factId(run)
@@ -322,10 +470,31 @@ const entityFacts = (run: Run, entityType: string, id: number | string, table: s
     const text = run.texts.find((t) => t.table === table && t.column === column)
     if (text !== undefined && typeof value === 'string' && value !== '') {
       const id2 = `F${run.facts.length + 2 + textFacts.length}`
-      textFacts.push({ fact_id: id2, type: 'project_description', entity_type: entityType, id, column, role: text.role, text: value, describes: 'template_text', notice: 'What the template says, not what the server did.', provenance: { capture: digest, pointer: pointer('result', 'rows', index, column) } })
+      textFacts.push({
+        fact_id: id2,
+        type: 'project_description',
+        entity_type: entityType,
+        id,
+        column,
+        role: text.role,
+        text: value,
+        describes: 'template_text',
+        notice: 'What the template says, not what the server did.',
+        provenance: { capture: digest, pointer: pointer('result', 'rows', index, column) }
+      })
       textRefs[column] = id2
     } else values[column] = value
   }
-  run.facts.push({ fact_id: entityId, type: 'entity', entity_type: entityType, id, source, table, values, texts: textRefs, provenance: { capture: digest, pointer: pointer('result', 'rows', index) } })
+  run.facts.push({
+    fact_id: entityId,
+    type: 'entity',
+    entity_type: entityType,
+    id,
+    source,
+    table,
+    values,
+    texts: textRefs,
+    provenance: { capture: digest, pointer: pointer('result', 'rows', index) }
+  })
   run.facts.push(...textFacts)
 }

@@ -37,16 +37,28 @@ const RelationshipOptions = {
 }
 
 /** A relationship followed into another table: rows whose `column` equals the origin value. */
-export const TableRelationship = t.intersection([
-  t.type({ ...RelationshipOrigin, table: Name, column: Name }),
-  t.partial({ ...RelationshipOptions, columns: t.array(Name), entity_type: t.string, filters: t.array(FixedFilter), source_symbol: t.literal(false) })
-], 'TableRelationship')
+export const TableRelationship = t.intersection(
+  [
+    t.type({ ...RelationshipOrigin, table: Name, column: Name }),
+    t.partial({
+      ...RelationshipOptions,
+      columns: t.array(Name),
+      entity_type: t.string,
+      filters: t.array(FixedFilter),
+      source_symbol: t.literal(false)
+    })
+  ],
+  'TableRelationship'
+)
 
 /** A relationship followed into the source: the origin value searched as a symbol (script names). */
-export const SymbolRelationship = t.intersection([
-  t.type({ ...RelationshipOrigin, source_symbol: t.literal(true) }),
-  t.partial({ ...RelationshipOptions, path_prefix: t.string })
-], 'SymbolRelationship')
+export const SymbolRelationship = t.intersection(
+  [
+    t.type({ ...RelationshipOrigin, source_symbol: t.literal(true) }),
+    t.partial({ ...RelationshipOptions, path_prefix: t.string })
+  ],
+  'SymbolRelationship'
+)
 
 export type TableRelationship = t.TypeOf<typeof TableRelationship>
 export type SymbolRelationship = t.TypeOf<typeof SymbolRelationship>
@@ -61,11 +73,14 @@ const Bounds = t.partial({
   ignore_values: t.array(Scalar)
 })
 
-export const EnrichmentConfig = t.intersection([
-  t.type({ entities: t.record(t.string, EntityLookup) }),
-  t.partial({ texts: t.array(TextColumn), relationships: t.array(t.union([TableRelationship, SymbolRelationship])) }),
-  Bounds
-], 'EnrichmentConfig')
+export const EnrichmentConfig = t.intersection(
+  [
+    t.type({ entities: t.record(t.string, EntityLookup) }),
+    t.partial({ texts: t.array(TextColumn), relationships: t.array(t.union([TableRelationship, SymbolRelationship])) }),
+    Bounds
+  ],
+  'EnrichmentConfig'
+)
 
 export type EntityLookup = t.TypeOf<typeof EntityLookup>
 export type TextColumn = t.TypeOf<typeof TextColumn>
@@ -75,19 +90,39 @@ export const DEFAULT_BOUNDS = { max_queries: 24, max_depth: 3, max_relationships
 
 export const isSymbolRelationship = (r: Relationship): r is SymbolRelationship => r.source_symbol === true
 
-const TOP_KEYS = ['entities', 'texts', 'relationships', 'max_queries', 'max_depth', 'max_relationships', 'page_rows', 'ignore_values']
+const TOP_KEYS = [
+  'entities',
+  'texts',
+  'relationships',
+  'max_queries',
+  'max_depth',
+  'max_relationships',
+  'page_rows',
+  'ignore_values'
+]
 const ENTITY_KEYS = ['table', 'id_column', 'columns']
 const TEXT_KEYS = ['table', 'column', 'role']
 const FILTER_KEYS = ['column', 'operator', 'value']
-const ORIGIN_KEYS = ['relation', 'from_table', 'from_column', 'from_id_column', 'when_column', 'when_value', 'ignore_values', 'source_symbol']
+const ORIGIN_KEYS = [
+  'relation',
+  'from_table',
+  'from_column',
+  'from_id_column',
+  'when_column',
+  'when_value',
+  'ignore_values',
+  'source_symbol'
+]
 const TABLE_KEYS = [...ORIGIN_KEYS, 'table', 'column', 'columns', 'entity_type', 'filters']
 const SYMBOL_KEYS = [...ORIGIN_KEYS, 'path_prefix']
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
 
-const unknownKeys = (u: unknown, allowed: readonly string[]): string[] => (isRecord(u) ? Object.keys(u).filter((k) => !allowed.includes(k)) : [])
+const unknownKeys = (u: unknown, allowed: readonly string[]): string[] =>
+  isRecord(u) ? Object.keys(u).filter((k) => !allowed.includes(k)) : []
 
-const refuse = (message: string): E.Either<Failure, never> => E.left(failure('CONFIG_INVALID', `[enrichment] ${message}`))
+const refuse = (message: string): E.Either<Failure, never> =>
+  E.left(failure('CONFIG_INVALID', `[enrichment] ${message}`))
 
 /**
  * Decodes [enrichment] strictly: unknown keys anywhere, relationships whose keys do not fit
@@ -95,7 +130,8 @@ const refuse = (message: string): E.Either<Failure, never> => E.left(failure('CO
  */
 export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConfig> => {
   const top = unknownKeys(raw, TOP_KEYS)
-  if (top.length > 0) return refuse(`unknown key ${top.map((k) => JSON.stringify(k)).join(', ')} (known: ${TOP_KEYS.join(', ')})`)
+  if (top.length > 0)
+    return refuse(`unknown key ${top.map((k) => JSON.stringify(k)).join(', ')} (known: ${TOP_KEYS.join(', ')})`)
   if (isRecord(raw)) {
     for (const [name, entity] of Object.entries(isRecord(raw['entities']) ? raw['entities'] : {})) {
       const bad = unknownKeys(entity, ENTITY_KEYS)
@@ -109,11 +145,17 @@ export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConf
       const where = `relationships[${i}]${isRecord(rel) && typeof rel['relation'] === 'string' ? ` (${rel['relation']})` : ''}`
       const symbol = isRecord(rel) && rel['source_symbol'] === true
       const bad = unknownKeys(rel, symbol ? SYMBOL_KEYS : TABLE_KEYS)
-      if (bad.length > 0) return refuse(`${where}: unknown key ${bad.join(', ')}${symbol ? ' (a source_symbol relationship searches the source; it names no table)' : ''}`)
+      if (bad.length > 0)
+        return refuse(
+          `${where}: unknown key ${bad.join(', ')}${symbol ? ' (a source_symbol relationship searches the source; it names no table)' : ''}`
+        )
       const codec = symbol ? SymbolRelationship : TableRelationship
       const d = codec.decode(rel)
-      if (E.isLeft(d)) return refuse(`${where}: ${describeErrors(d.left)}${symbol ? '' : ' (a relationship names table and column, or sets source_symbol = true)'}`)
-      for (const [j, f] of ((isRecord(rel) && Array.isArray(rel['filters'])) ? rel['filters'] : []).entries()) {
+      if (E.isLeft(d))
+        return refuse(
+          `${where}: ${describeErrors(d.left)}${symbol ? '' : ' (a relationship names table and column, or sets source_symbol = true)'}`
+        )
+      for (const [j, f] of (isRecord(rel) && Array.isArray(rel['filters']) ? rel['filters'] : []).entries()) {
         const badFilter = unknownKeys(f, FILTER_KEYS)
         if (badFilter.length > 0) return refuse(`${where}.filters[${j}]: unknown key ${badFilter.join(', ')}`)
       }
@@ -133,12 +175,19 @@ export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConf
   for (const r of config.relationships ?? []) if (!isSymbolRelationship(r)) add(r.table, r.columns ?? [r.column])
   for (const [i, r] of (config.relationships ?? []).entries()) {
     const cols = selected.get(r.from_table)
-    if (cols === undefined) return refuse(`relationships[${i}] (${r.relation}): from_table ${r.from_table} is read by no entity lookup or relationship`)
+    if (cols === undefined)
+      return refuse(
+        `relationships[${i}] (${r.relation}): from_table ${r.from_table} is read by no entity lookup or relationship`
+      )
     for (const key of ['from_column', 'from_id_column', 'when_column'] as const) {
       const c = r[key]
-      if (c !== undefined && !cols.has(c)) return refuse(`relationships[${i}] (${r.relation}): ${key} ${c} is not among the columns selected from ${r.from_table} (${[...cols].join(', ')})`)
+      if (c !== undefined && !cols.has(c))
+        return refuse(
+          `relationships[${i}] (${r.relation}): ${key} ${c} is not among the columns selected from ${r.from_table} (${[...cols].join(', ')})`
+        )
     }
-    if ((r.when_column === undefined) !== (r.when_value === undefined)) return refuse(`relationships[${i}] (${r.relation}): when_column and when_value go together`)
+    if ((r.when_column === undefined) !== (r.when_value === undefined))
+      return refuse(`relationships[${i}] (${r.relation}): when_column and when_value go together`)
     if (isSymbolRelationship(r) && r.path_prefix !== undefined) {
       const p = checkSourcePath('path_prefix', r.path_prefix)
       if (E.isLeft(p)) return refuse(`relationships[${i}] (${r.relation}): ${p.left.message}`)
@@ -152,7 +201,15 @@ export const DEFAULT_IGNORED: readonly Scalar[] = [null, '', 0, '0']
 
 /** True when `value` is one of `ignored`; numbers match their exact string form (BIGINT, DECIMAL). */
 export const isIgnored = (value: unknown, ignored: readonly Scalar[]): boolean =>
-  ignored.some((i) => (i === null ? value === null : value !== null && typeof value !== 'object' && (i === value || (typeof i === 'number' && String(i) === String(value)) || (typeof value === 'number' && String(value) === i))))
+  ignored.some((i) =>
+    i === null
+      ? value === null
+      : value !== null &&
+        typeof value !== 'object' &&
+        (i === value ||
+          (typeof i === 'number' && String(i) === String(value)) ||
+          (typeof value === 'number' && String(value) === i))
+  )
 
 /** RFC 6901 JSON pointer from path segments. */
 export const pointer = (...segments: Array<string | number>): string =>
@@ -165,7 +222,8 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
   for (const raw of ptr.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     if (Array.isArray(cur)) cur = cur[Number(key)]
-    else if (cur !== null && typeof cur === 'object') cur = Object.hasOwn(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
+    else if (cur !== null && typeof cur === 'object')
+      cur = Object.hasOwn(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
     else return undefined
   }
   return cur

@@ -12,17 +12,33 @@ import { stallBlock } from './stall.js'
 
 /** The recorded answer to a request digest, when the investigation answers repeats from the case. */
 export const recordedAnswer = (s: CaseState, requestDigest: string | null): AnsweredRequest | null =>
-  s.settings?.answer_repeats_from_case === true && requestDigest !== null ? s.research.byRequest.get(requestDigest) ?? null : null
+  s.settings?.answer_repeats_from_case === true && requestDigest !== null
+    ? (s.research.byRequest.get(requestDigest) ?? null)
+    : null
 
 /**
  * The events of a plan answered from the case (after its PlanConfirmed, in the same command),
  * or null when the case holds no capture of the request.
  */
-export const answerFromCase = (s: CaseState, planId: string, requestDigest: string | null, now: Date): EventDraft[] | null => {
+export const answerFromCase = (
+  s: CaseState,
+  planId: string,
+  requestDigest: string | null,
+  now: Date
+): EventDraft[] | null => {
   const recorded = recordedAnswer(s, requestDigest)
   if (recorded === null || requestDigest === null) return null
   return [
-    { type: 'QueryAnsweredFromCase', actor: 'system', data: { plan_id: planId, request_digest: requestDigest, evidence_id: recorded.evidence_id, capture: recorded.capture } },
+    {
+      type: 'QueryAnsweredFromCase',
+      actor: 'system',
+      data: {
+        plan_id: planId,
+        request_digest: requestDigest,
+        evidence_id: recorded.evidence_id,
+        capture: recorded.capture
+      }
+    },
     ...stallBlock(s, now)
   ]
 }

@@ -15,8 +15,14 @@ export type IdentifierFailure = Failure<'IDENTIFIER_INVALID'>
 export const checkIdentifier = (role: string, name: unknown): E.Either<IdentifierFailure, string> =>
   typeof name === 'string' && IDENTIFIER_PATTERN.test(name)
     ? E.right(name)
-    : E.left(failure('IDENTIFIER_INVALID', `${role} name must be 1-64 ASCII letters, digits or underscores, not starting with a digit`, {
-      role,
-      // Echo a bounded, JSON-safe rendering only: the value may be hostile.
-      value: typeof name === 'string' ? name.slice(0, 80) : typeof name
-    }))
+    : E.left(
+        failure(
+          'IDENTIFIER_INVALID',
+          `${role} name must be 1-64 ASCII letters, digits or underscores, not starting with a digit`,
+          {
+            role,
+            // Echo a bounded, JSON-safe rendering only: the value may be hostile.
+            value: typeof name === 'string' ? name.slice(0, 80) : typeof name
+          }
+        )
+      )

@@ -27,7 +27,9 @@ export interface Note {
 }
 
 export const decideNote = ({ author, text, format = 'plain' }: Note): InputsDecision =>
-  text.trim() === '' ? E.left(failure('INVALID_ARGUMENT', 'a note has text')) : E.right([{ type: 'NoteRecorded', actor: author, data: { text, format } }])
+  text.trim() === ''
+    ? E.left(failure('INVALID_ARGUMENT', 'a note has text'))
+    : E.right([{ type: 'NoteRecorded', actor: author, data: { text, format } }])
 
 export interface Attachment {
   readonly author: Author
@@ -36,7 +38,9 @@ export interface Attachment {
 }
 
 export const decideAttachment = ({ author, name, object }: Attachment): InputsDecision =>
-  name.trim() === '' || name.length > 255 ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters')) : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
+  name.trim() === '' || name.length > 255
+    ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters'))
+    : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
 
 /** The inputs index of a revision (version 1): the report, the entities, the attachments. */
 export interface InputsIndex {
@@ -47,7 +51,9 @@ export interface InputsIndex {
 
 export const inputsDigest = (index: InputsIndex): E.Either<Failure, string> => {
   const text = canonicalJson({ report: index.report, entities: index.entities, attachments: index.attachments })
-  return E.isLeft(text) ? E.left(failure('INPUT_INVALID', 'the inputs cannot be encoded as canonical JSON (lone surrogates?)')) : E.right(sha256Digest(text.right))
+  return E.isLeft(text)
+    ? E.left(failure('INPUT_INVALID', 'the inputs cannot be encoded as canonical JSON (lone surrogates?)'))
+    : E.right(sha256Digest(text.right))
 }
 
 export type InputsOutcome =
@@ -56,7 +62,10 @@ export type InputsOutcome =
   | { readonly status: 'existing'; readonly revision: number; readonly completed: boolean }
 
 /** Records new inputs as the next revision, or finds the revision that already holds them. */
-export const decideInputs = (s: CaseState, { author, index }: { readonly author: Author; readonly index: InputsIndex }): E.Either<Failure, InputsOutcome> => {
+export const decideInputs = (
+  s: CaseState,
+  { author, index }: { readonly author: Author; readonly index: InputsIndex }
+): E.Either<Failure, InputsOutcome> => {
   const digest = inputsDigest(index)
   if (E.isLeft(digest)) return digest
   const same = s.revisions.find((r) => r.inputs_digest === digest.right)
@@ -66,7 +75,20 @@ export const decideInputs = (s: CaseState, { author, index }: { readonly author:
   return E.right({
     status: 'new',
     revision,
-    events: [{ type: 'InputsRecorded', actor: author, data: { revision, inputs_version: 1, inputs_digest: digest.right, report: index.report, entities: index.entities, attachments: index.attachments } }]
+    events: [
+      {
+        type: 'InputsRecorded',
+        actor: author,
+        data: {
+          revision,
+          inputs_version: 1,
+          inputs_digest: digest.right,
+          report: index.report,
+          entities: index.entities,
+          attachments: index.attachments
+        }
+      }
+    ]
   })
 }
 
@@ -94,18 +116,60 @@ export interface Completion {
 export const decideCompleteRevision = (s: CaseState, c: Completion): InputsDecision => {
   const { revision, captures } = c
   const r = s.revisions.find((x) => x.revision === revision)
-  if (r === undefined || r !== s.revisions[s.revisions.length - 1]) return E.left(failure('REVISION_NOT_OPEN', `revision ${revision} is not the latest revision`, { revision }))
-  if (r.completed) return E.left(failure('REVISION_COMPLETED', `revision ${revision} is completed; a completed revision is never rewritten`, { revision }))
+  if (r === undefined || r !== s.revisions[s.revisions.length - 1])
+    return E.left(failure('REVISION_NOT_OPEN', `revision ${revision} is not the latest revision`, { revision }))
+  if (r.completed)
+    return E.left(
+      failure('REVISION_COMPLETED', `revision ${revision} is completed; a completed revision is never rewritten`, {
+        revision
+      })
+    )
   // Number evidence as the events will, on a scratch copy of the research state.
-  const scratch: ResearchState = { ...initResearch(), evidence: new Map(s.research.evidence), byDigest: new Map(s.research.byDigest) }
+  const scratch: ResearchState = {
+    ...initResearch(),
+    evidence: new Map(s.research.evidence),
+    byDigest: new Map(s.research.byDigest)
+  }
   const drafts: EventDraft[] = captures.map((c) => {
     const e = evidenceFor(scratch, c.capture.digest)
     if (!e.repeat) {
-      scratch.evidence.set(e.id, { id: e.id, digest: c.capture.digest, kind: c.kind, first_seq: 0, repeats: 0, origin: 'enrichment', last_result_seq: null, last_plan: null })
+      scratch.evidence.set(e.id, {
+        id: e.id,
+        digest: c.capture.digest,
+        kind: c.kind,
+        first_seq: 0,
+        repeats: 0,
+        origin: 'enrichment',
+        last_result_seq: null,
+        last_plan: null
+      })
       scratch.byDigest.set(c.capture.digest, e.id)
     }
-    return { type: 'EnrichmentCaptured', actor: 'system', data: { revision, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: e.id, repeat: e.repeat } }
+    return {
+      type: 'EnrichmentCaptured',
+      actor: 'system',
+      data: {
+        revision,
+        capture: c.capture,
+        kind: c.kind,
+        request_digest: c.requestDigest,
+        evidence_id: e.id,
+        repeat: e.repeat
+      }
+    }
   })
-  drafts.push({ type: 'RevisionCompleted', actor: 'system', data: { revision, facts: c.facts, fact_count: c.factCount, queries: captures.length, complete: c.complete, binding: c.binding, enrichment: c.enrichment } })
+  drafts.push({
+    type: 'RevisionCompleted',
+    actor: 'system',
+    data: {
+      revision,
+      facts: c.facts,
+      fact_count: c.factCount,
+      queries: captures.length,
+      complete: c.complete,
+      binding: c.binding,
+      enrichment: c.enrichment
+    }
+  })
   return E.right(drafts)
 }

@@ -6,36 +6,39 @@
 import * as t from 'io-ts'
 import { intBetween } from '../events/codecs.js'
 
-export const ProjectLimits = t.type({
-  /** Wall-clock budget of one query, server- and client-side (ms). */
-  time_ms: intBetween('TimeMs', 1, 600_000),
-  /** Lines one source.read returns. */
-  max_lines: intBetween('MaxLines', 1, 100_000),
-  /**
-   * Files one source query returns: paths source.files lists, files with hits a search reports
-   * (one more stops the search, marked `limits_reached: files`, partial). What a search reads is
-   * bounded by max_search_bytes, not by this.
-   */
-  max_files: intBetween('MaxFiles', 1, 1_000_000),
-  /** Size of one file that is still searched or read (bytes). */
-  max_file_bytes: intBetween('MaxFileBytes', 1, 1 << 30),
-  /** Bytes one source search may scan. */
-  max_search_bytes: intBetween('MaxSearchBytes', 1, 64 * 2 ** 30),
-  /** Size of one query's result (canonical JSON bytes). */
-  max_result_bytes: intBetween('MaxResultBytes', 256, 64 << 20),
-  /** Matches one search reports. */
-  max_matches: intBetween('MaxMatches', 1, 100_000),
-  /** Characters of one returned line before it is cut (marked text_truncated). */
-  max_line_chars: intBetween('MaxLineChars', 16, 100_000),
-  /** Rows one database.rows page returns. */
-  max_rows: intBetween('MaxRows', 1, 100_000),
-  /** Values one `in` filter may list. */
-  max_in_values: intBetween('MaxInValues', 1, 10_000),
-  /** Filters one database query may combine. */
-  max_filters: intBetween('MaxFilters', 1, 1000),
-  /** Columns one database.rows may select. */
-  max_columns: intBetween('MaxColumns', 1, 4096)
-}, 'ProjectLimits')
+export const ProjectLimits = t.type(
+  {
+    /** Wall-clock budget of one query, server- and client-side (ms). */
+    time_ms: intBetween('TimeMs', 1, 600_000),
+    /** Lines one source.read returns. */
+    max_lines: intBetween('MaxLines', 1, 100_000),
+    /**
+     * Files one source query returns: paths source.files lists, files with hits a search reports
+     * (one more stops the search, marked `limits_reached: files`, partial). What a search reads is
+     * bounded by max_search_bytes, not by this.
+     */
+    max_files: intBetween('MaxFiles', 1, 1_000_000),
+    /** Size of one file that is still searched or read (bytes). */
+    max_file_bytes: intBetween('MaxFileBytes', 1, 1 << 30),
+    /** Bytes one source search may scan. */
+    max_search_bytes: intBetween('MaxSearchBytes', 1, 64 * 2 ** 30),
+    /** Size of one query's result (canonical JSON bytes). */
+    max_result_bytes: intBetween('MaxResultBytes', 256, 64 << 20),
+    /** Matches one search reports. */
+    max_matches: intBetween('MaxMatches', 1, 100_000),
+    /** Characters of one returned line before it is cut (marked text_truncated). */
+    max_line_chars: intBetween('MaxLineChars', 16, 100_000),
+    /** Rows one database.rows page returns. */
+    max_rows: intBetween('MaxRows', 1, 100_000),
+    /** Values one `in` filter may list. */
+    max_in_values: intBetween('MaxInValues', 1, 10_000),
+    /** Filters one database query may combine. */
+    max_filters: intBetween('MaxFilters', 1, 1000),
+    /** Columns one database.rows may select. */
+    max_columns: intBetween('MaxColumns', 1, 4096)
+  },
+  'ProjectLimits'
+)
 export type ProjectLimits = t.TypeOf<typeof ProjectLimits>
 
 export const DEFAULT_LIMITS: ProjectLimits = {

@@ -22,4 +22,7 @@ export const partialMarkers = (result: Readonly<Record<string, unknown>>): strin
  * A database.rows request that continues `request` at `offset` (same table, columns, filters,
  * order, limit): the page that covers a `has_more` answer.
  */
-export const continuationOf = (request: Readonly<Record<string, unknown>>, offset: number): Record<string, unknown> => ({ ...request, offset })
+export const continuationOf = (
+  request: Readonly<Record<string, unknown>>,
+  offset: number
+): Record<string, unknown> => ({ ...request, offset })

@@ -13,7 +13,10 @@ const boundedString = (name: string, min: number, max: number): t.Type<string, s
   const codec = new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
-    (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c, `expected a string of ${min}-${max} characters`)),
+    (u, c) =>
+      typeof u === 'string' && u.length >= min && u.length <= max
+        ? t.success(u)
+        : t.failure(u, c, `expected a string of ${min}-${max} characters`),
     t.identity
   )
   // The JSON Schema of the contract (MCP tools offer it) is generated from the codecs.
@@ -28,13 +31,31 @@ const Name = boundedString('Name', 1, 128)
 
 // --- source kinds ------------------------------------------------------------------------------
 
-export const SourceFiles = t.intersection([t.type({ kind: t.literal('source.files'), text: Text }), t.partial({ path_prefix: PathText })], 'SourceFiles')
-export const SourceSearch = t.intersection([t.type({ kind: t.literal('source.search'), text: Text }), t.partial({ path_prefix: PathText })], 'SourceSearch')
-export const SourceSymbol = t.intersection([t.type({ kind: t.literal('source.symbol'), symbol: Text }), t.partial({ path_prefix: PathText })], 'SourceSymbol')
-export const SourceRegistration = t.intersection([t.type({ kind: t.literal('source.registration'), symbol: Text }), t.partial({ path_prefix: PathText })], 'SourceRegistration')
+export const SourceFiles = t.intersection(
+  [t.type({ kind: t.literal('source.files'), text: Text }), t.partial({ path_prefix: PathText })],
+  'SourceFiles'
+)
+export const SourceSearch = t.intersection(
+  [t.type({ kind: t.literal('source.search'), text: Text }), t.partial({ path_prefix: PathText })],
+  'SourceSearch'
+)
+export const SourceSymbol = t.intersection(
+  [t.type({ kind: t.literal('source.symbol'), symbol: Text }), t.partial({ path_prefix: PathText })],
+  'SourceSymbol'
+)
+export const SourceRegistration = t.intersection(
+  [t.type({ kind: t.literal('source.registration'), symbol: Text }), t.partial({ path_prefix: PathText })],
+  'SourceRegistration'
+)
 export const SourceSchema = t.type({ kind: t.literal('source.schema'), text: Text }, 'SourceSchema')
-export const SourceRead = t.type({ kind: t.literal('source.read'), path: PathText, start_line: LineNumber, end_line: LineNumber }, 'SourceRead')
-export const SourceContext = t.intersection([t.type({ kind: t.literal('source.context'), text: Text }), t.partial({ path_prefix: PathText })], 'SourceContext')
+export const SourceRead = t.type(
+  { kind: t.literal('source.read'), path: PathText, start_line: LineNumber, end_line: LineNumber },
+  'SourceRead'
+)
+export const SourceContext = t.intersection(
+  [t.type({ kind: t.literal('source.context'), text: Text }), t.partial({ path_prefix: PathText })],
+  'SourceContext'
+)
 
 // --- database kinds ----------------------------------------------------------------------------
 
@@ -42,33 +63,51 @@ export const SourceContext = t.intersection([t.type({ kind: t.literal('source.co
 export const Scalar = t.union([boundedString('StringValue', 0, 1000), t.number, t.boolean, t.null], 'Scalar')
 export type Scalar = t.TypeOf<typeof Scalar>
 
-export const Operator = t.keyof({ eq: null, ne: null, lt: null, le: null, gt: null, ge: null, contains: null, in: null }, 'Operator')
+export const Operator = t.keyof(
+  { eq: null, ne: null, lt: null, le: null, gt: null, ge: null, contains: null, in: null },
+  'Operator'
+)
 export type Operator = t.TypeOf<typeof Operator>
 
-export const Filter = t.type({
-  column: Name,
-  operator: Operator,
-  value: t.union([Scalar, t.array(t.union([boundedString('StringValue', 0, 1000), t.number]))])
-}, 'Filter')
+export const Filter = t.type(
+  {
+    column: Name,
+    operator: Operator,
+    value: t.union([Scalar, t.array(t.union([boundedString('StringValue', 0, 1000), t.number]))])
+  },
+  'Filter'
+)
 export type Filter = t.TypeOf<typeof Filter>
 
 export const OrderBy = t.type({ column: Name, direction: t.keyof({ asc: null, desc: null }) }, 'OrderBy')
 export type OrderBy = t.TypeOf<typeof OrderBy>
 
-export const DatabaseTables = t.intersection([t.type({ kind: t.literal('database.tables') }), t.partial({ text: Text, database: Name })], 'DatabaseTables')
-export const DatabaseSchema = t.intersection([t.type({ kind: t.literal('database.schema'), table: Name }), t.partial({ database: Name })], 'DatabaseSchema')
-export const DatabaseRows = t.intersection([
-  t.type({
-    kind: t.literal('database.rows'),
-    table: Name,
-    columns: t.array(Name),
-    filters: t.array(Filter),
-    offset: intAtLeast('Offset', 0),
-    limit: intAtLeast('Limit', 1)
-  }),
-  t.partial({ order_by: t.array(OrderBy), database: Name })
-], 'DatabaseRows')
-export const DatabaseCount = t.intersection([t.type({ kind: t.literal('database.count'), table: Name, filters: t.array(Filter) }), t.partial({ database: Name })], 'DatabaseCount')
+export const DatabaseTables = t.intersection(
+  [t.type({ kind: t.literal('database.tables') }), t.partial({ text: Text, database: Name })],
+  'DatabaseTables'
+)
+export const DatabaseSchema = t.intersection(
+  [t.type({ kind: t.literal('database.schema'), table: Name }), t.partial({ database: Name })],
+  'DatabaseSchema'
+)
+export const DatabaseRows = t.intersection(
+  [
+    t.type({
+      kind: t.literal('database.rows'),
+      table: Name,
+      columns: t.array(Name),
+      filters: t.array(Filter),
+      offset: intAtLeast('Offset', 0),
+      limit: intAtLeast('Limit', 1)
+    }),
+    t.partial({ order_by: t.array(OrderBy), database: Name })
+  ],
+  'DatabaseRows'
+)
+export const DatabaseCount = t.intersection(
+  [t.type({ kind: t.literal('database.count'), table: Name, filters: t.array(Filter) }), t.partial({ database: Name })],
+  'DatabaseCount'
+)
 
 export type SourceFiles = t.TypeOf<typeof SourceFiles>
 export type SourceSearch = t.TypeOf<typeof SourceSearch>
@@ -82,7 +121,14 @@ export type DatabaseSchema = t.TypeOf<typeof DatabaseSchema>
 export type DatabaseRows = t.TypeOf<typeof DatabaseRows>
 export type DatabaseCount = t.TypeOf<typeof DatabaseCount>
 
-export type SourceQuery = SourceFiles | SourceSearch | SourceSymbol | SourceRegistration | SourceSchema | SourceRead | SourceContext
+export type SourceQuery =
+  | SourceFiles
+  | SourceSearch
+  | SourceSymbol
+  | SourceRegistration
+  | SourceSchema
+  | SourceRead
+  | SourceContext
 export type DatabaseQuery = DatabaseTables | DatabaseSchema | DatabaseRows | DatabaseCount
 export type ProjectQuery = SourceQuery | DatabaseQuery
 
@@ -118,7 +164,8 @@ const ORDER_KEYS = new Set(['column', 'direction'])
 
 export type QueryFailure = Failure<'QUERY_INVALID' | 'QUERY_UNKNOWN_KIND'>
 
-const invalid = (message: string, data: Record<string, unknown> = {}): E.Either<QueryFailure, never> => E.left(failure('QUERY_INVALID', message, data))
+const invalid = (message: string, data: Record<string, unknown> = {}): E.Either<QueryFailure, never> =>
+  E.left(failure('QUERY_INVALID', message, data))
 
 /**
  * Decodes project.query arguments. Unknown kinds, unknown members (at the top level, in filters
@@ -128,20 +175,40 @@ export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> =>
   if (typeof u !== 'object' || u === null || Array.isArray(u)) return invalid('a query is a JSON object')
   const kind = (u as { kind?: unknown }).kind
   if (typeof kind !== 'string' || !(kind in CODECS)) {
-    return E.left(failure('QUERY_UNKNOWN_KIND', `unknown query kind; expected one of ${QUERY_KINDS.join(', ')}`, { kind: typeof kind === 'string' ? kind.slice(0, 40) : typeof kind }))
+    return E.left(
+      failure('QUERY_UNKNOWN_KIND', `unknown query kind; expected one of ${QUERY_KINDS.join(', ')}`, {
+        kind: typeof kind === 'string' ? kind.slice(0, 40) : typeof kind
+      })
+    )
   }
   const codec = CODECS[kind as ProjectQuery['kind']]
   const allowed = allowedKeys(codec)
   const extra = Object.keys(u).filter((k) => !allowed.has(k))
-  if (extra.length > 0) return invalid(`${kind} does not take: ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`, { members: extra.slice(0, 5).map((k) => k.slice(0, 40)) })
+  if (extra.length > 0)
+    return invalid(
+      `${kind} does not take: ${extra
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 40)))
+        .join(', ')}`,
+      { members: extra.slice(0, 5).map((k) => k.slice(0, 40)) }
+    )
   const record = u as Record<string, unknown>
-  for (const [list, keys] of [['filters', FILTER_KEYS], ['order_by', ORDER_KEYS]] as const) {
+  for (const [list, keys] of [
+    ['filters', FILTER_KEYS],
+    ['order_by', ORDER_KEYS]
+  ] as const) {
     const items = record[list]
     if (Array.isArray(items)) {
       for (const item of items) {
         if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
           const bad = Object.keys(item).filter((k) => !keys.has(k))
-          if (bad.length > 0) return invalid(`${list} entries do not take: ${bad.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`)
+          if (bad.length > 0)
+            return invalid(
+              `${list} entries do not take: ${bad
+                .slice(0, 5)
+                .map((k) => JSON.stringify(k.slice(0, 40)))
+                .join(', ')}`
+            )
         }
       }
     }
@@ -149,7 +216,8 @@ export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> =>
   const decoded = codec.decode(u)
   if (E.isLeft(decoded)) return invalid(`${kind}: ${describeErrors(decoded.left)}`)
   // Text that is not valid Unicode can be neither compared, canonicalised nor recorded.
-  if (holdsLoneSurrogate(decoded.right)) return invalid(`${kind}: a value holds lone UTF-16 surrogates (not valid Unicode text)`)
+  if (holdsLoneSurrogate(decoded.right))
+    return invalid(`${kind}: a value holds lone UTF-16 surrogates (not valid Unicode text)`)
   return E.right(decoded.right as ProjectQuery)
 }
 
@@ -159,7 +227,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const holdsLoneSurrogate = (u: unknown): boolean => {
   if (typeof u === 'string') return LONE_SURROGATE.test(u)
   if (Array.isArray(u)) return u.some(holdsLoneSurrogate)
-  if (typeof u === 'object' && u !== null) return Object.entries(u).some(([k, v]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(v))
+  if (typeof u === 'object' && u !== null)
+    return Object.entries(u).some(([k, v]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(v))
   return false
 }
 

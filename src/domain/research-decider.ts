@@ -20,10 +20,26 @@ import type { Decision } from './decision.js'
 type ResearchDecision = Decision
 
 /** A checkpoint draft continuing the state's generation. */
-export const checkpointDraft = (s: CaseState, state: LifecycleState, extra: { reason?: string | null; resume?: LifecycleState | null; retryNotBefore?: string | null; manualRetry?: boolean } = {}): EventDraft => ({
+export const checkpointDraft = (
+  s: CaseState,
+  state: LifecycleState,
+  extra: {
+    reason?: string | null
+    resume?: LifecycleState | null
+    retryNotBefore?: string | null
+    manualRetry?: boolean
+  } = {}
+): EventDraft => ({
   type: 'CheckpointRecorded',
   actor: 'system',
-  data: { generation: s.checkpoint + 1, state, reason: extra.reason ?? null, resume_state: extra.resume ?? null, retry_not_before: extra.retryNotBefore ?? null, manual_retry: extra.manualRetry ?? false }
+  data: {
+    generation: s.checkpoint + 1,
+    state,
+    reason: extra.reason ?? null,
+    resume_state: extra.resume ?? null,
+    retry_not_before: extra.retryNotBefore ?? null,
+    manual_retry: extra.manualRetry ?? false
+  }
 })
 
 /** Backoff after the n-th outage in a row: 30 s, doubling, at most 30 minutes. */
@@ -44,14 +60,48 @@ export interface Reserve {
  * left: every query costs the same, so a budget that cannot pay for this one pays for none.
  */
 export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
-  if (!Number.isSafeInteger(c.amount) || c.amount <= 0) return E.left(failure('BUDGET_INVALID', 'a reservation is a positive whole amount', { amount: c.amount }))
-  if (s.research.open.has(c.reservationId) || s.research.closed.has(c.reservationId)) return E.left(failure('RESERVATION_EXISTS', `reservation ${c.reservationId} exists`, { reservation_id: c.reservationId }))
-  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.left(failure('CASE_CLOSED', `the investigation is ${s.state}: no further research is recorded in this case`, { state: s.state }))
+  if (!Number.isSafeInteger(c.amount) || c.amount <= 0)
+    return E.left(failure('BUDGET_INVALID', 'a reservation is a positive whole amount', { amount: c.amount }))
+  if (s.research.open.has(c.reservationId) || s.research.closed.has(c.reservationId))
+    return E.left(
+      failure('RESERVATION_EXISTS', `reservation ${c.reservationId} exists`, { reservation_id: c.reservationId })
+    )
+  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED')
+    return E.left(
+      failure('CASE_CLOSED', `the investigation is ${s.state}: no further research is recorded in this case`, {
+        state: s.state
+      })
+    )
   if (s.settings !== null && c.amount > remainingBudget(s)) {
-    const data = { amount: c.amount, remaining: remainingBudget(s), held: heldBudget(s.research), consumed: s.research.consumed, total: budgetTotal(s) }
-    return E.left(failure('BUDGET_EXHAUSTED', `the budget is spent: a query costs ${c.amount}, ${data.remaining} of ${data.total} is left (${data.consumed} consumed, ${data.held} held)`, data))
+    const data = {
+      amount: c.amount,
+      remaining: remainingBudget(s),
+      held: heldBudget(s.research),
+      consumed: s.research.consumed,
+      total: budgetTotal(s)
+    }
+    return E.left(
+      failure(
+        'BUDGET_EXHAUSTED',
+        `the budget is spent: a query costs ${c.amount}, ${data.remaining} of ${data.total} is left (${data.consumed} consumed, ${data.held} held)`,
+        data
+      )
+    )
   }
-  return E.right([{ type: 'BudgetReserved', actor: 'controller', data: { reservation_id: c.reservationId, action: 'project.query', amount: c.amount, plan_id: null, request_digest: c.requestDigest, requester: c.requester ?? null } }])
+  return E.right([
+    {
+      type: 'BudgetReserved',
+      actor: 'controller',
+      data: {
+        reservation_id: c.reservationId,
+        action: 'project.query',
+        amount: c.amount,
+        plan_id: null,
+        request_digest: c.requestDigest,
+        requester: c.requester ?? null
+      }
+    }
+  ])
 }
 
 export interface RecordCapture {
@@ -72,21 +122,35 @@ export const evidenceFor = (s: ResearchState, captureDigest: string): { id: stri
   return earlier === undefined ? { id: nextEvidenceId(s), repeat: false } : { id: earlier, repeat: true }
 }
 
-const notOpen = (id: string): ResearchDecision => E.left(failure('RESERVATION_NOT_OPEN', `reservation ${id} is not open`, { reservation_id: id }))
+const notOpen = (id: string): ResearchDecision =>
+  E.left(failure('RESERVATION_NOT_OPEN', `reservation ${id} is not open`, { reservation_id: id }))
 
 /**
  * When the reservation is the pending plan's and the case waits for research, it continues; a
  * retry the operator asked for (before the retry time, say) is recorded as a manual retry.
  */
 const resumed = (s: CaseState, reservationId: string, manualRetry = false): EventDraft[] =>
-  s.pendingPlan?.reservation === reservationId && s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE' ? [checkpointDraft(s, 'INVESTIGATING', { manualRetry })] : []
+  s.pendingPlan?.reservation === reservationId && s.state === 'BLOCKED' && s.reason === 'RESEARCH_UNAVAILABLE'
+    ? [checkpointDraft(s, 'INVESTIGATING', { manualRetry })]
+    : []
 
 export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
   if (r === undefined) return notOpen(c.reservationId)
   const evidence = evidenceFor(s.research, c.capture.digest)
   return E.right([
-    { type: 'CaptureRecorded', actor: 'system', data: { reservation_id: c.reservationId, capture: c.capture, kind: c.kind, request_digest: c.requestDigest, evidence_id: evidence.id, repeat: evidence.repeat } },
+    {
+      type: 'CaptureRecorded',
+      actor: 'system',
+      data: {
+        reservation_id: c.reservationId,
+        capture: c.capture,
+        kind: c.kind,
+        request_digest: c.requestDigest,
+        evidence_id: evidence.id,
+        repeat: evidence.repeat
+      }
+    },
     { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount } },
     ...resumed(s, c.reservationId, c.manualRetry)
   ])
@@ -104,18 +168,44 @@ export interface RecordFailure {
 export const decideRecordFailure = (s: CaseState, c: RecordFailure, now: Date): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
   if (r === undefined) return notOpen(c.reservationId)
-  const failed: EventDraft = { type: 'ResearchFailed', actor: 'system', data: { reservation_id: c.reservationId, code: c.failure.code, message: c.failure.message.slice(0, 500), unavailable: c.unavailable } }
+  const failed: EventDraft = {
+    type: 'ResearchFailed',
+    actor: 'system',
+    data: {
+      reservation_id: c.reservationId,
+      code: c.failure.code,
+      message: c.failure.message.slice(0, 500),
+      unavailable: c.unavailable
+    }
+  }
   const mine = s.pendingPlan?.reservation === c.reservationId
   if (!c.unavailable) {
     const resume = resumed(s, c.reservationId, c.manualRetry)
     // a refused plan is a stalled query: at the limit the case blocks (stall.ts)
     const block = mine ? stallBlock(s, now, resume.length) : []
-    return E.right([failed, { type: 'BudgetReleased', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' } }, ...resume, ...block])
+    return E.right([
+      failed,
+      {
+        type: 'BudgetReleased',
+        actor: 'system',
+        data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' }
+      },
+      ...resume,
+      ...block
+    ])
   }
   if (!mine) return E.right([failed])
   // The plan's outage blocks the case (or renews the block) with a growing retry time.
   const retry = new Date(now.getTime() + outageBackoffMs(s.research.outageStreak + 1)).toISOString()
-  return E.right([failed, checkpointDraft(s, 'BLOCKED', { reason: 'RESEARCH_UNAVAILABLE', resume: 'INVESTIGATING', retryNotBefore: retry, manualRetry: c.manualRetry === true && s.state === 'BLOCKED' })])
+  return E.right([
+    failed,
+    checkpointDraft(s, 'BLOCKED', {
+      reason: 'RESEARCH_UNAVAILABLE',
+      resume: 'INVESTIGATING',
+      retryNotBefore: retry,
+      manualRetry: c.manualRetry === true && s.state === 'BLOCKED'
+    })
+  ])
 }
 
 export interface CancelPlan {
@@ -139,10 +229,22 @@ export const decideCancelPlan = (s: CaseState, c: CancelPlan): ResearchDecision 
 }
 
 /** An operator adds budget to a running investigation (not to a concluded or exhausted one). */
-export const decideTopUp = (s: CaseState, { amount, reason }: { readonly amount: number; readonly reason: string }): ResearchDecision => {
-  if (!Number.isSafeInteger(amount) || amount <= 0) return E.left(failure('BUDGET_INVALID', 'a top-up is a positive whole amount', { amount }))
+export const decideTopUp = (
+  s: CaseState,
+  { amount, reason }: { readonly amount: number; readonly reason: string }
+): ResearchDecision => {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    return E.left(failure('BUDGET_INVALID', 'a top-up is a positive whole amount', { amount }))
   if (reason.trim() === '') return E.left(failure('REASON_REQUIRED', 'say why the budget is topped up'))
-  if (s.settings === null) return E.left(failure('INVESTIGATION_NOT_STARTED', 'the investigation has not started; its budget is set when it starts'))
-  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return E.left(failure('CASE_CLOSED', `the investigation is ${s.state}; a terminal budget state is not reset`, { state: s.state }))
+  if (s.settings === null)
+    return E.left(
+      failure('INVESTIGATION_NOT_STARTED', 'the investigation has not started; its budget is set when it starts')
+    )
+  if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED')
+    return E.left(
+      failure('CASE_CLOSED', `the investigation is ${s.state}; a terminal budget state is not reset`, {
+        state: s.state
+      })
+    )
   return E.right([{ type: 'BudgetToppedUp', actor: 'operator', data: { amount, reason } }])
 }

@@ -35,7 +35,8 @@ export const checkSourcePath = (role: 'path' | 'path_prefix', p: string): E.Eith
 }
 
 /** True when `path` lies under `prefix` (a prefix is matched as a literal string start). */
-export const underPrefix = (path: string, prefix: string | undefined): boolean => prefix === undefined || path.startsWith(prefix)
+export const underPrefix = (path: string, prefix: string | undefined): boolean =>
+  prefix === undefined || path.startsWith(prefix)
 
 /** The extension of a path, lower case with its dot ('' when there is none). */
 export const extensionOf = (path: string): string => {
@@ -46,6 +47,28 @@ export const extensionOf = (path: string): string => {
 
 /** Text extensions searched by default: C/C++, SQL, Python, JS/TS, C#, Java, Go, Rust, Lua. */
 export const DEFAULT_TEXT_EXTENSIONS: readonly string[] = [
-  '.c', '.cc', '.cpp', '.cxx', '.h', '.hh', '.hpp', '.hxx', '.inl', '.ipp', '.tpp',
-  '.sql', '.py', '.js', '.mjs', '.cjs', '.ts', '.tsx', '.jsx', '.cs', '.java', '.go', '.rs', '.lua'
+  '.c',
+  '.cc',
+  '.cpp',
+  '.cxx',
+  '.h',
+  '.hh',
+  '.hpp',
+  '.hxx',
+  '.inl',
+  '.ipp',
+  '.tpp',
+  '.sql',
+  '.py',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.ts',
+  '.tsx',
+  '.jsx',
+  '.cs',
+  '.java',
+  '.go',
+  '.rs',
+  '.lua'
 ]

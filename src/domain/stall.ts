@@ -11,7 +11,8 @@ import type { EventDraft } from '../events/chain.js'
 import type { CaseState } from './case-state.js'
 
 /** The stall limit of the investigation, or null when stalled queries do not count (version-1 starts). */
-export const stallLimit = (s: CaseState): number | null => (s.settings?.count_refusals === true ? s.settings.max_invalid_responses : null)
+export const stallLimit = (s: CaseState): number | null =>
+  s.settings?.count_refusals === true ? s.settings.max_invalid_responses : null
 
 /** True when one more stalled query reaches the limit (the state is the one before it). */
 export const nextStallBlocks = (s: CaseState): boolean => {
@@ -27,9 +28,18 @@ export const nextStallBlocks = (s: CaseState): boolean => {
 export const stallBlock = (s: CaseState, now: Date, checkpoints = 0): EventDraft[] => {
   if (!nextStallBlocks(s)) return []
   const retry = new Date(now.getTime() + (s.settings?.retry_delay_ms ?? 0)).toISOString()
-  return [{
-    type: 'CheckpointRecorded',
-    actor: 'system',
-    data: { generation: s.checkpoint + 1 + checkpoints, state: 'BLOCKED', reason: 'INVALID_LLM_RESPONSES', resume_state: 'INVESTIGATING', retry_not_before: retry, manual_retry: false }
-  }]
+  return [
+    {
+      type: 'CheckpointRecorded',
+      actor: 'system',
+      data: {
+        generation: s.checkpoint + 1 + checkpoints,
+        state: 'BLOCKED',
+        reason: 'INVALID_LLM_RESPONSES',
+        resume_state: 'INVESTIGATING',
+        retry_not_before: retry,
+        manual_retry: false
+      }
+    }
+  ]
 }

@@ -20,7 +20,10 @@ export const assignedNames = (line: string, term: string): string[] => {
   const t = escapeRegExp(term)
   const boundary = isIdentifier(term) || /^\d/.test(term) ? '(?![A-Za-z0-9_])' : ''
   const names = new Set<string>()
-  for (const re of [new RegExp(`\\b([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*${t}${boundary}`, 'g'), new RegExp(`#\\s*define\\s+([A-Za-z_][A-Za-z0-9_]*)\\s+${t}${boundary}`, 'g')]) {
+  for (const re of [
+    new RegExp(`\\b([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*${t}${boundary}`, 'g'),
+    new RegExp(`#\\s*define\\s+([A-Za-z_][A-Za-z0-9_]*)\\s+${t}${boundary}`, 'g')
+  ]) {
     for (const m of line.matchAll(re)) if (m[1] !== undefined && m[1] !== term) names.add(m[1])
   }
   return [...names]
@@ -32,7 +35,9 @@ export const assignedNames = (line: string, term: string): string[] => {
  */
 export const assignedValue = (line: string, name: string): string | null => {
   const n = escapeRegExp(name)
-  const m = new RegExp(`(?<![A-Za-z0-9_])${n}\\s*=(?!=)\\s*([^,;{}]+)`).exec(line) ?? new RegExp(`#\\s*define\\s+${n}\\s+(.+)$`).exec(line)
+  const m =
+    new RegExp(`(?<![A-Za-z0-9_])${n}\\s*=(?!=)\\s*([^,;{}]+)`).exec(line) ??
+    new RegExp(`#\\s*define\\s+${n}\\s+(.+)$`).exec(line)
   const value = m?.[1]?.replace(/\/\/.*$|\/\*.*$/, '').trim() ?? ''
   return value === '' ? null : value.slice(0, 80)
 }
@@ -42,7 +47,8 @@ export const registrationNames = (line: string, prefixes: readonly string[]): st
   const names = new Set<string>()
   for (const p of prefixes) {
     if (!isIdentifier(p)) continue
-    for (const m of line.matchAll(new RegExp(`\\b(${escapeRegExp(p)}[A-Za-z0-9_]*)\\s*\\(`, 'g'))) if (m[1] !== undefined) names.add(m[1])
+    for (const m of line.matchAll(new RegExp(`\\b(${escapeRegExp(p)}[A-Za-z0-9_]*)\\s*\\(`, 'g')))
+      if (m[1] !== undefined) names.add(m[1])
   }
   return [...names]
 }
@@ -55,4 +61,6 @@ export interface CutLine {
 
 /** Cuts an over-long line to `max` characters, keeping its original length. */
 export const cutLine = (text: string, max: number): CutLine =>
-  text.length > max ? { text: text.slice(0, max), cut: true, length: text.length } : { text, cut: false, length: text.length }
+  text.length > max
+    ? { text: text.slice(0, max), cut: true, length: text.length }
+    : { text, cut: false, length: text.length }

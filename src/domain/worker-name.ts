@@ -19,7 +19,13 @@ export const checkWorkerName = (name: string, slots = 1): E.Either<Failure, stri
   const max = slots > 1 ? 128 - SLOT_SUFFIX_MAX : 128
   return WORKER_NAME_PATTERN.test(name) && name.length <= max
     ? E.right(name)
-    : E.left(failure('INVALID_ARGUMENT', `a worker name is 1-${max} characters of letters, digits, . _ : @ - (starting with a letter or digit)`, { worker: name.slice(0, 140) }))
+    : E.left(
+        failure(
+          'INVALID_ARGUMENT',
+          `a worker name is 1-${max} characters of letters, digits, . _ : @ - (starting with a letter or digit)`,
+          { worker: name.slice(0, 140) }
+        )
+      )
 }
 
 /** The identity of slot `n` (1-based) of a worker running `slots` slots: the name itself for one slot. */

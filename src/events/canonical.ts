@@ -21,7 +21,9 @@ export const canonicalJson = (value: unknown): E.Either<CanonicalFailure, string
       ? E.left(failure('NOT_CANONICALIZABLE', 'value has no JSON representation'))
       : E.right(text)
   } catch (e) {
-    return E.left(failure('NOT_CANONICALIZABLE', `value cannot be canonicalised: ${e instanceof Error ? e.message : String(e)}`))
+    return E.left(
+      failure('NOT_CANONICALIZABLE', `value cannot be canonicalised: ${e instanceof Error ? e.message : String(e)}`)
+    )
   }
 }
 
@@ -30,7 +32,6 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 
 /** `sha256:<hex>` of the given bytes or UTF-8 text. */
 export const sha256Digest = (bytes: Uint8Array | string): string => `sha256:${hash('sha256', bytes, 'hex')}`
-
 
 const keysSorted = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null) return true

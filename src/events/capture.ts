@@ -10,50 +10,65 @@ import { Digest, NonNegativeInt, patternString } from './codecs.js'
 export const CAPTURE_FORMAT = 'vba-capture'
 export const CAPTURE_SCHEMA = 'project-query-v1'
 
-export const QueryKind = t.keyof({
-  'source.files': null,
-  'source.search': null,
-  'source.symbol': null,
-  'source.registration': null,
-  'source.schema': null,
-  'source.read': null,
-  'source.context': null,
-  'database.tables': null,
-  'database.schema': null,
-  'database.rows': null,
-  'database.count': null
-}, 'QueryKind')
+export const QueryKind = t.keyof(
+  {
+    'source.files': null,
+    'source.search': null,
+    'source.symbol': null,
+    'source.registration': null,
+    'source.schema': null,
+    'source.read': null,
+    'source.context': null,
+    'database.tables': null,
+    'database.schema': null,
+    'database.rows': null,
+    'database.count': null
+  },
+  'QueryKind'
+)
 export type QueryKind = t.TypeOf<typeof QueryKind>
 
 export const CommitId = patternString('CommitId', /^[0-9a-f]{40}$/)
 export const Sha256Hex = patternString('Sha256Hex', /^[0-9a-f]{64}$/)
 
 /** One file a source answer read, identified by its git blob and by SHA-256 of its bytes. */
-export const OriginFile = t.type({ path: t.string, blob: CommitId, sha256: Sha256Hex, size: NonNegativeInt }, 'OriginFile')
+export const OriginFile = t.type(
+  { path: t.string, blob: CommitId, sha256: Sha256Hex, size: NonNegativeInt },
+  'OriginFile'
+)
 
-export const GitOrigin = t.type({
-  type: t.literal('git'),
-  url: t.string,
-  commit: CommitId,
-  files: t.array(OriginFile)
-}, 'GitOrigin')
+export const GitOrigin = t.type(
+  {
+    type: t.literal('git'),
+    url: t.string,
+    commit: CommitId,
+    files: t.array(OriginFile)
+  },
+  'GitOrigin'
+)
 
-export const DatabaseOrigin = t.type({
-  type: t.literal('database'),
-  client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
-  database: t.string,
-  snapshot_id: t.string
-}, 'DatabaseOrigin')
+export const DatabaseOrigin = t.type(
+  {
+    type: t.literal('database'),
+    client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
+    database: t.string,
+    snapshot_id: t.string
+  },
+  'DatabaseOrigin'
+)
 
-export const Capture = t.type({
-  format: t.literal(CAPTURE_FORMAT),
-  format_version: t.literal(1),
-  schema: t.literal(CAPTURE_SCHEMA),
-  kind: QueryKind,
-  request: t.UnknownRecord,
-  origin: t.union([GitOrigin, DatabaseOrigin]),
-  settings: t.UnknownRecord,
-  settings_hash: Digest,
-  result: t.UnknownRecord
-}, 'Capture')
+export const Capture = t.type(
+  {
+    format: t.literal(CAPTURE_FORMAT),
+    format_version: t.literal(1),
+    schema: t.literal(CAPTURE_SCHEMA),
+    kind: QueryKind,
+    request: t.UnknownRecord,
+    origin: t.union([GitOrigin, DatabaseOrigin]),
+    settings: t.UnknownRecord,
+    settings_hash: Digest,
+    result: t.UnknownRecord
+  },
+  'Capture'
+)
 export type Capture = t.TypeOf<typeof Capture>

@@ -13,10 +13,7 @@ import { ModelProvenance } from './model-provenance.js'
 // ---------------------------------------------------------------------------------------------
 
 export const NoteRecordedV1 = t.type({ text: t.string }, 'NoteRecordedV1')
-export const NoteRecorded = t.type(
-  { text: t.string, format: t.keyof({ plain: null, markdown: null }) },
-  'NoteRecorded'
-)
+export const NoteRecorded = t.type({ text: t.string, format: t.keyof({ plain: null, markdown: null }) }, 'NoteRecorded')
 export type NoteRecorded = t.TypeOf<typeof NoteRecorded>
 
 export const NoteRecordedEvent = defineEvent('NoteRecorded', NoteRecorded, [
@@ -38,62 +35,77 @@ export const AttachmentAddedEvent = defineEvent('AttachmentAdded', AttachmentAdd
 // ---------------------------------------------------------------------------------------------
 
 /** Version 1: a reservation named its plan, but an operator's query left no trace of its request. */
-export const BudgetReservedV1 = t.type({
-  reservation_id: Identifier,
-  action: t.literal('project.query'),
-  amount: PositiveInt,
-  plan_id: t.union([Identifier, t.null])
-}, 'BudgetReservedV1')
+export const BudgetReservedV1 = t.type(
+  {
+    reservation_id: Identifier,
+    action: t.literal('project.query'),
+    amount: PositiveInt,
+    plan_id: t.union([Identifier, t.null])
+  },
+  'BudgetReservedV1'
+)
 
 /** Version 2: an operator's query names its request, but not who asked for it. */
-export const BudgetReservedV2 = t.type({
-  ...BudgetReservedV1.props,
-  request_digest: t.union([Digest, t.null])
-}, 'BudgetReservedV2')
+export const BudgetReservedV2 = t.type(
+  {
+    ...BudgetReservedV1.props,
+    request_digest: t.union([Digest, t.null])
+  },
+  'BudgetReservedV2'
+)
 
 /**
  * Who asked for an operator's query, in the words of the program that asked: an MCP client by the
  * name and version it gave when it connected (its own claim, recorded as such; at most 128
  * characters each, no control characters).
  */
-export const Requester = t.type({
-  protocol: t.literal('mcp'),
-  name: patternString('RequesterName', /^[^\u0000-\u001f\u007f]{1,128}$/),
-  version: patternString('RequesterVersion', /^[^\u0000-\u001f\u007f]{0,128}$/)
-}, 'Requester')
+export const Requester = t.type(
+  {
+    protocol: t.literal('mcp'),
+    name: patternString('RequesterName', /^[^\u0000-\u001f\u007f]{1,128}$/),
+    version: patternString('RequesterVersion', /^[^\u0000-\u001f\u007f]{0,128}$/)
+  },
+  'Requester'
+)
 export type Requester = t.TypeOf<typeof Requester>
 
-export const BudgetReserved = t.type({
-  reservation_id: Identifier,
-  action: t.literal('project.query'),
-  amount: PositiveInt,
-  /** The confirmed plan the reservation belongs to, when there is one. */
-  plan_id: t.union([Identifier, t.null]),
-  /**
-   * SHA-256 of the canonical request an operator's query (no plan) reserves for; the capture
-   * recorded against the reservation must answer exactly this request. Null for a plan, whose
-   * arguments are in its PlanConfirmed (and for version-1 events).
-   */
-  request_digest: t.union([Digest, t.null]),
-  /** The program that asked for an operator's query (an MCP client); null otherwise (and before version 3). */
-  requester: t.union([Requester, t.null])
-}, 'BudgetReserved')
+export const BudgetReserved = t.type(
+  {
+    reservation_id: Identifier,
+    action: t.literal('project.query'),
+    amount: PositiveInt,
+    /** The confirmed plan the reservation belongs to, when there is one. */
+    plan_id: t.union([Identifier, t.null]),
+    /**
+     * SHA-256 of the canonical request an operator's query (no plan) reserves for; the capture
+     * recorded against the reservation must answer exactly this request. Null for a plan, whose
+     * arguments are in its PlanConfirmed (and for version-1 events).
+     */
+    request_digest: t.union([Digest, t.null]),
+    /** The program that asked for an operator's query (an MCP client); null otherwise (and before version 3). */
+    requester: t.union([Requester, t.null])
+  },
+  'BudgetReserved'
+)
 export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
 export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved, [
   { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) },
   { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
 ])
 
-export const CaptureRecorded = t.type({
-  reservation_id: Identifier,
-  capture: ObjectRef,
-  kind: QueryKind,
-  /** SHA-256 of the canonical request. */
-  request_digest: Digest,
-  evidence_id: Identifier,
-  /** True when an identical capture was recorded before: the same evidence, not new evidence. */
-  repeat: t.boolean
-}, 'CaptureRecorded')
+export const CaptureRecorded = t.type(
+  {
+    reservation_id: Identifier,
+    capture: ObjectRef,
+    kind: QueryKind,
+    /** SHA-256 of the canonical request. */
+    request_digest: Digest,
+    evidence_id: Identifier,
+    /** True when an identical capture was recorded before: the same evidence, not new evidence. */
+    repeat: t.boolean
+  },
+  'CaptureRecorded'
+)
 export type CaptureRecorded = t.TypeOf<typeof CaptureRecorded>
 export const CaptureRecordedEvent = defineEvent('CaptureRecorded', CaptureRecorded)
 
@@ -101,7 +113,10 @@ export const BudgetConsumed = t.type({ reservation_id: Identifier, amount: Posit
 export type BudgetConsumed = t.TypeOf<typeof BudgetConsumed>
 export const BudgetConsumedEvent = defineEvent('BudgetConsumed', BudgetConsumed)
 
-export const BudgetReleased = t.type({ reservation_id: Identifier, amount: PositiveInt, reason: t.keyof({ refused: null, cancelled: null }) }, 'BudgetReleased')
+export const BudgetReleased = t.type(
+  { reservation_id: Identifier, amount: PositiveInt, reason: t.keyof({ refused: null, cancelled: null }) },
+  'BudgetReleased'
+)
 export type BudgetReleased = t.TypeOf<typeof BudgetReleased>
 export const BudgetReleasedEvent = defineEvent('BudgetReleased', BudgetReleased)
 
@@ -109,24 +124,30 @@ export const BudgetReleasedEvent = defineEvent('BudgetReleased', BudgetReleased)
  * An identical query asked again is answered from the case: the capture recorded for exactly this
  * request is shown again as a repeat of its evidence, and costs nothing (no reservation).
  */
-export const QueryAnsweredFromCase = t.type({
-  plan_id: Identifier,
-  /** SHA-256 of the canonical request (the plan's arguments). */
-  request_digest: Digest,
-  /** The evidence the recorded capture is, and the capture itself. */
-  evidence_id: Identifier,
-  capture: ObjectRef
-}, 'QueryAnsweredFromCase')
+export const QueryAnsweredFromCase = t.type(
+  {
+    plan_id: Identifier,
+    /** SHA-256 of the canonical request (the plan's arguments). */
+    request_digest: Digest,
+    /** The evidence the recorded capture is, and the capture itself. */
+    evidence_id: Identifier,
+    capture: ObjectRef
+  },
+  'QueryAnsweredFromCase'
+)
 export type QueryAnsweredFromCase = t.TypeOf<typeof QueryAnsweredFromCase>
 export const QueryAnsweredFromCaseEvent = defineEvent('QueryAnsweredFromCase', QueryAnsweredFromCase)
 
-export const ResearchFailed = t.type({
-  reservation_id: Identifier,
-  code: t.string,
-  message: t.string,
-  /** The provider was unavailable (not a bad question): the reservation stays for a resume. */
-  unavailable: t.boolean
-}, 'ResearchFailed')
+export const ResearchFailed = t.type(
+  {
+    reservation_id: Identifier,
+    code: t.string,
+    message: t.string,
+    /** The provider was unavailable (not a bad question): the reservation stays for a resume. */
+    unavailable: t.boolean
+  },
+  'ResearchFailed'
+)
 export type ResearchFailed = t.TypeOf<typeof ResearchFailed>
 export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
 
@@ -135,26 +156,32 @@ export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
 // with the facts (an object) and the coverage of what was left out.
 // ---------------------------------------------------------------------------------------------
 
-export const InputsRecorded = t.type({
-  revision: PositiveInt,
-  /** Version of the inputs index below. */
-  inputs_version: t.literal(1),
-  inputs_digest: Digest,
-  report: ObjectRef,
-  entities: t.array(t.type({ type: t.string, id: t.union([t.number, t.string]) })),
-  attachments: t.array(t.type({ name: t.string, object: ObjectRef }))
-}, 'InputsRecorded')
+export const InputsRecorded = t.type(
+  {
+    revision: PositiveInt,
+    /** Version of the inputs index below. */
+    inputs_version: t.literal(1),
+    inputs_digest: Digest,
+    report: ObjectRef,
+    entities: t.array(t.type({ type: t.string, id: t.union([t.number, t.string]) })),
+    attachments: t.array(t.type({ name: t.string, object: ObjectRef }))
+  },
+  'InputsRecorded'
+)
 export type InputsRecorded = t.TypeOf<typeof InputsRecorded>
 export const InputsRecordedEvent = defineEvent('InputsRecorded', InputsRecorded)
 
-export const EnrichmentCaptured = t.type({
-  revision: PositiveInt,
-  capture: ObjectRef,
-  kind: QueryKind,
-  request_digest: Digest,
-  evidence_id: Identifier,
-  repeat: t.boolean
-}, 'EnrichmentCaptured')
+export const EnrichmentCaptured = t.type(
+  {
+    revision: PositiveInt,
+    capture: ObjectRef,
+    kind: QueryKind,
+    request_digest: Digest,
+    evidence_id: Identifier,
+    repeat: t.boolean
+  },
+  'EnrichmentCaptured'
+)
 export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCaptured>
 export const EnrichmentCapturedEvent = defineEvent('EnrichmentCaptured', EnrichmentCaptured)
 
@@ -163,36 +190,55 @@ export const EnrichmentCapturedEvent = defineEvent('EnrichmentCaptured', Enrichm
  * world database (client, databases, the operator's snapshot id). Every capture's origin must
  * match the binding in force when it is recorded.
  */
-export const Binding = t.type({
-  source: t.union([t.null, t.type({ url: t.string, commit: CommitId })]),
-  database: t.union([t.null, t.type({ client: t.keyof({ mysql2: null, 'better-sqlite3': null }), databases: t.array(t.string), snapshot_id: t.string })])
-}, 'Binding')
+export const Binding = t.type(
+  {
+    source: t.union([t.null, t.type({ url: t.string, commit: CommitId })]),
+    database: t.union([
+      t.null,
+      t.type({
+        client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
+        databases: t.array(t.string),
+        snapshot_id: t.string
+      })
+    ])
+  },
+  'Binding'
+)
 export type Binding = t.TypeOf<typeof Binding>
 
 /** Version 1: no binding, no recorded enrichment settings. */
-export const RevisionCompletedV1 = t.type({
-  revision: PositiveInt,
-  facts: ObjectRef,
-  fact_count: t.number,
-  queries: t.number,
-  complete: t.boolean
-}, 'RevisionCompletedV1')
+export const RevisionCompletedV1 = t.type(
+  {
+    revision: PositiveInt,
+    facts: ObjectRef,
+    fact_count: t.number,
+    queries: t.number,
+    complete: t.boolean
+  },
+  'RevisionCompletedV1'
+)
 
-export const RevisionCompleted = t.type({
-  revision: PositiveInt,
-  facts: ObjectRef,
-  fact_count: t.number,
-  queries: t.number,
-  /** False when anything was left out (see the coverage fact in the facts object). */
-  complete: t.boolean,
-  /** What the revision's enrichment asked (null: recorded by version 1, which did not say). */
-  binding: t.union([Binding, t.null]),
-  /** The enrichment settings it ran with, as an object (canonical JSON; null for version 1). */
-  enrichment: t.union([ObjectRef, t.null])
-}, 'RevisionCompleted')
+export const RevisionCompleted = t.type(
+  {
+    revision: PositiveInt,
+    facts: ObjectRef,
+    fact_count: t.number,
+    queries: t.number,
+    /** False when anything was left out (see the coverage fact in the facts object). */
+    complete: t.boolean,
+    /** What the revision's enrichment asked (null: recorded by version 1, which did not say). */
+    binding: t.union([Binding, t.null]),
+    /** The enrichment settings it ran with, as an object (canonical JSON; null for version 1). */
+    enrichment: t.union([ObjectRef, t.null])
+  },
+  'RevisionCompleted'
+)
 export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
 export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted, [
-  { codec: RevisionCompletedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null }) }
+  {
+    codec: RevisionCompletedV1,
+    upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null })
+  }
 ])
 
 // ---------------------------------------------------------------------------------------------
@@ -200,13 +246,27 @@ export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionC
 // exchange (prompt and raw answer as objects), the model's decided actions, and their outcomes.
 // ---------------------------------------------------------------------------------------------
 
-export const LifecycleState = t.keyof({ INTERPRETING: null, INVESTIGATING: null, BLOCKED: null, CONCLUDED: null, EXHAUSTED: null }, 'LifecycleState')
+export const LifecycleState = t.keyof(
+  { INTERPRETING: null, INVESTIGATING: null, BLOCKED: null, CONCLUDED: null, EXHAUSTED: null },
+  'LifecycleState'
+)
 export type LifecycleState = t.TypeOf<typeof LifecycleState>
-export const BlockReason = t.keyof({ RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null }, 'BlockReason')
+export const BlockReason = t.keyof(
+  { RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null },
+  'BlockReason'
+)
 export type BlockReason = t.TypeOf<typeof BlockReason>
 
 /** The source.context settings an investigation started with, as versions 1 and 2 recorded them. */
-const SourceContextSettingsV1 = t.type({ context_lines: t.number, max_searches: t.number, max_matches: t.number, max_files: t.number, max_blocks: t.number, max_total_lines: t.number, registration_prefixes: t.array(t.string) })
+const SourceContextSettingsV1 = t.type({
+  context_lines: t.number,
+  max_searches: t.number,
+  max_matches: t.number,
+  max_files: t.number,
+  max_blocks: t.number,
+  max_total_lines: t.number,
+  registration_prefixes: t.array(t.string)
+})
 
 const SettingsV1Props = {
   prompt_version: t.literal('investigation_project_v1'),
@@ -222,26 +282,39 @@ const SettingsV1Props = {
 export const InvestigationSettingsV1 = t.type(SettingsV1Props, 'InvestigationSettingsV1')
 
 /** Version 2 of the settings: version 1 and a token limit. */
-export const InvestigationSettingsV2 = t.type({
-  ...SettingsV1Props,
-  /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
-  max_tokens: t.union([PositiveInt, t.null])
-}, 'InvestigationSettingsV2')
+export const InvestigationSettingsV2 = t.type(
+  {
+    ...SettingsV1Props,
+    /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
+    max_tokens: t.union([PositiveInt, t.null])
+  },
+  'InvestigationSettingsV2'
+)
 
 /**
  * What the model may ask, as the contract of its prompt names it: the databases with their allowed
  * tables, the limits of one query, and where code lives in the snapshot (the rest may hold data
  * dumps). Recorded at the start, so the prompt renders from the log alone.
  */
-export const QueryContract = t.type({
-  /** Null when the profile binds no source repository. */
-  source: t.union([t.null, t.type({ code_path_prefixes: t.array(t.string) })]),
-  databases: t.array(t.type({ name: t.string, allowed_tables: t.array(t.string) })),
-  limits: t.type({
-    max_lines: PositiveInt, max_rows: PositiveInt, max_result_bytes: PositiveInt, max_matches: PositiveInt, max_files: PositiveInt,
-    max_line_chars: PositiveInt, max_in_values: PositiveInt, max_filters: PositiveInt, max_columns: PositiveInt
-  })
-}, 'QueryContract')
+export const QueryContract = t.type(
+  {
+    /** Null when the profile binds no source repository. */
+    source: t.union([t.null, t.type({ code_path_prefixes: t.array(t.string) })]),
+    databases: t.array(t.type({ name: t.string, allowed_tables: t.array(t.string) })),
+    limits: t.type({
+      max_lines: PositiveInt,
+      max_rows: PositiveInt,
+      max_result_bytes: PositiveInt,
+      max_matches: PositiveInt,
+      max_files: PositiveInt,
+      max_line_chars: PositiveInt,
+      max_in_values: PositiveInt,
+      max_filters: PositiveInt,
+      max_columns: PositiveInt
+    })
+  },
+  'QueryContract'
+)
 export type QueryContract = t.TypeOf<typeof QueryContract>
 
 /** Version 3 of the settings: the query contract, no binding. */
@@ -255,7 +328,10 @@ const SettingsV3Props = {
   retry_delay_ms: t.number,
   prompt_max_chars: PositiveInt,
   /** The source.context contract and settings this context started with (null: not enabled). */
-  source_context: t.union([t.null, t.intersection([SourceContextSettingsV1, t.type({ code_path_prefixes: t.array(t.string) })])]),
+  source_context: t.union([
+    t.null,
+    t.intersection([SourceContextSettingsV1, t.type({ code_path_prefixes: t.array(t.string) })])
+  ]),
   /** Model tokens (as the providers report them) the investigation may spend; null: no limit. */
   max_tokens: t.union([PositiveInt, t.null]),
   /** What the prompt's contract names (null for starts before version 3, whose prompt named none of it). */
@@ -267,15 +343,20 @@ const SettingsV3Props = {
 }
 export const InvestigationSettingsV3 = t.type(SettingsV3Props, 'InvestigationSettingsV3')
 
-export const InvestigationSettings = t.type({
-  ...SettingsV3Props,
-  /** What the investigation's research is bound to (null for starts before version 4). */
-  binding: t.union([Binding, t.null])
-}, 'InvestigationSettings')
+export const InvestigationSettings = t.type(
+  {
+    ...SettingsV3Props,
+    /** What the investigation's research is bound to (null for starts before version 4). */
+    binding: t.union([Binding, t.null])
+  },
+  'InvestigationSettings'
+)
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>
 
 /** Version 2 settings as the current version: the behaviour they started with, nothing invented. */
-export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): t.TypeOf<typeof InvestigationSettingsV3> => ({
+export const upcastSettingsV2 = (
+  v2: t.TypeOf<typeof InvestigationSettingsV2>
+): t.TypeOf<typeof InvestigationSettingsV3> => ({
   ...v2,
   source_context: v2.source_context === null ? null : { ...v2.source_context, code_path_prefixes: [] },
   contract: null,
@@ -284,36 +365,81 @@ export const upcastSettingsV2 = (v2: t.TypeOf<typeof InvestigationSettingsV2>): 
 })
 
 /** Version 1: settings without a token limit. */
-export const InvestigationStartedV1 = t.type({ settings: InvestigationSettingsV1, revision: t.number }, 'InvestigationStartedV1')
+export const InvestigationStartedV1 = t.type(
+  { settings: InvestigationSettingsV1, revision: t.number },
+  'InvestigationStartedV1'
+)
 /** Version 2: settings with a token limit, without the query contract. */
-export const InvestigationStartedV2 = t.type({ settings: InvestigationSettingsV2, revision: t.number }, 'InvestigationStartedV2')
+export const InvestigationStartedV2 = t.type(
+  { settings: InvestigationSettingsV2, revision: t.number },
+  'InvestigationStartedV2'
+)
 /** Version 3: settings with the query contract, without a binding. */
-export const InvestigationStartedV3 = t.type({ settings: InvestigationSettingsV3, revision: t.number }, 'InvestigationStartedV3')
-export const InvestigationStarted = t.type({ settings: InvestigationSettings, revision: t.number }, 'InvestigationStarted')
+export const InvestigationStartedV3 = t.type(
+  { settings: InvestigationSettingsV3, revision: t.number },
+  'InvestigationStartedV3'
+)
+export const InvestigationStarted = t.type(
+  { settings: InvestigationSettings, revision: t.number },
+  'InvestigationStarted'
+)
 export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
-  { codec: InvestigationStartedV1, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV1>; return { ...v, settings: { ...v.settings, max_tokens: null } } } },
-  { codec: InvestigationStartedV2, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV2>; return { ...v, settings: upcastSettingsV2(v.settings) } } },
-  { codec: InvestigationStartedV3, upcast: (d) => { const v = d as t.TypeOf<typeof InvestigationStartedV3>; return { ...v, settings: { ...v.settings, binding: null } } } }
+  {
+    codec: InvestigationStartedV1,
+    upcast: (d) => {
+      const v = d as t.TypeOf<typeof InvestigationStartedV1>
+      return { ...v, settings: { ...v.settings, max_tokens: null } }
+    }
+  },
+  {
+    codec: InvestigationStartedV2,
+    upcast: (d) => {
+      const v = d as t.TypeOf<typeof InvestigationStartedV2>
+      return { ...v, settings: upcastSettingsV2(v.settings) }
+    }
+  },
+  {
+    codec: InvestigationStartedV3,
+    upcast: (d) => {
+      const v = d as t.TypeOf<typeof InvestigationStartedV3>
+      return { ...v, settings: { ...v.settings, binding: null } }
+    }
+  }
 ])
 
-export const CheckpointRecorded = t.type({
-  /** Counts checkpoints: 1, 2, 3 … */
-  generation: PositiveInt,
-  state: LifecycleState,
-  reason: t.union([BlockReason, t.string, t.null]),
-  resume_state: t.union([LifecycleState, t.null]),
-  retry_not_before: t.union([t.string, t.null]),
-  manual_retry: t.boolean
-}, 'CheckpointRecorded')
+export const CheckpointRecorded = t.type(
+  {
+    /** Counts checkpoints: 1, 2, 3 … */
+    generation: PositiveInt,
+    state: LifecycleState,
+    reason: t.union([BlockReason, t.string, t.null]),
+    resume_state: t.union([LifecycleState, t.null]),
+    retry_not_before: t.union([t.string, t.null]),
+    manual_retry: t.boolean
+  },
+  'CheckpointRecorded'
+)
 export type CheckpointRecorded = t.TypeOf<typeof CheckpointRecorded>
 export const CheckpointRecordedEvent = defineEvent('CheckpointRecorded', CheckpointRecorded)
 
-export const ModelRequested = t.type({ turn: PositiveInt, phase: t.keyof({ interpretation: null, investigation: null }), prompt: ObjectRef, prompt_version: t.string, prompt_chars: t.number }, 'ModelRequested')
+export const ModelRequested = t.type(
+  {
+    turn: PositiveInt,
+    phase: t.keyof({ interpretation: null, investigation: null }),
+    prompt: ObjectRef,
+    prompt_version: t.string,
+    prompt_chars: t.number
+  },
+  'ModelRequested'
+)
 export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
 /** Version 1: the raw answer only. */
 export const ModelRespondedV1 = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelRespondedV1')
 /** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
-export const ModelResponded = t.type({ turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) }, 'ModelResponded')
+export const ModelResponded = t.type(
+  { turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) },
+  'ModelResponded'
+)
 export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded, [
   { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
 ])
@@ -321,22 +447,42 @@ export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded,
 export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
 // A call the controller cancelled records nothing: its request stays unanswered, and the next turn is asked anew.
 export const ModelFailedEvent = defineEvent('ModelFailed', ModelFailed)
-export const ModelResponseRejected = t.type({ turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt }, 'ModelResponseRejected')
+export const ModelResponseRejected = t.type(
+  { turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt },
+  'ModelResponseRejected'
+)
 export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)
 
 export const InterpretationRecorded = t.type({ turn: PositiveInt, summary: t.string }, 'InterpretationRecorded')
 export const InterpretationRecordedEvent = defineEvent('InterpretationRecorded', InterpretationRecorded)
-export const PlanConfirmed = t.type({ plan_id: Identifier, turn: PositiveInt, operation: t.literal('project.query'), arguments: t.UnknownRecord }, 'PlanConfirmed')
+export const PlanConfirmed = t.type(
+  { plan_id: Identifier, turn: PositiveInt, operation: t.literal('project.query'), arguments: t.UnknownRecord },
+  'PlanConfirmed'
+)
 export const PlanConfirmedEvent = defineEvent('PlanConfirmed', PlanConfirmed)
-export const HypothesisProposed = t.type({ hypothesis_id: Identifier, statement: t.string, evidence: t.array(t.string) }, 'HypothesisProposed')
+export const HypothesisProposed = t.type(
+  { hypothesis_id: Identifier, statement: t.string, evidence: t.array(t.string) },
+  'HypothesisProposed'
+)
 export const HypothesisProposedEvent = defineEvent('HypothesisProposed', HypothesisProposed)
-export const HypothesisUpdated = t.type({ hypothesis_id: Identifier, status: t.keyof({ open: null, supported: null, refuted: null }), evidence: t.array(t.string), note: t.string }, 'HypothesisUpdated')
+export const HypothesisUpdated = t.type(
+  {
+    hypothesis_id: Identifier,
+    status: t.keyof({ open: null, supported: null, refuted: null }),
+    evidence: t.array(t.string),
+    note: t.string
+  },
+  'HypothesisUpdated'
+)
 export const HypothesisUpdatedEvent = defineEvent('HypothesisUpdated', HypothesisUpdated)
 export const LabTestRequested = t.type({ request_id: Identifier, description: t.string }, 'LabTestRequested')
 export const LabTestRequestedEvent = defineEvent('LabTestRequested', LabTestRequested)
 export const LabFeedbackRecorded = t.type({ request_id: Identifier, feedback: t.string }, 'LabFeedbackRecorded')
 export const LabFeedbackRecordedEvent = defineEvent('LabFeedbackRecorded', LabFeedbackRecorded)
-export const ConclusionRecorded = t.type({ summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) }, 'ConclusionRecorded')
+export const ConclusionRecorded = t.type(
+  { summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) },
+  'ConclusionRecorded'
+)
 export const ConclusionRecordedEvent = defineEvent('ConclusionRecorded', ConclusionRecorded)
 
 // ---------------------------------------------------------------------------------------------
@@ -344,7 +490,10 @@ export const ConclusionRecordedEvent = defineEvent('ConclusionRecorded', Conclus
 // and topping up the budget of a running investigation, each with a reason.
 // ---------------------------------------------------------------------------------------------
 
-export const PlanCancelled = t.type({ reservation_id: Identifier, plan_id: t.union([Identifier, t.null]), reason: t.string }, 'PlanCancelled')
+export const PlanCancelled = t.type(
+  { reservation_id: Identifier, plan_id: t.union([Identifier, t.null]), reason: t.string },
+  'PlanCancelled'
+)
 export const PlanCancelledEvent = defineEvent('PlanCancelled', PlanCancelled)
 export const BudgetToppedUp = t.type({ amount: PositiveInt, reason: t.string }, 'BudgetToppedUp')
 export const BudgetToppedUpEvent = defineEvent('BudgetToppedUp', BudgetToppedUp)

@@ -22,7 +22,11 @@ export interface EventDraft {
 }
 
 /** Typed draft of a current-version event. */
-export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraft => ({ type: body.type, data: body.data, actor })
+export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraft => ({
+  type: body.type,
+  data: body.data,
+  actor
+})
 
 /** Envelope fields of a recorded event, with its data decoded and upcast to the current version. */
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
@@ -47,7 +51,13 @@ export interface SealedEvent {
   readonly line: string
 }
 
-export type SealFailure = Failure<'EVENT_UNKNOWN_TYPE' | 'EVENT_UNKNOWN_VERSION' | 'EVENT_DATA_INVALID' | 'NOT_CANONICALIZABLE' | 'EVENT_ENVELOPE_INVALID'>
+export type SealFailure = Failure<
+  | 'EVENT_UNKNOWN_TYPE'
+  | 'EVENT_UNKNOWN_VERSION'
+  | 'EVENT_DATA_INVALID'
+  | 'NOT_CANONICALIZABLE'
+  | 'EVENT_ENVELOPE_INVALID'
+>
 
 /** Validates a draft against its type's codec and seals it into a canonical, hashed line. */
 export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure, SealedEvent> => {
@@ -71,13 +81,26 @@ export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure
   const withHash = { ...unsealed, hash: sha256Digest(text.right) }
   const decoded = EventEnvelope.decode(withHash)
   if (E.isLeft(decoded)) {
-    return E.left(failure('EVENT_ENVELOPE_INVALID', `event envelope is invalid: ${describeErrors(decoded.left)}`, { type: d.type }))
+    return E.left(
+      failure('EVENT_ENVELOPE_INVALID', `event envelope is invalid: ${describeErrors(decoded.left)}`, { type: d.type })
+    )
   }
   const line = canonicalJson(withHash)
   if (E.isLeft(line)) return line
   const env = decoded.right
   // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
-  const event = { seq: env.seq, id: env.id, type: env.type, version: env.version, at: env.at, actor: env.actor, command_id: env.command_id, data: data.right, prev: env.prev, hash: env.hash } as RecordedEvent
+  const event = {
+    seq: env.seq,
+    id: env.id,
+    type: env.type,
+    version: env.version,
+    at: env.at,
+    actor: env.actor,
+    command_id: env.command_id,
+    data: data.right,
+    prev: env.prev,
+    hash: env.hash
+  } as RecordedEvent
   return E.right({ envelope: env, event, line: line.right })
 }
 
@@ -144,7 +167,13 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
   const findings: Finding[] = []
   const keys = Object.keys(env)
   if (keys.length !== ENVELOPE_KEYS.length) {
-    findings.push(finding('EVENT_ENVELOPE_INVALID', `envelope has unexpected members: ${keys.filter((k) => !ENVELOPE_KEYS.includes(k)).join(', ')}`, located))
+    findings.push(
+      finding(
+        'EVENT_ENVELOPE_INVALID',
+        `envelope has unexpected members: ${keys.filter((k) => !ENVELOPE_KEYS.includes(k)).join(', ')}`,
+        located
+      )
+    )
   }
   const canonical = expect.canonical === false || (expect.precomputed?.canonical ?? isCanonicalText(line, parsed))
   if (!canonical) {
@@ -153,16 +182,28 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
     findings.push(finding('EVENT_HASH_MISMATCH', 'event content does not match its hash (edited event)', located))
   }
   if (env.seq > expect.seq) {
-    findings.push(finding('SEQ_GAP', `expected seq ${expect.seq}, found ${env.seq}`, { ...located, data: { expected: expect.seq } }))
+    findings.push(
+      finding('SEQ_GAP', `expected seq ${expect.seq}, found ${env.seq}`, { ...located, data: { expected: expect.seq } })
+    )
   } else if (env.seq < expect.seq) {
-    findings.push(finding('SEQ_REORDERED', `expected seq ${expect.seq}, found ${env.seq} (reordered or duplicated event)`, { ...located, data: { expected: expect.seq } }))
+    findings.push(
+      finding('SEQ_REORDERED', `expected seq ${expect.seq}, found ${env.seq} (reordered or duplicated event)`, {
+        ...located,
+        data: { expected: expect.seq }
+      })
+    )
   }
   if (expect.prev !== null && env.prev !== expect.prev) {
     findings.push(finding('CHAIN_BROKEN', 'prev does not match the hash of the preceding event', located))
   }
   const { refs, invalid } = collectRefs(env.data)
   for (const bad of invalid) {
-    findings.push(finding('OBJECT_REF_INVALID', `object reference at data${bad.pointer} is invalid: ${bad.reason}`, { ...located, data: { pointer: bad.pointer } }))
+    findings.push(
+      finding('OBJECT_REF_INVALID', `object reference at data${bad.pointer} is invalid: ${bad.reason}`, {
+        ...located,
+        data: { pointer: bad.pointer }
+      })
+    )
   }
   const body = registry.decode(env.type, env.version, env.data)
   if (E.isLeft(body)) {
@@ -171,8 +212,16 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
   }
   // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
   const event = {
-    seq: env.seq, id: env.id, type: env.type, version: env.version, at: env.at, actor: env.actor,
-    command_id: env.command_id, data: body.right, prev: env.prev, hash: env.hash
+    seq: env.seq,
+    id: env.id,
+    type: env.type,
+    version: env.version,
+    at: env.at,
+    actor: env.actor,
+    command_id: env.command_id,
+    data: body.right,
+    prev: env.prev,
+    hash: env.hash
   } as RecordedEvent
   return { envelope: env, event, refs, findings }
 }

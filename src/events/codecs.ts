@@ -37,7 +37,9 @@ export const intAtLeast = (name: string, min: number): t.Type<number, number, un
       name,
       (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min,
       (u, c) =>
-        typeof u === 'number' && Number.isSafeInteger(u) && u >= min ? t.success(u) : t.failure(u, c, `expected ${name}`),
+        typeof u === 'number' && Number.isSafeInteger(u) && u >= min
+          ? t.success(u)
+          : t.failure(u, c, `expected ${name}`),
       t.identity
     ),
     { type: 'integer', minimum: min, maximum: Number.MAX_SAFE_INTEGER }
@@ -50,7 +52,9 @@ export const intBetween = (name: string, min: number, max: number): t.Type<numbe
       name,
       (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max,
       (u, c) =>
-        typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max ? t.success(u) : t.failure(u, c, `expected a whole number from ${min} to ${max}`),
+        typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max
+          ? t.success(u)
+          : t.failure(u, c, `expected a whole number from ${min} to ${max}`),
       t.identity
     ),
     { type: 'integer', minimum: min, maximum: max }

@@ -17,19 +17,22 @@ export const CASE_FORMAT_VERSION = 1
 export const EventTypeName = patternString('EventTypeName', /^[A-Z][A-Za-z0-9]{1,63}$/)
 
 /** One event line. `hash` is the SHA-256 of the canonical envelope without `hash`. */
-export const EventEnvelope = t.type({
-  format: t.literal(EVENT_FORMAT),
-  seq: PositiveInt,
-  id: Identifier,
-  type: EventTypeName,
-  version: PositiveInt,
-  at: Timestamp,
-  actor: Actor,
-  command_id: Identifier,
-  data: t.UnknownRecord,
-  prev: Digest,
-  hash: Digest
-}, 'EventEnvelope')
+export const EventEnvelope = t.type(
+  {
+    format: t.literal(EVENT_FORMAT),
+    seq: PositiveInt,
+    id: Identifier,
+    type: EventTypeName,
+    version: PositiveInt,
+    at: Timestamp,
+    actor: Actor,
+    command_id: Identifier,
+    data: t.UnknownRecord,
+    prev: Digest,
+    hash: Digest
+  },
+  'EventEnvelope'
+)
 export type EventEnvelope = t.TypeOf<typeof EventEnvelope>
 
 objectHints.set(EventEnvelope, { additionalProperties: false })
@@ -38,15 +41,18 @@ objectHints.set(EventEnvelope, { additionalProperties: false })
 export const ENVELOPE_KEYS: readonly string[] = Object.keys(EventEnvelope.props).sort()
 
 /** case.json: the declaration, written once when the case is created. */
-export const CaseDeclaration = t.intersection([
-  t.type({
-    format: t.literal(CASE_FORMAT),
-    format_version: t.literal(CASE_FORMAT_VERSION),
-    case_id: Identifier,
-    created_at: Timestamp
-  }),
-  t.partial({ title: t.string, created_by: t.string })
-], 'CaseDeclaration')
+export const CaseDeclaration = t.intersection(
+  [
+    t.type({
+      format: t.literal(CASE_FORMAT),
+      format_version: t.literal(CASE_FORMAT_VERSION),
+      case_id: Identifier,
+      created_at: Timestamp
+    }),
+    t.partial({ title: t.string, created_by: t.string })
+  ],
+  'CaseDeclaration'
+)
 export type CaseDeclaration = t.TypeOf<typeof CaseDeclaration>
 
 /**

@@ -79,9 +79,20 @@ export const RECEIPT_CODES = {
 
 export type RuleCode = keyof typeof RULE_CODES
 export type ReceiptCode = keyof typeof RECEIPT_CODES
-export type FindingCode = keyof typeof FINDING_CODES | RuleCode | ReceiptCode | keyof typeof STORE_CODES | keyof typeof EVIDENCE_CODES
+export type FindingCode =
+  | keyof typeof FINDING_CODES
+  | RuleCode
+  | ReceiptCode
+  | keyof typeof STORE_CODES
+  | keyof typeof EVIDENCE_CODES
 
-const SEVERITY: Readonly<Record<FindingCode, Severity>> = { ...FINDING_CODES, ...RULE_CODES, ...RECEIPT_CODES, ...STORE_CODES, ...EVIDENCE_CODES }
+const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
+  ...FINDING_CODES,
+  ...RULE_CODES,
+  ...RECEIPT_CODES,
+  ...STORE_CODES,
+  ...EVIDENCE_CODES
+}
 export type Severity = 'error' | 'notice'
 
 /** A coded, located observation about a case package (errors make it invalid; notices do not). */

@@ -8,7 +8,10 @@ import { schemaHints } from './codecs.js'
 
 export type JsonSchema = { readonly [k: string]: unknown }
 
-interface Tagged { readonly _tag?: string; readonly name: string }
+interface Tagged {
+  readonly _tag?: string
+  readonly name: string
+}
 
 /** Codec-level schema keywords (e.g. additionalProperties: false) beyond what io-ts expresses. */
 export const objectHints = new WeakMap<t.Any, JsonSchema>()
@@ -21,21 +24,31 @@ export const toJsonSchema = (codec: t.Any): JsonSchema => {
   const c = asTagged(codec)
   const extra = objectHints.get(codec) ?? {}
   switch (c._tag) {
-    case 'StringType': return { type: 'string' }
-    case 'NumberType': return { type: 'number' }
-    case 'BooleanType': return { type: 'boolean' }
-    case 'NullType': return { type: 'null' }
-    case 'UnknownType': return {}
+    case 'StringType':
+      return { type: 'string' }
+    case 'NumberType':
+      return { type: 'number' }
+    case 'BooleanType':
+      return { type: 'boolean' }
+    case 'NullType':
+      return { type: 'null' }
+    case 'UnknownType':
+      return {}
     case 'UnknownRecordType':
-    case 'AnyDictionaryType': return { type: 'object' }
-    case 'LiteralType': return { const: c['value'] }
-    case 'KeyofType': return { enum: Object.keys(c['keys'] as object) }
-    case 'ArrayType': return { type: 'array', items: toJsonSchema(c['type'] as t.Any) }
+    case 'AnyDictionaryType':
+      return { type: 'object' }
+    case 'LiteralType':
+      return { const: c['value'] }
+    case 'KeyofType':
+      return { enum: Object.keys(c['keys'] as object) }
+    case 'ArrayType':
+      return { type: 'array', items: toJsonSchema(c['type'] as t.Any) }
     case 'InterfaceType': {
       const props = c['props'] as Record<string, t.Any>
       return { type: 'object', properties: mapProps(props), required: Object.keys(props), ...extra }
     }
-    case 'PartialType': return { type: 'object', properties: mapProps(c['props'] as Record<string, t.Any>), ...extra }
+    case 'PartialType':
+      return { type: 'object', properties: mapProps(c['props'] as Record<string, t.Any>), ...extra }
     case 'IntersectionType': {
       const parts = (c['types'] as t.Any[]).map(toJsonSchema)
       if (parts.every((p) => p['type'] === 'object')) {
@@ -48,9 +61,12 @@ export const toJsonSchema = (codec: t.Any): JsonSchema => {
       }
       return { allOf: parts }
     }
-    case 'UnionType': return { anyOf: (c['types'] as t.Any[]).map(toJsonSchema) }
-    case 'DictionaryType': return { type: 'object', additionalProperties: toJsonSchema(c['codomain'] as t.Any) }
-    default: throw new TypeError(`toJsonSchema: unsupported codec ${c.name} (${c._tag ?? 'custom'}); give it a schema hint`)
+    case 'UnionType':
+      return { anyOf: (c['types'] as t.Any[]).map(toJsonSchema) }
+    case 'DictionaryType':
+      return { type: 'object', additionalProperties: toJsonSchema(c['codomain'] as t.Any) }
+    default:
+      throw new TypeError(`toJsonSchema: unsupported codec ${c.name} (${c._tag ?? 'custom'}); give it a schema hint`)
   }
 }
 

@@ -12,39 +12,48 @@ import { NonNegativeInt, PositiveInt } from './codecs.js'
 const Nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null])
 
 /** Token usage as the provider reported it (a count it did not report is null). */
-export const ModelUsage = t.type({
-  prompt_tokens: Nullable(NonNegativeInt),
-  completion_tokens: Nullable(NonNegativeInt),
-  total_tokens: Nullable(NonNegativeInt)
-}, 'ModelUsage')
+export const ModelUsage = t.type(
+  {
+    prompt_tokens: Nullable(NonNegativeInt),
+    completion_tokens: Nullable(NonNegativeInt),
+    total_tokens: Nullable(NonNegativeInt)
+  },
+  'ModelUsage'
+)
 export type ModelUsage = t.TypeOf<typeof ModelUsage>
 
 /** The parameters the request was sent with. */
-export const ModelParameters = t.type({
-  temperature: Nullable(t.number),
-  max_tokens: Nullable(PositiveInt),
-  json_mode: t.boolean
-}, 'ModelParameters')
+export const ModelParameters = t.type(
+  {
+    temperature: Nullable(t.number),
+    max_tokens: Nullable(PositiveInt),
+    json_mode: t.boolean
+  },
+  'ModelParameters'
+)
 export type ModelParameters = t.TypeOf<typeof ModelParameters>
 
-export const ModelProvenance = t.type({
-  /** How the answer was obtained: an HTTP endpoint, a command, or the controller's own function. */
-  kind: t.keyof({ http: null, command: null, function: null }),
-  /** The model name as the endpoint reported it (or as the controller's function said). */
-  model: Nullable(t.string),
-  /** The endpoint's origin, `scheme://host:port`. */
-  endpoint: Nullable(t.string),
-  parameters: Nullable(ModelParameters),
-  usage: Nullable(ModelUsage),
-  finish_reason: Nullable(t.string),
-  /** Wall time of the call, retries included. */
-  latency_ms: NonNegativeInt,
-  /** Requests sent for this answer (retries after 429, 5xx, timeouts and resets included). */
-  attempts: PositiveInt,
-  /** A command model's program name (the first word of its command line, without a path). */
-  program: Nullable(t.string),
-  exit_status: Nullable(t.number)
-}, 'ModelProvenance')
+export const ModelProvenance = t.type(
+  {
+    /** How the answer was obtained: an HTTP endpoint, a command, or the controller's own function. */
+    kind: t.keyof({ http: null, command: null, function: null }),
+    /** The model name as the endpoint reported it (or as the controller's function said). */
+    model: Nullable(t.string),
+    /** The endpoint's origin, `scheme://host:port`. */
+    endpoint: Nullable(t.string),
+    parameters: Nullable(ModelParameters),
+    usage: Nullable(ModelUsage),
+    finish_reason: Nullable(t.string),
+    /** Wall time of the call, retries included. */
+    latency_ms: NonNegativeInt,
+    /** Requests sent for this answer (retries after 429, 5xx, timeouts and resets included). */
+    attempts: PositiveInt,
+    /** A command model's program name (the first word of its command line, without a path). */
+    program: Nullable(t.string),
+    exit_status: Nullable(t.number)
+  },
+  'ModelProvenance'
+)
 export type ModelProvenance = t.TypeOf<typeof ModelProvenance>
 
 /** The tokens one answer spent: the reported total, else prompt plus completion, else 0. */

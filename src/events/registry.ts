@@ -58,19 +58,38 @@ export const makeRegistry = <D extends AnyDefinition>(defs: readonly D[]): Event
   if (definitions.size !== defs.length) throw new TypeError('duplicate event type in registry')
   const decode = (type: string, version: number, data: unknown): E.Either<DecodeFailure, unknown> => {
     const def = definitions.get(type)
-    if (def === undefined) return E.left(failure('EVENT_UNKNOWN_TYPE', `unknown event type ${JSON.stringify(type)}`, { type }))
+    if (def === undefined)
+      return E.left(failure('EVENT_UNKNOWN_TYPE', `unknown event type ${JSON.stringify(type)}`, { type }))
     const stored = def.versions[version - 1]
     if (stored === undefined || !Number.isInteger(version)) {
-      return E.left(failure('EVENT_UNKNOWN_VERSION', `${type} has no version ${version} (current: ${def.latest})`, { type, version, latest: def.latest }))
+      return E.left(
+        failure('EVENT_UNKNOWN_VERSION', `${type} has no version ${version} (current: ${def.latest})`, {
+          type,
+          version,
+          latest: def.latest
+        })
+      )
     }
     // Members the stored version does not name are refused, not carried along unchecked.
     const extra = unknownMember(stored, data)
-    if (extra !== null) return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} data has a member its schema does not name: ${extra}`, { type, version, member: extra }))
+    if (extra !== null)
+      return E.left(
+        failure('EVENT_DATA_INVALID', `${type}@${version} data has a member its schema does not name: ${extra}`, {
+          type,
+          version,
+          member: extra
+        })
+      )
     // Fast path: current-version data that already satisfies its codec is returned as it is.
     if (version === def.latest && stored.is(data)) return E.right(data)
     const first = stored.decode(data)
     if (E.isLeft(first)) {
-      return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} data is invalid: ${describeErrors(first.left)}`, { type, version }))
+      return E.left(
+        failure('EVENT_DATA_INVALID', `${type}@${version} data is invalid: ${describeErrors(first.left)}`, {
+          type,
+          version
+        })
+      )
     }
     let current: unknown = first.right
     for (let v = version; v < def.latest; v++) {
@@ -79,7 +98,13 @@ export const makeRegistry = <D extends AnyDefinition>(defs: readonly D[]): Event
       if (upcast === undefined || next === undefined) throw new TypeError(`registry for ${type} is incomplete`)
       const lifted = next.decode(upcast(current))
       if (E.isLeft(lifted)) {
-        return E.left(failure('EVENT_DATA_INVALID', `${type}@${version} cannot be upcast to version ${v + 1}: ${describeErrors(lifted.left)}`, { type, version }))
+        return E.left(
+          failure(
+            'EVENT_DATA_INVALID',
+            `${type}@${version} cannot be upcast to version ${v + 1}: ${describeErrors(lifted.left)}`,
+            { type, version }
+          )
+        )
       }
       current = lifted.right
     }

@@ -7,12 +7,14 @@
  */
 import * as t from 'io-ts'
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The props a codec names, or null when it names none (open records, primitives). */
 const propsOf = (codec: t.Mixed): Record<string, t.Mixed> | null => {
   if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return codec.props as Record<string, t.Mixed>
-  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType) return propsOf(codec.type as t.Mixed)
+  if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType)
+    return propsOf(codec.type as t.Mixed)
   if (codec instanceof t.IntersectionType) {
     const all: Record<string, t.Mixed> = {}
     for (const c of codec.types as t.Mixed[]) {
@@ -27,7 +29,8 @@ const propsOf = (codec: t.Mixed): Record<string, t.Mixed> | null => {
 
 /** The path of the first member of `value` that `codec` does not name (`a.b[2].c`), or null. */
 export const unknownMember = (codec: t.Mixed, value: unknown, at = ''): string | null => {
-  if (codec instanceof t.RefinementType || codec instanceof t.ExactType || codec instanceof t.ReadonlyType) return unknownMember(codec.type as t.Mixed, value, at)
+  if (codec instanceof t.RefinementType || codec instanceof t.ExactType || codec instanceof t.ReadonlyType)
+    return unknownMember(codec.type as t.Mixed, value, at)
   if (codec instanceof t.UnionType) {
     // The first member the value is: its structure decides.
     const match = (codec.types as t.Mixed[]).find((c) => c.is(value))

@@ -144,6 +144,7 @@ export const FAILURE_CODES = {
 export type FailureCode = keyof typeof FAILURE_CODES
 
 /** What kind of failure a code is (see the module comment). */
-export const failureKind = (code: string): FailureKind => (FAILURE_CODES as Readonly<Record<string, FailureKind>>)[code] ?? 'bug'
+export const failureKind = (code: string): FailureKind =>
+  (FAILURE_CODES as Readonly<Record<string, FailureKind>>)[code] ?? 'bug'
 
 export const isFailureCode = (code: string): code is FailureCode => Object.hasOwn(FAILURE_CODES, code)

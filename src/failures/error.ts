@@ -23,7 +23,10 @@ export const toFailure = (e: unknown, context: string): Failure => {
   if (e instanceof FailureError) return e.failure
   const err = e as { code?: unknown; syscall?: unknown } | null
   if (err !== null && typeof err === 'object' && typeof err.code === 'string') {
-    return failure('IO_ERROR', `${context}: ${err.code}`, { errno: err.code, syscall: typeof err.syscall === 'string' ? err.syscall : null })
+    return failure('IO_ERROR', `${context}: ${err.code}`, {
+      errno: err.code,
+      syscall: typeof err.syscall === 'string' ? err.syscall : null
+    })
   }
   return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
 }

@@ -26,5 +26,7 @@ export const failure = <C extends FailureCode>(
 
 /** True for values built by {@link failure}. */
 export const isFailure = (u: unknown): u is Failure =>
-  typeof u === 'object' && u !== null && (u as { _tag?: unknown })._tag === 'Failure' &&
+  typeof u === 'object' &&
+  u !== null &&
+  (u as { _tag?: unknown })._tag === 'Failure' &&
   typeof (u as { code?: unknown }).code === 'string'

@@ -43,7 +43,13 @@ export interface HttpModelOptions {
   readonly backoffMs?: number
 }
 
-export const HTTP_MODEL_DEFAULTS = { timeoutMs: 300_000, maxAttempts: 5, maxTotalMs: 900_000, backoffMs: 500, temperature: 0 } as const
+export const HTTP_MODEL_DEFAULTS = {
+  timeoutMs: 300_000,
+  maxAttempts: 5,
+  maxTotalMs: 900_000,
+  backoffMs: 500,
+  temperature: 0
+} as const
 
 /** The chat-completions URL of an endpoint given as a base URL or as the full URL. */
 export const chatCompletionsUrl = (url: string): string => {
@@ -135,7 +141,12 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
     const env = options.env ?? process.env
     const key = options.apiKeyEnv === undefined ? undefined : env[options.apiKeyEnv]
     if (options.apiKeyEnv !== undefined && (key === undefined || key === '')) {
-      throw new FailureError(failure('MODEL_CALL_FAILED', `environment variable ${options.apiKeyEnv} (the model's api_key_env) is not set`, { api_key_env: options.apiKeyEnv, endpoint: origin }))
+      throw new FailureError(
+        failure('MODEL_CALL_FAILED', `environment variable ${options.apiKeyEnv} (the model's api_key_env) is not set`, {
+          api_key_env: options.apiKeyEnv,
+          endpoint: origin
+        })
+      )
     }
     const { default: OpenAI, APIError, APIConnectionTimeoutError } = await loadSdk()
     // Everything explicit: the client must not pick up OPENAI_* variables of the process.
@@ -154,7 +165,10 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
     const rest = prompt.startsWith(stablePrefix) ? prompt.slice(stablePrefix.length).replace(/^\n/, '') : prompt
     const body = {
       model: options.model,
-      messages: [{ role: 'system' as const, content: stablePrefix }, { role: 'user' as const, content: rest }],
+      messages: [
+        { role: 'system' as const, content: stablePrefix },
+        { role: 'user' as const, content: rest }
+      ],
       temperature,
       ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
       ...(jsonMode ? { response_format: { type: 'json_object' as const } } : {})
@@ -162,16 +176,35 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
     const started = Date.now()
     const deadline = AbortSignal.timeout(maxTotalMs)
     const stop = AbortSignal.any([signal, deadline])
-    const data = (attempts: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ endpoint: origin, attempts, ...extra })
+    const data = (attempts: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+      endpoint: origin,
+      attempts,
+      ...extra
+    })
 
     const attempt = async (n: number): Promise<ModelAnswer | AttemptFailure> => {
       const perAttempt = AbortSignal.timeout(timeoutMs)
       try {
-        const completion: unknown = await client.chat.completions.create(body, { signal: AbortSignal.any([stop, perAttempt]), timeout: timeoutMs })
-        const c = completion as { model?: unknown; choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>; usage?: Record<string, unknown> | null }
+        const completion: unknown = await client.chat.completions.create(body, {
+          signal: AbortSignal.any([stop, perAttempt]),
+          timeout: timeoutMs
+        })
+        const c = completion as {
+          model?: unknown
+          choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>
+          usage?: Record<string, unknown> | null
+        }
         const content = typeof c === 'object' && c !== null ? c.choices?.[0]?.message?.content : undefined
         if (typeof content !== 'string') {
-          return { failure: failure('MODEL_HTTP_ERROR', `the endpoint answered with something that is not a chat completion (no choices[0].message.content) after ${n} attempt(s)`, data(n, { status: 200 })), retry: true, retryAfterMs: null }
+          return {
+            failure: failure(
+              'MODEL_HTTP_ERROR',
+              `the endpoint answered with something that is not a chat completion (no choices[0].message.content) after ${n} attempt(s)`,
+              data(n, { status: 200 })
+            ),
+            retry: true,
+            retryAfterMs: null
+          }
         }
         const u = c.usage
         return {
@@ -181,31 +214,86 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
             model: typeof c.model === 'string' ? c.model : null,
             endpoint: origin,
             parameters,
-            usage: u === null || u === undefined || typeof u !== 'object' ? null : { prompt_tokens: count(u['prompt_tokens']), completion_tokens: count(u['completion_tokens']), total_tokens: count(u['total_tokens']) },
+            usage:
+              u === null || u === undefined || typeof u !== 'object'
+                ? null
+                : {
+                    prompt_tokens: count(u['prompt_tokens']),
+                    completion_tokens: count(u['completion_tokens']),
+                    total_tokens: count(u['total_tokens'])
+                  },
             finishReason: typeof c.choices?.[0]?.finish_reason === 'string' ? c.choices[0].finish_reason : null,
             attempts: n
           }
         }
       } catch (e) {
-        if (signal.aborted) throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
+        if (signal.aborted)
+          throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
         if (e instanceof APIError && typeof e.status === 'number') {
           const status = e.status
           const error = e.error as { message?: unknown } | undefined
-          const text = providerText(typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''), key)
+          const text = providerText(
+            typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''),
+            key
+          )
           const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, Date.now())
           return {
-            failure: failure('MODEL_HTTP_ERROR', `the model endpoint ${String(origin)} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`, data(n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })),
+            failure: failure(
+              'MODEL_HTTP_ERROR',
+              `the model endpoint ${String(origin)} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`,
+              data(n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })
+            ),
             retry: RETRY_STATUS(status),
             retryAfterMs
           }
         }
         const timedOut = perAttempt.aborted || e instanceof APIConnectionTimeoutError
-        if (deadline.aborted) return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} gave no answer within ${maxTotalMs} ms (max_total_ms, ${n} attempt(s))`, data(n, { max_total_ms: maxTotalMs })), retry: false, retryAfterMs: null }
-        if (timedOut) return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} did not answer within ${timeoutMs} ms (after ${n} attempt(s))`, data(n, { timeout_ms: timeoutMs })), retry: true, retryAfterMs: null }
-        if (e instanceof SyntaxError) return { failure: failure('MODEL_HTTP_ERROR', `the model endpoint ${String(origin)} answered with something that is not JSON (after ${n} attempt(s))`, data(n, { status: 200 })), retry: true, retryAfterMs: null }
+        if (deadline.aborted)
+          return {
+            failure: failure(
+              'MODEL_CALL_FAILED',
+              `the model endpoint ${String(origin)} gave no answer within ${maxTotalMs} ms (max_total_ms, ${n} attempt(s))`,
+              data(n, { max_total_ms: maxTotalMs })
+            ),
+            retry: false,
+            retryAfterMs: null
+          }
+        if (timedOut)
+          return {
+            failure: failure(
+              'MODEL_CALL_FAILED',
+              `the model endpoint ${String(origin)} did not answer within ${timeoutMs} ms (after ${n} attempt(s))`,
+              data(n, { timeout_ms: timeoutMs })
+            ),
+            retry: true,
+            retryAfterMs: null
+          }
+        if (e instanceof SyntaxError)
+          return {
+            failure: failure(
+              'MODEL_HTTP_ERROR',
+              `the model endpoint ${String(origin)} answered with something that is not JSON (after ${n} attempt(s))`,
+              data(n, { status: 200 })
+            ),
+            retry: true,
+            retryAfterMs: null
+          }
         const cause = (e as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause
-        const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.cause?.code === 'string' ? cause.cause.code : 'network error'
-        return { failure: failure('MODEL_CALL_FAILED', `the model endpoint ${String(origin)} cannot be reached (${code}, after ${n} attempt(s))`, data(n, { error: code })), retry: true, retryAfterMs: null }
+        const code =
+          typeof cause?.code === 'string'
+            ? cause.code
+            : typeof cause?.cause?.code === 'string'
+              ? cause.cause.code
+              : 'network error'
+        return {
+          failure: failure(
+            'MODEL_CALL_FAILED',
+            `the model endpoint ${String(origin)} cannot be reached (${code}, after ${n} attempt(s))`,
+            data(n, { error: code })
+          ),
+          retry: true,
+          retryAfterMs: null
+        }
       }
     }
 
@@ -217,7 +305,8 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
       const wait = r.retryAfterMs ?? Math.random() * Math.min(30_000, backoffMs * 2 ** (n - 1))
       if (!r.retry || n >= maxAttempts || elapsed + wait >= maxTotalMs) throw new FailureError(r.failure)
       await sleep(wait, stop)
-      if (signal.aborted) throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
+      if (signal.aborted)
+        throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
     }
   }
 }

@@ -8,7 +8,11 @@ export const MAX_TURNS_LIMIT = 10_000
 /** `maxTurns` is a whole number from 1 to 10 000 (0, negatives, fractions and NaN are refused). */
 export const checkMaxTurns = (n: number): number => {
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_TURNS_LIMIT) {
-    throw new FailureError(failure('INVALID_ARGUMENT', `maxTurns takes a whole number from 1 to ${MAX_TURNS_LIMIT} (got ${String(n)})`, { max_turns: String(n) }))
+    throw new FailureError(
+      failure('INVALID_ARGUMENT', `maxTurns takes a whole number from 1 to ${MAX_TURNS_LIMIT} (got ${String(n)})`, {
+        max_turns: String(n)
+      })
+    )
   }
   return n
 }

@@ -24,7 +24,16 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
-import { asDecided, asEither, decideAndAppend, deciding, must, openAt, sameJson, type Decided } from '../commands/run.js'
+import {
+  asDecided,
+  asEither,
+  decideAndAppend,
+  deciding,
+  must,
+  openAt,
+  sameJson,
+  type Decided
+} from '../commands/run.js'
 import { resultOf, type AdvanceResult } from '../commands/lifecycle.js'
 
 export type { AdvanceResult, StartOptions } from '../commands/lifecycle.js'
@@ -46,7 +55,13 @@ export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
-  | { readonly kind: 'turn'; readonly turn: number; readonly phase: 'interpretation' | 'investigation'; readonly prompt_chars: number; readonly outcome: string }
+  | {
+      readonly kind: 'turn'
+      readonly turn: number
+      readonly phase: 'interpretation' | 'investigation'
+      readonly prompt_chars: number
+      readonly outcome: string
+    }
   | { readonly kind: 'research'; readonly plan_id: string; readonly query_kind: string; readonly outcome: string }
   | { readonly kind: 'resume'; readonly into: string; readonly manual_retry: boolean }
 
@@ -66,7 +81,6 @@ export interface LoopOptions {
   readonly lease?: Lease
 }
 
-
 /** A thrown model error as a coded failure (its message is kept short; no stack). */
 const modelFailureOf = (e: unknown): Failure => {
   if (e instanceof FailureError) return e.failure
@@ -74,7 +88,11 @@ const modelFailureOf = (e: unknown): Failure => {
   // A public adapter's VbaError (or any error with a failure code, a message and data).
   const coded = e as { code?: unknown; message?: unknown; data?: unknown } | null
   if (typeof coded?.code === 'string' && isFailureCode(coded.code) && typeof coded.message === 'string') {
-    return failure(coded.code, coded.message, typeof coded.data === 'object' && coded.data !== null ? coded.data as Record<string, unknown> : {})
+    return failure(
+      coded.code,
+      coded.message,
+      typeof coded.data === 'object' && coded.data !== null ? (coded.data as Record<string, unknown>) : {}
+    )
   }
   const message = e instanceof Error ? e.message : String(e)
   return failure('MODEL_CALL_FAILED', `the model function failed: ${message.slice(0, 300)}`)
@@ -82,10 +100,13 @@ const modelFailureOf = (e: unknown): Failure => {
 
 /** The raw answer as bytes: UTF-8, or UTF-16LE when it holds lone surrogates (so nothing is lost). */
 const rawAnswerObject = (raw: string): { bytes: Buffer; mediaType: string } =>
-  hasLoneSurrogate(raw) ? { bytes: Buffer.from(raw, 'utf16le'), mediaType: 'text/plain; charset=utf-16le' } : { bytes: Buffer.from(raw, 'utf8'), mediaType: 'text/plain' }
+  hasLoneSurrogate(raw)
+    ? { bytes: Buffer.from(raw, 'utf16le'), mediaType: 'text/plain; charset=utf-16le' }
+    : { bytes: Buffer.from(raw, 'utf8'), mediaType: 'text/plain' }
 
 const timedBlock = (s: CaseState): boolean => s.state === 'BLOCKED' && runnableAfterRetry(s.reason)
-const retryPending = (s: CaseState, now: Date): boolean => s.retryNotBefore !== null && now.getTime() < Date.parse(s.retryNotBefore)
+const retryPending = (s: CaseState, now: Date): boolean =>
+  s.retryNotBefore !== null && now.getTime() < Date.parse(s.retryNotBefore)
 
 /**
  * Runs the loop until the case concludes, is exhausted, is blocked, or maxTurns model turns have
@@ -102,17 +123,39 @@ export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure
     const maxTurns = opts.maxTurns === undefined ? 20 : checkMaxTurns(opts.maxTurns)
     const handle = await openAt(at)
     if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
-      throw new FailureError(failure('GENERATION_CONFLICT', `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: opts.expectedGeneration, actual: handle.cursor.seq }))
+      throw new FailureError(
+        failure(
+          'GENERATION_CONFLICT',
+          `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`,
+          { expected: opts.expectedGeneration, actual: handle.cursor.seq }
+        )
+      )
     }
     const first = handle.cursor.state
-    if (first.state === 'NOT_STARTED') throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+    if (first.state === 'NOT_STARTED')
+      throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
     if (timedBlock(first) && opts.manualRetry !== true && retryPending(first, env.now())) {
-      throw new FailureError(failure('RETRY_NOT_YET', `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`, { reason: first.reason, retry_not_before: first.retryNotBefore }))
+      throw new FailureError(
+        failure(
+          'RETRY_NOT_YET',
+          `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`,
+          { reason: first.reason, retry_not_before: first.retryNotBefore }
+        )
+      )
     }
     // A manual retry resumes the block the case is in now, never one this call runs into.
     const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
     const lease = opts.lease === undefined ? {} : { lease: opts.lease }
-    const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, expectedGeneration?: number) => decideAndAppend(handle, commandId, decide, { env, ...lease, ...(expectedGeneration === undefined ? {} : { expectedGeneration }) })
+    const append = (
+      commandId: string,
+      decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
+      expectedGeneration?: number
+    ) =>
+      decideAndAppend(handle, commandId, decide, {
+        env,
+        ...lease,
+        ...(expectedGeneration === undefined ? {} : { expectedGeneration })
+      })
     let turns = 0
     for (;;) {
       const s = handle.cursor.state
@@ -132,7 +175,17 @@ export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure
       }
       const plan = s.pendingPlan
       if (plan !== null && plan.reservation !== null) {
-        await carryOut(handle, plan.plan_id, plan.reservation, plan.arguments, opts.research, env, step, opts.lease, manual)
+        await carryOut(
+          handle,
+          plan.plan_id,
+          plan.reservation,
+          plan.arguments,
+          opts.research,
+          env,
+          step,
+          opts.lease,
+          manual
+        )
         // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
         if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
         continue
@@ -144,47 +197,105 @@ export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure
     }
   })
 
-type Append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>, expectedGeneration?: number) => Promise<AppendOutcome>
+type Append = (
+  commandId: string,
+  decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
+  expectedGeneration?: number
+) => Promise<AppendOutcome>
 
 /**
  * One model turn: the prompt (stored), the model's answer (stored, with which model gave it) and
  * what it means, or the failed call. `exhausted`: the token limit ended the investigation instead;
  * `cancelled`: the controller's signal stopped the call (the request stays unanswered).
  */
-const modelTurn = async (handle: CaseHandle, s: CaseState, model: ModelFn, signal: AbortSignal, append: Append, step: (s: AdvanceStep) => void): Promise<'asked' | 'exhausted' | 'cancelled'> => {
+const modelTurn = async (
+  handle: CaseHandle,
+  s: CaseState,
+  model: ModelFn,
+  signal: AbortSignal,
+  append: Append,
+  step: (s: AdvanceStep) => void
+): Promise<'asked' | 'exhausted' | 'cancelled'> => {
   const turn = s.turn + 1
-  const phase = s.state === 'INTERPRETING' ? 'interpretation' as const : 'investigation' as const
+  const phase = s.state === 'INTERPRETING' ? ('interpretation' as const) : ('investigation' as const)
   const prompt = renderPrompt(s, await promptInputs(handle, s))
   const promptBytes = Buffer.from(prompt.text, 'utf8')
-  const request = { turn, phase, prompt: objectRefOf(promptBytes, 'text/plain'), promptVersion: prompt.version, promptChars: prompt.text.length }
+  const request = {
+    turn,
+    phase,
+    prompt: objectRefOf(promptBytes, 'text/plain'),
+    promptVersion: prompt.version,
+    promptChars: prompt.text.length
+  }
   // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict, not re-decided.
-  await append(`turn-${turn}-request`, (st, now) => E.map((events: readonly EventDraft[]) => (events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }))(decide(command('RequestModel', request, now), st)), handle.cursor.seq)
+  await append(
+    `turn-${turn}-request`,
+    (st, now) =>
+      E.map((events: readonly EventDraft[]) =>
+        events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }
+      )(decide(command('RequestModel', request, now), st)),
+    handle.cursor.seq
+  )
   if (handle.cursor.state.state === 'EXHAUSTED') {
-    step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted` })
+    step({
+      kind: 'turn',
+      turn,
+      phase,
+      prompt_chars: prompt.text.length,
+      outcome: `token budget spent (${handle.cursor.state.tokens.total} tokens): exhausted`
+    })
     return 'exhausted'
   }
   const started = performance.now()
   let answer: string | ModelAnswer
   try {
     answer = await model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
-    if (typeof answer !== 'string' && (typeof answer !== 'object' || answer === null || typeof answer.text !== 'string')) throw new TypeError(`the model function returned ${answer === null ? 'null' : typeof answer}, not a string or {text}`)
+    if (
+      typeof answer !== 'string' &&
+      (typeof answer !== 'object' || answer === null || typeof answer.text !== 'string')
+    )
+      throw new TypeError(
+        `the model function returned ${answer === null ? 'null' : typeof answer}, not a string or {text}`
+      )
   } catch (e) {
     // The controller's abort is its own outcome: nothing is recorded, the case stays as it is.
     const f = modelFailureOf(e)
     if (signal.aborted || f.code === 'MODEL_CALL_CANCELLED') {
-      step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: 'cancelled by the controller (nothing recorded; the next call asks again)' })
+      step({
+        kind: 'turn',
+        turn,
+        phase,
+        prompt_chars: prompt.text.length,
+        outcome: 'cancelled by the controller (nothing recorded; the next call asks again)'
+      })
       return 'cancelled'
     }
     await append(`turn-${turn}-answer`, deciding('RecordModelFailure', { turn, failure: f }))
-    step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `model call failed: ${f.code}: ${f.message.slice(0, 300)}` })
+    step({
+      kind: 'turn',
+      turn,
+      phase,
+      prompt_chars: prompt.text.length,
+      outcome: `model call failed: ${f.code}: ${f.message.slice(0, 300)}`
+    })
     return 'asked'
   }
   const { text, provenance } = provenanceOf(answer, performance.now() - started)
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)
-  const recorded = await append(`turn-${turn}-answer`, deciding('RecordAnswer', { turn, raw: text, rawRef, provenance }, [raw.bytes]))
-  const usage = provenance.usage === null ? '' : ` [${provenance.model ?? 'model'}: ${tokensOf(provenance.usage)} tokens]`
-  step({ kind: 'turn', turn, phase, prompt_chars: prompt.text.length, outcome: `${describeDecision(recorded.events)}${usage}` })
+  const recorded = await append(
+    `turn-${turn}-answer`,
+    deciding('RecordAnswer', { turn, raw: text, rawRef, provenance }, [raw.bytes])
+  )
+  const usage =
+    provenance.usage === null ? '' : ` [${provenance.model ?? 'model'}: ${tokensOf(provenance.usage)} tokens]`
+  step({
+    kind: 'turn',
+    turn,
+    phase,
+    prompt_chars: prompt.text.length,
+    outcome: `${describeDecision(recorded.events)}${usage}`
+  })
   return 'asked'
 }
 
@@ -193,50 +304,106 @@ const describeDecision = (events: readonly { type: string; data: unknown }[]): s
   for (const e of events) {
     const d = e.data as Record<string, unknown>
     switch (e.type) {
-      case 'InterpretationRecorded': return 'interpretation recorded'
+      case 'InterpretationRecorded':
+        return 'interpretation recorded'
       case 'PlanConfirmed': {
-        const fromCase = events.find((x) => x.type === 'QueryAnsweredFromCase')?.data as Record<string, unknown> | undefined
+        const fromCase = events.find((x) => x.type === 'QueryAnsweredFromCase')?.data as
+          | Record<string, unknown>
+          | undefined
         return `plan ${String(d['plan_id'])}: ${requestText(String((d['arguments'] as Record<string, unknown>)['kind']), d['arguments'] as Record<string, unknown>).slice(0, 160)}${fromCase === undefined ? '' : `; answered from the case: ${String(fromCase['evidence_id'])} again (no cost)`}`
       }
-      case 'HypothesisProposed': return `hypothesis ${String(d['hypothesis_id'])} proposed`
-      case 'HypothesisUpdated': return `hypothesis ${String(d['hypothesis_id'])} ${String(d['status'])}`
-      case 'LabTestRequested': return `lab test ${String(d['request_id'])} requested; waiting for feedback`
-      case 'ConclusionRecorded': return 'conclusion'
-      case 'ModelResponseRejected': return `rejected (${String(d['code'])}): ${String(d['message']).slice(0, 120)}`
-      case 'CheckpointRecorded': if (d['state'] === 'EXHAUSTED') return 'budget exhausted'
+      case 'HypothesisProposed':
+        return `hypothesis ${String(d['hypothesis_id'])} proposed`
+      case 'HypothesisUpdated':
+        return `hypothesis ${String(d['hypothesis_id'])} ${String(d['status'])}`
+      case 'LabTestRequested':
+        return `lab test ${String(d['request_id'])} requested; waiting for feedback`
+      case 'ConclusionRecorded':
+        return 'conclusion'
+      case 'ModelResponseRejected':
+        return `rejected (${String(d['code'])}): ${String(d['message']).slice(0, 120)}`
+      case 'CheckpointRecorded':
+        if (d['state'] === 'EXHAUSTED') return 'budget exhausted'
         break
-      default: break
+      default:
+        break
     }
   }
   return 'recorded'
 }
 
 /** Carries out a confirmed plan; its answer is frozen here until it is persisted. */
-const carryOut = async (handle: CaseHandle, planId: string, reservation: string, args: Record<string, unknown>, research: ProjectResearch, env: Env, step: (s: AdvanceStep) => void, lease: Lease | undefined, manualRetry: boolean): Promise<void> => {
+const carryOut = async (
+  handle: CaseHandle,
+  planId: string,
+  reservation: string,
+  args: Record<string, unknown>,
+  research: ProjectResearch,
+  env: Env,
+  step: (s: AdvanceStep) => void,
+  lease: Lease | undefined,
+  manualRetry: boolean
+): Promise<void> => {
   const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
-  const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) => decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
+  const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) =>
+    decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
   const answer = await research.query(args)()
   const s = handle.cursor.state
   if (E.isLeft(answer)) {
     const unavailable = isUnavailable(answer.left)
     const id = unavailable ? `plan-${planId}-outage-${s.research.failures + 1}` : `plan-${planId}-record`
-    await append(id, deciding('RecordResearchFailure', { reservationId: reservation, failure: answer.left, unavailable, manualRetry }))
-    step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})` })
+    await append(
+      id,
+      deciding('RecordResearchFailure', { reservationId: reservation, failure: answer.left, unavailable, manualRetry })
+    )
+    step({
+      kind: 'research',
+      plan_id: planId,
+      query_kind: kind,
+      outcome: unavailable ? `unavailable (${answer.left.code})` : `failed (${answer.left.code})`
+    })
     return
   }
   // A context started with one source.context contract refuses answers computed with another.
   const ctx = s.settings?.source_context ?? null
-  if (answer.right.kind === 'source.context' && ctx !== null && !sameJson(answer.right.settings['source_analysis'], ctx)) {
-    const refused = failure('CONTEXT_SETTINGS_DIFFER', 'the source.context settings differ from the ones this investigation started with', {})
-    await append(`plan-${planId}-record`, deciding('RecordResearchFailure', { reservationId: reservation, failure: refused, unavailable: false, manualRetry }))
+  if (
+    answer.right.kind === 'source.context' &&
+    ctx !== null &&
+    !sameJson(answer.right.settings['source_analysis'], ctx)
+  ) {
+    const refused = failure(
+      'CONTEXT_SETTINGS_DIFFER',
+      'the source.context settings differ from the ones this investigation started with',
+      {}
+    )
+    await append(
+      `plan-${planId}-record`,
+      deciding('RecordResearchFailure', {
+        reservationId: reservation,
+        failure: refused,
+        unavailable: false,
+        manualRetry
+      })
+    )
     step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: 'refused (CONTEXT_SETTINGS_DIFFER)' })
     return
   }
   const bytes = captureBytes(answer.right)
   const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
   const requestDigest = sha256Digest(must(canonicalJson(answer.right.request)))
-  await append(`plan-${planId}-record`, deciding('RecordCapture', { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest, manualRetry }, [bytes]))
+  await append(
+    `plan-${planId}-record`,
+    deciding(
+      'RecordCapture',
+      { reservationId: reservation, capture: ref, kind: answer.right.kind, requestDigest, manualRetry },
+      [bytes]
+    )
+  )
   const last = handle.cursor.state.lastResult
-  step({ kind: 'research', plan_id: planId, query_kind: kind, outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded' })
+  step({
+    kind: 'research',
+    plan_id: planId,
+    query_kind: kind,
+    outcome: last?.kind === 'capture' ? `${last.evidence_id}${last.repeat ? ' (repeat)' : ''}` : 'recorded'
+  })
 }
-

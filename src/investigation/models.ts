@@ -35,53 +35,101 @@ export const programOf = (command: string): string => {
  * deciders reject it as too large, so a model that rambles counts as an invalid answer, not as an
  * outage. Each answer records the program name and its exit status.
  */
-export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn => async ({ prompt, turn, phase, signal }) => {
-  const timeoutMs = options.timeoutMs ?? 300_000
-  const max = options.maxAnswerBytes ?? 1 << 20
-  const program = programOf(command)
-  return new Promise<ModelAnswer>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase } })
-    const out: Buffer[] = []
-    let outBytes = 0
-    let err = ''
-    let settled = false
-    const finish = (f: () => void): void => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
-      f()
-    }
-    const onAbort = (): void => {
-      child.kill('SIGTERM')
-      finish(() => reject(new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call'))))
-    }
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      finish(() => reject(new FailureError(failure('MODEL_COMMAND_FAILED', `the model command did not answer within ${timeoutMs} ms`, { timeout_ms: timeoutMs }))))
-    }, timeoutMs)
-    signal.addEventListener('abort', onAbort)
-    child.stdout.on('data', (d: Buffer) => {
-      const room = max - outBytes
-      outBytes += d.length
-      if (outBytes > max) {
-        out.push(d.subarray(0, Math.max(0, room)))
+export const commandModel =
+  (command: string, options: CommandModelOptions = {}): ModelFn =>
+  async ({ prompt, turn, phase, signal }) => {
+    const timeoutMs = options.timeoutMs ?? 300_000
+    const max = options.maxAnswerBytes ?? 1 << 20
+    const program = programOf(command)
+    return new Promise<ModelAnswer>((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
+      })
+      const out: Buffer[] = []
+      let outBytes = 0
+      let err = ''
+      let settled = false
+      const finish = (f: () => void): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+        f()
+      }
+      const onAbort = (): void => {
+        child.kill('SIGTERM')
+        finish(() =>
+          reject(new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call')))
+        )
+      }
+      const timer = setTimeout(() => {
         child.kill('SIGKILL')
-        finish(() => resolve({ text: Buffer.concat(out).toString('utf8'), info: { kind: 'command', program, exitStatus: null, finishReason: 'length' } }))
-      } else out.push(d)
+        finish(() =>
+          reject(
+            new FailureError(
+              failure('MODEL_COMMAND_FAILED', `the model command did not answer within ${timeoutMs} ms`, {
+                timeout_ms: timeoutMs
+              })
+            )
+          )
+        )
+      }, timeoutMs)
+      signal.addEventListener('abort', onAbort)
+      child.stdout.on('data', (d: Buffer) => {
+        const room = max - outBytes
+        outBytes += d.length
+        if (outBytes > max) {
+          out.push(d.subarray(0, Math.max(0, room)))
+          child.kill('SIGKILL')
+          finish(() =>
+            resolve({
+              text: Buffer.concat(out).toString('utf8'),
+              info: { kind: 'command', program, exitStatus: null, finishReason: 'length' }
+            })
+          )
+        } else out.push(d)
+      })
+      child.stderr.on('data', (d: Buffer) => {
+        err = (err + d.toString('utf8')).slice(-2000)
+      })
+      child.on('error', (e) =>
+        finish(() =>
+          reject(
+            new FailureError(
+              failure(
+                'MODEL_COMMAND_FAILED',
+                `the model command could not run (${(e as NodeJS.ErrnoException).code ?? 'error'})`
+              )
+            )
+          )
+        )
+      )
+      child.on('close', (code, sig) => {
+        if (code === 0)
+          finish(() =>
+            resolve({
+              text: Buffer.concat(out).toString('utf8'),
+              info: { kind: 'command', program, exitStatus: 0, finishReason: 'stop' }
+            })
+          )
+        else
+          finish(() =>
+            reject(
+              new FailureError(
+                failure(
+                  'MODEL_COMMAND_FAILED',
+                  `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${err.trim() === '' ? '' : `: ${err.trim().slice(-300)}`}`,
+                  { exit_code: code, signal: sig }
+                )
+              )
+            )
+          )
+      })
+      // A command that does not read its stdin must not fail the call with EPIPE.
+      child.stdin.on('error', () => undefined)
+      child.stdin.end(prompt)
     })
-    child.stderr.on('data', (d: Buffer) => {
-      err = (err + d.toString('utf8')).slice(-2000)
-    })
-    child.on('error', (e) => finish(() => reject(new FailureError(failure('MODEL_COMMAND_FAILED', `the model command could not run (${(e as NodeJS.ErrnoException).code ?? 'error'})`)))))
-    child.on('close', (code, sig) => {
-      if (code === 0) finish(() => resolve({ text: Buffer.concat(out).toString('utf8'), info: { kind: 'command', program, exitStatus: 0, finishReason: 'stop' } }))
-      else finish(() => reject(new FailureError(failure('MODEL_COMMAND_FAILED', `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${err.trim() === '' ? '' : `: ${err.trim().slice(-300)}`}`, { exit_code: code, signal: sig }))))
-    })
-    // A command that does not read its stdin must not fail the call with EPIPE.
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(prompt)
-  })
-}
+  }
 
 export { httpModel, chatCompletionsUrl, HTTP_MODEL_DEFAULTS, type HttpModelOptions } from './http-model.js'

@@ -31,4 +31,5 @@ export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
 }
 
 /** The evidence id of the latest result shown in a prompt (e.g. "E3"), or null. */
-export const latestEvidence = (prompt: string): string | null => /Latest result (E\d+)/.exec(prompt)?.[1] ?? /Latest result: (E\d+)/.exec(prompt)?.[1] ?? null
+export const latestEvidence = (prompt: string): string | null =>
+  /Latest result (E\d+)/.exec(prompt)?.[1] ?? /Latest result: (E\d+)/.exec(prompt)?.[1] ?? null

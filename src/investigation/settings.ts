@@ -25,14 +25,37 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     max_invalid_responses: profile.loop.max_invalid_responses ?? 3,
     retry_delay_ms: profile.loop.retry_delay_ms ?? 10 * 60 * 1000,
     prompt_max_chars: profile.loop.prompt_max_chars ?? 20_000,
-    source_context: profile.source !== undefined && a.enabled
-      ? { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes], code_path_prefixes: [...a.code_path_prefixes] }
-      : null,
+    source_context:
+      profile.source !== undefined && a.enabled
+        ? {
+            context_lines: a.context_lines,
+            max_searches: a.max_searches,
+            max_matches: a.max_matches,
+            max_files: a.max_files,
+            max_blocks: a.max_blocks,
+            max_total_lines: a.max_total_lines,
+            registration_prefixes: [...a.registration_prefixes],
+            code_path_prefixes: [...a.code_path_prefixes]
+          }
+        : null,
     max_tokens: profile.budget.max_tokens ?? null,
     contract: {
       source: profile.source === undefined ? null : { code_path_prefixes: [...a.code_path_prefixes] },
-      databases: db === undefined ? [] : db.databases.map((name) => ({ name, allowed_tables: [...(db.allowed_tables[name] ?? [])].sort() })),
-      limits: { max_lines: l.max_lines, max_rows: l.max_rows, max_result_bytes: l.max_result_bytes, max_matches: l.max_matches, max_files: l.max_files, max_line_chars: l.max_line_chars, max_in_values: l.max_in_values, max_filters: l.max_filters, max_columns: l.max_columns }
+      databases:
+        db === undefined
+          ? []
+          : db.databases.map((name) => ({ name, allowed_tables: [...(db.allowed_tables[name] ?? [])].sort() })),
+      limits: {
+        max_lines: l.max_lines,
+        max_rows: l.max_rows,
+        max_result_bytes: l.max_result_bytes,
+        max_matches: l.max_matches,
+        max_files: l.max_files,
+        max_line_chars: l.max_line_chars,
+        max_in_values: l.max_in_values,
+        max_filters: l.max_filters,
+        max_columns: l.max_columns
+      }
     },
     count_refusals: true,
     answer_repeats_from_case: true,

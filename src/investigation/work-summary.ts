@@ -53,7 +53,17 @@ export interface Tally {
   failures: WorkFailure[]
 }
 
-export const emptyTally = (): Tally => ({ claims: 0, advanced: 0, concluded: 0, exhausted: 0, blocked: {}, cancelled: 0, turns: 0, failures_by_code: {}, failures: [] })
+export const emptyTally = (): Tally => ({
+  claims: 0,
+  advanced: 0,
+  concluded: 0,
+  exhausted: 0,
+  blocked: {},
+  cancelled: 0,
+  turns: 0,
+  failures_by_code: {},
+  failures: []
+})
 
 export const tallyResult = (t: Tally, r: AdvanceResult): void => {
   t.advanced++
@@ -96,7 +106,18 @@ export const summaryLine = (s: WorkSummary): string => {
   for (const [reason, n] of Object.entries(s.blocked)) parts.push(`${n} blocked (${reason})`)
   if (s.cancelled > 0) parts.push(`${s.cancelled} cancelled`)
   const failed = Object.values(s.failures_by_code).reduce((a, b) => a + b, 0)
-  parts.push(failed === 0 ? '0 failed' : `${failed} failed (${Object.entries(s.failures_by_code).map(([c, n]) => `${c} ${n}`).join(', ')})`)
-  const why = s.ended === 'failure' && s.stopped_by !== null ? `stopped by ${s.stopped_by.code}${s.stopped_by.case_id === null ? '' : ` on ${s.stopped_by.case_id}`}` : s.ended === 'idle' ? 'nothing left to do' : 'stopped'
+  parts.push(
+    failed === 0
+      ? '0 failed'
+      : `${failed} failed (${Object.entries(s.failures_by_code)
+          .map(([c, n]) => `${c} ${n}`)
+          .join(', ')})`
+  )
+  const why =
+    s.ended === 'failure' && s.stopped_by !== null
+      ? `stopped by ${s.stopped_by.code}${s.stopped_by.case_id === null ? '' : ` on ${s.stopped_by.case_id}`}`
+      : s.ended === 'idle'
+        ? 'nothing left to do'
+        : 'stopped'
   return `${parts.join(', ')}; ${why}`
 }

@@ -32,7 +32,14 @@ export type WorkEvent =
   | { readonly kind: 'claimed'; readonly worker: string; readonly case_id: string; readonly expires_at: string }
   | { readonly kind: 'step'; readonly worker: string; readonly case_id: string; readonly step: AdvanceStep }
   | { readonly kind: 'advanced'; readonly worker: string; readonly case_id: string; readonly result: AdvanceResult }
-  | { readonly kind: 'failed'; readonly worker: string; readonly case_id: string; readonly code: string; readonly message: string; readonly failure_kind: string }
+  | {
+      readonly kind: 'failed'
+      readonly worker: string
+      readonly case_id: string
+      readonly code: string
+      readonly message: string
+      readonly failure_kind: string
+    }
   | { readonly kind: 'released'; readonly worker: string; readonly case_id: string }
   /** A slot found nothing runnable (said once until it claims again). */
   | { readonly kind: 'idle'; readonly worker: string }
@@ -86,7 +93,10 @@ const codeOf = (e: unknown): Failure => toFailure(e, 'work')
 
 const intIn = (name: string, v: number | undefined, fallback: number, min: number, max: number): number => {
   if (v === undefined) return fallback
-  if (!Number.isSafeInteger(v) || v < min || v > max) throw new FailureError(failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`, { [name]: String(v) }))
+  if (!Number.isSafeInteger(v) || v < min || v > max)
+    throw new FailureError(
+      failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`, { [name]: String(v) })
+    )
   return v
 }
 
@@ -100,18 +110,28 @@ const stopsWorker = (f: Failure): boolean => {
  * What keeps an until-idle worker waiting: a runnable case, a leased one, or a timed block that
  * ends within the horizon. Null when nothing does (the worker may end).
  */
-export const busyReason = (entries: Awaited<ReturnType<QueueStore['list']>>, now: number, horizonMs: number): string | null => {
+export const busyReason = (
+  entries: Awaited<ReturnType<QueueStore['list']>>,
+  now: number,
+  horizonMs: number
+): string | null => {
   for (const e of entries) {
     if (e.runnable) return 'a case is runnable'
     if (e.lease !== null) return `a case is leased by ${e.lease.worker}`
-    if (e.state === 'BLOCKED' && e.retry_not_before !== null && Date.parse(e.retry_not_before) <= now + horizonMs) return `a case waits for its retry time ${e.retry_not_before}`
+    if (e.state === 'BLOCKED' && e.retry_not_before !== null && Date.parse(e.retry_not_before) <= now + horizonMs)
+      return `a case waits for its retry time ${e.retry_not_before}`
   }
   return null
 }
 
 /** How many cases wait for a retry time beyond the horizon, and the earliest of those times. */
-const laterRetries = (entries: Awaited<ReturnType<QueueStore['list']>>): { readonly count: number; readonly first: string | null } => {
-  const times = entries.filter((e) => e.state === 'BLOCKED' && e.retry_not_before !== null).map((e) => e.retry_not_before as string).sort()
+const laterRetries = (
+  entries: Awaited<ReturnType<QueueStore['list']>>
+): { readonly count: number; readonly first: string | null } => {
+  const times = entries
+    .filter((e) => e.state === 'BLOCKED' && e.retry_not_before !== null)
+    .map((e) => e.retry_not_before as string)
+    .sort()
   return { count: times.length, first: times[0] ?? null }
 }
 
@@ -150,16 +170,30 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
     const halt = (): void => inner.abort()
     stop.signal.addEventListener('abort', halt, { once: true })
     let lost: Failure | null = null
-    const timer = setInterval(() => {
-      o.store.renew(lease, leaseMs).then((l) => { lease = l }, (e: unknown) => {
-        lost = codeOf(e)
-        inner.abort()
-      })
-    }, Math.max(250, Math.floor(leaseMs / 3)))
+    const timer = setInterval(
+      () => {
+        o.store.renew(lease, leaseMs).then(
+          (l) => {
+            lease = l
+          },
+          (e: unknown) => {
+            lost = codeOf(e)
+            inner.abort()
+          }
+        )
+      },
+      Math.max(250, Math.floor(leaseMs / 3))
+    )
     try {
       const handle = await openAt(at)
       if (handle.cursor.state.state === 'NOT_STARTED') {
-        if (o.settings === undefined) throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'the case is prepared but not started, and the worker has no settings to start it with'))
+        if (o.settings === undefined)
+          throw new FailureError(
+            failure(
+              'INVESTIGATION_NOT_STARTED',
+              'the case is prepared but not started, and the worker has no settings to start it with'
+            )
+          )
         const started = await startInvestigation(at, { settings: o.settings, env, lease })
         if (E.isLeft(started)) throw new FailureError(started.left)
       }
@@ -183,7 +217,14 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
       clearInterval(timer)
       const f = lost ?? codeOf(e)
       const wf = tallyFailure(tally, caseId, f)
-      report({ kind: 'failed', worker, case_id: caseId, code: f.code, message: f.message, failure_kind: failureKind(f.code) })
+      report({
+        kind: 'failed',
+        worker,
+        case_id: caseId,
+        code: f.code,
+        message: f.message,
+        failure_kind: failureKind(f.code)
+      })
       if (f.code === 'LEASE_LOST') return
       if (failureKind(f.code) === 'unavailable') {
         // Keep the case out of the queue for a while: the store or the disk may come back.
@@ -208,7 +249,14 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
       } catch (e) {
         const f = codeOf(e)
         const wf = tallyFailure(tally, null, f)
-        report({ kind: 'failed', worker, case_id: '', code: f.code, message: f.message, failure_kind: failureKind(f.code) })
+        report({
+          kind: 'failed',
+          worker,
+          case_id: '',
+          code: f.code,
+          message: f.message,
+          failure_kind: failureKind(f.code)
+        })
         if (stopsWorker(f)) {
           end('failure', `${f.code} from the queue: ${f.message}`, wf)
           return
@@ -227,7 +275,10 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
           const listed = await o.store.list().catch(() => null)
           if (listed !== null && busyReason(listed, env.now().getTime(), leaseMs) === null) {
             const later = laterRetries(listed)
-            end('idle', `nothing is runnable, leased, or waiting for a retry time within ${leaseMs} ms${later.count === 0 ? '' : `; ${later.count} blocked case(s) retry later (the first at ${String(later.first)})`}`)
+            end(
+              'idle',
+              `nothing is runnable, leased, or waiting for a retry time within ${leaseMs} ms${later.count === 0 ? '' : `; ${later.count} blocked case(s) retry later (the first at ${String(later.first)})`}`
+            )
             return
           }
         }

@@ -22,22 +22,28 @@ export const evidenceUri = (id: string): string => `vba://evidence/${id}`
 const budgetText = (left: number | null): string => (left === null ? 'no budget limit' : `budget left: ${left}`)
 
 /** The first line of an answer: which evidence it is, and what it cost. */
-export const evidenceHeader = (r: Pick<CaseQueryResult, 'evidenceId' | 'repeat' | 'answeredFromCase' | 'budgetLeft'>): string => {
+export const evidenceHeader = (
+  r: Pick<CaseQueryResult, 'evidenceId' | 'repeat' | 'answeredFromCase' | 'budgetLeft'>
+): string => {
   const id = r.evidenceId ?? '?'
-  if (r.answeredFromCase) return `${id}: answered from the case (this exact call was recorded before; nothing ran, no budget spent; ${budgetText(r.budgetLeft)})`
-  if (r.repeat === true) return `${id}: the same answer as earlier evidence ${id} (recorded as its repeat, not as new evidence; ${budgetText(r.budgetLeft)})`
+  if (r.answeredFromCase)
+    return `${id}: answered from the case (this exact call was recorded before; nothing ran, no budget spent; ${budgetText(r.budgetLeft)})`
+  if (r.repeat === true)
+    return `${id}: the same answer as earlier evidence ${id} (recorded as its repeat, not as new evidence; ${budgetText(r.budgetLeft)})`
   return `${id}: new evidence, recorded in the case (${budgetText(r.budgetLeft)})`
 }
 
 /** The compact text of a capture under its header line. */
-export const captureAnswerText = (header: string, capture: Capture): string => [header, ...renderCapture(capture)].join('\n')
+export const captureAnswerText = (header: string, capture: Capture): string =>
+  [header, ...renderCapture(capture)].join('\n')
 
 /** What the agent can change, by failure code (then by kind). */
 const HINTS: Readonly<Record<string, string>> = {
-  QUERY_INVALID: 'change the arguments to match the tool\'s input schema (unknown members are refused, not ignored)',
+  QUERY_INVALID: "change the arguments to match the tool's input schema (unknown members are refused, not ignored)",
   PATH_INVALID: 'give a path relative to the repository root, without .., ., empty segments, backslashes or .git',
   IDENTIFIER_INVALID: 'use a plain table or column name (database_schema lists the columns)',
-  FILTER_INVALID: 'fix the filter: an operator the column type allows, at most the allowed number of filters and in-values',
+  FILTER_INVALID:
+    'fix the filter: an operator the column type allows, at most the allowed number of filters and in-values',
   COLUMN_UNKNOWN: 'name columns the table has (database_schema lists them)',
   TABLE_NOT_ALLOWED: 'ask about an allowed table (database_tables lists them)',
   DATABASE_NOT_ALLOWED: 'ask one of the configured databases (see the tool description)',
@@ -47,10 +53,14 @@ const HINTS: Readonly<Record<string, string>> = {
   SOURCE_NOT_READABLE: 'read a regular file: symlinks and submodules are listed, never read as source',
   SOURCE_NOT_TEXT: 'this file is binary; search text files instead',
   SOURCE_FILE_TOO_LARGE: 'this file is over the size limit; search it with source_search instead of reading it',
-  SOURCE_TIMEOUT: 'narrow the query (a path_prefix, a more specific text); the same call again gives the same recorded answer',
-  DATABASE_TIMEOUT: 'narrow the query (more selective filters, fewer rows); the same call again gives the same recorded answer',
-  BUDGET_EXHAUSTED: 'nothing in the request: the case\'s budget is spent. Evidence recorded so far stays readable at no cost (case_status, vba://evidence/<id>); an operator can top the budget up',
-  CASE_CLOSED: 'nothing in the request: the investigation is closed to research. Evidence recorded so far stays readable (case_status, vba://evidence/<id>)',
+  SOURCE_TIMEOUT:
+    'narrow the query (a path_prefix, a more specific text); the same call again gives the same recorded answer',
+  DATABASE_TIMEOUT:
+    'narrow the query (more selective filters, fewer rows); the same call again gives the same recorded answer',
+  BUDGET_EXHAUSTED:
+    "nothing in the request: the case's budget is spent. Evidence recorded so far stays readable at no cost (case_status, vba://evidence/<id>); an operator can top the budget up",
+  CASE_CLOSED:
+    'nothing in the request: the investigation is closed to research. Evidence recorded so far stays readable (case_status, vba://evidence/<id>)',
   COMMAND_ID_CONFLICT: 'nothing in the request; an operator should look at the case',
   CASE_LEASED: 'retry the same call once the worker has released the case; nothing was recorded',
   CASE_LOCKED: 'retry the same call in a moment; nothing was recorded twice',
@@ -61,12 +71,18 @@ const hintOf = (f: Failure): string => {
   const hint = HINTS[f.code]
   if (hint !== undefined) return hint
   switch (failureKind(f.code)) {
-    case 'permanent': return 'change the request; the same request gives the same answer'
-    case 'retryable': return 'retry the same call in a moment'
-    case 'unavailable': return 'retry the same call later: it resumes the same reservation at no extra cost'
-    case 'corrupt': return 'stop: the case does not verify, an operator must look at it'
-    case 'bug': return 'stop and report this error'
-    default: return 'change the request'
+    case 'permanent':
+      return 'change the request; the same request gives the same answer'
+    case 'retryable':
+      return 'retry the same call in a moment'
+    case 'unavailable':
+      return 'retry the same call later: it resumes the same reservation at no extra cost'
+    case 'corrupt':
+      return 'stop: the case does not verify, an operator must look at it'
+    case 'bug':
+      return 'stop and report this error'
+    default:
+      return 'change the request'
   }
 }
 
@@ -82,13 +98,22 @@ export const refusalAnswer = (f: Failure): ToolAnswer => errorAnswer(f, 'Nothing
 export const queryAnswer = (r: CaseQueryResult): ToolAnswer => {
   if (r.outcome === 'failed' || r.capture === undefined || r.evidenceId === undefined) {
     const f = r.failure ?? failure('INTERNAL_ERROR', 'the recorded capture could not be read')
-    const how = failureKind(f.code) === 'unavailable'
-      ? 'Recorded in the case as an outage; the reservation is kept: the same call later retries it at no extra cost.'
-      : r.answeredFromCase ? 'This exact call was refused before (recorded in the case); no budget was spent.' : 'Recorded in the case as a refused query; its budget was released.'
+    const how =
+      failureKind(f.code) === 'unavailable'
+        ? 'Recorded in the case as an outage; the reservation is kept: the same call later retries it at no extra cost.'
+        : r.answeredFromCase
+          ? 'This exact call was refused before (recorded in the case); no budget was spent.'
+          : 'Recorded in the case as a refused query; its budget was released.'
     return errorAnswer(f, how)
   }
   return {
     content: [{ type: 'text', text: captureAnswerText(evidenceHeader(r), r.capture) }],
-    structuredContent: { evidence_id: r.evidenceId, repeat: r.repeat ?? false, answered_from_case: r.answeredFromCase, budget_left: r.budgetLeft, capture: r.capture }
+    structuredContent: {
+      evidence_id: r.evidenceId,
+      repeat: r.repeat ?? false,
+      answered_from_case: r.answeredFromCase,
+      budget_left: r.budgetLeft,
+      capture: r.capture
+    }
   }
 }

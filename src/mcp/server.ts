@@ -6,7 +6,15 @@
  * every call is the client as it named itself in the initialize request.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from '@modelcontextprotocol/sdk/types.js'
 import type { Requester } from '../events/catalog.js'
 import { VERSION } from '../version.js'
 import { failureOf, type McpSession } from './session.js'
@@ -41,30 +49,71 @@ const instructions = (s: McpSession): string =>
 
 /** An MCP server answering from `session` (connect it to a transport). */
 export const createMcpServer = (session: McpSession): Server => {
-  const server = new Server({ name: 'vba', title: 'vba case research', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: instructions(session) })
+  const server = new Server(
+    { name: 'vba', title: 'vba case research', version: VERSION },
+    { capabilities: { tools: {}, resources: {} }, instructions: instructions(session) }
+  )
   const byName = new Map(session.tools.map((t) => [t.name, t]))
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: session.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }))
+    tools: session.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+      annotations: t.annotations
+    }))
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name)
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name.slice(0, 80))}; the tools are ${[...byName.keys()].join(', ')}`)
-    const answer = tool.kind === null ? await session.status() : await session.query(tool.kind, request.params.arguments ?? {}, requesterOf(server.getClientVersion()))
+    if (tool === undefined)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(request.params.name.slice(0, 80))}; the tools are ${[...byName.keys()].join(', ')}`
+      )
+    const answer =
+      tool.kind === null
+        ? await session.status()
+        : await session.query(tool.kind, request.params.arguments ?? {}, requesterOf(server.getClientVersion()))
     return { ...answer, content: [...answer.content] }
   })
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: (await session.evidence().catch(internal)).map((e) => ({ uri: e.uri, name: e.id, title: `${e.id}: ${e.request}`, description: `evidence ${e.id} of case ${session.caseId}: ${e.request}`, mimeType: 'text/plain' }))
+    resources: (await session.evidence().catch(internal)).map((e) => ({
+      uri: e.uri,
+      name: e.id,
+      title: `${e.id}: ${e.request}`,
+      description: `evidence ${e.id} of case ${session.caseId}: ${e.request}`,
+      mimeType: 'text/plain'
+    }))
   }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [{ uriTemplate: 'vba://evidence/{id}', name: 'evidence', title: 'recorded evidence', description: `one piece of evidence of case ${session.caseId} by its id (E1, E2, …): the compact text and the canonical capture`, mimeType: 'text/plain' }]
+    resourceTemplates: [
+      {
+        uriTemplate: 'vba://evidence/{id}',
+        name: 'evidence',
+        title: 'recorded evidence',
+        description: `one piece of evidence of case ${session.caseId} by its id (E1, E2, …): the compact text and the canonical capture`,
+        mimeType: 'text/plain'
+      }
+    ]
   }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri
     const id = EVIDENCE_URI.exec(uri)?.[1]
     const found = id === undefined ? null : await session.readEvidence(id).catch(internal)
     // -32002: the MCP code for a resource that does not exist.
-    if (found === null) throw new McpError(-32002, `EVIDENCE_UNKNOWN: case ${session.caseId} has no evidence at ${JSON.stringify(uri.slice(0, 120))} (case_status lists the evidence)`, { uri: uri.slice(0, 120) })
-    return { contents: [{ uri, mimeType: 'text/plain', text: found.text }, { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }] }
+    if (found === null)
+      throw new McpError(
+        -32002,
+        `EVIDENCE_UNKNOWN: case ${session.caseId} has no evidence at ${JSON.stringify(uri.slice(0, 120))} (case_status lists the evidence)`,
+        { uri: uri.slice(0, 120) }
+      )
+    return {
+      contents: [
+        { uri, mimeType: 'text/plain', text: found.text },
+        { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }
+      ]
+    }
   })
   return server
 }

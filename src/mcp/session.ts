@@ -79,29 +79,56 @@ export const bindingDigest = (p: Profile): string => {
   const d = p.database
   const binding = {
     source: s === undefined ? null : { url: s.url, commit: s.commit, extensions: s.extensions ?? null },
-    database: d === undefined ? null : { client: d.client, databases: d.databases, snapshot_id: d.snapshot_id, allowed_tables: d.allowed_tables },
+    database:
+      d === undefined
+        ? null
+        : { client: d.client, databases: d.databases, snapshot_id: d.snapshot_id, allowed_tables: d.allowed_tables },
     limits: p.limits,
     analysis: analysisOf(p)
   }
   return sha256Digest(must(canonicalJson(binding)))
 }
 
-const budgetOf = (s: CaseState): { total: number; consumed: number; held: number; left: number; query_cost: number } | null =>
-  s.settings === null ? null : { total: budgetTotal(s), consumed: s.research.consumed, held: heldBudget(s.research), left: remainingBudget(s), query_cost: queryCost(s) }
+const budgetOf = (
+  s: CaseState
+): { total: number; consumed: number; held: number; left: number; query_cost: number } | null =>
+  s.settings === null
+    ? null
+    : {
+        total: budgetTotal(s),
+        consumed: s.research.consumed,
+        held: heldBudget(s.research),
+        left: remainingBudget(s),
+        query_cost: queryCost(s)
+      }
 
 const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHandle; started: boolean }> => {
   const lease = o.leaseOf === undefined ? null : await o.leaseOf()
-  if (lease !== null) throw new FailureError(failure('CASE_LEASED', `the case is being worked on by ${lease.worker} until ${lease.expires_at}; start vba mcp once the worker has released it`, { worker: lease.worker, expires_at: lease.expires_at }))
+  if (lease !== null)
+    throw new FailureError(
+      failure(
+        'CASE_LEASED',
+        `the case is being worked on by ${lease.worker} until ${lease.expires_at}; start vba mcp once the worker has released it`,
+        { worker: lease.worker, expires_at: lease.expires_at }
+      )
+    )
   const handle = await openAt(o.at)
   const s = handle.cursor.state
-  if (!s.revisions.some((r) => r.completed)) throw new FailureError(failure('CASE_NOT_PREPARED', 'the case has no completed revision: record the bug report and run its preparation first (vba case prepare)'))
+  if (!s.revisions.some((r) => r.completed))
+    throw new FailureError(
+      failure(
+        'CASE_NOT_PREPARED',
+        'the case has no completed revision: record the bug report and run its preparation first (vba case prepare)'
+      )
+    )
   if (s.state !== 'NOT_STARTED') return { handle, started: false }
   must(await startInvestigation(o.at, { settings: must(settingsOf(o.profile)), env }))
   return { handle: await openAt(o.at), started: true }
 }
 
 /** A thrown coded failure as it is, anything else as the bug it is. */
-export const failureOf = (e: unknown): Failure => (e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e)))
+export const failureOf = (e: unknown): Failure =>
+  e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
 
 const readCapture = async (h: CaseHandle, digest: string): Promise<Capture | null> => {
   const ref = h.cursor.state.research.evidenceRefs.get(digest)
@@ -131,10 +158,18 @@ const statusAnswer = async (h: CaseHandle, requests: Map<string, string>): Promi
   const budget = budgetOf(s)
   const caseId = h.declaration.case_id
   const head = `case ${caseId}: ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}; ${budget === null ? 'no budget limit' : `budget ${budget.consumed} of ${budget.total} consumed, ${budget.held} held, ${budget.left} left (a query costs ${budget.query_cost})`}`
-  const lines = list.map((e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`)
+  const lines = list.map(
+    (e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`
+  )
   return {
     content: [{ type: 'text', text: [head, `evidence (${list.length}):`, ...lines].join('\n') }],
-    structuredContent: { case_id: caseId, state: s.state, reason: s.reason, budget, evidence: list.map((e) => ({ ...e })) }
+    structuredContent: {
+      case_id: caseId,
+      state: s.state,
+      reason: s.reason,
+      budget,
+      evidence: list.map((e) => ({ ...e }))
+    }
   }
 }
 
@@ -179,8 +214,12 @@ export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, Mcp
     const calls = serialiser()
     const requests = new Map<string, string>()
     const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
-      if ('kind' in args) return refusalAnswer(failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`))
+      if (typeof args !== 'object' || args === null || Array.isArray(args))
+        return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
+      if ('kind' in args)
+        return refusalAnswer(
+          failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`)
+        )
       const request = { ...args, kind }
       const decoded = decodeQuery(request)
       if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
@@ -202,7 +241,7 @@ export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, Mcp
       caseId,
       tools,
       started,
-      summary: `case ${caseId}: ${state.state}${started ? ' (started now with the profile\'s settings)' : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
+      summary: `case ${caseId}: ${state.state}${started ? " (started now with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
       query,
       status: async () => {
         try {

@@ -22,7 +22,12 @@ export interface ToolSpec {
   readonly description: string
   readonly inputSchema: JsonSchema & { readonly type: 'object' }
   readonly outputSchema: JsonSchema & { readonly type: 'object' }
-  readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean; readonly idempotentHint: boolean; readonly openWorldHint: boolean }
+  readonly annotations: {
+    readonly readOnlyHint: boolean
+    readonly destructiveHint: boolean
+    readonly idempotentHint: boolean
+    readonly openWorldHint: boolean
+  }
   /** The query kind the tool asks, or null for case_status. */
   readonly kind: ToolQueryKind | null
 }
@@ -61,7 +66,12 @@ const allowlistText = (profile: Profile): string => {
 }
 
 const propertyNotes = (kind: ToolQueryKind, l: ProjectLimits, profile: Profile): Record<string, string> => ({
-  text: kind === 'source.files' ? 'part of a path, literal and case-sensitive' : kind === 'database.tables' ? 'only tables whose name contains this text' : 'the literal text to find, case-sensitive (no regular expressions)',
+  text:
+    kind === 'source.files'
+      ? 'part of a path, literal and case-sensitive'
+      : kind === 'database.tables'
+        ? 'only tables whose name contains this text'
+        : 'the literal text to find, case-sensitive (no regular expressions)',
   path_prefix: 'only files under this directory, relative to the repository root (e.g. src/server/scripts/)',
   symbol: 'an identifier, matched as a whole word',
   path: 'a file path relative to the repository root (source_files finds paths)',
@@ -78,7 +88,11 @@ const propertyNotes = (kind: ToolQueryKind, l: ProjectLimits, profile: Profile):
 
 const describeProperties = (schema: JsonSchema, notes: Record<string, string>): JsonSchema => {
   const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>
-  const described = Object.fromEntries(Object.entries(props).filter(([k]) => k !== 'kind').map(([k, v]) => [k, notes[k] === undefined ? v : { ...v, description: notes[k] }]))
+  const described = Object.fromEntries(
+    Object.entries(props)
+      .filter(([k]) => k !== 'kind')
+      .map(([k, v]) => [k, notes[k] === undefined ? v : { ...v, description: notes[k] }])
+  )
   const required = ((schema['required'] ?? []) as string[]).filter((k) => k !== 'kind')
   return { ...schema, properties: described, required }
 }
@@ -91,20 +105,30 @@ const what = (kind: ToolQueryKind, c: ToolContext): string => {
   const snapshot = db === undefined ? '' : `the world database at snapshot ${db.snapshot_id}`
   const search = `Skipped files (binary, over ${l.max_file_bytes} bytes, symlinks, submodules) are listed; at most ${plural(l.max_matches, 'hit')} and ${plural(l.max_files, 'file')}. The result says hits_complete, hits_partial, no_hits_complete (absence within this commit and scope only, not in the running server) or no_hits_partial (a limit stopped it).`
   switch (kind) {
-    case 'source.files': return `Paths in ${at} that contain text (tree entries: blobs, symlinks, submodules), at most ${plural(l.max_files, 'path')}; truncated says when more match. Shows what exists in the repository at that commit, not what a server loads.`
-    case 'source.search': return `Literal, case-sensitive search of the text files of ${at}: hits as {path, line, text}. ${search}`
-    case 'source.symbol': return `Whole-word hits of an identifier in ${at}. ${search}`
-    case 'source.registration': return `Whole-word hits of a symbol in ${at}, plus the registration functions (prefixes ${c.analysis.registration_prefixes.join(', ')}) of the matching files: candidates for where a script is registered, not proof that it is loaded. ${search}`
-    case 'source.schema': return `Literal hits in the .sql files of ${at}: the schema and data as committed, not the live database's.`
-    case 'source.read': return `Lines start_line..end_line of one file of ${at}, numbered, at most ${plural(l.max_lines, 'line')} per call (a larger window is served from start_line and says where to continue); lines over ${l.max_line_chars} characters are cut and marked.`
+    case 'source.files':
+      return `Paths in ${at} that contain text (tree entries: blobs, symlinks, submodules), at most ${plural(l.max_files, 'path')}; truncated says when more match. Shows what exists in the repository at that commit, not what a server loads.`
+    case 'source.search':
+      return `Literal, case-sensitive search of the text files of ${at}: hits as {path, line, text}. ${search}`
+    case 'source.symbol':
+      return `Whole-word hits of an identifier in ${at}. ${search}`
+    case 'source.registration':
+      return `Whole-word hits of a symbol in ${at}, plus the registration functions (prefixes ${c.analysis.registration_prefixes.join(', ')}) of the matching files: candidates for where a script is registered, not proof that it is loaded. ${search}`
+    case 'source.schema':
+      return `Literal hits in the .sql files of ${at}: the schema and data as committed, not the live database's.`
+    case 'source.read':
+      return `Lines start_line..end_line of one file of ${at}, numbered, at most ${plural(l.max_lines, 'line')} per call (a larger window is served from start_line and says where to continue); lines over ${l.max_line_chars} characters are cut and marked.`
     case 'source.context': {
       const a = c.analysis
       return `A bounded lexical chain for text in ${at}: its hits, identifiers assigned from it and registration functions of the matching files, as merged context blocks (${a.context_lines} lines of context, at most ${plural(a.max_searches, 'search')}, ${plural(a.max_blocks, 'block')}, ${plural(a.max_total_lines, 'line')}). Lexical context, not a call graph: complete_configured_source_context only means the bounded chain ran without omissions.`
     }
-    case 'database.tables': return `Which allowed tables exist in ${snapshot}, read-only. Allowed: ${allowlistText(c.profile)}.`
-    case 'database.schema': return `Columns (name, type, nullability, key), primary key and indexes of one allowed table of ${snapshot}.`
-    case 'database.rows': return `One page of rows of an allowed table of ${snapshot}, read-only: the chosen columns, filters joined with AND, from offset, at most ${plural(l.max_rows, 'row')}. has_more and next_offset say how to continue; complete_filtered_rows is true only when the page holds every matching row. Values are exact (DECIMAL and BIGINT as strings, NULL as null). Template data says what the data is, not what a running server did.`
-    case 'database.count': return `The number of rows of an allowed table of ${snapshot} that match the filters (joined with AND), read-only.`
+    case 'database.tables':
+      return `Which allowed tables exist in ${snapshot}, read-only. Allowed: ${allowlistText(c.profile)}.`
+    case 'database.schema':
+      return `Columns (name, type, nullability, key), primary key and indexes of one allowed table of ${snapshot}.`
+    case 'database.rows':
+      return `One page of rows of an allowed table of ${snapshot}, read-only: the chosen columns, filters joined with AND, from offset, at most ${plural(l.max_rows, 'row')}. has_more and next_offset say how to continue; complete_filtered_rows is true only when the page holds every matching row. Values are exact (DECIMAL and BIGINT as strings, NULL as null). Template data says what the data is, not what a running server did.`
+    case 'database.count':
+      return `The number of rows of an allowed table of ${snapshot} that match the filters (joined with AND), read-only.`
     default: {
       const _never: never = kind
       return String(_never)
@@ -120,9 +144,18 @@ export const ANSWER_SCHEMA = {
   type: 'object',
   properties: {
     evidence_id: { type: 'string', description: 'the evidence id the answer is recorded as (E1, E2, …)' },
-    repeat: { type: 'boolean', description: 'the answer equals earlier evidence (the same evidence, not new evidence)' },
-    answered_from_case: { type: 'boolean', description: 'this exact call was recorded before: nothing ran, no budget was spent' },
-    budget_left: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'budget units the case has left (null: no limit)' },
+    repeat: {
+      type: 'boolean',
+      description: 'the answer equals earlier evidence (the same evidence, not new evidence)'
+    },
+    answered_from_case: {
+      type: 'boolean',
+      description: 'this exact call was recorded before: nothing ran, no budget was spent'
+    },
+    budget_left: {
+      anyOf: [{ type: 'integer' }, { type: 'null' }],
+      description: 'budget units the case has left (null: no limit)'
+    },
     capture: toJsonSchema(Capture)
   },
   required: ['evidence_id', 'repeat', 'answered_from_case', 'budget_left', 'capture']
@@ -135,8 +168,37 @@ export const STATUS_SCHEMA = {
     case_id: { type: 'string' },
     state: { type: 'string' },
     reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    budget: { anyOf: [{ type: 'null' }, { type: 'object', properties: { total: { type: 'integer' }, consumed: { type: 'integer' }, held: { type: 'integer' }, left: { type: 'integer' }, query_cost: { type: 'integer' } }, required: ['total', 'consumed', 'held', 'left', 'query_cost'] }] },
-    evidence: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, request: { type: 'string' }, uri: { type: 'string' }, first_seq: { type: 'integer' }, repeats: { type: 'integer' } }, required: ['id', 'kind', 'request', 'uri', 'first_seq', 'repeats'] } }
+    budget: {
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          properties: {
+            total: { type: 'integer' },
+            consumed: { type: 'integer' },
+            held: { type: 'integer' },
+            left: { type: 'integer' },
+            query_cost: { type: 'integer' }
+          },
+          required: ['total', 'consumed', 'held', 'left', 'query_cost']
+        }
+      ]
+    },
+    evidence: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          kind: { type: 'string' },
+          request: { type: 'string' },
+          uri: { type: 'string' },
+          first_seq: { type: 'integer' },
+          repeats: { type: 'integer' }
+        },
+        required: ['id', 'kind', 'request', 'uri', 'first_seq', 'repeats']
+      }
+    }
   },
   required: ['case_id', 'state', 'reason', 'budget', 'evidence']
 } as const
@@ -144,19 +206,26 @@ export const STATUS_SCHEMA = {
 /** The query kinds this profile (and the case's contract) enables, in the contract's order. */
 export const enabledKinds = (c: ToolContext): ToolQueryKind[] =>
   (Object.keys(QUERY_CODECS) as ToolQueryKind[]).filter((k) =>
-    k.startsWith('database.') ? c.profile.database !== undefined : c.profile.source !== undefined && (k !== 'source.context' || c.context))
+    k.startsWith('database.')
+      ? c.profile.database !== undefined
+      : c.profile.source !== undefined && (k !== 'source.context' || c.context)
+  )
 
 /** The tools: one per enabled kind, then case_status. */
 export const toolSpecs = (c: ToolContext): ToolSpec[] => {
-  const queries = enabledKinds(c).map((kind): ToolSpec => ({
-    name: toolName(kind),
-    title: kind,
-    description: what(kind, c) + recorded(c),
-    inputSchema: closed(describeProperties(toJsonSchema(QUERY_CODECS[kind]), propertyNotes(kind, c.profile.limits, c.profile))) as ToolSpec['inputSchema'],
-    outputSchema: ANSWER_SCHEMA,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    kind
-  }))
+  const queries = enabledKinds(c).map(
+    (kind): ToolSpec => ({
+      name: toolName(kind),
+      title: kind,
+      description: what(kind, c) + recorded(c),
+      inputSchema: closed(
+        describeProperties(toJsonSchema(QUERY_CODECS[kind]), propertyNotes(kind, c.profile.limits, c.profile))
+      ) as ToolSpec['inputSchema'],
+      outputSchema: ANSWER_SCHEMA,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      kind
+    })
+  )
   const status: ToolSpec = {
     name: 'case_status',
     title: 'case status',

@@ -4,4 +4,8 @@ import { summaryProjection } from './summary.js'
 import { researchProjection } from './research.js'
 import { revisionsProjection } from './revisions.js'
 
-export const defaultProjections = (): readonly AnyProjection[] => [summaryProjection, researchProjection, revisionsProjection]
+export const defaultProjections = (): readonly AnyProjection[] => [
+  summaryProjection,
+  researchProjection,
+  revisionsProjection
+]

@@ -3,7 +3,13 @@
  * its checkpointed state (with the resume state and retry time when blocked), the model turns,
  * the confirmed plan still to be carried out, hypotheses, lab tests, the conclusion and the budget.
  */
-import { evolve, initCaseState, type CaseLifecycleState, type CaseState, type LatestOutcome } from '../domain/case-state.js'
+import {
+  evolve,
+  initCaseState,
+  type CaseLifecycleState,
+  type CaseState,
+  type LatestOutcome
+} from '../domain/case-state.js'
 import { budgetTotal, heldBudget, remainingBudget } from '../domain/budget.js'
 import type { Projection } from './projection.js'
 import type { BlockReason, LifecycleState } from '../events/catalog.js'
@@ -11,7 +17,14 @@ import type { BlockReason, LifecycleState } from '../events/catalog.js'
 /** Why a case is blocked, or why it is EXHAUSTED. */
 export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED' | 'TOKEN_BUDGET_EXHAUSTED'
 
-const REASONS: ReadonlySet<string> = new Set<StatusReason>(['RESEARCH_UNAVAILABLE', 'INVALID_LLM_RESPONSES', 'AWAITING_TEST_FEEDBACK', 'MODEL_UNAVAILABLE', 'BUDGET_EXHAUSTED', 'TOKEN_BUDGET_EXHAUSTED'])
+const REASONS: ReadonlySet<string> = new Set<StatusReason>([
+  'RESEARCH_UNAVAILABLE',
+  'INVALID_LLM_RESPONSES',
+  'AWAITING_TEST_FEEDBACK',
+  'MODEL_UNAVAILABLE',
+  'BUDGET_EXHAUSTED',
+  'TOKEN_BUDGET_EXHAUSTED'
+])
 const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASONS.has(r) ? (r as StatusReason) : null)
 
 /** The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining. */
@@ -41,8 +54,17 @@ export interface LifecycleView {
   readonly pending_plan: string | null
   readonly last_result: LatestOutcome | null
   readonly interpretation: string | null
-  readonly hypotheses: ReadonlyArray<{ readonly id: string; readonly status: 'open' | 'supported' | 'refuted'; readonly statement: string; readonly evidence: readonly string[] }>
-  readonly lab_requests: ReadonlyArray<{ readonly id: string; readonly description: string; readonly feedback: string | null }>
+  readonly hypotheses: ReadonlyArray<{
+    readonly id: string
+    readonly status: 'open' | 'supported' | 'refuted'
+    readonly statement: string
+    readonly evidence: readonly string[]
+  }>
+  readonly lab_requests: ReadonlyArray<{
+    readonly id: string
+    readonly description: string
+    readonly feedback: string | null
+  }>
   readonly conclusion: CaseState['conclusion']
   /** Null before the investigation starts (its budget is set by the start). */
   readonly budget: BudgetView | null
@@ -51,7 +73,13 @@ export interface LifecycleView {
   /** The model of the latest answer as its provider reported it, how it was reached, and the endpoint's origin. */
   readonly model: { readonly kind: string; readonly name: string | null; readonly endpoint: string | null } | null
   /** Model tokens spent, as the providers reported them, and the investigation's limit (null: none). */
-  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number; readonly answers_with_usage: number; readonly limit: number | null }
+  readonly tokens: {
+    readonly prompt: number
+    readonly completion: number
+    readonly total: number
+    readonly answers_with_usage: number
+    readonly limit: number | null
+  }
 }
 
 export const lifecycleView = (s: CaseState): LifecycleView => {
@@ -69,12 +97,33 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
     pending_plan: s.pendingPlan?.plan_id ?? null,
     last_result: s.lastResult,
     interpretation: s.interpretation,
-    hypotheses: [...s.hypotheses.values()].map((h) => ({ id: h.id, status: h.status, statement: h.statement, evidence: [...h.evidence] })),
-    lab_requests: [...s.labRequests.entries()].map(([id, v]) => ({ id, description: v.description, feedback: v.feedback })),
+    hypotheses: [...s.hypotheses.values()].map((h) => ({
+      id: h.id,
+      status: h.status,
+      statement: h.statement,
+      evidence: [...h.evidence]
+    })),
+    lab_requests: [...s.labRequests.entries()].map(([id, v]) => ({
+      id,
+      description: v.description,
+      feedback: v.feedback
+    })),
     conclusion: s.conclusion,
-    budget: s.settings === null ? null : { total: budgetTotal(s), topped_up: s.toppedUp, reserved: r.reserved, consumed: r.consumed, released: r.released, held: heldBudget(r), remaining: remainingBudget(s) },
+    budget:
+      s.settings === null
+        ? null
+        : {
+            total: budgetTotal(s),
+            topped_up: s.toppedUp,
+            reserved: r.reserved,
+            consumed: r.consumed,
+            released: r.released,
+            held: heldBudget(r),
+            remaining: remainingBudget(s)
+          },
     last_model_failure: s.lastModelFailure,
-    model: s.lastModel === null ? null : { kind: s.lastModel.kind, name: s.lastModel.model, endpoint: s.lastModel.endpoint },
+    model:
+      s.lastModel === null ? null : { kind: s.lastModel.kind, name: s.lastModel.model, endpoint: s.lastModel.endpoint },
     tokens: { ...s.tokens, limit: s.settings?.max_tokens ?? null }
   }
 }

@@ -34,7 +34,11 @@ export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [
  * The renderer's inputs for state `s`, from objects read by reference (null when one is missing:
  * reported elsewhere as a missing object).
  */
-export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uint8Array | undefined, memo: Map<string, unknown> = new Map()): PromptInputs | null => {
+export const promptInputsFrom = (
+  s: CaseState,
+  read: (ref: ObjectRefLite) => Uint8Array | undefined,
+  memo: Map<string, unknown> = new Map()
+): PromptInputs | null => {
   const bytes = (ref: ObjectRefLite): Uint8Array | null => read(ref) ?? null
   // Objects decoded once for all the prompts of a case (a capture stays in every later prompt's state).
   const decodedOnce = <A>(ref: ObjectRefLite, decode: (b: Uint8Array) => A): A | null => {
@@ -67,7 +71,10 @@ export const promptInputsFrom = (s: CaseState, read: (ref: ObjectRefLite) => Uin
 }
 
 /** The violations of the prompt obligations: prompts that are not what the renderer makes of their state. */
-export const checkPrompts = (obligations: readonly Obligation[], read: (ref: ObjectRefLite) => Uint8Array | undefined): RuleViolation[] => {
+export const checkPrompts = (
+  obligations: readonly Obligation[],
+  read: (ref: ObjectRefLite) => Uint8Array | undefined
+): RuleViolation[] => {
   const out: RuleViolation[] = []
   const memo = new Map<string, unknown>()
   for (const ob of obligations) {
@@ -76,7 +83,9 @@ export const checkPrompts = (obligations: readonly Obligation[], read: (ref: Obj
       out.push({ code: 'RULE_TURN', rule: 'turn.prompt', message, seq: ob.seq })
     }
     if (!KNOWN_PROMPT_VERSIONS.includes(ob.version)) {
-      bad(`prompt version ${ob.version} is not one this library renders (${KNOWN_PROMPT_VERSIONS.join(', ')}): the prompt cannot be derived, so it is not accepted`)
+      bad(
+        `prompt version ${ob.version} is not one this library renders (${KNOWN_PROMPT_VERSIONS.join(', ')}): the prompt cannot be derived, so it is not accepted`
+      )
       continue
     }
     const recorded = read(ob.ref)
@@ -92,7 +101,9 @@ export const checkPrompts = (obligations: readonly Obligation[], read: (ref: Obj
       let at = 0
       while (at < text.length && at < rendered.text.length && text[at] === rendered.text[at]) at++
       const line = rendered.text.slice(0, at).split('\n').length
-      bad(`the prompt of turn ${ob.turn} is not what the renderer makes of the case before it: they differ from line ${line} (${JSON.stringify(text.slice(at, at + 60))} recorded, ${JSON.stringify(rendered.text.slice(at, at + 60))} rendered)`)
+      bad(
+        `the prompt of turn ${ob.turn} is not what the renderer makes of the case before it: they differ from line ${line} (${JSON.stringify(text.slice(at, at + 60))} recorded, ${JSON.stringify(rendered.text.slice(at, at + 60))} rendered)`
+      )
     }
   }
   return out

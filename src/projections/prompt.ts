@@ -45,4 +45,6 @@ export const stablePart = (s: CaseState): string => (isV1(s) ? stablePartV1(s) :
  * (prompt-v1/render.ts) for those started before.
  */
 export const renderPrompt = (s: CaseState, inputs: PromptInputs): RenderedPrompt =>
-  isV1(s) ? renderPromptV1(s, { report: inputs.report, facts: factLinesV1(inputs.facts), captures: inputs.captures }) : renderPromptV2(s, inputs)
+  isV1(s)
+    ? renderPromptV1(s, { report: inputs.report, facts: factLinesV1(inputs.facts), captures: inputs.captures })
+    : renderPromptV2(s, inputs)

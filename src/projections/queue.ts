@@ -44,15 +44,32 @@ export const TIMED_REASONS: readonly string[] = BLOCK_REASONS.filter(runnableAft
 export const runnability = (row: QueueRow, now: number): { readonly runnable: boolean; readonly why: string } => {
   if (row.revision === 0) return { runnable: false, why: 'no completed revision: prepare the case first' }
   switch (row.state) {
-    case 'NOT_STARTED': return { runnable: true, why: 'prepared, not started' }
+    case 'NOT_STARTED':
+      return { runnable: true, why: 'prepared, not started' }
     case 'INTERPRETING':
-    case 'INVESTIGATING': return { runnable: true, why: row.pending_plan === null ? 'the model is next' : `plan ${row.pending_plan} is to be carried out` }
-    case 'CONCLUDED': return { runnable: false, why: 'concluded' }
-    case 'EXHAUSTED': return { runnable: false, why: row.reason === 'TOKEN_BUDGET_EXHAUSTED' ? 'the token budget is spent' : 'the budget is exhausted' }
+    case 'INVESTIGATING':
+      return {
+        runnable: true,
+        why: row.pending_plan === null ? 'the model is next' : `plan ${row.pending_plan} is to be carried out`
+      }
+    case 'CONCLUDED':
+      return { runnable: false, why: 'concluded' }
+    case 'EXHAUSTED':
+      return {
+        runnable: false,
+        why: row.reason === 'TOKEN_BUDGET_EXHAUSTED' ? 'the token budget is spent' : 'the budget is exhausted'
+      }
     case 'BLOCKED': {
-      if (!runnableAfterRetry(row.reason)) return { runnable: false, why: row.reason === 'AWAITING_TEST_FEEDBACK' ? 'waits for lab test feedback' : `blocked (${String(row.reason)})` }
+      if (!runnableAfterRetry(row.reason))
+        return {
+          runnable: false,
+          why:
+            row.reason === 'AWAITING_TEST_FEEDBACK' ? 'waits for lab test feedback' : `blocked (${String(row.reason)})`
+        }
       const at = row.retry_not_before === null ? Number.NaN : Date.parse(row.retry_not_before)
-      return Number.isNaN(at) || at <= now ? { runnable: true, why: `${row.reason}: the retry time has passed` } : { runnable: false, why: `${row.reason}: retry not before ${row.retry_not_before}` }
+      return Number.isNaN(at) || at <= now
+        ? { runnable: true, why: `${row.reason}: the retry time has passed` }
+        : { runnable: false, why: `${row.reason}: retry not before ${row.retry_not_before}` }
     }
     default: {
       const _never: never = row.state

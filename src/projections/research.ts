@@ -10,7 +10,12 @@ export type { Evidence, Reservation, ResearchState } from '../domain/case-state.
 
 export interface ResearchView {
   readonly reservations_open: ReadonlyArray<{ id: string; amount: number; plan_id: string | null; seq: number }>
-  readonly budget: { readonly reserved: number; readonly consumed: number; readonly released: number; readonly held: number }
+  readonly budget: {
+    readonly reserved: number
+    readonly consumed: number
+    readonly released: number
+    readonly held: number
+  }
   readonly evidence: ReadonlyArray<{ id: string; kind: string; capture: string; first_seq: number; repeats: number }>
   readonly failures: number
   readonly unavailable_failures: number
@@ -23,9 +28,13 @@ export const researchProjection: Projection<ResearchState, ResearchView> = {
   init: initResearch,
   evolve: evolveResearch,
   view: (s) => ({
-    reservations_open: [...s.open.values()].sort((a, b) => a.seq - b.seq).map((r) => ({ id: r.id, amount: r.amount, plan_id: r.plan_id, seq: r.seq })),
+    reservations_open: [...s.open.values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map((r) => ({ id: r.id, amount: r.amount, plan_id: r.plan_id, seq: r.seq })),
     budget: { reserved: s.reserved, consumed: s.consumed, released: s.released, held: heldBudget(s) },
-    evidence: [...s.evidence.values()].sort((a, b) => a.first_seq - b.first_seq).map((v) => ({ id: v.id, kind: v.kind, capture: v.digest, first_seq: v.first_seq, repeats: v.repeats })),
+    evidence: [...s.evidence.values()]
+      .sort((a, b) => a.first_seq - b.first_seq)
+      .map((v) => ({ id: v.id, kind: v.kind, capture: v.digest, first_seq: v.first_seq, repeats: v.repeats })),
     failures: s.failures,
     unavailable_failures: s.unavailable,
     last_failure: s.lastFailure

@@ -21,5 +21,8 @@ export const revisionsProjection: Projection<RevisionsState, RevisionsView> = {
     s.revisions = evolveRevisions(s.revisions, e)
     return s
   },
-  view: (s) => ({ revisions: s.revisions.map((r) => ({ ...r })), current: s.revisions[s.revisions.length - 1]?.revision ?? 0 })
+  view: (s) => ({
+    revisions: s.revisions.map((r) => ({ ...r })),
+    current: s.revisions[s.revisions.length - 1]?.revision ?? 0
+  })
 }

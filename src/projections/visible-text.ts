@@ -10,7 +10,8 @@
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/gu
 
 /** `U+XXXX` (at least four hex digits) of the first code point of `c`. */
-export const codePointLabel = (c: string): string => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+export const codePointLabel = (c: string): string =>
+  `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
 
 export interface ShowInvisibleOptions {
   /** How a code is shown (default `<U+XXXX>`); the HTML report wraps it in markup. */

@@ -33,7 +33,10 @@ export interface ReportOptions {
  * Renders the HTML report of a case with its verification. A case whose log does not check out
  * still gets a page: its verification findings, and nothing read from the log.
  */
-export const caseReportWithVerification = async (at: CaseAt, options: ReportOptions = {}): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
+export const caseReportWithVerification = async (
+  at: CaseAt,
+  options: ReportOptions = {}
+): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
   const { store, ref } = locate(at)
   const checked = await store.verify(ref)
   const verification = options.refine === undefined || checked.head === null ? checked : await options.refine(checked)
@@ -41,10 +44,30 @@ export const caseReportWithVerification = async (at: CaseAt, options: ReportOpti
   let handle: Awaited<ReturnType<typeof store.open>>
   try {
     handle = await store.open(ref)
-    await store.replay(ref, [{ name: 'events', version: 1, init: () => events, evolve: (s: RecordedEvent[], e: RecordedEvent) => { s.push(e); return s }, view: () => null }])
+    await store.replay(ref, [
+      {
+        name: 'events',
+        version: 1,
+        init: () => events,
+        evolve: (s: RecordedEvent[], e: RecordedEvent) => {
+          s.push(e)
+          return s
+        },
+        view: () => null
+      }
+    ])
   } catch (e) {
     if (!(e instanceof FailureError) || e.failure.code !== 'CASE_CORRUPT') throw e
-    const html = renderReport({ caseId: verification.case_id ?? ref, title: null, createdAt: '', events: [], objects: new Map(), verification: { valid: false, findings: verification.findings, head: verification.head }, version: VERSION, unreadable: true })
+    const html = renderReport({
+      caseId: verification.case_id ?? ref,
+      title: null,
+      createdAt: '',
+      events: [],
+      objects: new Map(),
+      verification: { valid: false, findings: verification.findings, head: verification.head },
+      version: VERSION,
+      unreadable: true
+    })
     return { html, verification }
   }
   const objects = new Map<string, Uint8Array>()
@@ -63,7 +86,12 @@ export const caseReportWithVerification = async (at: CaseAt, options: ReportOpti
     createdAt: handle.declaration.created_at,
     events,
     objects,
-    verification: { valid: verification.valid, findings: verification.findings, head: verification.head, ...(verification.evidence === undefined ? {} : { evidence: verification.evidence }) },
+    verification: {
+      valid: verification.valid,
+      findings: verification.findings,
+      head: verification.head,
+      ...(verification.evidence === undefined ? {} : { evidence: verification.evidence })
+    },
     version: VERSION
   })
   return { html, verification }

@@ -73,5 +73,10 @@ const describe = (c: Capture, path: ReadonlyArray<string | number>, pointer: str
 export const firstDifference = (recorded: Capture, fresh: Capture): CaptureDifference => {
   const path = firstPath(recorded, fresh) ?? []
   const pointer = `/${path.map((k) => escapeToken(String(k))).join('/')}`
-  return { pointer, where: describe(recorded, path, pointer), recorded: shown(valueAt(recorded, path)), rederived: shown(valueAt(fresh, path)) }
+  return {
+    pointer,
+    where: describe(recorded, path, pointer),
+    recorded: shown(valueAt(recorded, path)),
+    rederived: shown(valueAt(fresh, path))
+  }
 }

@@ -32,11 +32,17 @@ export const buildCapture = (
   }
   // Canonical JSON differs from JSON.stringify only in member order, so the size is the same
   // (lone surrogates, which canonical JSON refuses, are refused when the capture is stored).
-  const size = resultBytes === undefined
-    ? Buffer.byteLength(JSON.stringify(capture))
-    : Buffer.byteLength(JSON.stringify({ ...capture, result: {} })) - 2 + resultBytes
+  const size =
+    resultBytes === undefined
+      ? Buffer.byteLength(JSON.stringify(capture))
+      : Buffer.byteLength(JSON.stringify({ ...capture, result: {} })) - 2 + resultBytes
   if (size > maxBytes) {
-    return E.left(failure('RESULT_TOO_LARGE', `the result has ${size} bytes, over the limit of ${maxBytes}; narrow the query`, { bytes: size, max_result_bytes: maxBytes }))
+    return E.left(
+      failure('RESULT_TOO_LARGE', `the result has ${size} bytes, over the limit of ${maxBytes}; narrow the query`, {
+        bytes: size,
+        max_result_bytes: maxBytes
+      })
+    )
   }
   return E.right(capture)
 }

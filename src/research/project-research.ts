@@ -54,7 +54,9 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     }
     const section = profile.database
     // The database half (knex and its drivers) loads on first use: source-only sessions start faster.
-    db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) => openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) }))
+    db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) =>
+      openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) })
+    )
     const opened = await db.catch((e: unknown) => {
       db = undefined
       throw e
@@ -66,7 +68,10 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     if (profile.source === undefined || options.openSource === undefined) {
       throw failureError('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section')
     }
-    source ??= options.openSource(profile, { ...(options.env === undefined ? {} : { env: options.env }), ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }) })
+    source ??= options.openSource(profile, {
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice })
+    })
     const opened = await source.catch((e: unknown) => {
       source = undefined
       throw e
@@ -87,8 +92,20 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     },
     close: async () => {
       const closing: Array<Promise<void>> = []
-      if (db !== undefined) closing.push(db.then((d) => d.close(), () => undefined))
-      if (source !== undefined) closing.push(source.then((s) => s.close(), () => undefined))
+      if (db !== undefined)
+        closing.push(
+          db.then(
+            (d) => d.close(),
+            () => undefined
+          )
+        )
+      if (source !== undefined)
+        closing.push(
+          source.then(
+            (s) => s.close(),
+            () => undefined
+          )
+        )
       await Promise.all(closing)
     }
   }

@@ -56,7 +56,11 @@ const recordedCaptures = async (at: CaseAt): Promise<Recorded[]> => {
   const collect = (s: Recorded[], e: RecordedEvent): Recorded[] => {
     if ((e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') && !seen.has(e.data.capture.digest)) {
       seen.add(e.data.capture.digest)
-      s.push({ seq: e.seq, evidence: e.data.evidence_id, ref: { digest: e.data.capture.digest, size: e.data.capture.size } })
+      s.push({
+        seq: e.seq,
+        evidence: e.data.evidence_id,
+        ref: { digest: e.data.capture.digest, size: e.data.capture.size }
+      })
     }
     return s
   }
@@ -65,7 +69,8 @@ const recordedCaptures = async (at: CaseAt): Promise<Recorded[]> => {
   return out
 }
 
-const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {})
+const rec = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
 
 /**
  * The profile a capture was asked under: the operator's world (repository, database connection),
@@ -75,37 +80,62 @@ const profileFor = (base: Profile, c: Capture): Profile => {
   const settings = rec(c.settings)
   const limits = { ...base.limits, ...rec(settings['limits']) } as ProjectLimits
   if (c.origin.type === 'git') {
-    const extensions = Array.isArray(settings['extensions']) ? settings['extensions'].map(String) : base.source?.extensions
+    const extensions = Array.isArray(settings['extensions'])
+      ? settings['extensions'].map(String)
+      : base.source?.extensions
     const analysis = rec(settings['source_analysis'])
     return {
       ...base,
       limits,
-      ...(Object.keys(analysis).length === 0 ? {} : { sourceAnalysis: { ...base.sourceAnalysis, ...analysis, enabled: true } }),
-      ...(base.source === undefined ? {} : { source: { ...base.source, url: c.origin.url, commit: c.origin.commit, cache: false, ...(extensions === undefined ? {} : { extensions }) } })
+      ...(Object.keys(analysis).length === 0
+        ? {}
+        : { sourceAnalysis: { ...base.sourceAnalysis, ...analysis, enabled: true } }),
+      ...(base.source === undefined
+        ? {}
+        : {
+            source: {
+              ...base.source,
+              url: c.origin.url,
+              commit: c.origin.commit,
+              cache: false,
+              ...(extensions === undefined ? {} : { extensions })
+            }
+          })
     } as Profile
   }
   const db = c.origin.database
-  const allowed = Array.isArray(settings['allowed_tables']) ? settings['allowed_tables'].map(String) : base.database?.allowed_tables[db] ?? []
+  const allowed = Array.isArray(settings['allowed_tables'])
+    ? settings['allowed_tables'].map(String)
+    : (base.database?.allowed_tables[db] ?? [])
   return {
     ...base,
     limits,
-    ...(base.database === undefined ? {} : { database: { ...base.database, databases: [db], allowed_tables: { [db]: allowed } } })
+    ...(base.database === undefined
+      ? {}
+      : { database: { ...base.database, databases: [db], allowed_tables: { [db]: allowed } } })
   } as Profile
 }
 
 /** Why a capture cannot be asked again of this profile's world, or null. */
 const notRecheckable = (base: Profile, c: Capture): string | null => {
   // source.context captures recorded without code paths were ranked by the earlier chain (path order)
-  if (c.kind === 'source.context' && !('code_path_prefixes' in rec(rec(c.settings)['source_analysis']))) return 'it was made by the earlier source.context chain (path order, before code_path_prefixes), which this library no longer runs'
+  if (c.kind === 'source.context' && !('code_path_prefixes' in rec(rec(c.settings)['source_analysis'])))
+    return 'it was made by the earlier source.context chain (path order, before code_path_prefixes), which this library no longer runs'
   if (c.origin.type === 'git') return base.source === undefined ? 'the profile has no [source]' : null
   if (base.database === undefined) return 'the profile has no [database]'
-  if (base.database.client !== c.origin.client) return `the capture was answered by ${c.origin.client}, the profile's database is ${String(base.database.client)}`
-  if (base.database.snapshot_id !== c.origin.snapshot_id) return `the capture is of snapshot ${c.origin.snapshot_id}, the profile's database is ${base.database.snapshot_id}`
+  if (base.database.client !== c.origin.client)
+    return `the capture was answered by ${c.origin.client}, the profile's database is ${String(base.database.client)}`
+  if (base.database.snapshot_id !== c.origin.snapshot_id)
+    return `the capture is of snapshot ${c.origin.snapshot_id}, the profile's database is ${base.database.snapshot_id}`
   return null
 }
 
 /** Re-derives every capture of the case at `at` from the world `profile` reaches (see the module comment). */
-export const rederiveEvidence = async (at: CaseAt, profile: Profile, options: RederiveOptions = {}): Promise<RederiveReport> => {
+export const rederiveEvidence = async (
+  at: CaseAt,
+  profile: Profile,
+  options: RederiveOptions = {}
+): Promise<RederiveReport> => {
   const recorded = await recordedCaptures(at)
   const findings: Finding[] = []
   const sessions = new Map<string, ProjectResearch>()
@@ -117,7 +147,12 @@ export const rederiveEvidence = async (at: CaseAt, profile: Profile, options: Re
   let skipped = 0
   const skip = (r: Recorded, why: string): void => {
     skipped++
-    findings.push(finding('EVIDENCE_NOT_RECHECKED', `${r.evidence} (seq ${r.seq}) was not asked again: ${why}`, { seq: r.seq, data: { evidence_id: r.evidence, reason: why } }))
+    findings.push(
+      finding('EVIDENCE_NOT_RECHECKED', `${r.evidence} (seq ${r.seq}) was not asked again: ${why}`, {
+        seq: r.seq,
+        data: { evidence_id: r.evidence, reason: why }
+      })
+    )
   }
   try {
     for (const [i, r] of recorded.entries()) {
@@ -142,7 +177,10 @@ export const rederiveEvidence = async (at: CaseAt, profile: Profile, options: Re
       const key = `${c.origin.type === 'git' ? `git:${c.origin.commit}:${c.origin.url}` : `db:${c.origin.database}`}:${c.settings_hash}`
       let research = sessions.get(key)
       if (research === undefined) {
-        research = createProjectResearch(profileFor(profile, c), { openSource: openSourceResearch, ...(options.env === undefined ? {} : { env: options.env }) })
+        research = createProjectResearch(profileFor(profile, c), {
+          openSource: openSourceResearch,
+          ...(options.env === undefined ? {} : { env: options.env })
+        })
         sessions.set(key, research)
       }
       const again = await research.query(c.request)()
@@ -160,17 +198,37 @@ export const rederiveEvidence = async (at: CaseAt, profile: Profile, options: Re
       }
       mismatched++
       const d = firstDifference(c, again.right)
-      findings.push(finding('EVIDENCE_MISMATCH', `${r.evidence} (seq ${r.seq}, ${c.kind}) differs from what ${c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`} answers now: ${d.where}: recorded ${d.recorded}, re-derived ${d.rederived}`, { seq: r.seq, data: { evidence_id: r.evidence, kind: c.kind, pointer: d.pointer, where: d.where } }))
+      findings.push(
+        finding(
+          'EVIDENCE_MISMATCH',
+          `${r.evidence} (seq ${r.seq}, ${c.kind}) differs from what ${c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`} answers now: ${d.where}: recorded ${d.recorded}, re-derived ${d.rederived}`,
+          { seq: r.seq, data: { evidence_id: r.evidence, kind: c.kind, pointer: d.pointer, where: d.where } }
+        )
+      )
     }
     options.onProgress?.(recorded.length, recorded.length)
   } finally {
     for (const s of sessions.values()) await s.close()
   }
-  return { captures: recorded.length, checked, matched, mismatched, not_rechecked: skipped, commits: [...commits].sort(), snapshots: [...snapshots].sort(), findings }
+  return {
+    captures: recorded.length,
+    checked,
+    matched,
+    mismatched,
+    not_rechecked: skipped,
+    commits: [...commits].sort(),
+    snapshots: [...snapshots].sort(),
+    findings
+  }
 }
 
 /** A verify report with the re-derived evidence: its findings added, valid only without a mismatch. */
 export const withEvidence = (report: VerifyReport, ev: RederiveReport): VerifyReport => {
   const { findings, ...summary } = ev
-  return { ...report, valid: report.valid && ev.mismatched === 0, findings: [...report.findings, ...findings], evidence: summary }
+  return {
+    ...report,
+    valid: report.valid && ev.mismatched === 0,
+    findings: [...report.findings, ...findings],
+    evidence: summary
+  }
 }

@@ -25,9 +25,23 @@ export interface ForgedEvent {
  * Seals an event as a forger would: canonical, hashed and chained, but with whatever data it is
  * given (no schema check: that is what verification must catch).
  */
-const sealRaw = (e: ForgedEvent, ctx: { seq: number; prev: string; id: string; at: string; commandId: string }): { line: string; hash: string } => {
+const sealRaw = (
+  e: ForgedEvent,
+  ctx: { seq: number; prev: string; id: string; at: string; commandId: string }
+): { line: string; hash: string } => {
   const version = e.version ?? registry.definitions.get(e.type)?.latest ?? 1
-  const unsealed = { format: EVENT_FORMAT, seq: ctx.seq, id: ctx.id, type: e.type, version, at: ctx.at, actor: e.actor, command_id: ctx.commandId, data: e.data, prev: ctx.prev }
+  const unsealed = {
+    format: EVENT_FORMAT,
+    seq: ctx.seq,
+    id: ctx.id,
+    type: e.type,
+    version,
+    at: ctx.at,
+    actor: e.actor,
+    command_id: ctx.commandId,
+    data: e.data,
+    prev: ctx.prev
+  }
   const hash = sha256Digest(must(canonicalJson(unsealed)))
   return { line: must(canonicalJson({ ...unsealed, hash })), hash }
 }
@@ -43,7 +57,12 @@ export interface Forger {
   /** Keeps the events up to `seq` (a rollback when written over a receipt) and the objects they reference. */
   readonly cut: (seq: number, keepObjects?: readonly string[]) => void
   /** Appends one command with a correct chain; returns its receipt `seq:hash`. */
-  readonly append: (commandId: string, events: readonly ForgedEvent[], objects?: readonly Uint8Array[], options?: { readonly at?: string }) => string
+  readonly append: (
+    commandId: string,
+    events: readonly ForgedEvent[],
+    objects?: readonly Uint8Array[],
+    options?: { readonly at?: string }
+  ) => string
   /** Stores an object and returns its reference. */
   readonly object: (bytes: Uint8Array, mediaType?: string) => ObjectRef
   /** The receipt of the current HEAD. */
@@ -59,17 +78,24 @@ export const forger = (dir: string): Forger => {
   const logFile = path.join(dir, 'events.jsonl')
   const lines = (): string[] => {
     const head = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { bytes: number }
-    return readFileSync(logFile).subarray(0, head.bytes).toString('utf8').split('\n').filter((l) => l !== '')
+    return readFileSync(logFile)
+      .subarray(0, head.bytes)
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '')
   }
   const writeLines = (all: readonly string[]): void => {
     const text = all.map((l) => `${l}\n`).join('')
     writeFileSync(logFile, text)
     const last = all[all.length - 1]
     const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
-    const head = last === undefined ? { seq: 0, hash: must(genesisHash(decl)), bytes: 0 } : (() => {
-      const env = JSON.parse(last) as { seq: number; hash: string }
-      return { seq: env.seq, hash: env.hash, bytes: Buffer.byteLength(text) }
-    })()
+    const head =
+      last === undefined
+        ? { seq: 0, hash: must(genesisHash(decl)), bytes: 0 }
+        : (() => {
+            const env = JSON.parse(last) as { seq: number; hash: string }
+            return { seq: env.seq, hash: env.hash, bytes: Buffer.byteLength(text) }
+          })()
     writeFileSync(path.join(dir, 'HEAD'), `${must(canonicalJson(head))}\n`)
   }
   const envelopes = (): EventEnvelope[] => lines().map((l) => JSON.parse(l) as EventEnvelope)
@@ -78,7 +104,10 @@ export const forger = (dir: string): Forger => {
     cut: (seq, keepObjects = []) => {
       const kept = lines().filter((l) => (JSON.parse(l) as { seq: number }).seq <= seq)
       writeLines(kept)
-      const referenced = new Set([...keepObjects, ...kept.flatMap((l) => collectRefs((JSON.parse(l) as EventEnvelope).data).refs.map((r) => r.digest))])
+      const referenced = new Set([
+        ...keepObjects,
+        ...kept.flatMap((l) => collectRefs((JSON.parse(l) as EventEnvelope).data).refs.map((r) => r.digest))
+      ])
       const root = path.join(dir, 'objects', 'sha256')
       for (const shard of existsSync(root) ? readdirSync(root) : []) {
         for (const name of readdirSync(path.join(root, shard))) {
@@ -123,7 +152,10 @@ export const forger = (dir: string): Forger => {
           prev = env.hash
           return l
         }
-        const sealed = sealRaw({ type: env.type, actor: env.actor, data: env.seq === seq ? data(env.data) : env.data, version: env.version }, { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id })
+        const sealed = sealRaw(
+          { type: env.type, actor: env.actor, data: env.seq === seq ? data(env.data) : env.data, version: env.version },
+          { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id }
+        )
         prev = sealed.hash
         return sealed.line
       })

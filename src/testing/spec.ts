@@ -37,15 +37,21 @@ export interface Given {
 
 const CREATED = '2026-01-01T00:00:00.000Z'
 
-const describe = (v: readonly RuleViolation[]): string => v.map((x) => `seq ${x.seq} ${x.rule}: ${x.message}`).join('\n')
+const describe = (v: readonly RuleViolation[]): string =>
+  v.map((x) => `seq ${x.seq} ${x.rule}: ${x.message}`).join('\n')
 
 /** A case log being written: drafts are sealed as commands and fed to the rule fold. */
 const writer = () => {
   const fold = ruleFold(initCaseState(), { createdAt: CREATED })
   const log: RecordedEvent[] = []
-  let prev = ((h) => (E.isRight(h) ? h.right : ''))(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'spec', created_at: CREATED }))
+  let prev = ((h) => (E.isRight(h) ? h.right : ''))(
+    genesisHash({ format: 'vba-case', format_version: 1, case_id: 'spec', created_at: CREATED })
+  )
   let at = CREATED
-  const record = (drafts: readonly EventDraft[], when: Date | null): { events: RecordedEvent[]; violations: RuleViolation[] } => {
+  const record = (
+    drafts: readonly EventDraft[],
+    when: Date | null
+  ): { events: RecordedEvent[]; violations: RuleViolation[] } => {
     // Commands without a time of their own are dated one second after the last.
     at = when?.toISOString() ?? new Date(Date.parse(at) + 1000).toISOString()
     const commandId = `c${log.length + 1}`
@@ -66,7 +72,8 @@ const writer = () => {
   return { record, state: () => fold.state() }
 }
 
-const comparable = (events: readonly Pick<EventDraft, 'type' | 'actor' | 'data'>[]): unknown[] => events.map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
+const comparable = (events: readonly Pick<EventDraft, 'type' | 'actor' | 'data'>[]): unknown[] =>
+  events.map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
 
 /** A specification starting from `history` (each step must be decided and pass the rules). */
 export const given = (...history: readonly HistoryStep[]): Given => {
@@ -74,7 +81,10 @@ export const given = (...history: readonly HistoryStep[]): Given => {
   for (const [i, step] of history.entries()) {
     const isCommand = !Array.isArray(step)
     const drafts = isCommand ? decide(step as CaseCommand, w.state()) : E.right(step as readonly EventDraft[])
-    if (E.isLeft(drafts)) throw new Error(`given: step ${i + 1} (${(step as CaseCommand).type}) is refused: ${drafts.left.code}: ${drafts.left.message}`)
+    if (E.isLeft(drafts))
+      throw new Error(
+        `given: step ${i + 1} (${(step as CaseCommand).type}) is refused: ${drafts.left.code}: ${drafts.left.message}`
+      )
     const { violations } = w.record(drafts.right, isCommand ? (step as CaseCommand).metadata.now : null)
     if (violations.length > 0) throw new Error(`given: step ${i + 1} breaks the rules:\n${describe(violations)}`)
   }
@@ -88,7 +98,8 @@ export const given = (...history: readonly HistoryStep[]): Given => {
         if (recorded !== null) return recorded
         if (E.isLeft(decided)) throw new Error(`${cmd.type} is refused: ${decided.left.code}: ${decided.left.message}`)
         const out = w.record(decided.right, cmd.metadata.now)
-        if (out.violations.length > 0) throw new Error(`${cmd.type} decided events the rules reject:\n${describe(out.violations)}`)
+        if (out.violations.length > 0)
+          throw new Error(`${cmd.type} decided events the rules reject:\n${describe(out.violations)}`)
         recorded = out.events
         return recorded
       }
@@ -96,12 +107,18 @@ export const given = (...history: readonly HistoryStep[]): Given => {
         events,
         // biome-ignore lint/suspicious/noThenProperty: given/when/then names the expectation; the object is never awaited
         then: (expected) => {
-          if (E.isLeft(decided)) throw new Error(`${cmd.type} is refused (${decided.left.code}: ${decided.left.message}), expected ${expected.length} events`)
+          if (E.isLeft(decided))
+            throw new Error(
+              `${cmd.type} is refused (${decided.left.code}: ${decided.left.message}), expected ${expected.length} events`
+            )
           deepStrictEqual(comparable(decided.right), comparable(expected))
           events()
         },
         thenFails: (code) => {
-          if (E.isRight(decided)) throw new Error(`${cmd.type} decided ${decided.right.map((e) => e.type).join(', ') || 'nothing'}, expected the refusal ${code}`)
+          if (E.isRight(decided))
+            throw new Error(
+              `${cmd.type} decided ${decided.right.map((e) => e.type).join(', ') || 'nothing'}, expected the refusal ${code}`
+            )
           deepStrictEqual(decided.left.code, code)
         }
       }

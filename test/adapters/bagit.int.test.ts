@@ -21,7 +21,11 @@ import { vba } from '../helpers/cli.js'
 const SUITE = path.join(repoRoot(), 'test', 'fixtures', 'bagit-conformance-suite')
 const bags = (version: string, group: string): string[] => {
   const dir = path.join(SUITE, version, group)
-  return existsSync(dir) ? readdirSync(dir).filter((d) => statSync(path.join(dir, d)).isDirectory()).map((d) => path.join(dir, d)) : []
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((d) => statSync(path.join(dir, d)).isDirectory())
+        .map((d) => path.join(dir, d))
+    : []
 }
 
 const conformance = suite('BagIt conformance suite (Library of Congress)')
@@ -37,7 +41,10 @@ conformance('accepts every bag under valid/ and warning/, reporting the warnings
     for (const dir of bags(v, 'warning')) {
       const r = await verifyBagDir(dir)
       assert.ok(r.valid, `${dir}: ${JSON.stringify(r.findings)}`)
-      assert.ok(r.findings.some((f) => f.severity === 'warning'), `${dir} reports a warning`)
+      assert.ok(
+        r.findings.some((f) => f.severity === 'warning'),
+        `${dir} reports a warning`
+      )
       n++
     }
   }
@@ -51,7 +58,10 @@ conformance('rejects every bag under invalid/ and linux-only/ with a coded findi
       const r = await verifyBagDir(dir)
       assert.not.ok(r.valid, dir)
       const errors = r.findings.filter((f) => f.severity === 'error')
-      assert.ok(errors.length > 0 && errors.every((f) => /^[A-Z][A-Z0-9_]+$/.test(f.code)), `${dir}: ${JSON.stringify(r.findings)}`)
+      assert.ok(
+        errors.length > 0 && errors.every((f) => /^[A-Z][A-Z0-9_]+$/.test(f.code)),
+        `${dir}: ${JSON.stringify(r.findings)}`
+      )
       n++
     }
   }
@@ -85,26 +95,43 @@ transport('export is a valid BagIt 1.0 bag, byte-identical every time; --dir giv
   assert.is(info['VBA-Case-Generation'], '4')
   assert.is(info['VBA-Case-Format-Version'], '1')
   assert.match(info['Payload-Oxum'] ?? '', /^\d+\.4$/)
-  for (const f of ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt', 'manifest-sha512.txt', 'tagmanifest-sha256.txt', 'tagmanifest-sha512.txt']) assert.ok(existsSync(path.join(asDir, f)), f)
+  for (const f of [
+    'bagit.txt',
+    'bag-info.txt',
+    'manifest-sha256.txt',
+    'manifest-sha512.txt',
+    'tagmanifest-sha256.txt',
+    'tagmanifest-sha512.txt'
+  ])
+    assert.ok(existsSync(path.join(asDir, f)), f)
   // the system tar agrees: sorted entries, owner 0/0, one root
   const listing = execFileSync('tar', ['tvf', archive], { encoding: 'utf8' }).trim().split('\n')
   const names = listing.map((l) => l.split(/\s+/).pop() ?? '')
-  assert.equal(names, [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))))
-  assert.ok(listing.every((l) => l.includes(' 0/0 ')), 'owner 0/0')
+  assert.equal(
+    names,
+    [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+  )
+  assert.ok(
+    listing.every((l) => l.includes(' 0/0 ')),
+    'owner 0/0'
+  )
   assert.ok(names.every((n) => n.startsWith('case-sample/')))
 })
 
-transport('round trip: imported elsewhere, replayed with identical projections, no repository or database', async () => {
-  const { dir, archive } = await exported()
-  const target = path.join(tempDir('import'), 'moved')
-  const r = right(await importCase(archive, target)())
-  assert.is(r.case_id, 'case-sample')
-  assert.is(r.generation, 4)
-  const a = right(canonicalJson(right(await replayCase(dir, defaultProjections())())))
-  const b = right(canonicalJson(right(await replayCase(target, defaultProjections())())))
-  assert.is(b, a)
-  assert.equal(readdirSync(path.dirname(target)), ['moved'], 'no staging left behind')
-})
+transport(
+  'round trip: imported elsewhere, replayed with identical projections, no repository or database',
+  async () => {
+    const { dir, archive } = await exported()
+    const target = path.join(tempDir('import'), 'moved')
+    const r = right(await importCase(archive, target)())
+    assert.is(r.case_id, 'case-sample')
+    assert.is(r.generation, 4)
+    const a = right(canonicalJson(right(await replayCase(dir, defaultProjections())())))
+    const b = right(canonicalJson(right(await replayCase(target, defaultProjections())())))
+    assert.is(b, a)
+    assert.equal(readdirSync(path.dirname(target)), ['moved'], 'no staging left behind')
+  }
+)
 
 transport('export takes a consistent view at the generation it started with', async () => {
   const h = await sampleCase()
@@ -112,7 +139,14 @@ transport('export takes a consistent view at the generation it started with', as
   const exporting = exportCase(h.dir, archive)()
   // a writer appends while the export runs
   const writer = await openCase(h.dir)()
-  if (writer._tag === 'Right') right(await appendCommand(writer.right, { commandId: 'during-export', expectedGeneration: 4, events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'late', format: 'plain' } }] })())
+  if (writer._tag === 'Right')
+    right(
+      await appendCommand(writer.right, {
+        commandId: 'during-export',
+        expectedGeneration: 4,
+        events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'late', format: 'plain' } }]
+      })()
+    )
   const r = right(await exporting)
   assert.ok(r.generation === 4 || r.generation === 5)
   const check = right(await verifyBag(archive)())
@@ -158,10 +192,23 @@ transport('every single-byte change to an exported archive is found by verify or
 })
 
 /** A tar with the given entries (for hostile archives). */
-const hostileTar = async (entries: Array<{ name: string; type?: 'file' | 'symlink' | 'link' | 'character-device' | 'directory'; body?: string; linkname?: string }>): Promise<string> => {
+const hostileTar = async (
+  entries: Array<{
+    name: string
+    type?: 'file' | 'symlink' | 'link' | 'character-device' | 'directory'
+    body?: string
+    linkname?: string
+  }>
+): Promise<string> => {
   const pack = tar.pack()
   for (const e of entries) {
-    await new Promise<void>((resolve, reject) => pack.entry({ name: e.name, type: e.type ?? 'file', ...(e.linkname === undefined ? {} : { linkname: e.linkname }) }, e.body ?? '', (err) => (err ? reject(err) : resolve())))
+    await new Promise<void>((resolve, reject) =>
+      pack.entry(
+        { name: e.name, type: e.type ?? 'file', ...(e.linkname === undefined ? {} : { linkname: e.linkname }) },
+        e.body ?? '',
+        (err) => (err ? reject(err) : resolve())
+      )
+    )
   }
   pack.finalize()
   const chunks: Buffer[] = []
@@ -171,79 +218,124 @@ const hostileTar = async (entries: Array<{ name: string; type?: 'file' | 'symlin
   return file
 }
 
-transport('hostile archives are refused before anything lands: escapes, absolute paths, links, devices, duplicates', async () => {
-  const cases: Array<[Parameters<typeof hostileTar>[0], string]> = [
-    [[{ name: 'bag/bagit.txt' }, { name: '../../evil.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/../../evil.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
-    [[{ name: '/etc/evil' }], 'ARCHIVE_ENTRY_UNSAFE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'other/bagit.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/link', type: 'symlink', linkname: '/etc/passwd' }], 'ARCHIVE_ENTRY_TYPE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/hard', type: 'link', linkname: 'bag/bagit.txt' }], 'ARCHIVE_ENTRY_TYPE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/dev', type: 'character-device' }], 'ARCHIVE_ENTRY_TYPE'],
-    [[{ name: 'bag/bagit.txt' }, { name: 'bag/bagit.txt' }], 'ARCHIVE_DUPLICATE_ENTRY'],
-    [[{ name: 'bag/data/a\\..\\..\\x' }], 'ARCHIVE_ENTRY_UNSAFE']
-  ]
-  for (const [entries, code] of cases) {
-    const archive = await hostileTar(entries)
-    const parent = tempDir('hostile-dest')
-    const f = left(await importCase(archive, path.join(parent, 'case'))())
-    assert.is(f.code, code, JSON.stringify(entries))
-    assert.equal(readdirSync(parent), [], 'nothing left behind')
+transport(
+  'hostile archives are refused before anything lands: escapes, absolute paths, links, devices, duplicates',
+  async () => {
+    const cases: Array<[Parameters<typeof hostileTar>[0], string]> = [
+      [[{ name: 'bag/bagit.txt' }, { name: '../../evil.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
+      [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/../../evil.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
+      [[{ name: '/etc/evil' }], 'ARCHIVE_ENTRY_UNSAFE'],
+      [[{ name: 'bag/bagit.txt' }, { name: 'other/bagit.txt' }], 'ARCHIVE_ENTRY_UNSAFE'],
+      [
+        [{ name: 'bag/bagit.txt' }, { name: 'bag/data/link', type: 'symlink', linkname: '/etc/passwd' }],
+        'ARCHIVE_ENTRY_TYPE'
+      ],
+      [
+        [{ name: 'bag/bagit.txt' }, { name: 'bag/data/hard', type: 'link', linkname: 'bag/bagit.txt' }],
+        'ARCHIVE_ENTRY_TYPE'
+      ],
+      [[{ name: 'bag/bagit.txt' }, { name: 'bag/data/dev', type: 'character-device' }], 'ARCHIVE_ENTRY_TYPE'],
+      [[{ name: 'bag/bagit.txt' }, { name: 'bag/bagit.txt' }], 'ARCHIVE_DUPLICATE_ENTRY'],
+      [[{ name: 'bag/data/a\\..\\..\\x' }], 'ARCHIVE_ENTRY_UNSAFE']
+    ]
+    for (const [entries, code] of cases) {
+      const archive = await hostileTar(entries)
+      const parent = tempDir('hostile-dest')
+      const f = left(await importCase(archive, path.join(parent, 'case'))())
+      assert.is(f.code, code, JSON.stringify(entries))
+      assert.equal(readdirSync(parent), [], 'nothing left behind')
+    }
+    assert.not.ok(existsSync(path.join(tempDir('x'), '..', '..', 'evil.txt')))
+    // a bag directory with a symlink in its payload is invalid too
+    const { dir } = await exported()
+    const asDir = path.join(tempDir('linkbag'), 'bag')
+    right(await exportCase(dir, asDir, { format: 'dir' })())
+    symlinkSync('/etc/passwd', path.join(asDir, 'data', 'passwd'))
+    assert.ok((await verifyBagDir(asDir)).findings.some((f) => f.code === 'SPECIAL_FILE'))
   }
-  assert.not.ok(existsSync(path.join(tempDir('x'), '..', '..', 'evil.txt')))
-  // a bag directory with a symlink in its payload is invalid too
-  const { dir } = await exported()
-  const asDir = path.join(tempDir('linkbag'), 'bag')
-  right(await exportCase(dir, asDir, { format: 'dir' })())
-  symlinkSync('/etc/passwd', path.join(asDir, 'data', 'passwd'))
-  assert.ok((await verifyBagDir(asDir)).findings.some((f) => f.code === 'SPECIAL_FILE'))
-})
+)
 
 /** bag-info.txt rewritten by `edit`, with tag manifests that agree (what a forger would do). */
 const retag = (bag: string, edit: (info: string) => string): void => {
   writeFileSync(path.join(bag, 'bag-info.txt'), edit(readFileSync(path.join(bag, 'bag-info.txt'), 'utf8')))
   for (const alg of ['sha256', 'sha512']) {
     const file = path.join(bag, `tagmanifest-${alg}.txt`)
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => {
-      const name = l.slice(l.indexOf('  ') + 2)
-      return `${createHash(alg).update(readFileSync(path.join(bag, name))).digest('hex')}  ${name}`
-    })
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const name = l.slice(l.indexOf('  ') + 2)
+        return `${createHash(alg)
+          .update(readFileSync(path.join(bag, name)))
+          .digest('hex')}  ${name}`
+      })
     writeFileSync(file, `${lines.join('\n')}\n`)
   }
 }
 
-transport('bag-info.txt that names another generation, head or case than data/ holds is BAG_INFO_MISMATCH; a bag without the labels is warned about', async () => {
-  const h = await sampleCase()
-  const older = path.join(tempDir('bag-info'), 'older')
-  right(await exportCase(h.dir, older, { format: 'dir' })())
-  const olderInfo = readFileSync(path.join(older, 'bag-info.txt'), 'utf8')
-  const writer = right(await openCase(h.dir)())
-  right(await appendCommand(writer, { commandId: 'after-export', expectedGeneration: 4, events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'later', format: 'plain' } }] })())
-  const bag = path.join(tempDir('bag-info'), 'newer')
-  right(await exportCase(h.dir, bag, { format: 'dir' })())
-  assert.ok(right(await verifyBag(bag)()).valid, 'the honest bag verifies')
-  const newerInfo = readFileSync(path.join(bag, 'bag-info.txt'), 'utf8')
-  // The newer bag claims the older generation and head (its tag manifests made to agree).
-  const label = (text: string, name: string): string => text.split('\n').find((l) => l.startsWith(`${name}: `)) ?? ''
-  retag(bag, (info) => info.replace(label(info, 'VBA-Case-Generation'), label(olderInfo, 'VBA-Case-Generation')).replace(label(info, 'VBA-Case-Head'), label(olderInfo, 'VBA-Case-Head')))
-  assert.ok((await verifyBagDir(bag)).valid, 'as a bag alone it is intact')
-  const check = right(await verifyBag(bag)())
-  assert.is(check.valid, false)
-  assert.equal(check.bag.findings.filter((f) => f.severity === 'error').map((f) => f.code), ['BAG_INFO_MISMATCH', 'BAG_INFO_MISMATCH'])
-  assert.match(check.bag.findings[0]?.message ?? '', 'VBA-Case-Generation: 4, the case in data/ holds 5')
-  const cli = vba(['verify', bag])
-  assert.is(cli.code, 1, cli.stdout)
-  assert.match(cli.stdout, 'BAG_INFO_MISMATCH')
-  // Another case's identifier.
-  retag(bag, () => newerInfo.replace('External-Identifier: case-sample', 'External-Identifier: case-other'))
-  const other = right(await verifyBag(bag)())
-  assert.equal(other.bag.findings.filter((f) => f.severity === 'error').map((f) => f.message), ['bag-info.txt says External-Identifier: case-other, the case in data/ holds case-sample'])
-  // Without the case labels (a bag made by another tool): valid, with warnings.
-  retag(bag, (info) => info.split('\n').filter((l) => !/^(External-Identifier|VBA-Case-Generation|VBA-Case-Head):/.test(l)).join('\n'))
-  const bare = right(await verifyBag(bag)())
-  assert.ok(bare.valid, JSON.stringify(bare.bag.findings))
-  assert.equal(bare.bag.findings.map((f) => `${f.severity}:${f.code}`), ['warning:BAG_INFO_CASE_LABEL_MISSING', 'warning:BAG_INFO_CASE_LABEL_MISSING', 'warning:BAG_INFO_CASE_LABEL_MISSING'])
-})
+transport(
+  'bag-info.txt that names another generation, head or case than data/ holds is BAG_INFO_MISMATCH; a bag without the labels is warned about',
+  async () => {
+    const h = await sampleCase()
+    const older = path.join(tempDir('bag-info'), 'older')
+    right(await exportCase(h.dir, older, { format: 'dir' })())
+    const olderInfo = readFileSync(path.join(older, 'bag-info.txt'), 'utf8')
+    const writer = right(await openCase(h.dir)())
+    right(
+      await appendCommand(writer, {
+        commandId: 'after-export',
+        expectedGeneration: 4,
+        events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'later', format: 'plain' } }]
+      })()
+    )
+    const bag = path.join(tempDir('bag-info'), 'newer')
+    right(await exportCase(h.dir, bag, { format: 'dir' })())
+    assert.ok(right(await verifyBag(bag)()).valid, 'the honest bag verifies')
+    const newerInfo = readFileSync(path.join(bag, 'bag-info.txt'), 'utf8')
+    // The newer bag claims the older generation and head (its tag manifests made to agree).
+    const label = (text: string, name: string): string => text.split('\n').find((l) => l.startsWith(`${name}: `)) ?? ''
+    retag(bag, (info) =>
+      info
+        .replace(label(info, 'VBA-Case-Generation'), label(olderInfo, 'VBA-Case-Generation'))
+        .replace(label(info, 'VBA-Case-Head'), label(olderInfo, 'VBA-Case-Head'))
+    )
+    assert.ok((await verifyBagDir(bag)).valid, 'as a bag alone it is intact')
+    const check = right(await verifyBag(bag)())
+    assert.is(check.valid, false)
+    assert.equal(
+      check.bag.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+      ['BAG_INFO_MISMATCH', 'BAG_INFO_MISMATCH']
+    )
+    assert.match(check.bag.findings[0]?.message ?? '', 'VBA-Case-Generation: 4, the case in data/ holds 5')
+    const cli = vba(['verify', bag])
+    assert.is(cli.code, 1, cli.stdout)
+    assert.match(cli.stdout, 'BAG_INFO_MISMATCH')
+    // Another case's identifier.
+    retag(bag, () => newerInfo.replace('External-Identifier: case-sample', 'External-Identifier: case-other'))
+    const other = right(await verifyBag(bag)())
+    assert.equal(
+      other.bag.findings.filter((f) => f.severity === 'error').map((f) => f.message),
+      ['bag-info.txt says External-Identifier: case-other, the case in data/ holds case-sample']
+    )
+    // Without the case labels (a bag made by another tool): valid, with warnings.
+    retag(bag, (info) =>
+      info
+        .split('\n')
+        .filter((l) => !/^(External-Identifier|VBA-Case-Generation|VBA-Case-Head):/.test(l))
+        .join('\n')
+    )
+    const bare = right(await verifyBag(bag)())
+    assert.ok(bare.valid, JSON.stringify(bare.bag.findings))
+    assert.equal(
+      bare.bag.findings.map((f) => `${f.severity}:${f.code}`),
+      [
+        'warning:BAG_INFO_CASE_LABEL_MISSING',
+        'warning:BAG_INFO_CASE_LABEL_MISSING',
+        'warning:BAG_INFO_CASE_LABEL_MISSING'
+      ]
+    )
+  }
+)
 
 transport('the CLI: export, verify a tar, a bag directory and a case, import', async () => {
   const h = await sampleCase()

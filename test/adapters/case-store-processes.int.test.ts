@@ -20,8 +20,12 @@ const runWriter = (args: string[]): Promise<{ code: number | null; out: string; 
     const child = spawn(process.execPath, [WRITER, ...args])
     let out = ''
     let err = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { err += d })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      err += d
+    })
     child.on('close', (code) => resolve({ code, out, err }))
   })
 
@@ -30,7 +34,10 @@ const processes = suite('writer processes')
 processes('two concurrent writers, 500 commands each, retrying conflicts: nothing lost or duplicated', async () => {
   const dir = path.join(tempDir('concurrent'), 'case')
   right(await initCase({ dir })())
-  const [a, b] = await Promise.all([runWriter(['concurrent', dir, 'a', '500']), runWriter(['concurrent', dir, 'b', '500'])])
+  const [a, b] = await Promise.all([
+    runWriter(['concurrent', dir, 'a', '500']),
+    runWriter(['concurrent', dir, 'b', '500'])
+  ])
   assert.is(a.code, 0, a.err)
   assert.is(b.code, 0, b.err)
   const report = right(await verifyCase(dir)())
@@ -67,7 +74,9 @@ processes('SIGKILL at random moments: every case opens and every acknowledged co
   for (let trial = 0; trial < trials; trial++) {
     const child = spawn(process.execPath, [WRITER, 'crash', dir, `t${trial}`])
     let out = ''
-    child.stdout.on('data', (d) => { out += d })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
     const closed = new Promise((r) => child.on('close', r))
     // Startup takes ~100 ms; kill anywhere from before the first append to several appends in.
     await new Promise((r) => setTimeout(r, firstAck * (0.4 + Math.random() * 1.4)))
@@ -89,14 +98,21 @@ processes('SIGKILL at random moments: every case opens and every acknowledged co
       notices += opened.right.notices.length
       for (const [id, generation] of acked) {
         const span = opened.right.cursor.commands.get(id)
-        if (span === undefined || span.lastSeq !== generation) assert.unreachable(`trial ${trial}: acknowledged ${id} (generation ${generation}) is lost`)
+        if (span === undefined || span.lastSeq !== generation)
+          assert.unreachable(`trial ${trial}: acknowledged ${id} (generation ${generation}) is lost`)
       }
     }
     const report = right(await verifyCase(dir)())
-    if (!report.valid) assert.unreachable(`trial ${trial}: ${JSON.stringify(report.findings.filter((f) => f.severity === 'error'))}`)
+    if (!report.valid)
+      assert.unreachable(`trial ${trial}: ${JSON.stringify(report.findings.filter((f) => f.severity === 'error'))}`)
   }
-  assert.ok(acked.size > trials / 4, `many trials acknowledged something (acked ${acked.size} commands in ${trials} trials)`)
-  process.stdout.write(`      crash trials: ${trials} (writer start-up ${firstAck} ms), acknowledged commands: ${acked.size}, stale locks broken: ${staleLocks}, crash leftovers noticed: ${notices}\n`)
+  assert.ok(
+    acked.size > trials / 4,
+    `many trials acknowledged something (acked ${acked.size} commands in ${trials} trials)`
+  )
+  process.stdout.write(
+    `      crash trials: ${trials} (writer start-up ${firstAck} ms), acknowledged commands: ${acked.size}, stale locks broken: ${staleLocks}, crash leftovers noticed: ${notices}\n`
+  )
 })
 
 processes.run()

@@ -50,7 +50,8 @@ roundTrip('what was appended is what is read back, objects included', async () =
 roundTrip('the same writes with the same clock give byte-identical packages', async () => {
   const a = await sampleCase(path.join(tempDir('a'), 'c'), fixedEnv())
   const b = await sampleCase(path.join(tempDir('b'), 'c'), fixedEnv())
-  for (const f of ['case.json', 'events.jsonl', 'HEAD']) assert.equal(readFileSync(path.join(a.dir, f)), readFileSync(path.join(b.dir, f)), f)
+  for (const f of ['case.json', 'events.jsonl', 'HEAD'])
+    assert.equal(readFileSync(path.join(a.dir, f)), readFileSync(path.join(b.dir, f)), f)
 })
 
 roundTrip('replay output is byte-identical across runs', async () => {
@@ -68,21 +69,48 @@ const idem = suite('idempotency and generations')
 idem('resubmitting a command id returns the recorded outcome and appends nothing', async () => {
   const h = await sampleCase()
   const before = readFileSync(path.join(h.dir, 'events.jsonl'))
-  const again = right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }] })())
+  const again = right(
+    await appendCommand(h, {
+      commandId: 'cmd-3',
+      expectedGeneration: 3,
+      events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }]
+    })()
+  )
   assert.is(again.status, 'duplicate')
   assert.is(again.events.length, 1)
   assert.is(again.events[0]?.seq, 4)
   assert.equal(readFileSync(path.join(h.dir, 'events.jsonl')), before)
   // also through a fresh handle (the index is rebuilt from the log)
   const fresh = right(await openCase(h.dir)())
-  const viaFresh = right(await appendCommand(fresh, { commandId: 'cmd-1', expectedGeneration: 0, events: [note('report received'), { type: 'AttachmentAdded', actor: 'operator', data: { name: 'server.log', object: objectRefOf(Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n'), 'text/plain') } }] })())
+  const viaFresh = right(
+    await appendCommand(fresh, {
+      commandId: 'cmd-1',
+      expectedGeneration: 0,
+      events: [
+        note('report received'),
+        {
+          type: 'AttachmentAdded',
+          actor: 'operator',
+          data: {
+            name: 'server.log',
+            object: objectRefOf(Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n'), 'text/plain')
+          }
+        }
+      ]
+    })()
+  )
   assert.is(viaFresh.status, 'duplicate')
-  assert.equal(viaFresh.events.map((e) => e.seq), [1, 2])
+  assert.equal(
+    viaFresh.events.map((e) => e.seq),
+    [1, 2]
+  )
 })
 
 idem('a reused command id with different events is COMMAND_ID_CONFLICT', async () => {
   const h = await sampleCase()
-  const f = left(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 4, events: [note('something else')] })())
+  const f = left(
+    await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 4, events: [note('something else')] })()
+  )
   assert.is(f.code, 'COMMAND_ID_CONFLICT')
 })
 
@@ -90,9 +118,24 @@ idem('a stale expected generation is GENERATION_CONFLICT and writes nothing', as
   const h = await sampleCase()
   const files = ['events.jsonl', 'HEAD'].map((f) => readFileSync(path.join(h.dir, f)))
   const obj = Buffer.from('would-be object')
-  const f = left(await appendCommand(h, { commandId: 'late', expectedGeneration: 3, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: objectRefOf(obj) } }], objects: [obj] })())
-  assert.equal(f, { _tag: 'Failure', code: 'GENERATION_CONFLICT', message: 'expected generation 3, the case is at 4', data: { expected: 3, actual: 4 } })
-  assert.equal(['events.jsonl', 'HEAD'].map((x) => readFileSync(path.join(h.dir, x))), files)
+  const f = left(
+    await appendCommand(h, {
+      commandId: 'late',
+      expectedGeneration: 3,
+      events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: objectRefOf(obj) } }],
+      objects: [obj]
+    })()
+  )
+  assert.equal(f, {
+    _tag: 'Failure',
+    code: 'GENERATION_CONFLICT',
+    message: 'expected generation 3, the case is at 4',
+    data: { expected: 3, actual: 4 }
+  })
+  assert.equal(
+    ['events.jsonl', 'HEAD'].map((x) => readFileSync(path.join(h.dir, x))),
+    files
+  )
   assert.is(right(await verifyCase(h.dir)()).objects, 1, 'no object written')
 })
 
@@ -100,9 +143,16 @@ idem('a second handle catches up with events appended through the first', async 
   const h = await sampleCase()
   const other = right(await openCase(h.dir)())
   right(await appendCommand(h, { commandId: 'from-first', expectedGeneration: 4, events: [note('a')] })())
-  assert.is(left(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 4, events: [note('b')] })()).code, 'GENERATION_CONFLICT')
+  assert.is(
+    left(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 4, events: [note('b')] })()).code,
+    'GENERATION_CONFLICT'
+  )
   assert.is(other.cursor.seq, 5)
-  assert.is(right(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 5, events: [note('b')] })()).generation, 6)
+  assert.is(
+    right(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 5, events: [note('b')] })())
+      .generation,
+    6
+  )
 })
 
 idem('invalid commands are refused before anything is written', async () => {
@@ -112,11 +162,50 @@ idem('invalid commands are refused before anything is written', async () => {
     ['INVALID_ARGUMENT', { commandId: '../x', expectedGeneration: 4, events: [note('x')] }],
     ['INVALID_ARGUMENT', { commandId: 'c', expectedGeneration: -1, events: [note('x')] }],
     ['INVALID_ARGUMENT', { commandId: 'c', expectedGeneration: 4, events: [] }],
-    ['EVENT_UNKNOWN_TYPE', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'Bogus', actor: 'system', data: {} }] }],
-    ['EVENT_DATA_INVALID', { commandId: 'c', expectedGeneration: 4, events: [note('ok'), { type: 'NoteRecorded', actor: 'system', data: { text: 1 } }] }],
-    ['OBJECT_MISSING', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: { digest: `sha256:${'0'.repeat(64)}`, size: 1 } } }] }],
-    ['INVALID_ARGUMENT', { commandId: 'c', expectedGeneration: 4, events: [note('x')], objects: [Buffer.from('unreferenced')] }],
-    ['EVENT_DATA_INVALID', { commandId: 'c', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: { digest: 'sha256:../../etc/passwd', size: 1 } } }] }],
+    [
+      'EVENT_UNKNOWN_TYPE',
+      { commandId: 'c', expectedGeneration: 4, events: [{ type: 'Bogus', actor: 'system', data: {} }] }
+    ],
+    [
+      'EVENT_DATA_INVALID',
+      {
+        commandId: 'c',
+        expectedGeneration: 4,
+        events: [note('ok'), { type: 'NoteRecorded', actor: 'system', data: { text: 1 } }]
+      }
+    ],
+    [
+      'OBJECT_MISSING',
+      {
+        commandId: 'c',
+        expectedGeneration: 4,
+        events: [
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'x', object: { digest: `sha256:${'0'.repeat(64)}`, size: 1 } }
+          }
+        ]
+      }
+    ],
+    [
+      'INVALID_ARGUMENT',
+      { commandId: 'c', expectedGeneration: 4, events: [note('x')], objects: [Buffer.from('unreferenced')] }
+    ],
+    [
+      'EVENT_DATA_INVALID',
+      {
+        commandId: 'c',
+        expectedGeneration: 4,
+        events: [
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'x', object: { digest: 'sha256:../../etc/passwd', size: 1 } }
+          }
+        ]
+      }
+    ],
     ['EVENT_TOO_LARGE', { commandId: 'c', expectedGeneration: 4, events: [note('x'.repeat(1 << 20))] }]
   ]
   for (const [code, cmd] of cases) assert.is(left(await appendCommand(h, cmd)()).code, code, cmd.commandId)
@@ -132,7 +221,9 @@ locking('a second writer gets CASE_LOCKED while the first holds the lock', async
   const h = await sampleCase()
   const held = await acquireLock(h.dir)
   try {
-    const f = left(await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] }, { waitMs: 50 })())
+    const f = left(
+      await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] }, { waitMs: 50 })()
+    )
     assert.is(f.code, 'CASE_LOCKED')
     assert.is(f.data['owner_pid'], process.pid)
   } finally {
@@ -144,7 +235,15 @@ locking('a second writer gets CASE_LOCKED while the first holds the lock', async
 locking('a stale lock of a dead process is reported, not stolen, and unlock removes it', async () => {
   const h = await sampleCase()
   const deadPid = 2 ** 22 + 12345 // above the default pid_max: never a live process
-  writeFileSync(path.join(h.dir, LOCK_FILE), JSON.stringify({ pid: deadPid, host: (await import('node:os')).hostname(), token: 't', acquired_at: '2026-01-01T00:00:00.000Z' }))
+  writeFileSync(
+    path.join(h.dir, LOCK_FILE),
+    JSON.stringify({
+      pid: deadPid,
+      host: (await import('node:os')).hostname(),
+      token: 't',
+      acquired_at: '2026-01-01T00:00:00.000Z'
+    })
+  )
   const f = left(await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })())
   assert.is(f.code, 'CASE_LOCK_STALE')
   assert.is(f.data['owner_pid'], deadPid)
@@ -185,7 +284,9 @@ crash('a torn tail is reported by open and verify, then cut by the next append',
   assert.ok(report.valid)
   assert.equal(codes(report.findings), ['TORN_TAIL'])
   assert.equal(readFileSync(logFile).subarray(0, before.length), before)
-  const out = right(await appendCommand(opened, { commandId: 'after-crash', expectedGeneration: 4, events: [note('x')] })())
+  const out = right(
+    await appendCommand(opened, { commandId: 'after-crash', expectedGeneration: 4, events: [note('x')] })()
+  )
   assert.equal(codes(out.repairs), ['TORN_TAIL'])
   const after = right(await verifyCase(h.dir)())
   assert.ok(after.valid)
@@ -261,7 +362,8 @@ tamper('with line digests on a worker thread, flipped bytes in events.jsonl are 
     const flipped = Buffer.from(original)
     flipped[i] = (flipped[i] ?? 0) ^ (k % 2 === 0 ? 0x01 : 0x40)
     writeFileSync(file, flipped)
-    if (right(await verifyCase(h.dir, { parallelFromBytes: 0 })()).valid) assert.unreachable(`flip at ${i} went unnoticed`)
+    if (right(await verifyCase(h.dir, { parallelFromBytes: 0 })()).valid)
+      assert.unreachable(`flip at ${i} went unnoticed`)
   }
   writeFileSync(file, original)
   assert.ok(right(await verifyCase(h.dir, { parallelFromBytes: 0 })()).valid)

@@ -20,10 +20,23 @@ const privateTmp = tempDir('hostile-tmp')
 process.env['TMPDIR'] = privateTmp
 const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
 
-const run = (args: readonly string[], env: Record<string, string> = {}, shell?: string): { code: number | null; stdout: string; stderr: string } => {
-  const r = shell === undefined
-    ? spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } })
-    : spawnSync('bash', ['-c', `${shell}; exec "${process.execPath}" "${MAIN}" ${args.map((a) => `'${a}'`).join(' ')}`], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } })
+const run = (
+  args: readonly string[],
+  env: Record<string, string> = {},
+  shell?: string
+): { code: number | null; stdout: string; stderr: string } => {
+  const r =
+    shell === undefined
+      ? spawnSync(process.execPath, [MAIN, ...args], {
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { ...process.env, ...env }
+        })
+      : spawnSync(
+          'bash',
+          ['-c', `${shell}; exec "${process.execPath}" "${MAIN}" ${args.map((a) => `'${a}'`).join(' ')}`],
+          { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } }
+        )
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -38,81 +51,136 @@ const one = 'x'
 
 /** Every refusal code, each with a body (1 byte to 1 KiB), first or after valid entries. */
 const HOSTILE: Array<[string, readonly RawEntry[], string, { maxEntries?: number; maxBytes?: number }?]> = [
-  ['an escape with a 1-byte body (the crash of the issue)', [bagit, { name: 'bag/../../pwned', body: one }], 'ARCHIVE_ENTRY_UNSAFE'],
+  [
+    'an escape with a 1-byte body (the crash of the issue)',
+    [bagit, { name: 'bag/../../pwned', body: one }],
+    'ARCHIVE_ENTRY_UNSAFE'
+  ],
   ['an escape first', [{ name: '../pwned', body: 'x'.repeat(1024) }], 'ARCHIVE_ENTRY_UNSAFE'],
   ['an absolute path with a body', [{ name: '/tmp/vba-pwned', body: one }], 'ARCHIVE_ENTRY_UNSAFE'],
   ['a second root with a body', [bagit, { name: 'other/x', body: one }], 'ARCHIVE_ENTRY_UNSAFE'],
   ['a backslash name with a body', [bagit, { name: 'bag/data/a\\..\\..\\x', body: one }], 'ARCHIVE_ENTRY_UNSAFE'],
-  ['a name that is not UTF-8', [bagit, { name: Buffer.from([0x62, 0x61, 0x67, 0x2f, 0xff, 0xfe]), body: one }], 'ARCHIVE_ENTRY_UNSAFE'],
-  ['a symlink carrying a body', [bagit, { name: 'bag/data/link', type: '2', linkname: '/etc/passwd', body: 'abcde' }], 'ARCHIVE_ENTRY_TYPE'],
-  ['a hard link carrying a body', [bagit, { name: 'bag/data/hard', type: '1', linkname: 'bag/bagit.txt', body: one }], 'ARCHIVE_ENTRY_TYPE'],
+  [
+    'a name that is not UTF-8',
+    [bagit, { name: Buffer.from([0x62, 0x61, 0x67, 0x2f, 0xff, 0xfe]), body: one }],
+    'ARCHIVE_ENTRY_UNSAFE'
+  ],
+  [
+    'a symlink carrying a body',
+    [bagit, { name: 'bag/data/link', type: '2', linkname: '/etc/passwd', body: 'abcde' }],
+    'ARCHIVE_ENTRY_TYPE'
+  ],
+  [
+    'a hard link carrying a body',
+    [bagit, { name: 'bag/data/hard', type: '1', linkname: 'bag/bagit.txt', body: one }],
+    'ARCHIVE_ENTRY_TYPE'
+  ],
   ['a character device carrying a body', [bagit, { name: 'bag/data/dev', type: '3', body: one }], 'ARCHIVE_ENTRY_TYPE'],
   ['a FIFO carrying a body', [bagit, { name: 'bag/data/fifo', type: '6', body: one }], 'ARCHIVE_ENTRY_TYPE'],
   ['a duplicate with a body', [bagit, { name: 'bag/bagit.txt', body: one }], 'ARCHIVE_DUPLICATE_ENTRY'],
-  ['a file where a later entry needs a directory', [bagit, { name: 'bag/data', body: one }, { name: 'bag/data/x', body: one }], 'ARCHIVE_DUPLICATE_ENTRY'],
-  ['a directory where a later entry is a file', [bagit, { name: 'bag/data/d/', type: '5' }, { name: 'bag/data/d/e', body: one }, { name: 'bag/data/d', body: 'zz' }], 'ARCHIVE_DUPLICATE_ENTRY'],
-  ['too many entries, each with a body', [bagit, { name: 'bag/a', body: one }, { name: 'bag/b', body: one }], 'ARCHIVE_TOO_LARGE', { maxEntries: 2 }],
+  [
+    'a file where a later entry needs a directory',
+    [bagit, { name: 'bag/data', body: one }, { name: 'bag/data/x', body: one }],
+    'ARCHIVE_DUPLICATE_ENTRY'
+  ],
+  [
+    'a directory where a later entry is a file',
+    [
+      bagit,
+      { name: 'bag/data/d/', type: '5' },
+      { name: 'bag/data/d/e', body: one },
+      { name: 'bag/data/d', body: 'zz' }
+    ],
+    'ARCHIVE_DUPLICATE_ENTRY'
+  ],
+  [
+    'too many entries, each with a body',
+    [bagit, { name: 'bag/a', body: one }, { name: 'bag/b', body: one }],
+    'ARCHIVE_TOO_LARGE',
+    { maxEntries: 2 }
+  ],
   ['too many bytes', [bagit, { name: 'bag/a', body: 'y'.repeat(600) }], 'ARCHIVE_TOO_LARGE', { maxBytes: 100 }],
   ['an entry cut off in its body', [bagit, { name: 'bag/data/cut', body: 'z'.repeat(2000) }], 'ARCHIVE_INVALID'],
-  ['a directory entry claiming a body', [bagit, { name: 'bag/data/', type: '5', body: 'w'.repeat(700) }], 'ARCHIVE_INVALID']
+  [
+    'a directory entry claiming a body',
+    [bagit, { name: 'bag/data/', type: '5', body: 'w'.repeat(700) }],
+    'ARCHIVE_INVALID'
+  ]
 ]
 
-const bytesOf = (label: string, entries: readonly RawEntry[]): Buffer => (label.includes('cut off') ? rawTar(entries, { cut: 512 + 512 + 512 + 1000 }) : rawTar(entries))
+const bytesOf = (label: string, entries: readonly RawEntry[]): Buffer =>
+  label.includes('cut off') ? rawTar(entries, { cut: 512 + 512 + 512 + 1000 }) : rawTar(entries)
 
 const refusals = suite('every refusal with a body is one coded failure (point 1)')
 
-refusals('through the API: importCase, verifyBag and withVerifiedPackage reject with the code; nothing left behind', async () => {
-  // An unhandled stream error would end this process (the test fails with it), even inside try/catch.
-  for (const [label, entries, code, limits] of HOSTILE) {
-    const archive = write(bytesOf(label, entries))
-    const parent = tempDir('hostile-dest')
-    const f = left(await importCase(archive, path.join(parent, 'case'), limits === undefined ? {} : { limits })())
-    assert.is(f.code, code, `${label}: ${f.message}`)
-    assert.equal(readdirSync(parent), [], `${label}: nothing at the destination, no staging left`)
-    assert.is(left(await verifyBag(archive, limits ?? {})()).code, code, label)
-    let thrown: unknown = null
-    try {
-      await withVerifiedPackage(archive, async () => 'imported', limits === undefined ? {} : { limits })
-    } catch (e) {
-      thrown = e
-    }
-    assert.is((thrown as { failure?: { code?: string } } | null)?.failure?.code, code, label)
-    assert.equal(readdirSync(privateTmp).filter((n) => n.startsWith('vba-')), [], `${label}: no temporary directory left`)
-  }
-  assert.not.ok(existsSync('/tmp/vba-pwned'))
-})
-
-refusals('through the public client: transport.import and transport.verify reject with a VbaError of the code', async () => {
-  const { openVba, VbaError } = await import('../../src/index.js')
-  const vba = await openVba()
-  try {
+refusals(
+  'through the API: importCase, verifyBag and withVerifiedPackage reject with the code; nothing left behind',
+  async () => {
+    // An unhandled stream error would end this process (the test fails with it), even inside try/catch.
     for (const [label, entries, code, limits] of HOSTILE) {
-      if (limits !== undefined) continue
       const archive = write(bytesOf(label, entries))
-      const parent = tempDir('hostile-api')
-      for (const call of [() => vba.transport.import(archive, path.join(parent, 'case')), () => vba.transport.verify(archive)]) {
-        let thrown: unknown = null
-        try {
-          await call()
-        } catch (e) {
-          thrown = e
-        }
-        assert.ok(thrown instanceof VbaError, `${label}: a VbaError`)
-        assert.is((thrown as InstanceType<typeof VbaError>).code, code, label)
+      const parent = tempDir('hostile-dest')
+      const f = left(await importCase(archive, path.join(parent, 'case'), limits === undefined ? {} : { limits })())
+      assert.is(f.code, code, `${label}: ${f.message}`)
+      assert.equal(readdirSync(parent), [], `${label}: nothing at the destination, no staging left`)
+      assert.is(left(await verifyBag(archive, limits ?? {})()).code, code, label)
+      let thrown: unknown = null
+      try {
+        await withVerifiedPackage(archive, async () => 'imported', limits === undefined ? {} : { limits })
+      } catch (e) {
+        thrown = e
       }
-      assert.equal(readdirSync(parent), [])
+      assert.is((thrown as { failure?: { code?: string } } | null)?.failure?.code, code, label)
+      assert.equal(
+        readdirSync(privateTmp).filter((n) => n.startsWith('vba-')),
+        [],
+        `${label}: no temporary directory left`
+      )
     }
-  } finally {
-    await vba.close()
+    assert.not.ok(existsSync('/tmp/vba-pwned'))
   }
-})
+)
+
+refusals(
+  'through the public client: transport.import and transport.verify reject with a VbaError of the code',
+  async () => {
+    const { openVba, VbaError } = await import('../../src/index.js')
+    const vba = await openVba()
+    try {
+      for (const [label, entries, code, limits] of HOSTILE) {
+        if (limits !== undefined) continue
+        const archive = write(bytesOf(label, entries))
+        const parent = tempDir('hostile-api')
+        for (const call of [
+          () => vba.transport.import(archive, path.join(parent, 'case')),
+          () => vba.transport.verify(archive)
+        ]) {
+          let thrown: unknown = null
+          try {
+            await call()
+          } catch (e) {
+            thrown = e
+          }
+          assert.ok(thrown instanceof VbaError, `${label}: a VbaError`)
+          assert.is((thrown as InstanceType<typeof VbaError>).code, code, label)
+        }
+        assert.equal(readdirSync(parent), [])
+      }
+    } finally {
+      await vba.close()
+    }
+  }
+)
 
 refusals('through the CLI: import, verify: a one-line coded failure, exit 2, no stack trace', async () => {
   for (const [label, entries, code, limits] of HOSTILE) {
     if (limits !== undefined) continue
     const archive = write(bytesOf(label, entries))
     const parent = tempDir('hostile-cli')
-    for (const args of [['import', archive, path.join(parent, 'case')], ['verify', archive]]) {
+    for (const args of [
+      ['import', archive, path.join(parent, 'case')],
+      ['verify', archive]
+    ]) {
       const r = run(args, { TMPDIR: privateTmp })
       assert.is(r.code, 2, `${label}: vba ${args[0]}: ${r.stderr}`)
       assert.match(r.stderr, new RegExp(`^vba: ${code}: `), label)
@@ -121,7 +189,10 @@ refusals('through the CLI: import, verify: a one-line coded failure, exit 2, no 
     }
     assert.equal(readdirSync(parent), [])
   }
-  assert.equal(readdirSync(privateTmp).filter((n) => n.startsWith('vba-')), [])
+  assert.equal(
+    readdirSync(privateTmp).filter((n) => n.startsWith('vba-')),
+    []
+  )
 })
 
 refusals.run()
@@ -142,23 +213,33 @@ codes('a missing archive is ARCHIVE_NOT_FOUND, exit 2 (bad input), and creates n
   assert.equal(readdirSync(parent), [])
 })
 
-codes('a file size limit while extracting (EFBIG) is IO_ERROR (exit 3), not ARCHIVE_INVALID; staging removed', async () => {
-  const h = await sampleCase()
-  const big = Buffer.alloc(3 << 20, 7)
-  const { appendCommand } = await import('../../src/adapters/case-store/append.js')
-  const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
-  const { objectRefOf } = await import('../../src/adapters/case-store/objects.js')
-  const handle = right(await openCase(h.dir)())
-  right(await appendCommand(handle, { commandId: 'big', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(big) } }], objects: [big] })())
-  const archive = path.join(tempDir('efbig'), 'case.tar')
-  right(await exportCase(h.dir, archive)())
-  const parent = tempDir('efbig-dest')
-  // 2 MiB per file: the 3 MiB object cannot be written.
-  const r = run(['import', archive, path.join(parent, 'case')], {}, 'ulimit -f 2048')
-  assert.is(r.code, 3, r.stderr)
-  assert.match(r.stderr, /^vba: IO_ERROR: .*EFBIG/)
-  assert.equal(readdirSync(parent), [], 'staging removed')
-})
+codes(
+  'a file size limit while extracting (EFBIG) is IO_ERROR (exit 3), not ARCHIVE_INVALID; staging removed',
+  async () => {
+    const h = await sampleCase()
+    const big = Buffer.alloc(3 << 20, 7)
+    const { appendCommand } = await import('../../src/adapters/case-store/append.js')
+    const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
+    const { objectRefOf } = await import('../../src/adapters/case-store/objects.js')
+    const handle = right(await openCase(h.dir)())
+    right(
+      await appendCommand(handle, {
+        commandId: 'big',
+        expectedGeneration: 4,
+        events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(big) } }],
+        objects: [big]
+      })()
+    )
+    const archive = path.join(tempDir('efbig'), 'case.tar')
+    right(await exportCase(h.dir, archive)())
+    const parent = tempDir('efbig-dest')
+    // 2 MiB per file: the 3 MiB object cannot be written.
+    const r = run(['import', archive, path.join(parent, 'case')], {}, 'ulimit -f 2048')
+    assert.is(r.code, 3, r.stderr)
+    assert.match(r.stderr, /^vba: IO_ERROR: .*EFBIG/)
+    assert.equal(readdirSync(parent), [], 'staging removed')
+  }
+)
 
 codes.run()
 
@@ -166,7 +247,11 @@ codes.run()
 const killed = suite('leftovers of killed imports and verifications are swept (point 12)')
 
 /** Starts `vba ARGS`, waits until `appears()` is true, kills it with SIGKILL. */
-const killWhen = async (args: readonly string[], env: Record<string, string>, appears: () => boolean): Promise<void> => {
+const killWhen = async (
+  args: readonly string[],
+  env: Record<string, string>,
+  appears: () => boolean
+): Promise<void> => {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: 'ignore' })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   for (let i = 0; i < 2000 && !appears(); i++) await new Promise((r) => setTimeout(r, 5))
@@ -179,8 +264,13 @@ killed('a killed import leaves its staging; the next import beside it removes it
   const big = path.join(tempDir('killed'), 'big.tar')
   sparseTar(big, 'bag/data/big.bin', 512 << 20)
   const parent = tempDir('killed-dest')
-  await killWhen(['import', big, path.join(parent, 'a')], {}, () => readdirSync(parent).some((n) => n.startsWith('.vba-import-a-')))
-  assert.ok(readdirSync(parent).some((n) => n.startsWith('.vba-import-a-')), 'left behind by the killed import')
+  await killWhen(['import', big, path.join(parent, 'a')], {}, () =>
+    readdirSync(parent).some((n) => n.startsWith('.vba-import-a-'))
+  )
+  assert.ok(
+    readdirSync(parent).some((n) => n.startsWith('.vba-import-a-')),
+    'left behind by the killed import'
+  )
   const h = await sampleCase()
   const good = path.join(tempDir('killed-good'), 'case.tar')
   right(await exportCase(h.dir, good)())
@@ -210,39 +300,60 @@ const streamed = suite('entries are streamed: memory does not follow their size 
 /** Peak RSS (VmHWM, KiB) of `vba ARGS`, read at exit by a preloaded module. */
 const peakOf = (args: readonly string[]): { code: number | null; peakMiB: number; stderr: string } => {
   const probe = path.join(tempDir('probe'), 'peak.mjs')
-  writeFileSync(probe, "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n")
-  const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, ...args], { encoding: 'utf8', timeout: 300_000 })
+  writeFileSync(
+    probe,
+    "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n"
+  )
+  const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, ...args], {
+    encoding: 'utf8',
+    timeout: 300_000
+  })
   const m = /PEAK (\d+)/.exec(r.stderr)
   return { code: r.status, peakMiB: Number(m?.[1] ?? 0) / 1024, stderr: r.stderr }
 }
 
-streamed('a case with a 384 MiB object verifies and imports in well under the object size (held twice before)', async () => {
-  const h = await sampleCase()
-  const size = 384 << 20
-  // The object is written to the case as a file (never held in memory here either).
-  const { createHash } = await import('node:crypto')
-  const blockHash = createHash('sha256')
-  const zeros = Buffer.alloc(1 << 20)
-  for (let i = 0; i < size >> 20; i++) blockHash.update(zeros)
-  const hex = blockHash.digest('hex')
-  const objDir = path.join(h.dir, 'objects', 'sha256', hex.slice(0, 2))
-  mkdirSync(objDir, { recursive: true })
-  sparseObject(path.join(objDir, hex.slice(2)), size)
-  const { appendCommand } = await import('../../src/adapters/case-store/append.js')
-  const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
-  const handle = right(await openCase(h.dir)())
-  right(await appendCommand(handle, { commandId: 'huge', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } } }] })())
-  const archive = path.join(tempDir('huge'), 'case.tar')
-  right(await exportCase(h.dir, archive)())
-  const v = peakOf(['verify', archive])
-  assert.is(v.code, 0, v.stderr)
-  assert.ok(v.peakMiB < 200, `vba verify peaked at ${v.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
-  const target = path.join(tempDir('huge-dest'), 'case')
-  const i = peakOf(['import', archive, target])
-  assert.is(i.code, 0, i.stderr)
-  assert.ok(i.peakMiB < 200, `vba import peaked at ${i.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
-  assert.ok(readFileSync(path.join(target, 'HEAD')).length > 0)
-})
+streamed(
+  'a case with a 384 MiB object verifies and imports in well under the object size (held twice before)',
+  async () => {
+    const h = await sampleCase()
+    const size = 384 << 20
+    // The object is written to the case as a file (never held in memory here either).
+    const { createHash } = await import('node:crypto')
+    const blockHash = createHash('sha256')
+    const zeros = Buffer.alloc(1 << 20)
+    for (let i = 0; i < size >> 20; i++) blockHash.update(zeros)
+    const hex = blockHash.digest('hex')
+    const objDir = path.join(h.dir, 'objects', 'sha256', hex.slice(0, 2))
+    mkdirSync(objDir, { recursive: true })
+    sparseObject(path.join(objDir, hex.slice(2)), size)
+    const { appendCommand } = await import('../../src/adapters/case-store/append.js')
+    const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
+    const handle = right(await openCase(h.dir)())
+    right(
+      await appendCommand(handle, {
+        commandId: 'huge',
+        expectedGeneration: 4,
+        events: [
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } }
+          }
+        ]
+      })()
+    )
+    const archive = path.join(tempDir('huge'), 'case.tar')
+    right(await exportCase(h.dir, archive)())
+    const v = peakOf(['verify', archive])
+    assert.is(v.code, 0, v.stderr)
+    assert.ok(v.peakMiB < 200, `vba verify peaked at ${v.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
+    const target = path.join(tempDir('huge-dest'), 'case')
+    const i = peakOf(['import', archive, target])
+    assert.is(i.code, 0, i.stderr)
+    assert.ok(i.peakMiB < 200, `vba import peaked at ${i.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
+    assert.ok(readFileSync(path.join(target, 'HEAD')).length > 0)
+  }
+)
 
 /** A file of `size` zero bytes made by extending it (no memory, no write of the bytes). */
 const sparseObject = (file: string, size: number): void => {

@@ -19,8 +19,13 @@ import { sampleCase } from '../helpers/case.js'
 import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
 
 /** `vba ARGS` with a time limit: a hang is a failure, not a stuck suite. */
-const vbaTimed = (args: readonly string[]): { code: number | null; stdout: string; stderr: string; timedOut: boolean } => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+const vbaTimed = (
+  args: readonly string[]
+): { code: number | null; stdout: string; stderr: string; timedOut: boolean } => {
+  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], {
+    encoding: 'utf8',
+    timeout: 30_000
+  })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.error !== undefined || r.signal !== null }
 }
 
@@ -44,7 +49,10 @@ files('bagit.txt as a link to /dev/zero is a SPECIAL_FILE finding, not 14 GB rea
   symlinkSync('/dev/zero', path.join(bag, 'bagit.txt'))
   const r = await verifyBagDir(bag)
   assert.not.ok(r.valid)
-  assert.ok(r.findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === 'bagit.txt'), JSON.stringify(r.findings))
+  assert.ok(
+    r.findings.some((f) => f.code === 'SPECIAL_FILE' && f.path === 'bagit.txt'),
+    JSON.stringify(r.findings)
+  )
   const cli = vbaTimed(['verify', bag])
   assert.not.ok(cli.timedOut, 'vba verify finished')
   assert.is(cli.code, 1, cli.stderr)
@@ -67,7 +75,10 @@ files('a tag file past its bound is TAG_FILE_TOO_LARGE, unread', async () => {
   const bag = await bagDir()
   writeFileSync(path.join(bag, 'bag-info.txt'), `Source-Organization: ${'x'.repeat(5 << 20)}\n`)
   const r = await verifyBagDir(bag)
-  assert.ok(r.findings.some((f) => f.code === 'TAG_FILE_TOO_LARGE' && f.path === 'bag-info.txt'), JSON.stringify(r.findings.map((f) => f.code)))
+  assert.ok(
+    r.findings.some((f) => f.code === 'TAG_FILE_TOO_LARGE' && f.path === 'bag-info.txt'),
+    JSON.stringify(r.findings.map((f) => f.code))
+  )
 })
 
 files('a payload file replaced by a link is refused, never hashed through it', async () => {
@@ -98,7 +109,12 @@ files('a FIFO as events.jsonl, case.json or the lock file does not hang any read
     const h = await sampleCase()
     rmSync(path.join(h.dir, name))
     mkfifo(path.join(h.dir, name))
-    for (const verb of [['verify', h.dir], ['show', h.dir], ['status', h.dir], ['export', h.dir, path.join(tempDir('fifo-out'), 'x.tar')]]) {
+    for (const verb of [
+      ['verify', h.dir],
+      ['show', h.dir],
+      ['status', h.dir],
+      ['export', h.dir, path.join(tempDir('fifo-out'), 'x.tar')]
+    ]) {
       const cli = vbaTimed(verb)
       assert.not.ok(cli.timedOut, `${name}: vba ${verb[0]} finished`)
       assert.is(cli.code, 1, `${name}: vba ${verb[0]}: ${cli.stdout}${cli.stderr}`)
@@ -121,7 +137,9 @@ files('an object replaced by a link to /dev/zero is OBJECT_CORRUPT when read, a 
   const attachment = h.dir
   const objects = path.join(attachment, 'objects', 'sha256')
   const shard = execFileSync('ls', [objects], { encoding: 'utf8' }).trim().split('\n')[0] as string
-  const name = execFileSync('ls', [path.join(objects, shard)], { encoding: 'utf8' }).trim().split('\n')[0] as string
+  const name = execFileSync('ls', [path.join(objects, shard)], { encoding: 'utf8' })
+    .trim()
+    .split('\n')[0] as string
   const file = path.join(objects, shard, name)
   const bytes = readFileSync(file)
   rmSync(file)
@@ -131,7 +149,10 @@ files('an object replaced by a link to /dev/zero is OBJECT_CORRUPT when read, a 
   const after = right(await verifyCase(h.dir)())
   assert.ok(report.valid)
   assert.not.ok(after.valid)
-  assert.ok(after.findings.some((x) => x.code === 'FOREIGN_FILE' && x.path?.endsWith(name) === true), JSON.stringify(after.findings.map((x) => x.code)))
+  assert.ok(
+    after.findings.some((x) => x.code === 'FOREIGN_FILE' && x.path?.endsWith(name) === true),
+    JSON.stringify(after.findings.map((x) => x.code))
+  )
 })
 
 files.run()
@@ -152,7 +173,11 @@ disclosure('a bagit.txt linked to a secret, or holding one, is never echoed', as
   for (const bag of [linked, copied, info]) {
     const r = await verifyBagDir(bag)
     assert.not.ok(r.valid)
-    for (const out of [JSON.stringify(r.findings), vbaTimed(['verify', bag]).stdout, vbaTimed(['verify', bag, '--json']).stdout]) {
+    for (const out of [
+      JSON.stringify(r.findings),
+      vbaTimed(['verify', bag]).stdout,
+      vbaTimed(['verify', bag, '--json']).stdout
+    ]) {
       assert.not.ok(out.includes('hunter'), out)
       assert.not.ok(out.includes('secret-line'), out)
     }

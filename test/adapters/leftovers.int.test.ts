@@ -20,8 +20,18 @@ import { repoRoot, right, tempDir } from '../helpers/fs.js'
 const WRITER = path.join(repoRoot(), 'dist', 'test', 'helpers', 'writer-process.js')
 
 /** Runs one big append in a child whose file writes are limited to `limitKb`. */
-const limitedAppend = (dir: string, id: string, limitKb: number, objectKb: number, noteKb: number): { code?: string; ok?: number; data?: { errno?: string } } => {
-  const r = spawnSync('bash', ['-c', `ulimit -f ${limitKb}; exec "${process.execPath}" "${WRITER}" big "${dir}" ${id} ${objectKb} ${noteKb}`], { encoding: 'utf8' })
+const limitedAppend = (
+  dir: string,
+  id: string,
+  limitKb: number,
+  objectKb: number,
+  noteKb: number
+): { code?: string; ok?: number; data?: { errno?: string } } => {
+  const r = spawnSync(
+    'bash',
+    ['-c', `ulimit -f ${limitKb}; exec "${process.execPath}" "${WRITER}" big "${dir}" ${id} ${objectKb} ${noteKb}`],
+    { encoding: 'utf8' }
+  )
   assert.is(r.status, 0, r.stderr)
   return JSON.parse(r.stdout.trim()) as { code?: string; ok?: number; data?: { errno?: string } }
 }
@@ -70,35 +80,52 @@ failed.run()
 
 const gc = suite('vba case gc')
 
-gc('removes orphan objects, old temporary files and an unacknowledged tail, reports them, and leaves a clean case', async () => {
-  const dir = path.join(tempDir('gc'), 'case')
-  await sampleCase(dir)
-  const orphan = Buffer.from('written by an append that was killed before its events\n')
-  const file = path.join(dir, objectPath(sha256Digest(orphan)))
-  mkdirSync(path.dirname(file), { recursive: true })
-  writeFileSync(file, orphan)
-  writeFileSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial')
-  const old = new Date(Date.now() - 3600_000)
-  utimesSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), old, old)
-  writeFileSync(path.join(dir, '.vba-tmp-4243-fresh'), 'a writer may still be busy with this')
-  appendFileSync(path.join(dir, 'events.jsonl'), '{"actor":"controller","at":"2026')
-  const notices = right(await verifyCase(dir)()).findings.map((f) => f.code).sort()
-  assert.equal(notices, ['ORPHAN_OBJECT', 'TEMP_FILE_LEFTOVER', 'TEMP_FILE_LEFTOVER', 'TORN_TAIL'])
-  const r = vba(['case', 'gc', dir])
-  assert.is(r.code, 0, r.stderr)
-  assert.match(r.stdout, `removed orphan object ${path.relative(dir, file)}`)
-  assert.match(r.stdout, 'removed temporary file .vba-tmp-4242-0a1b2c3d4e5f')
-  assert.match(r.stdout, 'cut 32 unacknowledged bytes')
-  assert.match(r.stdout, 'kept 1 temporary file(s) younger than a minute')
-  assert.equal(right(await verifyCase(dir)()).findings.map((f) => f.code), ['TEMP_FILE_LEFTOVER'], 'only the fresh temporary file stays')
-  const again = vba(['case', 'gc', dir, '--json'])
-  assert.equal(JSON.parse(again.stdout), { cut_tail_bytes: 0, recent_temp_files: 1, removed_objects: [], removed_temp_files: [] })
-})
+gc(
+  'removes orphan objects, old temporary files and an unacknowledged tail, reports them, and leaves a clean case',
+  async () => {
+    const dir = path.join(tempDir('gc'), 'case')
+    await sampleCase(dir)
+    const orphan = Buffer.from('written by an append that was killed before its events\n')
+    const file = path.join(dir, objectPath(sha256Digest(orphan)))
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, orphan)
+    writeFileSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial')
+    const old = new Date(Date.now() - 3600_000)
+    utimesSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), old, old)
+    writeFileSync(path.join(dir, '.vba-tmp-4243-fresh'), 'a writer may still be busy with this')
+    appendFileSync(path.join(dir, 'events.jsonl'), '{"actor":"controller","at":"2026')
+    const notices = right(await verifyCase(dir)())
+      .findings.map((f) => f.code)
+      .sort()
+    assert.equal(notices, ['ORPHAN_OBJECT', 'TEMP_FILE_LEFTOVER', 'TEMP_FILE_LEFTOVER', 'TORN_TAIL'])
+    const r = vba(['case', 'gc', dir])
+    assert.is(r.code, 0, r.stderr)
+    assert.match(r.stdout, `removed orphan object ${path.relative(dir, file)}`)
+    assert.match(r.stdout, 'removed temporary file .vba-tmp-4242-0a1b2c3d4e5f')
+    assert.match(r.stdout, 'cut 32 unacknowledged bytes')
+    assert.match(r.stdout, 'kept 1 temporary file(s) younger than a minute')
+    assert.equal(
+      right(await verifyCase(dir)()).findings.map((f) => f.code),
+      ['TEMP_FILE_LEFTOVER'],
+      'only the fresh temporary file stays'
+    )
+    const again = vba(['case', 'gc', dir, '--json'])
+    assert.equal(JSON.parse(again.stdout), {
+      cut_tail_bytes: 0,
+      recent_temp_files: 1,
+      removed_objects: [],
+      removed_temp_files: []
+    })
+  }
+)
 
 gc('refuses a case held by a live writer, and a case that does not verify', async () => {
   const dir = path.join(tempDir('gc-locked'), 'case')
   await sampleCase(dir)
-  writeFileSync(path.join(dir, '.vba-lock'), `${JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), token: 't', acquired_at: new Date().toISOString() })}\n`)
+  writeFileSync(
+    path.join(dir, '.vba-lock'),
+    `${JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), token: 't', acquired_at: new Date().toISOString() })}\n`
+  )
   const locked = vba(['case', 'gc', dir])
   assert.is(locked.code, 4, locked.stderr)
   assert.match(locked.stderr, 'CASE_LOCKED')
@@ -121,7 +148,11 @@ pipe('ends a command quietly, with its own exit code', async () => {
   for (let i = 0; i < 50; i++) right(await recordNote(dir, { text: `note ${i} ${'x'.repeat(200)}` }))
   const main = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
   const run = (args: string): { status: number; stderr: string } => {
-    const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${main}" ${args} | head -c 20 > /dev/null`], { encoding: 'utf8' })
+    const r = spawnSync(
+      'bash',
+      ['-c', `set -o pipefail; "${process.execPath}" "${main}" ${args} | head -c 20 > /dev/null`],
+      { encoding: 'utf8' }
+    )
     return { status: r.status ?? -1, stderr: r.stderr }
   }
   const replay = run(`replay "${dir}"`)

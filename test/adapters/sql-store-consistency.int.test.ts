@@ -17,7 +17,8 @@ const maria = await mariadbServer()
 const made: TestStore[] = []
 const opened: SqlStore[] = []
 
-const codes = (r: { findings: ReadonlyArray<{ code: string; severity: string }> }): string[] => r.findings.filter((f) => f.severity === 'error').map((f) => f.code)
+const codes = (r: { findings: ReadonlyArray<{ code: string; severity: string }> }): string[] =>
+  r.findings.filter((f) => f.severity === 'error').map((f) => f.code)
 
 for (const kind of ['postgres', 'mariadb'] as const) {
   const test = suite(`SQL store consistency on ${kind}`)
@@ -36,24 +37,38 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const { t, store } = await fresh('beyond')
     assert.ok((await store.verify('case-investigation')).valid)
     const k = store.knex
-    const head = (await k('vba_cases').select('generation').where({ case_id: 'case-investigation' }).first()) as { generation: number }
-    const prev = (await k('vba_events').select('hash').where({ case_id: 'case-investigation', seq: Number(head.generation) - 1 }).first()) as { hash: string }
-    const lines = (await k('vba_events').select('line').where({ case_id: 'case-investigation' }).andWhere('seq', '<', Number(head.generation))) as Array<{ line: Buffer }>
+    const head = (await k('vba_cases').select('generation').where({ case_id: 'case-investigation' }).first()) as {
+      generation: number
+    }
+    const prev = (await k('vba_events')
+      .select('hash')
+      .where({ case_id: 'case-investigation', seq: Number(head.generation) - 1 })
+      .first()) as { hash: string }
+    const lines = (await k('vba_events')
+      .select('line')
+      .where({ case_id: 'case-investigation' })
+      .andWhere('seq', '<', Number(head.generation))) as Array<{ line: Buffer }>
     const bytes = lines.reduce((n, l) => n + Buffer.from(l.line).length + 1, 0)
-    await k('vba_cases').where({ case_id: 'case-investigation' }).update({ generation: Number(head.generation) - 1, head_hash: prev.hash, log_bytes: bytes })
+    await k('vba_cases')
+      .where({ case_id: 'case-investigation' })
+      .update({ generation: Number(head.generation) - 1, head_hash: prev.hash, log_bytes: bytes })
     const report = await store.verify('case-investigation')
     assert.not.ok(report.valid)
     assert.ok(codes(report).includes('STORE_ROWS_BEYOND_HEAD'), JSON.stringify(codes(report)))
     const f = left(await recordNote(at(store), { text: 'after the rollback' }))
     assert.is(f.code, 'CASE_CORRUPT')
-    const cli = vba(['case', 'note', 'case-investigation', 'after the rollback', '--store', t.url], { env: t.environment })
+    const cli = vba(['case', 'note', 'case-investigation', 'after the rollback', '--store', t.url], {
+      env: t.environment
+    })
     assert.is(cli.code, 1, cli.stderr)
     assert.match(cli.stderr, 'CASE_CORRUPT')
   })
 
   test('a planted command row is a finding, and recording that id is CASE_CORRUPT', async () => {
     const { store } = await fresh('planted')
-    await store.knex('vba_commands').insert({ case_id: 'case-investigation', command_id: 'note-planted', first_seq: 999, last_seq: 999 })
+    await store
+      .knex('vba_commands')
+      .insert({ case_id: 'case-investigation', command_id: 'note-planted', first_seq: 999, last_seq: 999 })
     const report = await store.verify('case-investigation')
     assert.ok(codes(report).includes('STORE_COMMAND_ROWS'), JSON.stringify(codes(report)))
     assert.is(left(await recordNote(at(store), { text: 'x', commandId: 'note-planted' })).code, 'CASE_CORRUPT')
@@ -61,11 +76,18 @@ for (const kind of ['postgres', 'mariadb'] as const) {
 
   test('queue columns that contradict the log: a finding; a claim re-derives them and leases nothing', async () => {
     const { store } = await fresh('queue')
-    await store.knex('vba_cases').where({ case_id: 'case-investigation' }).update({ state: 'INVESTIGATING', reason: null })
+    await store
+      .knex('vba_cases')
+      .where({ case_id: 'case-investigation' })
+      .update({ state: 'INVESTIGATING', reason: null })
     const report = await store.verify('case-investigation')
     assert.ok(codes(report).includes('STORE_QUEUE_MISMATCH'), JSON.stringify(codes(report)))
     assert.is(await store.claim('w1', 5000), null, 'a CONCLUDED case is not claimed, whatever its columns say')
-    assert.is((await store.list()).find((e) => e.case_id === 'case-investigation')?.state, 'CONCLUDED', 'the columns were re-derived from the log')
+    assert.is(
+      (await store.list()).find((e) => e.case_id === 'case-investigation')?.state,
+      'CONCLUDED',
+      'the columns were re-derived from the log'
+    )
     assert.ok((await store.verify('case-investigation')).valid)
   })
 

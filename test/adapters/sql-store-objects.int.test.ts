@@ -27,7 +27,14 @@ const stores: TestStore[] = []
 const caseWith = async (bytes: Buffer): Promise<string> => {
   const h = await sampleCase()
   const handle = right(await openCase(h.dir)())
-  right(await appendCommand(handle, { commandId: 'big', expectedGeneration: 4, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } }], objects: [bytes] })())
+  right(
+    await appendCommand(handle, {
+      commandId: 'big',
+      expectedGeneration: 4,
+      events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } }],
+      objects: [bytes]
+    })()
+  )
   return h.dir
 }
 
@@ -43,7 +50,10 @@ test('MariaDB: an object over max_allowed_packet is OBJECT_TOO_LARGE (exit 2, pe
   const r = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', t.url], { encoding: 'utf8', env })
   assert.is(r.status, 2, r.stderr)
   assert.match(r.stderr, /^vba: OBJECT_TOO_LARGE: .*max_allowed_packet/)
-  const list = spawnSync(process.execPath, [MAIN, 'queue', 'list', '--store', t.url, '--json'], { encoding: 'utf8', env })
+  const list = spawnSync(process.execPath, [MAIN, 'queue', 'list', '--store', t.url, '--json'], {
+    encoding: 'utf8',
+    env
+  })
   assert.is(list.status, 0, list.stderr)
   assert.is(list.stdout.trim(), '', 'no case was written')
   // Appending such an object to a case in the store is refused the same way.
@@ -54,7 +64,12 @@ test('MariaDB: an object over max_allowed_packet is OBJECT_TOO_LARGE (exit 2, pe
     const big = Buffer.alloc(700 << 10, 2)
     let code: string | undefined
     try {
-      await store.append(h, { commandId: 'att', expectedGeneration: 0, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'b', object: objectRefOf(big) } }], objects: [big] })
+      await store.append(h, {
+        commandId: 'att',
+        expectedGeneration: 0,
+        events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'b', object: objectRefOf(big) } }],
+        objects: [big]
+      })
     } catch (e) {
       code = (e as { failure?: { code?: string } }).failure?.code
     }
@@ -75,17 +90,31 @@ test('PostgreSQL: a case with a 192 MiB object exports with memory well under th
   const bytes = randomBytes(size)
   const env = { ...process.env, ...t.environment }
   const probe = path.join(tempDir('pg-probe'), 'peak.mjs')
-  writeFileSync(probe, "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n")
+  writeFileSync(
+    probe,
+    "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n"
+  )
   const outDir = tempDir('pg-export')
   mkdirSync(outDir, { recursive: true })
   /** Imports a case with `object` into the store and exports it from there: the export's peak RSS (MiB). */
-  const exported = async (object: Buffer, name: string, into: TestStore): Promise<{ dir: string; out: string; peakMiB: number }> => {
+  const exported = async (
+    object: Buffer,
+    name: string,
+    into: TestStore
+  ): Promise<{ dir: string; out: string; peakMiB: number }> => {
     const dir = await caseWith(object)
-    const imported = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', into.url, '--json'], { encoding: 'utf8', env })
+    const imported = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', into.url, '--json'], {
+      encoding: 'utf8',
+      env
+    })
     assert.is(imported.status, 0, imported.stderr)
     const caseId = (JSON.parse(imported.stdout) as { case_id: string }).case_id
     const out = path.join(outDir, `${name}.tar`)
-    const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, 'export', caseId, out, '--store', into.url], { encoding: 'utf8', env })
+    const r = spawnSync(
+      process.execPath,
+      ['--import', `file://${probe}`, MAIN, 'export', caseId, out, '--store', into.url],
+      { encoding: 'utf8', env }
+    )
     assert.is(r.status, 0, r.stderr)
     return { dir, out, peakMiB: Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? 0) / 1024 }
   }
@@ -98,12 +127,18 @@ test('PostgreSQL: a case with a 192 MiB object exports with memory well under th
   const grew = large.peakMiB - small.peakMiB
   // Holding the object once would add 192 MiB (its hex text twice that); streamed slices add what
   // V8 has not yet collected (66 MiB on a quiet machine, about 100 on a busy one).
-  assert.ok(small.peakMiB > 0 && grew < ((size >> 20) * 2) / 3, `vba export from PostgreSQL peaked at ${large.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB object, ${small.peakMiB.toFixed(0)} MiB for a 64 KiB one: ${grew.toFixed(0)} MiB more`)
+  assert.ok(
+    small.peakMiB > 0 && grew < ((size >> 20) * 2) / 3,
+    `vba export from PostgreSQL peaked at ${large.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB object, ${small.peakMiB.toFixed(0)} MiB for a 64 KiB one: ${grew.toFixed(0)} MiB more`
+  )
   const { dir, out } = large
   // The same bytes as the directory's export.
   const fromDir = path.join(outDir, 'dir.tar')
   right(await exportCase(dir, fromDir)())
-  const sha = (f: string): string => createHash('sha256').update(spawnSync('cat', [f], { maxBuffer: 1 << 30 }).stdout).digest('hex')
+  const sha = (f: string): string =>
+    createHash('sha256')
+      .update(spawnSync('cat', [f], { maxBuffer: 1 << 30 }).stdout)
+      .digest('hex')
   assert.is(sha(out), sha(fromDir))
 })
 

@@ -30,7 +30,10 @@ const TRIALS = Number(process.env['VBA_SQL_CRASH_TRIALS'] ?? '30')
 const maria = await mariadbServer()
 const made: TestStore[] = []
 const opened: SqlStore[] = []
-const fresh = async (kind: 'postgres' | 'mariadb', tag: string): Promise<{ t: TestStore; store: SqlStore; env: NodeJS.ProcessEnv }> => {
+const fresh = async (
+  kind: 'postgres' | 'mariadb',
+  tag: string
+): Promise<{ t: TestStore; store: SqlStore; env: NodeJS.ProcessEnv }> => {
   const t = kind === 'postgres' ? await postgresStore(tag) : await maria.store(tag)
   made.push(t)
   await migrateStore(t.url, { environment: t.environment })
@@ -39,13 +42,23 @@ const fresh = async (kind: 'postgres' | 'mariadb', tag: string): Promise<{ t: Te
   return { t, store, env: { ...process.env, ...t.environment } }
 }
 
-const spawnNode = (script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }>; out: () => string } => {
+const spawnNode = (
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv
+): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }>; out: () => string } => {
   const child = spawn(process.execPath, [script, ...args], { env })
   let out = ''
   let err = ''
-  child.stdout?.on('data', (d) => { out += d })
-  child.stderr?.on('data', (d) => { err += d })
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('close', (code) => resolve({ code, out, err })))
+  child.stdout?.on('data', (d) => {
+    out += d
+  })
+  child.stderr?.on('data', (d) => {
+    err += d
+  })
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, out, err }))
+  )
   return { child, done, out: () => out }
 }
 
@@ -62,13 +75,25 @@ const prepared = async (store: SqlStore, n: number): Promise<string[]> => {
     const id = `case-q${String(i).padStart(2, '0')}`
     const env = fixedEnv(`2026-11-30T10:${String(i).padStart(2, '0')}:00.000Z`, id)
     await store.create(id, { caseId: id, env })
-    right(await prepareRevision({ store, caseId: id }, research, config, { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] }, { env }))
+    right(
+      await prepareRevision(
+        { store, caseId: id },
+        research,
+        config,
+        { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
+        { env }
+      )
+    )
     ids.push(id)
   }
   return ids
 }
 
-interface Interval { worker: string; from: number; to: number }
+interface Interval {
+  worker: string
+  from: number
+  to: number
+}
 
 /** Claim → release (or → failure / end of output) intervals per case, from the workers' lines. */
 const intervals = (outputs: ReadonlyArray<{ worker: string; out: string }>): Map<string, Interval[]> => {
@@ -83,12 +108,14 @@ const intervals = (outputs: ReadonlyArray<{ worker: string; out: string }>): Map
       if (kind === 'claimed') open.set(caseId, Number(t))
       if (kind === 'released' || kind === 'failed') {
         const from = open.get(caseId)
-        if (from !== undefined) (byCase.get(caseId) ?? byCase.set(caseId, []).get(caseId))?.push({ worker, from, to: Number(t) })
+        if (from !== undefined)
+          (byCase.get(caseId) ?? byCase.set(caseId, []).get(caseId))?.push({ worker, from, to: Number(t) })
         open.delete(caseId)
       }
     }
     // A killed worker's claim lasts until its last line (its lease then runs out).
-    for (const [caseId, from] of open) (byCase.get(caseId) ?? byCase.set(caseId, []).get(caseId))?.push({ worker, from, to: Math.max(last, from) })
+    for (const [caseId, from] of open)
+      (byCase.get(caseId) ?? byCase.set(caseId, []).get(caseId))?.push({ worker, from, to: Math.max(last, from) })
   }
   return byCase
 }
@@ -126,7 +153,9 @@ for (const kind of ['postgres', 'mariadb'] as const) {
         assert.ok(span !== undefined && span.firstSeq === span.lastSeq, `${p}-${i} recorded exactly once`)
       }
     }
-    const rows = (await store.knex('vba_events').where({ case_id: 'case-one' }).count({ n: '*' })) as Array<{ n: unknown }>
+    const rows = (await store.knex('vba_events').where({ case_id: 'case-one' }).count({ n: '*' })) as Array<{
+      n: unknown
+    }>
     assert.is(Number(rows[0]?.n), 600)
     for (const p of ['a', 'b', 'c', 'd']) assert.is((await store.verify(`case-${p}`)).generation, 150)
   })
@@ -150,7 +179,9 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.is(after.generation, 2)
     const v = await store.verify('case-h')
     assert.ok(v.valid, JSON.stringify(v.findings))
-    const ghost = (await store.knex('vba_events').where({ command_id: 'never-committed' }).count({ n: '*' })) as Array<{ n: unknown }>
+    const ghost = (await store.knex('vba_events').where({ command_id: 'never-committed' }).count({ n: '*' })) as Array<{
+      n: unknown
+    }>
     assert.is(Number(ghost[0]?.n), 0)
   })
 
@@ -176,13 +207,16 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       const h = await store.open('case-c')
       for (const [id, generation] of acked) {
         const span = h.cursor.commands.get(id)
-        if (span === undefined || span.lastSeq !== generation) assert.unreachable(`trial ${trial}: acknowledged ${id} (generation ${generation}) is lost`)
+        if (span === undefined || span.lastSeq !== generation)
+          assert.unreachable(`trial ${trial}: acknowledged ${id} (generation ${generation}) is lost`)
       }
     }
     const v = await store.verify('case-c')
     assert.ok(v.valid, JSON.stringify(v.findings.slice(0, 3)))
     assert.ok(acked.size > TRIALS / 4, `acknowledged ${acked.size} commands in ${TRIALS} trials`)
-    process.stdout.write(`      ${kind}: ${TRIALS} kill -9 trials (writer start-up ${firstAck} ms), ${acked.size} acknowledged commands, all present; ${v.generation} events verify\n`)
+    process.stdout.write(
+      `      ${kind}: ${TRIALS} kill -9 trials (writer start-up ${firstAck} ms), ${acked.size} acknowledged commands, all present; ${v.generation} events verify\n`
+    )
   })
 
   test('3 worker processes share one queue: every case concluded, never two workers on one case at once', async () => {
@@ -190,7 +224,10 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const ids = await prepared(store, kind === 'postgres' ? 9 : 6)
     const listed = await store.list()
     assert.is(listed.filter((e) => e.runnable).length, ids.length)
-    const workers = ['w1', 'w2', 'w3'].map((w) => ({ worker: w, run: spawnNode(WORKER, [t.url, profileFile, w, '4000', '20'], env) }))
+    const workers = ['w1', 'w2', 'w3'].map((w) => ({
+      worker: w,
+      run: spawnNode(WORKER, [t.url, profileFile, w, '4000', '20'], env)
+    }))
     const results = await Promise.all(workers.map(async (w) => ({ worker: w.worker, ...(await w.run.done) })))
     for (const r of results) assert.is(r.code, 0, r.err)
     const byCase = intervals(results)
@@ -202,13 +239,16 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       assert.ok(v.valid, `${id}: ${JSON.stringify(v.findings.slice(0, 3))}`)
     }
     const after = await store.list()
-    assert.equal(after.map((e) => e.state), ids.map(() => 'CONCLUDED'))
+    assert.equal(
+      after.map((e) => e.state),
+      ids.map(() => 'CONCLUDED')
+    )
     assert.ok(after.every((e) => !e.runnable && e.lease === null))
   })
 
   test('a worker killed mid-case: its case is skipped while the lease lasts, then taken over and concluded', async () => {
     const { t, store, env } = await fresh(kind, 'killed')
-    const [id] = await prepared(store, 1) as [string]
+    const [id] = (await prepared(store, 1)) as [string]
     const leaseMs = 2500
     const a = spawnNode(WORKER, [t.url, profileFile, 'doomed', String(leaseMs), '600'], env)
     await new Promise<void>((resolve) => {
@@ -229,22 +269,27 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const rb = await b.done
     assert.is(rb.code, 0, rb.err)
     const takenAt = Number(/^(\d+) claimed/m.exec(rb.out)?.[1])
-    assert.ok(takenAt >= claimedAt + leaseMs - 250, `taken over ${takenAt - claimedAt} ms after the claim (lease ${leaseMs} ms)`)
+    assert.ok(
+      takenAt >= claimedAt + leaseMs - 250,
+      `taken over ${takenAt - claimedAt} ms after the claim (lease ${leaseMs} ms)`
+    )
     const final = (await store.list())[0]
     assert.is(final?.state, 'CONCLUDED', `${final?.state}/${final?.reason}: ${final?.why}`)
     assert.ok((await store.verify(id)).valid)
   })
 
-  test('a lost lease refuses the stalled worker\'s appends (LEASE_LOST) and its renewal; release needs the holder', async () => {
+  test("a lost lease refuses the stalled worker's appends (LEASE_LOST) and its renewal; release needs the holder", async () => {
     const { store } = await fresh(kind, 'lease')
-    const [id] = await prepared(store, 1) as [string]
+    const [id] = (await prepared(store, 1)) as [string]
     const a = await store.claim('worker-a', 1000)
     assert.is(a?.caseId, id)
     assert.is(await store.claim('worker-b', 1000), null, 'a held case is not handed out twice')
     await new Promise((r) => setTimeout(r, 1100))
     const b = await store.claim('worker-b', 5000)
     assert.is(b?.caseId, id, 'an expired lease is taken over')
-    const lost = left(await recordNote({ store, caseId: id }, { text: 'stalled worker', author: 'controller', lease: a as Lease }))
+    const lost = left(
+      await recordNote({ store, caseId: id }, { text: 'stalled worker', author: 'controller', lease: a as Lease })
+    )
     assert.is(lost.code, 'LEASE_LOST')
     right(await recordNote({ store, caseId: id }, { text: 'the new holder', author: 'controller', lease: b as Lease }))
     let renewCode = ''

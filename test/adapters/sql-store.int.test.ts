@@ -37,7 +37,9 @@ const fresh = async (kind: 'postgres' | 'mariadb', tag: string): Promise<{ t: Te
   opened.push(store)
   return { t, store }
 }
-const rejects = async (p: Promise<unknown>): Promise<{ code: string; message: string; data?: Record<string, unknown> }> => {
+const rejects = async (
+  p: Promise<unknown>
+): Promise<{ code: string; message: string; data?: Record<string, unknown> }> => {
   try {
     await p
   } catch (e) {
@@ -66,7 +68,10 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const before = await rejects(openSqlStore(t.url, { environment: t.environment }))
     assert.is(before.code, 'STORE_SCHEMA_OUTDATED')
     assert.match(before.message, 'vba store migrate')
-    assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, ['0001_case_store', '0002_model_columns'])
+    assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, [
+      '0001_case_store',
+      '0002_model_columns'
+    ])
     assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, [])
     const s = await openSqlStore(t.url, { environment: t.environment })
     assert.equal(await s.list(), [])
@@ -92,7 +97,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.is(list[0]?.why, 'concluded')
   })
 
-  test('appends keep the directory store\'s rules: idempotent ids, generation conflicts, rule violations and missing objects write nothing', async () => {
+  test("appends keep the directory store's rules: idempotent ids, generation conflicts, rule violations and missing objects write nothing", async () => {
     const { store } = await fresh(kind, 'append')
     const env = fixedEnv()
     await store.create('case-a', { caseId: 'case-a', env })
@@ -104,13 +109,59 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.equal(again.receipt, first.receipt)
     assert.is(left(await recordNote(at, { text: 'late', expectedGeneration: 0, env })).code, 'GENERATION_CONFLICT')
     const h = await store.open('case-a')
-    assert.is(left(await appendCommand(h, { commandId: 'note-1', expectedGeneration: 1, events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'other text', format: 'plain' } }] }, { env })()).code, 'COMMAND_ID_CONFLICT')
-    const forged = left(await appendCommand(h, { commandId: 'forged', expectedGeneration: 1, events: [{ type: 'ConclusionRecorded', actor: 'model', data: { summary: 'x', hypotheses: ['H1'], evidence: ['E1'] } }] }, { env })())
+    assert.is(
+      left(
+        await appendCommand(
+          h,
+          {
+            commandId: 'note-1',
+            expectedGeneration: 1,
+            events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'other text', format: 'plain' } }]
+          },
+          { env }
+        )()
+      ).code,
+      'COMMAND_ID_CONFLICT'
+    )
+    const forged = left(
+      await appendCommand(
+        h,
+        {
+          commandId: 'forged',
+          expectedGeneration: 1,
+          events: [
+            { type: 'ConclusionRecorded', actor: 'model', data: { summary: 'x', hypotheses: ['H1'], evidence: ['E1'] } }
+          ]
+        },
+        { env }
+      )()
+    )
     assert.is(forged.code, 'RULE_VIOLATION')
     const bytes = Buffer.from('a log line\n')
-    const missing = left(await appendCommand(h, { commandId: 'att', expectedGeneration: 1, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }] }, { env })())
+    const missing = left(
+      await appendCommand(
+        h,
+        {
+          commandId: 'att',
+          expectedGeneration: 1,
+          events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }]
+        },
+        { env }
+      )()
+    )
     assert.is(missing.code, 'OBJECT_MISSING')
-    right(await appendCommand(h, { commandId: 'att', expectedGeneration: 1, events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }], objects: [bytes] }, { env })())
+    right(
+      await appendCommand(
+        h,
+        {
+          commandId: 'att',
+          expectedGeneration: 1,
+          events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }],
+          objects: [bytes]
+        },
+        { env }
+      )()
+    )
     const v = await store.verify('case-a')
     assert.ok(v.valid)
     assert.is(v.generation, 2)
@@ -119,7 +170,17 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     // A handle that has not seen the other writer's events catches up inside the append.
     const stale = await store.open('case-a')
     right(await recordNote(at, { text: 'third', env }))
-    right(await appendCommand(stale, { commandId: 'late-note', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'fourth', format: 'plain' } }] }, { env })())
+    right(
+      await appendCommand(
+        stale,
+        {
+          commandId: 'late-note',
+          expectedGeneration: 3,
+          events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'fourth', format: 'plain' } }]
+        },
+        { env }
+      )()
+    )
     assert.is(stale.cursor.seq, 4)
     assert.is(await rejects(store.create('case-a', { caseId: 'case-a' })).then((f) => f.code), 'CASE_EXISTS')
     assert.is(await rejects(store.open('case-none')).then((f) => f.code), 'CASE_NOT_FOUND')
@@ -132,16 +193,28 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     await store.importDirectory(dir)
     const row = (await store.knex('vba_events').where({ case_id: 'case-sample', seq: 1 }).first()) as { line: Buffer }
     const line = Buffer.from(row.line).toString('utf8').replace('report received', 'report RECEIVED')
-    await store.knex('vba_events').where({ case_id: 'case-sample', seq: 1 }).update({ line: Buffer.from(line) })
+    await store
+      .knex('vba_events')
+      .where({ case_id: 'case-sample', seq: 1 })
+      .update({ line: Buffer.from(line) })
     const v = await store.verify('case-sample')
     assert.not.ok(v.valid)
-    assert.ok(v.findings.some((f) => f.code === 'EVENT_HASH_MISMATCH' && f.seq === 1), JSON.stringify(v.findings))
+    assert.ok(
+      v.findings.some((f) => f.code === 'EVENT_HASH_MISMATCH' && f.seq === 1),
+      JSON.stringify(v.findings)
+    )
     assert.is((await rejects(store.open('case-sample'))).code, 'CASE_CORRUPT')
-    assert.is(left(await exportCase({ store, caseId: 'case-sample' }, path.join(tempDir('sql-x'), 'x.tar'))()).code, 'CASE_CORRUPT')
+    assert.is(
+      left(await exportCase({ store, caseId: 'case-sample' }, path.join(tempDir('sql-x'), 'x.tar'))()).code,
+      'CASE_CORRUPT'
+    )
     // A deleted row is a gap; a changed object is a digest mismatch.
     await store.knex('vba_events').where({ case_id: 'case-sample', seq: 3 }).delete()
     const gap = await store.verify('case-sample')
-    assert.ok(gap.findings.some((f) => f.code === 'SEQ_GAP' || f.code === 'CHAIN_BROKEN'), JSON.stringify(gap.findings.map((f) => f.code)))
+    assert.ok(
+      gap.findings.some((f) => f.code === 'SEQ_GAP' || f.code === 'CHAIN_BROKEN'),
+      JSON.stringify(gap.findings.map((f) => f.code))
+    )
     await store.knex('vba_objects').update({ bytes: Buffer.from('changed') })
     assert.ok((await store.verify('case-sample')).findings.some((f) => f.code === 'OBJECT_DIGEST_MISMATCH'))
   })
@@ -177,7 +250,8 @@ moved('every hop gives the same archive bytes, and the last directory is byte-id
   assert.is(sha(fromMaria), sha(refTar))
   const back = path.join(tempDir('hop-back'), 'case')
   right(await importCase(fromMaria, back)())
-  for (const f of ['case.json', 'events.jsonl', 'HEAD']) assert.ok(readFileSync(path.join(back, f)).equals(readFileSync(path.join(refDir, f))), f)
+  for (const f of ['case.json', 'events.jsonl', 'HEAD'])
+    assert.ok(readFileSync(path.join(back, f)).equals(readFileSync(path.join(refDir, f))), f)
   const again = path.join(tempDir('hop-again'), 'case.tar')
   right(await exportCase(back, again)())
   assert.is(sha(again), sha(refTar))

@@ -52,7 +52,10 @@ cli('verify reports findings readably and as JSON lines, exit 1', () => {
   assert.match(human.stdout, 'error  EVENT_HASH_MISMATCH (events.jsonl, line 1, seq 1)')
   const json = vba(['verify', broken, '--json'])
   assert.is(json.code, 1)
-  const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, { code?: string; valid?: boolean }>)
+  const lines = json.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, { code?: string; valid?: boolean }>)
   assert.is(lines[0]?.['finding']?.code, 'EVENT_HASH_MISMATCH')
   assert.is(lines[lines.length - 1]?.['summary']?.valid, false)
   const leftover = vba(['verify', path.join(EXAMPLES, 'leftovers', 'TORN_TAIL')])
@@ -67,7 +70,11 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
     [['verify', path.join(tmp, 'absent')], 2, /^vba: CASE_NOT_FOUND: .* does not exist\n$/],
     [['verify', path.join(tmp, 'file')], 2, /^vba: ARCHIVE_INVALID: the archive is not a valid tar/],
     [['replay', tmp], 2, /^vba: CASE_NOT_FOUND: .* is not a case directory/],
-    [['show', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN')], 1, /^vba: CASE_CORRUPT: case does not verify: 1 finding\(s\), first: CHAIN_BROKEN\n$/],
+    [
+      ['show', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN')],
+      1,
+      /^vba: CASE_CORRUPT: case does not verify: 1 finding\(s\), first: CHAIN_BROKEN\n$/
+    ],
     [['case', 'init', tmp], 2, /^vba: CASE_EXISTS: /],
     [['case', 'init', path.join(tmp, 'x'), '--id', '../../etc'], 2, /^vba: INVALID_ARGUMENT: case id must be/],
     [['frobnicate'], 2, /^vba: USAGE: unknown command 'frobnicate'/],
@@ -87,7 +94,10 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
 cli('unlock removes a stale lock left by a dead writer', () => {
   const dir = path.join(tempDir('cli'), 'case')
   vba(['case', 'init', dir])
-  writeFileSync(path.join(dir, '.vba-lock'), JSON.stringify({ pid: 2 ** 22 + 99, host: hostname(), token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' }))
+  writeFileSync(
+    path.join(dir, '.vba-lock'),
+    JSON.stringify({ pid: 2 ** 22 + 99, host: hostname(), token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' })
+  )
   const blocked = vba(['case', 'note', dir, 'x'])
   assert.is(blocked.code, 4)
   assert.match(blocked.stderr, 'CASE_LOCK_STALE')
@@ -98,7 +108,9 @@ cli('unlock removes a stale lock left by a dead writer', () => {
 
 cli('the demo runs on embedded defaults and leaves a valid case', () => {
   const dir = path.join(tempDir('demo'), 'case')
-  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'demo.js'), dir], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'demo.js'), dir], {
+    encoding: 'utf8'
+  })
   assert.is(r.status, 0, r.stderr)
   assert.match(r.stdout, `case directory: ${dir}`)
   assert.is(vba(['verify', dir]).code, 0)

@@ -16,9 +16,14 @@ const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
 
 /** `vba ARGS`, optionally under a shell prefix (`ulimit -f N`). */
 const vbaRun = (args: readonly string[], shell?: string): { code: number | null; stdout: string; stderr: string } => {
-  const r = shell === undefined
-    ? spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 60_000 })
-    : spawnSync('bash', ['-c', `${shell}; exec "${process.execPath}" "${MAIN}" ${args.map((a) => `'${a}'`).join(' ')}`], { encoding: 'utf8', timeout: 60_000 })
+  const r =
+    shell === undefined
+      ? spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 60_000 })
+      : spawnSync(
+          'bash',
+          ['-c', `${shell}; exec "${process.execPath}" "${MAIN}" ${args.map((a) => `'${a}'`).join(' ')}`],
+          { encoding: 'utf8', timeout: 60_000 }
+        )
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -82,53 +87,66 @@ exportSuite.run()
 // ---------------------------------------------------------------------------------------------
 const reportSuite = suite('vba report --out FILE (point 7)')
 
-reportSuite('an existing output is refused unless --force; a link or a device never replaced, never written through', async () => {
-  const h = await sampleCase()
-  const dir = tempDir('report-out')
-  const out = path.join(dir, 'r.html')
-  writeFileSync(out, 'previous')
-  const r = vbaRun(['report', h.dir, '--out', out])
-  assert.is(r.code, 2, r.stderr)
-  oneCodedLine(r.stderr, 'OUTPUT_EXISTS')
-  assert.is(readFileSync(out, 'utf8'), 'previous')
-  const f = vbaRun(['report', h.dir, '--out', out, '--force'])
-  assert.is(f.code, 0, f.stderr)
-  assert.match(readFileSync(out, 'utf8'), /^<!doctype html>/)
-  // A link (as /dev/stdout is one): refused with and without --force, left as it was.
-  const victim = path.join(tempDir('victim'), 'victim.txt')
-  writeFileSync(victim, 'keep me')
-  const links = [[path.join(dir, 'to-file.html'), victim], [path.join(dir, 'to-null.html'), '/dev/null']] as const
-  for (const [link, to] of links) {
-    symlinkSync(to, link)
-    for (const extra of [[], ['--force']]) {
-      const l = vbaRun(['report', h.dir, '--out', link, ...extra])
-      assert.is(l.code, 2, l.stderr)
-      oneCodedLine(l.stderr, 'OUTPUT_EXISTS')
-      assert.ok(lstatSync(link).isSymbolicLink(), 'still a link')
-      assert.is(readlinkSync(link), to)
+reportSuite(
+  'an existing output is refused unless --force; a link or a device never replaced, never written through',
+  async () => {
+    const h = await sampleCase()
+    const dir = tempDir('report-out')
+    const out = path.join(dir, 'r.html')
+    writeFileSync(out, 'previous')
+    const r = vbaRun(['report', h.dir, '--out', out])
+    assert.is(r.code, 2, r.stderr)
+    oneCodedLine(r.stderr, 'OUTPUT_EXISTS')
+    assert.is(readFileSync(out, 'utf8'), 'previous')
+    const f = vbaRun(['report', h.dir, '--out', out, '--force'])
+    assert.is(f.code, 0, f.stderr)
+    assert.match(readFileSync(out, 'utf8'), /^<!doctype html>/)
+    // A link (as /dev/stdout is one): refused with and without --force, left as it was.
+    const victim = path.join(tempDir('victim'), 'victim.txt')
+    writeFileSync(victim, 'keep me')
+    const links = [
+      [path.join(dir, 'to-file.html'), victim],
+      [path.join(dir, 'to-null.html'), '/dev/null']
+    ] as const
+    for (const [link, to] of links) {
+      symlinkSync(to, link)
+      for (const extra of [[], ['--force']]) {
+        const l = vbaRun(['report', h.dir, '--out', link, ...extra])
+        assert.is(l.code, 2, l.stderr)
+        oneCodedLine(l.stderr, 'OUTPUT_EXISTS')
+        assert.ok(lstatSync(link).isSymbolicLink(), 'still a link')
+        assert.is(readlinkSync(link), to)
+      }
     }
+    assert.is(readFileSync(victim, 'utf8'), 'keep me')
+    mkdirSync(path.join(dir, 'adir.html'))
+    const d = vbaRun(['report', h.dir, '--out', path.join(dir, 'adir.html'), '--force'])
+    assert.is(d.code, 2)
+    oneCodedLine(d.stderr, 'OUTPUT_EXISTS')
+    assert.equal(
+      readdirSync(dir).filter((n) => n.startsWith('.vba-')),
+      [],
+      'no staging left'
+    )
   }
-  assert.is(readFileSync(victim, 'utf8'), 'keep me')
-  mkdirSync(path.join(dir, 'adir.html'))
-  const d = vbaRun(['report', h.dir, '--out', path.join(dir, 'adir.html'), '--force'])
-  assert.is(d.code, 2)
-  oneCodedLine(d.stderr, 'OUTPUT_EXISTS')
-  assert.equal(readdirSync(dir).filter((n) => n.startsWith('.vba-')), [], 'no staging left')
-})
+)
 
-reportSuite('a missing directory is OUTPUT_DIR_MISSING; a failed write is IO_ERROR and keeps the previous file', async () => {
-  const h = await sampleCase()
-  const r = vbaRun(['report', h.dir, '--out', path.join(tempDir('report-missing'), 'nope', 'r.html')])
-  assert.is(r.code, 2, r.stderr)
-  oneCodedLine(r.stderr, 'OUTPUT_DIR_MISSING')
-  const dir = tempDir('report-efbig')
-  const out = path.join(dir, 'r.html')
-  writeFileSync(out, 'previous')
-  const e = vbaRun(['report', h.dir, '--out', out, '--force'], 'ulimit -f 4')
-  assert.is(e.code, 3, e.stderr)
-  oneCodedLine(e.stderr, 'IO_ERROR')
-  assert.is(readFileSync(out, 'utf8'), 'previous')
-  assert.equal(readdirSync(dir), ['r.html'], 'no staging left')
-})
+reportSuite(
+  'a missing directory is OUTPUT_DIR_MISSING; a failed write is IO_ERROR and keeps the previous file',
+  async () => {
+    const h = await sampleCase()
+    const r = vbaRun(['report', h.dir, '--out', path.join(tempDir('report-missing'), 'nope', 'r.html')])
+    assert.is(r.code, 2, r.stderr)
+    oneCodedLine(r.stderr, 'OUTPUT_DIR_MISSING')
+    const dir = tempDir('report-efbig')
+    const out = path.join(dir, 'r.html')
+    writeFileSync(out, 'previous')
+    const e = vbaRun(['report', h.dir, '--out', out, '--force'], 'ulimit -f 4')
+    assert.is(e.code, 3, e.stderr)
+    oneCodedLine(e.stderr, 'IO_ERROR')
+    assert.is(readFileSync(out, 'utf8'), 'previous')
+    assert.equal(readdirSync(dir), ['r.html'], 'no staging left')
+  }
+)
 
 reportSuite.run()

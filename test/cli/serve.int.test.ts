@@ -22,12 +22,17 @@ import { right, tempDir } from '../helpers/fs.js'
 const get = (base: string, pathname: string, host?: string): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
     const u = new URL(base)
-    const req = request({ host: u.hostname, port: u.port, path: pathname, method: 'GET', headers: host === undefined ? {} : { host } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (d: string) => { body += d })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
+    const req = request(
+      { host: u.hostname, port: u.port, path: pathname, method: 'GET', headers: host === undefined ? {} : { host } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => {
+          body += d
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      }
+    )
     req.on('error', reject)
     req.end()
   })
@@ -49,12 +54,18 @@ test('a Host header that does not name the server is refused (421); the bound ad
   const { child, base } = await startServe([root])
   try {
     const port = new URL(base).port
-    for (const host of [`evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost:${Number(port) + 1}`, 'localhost']) {
+    for (const host of [
+      `evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost:${Number(port) + 1}`,
+      'localhost'
+    ]) {
       const r = await get(base, '/', host)
       assert.is(r.status, 421, `Host: ${host}`)
       assert.not.match(r.body, 'first', 'no listing for a foreign host')
     }
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) assert.is((await get(base, '/', host)).status, 200, `Host: ${host}`)
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`])
+      assert.is((await get(base, '/', host)).status, 200, `Host: ${host}`)
   } finally {
     child.kill('SIGTERM')
   }
@@ -116,7 +127,10 @@ test('the first SIGTERM stops the server, also with a FIFO in the folder; the FI
   assert.match(listing.body, 'CASE_CORRUPT')
   assert.is((await get(base, '/case/first')).status, 200)
   child.kill('SIGTERM')
-  const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 5000))])
+  const code = await Promise.race([
+    exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 5000))
+  ])
   assert.is(code, 0, 'exited after the first SIGTERM')
 })
 
@@ -148,7 +162,8 @@ cache('a second listing reads no case; an append makes exactly that case read ag
 cache('a case that does not answer in time is listed as not read, and the listing still comes', async () => {
   const root = await twinRoot()
   mkdirSync(path.join(root, 'zz-empty'))
-  const hanging: typeof openCase = (dir) => (dir.endsWith('second') ? () => new Promise(() => undefined) : openCase(dir))
+  const hanging: typeof openCase = (dir) =>
+    dir.endsWith('second') ? () => new Promise(() => undefined) : openCase(dir)
   const rows = await directoryQueue(root, { open: hanging, caseTimeoutMs: 200 }).list()
   assert.is(rows.length, 2)
   assert.match(rows.find((e) => e.dir?.endsWith('second') === true)?.why ?? '', 'took longer than 0.2 s')

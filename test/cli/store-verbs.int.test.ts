@@ -27,13 +27,17 @@ right(await exportCase(refDir, refTar)())
 const profile = writeWorld(tempDir('cli-store-world2'))
 const model = path.join(tempDir('cli-store-model'), 'model.sh')
 // A command model that answers by the turn number it finds in the prompt.
-writeFileSync(model, `#!/bin/sh
+writeFileSync(
+  model,
+  `#!/bin/sh
 prompt=$(cat)
 case "$prompt" in
   *'Answer with the interpretation.'*) echo '{"interpretation":{"summary":"Netting should give an item."}}' ;;
   *) echo '{"next":{"kind":"conclusion","summary":"Nothing found in this short run.","hypotheses":[],"evidence":[]}}' ;;
 esac
-`, { mode: 0o755 })
+`,
+  { mode: 0o755 }
+)
 
 for (const kind of ['postgres', 'mariadb'] as const) {
   const test = suite(`vba with --store on ${kind}`)
@@ -45,14 +49,17 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     made.push(t)
   })
 
-  test('migrate, import, and every case verb on the imported case; export is byte-identical to the directory\'s', async () => {
+  test("migrate, import, and every case verb on the imported case; export is byte-identical to the directory's", async () => {
     const before = vba(['case', 'note', 'case-investigation', 'x', '--store', t.url], { env: env() })
     assert.is(before.code, 2, before.stderr)
     assert.match(before.stderr, 'STORE_SCHEMA_OUTDATED')
     const m = vba(['store', 'migrate', '--store', t.url], { env: env() })
     assert.is(m.code, 0, m.stderr)
     assert.match(m.stdout, 'applied 0001_case_store')
-    assert.match(vba(['store', 'migrate', '--store', t.url], { env: env() }).stdout, 'the store is at the latest schema')
+    assert.match(
+      vba(['store', 'migrate', '--store', t.url], { env: env() }).stdout,
+      'the store is at the latest schema'
+    )
     const imp = vba(['store', 'import', refTar, '--store', t.url], { env: env() })
     assert.is(imp.code, 0, imp.stderr)
     assert.is(imp.stdout.trim(), 'case-investigation')
@@ -62,9 +69,18 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const v = vba(['verify', 'case-investigation', '--store', t.url], { env: env() })
     assert.is(v.code, 0, v.stderr + v.stdout)
     assert.is(v.stdout, vba(['verify', refDir]).stdout)
-    assert.is(vba(['replay', 'case-investigation', '--json'], { env: { ...env(), VBA_STORE: t.url } }).stdout, vba(['replay', refDir, '--json']).stdout)
-    assert.is(vba(['status', 'case-investigation', '--store', t.url], { env: env() }).stdout, vba(['status', refDir]).stdout)
-    assert.is(vba(['show', 'case-investigation', '--json', '--store', t.url], { env: env() }).stdout, vba(['show', refDir, '--json']).stdout)
+    assert.is(
+      vba(['replay', 'case-investigation', '--json'], { env: { ...env(), VBA_STORE: t.url } }).stdout,
+      vba(['replay', refDir, '--json']).stdout
+    )
+    assert.is(
+      vba(['status', 'case-investigation', '--store', t.url], { env: env() }).stdout,
+      vba(['status', refDir]).stdout
+    )
+    assert.is(
+      vba(['show', 'case-investigation', '--json', '--store', t.url], { env: env() }).stdout,
+      vba(['show', refDir, '--json']).stdout
+    )
     const out = path.join(tempDir('cli-store-out'), 'case.tar')
     const ex = vba(['export', 'case-investigation', out, '--store', t.url], { env: env() })
     assert.is(ex.code, 0, ex.stderr)
@@ -73,8 +89,13 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const htmlDir = path.join(tempDir('cli-store-report'), 'dir.html')
     assert.is(vba(['report', 'case-investigation', '--out', htmlStore, '--store', t.url], { env: env() }).code, 0)
     assert.is(vba(['report', refDir, '--out', htmlDir]).code, 0)
-    assert.ok(readFileSync(htmlStore).equals(readFileSync(htmlDir)), 'the report of a case is the same from either store')
-    const note = vba(['case', 'note', 'case-investigation', 'reviewed by the night shift', '--store', t.url], { env: env() })
+    assert.ok(
+      readFileSync(htmlStore).equals(readFileSync(htmlDir)),
+      'the report of a case is the same from either store'
+    )
+    const note = vba(['case', 'note', 'case-investigation', 'reviewed by the night shift', '--store', t.url], {
+      env: env()
+    })
     assert.is(note.code, 0, note.stderr)
     assert.match(note.stdout, /recorded: generation 26; receipt 26:sha256:[0-9a-f]{64}/)
     const receipt = /receipt (\S+)/.exec(note.stdout)?.[1] as string
@@ -104,31 +125,67 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const init = vba(['case', 'init', 'case-cli', '--title', 'from the CLI', '--store', t.url], { env: env() })
     assert.is(init.code, 0, init.stderr)
     const input = path.join(tempDir('cli-store-input'), 'report.json')
-    writeFileSync(input, JSON.stringify({ report: 'Quest 11117 cannot be completed.', entities: [{ type: 'quest', id: 11117 }] }))
-    const prep = vba(['case', 'prepare', 'case-cli', '--config', profile, '--input', input, '--store', t.url], { env: env() })
+    writeFileSync(
+      input,
+      JSON.stringify({ report: 'Quest 11117 cannot be completed.', entities: [{ type: 'quest', id: 11117 }] })
+    )
+    const prep = vba(['case', 'prepare', 'case-cli', '--config', profile, '--input', input, '--store', t.url], {
+      env: env()
+    })
     assert.is(prep.code, 0, prep.stderr)
     const list = vba(['queue', 'list', '--store', t.url], { env: env() })
     assert.is(list.code, 0, list.stderr)
     assert.match(list.stdout, /runnable\s+case-cli\s+NOT_STARTED, revision 1.*prepared, not started/)
     assert.match(list.stdout, /waiting\s+case-investigation\s+CONCLUDED.*concluded/)
-    const claim = vba(['queue', 'claim', '--store', t.url, '--worker', 'ops-1', '--lease-ms', '60000', '--json'], { env: env() })
+    const claim = vba(['queue', 'claim', '--store', t.url, '--worker', 'ops-1', '--lease-ms', '60000', '--json'], {
+      env: env()
+    })
     assert.is(claim.code, 0, claim.stderr)
     assert.is((JSON.parse(claim.stdout) as { claimed: { case_id: string } }).claimed.case_id, 'case-cli')
-    assert.is(vba(['queue', 'claim', '--store', t.url, '--worker', 'ops-2'], { env: env() }).code, 5, 'nothing else is runnable')
-    const busy = vba(['investigate', 'case-cli', '--config', profile, '--model-command', model, '--store', t.url], { env: env() })
+    assert.is(
+      vba(['queue', 'claim', '--store', t.url, '--worker', 'ops-2'], { env: env() }).code,
+      5,
+      'nothing else is runnable'
+    )
+    const busy = vba(['investigate', 'case-cli', '--config', profile, '--model-command', model, '--store', t.url], {
+      env: env()
+    })
     assert.is(busy.code, 4)
     assert.match(busy.stderr, /CASE_LEASED: case case-cli is being worked on by ops-1/)
     const wrong = vba(['queue', 'release', 'case-cli', '--worker', 'ops-2', '--store', t.url], { env: env() })
     assert.is(wrong.code, 2)
     assert.match(wrong.stderr, 'CASE_NOT_LEASED')
     assert.is(vba(['queue', 'release', 'case-cli', '--worker', 'ops-1', '--store', t.url], { env: env() }).code, 0)
-    const w = vba(['work', '--config', profile, '--model-command', model, '--worker', 'cli-worker', '--until-idle', '--store', t.url], { env: env() })
+    const w = vba(
+      [
+        'work',
+        '--config',
+        profile,
+        '--model-command',
+        model,
+        '--worker',
+        'cli-worker',
+        '--until-idle',
+        '--store',
+        t.url
+      ],
+      { env: env() }
+    )
     assert.is(w.code, 0, w.stderr)
     assert.match(w.stdout, 'cli-worker: claimed case-cli')
     assert.match(w.stdout, /1 claim\(s\), 1 advanced, .*0 failed; nothing left to do/)
-    const json = vba(['queue', 'list', '--json', '--store', t.url], { env: env() }).stdout.trim().split('\n').map((l) => JSON.parse(l) as { case_id: string; state: string; runnable: boolean })
-    assert.equal(json.map((e) => e.runnable), [false, false])
-    assert.ok(json.some((e) => e.case_id === 'case-cli' && e.state !== 'NOT_STARTED'), JSON.stringify(json))
+    const json = vba(['queue', 'list', '--json', '--store', t.url], { env: env() })
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { case_id: string; state: string; runnable: boolean })
+    assert.equal(
+      json.map((e) => e.runnable),
+      [false, false]
+    )
+    assert.ok(
+      json.some((e) => e.case_id === 'case-cli' && e.state !== 'NOT_STARTED'),
+      JSON.stringify(json)
+    )
   })
 
   test('errors a user can cause: no store, a wrong password, gc on a store; no password in any output', async () => {
@@ -144,7 +201,12 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       assert.is(wrong.code, 3)
       assert.match(wrong.stderr, 'STORE_UNAVAILABLE: the store refused the credentials')
       assert.not.match(wrong.stderr + wrong.stdout, secret)
-      const inline = vba(['queue', 'list', '--store', t.url.replace('vba_store@', `vba_store:${secret}@`).replace(/\?password_env=.*$/, '')])
+      const inline = vba([
+        'queue',
+        'list',
+        '--store',
+        t.url.replace('vba_store@', `vba_store:${secret}@`).replace(/\?password_env=.*$/, '')
+      ])
       assert.not.match(inline.stderr + inline.stdout, secret)
       const missing = vba(['queue', 'list', '--store', t.url], { env: { [STORE_PASSWORD_ENV]: '' } })
       assert.is.not(missing.code, 0)

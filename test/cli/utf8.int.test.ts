@@ -41,22 +41,42 @@ test('a query file, a report file and a profile that are not UTF-8 are INPUT_NOT
   const root = tempDir('utf8-files')
   const world = writeDemoWorld(path.join(root, 'world'))
   const query = path.join(root, 'q.json')
-  writeFileSync(query, Buffer.concat([Buffer.from('{"kind":"source.files","text":"wolp'), Buffer.from([0xff]), Buffer.from('"}')]))
+  writeFileSync(
+    query,
+    Buffer.concat([Buffer.from('{"kind":"source.files","text":"wolp'), Buffer.from([0xff]), Buffer.from('"}')])
+  )
   const q = vba(['research', '--config', world.profile, '--query', query])
   assert.is(q.code, 2, q.stderr)
   assert.match(q.stderr, /^vba: INPUT_NOT_UTF8: the query file .* is not valid UTF-8/)
-  const stdin = spawnSync(process.execPath, [MAIN, 'research', '--config', world.profile, '--query', '-'], { input: Buffer.concat([Buffer.from('{"kind":"source.files","text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), encoding: 'utf8' })
+  const stdin = spawnSync(process.execPath, [MAIN, 'research', '--config', world.profile, '--query', '-'], {
+    input: Buffer.concat([
+      Buffer.from('{"kind":"source.files","text":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}')
+    ]),
+    encoding: 'utf8'
+  })
   assert.is(stdin.status, 2)
   assert.match(stdin.stderr, 'INPUT_NOT_UTF8')
   const dir = path.join(root, 'case')
   assert.is(vba(['case', 'init', dir]).code, 0)
   const report = path.join(root, 'report.json')
-  writeFileSync(report, Buffer.concat([Buffer.from('{"report":"netted wolpertingers vanish '), Buffer.from([0xe9]), Buffer.from('","entities":[{"type":"quest","id":11117}]}')]))
+  writeFileSync(
+    report,
+    Buffer.concat([
+      Buffer.from('{"report":"netted wolpertingers vanish '),
+      Buffer.from([0xe9]),
+      Buffer.from('","entities":[{"type":"quest","id":11117}]}')
+    ])
+  )
   const p = vba(['case', 'prepare', dir, '--config', world.profile, '--input', report])
   assert.is(p.code, 2, p.stderr)
   assert.match(p.stderr, /^vba: INPUT_NOT_UTF8: report.json is not valid UTF-8/)
   const profile = path.join(root, 'bad.toml')
-  writeFileSync(profile, Buffer.concat([readFileSync(world.profile), Buffer.from('\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]))
+  writeFileSync(
+    profile,
+    Buffer.concat([readFileSync(world.profile), Buffer.from('\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')])
+  )
   const c = vba(['research', '--config', profile, '--query', query])
   assert.is(c.code, 2)
   assert.match(c.stderr, /^vba: INPUT_NOT_UTF8: profile .* is not valid UTF-8/)

@@ -11,21 +11,29 @@ import * as path from 'node:path'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 
 const root = repoRoot()
-const list = (dir: string, rel = ''): string[] => readdirSync(path.join(dir, rel)).flatMap((n) => {
-  const r = rel === '' ? n : `${rel}/${n}`
-  return statSync(path.join(dir, r)).isDirectory() ? list(dir, r) : [r]
-})
+const list = (dir: string, rel = ''): string[] =>
+  readdirSync(path.join(dir, rel)).flatMap((n) => {
+    const r = rel === '' ? n : `${rel}/${n}`
+    return statSync(path.join(dir, r)).isDirectory() ? list(dir, r) : [r]
+  })
 
 const api = suite('docs/api')
 
 api('is exactly what TypeDoc generates from the code today', () => {
   const out = path.join(tempDir('api-docs'), 'api')
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--out', out], { cwd: root, encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--out', out], {
+    cwd: root,
+    encoding: 'utf8'
+  })
   assert.is(r.status, 0, r.stdout + r.stderr)
   assert.not.match(r.stdout, '[warning]', r.stdout)
   const committed = list(path.join(root, 'docs', 'api')).sort()
   assert.equal(list(out).sort(), committed, 'the same files (run npm run api-docs)')
-  for (const f of committed) assert.ok(readFileSync(path.join(out, f)).equals(readFileSync(path.join(root, 'docs', 'api', f))), `${f} differs: run npm run api-docs`)
+  for (const f of committed)
+    assert.ok(
+      readFileSync(path.join(out, f)).equals(readFileSync(path.join(root, 'docs', 'api', f))),
+      `${f} differs: run npm run api-docs`
+    )
 })
 
 api('documents every function, class and interface the root entry exports', () => {

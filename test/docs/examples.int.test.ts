@@ -16,7 +16,12 @@ import { postgresStore, type TestStore } from '../helpers/stores.js'
 
 const root = repoRoot()
 const work = tempDir('docs-examples')
-const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>
+const packed = JSON.parse(
+  execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+    cwd: root,
+    encoding: 'utf8'
+  })
+) as Array<{ filename: string; files: Array<{ path: string }> }>
 const tarball = path.join(work, packed[0]?.filename ?? '')
 execFileSync('tar', ['-xzf', tarball, '-C', work])
 
@@ -24,36 +29,77 @@ execFileSync('tar', ['-xzf', tarball, '-C', work])
 const project = path.join(work, 'consumer')
 mkdirSync(path.join(project, 'node_modules', '@types'), { recursive: true })
 cpSync(path.join(work, 'package'), path.join(project, 'node_modules', 'vba-case-research'), { recursive: true })
-const pkg = JSON.parse(readFileSync(path.join(work, 'package', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; name: string }
+const pkg = JSON.parse(readFileSync(path.join(work, 'package', 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>
+  name: string
+}
 for (const dep of [...Object.keys(pkg.dependencies), '@types/node']) {
   // scoped packages (@modelcontextprotocol/sdk) live one directory down
   mkdirSync(path.dirname(path.join(project, 'node_modules', dep)), { recursive: true })
   symlinkSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), 'dir')
 }
 writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
-  compilerOptions: { rootDir: 'examples', target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
-  include: ['examples/*.ts']
-}))
+writeFileSync(
+  path.join(project, 'tsconfig.json'),
+  JSON.stringify({
+    compilerOptions: {
+      rootDir: 'examples',
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      outDir: 'out',
+      types: ['node']
+    },
+    include: ['examples/*.ts']
+  })
+)
 
 /** Every ```ts block of the README and docs/, named by file and position. */
 const blocks = (): Array<{ name: string; code: string }> => {
-  const files = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+  const files = [
+    'README.md',
+    ...readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`)
+  ]
   return files.flatMap((f) => {
     const text = readFileSync(path.join(root, f), 'utf8')
-    return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => ({ name: `${f.replace(/[/.]/g, '_')}_${i + 1}`, code: m[1] ?? '' }))
+    return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => ({
+      name: `${f.replace(/[/.]/g, '_')}_${i + 1}`,
+      code: m[1] ?? ''
+    }))
   })
 }
 
 const docs = suite('docs examples against the packed tarball')
 
-docs('the tarball ships the library, its types, the format spec, config and docs: no test, bench, script or fixture file', () => {
-  const files = packed[0]?.files.map((f) => f.path) ?? []
-  assert.ok(files.includes('dist/src/index.js') && files.includes('dist/src/index.d.ts') && files.includes('dist/src/fp.js') && files.includes('dist/src/testing.js'))
-  assert.ok(files.includes('case-format/SPEC.md') && files.includes('config/trinitycore.toml') && files.includes('README.md'))
-  const stray = files.filter((f) => /^(dist\/)?(test|bench|scripts)\//.test(f) || f.includes('fixtures') || f.includes('examples/') || f.endsWith('.map'))
-  assert.equal(stray, [])
-})
+docs(
+  'the tarball ships the library, its types, the format spec, config and docs: no test, bench, script or fixture file',
+  () => {
+    const files = packed[0]?.files.map((f) => f.path) ?? []
+    assert.ok(
+      files.includes('dist/src/index.js') &&
+        files.includes('dist/src/index.d.ts') &&
+        files.includes('dist/src/fp.js') &&
+        files.includes('dist/src/testing.js')
+    )
+    assert.ok(
+      files.includes('case-format/SPEC.md') && files.includes('config/trinitycore.toml') && files.includes('README.md')
+    )
+    const stray = files.filter(
+      (f) =>
+        /^(dist\/)?(test|bench|scripts)\//.test(f) ||
+        f.includes('fixtures') ||
+        f.includes('examples/') ||
+        f.endsWith('.map')
+    )
+    assert.equal(stray, [])
+  }
+)
 
 const stores: TestStore[] = []
 docs.after(async () => {
@@ -65,7 +111,11 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
   assert.ok(examples.length >= 5, `found ${examples.length} examples`)
   mkdirSync(path.join(project, 'examples'))
   for (const e of examples) writeFileSync(path.join(project, 'examples', `${e.name}.ts`), `${e.code}\nexport {}\n`)
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { encoding: 'utf8' })
+  const tsc = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project],
+    { encoding: 'utf8' }
+  )
   assert.is(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`)
   const vba = path.join(project, 'node_modules', 'vba-case-research', 'dist', 'src', 'cli', 'main.js')
   for (const e of examples) {
@@ -76,22 +126,53 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
     mkdirSync(cwd, { recursive: true })
     const world = spawnSync(process.execPath, [vba, 'demo-world', 'demo'], { cwd, encoding: 'utf8' })
     assert.is(world.status, 0, world.stderr)
-    const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, VBA_STORE: store.url } })
+    const run = spawnSync(process.execPath, [path.join(project, 'out', `${e.name}.js`)], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, VBA_STORE: store.url }
+    })
     assert.is(run.status, 0, `${e.name} failed:\n${run.stdout}\n${run.stderr}`)
     if (e.name.startsWith('README')) assert.match(run.stdout, /CONCLUDED after \d+ turns; receipt \d+:sha256:/)
-    if (e.name.startsWith('docs_operations')) assert.match(run.stdout, /1 claim\(s\), 1 concluded, ended: idle \{\}\nCONCLUDED/, run.stdout + run.stderr)
-    if (e.code.includes('my-model-2026-11')) assert.match(run.stdout, /CONCLUDED my-model-2026-11 2480\n2480 my-model-2026-11/)
+    if (e.name.startsWith('docs_operations'))
+      assert.match(run.stdout, /1 claim\(s\), 1 concluded, ended: idle \{\}\nCONCLUDED/, run.stdout + run.stderr)
+    if (e.code.includes('my-model-2026-11'))
+      assert.match(run.stdout, /CONCLUDED my-model-2026-11 2480\n2480 my-model-2026-11/)
   }
 })
 
 docs('CommonJS require works on the Node versions engines admits; deep imports are refused by the exports map', () => {
-  const engines = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node
+  const engines = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { engines: { node: string } })
+    .engines.node
   assert.is(engines, '>=20.19')
-  const cjs = spawnSync(process.execPath, ['-e', "const v = require('vba-case-research'); const t = require('vba-case-research/testing'); if (typeof v.openVba !== 'function' || typeof t.scriptedModel !== 'function' || typeof require('vba-case-research/fp').verifyCase !== 'function') process.exit(1)"], { cwd: project, encoding: 'utf8' })
+  const cjs = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "const v = require('vba-case-research'); const t = require('vba-case-research/testing'); if (typeof v.openVba !== 'function' || typeof t.scriptedModel !== 'function' || typeof require('vba-case-research/fp').verifyCase !== 'function') process.exit(1)"
+    ],
+    { cwd: project, encoding: 'utf8' }
+  )
   assert.is(cjs.status, 0, cjs.stderr)
-  const deep = spawnSync(process.execPath, ['--input-type=module', '-e', "import('vba-case-research/dist/src/adapters/case-store/append.js').then(() => process.exit(1), (e) => process.exit(e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' ? 0 : 2))"], { cwd: project, encoding: 'utf8' })
+  const deep = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import('vba-case-research/dist/src/adapters/case-store/append.js').then(() => process.exit(1), (e) => process.exit(e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' ? 0 : 2))"
+    ],
+    { cwd: project, encoding: 'utf8' }
+  )
   assert.is(deep.status, 0, deep.stderr)
-  const raw = spawnSync(process.execPath, ['--input-type=module', '-e', "import('vba-case-research').then((m) => process.exit('appendCommand' in m || 'sealEvent' in m ? 1 : 0))"], { cwd: project, encoding: 'utf8' })
+  const raw = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import('vba-case-research').then((m) => process.exit('appendCommand' in m || 'sealEvent' in m ? 1 : 0))"
+    ],
+    { cwd: project, encoding: 'utf8' }
+  )
   assert.is(raw.status, 0, 'raw appends are not in the root entry')
 })
 

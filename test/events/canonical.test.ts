@@ -7,7 +7,15 @@ const canonical = suite('canonicalJson (RFC 8785)')
 
 canonical('sorts object members by UTF-16 code units, recursively', () => {
   // RFC 8785 section 3.2.3 ordering example keys
-  const value = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }
+  const value = {
+    '\u20ac': 'Euro Sign',
+    '\r': 'Carriage Return',
+    '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+    '1': 'One',
+    '\ud83d\ude00': 'Emoji: Grinning Face',
+    '\u0080': 'Control',
+    '\u00f6': 'Latin Small Letter O With Diaeresis'
+  }
   const text = right(canonicalJson(value))
   const keys = Object.keys(JSON.parse(text))
   // JSON.parse reorders the integer-like key '1' first; compare the textual order instead
@@ -22,11 +30,17 @@ canonical('sorts object members by UTF-16 code units, recursively', () => {
 })
 
 canonical('serialises numbers as ECMAScript does (RFC 8785 section 3.2.2.3)', () => {
-  assert.is(right(canonicalJson([1e21, 1e-7, -0, 0.000001, 123456789012345680000, 4.5])), '[1e+21,1e-7,0,0.000001,123456789012345680000,4.5]')
+  assert.is(
+    right(canonicalJson([1e21, 1e-7, -0, 0.000001, 123456789012345680000, 4.5])),
+    '[1e+21,1e-7,0,0.000001,123456789012345680000,4.5]'
+  )
 })
 
 canonical('has no whitespace and escapes only what JSON requires', () => {
-  assert.is(right(canonicalJson({ b: [true, null, 'a\u0001"\\/é'], a: {} })), '{"a":{},"b":[true,null,"a\\u0001\\"\\\\/é"]}')
+  assert.is(
+    right(canonicalJson({ b: [true, null, 'a\u0001"\\/é'], a: {} })),
+    '{"a":{},"b":[true,null,"a\\u0001\\"\\\\/é"]}'
+  )
 })
 
 canonical('refuses values without a JSON form', () => {

@@ -4,10 +4,25 @@ import { checkLine, sealEvent, genesisHash, type EventDraft } from '../../src/ev
 import { CASE_FORMAT, CASE_FORMAT_VERSION } from '../../src/events/envelope.js'
 import { right, left } from '../helpers/fs.js'
 
-const declaration = { format: CASE_FORMAT, format_version: CASE_FORMAT_VERSION, case_id: 'case-1', created_at: '2026-01-01T00:00:00.000Z' } as const
+const declaration = {
+  format: CASE_FORMAT,
+  format_version: CASE_FORMAT_VERSION,
+  case_id: 'case-1',
+  created_at: '2026-01-01T00:00:00.000Z'
+} as const
 const genesis = right(genesisHash(declaration))
-const note = (text: string): EventDraft => ({ type: 'NoteRecorded', actor: 'operator', data: { text, format: 'plain' } })
-const ctx = (seq: number, prev: string) => ({ seq, prev, id: `evt-${seq}`, at: '2026-01-01T00:00:00.000Z', commandId: `cmd-${seq}` })
+const note = (text: string): EventDraft => ({
+  type: 'NoteRecorded',
+  actor: 'operator',
+  data: { text, format: 'plain' }
+})
+const ctx = (seq: number, prev: string) => ({
+  seq,
+  prev,
+  id: `evt-${seq}`,
+  at: '2026-01-01T00:00:00.000Z',
+  commandId: `cmd-${seq}`
+})
 
 const seal = suite('sealEvent')
 
@@ -23,10 +38,27 @@ seal('produces a canonical line whose hash covers everything but the hash', () =
 
 seal('refuses unknown types, unknown versions and invalid data before anything is written', () => {
   assert.is(left(sealEvent({ type: 'Nope', actor: 'system', data: {} }, ctx(1, genesis))).code, 'EVENT_UNKNOWN_TYPE')
-  assert.is(left(sealEvent({ type: 'NoteRecorded', version: 9, actor: 'system', data: { text: 'x' } }, ctx(1, genesis))).code, 'EVENT_UNKNOWN_VERSION')
-  assert.is(left(sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 3 } }, ctx(1, genesis))).code, 'EVENT_DATA_INVALID')
-  assert.is(left(sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 'x', format: 'plain', n: 1 } }, ctx(1, genesis))).code, 'EVENT_DATA_INVALID', 'a member the schema does not name')
-  assert.is(left(sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 'x\ud800', format: 'plain' } }, ctx(1, genesis))).code, 'NOT_CANONICALIZABLE')
+  assert.is(
+    left(sealEvent({ type: 'NoteRecorded', version: 9, actor: 'system', data: { text: 'x' } }, ctx(1, genesis))).code,
+    'EVENT_UNKNOWN_VERSION'
+  )
+  assert.is(
+    left(sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 3 } }, ctx(1, genesis))).code,
+    'EVENT_DATA_INVALID'
+  )
+  assert.is(
+    left(
+      sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 'x', format: 'plain', n: 1 } }, ctx(1, genesis))
+    ).code,
+    'EVENT_DATA_INVALID',
+    'a member the schema does not name'
+  )
+  assert.is(
+    left(
+      sealEvent({ type: 'NoteRecorded', actor: 'system', data: { text: 'x\ud800', format: 'plain' } }, ctx(1, genesis))
+    ).code,
+    'NOT_CANONICALIZABLE'
+  )
 })
 
 seal.run()
@@ -68,7 +100,12 @@ check('finds non-JSON, non-canonical and non-envelope lines', () => {
 })
 
 check('finds object references that smuggle paths', () => {
-  const bad = right(sealEvent({ type: 'NoteRecorded', actor: 'operator', data: { text: 'x', format: 'plain' } }, ctx(2, first.envelope.hash)))
+  const bad = right(
+    sealEvent(
+      { type: 'NoteRecorded', actor: 'operator', data: { text: 'x', format: 'plain' } },
+      ctx(2, first.envelope.hash)
+    )
+  )
   const env = JSON.parse(bad.line) as Record<string, unknown>
   env['data'] = { text: 'x', format: 'plain', extra: { digest: 'sha256:../../../etc/passwd', size: 1 } }
   assert.ok(codes(JSON.stringify(env)).includes('OBJECT_REF_INVALID'))

@@ -9,20 +9,56 @@ const upcasting = suite('registry upcasting')
 
 upcasting('decodes version 1 NoteRecorded into the current version', () => {
   assert.equal(right(registry.decode('NoteRecorded', 1, { text: 'old' })), { text: 'old', format: 'plain' })
-  assert.equal(right(registry.decode('NoteRecorded', 2, { text: 'new', format: 'markdown' })), { text: 'new', format: 'markdown' })
+  assert.equal(right(registry.decode('NoteRecorded', 2, { text: 'new', format: 'markdown' })), {
+    text: 'new',
+    format: 'markdown'
+  })
 })
 
-upcasting('BudgetReserved versions 1 and 2 lift to version 3 with no requester; version 3 refuses a requester with control characters', () => {
-  const v1 = { reservation_id: 'res-1', action: 'project.query', amount: 1, plan_id: null }
-  assert.equal(right(registry.decode('BudgetReserved', 1, v1)), { ...v1, request_digest: null, requester: null })
-  const digest = `sha256:${'a'.repeat(64)}`
-  assert.equal(right(registry.decode('BudgetReserved', 2, { ...v1, request_digest: digest })), { ...v1, request_digest: digest, requester: null })
-  const requester = { protocol: 'mcp', name: 'claude-code', version: '2.1.0' }
-  assert.equal(right(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester })), { ...v1, request_digest: digest, requester })
-  assert.is(left(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester: { ...requester, name: 'evil\u001b[2J' } })).code, 'EVENT_DATA_INVALID')
-  assert.is(left(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester: { ...requester, name: 'x'.repeat(129) } })).code, 'EVENT_DATA_INVALID')
-  assert.is(left(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest })).code, 'EVENT_DATA_INVALID', 'version 3 names its requester (or null)')
-})
+upcasting(
+  'BudgetReserved versions 1 and 2 lift to version 3 with no requester; version 3 refuses a requester with control characters',
+  () => {
+    const v1 = { reservation_id: 'res-1', action: 'project.query', amount: 1, plan_id: null }
+    assert.equal(right(registry.decode('BudgetReserved', 1, v1)), { ...v1, request_digest: null, requester: null })
+    const digest = `sha256:${'a'.repeat(64)}`
+    assert.equal(right(registry.decode('BudgetReserved', 2, { ...v1, request_digest: digest })), {
+      ...v1,
+      request_digest: digest,
+      requester: null
+    })
+    const requester = { protocol: 'mcp', name: 'claude-code', version: '2.1.0' }
+    assert.equal(right(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester })), {
+      ...v1,
+      request_digest: digest,
+      requester
+    })
+    assert.is(
+      left(
+        registry.decode('BudgetReserved', 3, {
+          ...v1,
+          request_digest: digest,
+          requester: { ...requester, name: 'evil\u001b[2J' }
+        })
+      ).code,
+      'EVENT_DATA_INVALID'
+    )
+    assert.is(
+      left(
+        registry.decode('BudgetReserved', 3, {
+          ...v1,
+          request_digest: digest,
+          requester: { ...requester, name: 'x'.repeat(129) }
+        })
+      ).code,
+      'EVENT_DATA_INVALID'
+    )
+    assert.is(
+      left(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest })).code,
+      'EVENT_DATA_INVALID',
+      'version 3 names its requester (or null)'
+    )
+  }
+)
 
 upcasting('chains upcasters across several versions', () => {
   const V1 = t.type({ a: t.number })
@@ -31,7 +67,13 @@ upcasting('chains upcasters across several versions', () => {
   const r = makeRegistry([
     defineEvent('Thing', V3, [
       { codec: V1, upcast: (d) => ({ ...(d as { a: number }), b: 'default' }) },
-      { codec: V2, upcast: (d) => { const v = d as { a: number; b: string }; return { total: v.a * 2, b: v.b } } }
+      {
+        codec: V2,
+        upcast: (d) => {
+          const v = d as { a: number; b: string }
+          return { total: v.a * 2, b: v.b }
+        }
+      }
     ])
   ])
   assert.equal(right(r.decode('Thing', 1, { a: 2 })), { total: 4, b: 'default' })
@@ -42,7 +84,9 @@ upcasting('chains upcasters across several versions', () => {
 })
 
 upcasting('an upcaster producing invalid data is a coded error, not a crash', () => {
-  const r = makeRegistry([defineEvent('X', t.type({ n: t.number }), [{ codec: t.type({}), upcast: () => ({ n: 'no' }) }])])
+  const r = makeRegistry([
+    defineEvent('X', t.type({ n: t.number }), [{ codec: t.type({}), upcast: () => ({ n: 'no' }) }])
+  ])
   assert.is(left(r.decode('X', 1, {})).code, 'EVENT_DATA_INVALID')
 })
 

@@ -7,7 +7,14 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 
-const DEBIAN_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const DEBIAN_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run'
+]
 
 /** Which browser the tests use, for their messages. */
 export const browserSource = (): string => {
@@ -22,5 +29,9 @@ export const launchChromium = async (): Promise<Browser> => {
   const packaged = (await import('@sparticuz/chromium')).default
   // Its flags are made for one page per process (serverless); the tests open several contexts.
   const args = packaged.args.filter((a) => a !== '--single-process' && a !== '--no-zygote')
-  return chromium.launch({ executablePath: await packaged.executablePath(), args: [...args, ...DEBIAN_FLAGS.filter((f) => !args.includes(f))], headless: true })
+  return chromium.launch({
+    executablePath: await packaged.executablePath(),
+    args: [...args, ...DEBIAN_FLAGS.filter((f) => !args.includes(f))],
+    headless: true
+  })
 }

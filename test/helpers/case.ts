@@ -9,20 +9,53 @@ import { fixedEnv, type Env } from '../../src/adapters/env.js'
 import { right, tempDir } from './fs.js'
 
 /** A case with a few notes and an attachment, written with a deterministic clock and ids. */
-export const sampleCase = async (dir = path.join(tempDir('case'), 'case'), env: Env = fixedEnv()): Promise<CaseHandle> => {
+export const sampleCase = async (
+  dir = path.join(tempDir('case'), 'case'),
+  env: Env = fixedEnv()
+): Promise<CaseHandle> => {
   right(await initCase({ dir, caseId: 'case-sample', title: 'sample', env })())
   const h = right(await openCase(dir)())
   const log = Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n')
-  right(await appendCommand(h, {
-    commandId: 'cmd-1',
-    expectedGeneration: 0,
-    events: [
-      { type: 'NoteRecorded', actor: 'operator', data: { text: 'report received', format: 'plain' } },
-      { type: 'AttachmentAdded', actor: 'operator', data: { name: 'server.log', object: objectRefOf(log, 'text/plain') } }
-    ],
-    objects: [log]
-  }, { env })())
-  right(await appendCommand(h, { commandId: 'cmd-2', expectedGeneration: 2, events: [{ type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'written as version 1' } }] }, { env })())
-  right(await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 3, events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }] }, { env })())
+  right(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-1',
+        expectedGeneration: 0,
+        events: [
+          { type: 'NoteRecorded', actor: 'operator', data: { text: 'report received', format: 'plain' } },
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'server.log', object: objectRefOf(log, 'text/plain') }
+          }
+        ],
+        objects: [log]
+      },
+      { env }
+    )()
+  )
+  right(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-2',
+        expectedGeneration: 2,
+        events: [{ type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'written as version 1' } }]
+      },
+      { env }
+    )()
+  )
+  right(
+    await appendCommand(
+      h,
+      {
+        commandId: 'cmd-3',
+        expectedGeneration: 3,
+        events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }]
+      },
+      { env }
+    )()
+  )
   return h
 }

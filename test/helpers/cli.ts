@@ -9,7 +9,10 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export const vba = (args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): CliResult => {
+export const vba = (
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string> } = {}
+): CliResult => {
   const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], {
     encoding: 'utf8',
     input: options.input ?? '',
@@ -19,8 +22,15 @@ export const vba = (args: readonly string[], options: { input?: string; env?: Re
 }
 
 /** Starts `vba serve ARGS --port 0` and resolves to its base URL once it listens; kill the child when done. */
-export const startServe = async (args: readonly string[], env: Record<string, string> = {}): Promise<{ child: ChildProcessWithoutNullStreams; base: string }> => {
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env } })
+export const startServe = async (
+  args: readonly string[],
+  env: Record<string, string> = {}
+): Promise<{ child: ChildProcessWithoutNullStreams; base: string }> => {
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', ...args, '--port', '0'],
+    { env: { ...process.env, ...env } }
+  )
   const base = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {

@@ -10,7 +10,21 @@ import * as path from 'node:path'
 import { tempDir } from './fs.js'
 
 export const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.org', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.org', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' }, maxBuffer: 1 << 28 }).trim()
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.org',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.org',
+      GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+      GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z'
+    },
+    maxBuffer: 1 << 28
+  }).trim()
 
 /** A C++ source long enough for read windows (430 lines). */
 export const LONG_FILE_LINES = 430
@@ -67,9 +81,12 @@ void AddScripts()
 `,
   'src/server/game/Long.cpp': longFile(1),
   'src/server/game/LongLines.cpp': `int a = 1;\n${'x'.repeat(2000)}\nint b = 2;\n`,
-  'src/server/game/Wordy.h': 'int Wolpertinger_count; // not the word Wolpertinger alone\nint Wolpertinger; int xWolpertinger;\n',
-  'sql/base/world.sql': "CREATE TABLE `creature_template` (\n  `entry` INT UNSIGNED NOT NULL,\n  `name` VARCHAR(100)\n);\nINSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');\n",
-  'tools/extract.py': 'def wolpertinger_count(rows):\n    """Count Wolpertinger rows."""\n    return sum(1 for r in rows if r.name == "Wild Wolpertinger")\n',
+  'src/server/game/Wordy.h':
+    'int Wolpertinger_count; // not the word Wolpertinger alone\nint Wolpertinger; int xWolpertinger;\n',
+  'sql/base/world.sql':
+    "CREATE TABLE `creature_template` (\n  `entry` INT UNSIGNED NOT NULL,\n  `name` VARCHAR(100)\n);\nINSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');\n",
+  'tools/extract.py':
+    'def wolpertinger_count(rows):\n    """Count Wolpertinger rows."""\n    return sum(1 for r in rows if r.name == "Wild Wolpertinger")\n',
   'docs/readme.txt': 'Wolpertinger (not a text extension: never searched)\n',
   'src/server/game/crlf.cpp': 'int c = 1;\r\nint d = 2; // Wolpertinger\r\n'
 }
@@ -101,8 +118,14 @@ export const buildTestRepo = (): TestRepo => {
     git(dir, 'commit', '-q', '-m', `version ${v}`)
   }
   // binary, oversized, symlink, submodule entry
-  writeFileSync(path.join(dir, 'src/server/game/icon.cpp'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x57, 0x6f, 0x6c]))
-  writeFileSync(path.join(dir, 'src/server/game/Huge.cpp'), `// Wolpertinger in a huge file\n${'int filler;\n'.repeat(300_000)}`)
+  writeFileSync(
+    path.join(dir, 'src/server/game/icon.cpp'),
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x57, 0x6f, 0x6c])
+  )
+  writeFileSync(
+    path.join(dir, 'src/server/game/Huge.cpp'),
+    `// Wolpertinger in a huge file\n${'int filler;\n'.repeat(300_000)}`
+  )
   symlinkSync('npc_wolpertinger.cpp', path.join(dir, 'src/server/scripts/World/link_to_script.cpp'))
   git(dir, 'add', '-A')
   git(dir, 'commit', '-q', '-m', 'binary, huge, symlink')
@@ -117,23 +140,35 @@ export const buildTestRepo = (): TestRepo => {
   const lostBlob = git(dir, 'rev-parse', 'HEAD:src/server/game/Lost.cpp')
   const bare = path.join(root, 'core.git')
   git(root, 'clone', '-q', '--bare', '--no-local', dir, bare)
-    // the bare clone packed it: rebuild its pack without the lost blob
-    {
-      const keep = git(bare, 'rev-list', '--objects', '--all').split('\n').map((l) => l.split(' ')[0] ?? '').filter((o) => o !== lostBlob && o !== '')
-      const packDir = path.join(bare, 'objects', 'pack')
-      const staging = path.join(root, 'repack')
-      mkdirSync(staging)
-      execFileSync('git', ['pack-objects', '-q', path.join(staging, 'pack')], { cwd: bare, input: `${keep.join('\n')}\n` })
-      for (const f of readdirSync(packDir)) rmSync(path.join(packDir, f))
-      for (const f of readdirSync(staging)) renameSync(path.join(staging, f), path.join(packDir, f))
-    }
+  // the bare clone packed it: rebuild its pack without the lost blob
+  {
+    const keep = git(bare, 'rev-list', '--objects', '--all')
+      .split('\n')
+      .map((l) => l.split(' ')[0] ?? '')
+      .filter((o) => o !== lostBlob && o !== '')
+    const packDir = path.join(bare, 'objects', 'pack')
+    const staging = path.join(root, 'repack')
+    mkdirSync(staging)
+    execFileSync('git', ['pack-objects', '-q', path.join(staging, 'pack')], {
+      cwd: bare,
+      input: `${keep.join('\n')}\n`
+    })
+    for (const f of readdirSync(packDir)) rmSync(path.join(packDir, f))
+    for (const f of readdirSync(staging)) renameSync(path.join(staging, f), path.join(packDir, f))
+  }
   // The branch moves on; the working tree is edited afterwards. Neither may change the bound commit.
   writeFileSync(path.join(dir, 'src/server/game/Long.cpp'), longFile(99))
-  writeFileSync(path.join(dir, 'src/server/scripts/World/npc_wolpertinger.cpp'), '// rewritten after the bound commit\n')
+  writeFileSync(
+    path.join(dir, 'src/server/scripts/World/npc_wolpertinger.cpp'),
+    '// rewritten after the bound commit\n'
+  )
   git(dir, 'add', '-A')
   git(dir, 'commit', '-q', '-m', 'later', '--allow-empty')
   const later = git(dir, 'rev-parse', 'HEAD')
-  writeFileSync(path.join(dir, 'src/server/scripts/World/spell_brewfest.cpp'), '// edited in the working tree, never committed\n')
+  writeFileSync(
+    path.join(dir, 'src/server/scripts/World/spell_brewfest.cpp'),
+    '// edited in the working tree, never committed\n'
+  )
   rmSync(path.join(dir, '.git', 'objects', lostBlob.slice(0, 2), lostBlob.slice(2)))
   return { dir, bare, commit, later, missingPath: 'src/server/game/Lost.cpp', bigPath: 'src/server/game/Huge.cpp' }
 }

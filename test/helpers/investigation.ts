@@ -67,7 +67,14 @@ columns = ["entry", "name", "AIName"]
 entity_type = "creature"
 `
 
-export const SMART_QUERY = { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }], offset: 0, limit: 10 }
+export const SMART_QUERY = {
+  kind: 'database.rows',
+  table: 'smart_scripts',
+  columns: ['entryorguid', 'source_type', 'id', 'action_type', 'comment'],
+  filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }],
+  offset: 0,
+  limit: 10
+}
 
 /** Writes the world (SQLite) and the profile into `worldDir`; returns the profile path. */
 export const writeWorld = (worldDir: string): string => {
@@ -89,17 +96,52 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
     const title = 'Quest 11117: wolpertingers vanish when netted'
     if (typeof dir === 'string') must(await initCase({ dir, caseId: 'case-investigation', title, env })())
     else await dir.store.create(dir.caseId, { caseId: dir.caseId, title, env })
-    must(await prepareRevision(dir, research, must(enrichmentConfig(profile)), { report: 'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.', entities: [{ type: 'quest', id: 11117 }] }, { env }))
+    must(
+      await prepareRevision(
+        dir,
+        research,
+        must(enrichmentConfig(profile)),
+        {
+          report:
+            'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
+          entities: [{ type: 'quest', id: 11117 }]
+        },
+        { env }
+      )
+    )
     must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
     const first = scriptedModel([
-      JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' } }),
+      JSON.stringify({
+        interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
+      }),
       JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } }),
-      (p) => JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.', evidence: [latestEvidence(p)] } })
+      (p) =>
+        JSON.stringify({
+          next: {
+            kind: 'hypothesis',
+            action: 'propose',
+            statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.',
+            evidence: [latestEvidence(p)]
+          }
+        })
     ])
     must(await advance(dir, { model: first.model, research, env, maxTurns: 3 }))
-    must(await recordNote(dir, { text: 'Reproduced on the test realm: the creature despawns, no item.', commandId: 'note-repro', env }))
+    must(
+      await recordNote(dir, {
+        text: 'Reproduced on the test realm: the creature despawns, no item.',
+        commandId: 'note-repro',
+        env
+      })
+    )
     const second = scriptedModel([
-      JSON.stringify({ next: { kind: 'conclusion', summary: 'The SmartAI despawn on spell hit races the item reward; fix the action order.', hypotheses: ['H1'], evidence: ['E4'] } })
+      JSON.stringify({
+        next: {
+          kind: 'conclusion',
+          summary: 'The SmartAI despawn on spell hit races the item reward; fix the action order.',
+          hypotheses: ['H1'],
+          evidence: ['E4']
+        }
+      })
     ])
     must(await advance(dir, { model: second.model, research, env, maxTurns: 1 }))
   } finally {

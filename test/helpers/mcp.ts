@@ -19,7 +19,10 @@ export const processEnv = (extra: Record<string, string> = {}): Record<string, s
 })
 
 /** Starts `vba mcp ARGS` and connects a client named `name`/`version` to it. */
-export const connectMcp = async (args: readonly string[], o: { readonly name?: string; readonly version?: string; readonly env?: Record<string, string> } = {}): Promise<McpConnection> => {
+export const connectMcp = async (
+  args: readonly string[],
+  o: { readonly name?: string; readonly version?: string; readonly env?: Record<string, string> } = {}
+): Promise<McpConnection> => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'mcp', ...args],
@@ -54,5 +57,5 @@ export const rejection = async (p: Promise<unknown>): Promise<Error & { code?: u
 export const textOf = (r: unknown): string => {
   const content = (r as { content?: unknown } | null)?.content
   const first = (Array.isArray(content) ? content[0] : undefined) as { type?: string; text?: string } | undefined
-  return first?.type === 'text' ? first.text ?? '' : ''
+  return first?.type === 'text' ? (first.text ?? '') : ''
 }

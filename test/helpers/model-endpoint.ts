@@ -12,8 +12,19 @@ import { SMART_QUERY } from './investigation.js'
 
 /** What the endpoint does with one request. */
 export type Behaviour =
-  | { readonly kind: 'answer'; readonly content?: string; readonly model?: string; readonly usage?: Record<string, unknown> | null; readonly delayMs?: number }
-  | { readonly kind: 'status'; readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
+  | {
+      readonly kind: 'answer'
+      readonly content?: string
+      readonly model?: string
+      readonly usage?: Record<string, unknown> | null
+      readonly delayMs?: number
+    }
+  | {
+      readonly kind: 'status'
+      readonly status: number
+      readonly body?: string
+      readonly headers?: Record<string, string>
+    }
   | { readonly kind: 'garbage' }
   | { readonly kind: 'hang' }
   | { readonly kind: 'reset' }
@@ -21,7 +32,13 @@ export type Behaviour =
 export interface ReceivedRequest {
   readonly n: number
   readonly headers: http.IncomingHttpHeaders
-  readonly body: { model?: string; messages?: Array<{ role: string; content: string }>; temperature?: number; max_tokens?: number; response_format?: unknown }
+  readonly body: {
+    model?: string
+    messages?: Array<{ role: string; content: string }>
+    temperature?: number
+    max_tokens?: number
+    response_format?: unknown
+  }
 }
 
 export interface ModelEndpoint {
@@ -41,15 +58,37 @@ export const promptOf = (r: ReceivedRequest): string => (r.body.messages ?? []).
  * evidence, a hypothesis citing it, then the conclusion (the fleet model of the worker tests).
  */
 export const investigationBrain = (prompt: string): string => {
-  if (/Phase: interpretation/.test(prompt)) return JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' } })
+  if (/Phase: interpretation/.test(prompt))
+    return JSON.stringify({
+      interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
+    })
   const evidence = latestEvidence(prompt)
-  if (evidence === null) return JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } })
-  if (!/^ {2}H1 \[/m.test(prompt)) return JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.', evidence: [evidence] } })
-  return JSON.stringify({ next: { kind: 'conclusion', summary: 'The despawn races the item reward.', hypotheses: ['H1'], evidence: [evidence] } })
+  if (evidence === null)
+    return JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } })
+  if (!/^ {2}H1 \[/m.test(prompt))
+    return JSON.stringify({
+      next: {
+        kind: 'hypothesis',
+        action: 'propose',
+        statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.',
+        evidence: [evidence]
+      }
+    })
+  return JSON.stringify({
+    next: {
+      kind: 'conclusion',
+      summary: 'The despawn races the item reward.',
+      hypotheses: ['H1'],
+      evidence: [evidence]
+    }
+  })
 }
 
 /** Starts the endpoint; `behave` picks what to do with request `n` (1-based); the default answers every request. */
-export const startModelEndpoint = async (behave: (r: ReceivedRequest) => Behaviour = () => ({ kind: 'answer' }), brain: (prompt: string) => string = investigationBrain): Promise<ModelEndpoint> => {
+export const startModelEndpoint = async (
+  behave: (r: ReceivedRequest) => Behaviour = () => ({ kind: 'answer' }),
+  brain: (prompt: string) => string = investigationBrain
+): Promise<ModelEndpoint> => {
   const requests: ReceivedRequest[] = []
   const served: Record<string, number> = {}
   const hanging = new Set<http.ServerResponse>()
@@ -67,7 +106,9 @@ export const startModelEndpoint = async (behave: (r: ReceivedRequest) => Behavio
       requests.push(r)
       if (req.method !== 'POST' || !new URL(req.url ?? '/', 'http://x').pathname.endsWith('/chat/completions')) {
         served['status-404'] = (served['status-404'] ?? 0) + 1
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${String(req.url)}` } }))
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${String(req.url)}` } }))
         return
       }
       const b = behave(r)
@@ -84,7 +125,14 @@ export const startModelEndpoint = async (behave: (r: ReceivedRequest) => Behavio
             created: 1_764_547_200,
             model: b.model ?? `${body.model ?? 'unknown'}-2026-11-01`,
             choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-            usage: b.usage === undefined ? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } : b.usage
+            usage:
+              b.usage === undefined
+                ? {
+                    prompt_tokens: promptTokens,
+                    completion_tokens: completionTokens,
+                    total_tokens: promptTokens + completionTokens
+                  }
+                : b.usage
           }
           const send = (): void => {
             res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
@@ -94,7 +142,9 @@ export const startModelEndpoint = async (behave: (r: ReceivedRequest) => Behavio
           return
         }
         case 'status':
-          res.writeHead(b.status, { 'content-type': 'application/json', ...b.headers }).end(b.body ?? JSON.stringify({ error: { message: `scripted status ${b.status}`, type: 'server_error' } }))
+          res
+            .writeHead(b.status, { 'content-type': 'application/json', ...b.headers })
+            .end(b.body ?? JSON.stringify({ error: { message: `scripted status ${b.status}`, type: 'server_error' } }))
           return
         case 'garbage':
           res.writeHead(200, { 'content-type': 'application/json' }).end('<html>502 Bad Gateway</html>')

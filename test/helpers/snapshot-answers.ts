@@ -7,8 +7,18 @@ import { DEFAULT_ANALYSIS } from '../../src/research/source/open.js'
 import { runSourceQuery } from '../../src/research/source/run.js'
 import { toFailure } from '../../src/failures/error.js'
 
-export const answerAll = async (snap: GitSnapshot, queries: readonly unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
-  const r = { snap, url: 'https://example.org/core.git', extensions: DEFAULT_TEXT_EXTENSIONS, limits: { ...DEFAULT_LIMITS, time_ms: 600_000, ...limits }, analysis: { ...DEFAULT_ANALYSIS, enabled: true } }
+export const answerAll = async (
+  snap: GitSnapshot,
+  queries: readonly unknown[],
+  limits: Partial<ProjectLimits> = {}
+): Promise<string[]> => {
+  const r = {
+    snap,
+    url: 'https://example.org/core.git',
+    extensions: DEFAULT_TEXT_EXTENSIONS,
+    limits: { ...DEFAULT_LIMITS, time_ms: 600_000, ...limits },
+    analysis: { ...DEFAULT_ANALYSIS, enabled: true }
+  }
   const out: string[] = []
   for (const q of queries) {
     const d = decodeQuery(q)

@@ -11,7 +11,8 @@ import { tempDir } from './fs.js'
 
 /** Where the machine's PostgreSQL is (trust auth for postgres on this machine type). */
 export const POSTGRES_ADMIN_URL = process.env['VBA_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-export const POSTGRES_HINT = 'PostgreSQL must run on 127.0.0.1:5432 with trust auth for user postgres (Debian: apt-get install postgresql; pg_ctlcluster 15 main start), or set VBA_TEST_POSTGRES to an admin URL'
+export const POSTGRES_HINT =
+  'PostgreSQL must run on 127.0.0.1:5432 with trust auth for user postgres (Debian: apt-get install postgresql; pg_ctlcluster 15 main start), or set VBA_TEST_POSTGRES to an admin URL'
 
 export interface TestStore {
   readonly kind: 'postgres' | 'mariadb'
@@ -53,7 +54,11 @@ export const postgresStore = async (tag: string): Promise<TestStore> => {
 export const STORE_PASSWORD_ENV = 'VBA_TEST_STORE_PASSWORD'
 
 /** A private MariaDB server (one per test file) that hands out databases with a password-protected store user. */
-export const mariadbServer = async (): Promise<{ readonly server: MariaDbInstance; readonly store: (tag: string) => Promise<TestStore>; readonly stop: () => Promise<void> }> => {
+export const mariadbServer = async (): Promise<{
+  readonly server: MariaDbInstance
+  readonly store: (tag: string) => Promise<TestStore>
+  readonly stop: () => Promise<void>
+}> => {
   const server = await startMariaDb({ dir: path.join(tempDir('mariadb-store'), 'server') })
   process.on('exit', () => {
     try {

@@ -47,7 +47,16 @@ export const rawTar = (entries: readonly RawEntry[], options: { cut?: number } =
   const parts: Buffer[] = []
   for (const e of entries) {
     const body = e.body === undefined ? Buffer.alloc(0) : Buffer.from(e.body)
-    parts.push(tarHeader({ name: e.name, type: e.type ?? '0', size: e.size ?? body.length, ...(e.linkname === undefined ? {} : { linkname: e.linkname }) }), body, pad(body.length))
+    parts.push(
+      tarHeader({
+        name: e.name,
+        type: e.type ?? '0',
+        size: e.size ?? body.length,
+        ...(e.linkname === undefined ? {} : { linkname: e.linkname })
+      }),
+      body,
+      pad(body.length)
+    )
   }
   parts.push(Buffer.alloc(1024))
   const all = Buffer.concat(parts)

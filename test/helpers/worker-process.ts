@@ -28,14 +28,35 @@ const delay = Number(delayText ?? '0')
  * without an answer), so one model serves every case: the interpretation, a query until there is
  * evidence, a hypothesis citing it, then the conclusion.
  */
-export const fleetModel = (delayMs: number): ModelFn => async ({ prompt, phase }) => {
-  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
-  if (phase === 'interpretation') return JSON.stringify({ interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' } })
-  const evidence = latestEvidence(prompt)
-  if (evidence === null) return JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } })
-  if (!/^ {2}H1 \[/m.test(prompt)) return JSON.stringify({ next: { kind: 'hypothesis', action: 'propose', statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.', evidence: [evidence] } })
-  return JSON.stringify({ next: { kind: 'conclusion', summary: 'The despawn races the item reward.', hypotheses: ['H1'], evidence: [evidence] } })
-}
+export const fleetModel =
+  (delayMs: number): ModelFn =>
+  async ({ prompt, phase }) => {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+    if (phase === 'interpretation')
+      return JSON.stringify({
+        interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
+      })
+    const evidence = latestEvidence(prompt)
+    if (evidence === null)
+      return JSON.stringify({ next: { kind: 'tool', operation: 'project.query', arguments: SMART_QUERY } })
+    if (!/^ {2}H1 \[/m.test(prompt))
+      return JSON.stringify({
+        next: {
+          kind: 'hypothesis',
+          action: 'propose',
+          statement: 'The SmartAI of creature 23487 despawns it on the net spell hit.',
+          evidence: [evidence]
+        }
+      })
+    return JSON.stringify({
+      next: {
+        kind: 'conclusion',
+        summary: 'The despawn races the item reward.',
+        hypotheses: ['H1'],
+        evidence: [evidence]
+      }
+    })
+  }
 
 const profile = await loadProfile(profileFile)()
 if (E.isLeft(profile)) {

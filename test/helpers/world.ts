@@ -6,7 +6,13 @@
 import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { startMariaDb, findBinaries, sqlClient, INSTALL_HINT, type MariaDbInstance } from '../../scripts/lib/mariadb-instance.js'
+import {
+  startMariaDb,
+  findBinaries,
+  sqlClient,
+  INSTALL_HINT,
+  type MariaDbInstance
+} from '../../scripts/lib/mariadb-instance.js'
 import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
 import { READER_USER, loadWorld } from '../../scripts/lib/world-db.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
@@ -47,7 +53,10 @@ export const mariaWorld = async (): Promise<{ shared: SharedMariaDb; sql: MariaD
     })
     const readerPassword = newReaderPassword()
     loadWorld(instance.sql, readerPassword)
-    return { shared: { port: instance.port, socket: instance.socket, dir: instance.dir, readerPassword }, sql: instance.sql }
+    return {
+      shared: { port: instance.port, socket: instance.socket, dir: instance.dir, readerPassword },
+      sql: instance.sql
+    }
   })()
   return own
 }
@@ -58,7 +67,9 @@ const allowlist = (): string => `world = [${ALLOWED_WORLD_TABLES.map((t) => JSON
 export const mariaProfile = (shared: SharedMariaDb, extra = ''): string => {
   const dir = tempDir('profile')
   const file = path.join(dir, 'project.toml')
-  writeFileSync(file, `[database]
+  writeFileSync(
+    file,
+    `[database]
 client = "mysql2"
 host = "127.0.0.1"
 port = ${shared.port}
@@ -69,7 +80,8 @@ snapshot_id = "world-test-fixture-1"
 
 [database.allowed_tables]
 ${allowlist()}
-${extra}`)
+${extra}`
+  )
   process.env[PASSWORD_ENV] = shared.readerPassword
   return file
 }
@@ -79,7 +91,9 @@ export const sqliteProfile = (extra = ''): string => {
   const dir = tempDir('sqlite-world')
   writeWorldSqlite(path.join(dir, 'world.sqlite'))
   const file = path.join(dir, 'project.toml')
-  writeFileSync(file, `[database]
+  writeFileSync(
+    file,
+    `[database]
 client = "better-sqlite3"
 filename = "world.sqlite"
 databases = ["world"]
@@ -87,6 +101,7 @@ snapshot_id = "world-test-fixture-1"
 
 [database.allowed_tables]
 ${allowlist()}
-${extra}`)
+${extra}`
+  )
   return file
 }

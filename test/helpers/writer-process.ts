@@ -64,7 +64,13 @@ if (mode === 'hold') {
   const store = await openSqlStore(url, { poolSize: 1 })
   const trx = await store.knex.transaction()
   const row = (await trx('vba_cases').where({ case_id: caseId }).forUpdate().first()) as { generation: number }
-  await trx('vba_events').insert({ case_id: caseId, seq: Number(row.generation) + 1, command_id: 'never-committed', hash: `sha256:${'0'.repeat(64)}`, line: Buffer.from('{"never":"committed"}') })
+  await trx('vba_events').insert({
+    case_id: caseId,
+    seq: Number(row.generation) + 1,
+    command_id: 'never-committed',
+    hash: `sha256:${'0'.repeat(64)}`,
+    line: Buffer.from('{"never":"committed"}')
+  })
   writeSync(1, 'holding\n')
   await new Promise(() => undefined)
 }
@@ -82,7 +88,10 @@ if (mode === 'big') {
     ],
     objects: [bytes]
   })()
-  writeSync(1, `${JSON.stringify(r._tag === 'Right' ? { ok: r.right.generation } : { code: r.left.code, data: r.left.data })}\n`)
+  writeSync(
+    1,
+    `${JSON.stringify(r._tag === 'Right' ? { ok: r.right.generation } : { code: r.left.code, data: r.left.data })}\n`
+  )
 } else if (mode === 'concurrent') {
   const count = Number(countText ?? '500')
   for (let i = 0; i < count; i++) {
@@ -104,9 +113,17 @@ if (mode === 'big') {
       if (randomInt(3) === 0) {
         const bytes = randomBytes(randomInt(1, 65536))
         objects.push(bytes)
-        events.push({ type: 'AttachmentAdded', actor: 'operator', data: { name: `${commandId}-${k}.bin`, object: objectRefOf(bytes) } })
+        events.push({
+          type: 'AttachmentAdded',
+          actor: 'operator',
+          data: { name: `${commandId}-${k}.bin`, object: objectRefOf(bytes) }
+        })
       } else {
-        events.push({ type: 'NoteRecorded', actor: 'controller', data: { text: `${commandId} event ${k} ${'x'.repeat(randomInt(2000))}`, format: 'plain' } })
+        events.push({
+          type: 'NoteRecorded',
+          actor: 'controller',
+          data: { text: `${commandId} event ${k} ${'x'.repeat(randomInt(2000))}`, format: 'plain' }
+        })
       }
     }
     const generation = await appendWithRetry(h, (g) => ({ commandId, expectedGeneration: g, events, objects }))

@@ -51,10 +51,22 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
     assert.equal(again.receipt, first.receipt)
     const other = left(await recordNote(at, { text: 'something else', commandId: 'note-1' }))
     assert.is(other.code, 'COMMAND_ID_CONFLICT')
-    assert.is(left(await recordNote(at, { text: 'the creature despawns', format: 'markdown', commandId: 'note-1' })).code, 'COMMAND_ID_CONFLICT')
-    assert.is(left(await recordNote(at, { text: 'the creature despawns', author: 'controller', commandId: 'note-1' })).code, 'COMMAND_ID_CONFLICT')
-    assert.is(left(await addAttachment(at, { name: 'log.txt', bytes: Buffer.from('x'), commandId: 'note-1' })).code, 'COMMAND_ID_CONFLICT')
-    assert.is(left(await topUpBudget(at, { amount: 5, reason: 'more', commandId: 'note-1' })).code, 'COMMAND_ID_CONFLICT')
+    assert.is(
+      left(await recordNote(at, { text: 'the creature despawns', format: 'markdown', commandId: 'note-1' })).code,
+      'COMMAND_ID_CONFLICT'
+    )
+    assert.is(
+      left(await recordNote(at, { text: 'the creature despawns', author: 'controller', commandId: 'note-1' })).code,
+      'COMMAND_ID_CONFLICT'
+    )
+    assert.is(
+      left(await addAttachment(at, { name: 'log.txt', bytes: Buffer.from('x'), commandId: 'note-1' })).code,
+      'COMMAND_ID_CONFLICT'
+    )
+    assert.is(
+      left(await topUpBudget(at, { amount: 5, reason: 'more', commandId: 'note-1' })).code,
+      'COMMAND_ID_CONFLICT'
+    )
     assert.is(await generation(at), first.generation, 'nothing was written')
   })
 

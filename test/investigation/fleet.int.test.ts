@@ -46,18 +46,27 @@ const prepared = async (store: SqlStore, n: number): Promise<string[]> => {
     const id = `case-f${String(i).padStart(2, '0')}`
     const env = fixedEnv(`2026-11-30T10:${String(i).padStart(2, '0')}:00.000Z`, id)
     await store.create(id, { caseId: id, env })
-    right(await prepareRevision({ store, caseId: id }, research, right(enrichmentConfig(profile)), { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] }, { env }))
+    right(
+      await prepareRevision(
+        { store, caseId: id },
+        research,
+        right(enrichmentConfig(profile)),
+        { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
+        { env }
+      )
+    )
     ids.push(id)
   }
   return ids
 }
 
 /** A provider: a fifth of the requests get 429 (Retry-After 1 s) or 500; answers take `delayMs`. */
-const flaky = (delayMs: number): Promise<ModelEndpoint> => startModelEndpoint((r): Behaviour => {
-  if (r.n % 10 === 3) return { kind: 'status', status: 429, headers: { 'retry-after': '1' } }
-  if (r.n % 10 === 7) return { kind: 'status', status: 500 }
-  return { kind: 'answer', delayMs }
-})
+const flaky = (delayMs: number): Promise<ModelEndpoint> =>
+  startModelEndpoint((r): Behaviour => {
+    if (r.n % 10 === 3) return { kind: 'status', status: 429, headers: { 'retry-after': '1' } }
+    if (r.n % 10 === 7) return { kind: 'status', status: 500 }
+    return { kind: 'answer', delayMs }
+  })
 
 interface WorkerRun {
   readonly kill: () => void
@@ -66,11 +75,38 @@ interface WorkerRun {
 }
 
 const vbaWork = (url: string, env: Record<string, string>, model: string, worker: string): WorkerRun => {
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'work', '--store', url, '--config', profileFile, '--model-url', model, '--model', 'wolf-7b', '--worker', worker, '--concurrency', '3', '--lease-ms', '3000', '--until-idle', '--json'], { env: { ...process.env, ...env } })
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'),
+      'work',
+      '--store',
+      url,
+      '--config',
+      profileFile,
+      '--model-url',
+      model,
+      '--model',
+      'wolf-7b',
+      '--worker',
+      worker,
+      '--concurrency',
+      '3',
+      '--lease-ms',
+      '3000',
+      '--until-idle',
+      '--json'
+    ],
+    { env: { ...process.env, ...env } }
+  )
   let out = ''
   let err = ''
-  child.stdout.on('data', (d) => { out += d })
-  child.stderr.on('data', (d) => { err += d })
+  child.stdout.on('data', (d) => {
+    out += d
+  })
+  child.stderr.on('data', (d) => {
+    err += d
+  })
   const lines = (): string[] => out.split('\n').filter((l) => l !== '')
   return {
     kill: () => child.kill('SIGKILL'),
@@ -79,7 +115,15 @@ const vbaWork = (url: string, env: Record<string, string>, model: string, worker
   }
 }
 
-const parsed = (lines: readonly string[]): Array<WorkEvent | { kind: 'summary'; summary: { claims: number; concluded: number; ended: string; failures_by_code: Record<string, number> } }> =>
+const parsed = (
+  lines: readonly string[]
+): Array<
+  | WorkEvent
+  | {
+      kind: 'summary'
+      summary: { claims: number; concluded: number; ended: string; failures_by_code: Record<string, number> }
+    }
+> =>
   lines.map((l) => {
     try {
       return JSON.parse(l) as WorkEvent
@@ -111,7 +155,8 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       const a = vbaWork(t.url, t.environment, ep.url, 'worker-a')
       const b = vbaWork(t.url, t.environment, ep.url, 'worker-b')
       // Kill A once it holds cases: its leases run out and B takes the cases over.
-      for (let i = 0; i < 200 && !a.lines().some((l) => l.includes('"kind":"claimed"')); i++) await new Promise((r) => setTimeout(r, 50))
+      for (let i = 0; i < 200 && !a.lines().some((l) => l.includes('"kind":"claimed"')); i++)
+        await new Promise((r) => setTimeout(r, 50))
       await new Promise((r) => setTimeout(r, 400))
       a.kill()
       const [ra, rb] = await Promise.all([a.done, b.done])
@@ -128,8 +173,14 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       assert.ok(mostHeld(events) >= 2, 'B held several leases at once')
       const slots = new Set(events.flatMap((e) => (e.kind === 'claimed' ? [e.worker] : [])))
       for (const s of slots) assert.match(s, /^worker-b:[1-3]$/)
-      assert.ok(events.some((e) => e.kind === 'stopping' && e.reason === 'idle'), 'until-idle says why it ended')
-      assert.ok(ep.served['status-429'] !== undefined && ep.served['status-500'] !== undefined, JSON.stringify(ep.served))
+      assert.ok(
+        events.some((e) => e.kind === 'stopping' && e.reason === 'idle'),
+        'until-idle says why it ended'
+      )
+      assert.ok(
+        ep.served['status-429'] !== undefined && ep.served['status-500'] !== undefined,
+        JSON.stringify(ep.served)
+      )
       for (const entry of await store.list()) {
         assert.is(entry.state, 'CONCLUDED', `${entry.case_id}: ${entry.why}`)
         assert.is(entry.lease, null)
@@ -140,9 +191,21 @@ for (const kind of ['postgres', 'mariadb'] as const) {
         const v = await store.verify(id)
         assert.ok(v.valid, `${id}: ${JSON.stringify(v.findings.slice(0, 3))}`)
         const answers: Array<{ provenance: { usage: { total_tokens: number } | null } | null }> = []
-        await store.replay(id, [{ name: 'answers', version: 1, init: () => answers, evolve: (s: typeof answers, e) => { if (e.type === 'ModelResponded') s.push(e.data as (typeof answers)[number]); return s }, view: () => null }])
+        await store.replay(id, [
+          {
+            name: 'answers',
+            version: 1,
+            init: () => answers,
+            evolve: (s: typeof answers, e) => {
+              if (e.type === 'ModelResponded') s.push(e.data as (typeof answers)[number])
+              return s
+            },
+            view: () => null
+          }
+        ])
         assert.ok(answers.length >= 4)
-        for (const x of answers) assert.ok((x.provenance?.usage?.total_tokens ?? 0) > 0, `${id}: an answer without usage`)
+        for (const x of answers)
+          assert.ok((x.provenance?.usage?.total_tokens ?? 0) > 0, `${id}: an answer without usage`)
       }
     } finally {
       await ep.close()
@@ -154,50 +217,85 @@ for (const kind of ['postgres', 'mariadb'] as const) {
 
 const inProcess = suite('work() in process')
 
-inProcess('a permanent failure stops the worker: every slot releases its case, the summary names the failure', async () => {
-  const { store } = await fresh('postgres', 'stop')
-  await prepared(store, 4)
-  const ep = await startModelEndpoint()
-  try {
-    const events: WorkEvent[] = []
-    // No settings: a prepared, not started case cannot be started (INVESTIGATION_NOT_STARTED, permanent).
-    const summary = await work({ store, model: httpModel({ url: ep.url, model: 'm' }), research, worker: 'stopper', concurrency: 2, leaseMs: 5000, pollMs: 50, untilIdle: true, onEvent: (e) => events.push(e) })
-    assert.is(summary.ended, 'failure')
-    assert.is(summary.stopped_by?.code, 'INVESTIGATION_NOT_STARTED')
-    assert.ok((summary.failures_by_code['INVESTIGATION_NOT_STARTED'] ?? 0) >= 1)
-    assert.ok(events.some((e) => e.kind === 'stopping' && e.reason === 'failure'))
-    for (const e of await store.list()) assert.is(e.lease, null, `${e.case_id} is still leased`)
-  } finally {
-    await ep.close()
-  }
-})
-
-inProcess('slots are worker identities; a bad name or concurrency is refused before anything is claimed; until-idle ends and says so', async () => {
-  const { store } = await fresh('postgres', 'slots')
-  await prepared(store, 3)
-  const ep = await startModelEndpoint()
-  try {
-    for (const bad of [{ worker: 'w/1' }, { worker: 'w', concurrency: 0 }, { worker: 'w', concurrency: 65 }, { worker: 'x'.repeat(126), concurrency: 2 }]) {
-      let code = ''
-      try {
-        await work({ store, model: httpModel({ url: ep.url, model: 'm' }), research, untilIdle: true, ...bad })
-      } catch (e) {
-        code = (e as { failure?: { code: string } }).failure?.code ?? String(e)
-      }
-      assert.is(code, 'INVALID_ARGUMENT', JSON.stringify(bad))
+inProcess(
+  'a permanent failure stops the worker: every slot releases its case, the summary names the failure',
+  async () => {
+    const { store } = await fresh('postgres', 'stop')
+    await prepared(store, 4)
+    const ep = await startModelEndpoint()
+    try {
+      const events: WorkEvent[] = []
+      // No settings: a prepared, not started case cannot be started (INVESTIGATION_NOT_STARTED, permanent).
+      const summary = await work({
+        store,
+        model: httpModel({ url: ep.url, model: 'm' }),
+        research,
+        worker: 'stopper',
+        concurrency: 2,
+        leaseMs: 5000,
+        pollMs: 50,
+        untilIdle: true,
+        onEvent: (e) => events.push(e)
+      })
+      assert.is(summary.ended, 'failure')
+      assert.is(summary.stopped_by?.code, 'INVESTIGATION_NOT_STARTED')
+      assert.ok((summary.failures_by_code['INVESTIGATION_NOT_STARTED'] ?? 0) >= 1)
+      assert.ok(events.some((e) => e.kind === 'stopping' && e.reason === 'failure'))
+      for (const e of await store.list()) assert.is(e.lease, null, `${e.case_id} is still leased`)
+    } finally {
+      await ep.close()
     }
-    const events: WorkEvent[] = []
-    const summary = await work({ store, model: httpModel({ url: ep.url, model: 'm' }), research, worker: 'host.42', concurrency: 3, leaseMs: 5000, pollMs: 50, settings: right(settingsOf(profile)), untilIdle: true, onEvent: (e) => events.push(e) })
-    assert.is(summary.claims, 3)
-    assert.is(summary.concluded, 3)
-    assert.is(summary.ended, 'idle')
-    assert.equal(new Set(events.flatMap((e) => (e.kind === 'claimed' ? [e.worker] : []))), new Set(['host.42:1', 'host.42:2', 'host.42:3']))
-    const stop = events.find((e) => e.kind === 'stopping')
-    assert.ok(stop?.kind === 'stopping' && stop.reason === 'idle' && /nothing is runnable/.test(stop.message))
-  } finally {
-    await ep.close()
   }
-})
+)
+
+inProcess(
+  'slots are worker identities; a bad name or concurrency is refused before anything is claimed; until-idle ends and says so',
+  async () => {
+    const { store } = await fresh('postgres', 'slots')
+    await prepared(store, 3)
+    const ep = await startModelEndpoint()
+    try {
+      for (const bad of [
+        { worker: 'w/1' },
+        { worker: 'w', concurrency: 0 },
+        { worker: 'w', concurrency: 65 },
+        { worker: 'x'.repeat(126), concurrency: 2 }
+      ]) {
+        let code = ''
+        try {
+          await work({ store, model: httpModel({ url: ep.url, model: 'm' }), research, untilIdle: true, ...bad })
+        } catch (e) {
+          code = (e as { failure?: { code: string } }).failure?.code ?? String(e)
+        }
+        assert.is(code, 'INVALID_ARGUMENT', JSON.stringify(bad))
+      }
+      const events: WorkEvent[] = []
+      const summary = await work({
+        store,
+        model: httpModel({ url: ep.url, model: 'm' }),
+        research,
+        worker: 'host.42',
+        concurrency: 3,
+        leaseMs: 5000,
+        pollMs: 50,
+        settings: right(settingsOf(profile)),
+        untilIdle: true,
+        onEvent: (e) => events.push(e)
+      })
+      assert.is(summary.claims, 3)
+      assert.is(summary.concluded, 3)
+      assert.is(summary.ended, 'idle')
+      assert.equal(
+        new Set(events.flatMap((e) => (e.kind === 'claimed' ? [e.worker] : []))),
+        new Set(['host.42:1', 'host.42:2', 'host.42:3'])
+      )
+      const stop = events.find((e) => e.kind === 'stopping')
+      assert.ok(stop?.kind === 'stopping' && stop.reason === 'idle' && /nothing is runnable/.test(stop.message))
+    } finally {
+      await ep.close()
+    }
+  }
+)
 
 inProcess.after(async () => {
   for (const s of opened) await s.close()

@@ -15,7 +15,13 @@ import { startModelEndpoint, type Behaviour } from '../helpers/model-endpoint.js
 const test = suite('httpModel against a local endpoint')
 
 const ask = (m: ModelFn, signal: AbortSignal = new AbortController().signal): Promise<string | ModelAnswer> =>
-  m({ prompt: 'STABLE\nPhase: interpretation. Turn 1.', stablePrefix: 'STABLE', turn: 1, phase: 'interpretation', signal })
+  m({
+    prompt: 'STABLE\nPhase: interpretation. Turn 1.',
+    stablePrefix: 'STABLE',
+    turn: 1,
+    phase: 'interpretation',
+    signal
+  })
 
 const failureOf = async (p: Promise<unknown>): Promise<FailureError['failure']> => {
   try {
@@ -28,21 +34,37 @@ const failureOf = async (p: Promise<unknown>): Promise<FailureError['failure']> 
 }
 
 /** Behaves as listed for requests 1, 2, …, then answers. */
-const script = (...steps: Behaviour[]) => (r: { n: number }): Behaviour => steps[r.n - 1] ?? { kind: 'answer' }
+const script =
+  (...steps: Behaviour[]) =>
+  (r: { n: number }): Behaviour =>
+    steps[r.n - 1] ?? { kind: 'answer' }
 
 test('an answer carries its provenance: the model as served, the origin only, parameters, usage, finish reason, attempts', async () => {
   const ep = await startModelEndpoint()
   const previous = process.env['OPENAI_API_KEY']
   process.env['OPENAI_API_KEY'] = 'sk-from-the-environment-must-not-be-sent'
   try {
-    const a = await ask(internalHttpModel({ url: `${ep.url}/?token=secret`, model: 'qwen', temperature: 0.2, maxTokens: 512, jsonMode: true })) as ModelAnswer
+    const a = (await ask(
+      internalHttpModel({
+        url: `${ep.url}/?token=secret`,
+        model: 'qwen',
+        temperature: 0.2,
+        maxTokens: 512,
+        jsonMode: true
+      })
+    )) as ModelAnswer
     assert.match(a.text, '"interpretation"')
     assert.equal(a.info?.kind, 'http')
     assert.is(a.info?.model, 'qwen-2026-11-01', 'the name the endpoint reported, not the one asked for')
     assert.is(a.info?.endpoint, ep.url.replace(/\/v1$/, ''))
     assert.equal(a.info?.parameters, { temperature: 0.2, max_tokens: 512, json_mode: true })
     const usage = a.info?.usage
-    assert.ok(usage !== null && usage !== undefined && typeof usage.total_tokens === 'number' && usage.total_tokens === (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0))
+    assert.ok(
+      usage !== null &&
+        usage !== undefined &&
+        typeof usage.total_tokens === 'number' &&
+        usage.total_tokens === (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)
+    )
     assert.is(a.info?.finishReason, 'stop')
     assert.is(a.info?.attempts, 1)
     const req = ep.requests[0]
@@ -50,7 +72,11 @@ test('an answer carries its provenance: the model as served, the origin only, pa
     assert.is(req?.body.temperature, 0.2)
     assert.is(req?.body.max_tokens, 512)
     assert.is(req?.body.messages?.[0]?.content, 'STABLE', 'the stable prefix is the system message')
-    assert.is(req?.headers.authorization, undefined, 'no key configured: no Authorization header, OPENAI_API_KEY is not picked up')
+    assert.is(
+      req?.headers.authorization,
+      undefined,
+      'no key configured: no Authorization header, OPENAI_API_KEY is not picked up'
+    )
   } finally {
     if (previous === undefined) delete process.env['OPENAI_API_KEY']
     else process.env['OPENAI_API_KEY'] = previous
@@ -59,16 +85,20 @@ test('an answer carries its provenance: the model as served, the origin only, pa
 })
 
 test('429 (Retry-After), 500, garbage, a reset and a hang are retried; the answer says how many attempts it took', async () => {
-  const ep = await startModelEndpoint(script(
-    { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
-    { kind: 'status', status: 500 },
-    { kind: 'garbage' },
-    { kind: 'reset' },
-    { kind: 'hang' }
-  ))
+  const ep = await startModelEndpoint(
+    script(
+      { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+      { kind: 'status', status: 500 },
+      { kind: 'garbage' },
+      { kind: 'reset' },
+      { kind: 'hang' }
+    )
+  )
   try {
     const started = Date.now()
-    const a = await ask(internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 6, timeoutMs: 400, backoffMs: 10 })) as ModelAnswer
+    const a = (await ask(
+      internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 6, timeoutMs: 400, backoffMs: 10 })
+    )) as ModelAnswer
     assert.is(a.info?.attempts, 6)
     assert.is(ep.requests.length, 6)
     assert.ok(Date.now() - started >= 1000, 'the Retry-After of 1 s was honoured')
@@ -78,8 +108,12 @@ test('429 (Retry-After), 500, garbage, a reset and a hang are retried; the answe
   }
 })
 
-test('bounded: attempts, and total time (a Retry-After past max_total_ms ends the call at once, keeping the provider\'s wish)', async () => {
-  const ep = await startModelEndpoint(() => ({ kind: 'status', status: 503, body: JSON.stringify({ error: { message: 'overloaded, try later' } }) }))
+test("bounded: attempts, and total time (a Retry-After past max_total_ms ends the call at once, keeping the provider's wish)", async () => {
+  const ep = await startModelEndpoint(() => ({
+    kind: 'status',
+    status: 503,
+    body: JSON.stringify({ error: { message: 'overloaded, try later' } })
+  }))
   try {
     const f = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 3, backoffMs: 5 })))
     assert.is(f.code, 'MODEL_HTTP_ERROR')
@@ -103,8 +137,14 @@ test('bounded: attempts, and total time (a Retry-After past max_total_ms ends th
   }
 })
 
-test('not retried: 404 model not found (the provider\'s text is shown); an unreachable endpoint says why', async () => {
-  const ep = await startModelEndpoint(() => ({ kind: 'status', status: 404, body: JSON.stringify({ error: { message: 'The model `gpt-9` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }) }))
+test("not retried: 404 model not found (the provider's text is shown); an unreachable endpoint says why", async () => {
+  const ep = await startModelEndpoint(() => ({
+    kind: 'status',
+    status: 404,
+    body: JSON.stringify({
+      error: { message: 'The model `gpt-9` does not exist', type: 'invalid_request_error', code: 'model_not_found' }
+    })
+  }))
   try {
     const f = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'gpt-9', backoffMs: 5 })))
     assert.is(f.code, 'MODEL_HTTP_ERROR')
@@ -124,14 +164,22 @@ test('not retried: 404 model not found (the provider\'s text is shown); an unrea
 
 test('the key is sent as a bearer token and never appears in a failure, even when the provider echoes it', async () => {
   const key = 'sk-test-0123456789abcdefSECRET'
-  const ep = await startModelEndpoint(() => ({ kind: 'status', status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${key}. Bearer ${key}` } }) }))
+  const ep = await startModelEndpoint(() => ({
+    kind: 'status',
+    status: 401,
+    body: JSON.stringify({ error: { message: `Incorrect API key provided: ${key}. Bearer ${key}` } })
+  }))
   try {
-    const f = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm', apiKeyEnv: 'VBA_TEST_KEY', env: { VBA_TEST_KEY: key } })))
+    const f = await failureOf(
+      ask(internalHttpModel({ url: ep.url, model: 'm', apiKeyEnv: 'VBA_TEST_KEY', env: { VBA_TEST_KEY: key } }))
+    )
     assert.is(ep.requests[0]?.headers.authorization, `Bearer ${key}`)
     assert.is(f.data['status'], 401)
     assert.not.ok(JSON.stringify(f).includes(key), JSON.stringify(f))
     assert.match(f.message, 'Incorrect API key provided: [key]')
-    const missing = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm', apiKeyEnv: 'VBA_TEST_KEY', env: {} })))
+    const missing = await failureOf(
+      ask(internalHttpModel({ url: ep.url, model: 'm', apiKeyEnv: 'VBA_TEST_KEY', env: {} }))
+    )
     assert.is(missing.code, 'MODEL_CALL_FAILED')
     assert.is(ep.requests.length, 1, 'without its key nothing is sent')
   } finally {
@@ -139,8 +187,10 @@ test('the key is sent as a bearer token and never appears in a failure, even whe
   }
 })
 
-test('the controller\'s abort ends a hanging call and a backoff wait at once (MODEL_CALL_CANCELLED)', async () => {
-  const ep = await startModelEndpoint((r) => (r.n === 1 ? { kind: 'hang' } : { kind: 'status', status: 429, headers: { 'retry-after': '60' } }))
+test("the controller's abort ends a hanging call and a backoff wait at once (MODEL_CALL_CANCELLED)", async () => {
+  const ep = await startModelEndpoint((r) =>
+    r.n === 1 ? { kind: 'hang' } : { kind: 'status', status: 429, headers: { 'retry-after': '60' } }
+  )
   try {
     const c = new AbortController()
     setTimeout(() => c.abort(), 200)
@@ -160,7 +210,11 @@ test('the controller\'s abort ends a hanging call and a backoff wait at once (MO
 })
 
 test('the public adapter rejects with VbaError (code, kind, data)', async () => {
-  const ep = await startModelEndpoint(() => ({ kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad request' } }) }))
+  const ep = await startModelEndpoint(() => ({
+    kind: 'status',
+    status: 400,
+    body: JSON.stringify({ error: { message: 'bad request' } })
+  }))
   try {
     let caught: unknown
     try {

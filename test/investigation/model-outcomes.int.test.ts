@@ -33,7 +33,10 @@ import { sha256Digest } from '../../src/events/canonical.js'
 
 const worldDir = tempDir('outcomes-world')
 writeWorldSqlite(path.join(worldDir, 'world.sqlite'))
-writeFileSync(path.join(worldDir, 'project.toml'), INVESTIGATION_PROFILE.replace('[budget]\ntotal = 4', '[budget]\ntotal = 10'))
+writeFileSync(
+  path.join(worldDir, 'project.toml'),
+  INVESTIGATION_PROFILE.replace('[budget]\ntotal = 4', '[budget]\ntotal = 10')
+)
 const profile = right(await loadProfile(path.join(worldDir, 'project.toml'))())
 const research = createProjectResearch(profile)
 const baseSettings = right(settingsOf(profile))
@@ -41,13 +44,25 @@ const baseSettings = right(settingsOf(profile))
 const startedCase = async (settings: InvestigationSettings = baseSettings): Promise<string> => {
   const dir = path.join(tempDir('outcomes'), 'case')
   right(await initCase({ dir, caseId: 'case-outcomes' })())
-  right(await prepareRevision(dir, research, right(enrichmentConfig(profile)), { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] }, {}))
+  right(
+    await prepareRevision(
+      dir,
+      research,
+      right(enrichmentConfig(profile)),
+      { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] },
+      {}
+    )
+  )
   right(await startInvestigation(dir, { settings }))
   return dir
 }
 const events = (dir: string): Array<{ type: string; data: Record<string, unknown>; at: string }> =>
-  readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; at: string })
-const lifecycle = async (dir: string): Promise<LifecycleView> => right(await replayCase(dir, [lifecycleProjection])()).views['lifecycle']?.view as LifecycleView
+  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown>; at: string })
+const lifecycle = async (dir: string): Promise<LifecycleView> =>
+  right(await replayCase(dir, [lifecycleProjection])()).views['lifecycle']?.view as LifecycleView
 const valid = async (dir: string): Promise<void> => {
   const r = right(await verifyCase(dir)())
   assert.ok(r.valid, JSON.stringify(r.findings.slice(0, 3)))
@@ -57,8 +72,14 @@ const test = suite('model outcomes in the loop')
 
 test('a flaky provider (429 with Retry-After, 500, garbage) is survived; every answer records the served model, its usage and latency', async () => {
   // Every third request misbehaves, in turn.
-  const bad: Behaviour[] = [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'status', status: 500 }, { kind: 'garbage' }]
-  const ep = await startModelEndpoint((r) => (r.n % 3 === 0 ? bad[(r.n / 3 - 1) % 3] as Behaviour : { kind: 'answer' }))
+  const bad: Behaviour[] = [
+    { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+    { kind: 'status', status: 500 },
+    { kind: 'garbage' }
+  ]
+  const ep = await startModelEndpoint((r) =>
+    r.n % 3 === 0 ? (bad[(r.n / 3 - 1) % 3] as Behaviour) : { kind: 'answer' }
+  )
   try {
     const dir = await startedCase()
     const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'wolf-7b', backoffMs: 5 }), research }))
@@ -69,7 +90,14 @@ test('a flaky provider (429 with Retry-After, 500, garbage) is survived; every a
     assert.is(answers.length, r.turns)
     let total = 0
     for (const a of answers) {
-      const p = a.data['provenance'] as { model: string; endpoint: string; usage: { total_tokens: number }; latency_ms: number; attempts: number; finish_reason: string }
+      const p = a.data['provenance'] as {
+        model: string
+        endpoint: string
+        usage: { total_tokens: number }
+        latency_ms: number
+        attempts: number
+        finish_reason: string
+      }
       assert.is(p.model, 'wolf-7b-2026-11-01')
       assert.is(p.endpoint, ep.url.replace(/\/v1$/, ''))
       assert.ok(p.usage.total_tokens > 0)
@@ -77,7 +105,10 @@ test('a flaky provider (429 with Retry-After, 500, garbage) is survived; every a
       assert.is(p.finish_reason, 'stop')
       total += p.usage.total_tokens
     }
-    assert.ok(answers.some((a) => (a.data['provenance'] as { attempts: number }).attempts > 1), 'some answer needed a retry')
+    assert.ok(
+      answers.some((a) => (a.data['provenance'] as { attempts: number }).attempts > 1),
+      'some answer needed a retry'
+    )
     assert.is(r.tokens, total)
     const v = await lifecycle(dir)
     assert.equal(v.model, { kind: 'http', name: 'wolf-7b-2026-11-01', endpoint: ep.url.replace(/\/v1$/, '') })
@@ -88,7 +119,7 @@ test('a flaky provider (429 with Retry-After, 500, garbage) is survived; every a
   }
 })
 
-test('the controller\'s abort is its own outcome: nothing recorded, the case stays as it was, the next call asks again', async () => {
+test("the controller's abort is its own outcome: nothing recorded, the case stays as it was, the next call asks again", async () => {
   const ep = await startModelEndpoint((r) => (r.n === 2 ? { kind: 'hang' } : { kind: 'answer' }))
   try {
     const dir = await startedCase()
@@ -96,11 +127,16 @@ test('the controller\'s abort is its own outcome: nothing recorded, the case sta
     const before = await lifecycle(dir)
     const stop = new AbortController()
     setTimeout(() => stop.abort(), 300)
-    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, signal: stop.signal }))
+    const r = right(
+      await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, signal: stop.signal })
+    )
     assert.ok(r.cancelled)
     assert.is(r.state, 'INVESTIGATING')
     assert.is(r.last_model_failure, null)
-    assert.not.ok(events(dir).some((e) => e.type === 'ModelFailed'), 'a cancelled call is not an outage')
+    assert.not.ok(
+      events(dir).some((e) => e.type === 'ModelFailed'),
+      'a cancelled call is not an outage'
+    )
     assert.is((await lifecycle(dir)).state, before.state)
     await valid(dir)
     const done = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research }))
@@ -112,7 +148,11 @@ test('the controller\'s abort is its own outcome: nothing recorded, the case sta
 })
 
 test('a provider that keeps failing: the case waits as MODEL_UNAVAILABLE with why; advancing early is RETRY_NOT_YET; a manual retry covers the block at the start only', async () => {
-  const ep = await startModelEndpoint(() => ({ kind: 'status', status: 404, body: JSON.stringify({ error: { message: 'model not found' } }) }))
+  const ep = await startModelEndpoint(() => ({
+    kind: 'status',
+    status: 404,
+    body: JSON.stringify({ error: { message: 'model not found' } })
+  }))
   try {
     const dir = await startedCase()
     const model = httpModel({ url: ep.url, model: 'gone' })
@@ -129,15 +169,25 @@ test('a provider that keeps failing: the case waits as MODEL_UNAVAILABLE with wh
     const again = right(await advance(dir, { model, research, manualRetry: true, maxTurns: 20 }))
     assert.is(again.state, 'BLOCKED')
     assert.is(again.turns, 1, 'one manual resume, one failed call, then the new block holds')
-    const added = events(dir).slice(n).map((e) => `${e.type}${e.type === 'CheckpointRecorded' ? `:${String(e.data['state'])}:${String(e.data['manual_retry'])}` : ''}`)
-    assert.equal(added, ['CheckpointRecorded:INTERPRETING:true', 'ModelRequested', 'ModelFailed', 'CheckpointRecorded:BLOCKED:false'])
+    const added = events(dir)
+      .slice(n)
+      .map(
+        (e) =>
+          `${e.type}${e.type === 'CheckpointRecorded' ? `:${String(e.data['state'])}:${String(e.data['manual_retry'])}` : ''}`
+      )
+    assert.equal(added, [
+      'CheckpointRecorded:INTERPRETING:true',
+      'ModelRequested',
+      'ModelFailed',
+      'CheckpointRecorded:BLOCKED:false'
+    ])
     await valid(dir)
   } finally {
     await ep.close()
   }
 })
 
-test('a Retry-After longer than the backoff sets the block\'s retry time', async () => {
+test("a Retry-After longer than the backoff sets the block's retry time", async () => {
   const ep = await startModelEndpoint(() => ({ kind: 'status', status: 429, headers: { 'retry-after': '3600' } }))
   try {
     const dir = await startedCase()
@@ -145,7 +195,10 @@ test('a Retry-After longer than the backoff sets the block\'s retry time', async
     assert.is(r.reason, 'MODEL_UNAVAILABLE')
     const failed = events(dir).find((e) => e.type === 'ModelFailed')
     assert.ok(failed !== undefined)
-    assert.ok(Date.parse(r.retry_not_before ?? '') - Date.parse(failed.at) >= 3_600_000 - 5, `${String(r.retry_not_before)} vs ${failed.at}`)
+    assert.ok(
+      Date.parse(r.retry_not_before ?? '') - Date.parse(failed.at) >= 3_600_000 - 5,
+      `${String(r.retry_not_before)} vs ${failed.at}`
+    )
     await valid(dir)
   } finally {
     await ep.close()
@@ -153,7 +206,10 @@ test('a Retry-After longer than the backoff sets the block\'s retry time', async
 })
 
 test('the token budget: once the recorded usage reaches [budget] max_tokens the case is EXHAUSTED (TOKEN_BUDGET_EXHAUSTED); a forged request past it breaks budget.tokens', async () => {
-  const ep = await startModelEndpoint(() => ({ kind: 'answer', usage: { prompt_tokens: 900, completion_tokens: 100, total_tokens: 1000 } }))
+  const ep = await startModelEndpoint(() => ({
+    kind: 'answer',
+    usage: { prompt_tokens: 900, completion_tokens: 100, total_tokens: 1000 }
+  }))
   try {
     const dir = await startedCase({ ...baseSettings, max_tokens: 1500 })
     const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research }))
@@ -169,7 +225,26 @@ test('the token budget: once the recorded usage reaches [budget] max_tokens the 
     right(await advance(dir2, { model: httpModel({ url: ep.url, model: 'm' }), research, maxTurns: 2 }))
     const h = right(await openCase(dir2)())
     const prompt = Buffer.from('forged prompt')
-    const refused = left(await appendCommand(h, { commandId: 'forged-request', expectedGeneration: h.cursor.seq, objects: [prompt], events: [{ type: 'ModelRequested', actor: 'controller', data: { turn: h.cursor.state.turn + 1, phase: 'investigation', prompt: { digest: sha256Digest(prompt), size: prompt.length, media_type: 'text/plain' }, prompt_version: 'investigation_project_v1', prompt_chars: prompt.length } }] })())
+    const refused = left(
+      await appendCommand(h, {
+        commandId: 'forged-request',
+        expectedGeneration: h.cursor.seq,
+        objects: [prompt],
+        events: [
+          {
+            type: 'ModelRequested',
+            actor: 'controller',
+            data: {
+              turn: h.cursor.state.turn + 1,
+              phase: 'investigation',
+              prompt: { digest: sha256Digest(prompt), size: prompt.length, media_type: 'text/plain' },
+              prompt_version: 'investigation_project_v1',
+              prompt_chars: prompt.length
+            }
+          }
+        ]
+      })()
+    )
     assert.is(refused.code, 'RULE_VIOLATION')
     assert.match(refused.message, 'budget.tokens')
   } finally {
@@ -179,19 +254,44 @@ test('the token budget: once the recorded usage reaches [budget] max_tokens the 
 
 test('a command answering more than it may is an invalid answer, kept cut (not an outage); the program and exit status are recorded', async () => {
   const dir = await startedCase()
-  const r = right(await advance(dir, { model: commandModel('yes "{\\"x\\": 1}" | head -c 3000000', { maxAnswerBytes: 300_000 }), research, maxTurns: 1 }))
+  const r = right(
+    await advance(dir, {
+      model: commandModel('yes "{\\"x\\": 1}" | head -c 3000000', { maxAnswerBytes: 300_000 }),
+      research,
+      maxTurns: 1
+    })
+  )
   assert.is(r.state, 'INTERPRETING')
   const log = events(dir)
   const rejected = log.find((e) => e.type === 'ModelResponseRejected')
   assert.is(rejected?.data['code'], 'MODEL_ANSWER_TOO_LARGE')
   const answer = log.find((e) => e.type === 'ModelResponded')
   assert.is((answer?.data['raw'] as { size: number }).size, 300_000, 'the first maxAnswerBytes are kept')
-  const p = answer?.data['provenance'] as { kind: string; program: string; finish_reason: string; exit_status: number | null }
+  const p = answer?.data['provenance'] as {
+    kind: string
+    program: string
+    finish_reason: string
+    exit_status: number | null
+  }
   assert.equal([p.kind, p.program, p.finish_reason, p.exit_status], ['command', 'yes', 'length', null])
-  const ok = right(await advance(dir, { model: commandModel('printf \'{"interpretation": {"summary": "ok"}}\''), research, maxTurns: 1 }))
+  const ok = right(
+    await advance(dir, {
+      model: commandModel('printf \'{"interpretation": {"summary": "ok"}}\''),
+      research,
+      maxTurns: 1
+    })
+  )
   assert.is(ok.state, 'INVESTIGATING')
-  const last = events(dir).filter((e) => e.type === 'ModelResponded').pop()
-  assert.equal([(last?.data['provenance'] as { program: string }).program, (last?.data['provenance'] as { exit_status: number }).exit_status], ['printf', 0])
+  const last = events(dir)
+    .filter((e) => e.type === 'ModelResponded')
+    .pop()
+  assert.equal(
+    [
+      (last?.data['provenance'] as { program: string }).program,
+      (last?.data['provenance'] as { exit_status: number }).exit_status
+    ],
+    ['printf', 0]
+  )
   await valid(dir)
 })
 

@@ -37,13 +37,18 @@ const opened: SqlStore[] = []
 const RETRYABLE = new Set(['GENERATION_CONFLICT', 'CASE_LOCKED', 'CASE_LEASED'])
 
 /** A model that thinks for a while, then answers from the prompt. */
-const slowModel = (ms: number): ModelFn => async ({ prompt }) => {
-  await new Promise((r) => setTimeout(r, ms))
-  return investigationBrain(prompt)
-}
+const slowModel =
+  (ms: number): ModelFn =>
+  async ({ prompt }) => {
+    await new Promise((r) => setTimeout(r, ms))
+    return investigationBrain(prompt)
+  }
 
 /** The documented retry policy: a retryable failure is re-read and retried; anything else is final. */
-const withRetries = async <A>(call: () => Promise<E.Either<Failure, A>>, attempts = 50): Promise<{ result: E.Either<Failure, A>; conflicts: string[] }> => {
+const withRetries = async <A>(
+  call: () => Promise<E.Either<Failure, A>>,
+  attempts = 50
+): Promise<{ result: E.Either<Failure, A>; conflicts: string[] }> => {
   const conflicts: string[] = []
   for (let i = 1; ; i++) {
     const r = await call()
@@ -69,7 +74,15 @@ const caseIn = async (where: Where, id: string): Promise<CaseAt> => {
     await store.create(id, { caseId: id })
     at = { store, caseId: id }
   }
-  right(await prepareRevision(at, research, right(enrichmentConfig(profile)), { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] }, {}))
+  right(
+    await prepareRevision(
+      at,
+      research,
+      right(enrichmentConfig(profile)),
+      { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] },
+      {}
+    )
+  )
   right(await startInvestigation(at, { settings }))
   return at
 }
@@ -81,7 +94,8 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
     const seen = new Set<string>()
     for (let trial = 0; trial < 4; trial++) {
       const at = await caseIn(where, `case-race-${trial}`)
-      const run = (ms: number): Promise<{ result: E.Either<Failure, AdvanceResult>; conflicts: string[] }> => withRetries(() => advance(at, { model: slowModel(ms), research }))
+      const run = (ms: number): Promise<{ result: E.Either<Failure, AdvanceResult>; conflicts: string[] }> =>
+        withRetries(() => advance(at, { model: slowModel(ms), research }))
       const [a, b] = await Promise.all([run(20 + trial * 7), run(25)])
       for (const r of [a, b]) {
         for (const c of r.conflicts) {
@@ -99,15 +113,23 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
 
   test('two operators record different feedback for one lab request at once: one wins, the other a retryable conflict; its retry is refused for what it is', async () => {
     const at = await caseIn(where, 'case-feedback')
-    const model: ModelFn = async ({ phase }) => (phase === 'interpretation' ? investigationBrain('Phase: interpretation') : JSON.stringify({ next: { kind: 'lab_test', description: 'Net a wild wolpertinger on the test realm.' } }))
+    const model: ModelFn = async ({ phase }) =>
+      phase === 'interpretation'
+        ? investigationBrain('Phase: interpretation')
+        : JSON.stringify({ next: { kind: 'lab_test', description: 'Net a wild wolpertinger on the test realm.' } })
     const r = right(await advance(at, { model, research }))
     assert.is(r.reason, 'AWAITING_TEST_FEEDBACK')
-    const outcomes = await Promise.all(['it despawns', 'it stays'].map((text, i) => recordFeedback(at, 'L1', text, { commandId: `feedback-op-${i}` })))
+    const outcomes = await Promise.all(
+      ['it despawns', 'it stays'].map((text, i) => recordFeedback(at, 'L1', text, { commandId: `feedback-op-${i}` }))
+    )
     const wins = outcomes.filter(E.isRight)
     const losses = outcomes.filter(E.isLeft).map((o) => o.left)
     assert.is(wins.length, 1)
     assert.is(losses.length, 1)
-    assert.ok(losses.every((f) => RETRYABLE.has(f.code) || f.code === 'LAB_FEEDBACK_RECORDED'), JSON.stringify(losses))
+    assert.ok(
+      losses.every((f) => RETRYABLE.has(f.code) || f.code === 'LAB_FEEDBACK_RECORDED'),
+      JSON.stringify(losses)
+    )
     const retried = left(await recordFeedback(at, 'L1', 'it stays', { commandId: 'feedback-op-retry' }))
     assert.is(retried.code, 'LAB_FEEDBACK_RECORDED')
     assert.ok(right(await verifyAt(at)()).valid)
@@ -116,25 +138,28 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
 }
 
 const leases = suite('leases on store cases')
-leases('a controller\'s advance and an operator\'s note on a case a worker has leased: CASE_LEASED (retryable), nothing written', async () => {
-  for (const kind of ['postgres', 'mariadb'] as const) {
-    const at = await caseIn(kind, 'case-leased')
-    if (typeof at === 'string') throw new Error('a store case')
-    const store = at.store as SqlStore
-    const lease = await store.leaseCase('case-leased', 'worker-a:1', 60_000)
-    const before = (await store.verify('case-leased')).head
-    const adv = left(await advance(at, { model: slowModel(1), research }))
-    assert.is(adv.code, 'CASE_LEASED')
-    assert.is(adv.data['worker'], 'worker-a:1')
-    assert.is(failureKind(adv.code), 'retryable')
-    assert.is(left(await recordNote(at, { text: 'while leased' })).code, 'CASE_LEASED')
-    assert.equal((await store.verify('case-leased')).head, before)
-    // The holder writes under its lease; after the release everyone may.
-    assert.is(right(await advance(at, { model: slowModel(1), research, lease, maxTurns: 1 })).turns, 1)
-    assert.ok(await store.release(lease))
-    assert.is(right(await advance(at, { model: slowModel(1), research })).state, 'CONCLUDED')
+leases(
+  "a controller's advance and an operator's note on a case a worker has leased: CASE_LEASED (retryable), nothing written",
+  async () => {
+    for (const kind of ['postgres', 'mariadb'] as const) {
+      const at = await caseIn(kind, 'case-leased')
+      if (typeof at === 'string') throw new Error('a store case')
+      const store = at.store as SqlStore
+      const lease = await store.leaseCase('case-leased', 'worker-a:1', 60_000)
+      const before = (await store.verify('case-leased')).head
+      const adv = left(await advance(at, { model: slowModel(1), research }))
+      assert.is(adv.code, 'CASE_LEASED')
+      assert.is(adv.data['worker'], 'worker-a:1')
+      assert.is(failureKind(adv.code), 'retryable')
+      assert.is(left(await recordNote(at, { text: 'while leased' })).code, 'CASE_LEASED')
+      assert.equal((await store.verify('case-leased')).head, before)
+      // The holder writes under its lease; after the release everyone may.
+      assert.is(right(await advance(at, { model: slowModel(1), research, lease, maxTurns: 1 })).turns, 1)
+      assert.ok(await store.release(lease))
+      assert.is(right(await advance(at, { model: slowModel(1), research })).state, 'CONCLUDED')
+    }
   }
-})
+)
 
 leases.after(async () => {
   for (const s of opened) await s.close()

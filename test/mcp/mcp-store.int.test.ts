@@ -25,7 +25,10 @@ import { connectMcp, textOf } from '../helpers/mcp.js'
 const { shared } = await mariaWorld()
 const repo = buildTestRepo()
 const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const profile = mariaProfile(shared, `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 10\n\n${adapter}`)
+const profile = mariaProfile(
+  shared,
+  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 10\n\n${adapter}`
+)
 
 const test = suite('vba mcp on a SQL store (PostgreSQL)')
 let t: TestStore
@@ -41,7 +44,12 @@ test.before(async () => {
   const p = right(await loadProfile(profile)())
   const research = createProjectResearch(p, { openSource: openSourceResearch })
   right(await initCase({ dir, caseId: 'case-mcp-store' })())
-  right(await prepareRevision(dir, research, right(enrichmentConfig(p)), { report: 'Quest 11117 cannot be completed.', entities: [{ type: 'quest', id: 11117 }] }))
+  right(
+    await prepareRevision(dir, research, right(enrichmentConfig(p)), {
+      report: 'Quest 11117 cannot be completed.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })
+  )
   await research.close()
   await store.importDirectory(dir)
 })
@@ -56,7 +64,10 @@ const mcpArgs = (): string[] => ['--config', profile, '--case', 'case-mcp-store'
 test('calls are recorded in the store: the case verifies and names the client on each reservation', async () => {
   const c = await connectMcp(mcpArgs(), { name: 'store-agent', version: '3.1' })
   try {
-    for (const [name, a] of [['database_count', { table: 'quest_template', filters: [] }], ['source_read', { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 4 }]] as const) {
+    for (const [name, a] of [
+      ['database_count', { table: 'quest_template', filters: [] }],
+      ['source_read', { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 4 }]
+    ] as const) {
       const r = await c.client.callTool({ name, arguments: a })
       assert.not.ok(r.isError, textOf(r))
     }
@@ -70,7 +81,12 @@ test('calls are recorded in the store: the case verifies and names the client on
     const events = await api.cases.events('case-mcp-store')
     const reserved = events.filter((e) => e.type === 'BudgetReserved' && e.command_id.startsWith('mcp-'))
     assert.is(reserved.length, 2)
-    for (const e of reserved) assert.equal(e.type === 'BudgetReserved' ? e.data.requester : null, { protocol: 'mcp', name: 'store-agent', version: '3.1' })
+    for (const e of reserved)
+      assert.equal(e.type === 'BudgetReserved' ? e.data.requester : null, {
+        protocol: 'mcp',
+        name: 'store-agent',
+        version: '3.1'
+      })
     assert.is(events.filter((e) => e.type === 'CaptureRecorded').length, 2)
   } finally {
     await api.close()

@@ -27,7 +27,8 @@ const { shared } = await mariaWorld()
 const repo = buildTestRepo()
 const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
 const sourceSection = `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n`
-const profileWith = (budget: number, extra = ''): string => mariaProfile(shared, `${sourceSection}\n[budget]\ntotal = ${budget}\n${extra}\n${adapter}`)
+const profileWith = (budget: number, extra = ''): string =>
+  mariaProfile(shared, `${sourceSection}\n[budget]\ntotal = ${budget}\n${extra}\n${adapter}`)
 const profile = profileWith(40)
 
 // One prepared case (enrichment against MariaDB), copied for each test.
@@ -36,7 +37,12 @@ const template = path.join(tempDir('mcp-template'), 'case')
   const p = right(await loadProfile(profile)())
   const research = createProjectResearch(p, { openSource: openSourceResearch })
   right(await initCase({ dir: template, caseId: 'case-mcp', title: 'wolpertingers vanish' })())
-  right(await prepareRevision(template, research, right(enrichmentConfig(p)), { report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.', entities: [{ type: 'quest', id: 11117 }] }))
+  right(
+    await prepareRevision(template, research, right(enrichmentConfig(p)), {
+      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })
+  )
   await research.close()
 }
 const newCase = (): string => {
@@ -46,12 +52,22 @@ const newCase = (): string => {
 }
 
 type Line = { seq: number; type: string; command_id: string; data: Record<string, unknown> }
-const events = (dir: string): Line[] => readFileSync(path.join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-const mcpCaptures = (dir: string): Line[] => events(dir).filter((e) => e.type === 'CaptureRecorded' && e.command_id.startsWith('mcp-'))
-const reservationOf = (dir: string, reservationId: unknown): Line | undefined => events(dir).find((e) => e.type === 'BudgetReserved' && e.data['reservation_id'] === reservationId)
+const events = (dir: string): Line[] =>
+  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line)
+const mcpCaptures = (dir: string): Line[] =>
+  events(dir).filter((e) => e.type === 'CaptureRecorded' && e.command_id.startsWith('mcp-'))
+const reservationOf = (dir: string, reservationId: unknown): Line | undefined =>
+  events(dir).find((e) => e.type === 'BudgetReserved' && e.data['reservation_id'] === reservationId)
 
 /** The case verifies, and holds exactly `answered` MCP captures, each reserved for `client`. */
-const holds = async (dir: string, answered: number, client: Record<string, string> = { protocol: 'mcp', name: 'test-agent', version: '1.2.3' }): Promise<void> => {
+const holds = async (
+  dir: string,
+  answered: number,
+  client: Record<string, string> = { protocol: 'mcp', name: 'test-agent', version: '1.2.3' }
+): Promise<void> => {
   const report = right(await verifyCase(dir)())
   assert.ok(report.valid, JSON.stringify(report.findings.slice(0, 3)))
   const captures = mcpCaptures(dir)
@@ -60,7 +76,10 @@ const holds = async (dir: string, answered: number, client: Record<string, strin
 }
 
 const open = (dir: string, extra: { profile?: string; name?: string; version?: string } = {}): Promise<McpConnection> =>
-  connectMcp(['--config', extra.profile ?? profile, '--case', dir], { ...(extra.name === undefined ? {} : { name: extra.name }), ...(extra.version === undefined ? {} : { version: extra.version }) })
+  connectMcp(['--config', extra.profile ?? profile, '--case', dir], {
+    ...(extra.name === undefined ? {} : { name: extra.name }),
+    ...(extra.version === undefined ? {} : { version: extra.version })
+  })
 
 const WOLF = 'src/server/scripts/World/npc_wolpertinger.cpp'
 /** One valid call of every kind against the test repository and the fixture world. */
@@ -74,273 +93,397 @@ const CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['source_context', { text: 'SPELL_WOLPERTINGER_NET' }],
   ['database_tables', { text: 'creature' }],
   ['database_schema', { table: 'creature_template' }],
-  ['database_rows', { table: 'creature_template', columns: ['entry', 'name'], filters: [{ column: 'entry', operator: 'in', value: [23486, 23487] }], offset: 0, limit: 10 }],
+  [
+    'database_rows',
+    {
+      table: 'creature_template',
+      columns: ['entry', 'name'],
+      filters: [{ column: 'entry', operator: 'in', value: [23486, 23487] }],
+      offset: 0,
+      limit: 10
+    }
+  ],
   ['database_count', { table: 'creature_queststarter', filters: [{ column: 'quest', operator: 'eq', value: 11117 }] }]
 ]
 
 const tools = suite('vba mcp: tools')
 
-tools('lists one tool per enabled kind with schemas generated from the query codecs; a database-only profile offers database tools only', async () => {
-  const dir = newCase()
-  const c = await open(dir)
-  try {
-    const list = (await c.client.listTools()).tools
-    assert.equal(list.map((t) => t.name), [...CALLS.map(([n]) => n), 'case_status'])
-    const read = list.find((t) => t.name === 'source_read')
-    assert.equal(read?.inputSchema['required'], ['path', 'start_line', 'end_line'])
-    assert.is(read?.inputSchema['additionalProperties'], false)
-    assert.not.ok('kind' in (read?.inputSchema.properties ?? {}), 'the tool names the kind')
-    assert.equal((read?.inputSchema.properties?.['start_line'] as Record<string, unknown>)['minimum'], 1)
-    assert.match(read?.description ?? '', repo.commit.slice(0, 12))
-    const rows = list.find((t) => t.name === 'database_rows')
-    const table = JSON.stringify(rows?.inputSchema.properties?.['table'])
-    assert.match(table, 'world.creature_template')
-    assert.not.match(table, 'account_secrets', 'only the allowlist is offered')
-    assert.match(JSON.stringify(rows?.inputSchema.properties?.['limit']), 'at most 200')
-    assert.equal((rows?.outputSchema?.['required'] as string[]).slice().sort(), ['answered_from_case', 'budget_left', 'capture', 'evidence_id', 'repeat'])
-    assert.match(c.stderr(), 'started now with the profile\'s settings')
-  } finally {
-    await c.close()
-  }
-  // without [source] and [source_analysis] (a database-only profile), and with source but no source.context
-  const dbOnly = await open(newCase(), { profile: mariaProfile(shared) })
-  try {
-    assert.equal((await dbOnly.client.listTools()).tools.map((t) => t.name), ['database_tables', 'database_schema', 'database_rows', 'database_count', 'case_status'])
-  } finally {
-    await dbOnly.close()
-  }
-  const noContext = await open(newCase(), { profile: mariaProfile(shared, `${sourceSection}\n${adapter.replace('enabled = true', 'enabled = false')}`) })
-  try {
-    const names = (await noContext.client.listTools()).tools.map((t) => t.name)
-    assert.ok(names.includes('source_read') && !names.includes('source_context'), names.join(','))
-  } finally {
-    await noContext.close()
-  }
-})
-
-tools('answers every kind against the repository and MariaDB: the evidence id heads the prompt\'s compact text, the capture is the structured content; an identical call is answered from the case', async () => {
-  const dir = newCase()
-  const c = await open(dir)
-  const seen: string[] = []
-  try {
-    for (const [name, args] of CALLS) {
-      const r = await c.client.callTool({ name, arguments: args })
-      assert.not.ok(r.isError, `${name}: ${textOf(r)}`)
-      const s = r.structuredContent as { evidence_id: string; repeat: boolean; answered_from_case: boolean; capture: unknown }
-      const capture = right(Capture.decode(s.capture))
-      assert.is(capture.kind, name.replace('_', '.'))
-      assert.is(s.answered_from_case, false)
-      const [head, ...rest] = textOf(r).split('\n')
-      assert.ok(head?.startsWith(`${s.evidence_id}: `), head)
-      assert.equal(rest, renderCapture(capture), `${name}: the investigation prompt's rendering`)
-      seen.push(s.evidence_id)
+tools(
+  'lists one tool per enabled kind with schemas generated from the query codecs; a database-only profile offers database tools only',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    try {
+      const list = (await c.client.listTools()).tools
+      assert.equal(
+        list.map((t) => t.name),
+        [...CALLS.map(([n]) => n), 'case_status']
+      )
+      const read = list.find((t) => t.name === 'source_read')
+      assert.equal(read?.inputSchema['required'], ['path', 'start_line', 'end_line'])
+      assert.is(read?.inputSchema['additionalProperties'], false)
+      assert.not.ok('kind' in (read?.inputSchema.properties ?? {}), 'the tool names the kind')
+      assert.equal((read?.inputSchema.properties?.['start_line'] as Record<string, unknown>)['minimum'], 1)
+      assert.match(read?.description ?? '', repo.commit.slice(0, 12))
+      const rows = list.find((t) => t.name === 'database_rows')
+      const table = JSON.stringify(rows?.inputSchema.properties?.['table'])
+      assert.match(table, 'world.creature_template')
+      assert.not.match(table, 'account_secrets', 'only the allowlist is offered')
+      assert.match(JSON.stringify(rows?.inputSchema.properties?.['limit']), 'at most 200')
+      assert.equal((rows?.outputSchema?.['required'] as string[]).slice().sort(), [
+        'answered_from_case',
+        'budget_left',
+        'capture',
+        'evidence_id',
+        'repeat'
+      ])
+      assert.match(c.stderr(), "started now with the profile's settings")
+    } finally {
+      await c.close()
     }
-    assert.is(new Set(seen).size, CALLS.length, 'every answer is new evidence')
-    const generation = events(dir).length
-    const [name, args] = CALLS[9] ?? ['', {}]
-    const again = await c.client.callTool({ name, arguments: args })
-    const s = again.structuredContent as { evidence_id: string; answered_from_case: boolean; budget_left: number }
-    assert.is(s.answered_from_case, true)
-    assert.is(s.evidence_id, seen[9])
-    assert.match(textOf(again), 'answered from the case')
-    assert.is(events(dir).length, generation, 'nothing appended, no budget spent')
-    assert.is(s.budget_left, 40 - CALLS.length)
-  } finally {
-    await c.close()
-  }
-  await holds(dir, CALLS.length)
-})
-
-tools('a refusal is a tool error that starts with the failure code and says what to change; the case records refused research as research', async () => {
-  const dir = newCase()
-  const c = await open(dir)
-  try {
-    const notAllowed = await c.client.callTool({ name: 'database_rows', arguments: { table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 } })
-    assert.ok(notAllowed.isError)
-    assert.ok(textOf(notAllowed).startsWith('TABLE_NOT_ALLOWED: '), textOf(notAllowed))
-    assert.match(textOf(notAllowed), 'What you can change: ask about an allowed table')
-    assert.match(textOf(notAllowed), 'budget was released')
-    const before = events(dir).length
-    const invalid = await c.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 2, ref: 'main' } })
-    assert.ok(invalid.isError)
-    assert.ok(textOf(invalid).startsWith('QUERY_INVALID: '), textOf(invalid))
-    assert.match(textOf(invalid), 'Nothing was recorded')
-    const kind = await c.client.callTool({ name: 'source_read', arguments: { kind: 'database.rows', path: WOLF, start_line: 1, end_line: 2 } })
-    assert.ok(textOf(kind).startsWith('QUERY_INVALID: '), textOf(kind))
-    assert.is(events(dir).length, before, 'an invalid request records nothing')
-    const huge = await c.client.callTool({ name: 'source_search', arguments: { text: 'x'.repeat(2 << 20) } })
-    assert.ok(textOf(huge).startsWith('QUERY_INVALID: '), textOf(huge).slice(0, 200))
-    assert.ok(textOf(huge).length < 2000, 'the refusal does not echo the input')
-    const traversal = await c.client.callTool({ name: 'source_read', arguments: { path: '../../etc/passwd', start_line: 1, end_line: 2 } })
-    assert.ok(textOf(traversal).startsWith('PATH_INVALID: '), textOf(traversal))
-    const unknown = await rejection(c.client.callTool({ name: 'shell_exec', arguments: {} }))
-    assert.is(unknown.code, -32602)
-    assert.match(unknown.message, 'unknown tool "shell_exec"')
-    const failed = events(dir).filter((e) => e.type === 'ResearchFailed').map((e) => e.data['code'])
-    assert.equal(failed, ['TABLE_NOT_ALLOWED', 'PATH_INVALID'])
-  } finally {
-    await c.close()
-  }
-  await holds(dir, 0)
-})
-
-tools('exhausts the budget: every new question is BUDGET_EXHAUSTED, recorded evidence stays readable; case_status shows the budget and the evidence', async () => {
-  const dir = newCase()
-  const c = await open(dir, { profile: profileWith(3) })
-  try {
-    for (const [name, args] of CALLS.slice(7, 10)) assert.not.ok((await c.client.callTool({ name, arguments: args })).isError)
-    const before = events(dir).length
-    for (const [name, args] of [CALLS[10], CALLS[0]].filter((x) => x !== undefined)) {
-      const r = await c.client.callTool({ name, arguments: args })
-      assert.ok(r.isError)
-      assert.ok(textOf(r).startsWith('BUDGET_EXHAUSTED: '), textOf(r))
-      assert.match(textOf(r), 'Nothing was recorded')
+    // without [source] and [source_analysis] (a database-only profile), and with source but no source.context
+    const dbOnly = await open(newCase(), { profile: mariaProfile(shared) })
+    try {
+      assert.equal(
+        (await dbOnly.client.listTools()).tools.map((t) => t.name),
+        ['database_tables', 'database_schema', 'database_rows', 'database_count', 'case_status']
+      )
+    } finally {
+      await dbOnly.close()
     }
-    assert.is(events(dir).length, before)
-    const [name, args] = CALLS[8] ?? ['', {}]
-    assert.is((await c.client.callTool({ name, arguments: args })).isError, undefined, 'an identical call is still answered from the case')
-    const status = await c.client.callTool({ name: 'case_status', arguments: {} })
-    const s = status.structuredContent as { state: string; budget: { left: number; consumed: number; total: number }; evidence: Array<{ id: string; uri: string }> }
-    assert.equal([s.budget.total, s.budget.consumed, s.budget.left], [3, 3, 0])
-    assert.is(s.state, 'INTERPRETING')
-    assert.ok(s.evidence.length >= 3 && s.evidence.every((e) => e.uri === `vba://evidence/${e.id}`))
-    assert.is(events(dir).length, before, 'case_status costs nothing')
-  } finally {
-    await c.close()
+    const noContext = await open(newCase(), {
+      profile: mariaProfile(shared, `${sourceSection}\n${adapter.replace('enabled = true', 'enabled = false')}`)
+    })
+    try {
+      const names = (await noContext.client.listTools()).tools.map((t) => t.name)
+      assert.ok(names.includes('source_read') && !names.includes('source_context'), names.join(','))
+    } finally {
+      await noContext.close()
+    }
   }
-  await holds(dir, 3)
-})
+)
+
+tools(
+  "answers every kind against the repository and MariaDB: the evidence id heads the prompt's compact text, the capture is the structured content; an identical call is answered from the case",
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    const seen: string[] = []
+    try {
+      for (const [name, args] of CALLS) {
+        const r = await c.client.callTool({ name, arguments: args })
+        assert.not.ok(r.isError, `${name}: ${textOf(r)}`)
+        const s = r.structuredContent as {
+          evidence_id: string
+          repeat: boolean
+          answered_from_case: boolean
+          capture: unknown
+        }
+        const capture = right(Capture.decode(s.capture))
+        assert.is(capture.kind, name.replace('_', '.'))
+        assert.is(s.answered_from_case, false)
+        const [head, ...rest] = textOf(r).split('\n')
+        assert.ok(head?.startsWith(`${s.evidence_id}: `), head)
+        assert.equal(rest, renderCapture(capture), `${name}: the investigation prompt's rendering`)
+        seen.push(s.evidence_id)
+      }
+      assert.is(new Set(seen).size, CALLS.length, 'every answer is new evidence')
+      const generation = events(dir).length
+      const [name, args] = CALLS[9] ?? ['', {}]
+      const again = await c.client.callTool({ name, arguments: args })
+      const s = again.structuredContent as { evidence_id: string; answered_from_case: boolean; budget_left: number }
+      assert.is(s.answered_from_case, true)
+      assert.is(s.evidence_id, seen[9])
+      assert.match(textOf(again), 'answered from the case')
+      assert.is(events(dir).length, generation, 'nothing appended, no budget spent')
+      assert.is(s.budget_left, 40 - CALLS.length)
+    } finally {
+      await c.close()
+    }
+    await holds(dir, CALLS.length)
+  }
+)
+
+tools(
+  'a refusal is a tool error that starts with the failure code and says what to change; the case records refused research as research',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    try {
+      const notAllowed = await c.client.callTool({
+        name: 'database_rows',
+        arguments: { table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 }
+      })
+      assert.ok(notAllowed.isError)
+      assert.ok(textOf(notAllowed).startsWith('TABLE_NOT_ALLOWED: '), textOf(notAllowed))
+      assert.match(textOf(notAllowed), 'What you can change: ask about an allowed table')
+      assert.match(textOf(notAllowed), 'budget was released')
+      const before = events(dir).length
+      const invalid = await c.client.callTool({
+        name: 'source_read',
+        arguments: { path: WOLF, start_line: 1, end_line: 2, ref: 'main' }
+      })
+      assert.ok(invalid.isError)
+      assert.ok(textOf(invalid).startsWith('QUERY_INVALID: '), textOf(invalid))
+      assert.match(textOf(invalid), 'Nothing was recorded')
+      const kind = await c.client.callTool({
+        name: 'source_read',
+        arguments: { kind: 'database.rows', path: WOLF, start_line: 1, end_line: 2 }
+      })
+      assert.ok(textOf(kind).startsWith('QUERY_INVALID: '), textOf(kind))
+      assert.is(events(dir).length, before, 'an invalid request records nothing')
+      const huge = await c.client.callTool({ name: 'source_search', arguments: { text: 'x'.repeat(2 << 20) } })
+      assert.ok(textOf(huge).startsWith('QUERY_INVALID: '), textOf(huge).slice(0, 200))
+      assert.ok(textOf(huge).length < 2000, 'the refusal does not echo the input')
+      const traversal = await c.client.callTool({
+        name: 'source_read',
+        arguments: { path: '../../etc/passwd', start_line: 1, end_line: 2 }
+      })
+      assert.ok(textOf(traversal).startsWith('PATH_INVALID: '), textOf(traversal))
+      const unknown = await rejection(c.client.callTool({ name: 'shell_exec', arguments: {} }))
+      assert.is(unknown.code, -32602)
+      assert.match(unknown.message, 'unknown tool "shell_exec"')
+      const failed = events(dir)
+        .filter((e) => e.type === 'ResearchFailed')
+        .map((e) => e.data['code'])
+      assert.equal(failed, ['TABLE_NOT_ALLOWED', 'PATH_INVALID'])
+    } finally {
+      await c.close()
+    }
+    await holds(dir, 0)
+  }
+)
+
+tools(
+  'exhausts the budget: every new question is BUDGET_EXHAUSTED, recorded evidence stays readable; case_status shows the budget and the evidence',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir, { profile: profileWith(3) })
+    try {
+      for (const [name, args] of CALLS.slice(7, 10))
+        assert.not.ok((await c.client.callTool({ name, arguments: args })).isError)
+      const before = events(dir).length
+      for (const [name, args] of [CALLS[10], CALLS[0]].filter((x) => x !== undefined)) {
+        const r = await c.client.callTool({ name, arguments: args })
+        assert.ok(r.isError)
+        assert.ok(textOf(r).startsWith('BUDGET_EXHAUSTED: '), textOf(r))
+        assert.match(textOf(r), 'Nothing was recorded')
+      }
+      assert.is(events(dir).length, before)
+      const [name, args] = CALLS[8] ?? ['', {}]
+      assert.is(
+        (await c.client.callTool({ name, arguments: args })).isError,
+        undefined,
+        'an identical call is still answered from the case'
+      )
+      const status = await c.client.callTool({ name: 'case_status', arguments: {} })
+      const s = status.structuredContent as {
+        state: string
+        budget: { left: number; consumed: number; total: number }
+        evidence: Array<{ id: string; uri: string }>
+      }
+      assert.equal([s.budget.total, s.budget.consumed, s.budget.left], [3, 3, 0])
+      assert.is(s.state, 'INTERPRETING')
+      assert.ok(s.evidence.length >= 3 && s.evidence.every((e) => e.uri === `vba://evidence/${e.id}`))
+      assert.is(events(dir).length, before, 'case_status costs nothing')
+    } finally {
+      await c.close()
+    }
+    await holds(dir, 3)
+  }
+)
 
 tools.run()
 
 const session = suite('vba mcp: restarts, resources, start-up, the report')
 
-session('resumes after a restart: an outage keeps its reservation and the same call retries it; another client\'s calls are attributed to it', async () => {
-  const dir = newCase()
-  const down = mariaProfile({ ...shared, port: 1 }, `${sourceSection}\n[budget]\ntotal = 40\n\n${adapter}`)
-  const first = await open(dir, { profile: down })
-  const [name, args] = CALLS[10] ?? ['', {}]
-  try {
-    const outage = await first.client.callTool({ name, arguments: args })
-    assert.ok(outage.isError)
-    assert.ok(textOf(outage).startsWith('DATABASE_UNAVAILABLE: '), textOf(outage))
-    assert.match(textOf(outage), 'the reservation is kept')
-    assert.not.match(textOf(outage), shared.readerPassword, 'no credential in an answer')
-    assert.not.ok((await first.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 3 } })).isError)
-  } finally {
-    await first.close()
+session(
+  "resumes after a restart: an outage keeps its reservation and the same call retries it; another client's calls are attributed to it",
+  async () => {
+    const dir = newCase()
+    const down = mariaProfile({ ...shared, port: 1 }, `${sourceSection}\n[budget]\ntotal = 40\n\n${adapter}`)
+    const first = await open(dir, { profile: down })
+    const [name, args] = CALLS[10] ?? ['', {}]
+    try {
+      const outage = await first.client.callTool({ name, arguments: args })
+      assert.ok(outage.isError)
+      assert.ok(textOf(outage).startsWith('DATABASE_UNAVAILABLE: '), textOf(outage))
+      assert.match(textOf(outage), 'the reservation is kept')
+      assert.not.match(textOf(outage), shared.readerPassword, 'no credential in an answer')
+      assert.not.ok(
+        (await first.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 3 } }))
+          .isError
+      )
+    } finally {
+      await first.close()
+    }
+    const held = events(dir).filter((e) => e.type === 'BudgetReserved' && String(e.command_id).startsWith('mcp-'))
+    assert.is(held.length, 2)
+    const second = await open(dir, { name: 'another-agent', version: '9.0' })
+    try {
+      const r = await second.client.callTool({ name, arguments: args })
+      assert.not.ok(r.isError, textOf(r))
+      assert.match(textOf(r), 'new evidence')
+      const same = await second.client.callTool({
+        name: 'source_read',
+        arguments: { path: WOLF, start_line: 1, end_line: 3 }
+      })
+      assert.is(
+        (same.structuredContent as { answered_from_case: boolean }).answered_from_case,
+        true,
+        'answered from the case across restarts'
+      )
+      const other = await second.client.callTool({ name: 'database_schema', arguments: { table: 'quest_template' } })
+      assert.not.ok(other.isError, textOf(other))
+    } finally {
+      await second.close()
+    }
+    assert.is(
+      events(dir).filter((e) => e.type === 'BudgetReserved' && String(e.command_id).startsWith('mcp-')).length,
+      3,
+      "the outage's reservation was retried, not made again"
+    )
+    assert.is(right(await verifyCase(dir)()).valid, true)
+    const byClient = mcpCaptures(dir).map(
+      (c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name
+    )
+    assert.equal(
+      byClient,
+      ['test-agent', 'test-agent', 'another-agent'],
+      'the retried reservation keeps the client that asked first'
+    )
   }
-  const held = events(dir).filter((e) => e.type === 'BudgetReserved' && String(e.command_id).startsWith('mcp-'))
-  assert.is(held.length, 2)
-  const second = await open(dir, { name: 'another-agent', version: '9.0' })
-  try {
-    const r = await second.client.callTool({ name, arguments: args })
-    assert.not.ok(r.isError, textOf(r))
-    assert.match(textOf(r), 'new evidence')
-    const same = await second.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 3 } })
-    assert.is((same.structuredContent as { answered_from_case: boolean }).answered_from_case, true, 'answered from the case across restarts')
-    const other = await second.client.callTool({ name: 'database_schema', arguments: { table: 'quest_template' } })
-    assert.not.ok(other.isError, textOf(other))
-  } finally {
-    await second.close()
-  }
-  assert.is(events(dir).filter((e) => e.type === 'BudgetReserved' && String(e.command_id).startsWith('mcp-')).length, 3, 'the outage\'s reservation was retried, not made again')
-  assert.is(right(await verifyCase(dir)()).valid, true)
-  const byClient = mcpCaptures(dir).map((c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name)
-  assert.equal(byClient, ['test-agent', 'test-agent', 'another-agent'], 'the retried reservation keeps the client that asked first')
-})
+)
 
-session('calls in flight at once, and two servers on one case: identical calls run one after the other (the second from the case), every answer is recorded once and the case verifies', async () => {
-  const dir = newCase()
-  const a = await open(dir)
-  const b = await open(dir, { name: 'second-agent', version: '2' })
-  try {
-    const same = { name: 'database_schema', arguments: { table: 'smart_scripts' } }
-    const answers = await Promise.all([
-      a.client.callTool(same),
-      a.client.callTool(same),
-      a.client.callTool({ name: 'database_count', arguments: { table: 'creature_template', filters: [] } }),
-      b.client.callTool({ name: 'database_count', arguments: { table: 'quest_template', filters: [] } }),
-      b.client.callTool({ name: 'source_symbol', arguments: { symbol: 'SPELL_PONY_KEG' } })
-    ])
-    for (const r of answers) assert.not.ok(r.isError, textOf(r))
-    const fromCase = answers.slice(0, 2).map((r) => (r.structuredContent as { answered_from_case: boolean }).answered_from_case).sort()
-    assert.equal(fromCase, [false, true])
-  } finally {
-    await a.close()
-    await b.close()
+session(
+  'calls in flight at once, and two servers on one case: identical calls run one after the other (the second from the case), every answer is recorded once and the case verifies',
+  async () => {
+    const dir = newCase()
+    const a = await open(dir)
+    const b = await open(dir, { name: 'second-agent', version: '2' })
+    try {
+      const same = { name: 'database_schema', arguments: { table: 'smart_scripts' } }
+      const answers = await Promise.all([
+        a.client.callTool(same),
+        a.client.callTool(same),
+        a.client.callTool({ name: 'database_count', arguments: { table: 'creature_template', filters: [] } }),
+        b.client.callTool({ name: 'database_count', arguments: { table: 'quest_template', filters: [] } }),
+        b.client.callTool({ name: 'source_symbol', arguments: { symbol: 'SPELL_PONY_KEG' } })
+      ])
+      for (const r of answers) assert.not.ok(r.isError, textOf(r))
+      const fromCase = answers
+        .slice(0, 2)
+        .map((r) => (r.structuredContent as { answered_from_case: boolean }).answered_from_case)
+        .sort()
+      assert.equal(fromCase, [false, true])
+    } finally {
+      await a.close()
+      await b.close()
+    }
+    assert.ok(right(await verifyCase(dir)()).valid)
+    assert.is(mcpCaptures(dir).length, 4)
+    const names = mcpCaptures(dir)
+      .map((c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name)
+      .sort()
+    assert.equal(names, ['second-agent', 'second-agent', 'test-agent', 'test-agent'])
   }
-  assert.ok(right(await verifyCase(dir)()).valid)
-  assert.is(mcpCaptures(dir).length, 4)
-  const names = mcpCaptures(dir).map((c) => (reservationOf(dir, c.data['reservation_id'])?.data['requester'] as { name: string }).name).sort()
-  assert.equal(names, ['second-agent', 'second-agent', 'test-agent', 'test-agent'])
-})
+)
 
-session('the evidence as resources: listed, read as compact text and canonical capture at no cost; an unknown id is a resource error', async () => {
-  const dir = newCase()
-  const c = await open(dir)
-  try {
-    const asked = await c.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 5, end_line: 9 } })
-    const id = (asked.structuredContent as { evidence_id: string }).evidence_id
-    const before = events(dir).length
-    const listed = (await c.client.listResources()).resources
-    assert.ok(listed.some((r) => r.uri === `vba://evidence/${id}` && r.name === id && (r.title ?? '').includes(WOLF)), JSON.stringify(listed))
-    assert.ok(listed.some((r) => r.uri === 'vba://evidence/E1'), 'the preparation\'s captures are evidence too')
-    assert.equal((await c.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate), ['vba://evidence/{id}'])
-    const read = await c.client.readResource({ uri: `vba://evidence/${id}` })
-    const [text, json] = read.contents as Array<{ text: string; mimeType: string }>
-    assert.ok(text?.text.startsWith(`${id}: recorded evidence`), text?.text)
-    assert.match(text?.text ?? '', '    NPC_WILD_WOLPERTINGER = 23487,')
-    assert.is(json?.mimeType, 'application/vnd.vba.capture+json')
-    assert.equal(right(Capture.decode(JSON.parse(json?.text ?? 'null'))), (asked.structuredContent as { capture: unknown }).capture)
-    assert.is(events(dir).length, before, 'reading evidence costs nothing')
-    const missing = await rejection(c.client.readResource({ uri: 'vba://evidence/E99' }))
-    assert.is(missing.code, -32002)
-    assert.match(missing.message, 'EVIDENCE_UNKNOWN')
-    assert.is((await rejection(c.client.readResource({ uri: 'vba://evidence/../../HEAD' }))).code, -32002)
-  } finally {
-    await c.close()
+session(
+  'the evidence as resources: listed, read as compact text and canonical capture at no cost; an unknown id is a resource error',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    try {
+      const asked = await c.client.callTool({
+        name: 'source_read',
+        arguments: { path: WOLF, start_line: 5, end_line: 9 }
+      })
+      const id = (asked.structuredContent as { evidence_id: string }).evidence_id
+      const before = events(dir).length
+      const listed = (await c.client.listResources()).resources
+      assert.ok(
+        listed.some((r) => r.uri === `vba://evidence/${id}` && r.name === id && (r.title ?? '').includes(WOLF)),
+        JSON.stringify(listed)
+      )
+      assert.ok(
+        listed.some((r) => r.uri === 'vba://evidence/E1'),
+        "the preparation's captures are evidence too"
+      )
+      assert.equal(
+        (await c.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+        ['vba://evidence/{id}']
+      )
+      const read = await c.client.readResource({ uri: `vba://evidence/${id}` })
+      const [text, json] = read.contents as Array<{ text: string; mimeType: string }>
+      assert.ok(text?.text.startsWith(`${id}: recorded evidence`), text?.text)
+      assert.match(text?.text ?? '', '    NPC_WILD_WOLPERTINGER = 23487,')
+      assert.is(json?.mimeType, 'application/vnd.vba.capture+json')
+      assert.equal(
+        right(Capture.decode(JSON.parse(json?.text ?? 'null'))),
+        (asked.structuredContent as { capture: unknown }).capture
+      )
+      assert.is(events(dir).length, before, 'reading evidence costs nothing')
+      const missing = await rejection(c.client.readResource({ uri: 'vba://evidence/E99' }))
+      assert.is(missing.code, -32002)
+      assert.match(missing.message, 'EVIDENCE_UNKNOWN')
+      assert.is((await rejection(c.client.readResource({ uri: 'vba://evidence/../../HEAD' }))).code, -32002)
+    } finally {
+      await c.close()
+    }
+    await holds(dir, 1)
   }
-  await holds(dir, 1)
-})
+)
 
-session('refuses at start-up, with a coded line on stderr and the exit code of its kind: a case that is not prepared, a missing case, a bad profile', async () => {
-  const unprepared = path.join(tempDir('mcp-unprepared'), 'case')
-  right(await initCase({ dir: unprepared })())
-  const r = vba(['mcp', '--config', profile, '--case', unprepared])
-  assert.is(r.code, 2, r.stderr)
-  assert.match(r.stderr, /^vba: CASE_NOT_PREPARED: /m)
-  assert.is(r.stdout, '', 'stdout carries the protocol only')
-  assert.is(events(unprepared).length, 0, 'nothing was started or recorded')
-  const missing = vba(['mcp', '--config', profile, '--case', path.join(tempDir('mcp-missing'), 'nope')])
-  assert.is(missing.code, 2, missing.stderr)
-  assert.match(missing.stderr, /^vba: CASE_NOT_FOUND: /m)
-  const badProfile = vba(['mcp', '--config', path.join(tempDir('mcp-noprofile'), 'none.toml'), '--case', newCase()])
-  assert.is(badProfile.code, 2)
-  assert.match(badProfile.stderr, /^vba: CONFIG_NOT_FOUND: /m)
-})
-
-session('the client names itself: a hostile name is recorded made safe, and vba report shows who asked like any other evidence', async () => {
-  const dir = newCase()
-  const hostile = `evil\u001b[2J<script>alert(1)</script>${'x'.repeat(300)}`
-  const c = await open(dir, { name: hostile, version: '1.0\n2.0' })
-  try {
-    assert.not.ok((await c.client.callTool({ name: 'database_count', arguments: { table: 'quest_template', filters: [] } })).isError)
-  } finally {
-    await c.close()
+session(
+  'refuses at start-up, with a coded line on stderr and the exit code of its kind: a case that is not prepared, a missing case, a bad profile',
+  async () => {
+    const unprepared = path.join(tempDir('mcp-unprepared'), 'case')
+    right(await initCase({ dir: unprepared })())
+    const r = vba(['mcp', '--config', profile, '--case', unprepared])
+    assert.is(r.code, 2, r.stderr)
+    assert.match(r.stderr, /^vba: CASE_NOT_PREPARED: /m)
+    assert.is(r.stdout, '', 'stdout carries the protocol only')
+    assert.is(events(unprepared).length, 0, 'nothing was started or recorded')
+    const missing = vba(['mcp', '--config', profile, '--case', path.join(tempDir('mcp-missing'), 'nope')])
+    assert.is(missing.code, 2, missing.stderr)
+    assert.match(missing.stderr, /^vba: CASE_NOT_FOUND: /m)
+    const badProfile = vba(['mcp', '--config', path.join(tempDir('mcp-noprofile'), 'none.toml'), '--case', newCase()])
+    assert.is(badProfile.code, 2)
+    assert.match(badProfile.stderr, /^vba: CONFIG_NOT_FOUND: /m)
   }
-  const requester = reservationOf(dir, mcpCaptures(dir)[0]?.data['reservation_id'])?.data['requester'] as { name: string; version: string }
-  assert.is(requester.name.length, 128)
-  assert.ok(requester.name.startsWith('evil?[2J<script>'), requester.name)
-  assert.is(requester.version, '1.0?2.0')
-  assert.ok(right(await verifyCase(dir)()).valid)
-  const out = path.join(tempDir('mcp-report'), 'report.html')
-  const rep = vba(['report', dir, '--out', out])
-  assert.is(rep.code, 0, rep.stderr)
-  const html = readFileSync(out, 'utf8')
-  assert.match(html, 'asked by MCP client <span class="mono requester">evil')
-  assert.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;')
-  assert.not.match(html, '<script>')
-})
+)
+
+session(
+  'the client names itself: a hostile name is recorded made safe, and vba report shows who asked like any other evidence',
+  async () => {
+    const dir = newCase()
+    const hostile = `evil\u001b[2J<script>alert(1)</script>${'x'.repeat(300)}`
+    const c = await open(dir, { name: hostile, version: '1.0\n2.0' })
+    try {
+      assert.not.ok(
+        (await c.client.callTool({ name: 'database_count', arguments: { table: 'quest_template', filters: [] } }))
+          .isError
+      )
+    } finally {
+      await c.close()
+    }
+    const requester = reservationOf(dir, mcpCaptures(dir)[0]?.data['reservation_id'])?.data['requester'] as {
+      name: string
+      version: string
+    }
+    assert.is(requester.name.length, 128)
+    assert.ok(requester.name.startsWith('evil?[2J<script>'), requester.name)
+    assert.is(requester.version, '1.0?2.0')
+    assert.ok(right(await verifyCase(dir)()).valid)
+    const out = path.join(tempDir('mcp-report'), 'report.html')
+    const rep = vba(['report', dir, '--out', out])
+    assert.is(rep.code, 0, rep.stderr)
+    const html = readFileSync(out, 'utf8')
+    assert.match(html, 'asked by MCP client <span class="mono requester">evil')
+    assert.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;')
+    assert.not.match(html, '<script>')
+  }
+)
 
 session.run()

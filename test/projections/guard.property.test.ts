@@ -15,15 +15,28 @@ import { viewLines, type CaptureView } from '../../src/projections/capture-text.
 // --- the reference model: the guard before its rewrite -------------------------------------------
 
 const linesSize = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0)
-const payloadLines = (p: Payload, shown: number | null): string[] => (shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)])
+const payloadLines = (p: Payload, shown: number | null): string[] =>
+  shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)]
 const olderLines = (older: readonly OlderLine[], from: number): string[] => {
   if (older.length === 0) return []
   const left = older.slice(0, from)
-  const marker = left.length === 0 ? [] : [`  [${left[0]?.id ?? ''}–${left[left.length - 1]?.id ?? ''}: ${left.length} older evidence entries are not listed (the prompt limit); asking their query again shows them]`]
+  const marker =
+    left.length === 0
+      ? []
+      : [
+          `  [${left[0]?.id ?? ''}–${left[left.length - 1]?.id ?? ''}: ${left.length} older evidence entries are not listed (the prompt limit); asking their query again shows them]`
+        ]
   return [OLDER_HEADER, ...marker, ...older.slice(from).map((o) => o.text)]
 }
-const render = (payloads: readonly Payload[], shown: ReadonlyArray<number | null>, older: readonly OlderLine[], from: number): string[] => [
-  ...(payloads.length === 0 ? [] : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
+const render = (
+  payloads: readonly Payload[],
+  shown: ReadonlyArray<number | null>,
+  older: readonly OlderLine[],
+  from: number
+): string[] => [
+  ...(payloads.length === 0
+    ? []
+    : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
   ...olderLines(older, from)
 ]
 const dropOrder = (payloads: readonly Payload[]): number[] => {
@@ -43,7 +56,12 @@ const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: 
       const n = shown[i]
       if (n === null || n === undefined || n <= Math.min(MIN_ITEMS, p.view.items.length) || n === 0) continue
       const best = payloads[pick]
-      if (pick < 0 || (sizes[i] ?? 0) > (sizes[pick] ?? 0) || ((sizes[i] ?? 0) === (sizes[pick] ?? 0) && best !== undefined && p.age < best.age)) pick = i
+      if (
+        pick < 0 ||
+        (sizes[i] ?? 0) > (sizes[pick] ?? 0) ||
+        ((sizes[i] ?? 0) === (sizes[pick] ?? 0) && best !== undefined && p.age < best.age)
+      )
+        pick = i
     }
     const p = payloads[pick]
     const n = shown[pick]
@@ -54,14 +72,19 @@ const trim = (payloads: readonly Payload[], shown: Array<number | null>, fixed: 
     sizes[pick] = size
   }
 }
-const reference = (payloads: readonly Payload[], older: readonly OlderLine[], room: number): { lines: string[]; shown: Array<number | null>; from: number } => {
+const reference = (
+  payloads: readonly Payload[],
+  older: readonly OlderLine[],
+  room: number
+): { lines: string[]; shown: Array<number | null>; from: number } => {
   const full = (): Array<number | null> => payloads.map((p) => p.view.items.length)
   let shown = full()
   const olderSize = linesSize(olderLines(older, 0))
   const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
   trim(payloads, shown, header + olderSize, room)
   for (const i of dropOrder(payloads)) {
-    if (linesSize(render(payloads, shown, older, 0)) <= room) return { lines: render(payloads, shown, older, 0), shown, from: 0 }
+    if (linesSize(render(payloads, shown, older, 0)) <= room)
+      return { lines: render(payloads, shown, older, 0), shown, from: 0 }
     shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
     trim(payloads, shown, header + olderSize, room)
   }
@@ -76,7 +99,10 @@ const reference = (payloads: readonly Payload[], older: readonly OlderLine[], ro
 const view = (head: string[], items: string[][], offset: number, marker: boolean): CaptureView => ({
   head,
   items: items.map((lines) => ({ lines })),
-  tail: (shown) => (shown < items.length && marker ? [`  … ${items.length - shown} more rows (continue at offset ${offset + shown})`] : []),
+  tail: (shown) =>
+    shown < items.length && marker
+      ? [`  … ${items.length - shown} more rows (continue at offset ${offset + shown})`]
+      : [],
   unit: 'rows',
   summary: `${items.length} rows`
 })
@@ -93,14 +119,30 @@ const payload = fc.record({
 })
 
 test('the guard fits exactly as the guard it replaced (lines, and what it names as left out)', () => {
-  fc.assert(fc.property(fc.array(payload, { maxLength: 12 }), fc.array(line, { maxLength: 20 }), fc.nat(6000), (ps, olderTexts, room) => {
-    const payloads: Payload[] = ps.map((p, i) => ({ id: `E${i + 1}`, header: `E${i + 1} (result):`, view: view(p.head, p.items, p.offset, p.marker), summary: `E${i + 1}: ${p.items.length} rows [not shown]`, cited: p.cited, latest: p.latest, age: p.age }))
-    const older = olderTexts.map((text, i) => ({ id: `E${100 + i}`, text: `  E${100 + i} ${text}` }))
-    const fitted = fitWorkingSet(payloads, older, room)
-    const want = reference(payloads, older, room)
-    assert.equal(fitted.lines, want.lines)
-    assert.is(fitted.size, linesSize(want.lines))
-  }), { numRuns: 3000 })
+  fc.assert(
+    fc.property(
+      fc.array(payload, { maxLength: 12 }),
+      fc.array(line, { maxLength: 20 }),
+      fc.nat(6000),
+      (ps, olderTexts, room) => {
+        const payloads: Payload[] = ps.map((p, i) => ({
+          id: `E${i + 1}`,
+          header: `E${i + 1} (result):`,
+          view: view(p.head, p.items, p.offset, p.marker),
+          summary: `E${i + 1}: ${p.items.length} rows [not shown]`,
+          cited: p.cited,
+          latest: p.latest,
+          age: p.age
+        }))
+        const older = olderTexts.map((text, i) => ({ id: `E${100 + i}`, text: `  E${100 + i} ${text}` }))
+        const fitted = fitWorkingSet(payloads, older, room)
+        const want = reference(payloads, older, room)
+        assert.equal(fitted.lines, want.lines)
+        assert.is(fitted.size, linesSize(want.lines))
+      }
+    ),
+    { numRuns: 3000 }
+  )
 })
 
 test.run()

@@ -6,14 +6,18 @@ import { summaryProjection } from '../../src/projections/summary.js'
 import { canonicalJson } from '../../src/events/canonical.js'
 import { right } from '../helpers/fs.js'
 
-const genesis = right(genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' }))
+const genesis = right(
+  genesisHash({ format: 'vba-case', format_version: 1, case_id: 'c', created_at: '2026-01-01T00:00:00.000Z' })
+)
 const digest = `sha256:${'01'.repeat(32)}`
 
 /** Given drafts, the recorded events a store would read back. */
 const given = (drafts: Array<EventDraft & { command: string }>): RecordedEvent[] => {
   let prev = genesis
   return drafts.map((d, i) => {
-    const s = right(sealEvent(d, { seq: i + 1, prev, id: `e${i + 1}`, at: `2026-01-01T00:00:0${i}.000Z`, commandId: d.command }))
+    const s = right(
+      sealEvent(d, { seq: i + 1, prev, id: `e${i + 1}`, at: `2026-01-01T00:00:0${i}.000Z`, commandId: d.command })
+    )
     prev = s.envelope.hash
     const c = checkLine(s.line, { seq: i + 1, prev: s.envelope.prev, lineNo: i + 1 })
     if (c.event === undefined) throw new Error('fixture event does not decode')

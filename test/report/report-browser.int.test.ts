@@ -40,18 +40,38 @@ db.prepare('UPDATE creature_template SET name = ? WHERE entry = 23487').run(HOST
 db.close()
 const research = createProjectResearch(right(await loadProfile(world.profile)()), { openSource: openSourceResearch })
 const kindsDir = path.join(tempDir('report-kinds'), 'case')
-right(await initCase({ dir: kindsDir, caseId: 'case-kinds', title: 'every capture kind </title><script>x()</script>' })())
+right(
+  await initCase({ dir: kindsDir, caseId: 'case-kinds', title: 'every capture kind </title><script>x()</script>' })()
+)
 const QUERIES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['source.files', { kind: 'source.files', text: 'brewfest' }],
   ['source.search', { kind: 'source.search', text: 'AddSC_' }],
   ['source.symbol', { kind: 'source.symbol', symbol: 'AddSC_boss_garr' }],
   ['source.registration', { kind: 'source.registration', symbol: 'boss_garr' }],
   ['source.schema', { kind: 'source.schema', text: 'creature_template' }],
-  ['source.read', { kind: 'source.read', path: 'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp', start_line: 1, end_line: 12 }],
+  [
+    'source.read',
+    {
+      kind: 'source.read',
+      path: 'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp',
+      start_line: 1,
+      end_line: 12
+    }
+  ],
   ['source.context', { kind: 'source.context', text: '23487', path_prefix: 'src/server/' }],
   ['database.tables', { kind: 'database.tables' }],
   ['database.schema', { kind: 'database.schema', table: 'creature_template' }],
-  ['database.rows', { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'subname'], filters: [{ column: 'entry', operator: 'eq', value: 23487 }], offset: 0, limit: 5 }],
+  [
+    'database.rows',
+    {
+      kind: 'database.rows',
+      table: 'creature_template',
+      columns: ['entry', 'name', 'subname'],
+      filters: [{ column: 'entry', operator: 'eq', value: 23487 }],
+      offset: 0,
+      limit: 5
+    }
+  ],
   ['database.count', { kind: 'database.count', table: 'creature_template', filters: [] }]
 ]
 for (const [kind, q] of QUERIES) {
@@ -62,17 +82,47 @@ right(await recordNote(kindsDir, { text: `An operator pasted this: ${HOSTILE} (s
 await research.close()
 
 // Point 9 of issue 23: every invisible kind in a note and the title, a 2,000-character and a 5 MB value in a rows table.
-const INVISIBLES = ['\u00ad', '\u034f', '\u180e', '\u17b4', '\u206a', '\u206f', '\ufe0f', '\u{e0041}', '\u001b', '\u0007', '\u0008', '\u202e', '\u2066', '\u200d']
+const INVISIBLES = [
+  '\u00ad',
+  '\u034f',
+  '\u180e',
+  '\u17b4',
+  '\u206a',
+  '\u206f',
+  '\ufe0f',
+  '\u{e0041}',
+  '\u001b',
+  '\u0007',
+  '\u0008',
+  '\u202e',
+  '\u2066',
+  '\u200d'
+]
 const longWorld = writeDemoWorld(path.join(tempDir('report-long-world'), 'world'))
 const longDb = new Database(path.join(longWorld.dir, 'world.sqlite'))
 longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24766').run('long value '.repeat(182))
 longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24767').run('five megabytes '.repeat(350_000))
 longDb.close()
 const longProfile = right(await loadProfile(longWorld.profile)())
-const longResearch = createProjectResearch({ ...longProfile, limits: { ...longProfile.limits, max_result_bytes: 16 << 20 } }, { openSource: openSourceResearch })
+const longResearch = createProjectResearch(
+  { ...longProfile, limits: { ...longProfile.limits, max_result_bytes: 16 << 20 } },
+  { openSource: openSourceResearch }
+)
 const longDir = path.join(tempDir('report-long'), 'case')
 right(await initCase({ dir: longDir, caseId: 'case-long', title: `invisible \u202Etitle\u200B ${'\u001b'}[2J` })())
-const longRows = await queryInCase(longDir, longResearch, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'subname', 'minlevel', 'faction'], filters: [{ column: 'entry', operator: 'in', value: [24766, 24767] }], offset: 0, limit: 5 }, 'q-long')
+const longRows = await queryInCase(
+  longDir,
+  longResearch,
+  {
+    kind: 'database.rows',
+    table: 'creature_template',
+    columns: ['entry', 'subname', 'minlevel', 'faction'],
+    filters: [{ column: 'entry', operator: 'in', value: [24766, 24767] }],
+    offset: 0,
+    limit: 5
+  },
+  'q-long'
+)
 if (longRows._tag === 'Left') throw new Error(JSON.stringify(longRows.left))
 right(await recordNote(longDir, { text: `invisibles: ${INVISIBLES.map((c, i) => `${i}[${c}]`).join(' ')}` }))
 await longResearch.close()
@@ -116,7 +166,10 @@ const test = suite('the case report in chromium')
 
 test('the demo investigation: conclusion, verification and HEAD are visible; under 2 MB; byte-identical when rendered again', async () => {
   assert.ok(statSync(invHtml).size < 2 * 1024 * 1024)
-  assert.ok(readFileSync(render(invDir, 'again.html')).equals(readFileSync(invHtml)), 'the same case gives the same bytes')
+  assert.ok(
+    readFileSync(render(invDir, 'again.html')).equals(readFileSync(invHtml)),
+    'the same case gives the same bytes'
+  )
   const { page, requests, errors } = await open(invHtml, 1280)
   assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
   assert.match(await page.locator('#state').innerText(), 'CONCLUDED')
@@ -130,7 +183,7 @@ test('the demo investigation: conclusion, verification and HEAD are visible; und
   await page.screenshot({ path: path.join(ARTIFACTS, 'investigation-1280.png'), fullPage: true })
   await page.setViewportSize({ width: 390, height: 844 })
   await page.screenshot({ path: path.join(ARTIFACTS, 'investigation-390.png'), fullPage: true })
-  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as number
+  const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
   assert.ok(overflow <= 1, `no horizontal page scroll at 390 px (overflow ${overflow} px)`)
   assert.equal(requests, [])
   assert.equal(errors, [])
@@ -164,7 +217,7 @@ test('a capture of every kind is rendered for people, and hostile text stays tex
   // Source lines with numbers, path and blob; rows as a table with NULL shown as NULL.
   assert.match(evidence, 'src/server/scripts/EasternKingdoms/MoltenCore/boss_garr.cpp')
   assert.match(evidence, /blob [0-9a-f]{40}/)
-  assert.ok(await page.locator('#evidence table.src td.num').count() > 5)
+  assert.ok((await page.locator('#evidence table.src td.num').count()) > 5)
   assert.match(evidence, 'NULL')
   // Hostile text: no script element, the title untouched, the text shown literally with the invisible characters as codes.
   assert.is(await page.evaluate('document.scripts.length'), 0)
@@ -228,7 +281,9 @@ test('vba serve: a read-only listing of a folder of cases, each linking to its r
       }
     })
     const page = await context.newPage()
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
     await page.goto(base)
     const listing = await page.locator('table').innerText()
     assert.match(listing, 'case-investigation')
@@ -236,7 +291,10 @@ test('vba serve: a read-only listing of a folder of cases, each linking to its r
     assert.match(listing, 'case-kinds')
     await page.screenshot({ path: path.join(ARTIFACTS, 'serve-1280.png'), fullPage: true })
     await page.click('a[href="/case/investigation"]')
-    assert.match(await page.locator('#conclusion').innerText(), 'The SmartAI despawn on spell hit races the item reward')
+    assert.match(
+      await page.locator('#conclusion').innerText(),
+      'The SmartAI despawn on spell hit races the item reward'
+    )
     assert.equal(outside, [])
     assert.equal(errors, [])
     await context.close()

@@ -20,32 +20,60 @@ import { vba } from '../helpers/cli.js'
 import * as E from 'fp-ts/lib/Either.js'
 
 const repo = buildTestRepo()
-const profile = sqliteProfile(`\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n`)
+const profile = sqliteProfile(
+  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n`
+)
 const research = createProjectResearch(right(await loadProfile(profile)()), { openSource: openSourceResearch })
 const newCase = async (): Promise<string> => {
   const dir = path.join(tempDir('case'), 'case')
   right(await initCase({ dir })())
   return dir
 }
-type ResearchView = { budget: { reserved: number; consumed: number; released: number; held: number }; evidence: Array<{ id: string; repeats: number }>; reservations_open: unknown[]; unavailable_failures: number }
-const view = async (dir: string): Promise<ResearchView> => right(await replayCase(dir, defaultProjections())()).views['research']?.view as ResearchView
+type ResearchView = {
+  budget: { reserved: number; consumed: number; released: number; held: number }
+  evidence: Array<{ id: string; repeats: number }>
+  reservations_open: unknown[]
+  unavailable_failures: number
+}
+const view = async (dir: string): Promise<ResearchView> =>
+  right(await replayCase(dir, defaultProjections())()).views['research']?.view as ResearchView
 
 const inCase = suite('project.query inside a case')
 
 inCase('records captures as evidence; an identical result is a repeat, not new evidence', async () => {
   const dir = await newCase()
-  const q1 = { kind: 'database.rows', table: 'creature_queststarter', columns: ['id', 'quest'], filters: [{ column: 'quest', operator: 'eq', value: 11117 }], offset: 0, limit: 5 }
+  const q1 = {
+    kind: 'database.rows',
+    table: 'creature_queststarter',
+    columns: ['id', 'quest'],
+    filters: [{ column: 'quest', operator: 'eq', value: 11117 }],
+    offset: 0,
+    limit: 5
+  }
   const a = right(await queryInCase(dir, research, q1, 'q1'))
   assert.is(a.evidenceId, 'E1')
   assert.is(a.repeat, false)
   const b = right(await queryInCase(dir, research, q1, 'q2'))
   assert.is(b.evidenceId, 'E1')
   assert.is(b.repeat, true)
-  const c = right(await queryInCase(dir, research, { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 6 }, 'q3'))
+  const c = right(
+    await queryInCase(
+      dir,
+      research,
+      { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 6 },
+      'q3'
+    )
+  )
   assert.is(c.evidenceId, 'E2')
   const v = await view(dir)
   assert.equal(v.budget, { reserved: 3, consumed: 3, released: 0, held: 0 })
-  assert.equal(v.evidence.map((e) => [e.id, e.repeats]), [['E1', 1], ['E2', 0]])
+  assert.equal(
+    v.evidence.map((e) => [e.id, e.repeats]),
+    [
+      ['E1', 1],
+      ['E2', 0]
+    ]
+  )
   const report = right(await verifyCase(dir)())
   assert.ok(report.valid)
   assert.is(report.objects, 2, 'the repeated capture is stored once')
@@ -53,25 +81,38 @@ inCase('records captures as evidence; an identical result is a repeat, not new e
   assert.is(right(await replayCase(dir, defaultProjections())()).generation, 9)
 })
 
-inCase('a retried command id records nothing new and returns the recorded outcome; another query under it is a conflict', async () => {
-  const dir = await newCase()
-  const q = { kind: 'database.count', table: 'creature_template', filters: [] }
-  const first = right(await queryInCase(dir, research, q, 'same'))
-  const before = readFileSync(path.join(dir, 'events.jsonl'))
-  const again = right(await queryInCase(dir, research, q, 'same'))
-  assert.is(again.outcome, 'recorded')
-  assert.is(again.evidenceId, first.evidenceId)
-  assert.equal(again.capture, first.capture)
-  assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'nothing appended')
-  assert.is((await view(dir)).budget.reserved, 1)
-  const other = await queryInCase(dir, research, { ...q, table: 'quest_template' }, 'same')
-  assert.is(E.isLeft(other) ? other.left.code : 'accepted', 'COMMAND_ID_CONFLICT')
-})
+inCase(
+  'a retried command id records nothing new and returns the recorded outcome; another query under it is a conflict',
+  async () => {
+    const dir = await newCase()
+    const q = { kind: 'database.count', table: 'creature_template', filters: [] }
+    const first = right(await queryInCase(dir, research, q, 'same'))
+    const before = readFileSync(path.join(dir, 'events.jsonl'))
+    const again = right(await queryInCase(dir, research, q, 'same'))
+    assert.is(again.outcome, 'recorded')
+    assert.is(again.evidenceId, first.evidenceId)
+    assert.equal(again.capture, first.capture)
+    assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'nothing appended')
+    assert.is((await view(dir)).budget.reserved, 1)
+    const other = await queryInCase(dir, research, { ...q, table: 'quest_template' }, 'same')
+    assert.is(E.isLeft(other) ? other.left.code : 'accepted', 'COMMAND_ID_CONFLICT')
+  }
+)
 
 inCase('a refused question releases its reservation; an outage keeps it (exit 2 and 3 from the CLI)', async () => {
   const dir = await newCase()
   const q = path.join(tempDir('q'), 'q.json')
-  writeFileSync(q, JSON.stringify({ kind: 'database.rows', table: 'account_secrets', columns: ['secret'], filters: [], offset: 0, limit: 1 }))
+  writeFileSync(
+    q,
+    JSON.stringify({
+      kind: 'database.rows',
+      table: 'account_secrets',
+      columns: ['secret'],
+      filters: [],
+      offset: 0,
+      limit: 1
+    })
+  )
   const refused = vba(['case', 'query', dir, '--config', profile, '--query', q])
   assert.is(refused.code, 2, refused.stderr)
   assert.match(refused.stderr, 'TABLE_NOT_ALLOWED')
@@ -95,7 +136,11 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
   assert.match(ok.stdout, 'as evidence E1')
   assert.match(ok.stdout, 'command outage-1')
   v = await view(dir)
-  assert.equal(v.budget, { reserved: 2, consumed: 1, released: 1, held: 0 }, 'one reservation for the refused query, one for the retried one')
+  assert.equal(
+    v.budget,
+    { reserved: 2, consumed: 1, released: 1, held: 0 },
+    'one reservation for the refused query, one for the retried one'
+  )
   assert.is(v.reservations_open.length, 0)
   // a different query under a used command id is refused
   writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'quest_template', filters: [] }))
@@ -107,21 +152,24 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
   assert.match(conflict.stderr, 'COMMAND_ID_CONFLICT')
 })
 
-inCase('a case with captures is portable: copied elsewhere it verifies and replays with no repository or database', async () => {
-  const dir = await newCase()
-  right(await queryInCase(dir, research, { kind: 'source.search', text: 'AddSC_' }, 's1'))
-  const elsewhere = path.join(tempDir('moved'), 'case')
-  cpSync(dir, elsewhere, { recursive: true })
-  rmSync(dir, { recursive: true })
-  assert.ok(right(await verifyCase(elsewhere)()).valid)
-  const v = await view(elsewhere)
-  assert.is(v.evidence.length, 1)
-  const digest = (v.evidence as unknown as Array<{ capture: string }>)[0]?.capture ?? ''
-  const report = right(await verifyCase(elsewhere)())
-  assert.ok(report.object_bytes > 0)
-  const bytes = right(await readObject(elsewhere, { digest, size: report.object_bytes })())
-  assert.ok(E.isRight(Capture.decode(JSON.parse(bytes.toString('utf8')))))
-})
+inCase(
+  'a case with captures is portable: copied elsewhere it verifies and replays with no repository or database',
+  async () => {
+    const dir = await newCase()
+    right(await queryInCase(dir, research, { kind: 'source.search', text: 'AddSC_' }, 's1'))
+    const elsewhere = path.join(tempDir('moved'), 'case')
+    cpSync(dir, elsewhere, { recursive: true })
+    rmSync(dir, { recursive: true })
+    assert.ok(right(await verifyCase(elsewhere)()).valid)
+    const v = await view(elsewhere)
+    assert.is(v.evidence.length, 1)
+    const digest = (v.evidence as unknown as Array<{ capture: string }>)[0]?.capture ?? ''
+    const report = right(await verifyCase(elsewhere)())
+    assert.ok(report.object_bytes > 0)
+    const bytes = right(await readObject(elsewhere, { digest, size: report.object_bytes })())
+    assert.ok(E.isRight(Capture.decode(JSON.parse(bytes.toString('utf8')))))
+  }
+)
 
 inCase.after(async () => research.close())
 inCase.run()

@@ -46,14 +46,25 @@ lite.close()
 
 const profileFor = (kind: 'mariadb' | 'sqlite', maxResultBytes: number, extraLimits = ''): string => {
   const file = path.join(tempDir('big-profile'), 'project.toml')
-  const db = kind === 'mariadb'
-    ? `client = "mysql2"\nhost = "127.0.0.1"\nport = ${shared.port}\nuser = "${reader}"\npassword_env = "${READER_ENV}"\ndatabases = ["${dbName}"]`
-    : `client = "better-sqlite3"\nfilename = ${JSON.stringify(sqliteFile)}\ndatabases = ["${dbName}"]`
-  writeFileSync(file, `[database]\n${db}\nsnapshot_id = "big-1"\n\n[database.allowed_tables]\n${dbName} = ["big_rows"]\n\n[limits]\nmax_result_bytes = ${maxResultBytes}\nmax_rows = 1000\n${extraLimits}`)
+  const db =
+    kind === 'mariadb'
+      ? `client = "mysql2"\nhost = "127.0.0.1"\nport = ${shared.port}\nuser = "${reader}"\npassword_env = "${READER_ENV}"\ndatabases = ["${dbName}"]`
+      : `client = "better-sqlite3"\nfilename = ${JSON.stringify(sqliteFile)}\ndatabases = ["${dbName}"]`
+  writeFileSync(
+    file,
+    `[database]\n${db}\nsnapshot_id = "big-1"\n\n[database.allowed_tables]\n${dbName} = ["big_rows"]\n\n[limits]\nmax_result_bytes = ${maxResultBytes}\nmax_rows = 1000\n${extraLimits}`
+  )
   return file
 }
 
-const query = (limit: number): unknown => ({ kind: 'database.rows', table: 'big_rows', columns: ['id', 'payload'], filters: [], offset: 0, limit })
+const query = (limit: number): unknown => ({
+  kind: 'database.rows',
+  table: 'big_rows',
+  columns: ['id', 'payload'],
+  filters: [],
+  offset: 0,
+  limit
+})
 
 const test = suite('database.rows stops reading at the byte limit (point 11)')
 
@@ -64,7 +75,11 @@ for (const kind of ['mariadb', 'sqlite'] as const) {
     try {
       const schema = await db.tableSchema({ database: dbName, table: 'big_rows' })
       assert.ok(schema !== null)
-      const scope: DatabaseScope = { databases: [dbName], allowedTables: { [dbName]: ['big_rows'] }, limits: { ...DEFAULT_LIMITS, max_rows: 1000, max_result_bytes: 3 * ROW_BYTES } }
+      const scope: DatabaseScope = {
+        databases: [dbName],
+        allowedTables: { [dbName]: ['big_rows'] },
+        limits: { ...DEFAULT_LIMITS, max_rows: 1000, max_result_bytes: 3 * ROW_BYTES }
+      }
       const q = right(decodeQuery(query(ROWS))) as DatabaseRows
       const plan = right(planRows(scope, schema!, q))
       const read = await db.selectRows(plan, schema!, 3 * ROW_BYTES - 2048)
@@ -82,7 +97,12 @@ for (const kind of ['mariadb', 'sqlite'] as const) {
     const r = createProjectResearch(right(await loadProfile(profileFor(kind, 3 * ROW_BYTES))()))
     try {
       const c = right(await r.query(query(ROWS))())
-      const result = c.result as { row_count: number; byte_limit_reached: boolean; has_more: boolean; next_offset: number }
+      const result = c.result as {
+        row_count: number
+        byte_limit_reached: boolean
+        has_more: boolean
+        next_offset: number
+      }
       assert.is(result.row_count, 2)
       assert.ok(result.byte_limit_reached && result.has_more)
       assert.is(result.next_offset, 2)
@@ -103,7 +123,10 @@ for (const kind of ['mariadb', 'sqlite'] as const) {
       // (a half-closed connection kept it for the server's 60 s write timeout, with its locks).
       let busy = ''
       for (let i = 0; i < 50; i++) {
-        busy = sql('SHOW PROCESSLIST').split('\n').filter((l) => l.includes(reader) && l.includes('big_rows')).join('\n')
+        busy = sql('SHOW PROCESSLIST')
+          .split('\n')
+          .filter((l) => l.includes(reader) && l.includes('big_rows'))
+          .join('\n')
         if (busy === '') break
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
@@ -116,7 +139,11 @@ test('vba research stopped at the limit ends at once (no client timer of the dro
   const file = profileFor('mariadb', 256 << 10, 'time_ms = 300000\n')
   const q = path.join(tempDir('big-query'), 'q.json')
   writeFileSync(q, JSON.stringify(query(300)))
-  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'research', '--config', file, '--query', q], { encoding: 'utf8', timeout: 60_000, env: process.env })
+  const r = spawnSync(
+    process.execPath,
+    [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'research', '--config', file, '--query', q],
+    { encoding: 'utf8', timeout: 60_000, env: process.env }
+  )
   assert.is(r.signal, null, 'ended by itself')
   assert.is(r.status, 2, r.stderr)
   assert.match(r.stderr, 'RESULT_TOO_LARGE')

@@ -23,44 +23,86 @@ const { shared, sql } = await mariaWorld()
 const open = async (file: string): Promise<ProjectResearch> => createProjectResearch(right(await loadProfile(file)()))
 const maria = await open(mariaProfile(shared))
 const lite = await open(sqliteProfile())
-const BOTH: Array<[string, ProjectResearch]> = [['mariadb', maria], ['sqlite', lite]]
+const BOTH: Array<[string, ProjectResearch]> = [
+  ['mariadb', maria],
+  ['sqlite', lite]
+]
 
 const ask = async (r: ProjectResearch, q: unknown): Promise<Capture> => right(await r.query(q)())
 const refuse = async (r: ProjectResearch, q: unknown): Promise<Failure> => left(await r.query(q)())
-type RowsResult = { rows: Array<Record<string, unknown>>; has_more: boolean; next_offset: number | null; complete_filtered_rows: boolean; row_count: number; row_limit_capped: boolean; byte_limit_reached: boolean }
+type RowsResult = {
+  rows: Array<Record<string, unknown>>
+  has_more: boolean
+  next_offset: number | null
+  complete_filtered_rows: boolean
+  row_count: number
+  row_limit_capped: boolean
+  byte_limit_reached: boolean
+}
 const rowsOf = (c: Capture): RowsResult => c.result as unknown as RowsResult
 
 /** Rows from the mariadb client as arrays of strings ('NULL' for NULL). */
-const client = (query: string): string[][] => sql(query, { database: 'world' }).split('\n').filter((l) => l !== '').map((l) => l.split('\t'))
+const client = (query: string): string[][] =>
+  sql(query, { database: 'world' })
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t'))
 const asClientText = (v: unknown): string =>
-  v === null ? 'NULL'
-    : typeof v === 'object' ? `0x${Buffer.from((v as { $base64: string }).$base64, 'base64').toString('hex').toUpperCase()}`
-      : typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(v) ? v.replace('T', ' ') : String(v)
+  v === null
+    ? 'NULL'
+    : typeof v === 'object'
+      ? `0x${Buffer.from((v as { $base64: string }).$base64, 'base64')
+          .toString('hex')
+          .toUpperCase()}`
+      : typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(v)
+        ? v.replace('T', ' ')
+        : String(v)
 
 // ---------------------------------------------------------------------------------------------
 const kinds = suite('database kinds on MariaDB and SQLite')
 
 kinds('database.tables lists allowed tables that exist, never the others', async () => {
-  const shown = client('SHOW TABLES').map((r) => r[0] ?? '').filter((t) => ALLOWED_WORLD_TABLES.includes(t)).sort()
+  const shown = client('SHOW TABLES')
+    .map((r) => r[0] ?? '')
+    .filter((t) => ALLOWED_WORLD_TABLES.includes(t))
+    .sort()
   for (const [name, r] of BOTH) {
     const c = await ask(r, { kind: 'database.tables' })
     const tables = (c.result['tables'] as Array<{ table: string }>).map((t) => t.table)
     assert.equal(tables, shown, name)
     assert.ok(tables.includes('creature_template'), name)
     assert.not.ok(tables.includes('account_secrets'), name)
-    assert.equal(c.origin, { type: 'database', client: name === 'mariadb' ? 'mysql2' : 'better-sqlite3', database: 'world', snapshot_id: 'world-test-fixture-1' })
+    assert.equal(c.origin, {
+      type: 'database',
+      client: name === 'mariadb' ? 'mysql2' : 'better-sqlite3',
+      database: 'world',
+      snapshot_id: 'world-test-fixture-1'
+    })
     const filtered = await ask(r, { kind: 'database.tables', text: 'quest' })
-    assert.equal((filtered.result['tables'] as Array<{ table: string }>).map((t) => t.table), ['creature_queststarter', 'quest_template'])
+    assert.equal(
+      (filtered.result['tables'] as Array<{ table: string }>).map((t) => t.table),
+      ['creature_queststarter', 'quest_template']
+    )
   }
 })
 
 kinds('database.schema reports real columns, types, nullability and keys', async () => {
-  const expected = client("SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='world' AND TABLE_NAME='smart_scripts' ORDER BY ORDINAL_POSITION")
+  const expected = client(
+    "SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='world' AND TABLE_NAME='smart_scripts' ORDER BY ORDINAL_POSITION"
+  )
   for (const [name, r] of BOTH) {
     const c = await ask(r, { kind: 'database.schema', table: 'smart_scripts' })
     const cols = c.result['columns'] as Array<{ name: string; nullable: boolean; data_type: string }>
-    assert.equal(cols.map((x) => x.name), expected.map((e) => e[0]), name)
-    assert.equal(cols.map((x) => x.nullable), expected.map((e) => e[1] === 'YES'), name)
+    assert.equal(
+      cols.map((x) => x.name),
+      expected.map((e) => e[0]),
+      name
+    )
+    assert.equal(
+      cols.map((x) => x.nullable),
+      expected.map((e) => e[1] === 'YES'),
+      name
+    )
     assert.equal(c.result['primary_key'], ['entryorguid', 'source_type', 'id', 'link'], name)
     assert.is(cols[0]?.data_type, 'bigint', name)
   }
@@ -68,12 +110,61 @@ kinds('database.schema reports real columns, types, nullability and keys', async
 
 kinds('database.rows equals the mariadb client for the same predicates, values exact', async () => {
   const cases: Array<{ q: Record<string, unknown>; sql: string }> = [
-    { q: { table: 'creature_template', columns: ['entry', 'name', 'subname', 'npcflag', 'DamageModifier'], filters: [{ column: 'name', operator: 'contains', value: 'Wolpertinger' }] }, sql: "SELECT entry, name, subname, npcflag, DamageModifier FROM creature_template WHERE name LIKE '%Wolpertinger%' ORDER BY entry LIMIT 50" },
-    { q: { table: 'creature_template', columns: ['entry', 'VerifiedBuild'], filters: [{ column: 'VerifiedBuild', operator: 'eq', value: null }, { column: 'entry', operator: 'lt', value: 100200 }] }, sql: 'SELECT entry, VerifiedBuild FROM creature_template WHERE VerifiedBuild IS NULL AND entry < 100200 ORDER BY entry LIMIT 50' },
-    { q: { table: 'smart_scripts', columns: ['entryorguid', 'source_type', 'id', 'comment'], filters: [{ column: 'entryorguid', operator: 'in', value: [23487, 24766, -91001] }, { column: 'source_type', operator: 'eq', value: 0 }] }, sql: 'SELECT entryorguid, source_type, id, comment FROM smart_scripts WHERE entryorguid IN (23487, 24766, -91001) AND source_type = 0 ORDER BY entryorguid, source_type, id, link LIMIT 50' },
-    { q: { table: 'game_event', columns: ['eventEntry', 'start_time', 'occurence', 'description'], filters: [{ column: 'eventEntry', operator: 'ge', value: 12 }], order_by: [{ column: 'start_time', direction: 'desc' }] }, sql: 'SELECT eventEntry, start_time, occurence, description FROM game_event WHERE eventEntry >= 12 ORDER BY start_time DESC, eventEntry LIMIT 50' },
-    { q: { table: 'item_template', columns: ['entry', 'icon_checksum', 'BuyPrice'], filters: [{ column: 'entry', operator: 'ne', value: 32906 }] }, sql: 'SELECT entry, IF(icon_checksum IS NULL, NULL, CONCAT(\'0x\', HEX(icon_checksum))), BuyPrice FROM item_template WHERE entry <> 32906 ORDER BY entry LIMIT 50' },
-    { q: { table: 'quest_template', columns: ['ID', 'RewardMoney', 'QuestDescription'], filters: [{ column: 'LogTitle', operator: 'contains', value: 'Wolpertinger!' }] }, sql: "SELECT ID, RewardMoney, REPLACE(QuestDescription, '\\n', '\\\\n') FROM quest_template WHERE LogTitle LIKE '%Wolpertinger!%' ORDER BY ID LIMIT 50" }
+    {
+      q: {
+        table: 'creature_template',
+        columns: ['entry', 'name', 'subname', 'npcflag', 'DamageModifier'],
+        filters: [{ column: 'name', operator: 'contains', value: 'Wolpertinger' }]
+      },
+      sql: "SELECT entry, name, subname, npcflag, DamageModifier FROM creature_template WHERE name LIKE '%Wolpertinger%' ORDER BY entry LIMIT 50"
+    },
+    {
+      q: {
+        table: 'creature_template',
+        columns: ['entry', 'VerifiedBuild'],
+        filters: [
+          { column: 'VerifiedBuild', operator: 'eq', value: null },
+          { column: 'entry', operator: 'lt', value: 100200 }
+        ]
+      },
+      sql: 'SELECT entry, VerifiedBuild FROM creature_template WHERE VerifiedBuild IS NULL AND entry < 100200 ORDER BY entry LIMIT 50'
+    },
+    {
+      q: {
+        table: 'smart_scripts',
+        columns: ['entryorguid', 'source_type', 'id', 'comment'],
+        filters: [
+          { column: 'entryorguid', operator: 'in', value: [23487, 24766, -91001] },
+          { column: 'source_type', operator: 'eq', value: 0 }
+        ]
+      },
+      sql: 'SELECT entryorguid, source_type, id, comment FROM smart_scripts WHERE entryorguid IN (23487, 24766, -91001) AND source_type = 0 ORDER BY entryorguid, source_type, id, link LIMIT 50'
+    },
+    {
+      q: {
+        table: 'game_event',
+        columns: ['eventEntry', 'start_time', 'occurence', 'description'],
+        filters: [{ column: 'eventEntry', operator: 'ge', value: 12 }],
+        order_by: [{ column: 'start_time', direction: 'desc' }]
+      },
+      sql: 'SELECT eventEntry, start_time, occurence, description FROM game_event WHERE eventEntry >= 12 ORDER BY start_time DESC, eventEntry LIMIT 50'
+    },
+    {
+      q: {
+        table: 'item_template',
+        columns: ['entry', 'icon_checksum', 'BuyPrice'],
+        filters: [{ column: 'entry', operator: 'ne', value: 32906 }]
+      },
+      sql: "SELECT entry, IF(icon_checksum IS NULL, NULL, CONCAT('0x', HEX(icon_checksum))), BuyPrice FROM item_template WHERE entry <> 32906 ORDER BY entry LIMIT 50"
+    },
+    {
+      q: {
+        table: 'quest_template',
+        columns: ['ID', 'RewardMoney', 'QuestDescription'],
+        filters: [{ column: 'LogTitle', operator: 'contains', value: 'Wolpertinger!' }]
+      },
+      sql: "SELECT ID, RewardMoney, REPLACE(QuestDescription, '\\n', '\\\\n') FROM quest_template WHERE LogTitle LIKE '%Wolpertinger!%' ORDER BY ID LIMIT 50"
+    }
   ]
   for (const { q, sql: query } of cases) {
     const expected = client(query)
@@ -88,15 +179,40 @@ kinds('database.rows equals the mariadb client for the same predicates, values e
   }
   // exactness: BIGINT beyond 2^53 and DECIMAL as strings, never rounded
   for (const [name, r] of BOTH) {
-    const row = rowsOf(await ask(r, { kind: 'database.rows', table: 'creature_template', columns: ['npcflag', 'DamageModifier', 'speed_walk'], filters: [{ column: 'entry', operator: 'in', value: [24715, 24766] }], offset: 0, limit: 5 })).rows
-    assert.equal(row.map((x) => [x['npcflag'], x['DamageModifier']]), [['9223372036854775807', '1.0000'], ['0', '123456789.1234']], name)
+    const row = rowsOf(
+      await ask(r, {
+        kind: 'database.rows',
+        table: 'creature_template',
+        columns: ['npcflag', 'DamageModifier', 'speed_walk'],
+        filters: [{ column: 'entry', operator: 'in', value: [24715, 24766] }],
+        offset: 0,
+        limit: 5
+      })
+    ).rows
+    assert.equal(
+      row.map((x) => [x['npcflag'], x['DamageModifier']]),
+      [
+        ['9223372036854775807', '1.0000'],
+        ['0', '123456789.1234']
+      ],
+      name
+    )
   }
 })
 
 kinds('contains matches %, _ and ! literally', async () => {
   for (const [name, r] of BOTH) {
     for (const text of ['%', '_', '!', 'Wolpertinger_']) {
-      const res = rowsOf(await ask(r, { kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [{ column: 'name', operator: 'contains', value: text }], offset: 0, limit: 10 }))
+      const res = rowsOf(
+        await ask(r, {
+          kind: 'database.rows',
+          table: 'creature_template',
+          columns: ['entry'],
+          filters: [{ column: 'name', operator: 'contains', value: text }],
+          offset: 0,
+          limit: 10
+        })
+      )
       assert.is(res.rows.length, 0, `${name}: ${text}`)
     }
   }
@@ -111,7 +227,16 @@ kinds('paging across a whole table returns every row exactly once, and count agr
     let offset: number | null = 0
     let pages = 0
     while (offset !== null) {
-      const res = rowsOf(await ask(r, { kind: 'database.rows', table: 'creature_template', columns: ['entry'], filters: [], offset, limit: 500 }))
+      const res = rowsOf(
+        await ask(r, {
+          kind: 'database.rows',
+          table: 'creature_template',
+          columns: ['entry'],
+          filters: [],
+          offset,
+          limit: 500
+        })
+      )
       for (const row of res.rows) {
         const e = row['entry'] as number
         assert.not.ok(seen.has(e), `${name}: entry ${e} twice`)
@@ -129,7 +254,16 @@ kinds('paging across a whole table returns every row exactly once, and count agr
 kinds('the byte limit cuts a page and says so', async () => {
   const file = sqliteProfile('\n[limits]\nmax_result_bytes = 4096\n')
   const small = await open(file)
-  const res = rowsOf(await ask(small, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name', 'subname'], filters: [], offset: 0, limit: 200 }))
+  const res = rowsOf(
+    await ask(small, {
+      kind: 'database.rows',
+      table: 'creature_template',
+      columns: ['entry', 'name', 'subname'],
+      filters: [],
+      offset: 0,
+      limit: 200
+    })
+  )
   assert.is(res.byte_limit_reached, true)
   assert.is(res.has_more, true)
   assert.is(res.next_offset, res.row_count)
@@ -150,7 +284,9 @@ const readerStatements = async (work: () => Promise<void>): Promise<string[]> =>
   } finally {
     sql('SET GLOBAL general_log = OFF;')
   }
-  const seen = sql(`SELECT argument FROM mysql.general_log WHERE user_host LIKE '${READER_USER}%' AND command_type = 'Query'`)
+  const seen = sql(
+    `SELECT argument FROM mysql.general_log WHERE user_host LIKE '${READER_USER}%' AND command_type = 'Query'`
+  )
   sql('TRUNCATE mysql.general_log;')
   return seen.split('\n').filter((l) => l !== '')
 }
@@ -158,52 +294,98 @@ const readerStatements = async (work: () => Promise<void>): Promise<string[]> =>
 hostile('is refused with a coded error before any SQL is sent', async () => {
   for (const [name, r] of BOTH) {
     const sent = await readerStatements(async () => {
-      for (const [q, code] of HOSTILE) assert.is((await refuse(r, q)).code, code, `${name}: ${JSON.stringify(q).slice(0, 120)}`)
+      for (const [q, code] of HOSTILE)
+        assert.is((await refuse(r, q)).code, code, `${name}: ${JSON.stringify(q).slice(0, 120)}`)
     })
     assert.equal(sent, [], `${name}: no statement reached the server`)
   }
   // the log does see the reader when it does read (the check above can fail)
   const reads = await readerStatements(async () => {
-    await ask(maria, { kind: 'database.count', table: 'creature_template', filters: [{ column: 'name', operator: 'contains', value: "x' OR 1=1 --" }] })
+    await ask(maria, {
+      kind: 'database.count',
+      table: 'creature_template',
+      filters: [{ column: 'name', operator: 'contains', value: "x' OR 1=1 --" }]
+    })
   })
-  assert.ok(reads.some((l) => l.includes('count(*)') && l.includes("'%x\\' OR 1=1 --%'")), reads.join('\n'))
+  assert.ok(
+    reads.some((l) => l.includes('count(*)') && l.includes("'%x\\' OR 1=1 --%'")),
+    reads.join('\n')
+  )
   // column checks need the real schema: they are refused after reading it, before the row query
-  assert.is((await refuse(maria, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'secret'], filters: [], offset: 0, limit: 1 })).code, 'COLUMN_UNKNOWN')
+  assert.is(
+    (
+      await refuse(maria, {
+        kind: 'database.rows',
+        table: 'creature_template',
+        columns: ['entry', 'secret'],
+        filters: [],
+        offset: 0,
+        limit: 1
+      })
+    ).code,
+    'COLUMN_UNKNOWN'
+  )
 })
 
-const checksums = (): string => sql('CHECKSUM TABLE creature_template, quest_template, creature_queststarter, item_template, smart_scripts, spell_script_names, game_event, account_secrets', { database: 'world' })
-const grants = (): string => sql(`SHOW GRANTS FOR '${READER_USER}'@'127.0.0.1'; SHOW GRANTS FOR '${READER_USER}'@'localhost'`)
+const checksums = (): string =>
+  sql(
+    'CHECKSUM TABLE creature_template, quest_template, creature_queststarter, item_template, smart_scripts, spell_script_names, game_event, account_secrets',
+    { database: 'world' }
+  )
+const grants = (): string =>
+  sql(`SHOW GRANTS FOR '${READER_USER}'@'127.0.0.1'; SHOW GRANTS FOR '${READER_USER}'@'localhost'`)
 
-hostile('property: thousands of generated requests are a coded refusal or a correct read; nothing changes, even for root', async () => {
-  const rootFile = path.join(tempDir('root-profile'), 'project.toml')
-  writeFileSync(rootFile, `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = ${shared.port}\nuser = "root"\npassword_env = "VBA_TEST_ROOT_PASSWORD"\ndatabases = ["world", "mysql"]\nsnapshot_id = "s"\n[database.allowed_tables]\nworld = ["creature_template", "quest_template", "creature_queststarter", "item_template", "smart_scripts", "spell_script_names", "game_event"]\nmysql = ["user"]\n`)
-  process.env['VBA_TEST_ROOT_PASSWORD'] = ''
-  const root = await open(rootFile)
-  const before = { sums: checksums(), grants: grants() }
-  let reads = 0
-  let refusals = 0
-  for (const [name, r] of [['root', root], ['reader', maria], ['sqlite', lite]] as const) {
-    await fc.assert(fc.asyncProperty(request, async (q) => {
-      const out = await r.query(q)()
-      if (out._tag === 'Left') {
-        refusals++
-        return REFUSALS.has(out.left.code) || (name === 'reader' && out.left.code === 'TABLE_NOT_FOUND') || out.left.code === 'TABLE_NOT_FOUND'
-      }
-      reads++
-      const c = out.right
-      if (c.kind === 'database.rows') {
-        const res = rowsOf(c)
-        return Array.isArray(res.rows) && res.rows.length <= 200 && (res.has_more ? res.next_offset !== null : res.next_offset === null)
-      }
-      return c.format === 'vba-capture' && c.origin.type === 'database'
-    }), { numRuns: name === 'sqlite' ? 1500 : 1000, seed: 20261130 })
+hostile(
+  'property: thousands of generated requests are a coded refusal or a correct read; nothing changes, even for root',
+  async () => {
+    const rootFile = path.join(tempDir('root-profile'), 'project.toml')
+    writeFileSync(
+      rootFile,
+      `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = ${shared.port}\nuser = "root"\npassword_env = "VBA_TEST_ROOT_PASSWORD"\ndatabases = ["world", "mysql"]\nsnapshot_id = "s"\n[database.allowed_tables]\nworld = ["creature_template", "quest_template", "creature_queststarter", "item_template", "smart_scripts", "spell_script_names", "game_event"]\nmysql = ["user"]\n`
+    )
+    process.env['VBA_TEST_ROOT_PASSWORD'] = ''
+    const root = await open(rootFile)
+    const before = { sums: checksums(), grants: grants() }
+    let reads = 0
+    let refusals = 0
+    for (const [name, r] of [
+      ['root', root],
+      ['reader', maria],
+      ['sqlite', lite]
+    ] as const) {
+      await fc.assert(
+        fc.asyncProperty(request, async (q) => {
+          const out = await r.query(q)()
+          if (out._tag === 'Left') {
+            refusals++
+            return (
+              REFUSALS.has(out.left.code) ||
+              (name === 'reader' && out.left.code === 'TABLE_NOT_FOUND') ||
+              out.left.code === 'TABLE_NOT_FOUND'
+            )
+          }
+          reads++
+          const c = out.right
+          if (c.kind === 'database.rows') {
+            const res = rowsOf(c)
+            return (
+              Array.isArray(res.rows) &&
+              res.rows.length <= 200 &&
+              (res.has_more ? res.next_offset !== null : res.next_offset === null)
+            )
+          }
+          return c.format === 'vba-capture' && c.origin.type === 'database'
+        }),
+        { numRuns: name === 'sqlite' ? 1500 : 1000, seed: 20261130 }
+      )
+    }
+    await root.close()
+    assert.is(checksums(), before.sums, 'no table changed')
+    assert.is(grants(), before.grants, 'grants unchanged')
+    assert.ok(reads > 100, `some generated requests were valid reads (${reads})`)
+    assert.ok(refusals > 1000, `most were refused (${refusals})`)
   }
-  await root.close()
-  assert.is(checksums(), before.sums, 'no table changed')
-  assert.is(grants(), before.grants, 'grants unchanged')
-  assert.ok(reads > 100, `some generated requests were valid reads (${reads})`)
-  assert.ok(refusals > 1000, `most were refused (${refusals})`)
-})
+)
 
 hostile.run()
 
@@ -213,10 +395,17 @@ const trust = suite('credentials, outages and timeouts')
 trust('a password never appears in captures, failures or CLI output', async () => {
   const secret = shared.readerPassword
   const outputs: string[] = []
-  for (const q of [{ kind: 'database.tables' }, { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name'], filters: [], offset: 0, limit: 3 }]) {
+  for (const q of [
+    { kind: 'database.tables' },
+    { kind: 'database.rows', table: 'creature_template', columns: ['entry', 'name'], filters: [], offset: 0, limit: 3 }
+  ]) {
     outputs.push(JSON.stringify(await maria.query(q)()))
   }
-  outputs.push(JSON.stringify(await maria.query({ kind: 'database.rows', table: 'nope', columns: ['x'], filters: [], offset: 0, limit: 1 })()))
+  outputs.push(
+    JSON.stringify(
+      await maria.query({ kind: 'database.rows', table: 'nope', columns: ['x'], filters: [], offset: 0, limit: 1 })()
+    )
+  )
   // a wrong password: the failure names the problem, not the password
   const wrong = mariaProfile(shared)
   process.env['VBA_TEST_DB_PASSWORD'] = `${secret}-wrong`
@@ -234,10 +423,14 @@ trust('a password never appears in captures, failures or CLI output', async () =
   const good = vba(['research', '--config', profile, '--query', qfile])
   assert.is(good.code, 0, good.stderr)
   assert.is(JSON.parse(good.stdout).result.count, Number(client('SELECT COUNT(*) FROM creature_template')[0]?.[0]))
-  const badQuery = vba(['research', '--config', profile, '--query', '-'], { input: '{"kind":"database.rows","table":"account_secrets","columns":["secret"],"filters":[],"offset":0,"limit":1}' })
+  const badQuery = vba(['research', '--config', profile, '--query', '-'], {
+    input: '{"kind":"database.rows","table":"account_secrets","columns":["secret"],"filters":[],"offset":0,"limit":1}'
+  })
   assert.is(badQuery.code, 2)
   assert.is(JSON.parse(badQuery.stdout).error.code, 'TABLE_NOT_ALLOWED')
-  const outage = vba(['research', '--config', profile, '--query', qfile], { env: { VBA_TEST_DB_PASSWORD: `${secret}x` } })
+  const outage = vba(['research', '--config', profile, '--query', qfile], {
+    env: { VBA_TEST_DB_PASSWORD: `${secret}x` }
+  })
   assert.is(outage.code, 3)
   for (const r of [good, badQuery, outage]) outputs.push(r.stdout, r.stderr)
   for (const o of outputs) assert.not.ok(o.includes(secret), `password leaked: ${o.slice(0, 200)}`)
@@ -245,7 +438,10 @@ trust('a password never appears in captures, failures or CLI output', async () =
 
 trust('a closed port is DATABASE_UNAVAILABLE, quickly', async () => {
   const file = path.join(tempDir('closed'), 'project.toml')
-  writeFileSync(file, `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = 9\nuser = "x"\ndatabases = ["world"]\nsnapshot_id = "s"\nconnect_timeout_ms = 2000\n[database.allowed_tables]\nworld = ["creature_template"]\n`)
+  writeFileSync(
+    file,
+    `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = 9\nuser = "x"\ndatabases = ["world"]\nsnapshot_id = "s"\nconnect_timeout_ms = 2000\n[database.allowed_tables]\nworld = ["creature_template"]\n`
+  )
   const r = await open(file)
   const t0 = Date.now()
   assert.is((await refuse(r, { kind: 'database.tables' })).code, 'DATABASE_UNAVAILABLE')
@@ -258,16 +454,32 @@ trust('a query blocked past time_ms is DATABASE_TIMEOUT (server limit and client
   const bin = findBinaries()
   if (bin === null) throw new Error('mariadb client missing')
   // Another session holds a write lock on the table for 6 s.
-  const locker = spawn(bin.client, ['--no-defaults', `--socket=${shared.socket}`, '--user=root', 'world'], { stdio: ['pipe', 'ignore', 'ignore'] })
+  const locker = spawn(bin.client, ['--no-defaults', `--socket=${shared.socket}`, '--user=root', 'world'], {
+    stdio: ['pipe', 'ignore', 'ignore']
+  })
   locker.stdin.write('LOCK TABLES smart_scripts WRITE; SELECT SLEEP(6); UNLOCK TABLES;\n')
   locker.stdin.end()
   // Wait until the other session really holds the lock (slow machines take longer to start it).
-  for (let i = 0; i < 100 && !client("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(6)%'").some((r) => r[0] === '1'); i++) {
+  for (
+    let i = 0;
+    i < 100 &&
+    !client("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(6)%'").some(
+      (r) => r[0] === '1'
+    );
+    i++
+  ) {
     await new Promise((r) => setTimeout(r, 50))
   }
   const fast = await open(mariaProfile(shared, '\n[limits]\ntime_ms = 700\n'))
   const t0 = Date.now()
-  const f = await refuse(fast, { kind: 'database.rows', table: 'smart_scripts', columns: ['comment'], filters: [], offset: 0, limit: 1 })
+  const f = await refuse(fast, {
+    kind: 'database.rows',
+    table: 'smart_scripts',
+    columns: ['comment'],
+    filters: [],
+    offset: 0,
+    limit: 1
+  })
   const took = Date.now() - t0
   assert.is(f.code, 'DATABASE_TIMEOUT', JSON.stringify(f))
   assert.ok(took < 5000, `took ${took} ms`)

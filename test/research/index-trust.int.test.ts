@@ -19,7 +19,10 @@ import { repoRoot, tempDir } from '../helpers/fs.js'
 const genDir = path.join(tempDir('trust-gen'), 'core.git')
 const genCommit = generateRepo(genDir, 120)
 // Text in many files: a forged filter that zeroes bits hides some of them from a search.
-const QUERIES: unknown[] = [{ kind: 'source.search', text: 'AddSC_' }, { kind: 'source.search', text: 'uint32 id)' }]
+const QUERIES: unknown[] = [
+  { kind: 'source.search', text: 'AddSC_' },
+  { kind: 'source.search', text: 'uint32 id)' }
+]
 
 /** A forger with write access to the cache: clears filter bits and re-seals both digests. */
 const forgeFilters = (dir: string): void => {
@@ -35,7 +38,11 @@ const forgeFilters = (dir: string): void => {
 
 const answersWith = async (root: string | undefined): Promise<{ answers: string[]; notices: SnapshotNotice[] }> => {
   const notices: SnapshotNotice[] = []
-  const snap = await openSnapshot(genDir, genCommit, root === undefined ? {} : { index: root, onNotice: (n) => notices.push(n) })
+  const snap = await openSnapshot(
+    genDir,
+    genCommit,
+    root === undefined ? {} : { index: root, onNotice: (n) => notices.push(n) }
+  )
   try {
     await snap.entries()
     return { answers: await answerAll(snap, QUERIES), notices }
@@ -46,28 +53,35 @@ const answersWith = async (root: string | undefined): Promise<{ answers: string[
 
 const trust = suite('an index others could write is not trusted')
 
-trust('writable by every user, or owned by another user: SOURCE_INDEX_UNTRUSTED, and the answer comes from git', async () => {
-  const truth = (await answersWith(undefined)).answers
-  const variants: Array<[string, (dir: string) => void]> = [
-    ['writable by others', (dir) => chmodSync(dir, 0o777)],
-    ['a file writable by others', (dir) => chmodSync(path.join(dir, 'filters.dat'), 0o666)]
-  ]
-  if (process.getuid?.() === 0) variants.push(['owned by another user', (dir) => chownSync(dir, 65534, 65534)])
-  for (const [label, loosen] of variants) {
-    const root = tempDir('trust-cache')
-    await answersWith(root) // builds the index
-    const dir = indexDirOf(root, genCommit)
-    forgeFilters(dir)
-    const forged = await answersWith(root)
-    assert.equal(forged.notices, [], `${label}: the digests cannot tell a consistent forgery`)
-    assert.not.equal(forged.answers, truth, `${label}: a trusted forged index hides hits`)
-    loosen(dir)
-    const r = await answersWith(root)
-    assert.equal(r.notices.map((n) => n.code), ['SOURCE_INDEX_UNTRUSTED'], label)
-    assert.equal(r.answers, truth, `${label}: answered from git`)
-    assert.ok(existsSync(dir), `${label}: left for its owner`)
+trust(
+  'writable by every user, or owned by another user: SOURCE_INDEX_UNTRUSTED, and the answer comes from git',
+  async () => {
+    const truth = (await answersWith(undefined)).answers
+    const variants: Array<[string, (dir: string) => void]> = [
+      ['writable by others', (dir) => chmodSync(dir, 0o777)],
+      ['a file writable by others', (dir) => chmodSync(path.join(dir, 'filters.dat'), 0o666)]
+    ]
+    if (process.getuid?.() === 0) variants.push(['owned by another user', (dir) => chownSync(dir, 65534, 65534)])
+    for (const [label, loosen] of variants) {
+      const root = tempDir('trust-cache')
+      await answersWith(root) // builds the index
+      const dir = indexDirOf(root, genCommit)
+      forgeFilters(dir)
+      const forged = await answersWith(root)
+      assert.equal(forged.notices, [], `${label}: the digests cannot tell a consistent forgery`)
+      assert.not.equal(forged.answers, truth, `${label}: a trusted forged index hides hits`)
+      loosen(dir)
+      const r = await answersWith(root)
+      assert.equal(
+        r.notices.map((n) => n.code),
+        ['SOURCE_INDEX_UNTRUSTED'],
+        label
+      )
+      assert.equal(r.answers, truth, `${label}: answered from git`)
+      assert.ok(existsSync(dir), `${label}: left for its owner`)
+    }
   }
-})
+)
 
 trust.run()
 
@@ -77,7 +91,10 @@ const verify = suite('vba index verify says whether it could remove a damaged in
 verify('a user who may not remove the index is told so (exit 1), and the index stays', () => {
   const cacheHome = tempDir('trust-xdg')
   const profile = path.join(tempDir('trust-profile'), 'project.toml')
-  writeFileSync(profile, `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n`)
+  writeFileSync(
+    profile,
+    `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n`
+  )
   const main = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
   const env = { ...process.env, XDG_CACHE_HOME: cacheHome }
   assert.is(spawnSync(process.execPath, [main, 'index', 'build', '--config', profile], { env }).status, 0)
@@ -88,7 +105,22 @@ verify('a user who may not remove the index is told so (exit 1), and the index s
     // Another user reads what root built (everything on the way readable, nothing writable).
     for (const d of [path.dirname(path.dirname(genDir)), genDir, path.dirname(profile), cacheHome]) chmodSync(d, 0o755)
     spawnSync('chmod', ['-R', 'a+rX', path.dirname(path.dirname(genDir)), cacheHome])
-    r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, main, 'index', 'verify', '--config', profile, '--json'], { env, encoding: 'utf8' })
+    r = spawnSync(
+      'setpriv',
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        main,
+        'index',
+        'verify',
+        '--config',
+        profile,
+        '--json'
+      ],
+      { env, encoding: 'utf8' }
+    )
   } else {
     chmodSync(path.join(cacheHome, 'vba', 'snapshots', 'v1'), 0o555)
     r = spawnSync(process.execPath, [main, 'index', 'verify', '--config', profile, '--json'], { env, encoding: 'utf8' })

@@ -22,7 +22,10 @@ import { vba } from '../helpers/cli.js'
 const { shared } = await mariaWorld()
 const repo = buildTestRepo()
 const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const profileFile = mariaProfile(shared, `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}`)
+const profileFile = mariaProfile(
+  shared,
+  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}`
+)
 const profile = right(await loadProfile(profileFile)())
 const config = right(enrichmentConfig(profile))
 const research = createProjectResearch(profile, { openSource: openSourceResearch })
@@ -34,50 +37,70 @@ const newCase = async (): Promise<string> => {
 }
 const factsOf = async (dir: string): Promise<Fact[]> => {
   const views = right(await replayCase(dir, defaultProjections())()).views
-  const revisions = (views['revisions']?.view as { revisions: Array<{ facts: { digest: string; size: number } | null }> }).revisions
+  const revisions = (
+    views['revisions']?.view as { revisions: Array<{ facts: { digest: string; size: number } | null }> }
+  ).revisions
   const ref = revisions[revisions.length - 1]?.facts
   if (ref === null || ref === undefined) throw new Error('no facts')
   return (JSON.parse(right(await readObject(dir, ref)()).toString('utf8')) as { facts: Fact[] }).facts
 }
-const quest: RevisionInputs = { report: 'Players cannot catch the wild wolpertingers for quest 11117 any more.', entities: [{ type: 'quest', id: 11117 }] }
+const quest: RevisionInputs = {
+  report: 'Players cannot catch the wild wolpertingers for quest 11117 any more.',
+  entities: [{ type: 'quest', id: 11117 }]
+}
 
 const prep = suite('case preparation')
 
-prep('a quest expands to its starter creature, start item and the SmartAI rows of that creature, with resolvable provenance', async () => {
-  const dir = await newCase()
-  const r = right(await prepareRevision(dir, research, config, quest))
-  assert.is(r.status, 'completed')
-  assert.is(r.revision, 1)
-  const facts = await factsOf(dir)
-  const entity = (type: string, id: number) => facts.find((f) => f.type === 'entity' && f.entity_type === type && f.id === id)
-  assert.ok(entity('quest', 11117), 'the quest')
-  assert.ok(entity('creature', 23486), 'its starter creature')
-  assert.ok(entity('item', 32907), 'its start item')
-  const smart = facts.find((f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23486)
-  assert.ok(smart !== undefined && smart.type === 'relationship' && smart.to.rows === 1, 'one SmartAI row of the creature (source_type 0 only)')
-  // texts become their own facts; the quest fact references them instead of copying
-  const q = entity('quest', 11117)
-  if (q?.type !== 'entity') throw new Error('quest fact')
-  assert.equal(Object.keys(q.texts).sort(), ['LogDescription', 'QuestDescription'])
-  assert.not.ok('QuestDescription' in q.values)
-  const text = facts.find((f) => f.fact_id === q.texts['QuestDescription'])
-  assert.ok(text?.type === 'project_description' && text.role === 'quest giver text' && text.describes === 'template_text')
-  // every provenance resolves to the original value in its capture
-  for (const f of facts) {
-    if (f.type === 'project_description') assert.is(resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer), f.text)
-    if (f.type === 'entity') {
-      const row = resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer) as Record<string, unknown>
-      assert.ok(Object.values(row).includes(f.id), `${f.entity_type} ${f.id}: the row holds the id`)
-      for (const [k, v] of Object.entries(f.values)) assert.equal(row[k], v)
+prep(
+  'a quest expands to its starter creature, start item and the SmartAI rows of that creature, with resolvable provenance',
+  async () => {
+    const dir = await newCase()
+    const r = right(await prepareRevision(dir, research, config, quest))
+    assert.is(r.status, 'completed')
+    assert.is(r.revision, 1)
+    const facts = await factsOf(dir)
+    const entity = (type: string, id: number) =>
+      facts.find((f) => f.type === 'entity' && f.entity_type === type && f.id === id)
+    assert.ok(entity('quest', 11117), 'the quest')
+    assert.ok(entity('creature', 23486), 'its starter creature')
+    assert.ok(entity('item', 32907), 'its start item')
+    const smart = facts.find(
+      (f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23486
+    )
+    assert.ok(
+      smart !== undefined && smart.type === 'relationship' && smart.to.rows === 1,
+      'one SmartAI row of the creature (source_type 0 only)'
+    )
+    // texts become their own facts; the quest fact references them instead of copying
+    const q = entity('quest', 11117)
+    if (q?.type !== 'entity') throw new Error('quest fact')
+    assert.equal(Object.keys(q.texts).sort(), ['LogDescription', 'QuestDescription'])
+    assert.not.ok('QuestDescription' in q.values)
+    const text = facts.find((f) => f.fact_id === q.texts['QuestDescription'])
+    assert.ok(
+      text?.type === 'project_description' && text.role === 'quest giver text' && text.describes === 'template_text'
+    )
+    // every provenance resolves to the original value in its capture
+    for (const f of facts) {
+      if (f.type === 'project_description')
+        assert.is(resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer), f.text)
+      if (f.type === 'entity') {
+        const row = resolvePointer(await capture(dir, f.provenance.capture), f.provenance.pointer) as Record<
+          string,
+          unknown
+        >
+        assert.ok(Object.values(row).includes(f.id), `${f.entity_type} ${f.id}: the row holds the id`)
+        for (const [k, v] of Object.entries(f.values)) assert.equal(row[k], v)
+      }
+      if (f.type === 'relationship') {
+        const origin = resolvePointer(await capture(dir, f.from.provenance.capture), f.from.provenance.pointer)
+        assert.is(origin, f.from.value, `${f.relation} origin value`)
+      }
     }
-    if (f.type === 'relationship') {
-      const origin = resolvePointer(await capture(dir, f.from.provenance.capture), f.from.provenance.pointer)
-      assert.is(origin, f.from.value, `${f.relation} origin value`)
-    }
+    const coverage = facts.find((f) => f.type === 'project_context_coverage')
+    assert.ok(coverage !== undefined)
   }
-  const coverage = facts.find((f) => f.type === 'project_context_coverage')
-  assert.ok(coverage !== undefined)
-})
+)
 
 /** A capture object, decoded. */
 const capture = async (dir: string, digest: string): Promise<unknown> => {
@@ -90,12 +113,18 @@ const capture = async (dir: string, digest: string): Promise<unknown> => {
 
 prep('a cycle terminates and the coverage shows what was cut; the same inputs again change nothing', async () => {
   const dir = await newCase()
-  const inputs: RevisionInputs = { report: 'The drunken wolpertinger keeps summoning pens.', entities: [{ type: 'creature', id: 24766 }] }
+  const inputs: RevisionInputs = {
+    report: 'The drunken wolpertinger keeps summoning pens.',
+    entities: [{ type: 'creature', id: 24766 }]
+  }
   const r = right(await prepareRevision(dir, research, config, inputs))
   const facts = await factsOf(dir)
   const coverage = facts.find((f) => f.type === 'project_context_coverage')
   assert.ok(coverage?.type === 'project_context_coverage')
-  assert.ok(coverage.cycles_cut.length > 0 || coverage.left_out.some((g) => g.reason === 'max_depth'), JSON.stringify(coverage))
+  assert.ok(
+    coverage.cycles_cut.length > 0 || coverage.left_out.some((g) => g.reason === 'max_depth'),
+    JSON.stringify(coverage)
+  )
   const before = readFileSync(path.join(dir, 'events.jsonl'))
   const again = right(await prepareRevision(dir, research, config, inputs))
   assert.is(again.status, 'unchanged')
@@ -117,17 +146,34 @@ prep('the same revision enriched in two cases gives identical facts', async () =
 
 prep('one number that is a creature entry and a spell id: the facts keep them apart', async () => {
   const dir = await newCase()
-  right(await prepareRevision(dir, research, config, { report: 'Creature 23487 and the pony keg (item 33927).', entities: [{ type: 'creature', id: 23487 }, { type: 'item', id: 33927 }] }))
+  right(
+    await prepareRevision(dir, research, config, {
+      report: 'Creature 23487 and the pony keg (item 33927).',
+      entities: [
+        { type: 'creature', id: 23487 },
+        { type: 'item', id: 33927 }
+      ]
+    })
+  )
   const facts = await factsOf(dir)
   const creature = facts.filter((f) => f.type === 'entity' && f.entity_type === 'creature' && f.id === 23487)
   assert.is(creature.length, 1)
   const spellRel = facts.find((f) => f.type === 'relationship' && f.relation === 'item_spell_script')
-  assert.ok(spellRel?.type === 'relationship' && spellRel.from.value === 23487 && spellRel.from.table === 'item_template', 'the spell is reached from the item, as a spell')
+  assert.ok(
+    spellRel?.type === 'relationship' && spellRel.from.value === 23487 && spellRel.from.table === 'item_template',
+    'the spell is reached from the item, as a spell'
+  )
   for (const f of facts) {
-    if (f.type === 'relationship' && f.from.table === 'creature_template') assert.is.not(f.to.table, 'spell_script_names', 'nothing links the creature to the spell')
+    if (f.type === 'relationship' && f.from.table === 'creature_template')
+      assert.is.not(f.to.table, 'spell_script_names', 'nothing links the creature to the spell')
   }
-  const smart = facts.find((f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23487)
-  assert.ok(smart?.type === 'relationship' && smart.to.rows === 2, 'only source_type 0 rows of the creature, not the actionlist with the same number')
+  const smart = facts.find(
+    (f) => f.type === 'relationship' && f.relation === 'creature_smartai' && f.from.value === 23487
+  )
+  assert.ok(
+    smart?.type === 'relationship' && smart.to.rows === 2,
+    'only source_type 0 rows of the creature, not the actionlist with the same number'
+  )
 })
 
 prep('vba case prepare and show --json list the facts with provenance', async () => {
@@ -141,7 +187,11 @@ prep('vba case prepare and show --json list the facts with provenance', async ()
   assert.match(again.stdout, 'nothing recorded')
   const show = JSON.parse(vba(['show', dir, '--json']).stdout) as { facts: { facts: Fact[] } }
   assert.ok(show.facts.facts.length > 5)
-  assert.ok(show.facts.facts.every((f) => f.type === 'project_context_coverage' || 'provenance' in f || f.type === 'relationship'))
+  assert.ok(
+    show.facts.facts.every(
+      (f) => f.type === 'project_context_coverage' || 'provenance' in f || f.type === 'relationship'
+    )
+  )
   writeFileSync(input, '{"report": 5}')
   const bad = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
   assert.is(bad.code, 2)

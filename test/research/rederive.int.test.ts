@@ -19,7 +19,14 @@ import { postgresStore, type TestStore } from '../helpers/stores.js'
 
 const world = writeDemoWorld(path.join(tempDir('rederive'), 'demo'))
 const READ = { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 20 }
-const ROWS = { kind: 'database.rows', table: 'smart_scripts', columns: ['entryorguid', 'id', 'comment'], filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }], offset: 0, limit: 10 }
+const ROWS = {
+  kind: 'database.rows',
+  table: 'smart_scripts',
+  columns: ['entryorguid', 'id', 'comment'],
+  filters: [{ column: 'entryorguid', operator: 'eq', value: 23487 }],
+  offset: 0,
+  limit: 10
+}
 
 /** A prepared case with one source.read and one database.rows recorded as evidence. */
 const honestCase = async (): Promise<string> => {
@@ -27,7 +34,10 @@ const honestCase = async (): Promise<string> => {
   const client = await openVba({ profile: world.profile })
   try {
     await client.cases.create(dir, { title: 'Quest 11117' })
-    await client.investigations.prepare(dir, { report: 'Netted wolpertingers vanish.', entities: [{ type: 'quest', id: 11117 }] })
+    await client.investigations.prepare(dir, {
+      report: 'Netted wolpertingers vanish.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })
     await client.research.queryInCase(dir, READ, { commandId: 'q-read' })
     await client.research.queryInCase(dir, ROWS, { commandId: 'q-rows' })
   } finally {
@@ -51,7 +61,8 @@ const forgeCapture = (dir: string, kind: string, edit: (capture: Record<string, 
   f.rewrite(event.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
 }
 
-const codes = (r: VerifyReport, severity = 'error'): string[] => r.findings.filter((f) => f.severity === severity).map((f) => f.code)
+const codes = (r: VerifyReport, severity = 'error'): string[] =>
+  r.findings.filter((f) => f.severity === severity).map((f) => f.code)
 
 const test = suite('verify --against re-derives the evidence')
 
@@ -70,7 +81,10 @@ test('an honest case re-derives every capture with no finding (library and CLI)'
     assert.match(plain, 'verified: chain and rules hold')
     assert.match(plain, 'evidence not re-derived')
     const page = await client.cases.report(dir, { against: true })
-    assert.match(page, `evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture: ${r.evidence?.matched ?? -1} of ${r.evidence?.captures ?? -1} capture(s) identical`)
+    assert.match(
+      page,
+      `evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture: ${r.evidence?.matched ?? -1} of ${r.evidence?.captures ?? -1} capture(s) identical`
+    )
   } finally {
     await client.close()
   }
@@ -80,7 +94,10 @@ test('an honest case re-derives every capture with no finding (library and CLI)'
   const out = path.join(tempDir('rederive-report'), 'r.html')
   const report = vba(['report', dir, '--out', out, '--against', world.profile])
   assert.is(report.code, 0, report.stderr)
-  assert.match(readFileSync(out, 'utf8'), `id="evidence-check">evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture`)
+  assert.match(
+    readFileSync(out, 'utf8'),
+    `id="evidence-check">evidence re-derived at commit ${world.commit} and snapshot demo-world-fixture`
+  )
 })
 
 test('a rewritten source line verifies VALID by chain and rules, and is EVIDENCE_MISMATCH at its file and line against the repository', async () => {
@@ -93,7 +110,10 @@ test('a rewritten source line verifies VALID by chain and rules, and is EVIDENCE
   assert.is(vba(['verify', dir]).code, 0, 'the forgery keeps the chain and the rules')
   const cli = vba(['verify', dir, '--against', world.profile, '--json'])
   assert.is(cli.code, 1, cli.stdout)
-  const mismatch = cli.stdout.split('\n').filter((l) => l.includes('EVIDENCE_MISMATCH')).map((l) => JSON.parse(l) as { finding: { message: string; data: { where: string } } })
+  const mismatch = cli.stdout
+    .split('\n')
+    .filter((l) => l.includes('EVIDENCE_MISMATCH'))
+    .map((l) => JSON.parse(l) as { finding: { message: string; data: { where: string } } })
   assert.is(mismatch.length, 1)
   assert.is(mismatch[0]?.finding.data.where, 'src/server/scripts/World/npc_wolpertinger.cpp:3')
   assert.match(mismatch[0]?.finding.message ?? '', 'FORGED')
@@ -102,7 +122,10 @@ test('a rewritten source line verifies VALID by chain and rules, and is EVIDENCE
   assert.is(report.code, 1, 'a report whose evidence does not re-derive exits 1')
   const html = readFileSync(out, 'utf8')
   assert.match(html, 'EVIDENCE_MISMATCH')
-  assert.match(html, /class="badge bad" id="evidence-check">evidence re-derived at commit [0-9a-f]{40} and snapshot demo-world-fixture: \d+ of \d+ capture\(s\) identical, 1 differ/)
+  assert.match(
+    html,
+    /class="badge bad" id="evidence-check">evidence re-derived at commit [0-9a-f]{40} and snapshot demo-world-fixture: \d+ of \d+ capture\(s\) identical, 1 differ/
+  )
 })
 
 test('a rewritten database value is EVIDENCE_MISMATCH at its table, row and column; another snapshot is a notice, not a verdict', async () => {
@@ -122,13 +145,19 @@ test('a rewritten database value is EVIDENCE_MISMATCH at its table, row and colu
     await client.close()
   }
   const other = path.join(path.dirname(world.profile), 'other-snapshot.toml')
-  writeFileSync(other, readFileSync(world.profile, 'utf8').replace(/snapshot_id = "[^"]*"/, 'snapshot_id = "world-2026-12-01"'))
+  writeFileSync(
+    other,
+    readFileSync(world.profile, 'utf8').replace(/snapshot_id = "[^"]*"/, 'snapshot_id = "world-2026-12-01"')
+  )
   const client2 = await openVba({ profile: other })
   try {
     const r = await client2.cases.verify(dir, { against: true })
     assert.ok(r.valid, 'database captures of another snapshot are not judged')
     assert.ok(codes(r, 'notice').includes('EVIDENCE_NOT_RECHECKED'))
-    assert.match(r.findings.find((x) => x.code === 'EVIDENCE_NOT_RECHECKED')?.message ?? '', 'snapshot demo-world-fixture')
+    assert.match(
+      r.findings.find((x) => x.code === 'EVIDENCE_NOT_RECHECKED')?.message ?? '',
+      'snapshot demo-world-fixture'
+    )
     assert.equal(r.evidence?.snapshots, [])
   } finally {
     await client2.close()

@@ -11,7 +11,16 @@ import fc from 'fast-check'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync
+} from 'node:fs'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
 import { openObjectReader } from '../../src/adapters/git/object-reader.js'
@@ -33,7 +42,9 @@ const genParent = git(genDir, 'rev-parse', `${genCommit}~1`)
 // The same objects repacked with REF_DELTA bases (pack.useDeltaBaseOffset off).
 const refDir = path.join(tempDir('gen-ref'), 'core.git')
 execFileSync('git', ['clone', '-q', '--bare', '--no-local', genDir, refDir])
-execFileSync('git', ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-a', '-d', '-f', '-q', '--depth=50'], { cwd: refDir })
+execFileSync('git', ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-a', '-d', '-f', '-q', '--depth=50'], {
+  cwd: refDir
+})
 
 const GEN_QUERIES: unknown[] = [
   { kind: 'source.search', text: 'AddSC_' },
@@ -70,7 +81,13 @@ const notices = (): { list: SnapshotNotice[]; options: (root: string) => Snapsho
   const list: SnapshotNotice[] = []
   return { list, options: (root) => ({ index: root, onNotice: (n) => list.push(n) }) }
 }
-const answers = async (dir: string, commit: string, options: SnapshotOptions, queries: unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
+const answers = async (
+  dir: string,
+  commit: string,
+  options: SnapshotOptions,
+  queries: unknown[],
+  limits: Partial<ProjectLimits> = {}
+): Promise<string[]> => {
   const snap = await openSnapshot(dir, commit, options)
   try {
     await snap.entries() // as the source research opens it: listing (and index) before any query
@@ -80,7 +97,12 @@ const answers = async (dir: string, commit: string, options: SnapshotOptions, qu
   }
 }
 const reference = new Map<string, string[]>()
-const referenceOf = async (dir: string, commit: string, queries: unknown[], limits: Partial<ProjectLimits> = {}): Promise<string[]> => {
+const referenceOf = async (
+  dir: string,
+  commit: string,
+  queries: unknown[],
+  limits: Partial<ProjectLimits> = {}
+): Promise<string[]> => {
   const key = `${dir}|${commit}|${JSON.stringify(limits)}|${queries.length}`
   let r = reference.get(key)
   if (r === undefined) {
@@ -125,7 +147,10 @@ reader('reads every object of OFS_DELTA and REF_DELTA packs and loose objects ex
     }
   }
   const packs = readdirSync(path.join(refDir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'))
-  const verify = execFileSync('git', ['verify-pack', '-v', path.join(refDir, 'objects', 'pack', packs[0] ?? '')], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  const verify = execFileSync('git', ['verify-pack', '-v', path.join(refDir, 'objects', 'pack', packs[0] ?? '')], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28
+  })
   assert.ok(/chain length = [1-9]/.test(verify), 'the REF_DELTA pack has delta chains')
 })
 
@@ -160,14 +185,30 @@ reader.run()
 // ---------------------------------------------------------------------------------------------
 const equality = suite('captures equal the isomorphic-git reference')
 
-const modes = async (dir: string, commit: string, queries: unknown[], limits: Partial<ProjectLimits>): Promise<void> => {
+const modes = async (
+  dir: string,
+  commit: string,
+  queries: unknown[],
+  limits: Partial<ProjectLimits>
+): Promise<void> => {
   const ref = await referenceOf(dir, commit, queries, limits)
-  assert.ok(ref.some((a) => a.startsWith('{')), 'the reference answered')
+  assert.ok(
+    ref.some((a) => a.startsWith('{')),
+    'the reference answered'
+  )
   assert.equal(await answers(dir, commit, {}, queries, limits), ref, 'pack reader, no index')
-  assert.equal(await answers(dir, commit, { objectCacheBytes: 0, blobCacheBytes: 0 }, queries, limits), ref, 'pack reader without caches')
+  assert.equal(
+    await answers(dir, commit, { objectCacheBytes: 0, blobCacheBytes: 0 }, queries, limits),
+    ref,
+    'pack reader without caches'
+  )
   const root = tempDir('index-root')
   const first = notices()
-  assert.equal(await answers(dir, commit, first.options(root), queries, limits), ref, 'index, first process (builds it)')
+  assert.equal(
+    await answers(dir, commit, first.options(root), queries, limits),
+    ref,
+    'index, first process (builds it)'
+  )
   assert.equal(codes(first.list), ['SOURCE_INDEX_BUILT'])
   const later = notices()
   const snap = await openSnapshot(dir, commit, later.options(root))
@@ -195,28 +236,49 @@ equality('fixture core: binary, oversized, symlink, submodule and missing blob',
 
 equality('property: any needle, scope and limits give the same capture with the trigram index as without', async () => {
   const paths = git(genDir, 'ls-tree', '-r', '--name-only', genCommit).split('\n').filter(Boolean)
-  const texts = paths.slice(0, 40).map((p) => execFileSync('git', ['cat-file', 'blob', `${genCommit}:${p}`], { cwd: genDir }))
+  const texts = paths
+    .slice(0, 40)
+    .map((p) => execFileSync('git', ['cat-file', 'blob', `${genCommit}:${p}`], { cwd: genDir }))
   const root = tempDir('index-prop')
   const indexed = await openSnapshot(genDir, genCommit, { index: root })
   const direct = await openSnapshot(genDir, genCommit, { blobCacheBytes: 64 << 20 })
   // Needles cut from real files (so most have hits, at any offset and length, across line ends),
   // or arbitrary text (mostly none), in every query kind that scans, with random scope and limits.
-  const cut = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 40 })).map(([f, at, n]) => {
-    const t = texts[f] as Buffer
-    const start = at % Math.max(1, t.length - n)
-    return t.toString('latin1', start, start + n)
-  })
-  const needle = fc.oneof(cut, cut, fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('ü', '\r\n', 'Handle', 'AddSC_generated_script_'))
-  const query = fc.tuple(fc.constantFrom('source.search', 'source.symbol', 'source.registration', 'source.context'), needle, fc.option(fc.constantFrom('src/', 'src/game/module_1/', 'src/game/module_2/file_2'), { nil: undefined }))
+  const cut = fc
+    .tuple(fc.nat({ max: texts.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 40 }))
+    .map(([f, at, n]) => {
+      const t = texts[f] as Buffer
+      const start = at % Math.max(1, t.length - n)
+      return t.toString('latin1', start, start + n)
+    })
+  const needle = fc.oneof(
+    cut,
+    cut,
+    fc.string({ minLength: 1, maxLength: 12 }),
+    fc.constantFrom('ü', '\r\n', 'Handle', 'AddSC_generated_script_')
+  )
+  const query = fc
+    .tuple(
+      fc.constantFrom('source.search', 'source.symbol', 'source.registration', 'source.context'),
+      needle,
+      fc.option(fc.constantFrom('src/', 'src/game/module_1/', 'src/game/module_2/file_2'), { nil: undefined })
+    )
     .map(([kind, text, prefix]) => {
       const word = text.replace(/[^A-Za-z0-9_]/g, '').replace(/^[0-9]+/, '') || 'Player'
       const base = kind === 'source.search' || kind === 'source.context' ? { kind, text } : { kind, symbol: word }
       return prefix === undefined ? base : { ...base, path_prefix: prefix }
     })
-  const limits = fc.record({ max_matches: fc.integer({ min: 1, max: 300 }), max_search_bytes: fc.integer({ min: 10_000, max: 10_000_000 }), max_file_bytes: fc.integer({ min: 5_000, max: 100_000 }) })
-  await fc.assert(fc.asyncProperty(fc.array(query, { minLength: 1, maxLength: 3 }), limits, async (queries, l) => {
-    assert.equal(await answerAll(indexed, queries, l), await answerAll(direct, queries, l))
-  }), { numRuns: 150 })
+  const limits = fc.record({
+    max_matches: fc.integer({ min: 1, max: 300 }),
+    max_search_bytes: fc.integer({ min: 10_000, max: 10_000_000 }),
+    max_file_bytes: fc.integer({ min: 5_000, max: 100_000 })
+  })
+  await fc.assert(
+    fc.asyncProperty(fc.array(query, { minLength: 1, maxLength: 3 }), limits, async (queries, l) => {
+      assert.equal(await answerAll(indexed, queries, l), await answerAll(direct, queries, l))
+    }),
+    { numRuns: 150 }
+  )
   indexed.close()
   direct.close()
 })
@@ -258,10 +320,17 @@ const damaged = async (name: string, harm: (root: string) => void, expected: str
   assert.match(first.list[0]?.message ?? '', 'damaged', name)
   const again = notices()
   assert.equal(await answers(genDir, genCommit, again.options(root), QUERIES), ref, `${name}: after`)
-  assert.ok(codes(again.list).every((c) => c === 'SOURCE_INDEX_BUILT'), `${name}: the next process finds a good index`)
+  assert.ok(
+    codes(again.list).every((c) => c === 'SOURCE_INDEX_BUILT'),
+    `${name}: the next process finds a good index`
+  )
   const good = openIndex(root, genCommit)
   assert.ok(good !== null && !('reason' in good), `${name}: rebuilt`)
-  assert.equal(readdirSync(path.join(root, 'snapshots')).filter((f) => f.startsWith('.')), [], `${name}: nothing left behind`)
+  assert.equal(
+    readdirSync(path.join(root, 'snapshots')).filter((f) => f.startsWith('.')),
+    [],
+    `${name}: nothing left behind`
+  )
 }
 
 damage('a flipped byte in a blob that a query reads: detected by its git id, answered from git', async () => {
@@ -269,12 +338,30 @@ damage('a flipped byte in a blob that a query reads: detected by its git id, ans
 })
 
 damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index.json, altered trees', async () => {
-  await damaged('truncated blobs', (root) => truncateSync(fileOf(root, 'blobs.dat'), 1000), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
-  await damaged('filter byte', (root) => flip(fileOf(root, 'filters.dat'), 100), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
-  await damaged('truncated index', (root) => truncateSync(fileOf(root, 'index.json'), 500), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
-  await damaged('altered index', (root) => flip(fileOf(root, 'index.json'), 300), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
-  await damaged('tree byte', (root) => flip(fileOf(root, 'trees.dat'), 30), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
-  await damaged('missing file', (root) => writeFileSync(fileOf(root, 'filters.dat'), ''), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
+  await damaged('truncated blobs', (root) => truncateSync(fileOf(root, 'blobs.dat'), 1000), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
+  await damaged('filter byte', (root) => flip(fileOf(root, 'filters.dat'), 100), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
+  await damaged('truncated index', (root) => truncateSync(fileOf(root, 'index.json'), 500), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
+  await damaged('altered index', (root) => flip(fileOf(root, 'index.json'), 300), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
+  await damaged('tree byte', (root) => flip(fileOf(root, 'trees.dat'), 30), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
+  await damaged('missing file', (root) => writeFileSync(fileOf(root, 'filters.dat'), ''), [
+    'SOURCE_INDEX_CORRUPT',
+    'SOURCE_INDEX_BUILT'
+  ])
 })
 
 damage("another commit's index under this commit's name is refused", async () => {
@@ -283,7 +370,10 @@ damage("another commit's index under this commit's name is refused", async () =>
   mkdirSync(path.dirname(indexDirOf(root, genCommit)), { recursive: true })
   cpSync(indexDirOf(root, genParent), indexDirOf(root, genCommit), { recursive: true })
   const n = notices()
-  assert.equal(await answers(genDir, genCommit, n.options(root), QUERIES), await referenceOf(genDir, genCommit, QUERIES))
+  assert.equal(
+    await answers(genDir, genCommit, n.options(root), QUERIES),
+    await referenceOf(genDir, genCommit, QUERIES)
+  )
   assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'])
   assert.match(n.list[0]?.message ?? '', 'not an index of this commit')
 })
@@ -303,18 +393,25 @@ damage('blobs.dat rewritten in place during a session: the next scan checks ever
   assert.is(existsSync(indexDirOf(root, genCommit)), false, 'the damaged index is gone')
 })
 
-damage('blobs.dat rewritten in place during a session: a read of one file (source.read) is answered from git, never from the damaged bytes', async () => {
-  const root = await built()
-  const read = [{ kind: 'source.read', path: HIT, start_line: 1, end_line: 400 }]
-  const ref = await referenceOf(genDir, genCommit, read)
-  const n = notices()
-  const snap = await openSnapshot(genDir, genCommit, { ...n.options(root), blobCacheBytes: 0 })
-  assert.equal(await answerAll(snap, read, {}), ref, 'the first read verifies the blob')
-  flip(fileOf(root, 'blobs.dat'), blobOffset(root, HIT))
-  assert.equal(await answerAll(snap, read, {}), ref, 'the read after the write is checked again, and the damaged bytes are not served')
-  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
-  snap.close()
-})
+damage(
+  'blobs.dat rewritten in place during a session: a read of one file (source.read) is answered from git, never from the damaged bytes',
+  async () => {
+    const root = await built()
+    const read = [{ kind: 'source.read', path: HIT, start_line: 1, end_line: 400 }]
+    const ref = await referenceOf(genDir, genCommit, read)
+    const n = notices()
+    const snap = await openSnapshot(genDir, genCommit, { ...n.options(root), blobCacheBytes: 0 })
+    assert.equal(await answerAll(snap, read, {}), ref, 'the first read verifies the blob')
+    flip(fileOf(root, 'blobs.dat'), blobOffset(root, HIT))
+    assert.equal(
+      await answerAll(snap, read, {}),
+      ref,
+      'the read after the write is checked again, and the damaged bytes are not served'
+    )
+    assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
+    snap.close()
+  }
+)
 
 damage('filters.dat rewritten in place during a session: no file is skipped any more, the index goes', async () => {
   const root = await built()
@@ -336,7 +433,10 @@ damage('an index directory that cannot be written: research reads git and says s
   const root = path.join(tempDir('index-file'), 'not-a-dir')
   writeFileSync(root, 'a file where the cache directory should be')
   const n = notices()
-  assert.equal(await answers(genDir, genCommit, n.options(root), QUERIES), await referenceOf(genDir, genCommit, QUERIES))
+  assert.equal(
+    await answers(genDir, genCommit, n.options(root), QUERIES),
+    await referenceOf(genDir, genCommit, QUERIES)
+  )
   assert.equal(codes(n.list), ['SOURCE_INDEX_UNAVAILABLE'])
 })
 
@@ -348,14 +448,23 @@ const race = suite('concurrent builders')
 race('four processes build the same index at once: one good index, identical answers', async () => {
   const root = tempDir('index-race')
   const script = path.join(repoRoot(), 'dist', 'test', 'helpers', 'snapshot-process.js')
-  const run = (): Promise<{ answers: string[]; notices: string[] }> => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, genDir, genCommit, root, JSON.stringify(QUERIES)])
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { err += d })
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as { answers: string[]; notices: string[] }) : reject(new Error(`builder failed (${code}): ${err}`))))
-  })
+  const run = (): Promise<{ answers: string[]; notices: string[] }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [script, genDir, genCommit, root, JSON.stringify(QUERIES)])
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => {
+        out += d
+      })
+      child.stderr.on('data', (d) => {
+        err += d
+      })
+      child.on('close', (code) =>
+        code === 0
+          ? resolve(JSON.parse(out) as { answers: string[]; notices: string[] })
+          : reject(new Error(`builder failed (${code}): ${err}`))
+      )
+    })
   const results = await Promise.all([run(), run(), run(), run()])
   const ref = await referenceOf(genDir, genCommit, QUERIES)
   for (const r of results) {
@@ -377,8 +486,8 @@ race('a builder killed mid-build leaves a directory that the next build removes'
   const living = path.join(root, 'snapshots', `.build-${genCommit}-${process.pid}-0badc0de`)
   mkdirSync(living)
   await answers(genDir, genCommit, { index: root }, [])
-  assert.is(existsSync(leftover), false, 'the dead builder\'s directory is gone')
-  assert.is(existsSync(living), true, 'a running builder\'s directory is left alone')
+  assert.is(existsSync(leftover), false, "the dead builder's directory is gone")
+  assert.is(existsSync(living), true, "a running builder's directory is left alone")
 })
 
 race.run()
@@ -388,7 +497,10 @@ const where = suite('where the index lives')
 
 const profileWith = (extra: string): string => {
   const file = path.join(tempDir('idx-profile'), 'project.toml')
-  writeFileSync(file, `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n${extra}\n`)
+  writeFileSync(
+    file,
+    `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n${extra}\n`
+  )
   return file
 }
 const ask = async (file: string, env: Record<string, string>): Promise<void> => {
@@ -397,25 +509,34 @@ const ask = async (file: string, env: Record<string, string>): Promise<void> => 
   await r.close()
 }
 
-where('on by default in $XDG_CACHE_HOME/vba, else ~/.cache/vba; cache_dir moves it; cache = false turns it off', async () => {
-  const xdg = tempDir('xdg')
-  await ask(profileWith(''), { XDG_CACHE_HOME: xdg, HOME: tempDir('home-unused') })
-  assert.ok(existsSync(indexDirOf(path.join(xdg, 'vba'), genCommit)), 'under $XDG_CACHE_HOME/vba')
-  const home = tempDir('home')
-  await ask(profileWith(''), { XDG_CACHE_HOME: 'relative/ignored', HOME: home })
-  assert.ok(existsSync(indexDirOf(path.join(home, '.cache', 'vba'), genCommit)), 'a relative XDG_CACHE_HOME is ignored (XDG base directory spec)')
-  const moved = profileWith('cache_dir = "snapshot-indexes"')
-  await ask(moved, { XDG_CACHE_HOME: xdg })
-  assert.ok(existsSync(indexDirOf(path.join(path.dirname(moved), 'snapshot-indexes'), genCommit)), 'cache_dir, relative to the profile')
-  const offHome = tempDir('home-off')
-  const offXdg = tempDir('xdg-off')
-  await ask(profileWith('cache = false'), { XDG_CACHE_HOME: offXdg, HOME: offHome })
-  assert.equal(readdirSync(offXdg), [])
-  assert.equal(readdirSync(offHome), [])
-  const both = left(await loadProfile(profileWith('cache = false\ncache_dir = "x"'))())
-  assert.is(both.code, 'CONFIG_INVALID')
-  assert.match(both.message, 'cache = false or a cache_dir')
-})
+where(
+  'on by default in $XDG_CACHE_HOME/vba, else ~/.cache/vba; cache_dir moves it; cache = false turns it off',
+  async () => {
+    const xdg = tempDir('xdg')
+    await ask(profileWith(''), { XDG_CACHE_HOME: xdg, HOME: tempDir('home-unused') })
+    assert.ok(existsSync(indexDirOf(path.join(xdg, 'vba'), genCommit)), 'under $XDG_CACHE_HOME/vba')
+    const home = tempDir('home')
+    await ask(profileWith(''), { XDG_CACHE_HOME: 'relative/ignored', HOME: home })
+    assert.ok(
+      existsSync(indexDirOf(path.join(home, '.cache', 'vba'), genCommit)),
+      'a relative XDG_CACHE_HOME is ignored (XDG base directory spec)'
+    )
+    const moved = profileWith('cache_dir = "snapshot-indexes"')
+    await ask(moved, { XDG_CACHE_HOME: xdg })
+    assert.ok(
+      existsSync(indexDirOf(path.join(path.dirname(moved), 'snapshot-indexes'), genCommit)),
+      'cache_dir, relative to the profile'
+    )
+    const offHome = tempDir('home-off')
+    const offXdg = tempDir('xdg-off')
+    await ask(profileWith('cache = false'), { XDG_CACHE_HOME: offXdg, HOME: offHome })
+    assert.equal(readdirSync(offXdg), [])
+    assert.equal(readdirSync(offHome), [])
+    const both = left(await loadProfile(profileWith('cache = false\ncache_dir = "x"'))())
+    assert.is(both.code, 'CONFIG_INVALID')
+    assert.match(both.message, 'cache = false or a cache_dir')
+  }
+)
 
 where('the CLI says when an index was damaged, on stderr, and answers exactly as before', async () => {
   const xdg = tempDir('xdg-cli')
@@ -428,7 +549,10 @@ where('the CLI says when an index was damaged, on stderr, and answers exactly as
   flip(path.join(indexDirOf(path.join(xdg, 'vba'), genCommit), 'filters.dat'), 10)
   const second = vba(['research', '--config', file, '--query', q], { env: { XDG_CACHE_HOME: xdg } })
   assert.is(second.code, 0, second.stderr)
-  assert.match(second.stderr, /^vba: SOURCE_INDEX_CORRUPT: the snapshot index of [0-9a-f]{40} is damaged \(filters\.dat does not match its digest\); it is rebuilt\n$/)
+  assert.match(
+    second.stderr,
+    /^vba: SOURCE_INDEX_CORRUPT: the snapshot index of [0-9a-f]{40} is damaged \(filters\.dat does not match its digest\); it is rebuilt\n$/
+  )
   assert.is(second.stdout, first.stdout)
 })
 
@@ -465,7 +589,15 @@ verbs('build ahead of time, verify against git; a consistent forgery passes the 
   assert.is((JSON.parse(again.stdout) as { built: boolean }).built, false, 'nothing to do the second time')
   const ok = vba(['index', 'verify', '--config', file, '--json'], { env })
   assert.is(ok.code, 0, ok.stderr)
-  assert.equal(JSON.parse(ok.stdout), { commit: genCommit, dir: built.dir, valid: true, blobs: 300, problem_count: 0, problems: [], removed: false })
+  assert.equal(JSON.parse(ok.stdout), {
+    commit: genCommit,
+    dir: built.dir,
+    valid: true,
+    blobs: 300,
+    problem_count: 0,
+    problems: [],
+    removed: false
+  })
 
   forgeFilters(built.dir)
   const n = notices()
@@ -475,7 +607,12 @@ verbs('build ahead of time, verify against git; a consistent forgery passes the 
   assert.equal(codes(n.list), [], 'the digests cannot tell a consistent forgery')
   const caught = vba(['index', 'verify', '--config', file, '--json'], { env })
   assert.is(caught.code, 1)
-  const report = JSON.parse(caught.stdout) as { valid: boolean; problem_count: number; problems: string[]; removed: boolean }
+  const report = JSON.parse(caught.stdout) as {
+    valid: boolean
+    problem_count: number
+    problems: string[]
+    removed: boolean
+  }
   assert.is(report.valid, false)
   assert.ok(report.problem_count > 10)
   assert.match(report.problems[0] ?? '', 'its trigram filter differs from the one its bytes give')
@@ -501,20 +638,34 @@ verbs('prune removes the indexes of other commits unused for DAYS days; an open 
   const env = { XDG_CACHE_HOME: xdg }
   const root = path.join(xdg, 'vba')
   const parentProfile = path.join(tempDir('prune-profile'), 'project.toml')
-  writeFileSync(parentProfile, `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genParent}"\n`)
+  writeFileSync(
+    parentProfile,
+    `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genParent}"\n`
+  )
   assert.is(vba(['index', 'build', '--config', profileWith('')], { env }).code, 0)
   assert.is(vba(['index', 'build', '--config', parentProfile], { env }).code, 0)
   const tenDaysAgo = Date.now() / 1000 - 10 * 86_400
-  for (const c of [genCommit, genParent]) utimesSync(path.join(indexDirOf(root, c), 'index.json'), tenDaysAgo, tenDaysAgo)
+  for (const c of [genCommit, genParent])
+    utimesSync(path.join(indexDirOf(root, c), 'index.json'), tenDaysAgo, tenDaysAgo)
   // A session opens the current commit's index: that is a use.
   await answers(genDir, genCommit, { index: root }, [])
   const old = vba(['index', 'prune', '--config', parentProfile, '--older-than', '7', '--json'], { env })
   assert.is(old.code, 0, old.stderr)
-  assert.equal((JSON.parse(old.stdout) as { removed: unknown[] }).removed, [], 'the used index stays, the bound one is kept')
+  assert.equal(
+    (JSON.parse(old.stdout) as { removed: unknown[] }).removed,
+    [],
+    'the used index stays, the bound one is kept'
+  )
   const all = vba(['index', 'prune', '--config', profileWith(''), '--older-than', '7', '--json'], { env })
-  const report = JSON.parse(all.stdout) as { kept: string; removed: Array<{ commit: string; bytes: number; last_used: string }> }
+  const report = JSON.parse(all.stdout) as {
+    kept: string
+    removed: Array<{ commit: string; bytes: number; last_used: string }>
+  }
   assert.is(report.kept, genCommit)
-  assert.equal(report.removed.map((r) => r.commit), [genParent])
+  assert.equal(
+    report.removed.map((r) => r.commit),
+    [genParent]
+  )
   assert.ok((report.removed[0]?.bytes ?? 0) > 1_000_000)
   assert.is(existsSync(indexDirOf(root, genParent)), false)
   assert.is(existsSync(indexDirOf(root, genCommit)), true)

@@ -25,8 +25,14 @@ dev('restores a dump into a fresh instance with a SELECT-only reader, then stops
     const bin = findBinaries()
     if (bin === null) throw new Error('binaries')
     const asReader = sqlClient(bin, path.join(dir, 'sock'))
-    assert.is(asReader('SELECT COUNT(*) FROM quest_template', { database: 'world', user: 'vba_reader', password }).trim(), '3')
-    assert.throws(() => asReader("UPDATE quest_template SET MinLevel = 1", { database: 'world', user: 'vba_reader', password }), /denied/)
+    assert.is(
+      asReader('SELECT COUNT(*) FROM quest_template', { database: 'world', user: 'vba_reader', password }).trim(),
+      '3'
+    )
+    assert.throws(
+      () => asReader('UPDATE quest_template SET MinLevel = 1', { database: 'world', user: 'vba_reader', password }),
+      /denied/
+    )
     const again = run('restore', '--dir', dir, '--dump', dump)
     assert.is(again.status, 2)
     assert.match(again.stderr, 'needs a fresh one')

@@ -47,7 +47,11 @@ export const parseDeclaration = (text: string, error: Report): { version: string
   splitLines(text).forEach((line, i) => {
     const m = /^(BagIt-Version|Tag-File-Character-Encoding): (.*?)\s*$/.exec(line)
     if (m === null) {
-      error('BAGIT_TXT_INVALID', `bagit.txt line ${i + 1} is not a BagIt-Version or Tag-File-Character-Encoding declaration`, 'bagit.txt')
+      error(
+        'BAGIT_TXT_INVALID',
+        `bagit.txt line ${i + 1} is not a BagIt-Version or Tag-File-Character-Encoding declaration`,
+        'bagit.txt'
+      )
       return
     }
     if (m[1] === 'BagIt-Version') version = m[2] ?? null
@@ -92,10 +96,16 @@ export const parseFetch = (text: string, error: Report): Set<string> => {
   splitLines(text).forEach((line, i) => {
     if (line.trim() === '') return
     const m = /^(\S+)[ \t]+(\d+|-)[ \t]+(.+)$/.exec(line)
-    if (m === null || m[3] === undefined) return error('FETCH_LINE_INVALID', `fetch.txt line ${i + 1} is not "url length path"`, 'fetch.txt')
+    if (m === null || m[3] === undefined)
+      return error('FETCH_LINE_INVALID', `fetch.txt line ${i + 1} is not "url length path"`, 'fetch.txt')
     const p = decodeManifestPath(m[3])
     const unsafe = unsafeBagPath(p)
-    if (unsafe !== null || !p.startsWith('data/')) return error('FETCH_PATH_OUT_OF_SCOPE', `fetch.txt line ${i + 1} names a path outside data/ (${unsafe ?? 'not under data/'})`, 'fetch.txt')
+    if (unsafe !== null || !p.startsWith('data/'))
+      return error(
+        'FETCH_PATH_OUT_OF_SCOPE',
+        `fetch.txt line ${i + 1} names a path outside data/ (${unsafe ?? 'not under data/'})`,
+        'fetch.txt'
+      )
     toFetch.add(p)
   })
   return toFetch
@@ -112,7 +122,8 @@ export const parseBagInfo = (text: string, warn: Report): Array<[string, string]
     }
     const m = /^([^:]+?)\s*:\s*(.*)$/.exec(line)
     if (m !== null && m[1] !== undefined) info.push([m[1].trim(), (m[2] ?? '').trim()])
-    else if (line.trim() !== '') warn('BAG_INFO_LINE_INVALID', `bag-info.txt line ${i + 1} has no label`, 'bag-info.txt')
+    else if (line.trim() !== '')
+      warn('BAG_INFO_LINE_INVALID', `bag-info.txt line ${i + 1} has no label`, 'bag-info.txt')
   })
   return info
 }

@@ -46,7 +46,7 @@ export interface CaseView {
   readonly payload: readonly PayloadFile[]
 }
 
-const byteOrder = (a: string, b: string): number => (Buffer.compare(Buffer.from(a), Buffer.from(b)))
+const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
 
 /**
  * Takes the view of a case at the generation HEAD names when this is called. The log below HEAD's
@@ -59,19 +59,38 @@ export const caseView = async (dir: string): Promise<CaseView> => {
   // Regular files only, never through a link, HEAD and case.json bounded (as open reads them).
   const record = async (name: string, code: 'HEAD_INVALID' | 'CASE_DECLARATION_INVALID'): Promise<Buffer> =>
     readRegular(path.join(root, name), { maxBytes: 64 << 10, shown: name }).catch((e: unknown) => {
-      throw isFileRefusal(e) ? new FailureError(corrupt([{ code, severity: 'error', message: e.failure.message, path: name }])) : e
+      throw isFileRefusal(e)
+        ? new FailureError(corrupt([{ code, severity: 'error', message: e.failure.message, path: name }]))
+        : e
     })
   const headBytes = await record(HEAD_FILE, 'HEAD_INVALID')
   const head = Head.decode(safeJson(headBytes))
-  if (E.isLeft(head)) throw new FailureError(corrupt([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }]))
+  if (E.isLeft(head))
+    throw new FailureError(
+      corrupt([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }])
+    )
   const declBytes = await record(DECLARATION_FILE, 'CASE_DECLARATION_INVALID')
   const { fh } = await openRegular(path.join(root, LOG_FILE), { shown: LOG_FILE }).catch((e: unknown) => {
-    throw isFileRefusal(e) ? new FailureError(corrupt([{ code: 'LOG_MISSING', severity: 'error', message: e.failure.message, path: LOG_FILE }])) : e
+    throw isFileRefusal(e)
+      ? new FailureError(
+          corrupt([{ code: 'LOG_MISSING', severity: 'error', message: e.failure.message, path: LOG_FILE }])
+        )
+      : e
   })
   const log = Buffer.alloc(head.right.bytes)
   try {
     const { bytesRead } = await fh.read(log, 0, log.length, 0)
-    if (bytesRead !== log.length) throw new FailureError(corrupt([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }]))
+    if (bytesRead !== log.length)
+      throw new FailureError(
+        corrupt([
+          {
+            code: 'LOG_TRUNCATED',
+            severity: 'error',
+            message: 'events.jsonl is shorter than HEAD acknowledges',
+            path: LOG_FILE
+          }
+        ])
+      )
   } finally {
     await fh.close()
   }
@@ -83,15 +102,35 @@ export const caseView = async (dir: string): Promise<CaseView> => {
  * object's bytes come from: the log is checked like open does (chain, hashes, canonical form).
  * Both stores build their bags with it, so they give the same bag for the same case.
  */
-export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object: (rel: string, digest: string, size: number) => { readonly file: string } | { readonly bytes: Buffer } | { readonly load: () => Promise<Buffer> } | { readonly stream: () => AsyncIterable<Buffer> }): CaseView => {
+export const viewOf = (
+  headBytes: Buffer,
+  declBytes: Buffer,
+  log: Buffer,
+  object: (
+    rel: string,
+    digest: string,
+    size: number
+  ) =>
+    | { readonly file: string }
+    | { readonly bytes: Buffer }
+    | { readonly load: () => Promise<Buffer> }
+    | { readonly stream: () => AsyncIterable<Buffer> }
+): CaseView => {
   const fail = (findings: Finding[]): never => {
     throw new FailureError(corrupt(findings))
   }
   const head = Head.decode(safeJson(headBytes))
   const decl = CaseDeclaration.decode(safeJson(declBytes))
-  if (E.isLeft(head)) return fail([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }])
-  if (E.isLeft(decl)) return fail([{ code: 'CASE_DECLARATION_INVALID', severity: 'error', message: 'case.json is invalid', path: DECLARATION_FILE }])
-  if (log.length !== head.right.bytes) fail([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'the log is shorter than HEAD acknowledges', path: LOG_FILE }])
+  if (E.isLeft(head))
+    return fail([{ code: 'HEAD_INVALID', severity: 'error', message: 'HEAD is invalid', path: HEAD_FILE }])
+  if (E.isLeft(decl))
+    return fail([
+      { code: 'CASE_DECLARATION_INVALID', severity: 'error', message: 'case.json is invalid', path: DECLARATION_FILE }
+    ])
+  if (log.length !== head.right.bytes)
+    fail([
+      { code: 'LOG_TRUNCATED', severity: 'error', message: 'the log is shorter than HEAD acknowledges', path: LOG_FILE }
+    ])
   const genesis = genesisHash(decl.right)
   if (E.isLeft(genesis)) throw new FailureError(genesis.left)
   let prev = genesis.right
@@ -99,7 +138,13 @@ export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object
   const refs = new Map<string, number>()
   const findings: Finding[] = []
   const lines = log.toString('utf8').split('\n')
-  if (lines.pop() !== '') findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not end on a line boundary', path: HEAD_FILE })
+  if (lines.pop() !== '')
+    findings.push({
+      code: 'HEAD_MISMATCH',
+      severity: 'error',
+      message: 'HEAD does not end on a line boundary',
+      path: HEAD_FILE
+    })
   lines.forEach((line, i) => {
     const c = checkLine(line, { seq: i + 1, prev, lineNo: i + 1 })
     findings.push(...c.findings)
@@ -109,7 +154,8 @@ export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object
     }
     for (const r of c.refs) refs.set(r.digest, r.size)
   })
-  if (lines.length !== head.right.seq || prev !== head.right.hash) findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not match the log', path: HEAD_FILE })
+  if (lines.length !== head.right.seq || prev !== head.right.hash)
+    findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not match the log', path: HEAD_FILE })
   if (findings.some(isError)) fail(findings)
   const payload: PayloadFile[] = [
     { path: HEAD_FILE, size: headBytes.length, bytes: headBytes },
@@ -122,7 +168,13 @@ export const viewOf = (headBytes: Buffer, declBytes: Buffer, log: Buffer, object
     payload.push({ path: rel, size, ...object(rel, digest, size), expectSha256: digest.slice('sha256:'.length) })
   }
   payload.sort((a, b) => byteOrder(a.path, b.path))
-  return { caseId: decl.right.case_id, generation: head.right.seq, headHash: head.right.hash, at: new Date(Math.floor(Date.parse(at) / 1000) * 1000), payload }
+  return {
+    caseId: decl.right.case_id,
+    generation: head.right.seq,
+    headHash: head.right.hash,
+    at: new Date(Math.floor(Date.parse(at) / 1000) * 1000),
+    payload
+  }
 }
 
 const safeJson = (b: Buffer): unknown => {
@@ -149,5 +201,7 @@ export const bagInfo = (view: CaseView): string => {
 
 /** A manifest for `files` (sorted by path) with checksums of one algorithm. */
 export const manifest = (entries: ReadonlyArray<readonly [string, string]>): string =>
-  [...entries].sort(([a], [b]) => byteOrder(a, b)).map(([p, sum]) => `${sum}  ${encodeManifestPath(p)}\n`).join('')
-
+  [...entries]
+    .sort(([a], [b]) => byteOrder(a, b))
+    .map(([p, sum]) => `${sum}  ${encodeManifestPath(p)}\n`)
+    .join('')

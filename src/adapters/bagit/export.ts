@@ -38,10 +38,20 @@ export interface ExportOptions {
 }
 
 const corruptObject = (p: PayloadFile): FailureError =>
-  new FailureError(failure('CASE_CORRUPT', `data/${p.path} does not hash to its name`, { findings: [{ code: 'OBJECT_DIGEST_MISMATCH', severity: 'error', message: 'object does not hash to its name', path: p.path }] }))
+  new FailureError(
+    failure('CASE_CORRUPT', `data/${p.path} does not hash to its name`, {
+      findings: [
+        { code: 'OBJECT_DIGEST_MISMATCH', severity: 'error', message: 'object does not hash to its name', path: p.path }
+      ]
+    })
+  )
 
 const missingObject = (p: PayloadFile): FailureError =>
-  new FailureError(failure('CASE_CORRUPT', `data/${p.path} is missing`, { findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }] }))
+  new FailureError(
+    failure('CASE_CORRUPT', `data/${p.path} is missing`, {
+      findings: [{ code: 'OBJECT_MISSING', severity: 'error', message: 'referenced object is missing', path: p.path }]
+    })
+  )
 
 type Source = { readonly bytes: Buffer } | { readonly chunks: AsyncIterable<Buffer> }
 
@@ -70,7 +80,11 @@ async function* fileChunks(file: string, shown: string): AsyncIterable<Buffer> {
 }
 
 /** Streams the bag of `view` into `sink`: tag files, payload (hashed on the way), manifests. */
-export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: number, total: number) => void): Promise<{ files: number; bytes: number }> => {
+export const writeBag = async (
+  view: CaseView,
+  sink: Sink,
+  onProgress?: (done: number, total: number) => void
+): Promise<{ files: number; bytes: number }> => {
   const info = Buffer.from(bagInfo(view))
   const bagit = Buffer.from(BAGIT_TXT)
   await sink.add('bag-info.txt', info.length, { bytes: info })
@@ -87,7 +101,12 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       // Small files are read whole and synchronously: a few syscalls, where the promise-based read
       // costs more in bookkeeping than the read itself (10,000 objects: 1.5 s → 1.0 s). The tar
       // stream still drains asynchronously between files. Large files are streamed.
-      whole = p.bytes ?? (p.load !== undefined ? await p.load() : undefined) ?? (p.file !== undefined && p.size <= SMALL_FILE ? readRegularSync(p.file, { maxBytes: p.size + 1, shown: `data/${p.path}` }) : undefined)
+      whole =
+        p.bytes ??
+        (p.load !== undefined ? await p.load() : undefined) ??
+        (p.file !== undefined && p.size <= SMALL_FILE
+          ? readRegularSync(p.file, { maxBytes: p.size + 1, shown: `data/${p.path}` })
+          : undefined)
     } catch (e) {
       if (isFileRefusal(e)) throw corruptObject(p)
       if (errnoOf(e) === 'ENOENT') throw missingObject(p)
@@ -99,7 +118,12 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
       size = whole.length
       await sink.add(`data/${p.path}`, p.size, { bytes: whole })
     } else {
-      const source: AsyncIterable<Buffer> = p.stream !== undefined ? p.stream() : p.file === undefined ? (async function* () {})() : fileChunks(p.file, `data/${p.path}`)
+      const source: AsyncIterable<Buffer> =
+        p.stream !== undefined
+          ? p.stream()
+          : p.file === undefined
+            ? (async function* () {})()
+            : fileChunks(p.file, `data/${p.path}`)
       async function* hashed(): AsyncIterable<Buffer> {
         try {
           for await (const chunk of source) {
@@ -122,14 +146,19 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
     done += size
     onProgress?.(done, total)
   }
-  const tags: Array<[string, Buffer]> = [['bag-info.txt', info], ['bagit.txt', bagit]]
+  const tags: Array<[string, Buffer]> = [
+    ['bag-info.txt', info],
+    ['bagit.txt', bagit]
+  ]
   for (const algo of ['sha256', 'sha512'] as const) {
     const m = Buffer.from(manifest(sums[algo]))
     await sink.add(`manifest-${algo}.txt`, m.length, { bytes: m })
     tags.push([`manifest-${algo}.txt`, m])
   }
   for (const algo of ['sha256', 'sha512'] as const) {
-    const tm = Buffer.from(manifest(tags.map(([name, bytes]) => [name, createHash(algo).update(bytes).digest('hex')] as const)))
+    const tm = Buffer.from(
+      manifest(tags.map(([name, bytes]) => [name, createHash(algo).update(bytes).digest('hex')] as const))
+    )
     await sink.add(`tagmanifest-${algo}.txt`, tm.length, { bytes: tm })
   }
   await sink.finish()
@@ -141,7 +170,11 @@ export const writeBag = async (view: CaseView, sink: Sink, onProgress?: (done: n
  * archive goes to `write` (awaited, so a failing write, such as a full disk, ends the export with
  * its error instead of an unhandled stream error).
  */
-export const tarSink = (root: string, mtime: Date, write: (chunk: Buffer) => Promise<void>): { sink: Sink; sha256: () => string } => {
+export const tarSink = (
+  root: string,
+  mtime: Date,
+  write: (chunk: Buffer) => Promise<void>
+): { sink: Sink; sha256: () => string } => {
   const pack = tar.pack()
   const hash = createHash('sha256')
   const tee = new Writable({
@@ -156,14 +189,18 @@ export const tarSink = (root: string, mtime: Date, write: (chunk: Buffer) => Pro
   const failed = piping.then(() => new Promise<never>(() => undefined))
   failed.catch(() => undefined)
   const entry = (header: Parameters<typeof pack.entry>[0], source: Source): Promise<void> => {
-    if ('bytes' in source) return new Promise<void>((resolve, reject) => pack.entry(header, source.bytes, (err) => (err ? reject(err) : resolve())))
+    if ('bytes' in source)
+      return new Promise<void>((resolve, reject) =>
+        pack.entry(header, source.bytes, (err) => (err ? reject(err) : resolve()))
+      )
     return new Promise<void>((resolve, reject) => {
       const stream = pack.entry(header, (err) => (err ? reject(err) : resolve()))
       // Its errors are the packer's, and reach the pipeline; none is left unheard.
       stream.on('error', () => undefined)
       void (async () => {
         try {
-          for await (const chunk of source.chunks) if (!stream.write(chunk)) await new Promise<void>((r) => stream.once('drain', () => r()))
+          for await (const chunk of source.chunks)
+            if (!stream.write(chunk)) await new Promise<void>((r) => stream.once('drain', () => r()))
           stream.end(Buffer.alloc(0))
         } catch (e) {
           stream.destroy(e as Error)
@@ -174,7 +211,17 @@ export const tarSink = (root: string, mtime: Date, write: (chunk: Buffer) => Pro
   }
   const sink: Sink = {
     add: async (name, size, source) => {
-      const header = { name: `${root}/${name}`, size, mode: 0o644, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const }
+      const header = {
+        name: `${root}/${name}`,
+        size,
+        mode: 0o644,
+        mtime,
+        uid: 0,
+        gid: 0,
+        uname: '',
+        gname: '',
+        type: 'file' as const
+      }
       await Promise.race([entry(header, source), failed])
     },
     finish: async () => {
@@ -232,38 +279,57 @@ const buffered = (fh: fsp.FileHandle): { write: (chunk: Buffer) => Promise<void>
  * a failed export (a full disk, a file size limit) leaves nothing, and an existing output is
  * refused unless `force` (which replaces a regular file only).
  */
-export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {}): TE.TaskEither<Failure, ExportReport> =>
-  TE.tryCatch(async () => {
-    const target = await prepareOutput(out, { force: options.force === true && options.format !== 'dir' })
-    const { store, ref } = locate(at)
-    const view = await store.view(ref)
-    const tmp = stagingBeside(target, 'export')
-    try {
-      if (options.format === 'dir') {
-        const r = await writeBag(view, dirSink(tmp), options.onProgress)
-        await publishOutput(tmp, target)
-        return { case_id: view.caseId, generation: view.generation, files: r.files, payload_bytes: r.bytes, archive_sha256: null }
-      }
-      const fh = await createStagingFile(tmp)
-      let r: { files: number; bytes: number }
-      let sha256: () => string
+export const exportCase = (
+  at: CaseAt,
+  out: string,
+  options: ExportOptions = {}
+): TE.TaskEither<Failure, ExportReport> =>
+  TE.tryCatch(
+    async () => {
+      const target = await prepareOutput(out, { force: options.force === true && options.format !== 'dir' })
+      const { store, ref } = locate(at)
+      const view = await store.view(ref)
+      const tmp = stagingBeside(target, 'export')
       try {
-        const out = buffered(fh)
-        const tar = tarSink(view.caseId, view.at, out.write)
-        sha256 = tar.sha256
-        r = await writeBag(view, tar.sink, options.onProgress)
-        await out.flush()
-        await fh.sync()
-      } finally {
-        await fh.close()
+        if (options.format === 'dir') {
+          const r = await writeBag(view, dirSink(tmp), options.onProgress)
+          await publishOutput(tmp, target)
+          return {
+            case_id: view.caseId,
+            generation: view.generation,
+            files: r.files,
+            payload_bytes: r.bytes,
+            archive_sha256: null
+          }
+        }
+        const fh = await createStagingFile(tmp)
+        let r: { files: number; bytes: number }
+        let sha256: () => string
+        try {
+          const out = buffered(fh)
+          const tar = tarSink(view.caseId, view.at, out.write)
+          sha256 = tar.sha256
+          r = await writeBag(view, tar.sink, options.onProgress)
+          await out.flush()
+          await fh.sync()
+        } finally {
+          await fh.close()
+        }
+        await publishOutput(tmp, target)
+        return {
+          case_id: view.caseId,
+          generation: view.generation,
+          files: r.files,
+          payload_bytes: r.bytes,
+          archive_sha256: sha256()
+        }
+      } catch (e) {
+        await fsp.rm(tmp, { recursive: true, force: true })
+        throw e
       }
-      await publishOutput(tmp, target)
-      return { case_id: view.caseId, generation: view.generation, files: r.files, payload_bytes: r.bytes, archive_sha256: sha256() }
-    } catch (e) {
-      await fsp.rm(tmp, { recursive: true, force: true })
-      throw e
-    }
-  }, (e) => toFailure(e, 'export'))
+    },
+    (e) => toFailure(e, 'export')
+  )
 
 /** SHA-256 of the archive the case at `dir` would export to (nothing is written). */
 export const canonicalArchiveSha256 = async (dir: string): Promise<string> => {

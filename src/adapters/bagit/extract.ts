@@ -37,14 +37,18 @@ export interface Extracted {
   readonly checksums: KnownChecksums
 }
 
-const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
+const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError =>
+  new FailureError(failure(code, message, data))
 
 const shownName = (name: string): string => JSON.stringify(name.slice(0, 120))
 
 /** Errors of creating a path where another entry already put something else (a file where a directory goes, or the reverse). */
 const COLLISIONS = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP'])
 
-const collides = (name: string): FailureError => refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} collides with another`, { entry: name.slice(0, 200) })
+const collides = (name: string): FailureError =>
+  refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} collides with another`, {
+    entry: name.slice(0, 200)
+  })
 
 /** Runs a file-system step of one entry; a collision with an earlier entry is the archive's fault, not the disk's. */
 const forEntry = <A>(name: string, step: () => A): A => {
@@ -59,7 +63,7 @@ const forEntry = <A>(name: string, step: () => A): A => {
 const CREATE = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW
 
 const writeAllSync = (fd: number, chunk: Uint8Array): void => {
-  for (let done = 0; done < chunk.length;) {
+  for (let done = 0; done < chunk.length; ) {
     const n = writeSync(fd, chunk, done, chunk.length - done)
     if (n <= 0) throw refuse('IO_ERROR', 'a write made no progress', { errno: 'EIO' })
     done += n
@@ -75,24 +79,46 @@ export const extractionFailure = (e: unknown): FailureError => {
   if (e instanceof FailureError) return e
   const errno = errnoOf(e)
   if (errno !== undefined && /^E[A-Z0-9]+$/.test(errno)) {
-    return refuse('IO_ERROR', `the archive cannot be read or its files cannot be written (${errno})`, { errno, syscall: (e as NodeJS.ErrnoException).syscall ?? null })
+    return refuse('IO_ERROR', `the archive cannot be read or its files cannot be written (${errno})`, {
+      errno,
+      syscall: (e as NodeJS.ErrnoException).syscall ?? null
+    })
   }
-  return refuse('ARCHIVE_INVALID', `the archive is not a valid tar (${e instanceof Error ? e.message.slice(0, 120) : 'read error'})`)
+  return refuse(
+    'ARCHIVE_INVALID',
+    `the archive is not a valid tar (${e instanceof Error ? e.message.slice(0, 120) : 'read error'})`
+  )
 }
 
 /** Checks one entry's header; returns its bag-relative name (the root's included). */
 const checkHeader = (header: tar.Header): string => {
   const name = header.name.replace(/\/+$/, '')
   // tar-stream decodes names as UTF-8; bytes that are not become U+FFFD, which no bag name holds.
-  if (name.includes('\ufffd')) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} has a name that is not valid UTF-8`, { entry: name.slice(0, 200) })
+  if (name.includes('\ufffd'))
+    throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} has a name that is not valid UTF-8`, {
+      entry: name.slice(0, 200)
+    })
   const unsafe = unsafeBagPath(name)
-  if (unsafe !== null || name.includes('\\')) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is unsafe (${unsafe ?? 'backslash'})`, { entry: name.slice(0, 200) })
-  if (header.type !== 'file' && header.type !== 'directory') throw refuse('ARCHIVE_ENTRY_TYPE', `archive entry ${shownName(name)} is a ${header.type ?? 'special entry'}; only files and directories are accepted`, { entry: name.slice(0, 200), type: header.type ?? null })
+  if (unsafe !== null || name.includes('\\'))
+    throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is unsafe (${unsafe ?? 'backslash'})`, {
+      entry: name.slice(0, 200)
+    })
+  if (header.type !== 'file' && header.type !== 'directory')
+    throw refuse(
+      'ARCHIVE_ENTRY_TYPE',
+      `archive entry ${shownName(name)} is a ${header.type ?? 'special entry'}; only files and directories are accepted`,
+      { entry: name.slice(0, 200), type: header.type ?? null }
+    )
   return name
 }
 
 /** Extracts `archive` under `into` (see the module comment). */
-export const extractArchive = async (archive: string, into: string, limits: ArchiveLimits = {}, onProgress?: (done: number, total: number) => void): Promise<Extracted> => {
+export const extractArchive = async (
+  archive: string,
+  into: string,
+  limits: ArchiveLimits = {},
+  onProgress?: (done: number, total: number) => void
+): Promise<Extracted> => {
   const maxEntries = limits.maxEntries ?? 2_000_000
   const maxBytes = limits.maxBytes ?? 256 * 2 ** 30
   let total: number
@@ -101,7 +127,8 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
     if (st.isDirectory()) throw refuse('ARCHIVE_INVALID', `${archive} is a directory, not an archive`, { archive })
     total = st.size
   } catch (e) {
-    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') throw refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
+      throw refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
     throw extractionFailure(e)
   }
   const archiveHash = createHash('sha256')
@@ -127,25 +154,41 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
   try {
     for await (const entry of extract) {
       const header = entry.header
-      if (++entries > maxEntries) throw refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`, { max_entries: maxEntries })
+      if (++entries > maxEntries)
+        throw refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`, {
+          max_entries: maxEntries
+        })
       const name = checkHeader(header)
       const top = name.split('/')[0] ?? ''
       root ??= top
-      if (top !== root) throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is outside the bag's root ${root}`, { entry: name.slice(0, 200) })
-      if (seen.has(name)) throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} appears twice`, { entry: name.slice(0, 200) })
+      if (top !== root)
+        throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is outside the bag's root ${root}`, {
+          entry: name.slice(0, 200)
+        })
+      if (seen.has(name))
+        throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} appears twice`, {
+          entry: name.slice(0, 200)
+        })
       seen.add(name)
       const target = path.join(into, name)
-      if (!target.startsWith(into + path.sep)) throw refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination')
+      if (!target.startsWith(into + path.sep))
+        throw refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination')
       if (header.type === 'directory') {
         // The parser never hands out a directory's body (it would read it as the next header).
-        if ((header.size ?? 0) > 0) throw refuse('ARCHIVE_INVALID', `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`, { entry: name.slice(0, 200) })
+        if ((header.size ?? 0) > 0)
+          throw refuse(
+            'ARCHIVE_INVALID',
+            `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`,
+            { entry: name.slice(0, 200) }
+          )
         await fsp.mkdir(target, { recursive: true }).catch((e: unknown) => {
           throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
         })
         continue
       }
       bytes += header.size ?? 0
-      if (bytes > maxBytes) throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`, { max_bytes: maxBytes })
+      if (bytes > maxBytes)
+        throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`, { max_bytes: maxBytes })
       const dir = path.dirname(target)
       if (!made.has(dir)) {
         forEntry(name, () => mkdirSync(dir, { recursive: true }))
@@ -168,8 +211,15 @@ export const extractArchive = async (archive: string, into: string, limits: Arch
       } finally {
         closeSync(fd)
       }
-      if (written !== header.size) throw refuse('ARCHIVE_INVALID', `archive entry ${shownName(name)} ends early`, { entry: name.slice(0, 200) })
-      checksums.set(name.slice(name.indexOf('/') + 1), new Map([['sha256', h256.digest('hex')], ['sha512', h512.digest('hex')]]))
+      if (written !== header.size)
+        throw refuse('ARCHIVE_INVALID', `archive entry ${shownName(name)} ends early`, { entry: name.slice(0, 200) })
+      checksums.set(
+        name.slice(name.indexOf('/') + 1),
+        new Map([
+          ['sha256', h256.digest('hex')],
+          ['sha512', h512.digest('hex')]
+        ])
+      )
     }
   } catch (e) {
     source.destroy()

@@ -30,9 +30,15 @@ export interface BagCheck {
   readonly valid: boolean
 }
 
-const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError => new FailureError(failure(code, message, data))
+const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): FailureError =>
+  new FailureError(failure(code, message, data))
 
-const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOptions: VerifyOptions = {}, known?: KnownChecksums): Promise<BagCheck> => {
+const checkBagDir = async (
+  bagRoot: string,
+  archiveSha256: string | null,
+  caseOptions: VerifyOptions = {},
+  known?: KnownChecksums
+): Promise<BagCheck> => {
   let bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
   const kase = await verifyCase(path.join(bagRoot, 'data'), caseOptions)()
@@ -42,9 +48,16 @@ const checkBagDir = async (bagRoot: string, archiveSha256: string | null, caseOp
   }
   if (!kase.right.valid) return { bag, case: kase.right, canonical_archive: null, valid: false }
   const labels = caseLabelFindings(bag.info, kase.right)
-  if (labels.some((f) => f.severity === 'error')) return { bag: { ...bag, valid: false, findings: [...bag.findings, ...labels] }, case: kase.right, canonical_archive: null, valid: false }
+  if (labels.some((f) => f.severity === 'error'))
+    return {
+      bag: { ...bag, valid: false, findings: [...bag.findings, ...labels] },
+      case: kase.right,
+      canonical_archive: null,
+      valid: false
+    }
   if (labels.length > 0) bag = { ...bag, findings: [...bag.findings, ...labels] }
-  const canonical = archiveSha256 === null ? null : (await canonicalArchiveSha256(path.join(bagRoot, 'data'))) === archiveSha256
+  const canonical =
+    archiveSha256 === null ? null : (await canonicalArchiveSha256(path.join(bagRoot, 'data'))) === archiveSha256
   return { bag, case: kase.right, canonical_archive: canonical, valid: canonical !== false }
 }
 
@@ -65,9 +78,21 @@ const caseLabelFindings = (info: BagReport['info'], kase: VerifyReport): BagFind
   const findings: BagFinding[] = []
   for (const [label, held] of CASE_LABELS) {
     const said = info.filter(([l]) => l.toLowerCase() === label.toLowerCase()).map(([, v]) => v.trim())
-    if (said.length === 0) findings.push({ code: 'BAG_INFO_CASE_LABEL_MISSING', severity: 'warning', message: `bag-info.txt has no ${label}`, path: 'bag-info.txt' })
+    if (said.length === 0)
+      findings.push({
+        code: 'BAG_INFO_CASE_LABEL_MISSING',
+        severity: 'warning',
+        message: `bag-info.txt has no ${label}`,
+        path: 'bag-info.txt'
+      })
     for (const value of said) {
-      if (value !== held(kase)) findings.push({ code: 'BAG_INFO_MISMATCH', severity: 'error', message: `bag-info.txt says ${label}: ${value}, the case in data/ holds ${held(kase) || '(none)'}`, path: 'bag-info.txt' })
+      if (value !== held(kase))
+        findings.push({
+          code: 'BAG_INFO_MISMATCH',
+          severity: 'error',
+          message: `bag-info.txt says ${label}: ${value}, the case in data/ holds ${held(kase) || '(none)'}`,
+          path: 'bag-info.txt'
+        })
     }
   }
   return findings
@@ -77,20 +102,27 @@ const caseLabelFindings = (info: BagReport['info'], kase: VerifyReport): BagFind
  * Verifies a bag directory or a bag archive (extracted into a private temporary directory): the
  * bag, then the case in it (chain, rules, objects; against a receipt with `expectHead`).
  */
-export const verifyBag = (target: string, limits: ArchiveLimits = {}, caseOptions: Pick<VerifyOptions, 'expectHead'> = {}): TE.TaskEither<Failure, BagCheck> =>
-  TE.tryCatch(async () => {
-    const st = await fsp.stat(target).catch((e: unknown) => {
-      throw errnoOf(e) === 'ENOENT' ? refuse('ARCHIVE_NOT_FOUND', `${target} does not exist`, { target }) : e
-    })
-    if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
-    const tmp = await privateTempDir('verify')
-    try {
-      const { root, sha256, checksums } = await extractArchive(path.resolve(target), tmp, limits)
-      return await checkBagDir(root, sha256, caseOptions, checksums)
-    } finally {
-      await fsp.rm(tmp, { recursive: true, force: true })
-    }
-  }, (e) => toFailure(e, 'verify bag'))
+export const verifyBag = (
+  target: string,
+  limits: ArchiveLimits = {},
+  caseOptions: Pick<VerifyOptions, 'expectHead'> = {}
+): TE.TaskEither<Failure, BagCheck> =>
+  TE.tryCatch(
+    async () => {
+      const st = await fsp.stat(target).catch((e: unknown) => {
+        throw errnoOf(e) === 'ENOENT' ? refuse('ARCHIVE_NOT_FOUND', `${target} does not exist`, { target }) : e
+      })
+      if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
+      const tmp = await privateTempDir('verify')
+      try {
+        const { root, sha256, checksums } = await extractArchive(path.resolve(target), tmp, limits)
+        return await checkBagDir(root, sha256, caseOptions, checksums)
+      } finally {
+        await fsp.rm(tmp, { recursive: true, force: true })
+      }
+    },
+    (e) => toFailure(e, 'verify bag')
+  )
 
 /** What an import moved into place, and the verification it passed first. */
 export interface ImportReport {
@@ -100,35 +132,64 @@ export interface ImportReport {
 }
 
 /** Imports a bag archive as the case directory `dir` (which must not exist or be empty). */
-export const importCase = (archive: string, dir: string, options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}): TE.TaskEither<Failure, ImportReport> =>
-  TE.tryCatch(async () => {
-    const target = path.resolve(dir)
-    const parent = path.dirname(target)
-    // The archive first: a missing archive is bad input, and creates nothing at the destination.
-    await fsp.stat(path.resolve(archive)).catch((e: unknown) => {
-      throw errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR' ? refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive }) : e
-    })
-    const staging = await stagingFor(target, 'import', dir)
-    try {
-      const { root, sha256, checksums } = await extractArchive(path.resolve(archive), staging, options.limits, options.onProgress)
-      const check = await checkBagDir(root, sha256, {}, checksums)
-      if (!check.valid) {
-        const findings = [...check.bag.findings.filter((f) => f.severity === 'error'), ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])]
-        const code = !check.bag.valid ? 'BAG_INVALID' : check.case?.valid === false ? 'CASE_CORRUPT' : check.case === null ? 'BAG_NOT_A_CASE' : 'ARCHIVE_NOT_CANONICAL'
-        throw refuse(code, code === 'ARCHIVE_NOT_CANONICAL' ? 'the archive differs from the canonical archive of its content (a changed byte, or repacked by another tool)' : `the archive does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}`, { findings: findings.slice(0, 20) })
-      }
+export const importCase = (
+  archive: string,
+  dir: string,
+  options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
+): TE.TaskEither<Failure, ImportReport> =>
+  TE.tryCatch(
+    async () => {
+      const target = path.resolve(dir)
+      const parent = path.dirname(target)
+      // The archive first: a missing archive is bad input, and creates nothing at the destination.
+      await fsp.stat(path.resolve(archive)).catch((e: unknown) => {
+        throw errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR'
+          ? refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
+          : e
+      })
+      const staging = await stagingFor(target, 'import', dir)
       try {
-        await fsp.rmdir(target)
-      } catch (e) {
-        if (errnoOf(e) !== 'ENOENT') throw e
+        const { root, sha256, checksums } = await extractArchive(
+          path.resolve(archive),
+          staging,
+          options.limits,
+          options.onProgress
+        )
+        const check = await checkBagDir(root, sha256, {}, checksums)
+        if (!check.valid) {
+          const findings = [
+            ...check.bag.findings.filter((f) => f.severity === 'error'),
+            ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])
+          ]
+          const code = !check.bag.valid
+            ? 'BAG_INVALID'
+            : check.case?.valid === false
+              ? 'CASE_CORRUPT'
+              : check.case === null
+                ? 'BAG_NOT_A_CASE'
+                : 'ARCHIVE_NOT_CANONICAL'
+          throw refuse(
+            code,
+            code === 'ARCHIVE_NOT_CANONICAL'
+              ? 'the archive differs from the canonical archive of its content (a changed byte, or repacked by another tool)'
+              : `the archive does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}`,
+            { findings: findings.slice(0, 20) }
+          )
+        }
+        try {
+          await fsp.rmdir(target)
+        } catch (e) {
+          if (errnoOf(e) !== 'ENOENT') throw e
+        }
+        await fsp.rename(path.join(root, 'data'), target)
+        await fsyncDir(parent)
+        return { case_id: check.case?.case_id ?? null, generation: check.case?.generation ?? 0, check }
+      } finally {
+        await fsp.rm(staging, { recursive: true, force: true })
       }
-      await fsp.rename(path.join(root, 'data'), target)
-      await fsyncDir(parent)
-      return { case_id: check.case?.case_id ?? null, generation: check.case?.generation ?? 0, check }
-    } finally {
-      await fsp.rm(staging, { recursive: true, force: true })
-    }
-  }, (e) => toFailure(e, 'import'))
+    },
+    (e) => toFailure(e, 'import')
+  )
 
 /**
  * Runs `work` on the case directory of `source` once it has verified completely: a case
@@ -136,7 +197,11 @@ export const importCase = (archive: string, dir: string, options: { limits?: Arc
  * extracted into a private temporary directory that is removed afterwards). Nothing is handed to
  * `work` unless everything checks out.
  */
-export const withVerifiedPackage = async <A>(source: string, work: (caseDir: string) => Promise<A>, options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}): Promise<A> => {
+export const withVerifiedPackage = async <A>(
+  source: string,
+  work: (caseDir: string) => Promise<A>,
+  options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
+): Promise<A> => {
   const resolved = path.resolve(source)
   let st: Stats
   try {
@@ -146,12 +211,28 @@ export const withVerifiedPackage = async <A>(source: string, work: (caseDir: str
     throw e
   }
   const refuseCheck = (check: BagCheck): never => {
-    const findings = [...check.bag.findings.filter((f) => f.severity === 'error'), ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])]
-    const code = !check.bag.valid ? 'BAG_INVALID' : check.case?.valid === false ? 'CASE_CORRUPT' : check.case === null ? 'BAG_NOT_A_CASE' : 'ARCHIVE_NOT_CANONICAL'
-    throw refuse(code, `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`, { findings: findings.slice(0, 20) })
+    const findings = [
+      ...check.bag.findings.filter((f) => f.severity === 'error'),
+      ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])
+    ]
+    const code = !check.bag.valid
+      ? 'BAG_INVALID'
+      : check.case?.valid === false
+        ? 'CASE_CORRUPT'
+        : check.case === null
+          ? 'BAG_NOT_A_CASE'
+          : 'ARCHIVE_NOT_CANONICAL'
+    throw refuse(
+      code,
+      `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`,
+      { findings: findings.slice(0, 20) }
+    )
   }
   if (st.isDirectory()) {
-    const isBag = await fsp.access(path.join(resolved, 'bagit.txt')).then(() => true, () => false)
+    const isBag = await fsp.access(path.join(resolved, 'bagit.txt')).then(
+      () => true,
+      () => false
+    )
     if (!isBag) return work(resolved)
     const check = await checkBagDir(resolved, null)
     if (!check.valid) refuseCheck(check)

@@ -13,7 +13,16 @@ import * as path from 'node:path'
 import { unsafeBagPath } from '../../domain/bag-paths.js'
 import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
-import { TAG_LIMITS, parseBagInfo, parseDeclaration, parseFetch, parseManifest, type BagFinding, type ManifestEntry, type Report } from './bag-tags.js'
+import {
+  TAG_LIMITS,
+  parseBagInfo,
+  parseDeclaration,
+  parseFetch,
+  parseManifest,
+  type BagFinding,
+  type ManifestEntry,
+  type Report
+} from './bag-tags.js'
 
 export type { BagFinding, BagSeverity } from './bag-tags.js'
 
@@ -32,11 +41,16 @@ export interface BagReport {
 /** Checksums already computed for files of the bag (by an extraction that hashed as it wrote). */
 export type KnownChecksums = ReadonlyMap<string, ReadonlyMap<string, string>>
 
-const ALGORITHMS = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'].filter((a) => getHashes().includes(a)))
+const ALGORITHMS = new Set(
+  ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'].filter((a) => getHashes().includes(a))
+)
 const SYSTEM_FILES = new Set(['.ds_store', 'thumbs.db', 'desktop.ini'])
 
 /** Every regular file under `root` (bag-relative, '/'-separated) with its size; links and specials are findings. */
-const listFiles = async (root: string, findings: BagFinding[]): Promise<{ files: Map<string, number>; specials: Set<string> }> => {
+const listFiles = async (
+  root: string,
+  findings: BagFinding[]
+): Promise<{ files: Map<string, number>; specials: Set<string> }> => {
   const files = new Map<string, number>()
   const specials = new Set<string>()
   const walk = async (rel: string): Promise<void> => {
@@ -46,7 +60,12 @@ const listFiles = async (root: string, findings: BagFinding[]): Promise<{ files:
       else if (ent.isFile()) files.set(r, statSync(path.join(root, r)).size)
       else {
         specials.add(r)
-        findings.push({ code: 'SPECIAL_FILE', severity: 'error', message: `${r} is not a regular file or directory`, path: r })
+        findings.push({
+          code: 'SPECIAL_FILE',
+          severity: 'error',
+          message: `${r} is not a regular file or directory`,
+          path: r
+        })
       }
     }
   }
@@ -61,7 +80,11 @@ const hashFile = async (file: string, shown: string, algorithms: readonly string
   try {
     const buf = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1 << 20))
     let pos = 0
-    for (let n = (await fh.read(buf, 0, buf.length, pos)).bytesRead; n > 0; n = (await fh.read(buf, 0, buf.length, pos)).bytesRead) {
+    for (
+      let n = (await fh.read(buf, 0, buf.length, pos)).bytesRead;
+      n > 0;
+      n = (await fh.read(buf, 0, buf.length, pos)).bytesRead
+    ) {
       for (const [, h] of hashes) h.update(buf.subarray(0, n))
       pos += n
     }
@@ -91,7 +114,15 @@ interface Matched {
  * manifests: maps and sets keyed by the path, its NFC form and its lower-case form, so each entry
  * and each file costs one lookup (linear in files and lines).
  */
-const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<string, number>, specials: ReadonlySet<string>, toFetch: ReadonlySet<string>, isV1: boolean, error: Report, warn: Report): Matched => {
+const matchManifests = (
+  parsed: readonly ParsedManifest[],
+  files: ReadonlyMap<string, number>,
+  specials: ReadonlySet<string>,
+  toFetch: ReadonlySet<string>,
+  isV1: boolean,
+  error: Report,
+  warn: Report
+): Matched => {
   const firstPayload = parsed.find((p) => !p.tag)
   const payloadFiles = [...files.keys()].filter((f) => f.startsWith('data/'))
   const needed = new Map<string, Set<string>>()
@@ -116,7 +147,11 @@ const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<st
     for (const e of m.entries) {
       const unsafe = unsafeBagPath(e.path)
       if (unsafe !== null) {
-        error('MANIFEST_PATH_OUT_OF_SCOPE', `${m.name} line ${e.line}: ${unsafe} (${JSON.stringify(e.path.slice(0, 80))})`, m.name)
+        error(
+          'MANIFEST_PATH_OUT_OF_SCOPE',
+          `${m.name} line ${e.line}: ${unsafe} (${JSON.stringify(e.path.slice(0, 80))})`,
+          m.name
+        )
         continue
       }
       if (!m.tag && !e.path.startsWith('data/')) {
@@ -129,8 +164,10 @@ const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<st
       }
       const before = seen.get(e.path)
       if (before !== undefined) {
-        if (before !== e.checksum) error('MANIFEST_DUPLICATE_ENTRY', `${m.name} lists ${e.path} twice with different checksums`, m.name)
-        else if (isV1) error('MANIFEST_DUPLICATE_ENTRY', `${m.name} lists ${e.path} twice (not allowed in BagIt 1.0)`, m.name)
+        if (before !== e.checksum)
+          error('MANIFEST_DUPLICATE_ENTRY', `${m.name} lists ${e.path} twice with different checksums`, m.name)
+        else if (isV1)
+          error('MANIFEST_DUPLICATE_ENTRY', `${m.name} lists ${e.path} twice (not allowed in BagIt 1.0)`, m.name)
         else warn('MANIFEST_DUPLICATE_ENTRY', `${m.name} lists ${e.path} twice with the same checksum`, m.name)
         continue
       }
@@ -139,18 +176,28 @@ const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<st
       seenLower.add(e.path.toLowerCase())
       if (m === firstPayload) listedPayload.add(normalized.toLowerCase())
       const sameNfc = seenNfc.get(normalized)
-      if (sameNfc !== undefined && sameNfc !== e.path) warn('NORMALIZATION_DUPLICATE', `${m.name} lists one name in two Unicode normalizations: ${e.path}`, m.name)
+      if (sameNfc !== undefined && sameNfc !== e.path)
+        warn('NORMALIZATION_DUPLICATE', `${m.name} lists one name in two Unicode normalizations: ${e.path}`, m.name)
       seenNfc.set(normalized, e.path)
       const file: string | undefined = files.has(e.path) ? e.path : undefined
       if (file === undefined) {
         const byNfc = nfc.get(normalized)
         const byCase = lower.get(e.path.toLowerCase())
         const base = e.path.slice(e.path.lastIndexOf('/') + 1).toLowerCase()
-        if (byNfc !== undefined) warn('NORMALIZATION_ONLY_MATCH', `${e.path} exists only in another Unicode normalization`, e.path)
-        else if (byCase !== undefined) warn('CASE_ONLY_MATCH', `${e.path} exists only with different letter case (${byCase})`, e.path)
-        else if (SYSTEM_FILES.has(base)) warn('SYSTEM_FILE_LISTED', `${e.path} is an operating system file listed in ${m.name} but absent`, e.path)
-        else if (toFetch.has(e.path)) warn('FILE_TO_BE_FETCHED', `${e.path} is not present; fetch.txt says where to fetch it`, e.path)
-        else if (!specials.has(e.path)) error(m.tag ? 'TAG_FILE_MISSING' : 'PAYLOAD_FILE_MISSING', `${m.name} lists ${e.path}, which does not exist`, e.path)
+        if (byNfc !== undefined)
+          warn('NORMALIZATION_ONLY_MATCH', `${e.path} exists only in another Unicode normalization`, e.path)
+        else if (byCase !== undefined)
+          warn('CASE_ONLY_MATCH', `${e.path} exists only with different letter case (${byCase})`, e.path)
+        else if (SYSTEM_FILES.has(base))
+          warn('SYSTEM_FILE_LISTED', `${e.path} is an operating system file listed in ${m.name} but absent`, e.path)
+        else if (toFetch.has(e.path))
+          warn('FILE_TO_BE_FETCHED', `${e.path} is not present; fetch.txt says where to fetch it`, e.path)
+        else if (!specials.has(e.path))
+          error(
+            m.tag ? 'TAG_FILE_MISSING' : 'PAYLOAD_FILE_MISSING',
+            `${m.name} lists ${e.path}, which does not exist`,
+            e.path
+          )
         continue
       }
       need(file, m.algorithm)
@@ -173,7 +220,10 @@ const matchManifests = (parsed: readonly ParsedManifest[], files: ReadonlyMap<st
  * propagate. `known` checksums (from an extraction that hashed every file as it wrote it) are
  * used instead of reading those files again.
  */
-export const verifyBagDir = async (root: string, options: { readonly known?: KnownChecksums } = {}): Promise<BagReport> => {
+export const verifyBagDir = async (
+  root: string,
+  options: { readonly known?: KnownChecksums } = {}
+): Promise<BagReport> => {
   const v = startVerification(root)
   const listing = await listBag(v)
   if (listing === null) return unreadable(v, null, null)
@@ -197,14 +247,19 @@ export const verifyBagDir = async (root: string, options: { readonly known?: Kno
   for (const c of checks) {
     const sum = checksums.get(c.algorithm)?.get(c.file)
     if (sum !== undefined && sum !== c.entry.checksum) {
-      v.error(c.manifest.startsWith('tag') ? 'TAG_CHECKSUM_MISMATCH' : 'CHECKSUM_MISMATCH', `${c.file} does not match its ${c.algorithm} checksum in ${c.manifest}`, c.file)
+      v.error(
+        c.manifest.startsWith('tag') ? 'TAG_CHECKSUM_MISMATCH' : 'CHECKSUM_MISMATCH',
+        `${c.file} does not match its ${c.algorithm} checksum in ${c.manifest}`,
+        c.file
+      )
     }
   }
 
   // bag-info.txt (optional): labels, continuation lines, and Payload-Oxum.
   const infoText = await readTag('bag-info.txt', TAG_LIMITS.info)
   const info = infoText === null ? [] : parseBagInfo(infoText, v.warn)
-  if (toFetch.size === 0) checkOxum(v, info, { bytes: payloadBytes, files: payloadFiles.length, listed: listedPayload.size })
+  if (toFetch.size === 0)
+    checkOxum(v, info, { bytes: payloadBytes, files: payloadFiles.length, listed: listedPayload.size })
   return {
     valid: !v.findings.some((f) => f.severity === 'error'),
     version,
@@ -239,8 +294,15 @@ const startVerification = (root: string): Verification => {
 }
 
 /** The report of a bag that could not be read as far as its payload. */
-const unreadable = (v: Verification, version: string | null, encoding: string | null): BagReport =>
-  ({ valid: false, version, encoding, info: [], payload: { files: 0, bytes: 0 }, findings: v.findings, checksums: new Map() })
+const unreadable = (v: Verification, version: string | null, encoding: string | null): BagReport => ({
+  valid: false,
+  version,
+  encoding,
+  info: [],
+  payload: { files: 0, bytes: 0 },
+  findings: v.findings,
+  checksums: new Map()
+})
 
 /** The bag's files, or null (reported as a missing bagit.txt) when `root` is not a directory. */
 const listBag = async (v: Verification): Promise<{ files: Map<string, number>; specials: Set<string> } | null> => {
@@ -278,7 +340,8 @@ interface Declaration {
 const readDeclaration = async (v: Verification, specials: ReadonlySet<string>): Promise<Declaration> => {
   const declaration = await readBytes(v, 'bagit.txt', TAG_LIMITS.declaration)
   if (declaration === null) {
-    if (!specials.has('bagit.txt') && !v.findings.some((f) => f.path === 'bagit.txt')) v.error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
+    if (!specials.has('bagit.txt') && !v.findings.some((f) => f.path === 'bagit.txt'))
+      v.error('BAGIT_TXT_MISSING', 'bagit.txt is missing')
     return { version: null, encoding: null, decode: null }
   }
   if (declaration[0] === 0xef && declaration[1] === 0xbb && declaration[2] === 0xbf) {
@@ -306,47 +369,67 @@ const readDeclaration = async (v: Verification, specials: ReadonlySet<string>): 
 /** Reads a tag file as text: null when absent, refused or not in the declared encoding (a finding). */
 type TagReader = (name: string, maxBytes: number) => Promise<string | null>
 
-const tagReader = (v: Verification, decode: (bytes: Buffer) => string, encoding: string | null): TagReader => async (name, maxBytes) => {
-  const bytes = await readBytes(v, name, maxBytes)
-  if (bytes === null) return null
-  try {
-    return decode(bytes)
-  } catch {
-    v.error('TAG_FILE_UNDECODABLE', `${name} is not valid ${encoding ?? ''}`, name)
-    return null
+const tagReader =
+  (v: Verification, decode: (bytes: Buffer) => string, encoding: string | null): TagReader =>
+  async (name, maxBytes) => {
+    const bytes = await readBytes(v, name, maxBytes)
+    if (bytes === null) return null
+    try {
+      return decode(bytes)
+    } catch {
+      v.error('TAG_FILE_UNDECODABLE', `${name} is not valid ${encoding ?? ''}`, name)
+      return null
+    }
   }
-}
 
 /** Every top-level manifest with a supported algorithm, parsed; a bag needs a payload manifest. */
-const readManifests = async (v: Verification, files: ReadonlyMap<string, number>, readTag: TagReader): Promise<ParsedManifest[]> => {
+const readManifests = async (
+  v: Verification,
+  files: ReadonlyMap<string, number>,
+  readTag: TagReader
+): Promise<ParsedManifest[]> => {
   const topLevel = [...files.keys()].filter((f) => !f.includes('/'))
-  const manifests = topLevel.map((f) => /^(tag)?manifest-([A-Za-z0-9]+)\.txt$/.exec(f)).filter((m): m is RegExpExecArray => m !== null)
+  const manifests = topLevel
+    .map((f) => /^(tag)?manifest-([A-Za-z0-9]+)\.txt$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
   const parsed: ParsedManifest[] = []
   for (const m of manifests) {
     const name = m[0]
     const algorithm = (m[2] ?? '').toLowerCase()
     const tag = m[1] !== undefined
     if (!ALGORITHMS.has(algorithm)) {
-      v.warn('UNSUPPORTED_ALGORITHM', `${name} uses ${algorithm}, which this verifier cannot compute; it was not checked`, name)
+      v.warn(
+        'UNSUPPORTED_ALGORITHM',
+        `${name} uses ${algorithm}, which this verifier cannot compute; it was not checked`,
+        name
+      )
       continue
     }
     const text = await readTag(name, TAG_LIMITS.listing)
     if (text === null) continue
     parsed.push({ name, algorithm, tag, entries: parseManifest(text, name, v.error, v.warn) })
   }
-  if (!parsed.some((p) => !p.tag)) v.error('MANIFEST_MISSING', 'the bag has no payload manifest with a supported algorithm')
+  if (!parsed.some((p) => !p.tag))
+    v.error('MANIFEST_MISSING', 'the bag has no payload manifest with a supported algorithm')
   return parsed
 }
 
 /** The checksums the manifests need, by algorithm then path: each file hashed once, in path order (or taken from `known`). */
-const computeChecksums = async (v: Verification, needed: ReadonlyMap<string, ReadonlySet<string>>, known: KnownChecksums | undefined): Promise<Map<string, Map<string, string>>> => {
+const computeChecksums = async (
+  v: Verification,
+  needed: ReadonlyMap<string, ReadonlySet<string>>,
+  known: KnownChecksums | undefined
+): Promise<Map<string, Map<string, string>>> => {
   const checksums = new Map<string, Map<string, string>>()
   for (const [file, algorithms] of [...needed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const given = known?.get(file)
     const missing = [...algorithms].filter((a) => given?.get(a) === undefined)
     let sums: ReadonlyMap<string, string>
     try {
-      sums = missing.length === 0 && given !== undefined ? given : await hashFile(path.join(v.root, file), file, [...algorithms])
+      sums =
+        missing.length === 0 && given !== undefined
+          ? given
+          : await hashFile(path.join(v.root, file), file, [...algorithms])
     } catch (e) {
       // Replaced by a link or a FIFO after it was listed.
       if (!isFileRefusal(e)) throw e
@@ -365,14 +448,30 @@ const computeChecksums = async (v: Verification, needed: ReadonlyMap<string, Rea
 }
 
 /** Payload-Oxum against the payload: its bytes, its files, and the files the payload manifest lists. */
-const checkOxum = (v: Verification, info: ReadonlyArray<readonly [string, string]>, payload: { readonly bytes: number; readonly files: number; readonly listed: number }): void => {
+const checkOxum = (
+  v: Verification,
+  info: ReadonlyArray<readonly [string, string]>,
+  payload: { readonly bytes: number; readonly files: number; readonly listed: number }
+): void => {
   const oxum = info.find(([k]) => k === 'Payload-Oxum')?.[1]
   if (oxum === undefined) return
   const m = /^(\d+)\.(\d+)$/.exec(oxum)
   if (m === null) v.error('PAYLOAD_OXUM_INVALID', 'Payload-Oxum is not "octets.files"', 'bag-info.txt')
-  else if (Number(m[1]) === payload.bytes && Number(m[2]) === payload.listed && v.findings.some((f) => f.code === 'SYSTEM_FILE_LISTED')) {
-    v.warn('PAYLOAD_OXUM_COUNTS_ABSENT_FILES', `Payload-Oxum ${oxum} counts listed system files that are absent`, 'bag-info.txt')
+  else if (
+    Number(m[1]) === payload.bytes &&
+    Number(m[2]) === payload.listed &&
+    v.findings.some((f) => f.code === 'SYSTEM_FILE_LISTED')
+  ) {
+    v.warn(
+      'PAYLOAD_OXUM_COUNTS_ABSENT_FILES',
+      `Payload-Oxum ${oxum} counts listed system files that are absent`,
+      'bag-info.txt'
+    )
   } else if (Number(m[1]) !== payload.bytes || Number(m[2]) !== payload.files) {
-    v.error('PAYLOAD_OXUM_MISMATCH', `Payload-Oxum says ${oxum}, the payload is ${payload.bytes}.${payload.files}`, 'bag-info.txt')
+    v.error(
+      'PAYLOAD_OXUM_MISMATCH',
+      `Payload-Oxum says ${oxum}, the payload is ${payload.bytes}.${payload.files}`,
+      'bag-info.txt'
+    )
   }
 }

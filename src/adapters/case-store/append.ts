@@ -34,7 +34,14 @@ import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES, readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
 import { checkPrompts } from '../../projections/prompt-derivation.js'
-import { checkFactsDerivation, checkObligations, obligationRefs, ruleFold, type RuleFold, type RuleViolation } from '../../domain/rules.js'
+import {
+  checkFactsDerivation,
+  checkObligations,
+  obligationRefs,
+  ruleFold,
+  type RuleFold,
+  type RuleViolation
+} from '../../domain/rules.js'
 import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 
 /** Most events one command may append. */
@@ -80,7 +87,9 @@ export interface AppendOutcome {
   readonly repairs: readonly Finding[]
 }
 
-const fingerprint = (drafts: ReadonlyArray<{ type: string; version: number; actor: string; data: unknown }>): string => {
+const fingerprint = (
+  drafts: ReadonlyArray<{ type: string; version: number; actor: string; data: unknown }>
+): string => {
   const text = canonicalJson(drafts.map((d) => ({ type: d.type, version: d.version, actor: d.actor, data: d.data })))
   return E.isRight(text) ? sha256Digest(text.right) : 'not-canonicalisable'
 }
@@ -90,11 +99,15 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
   try {
     const buf = Buffer.alloc(end - start)
     await fh.read(buf, 0, buf.length, start)
-    return buf.toString('utf8').split('\n').filter((l) => l !== '').map((l) => {
-      const decoded = EventEnvelope.decode(JSON.parse(l))
-      if (E.isLeft(decoded)) return fail('CASE_CORRUPT', 'recorded event no longer decodes')
-      return decoded.right
-    })
+    return buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const decoded = EventEnvelope.decode(JSON.parse(l))
+        if (E.isLeft(decoded)) return fail('CASE_CORRUPT', 'recorded event no longer decodes')
+        return decoded.right
+      })
   } finally {
     await fh.close()
   }
@@ -106,21 +119,38 @@ const readRecorded = async (dir: string, start: number, end: number): Promise<Ev
  * GENERATION_CONFLICT when another writer recorded it after (a race of two writers deciding the
  * same step: the loser re-reads and finds the winner's outcome).
  */
-export const duplicateOf = (handle: CaseHandle, cmd: RawCommand, events: readonly EventEnvelope[], sameIntent?: (recorded: readonly EventEnvelope[]) => boolean): AppendOutcome => {
+export const duplicateOf = (
+  handle: CaseHandle,
+  cmd: RawCommand,
+  events: readonly EventEnvelope[],
+  sameIntent?: (recorded: readonly EventEnvelope[]) => boolean
+): AppendOutcome => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   if (sameIntent !== undefined) {
     // A typed command knows what it was asked to do: the same intent is the same command (its
     // events may differ, decided on another state), another intent a reused id.
-    if (!sameIntent(events)) fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before for something else`, { command_id: cmd.commandId, first_seq: events[0]?.seq ?? null })
+    if (!sameIntent(events))
+      fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before for something else`, {
+        command_id: cmd.commandId,
+        first_seq: events[0]?.seq ?? null
+      })
   } else if (fingerprint(events) !== fingerprint(drafts)) {
     const firstSeq = events[0]?.seq ?? null
     if (firstSeq !== null && firstSeq > cmd.expectedGeneration) {
-      fail('GENERATION_CONFLICT', `another writer recorded command ${cmd.commandId} while this one was decided (expected generation ${cmd.expectedGeneration}, recorded at ${firstSeq}); re-read the case`, { command_id: cmd.commandId, expected: cmd.expectedGeneration, first_seq: firstSeq })
+      fail(
+        'GENERATION_CONFLICT',
+        `another writer recorded command ${cmd.commandId} while this one was decided (expected generation ${cmd.expectedGeneration}, recorded at ${firstSeq}); re-read the case`,
+        { command_id: cmd.commandId, expected: cmd.expectedGeneration, first_seq: firstSeq }
+      )
     }
-    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, { command_id: cmd.commandId, first_seq: firstSeq })
+    fail('COMMAND_ID_CONFLICT', `command ${cmd.commandId} was recorded before with different events`, {
+      command_id: cmd.commandId,
+      first_seq: firstSeq
+    })
   }
   const last = events[events.length - 1]
-  const receipt = last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
+  const receipt =
+    last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
   return { status: 'duplicate', commandId: cmd.commandId, events, generation: handle.cursor.seq, receipt, repairs: [] }
 }
 
@@ -147,22 +177,42 @@ export interface CommandPlan {
  * a chain continuing the handle's head, every object reference backed (by the command or the
  * store), and the case's rules checked on a copy of the state (RULE_VIOLATION, nothing written).
  */
-export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env, objects: ObjectLookup): Promise<CommandPlan> => {
+export const planCommand = async (
+  handle: CaseHandle,
+  cmd: RawCommand,
+  env: Env,
+  objects: ObjectLookup
+): Promise<CommandPlan> => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = cmd.at ?? env.now().toISOString()
   // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
   const floor = handle.cursor.state.lastAt ?? handle.declaration.created_at
-  if (at < floor) fail('CLOCK_BEHIND', `the command is dated ${at}, before the case's last event (${floor}): the writer's clock is behind; retry when it has caught up`, { at, head_at: floor })
+  if (at < floor)
+    fail(
+      'CLOCK_BEHIND',
+      `the command is dated ${at}, before the case's last event (${floor}): the writer's clock is behind; retry when it has caught up`,
+      { at, head_at: floor }
+    )
   let prev = handle.cursor.hash
   const fresh = new Set<string>()
   const sealed = drafts.map((d, i) => {
     const id = `evt-${env.newId()}`
     // A clock whose id source repeats itself would make the case corrupt for every reader.
-    if (handle.cursor.ids.has(id) || fresh.has(id)) fail('EVENT_ID_DUPLICATE', `the id source gave ${id} twice (the case holds it already): give the client a clock with unique ids; nothing was written`, { id, index: i })
+    if (handle.cursor.ids.has(id) || fresh.has(id))
+      fail(
+        'EVENT_ID_DUPLICATE',
+        `the id source gave ${id} twice (the case holds it already): give the client a clock with unique ids; nothing was written`,
+        { id, index: i }
+      )
     fresh.add(id)
     const s = sealEvent(d, { seq: handle.cursor.seq + 1 + i, prev, id, at, commandId: cmd.commandId })
     if (E.isLeft(s)) return fail(s.left.code, `event ${i + 1} (${d.type}): ${s.left.message}`, { index: i })
-    if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES) fail('EVENT_TOO_LARGE', `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`, { index: i })
+    if (Buffer.byteLength(s.right.line) + 1 > MAX_LINE_BYTES)
+      fail(
+        'EVENT_TOO_LARGE',
+        `event ${i + 1} (${d.type}) is larger than ${MAX_LINE_BYTES} bytes; store the payload as an object`,
+        { index: i }
+      )
     prev = s.right.envelope.hash
     return s.right
   })
@@ -173,16 +223,27 @@ export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env,
       referenced.add(ref.digest)
       const bytes = provided.get(ref.digest)
       if (bytes !== undefined) {
-        if (bytes.byteLength !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${bytes.byteLength} bytes`)
+        if (bytes.byteLength !== ref.size)
+          fail(
+            'INVALID_ARGUMENT',
+            `object ${ref.digest} is referenced with size ${ref.size} but has ${bytes.byteLength} bytes`
+          )
       } else {
         const size = await objects.sizeOf(ref.digest)
-        if (size === null) fail('OBJECT_MISSING', `event data references ${ref.digest}, which is neither in the case nor in this command`, { digest: ref.digest })
-        else if (size !== ref.size) fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${size} bytes`)
+        if (size === null)
+          fail(
+            'OBJECT_MISSING',
+            `event data references ${ref.digest}, which is neither in the case nor in this command`,
+            { digest: ref.digest }
+          )
+        else if (size !== ref.size)
+          fail('INVALID_ARGUMENT', `object ${ref.digest} is referenced with size ${ref.size} but has ${size} bytes`)
       }
     }
   }
   for (const digest of provided.keys()) {
-    if (!referenced.has(digest)) fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
+    if (!referenced.has(digest))
+      fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
   }
   const rules = ruleFold(cloneCaseState(handle.cursor.state))
   const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
@@ -197,17 +258,33 @@ export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env,
     }
   }
   const readObject = (ref: ObjectRefLite): Uint8Array | undefined => provided.get(ref.digest) ?? stored.get(ref.digest)
-  violations.push(...checkObligations(rules.obligations(), readObject), ...checkPrompts(rules.obligations(), readObject), ...await checkFactsDerivation(rules.obligations(), readObject))
+  violations.push(
+    ...checkObligations(rules.obligations(), readObject),
+    ...checkPrompts(rules.obligations(), readObject),
+    ...(await checkFactsDerivation(rules.obligations(), readObject))
+  )
   if (violations.length > 0) {
     const first = violations[0] as RuleViolation
-    fail('RULE_VIOLATION', `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`, {
-      violations: violations.slice(0, 20).map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
-    })
+    fail(
+      'RULE_VIOLATION',
+      `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`,
+      {
+        violations: violations
+          .slice(0, 20)
+          .map((v) => ({ code: v.code, rule: v.rule, message: v.message, index: v.seq - handle.cursor.seq - 1 }))
+      }
+    )
   }
   const bytes = Buffer.from(sealed.map((x) => `${x.line}\n`).join(''), 'utf8')
   const last = sealed[sealed.length - 1]
   if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
-  return { sealed, bytes, newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length }, provided, rules }
+  return {
+    sealed,
+    bytes,
+    newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length },
+    provided,
+    rules
+  }
 }
 
 /**
@@ -217,31 +294,49 @@ export const planCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env,
 export const rebaseCommand = (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions): RawCommand | null => {
   if (cmd.expectedGeneration === handle.cursor.seq) return cmd
   if (options.rebase === undefined) {
-    return fail('GENERATION_CONFLICT', `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`, { expected: cmd.expectedGeneration, actual: handle.cursor.seq })
+    return fail(
+      'GENERATION_CONFLICT',
+      `expected generation ${cmd.expectedGeneration}, the case is at ${handle.cursor.seq}`,
+      { expected: cmd.expectedGeneration, actual: handle.cursor.seq }
+    )
   }
   const next = options.rebase(handle)
   if (next === null) return null
-  if (next.commandId !== cmd.commandId || next.expectedGeneration !== handle.cursor.seq) fail('INTERNAL_ERROR', 'a rebased command keeps its id and expects the current generation')
+  if (next.commandId !== cmd.commandId || next.expectedGeneration !== handle.cursor.seq)
+    fail('INTERNAL_ERROR', 'a rebased command keeps its id and expects the current generation')
   validateCommand(next)
   return next
 }
 
 /** The outcome of a command that, decided again, had nothing left to append. */
-export const nothingToAppend = (handle: CaseHandle, commandId: string): AppendOutcome =>
-  ({ status: 'appended', commandId, events: [], generation: handle.cursor.seq, receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }, repairs: [] })
+export const nothingToAppend = (handle: CaseHandle, commandId: string): AppendOutcome => ({
+  status: 'appended',
+  commandId,
+  events: [],
+  generation: handle.cursor.seq,
+  receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash },
+  repairs: []
+})
 
 export const validateCommand = (cmd: RawCommand): void => {
-  if (!Identifier.is(cmd.commandId)) fail('INVALID_ARGUMENT', 'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)')
-  if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0) fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
+  if (!Identifier.is(cmd.commandId))
+    fail(
+      'INVALID_ARGUMENT',
+      'command id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)'
+    )
+  if (!Number.isSafeInteger(cmd.expectedGeneration) || cmd.expectedGeneration < 0)
+    fail('INVALID_ARGUMENT', 'expected generation must be a non-negative integer')
   if (cmd.events.length === 0) fail('INVALID_ARGUMENT', 'a command appends at least one event')
-  if (cmd.events.length > MAX_EVENTS_PER_COMMAND) fail('INVALID_ARGUMENT', `a command appends at most ${MAX_EVENTS_PER_COMMAND} events`)
+  if (cmd.events.length > MAX_EVENTS_PER_COMMAND)
+    fail('INVALID_ARGUMENT', `a command appends at most ${MAX_EVENTS_PER_COMMAND} events`)
 }
 
 /**
  * The recorded outcome of a command id, if this handle has seen it: what a retried typed command
  * returns instead of deciding again on a state that has moved on.
  */
-export const recordedOutcome = (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => handle.store.recordedOutcome(handle, commandId)
+export const recordedOutcome = (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> =>
+  handle.store.recordedOutcome(handle, commandId)
 
 /** {@link recordedOutcome} of the directory store. */
 export const recordedInDirectory = async (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
@@ -249,18 +344,37 @@ export const recordedInDirectory = async (handle: CaseHandle, commandId: string)
   if (recorded === undefined) return null
   const events = await readRecorded(handle.dir, recorded.start, recorded.end)
   const last = events[events.length - 1]
-  return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
+  return {
+    status: 'duplicate',
+    commandId,
+    events,
+    generation: handle.cursor.seq,
+    receipt:
+      last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash },
+    repairs: []
+  }
 }
 
 /**
  * Appends a command to an open case, through the case's store (a lease, for a worker's appends,
  * is refused once lost). See the module comment for the directory store's protocol.
  */
-export const appendCommand = (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions = {}): TE.TaskEither<Failure, AppendOutcome> =>
-  TE.tryCatch(() => handle.store.append(handle, cmd, options), (e) => toFailure(e, 'append'))
+export const appendCommand = (
+  handle: CaseHandle,
+  cmd: RawCommand,
+  options: StoreAppendOptions = {}
+): TE.TaskEither<Failure, AppendOutcome> =>
+  TE.tryCatch(
+    () => handle.store.append(handle, cmd, options),
+    (e) => toFailure(e, 'append')
+  )
 
 /** Appends to a case directory (the directory store's append). */
-export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+export const appendToDirectory = async (
+  handle: CaseHandle,
+  cmd: RawCommand,
+  options: StoreAppendOptions = {}
+): Promise<AppendOutcome> => {
   {
     validateCommand(cmd)
     const env = options.env ?? systemEnv
@@ -274,20 +388,39 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, opt
       const size = (await fsp.stat(logFile)).size
       if (size > head.right.bytes) {
         await truncateDurably(logFile, head.right.bytes)
-        repairs.push({ code: 'TORN_TAIL', severity: 'notice', message: `cut ${size - head.right.bytes} unacknowledged bytes left by a crashed writer`, path: LOG_FILE, data: { bytes: size - head.right.bytes } })
+        repairs.push({
+          code: 'TORN_TAIL',
+          severity: 'notice',
+          message: `cut ${size - head.right.bytes} unacknowledged bytes left by a crashed writer`,
+          path: LOG_FILE,
+          data: { bytes: size - head.right.bytes }
+        })
       } else if (size < head.right.bytes) {
-        throw corruptError([{ code: 'LOG_TRUNCATED', severity: 'error', message: 'events.jsonl is shorter than HEAD acknowledges', path: LOG_FILE }])
+        throw corruptError([
+          {
+            code: 'LOG_TRUNCATED',
+            severity: 'error',
+            message: 'events.jsonl is shorter than HEAD acknowledges',
+            path: LOG_FILE
+          }
+        ])
       }
 
       const recorded = handle.cursor.commands.get(cmd.commandId)
-      if (recorded !== undefined) return { ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent), repairs }
+      if (recorded !== undefined)
+        return {
+          ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent),
+          repairs
+        }
       const rebased = rebaseCommand(handle, cmd, options)
       if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
       cmd = rebased
 
       const plan = await planCommand(handle, cmd, env, {
         sizeOf: async (digest) => {
-          const st = await fsp.stat(path.join(handle.dir, objectPath(digest))).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
+          const st = await fsp
+            .stat(path.join(handle.dir, objectPath(digest)))
+            .catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
           return st === null ? null : st.size
         },
         read: async (ref) => readStoredObject(handle.dir, ref)
@@ -311,7 +444,9 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, opt
         } finally {
           await fh.close()
         }
-        await writeFileDurably(path.join(handle.dir, HEAD_FILE), `${headText.right}\n`, handle.dir, () => { acknowledged = true })
+        await writeFileDurably(path.join(handle.dir, HEAD_FILE), `${headText.right}\n`, handle.dir, () => {
+          acknowledged = true
+        })
       } catch (e) {
         if (!acknowledged) {
           await truncateDurably(logFile, handle.cursor.bytes).catch(() => undefined)
@@ -320,14 +455,26 @@ export const appendToDirectory = async (handle: CaseHandle, cmd: RawCommand, opt
         throw e
       }
 
-      handle.cursor.commands.set(cmd.commandId, { firstSeq: handle.cursor.seq + 1, lastSeq: newHead.seq, start: handle.cursor.bytes, end: newHead.bytes })
+      handle.cursor.commands.set(cmd.commandId, {
+        firstSeq: handle.cursor.seq + 1,
+        lastSeq: newHead.seq,
+        start: handle.cursor.bytes,
+        end: newHead.bytes
+      })
       handle.cursor.lastCommand = cmd.commandId
       handle.cursor.seq = newHead.seq
       handle.cursor.hash = newHead.hash
       handle.cursor.bytes = newHead.bytes
       handle.cursor.state = rules.state()
       for (const x of sealed) handle.cursor.ids.add(x.envelope.id)
-      return { status: 'appended' as const, commandId: cmd.commandId, events: sealed.map((s) => s.envelope), generation: newHead.seq, receipt: { seq: newHead.seq, hash: newHead.hash }, repairs }
+      return {
+        status: 'appended' as const,
+        commandId: cmd.commandId,
+        events: sealed.map((s) => s.envelope),
+        generation: newHead.seq,
+        receipt: { seq: newHead.seq, hash: newHead.hash },
+        repairs
+      }
     } finally {
       await releaseLock(lock)
     }
@@ -357,4 +504,3 @@ const truncateDurably = async (file: string, length: number): Promise<void> => {
     await fh.close()
   }
 }
-

@@ -17,35 +17,53 @@ import type { VerifyOptions, VerifyReport } from './verify.js'
 
 /** Opens a case wherever it is (chain and rules checked, state folded). */
 export const openCaseAt = (at: CaseAt): TE.TaskEither<Failure, CaseHandle> =>
-  TE.tryCatch(() => {
-    const { store, ref } = locate(at)
-    return store.open(ref)
-  }, (e) => toFailure(e, 'open case'))
+  TE.tryCatch(
+    () => {
+      const { store, ref } = locate(at)
+      return store.open(ref)
+    },
+    (e) => toFailure(e, 'open case')
+  )
 
 /** Verifies a case wherever it is; problems of the case are findings. */
 export const verifyAt = (at: CaseAt, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
-  TE.tryCatch(() => {
-    const { store, ref } = locate(at)
-    return store.verify(ref, options)
-  }, (e) => toFailure(e, 'verify'))
+  TE.tryCatch(
+    () => {
+      const { store, ref } = locate(at)
+      return store.verify(ref, options)
+    },
+    (e) => toFailure(e, 'verify')
+  )
 
 /** Replays a case wherever it is. */
 export const replayAt = (at: CaseAt, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
-  TE.tryCatch(() => {
-    const { store, ref } = locate(at)
-    return store.replay(ref, projections)
-  }, (e) => toFailure(e, 'replay'))
+  TE.tryCatch(
+    () => {
+      const { store, ref } = locate(at)
+      return store.replay(ref, projections)
+    },
+    (e) => toFailure(e, 'replay')
+  )
 
 /** Reads an object of a case, checked against its reference. */
 export const readObjectAt = (at: CaseAt, object: ObjectRefLite): TE.TaskEither<Failure, Buffer> =>
-  TE.tryCatch(() => {
-    const { store, ref } = locate(at)
-    return store.readObject(ref, object)
-  }, (e) => toFailure(e, 'read object'))
+  TE.tryCatch(
+    () => {
+      const { store, ref } = locate(at)
+      return store.readObject(ref, object)
+    },
+    (e) => toFailure(e, 'read object')
+  )
 
 /** Creates an empty case: a directory (which must not exist or be empty), or a case id in a store. */
-export const createCaseAt = (at: CaseAt, options: { readonly caseId?: string; readonly title?: string; readonly env?: Env } = {}): TE.TaskEither<Failure, CaseDeclaration> =>
-  TE.tryCatch(() => {
-    const { store, ref } = locate(at)
-    return store.create(ref, store.kind === 'directory' ? options : { ...options, caseId: options.caseId ?? ref })
-  }, (e) => toFailure(e, 'create case'))
+export const createCaseAt = (
+  at: CaseAt,
+  options: { readonly caseId?: string; readonly title?: string; readonly env?: Env } = {}
+): TE.TaskEither<Failure, CaseDeclaration> =>
+  TE.tryCatch(
+    () => {
+      const { store, ref } = locate(at)
+      return store.create(ref, store.kind === 'directory' ? options : { ...options, caseId: options.caseId ?? ref })
+    },
+    (e) => toFailure(e, 'create case')
+  )

@@ -15,6 +15,16 @@ export const ensureCaseDir = async (dir: string): Promise<void> => {
     if (errnoOf(e) === 'ENOENT') throw new FailureError(failure('CASE_NOT_FOUND', `${dir} does not exist`, { dir }))
     throw e
   }
-  const present = await Promise.all([DECLARATION_FILE, LOG_FILE].map((f) => fsp.access(path.join(dir, f)).then(() => true, () => false)))
-  if (!present.some(Boolean)) throw new FailureError(failure('CASE_NOT_FOUND', `${dir} is not a case directory (no case.json, no events.jsonl)`, { dir }))
+  const present = await Promise.all(
+    [DECLARATION_FILE, LOG_FILE].map((f) =>
+      fsp.access(path.join(dir, f)).then(
+        () => true,
+        () => false
+      )
+    )
+  )
+  if (!present.some(Boolean))
+    throw new FailureError(
+      failure('CASE_NOT_FOUND', `${dir} is not a case directory (no case.json, no events.jsonl)`, { dir })
+    )
 }

@@ -75,22 +75,62 @@ export const directoryQueue = (root: string, options: DirectoryQueueOptions = {}
   const timeoutMs = options.caseTimeoutMs ?? 10_000
   const cache = new Map<string, { stamp: string; row: Row }>()
   const readRow = async (dir: string, name: string): Promise<{ row: Row; cacheable: boolean }> => {
-    const failed = (why: string): Row => ({ case_id: name, dir, title: null, generation: 0, state: 'NOT_STARTED', reason: null, retry_not_before: null, revision: 0, budget_left: null, pending_plan: null, model: null, tokens_total: 0, last_model_failure: null, why, lease: null, last_activity: '' })
+    const failed = (why: string): Row => ({
+      case_id: name,
+      dir,
+      title: null,
+      generation: 0,
+      state: 'NOT_STARTED',
+      reason: null,
+      retry_not_before: null,
+      revision: 0,
+      budget_left: null,
+      pending_plan: null,
+      model: null,
+      tokens_total: 0,
+      last_model_failure: null,
+      why,
+      lease: null,
+      last_activity: ''
+    })
     let timedOut = false
     const h = await within(open(dir)(), timeoutMs, () => {
       timedOut = true
-      return { _tag: 'Left' as const, left: failure('IO_ERROR', `reading the case took longer than ${timeoutMs / 1000} s; it is not listed as read`) }
+      return {
+        _tag: 'Left' as const,
+        left: failure('IO_ERROR', `reading the case took longer than ${timeoutMs / 1000} s; it is not listed as read`)
+      }
     })
-    if (h._tag === 'Left') return { row: { ...failed(`${h.left.code}: ${h.left.message}`), last_activity: await lastChange(dir) }, cacheable: !timedOut }
+    if (h._tag === 'Left')
+      return {
+        row: { ...failed(`${h.left.code}: ${h.left.message}`), last_activity: await lastChange(dir) },
+        cacheable: !timedOut
+      }
     const q: QueueRow = queueRow(h.right.cursor.state)
-    return { row: { case_id: h.right.declaration.case_id, dir, title: h.right.declaration.title ?? null, generation: h.right.cursor.seq, ...q, why: null, lease: null, last_activity: await lastChange(dir) }, cacheable: true }
+    return {
+      row: {
+        case_id: h.right.declaration.case_id,
+        dir,
+        title: h.right.declaration.title ?? null,
+        generation: h.right.cursor.seq,
+        ...q,
+        why: null,
+        lease: null,
+        last_activity: await lastChange(dir)
+      },
+      cacheable: true
+    }
   }
   const list = async (now: number = Date.now()): Promise<QueueEntry[]> => {
     let names: string[]
     try {
-      names = (await fsp.readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort()
+      names = (await fsp.readdir(root, { withFileTypes: true }))
+        .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+        .map((d) => d.name)
+        .sort()
     } catch (e) {
-      if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') throw new FailureError(failure('CASE_NOT_FOUND', `${root} is not a directory of cases`, { root }))
+      if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
+        throw new FailureError(failure('CASE_NOT_FOUND', `${root} is not a directory of cases`, { root }))
       throw e
     }
     const entries: QueueEntry[] = []
@@ -119,4 +159,5 @@ export const directoryQueue = (root: string, options: DirectoryQueueOptions = {}
 }
 
 /** Every case directory directly under `root`, runnable ones first (read afresh). */
-export const listDirectoryQueue = async (root: string, now: number = Date.now()): Promise<QueueEntry[]> => directoryQueue(root).list(now)
+export const listDirectoryQueue = async (root: string, now: number = Date.now()): Promise<QueueEntry[]> =>
+  directoryQueue(root).list(now)

@@ -22,7 +22,15 @@ const must = async <A>(r: Promise<Either<Failure, A>>): Promise<A> => {
 export const directoryStore: CaseStore = {
   kind: 'directory',
   describe: (ref) => path.resolve(ref),
-  create: (ref, o) => must(initCase({ dir: ref, ...(o.caseId === undefined ? {} : { caseId: o.caseId }), ...(o.title === undefined ? {} : { title: o.title }), ...(o.env === undefined ? {} : { env: o.env }) })()),
+  create: (ref, o) =>
+    must(
+      initCase({
+        dir: ref,
+        ...(o.caseId === undefined ? {} : { caseId: o.caseId }),
+        ...(o.title === undefined ? {} : { title: o.title }),
+        ...(o.env === undefined ? {} : { env: o.env })
+      })()
+    ),
   open: (ref) => must(openCase(ref)()),
   append: (handle, cmd, options = {}) => appendToDirectory(handle, cmd, options),
   recordedOutcome: (handle, commandId) => recordedInDirectory(handle, commandId),

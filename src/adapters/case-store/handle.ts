@@ -44,20 +44,33 @@ export const generationOf = (h: CaseHandle): number => h.cursor.seq
 
 /** CASE_CORRUPT with the first error findings. */
 export const corrupt = (findings: readonly Finding[], omitted = 0): Failure =>
-  failure('CASE_CORRUPT', `case does not verify: ${findings.filter(isError).length + omitted} finding(s), first: ${findings.find(isError)?.code ?? 'unknown'}`, {
-    findings: findings.filter(isError).slice(0, 20)
-  })
+  failure(
+    'CASE_CORRUPT',
+    `case does not verify: ${findings.filter(isError).length + omitted} finding(s), first: ${findings.find(isError)?.code ?? 'unknown'}`,
+    {
+      findings: findings.filter(isError).slice(0, 20)
+    }
+  )
 
 /** A handle on a scanned case, or the failure of a case that does not verify. */
 export const handleFromScan = (ref: string, scan: ScanResult, store: CaseStore): CaseHandle | Failure => {
   const errors = scan.findings.filter(isError)
-  if (errors.length > 0 || scan.declaration === null || scan.hash === null) return corrupt(scan.findings, scan.omittedFindings)
+  if (errors.length > 0 || scan.declaration === null || scan.hash === null)
+    return corrupt(scan.findings, scan.omittedFindings)
   return {
     store,
     ref: store.kind === 'directory' ? ref : scan.declaration.case_id,
     dir: store.kind === 'directory' ? ref : '',
     declaration: scan.declaration,
-    cursor: { seq: scan.seq, hash: scan.hash, bytes: scan.bytes, commands: scan.commands, lastCommand: scan.lastCommand, state: scan.state, ids: scan.ids },
+    cursor: {
+      seq: scan.seq,
+      hash: scan.hash,
+      bytes: scan.bytes,
+      commands: scan.commands,
+      lastCommand: scan.lastCommand,
+      state: scan.state,
+      ids: scan.ids
+    },
     notices: scan.findings
   }
 }
@@ -70,14 +83,34 @@ export type Resume = Pick<Cursor, 'seq' | 'hash' | 'bytes' | 'commands' | 'lastC
  * of what other writers appended (checked like open checks it) past it, CASE_CORRUPT when the head
  * changed without new events or went back.
  */
-export const catchUp = async (handle: CaseHandle, head: { readonly seq: number; readonly hash: string; readonly bytes: number }, scanFrom: (resume: Resume) => Promise<ScanResult>): Promise<void> => {
+export const catchUp = async (
+  handle: CaseHandle,
+  head: { readonly seq: number; readonly hash: string; readonly bytes: number },
+  scanFrom: (resume: Resume) => Promise<ScanResult>
+): Promise<void> => {
   const c = handle.cursor
   if (head.seq === c.seq) {
-    if (head.hash !== c.hash || head.bytes !== c.bytes) throw new FailureError(corrupt([finding('HEAD_MISMATCH', 'the head changed without new events (case replaced or edited)', { path: HEAD_FILE })]))
+    if (head.hash !== c.hash || head.bytes !== c.bytes)
+      throw new FailureError(
+        corrupt([
+          finding('HEAD_MISMATCH', 'the head changed without new events (case replaced or edited)', { path: HEAD_FILE })
+        ])
+      )
     return
   }
-  if (head.seq < c.seq) throw new FailureError(corrupt([finding('HEAD_MISMATCH', `the head went back from ${c.seq} to ${head.seq}`, { path: HEAD_FILE })]))
-  const scan = await scanFrom({ seq: c.seq, hash: c.hash, bytes: c.bytes, commands: c.commands, lastCommand: c.lastCommand, state: c.state, ids: c.ids })
+  if (head.seq < c.seq)
+    throw new FailureError(
+      corrupt([finding('HEAD_MISMATCH', `the head went back from ${c.seq} to ${head.seq}`, { path: HEAD_FILE })])
+    )
+  const scan = await scanFrom({
+    seq: c.seq,
+    hash: c.hash,
+    bytes: c.bytes,
+    commands: c.commands,
+    lastCommand: c.lastCommand,
+    state: c.state,
+    ids: c.ids
+  })
   const errors = scan.findings.filter(isError)
   if (errors.length > 0 || scan.hash === null) throw new FailureError(corrupt(errors))
   c.seq = scan.seq

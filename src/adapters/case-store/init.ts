@@ -28,44 +28,53 @@ export interface InitOptions {
  * case or a complete one. An existing non-empty DIR is refused (CASE_EXISTS).
  */
 export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDeclaration> =>
-  TE.tryCatch(async () => {
-    const env = options.env ?? systemEnv
-    const target = path.resolve(options.dir)
-    const candidate = {
-      format: CASE_FORMAT,
-      format_version: CASE_FORMAT_VERSION,
-      case_id: options.caseId ?? `case-${env.newId()}`,
-      created_at: env.now().toISOString(),
-      created_by: `vba ${VERSION}`,
-      ...(options.title === undefined ? {} : { title: options.title })
-    }
-    const decoded = CaseDeclaration.decode(candidate)
-    if (E.isLeft(decoded)) return fail('INVALID_ARGUMENT', 'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { case_id: candidate.case_id })
-    const parent = path.dirname(target)
-    const staging = await stagingFor(target, 'init', options.dir)
-    try {
-      const declaration = decoded.right
-      const declText = canonicalJson(declaration)
-      const genesis = genesisHash(declaration)
-      if (E.isLeft(declText) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
-      const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
-      const headText = canonicalJson(head)
-      if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      await writeNewSynced(path.join(staging, DECLARATION_FILE), `${declText.right}\n`)
-      await writeNewSynced(path.join(staging, LOG_FILE), '')
-      await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
-      await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
-      await fsyncDir(staging)
-      try {
-        await fsp.rename(staging, target)
-      } catch (e) {
-        // rename onto an existing empty directory works on Linux; a race with another init does not
-        if (errnoOf(e) === 'ENOTEMPTY' || errnoOf(e) === 'EEXIST') fail('CASE_EXISTS', `${options.dir} was created by someone else`, { dir: options.dir })
-        throw e
+  TE.tryCatch(
+    async () => {
+      const env = options.env ?? systemEnv
+      const target = path.resolve(options.dir)
+      const candidate = {
+        format: CASE_FORMAT,
+        format_version: CASE_FORMAT_VERSION,
+        case_id: options.caseId ?? `case-${env.newId()}`,
+        created_at: env.now().toISOString(),
+        created_by: `vba ${VERSION}`,
+        ...(options.title === undefined ? {} : { title: options.title })
       }
-      await fsyncDir(parent)
-      return declaration
-    } finally {
-      await fsp.rm(staging, { recursive: true, force: true })
-    }
-  }, (e) => toFailure(e, 'case init'))
+      const decoded = CaseDeclaration.decode(candidate)
+      if (E.isLeft(decoded))
+        return fail(
+          'INVALID_ARGUMENT',
+          'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
+          { case_id: candidate.case_id }
+        )
+      const parent = path.dirname(target)
+      const staging = await stagingFor(target, 'init', options.dir)
+      try {
+        const declaration = decoded.right
+        const declText = canonicalJson(declaration)
+        const genesis = genesisHash(declaration)
+        if (E.isLeft(declText) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
+        const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
+        const headText = canonicalJson(head)
+        if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
+        await writeNewSynced(path.join(staging, DECLARATION_FILE), `${declText.right}\n`)
+        await writeNewSynced(path.join(staging, LOG_FILE), '')
+        await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
+        await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
+        await fsyncDir(staging)
+        try {
+          await fsp.rename(staging, target)
+        } catch (e) {
+          // rename onto an existing empty directory works on Linux; a race with another init does not
+          if (errnoOf(e) === 'ENOTEMPTY' || errnoOf(e) === 'EEXIST')
+            fail('CASE_EXISTS', `${options.dir} was created by someone else`, { dir: options.dir })
+          throw e
+        }
+        await fsyncDir(parent)
+        return declaration
+      } finally {
+        await fsp.rm(staging, { recursive: true, force: true })
+      }
+    },
+    (e) => toFailure(e, 'case init')
+  )

@@ -33,7 +33,9 @@ interface Batch {
 }
 
 export const startLineDigests = (file: string, start: number, end: number, checkCanonical: boolean): LineDigests => {
-  const worker = new Worker(new URL('./line-worker.js', import.meta.url), { workerData: { file, start, end, checkCanonical } })
+  const worker = new Worker(new URL('./line-worker.js', import.meta.url), {
+    workerData: { file, start, end, checkCanonical }
+  })
   const batches: Batch[] = []
   let available = 0
   let finished = false
@@ -64,7 +66,8 @@ export const startLineDigests = (file: string, start: number, end: number, check
   worker.on('exit', end_)
   let cursor = 0
   return {
-    until: (index) => (finished || index < available ? Promise.resolve() : new Promise((resolve) => waiters.push({ index, resolve }))),
+    until: (index) =>
+      finished || index < available ? Promise.resolve() : new Promise((resolve) => waiters.push({ index, resolve })),
     at: (index) => {
       // Lines are requested in order, so a moving cursor finds the batch in O(1).
       while (cursor < batches.length) {
@@ -72,7 +75,10 @@ export const startLineDigests = (file: string, start: number, end: number, check
         if (index < b.first) return undefined
         if (index < b.first + b.canonical.length) {
           const i = index - b.first
-          return { digest: `sha256:${Buffer.from(b.digests.buffer, b.digests.byteOffset + i * 32, 32).toString('hex')}`, canonical: b.canonical[i] === 1 }
+          return {
+            digest: `sha256:${Buffer.from(b.digests.buffer, b.digests.byteOffset + i * 32, 32).toString('hex')}`,
+            canonical: b.canonical[i] === 1
+          }
         }
         cursor++
       }

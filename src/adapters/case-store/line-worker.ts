@@ -4,7 +4,12 @@ import { promises as fsp, constants as fsc } from 'node:fs'
 import { hash } from 'node:crypto'
 import { isCanonicalText } from '../../events/canonical.js'
 
-const { file, start, end, checkCanonical } = workerData as { file: string; start: number; end: number; checkCanonical: boolean }
+const { file, start, end, checkCanonical } = workerData as {
+  file: string
+  start: number
+  end: number
+  checkCanonical: boolean
+}
 const port = parentPort
 if (port === null) throw new Error('line-worker must run as a worker thread')
 

@@ -31,7 +31,6 @@ export type LockState =
   | { readonly state: 'held'; readonly info: LockInfo }
   | { readonly state: 'stale'; readonly info: LockInfo | null; readonly reason: string }
 
-
 /** Reads and classifies the lock of a case without changing anything. */
 export const inspectLock = async (dir: string): Promise<LockState> => {
   let text: string
@@ -91,10 +90,14 @@ export const acquireLock = async (dir: string, options: AcquireOptions = {}): Pr
     if (held !== null) return held
     const state = await inspectLock(dir)
     if (state.state === 'stale') {
-      fail('CASE_LOCK_STALE', `case is locked by a writer that is gone (${state.reason}); check the case, then run: vba case unlock ${dir}`, {
-        owner_pid: state.info?.pid ?? null,
-        acquired_at: state.info?.acquired_at ?? null
-      })
+      fail(
+        'CASE_LOCK_STALE',
+        `case is locked by a writer that is gone (${state.reason}); check the case, then run: vba case unlock ${dir}`,
+        {
+          owner_pid: state.info?.pid ?? null,
+          acquired_at: state.info?.acquired_at ?? null
+        }
+      )
     }
     if (state.state === 'held' && Date.now() >= deadline) {
       fail('CASE_LOCKED', `case is being written by process ${state.info.pid} on ${state.info.host}`, {
@@ -124,10 +127,14 @@ export const breakLock = async (dir: string, options: { readonly force?: boolean
   const state = await inspectLock(dir)
   if (state.state === 'free') fail('CASE_NOT_LOCKED', 'case is not locked')
   if (state.state === 'held' && options.force !== true) {
-    fail('CASE_LOCKED', `lock is held by live process ${state.info.pid} on ${state.info.host}; use --force only if that host is gone`, {
-      owner_pid: state.info.pid,
-      owner_host: state.info.host
-    })
+    fail(
+      'CASE_LOCKED',
+      `lock is held by live process ${state.info.pid} on ${state.info.host}; use --force only if that host is gone`,
+      {
+        owner_pid: state.info.pid,
+        owner_host: state.info.host
+      }
+    )
   }
   await fsp.rm(path.join(dir, LOCK_FILE), { force: true })
   return state

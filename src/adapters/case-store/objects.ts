@@ -22,12 +22,16 @@ export const objectRefOf = (bytes: Uint8Array, mediaType?: string): ObjectRef =>
  * Writes one object durably unless an object of that digest and size is already there. Returns
  * the file when this call created it (a caller whose command fails later removes it again).
  */
-export const writeObject = async (dir: string, bytes: Uint8Array): Promise<{ ref: ObjectRef; created: string | null }> => {
+export const writeObject = async (
+  dir: string,
+  bytes: Uint8Array
+): Promise<{ ref: ObjectRef; created: string | null }> => {
   const ref = objectRefOf(bytes)
   const target = path.join(dir, objectPath(ref.digest))
   try {
     const st = await fsp.stat(target)
-    if (st.size !== ref.size) fail('CASE_CORRUPT', `object ${ref.digest} on disk has the wrong size`, { digest: ref.digest })
+    if (st.size !== ref.size)
+      fail('CASE_CORRUPT', `object ${ref.digest} on disk has the wrong size`, { digest: ref.digest })
     return { ref, created: null }
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw e
@@ -54,20 +58,34 @@ export const writeObject = async (dir: string, bytes: Uint8Array): Promise<{ ref
 }
 
 /** Reads an object and checks it against its reference (OBJECT_MISSING / OBJECT_CORRUPT). */
-export const readObject = (dir: string, ref: { readonly digest: string; readonly size: number }): TE.TaskEither<Failure, Buffer> =>
-  TE.tryCatch(async () => {
-    if (!DIGEST_PATTERN.test(ref.digest)) return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
-    let bytes: Buffer
-    try {
-      // Never more than the reference's size (+1 to see a longer file), never through a link.
-      bytes = await readRegular(path.join(dir, objectPath(ref.digest)), { maxBytes: ref.size + 1, shown: objectPath(ref.digest) })
-    } catch (e) {
-      if (errnoOf(e) === 'ENOENT') return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
-      if (isFileRefusal(e)) return fail('OBJECT_CORRUPT', `object ${ref.digest} is not a regular file of its size (${e.failure.code})`, { digest: ref.digest })
-      throw e
-    }
-    if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {
-      return fail('OBJECT_CORRUPT', `object ${ref.digest} does not match its digest or size`, { digest: ref.digest })
-    }
-    return bytes
-  }, (e) => toFailure(e, 'read object'))
+export const readObject = (
+  dir: string,
+  ref: { readonly digest: string; readonly size: number }
+): TE.TaskEither<Failure, Buffer> =>
+  TE.tryCatch(
+    async () => {
+      if (!DIGEST_PATTERN.test(ref.digest))
+        return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
+      let bytes: Buffer
+      try {
+        // Never more than the reference's size (+1 to see a longer file), never through a link.
+        bytes = await readRegular(path.join(dir, objectPath(ref.digest)), {
+          maxBytes: ref.size + 1,
+          shown: objectPath(ref.digest)
+        })
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT')
+          return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
+        if (isFileRefusal(e))
+          return fail('OBJECT_CORRUPT', `object ${ref.digest} is not a regular file of its size (${e.failure.code})`, {
+            digest: ref.digest
+          })
+        throw e
+      }
+      if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {
+        return fail('OBJECT_CORRUPT', `object ${ref.digest} does not match its digest or size`, { digest: ref.digest })
+      }
+      return bytes
+    },
+    (e) => toFailure(e, 'read object')
+  )

@@ -20,10 +20,13 @@ export { ensureCaseDir } from './case-dir.js'
  * nothing on disk.
  */
 export const openCaseIn = (dir: string, store: CaseStore): TE.TaskEither<Failure, CaseHandle> =>
-  TE.tryCatch(async () => {
-    const resolved = path.resolve(dir)
-    await ensureCaseDir(resolved)
-    const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }), store)
-    if ('_tag' in result) throw new FailureError(result)
-    return result
-  }, (e) => toFailure(e, 'open case'))
+  TE.tryCatch(
+    async () => {
+      const resolved = path.resolve(dir)
+      await ensureCaseDir(resolved)
+      const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }), store)
+      if ('_tag' in result) throw new FailureError(result)
+      return result
+    },
+    (e) => toFailure(e, 'open case')
+  )

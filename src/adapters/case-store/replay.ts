@@ -24,13 +24,22 @@ export interface ReplayResult {
  * the projections' states, not by the log.
  */
 export const replayCase = (dir: string, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
-  TE.tryCatch(async () => {
-    const root = path.resolve(dir)
-    await ensureCaseDir(root)
-    const f = fold(projections)
-    const scan = await scanCase(root, { onEvent: f.feed, canonical: false })
-    if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) {
-      throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-    }
-    return { case_id: scan.declaration.case_id, generation: scan.seq, head_hash: scan.hash, views: f.views(), notices: scan.findings }
-  }, (e) => toFailure(e, 'replay'))
+  TE.tryCatch(
+    async () => {
+      const root = path.resolve(dir)
+      await ensureCaseDir(root)
+      const f = fold(projections)
+      const scan = await scanCase(root, { onEvent: f.feed, canonical: false })
+      if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) {
+        throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
+      }
+      return {
+        case_id: scan.declaration.case_id,
+        generation: scan.seq,
+        head_hash: scan.hash,
+        views: f.views(),
+        notices: scan.findings
+      }
+    },
+    (e) => toFailure(e, 'replay')
+  )

@@ -129,11 +129,13 @@ export const decodeRecordFile = <A>(
 
 export const readDeclaration = async (dir: string): Promise<E.Either<Finding, CaseDeclaration>> => {
   const text = await readText(path.join(dir, DECLARATION_FILE), DECLARATION_FILE)
-  if (text === null) return E.left(finding('CASE_DECLARATION_MISSING', 'case.json is missing', { path: DECLARATION_FILE }))
-  if (typeof text !== 'string') return E.left(finding('CASE_DECLARATION_INVALID', text.refused, { path: DECLARATION_FILE }))
-  return E.mapLeft((why: string) => finding('CASE_DECLARATION_INVALID', `case.json is invalid: ${why}`, { path: DECLARATION_FILE }))(
-    decodeRecordFile(text, CaseDeclaration)
-  )
+  if (text === null)
+    return E.left(finding('CASE_DECLARATION_MISSING', 'case.json is missing', { path: DECLARATION_FILE }))
+  if (typeof text !== 'string')
+    return E.left(finding('CASE_DECLARATION_INVALID', text.refused, { path: DECLARATION_FILE }))
+  return E.mapLeft((why: string) =>
+    finding('CASE_DECLARATION_INVALID', `case.json is invalid: ${why}`, { path: DECLARATION_FILE })
+  )(decodeRecordFile(text, CaseDeclaration))
 }
 
 export const readHead = async (dir: string): Promise<E.Either<Finding, Head>> => {
@@ -159,10 +161,17 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   const head = await readHead(dir)
   if (E.isLeft(head)) report(head.left)
   const declaration = E.isRight(decl) ? decl.right : null
-  const rules = ruleFold(options.resume?.state, { ...(declaration === null ? {} : { createdAt: declaration.created_at }), ...(options.notAfter === undefined ? {} : { notAfter: options.notAfter }) })
+  const rules = ruleFold(options.resume?.state, {
+    ...(declaration === null ? {} : { createdAt: declaration.created_at }),
+    ...(options.notAfter === undefined ? {} : { notAfter: options.notAfter })
+  })
   const headValue = E.isRight(head) ? head.right : null
   const genesis = declaration === null ? null : genesisHash(declaration)
-  const start = options.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
+  const start = options.resume ?? {
+    seq: 0,
+    hash: genesis !== null && E.isRight(genesis) ? genesis.right : null,
+    bytes: 0
+  }
 
   let fh: Awaited<ReturnType<typeof fsp.open>>
   try {
@@ -171,21 +180,67 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT' && !isFileRefusal(e)) throw e
     report(finding('LOG_MISSING', isFileRefusal(e) ? e.failure.message : 'events.jsonl is missing', { path: LOG_FILE }))
-    return { declaration, head: headValue, findings, omittedFindings: omitted, seq: 0, hash: start.hash, bytes: 0, fileBytes: 0, commands, lastCommand: options.resume?.lastCommand ?? null, eventIds: 0, ids: options.resume?.ids ?? new Set(), state: rules.state(), obligations: [] }
+    return {
+      declaration,
+      head: headValue,
+      findings,
+      omittedFindings: omitted,
+      seq: 0,
+      hash: start.hash,
+      bytes: 0,
+      fileBytes: 0,
+      commands,
+      lastCommand: options.resume?.lastCommand ?? null,
+      eventIds: 0,
+      ids: options.resume?.ids ?? new Set(),
+      state: rules.state(),
+      obligations: []
+    }
   }
   let fileBytes = 0
-  const checker = logChecker({ ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }), ...(options.onRef === undefined ? {} : { onRef: options.onRef }), ...(options.canonical === undefined ? {} : { canonical: options.canonical }), start, commands, lastCommand: options.resume?.lastCommand ?? null, report, rules: options.rules === false ? null : rules, ...(options.resume?.ids === undefined ? {} : { ids: options.resume.ids }) })
+  const checker = logChecker({
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(options.onRef === undefined ? {} : { onRef: options.onRef }),
+    ...(options.canonical === undefined ? {} : { canonical: options.canonical }),
+    start,
+    commands,
+    lastCommand: options.resume?.lastCommand ?? null,
+    report,
+    rules: options.rules === false ? null : rules,
+    ...(options.resume?.ids === undefined ? {} : { ids: options.resume.ids })
+  })
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
     const carried = await feedLog(fh, path.join(dir, LOG_FILE), start.bytes, limit, checker, options)
     checker.end()
     if (headValue !== null) await checkHead(fh, headValue, fileBytes, carried, checker, report)
-    else if (carried > 0) report(finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carried} bytes`, { path: LOG_FILE, data: { bytes: carried } }))
+    else if (carried > 0)
+      report(
+        finding('TORN_TAIL', `events.jsonl ends with an incomplete line of ${carried} bytes`, {
+          path: LOG_FILE,
+          data: { bytes: carried }
+        })
+      )
   } finally {
     await fh.close()
   }
-  return { declaration, head: headValue, findings, omittedFindings: omitted, seq: checker.seq(), hash: checker.hash(), bytes: checker.bytes(), fileBytes, commands, lastCommand: checker.lastCommand(), eventIds: checker.eventIds(), ids: checker.ids(), state: rules.state(), obligations: rules.obligations() }
+  return {
+    declaration,
+    head: headValue,
+    findings,
+    omittedFindings: omitted,
+    seq: checker.seq(),
+    hash: checker.hash(),
+    bytes: checker.bytes(),
+    fileBytes,
+    commands,
+    lastCommand: checker.lastCommand(),
+    eventIds: checker.eventIds(),
+    ids: checker.ids(),
+    state: rules.state(),
+    obligations: rules.obligations()
+  }
 }
 
 /**
@@ -193,7 +248,14 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
  * PARALLEL_THRESHOLD_BYTES or more has its line digests computed on a second thread meanwhile.
  * Returns how many bytes follow the last LF (an incomplete line).
  */
-const feedLog = async (fh: FileHandle, file: string, from: number, limit: number, checker: LogChecker, options: ScanOptions): Promise<number> => {
+const feedLog = async (
+  fh: FileHandle,
+  file: string,
+  from: number,
+  limit: number,
+  checker: LogChecker,
+  options: ScanOptions
+): Promise<number> => {
   const buf = Buffer.allocUnsafe(CHUNK_BYTES)
   let carry: Buffer = Buffer.alloc(0)
   let pos = from
@@ -218,7 +280,8 @@ const feedLog = async (fh: FileHandle, file: string, from: number, limit: number
       const complete = chunk.lastIndexOf(10) + 1
       // Decode all complete lines of the chunk at once when they are valid UTF-8 (the usual case);
       // LF never occurs inside a multi-byte sequence, so string and byte lines correspond.
-      const texts = complete > 0 && isUtf8(chunk.subarray(0, complete)) ? chunk.toString('utf8', 0, complete - 1).split('\n') : null
+      const texts =
+        complete > 0 && isUtf8(chunk.subarray(0, complete)) ? chunk.toString('utf8', 0, complete - 1).split('\n') : null
       if (parallel !== null && complete > 0) {
         let lines = 0
         for (let at = chunk.indexOf(10); at >= 0 && at < complete; at = chunk.indexOf(10, at + 1)) lines++
@@ -228,7 +291,12 @@ const feedLog = async (fh: FileHandle, file: string, from: number, limit: number
       for (let i = 0; s < complete; i++) {
         const nl = chunk.indexOf(10, s)
         const text = texts === null ? undefined : texts[i]
-        processLine(text === undefined ? chunk.subarray(s, nl) : null, text ?? null, chunkStart + s, chunkStart + nl + 1)
+        processLine(
+          text === undefined ? chunk.subarray(s, nl) : null,
+          text ?? null,
+          chunkStart + s,
+          chunkStart + nl + 1
+        )
         s = nl + 1
       }
       // Copy the remainder: `buf` is reused by the next read.
@@ -253,24 +321,51 @@ const feedLog = async (fh: FileHandle, file: string, from: number, limit: number
  * HEAD against the log as read: a log shorter than HEAD, a HEAD that is not the last event, and
  * bytes after what HEAD acknowledges (a crash leftover, cut on the next append).
  */
-const checkHead = async (fh: FileHandle, head: Head, fileBytes: number, carried: number, checker: LogChecker, report: (f: Finding) => void): Promise<void> => {
+const checkHead = async (
+  fh: FileHandle,
+  head: Head,
+  fileBytes: number,
+  carried: number,
+  checker: LogChecker,
+  report: (f: Finding) => void
+): Promise<void> => {
   const lastSeq = checker.seq()
   const lastHash = checker.hash()
   if (fileBytes < head.bytes) {
-    report(finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${head.bytes}`, { path: LOG_FILE, data: { file_bytes: fileBytes, head_bytes: head.bytes } }))
+    report(
+      finding('LOG_TRUNCATED', `events.jsonl has ${fileBytes} bytes but HEAD acknowledges ${head.bytes}`, {
+        path: LOG_FILE,
+        data: { file_bytes: fileBytes, head_bytes: head.bytes }
+      })
+    )
   } else if (carried > 0) {
     report(finding('HEAD_MISMATCH', 'HEAD does not end on a line boundary of events.jsonl', { path: HEAD_FILE }))
   } else if (lastSeq !== head.seq || lastHash !== head.hash) {
-    report(finding('HEAD_MISMATCH', `HEAD acknowledges seq ${head.seq}, the log ends at seq ${lastSeq} with another hash`, { path: HEAD_FILE, data: { head_seq: head.seq, log_seq: lastSeq } }))
+    report(
+      finding('HEAD_MISMATCH', `HEAD acknowledges seq ${head.seq}, the log ends at seq ${lastSeq} with another hash`, {
+        path: HEAD_FILE,
+        data: { head_seq: head.seq, log_seq: lastSeq }
+      })
+    )
   }
   if (fileBytes > head.bytes) {
     const tailBytes = fileBytes - head.bytes
     const tail = Buffer.allocUnsafe(Math.min(tailBytes, MAX_LINE_BYTES * 4))
     const { bytesRead } = await fh.read(tail, 0, tail.length, head.bytes)
     const hasNewline = tail.subarray(0, bytesRead).includes(10)
-    report(hasNewline
-      ? finding('UNACKNOWLEDGED_TAIL', `${tailBytes} bytes after the last acknowledged event were never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } })
-      : finding('TORN_TAIL', `a torn last line of ${tailBytes} bytes was never acknowledged (crash leftover; cut on the next append)`, { path: LOG_FILE, data: { bytes: tailBytes } }))
+    report(
+      hasNewline
+        ? finding(
+            'UNACKNOWLEDGED_TAIL',
+            `${tailBytes} bytes after the last acknowledged event were never acknowledged (crash leftover; cut on the next append)`,
+            { path: LOG_FILE, data: { bytes: tailBytes } }
+          )
+        : finding(
+            'TORN_TAIL',
+            `a torn last line of ${tailBytes} bytes was never acknowledged (crash leftover; cut on the next append)`,
+            { path: LOG_FILE, data: { bytes: tailBytes } }
+          )
+    )
   }
 }
 
@@ -308,7 +403,13 @@ export const logChecker = (o: LogCheckerOptions) => {
   const report = o.report
   return {
     /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
-    line: (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number, precomputed?: { readonly digest: string; readonly canonical: boolean }): void => {
+    line: (
+      bytes: Buffer | null,
+      text: string | null,
+      lineStart: number,
+      lineEnd: number,
+      precomputed?: { readonly digest: string; readonly canonical: boolean }
+    ): void => {
       lineNo++
       const where = { path: LOG_FILE, line: lineNo }
       if (lineEnd - lineStart > MAX_LINE_BYTES) {
@@ -323,7 +424,13 @@ export const logChecker = (o: LogCheckerOptions) => {
         expectPrev = null
         return
       }
-      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), { seq: expectSeq, prev: expectPrev, lineNo, canonical, ...(precomputed === undefined ? {} : { precomputed }) })
+      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), {
+        seq: expectSeq,
+        prev: expectPrev,
+        lineNo,
+        canonical,
+        ...(precomputed === undefined ? {} : { precomputed })
+      })
       for (const f of checked.findings) report(f)
       const env = checked.envelope
       if (env === undefined) {
@@ -331,7 +438,8 @@ export const logChecker = (o: LogCheckerOptions) => {
         expectPrev = null
         return
       }
-      if (ids.has(env.id)) report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
+      if (ids.has(env.id))
+        report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
       ids.add(env.id)
       if (env.command_id === runCommand) {
         const span = o.commands.get(env.command_id)
@@ -340,7 +448,9 @@ export const logChecker = (o: LogCheckerOptions) => {
           span.end = lineEnd
         }
       } else if (o.commands.has(env.command_id)) {
-        report(finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq }))
+        report(
+          finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq })
+        )
       } else {
         o.commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
       }

@@ -52,7 +52,10 @@ export interface CaseStore {
   readonly kind: 'directory' | 'sql'
   /** Where a case lives, for messages (never a password). */
   readonly describe: (ref: string) => string
-  readonly create: (ref: string, options: { readonly caseId?: string; readonly title?: string; readonly env?: Env }) => Promise<CaseDeclaration>
+  readonly create: (
+    ref: string,
+    options: { readonly caseId?: string; readonly title?: string; readonly env?: Env }
+  ) => Promise<CaseDeclaration>
   /** Opens a case for deciding and appending: chain and rules checked, the state folded. */
   readonly open: (ref: string) => Promise<CaseHandle>
   readonly append: (handle: CaseHandle, cmd: RawCommand, options?: StoreAppendOptions) => Promise<AppendOutcome>
@@ -82,5 +85,7 @@ export interface QueueStore extends CaseStore {
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>
   readonly renew: (lease: Lease, leaseMs: number) => Promise<Lease>
   readonly release: (lease: Lease) => Promise<boolean>
-  readonly list: () => Promise<ReadonlyArray<Pick<QueueEntry, 'lease' | 'runnable' | 'state' | 'reason' | 'retry_not_before'>>>
+  readonly list: () => Promise<
+    ReadonlyArray<Pick<QueueEntry, 'lease' | 'runnable' | 'state' | 'reason' | 'retry_not_before'>>
+  >
 }

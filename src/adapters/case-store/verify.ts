@@ -87,12 +87,14 @@ const hashFile = async (file: string, rel: string): Promise<{ digest: string; si
 /** Runs `work` over items with a small fixed concurrency. */
 const forEachLimited = async <A>(items: readonly A[], limit: number, work: (a: A) => Promise<void>): Promise<void> => {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as A
-      await work(item)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next++] as A
+        await work(item)
+      }
+    })
+  )
 }
 
 export interface VerifyOptions {
@@ -120,14 +122,21 @@ export const parseReceipt = (text: string): Receipt | null => {
 
 /** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
 export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
-  TE.tryCatch(() => verifyImpl(dir, options), (e) => toFailure(e, 'verify'))
+  TE.tryCatch(
+    () => verifyImpl(dir, options),
+    (e) => toFailure(e, 'verify')
+  )
 
 /** Checks that every file belongs to the package and hashes every object file. */
 const walkPackage = async (
   root: string,
   extra: Finding[],
   progress: (done: number, total: number) => void
-): Promise<{ present: Map<string, number>; objectFiles: Array<{ rel: string; digest: string }>; objectBytes: number }> => {
+): Promise<{
+  present: Map<string, number>
+  objectFiles: Array<{ rel: string; digest: string }>
+  objectBytes: number
+}> => {
   const present = new Map<string, number>()
   let objectBytes = 0
   const entries = await fsp.readdir(root, { withFileTypes: true })
@@ -147,7 +156,8 @@ const walkPackage = async (
   }
   const objectsDir = path.join(root, OBJECTS_DIR)
   const objectFiles: Array<{ rel: string; digest: string }> = []
-  const listDir = async (d: string) => fsp.readdir(d, { withFileTypes: true }).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
+  const listDir = async (d: string) =>
+    fsp.readdir(d, { withFileTypes: true }).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
   for (const algo of await listDir(objectsDir)) {
     const algoRel = `${OBJECTS_DIR}/${algo.name}`
     if (algo.name !== 'sha256' || !algo.isDirectory()) {
@@ -215,7 +225,12 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
         const known = referenced.get(ref.digest)
         if (known === undefined) referenced.set(ref.digest, ref.size)
         else if (known !== ref.size) {
-          extra.push(finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, { seq: env.seq, data: { digest: ref.digest } }))
+          extra.push(
+            finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, {
+              seq: env.seq,
+              data: { digest: ref.digest }
+            })
+          )
         }
       }
     }),
@@ -225,11 +240,23 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   for (const [digest, size] of [...referenced.entries()].sort()) {
     const actual = present.get(digest)
     const rel = objectPath(digest)
-    if (actual === undefined) extra.push(finding('OBJECT_MISSING', `referenced object ${digest} is missing`, { path: rel, data: { digest } }))
-    else if (actual !== size) extra.push(finding('OBJECT_SIZE_MISMATCH', `${rel} has ${actual} bytes, referenced with ${size}`, { path: rel, data: { digest } }))
+    if (actual === undefined)
+      extra.push(finding('OBJECT_MISSING', `referenced object ${digest} is missing`, { path: rel, data: { digest } }))
+    else if (actual !== size)
+      extra.push(
+        finding('OBJECT_SIZE_MISMATCH', `${rel} has ${actual} bytes, referenced with ${size}`, {
+          path: rel,
+          data: { digest }
+        })
+      )
   }
   for (const { rel, digest } of objectFiles) {
-    if (!referenced.has(digest)) extra.push(finding('ORPHAN_OBJECT', 'object is referenced by no acknowledged event (left by an interrupted append)', { path: rel }))
+    if (!referenced.has(digest))
+      extra.push(
+        finding('ORPHAN_OBJECT', 'object is referenced by no acknowledged event (left by an interrupted append)', {
+          path: rel
+        })
+      )
   }
   // The rules' checks of object contents, over objects whose bytes match their names.
   const damaged = new Set(extra.filter((f) => f.code === 'OBJECT_DIGEST_MISMATCH').map((f) => f.data?.['digest']))
@@ -241,7 +268,11 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       return undefined
     }
   }
-  return verifyReportOf(scan, read, extra, expect, atReceipt, { objects: objectFiles.length, objectBytes, logBytes: scan.fileBytes })
+  return verifyReportOf(scan, read, extra, expect, atReceipt, {
+    objects: objectFiles.length,
+    objectBytes,
+    logBytes: scan.fileBytes
+  })
 }
 
 /**
@@ -249,12 +280,30 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
  * ends before the receipt's seq) or a fork (another event at that seq). `atReceipt` is the hash
  * the log has at the receipt's seq (null when it ends before).
  */
-export const receiptFindings = (expect: Receipt | undefined, scan: { readonly hash: string | null; readonly seq: number; readonly declaration: CaseDeclaration | null }, atReceipt: string | null): Finding[] => {
+export const receiptFindings = (
+  expect: Receipt | undefined,
+  scan: { readonly hash: string | null; readonly seq: number; readonly declaration: CaseDeclaration | null },
+  atReceipt: string | null
+): Finding[] => {
   if (expect === undefined || scan.hash === null) return []
   const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
   const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
-  if (expect.seq > scan.seq) return [finding('HEAD_ROLLBACK', `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`, { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } })]
-  if (found !== expect.hash) return [finding('HEAD_FORK', `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`, { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } })]
+  if (expect.seq > scan.seq)
+    return [
+      finding(
+        'HEAD_ROLLBACK',
+        `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`,
+        { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }
+      )
+    ]
+  if (found !== expect.hash)
+    return [
+      finding(
+        'HEAD_FORK',
+        `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`,
+        { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }
+      )
+    ]
   return []
 }
 
@@ -270,7 +319,13 @@ export const verifyReportOf = async (
   atReceipt: string | null,
   counts: { readonly objects: number; readonly objectBytes: number; readonly logBytes: number }
 ): Promise<VerifyReport> => {
-  const ruleFindings = [...checkObligations(scan.obligations, read), ...checkPrompts(scan.obligations, read), ...await checkFactsDerivation(scan.obligations, read)].map(ruleFinding).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+  const ruleFindings = [
+    ...checkObligations(scan.obligations, read),
+    ...checkPrompts(scan.obligations, read),
+    ...(await checkFactsDerivation(scan.obligations, read))
+  ]
+    .map(ruleFinding)
+    .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
   extra.push(...receiptFindings(expect, scan, atReceipt))
   const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
   return {

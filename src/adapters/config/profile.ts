@@ -23,76 +23,114 @@ import { FailureError } from '../../failures/error.js'
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)
 
-export const SourceSection = t.intersection([
-  t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
-  t.partial({ extensions: t.array(Str), cache_dir: Str, cache: t.boolean })
-], 'SourceSection')
+export const SourceSection = t.intersection(
+  [
+    t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
+    t.partial({ extensions: t.array(Str), cache_dir: Str, cache: t.boolean })
+  ],
+  'SourceSection'
+)
 
-export const DatabaseSection = t.intersection([
-  t.type({
-    client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
-    databases: t.array(Str),
-    snapshot_id: Str,
-    allowed_tables: t.record(Str, t.array(Str))
-  }),
-  t.partial({ host: Str, port: Port, user: Str, password_env: Str, password_file: Str, filename: Str, connect_timeout_ms: intBetween('ConnectTimeoutMs', 1, 600_000) })
-], 'DatabaseSection')
+export const DatabaseSection = t.intersection(
+  [
+    t.type({
+      client: t.keyof({ mysql2: null, 'better-sqlite3': null }),
+      databases: t.array(Str),
+      snapshot_id: Str,
+      allowed_tables: t.record(Str, t.array(Str))
+    }),
+    t.partial({
+      host: Str,
+      port: Port,
+      user: Str,
+      password_env: Str,
+      password_file: Str,
+      filename: Str,
+      connect_timeout_ms: intBetween('ConnectTimeoutMs', 1, 600_000)
+    })
+  ],
+  'DatabaseSection'
+)
 
-export const SourceAnalysisSection = t.partial({
-  enabled: t.boolean,
-  context_lines: intBetween('ContextLines', 0, 1000),
-  max_searches: intBetween('MaxSearches', 1, 100),
-  max_matches: intBetween('MaxMatches', 1, 10_000),
-  max_files: intBetween('MaxFiles', 1, 10_000),
-  max_blocks: intBetween('MaxBlocks', 1, 10_000),
-  max_total_lines: intBetween('MaxTotalLines', 1, 100_000),
-  registration_prefixes: t.array(Str),
-  /** Where code lives in the snapshot (the rest may hold data dumps): source.context ranks it first, the prompt names it. */
-  code_path_prefixes: t.array(Str)
-}, 'SourceAnalysisSection')
+export const SourceAnalysisSection = t.partial(
+  {
+    enabled: t.boolean,
+    context_lines: intBetween('ContextLines', 0, 1000),
+    max_searches: intBetween('MaxSearches', 1, 100),
+    max_matches: intBetween('MaxMatches', 1, 10_000),
+    max_files: intBetween('MaxFiles', 1, 10_000),
+    max_blocks: intBetween('MaxBlocks', 1, 10_000),
+    max_total_lines: intBetween('MaxTotalLines', 1, 100_000),
+    registration_prefixes: t.array(Str),
+    /** Where code lives in the snapshot (the rest may hold data dumps): source.context ranks it first, the prompt names it. */
+    code_path_prefixes: t.array(Str)
+  },
+  'SourceAnalysisSection'
+)
 
 /** [loop]: how the investigation loop treats invalid answers, and how long a prompt may be. */
-export const LoopSection = t.partial({
-  max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
-  retry_delay_ms: intBetween('RetryDelayMs', 0, 7 * 24 * 3600 * 1000),
-  prompt_max_chars: intBetween('PromptMaxChars', PROMPT_MIN_CHARS, 2_000_000)
-}, 'LoopSection')
+export const LoopSection = t.partial(
+  {
+    max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
+    retry_delay_ms: intBetween('RetryDelayMs', 0, 7 * 24 * 3600 * 1000),
+    prompt_max_chars: intBetween('PromptMaxChars', PROMPT_MIN_CHARS, 2_000_000)
+  },
+  'LoopSection'
+)
 
 /** [budget]: the action budget of an investigation and what a project.query costs. */
-export const BudgetSection = t.partial({
-  total: intBetween('BudgetTotal', 1, 1_000_000),
-  project_query: intBetween('QueryCost', 1, 1_000_000),
-  /** Model tokens the investigation may spend (as providers report them); unset: no limit. */
-  max_tokens: intBetween('MaxTokens', 1, Number.MAX_SAFE_INTEGER)
-}, 'BudgetSection')
+export const BudgetSection = t.partial(
+  {
+    total: intBetween('BudgetTotal', 1, 1_000_000),
+    project_query: intBetween('QueryCost', 1, 1_000_000),
+    /** Model tokens the investigation may spend (as providers report them); unset: no limit. */
+    max_tokens: intBetween('MaxTokens', 1, Number.MAX_SAFE_INTEGER)
+  },
+  'BudgetSection'
+)
 
 /**
  * [model]: the model `vba investigate` drives when no flag names one: a command run per turn, or
  * an OpenAI-compatible endpoint and model name. The API key is never in the profile: only the name
  * of the environment variable that holds it.
  */
-export const ModelSection = t.partial({
-  command: Str,
-  url: Str,
-  name: Str,
-  api_key_env: Str,
-  /** One request (an endpoint) or one run (a command) may take this long (default 300 000 ms). */
-  timeout_ms: intBetween('ModelTimeoutMs', 1, 3_600_000),
-  /** Requests sent for one answer at most, retries after 429, 5xx, timeouts and resets included (default 5). */
-  max_attempts: intBetween('ModelMaxAttempts', 1, 20),
-  /** All attempts for one answer, backoff waits included, take at most this long (default 900 000 ms). */
-  max_total_ms: intBetween('ModelMaxTotalMs', 1, 24 * 3_600_000),
-  temperature: t.number,
-  /** The answer's token limit, sent as max_tokens. */
-  max_tokens: intBetween('ModelMaxTokens', 1, 10_000_000),
-  /** Ask for JSON mode (`response_format: {"type": "json_object"}`), for endpoints that support it. */
-  json_mode: t.boolean
-}, 'ModelSection')
+export const ModelSection = t.partial(
+  {
+    command: Str,
+    url: Str,
+    name: Str,
+    api_key_env: Str,
+    /** One request (an endpoint) or one run (a command) may take this long (default 300 000 ms). */
+    timeout_ms: intBetween('ModelTimeoutMs', 1, 3_600_000),
+    /** Requests sent for one answer at most, retries after 429, 5xx, timeouts and resets included (default 5). */
+    max_attempts: intBetween('ModelMaxAttempts', 1, 20),
+    /** All attempts for one answer, backoff waits included, take at most this long (default 900 000 ms). */
+    max_total_ms: intBetween('ModelMaxTotalMs', 1, 24 * 3_600_000),
+    temperature: t.number,
+    /** The answer's token limit, sent as max_tokens. */
+    max_tokens: intBetween('ModelMaxTokens', 1, 10_000_000),
+    /** Ask for JSON mode (`response_format: {"type": "json_object"}`), for endpoints that support it. */
+    json_mode: t.boolean
+  },
+  'ModelSection'
+)
 
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
   source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache'],
-  database: ['client', 'host', 'port', 'user', 'password_env', 'password_file', 'filename', 'databases', 'snapshot_id', 'allowed_tables', 'connect_timeout_ms'],
+  database: [
+    'client',
+    'host',
+    'port',
+    'user',
+    'password_env',
+    'password_file',
+    'filename',
+    'databases',
+    'snapshot_id',
+    'allowed_tables',
+    'connect_timeout_ms'
+  ],
   limits: Object.keys(ProjectLimits.props),
   source_analysis: Object.keys(SourceAnalysisSection.props),
   loop: Object.keys(LoopSection.props),
@@ -126,10 +164,18 @@ export interface Profile {
 /** What research under this profile is bound to: the repository's recorded URL and commit, and the world database's snapshot. */
 export const bindingOf = (profile: Profile): Binding => ({
   source: profile.source === undefined ? null : { url: profile.source.url, commit: profile.source.commit },
-  database: profile.database === undefined ? null : { client: profile.database.client, databases: [...profile.database.databases], snapshot_id: profile.database.snapshot_id }
+  database:
+    profile.database === undefined
+      ? null
+      : {
+          client: profile.database.client,
+          databases: [...profile.database.databases],
+          snapshot_id: profile.database.snapshot_id
+        }
 })
 
-const configError = (file: string, message: string): Failure => failure('CONFIG_INVALID', `${path.basename(file)}: ${message}`, { file })
+const configError = (file: string, message: string): Failure =>
+  failure('CONFIG_INVALID', `${path.basename(file)}: ${message}`, { file })
 
 /** Decodes profile text (exposed for tests); `file` locates relative paths. */
 export const decodeProfile = (file: string, text: string): E.Either<Failure, Profile> => {
@@ -149,7 +195,8 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
  * `baseDir`.
  */
 export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failure, Profile> => {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return E.left(failure('CONFIG_INVALID', 'a profile is an object of sections ({ source, database, limits, … })'))
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return E.left(failure('CONFIG_INVALID', 'a profile is an object of sections ({ source, database, limits, … })'))
   // A plain object may hold what TOML cannot (undefined, functions): keep only JSON.
   let json: unknown
   try {
@@ -162,12 +209,20 @@ export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failu
 
 const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Either<Failure, Profile> => {
   for (const [section, value] of Object.entries(doc)) {
-    if (!(section in KNOWN)) return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
+    if (!(section in KNOWN))
+      return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
     const keys = KNOWN[section]
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return E.left(configError(file, `[${section}] is a table`))
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return E.left(configError(file, `[${section}] is a table`))
     if (keys !== null && keys !== undefined) {
       const unknown = Object.keys(value).filter((k) => !keys.includes(k))
-      if (unknown.length > 0) return E.left(configError(file, `unknown key ${unknown.map((k) => `[${section}].${k}`).join(', ')} (known: ${keys.join(', ')})`))
+      if (unknown.length > 0)
+        return E.left(
+          configError(
+            file,
+            `unknown key ${unknown.map((k) => `[${section}].${k}`).join(', ')} (known: ${keys.join(', ')})`
+          )
+        )
     }
   }
   if (doc['enrichment'] !== undefined) {
@@ -192,7 +247,13 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   const analysis = section('source_analysis', SourceAnalysisSection)
   if (E.isLeft(analysis)) return analysis
   for (const prefix of analysis.right?.code_path_prefixes ?? []) {
-    if (E.isLeft(checkSourcePath('path_prefix', prefix))) return E.left(configError(file, `[source_analysis].code_path_prefixes: ${JSON.stringify(prefix.slice(0, 80))} is not a relative path prefix`))
+    if (E.isLeft(checkSourcePath('path_prefix', prefix)))
+      return E.left(
+        configError(
+          file,
+          `[source_analysis].code_path_prefixes: ${JSON.stringify(prefix.slice(0, 80))} is not a relative path prefix`
+        )
+      )
   }
   const loop = section('loop', LoopSection)
   if (E.isLeft(loop)) return loop
@@ -200,25 +261,39 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   if (E.isLeft(budget)) return budget
   const model = section('model', ModelSection)
   if (E.isLeft(model)) return model
-  if (source.right?.cache === false && source.right.cache_dir !== undefined) return E.left(configError(file, '[source] takes cache = false or a cache_dir, not both'))
+  if (source.right?.cache === false && source.right.cache_dir !== undefined)
+    return E.left(configError(file, '[source] takes cache = false or a cache_dir, not both'))
   const db = database.right
   if (db !== undefined) {
     if (db.databases.length === 0) return E.left(configError(file, '[database].databases names at least one database'))
-    if (db.client === 'better-sqlite3' && db.filename === undefined) return E.left(configError(file, '[database].filename is required for better-sqlite3'))
-    if (db.client === 'mysql2' && (db.host === undefined || db.user === undefined)) return E.left(configError(file, '[database] needs host and user for mysql2'))
-    if (db.password_env !== undefined && db.password_file !== undefined) return E.left(configError(file, '[database] takes password_env or password_file, not both'))
+    if (db.client === 'better-sqlite3' && db.filename === undefined)
+      return E.left(configError(file, '[database].filename is required for better-sqlite3'))
+    if (db.client === 'mysql2' && (db.host === undefined || db.user === undefined))
+      return E.left(configError(file, '[database] needs host and user for mysql2'))
+    if (db.password_env !== undefined && db.password_file !== undefined)
+      return E.left(configError(file, '[database] takes password_env or password_file, not both'))
   }
   return E.right({
     file: path.resolve(file),
     dir,
-    ...(source.right === undefined ? {} : { source: { ...source.right, repository: abs(source.right.repository), ...(source.right.cache_dir === undefined ? {} : { cache_dir: abs(source.right.cache_dir) }) } }),
-    ...(db === undefined ? {} : {
-      database: {
-        ...db,
-        ...(db.filename === undefined ? {} : { filename: abs(db.filename) }),
-        ...(db.password_file === undefined ? {} : { password_file: abs(db.password_file) })
-      }
-    }),
+    ...(source.right === undefined
+      ? {}
+      : {
+          source: {
+            ...source.right,
+            repository: abs(source.right.repository),
+            ...(source.right.cache_dir === undefined ? {} : { cache_dir: abs(source.right.cache_dir) })
+          }
+        }),
+    ...(db === undefined
+      ? {}
+      : {
+          database: {
+            ...db,
+            ...(db.filename === undefined ? {} : { filename: abs(db.filename) }),
+            ...(db.password_file === undefined ? {} : { password_file: abs(db.password_file) })
+          }
+        }),
     limits: limits.right,
     sourceAnalysis: analysis.right ?? {},
     loop: loop.right ?? {},
@@ -229,13 +304,21 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
 }
 
 /** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). */
-export const loadProfile = (file: string): TE.TaskEither<Failure, Profile> => async () => {
-  let text: string
-  try {
-    text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    return E.left(failure(errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID', `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`, { file }))
+export const loadProfile =
+  (file: string): TE.TaskEither<Failure, Profile> =>
+  async () => {
+    let text: string
+    try {
+      text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
+    } catch (e) {
+      if (e instanceof FailureError) return E.left(e.failure)
+      return E.left(
+        failure(
+          errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
+          `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`,
+          { file }
+        )
+      )
+    }
+    return decodeProfile(file, text)
   }
-  return decodeProfile(file, text)
-}

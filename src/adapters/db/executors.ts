@@ -16,38 +16,79 @@ const unavailable = (message: string, data: Record<string, unknown> = {}): Failu
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
 
 /** Reads the reader's password from the configured source; never echoes it. */
-export const resolvePassword = async (db: DatabaseSection, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> => {
+export const resolvePassword = async (
+  db: DatabaseSection,
+  env: Readonly<Record<string, string | undefined>>
+): Promise<string | undefined> => {
   if (db.password_env !== undefined) {
     const value = env[db.password_env]
-    if (value === undefined) throw new FailureError(failure('CREDENTIALS_MISSING', `environment variable ${db.password_env} (named by password_env) is not set`, { password_env: db.password_env }))
+    if (value === undefined)
+      throw new FailureError(
+        failure('CREDENTIALS_MISSING', `environment variable ${db.password_env} (named by password_env) is not set`, {
+          password_env: db.password_env
+        })
+      )
     return value
   }
   if (db.password_file !== undefined) {
     try {
       return (await fsp.readFile(db.password_file, 'utf8')).replace(/\r?\n$/, '')
     } catch (e) {
-      throw new FailureError(failure('CREDENTIALS_MISSING', `cannot read password_file (${errnoOf(e) ?? 'error'})`, { password_file: db.password_file }))
+      throw new FailureError(
+        failure('CREDENTIALS_MISSING', `cannot read password_file (${errnoOf(e) ?? 'error'})`, {
+          password_file: db.password_file
+        })
+      )
     }
   }
   return undefined
 }
 
 const TIMEOUT_CODES = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'])
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'ER_BAD_DB_ERROR', 'ER_CON_COUNT_ERROR', 'EPIPE', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_BAD_DB_ERROR',
+  'ER_CON_COUNT_ERROR',
+  'EPIPE',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB'
+])
 
 /** Maps a driver or knex error to a coded failure with a message written here. */
 export const mapDbError = (e: unknown, timeMs: number): Failure => {
   if (e instanceof FailureError) return e.failure
   const err = e as { name?: string; code?: string; errno?: number; sqlState?: string }
   const code = typeof err?.code === 'string' ? err.code : undefined
-  if (err?.name === 'KnexTimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code)) || err?.errno === 1969 || err?.errno === 3024) {
+  if (
+    err?.name === 'KnexTimeoutError' ||
+    (code !== undefined && TIMEOUT_CODES.has(code)) ||
+    err?.errno === 1969 ||
+    err?.errno === 3024
+  ) {
     return failure('DATABASE_TIMEOUT', `the query did not finish within ${timeMs} ms`, { time_ms: timeMs })
   }
-  if (code === 'ER_ACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the world database refused the reader\'s user name or password (check [database] user and password_env / password_file)', { driver_code: code })
-  if (code === 'ER_DBACCESS_DENIED_ERROR') return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', { driver_code: code })
-  if (code !== undefined && CONNECT_CODES.has(code)) return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
-  if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR') return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
-  return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, { driver_code: code ?? null })
+  if (code === 'ER_ACCESS_DENIED_ERROR')
+    return failure(
+      'DATABASE_AUTH_FAILED',
+      "the world database refused the reader's user name or password (check [database] user and password_env / password_file)",
+      { driver_code: code }
+    )
+  if (code === 'ER_DBACCESS_DENIED_ERROR')
+    return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', {
+      driver_code: code
+    })
+  if (code !== undefined && CONNECT_CODES.has(code))
+    return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
+  if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR')
+    return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
+  return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, {
+    driver_code: code ?? null
+  })
 }
 
 /** A built statement: SQL with `?` placeholders and its bound values. */
@@ -67,7 +108,9 @@ export interface Executor {
 /** A callback-API query as a promise (mysql2/promise captures a stack trace per query). */
 const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, values?: unknown[]): Promise<unknown> =>
   new Promise((resolve, reject) => {
-    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) => (err ? reject(err) : resolve(rows)))
+    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) =>
+      err ? reject(err) : resolve(rows)
+    )
   })
 
 /**
@@ -89,12 +132,22 @@ const SQL_MODE = /^[A-Z_]+$/
  * into SQL in a way that depends on the server's settings.
  */
 const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
-  const before = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
+  const before = String(((await run(conn, 'SELECT @@SESSION.sql_mode AS m')) as Array<{ m?: unknown }>)[0]?.m ?? '')
   const modes = before.split(',').filter((m) => m !== '' && m !== 'NO_BACKSLASH_ESCAPES')
-  if (!modes.every((m) => SQL_MODE.test(m))) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the server reports an sql_mode this client cannot pin safely', {}))
+  if (!modes.every((m) => SQL_MODE.test(m)))
+    throw new FailureError(
+      failure('DATABASE_UNSAFE_MODE', 'the server reports an sql_mode this client cannot pin safely', {})
+    )
   await run(conn, `SET SESSION sql_mode = '${modes.join(',')}'`)
-  const after = String((await run(conn, 'SELECT @@SESSION.sql_mode AS m') as Array<{ m?: unknown }>)[0]?.m ?? '')
-  if (after.split(',').includes('NO_BACKSLASH_ESCAPES')) throw new FailureError(failure('DATABASE_UNSAFE_MODE', 'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values', {}))
+  const after = String(((await run(conn, 'SELECT @@SESSION.sql_mode AS m')) as Array<{ m?: unknown }>)[0]?.m ?? '')
+  if (after.split(',').includes('NO_BACKSLASH_ESCAPES'))
+    throw new FailureError(
+      failure(
+        'DATABASE_UNSAFE_MODE',
+        'the session keeps NO_BACKSLASH_ESCAPES; research refuses to send escaped values',
+        {}
+      )
+    )
 }
 
 /**
@@ -102,7 +155,12 @@ const pinSqlMode = async (conn: mysql.PoolConnection): Promise<void> => {
  * call runs inside one read-only transaction. A connection whose statement failed or was stopped
  * early is dropped, never returned to the pool.
  */
-export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Readonly<Record<string, string | undefined>>, onDialect: (d: string) => void): Promise<Executor> => {
+export const mysqlExecutor = async (
+  db: DatabaseSection,
+  timeMs: number,
+  env: Readonly<Record<string, string | undefined>>,
+  onDialect: (d: string) => void
+): Promise<Executor> => {
   const password = await resolvePassword(db, env)
   const pool = mysql.createPool({
     host: db.host ?? '127.0.0.1',
@@ -164,13 +222,23 @@ export const mysqlExecutor = async (db: DatabaseSection, timeMs: number, env: Re
 }
 
 /** Session setup once per connection: statement time limit, UTC, pinned sql_mode, read-only transactions. */
-const prepareSession = async (conn: mysql.PoolConnection, prepared: WeakSet<object>, timeMs: number, onDialect: (d: string) => void): Promise<void> => {
+const prepareSession = async (
+  conn: mysql.PoolConnection,
+  prepared: WeakSet<object>,
+  timeMs: number,
+  onDialect: (d: string) => void
+): Promise<void> => {
   if (prepared.has(conn)) return
   const rows = await run(conn, 'SELECT VERSION() AS v')
   const version = String((rows as Array<{ v?: unknown }>)[0]?.v ?? '')
   const dialect = /mariadb/i.test(version) ? 'mariadb' : 'mysql'
   onDialect(dialect)
-  await run(conn, dialect === 'mariadb' ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}` : `SET SESSION max_execution_time = ${timeMs}`)
+  await run(
+    conn,
+    dialect === 'mariadb'
+      ? `SET SESSION max_statement_time = ${(timeMs / 1000).toFixed(3)}`
+      : `SET SESSION max_execution_time = ${timeMs}`
+  )
   await run(conn, "SET SESSION time_zone = '+00:00'")
   await pinSqlMode(conn)
   await run(conn, 'SET SESSION TRANSACTION READ ONLY')
@@ -178,7 +246,11 @@ const prepareSession = async (conn: mysql.PoolConnection, prepared: WeakSet<obje
 }
 
 /** The rows of each statement, run in one read-only transaction sent back to back; a failure is coded. */
-const allInTransaction = async (conn: mysql.PoolConnection, statements: readonly Statement[], timeMs: number): Promise<Array<Array<Record<string, unknown>>>> => {
+const allInTransaction = async (
+  conn: mysql.PoolConnection,
+  statements: readonly Statement[],
+  timeMs: number
+): Promise<Array<Array<Record<string, unknown>>>> => {
   const begin = run(conn, 'START TRANSACTION READ ONLY')
   const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
   const commit = run(conn, 'COMMIT')
@@ -192,7 +264,12 @@ const allInTransaction = async (conn: mysql.PoolConnection, statements: readonly
  * Streams one statement's rows to `take` inside a read-only transaction; true when `take` stopped
  * the read (the connection must then be dropped: the commit queued behind it never runs).
  */
-const eachInTransaction = async (conn: mysql.PoolConnection, st: Statement, take: (row: Record<string, unknown>) => boolean, timeMs: number): Promise<boolean> => {
+const eachInTransaction = async (
+  conn: mysql.PoolConnection,
+  st: Statement,
+  take: (row: Record<string, unknown>) => boolean,
+  timeMs: number
+): Promise<boolean> => {
   // Begin, query and commit are sent back to back (one round trip), as for `all`.
   const begin = run(conn, 'START TRANSACTION READ ONLY')
   const streamed = streamRows(conn, st, take, timeMs)
@@ -207,12 +284,20 @@ const eachInTransaction = async (conn: mysql.PoolConnection, st: Statement, take
 }
 
 /** Hands the rows of one query to `take` as they arrive, within `timeMs`; true when `take` stopped it. */
-const streamRows = (conn: mysql.PoolConnection, st: Statement, take: (row: Record<string, unknown>) => boolean, timeMs: number): Promise<boolean> =>
+const streamRows = (
+  conn: mysql.PoolConnection,
+  st: Statement,
+  take: (row: Record<string, unknown>) => boolean,
+  timeMs: number
+): Promise<boolean> =>
   new Promise<boolean>((resolve, reject) => {
     let settled = false
     // The client-side time limit is a timer of our own: one left behind by a query that was
     // stopped early would keep the process alive after the research is closed.
-    const timer = setTimeout(() => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))), timeMs)
+    const timer = setTimeout(
+      () => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))),
+      timeMs
+    )
     const finish = (then: () => void): void => {
       if (settled) return
       settled = true
@@ -244,7 +329,11 @@ export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => 
   return {
     all: async (statements) => {
       try {
-        return handle.transaction(() => statements.map((st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>))()
+        return handle.transaction(() =>
+          statements.map(
+            (st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>
+          )
+        )()
       } catch (e) {
         throw new FailureError(mapDbError(e, 0))
       }
@@ -266,4 +355,3 @@ export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => 
     }
   }
 }
-

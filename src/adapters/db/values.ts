@@ -13,7 +13,8 @@ export const sqliteDataType = (declared: string): string => {
   const d = declared.toUpperCase()
   if (d.includes('BIGINT')) return 'bigint'
   if (d.includes('DECIMAL') || d.includes('NUMERIC')) return 'decimal'
-  if (d.includes('INT')) return /TINYINT/.test(d) ? 'tinyint' : /SMALLINT/.test(d) ? 'smallint' : /MEDIUMINT/.test(d) ? 'mediumint' : 'int'
+  if (d.includes('INT'))
+    return /TINYINT/.test(d) ? 'tinyint' : /SMALLINT/.test(d) ? 'smallint' : /MEDIUMINT/.test(d) ? 'mediumint' : 'int'
   if (d.includes('BINARY') || d.includes('BLOB') || d === '') return d.includes('BINARY') ? 'varbinary' : 'blob'
   if (d.includes('CHAR')) return 'varchar'
   if (d.includes('TEXT') || d.includes('CLOB')) return 'text'
@@ -27,7 +28,10 @@ export const sqliteDataType = (declared: string): string => {
 export const toJsonValue = (dataType: string, v: unknown): JsonValue => {
   if (v === null || v === undefined) return null
   if (v instanceof Uint8Array) return { $base64: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') }
-  if (typeof v === 'bigint') return EXACT.has(dataType) || v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER) ? v.toString() : Number(v)
+  if (typeof v === 'bigint')
+    return EXACT.has(dataType) || v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)
+      ? v.toString()
+      : Number(v)
   if (typeof v === 'number') return EXACT.has(dataType) || !Number.isFinite(v) ? String(v) : v
   if (typeof v === 'boolean') return v
   if (v instanceof Date) return v.toISOString()

@@ -15,7 +15,16 @@
  * never copied from the driver, so no credential or server detail leaks into captures or logs.
  */
 import knexFactory, { type Knex } from 'knex'
-import { LIKE_ESCAPE, type CountPlan, type PlannedFilter, type RowsPlan, type TableRef, type TableSchema, type ColumnInfo, type IndexInfo } from '../../domain/database-plan.js'
+import {
+  LIKE_ESCAPE,
+  type CountPlan,
+  type PlannedFilter,
+  type RowsPlan,
+  type TableRef,
+  type TableSchema,
+  type ColumnInfo,
+  type IndexInfo
+} from '../../domain/database-plan.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import type { DatabaseSection } from '../config/profile.js'
 import { columnConverter, sqliteDataType, toJsonValue, type JsonValue } from './values.js'
@@ -34,7 +43,11 @@ export interface WorldDb {
    * time: once the rows read hold more than `maxBytes` of JSON (a lower bound is counted), reading
    * stops (`stopped`), so memory is bounded by the byte limit, not by rows × row size.
    */
-  readonly selectRows: (plan: RowsPlan, schema: TableSchema, maxBytes?: number) => Promise<{ readonly rows: Row[]; readonly stopped: boolean }>
+  readonly selectRows: (
+    plan: RowsPlan,
+    schema: TableSchema,
+    maxBytes?: number
+  ) => Promise<{ readonly rows: Row[]; readonly stopped: boolean }>
   readonly count: (plan: CountPlan) => Promise<number | string>
   readonly close: () => Promise<void>
 }
@@ -57,15 +70,25 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
       if (f.value === null) qb.whereNotNull(f.column)
       else qb.where(f.column, '<>', f.value)
       return
-    case 'lt': qb.where(f.column, '<', f.value); return
-    case 'le': qb.where(f.column, '<=', f.value); return
-    case 'gt': qb.where(f.column, '>', f.value); return
-    case 'ge': qb.where(f.column, '>=', f.value); return
+    case 'lt':
+      qb.where(f.column, '<', f.value)
+      return
+    case 'le':
+      qb.where(f.column, '<=', f.value)
+      return
+    case 'gt':
+      qb.where(f.column, '>', f.value)
+      return
+    case 'ge':
+      qb.where(f.column, '>=', f.value)
+      return
     case 'contains':
       // Fixed template; ?? quotes the (validated) identifier, the pattern and escape are bound.
       qb.whereRaw('?? LIKE ? ESCAPE ?', [f.column, f.pattern, LIKE_ESCAPE])
       return
-    case 'in': qb.whereIn(f.column, [...f.value]); return
+    case 'in':
+      qb.whereIn(f.column, [...f.value])
+      return
     default: {
       const _never: never = f
       throw new TypeError(`unhandled filter ${JSON.stringify(_never)}`)
@@ -82,12 +105,32 @@ const jsonBytesAtLeast = (row: Row): number => {
   let n = 3
   for (const key in row) {
     const v = row[key]
-    n += key.length + 4 + (typeof v === 'string' ? v.length : typeof v === 'object' && v !== null ? v.$base64.length + 13 : 1)
+    n +=
+      key.length +
+      4 +
+      (typeof v === 'string' ? v.length : typeof v === 'object' && v !== null ? v.$base64.length + 13 : 1)
   }
   return n
 }
 
-const MYSQL_EXACT = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'decimal', 'numeric', 'char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set'])
+const MYSQL_EXACT = new Set([
+  'tinyint',
+  'smallint',
+  'mediumint',
+  'int',
+  'integer',
+  'bigint',
+  'decimal',
+  'numeric',
+  'char',
+  'varchar',
+  'tinytext',
+  'text',
+  'mediumtext',
+  'longtext',
+  'enum',
+  'set'
+])
 
 /** knex would print driver errors (with user names) to the console; failures are mapped instead. */
 const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
@@ -96,10 +139,17 @@ const SILENT = { warn: () => undefined, error: () => undefined, deprecate: () =>
 export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Promise<WorldDb> => {
   let dialect = db.client === 'better-sqlite3' ? 'sqlite' : 'unknown'
   // knex only builds statements; the drivers execute them.
-  const k: Knex = knexFactory({ client: db.client === 'mysql2' ? 'mysql2' : 'better-sqlite3', log: SILENT, useNullAsDefault: true })
-  const exec = db.client === 'mysql2'
-    ? await mysqlExecutor(db, options.limits.time_ms, options.env ?? process.env, (d) => { dialect = d })
-    : await sqliteExecutor(db)
+  const k: Knex = knexFactory({
+    client: db.client === 'mysql2' ? 'mysql2' : 'better-sqlite3',
+    log: SILENT,
+    useNullAsDefault: true
+  })
+  const exec =
+    db.client === 'mysql2'
+      ? await mysqlExecutor(db, options.limits.time_ms, options.env ?? process.env, (d) => {
+          dialect = d
+        })
+      : await sqliteExecutor(db)
   const s: Session = { k, exec, sqlite: db.client === 'better-sqlite3' }
   return {
     client: db.client,
@@ -125,17 +175,29 @@ const build = (qb: Knex.QueryBuilder | Knex.Raw): Statement => {
 }
 
 /** The rows of one statement. */
-const one = async (s: Session, qb: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (await s.exec.all([build(qb)]))[0] ?? []
+const one = async (s: Session, qb: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> =>
+  (await s.exec.all([build(qb)]))[0] ?? []
 
 const tableName = (s: Session, ref: TableRef): string => (s.sqlite ? ref.table : `${ref.database}.${ref.table}`)
 
 const listTables = async (s: Session, database: string): Promise<string[]> => {
   const k = s.k
   if (s.sqlite) {
-    const rows = await one(s, k.select('name').from('sqlite_master').where('type', 'table').andWhereNot('name', 'like', 'sqlite_%').orderBy('name'))
+    const rows = await one(
+      s,
+      k
+        .select('name')
+        .from('sqlite_master')
+        .where('type', 'table')
+        .andWhereNot('name', 'like', 'sqlite_%')
+        .orderBy('name')
+    )
     return rows.map((r) => String(r['name']))
   }
-  const rows = await one(s, k.select('TABLE_NAME').from('information_schema.TABLES').where('TABLE_SCHEMA', database).orderBy('TABLE_NAME'))
+  const rows = await one(
+    s,
+    k.select('TABLE_NAME').from('information_schema.TABLES').where('TABLE_SCHEMA', database).orderBy('TABLE_NAME')
+  )
   return rows.map((r) => String(r['TABLE_NAME']))
 }
 
@@ -150,10 +212,23 @@ const sqliteTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema
   const indexes: IndexInfo[] = []
   for (const ix of list) {
     if (ix['origin'] === 'pk') continue
-    const parts = await one(s, k.select('name', 'seqno').from(k.raw('pragma_index_info(?)', [String(ix['name'])])).orderBy('seqno'))
-    indexes.push({ name: String(ix['name']), unique: ix['unique'] === 1n, columns: parts.map((p) => String(p['name'])) })
+    const parts = await one(
+      s,
+      k
+        .select('name', 'seqno')
+        .from(k.raw('pragma_index_info(?)', [String(ix['name'])]))
+        .orderBy('seqno')
+    )
+    indexes.push({
+      name: String(ix['name']),
+      unique: ix['unique'] === 1n,
+      columns: parts.map((p) => String(p['name']))
+    })
   }
-  const pk = cols.filter((c) => (c['pk'] as bigint) > 0n).sort((a, b) => Number((a['pk'] as bigint) - (b['pk'] as bigint))).map((c) => String(c['name']))
+  const pk = cols
+    .filter((c) => (c['pk'] as bigint) > 0n)
+    .sort((a, b) => Number((a['pk'] as bigint) - (b['pk'] as bigint)))
+    .map((c) => String(c['name']))
   const uniqueCols = new Set(indexes.filter((i) => i.unique && i.columns.length === 1).map((i) => i.columns[0]))
   const indexed = new Set(indexes.map((i) => i.columns[0]))
   const columns: ColumnInfo[] = cols.map((c) => {
@@ -167,17 +242,33 @@ const sqliteTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema
       position: Number(c['cid']) + 1
     }
   })
-  return { database: ref.database, table: ref.table, columns, primary_key: pk, indexes: indexes.sort((a, b) => (a.name < b.name ? -1 : 1)) }
+  return {
+    database: ref.database,
+    table: ref.table,
+    columns,
+    primary_key: pk,
+    indexes: indexes.sort((a, b) => (a.name < b.name ? -1 : 1))
+  }
 }
 
 /** A MariaDB/MySQL table's columns and indexes, from information_schema; null when there is no such table. */
 const mysqlTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema | null> => {
   const k = s.k
   const [cols = [], stats = []] = await s.exec.all([
-    build(k.select('COLUMN_NAME', 'COLUMN_TYPE', 'DATA_TYPE', 'IS_NULLABLE', 'COLUMN_KEY', 'ORDINAL_POSITION').from('information_schema.COLUMNS')
-      .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy('ORDINAL_POSITION')),
-    build(k.select('INDEX_NAME', 'NON_UNIQUE', 'SEQ_IN_INDEX', 'COLUMN_NAME').from('information_schema.STATISTICS')
-      .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table }).orderBy([{ column: 'INDEX_NAME' }, { column: 'SEQ_IN_INDEX' }]))
+    build(
+      k
+        .select('COLUMN_NAME', 'COLUMN_TYPE', 'DATA_TYPE', 'IS_NULLABLE', 'COLUMN_KEY', 'ORDINAL_POSITION')
+        .from('information_schema.COLUMNS')
+        .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table })
+        .orderBy('ORDINAL_POSITION')
+    ),
+    build(
+      k
+        .select('INDEX_NAME', 'NON_UNIQUE', 'SEQ_IN_INDEX', 'COLUMN_NAME')
+        .from('information_schema.STATISTICS')
+        .where({ TABLE_SCHEMA: ref.database, TABLE_NAME: ref.table })
+        .orderBy([{ column: 'INDEX_NAME' }, { column: 'SEQ_IN_INDEX' }])
+    )
   ])
   if (cols.length === 0) return null
   const byIndex = new Map<string, { unique: boolean; columns: string[] }>()
@@ -188,7 +279,9 @@ const mysqlTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema 
     byIndex.set(name, entry)
   }
   const primary = byIndex.get('PRIMARY')?.columns ?? []
-  const indexes: IndexInfo[] = [...byIndex.entries()].filter(([n]) => n !== 'PRIMARY').map(([name, v]) => ({ name, unique: v.unique, columns: v.columns }))
+  const indexes: IndexInfo[] = [...byIndex.entries()]
+    .filter(([n]) => n !== 'PRIMARY')
+    .map(([name, v]) => ({ name, unique: v.unique, columns: v.columns }))
   const key = (k2: unknown): ColumnInfo['key'] => (k2 === 'PRI' || k2 === 'UNI' || k2 === 'MUL' ? k2 : null)
   return {
     database: ref.database,
@@ -206,7 +299,12 @@ const mysqlTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema 
   }
 }
 
-const selectRows = async (s: Session, plan: RowsPlan, schema: TableSchema, maxBytes = Number.POSITIVE_INFINITY): Promise<{ rows: Row[]; stopped: boolean }> => {
+const selectRows = async (
+  s: Session,
+  plan: RowsPlan,
+  schema: TableSchema,
+  maxBytes = Number.POSITIVE_INFINITY
+): Promise<{ rows: Row[]; stopped: boolean }> => {
   const qb = s.k.select([...plan.columns]).from(tableName(s, plan.ref))
   for (const f of plan.filters) applyFilter(qb, f)
   qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
@@ -234,5 +332,9 @@ const count = async (s: Session, plan: CountPlan): Promise<number | string> => {
   for (const f of plan.filters) applyFilter(qb, f)
   const rows = await one(s, qb)
   const value = toJsonValue('bigint', rows[0]?.['n'])
-  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : typeof value === 'number' ? value : String(value)
+  return typeof value === 'string' && /^\d{1,15}$/.test(value)
+    ? Number(value)
+    : typeof value === 'number'
+      ? value
+      : String(value)
 }

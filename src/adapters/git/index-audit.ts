@@ -28,8 +28,14 @@ export interface IndexAudit {
  * trigram filter. This also catches what the digests cannot: a consistent forgery of the derived
  * data. Costs about as much as building the index.
  */
-export const auditSnapshotIndex = async (repository: string, commit: string, root: string, onProgress?: (p: BuildProgress) => void): Promise<IndexAudit> => {
-  if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
+export const auditSnapshotIndex = async (
+  repository: string,
+  commit: string,
+  root: string,
+  onProgress?: (p: BuildProgress) => void
+): Promise<IndexAudit> => {
+  if (!/^[0-9a-f]{40}$/.test(commit))
+    throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
   const dir = indexDirOf(root, commit)
   const found = openIndex(root, commit)
@@ -50,7 +56,7 @@ export const auditSnapshotIndex = async (repository: string, commit: string, roo
     } catch {
       problem('its commit or tree objects do not match their ids')
     }
-    if (stored !== null && JSON.stringify(stored) !== JSON.stringify(fromGit)) problem('its listing differs from git\'s')
+    if (stored !== null && JSON.stringify(stored) !== JSON.stringify(fromGit)) problem("its listing differs from git's")
     const seen = new Map<string, string>()
     for (const e of fromGit) if (e.kind === 'blob' && !seen.has(e.oid)) seen.set(e.oid, e.path)
     if (found.blobCount !== seen.size) problem(`it describes ${found.blobCount} blobs, the commit has ${seen.size}`)
@@ -61,7 +67,9 @@ export const auditSnapshotIndex = async (repository: string, commit: string, roo
       try {
         o = await objects.read(oid)
       } catch (e) {
-        throw unavailable(`blob ${oid} cannot be read (${e instanceof ObjectStoreError ? e.message : 'read error'})`, { oid })
+        throw unavailable(`blob ${oid} cannot be read (${e instanceof ObjectStoreError ? e.message : 'read error'})`, {
+          oid
+        })
       }
       const why = found.audit(oid, o === null || o.type !== 'blob' ? null : o.content)
       if (why !== null) problem(`${p} (blob ${oid}): ${why}`)

@@ -11,7 +11,20 @@ import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import type { ObjectReader } from './object-reader.js'
 import { indexDirOf, sweepLeftovers } from './index-cache.js'
-import { BINARY, FORMAT, MISSING, STORE_LIMIT, STORED, VERSION, filterLog, isBinaryBytes, sha256, type BlobRow, type IndexFile, type StoredObject } from './index-format.js'
+import {
+  BINARY,
+  FORMAT,
+  MISSING,
+  STORE_LIMIT,
+  STORED,
+  VERSION,
+  filterLog,
+  isBinaryBytes,
+  sha256,
+  type BlobRow,
+  type IndexFile,
+  type StoredObject
+} from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 
@@ -29,7 +42,14 @@ const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
  * time through `reader` (so memory stays bounded) and written straight to disk.
  */
-export const buildIndex = async (root: string, commit: string, treeObjects: ReadonlyMap<string, StoredObject>, entries: readonly TreeEntry[], reader: ObjectReader, onProgress?: (p: BuildProgress) => void): Promise<void> => {
+export const buildIndex = async (
+  root: string,
+  commit: string,
+  treeObjects: ReadonlyMap<string, StoredObject>,
+  entries: readonly TreeEntry[],
+  reader: ObjectReader,
+  onProgress?: (p: BuildProgress) => void
+): Promise<void> => {
   const base = path.join(root, 'snapshots', `v${VERSION}`)
   fs.mkdirSync(base, { recursive: true })
   sweepLeftovers(root)
@@ -39,7 +59,8 @@ export const buildIndex = async (root: string, commit: string, treeObjects: Read
   try {
     const copied = await copyBlobs(entries, reader, writer, onProgress)
     const written = await writer.end()
-    if (written.filtersBytes !== copied.filtersBytes) throw new Error('the index writer wrote an unexpected number of filter bytes')
+    if (written.filtersBytes !== copied.filtersBytes)
+      throw new Error('the index writer wrote an unexpected number of filter bytes')
     onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
     const trees = writeTrees(tmp, treeObjects)
     const body = JSON.stringify({
@@ -124,7 +145,9 @@ const startWriter = (dir: string): IndexWriter => {
     },
     behind: () => inFlight > IN_FLIGHT,
     drained: async () => {
-      await new Promise<void>((resolve) => { drained = resolve })
+      await new Promise<void>((resolve) => {
+        drained = resolve
+      })
       drained = null
     },
     end: () => {
@@ -148,7 +171,12 @@ interface Copied {
  * Reads every blob of the listing once, describes it in a row, and sends the text blobs up to
  * STORE_LIMIT to the writer in batches.
  */
-const copyBlobs = async (entries: readonly TreeEntry[], reader: ObjectReader, writer: IndexWriter, onProgress?: (p: BuildProgress) => void): Promise<Copied> => {
+const copyBlobs = async (
+  entries: readonly TreeEntry[],
+  reader: ObjectReader,
+  writer: IndexWriter,
+  onProgress?: (p: BuildProgress) => void
+): Promise<Copied> => {
   const rows: Record<string, BlobRow> = {}
   let blobsBytes = 0
   let filtersBytes = 0
@@ -204,7 +232,10 @@ const copyBlobs = async (entries: readonly TreeEntry[], reader: ObjectReader, wr
 }
 
 /** Writes the commit and tree objects one after another to trees.dat; where each one is. */
-const writeTrees = (dir: string, treeObjects: ReadonlyMap<string, StoredObject>): { readonly objects: IndexFile['objects']; readonly bytes: number } => {
+const writeTrees = (
+  dir: string,
+  treeObjects: ReadonlyMap<string, StoredObject>
+): { readonly objects: IndexFile['objects']; readonly bytes: number } => {
   const objects: IndexFile['objects'] = {}
   const parts: Buffer[] = []
   let bytes = 0

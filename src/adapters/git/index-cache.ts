@@ -18,7 +18,8 @@ export const INDEX_VERSION = 1
 /** The files of a published index. */
 const INDEX_FILES = ['index.json', 'trees.dat', 'blobs.dat', 'filters.dat'] as const
 
-export const indexDirOf = (root: string, commit: string): string => path.join(root, 'snapshots', `v${INDEX_VERSION}`, commit)
+export const indexDirOf = (root: string, commit: string): string =>
+  path.join(root, 'snapshots', `v${INDEX_VERSION}`, commit)
 
 /**
  * Why the index of `commit` under `root` must not be trusted, or null when it may be (or when
@@ -60,7 +61,8 @@ export const markUsed = (file: string): void => {
 }
 
 /** Bytes on disk of one published index directory. */
-export const indexBytes = (dir: string): number => fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0)
+export const indexBytes = (dir: string): number =>
+  fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0)
 
 export interface PrunedIndex {
   readonly commit: string
@@ -72,7 +74,12 @@ export interface PrunedIndex {
  * Removes the indexes of commits not used for `olderThanMs` (by the mtime of their index.json),
  * except those in `keep`. Returns what was removed.
  */
-export const pruneIndexes = (root: string, olderThanMs: number, keep: ReadonlySet<string>, now: number = Date.now()): PrunedIndex[] => {
+export const pruneIndexes = (
+  root: string,
+  olderThanMs: number,
+  keep: ReadonlySet<string>,
+  now: number = Date.now()
+): PrunedIndex[] => {
   const base = path.join(root, 'snapshots', `v${INDEX_VERSION}`)
   let names: string[]
   try {
@@ -141,4 +148,3 @@ export const sweepLeftovers = (root: string): string[] => {
   }
   return removed
 }
-

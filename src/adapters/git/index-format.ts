@@ -46,7 +46,8 @@ export const sha256 = (b: Uint8Array | string): string => createHash('sha256').u
 export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).indexOf(0) >= 0
 
 /** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
-export const filterLog = (size: number): number => Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
+export const filterLog = (size: number): number =>
+  Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
 const HASH = 0x9e3779b1
 
 /** The trigram filter of a blob's bytes, `2 ** log` bits. */
@@ -68,6 +69,7 @@ export const trigramFilter = (bytes: Uint8Array, log: number): Uint8Array => {
 export const needleHashes = (needle: Uint8Array): Uint32Array | null => {
   if (needle.length < 3) return null
   const out = new Uint32Array(needle.length - 2)
-  for (let i = 0; i + 2 < needle.length; i++) out[i] = Math.imul(((needle[i] ?? 0) << 16) | ((needle[i + 1] ?? 0) << 8) | (needle[i + 2] ?? 0), HASH) >>> 0
+  for (let i = 0; i + 2 < needle.length; i++)
+    out[i] = Math.imul(((needle[i] ?? 0) << 16) | ((needle[i + 1] ?? 0) << 8) | (needle[i + 2] ?? 0), HASH) >>> 0
   return out
 }

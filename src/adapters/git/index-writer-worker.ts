@@ -11,8 +11,18 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { trigramFilter } from './index-format.js'
 
 /** Blobs packed one after another into `bytes` (the first `used` bytes), with their sizes and filter sizes. */
-export type WriterMessage = { readonly type: 'blobs'; readonly bytes: Uint8Array; readonly used: number; readonly sizes: readonly number[]; readonly logs: readonly number[] } | { readonly type: 'end' }
-export type WriterReply = { readonly type: 'ack'; readonly bytes: number } | { readonly type: 'done'; readonly filtersSha256: string; readonly filtersBytes: number }
+export type WriterMessage =
+  | {
+      readonly type: 'blobs'
+      readonly bytes: Uint8Array
+      readonly used: number
+      readonly sizes: readonly number[]
+      readonly logs: readonly number[]
+    }
+  | { readonly type: 'end' }
+export type WriterReply =
+  | { readonly type: 'ack'; readonly bytes: number }
+  | { readonly type: 'done'; readonly filtersSha256: string; readonly filtersBytes: number }
 
 const port = parentPort
 if (port === null) throw new Error('index-writer-worker runs as a worker thread')
@@ -22,7 +32,7 @@ const filtersFd = fs.openSync(path.join(dir, 'filters.dat'), 'w')
 const hash = createHash('sha256')
 let filtersBytes = 0
 const writeAll = (fd: number, b: Uint8Array): void => {
-  for (let done = 0; done < b.length;) done += fs.writeSync(fd, b, done, b.length - done)
+  for (let done = 0; done < b.length; ) done += fs.writeSync(fd, b, done, b.length - done)
 }
 port.on('message', (m: WriterMessage) => {
   if (m.type === 'blobs') {

@@ -34,7 +34,8 @@ export const objectStoreFs = (gitdir: string): typeof fs => {
   const gitdirStat = fs.statSync(gitdir)
   const promises = {
     ...fs.promises,
-    stat: async (p: fs.PathLike, options?: unknown): Promise<unknown> => (String(p) === gitdir ? gitdirStat : fs.promises.stat(p, options as undefined)),
+    stat: async (p: fs.PathLike, options?: unknown): Promise<unknown> =>
+      String(p) === gitdir ? gitdirStat : fs.promises.stat(p, options as undefined),
     readFile: async (p: fs.PathLike, options?: unknown): Promise<Buffer | string> => {
       const m = LOOSE.exec(String(p))
       if (m?.[1] !== undefined && !loose.has(m[1])) throw ENOENT

@@ -21,7 +21,10 @@ export interface GitObject {
 
 /** A damaged or unsupported object store; `code` names what was wrong. */
 export class ObjectStoreError extends Error {
-  constructor(readonly code: 'OBJECT_CORRUPT' | 'PACK_UNSUPPORTED' | 'READ_ERROR', message: string) {
+  constructor(
+    readonly code: 'OBJECT_CORRUPT' | 'PACK_UNSUPPORTED' | 'READ_ERROR',
+    message: string
+  ) {
     super(message)
   }
 }
@@ -61,8 +64,13 @@ const readAt = (fd: number, length: number, position: number): Buffer => {
 
 const loadPackIndex = (idxFile: string, packFile: string): Pack => {
   const idx = fs.readFileSync(idxFile)
-  if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63) throw new ObjectStoreError('PACK_UNSUPPORTED', `${path.basename(idxFile)} is not a version-2 pack index`)
-  if (idx.readUInt32BE(4) !== 2) throw new ObjectStoreError('PACK_UNSUPPORTED', `${path.basename(idxFile)} has pack index version ${idx.readUInt32BE(4)}`)
+  if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63)
+    throw new ObjectStoreError('PACK_UNSUPPORTED', `${path.basename(idxFile)} is not a version-2 pack index`)
+  if (idx.readUInt32BE(4) !== 2)
+    throw new ObjectStoreError(
+      'PACK_UNSUPPORTED',
+      `${path.basename(idxFile)} has pack index version ${idx.readUInt32BE(4)}`
+    )
   const fanout = new Uint32Array(256)
   for (let i = 0; i < 256; i++) fanout[i] = idx.readUInt32BE(8 + i * 4)
   const count = fanout[255] ?? 0
@@ -75,12 +83,22 @@ const loadPackIndex = (idxFile: string, packFile: string): Pack => {
     const o = idx.readUInt32BE(offAt + i * 4)
     if (o & 0x80000000) {
       const j = bigAt + (o & 0x7fffffff) * 8
-      if (j + 8 > idx.length - 40) throw new ObjectStoreError('OBJECT_CORRUPT', `${path.basename(idxFile)} has a bad large offset`)
+      if (j + 8 > idx.length - 40)
+        throw new ObjectStoreError('OBJECT_CORRUPT', `${path.basename(idxFile)} has a bad large offset`)
       offsets[i] = idx.readUInt32BE(j) * 2 ** 32 + idx.readUInt32BE(j + 4)
     } else offsets[i] = o
   }
   const size = fs.statSync(packFile).size
-  return { file: packFile, fd: null, size, count, fanout, ids: idx.subarray(idsAt, idsAt + count * 20), offsets, sorted: Float64Array.from(offsets).sort() }
+  return {
+    file: packFile,
+    fd: null,
+    size,
+    count,
+    fanout,
+    ids: idx.subarray(idsAt, idsAt + count * 20),
+    offsets,
+    sorted: Float64Array.from(offsets).sort()
+  }
 }
 
 /** Position of `oid` (20 raw bytes) in the pack's sorted id table, or -1. */
@@ -142,11 +160,13 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
       if (cmd & 0x20) size |= (delta[i++] ?? 0) << 8
       if (cmd & 0x40) size |= (delta[i++] ?? 0) << 16
       if (size === 0) size = 0x10000
-      if (off + size > base.length || o + size > targetSize) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta copies outside its base')
+      if (off + size > base.length || o + size > targetSize)
+        throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta copies outside its base')
       base.copy(out, o, off, off + size)
       o += size
     } else if (cmd !== 0) {
-      if (i + cmd > delta.length || o + cmd > targetSize) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta inserts past its end')
+      if (i + cmd > delta.length || o + cmd > targetSize)
+        throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta inserts past its end')
       delta.copy(out, o, i, i + cmd)
       i += cmd
       o += cmd
@@ -161,7 +181,10 @@ const inflate = (b: Buffer, expected: number): Buffer => {
   try {
     out = inflateSync(b)
   } catch (e) {
-    throw new ObjectStoreError('OBJECT_CORRUPT', `an object does not inflate (${(e as { code?: string }).code ?? 'zlib error'})`)
+    throw new ObjectStoreError(
+      'OBJECT_CORRUPT',
+      `an object does not inflate (${(e as { code?: string }).code ?? 'zlib error'})`
+    )
   }
   if (out.length !== expected) throw new ObjectStoreError('OBJECT_CORRUPT', 'an object inflates to the wrong size')
   return out
@@ -184,7 +207,11 @@ export interface ObjectReader {
 /** Opens the object store of `gitdir`; pack indexes are read now, packs only object by object. */
 export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = {}): ObjectReader => {
   const objects = path.join(gitdir, 'objects')
-  const store: Store = { objects, packs: loadPacks(path.join(objects, 'pack')), cache: objectCache(options.cacheBytes ?? 64 << 20) }
+  const store: Store = {
+    objects,
+    packs: loadPacks(path.join(objects, 'pack')),
+    cache: objectCache(options.cacheBytes ?? 64 << 20)
+  }
   return {
     read: (oid) => {
       if (!/^[0-9a-f]{40}$/.test(oid)) return null
@@ -193,10 +220,14 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
         o = readRaw(store, Buffer.from(oid, 'hex'), 0)
       } catch (e) {
         if (e instanceof ObjectStoreError) throw e
-        throw new ObjectStoreError('READ_ERROR', `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`)
+        throw new ObjectStoreError(
+          'READ_ERROR',
+          `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`
+        )
       }
       if (o === null) return null
-      if (objectId(o.type, o.content) !== oid) throw new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
+      if (objectId(o.type, o.content) !== oid)
+        throw new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
       return o
     },
     close: () => {
@@ -291,7 +322,8 @@ const readPacked = (store: Store, pi: number, offset: number, depth: number): Gi
   if (depth > 10_000) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
   const p = store.packs[pi] as Pack
   const end = endOf(p, offset)
-  if (end <= offset || end > p.size) throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
+  if (end <= offset || end > p.size)
+    throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
   const raw = readAt(fdOf(p), end - offset, offset)
   let i = 0
   let c = raw[i++] ?? 0
@@ -320,7 +352,8 @@ const readPacked = (store: Store, pi: number, offset: number, depth: number): Gi
     i += 20
     const delta = inflate(raw.subarray(i), size)
     const base = readRaw(store, baseId, depth + 1)
-    if (base === null) throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
+    if (base === null)
+      throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
     result = { type: base.type, content: applyDelta(base.content, delta) }
   } else {
     const t = TYPES[type]
@@ -346,7 +379,8 @@ const readLoose = (objects: string, hex: string): GitObject | null => {
     throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} does not inflate`)
   }
   const nul = all.indexOf(0)
-  const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, Math.max(nul , 0)))
-  if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1) throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
+  const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, Math.max(nul, 0)))
+  if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1)
+    throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
   return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
 }

@@ -53,8 +53,15 @@ export const isoObjects = (gitdir: string): Objects => {
     read: async (oid) => {
       try {
         const { default: git } = await import('isomorphic-git')
-        // biome-ignore lint/suspicious/noAssignInExpressions: the file system view is made once, on the first read
-        const r = await git.readObject({ fs: (fsMemo ??= objectStoreFs(gitdir)), gitdir, oid, cache, format: 'content' })
+        // The file system view is made once, on the first read.
+        fsMemo ??= objectStoreFs(gitdir)
+        const r = await git.readObject({
+          fs: fsMemo,
+          gitdir,
+          oid,
+          cache,
+          format: 'content'
+        })
         await enablePackCache(cache)
         const o = r.object as Uint8Array
         return { type: r.type as ObjectType, content: Buffer.from(o.buffer, o.byteOffset, o.byteLength) }

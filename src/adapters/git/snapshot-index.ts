@@ -27,7 +27,21 @@ import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { objectId } from './object-reader.js'
 import { indexDirOf, markUsed } from './index-cache.js'
-import { BINARY, FORMAT, MISSING, STORE_LIMIT, STORED, VERSION, filterLog, isBinaryBytes, sha256, trigramFilter, type BlobRow, type IndexFile, type StoredObject } from './index-format.js'
+import {
+  BINARY,
+  FORMAT,
+  MISSING,
+  STORE_LIMIT,
+  STORED,
+  VERSION,
+  filterLog,
+  isBinaryBytes,
+  sha256,
+  trigramFilter,
+  type BlobRow,
+  type IndexFile,
+  type StoredObject
+} from './index-format.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
 
@@ -119,14 +133,22 @@ const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | 
     return { reason: `index.json cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
   const nl = text.indexOf('\n')
-  if (nl !== 64 || sha256(text.slice(nl + 1)) !== text.slice(0, 64)) return { reason: 'index.json does not match its digest (truncated or altered)' }
+  if (nl !== 64 || sha256(text.slice(nl + 1)) !== text.slice(0, 64))
+    return { reason: 'index.json does not match its digest (truncated or altered)' }
   let f: IndexFile
   try {
     f = JSON.parse(text.slice(nl + 1)) as IndexFile
   } catch {
     return { reason: 'index.json is not JSON' }
   }
-  if (f.format !== FORMAT || f.version !== VERSION || f.commit !== commit || typeof f.objects !== 'object' || typeof f.blobs !== 'object') return { reason: 'index.json is not an index of this commit' }
+  if (
+    f.format !== FORMAT ||
+    f.version !== VERSION ||
+    f.commit !== commit ||
+    typeof f.objects !== 'object' ||
+    typeof f.blobs !== 'object'
+  )
+    return { reason: 'index.json is not an index of this commit' }
   return f
 }
 
@@ -159,10 +181,12 @@ const openDataFiles = (dir: string): DataFiles | IndexProblem => {
 /** What in the data files differs from what index.json says of them, or null. */
 const dataProblem = (f: IndexFile, files: DataFiles, filters: FilterWindow): string | null => {
   const streamed = filters.digest()
-  if (streamed.size !== f.filters_bytes || streamed.sha256 !== f.filters_sha256) return 'filters.dat does not match its digest'
+  if (streamed.size !== f.filters_bytes || streamed.sha256 !== f.filters_sha256)
+    return 'filters.dat does not match its digest'
   const size = fs.fstatSync(files.blobs).size
   if (size !== f.blobs_bytes) return `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`
-  if (files.trees.length !== f.trees_bytes) return `trees.dat has ${files.trees.length} bytes, the index says ${f.trees_bytes}`
+  if (files.trees.length !== f.trees_bytes)
+    return `trees.dat has ${files.trees.length} bytes, the index says ${f.trees_bytes}`
   return null
 }
 
@@ -203,7 +227,12 @@ const filterWindow = (fd: number): FilterWindow => {
 }
 
 /** The index over its checked files; reads check what they serve (see SnapshotIndex). */
-const indexOver = (dir: string, f: IndexFile, { blobs: fd, filters: ffd, trees }: DataFiles, filters: FilterWindow): SnapshotIndex => {
+const indexOver = (
+  dir: string,
+  f: IndexFile,
+  { blobs: fd, filters: ffd, trees }: DataFiles,
+  filters: FilterWindow
+): SnapshotIndex => {
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
   // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
@@ -239,7 +268,8 @@ const indexOver = (dir: string, f: IndexFile, { blobs: fd, filters: ffd, trees }
   }
 }
 
-const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean => a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
+const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean =>
+  a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
 
 /** The commit or a tree object of trees.dat, checked against its id; null when not stored or damaged. */
 const storedObject = (f: IndexFile, trees: Buffer, oid: string): StoredObject | null => {
@@ -252,7 +282,13 @@ const storedObject = (f: IndexFile, trees: Buffer, oid: string): StoredObject | 
 }
 
 /** A stored blob's bytes from blobs.dat (into `into` when large enough); undefined when not stored. */
-const readStored = (fd: number, oid: string, r: BlobRow | undefined, into: Buffer | undefined, verified: Set<string>): Buffer | undefined => {
+const readStored = (
+  fd: number,
+  oid: string,
+  r: BlobRow | undefined,
+  into: Buffer | undefined,
+  verified: Set<string>
+): Buffer | undefined => {
   if (r === undefined || !(r[1] & STORED)) return undefined
   const b = into === undefined || into.length < r[0] ? Buffer.allocUnsafe(r[0]) : into.subarray(0, r[0])
   let done = 0
@@ -290,14 +326,17 @@ const auditRow = (fd: number, r: BlobRow | undefined, bytes: Buffer | null, filt
   if (r[1] & MISSING) return 'listed as missing, but git has it'
   if (r[0] !== bytes.length) return `listed with ${r[0]} bytes, git has ${bytes.length}`
   const binary = isBinaryBytes(bytes)
-  if (((r[1] & BINARY) !== 0) !== binary) return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
+  if (((r[1] & BINARY) !== 0) !== binary)
+    return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
   const store = !binary && bytes.length <= STORE_LIMIT
   if (((r[1] & STORED) !== 0) !== store) return store ? 'not stored, but it should be' : 'stored, but it should not be'
   if (!store) return null
   if (r[4] !== filterLog(bytes.length)) return 'its trigram filter has the wrong size'
   const stored = Buffer.allocUnsafe(r[0])
-  if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes)) return 'its stored bytes differ from git\'s'
+  if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes))
+    return "its stored bytes differ from git's"
   const derived = trigramFilter(bytes, r[4])
-  if (!filters.bytes(r[3], derived.length).equals(derived)) return 'its trigram filter differs from the one its bytes give'
+  if (!filters.bytes(r[3], derived.length).equals(derived))
+    return 'its trigram filter differs from the one its bytes give'
   return null
 }

@@ -93,7 +93,10 @@ export const resolveGitdir = (repository: string): string => {
   if (!st.isDirectory()) throw unavailable('the configured repository is not a directory', { repository })
   const dotgit = path.join(repository, '.git')
   if (fs.existsSync(dotgit)) {
-    if (!fs.statSync(dotgit).isDirectory()) throw unavailable('the repository is a linked worktree (.git is a file); configure the main clone', { repository })
+    if (!fs.statSync(dotgit).isDirectory())
+      throw unavailable('the repository is a linked worktree (.git is a file); configure the main clone', {
+        repository
+      })
     return dotgit
   }
   if (fs.existsSync(path.join(repository, 'objects')) && fs.existsSync(path.join(repository, 'HEAD'))) return repository
@@ -109,7 +112,15 @@ const assertSafeName = (name: string): boolean => {
   let end = lower.length
   while (end > 0 && (lower.charCodeAt(end - 1) === 46 || lower.charCodeAt(end - 1) === 32)) end--
   lower = lower.slice(0, end)
-  return !(name === '' || name.includes('\\') || name.includes('/') || name.includes('\0') || (lower === '' && ntfs !== '') || lower === '.git' || /^\.?git~[1-9]$/.test(lower))
+  return !(
+    name === '' ||
+    name.includes('\\') ||
+    name.includes('/') ||
+    name.includes('\0') ||
+    (lower === '' && ntfs !== '') ||
+    lower === '.git' ||
+    /^\.?git~[1-9]$/.test(lower)
+  )
 }
 
 class UnsafeTree extends Error {}
@@ -120,7 +131,8 @@ const parseTree = (content: Buffer): Array<{ mode: string; name: string; oid: st
   while (at < content.length) {
     const sp = content.indexOf(32, at)
     const nul = content.indexOf(0, sp + 1)
-    if (sp < 0 || nul < 0 || nul + 21 > content.length) throw new ObjectStoreError('OBJECT_CORRUPT', 'a tree object is malformed')
+    if (sp < 0 || nul < 0 || nul + 21 > content.length)
+      throw new ObjectStoreError('OBJECT_CORRUPT', 'a tree object is malformed')
     let mode = content.toString('latin1', at, sp)
     if (mode === '40000') mode = '040000'
     const name = content.toString('utf8', sp + 1, nul)
@@ -137,7 +149,11 @@ const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b
  * The flattened listing of a commit's tree, sorted by path. `record` receives the commit and every
  * tree object read (what the snapshot index stores to walk the listing again, checked, later).
  */
-export const listTree = async (objects: Objects, commit: string, record?: Map<string, StoredObject>): Promise<TreeEntry[]> => {
+export const listTree = async (
+  objects: Objects,
+  commit: string,
+  record?: Map<string, StoredObject>
+): Promise<TreeEntry[]> => {
   let c: { type: ObjectType; content: Buffer } | null
   try {
     c = await objects.read(commit)
@@ -145,7 +161,8 @@ export const listTree = async (objects: Objects, commit: string, record?: Map<st
     throw unavailable(`commit ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
   }
   const m = c?.type === 'commit' ? /^tree ([0-9a-f]{40})\n/.exec(c.content.toString('latin1', 0, 46)) : null
-  if (c === null || m?.[1] === undefined) throw unavailable(`commit ${commit} is not in the repository (NotFoundError)`, { commit })
+  if (c === null || m?.[1] === undefined)
+    throw unavailable(`commit ${commit} is not in the repository (NotFoundError)`, { commit })
   record?.set(commit, { type: 'commit', content: c.content })
   const tree = m[1]
   const out: TreeEntry[] = []
@@ -164,17 +181,32 @@ export const listTree = async (objects: Objects, commit: string, record?: Map<st
     await walk(tree, '')
   } catch (e) {
     // A tree naming `..`, `.git` or an absolute path is a property of the commit, not an outage.
-    if (e instanceof UnsafeTree || (e as { code?: string }).code === 'UnsafeFilepathError') throw new FailureError(failure('SOURCE_TREE_UNSAFE', `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`, { commit }))
-    throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
+    if (e instanceof UnsafeTree || (e as { code?: string }).code === 'UnsafeFilepathError')
+      throw new FailureError(
+        failure(
+          'SOURCE_TREE_UNSAFE',
+          `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`,
+          { commit }
+        )
+      )
+    throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, {
+      commit
+    })
   }
   return out.sort(byPath)
 }
 
 /** Opens the snapshot of `commit`; reading fails with SOURCE_UNAVAILABLE when the commit is not there. */
-export const openSnapshot = async (repository: string, commit: string, options: SnapshotOptions = {}): Promise<GitSnapshot> => {
-  if (!/^[0-9a-f]{40}$/.test(commit)) throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
+export const openSnapshot = async (
+  repository: string,
+  commit: string,
+  options: SnapshotOptions = {}
+): Promise<GitSnapshot> => {
+  if (!/^[0-9a-f]{40}$/.test(commit))
+    throw new FailureError(failure('CONFIG_INVALID', 'the bound commit must be a full 40-hex commit id'))
   const gitdir = resolveGitdir(repository)
-  const objects = options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 16 << 20)
+  const objects =
+    options.reader === 'isomorphic-git' ? isoObjects(gitdir) : packObjects(gitdir, options.objectCacheBytes ?? 16 << 20)
   const s = openSession(commit, objects, options)
   const listing = treeListing(s, options.onProgress)
   const blobs = blobReader(s, listing.entries, options.blobCacheBytes ?? 32 << 20)
@@ -192,7 +224,10 @@ export const openSnapshot = async (repository: string, commit: string, options: 
       if (!s.index.filtersTrusted() && s.root !== undefined && !filtersReported) {
         // A published index is never written: this one is damaged. The next process rebuilds it.
         filtersReported = true
-        s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`)
+        s.notice(
+          'SOURCE_INDEX_CORRUPT',
+          `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`
+        )
         discardIndex(s.root, commit)
       }
       return false
@@ -238,7 +273,8 @@ const openSession = (commit: string, objects: Objects, options: SnapshotOptions)
   const notice = (code: SnapshotNotice['code'], message: string): void => options.onNotice?.({ code, message, commit })
   // An index another user could have written is neither read nor built: research reads git.
   const distrust = options.index === undefined ? null : indexDistrust(options.index, commit)
-  if (distrust !== null) notice('SOURCE_INDEX_UNTRUSTED', `the snapshot index of ${commit} is not used: ${distrust}; reading from git`)
+  if (distrust !== null)
+    notice('SOURCE_INDEX_UNTRUSTED', `the snapshot index of ${commit} is not used: ${distrust}; reading from git`)
   const s: Session = { commit, objects, root: distrust === null ? options.index : undefined, notice, index: null }
   if (s.root !== undefined) {
     const found = openIndex(s.root, commit)
@@ -292,27 +328,43 @@ const loadListing = async (s: Session, onProgress: SnapshotOptions['onProgress']
       return await listTree({ read: async (oid) => stored.object(oid), close: () => undefined }, s.commit)
     } catch (e) {
       if (e instanceof FailureError && e.failure.code === 'SOURCE_TREE_UNSAFE') throw e
-      s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${s.commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`)
+      s.notice(
+        'SOURCE_INDEX_CORRUPT',
+        `the snapshot index of ${s.commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`
+      )
       dropIndex(s, s.root)
     }
   }
   const trees = new Map<string, StoredObject>()
   const listed = await listTree(s.objects, s.commit, trees)
-  if (s.root !== undefined && s.objects.sync !== undefined) await publishIndex(s, s.root, s.objects.sync, trees, listed, onProgress)
+  if (s.root !== undefined && s.objects.sync !== undefined)
+    await publishIndex(s, s.root, s.objects.sync, trees, listed, onProgress)
   return listed
 }
 
 /** Builds, publishes and opens the index; one that cannot be written is reported and git is read. */
-const publishIndex = async (s: Session, root: string, reader: ObjectReader, trees: ReadonlyMap<string, StoredObject>, listed: readonly TreeEntry[], onProgress: SnapshotOptions['onProgress']): Promise<void> => {
+const publishIndex = async (
+  s: Session,
+  root: string,
+  reader: ObjectReader,
+  trees: ReadonlyMap<string, StoredObject>,
+  listed: readonly TreeEntry[],
+  onProgress: SnapshotOptions['onProgress']
+): Promise<void> => {
   try {
     await buildIndex(root, s.commit, trees, listed, reader, onProgress)
     const built = openIndex(root, s.commit)
-    if (built === null || 'reason' in built) throw new Error(built === null ? 'it vanished after publishing' : built.reason)
+    if (built === null || 'reason' in built)
+      throw new Error(built === null ? 'it vanished after publishing' : built.reason)
     s.index = built
     s.notice('SOURCE_INDEX_BUILT', `built the snapshot index of ${s.commit} in ${root}`)
   } catch (e) {
-    if (e instanceof ObjectStoreError) throw unavailable(`the objects of ${s.commit} cannot be read (${e.message})`, { commit: s.commit })
-    s.notice('SOURCE_INDEX_UNAVAILABLE', `the snapshot index of ${s.commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`)
+    if (e instanceof ObjectStoreError)
+      throw unavailable(`the objects of ${s.commit} cannot be read (${e.message})`, { commit: s.commit })
+    s.notice(
+      'SOURCE_INDEX_UNAVAILABLE',
+      `the snapshot index of ${s.commit} cannot be written in ${root} (${errnoOf(e) ?? (e as Error).message}); reading from git`
+    )
   }
 }
 
@@ -343,7 +395,10 @@ const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): 
     } catch (e) {
       if (!(e instanceof IndexCorrupt) || s.root === undefined) throw e
       // Never served: the damaged index goes, this snapshot reads from git, the next process rebuilds.
-      s.notice('SOURCE_INDEX_CORRUPT', `the snapshot index of ${s.commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`)
+      s.notice(
+        'SOURCE_INDEX_CORRUPT',
+        `the snapshot index of ${s.commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`
+      )
       dropIndex(s, s.root)
       return undefined
     }
@@ -363,7 +418,9 @@ const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): 
 }
 
 /** Blobs by id, least recently used first; a blob over a quarter of the budget is not kept. */
-const blobCache = (budget: number): { get: (oid: string) => Buffer | undefined; remember: (oid: string, bytes: Buffer) => void; clear: () => void } => {
+const blobCache = (
+  budget: number
+): { get: (oid: string) => Buffer | undefined; remember: (oid: string, bytes: Buffer) => void; clear: () => void } => {
   const blobs = new Map<string, Buffer>()
   let cached = 0
   return {
@@ -395,6 +452,9 @@ const fromGit = async (objects: Objects, oid: string): Promise<Buffer | null> =>
     const o = await objects.read(oid)
     return o === null || o.type !== 'blob' ? null : o.content
   } catch (e) {
-    throw unavailable(`blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`, { oid })
+    throw unavailable(
+      `blob ${oid} cannot be read (${(e as { code?: string }).code ?? (e instanceof ObjectStoreError ? e.message : 'read error')})`,
+      { oid }
+    )
   }
 }

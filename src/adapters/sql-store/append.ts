@@ -18,7 +18,15 @@ import type { CaseState } from '../../domain/case-state.js'
 import { systemEnv } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
-import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand, type AppendOutcome, type RawCommand } from '../case-store/append.js'
+import {
+  duplicateOf,
+  nothingToAppend,
+  planCommand,
+  rebaseCommand,
+  validateCommand,
+  type AppendOutcome,
+  type RawCommand
+} from '../case-store/append.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
@@ -27,22 +35,54 @@ import { INSERT_ROWS, insertEvents, num, numOrNull, queueColumns, recordedEvents
 import { scanRows } from './scan-rows.js'
 
 /** The case row locked for an append, with its lease and the database's clock. */
-const lockRow = async (ctx: SqlContext, trx: Knex.Transaction, caseId: string): Promise<CaseRow & { readonly lease: { owner: string | null; token: string | null; expires: number | null }; readonly now: number }> => {
-  const locked = (await trx('vba_cases').select('case_id', 'generation', 'head_hash', 'log_bytes', 'lease_owner', 'lease_token', 'lease_expires_ms', trx.raw(`${ctx.dialect.nowMs} AS now_ms`)).where({ case_id: caseId }).forUpdate().first()) as Record<string, unknown> | undefined
-  if (locked === undefined) return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
+const lockRow = async (
+  ctx: SqlContext,
+  trx: Knex.Transaction,
+  caseId: string
+): Promise<
+  CaseRow & {
+    readonly lease: { owner: string | null; token: string | null; expires: number | null }
+    readonly now: number
+  }
+> => {
+  const locked = (await trx('vba_cases')
+    .select(
+      'case_id',
+      'generation',
+      'head_hash',
+      'log_bytes',
+      'lease_owner',
+      'lease_token',
+      'lease_expires_ms',
+      trx.raw(`${ctx.dialect.nowMs} AS now_ms`)
+    )
+    .where({ case_id: caseId })
+    .forUpdate()
+    .first()) as Record<string, unknown> | undefined
+  if (locked === undefined)
+    return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
   return {
     case_id: caseId,
     declaration: Buffer.alloc(0),
     generation: num(locked['generation']),
     head_hash: String(locked['head_hash']),
     log_bytes: num(locked['log_bytes']),
-    lease: { owner: (locked['lease_owner'] as string | null) ?? null, token: (locked['lease_token'] as string | null) ?? null, expires: numOrNull(locked['lease_expires_ms']) },
+    lease: {
+      owner: (locked['lease_owner'] as string | null) ?? null,
+      token: (locked['lease_token'] as string | null) ?? null,
+      expires: numOrNull(locked['lease_expires_ms'])
+    },
     now: num(locked['now_ms'])
   }
 }
 
 /** Appends a command to a case of the store (see the module comment). */
-export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: RawCommand, options: StoreAppendOptions = {}): Promise<AppendOutcome> => {
+export const appendInStore = async (
+  ctx: SqlContext,
+  handle: CaseHandle,
+  first: RawCommand,
+  options: StoreAppendOptions = {}
+): Promise<AppendOutcome> => {
   try {
     return await appendTransaction(ctx, handle, first, options)
   } catch (e) {
@@ -50,34 +90,61 @@ export const appendInStore = async (ctx: SqlContext, handle: CaseHandle, first: 
     // that does not verify: CASE_CORRUPT, never an internal error.
     const code = e instanceof FailureError ? e.failure.data['driver_code'] : undefined
     if (code === '23505' || code === 'ER_DUP_ENTRY') {
-      throw new FailureError(corrupt([finding('STORE_ROWS_BEYOND_HEAD', 'the store holds event or command rows for this case that its log does not acknowledge: run vba verify', { data: { case_id: handle.ref } })]))
+      throw new FailureError(
+        corrupt([
+          finding(
+            'STORE_ROWS_BEYOND_HEAD',
+            'the store holds event or command rows for this case that its log does not acknowledge: run vba verify',
+            { data: { case_id: handle.ref } }
+          )
+        ])
+      )
     }
     throw e
   }
 }
 
-const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: RawCommand, options: StoreAppendOptions): Promise<AppendOutcome> => {
+const appendTransaction = async (
+  ctx: SqlContext,
+  handle: CaseHandle,
+  first: RawCommand,
+  options: StoreAppendOptions
+): Promise<AppendOutcome> => {
   validateCommand(first)
   const env = options.env ?? systemEnv
-  let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null = null
+  let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null =
+    null
   const outcome = await ctx.transaction(async (trx) => {
     const row = await lockRow(ctx, trx, handle.ref)
     const live = row.lease.expires !== null && row.lease.expires > row.now
     if (options.lease !== undefined) {
       if (row.lease.token !== options.lease.token || !live) {
-        fail('LEASE_LOST', `the lease of ${options.lease.worker} on case ${handle.ref} was lost (expired or taken over); stop working on the case`, { case_id: handle.ref, worker: options.lease.worker })
+        fail(
+          'LEASE_LOST',
+          `the lease of ${options.lease.worker} on case ${handle.ref} was lost (expired or taken over); stop working on the case`,
+          { case_id: handle.ref, worker: options.lease.worker }
+        )
       }
     } else if (live && row.lease.owner !== null) {
-      fail('CASE_LEASED', `case ${handle.ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`, { case_id: handle.ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() })
+      fail(
+        'CASE_LEASED',
+        `case ${handle.ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`,
+        { case_id: handle.ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() }
+      )
     }
-    await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) => scanRows(trx, row, { canonical: false, resume }))
+    await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
+      scanRows(trx, row, { canonical: false, resume })
+    )
     const recorded = handle.cursor.commands.get(first.commandId)
-    if (recorded !== undefined) return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
+    if (recorded !== undefined)
+      return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
     const cmd = rebaseCommand(handle, first, options)
     if (cmd === null) return nothingToAppend(handle, first.commandId)
     const plan = await planCommand(handle, cmd, env, {
       sizeOf: async (digest) => {
-        const r = (await trx('vba_objects').select('size').where({ digest }).first()) as Record<string, unknown> | undefined
+        const r = (await trx('vba_objects').select('size').where({ digest }).first()) as
+          | Record<string, unknown>
+          | undefined
         return r === undefined ? null : num(r['size'])
       },
       read: async (ref) => {
@@ -89,7 +156,12 @@ const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: Raw
       }
     })
     await ctx.objects.insert(trx, plan.provided.values())
-    const lines = plan.sealed.map((x) => ({ seq: x.envelope.seq, command_id: x.envelope.command_id, hash: x.envelope.hash, line: Buffer.from(x.line, 'utf8') }))
+    const lines = plan.sealed.map((x) => ({
+      seq: x.envelope.seq,
+      command_id: x.envelope.command_id,
+      hash: x.envelope.hash,
+      line: Buffer.from(x.line, 'utf8')
+    }))
     const state = plan.rules.state()
     // The queue's clock is the events' own time (the env clock is not consumed twice).
     const lastAt = plan.sealed[plan.sealed.length - 1]?.envelope.at ?? new Date(0).toISOString()
@@ -101,27 +173,67 @@ const appendTransaction = async (ctx: SqlContext, handle: CaseHandle, first: Raw
       updated_ms: Date.parse(lastAt),
       ...queueColumns(state)
     }
-    const commandRow = { case_id: handle.ref, command_id: cmd.commandId, first_seq: handle.cursor.seq + 1, last_seq: plan.newHead.seq }
+    const commandRow = {
+      case_id: handle.ref,
+      command_id: cmd.commandId,
+      first_seq: handle.cursor.seq + 1,
+      last_seq: plan.newHead.seq
+    }
     let updated: number
     if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
       // Events, command and head in one statement (data-modifying CTEs): one round trip while the
       // case row is locked, instead of three.
-      const ev = trx('vba_events').insert(lines.map((l) => ({ case_id: handle.ref, ...l }))).toSQL()
+      const ev = trx('vba_events')
+        .insert(lines.map((l) => ({ case_id: handle.ref, ...l })))
+        .toSQL()
       const cm = trx('vba_commands').insert(commandRow).toSQL()
       const up = trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head).toSQL()
-      const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [...ev.bindings, ...cm.bindings, ...up.bindings] as Knex.RawBinding[])) as { rowCount: number }
+      const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [
+        ...ev.bindings,
+        ...cm.bindings,
+        ...up.bindings
+      ] as Knex.RawBinding[])) as { rowCount: number }
       updated = r.rowCount
     } else {
       await insertEvents(trx, handle.ref, lines)
       await trx('vba_commands').insert(commandRow)
       updated = await trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
     }
-    if (updated !== 1) fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', { expected: cmd.expectedGeneration })
-    after = { state, seq: plan.newHead.seq, hash: plan.newHead.hash, bytes: plan.newHead.bytes, span: { firstSeq: handle.cursor.seq + 1, lastSeq: plan.newHead.seq, start: handle.cursor.bytes, end: plan.newHead.bytes }, ids: plan.sealed.map((x) => x.envelope.id) }
-    return { status: 'appended' as const, commandId: cmd.commandId, events: plan.sealed.map((s) => s.envelope), generation: plan.newHead.seq, receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash }, repairs: [] }
+    if (updated !== 1)
+      fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', {
+        expected: cmd.expectedGeneration
+      })
+    after = {
+      state,
+      seq: plan.newHead.seq,
+      hash: plan.newHead.hash,
+      bytes: plan.newHead.bytes,
+      span: {
+        firstSeq: handle.cursor.seq + 1,
+        lastSeq: plan.newHead.seq,
+        start: handle.cursor.bytes,
+        end: plan.newHead.bytes
+      },
+      ids: plan.sealed.map((x) => x.envelope.id)
+    }
+    return {
+      status: 'appended' as const,
+      commandId: cmd.commandId,
+      events: plan.sealed.map((s) => s.envelope),
+      generation: plan.newHead.seq,
+      receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash },
+      repairs: []
+    }
   })
   // Acknowledged (committed): only now does the handle move on.
-  const a = after as { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null
+  const a = after as {
+    state: CaseState
+    seq: number
+    hash: string
+    bytes: number
+    span: CommandSpan
+    ids: string[]
+  } | null
   if (a !== null && outcome.status === 'appended') {
     handle.cursor.commands.set(first.commandId, a.span)
     handle.cursor.lastCommand = first.commandId

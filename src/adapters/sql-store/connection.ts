@@ -51,7 +51,25 @@ interface DriverError {
   readonly errno?: number
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', 'PROTOCOL_CONNECTION_LOST', 'EPIPE', 'ER_CON_COUNT_ERROR', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'])
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'PROTOCOL_CONNECTION_LOST',
+  'EPIPE',
+  'ER_CON_COUNT_ERROR',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300'
+])
 const DEADLOCK = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK'])
 const LOCK_TIMEOUT = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT'])
 
@@ -63,16 +81,41 @@ export const storeFailure = (e: unknown, display: string): Failure => {
   if (e instanceof FailureError) return e.failure
   const err = (e ?? {}) as DriverError
   const code = err.code
-  if (err.name === 'KnexTimeoutError') return failure('STORE_UNAVAILABLE', `no connection to the store ${display} in time`, { store: display })
-  if (code === '3D000' || code === 'ER_BAD_DB_ERROR') return failure('STORE_UNAVAILABLE', `the store's database does not exist (${display}): create it, then run vba store migrate`, { store: display, driver_code: code })
-  if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') return failure('STORE_UNAVAILABLE', `the store refused the credentials (${display})`, { store: display, driver_code: code })
-  if (code === '42P01' || code === 'ER_NO_SUCH_TABLE') return failure('STORE_SCHEMA_OUTDATED', `the store ${display} has no case tables: run vba store migrate --store URL`, { store: display })
-  if (code !== undefined && LOCK_TIMEOUT.has(code)) return failure('CASE_LOCKED', 'another writer holds the case (lock wait timed out); retry', { driver_code: code })
-  if (code !== undefined && DEADLOCK.has(code)) return failure('CASE_LOCKED', 'the store kept detecting deadlocks with other writers; retry', { driver_code: code })
-  if (code === 'ER_NET_PACKET_TOO_LARGE') return failure('EVENT_TOO_LARGE', "a row is larger than the server's max_allowed_packet", { driver_code: code })
-  if (code !== undefined && UNREACHABLE.has(code)) return failure('STORE_UNAVAILABLE', `the store ${display} is unavailable (${code})`, { store: display, driver_code: code })
+  if (err.name === 'KnexTimeoutError')
+    return failure('STORE_UNAVAILABLE', `no connection to the store ${display} in time`, { store: display })
+  if (code === '3D000' || code === 'ER_BAD_DB_ERROR')
+    return failure(
+      'STORE_UNAVAILABLE',
+      `the store's database does not exist (${display}): create it, then run vba store migrate`,
+      { store: display, driver_code: code }
+    )
+  if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR')
+    return failure('STORE_UNAVAILABLE', `the store refused the credentials (${display})`, {
+      store: display,
+      driver_code: code
+    })
+  if (code === '42P01' || code === 'ER_NO_SUCH_TABLE')
+    return failure(
+      'STORE_SCHEMA_OUTDATED',
+      `the store ${display} has no case tables: run vba store migrate --store URL`,
+      { store: display }
+    )
+  if (code !== undefined && LOCK_TIMEOUT.has(code))
+    return failure('CASE_LOCKED', 'another writer holds the case (lock wait timed out); retry', { driver_code: code })
+  if (code !== undefined && DEADLOCK.has(code))
+    return failure('CASE_LOCKED', 'the store kept detecting deadlocks with other writers; retry', { driver_code: code })
+  if (code === 'ER_NET_PACKET_TOO_LARGE')
+    return failure('EVENT_TOO_LARGE', "a row is larger than the server's max_allowed_packet", { driver_code: code })
+  if (code !== undefined && UNREACHABLE.has(code))
+    return failure('STORE_UNAVAILABLE', `the store ${display} is unavailable (${code})`, {
+      store: display,
+      driver_code: code
+    })
   const message = e instanceof Error ? e.message.slice(0, 300) : String(e).slice(0, 300)
-  return failure('INTERNAL_ERROR', `store ${display}: ${message}`, { store: display, ...(code === undefined ? {} : { driver_code: code }) })
+  return failure('INTERNAL_ERROR', `store ${display}: ${message}`, {
+    store: display,
+    ...(code === undefined ? {} : { driver_code: code })
+  })
 }
 
 const knexConfig = (c: StoreConnection, d: Dialect, o: SqlStoreOptions): Knex.Config => {
@@ -92,7 +135,10 @@ const knexConfig = (c: StoreConnection, d: Dialect, o: SqlStoreOptions): Knex.Co
     pool: {
       min: 0,
       max: o.poolSize ?? 10,
-      afterCreate: (conn: { query: (sql: string, cb: (e: unknown) => void) => void }, done: (e: unknown, c: unknown) => void) => {
+      afterCreate: (
+        conn: { query: (sql: string, cb: (e: unknown) => void) => void },
+        done: (e: unknown, c: unknown) => void
+      ) => {
         const next = (i: number): void => {
           if (i === session.length) {
             done(null, conn)
@@ -115,7 +161,10 @@ const connectionOf = (url: string, options: SqlStoreOptions): StoreConnection =>
 }
 
 /** Brings the store's schema to the latest version; returns the migrations it applied. */
-export const migrateStore = async (url: string, options: SqlStoreOptions = {}): Promise<{ readonly applied: readonly string[]; readonly latest: string }> => {
+export const migrateStore = async (
+  url: string,
+  options: SqlStoreOptions = {}
+): Promise<{ readonly applied: readonly string[]; readonly latest: string }> => {
   const c = connectionOf(url, options)
   const k = knexFactory(knexConfig(c, dialectOf(c.client), options))
   try {
@@ -132,7 +181,11 @@ export const migrateStore = async (url: string, options: SqlStoreOptions = {}): 
  * Opens the pool of a store URL and checks its schema (STORE_SCHEMA_OUTDATED until `vba store
  * migrate` has run); `store` names the store its handles belong to.
  */
-export const openContext = async (url: string, options: SqlStoreOptions, store: () => CaseStore): Promise<SqlContext> => {
+export const openContext = async (
+  url: string,
+  options: SqlStoreOptions,
+  store: () => CaseStore
+): Promise<SqlContext> => {
   const c = connectionOf(url, options)
   const dialect = dialectOf(c.client)
   const k = knexFactory(knexConfig(c, dialect, options))
@@ -146,7 +199,14 @@ export const openContext = async (url: string, options: SqlStoreOptions, store: 
   }
   try {
     const [, pending] = (await k.migrate.list()) as [unknown[], unknown[]]
-    if (pending.length > 0) throw new FailureError(failure('STORE_SCHEMA_OUTDATED', `the store ${display} is ${pending.length} migration(s) behind this version of vba: run vba store migrate --store URL`, { store: display, pending: pending.length }))
+    if (pending.length > 0)
+      throw new FailureError(
+        failure(
+          'STORE_SCHEMA_OUTDATED',
+          `the store ${display} is ${pending.length} migration(s) behind this version of vba: run vba store migrate --store URL`,
+          { store: display, pending: pending.length }
+        )
+      )
   } catch (e) {
     await k.destroy()
     throw new FailureError(storeFailure(e, display))

@@ -23,18 +23,27 @@ import type { SqlContext } from './connection.js'
 import { INSERT_ROWS, insertEvents, queueColumns } from './rows.js'
 import { readRegular } from '../regular-file.js'
 
-const insertCase = async (ctx: SqlContext, work: (trx: Knex.Transaction) => Promise<void>, caseId: string): Promise<void> => {
+const insertCase = async (
+  ctx: SqlContext,
+  work: (trx: Knex.Transaction) => Promise<void>,
+  caseId: string
+): Promise<void> => {
   try {
     await ctx.transaction(work)
   } catch (e) {
     const code = (e as FailureError).failure?.data?.['driver_code']
-    if (code === '23505' || code === 'ER_DUP_ENTRY') fail('CASE_EXISTS', `the store ${ctx.display} already holds case ${caseId}`, { case_id: caseId })
+    if (code === '23505' || code === 'ER_DUP_ENTRY')
+      fail('CASE_EXISTS', `the store ${ctx.display} already holds case ${caseId}`, { case_id: caseId })
     throw e
   }
 }
 
 /** Creates an empty case. */
-export const createInStore = async (ctx: SqlContext, caseId: string, o: { readonly title?: string; readonly env?: Env }): Promise<CaseDeclaration> => {
+export const createInStore = async (
+  ctx: SqlContext,
+  caseId: string,
+  o: { readonly title?: string; readonly env?: Env }
+): Promise<CaseDeclaration> => {
   const env = o.env ?? systemEnv
   const decoded = CaseDeclaration.decode({
     format: CASE_FORMAT,
@@ -44,13 +53,31 @@ export const createInStore = async (ctx: SqlContext, caseId: string, o: { readon
     created_by: `vba ${VERSION}`,
     ...(o.title === undefined ? {} : { title: o.title })
   })
-  if (E.isLeft(decoded)) return fail('INVALID_ARGUMENT', 'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)', { case_id: caseId })
+  if (E.isLeft(decoded))
+    return fail(
+      'INVALID_ARGUMENT',
+      'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
+      { case_id: caseId }
+    )
   const text = canonicalJson(decoded.right)
   const genesis = genesisHash(decoded.right)
   if (E.isLeft(text) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
-  await insertCase(ctx, async (trx) => {
-    await trx('vba_cases').insert({ case_id: caseId, declaration: Buffer.from(`${text.right}\n`), created_at: decoded.right.created_at, generation: 0, head_hash: genesis.right, log_bytes: 0, updated_ms: Date.parse(decoded.right.created_at), ...queueColumns(ruleFold().state()) })
-  }, caseId)
+  await insertCase(
+    ctx,
+    async (trx) => {
+      await trx('vba_cases').insert({
+        case_id: caseId,
+        declaration: Buffer.from(`${text.right}\n`),
+        created_at: decoded.right.created_at,
+        generation: 0,
+        head_hash: genesis.right,
+        log_bytes: 0,
+        updated_ms: Date.parse(decoded.right.created_at),
+        ...queueColumns(ruleFold().state())
+      })
+    },
+    caseId
+  )
   return decoded.right
 }
 
@@ -65,15 +92,25 @@ const referencedObjects = (log: Buffer): string[] => {
 }
 
 /** Copies a verified case package (a directory) in; CASE_CORRUPT (nothing imported) when it does not verify. */
-export const importIntoStore = async (ctx: SqlContext, dir: string): Promise<{ case_id: string; generation: number }> => {
+export const importIntoStore = async (
+  ctx: SqlContext,
+  dir: string
+): Promise<{ case_id: string; generation: number }> => {
   const root = path.resolve(dir)
   const report = await verifyCase(root)()
   if (E.isLeft(report)) throw new FailureError(report.left)
   if (!report.right.valid) {
     const errors = report.right.findings.filter(isError)
-    fail('CASE_CORRUPT', `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`, { findings: errors.slice(0, 20) })
+    fail(
+      'CASE_CORRUPT',
+      `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`,
+      { findings: errors.slice(0, 20) }
+    )
   }
-  const declBytes = await readRegular(path.join(root, DECLARATION_FILE), { maxBytes: 64 << 10, shown: DECLARATION_FILE })
+  const declBytes = await readRegular(path.join(root, DECLARATION_FILE), {
+    maxBytes: 64 << 10,
+    shown: DECLARATION_FILE
+  })
   const log = await readRegular(path.join(root, LOG_FILE), { shown: LOG_FILE })
   const head = report.right.head
   if (head === null) return fail('INTERNAL_ERROR', 'a valid case without a head')
@@ -104,12 +141,27 @@ export const importIntoStore = async (ctx: SqlContext, dir: string): Promise<{ c
     const file = path.join(root, objectPath(digest))
     return { digest, size: statSync(file).size, read: () => readRegular(file, { shown: objectPath(digest) }) }
   })
-  await insertCase(ctx, async (trx) => {
-    await trx('vba_cases').insert({ case_id: caseId, declaration: declBytes, created_at: decl.right.created_at, generation: head.seq, head_hash: head.hash, log_bytes: limit.length, last_event_at: lastAt, updated_ms: Date.parse(lastAt ?? decl.right.created_at), ...queueColumns(scanState) })
-    await ctx.objects.insert(trx, files)
-    await insertEvents(trx, caseId, rows)
-    const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
-    for (let i = 0; i < cmdRows.length; i += INSERT_ROWS) await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
-  }, caseId)
+  await insertCase(
+    ctx,
+    async (trx) => {
+      await trx('vba_cases').insert({
+        case_id: caseId,
+        declaration: declBytes,
+        created_at: decl.right.created_at,
+        generation: head.seq,
+        head_hash: head.hash,
+        log_bytes: limit.length,
+        last_event_at: lastAt,
+        updated_ms: Date.parse(lastAt ?? decl.right.created_at),
+        ...queueColumns(scanState)
+      })
+      await ctx.objects.insert(trx, files)
+      await insertEvents(trx, caseId, rows)
+      const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
+      for (let i = 0; i < cmdRows.length; i += INSERT_ROWS)
+        await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
+    },
+    caseId
+  )
   return { case_id: caseId, generation: head.seq }
 }

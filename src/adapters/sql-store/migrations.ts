@@ -23,70 +23,77 @@ interface Migration {
 const bytes = (knex: Knex): string => dialectOfKnex(knex).bytes
 
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
-  ['0001_case_store', {
-    up: async (knex) => {
-      await knex.schema.createTable('vba_cases', (t) => {
-        t.string('case_id', 128).primary()
-        t.specificType('declaration', bytes(knex)).notNullable()
-        t.string('created_at', 32).notNullable()
-        t.integer('generation').notNullable().defaultTo(0)
-        t.string('head_hash', 71).notNullable()
-        t.bigInteger('log_bytes').notNullable().defaultTo(0)
-        t.string('last_event_at', 32).nullable()
-        t.string('state', 32).notNullable().defaultTo('NOT_STARTED')
-        t.string('reason', 64).nullable()
-        t.string('retry_not_before', 32).nullable()
-        t.bigInteger('retry_not_before_ms').nullable()
-        t.integer('revision').notNullable().defaultTo(0)
-        t.integer('budget_left').nullable()
-        t.string('pending_plan', 128).nullable()
-        t.string('lease_owner', 128).nullable()
-        t.string('lease_token', 64).nullable()
-        t.bigInteger('lease_expires_ms').nullable()
-        t.bigInteger('updated_ms').notNullable()
-        t.index(['state'], 'vba_cases_state')
-      })
-      await knex.schema.createTable('vba_events', (t) => {
-        t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
-        t.integer('seq').notNullable()
-        t.string('command_id', 128).notNullable()
-        t.string('hash', 71).notNullable()
-        t.specificType('line', bytes(knex)).notNullable()
-        t.primary(['case_id', 'seq'])
-      })
-      await knex.schema.createTable('vba_commands', (t) => {
-        t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
-        t.string('command_id', 128).notNullable()
-        t.integer('first_seq').notNullable()
-        t.integer('last_seq').notNullable()
-        t.primary(['case_id', 'command_id'])
-      })
-      await knex.schema.createTable('vba_objects', (t) => {
-        t.string('digest', 71).primary()
-        t.bigInteger('size').notNullable()
-        t.specificType('bytes', bytes(knex)).notNullable()
-      })
-    },
-    down: async (knex) => {
-      for (const t of ['vba_objects', 'vba_commands', 'vba_events', 'vba_cases']) await knex.schema.dropTableIfExists(t)
+  [
+    '0001_case_store',
+    {
+      up: async (knex) => {
+        await knex.schema.createTable('vba_cases', (t) => {
+          t.string('case_id', 128).primary()
+          t.specificType('declaration', bytes(knex)).notNullable()
+          t.string('created_at', 32).notNullable()
+          t.integer('generation').notNullable().defaultTo(0)
+          t.string('head_hash', 71).notNullable()
+          t.bigInteger('log_bytes').notNullable().defaultTo(0)
+          t.string('last_event_at', 32).nullable()
+          t.string('state', 32).notNullable().defaultTo('NOT_STARTED')
+          t.string('reason', 64).nullable()
+          t.string('retry_not_before', 32).nullable()
+          t.bigInteger('retry_not_before_ms').nullable()
+          t.integer('revision').notNullable().defaultTo(0)
+          t.integer('budget_left').nullable()
+          t.string('pending_plan', 128).nullable()
+          t.string('lease_owner', 128).nullable()
+          t.string('lease_token', 64).nullable()
+          t.bigInteger('lease_expires_ms').nullable()
+          t.bigInteger('updated_ms').notNullable()
+          t.index(['state'], 'vba_cases_state')
+        })
+        await knex.schema.createTable('vba_events', (t) => {
+          t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
+          t.integer('seq').notNullable()
+          t.string('command_id', 128).notNullable()
+          t.string('hash', 71).notNullable()
+          t.specificType('line', bytes(knex)).notNullable()
+          t.primary(['case_id', 'seq'])
+        })
+        await knex.schema.createTable('vba_commands', (t) => {
+          t.string('case_id', 128).notNullable().references('case_id').inTable('vba_cases')
+          t.string('command_id', 128).notNullable()
+          t.integer('first_seq').notNullable()
+          t.integer('last_seq').notNullable()
+          t.primary(['case_id', 'command_id'])
+        })
+        await knex.schema.createTable('vba_objects', (t) => {
+          t.string('digest', 71).primary()
+          t.bigInteger('size').notNullable()
+          t.specificType('bytes', bytes(knex)).notNullable()
+        })
+      },
+      down: async (knex) => {
+        for (const t of ['vba_objects', 'vba_commands', 'vba_events', 'vba_cases'])
+          await knex.schema.dropTableIfExists(t)
+      }
     }
-  }],
-  ['0002_model_columns', {
-    // Which model answered last, the tokens spent, and why the model failed: shown by queue list.
-    up: async (knex) => {
-      await knex.schema.alterTable('vba_cases', (t) => {
-        t.string('model', 200).nullable()
-        t.bigInteger('tokens_total').notNullable().defaultTo(0)
-        t.string('last_failure_code', 64).nullable()
-        t.string('last_failure_message', 600).nullable()
-      })
-    },
-    down: async (knex) => {
-      await knex.schema.alterTable('vba_cases', (t) => {
-        t.dropColumns('model', 'tokens_total', 'last_failure_code', 'last_failure_message')
-      })
+  ],
+  [
+    '0002_model_columns',
+    {
+      // Which model answered last, the tokens spent, and why the model failed: shown by queue list.
+      up: async (knex) => {
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.string('model', 200).nullable()
+          t.bigInteger('tokens_total').notNullable().defaultTo(0)
+          t.string('last_failure_code', 64).nullable()
+          t.string('last_failure_message', 600).nullable()
+        })
+      },
+      down: async (knex) => {
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.dropColumns('model', 'tokens_total', 'last_failure_code', 'last_failure_message')
+        })
+      }
     }
-  }]
+  ]
 ]
 
 /** The names of every migration, oldest first. */

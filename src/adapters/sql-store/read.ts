@@ -34,95 +34,160 @@ export const openInStore = async (ctx: SqlContext, caseId: string): Promise<Case
 }
 
 /** The recorded outcome of a command id the handle has seen. */
-export const recordedInStore = async (ctx: SqlContext, handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
+export const recordedInStore = async (
+  ctx: SqlContext,
+  handle: CaseHandle,
+  commandId: string
+): Promise<AppendOutcome | null> => {
   const span = handle.cursor.commands.get(commandId)
   if (span === undefined) return null
   const events = await ctx.guard(() => recordedEvents(ctx.k, handle.ref, span))
   const last = events[events.length - 1]
-  return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt: last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }, repairs: [] }
+  return {
+    status: 'duplicate',
+    commandId,
+    events,
+    generation: handle.cursor.seq,
+    receipt:
+      last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash },
+    repairs: []
+  }
 }
 
-export const readObjectInStore = (ctx: SqlContext, object: ObjectRefLite): Promise<Buffer> => ctx.guard(() => ctx.objects.read(ctx.k, object))
+export const readObjectInStore = (ctx: SqlContext, object: ObjectRefLite): Promise<Buffer> =>
+  ctx.guard(() => ctx.objects.read(ctx.k, object))
 
 /** Verifies a stored case: chain, rules, and every referenced object read back and hashed. */
-export const verifyInStore = async (ctx: SqlContext, caseId: string, options: VerifyOptions = {}): Promise<VerifyReport> => ctx.guard(async () => {
-  const row = await caseRow(ctx, ctx.k, caseId, false)
-  const referenced = new Map<string, number>()
-  const extra: Finding[] = []
-  const expect = options.expectHead
-  let atReceipt: string | null = null
-  const scan = await scanRows(ctx.k, row, {
-    ...(options.rules === undefined ? {} : { rules: options.rules }),
-    notAfter: verificationTime(),
-    onEvent: (e) => {
-      if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
-      options.onEvent?.(e)
-    },
-    onRef: (ref, env) => {
-      const known = referenced.get(ref.digest)
-      if (known === undefined) referenced.set(ref.digest, ref.size)
-      else if (known !== ref.size) extra.push(finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, { seq: env.seq, data: { digest: ref.digest } }))
-    }
-  })
-  options.onProgress?.('log', row.log_bytes, row.log_bytes)
-  // What the store keeps beside the log must agree with it.
-  extra.push(...await storeConsistency(ctx.k, caseId, row.generation, scan.commands, scan.state))
-  // Every referenced object is read back and hashed; the obligations' objects are kept for the rules.
-  const wanted = new Set<string>()
-  for (const ob of scan.obligations) for (const ref of obligationRefs(ob)) wanted.add(ref.digest)
-  const kept = new Map<string, Buffer>()
-  const digests = [...referenced.keys()].sort()
-  let objectBytesTotal = 0
-  let present = 0
-  for (let i = 0; i < digests.length; i += 100) {
-    const batch = digests.slice(i, i + 100)
-    const found = await ctx.objects.readMany(ctx.k, batch)
-    for (const digest of batch) {
-      const rel = objectPath(digest)
-      const bytes = found.get(digest)
-      if (bytes === undefined) {
-        extra.push(finding('OBJECT_MISSING', `referenced object ${digest} is missing`, { path: rel, data: { digest } }))
-        continue
+export const verifyInStore = async (
+  ctx: SqlContext,
+  caseId: string,
+  options: VerifyOptions = {}
+): Promise<VerifyReport> =>
+  ctx.guard(async () => {
+    const row = await caseRow(ctx, ctx.k, caseId, false)
+    const referenced = new Map<string, number>()
+    const extra: Finding[] = []
+    const expect = options.expectHead
+    let atReceipt: string | null = null
+    const scan = await scanRows(ctx.k, row, {
+      ...(options.rules === undefined ? {} : { rules: options.rules }),
+      notAfter: verificationTime(),
+      onEvent: (e) => {
+        if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        options.onEvent?.(e)
+      },
+      onRef: (ref, env) => {
+        const known = referenced.get(ref.digest)
+        if (known === undefined) referenced.set(ref.digest, ref.size)
+        else if (known !== ref.size)
+          extra.push(
+            finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, {
+              seq: env.seq,
+              data: { digest: ref.digest }
+            })
+          )
       }
-      present++
-      objectBytesTotal += bytes.length
-      if (sha256Digest(bytes) !== digest) extra.push(finding('OBJECT_DIGEST_MISMATCH', `${rel} does not hash to its name`, { path: rel, data: { digest } }))
-      else if (bytes.length !== referenced.get(digest)) extra.push(finding('OBJECT_SIZE_MISMATCH', `${rel} has ${bytes.length} bytes, referenced with ${String(referenced.get(digest))}`, { path: rel, data: { digest } }))
-      else if (wanted.has(digest)) kept.set(digest, bytes)
+    })
+    options.onProgress?.('log', row.log_bytes, row.log_bytes)
+    // What the store keeps beside the log must agree with it.
+    extra.push(...(await storeConsistency(ctx.k, caseId, row.generation, scan.commands, scan.state)))
+    // Every referenced object is read back and hashed; the obligations' objects are kept for the rules.
+    const wanted = new Set<string>()
+    for (const ob of scan.obligations) for (const ref of obligationRefs(ob)) wanted.add(ref.digest)
+    const kept = new Map<string, Buffer>()
+    const digests = [...referenced.keys()].sort()
+    let objectBytesTotal = 0
+    let present = 0
+    for (let i = 0; i < digests.length; i += 100) {
+      const batch = digests.slice(i, i + 100)
+      const found = await ctx.objects.readMany(ctx.k, batch)
+      for (const digest of batch) {
+        const rel = objectPath(digest)
+        const bytes = found.get(digest)
+        if (bytes === undefined) {
+          extra.push(
+            finding('OBJECT_MISSING', `referenced object ${digest} is missing`, { path: rel, data: { digest } })
+          )
+          continue
+        }
+        present++
+        objectBytesTotal += bytes.length
+        if (sha256Digest(bytes) !== digest)
+          extra.push(
+            finding('OBJECT_DIGEST_MISMATCH', `${rel} does not hash to its name`, { path: rel, data: { digest } })
+          )
+        else if (bytes.length !== referenced.get(digest))
+          extra.push(
+            finding(
+              'OBJECT_SIZE_MISMATCH',
+              `${rel} has ${bytes.length} bytes, referenced with ${String(referenced.get(digest))}`,
+              { path: rel, data: { digest } }
+            )
+          )
+        else if (wanted.has(digest)) kept.set(digest, bytes)
+      }
+      options.onProgress?.('objects', Math.min(i + 100, digests.length), digests.length)
     }
-    options.onProgress?.('objects', Math.min(i + 100, digests.length), digests.length)
-  }
-  return verifyReportOf(scan, (ref) => {
-    const b = kept.get(ref.digest)
-    return b !== undefined && b.length === ref.size ? b : undefined
-  }, extra, expect, atReceipt, { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes })
-})
+    return verifyReportOf(
+      scan,
+      (ref) => {
+        const b = kept.get(ref.digest)
+        return b !== undefined && b.length === ref.size ? b : undefined
+      },
+      extra,
+      expect,
+      atReceipt,
+      { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes }
+    )
+  })
 
 /** Folds the projections over the stored log. */
-export const replayInStore = async (ctx: SqlContext, caseId: string, projections: readonly AnyProjection[]): Promise<ReplayResult> => ctx.guard(async () => {
-  const row = await caseRow(ctx, ctx.k, caseId, false)
-  const f = fold(projections)
-  const scan = await scanRows(ctx.k, row, { onEvent: f.feed, canonical: false })
-  if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-  return { case_id: scan.declaration.case_id, generation: scan.seq, head_hash: scan.hash, views: f.views(), notices: scan.findings }
-})
+export const replayInStore = async (
+  ctx: SqlContext,
+  caseId: string,
+  projections: readonly AnyProjection[]
+): Promise<ReplayResult> =>
+  ctx.guard(async () => {
+    const row = await caseRow(ctx, ctx.k, caseId, false)
+    const f = fold(projections)
+    const scan = await scanRows(ctx.k, row, { onEvent: f.feed, canonical: false })
+    if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null)
+      throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
+    return {
+      case_id: scan.declaration.case_id,
+      generation: scan.seq,
+      head_hash: scan.hash,
+      views: f.views(),
+      notices: scan.findings
+    }
+  })
 
 /** The case as a package at its head (one transaction: head, log and objects of one generation). */
-export const viewInStore = async (ctx: SqlContext, caseId: string): Promise<CaseView> => ctx.guard(async () =>
-  ctx.k.transaction(async (trx) => {
-    const row = await caseRow(ctx, trx, caseId, false)
-    const lines: Buffer[] = []
-    let after = 0
-    for (;;) {
-      const rows = (await trx('vba_events').select('seq', 'line').where('case_id', caseId).andWhere('seq', '>', after).andWhere('seq', '<=', row.generation).orderBy('seq').limit(PAGE_ROWS)) as Array<Record<string, unknown>>
-      for (const r of rows) {
-        lines.push(buf(r['line']), Buffer.from('\n'))
-        after = num(r['seq'])
+export const viewInStore = async (ctx: SqlContext, caseId: string): Promise<CaseView> =>
+  ctx.guard(async () =>
+    ctx.k.transaction(async (trx) => {
+      const row = await caseRow(ctx, trx, caseId, false)
+      const lines: Buffer[] = []
+      let after = 0
+      for (;;) {
+        const rows = (await trx('vba_events')
+          .select('seq', 'line')
+          .where('case_id', caseId)
+          .andWhere('seq', '>', after)
+          .andWhere('seq', '<=', row.generation)
+          .orderBy('seq')
+          .limit(PAGE_ROWS)) as Array<Record<string, unknown>>
+        for (const r of rows) {
+          lines.push(buf(r['line']), Buffer.from('\n'))
+          after = num(r['seq'])
+        }
+        if (rows.length < PAGE_ROWS) break
       }
-      if (rows.length < PAGE_ROWS) break
-    }
-    const head = canonicalJson({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes } satisfies Head)
-    if (E.isLeft(head)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-    // Objects are read in chunks while the bag is written: one chunk in memory, not the object.
-    return viewOf(Buffer.from(`${head.right}\n`), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({ stream: () => ctx.objects.chunks(ctx.k, digest, size) }))
-  }))
+      const head = canonicalJson({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes } satisfies Head)
+      if (E.isLeft(head)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
+      // Objects are read in chunks while the bag is written: one chunk in memory, not the object.
+      return viewOf(Buffer.from(`${head.right}\n`), row.declaration, Buffer.concat(lines), (_rel, digest, size) => ({
+        stream: () => ctx.objects.chunks(ctx.k, digest, size)
+      }))
+    })
+  )

@@ -38,11 +38,30 @@ export interface LeasedCaseRow extends CaseRow {
 }
 
 /** The case row (locked with `lock`), or CASE_NOT_FOUND. */
-export const caseRow = async (ctx: SqlContext, q: Knex | Knex.Transaction, caseId: string, lock: boolean): Promise<LeasedCaseRow> => {
-  let query = q('vba_cases').select('case_id', 'declaration', 'generation', 'head_hash', 'log_bytes', 'lease_owner', 'lease_token', 'lease_expires_ms').where({ case_id: caseId })
+export const caseRow = async (
+  ctx: SqlContext,
+  q: Knex | Knex.Transaction,
+  caseId: string,
+  lock: boolean
+): Promise<LeasedCaseRow> => {
+  let query = q('vba_cases')
+    .select(
+      'case_id',
+      'declaration',
+      'generation',
+      'head_hash',
+      'log_bytes',
+      'lease_owner',
+      'lease_token',
+      'lease_expires_ms'
+    )
+    .where({ case_id: caseId })
   if (lock) query = query.forUpdate()
   const row = (await query.first()) as Record<string, unknown> | undefined
-  if (row === undefined) throw new FailureError(failure('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId }))
+  if (row === undefined)
+    throw new FailureError(
+      failure('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
+    )
   return {
     case_id: String(row['case_id']),
     declaration: buf(row['declaration']),
@@ -54,8 +73,6 @@ export const caseRow = async (ctx: SqlContext, q: Knex | Knex.Transaction, caseI
     lease_expires_ms: numOrNull(row['lease_expires_ms'])
   }
 }
-
-
 
 /** The queue columns of a case row, from the case state (a pure projection, {@link queueRow}). */
 export const queueColumns = (s: CaseState): Record<string, unknown> => {
@@ -82,16 +99,28 @@ export interface EventRow {
   readonly line: Buffer
 }
 
-export const insertEvents = async (trx: Knex.Transaction, caseId: string, lines: readonly EventRow[]): Promise<void> => {
+export const insertEvents = async (
+  trx: Knex.Transaction,
+  caseId: string,
+  lines: readonly EventRow[]
+): Promise<void> => {
   for (let i = 0; i < lines.length; i += INSERT_ROWS) {
     await trx('vba_events').insert(lines.slice(i, i + INSERT_ROWS).map((l) => ({ case_id: caseId, ...l })))
   }
 }
 
-
 /** The events of a recorded command, decoded. */
-export const recordedEvents = async (q: Knex | Knex.Transaction, caseId: string, span: CommandSpan): Promise<EventEnvelope[]> => {
-  const rows = (await q('vba_events').select('line').where('case_id', caseId).andWhere('seq', '>=', span.firstSeq).andWhere('seq', '<=', span.lastSeq).orderBy('seq')) as Array<Record<string, unknown>>
+export const recordedEvents = async (
+  q: Knex | Knex.Transaction,
+  caseId: string,
+  span: CommandSpan
+): Promise<EventEnvelope[]> => {
+  const rows = (await q('vba_events')
+    .select('line')
+    .where('case_id', caseId)
+    .andWhere('seq', '>=', span.firstSeq)
+    .andWhere('seq', '<=', span.lastSeq)
+    .orderBy('seq')) as Array<Record<string, unknown>>
   return rows.map((r) => {
     const decoded = EventEnvelope.decode(JSON.parse(buf(r['line']).toString('utf8')))
     if (E.isLeft(decoded)) return fail('CASE_CORRUPT', 'recorded event no longer decodes')

@@ -21,7 +21,15 @@ export interface ScanRowsOptions {
   readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
   readonly canonical?: boolean
   readonly rules?: boolean
-  readonly resume?: { readonly seq: number; readonly hash: string; readonly bytes: number; readonly commands: Map<string, CommandSpan>; readonly lastCommand: string | null; readonly state: CaseState; readonly ids?: Set<string> }
+  readonly resume?: {
+    readonly seq: number
+    readonly hash: string
+    readonly bytes: number
+    readonly commands: Map<string, CommandSpan>
+    readonly lastCommand: string | null
+    readonly state: CaseState
+    readonly ids?: Set<string>
+  }
   /** Stop at this generation (the head read in the same transaction). */
   readonly until?: number
   /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
@@ -29,7 +37,11 @@ export interface ScanRowsOptions {
 }
 
 /** Scans the stored log of `row` (from the start, or from `resume`). */
-export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: ScanRowsOptions = {}): Promise<ScanResult> => {
+export const scanRows = async (
+  q: Knex | Knex.Transaction,
+  row: CaseRow,
+  o: ScanRowsOptions = {}
+): Promise<ScanResult> => {
   const findings: Finding[] = []
   let omitted = 0
   const report = (f: Finding): void => {
@@ -38,18 +50,35 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
   }
   // A catch-up (resume) continues a log whose declaration the handle checked already.
   const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), CaseDeclaration) : null
-  if (decl !== null && E.isLeft(decl)) report(finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE }))
+  if (decl !== null && E.isLeft(decl))
+    report(
+      finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE })
+    )
   const declaration = decl !== null && E.isRight(decl) ? decl.right : null
-  if (declaration !== null && declaration.case_id !== row.case_id) report(finding('CASE_DECLARATION_INVALID', `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`, { path: DECLARATION_FILE }))
+  if (declaration !== null && declaration.case_id !== row.case_id)
+    report(
+      finding(
+        'CASE_DECLARATION_INVALID',
+        `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`,
+        { path: DECLARATION_FILE }
+      )
+    )
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
   const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
-  const rules = ruleFold(o.resume?.state, { ...(declaration === null ? {} : { createdAt: declaration.created_at }), ...(o.notAfter === undefined ? {} : { notAfter: o.notAfter }) })
+  const rules = ruleFold(o.resume?.state, {
+    ...(declaration === null ? {} : { createdAt: declaration.created_at }),
+    ...(o.notAfter === undefined ? {} : { notAfter: o.notAfter })
+  })
   const checker = logChecker({
     ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     ...(o.onRef === undefined ? {} : { onRef: o.onRef }),
     ...(o.canonical === undefined ? {} : { canonical: o.canonical }),
-    start, commands, lastCommand: o.resume?.lastCommand ?? null, report, rules: o.rules === false ? null : rules,
+    start,
+    commands,
+    lastCommand: o.resume?.lastCommand ?? null,
+    report,
+    rules: o.rules === false ? null : rules,
     ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids })
   })
   const until = o.until ?? row.generation
@@ -57,16 +86,33 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
   let after = start.seq
   let expected = start.seq + 1
   for (;;) {
-    const rows = (await q('vba_events').select('seq', 'command_id', 'hash', 'line').where('case_id', row.case_id).andWhere('seq', '>', after).andWhere('seq', '<=', until).orderBy('seq').limit(PAGE_ROWS)) as Array<Record<string, unknown>>
+    const rows = (await q('vba_events')
+      .select('seq', 'command_id', 'hash', 'line')
+      .where('case_id', row.case_id)
+      .andWhere('seq', '>', after)
+      .andWhere('seq', '<=', until)
+      .orderBy('seq')
+      .limit(PAGE_ROWS)) as Array<Record<string, unknown>>
     for (const r of rows) {
       const seq = num(r['seq'])
       const line = buf(r['line'])
-      if (seq !== expected) report(finding('SEQ_GAP', `the stored log has no event ${expected} (next stored: ${seq})`, { path: LOG_FILE, seq: expected }))
+      if (seq !== expected)
+        report(
+          finding('SEQ_GAP', `the stored log has no event ${expected} (next stored: ${seq})`, {
+            path: LOG_FILE,
+            seq: expected
+          })
+        )
       expected = seq + 1
       const end = pos + line.length + 1
       checker.line(line, null, pos, end)
       if (checker.seq() === seq && (checker.hash() !== r['hash'] || checker.lastCommand() !== r['command_id'])) {
-        report(finding('HEAD_MISMATCH', `the row of event ${seq} does not match its line (hash or command id column)`, { path: LOG_FILE, seq }))
+        report(
+          finding('HEAD_MISMATCH', `the row of event ${seq} does not match its line (hash or command id column)`, {
+            path: LOG_FILE,
+            seq
+          })
+        )
       }
       pos = end
       after = seq
@@ -75,7 +121,13 @@ export const scanRows = async (q: Knex | Knex.Transaction, row: CaseRow, o: Scan
   }
   checker.end()
   if (checker.seq() !== row.generation || checker.hash() !== row.head_hash || checker.bytes() !== row.log_bytes) {
-    report(finding('HEAD_MISMATCH', `the case row acknowledges seq ${row.generation}, the stored log ends at seq ${checker.seq()}${checker.hash() === row.head_hash ? '' : ' with another hash'}`, { path: HEAD_FILE, data: { head_seq: row.generation, log_seq: checker.seq() } }))
+    report(
+      finding(
+        'HEAD_MISMATCH',
+        `the case row acknowledges seq ${row.generation}, the stored log ends at seq ${checker.seq()}${checker.hash() === row.head_hash ? '' : ' with another hash'}`,
+        { path: HEAD_FILE, data: { head_seq: row.generation, log_seq: checker.seq() } }
+      )
+    )
   }
   return {
     declaration,

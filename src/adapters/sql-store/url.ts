@@ -21,23 +21,38 @@ export interface StoreConnection {
 const invalid = (message: string): E.Either<Failure, never> => E.left(failure('STORE_INVALID', message))
 
 /** Parses a store URL (credentials never appear in a failure). */
-export const parseStoreUrl = (text: string, env: Readonly<Record<string, string | undefined>> = process.env): E.Either<Failure, StoreConnection> => {
+export const parseStoreUrl = (
+  text: string,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): E.Either<Failure, StoreConnection> => {
   let u: URL
   try {
     u = new URL(text)
   } catch {
     return invalid('the store is not a URL: use postgres://user@host:5432/database or mysql://user@host:3306/database')
   }
-  const client = u.protocol === 'postgres:' || u.protocol === 'postgresql:' ? 'pg' : u.protocol === 'mysql:' || u.protocol === 'mariadb:' ? 'mysql2' : null
-  if (client === null) return invalid(`unknown store scheme ${u.protocol.replace(/:$/, '')}: use postgres:// or mysql:// (mariadb://)`)
+  const client =
+    u.protocol === 'postgres:' || u.protocol === 'postgresql:'
+      ? 'pg'
+      : u.protocol === 'mysql:' || u.protocol === 'mariadb:'
+        ? 'mysql2'
+        : null
+  if (client === null)
+    return invalid(`unknown store scheme ${u.protocol.replace(/:$/, '')}: use postgres:// or mysql:// (mariadb://)`)
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''))
-  if (!/^[A-Za-z_][A-Za-z0-9_$-]{0,62}$/.test(database)) return invalid('the store URL names no valid database (…/database)')
+  if (!/^[A-Za-z_][A-Za-z0-9_$-]{0,62}$/.test(database))
+    return invalid('the store URL names no valid database (…/database)')
   const passwordEnv = u.searchParams.get('password_env')
   for (const k of u.searchParams.keys()) if (k !== 'password_env') return invalid(`unknown store URL parameter ${k}`)
   let password = u.password === '' ? undefined : decodeURIComponent(u.password)
   if (passwordEnv !== null) {
     const v = env[passwordEnv]
-    if (v === undefined) return E.left(failure('CREDENTIALS_MISSING', `environment variable ${passwordEnv} (the store's password_env) is not set`, { password_env: passwordEnv }))
+    if (v === undefined)
+      return E.left(
+        failure('CREDENTIALS_MISSING', `environment variable ${passwordEnv} (the store's password_env) is not set`, {
+          password_env: passwordEnv
+        })
+      )
     password = v
   }
   const shown = new URL(u.toString())

@@ -36,5 +36,6 @@ export const ALLOWED_ACTORS: { readonly [K in EventType]: readonly Actor[] } = {
 /** actor.allowed */
 export const checkActor = (c: RuleContext): void => {
   const allowed = ALLOWED_ACTORS[c.e.type]
-  if (!allowed.includes(c.e.actor)) c.bad('actor.allowed', `${c.e.type} is written by ${allowed.join(' or ')}, not by ${c.e.actor}`)
+  if (!allowed.includes(c.e.actor))
+    c.bad('actor.allowed', `${c.e.type} is written by ${allowed.join(' or ')}, not by ${c.e.actor}`)
 }

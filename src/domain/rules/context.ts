@@ -32,27 +32,45 @@ export interface DecisionObligation {
 
 /** Checks that need object contents, for whoever reads objects (see objects.ts). */
 export type Obligation =
-  | { readonly kind: 'capture'; readonly seq: number; readonly ref: ObjectRefLite; readonly queryKind: string; readonly requestDigest: string }
   | {
-    readonly kind: 'facts'
-    readonly seq: number
-    readonly ref: ObjectRefLite
-    readonly revision: number
-    readonly factCount: number
-    readonly complete: boolean
-    /** The revision's enrichment captures (behind its coverage). */
-    readonly captures: readonly ObjectRefLite[]
-    /** Every capture of the case recorded before the facts (what provenance may point into). */
-    readonly known: readonly ObjectRefLite[]
-    /** The revision's entities and its recorded enrichment settings (null: version 1), to derive the facts again. */
-    readonly entities: readonly EntityRef[]
-    readonly enrichment: ObjectRefLite | null
-  }
+      readonly kind: 'capture'
+      readonly seq: number
+      readonly ref: ObjectRefLite
+      readonly queryKind: string
+      readonly requestDigest: string
+    }
+  | {
+      readonly kind: 'facts'
+      readonly seq: number
+      readonly ref: ObjectRefLite
+      readonly revision: number
+      readonly factCount: number
+      readonly complete: boolean
+      /** The revision's enrichment captures (behind its coverage). */
+      readonly captures: readonly ObjectRefLite[]
+      /** Every capture of the case recorded before the facts (what provenance may point into). */
+      readonly known: readonly ObjectRefLite[]
+      /** The revision's entities and its recorded enrichment settings (null: version 1), to derive the facts again. */
+      readonly entities: readonly EntityRef[]
+      readonly enrichment: ObjectRefLite | null
+    }
   | DecisionObligation
   /** Captures and the binding in force when they were recorded: their origins must match it. */
-  | { readonly kind: 'binding'; readonly seq: number; readonly binding: Binding; readonly captures: readonly ObjectRefLite[] }
+  | {
+      readonly kind: 'binding'
+      readonly seq: number
+      readonly binding: Binding
+      readonly captures: readonly ObjectRefLite[]
+    }
   /** A recorded prompt, to be rendered again from the state before it (checked by src/projections/prompt-derivation.ts). */
-  | { readonly kind: 'prompt'; readonly seq: number; readonly ref: ObjectRefLite; readonly turn: number; readonly version: string; readonly state: CaseState }
+  | {
+      readonly kind: 'prompt'
+      readonly seq: number
+      readonly ref: ObjectRefLite
+      readonly turn: number
+      readonly version: string
+      readonly state: CaseState
+    }
 
 /** Reads an object's bytes by reference; undefined when it is not there (reported elsewhere). */
 export type ReadObject = (ref: ObjectRefLite) => Uint8Array | undefined
@@ -63,7 +81,13 @@ export interface CommandContext {
   readonly events: RecordedEvent[]
   expectations: Expectation[]
   /** A command that records a model's answer: the answer and the state before it, derived again at its end. */
-  answer?: { readonly seq: number; readonly ref: ObjectRefLite & { readonly media_type?: string }; readonly turn: number; readonly at: string; readonly state: CaseState }
+  answer?: {
+    readonly seq: number
+    readonly ref: ObjectRefLite & { readonly media_type?: string }
+    readonly turn: number
+    readonly at: string
+    readonly state: CaseState
+  }
 }
 
 /** What the check of one event of type `E` is given. */

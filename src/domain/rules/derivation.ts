@@ -19,11 +19,17 @@ const comparable = (e: Pick<EventDraft, 'type' | 'actor' | 'data'>): unknown => 
 }
 
 const text = (bytes: Uint8Array, mediaType: string | undefined): string =>
-  (mediaType ?? '').includes('utf-16le') ? Buffer.from(bytes).toString('utf16le') : new TextDecoder('utf-8').decode(bytes)
+  (mediaType ?? '').includes('utf-16le')
+    ? Buffer.from(bytes).toString('utf16le')
+    : new TextDecoder('utf-8').decode(bytes)
 
 /** Why the recorded decision is not what the deciders make of the answer, or null. */
 export const decisionProblem = (ob: DecisionObligation, bytes: Uint8Array): string | null => {
-  const derived = decideAnswer(ob.state, { turn: ob.turn, raw: text(bytes, ob.ref.media_type), planId: `P${ob.turn}` }, new Date(ob.at))
+  const derived = decideAnswer(
+    ob.state,
+    { turn: ob.turn, raw: text(bytes, ob.ref.media_type), planId: `P${ob.turn}` },
+    new Date(ob.at)
+  )
   if (E.isLeft(derived)) return `the deciders refuse this answer (${derived.left.code}), but a decision was recorded`
   const want = canonicalJson(derived.right.map(comparable))
   const got = canonicalJson(ob.decided.map(comparable))

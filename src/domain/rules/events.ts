@@ -11,7 +11,17 @@ import { memberProblem } from './members.js'
 import { checkFeedback } from './reference.js'
 import { checkCancelled, checkCapture, checkFailed, checkFromCase } from './research.js'
 import { checkCompleted, checkEnrichment, checkInputs } from './revision.js'
-import { checkAnswer, checkConclusion, checkInterpretation, checkLabTest, checkPlan, checkProposed, checkRejection, checkRequest, checkUpdated } from './turn.js'
+import {
+  checkAnswer,
+  checkConclusion,
+  checkInterpretation,
+  checkLabTest,
+  checkPlan,
+  checkProposed,
+  checkRejection,
+  checkRequest,
+  checkUpdated
+} from './turn.js'
 import type { EventOf, RuleContext } from './context.js'
 
 const none = (): void => {}

@@ -41,7 +41,10 @@ const keyOf = (v: unknown): string => {
 }
 
 /** Why the recorded facts are not what enrichment derives, or null (also when an object is missing: reported elsewhere). */
-export const factsProblem = async (ob: FactsDerivation, read: (ref: ObjectRefLite) => Uint8Array | undefined): Promise<string | null> => {
+export const factsProblem = async (
+  ob: FactsDerivation,
+  read: (ref: ObjectRefLite) => Uint8Array | undefined
+): Promise<string | null> => {
   if (ob.enrichment === null) return null
   const settings = EnrichmentConfig.decode(parse(read(ob.enrichment)))
   if (E.isLeft(settings)) return 'the recorded enrichment settings are not enrichment settings'
@@ -58,7 +61,13 @@ export const factsProblem = async (ob: FactsDerivation, read: (ref: ObjectRefLit
   for (const f of doc.right.facts) {
     if (f.type !== 'project_context_coverage') continue
     for (const g of f.left_out as readonly CoverageGap[]) {
-      if (g.request !== undefined && g.code !== undefined) refusals.set(keyOf(g.request), { _tag: 'Failure', code: g.code as Failure['code'], message: g.detail ?? '', data: {} })
+      if (g.request !== undefined && g.code !== undefined)
+        refusals.set(keyOf(g.request), {
+          _tag: 'Failure',
+          code: g.code as Failure['code'],
+          message: g.detail ?? '',
+          data: {}
+        })
     }
   }
   const unrecorded: string[] = []
@@ -75,18 +84,27 @@ export const factsProblem = async (ob: FactsDerivation, read: (ref: ObjectRefLit
   }
   const derived = await enrich(replay, settings.right, ob.entities)
   if (E.isLeft(derived)) return `enrichment could not be derived again (${derived.left.code})`
-  if (unrecorded.length > 0) return `enrichment asks ${unrecorded.length} question(s) the revision recorded no answer for, the first: ${unrecorded[0]?.slice(0, 160) ?? ''}`
+  if (unrecorded.length > 0)
+    return `enrichment asks ${unrecorded.length} question(s) the revision recorded no answer for, the first: ${unrecorded[0]?.slice(0, 160) ?? ''}`
   const asked = derived.right.captures.map((c) => keyOf(c.request))
-  const recordedOrder = ob.captures.map((ref) => keyOf(Capture.is(parse(read(ref))) ? (parse(read(ref)) as Capture).request : null))
-  if (keyOf(asked) !== keyOf(recordedOrder)) return `the revision records its captures in another order or number than enrichment asks them (${ob.captures.length} recorded, ${asked.length} asked)`
+  const recordedOrder = ob.captures.map((ref) =>
+    keyOf(Capture.is(parse(read(ref))) ? (parse(read(ref)) as Capture).request : null)
+  )
+  if (keyOf(asked) !== keyOf(recordedOrder))
+    return `the revision records its captures in another order or number than enrichment asks them (${ob.captures.length} recorded, ${asked.length} asked)`
   const want = derived.right.facts
   const got = doc.right.facts
   for (let i = 0; i < Math.max(want.length, got.length); i++) {
     if (keyOf(want[i]) !== keyOf(got[i])) {
       const id = got[i]?.fact_id ?? want[i]?.fact_id ?? `#${i + 1}`
-      return want[i] === undefined ? `fact ${id} is not one enrichment derives (an invented fact)` : got[i] === undefined ? `enrichment derives fact ${id}, which the revision does not hold` : `fact ${id} is not what enrichment derives from its captures (${keyOf(got[i]).slice(0, 120)} recorded, ${keyOf(want[i]).slice(0, 120)} derived)`
+      return want[i] === undefined
+        ? `fact ${id} is not one enrichment derives (an invented fact)`
+        : got[i] === undefined
+          ? `enrichment derives fact ${id}, which the revision does not hold`
+          : `fact ${id} is not what enrichment derives from its captures (${keyOf(got[i]).slice(0, 120)} recorded, ${keyOf(want[i]).slice(0, 120)} derived)`
     }
   }
-  if (derived.right.complete !== ob.complete) return `the revision says ${ob.complete ? 'complete' : 'partial'}, enrichment derives ${derived.right.complete ? 'complete' : 'partial'}`
+  if (derived.right.complete !== ob.complete)
+    return `the revision says ${ob.complete ? 'complete' : 'partial'}, enrichment derives ${derived.right.complete ? 'complete' : 'partial'}`
   return null
 }

@@ -37,24 +37,46 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
   const obligations: Obligation[] = []
   const end = (): RuleViolation[] => {
     const owed = cmd === null ? [] : cmd.expectations.map((x) => violation(x.rule, x.message, x.seq))
-    if (cmd?.answer !== undefined) obligations.push({ kind: 'decision', ...cmd.answer, decided: cmd.events.slice(1).map((e) => ({ type: e.type, actor: e.actor, data: e.data })) })
+    if (cmd?.answer !== undefined)
+      obligations.push({
+        kind: 'decision',
+        ...cmd.answer,
+        decided: cmd.events.slice(1).map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
+      })
     cmd = null
     return owed
   }
   const feed = (e: RecordedEvent): RuleViolation[] => {
     const out = cmd !== null && cmd.commandId !== e.command_id ? end() : []
     // biome-ignore lint/suspicious/noAssignInExpressions: a command context starts at its first event
-    const current: CommandContext = cmd ??= { commandId: e.command_id, events: [], expectations: [] }
+    const current: CommandContext = (cmd ??= { commandId: e.command_id, events: [], expectations: [] })
     current.expectations = current.expectations.filter((x) => !x.met(e))
-    for (const v of checkTime(s, e, current.events[0]?.at ?? null, notAfter)) out.push(violation(v.rule, v.message, e.seq))
+    for (const v of checkTime(s, e, current.events[0]?.at ?? null, notAfter))
+      out.push(violation(v.rule, v.message, e.seq))
     const context: RuleContext = {
-      s, cmd: current, e, obligations,
-      bad: (rule, message) => { out.push(violation(rule, message, e.seq)) },
-      expect: (rule, message, met) => { current.expectations.push({ seq: e.seq, rule, message, met }) }
+      s,
+      cmd: current,
+      e,
+      obligations,
+      bad: (rule, message) => {
+        out.push(violation(rule, message, e.seq))
+      },
+      expect: (rule, message, met) => {
+        current.expectations.push({ seq: e.seq, rule, message, met })
+      }
     }
     checkEvent(context)
-    if (e.type === 'ModelResponded' && current.events.length === 0) current.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: cloneCaseState(s) }
-    if (e.type === 'ModelRequested') obligations.push({ kind: 'prompt', seq: e.seq, ref: e.data.prompt, turn: e.data.turn, version: e.data.prompt_version, state: cloneCaseState(s) })
+    if (e.type === 'ModelResponded' && current.events.length === 0)
+      current.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: cloneCaseState(s) }
+    if (e.type === 'ModelRequested')
+      obligations.push({
+        kind: 'prompt',
+        seq: e.seq,
+        ref: e.data.prompt,
+        turn: e.data.turn,
+        version: e.data.prompt_version,
+        state: cloneCaseState(s)
+      })
     current.events.push(e)
     evolve(s, e)
     return out

@@ -72,4 +72,9 @@ export interface RuleViolation {
 }
 
 /** A violation of `rule` at `seq` (its family from the table above). */
-export const violation = (rule: RuleId, message: string, seq: number): RuleViolation => ({ code: RULES[rule], rule, message, seq })
+export const violation = (rule: RuleId, message: string, seq: number): RuleViolation => ({
+  code: RULES[rule],
+  rule,
+  message,
+  seq
+})

@@ -6,7 +6,18 @@
  */
 import type { EventType } from '../../events/catalog.js'
 
-const DECISION_MEMBERS: readonly EventType[] = ['InterpretationRecorded', 'ModelResponseRejected', 'PlanConfirmed', 'BudgetReserved', 'QueryAnsweredFromCase', 'HypothesisProposed', 'HypothesisUpdated', 'LabTestRequested', 'ConclusionRecorded', 'CheckpointRecorded']
+const DECISION_MEMBERS: readonly EventType[] = [
+  'InterpretationRecorded',
+  'ModelResponseRejected',
+  'PlanConfirmed',
+  'BudgetReserved',
+  'QueryAnsweredFromCase',
+  'HypothesisProposed',
+  'HypothesisUpdated',
+  'LabTestRequested',
+  'ConclusionRecorded',
+  'CheckpointRecorded'
+]
 
 /** The events that may follow each first event of a command (absent: it is a command of its own). */
 export const COMMAND_MEMBERS: { readonly [K in EventType]: readonly EventType[] } = {
@@ -42,4 +53,6 @@ export const COMMAND_MEMBERS: { readonly [K in EventType]: readonly EventType[] 
 
 /** Why `type` may not follow `first` in one command, or null. */
 export const memberProblem = (first: EventType, type: EventType): string | null =>
-  COMMAND_MEMBERS[first].includes(type) ? null : `${type} is not part of a command that begins with ${first}${COMMAND_MEMBERS[first].length === 0 ? ' (which stands alone)' : ` (it holds ${COMMAND_MEMBERS[first].join(', ')})`}`
+  COMMAND_MEMBERS[first].includes(type)
+    ? null
+    : `${type} is not part of a command that begins with ${first}${COMMAND_MEMBERS[first].length === 0 ? ' (which stands alone)' : ` (it holds ${COMMAND_MEMBERS[first].join(', ')})`}`

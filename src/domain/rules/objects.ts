@@ -26,14 +26,24 @@ export const obligationRefs = (ob: Obligation): readonly ObjectRefLite[] => {
     case 'binding':
       return ob.captures
     case 'prompt':
-      return [ob.ref, ...(ob.state.report === null ? [] : [ob.state.report]), ...(ob.state.facts === null ? [] : [ob.state.facts]), ...ob.state.research.evidenceRefs.values()]
+      return [
+        ob.ref,
+        ...(ob.state.report === null ? [] : [ob.state.report]),
+        ...(ob.state.facts === null ? [] : [ob.state.facts]),
+        ...ob.state.research.evidenceRefs.values()
+      ]
     case 'facts':
       return [ob.ref, ...ob.captures, ...ob.known, ...(ob.enrichment === null ? [] : [ob.enrichment])]
   }
 }
 
 const Provenance = t.type({ capture: t.string, pointer: t.string })
-const FactsDocument = t.type({ format: t.literal('vba-facts'), version: t.number, revision: t.number, facts: t.array(t.UnknownRecord) })
+const FactsDocument = t.type({
+  format: t.literal('vba-facts'),
+  version: t.number,
+  revision: t.number,
+  facts: t.array(t.UnknownRecord)
+})
 
 const parseJson = (bytes: Uint8Array): unknown => {
   try {
@@ -44,7 +54,10 @@ const parseJson = (bytes: Uint8Array): unknown => {
 }
 
 /** Every {capture, pointer} object inside a fact, wherever it sits (provenance, from, to). */
-const provenanceOf = (value: unknown, out: Array<t.TypeOf<typeof Provenance>> = []): Array<t.TypeOf<typeof Provenance>> => {
+const provenanceOf = (
+  value: unknown,
+  out: Array<t.TypeOf<typeof Provenance>> = []
+): Array<t.TypeOf<typeof Provenance>> => {
   if (Array.isArray(value)) for (const v of value) provenanceOf(v, out)
   else if (typeof value === 'object' && value !== null) {
     if (Provenance.is(value)) out.push(value)
@@ -58,11 +71,16 @@ const bindingProblem = (b: Binding, c: Capture): string | null => {
   const o = c.origin
   if (o.type === 'git') {
     if (b.source === null) return 'a source capture, but the case is bound to no repository'
-    if (o.commit !== b.source.commit || o.url !== b.source.url) return `the capture is of ${o.url} at ${o.commit.slice(0, 12)}, the case is bound to ${b.source.url} at ${b.source.commit.slice(0, 12)}`
+    if (o.commit !== b.source.commit || o.url !== b.source.url)
+      return `the capture is of ${o.url} at ${o.commit.slice(0, 12)}, the case is bound to ${b.source.url} at ${b.source.commit.slice(0, 12)}`
     return null
   }
   if (b.database === null) return 'a database capture, but the case is bound to no database'
-  if (o.snapshot_id !== b.database.snapshot_id || o.client !== b.database.client || !b.database.databases.includes(o.database)) {
+  if (
+    o.snapshot_id !== b.database.snapshot_id ||
+    o.client !== b.database.client ||
+    !b.database.databases.includes(o.database)
+  ) {
     return `the capture is of ${o.client} ${o.database} snapshot ${o.snapshot_id}, the case is bound to ${b.database.client} ${b.database.databases.join(', ')} snapshot ${b.database.snapshot_id}`
   }
   return null
@@ -95,9 +113,17 @@ const checkCoverage = (ob: FactsObligation, captureOf: CaptureOf, bad: Bad): voi
   for (const c of behind) {
     const markers = partialMarkers(c.result).filter((m) => {
       const next = c.result['next_offset']
-      return !(m.startsWith('has_more') && typeof next === 'number' && requests.has(digestOf(continuationOf(c.request, next))))
+      return !(
+        m.startsWith('has_more') &&
+        typeof next === 'number' &&
+        requests.has(digestOf(continuationOf(c.request, next)))
+      )
     })
-    if (markers.length > 0) bad('revision.coverage', `the coverage says complete, but a ${c.kind} capture behind it is partial (${markers.join('; ')})`)
+    if (markers.length > 0)
+      bad(
+        'revision.coverage',
+        `the coverage says complete, but a ${c.kind} capture behind it is partial (${markers.join('; ')})`
+      )
   }
 }
 
@@ -111,7 +137,8 @@ const checkFacts = (ob: FactsObligation, read: ReadObject, captureOf: CaptureOf,
     return
   }
   const facts = doc.right.facts
-  if (facts.length !== ob.factCount) bad('revision.facts', `the revision says ${ob.factCount} facts, its document has ${facts.length}`)
+  if (facts.length !== ob.factCount)
+    bad('revision.facts', `the revision says ${ob.factCount} facts, its document has ${facts.length}`)
   const known = new Map(ob.known.map((r) => [r.digest, r]))
   for (const r of ob.captures) known.set(r.digest, r)
   for (const p of facts.flatMap((f) => provenanceOf(f))) {
@@ -121,7 +148,8 @@ const checkFacts = (ob: FactsObligation, read: ReadObject, captureOf: CaptureOf,
       continue
     }
     const c = captureOf(ref)
-    if (c != null && resolvePointer(c, p.pointer) === undefined) bad('revision.provenance', `pointer ${p.pointer} does not resolve in capture ${p.capture.slice(0, 20)}…`)
+    if (c != null && resolvePointer(c, p.pointer) === undefined)
+      bad('revision.provenance', `pointer ${p.pointer} does not resolve in capture ${p.capture.slice(0, 20)}…`)
   }
   const coverage = facts.filter((f) => f['type'] === 'project_context_coverage')
   const claimed = coverage[0]?.['complete']
@@ -129,7 +157,8 @@ const checkFacts = (ob: FactsObligation, read: ReadObject, captureOf: CaptureOf,
     bad('revision.facts', 'the facts hold exactly one project_context_coverage fact')
     return
   }
-  if (claimed !== ob.complete) bad('revision.facts', `the revision says complete=${ob.complete}, its coverage fact says ${claimed}`)
+  if (claimed !== ob.complete)
+    bad('revision.facts', `the revision says complete=${ob.complete}, its coverage fact says ${claimed}`)
   if (claimed) checkCoverage(ob, captureOf, bad)
 }
 
@@ -138,7 +167,9 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
   const out: RuleViolation[] = []
   const captureOf = captureReader(read)
   for (const ob of obligations) {
-    const bad: Bad = (rule, message) => { out.push(violation(rule, message, ob.seq)) }
+    const bad: Bad = (rule, message) => {
+      out.push(violation(rule, message, ob.seq))
+    }
     switch (ob.kind) {
       case 'prompt':
         break
@@ -159,8 +190,10 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
         const c = captureOf(ob.ref)
         if (c === null) bad('research.capture-object', `object ${ob.ref.digest} is not a capture`)
         else if (c === undefined) break
-        else if (c.kind !== ob.queryKind) bad('research.capture-object', `the capture is a ${c.kind}, recorded as ${ob.queryKind}`)
-        else if (digestOf(c.request) !== ob.requestDigest) bad('research.capture-object', 'the capture\'s request does not have the recorded request digest')
+        else if (c.kind !== ob.queryKind)
+          bad('research.capture-object', `the capture is a ${c.kind}, recorded as ${ob.queryKind}`)
+        else if (digestOf(c.request) !== ob.requestDigest)
+          bad('research.capture-object', "the capture's request does not have the recorded request digest")
         break
       }
       case 'facts':
@@ -171,7 +204,10 @@ export const checkObligations = (obligations: readonly Obligation[], read: ReadO
 }
 
 /** The facts derivations of the obligations (async: enrichment runs again over the recorded captures). */
-export const checkFactsDerivation = async (obligations: readonly Obligation[], read: ReadObject): Promise<RuleViolation[]> => {
+export const checkFactsDerivation = async (
+  obligations: readonly Obligation[],
+  read: ReadObject
+): Promise<RuleViolation[]> => {
   const out: RuleViolation[] = []
   for (const ob of obligations) {
     if (ob.kind !== 'facts') continue

@@ -4,7 +4,8 @@ import type { EventOf, RuleContext } from './context.js'
 /** reference.evidence */
 export const knownEvidence = (c: RuleContext, ids: readonly string[]): void => {
   const unknown = ids.filter((id) => !c.s.research.evidence.has(id))
-  if (unknown.length > 0) c.bad('reference.evidence', `${c.e.type} cites evidence that does not exist: ${unknown.slice(0, 5).join(', ')}`)
+  if (unknown.length > 0)
+    c.bad('reference.evidence', `${c.e.type} cites evidence that does not exist: ${unknown.slice(0, 5).join(', ')}`)
 }
 
 /** reference.lab: feedback answers an existing request, once. */

@@ -10,10 +10,19 @@ import type { EventOf, RuleContext } from './context.js'
 export const checkInputs = (c: RuleContext<EventOf<'InputsRecorded'>>): void => {
   const { s } = c
   const d = c.e.data
-  if (d.revision !== s.revisions.length + 1) c.bad('revision.number', `revision ${d.revision} follows revision ${s.revisions.length}; it must be ${s.revisions.length + 1}`)
-  if (digestOf({ report: d.report, entities: d.entities, attachments: d.attachments }) !== d.inputs_digest) c.bad('revision.inputs-digest', 'inputs_digest is not the digest of the recorded inputs index')
+  if (d.revision !== s.revisions.length + 1)
+    c.bad(
+      'revision.number',
+      `revision ${d.revision} follows revision ${s.revisions.length}; it must be ${s.revisions.length + 1}`
+    )
+  if (digestOf({ report: d.report, entities: d.entities, attachments: d.attachments }) !== d.inputs_digest)
+    c.bad('revision.inputs-digest', 'inputs_digest is not the digest of the recorded inputs index')
   const same = s.revisions.find((r) => r.inputs_digest === d.inputs_digest)
-  if (same !== undefined) c.bad('revision.inputs-digest', `revision ${same.revision} holds these inputs already; the same inputs make no new revision`)
+  if (same !== undefined)
+    c.bad(
+      'revision.inputs-digest',
+      `revision ${same.revision} holds these inputs already; the same inputs make no new revision`
+    )
 }
 
 export const checkEnrichment = (c: RuleContext<EventOf<'EnrichmentCaptured'>>): void => {
@@ -21,22 +30,45 @@ export const checkEnrichment = (c: RuleContext<EventOf<'EnrichmentCaptured'>>): 
   const d = c.e.data
   const r = s.revisions.find((x) => x.revision === d.revision)
   const latest = s.revisions[s.revisions.length - 1]
-  if (r === undefined || r.completed || r !== latest) c.bad('revision.open', `revision ${d.revision} is ${r === undefined ? 'unknown' : r.completed ? 'completed already' : 'not the latest'}; enrichment belongs to the latest open revision`)
+  if (r === undefined || r.completed || r !== latest)
+    c.bad(
+      'revision.open',
+      `revision ${d.revision} is ${r === undefined ? 'unknown' : r.completed ? 'completed already' : 'not the latest'}; enrichment belongs to the latest open revision`
+    )
   checkEvidenceId(c, d.capture.digest, d.evidence_id, d.repeat)
-  c.obligations.push({ kind: 'capture', seq: c.e.seq, ref: d.capture, queryKind: d.kind, requestDigest: d.request_digest })
-  c.expect('command.whole', `enrichment of revision ${d.revision} is recorded in the command that completes the revision`, (x) => x.type === 'RevisionCompleted' && x.data.revision === d.revision)
+  c.obligations.push({
+    kind: 'capture',
+    seq: c.e.seq,
+    ref: d.capture,
+    queryKind: d.kind,
+    requestDigest: d.request_digest
+  })
+  c.expect(
+    'command.whole',
+    `enrichment of revision ${d.revision} is recorded in the command that completes the revision`,
+    (x) => x.type === 'RevisionCompleted' && x.data.revision === d.revision
+  )
 }
 
 export const checkCompleted = (c: RuleContext<EventOf<'RevisionCompleted'>>): void => {
   const { s, e } = c
   const d = e.data
   const r = s.revisions.find((x) => x.revision === d.revision)
-  if (r === undefined || r.completed) c.bad('revision.open', `revision ${d.revision} is ${r === undefined ? 'unknown' : 'completed already'}`)
-  const captured = c.cmd.events.filter((x): x is EventOf<'EnrichmentCaptured'> => x.type === 'EnrichmentCaptured' && x.data.revision === d.revision)
-  if (captured.length !== d.queries) c.bad('revision.queries', `the revision says ${d.queries} queries, its enrichment recorded ${captured.length}`)
+  if (r === undefined || r.completed)
+    c.bad('revision.open', `revision ${d.revision} is ${r === undefined ? 'unknown' : 'completed already'}`)
+  const captured = c.cmd.events.filter(
+    (x): x is EventOf<'EnrichmentCaptured'> => x.type === 'EnrichmentCaptured' && x.data.revision === d.revision
+  )
+  if (captured.length !== d.queries)
+    c.bad('revision.queries', `the revision says ${d.queries} queries, its enrichment recorded ${captured.length}`)
   const captures = captured.map((x) => ({ digest: x.data.capture.digest, size: x.data.capture.size }))
   c.obligations.push({
-    kind: 'facts', seq: e.seq, ref: d.facts, revision: d.revision, factCount: d.fact_count, complete: d.complete,
+    kind: 'facts',
+    seq: e.seq,
+    ref: d.facts,
+    revision: d.revision,
+    factCount: d.fact_count,
+    complete: d.complete,
     captures,
     known: [...s.research.evidenceRefs.values()],
     entities: r?.entities ?? [],

@@ -51,21 +51,41 @@ const retryWindow = (s: CaseState, reason: string): readonly [number, number] | 
  * The time rules of one event in the state before it (`commandAt`: the time of the command's
  * first event, null for the first event of a command; `notAfter`: the verification time).
  */
-export const checkTime = (s: CaseState, e: RecordedEvent, commandAt: string | null, notAfter: number | null): TimeViolation[] => {
+export const checkTime = (
+  s: CaseState,
+  e: RecordedEvent,
+  commandAt: string | null,
+  notAfter: number | null
+): TimeViolation[] => {
   const out: TimeViolation[] = []
   if (!isRealInstant(e.at)) return [{ rule: 'time.format', message: `${e.at} is not a real UTC instant` }]
   const at = Date.parse(e.at)
-  if (s.createdAt !== null && at < Date.parse(s.createdAt)) out.push({ rule: 'time.order', message: `dated ${e.at}, before the case was created (${s.createdAt})` })
-  if (s.lastAt !== null && at < Date.parse(s.lastAt)) out.push({ rule: 'time.order', message: `dated ${e.at}, before the event it follows (${s.lastAt})` })
-  if (commandAt !== null && e.at !== commandAt) out.push({ rule: 'time.command', message: `dated ${e.at}, but its command was decided at ${commandAt}` })
-  if (notAfter !== null && at > notAfter) out.push({ rule: 'time.future', message: `dated ${e.at}, after the verification (${new Date(notAfter).toISOString()})` })
-  if (e.type === 'CheckpointRecorded' && e.data.state === 'BLOCKED' && e.data.reason !== null && e.data.retry_not_before !== null) {
+  if (s.createdAt !== null && at < Date.parse(s.createdAt))
+    out.push({ rule: 'time.order', message: `dated ${e.at}, before the case was created (${s.createdAt})` })
+  if (s.lastAt !== null && at < Date.parse(s.lastAt))
+    out.push({ rule: 'time.order', message: `dated ${e.at}, before the event it follows (${s.lastAt})` })
+  if (commandAt !== null && e.at !== commandAt)
+    out.push({ rule: 'time.command', message: `dated ${e.at}, but its command was decided at ${commandAt}` })
+  if (notAfter !== null && at > notAfter)
+    out.push({
+      rule: 'time.future',
+      message: `dated ${e.at}, after the verification (${new Date(notAfter).toISOString()})`
+    })
+  if (
+    e.type === 'CheckpointRecorded' &&
+    e.data.state === 'BLOCKED' &&
+    e.data.reason !== null &&
+    e.data.retry_not_before !== null
+  ) {
     const window = retryWindow(s, e.data.reason)
     const retry = Date.parse(e.data.retry_not_before)
     if (window !== null && !Number.isNaN(retry)) {
       const [least, most] = window
       if (retry < at + least - SEAL_SLACK_MS || retry > at + most) {
-        out.push({ rule: 'time.retry', message: `${e.data.reason} retries at ${e.data.retry_not_before}; decided at ${e.at} it retries ${least === most ? `${least} ms later` : `between ${least} and ${most} ms later`}` })
+        out.push({
+          rule: 'time.retry',
+          message: `${e.data.reason} retries at ${e.data.retry_not_before}; decided at ${e.at} it retries ${least === most ? `${least} ms later` : `between ${least} and ${most} ms later`}`
+        })
       }
     }
   }

@@ -25,7 +25,8 @@ const short = (hex: unknown): string => str(hex).slice(0, 12)
 export const cell = (v: unknown): string => {
   if (v === null || v === undefined) return 'NULL'
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  if (typeof v === 'string') return v === '' || v === 'NULL' || /[|\r\n\t"]|^\s|\s$/.test(v) || v.startsWith('base64:') ? JSON.stringify(v) : v
+  if (typeof v === 'string')
+    return v === '' || v === 'NULL' || /[|\r\n\t"]|^\s|\s$/.test(v) || v.startsWith('base64:') ? JSON.stringify(v) : v
   const b64 = asRec(v)['$base64']
   if (typeof b64 === 'string') return `base64:${b64}`
   return JSON.stringify(v)
@@ -36,15 +37,24 @@ const filterText = (f: unknown): string => {
   const col = str(r['column'])
   const v = r['value']
   switch (r['operator']) {
-    case 'eq': return v === null ? `${col} is NULL` : `${col} = ${cell(v)}`
-    case 'ne': return v === null ? `${col} is not NULL` : `${col} <> ${cell(v)}`
-    case 'lt': return `${col} < ${cell(v)}`
-    case 'le': return `${col} <= ${cell(v)}`
-    case 'gt': return `${col} > ${cell(v)}`
-    case 'ge': return `${col} >= ${cell(v)}`
-    case 'contains': return `${col} contains ${JSON.stringify(v)}`
-    case 'in': return `${col} in (${asArr(v).map(cell).join(', ')})`
-    default: return JSON.stringify(f)
+    case 'eq':
+      return v === null ? `${col} is NULL` : `${col} = ${cell(v)}`
+    case 'ne':
+      return v === null ? `${col} is not NULL` : `${col} <> ${cell(v)}`
+    case 'lt':
+      return `${col} < ${cell(v)}`
+    case 'le':
+      return `${col} <= ${cell(v)}`
+    case 'gt':
+      return `${col} > ${cell(v)}`
+    case 'ge':
+      return `${col} >= ${cell(v)}`
+    case 'contains':
+      return `${col} contains ${JSON.stringify(v)}`
+    case 'in':
+      return `${col} in (${asArr(v).map(cell).join(', ')})`
+    default:
+      return JSON.stringify(f)
   }
 }
 
@@ -53,7 +63,8 @@ const where = (filters: unknown): string => {
   return fs.length === 0 ? '' : ` where ${fs.map(filterText).join(' and ')}`
 }
 
-const scopeText = (request: Rec): string => (typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : '')
+const scopeText = (request: Rec): string =>
+  typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : ''
 
 /** A request in one line (the evidence index shows it without the payload). */
 export const requestText = (kind: string, request: Rec): string => {
@@ -84,7 +95,8 @@ export const requestText = (kind: string, request: Rec): string => {
   }
 }
 
-const origin = (c: Capture): string => (c.origin.type === 'git' ? `commit ${short(c.origin.commit)}` : `${c.origin.database} snapshot ${c.origin.snapshot_id}`)
+const origin = (c: Capture): string =>
+  c.origin.type === 'git' ? `commit ${short(c.origin.commit)}` : `${c.origin.database} snapshot ${c.origin.snapshot_id}`
 
 const blobOf = (c: Capture, path: string): string => {
   if (c.origin.type !== 'git') return ''
@@ -146,9 +158,19 @@ const renderSearch = (c: Capture, r: Rec): CaptureText => {
   ]
   const tail: string[] = []
   const regs = asArr(r['registrations'])
-  if (regs.length > 0) tail.push(`registration candidates (not proof): ${regs.map((x) => `${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`).join('; ')}`)
-  else if (c.kind === 'source.registration') tail.push(`registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`)
-  return { head, body: hitLines(c, hits), tail: [...tail, ...skippedText(r['skipped']), ...limitsText(r['limits_reached'])] }
+  if (regs.length > 0)
+    tail.push(
+      `registration candidates (not proof): ${regs.map((x) => `${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`).join('; ')}`
+    )
+  else if (c.kind === 'source.registration')
+    tail.push(
+      `registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`
+    )
+  return {
+    head,
+    body: hitLines(c, hits),
+    tail: [...tail, ...skippedText(r['skipped']), ...limitsText(r['limits_reached'])]
+  }
 }
 
 const renderRead = (c: Capture, r: Rec): CaptureText => {
@@ -156,35 +178,53 @@ const renderRead = (c: Capture, r: Rec): CaptureText => {
   const first = num(asRec(lines[0])['line'])
   const last = num(asRec(lines[lines.length - 1])['line'])
   const width = String(Number.isFinite(last) ? last : 1).length
-  const head = [`source.read ${str(r['path'])} (blob ${short(r['blob'])}) @ ${origin(c)}: ${lines.length === 0 ? 'no lines' : `lines ${first}-${last}`} of ${str(r['total_lines'])}`]
+  const head = [
+    `source.read ${str(r['path'])} (blob ${short(r['blob'])}) @ ${origin(c)}: ${lines.length === 0 ? 'no lines' : `lines ${first}-${last}`} of ${str(r['total_lines'])}`
+  ]
   const body = lines.map((l) => numbered(width, num(asRec(l)['line']), l))
   const out: string[] = []
-  if (r['truncated'] === true) out.push(`truncated: continue with start_line ${str(r['next_start_line'])}${r['requested_end_line'] === undefined ? '' : ` and end_line ${str(r['requested_end_line'])}`}`)
-  if (r['line_limit_exceeded'] === true) out.push(`line limit ${str(r['line_limit'])} exceeded: requested ${str(r['requested_start_line'])}-${str(r['requested_end_line'])} (${str(r['requested_line_count'])} lines), returned ${r['returned_start_line'] === null ? 'none' : `${str(r['returned_start_line'])}-${str(r['returned_end_line'])}`}; requested range complete: ${str(r['requested_range_complete'])}`)
+  if (r['truncated'] === true)
+    out.push(
+      `truncated: continue with start_line ${str(r['next_start_line'])}${r['requested_end_line'] === undefined ? '' : ` and end_line ${str(r['requested_end_line'])}`}`
+    )
+  if (r['line_limit_exceeded'] === true)
+    out.push(
+      `line limit ${str(r['line_limit'])} exceeded: requested ${str(r['requested_start_line'])}-${str(r['requested_end_line'])} (${str(r['requested_line_count'])} lines), returned ${r['returned_start_line'] === null ? 'none' : `${str(r['returned_start_line'])}-${str(r['returned_end_line'])}`}; requested range complete: ${str(r['requested_range_complete'])}`
+    )
   if (typeof r['read_notice'] === 'string') out.push(`notice: ${r['read_notice']}`)
   if (r['eof'] === true) out.push('end of file reached')
   return { head, body, tail: out }
 }
 
 const renderContext = (c: Capture, r: Rec): CaptureText => {
-  const out = [`source.context ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['completeness'])}`]
+  const out = [
+    `source.context ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['completeness'])}`
+  ]
   const searches = asArr(r['searches'])
   const skips = searches.map((s) => skippedText(asRec(s)['skipped']).join(''))
   const sameSkips = skips.length > 1 && skips.every((x) => x === skips[0])
   searches.forEach((s, i) => {
     const x = asRec(s)
     const from = asRec(x['from'])
-    out.push(`search ${str(x['index'])}: ${JSON.stringify(x['term'])} (${str(x['reason'])}${x['from'] === null ? '' : ` from ${str(from['path'])}:${str(from['line'])}`}): ${str(x['hit_count'])} hits, ${str(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}${asArr(x['limits_reached']).length > 0 ? `, limits ${asArr(x['limits_reached']).map(str).join(', ')}` : ''}`)
+    out.push(
+      `search ${str(x['index'])}: ${JSON.stringify(x['term'])} (${str(x['reason'])}${x['from'] === null ? '' : ` from ${str(from['path'])}:${str(from['line'])}`}): ${str(x['hit_count'])} hits, ${str(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}${asArr(x['limits_reached']).length > 0 ? `, limits ${asArr(x['limits_reached']).map(str).join(', ')}` : ''}`
+    )
     if (!sameSkips && skips[i] !== '') out.push(`  ${skips[i] ?? ''}`)
   })
   if (sameSkips && skips[0] !== '') out.push(`every search ${skips[0] ?? ''}`)
   const candidates = asArr(r['candidates'])
-  if (candidates.length > 0) out.push(`candidates: ${candidates.map((x) => `${str(asRec(x)['kind'])} ${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}${asRec(x)['context_returned'] === true ? '' : ' (no context returned)'}`).join('; ')}`)
+  if (candidates.length > 0)
+    out.push(
+      `candidates: ${candidates.map((x) => `${str(asRec(x)['kind'])} ${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}${asRec(x)['context_returned'] === true ? '' : ' (no context returned)'}`).join('; ')}`
+    )
   const head = out
   const body: string[] = []
   const hitSet = new Set(asArr(r['hits']).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`))
   const blocks = asArr(r['blocks'])
-  const width = Math.max(1, ...blocks.map((b) => String(num(asRec(b)['start_line']) + asArr(asRec(b)['lines']).length).length))
+  const width = Math.max(
+    1,
+    ...blocks.map((b) => String(num(asRec(b)['start_line']) + asArr(asRec(b)['lines']).length).length)
+  )
   let current: string | null = null
   for (const b of blocks) {
     const x = asRec(b)
@@ -199,7 +239,9 @@ const renderContext = (c: Capture, r: Rec): CaptureText => {
     })
   }
   const tail: string[] = []
-  const missing = asArr(r['hits']).filter((h) => asRec(h)['context_returned'] !== true).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`)
+  const missing = asArr(r['hits'])
+    .filter((h) => asRec(h)['context_returned'] !== true)
+    .map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`)
   if (missing.length > 0) tail.push(`hits without context returned (limits): ${missing.join(', ')}`)
   tail.push(...limitsText(r['limits_reached']))
   // The notice (lexical context, not a call graph) is part of the prompt's stable contract.
@@ -209,17 +251,26 @@ const renderContext = (c: Capture, r: Rec): CaptureText => {
 const renderRows = (c: Capture, r: Rec): CaptureText => {
   const columns = asArr(r['columns']).map((x) => str(asRec(x)['name']))
   const rows = asArr(r['rows'])
-  const order = asArr(r['order']).map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`).join(', ')
+  const order = asArr(r['order'])
+    .map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`)
+    .join(', ')
   const head = [
     `database.rows ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['row_count'])} rows from offset ${str(r['offset'])} (limit ${str(r['limit'])}), ordered by ${order} (${str(r['order_source'])})`,
-    asArr(r['columns']).map((x) => `${str(asRec(x)['name'])} (${str(asRec(x)['type'])})`).join('|')
+    asArr(r['columns'])
+      .map((x) => `${str(asRec(x)['name'])} (${str(asRec(x)['type'])})`)
+      .join('|')
   ]
   const body = rows.map((row) => columns.map((col) => cell(asRec(row)[col])).join('|'))
   const out: string[] = []
   if (r['has_more'] === true) out.push(`has_more: more rows exist; continue with offset ${str(r['next_offset'])}`)
-  if (r['row_limit_capped'] === true) out.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)
+  if (r['row_limit_capped'] === true)
+    out.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)
   if (r['byte_limit_reached'] === true) out.push('byte limit reached: the page was cut to fit max_result_bytes')
-  out.push(r['complete_filtered_rows'] === true ? 'complete: these are all rows matching the filters' : 'not all rows matching the filters are in this page')
+  out.push(
+    r['complete_filtered_rows'] === true
+      ? 'complete: these are all rows matching the filters'
+      : 'not all rows matching the filters are in this page'
+  )
   return { head, body, tail: out }
 }
 
@@ -229,7 +280,13 @@ const renderSchema = (c: Capture, r: Rec): CaptureText => ({
     const col = asRec(x)
     return `  ${str(col['name'])} ${str(col['type'])}${col['nullable'] === true ? ' NULL' : ' NOT NULL'}${col['key'] === null ? '' : ` ${str(col['key'])}`}`
   }),
-  tail: [`primary key: ${asArr(r['primary_key']).map(str).join(', ') || 'none'}`, ...asArr(r['indexes']).map((x) => `index ${str(asRec(x)['name'])}${asRec(x)['unique'] === true ? ' (unique)' : ''}: ${asArr(asRec(x)['columns']).map(str).join(', ')}`)]
+  tail: [
+    `primary key: ${asArr(r['primary_key']).map(str).join(', ') || 'none'}`,
+    ...asArr(r['indexes']).map(
+      (x) =>
+        `index ${str(asRec(x)['name'])}${asRec(x)['unique'] === true ? ' (unique)' : ''}: ${asArr(asRec(x)['columns']).map(str).join(', ')}`
+    )
+  ]
 })
 
 /** The capture's result as compact lines: head, body, tail. */
@@ -254,20 +311,40 @@ export const captureText = (c: Capture): CaptureText => {
     case 'source.files': {
       const files = asArr(r['files'])
       return {
-        head: [`source.files ${JSON.stringify(r['text'])}${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['match_count'])} paths match`],
-        body: files.map((f) => `  ${str(asRec(f)['path'])}${asRec(f)['kind'] === 'blob' ? '' : ` (${str(asRec(f)['kind'])})`}`),
-        tail: r['truncated'] === true ? [`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed (file limit reached)`] : []
+        head: [
+          `source.files ${JSON.stringify(r['text'])}${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['match_count'])} paths match`
+        ],
+        body: files.map(
+          (f) => `  ${str(asRec(f)['path'])}${asRec(f)['kind'] === 'blob' ? '' : ` (${str(asRec(f)['kind'])})`}`
+        ),
+        tail:
+          r['truncated'] === true
+            ? [`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed (file limit reached)`]
+            : []
       }
     }
     case 'database.rows':
       return renderRows(c, r)
     case 'database.count':
-      return { head: [`database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['count'])} rows`], body: [], tail: [] }
+      return {
+        head: [
+          `database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['count'])} rows`
+        ],
+        body: [],
+        tail: []
+      }
     case 'database.schema':
       return renderSchema(c, r)
     case 'database.tables': {
-      const names = (u: unknown): string => asArr(u).map((x) => `${str(asRec(x)['database'])}.${str(asRec(x)['table'])}`).join(', ') || 'none'
-      return { head: [`database.tables @ ${origin(c)}: present: ${names(r['tables'])}`], body: [], tail: [`allowed but missing: ${names(r['allowed_but_missing'])}`] }
+      const names = (u: unknown): string =>
+        asArr(u)
+          .map((x) => `${str(asRec(x)['database'])}.${str(asRec(x)['table'])}`)
+          .join(', ') || 'none'
+      return {
+        head: [`database.tables @ ${origin(c)}: present: ${names(r['tables'])}`],
+        body: [],
+        tail: [`allowed but missing: ${names(r['allowed_but_missing'])}`]
+      }
     }
     default: {
       const _never: never = c.kind

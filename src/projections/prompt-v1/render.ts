@@ -42,10 +42,16 @@ export interface RenderedPromptV1 {
 }
 
 const KINDS = [
-  'source.files {text, path_prefix?}', 'source.search {text, path_prefix?}', 'source.symbol {symbol, path_prefix?}',
-  'source.registration {symbol, path_prefix?}', 'source.schema {text}', 'source.read {path, start_line, end_line}',
-  'database.tables {text?, database?}', 'database.schema {table, database?}',
-  'database.rows {table, columns, filters, offset, limit, order_by?, database?}', 'database.count {table, filters, database?}'
+  'source.files {text, path_prefix?}',
+  'source.search {text, path_prefix?}',
+  'source.symbol {symbol, path_prefix?}',
+  'source.registration {symbol, path_prefix?}',
+  'source.schema {text}',
+  'source.read {path, start_line, end_line}',
+  'database.tables {text?, database?}',
+  'database.schema {table, database?}',
+  'database.rows {table, columns, filters, offset, limit, order_by?, database?}',
+  'database.count {table, filters, database?}'
 ]
 
 /** The stable part: identical for every turn of one investigation. */
@@ -69,10 +75,12 @@ export const stablePartV1 = (s: CaseState): string => {
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',
     'Results are shown compactly: source lines as "123| text" under their file (">" marks a hit), rows as "a|b" under the column names and types (NULL is NULL; quoted text is a JSON string).',
     'A lexical hit proves neither a definition, a registration nor an executed call. Equal numbers may name different things.',
-    ...(ctx === null ? [] : [
-      `source.context is enabled (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registration_prefixes ${ctx.registration_prefixes.join(',')}).`,
-      'Use source.context before separate source.search and source.read calls.'
-    ]),
+    ...(ctx === null
+      ? []
+      : [
+          `source.context is enabled (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registration_prefixes ${ctx.registration_prefixes.join(',')}).`,
+          'Use source.context before separate source.search and source.read calls.'
+        ]),
     `Budget: ${st?.budget_total ?? 0} units; project.query costs ${st?.action_costs['project.query'] ?? 1}.`,
     `=== end of contract ===`
   ].join('\n')
@@ -92,7 +100,8 @@ interface Part {
 const REPORT_MAX = 3000
 const STATEMENT_MAX = 300
 
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`)
+const clip = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`
 
 export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPromptV1 => {
   const max = s.settings?.prompt_max_chars ?? 20_000
@@ -104,38 +113,97 @@ export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPr
   const report = inputs.report.length > REPORT_MAX ? `${inputs.report.slice(0, REPORT_MAX)}…` : inputs.report
   if (report !== inputs.report) cut.push(`report shortened to ${REPORT_MAX} of ${inputs.report.length} characters`)
   parts.push({ name: 'report', order: 4, keepHead: 1, lines: ['Report:', ...report.split('\n')] })
-  if (inputs.facts.length > 0) parts.push({ name: 'facts', order: 0, keepHead: 1, lines: ['Facts of the prepared revision (technical context with provenance, not a diagnosis):', ...inputs.facts] })
+  if (inputs.facts.length > 0)
+    parts.push({
+      name: 'facts',
+      order: 0,
+      keepHead: 1,
+      lines: ['Facts of the prepared revision (technical context with provenance, not a diagnosis):', ...inputs.facts]
+    })
   const stateLines: string[] = []
   if (s.interpretation !== null) stateLines.push(`Interpretation: ${clip(s.interpretation, 2000)}`)
   if (s.hypotheses.size > 0) {
-    stateLines.push('Hypotheses (ids and evidence ids only):', ...[...s.hypotheses.values()].map((h) => `  ${h.id} [${h.status}] ${clip(h.statement, STATEMENT_MAX)} (evidence: ${h.evidence.join(', ') || 'none'})`))
+    stateLines.push(
+      'Hypotheses (ids and evidence ids only):',
+      ...[...s.hypotheses.values()].map(
+        (h) =>
+          `  ${h.id} [${h.status}] ${clip(h.statement, STATEMENT_MAX)} (evidence: ${h.evidence.join(', ') || 'none'})`
+      )
+    )
   }
   if (stateLines.length > 0) parts.push({ name: 'hypotheses', lines: stateLines })
   const evidence = [...s.research.evidence.values()].sort((a, b) => a.first_seq - b.first_seq)
   if (evidence.length > 0) {
-    parts.push({ name: 'evidence', order: 1, keepHead: 1, lines: ['Evidence (ids and what was asked; payloads are not repeated):', ...evidence.map((e) => {
-      const c = inputs.captures.get(e.digest)
-      const asked = c === undefined ? e.kind : requestText(c.kind, c.request)
-      const at = c === undefined ? '' : c.origin.type === 'git' ? ` @ ${c.origin.commit.slice(0, 12)}` : ` @ ${c.origin.database}/${c.origin.snapshot_id}`
-      return `  ${e.id} ${clip(asked, 200)}${at}${e.repeats > 0 ? ` (repeated ${e.repeats}x)` : ''}`
-    })] })
+    parts.push({
+      name: 'evidence',
+      order: 1,
+      keepHead: 1,
+      lines: [
+        'Evidence (ids and what was asked; payloads are not repeated):',
+        ...evidence.map((e) => {
+          const c = inputs.captures.get(e.digest)
+          const asked = c === undefined ? e.kind : requestText(c.kind, c.request)
+          const at =
+            c === undefined
+              ? ''
+              : c.origin.type === 'git'
+                ? ` @ ${c.origin.commit.slice(0, 12)}`
+                : ` @ ${c.origin.database}/${c.origin.snapshot_id}`
+          return `  ${e.id} ${clip(asked, 200)}${at}${e.repeats > 0 ? ` (repeated ${e.repeats}x)` : ''}`
+        })
+      ]
+    })
   }
   const last = s.lastResult
   if (last?.kind === 'capture') {
     const c = inputs.captures.get(last.digest)
-    if (last.repeat) parts.push({ name: 'outcome', lines: [`Latest result: ${last.evidence_id} again (identical to earlier evidence; not shown twice, not new evidence).`] })
+    if (last.repeat)
+      parts.push({
+        name: 'outcome',
+        lines: [
+          `Latest result: ${last.evidence_id} again (identical to earlier evidence; not shown twice, not new evidence).`
+        ]
+      })
     else if (c !== undefined) {
       const t = captureText(c)
       const selected = `Latest result ${last.evidence_id} (selected: it answers the ${last.plan_id === null ? 'last query' : 'last confirmed plan'}):`
-      parts.push({ name: 'latest', order: 2, keepHead: 1 + t.head.length, keepTail: t.tail.length, lines: [selected, ...t.head, ...t.body, ...t.tail] })
+      parts.push({
+        name: 'latest',
+        order: 2,
+        keepHead: 1 + t.head.length,
+        keepTail: t.tail.length,
+        lines: [selected, ...t.head, ...t.body, ...t.tail]
+      })
     }
   } else if (last?.kind === 'failure') {
-    parts.push({ name: 'outcome', lines: [`Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${clip(last.message, 500)}`, `Request: ${clip(last.arguments === null ? 'unknown' : requestText(String(last.arguments['kind']), last.arguments), 600)}`, 'No evidence was recorded for it; you may ask a different or narrower query.'] })
+    parts.push({
+      name: 'outcome',
+      lines: [
+        `Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${clip(last.message, 500)}`,
+        `Request: ${clip(last.arguments === null ? 'unknown' : requestText(String(last.arguments['kind']), last.arguments), 600)}`,
+        'No evidence was recorded for it; you may ask a different or narrower query.'
+      ]
+    })
   } else if (last?.kind === 'cancelled') {
-    parts.push({ name: 'outcome', lines: [`An operator cancelled your last plan${last.plan_id === null ? '' : ` ${last.plan_id}`}: ${clip(last.reason, 500)}`] })
+    parts.push({
+      name: 'outcome',
+      lines: [
+        `An operator cancelled your last plan${last.plan_id === null ? '' : ` ${last.plan_id}`}: ${clip(last.reason, 500)}`
+      ]
+    })
   }
-  if (s.lastRejection !== null) parts.push({ name: 'rejection', lines: [`Your last answer was rejected (${s.lastRejection.code}): ${clip(s.lastRejection.message, 600)}`, 'Answer with one JSON object of the contract above.'] })
-  const closing = [`Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}).`, phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.']
+  if (s.lastRejection !== null)
+    parts.push({
+      name: 'rejection',
+      lines: [
+        `Your last answer was rejected (${s.lastRejection.code}): ${clip(s.lastRejection.message, 600)}`,
+        'Answer with one JSON object of the contract above.'
+      ]
+    })
+  const closing = [
+    `Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}).`,
+    phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'
+  ]
 
   const assemble = (): string => {
     const guard = cut.length === 0 ? [] : [`[prompt guard: ${cut.join('; ')}]`.slice(0, 1200)]
@@ -165,7 +233,11 @@ export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPr
     const keptLines = dropOldest ? kept.reverse() : kept
     const left = body.length - keptLines.length
     const marker = `[${left} of ${body.length} lines of ${p.name === 'latest' ? 'the latest result' : `the ${p.name}`} left out${dropOldest ? ' (the oldest)' : ''}: the prompt limit is ${max} characters${p.name === 'latest' ? '; the full capture is in the case' : ''}]`
-    p.lines = [...p.lines.slice(0, head), ...(dropOldest ? [marker, ...keptLines] : [...keptLines, marker]), ...p.lines.slice(p.lines.length - tail)]
+    p.lines = [
+      ...p.lines.slice(0, head),
+      ...(dropOldest ? [marker, ...keptLines] : [...keptLines, marker]),
+      ...p.lines.slice(p.lines.length - tail)
+    ]
     cut.push(`${p.name}: ${left} of ${body.length} lines left out`)
     text = assemble()
   }

@@ -14,12 +14,18 @@ export const PROMPT_VERSION_V2 = 'investigation_project_v2'
 export const TABLES_MAX_CHARS = 1500
 
 const SOURCE_KINDS = [
-  'source.files {text, path_prefix?}', 'source.search {text, path_prefix?}', 'source.symbol {symbol, path_prefix?}',
-  'source.registration {symbol, path_prefix?}', 'source.schema {text}', 'source.read {path, start_line, end_line}'
+  'source.files {text, path_prefix?}',
+  'source.search {text, path_prefix?}',
+  'source.symbol {symbol, path_prefix?}',
+  'source.registration {symbol, path_prefix?}',
+  'source.schema {text}',
+  'source.read {path, start_line, end_line}'
 ]
 const DATABASE_KINDS = [
-  'database.tables {text?, database?}', 'database.schema {table, database?}',
-  'database.rows {table, columns, filters, offset, limit, order_by?, database?}', 'database.count {table, filters, database?}'
+  'database.tables {text?, database?}',
+  'database.schema {table, database?}',
+  'database.rows {table, columns, filters, offset, limit, order_by?, database?}',
+  'database.count {table, filters, database?}'
 ]
 
 /** Names joined while they fit `max` characters; the rest counted. */
@@ -31,21 +37,28 @@ const bounded = (names: readonly string[], max: number): string => {
     shown.push(n)
     used += n.length + 2
   }
-  return shown.length === names.length ? names.join(', ') : `${shown.join(', ')} … and ${names.length - shown.length} more (database.tables lists them)`
+  return shown.length === names.length
+    ? names.join(', ')
+    : `${shown.join(', ')} … and ${names.length - shown.length} more (database.tables lists them)`
 }
 
 const contractLines = (c: QueryContract): string[] => {
   const out: string[] = []
   if (c.source !== null && c.source.code_path_prefixes.length > 0) {
     const [first] = c.source.code_path_prefixes
-    out.push(`Code is under ${c.source.code_path_prefixes.join(', ')}; other paths may hold data dumps (.sql): path_prefix ${JSON.stringify(first)} searches code only.`)
+    out.push(
+      `Code is under ${c.source.code_path_prefixes.join(', ')}; other paths may hold data dumps (.sql): path_prefix ${JSON.stringify(first)} searches code only.`
+    )
   }
   if (c.databases.length > 0) {
     out.push('Allowed tables (no other table can be read; columns: database.schema):')
-    for (const d of c.databases) out.push(`  ${d.name}: ${d.allowed_tables.length === 0 ? 'none' : bounded(d.allowed_tables, TABLES_MAX_CHARS)}`)
+    for (const d of c.databases)
+      out.push(`  ${d.name}: ${d.allowed_tables.length === 0 ? 'none' : bounded(d.allowed_tables, TABLES_MAX_CHARS)}`)
   }
   const l = c.limits
-  out.push(`Limits per query: source.read ${l.max_lines} lines (max_lines); database.rows ${l.max_rows} rows (max_rows) and ${l.max_result_bytes} bytes; searches ${l.max_matches} hits in ${l.max_files} files; lines cut at ${l.max_line_chars} characters; ${l.max_filters} filters, ${l.max_in_values} "in" values, ${l.max_columns} columns.`)
+  out.push(
+    `Limits per query: source.read ${l.max_lines} lines (max_lines); database.rows ${l.max_rows} rows (max_rows) and ${l.max_result_bytes} bytes; searches ${l.max_matches} hits in ${l.max_files} files; lines cut at ${l.max_line_chars} characters; ${l.max_filters} filters, ${l.max_in_values} "in" values, ${l.max_columns} columns.`
+  )
   return out
 }
 
@@ -54,7 +67,11 @@ export const stablePartV2 = (s: CaseState): string => {
   const st = s.settings
   const ctx = st?.source_context ?? null
   const c = st?.contract ?? null
-  const kinds = [...(c === null || c.source !== null ? SOURCE_KINDS : []), ...(c === null || c.databases.length > 0 ? DATABASE_KINDS : []), ...(ctx === null ? [] : ['source.context {text, path_prefix?}'])]
+  const kinds = [
+    ...(c === null || c.source !== null ? SOURCE_KINDS : []),
+    ...(c === null || c.databases.length > 0 ? DATABASE_KINDS : []),
+    ...(ctx === null ? [] : ['source.context {text, path_prefix?}'])
+  ]
   return [
     `=== ${PROMPT_VERSION_V2} ===`,
     'You investigate a bug report of a TrinityCore-family game server (C++ core, MySQL world database).',
@@ -68,16 +85,24 @@ export const stablePartV2 = (s: CaseState): string => {
     '  {"next": {"kind": "conclusion", "summary": "...", "hypotheses": ["H1"], "evidence": ["E1"]}}',
     'project.query kinds (read-only; the pinned commit and the allowed tables only):',
     // two kinds a line: the list stays readable and short
-    ...kinds.flatMap((k, i) => (i % 2 === 0 ? [`  ${[k, kinds[i + 1]].filter((x) => x !== undefined).join('; ')}`] : [])),
+    ...kinds.flatMap((k, i) =>
+      i % 2 === 0 ? [`  ${[k, kinds[i + 1]].filter((x) => x !== undefined).join('; ')}`] : []
+    ),
     ...(c === null ? [] : contractLines(c)),
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',
     'Results: source lines "123| text" under their file (">" a hit of the term, "+" a followed name, "~" the same name elsewhere); rows "a|b" under "column (type)" (NULL is NULL; quoted text is JSON).',
     'A lexical hit proves no definition, registration or executed call; equal numbers or names may mean different things.',
-    ...(ctx === null ? [] : [
-      `source.context (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registrations ${ctx.registration_prefixes.join(',')}) ranks before it cuts: direct hits, the alias in its own file, registration functions, loader lines, same names elsewhere. Use it before source.search and source.read.`
-    ]),
+    ...(ctx === null
+      ? []
+      : [
+          `source.context (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registrations ${ctx.registration_prefixes.join(',')}) ranks before it cuts: direct hits, the alias in its own file, registration functions, loader lines, same names elsewhere. Use it before source.search and source.read.`
+        ]),
     'Each prompt shows the evidence your open hypotheses cite and your latest results; older evidence one line each. An identical query again shows its evidence again, free.',
-    ...(st?.count_refusals === true ? [`Refused or repeated queries count like invalid answers: ${st.max_invalid_responses} in a row block the investigation.`] : []),
+    ...(st?.count_refusals === true
+      ? [
+          `Refused or repeated queries count like invalid answers: ${st.max_invalid_responses} in a row block the investigation.`
+        ]
+      : []),
     `Budget: ${st?.budget_total ?? 0} units; project.query costs ${st?.action_costs['project.query'] ?? 1}.`,
     '=== end of contract ==='
   ].join('\n')

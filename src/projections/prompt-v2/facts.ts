@@ -21,39 +21,64 @@ const cutMark = (shown: number, total: number): string => `…[cut at ${shown} o
 /** A value whole, or its first VALUE_MAX_CHARS characters and a marker with its length. */
 const valueText = (v: unknown): string => {
   const text = cell(v)
-  return text.length <= VALUE_MAX_CHARS ? text : `${text.slice(0, VALUE_MAX_CHARS)}${cutMark(VALUE_MAX_CHARS, text.length)}`
+  return text.length <= VALUE_MAX_CHARS
+    ? text
+    : `${text.slice(0, VALUE_MAX_CHARS)}${cutMark(VALUE_MAX_CHARS, text.length)}`
 }
 
-const quoted = (text: string, max: number): string => (text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}${cutMark(max, text.length)}`)
+const quoted = (text: string, max: number): string =>
+  text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}${cutMark(max, text.length)}`
 
 const gapText = (g: CoverageGap): string => {
   const asked = g.request === undefined ? '' : `: ${requestText(String(g.request['kind']), g.request)}`
-  const why = [g.reason, ...(g.code === undefined ? [] : [g.code]), ...(g.count === undefined ? [] : [`${g.count} more`])].join(', ')
+  const why = [
+    g.reason,
+    ...(g.code === undefined ? [] : [g.code]),
+    ...(g.count === undefined ? [] : [`${g.count} more`])
+  ].join(', ')
   const detail = g.detail === undefined ? '' : `: ${g.detail}`
   const line = `    - ${g.what}${asked} (${why})${detail}`
-  return line.length <= VALUE_MAX_CHARS * 2 ? line : `${line.slice(0, VALUE_MAX_CHARS * 2)}${cutMark(VALUE_MAX_CHARS * 2, line.length)}`
+  return line.length <= VALUE_MAX_CHARS * 2
+    ? line
+    : `${line.slice(0, VALUE_MAX_CHARS * 2)}${cutMark(VALUE_MAX_CHARS * 2, line.length)}`
 }
 
 /** The lines of one fact (the coverage has one line per item left out). */
 export const factEntry = (f: Fact): string[] => {
   switch (f.type) {
     case 'entity': {
-      const values = Object.entries(f.values).map(([k, v]) => `${k}=${valueText(v)}`).join(', ')
-      const texts = Object.entries(f.texts).map(([c, id]) => `${c}→${id}`).join(', ')
-      return [`  ${f.fact_id} ${f.entity_type} ${f.id} (${f.table}): ${values}${texts === '' ? '' : `; texts: ${texts}`}`]
+      const values = Object.entries(f.values)
+        .map(([k, v]) => `${k}=${valueText(v)}`)
+        .join(', ')
+      const texts = Object.entries(f.texts)
+        .map(([c, id]) => `${c}→${id}`)
+        .join(', ')
+      return [
+        `  ${f.fact_id} ${f.entity_type} ${f.id} (${f.table}): ${values}${texts === '' ? '' : `; texts: ${texts}`}`
+      ]
     }
     case 'project_description':
-      return [`  ${f.fact_id} ${f.role} of ${f.entity_type} ${f.id} (${f.column}, template text): ${quoted(f.text, TEXT_MAX_CHARS)}`]
+      return [
+        `  ${f.fact_id} ${f.role} of ${f.entity_type} ${f.id} (${f.column}, template text): ${quoted(f.text, TEXT_MAX_CHARS)}`
+      ]
     case 'relationship':
-      return [`  ${f.fact_id} ${f.relation}: ${f.from.table}.${f.from.column}=${valueText(f.from.value)}${f.from.id === undefined ? '' : ` (row ${valueText(f.from.id)})`} → ${f.to.table}.${f.to.column} (${f.to.rows} rows${f.to.complete ? '' : ', not all fetched'})`]
+      return [
+        `  ${f.fact_id} ${f.relation}: ${f.from.table}.${f.from.column}=${valueText(f.from.value)}${f.from.id === undefined ? '' : ` (row ${valueText(f.from.id)})`} → ${f.to.table}.${f.to.column} (${f.to.rows} rows${f.to.complete ? '' : ', not all fetched'})`
+      ]
     case 'source_symbol':
-      return [`  ${f.fact_id} ${f.relation}: symbol ${f.symbol} has ${f.hits} hits in the source${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}${f.complete ? '' : ' (partial search)'}`]
+      return [
+        `  ${f.fact_id} ${f.relation}: symbol ${f.symbol} has ${f.hits} hits in the source${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}${f.complete ? '' : ' (partial search)'}`
+      ]
     case 'not_found':
       return [`  ${f.fact_id} not found: ${f.table}.${f.column}=${valueText(f.value)} (about this table only)`]
     case 'project_context_coverage':
       return f.complete
         ? [`  ${f.fact_id} coverage: nothing left out (${f.queries_run} queries)`]
-        : [`  ${f.fact_id} coverage: partial (${f.queries_run} queries); left out:`, ...f.left_out.map(gapText), ...(f.cycles_cut.length === 0 ? [] : [`    cycles cut: ${f.cycles_cut.length}`])]
+        : [
+            `  ${f.fact_id} coverage: partial (${f.queries_run} queries); left out:`,
+            ...f.left_out.map(gapText),
+            ...(f.cycles_cut.length === 0 ? [] : [`    cycles cut: ${f.cycles_cut.length}`])
+          ]
     default: {
       const _never: never = f
       return [JSON.stringify(_never)]
@@ -74,7 +99,9 @@ export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS): 
     const size = entry.reduce((n, l) => n + l.length + 1, 0)
     if (used + size > maxChars) {
       const rest = facts.slice(i)
-      out.push(`  [facts ${rest[0]?.fact_id ?? ''}–${rest[rest.length - 1]?.fact_id ?? ''} (${rest.length} of ${facts.length}) are not listed: the index shows ${maxChars} characters; the case holds them, and asking an enrichment query again shows its rows]`)
+      out.push(
+        `  [facts ${rest[0]?.fact_id ?? ''}–${rest[rest.length - 1]?.fact_id ?? ''} (${rest.length} of ${facts.length}) are not listed: the index shows ${maxChars} characters; the case holds them, and asking an enrichment query again shows its rows]`
+      )
       break
     }
     out.push(...entry)

@@ -31,17 +31,29 @@ export interface Fitted {
 
 const linesSize = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0)
 
-const payloadLines = (p: Payload, shown: number | null): string[] => (shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)])
+const payloadLines = (p: Payload, shown: number | null): string[] =>
+  shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)]
 
 /** The line that names the older entries left out (none when `from` is 0). */
 const olderMarker = (older: readonly OlderLine[], from: number): string[] =>
-  from === 0 ? [] : [`  [${older[0]?.id ?? ''}–${older[from - 1]?.id ?? ''}: ${from} older evidence entries are not listed (the prompt limit); asking their query again shows them]`]
+  from === 0
+    ? []
+    : [
+        `  [${older[0]?.id ?? ''}–${older[from - 1]?.id ?? ''}: ${from} older evidence entries are not listed (the prompt limit); asking their query again shows them]`
+      ]
 
 const olderLines = (older: readonly OlderLine[], from: number): string[] =>
   older.length === 0 ? [] : [OLDER_HEADER, ...olderMarker(older, from), ...older.slice(from).map((o) => o.text)]
 
-const render = (payloads: readonly Payload[], shown: ReadonlyArray<number | null>, older: readonly OlderLine[], olderFrom: number): string[] => [
-  ...(payloads.length === 0 ? [] : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
+const render = (
+  payloads: readonly Payload[],
+  shown: ReadonlyArray<number | null>,
+  older: readonly OlderLine[],
+  olderFrom: number
+): string[] => [
+  ...(payloads.length === 0
+    ? []
+    : [WORKING_SET_HEADER, ...payloads.flatMap((p, i) => payloadLines(p, shown[i] ?? null))]),
   ...olderLines(older, olderFrom)
 ]
 
@@ -75,7 +87,8 @@ const sizer = (p: Payload): ((shown: number | null) => number) => {
 const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => {
   const suffix = new Array<number>(older.length + 1).fill(0)
   for (let i = older.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (older[i]?.text.length ?? 0) + 1
-  return (from) => (older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0))
+  return (from) =>
+    older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0)
 }
 
 /** Entries of the trim heap: a payload's index, its current size and age. */
@@ -86,7 +99,8 @@ interface Candidate {
 }
 
 /** Whether `a` is trimmed before `b`: the larger first, the older among equals, then the first listed. */
-const before = (a: Candidate, b: Candidate): boolean => a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))
+const before = (a: Candidate, b: Candidate): boolean =>
+  a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))
 
 /** A binary heap of candidates, the next to trim on top. */
 const candidateHeap = () => {
@@ -98,7 +112,7 @@ const candidateHeap = () => {
   }
   const push = (c: Candidate): void => {
     h.push(c)
-    for (let k = h.length - 1; k > 0;) {
+    for (let k = h.length - 1; k > 0; ) {
       const up = (k - 1) >> 1
       if (!before(h[k] as Candidate, h[up] as Candidate)) break
       swap(k, up)
@@ -110,7 +124,7 @@ const candidateHeap = () => {
     const last = h.pop()
     if (h.length === 0 || last === undefined) return top
     h[0] = last
-    for (let k = 0; ;) {
+    for (let k = 0; ; ) {
       const l = 2 * k + 1
       const r = l + 1
       let m = k
@@ -129,7 +143,13 @@ const candidateHeap = () => {
  * Trims inside the kept payloads, largest first, until `room` holds them or every one is at
  * MIN_ITEMS: one item at a time from the payload that is largest then (the older among equals).
  */
-const trim = (payloads: readonly Payload[], sizeOf: ReadonlyArray<(shown: number | null) => number>, shown: Array<number | null>, fixed: number, room: number): void => {
+const trim = (
+  payloads: readonly Payload[],
+  sizeOf: ReadonlyArray<(shown: number | null) => number>,
+  shown: Array<number | null>,
+  fixed: number,
+  room: number
+): void => {
   const floor = (i: number): number => Math.min(MIN_ITEMS, payloads[i]?.view.items.length ?? 0)
   const sizes = payloads.map((_, i) => sizeOf[i]?.(shown[i] ?? null) ?? 0)
   let total = fixed + sizes.reduce((a, b) => a + b, 0)
@@ -138,7 +158,9 @@ const trim = (payloads: readonly Payload[], sizeOf: ReadonlyArray<(shown: number
   // a continuation marker only shrinks as items go), trimming ends with all of them at the floor.
   const atFloor = shown.map((n, i) => (n === null || n <= floor(i) ? n : floor(i)))
   if (fixed + atFloor.reduce<number>((sum, n, i) => sum + Math.min(sizeOf[i]?.(n) ?? 0, sizes[i] ?? 0), 0) > room) {
-    atFloor.forEach((n, i) => { shown[i] = n })
+    atFloor.forEach((n, i) => {
+      shown[i] = n
+    })
     return
   }
   const heap = candidateHeap()
@@ -164,7 +186,8 @@ export const fitWorkingSet = (payloads: readonly Payload[], older: readonly Olde
   const olderSize = olderSizer(older)
   const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
   // The size of render(payloads, shown, older, from), computed from the parts' sizes.
-  const total = (from: number): number => header + shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), 0) + olderSize(from)
+  const total = (from: number): number =>
+    header + shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), 0) + olderSize(from)
   const done = (olderFrom: number): Fitted => {
     const lines = render(payloads, shown, older, olderFrom)
     const notes: string[] = []

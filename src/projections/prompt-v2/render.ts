@@ -56,9 +56,11 @@ const LAST_RESORT: readonly FixedBounds[] = [
   { report: 300, facts: 0, texts: { interpretation: 160, statement: 60, description: 60, feedback: 120 } }
 ]
 
-const RESORT_NOTE = 'the limit is too small for the fixed parts: the facts, the report and the state texts were shortened (markers show where)'
+const RESORT_NOTE =
+  'the limit is too small for the fixed parts: the facts, the report and the state texts were shortened (markers show where)'
 
-const size = (parts: ReadonlyArray<readonly string[]>): number => parts.reduce((n, p) => n + p.reduce((m, l) => m + l.length + 1, 0), 0)
+const size = (parts: ReadonlyArray<readonly string[]>): number =>
+  parts.reduce((n, p) => n + p.reduce((m, l) => m + l.length + 1, 0), 0)
 
 export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPromptV2 => {
   const max = s.settings?.prompt_max_chars ?? 20_000
@@ -74,15 +76,26 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
   const fixedOf = (b: FixedBounds): string[] => [
     'Report:',
     ...clip(inputs.report, b.report).split('\n'),
-    ...(b.facts === 0 && inputs.facts.length > 0 ? [`[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`] : factsIndex(inputs.facts, b.facts)),
+    ...(b.facts === 0 && inputs.facts.length > 0
+      ? [
+          `[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`
+        ]
+      : factsIndex(inputs.facts, b.facts)),
     ...stateLines(s, b.texts)
   ]
-  const guardLine = (notes: readonly string[]): string[] => (notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`])
+  const guardLine = (notes: readonly string[]): string[] =>
+    notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`]
   // The longest guard line the fit can need (every payload and the older evidence named), so a
   // prompt fitted with room for it stays within the limit whatever the guard ends up saying.
   const longestNotes = [
-    ...set.payloads.map((p) => `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.padEnd(`${p.id} shown as a one-line summary`.length)),
-    ...(set.older.length === 0 ? [] : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
+    ...set.payloads.map((p) =>
+      `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.padEnd(
+        `${p.id} shown as a one-line summary`.length
+      )
+    ),
+    ...(set.older.length === 0
+      ? []
+      : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
   ]
   let result: { fixed: string[]; fitted: Fitted; notes: string[] } | null = null
   for (const [step, bounds] of LAST_RESORT.entries()) {
@@ -91,13 +104,17 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
     const base = size([[stable], head, fixed, notices, closing])
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
     let fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine(resort)]))
-    if (fitted.notes.length > 0) fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine([...longestNotes, ...resort])]))
+    if (fitted.notes.length > 0)
+      fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine([...longestNotes, ...resort])]))
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }
     if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
   }
   const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { lines: [], notes: [], size: 0 }, notes: [] }
-  const cut = inputs.report.length > REPORT_MAX_CHARS ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes] : notes
+  const cut =
+    inputs.report.length > REPORT_MAX_CHARS
+      ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes]
+      : notes
   const text = [stable, ...head, ...fixed, ...fitted.lines, ...notices, ...guardLine(notes), ...closing].join('\n')
   return { text, stable, version: PROMPT_VERSION_V2, cut }
 }

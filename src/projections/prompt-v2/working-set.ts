@@ -57,7 +57,10 @@ const sizeOf = (v: CaptureView): number => viewLines(v).reduce((n, l) => n + l.l
  * A capture's view, its size and its request in words, made once per capture object: verify
  * renders every prompt of a case again, and a capture stays in every later prompt's state.
  */
-const described = new WeakMap<Capture, { readonly view: CaptureView; readonly size: number; readonly request: string }>()
+const described = new WeakMap<
+  Capture,
+  { readonly view: CaptureView; readonly size: number; readonly request: string }
+>()
 const describe = (c: Capture): { readonly view: CaptureView; readonly size: number; readonly request: string } => {
   let d = described.get(c)
   if (d === undefined) {
@@ -74,10 +77,13 @@ const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: 
   const last = s.lastResult
   if (latest && last?.kind === 'capture') {
     const whose = last.plan_id === null ? "an operator's query" : `plan ${last.plan_id}`
-    out.push(last.from_case
-      ? `answers ${whose} from the case: an identical query was asked before; a repeat, no budget used, not new evidence`
-      : `answers ${whose}${last.repeat ? '; identical to earlier evidence, not new evidence' : ''}`)
-  } else if (e.last_result_seq !== null && citedBy.length === 0) out.push(e.last_plan === null ? 'an earlier result' : `result of plan ${e.last_plan}`)
+    out.push(
+      last.from_case
+        ? `answers ${whose} from the case: an identical query was asked before; a repeat, no budget used, not new evidence`
+        : `answers ${whose}${last.repeat ? '; identical to earlier evidence, not new evidence' : ''}`
+    )
+  } else if (e.last_result_seq !== null && citedBy.length === 0)
+    out.push(e.last_plan === null ? 'an earlier result' : `result of plan ${e.last_plan}`)
   if (citedBy.length > 0) out.push(`cited by ${citedBy.join(', ')}`)
   if (e.origin === 'enrichment') out.push('from the case preparation')
   return out
@@ -104,7 +110,11 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
       citedBy.set(id, [...new Set([...(citedBy.get(id) ?? []), h.id])])
     }
   }
-  const recent = evidence.filter((e) => e.last_result_seq !== null).sort((a, b) => (b.last_result_seq ?? 0) - (a.last_result_seq ?? 0)).slice(0, RECENT_RESULTS).map((e) => e.id)
+  const recent = evidence
+    .filter((e) => e.last_result_seq !== null)
+    .sort((a, b) => (b.last_result_seq ?? 0) - (a.last_result_seq ?? 0))
+    .slice(0, RECENT_RESULTS)
+    .map((e) => e.id)
   const last = s.lastResult
   const latestId = last?.kind === 'capture' ? last.evidence_id : null
   const payloads: Payload[] = []
@@ -126,6 +136,9 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     })
   }
   const shown = new Set(payloads.map((p) => p.id))
-  const older = evidence.filter((e) => !shown.has(e.id)).sort((a, b) => idNumber(a.id) - idNumber(b.id)).map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest)) }))
+  const older = evidence
+    .filter((e) => !shown.has(e.id))
+    .sort((a, b) => idNumber(a.id) - idNumber(b.id))
+    .map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest)) }))
   return { payloads, older }
 }

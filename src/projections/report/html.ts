@@ -17,7 +17,10 @@ const htmlEscape = (text: string): string =>
  * controls: see visible-text.ts) as a marked code, so text cannot reorder or hide itself.
  */
 export const esc = (text: string): string =>
-  showInvisible(htmlEscape(text), { keep: '\n\r\t', mark: (label) => `<span class="cc" title="invisible character">&lt;${label}&gt;</span>` })
+  showInvisible(htmlEscape(text), {
+    keep: '\n\r\t',
+    mark: (label) => `<span class="cc" title="invisible character">&lt;${label}&gt;</span>`
+  })
 
 /** Plain text for places that hold no markup (`<title>`): invisible characters as `<U+XXXX>` text. */
 export const escPlain = (text: string): string => htmlEscape(showInvisible(text))
@@ -53,4 +56,3 @@ svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
 @media (max-width:600px){main{padding:12px 10px 40px}.meta{grid-template-columns:1fr}.meta dt{margin-top:6px}}
 @media print{details{display:block}details>*{display:block}a{color:inherit;text-decoration:none}.card{break-inside:avoid}}
 `
-

@@ -45,18 +45,54 @@ export interface ReportInput {
 }
 
 interface Model {
-  readonly evidence: Map<string, { id: string; seq: number; at: string; capture: Capture | null; digest: string; repeat: boolean; kind: string; source: 'investigation' | 'enrichment'; requester: Requester | null }>
-  readonly hypotheses: Map<string, { id: string; statement: string; history: Array<{ seq: number; at: string; status: string; evidence: string[]; note: string }> }>
+  readonly evidence: Map<
+    string,
+    {
+      id: string
+      seq: number
+      at: string
+      capture: Capture | null
+      digest: string
+      repeat: boolean
+      kind: string
+      source: 'investigation' | 'enrichment'
+      requester: Requester | null
+    }
+  >
+  readonly hypotheses: Map<
+    string,
+    {
+      id: string
+      statement: string
+      history: Array<{ seq: number; at: string; status: string; evidence: string[]; note: string }>
+    }
+  >
 }
 
-const ids = (m: Model): { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> } => ({ evidence: new Set(m.evidence.keys()), hypotheses: new Set(m.hypotheses.keys()) })
+const ids = (m: Model): { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> } => ({
+  evidence: new Set(m.evidence.keys()),
+  hypotheses: new Set(m.hypotheses.keys())
+})
 
 /** Escaped text in which every known E… and H… id links to its anchor. */
 const linked = (text: string, known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }): string =>
-  esc(text).replace(/\b([EH]\d{1,6})\b/g, (m) => (known.evidence.has(m) || known.hypotheses.has(m) ? `<a href="#${m}">${m}</a>` : m))
+  esc(text).replace(/\b([EH]\d{1,6})\b/g, (m) =>
+    known.evidence.has(m) || known.hypotheses.has(m) ? `<a href="#${m}">${m}</a>` : m
+  )
 
-const refLinks = (list: readonly string[], known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }): string =>
-  list.length === 0 ? '<span class="muted">none</span>' : list.map((x) => (known.evidence.has(x) || known.hypotheses.has(x) ? `<a href="#${escPlain(x)}">${esc(x)}</a>` : `<span class="bad" title="unknown id">${esc(x)}</span>`)).join(', ')
+const refLinks = (
+  list: readonly string[],
+  known: { evidence: ReadonlySet<string>; hypotheses: ReadonlySet<string> }
+): string =>
+  list.length === 0
+    ? '<span class="muted">none</span>'
+    : list
+        .map((x) =>
+          known.evidence.has(x) || known.hypotheses.has(x)
+            ? `<a href="#${escPlain(x)}">${esc(x)}</a>`
+            : `<span class="bad" title="unknown id">${esc(x)}</span>`
+        )
+        .join(', ')
 
 const parseCapture = (b: Uint8Array | undefined): Capture | null => {
   const t = utf8(b)
@@ -73,19 +109,39 @@ const buildModel = (input: ReportInput): Model => {
     if (e.type === 'BudgetReserved') requesters.set(e.data.reservation_id, e.data.requester)
     else if (e.type === 'CaptureRecorded' || e.type === 'EnrichmentCaptured') {
       const d = e.data
-      const requester = e.type === 'CaptureRecorded' ? requesters.get(e.data.reservation_id) ?? null : null
-      if (!evidence.has(d.evidence_id)) evidence.set(d.evidence_id, { id: d.evidence_id, seq: e.seq, at: e.at, capture: parseCapture(input.objects.get(d.capture.digest)), digest: d.capture.digest, repeat: d.repeat, kind: d.kind, source: e.type === 'CaptureRecorded' ? 'investigation' : 'enrichment', requester })
+      const requester = e.type === 'CaptureRecorded' ? (requesters.get(e.data.reservation_id) ?? null) : null
+      if (!evidence.has(d.evidence_id))
+        evidence.set(d.evidence_id, {
+          id: d.evidence_id,
+          seq: e.seq,
+          at: e.at,
+          capture: parseCapture(input.objects.get(d.capture.digest)),
+          digest: d.capture.digest,
+          repeat: d.repeat,
+          kind: d.kind,
+          source: e.type === 'CaptureRecorded' ? 'investigation' : 'enrichment',
+          requester
+        })
     } else if (e.type === 'HypothesisProposed') {
-      hypotheses.set(e.data.hypothesis_id, { id: e.data.hypothesis_id, statement: e.data.statement, history: [{ seq: e.seq, at: e.at, status: 'proposed', evidence: [...e.data.evidence], note: '' }] })
+      hypotheses.set(e.data.hypothesis_id, {
+        id: e.data.hypothesis_id,
+        statement: e.data.statement,
+        history: [{ seq: e.seq, at: e.at, status: 'proposed', evidence: [...e.data.evidence], note: '' }]
+      })
     } else if (e.type === 'HypothesisUpdated') {
-      hypotheses.get(e.data.hypothesis_id)?.history.push({ seq: e.seq, at: e.at, status: e.data.status, evidence: [...e.data.evidence], note: e.data.note })
+      hypotheses.get(e.data.hypothesis_id)?.history.push({
+        seq: e.seq,
+        at: e.at,
+        status: e.data.status,
+        evidence: [...e.data.evidence],
+        note: e.data.note
+      })
     }
   }
   return { evidence, hypotheses }
 }
 
 // --- captures ------------------------------------------------------------------------------------
-
 
 /** What re-deriving the evidence found (the shape of verify's evidence summary). */
 export interface EvidenceCheck {
@@ -100,19 +156,25 @@ export interface EvidenceCheck {
 
 /** Says whether the evidence was re-derived, where, and with what result; only chain and rules are claimed otherwise. */
 const evidenceBadge = (e: EvidenceCheck | undefined): string => {
-  if (e === undefined) return '<span class="badge" id="evidence-check">evidence not re-derived (vba report --against PROFILE)</span>'
-  const at = [...e.commits.map((c) => `commit ${c}`), ...e.snapshots.map((x) => `snapshot ${x}`)].join(' and ') || 'nothing'
+  if (e === undefined)
+    return '<span class="badge" id="evidence-check">evidence not re-derived (vba report --against PROFILE)</span>'
+  const at =
+    [...e.commits.map((c) => `commit ${c}`), ...e.snapshots.map((x) => `snapshot ${x}`)].join(' and ') || 'nothing'
   const whole = e.mismatched === 0 && e.not_rechecked === 0 && e.checked === e.captures
   const counts = `${e.matched} of ${e.captures} capture(s) identical${e.mismatched === 0 ? '' : `, ${e.mismatched} differ`}${e.not_rechecked === 0 ? '' : `, ${e.not_rechecked} not re-checked`}`
   return `<span class="badge ${e.mismatched > 0 ? 'bad' : whole ? 'ok' : ''}" id="evidence-check">${esc(`evidence re-derived at ${at}: ${counts}`)}</span>`
 }
 
-const originText = (c: Capture): string => (c.origin.type === 'git' ? `commit ${c.origin.commit}` : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`)
+const originText = (c: Capture): string =>
+  c.origin.type === 'git'
+    ? `commit ${c.origin.commit}`
+    : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`
 
 const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
   const c = ev.capture
   const head = `<h3 id="${escPlain(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : ev.requester === null ? 'investigation' : `asked by ${requesterText(ev.requester)}`}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
-  if (c === null) return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
+  if (c === null)
+    return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
   return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${captureBody(c)}</section>`
 }
 
@@ -125,7 +187,11 @@ const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnT
   }
   switch (f.type) {
     case 'entity':
-      return `<li><b>${esc(`${f.entity_type} ${String(f.id)}`)}</b> from ${esc(f.table)}${src(f.provenance)}<table><tbody>${Object.entries(f.values).map(([k, v]) => `<tr><th>${esc(k)}</th>${valueCell(v)}</tr>`).join('')}</tbody></table></li>`
+      return `<li><b>${esc(`${f.entity_type} ${String(f.id)}`)}</b> from ${esc(f.table)}${src(f.provenance)}<table><tbody>${Object.entries(
+        f.values
+      )
+        .map(([k, v]) => `<tr><th>${esc(k)}</th>${valueCell(v)}</tr>`)
+        .join('')}</tbody></table></li>`
     case 'project_description':
       return `<li><b>${esc(`${f.role}`)}</b> of ${esc(`${f.entity_type} ${String(f.id)}`)} (${esc(f.column)})${src(f.provenance)}<pre>${esc(f.text)}</pre><p class="muted">${esc(f.notice)}</p></li>`
     case 'relationship':
@@ -145,10 +211,21 @@ const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnT
 
 /** The models that answered, the tokens they spent, and a model failure the case still waits on. */
 const modelCell = (u: ModelUsageView): string => {
-  const names = u.models.length === 0 ? (u.answers === 0 ? '<span class="muted">no answer yet</span>' : '<span class="muted">not recorded</span>') : u.models.map((m) => `<span class="mono">${esc(m)}</span>`).join(', ')
+  const names =
+    u.models.length === 0
+      ? u.answers === 0
+        ? '<span class="muted">no answer yet</span>'
+        : '<span class="muted">not recorded</span>'
+      : u.models.map((m) => `<span class="mono">${esc(m)}</span>`).join(', ')
   const at = u.last?.endpoint == null ? '' : ` at <span class="mono">${esc(u.last.endpoint)}</span>`
-  const tokens = u.answersWithUsage === 0 ? '' : `; ${u.tokens.total} tokens (${u.tokens.prompt} prompt, ${u.tokens.completion} completion) over ${u.answersWithUsage} answer(s)`
-  const failed = u.failure === null ? '' : `<br><span class="bad" id="model-failure">the model failed (turn ${u.failure.turn}): ${esc(u.failure.code)}: ${esc(u.failure.message)}</span>`
+  const tokens =
+    u.answersWithUsage === 0
+      ? ''
+      : `; ${u.tokens.total} tokens (${u.tokens.prompt} prompt, ${u.tokens.completion} completion) over ${u.answersWithUsage} answer(s)`
+  const failed =
+    u.failure === null
+      ? ''
+      : `<br><span class="bad" id="model-failure">the model failed (turn ${u.failure.turn}): ${esc(u.failure.code)}: ${esc(u.failure.message)}</span>`
   return `${names}${at}${tokens}${failed}`
 }
 
@@ -159,48 +236,129 @@ const when = (e: RecordedEvent): string => `<span class="when">seq ${e.seq} · $
 const timelineItem = (e: RecordedEvent, input: ReportInput, known: ReturnType<typeof ids>): string | null => {
   const li = (cls: string, body: string): string => `<li class="${cls}">${when(e)}<br>${body}</li>`
   switch (e.type) {
-    case 'InputsRecorded': return li('op', `revision ${e.data.revision}: bug report and ${e.data.entities.length} entit${e.data.entities.length === 1 ? 'y' : 'ies'} recorded`)
-    case 'RevisionCompleted': return li('op', `revision ${e.data.revision} prepared: ${e.data.fact_count} facts from ${e.data.queries} queries${e.data.complete ? '' : ' <span class="warn">(coverage incomplete)</span>'}`)
-    case 'InvestigationStarted': return li('op', `investigation started on revision ${e.data.revision}, budget ${e.data.settings.budget_total}`)
-    case 'ModelRequested': return li('turn', `<b>turn ${e.data.turn}</b> (${esc(e.data.phase)}): prompt of ${e.data.prompt_chars} characters`)
+    case 'InputsRecorded':
+      return li(
+        'op',
+        `revision ${e.data.revision}: bug report and ${e.data.entities.length} entit${e.data.entities.length === 1 ? 'y' : 'ies'} recorded`
+      )
+    case 'RevisionCompleted':
+      return li(
+        'op',
+        `revision ${e.data.revision} prepared: ${e.data.fact_count} facts from ${e.data.queries} queries${e.data.complete ? '' : ' <span class="warn">(coverage incomplete)</span>'}`
+      )
+    case 'InvestigationStarted':
+      return li('op', `investigation started on revision ${e.data.revision}, budget ${e.data.settings.budget_total}`)
+    case 'ModelRequested':
+      return li(
+        'turn',
+        `<b>turn ${e.data.turn}</b> (${esc(e.data.phase)}): prompt of ${e.data.prompt_chars} characters`
+      )
     case 'ModelResponded': {
       const raw = utf8(input.objects.get(e.data.raw.digest))
       const p = e.data.provenance
-      const by = p === null ? '' : ` by ${p.model === null ? p.kind : `<span class="mono">${esc(p.model)}</span>`}${p.usage === null ? '' : `, ${tokensOf(p.usage)} tokens`}, ${p.latency_ms} ms${p.attempts > 1 ? `, ${p.attempts} attempts` : ''}`
-      return li('turn', `<details><summary>the model's answer to turn ${e.data.turn} (${e.data.raw.size} bytes${by})</summary><pre>${raw === null ? 'not available' : linked(raw, known)}</pre></details>`)
+      const by =
+        p === null
+          ? ''
+          : ` by ${p.model === null ? p.kind : `<span class="mono">${esc(p.model)}</span>`}${p.usage === null ? '' : `, ${tokensOf(p.usage)} tokens`}, ${p.latency_ms} ms${p.attempts > 1 ? `, ${p.attempts} attempts` : ''}`
+      return li(
+        'turn',
+        `<details><summary>the model's answer to turn ${e.data.turn} (${e.data.raw.size} bytes${by})</summary><pre>${raw === null ? 'not available' : linked(raw, known)}</pre></details>`
+      )
     }
-    case 'ModelFailed': return li('block', `<span class="bad">model call failed (turn ${e.data.turn}): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
-    case 'ModelResponseRejected': return li('block', `<span class="bad">answer rejected (turn ${e.data.turn}, ${e.data.consecutive} in a row): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
-    case 'InterpretationRecorded': return li('turn', `interpretation: ${linked(e.data.summary, known)}`)
-    case 'PlanConfirmed': return li('turn', `plan ${esc(e.data.plan_id)}: <span class="mono">${esc(requestText(str(asRec(e.data.arguments)['kind']), e.data.arguments))}</span>`)
-    case 'CaptureRecorded': return li('turn', `evidence <a href="#${escPlain(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`)
-    case 'EnrichmentCaptured': return null
-    case 'QueryAnsweredFromCase': return li('turn', `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`)
-    case 'ResearchFailed': return li(e.data.unavailable ? 'block' : 'op', `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`)
-    case 'BudgetReserved': return li('op', `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})${e.data.requester === null ? '' : ` for ${requesterText(e.data.requester)}`}`)
-    case 'BudgetReleased': return li('op', `budget released: ${e.data.amount} (${esc(e.data.reason)})`)
-    case 'BudgetConsumed': return null
-    case 'BudgetToppedUp': return li('op', `budget topped up by ${e.data.amount}: ${esc(e.data.reason)}`)
-    case 'PlanCancelled': return li('op', `plan ${esc(str(e.data.plan_id))} cancelled: ${esc(e.data.reason)}`)
+    case 'ModelFailed':
+      return li(
+        'block',
+        `<span class="bad">model call failed (turn ${e.data.turn}): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`
+      )
+    case 'ModelResponseRejected':
+      return li(
+        'block',
+        `<span class="bad">answer rejected (turn ${e.data.turn}, ${e.data.consecutive} in a row): ${esc(e.data.code)}</span>: ${esc(e.data.message)}`
+      )
+    case 'InterpretationRecorded':
+      return li('turn', `interpretation: ${linked(e.data.summary, known)}`)
+    case 'PlanConfirmed':
+      return li(
+        'turn',
+        `plan ${esc(e.data.plan_id)}: <span class="mono">${esc(requestText(str(asRec(e.data.arguments)['kind']), e.data.arguments))}</span>`
+      )
+    case 'CaptureRecorded':
+      return li(
+        'turn',
+        `evidence <a href="#${escPlain(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> recorded (${esc(e.data.kind)}${e.data.repeat ? ', a repeat' : ''})`
+      )
+    case 'EnrichmentCaptured':
+      return null
+    case 'QueryAnsweredFromCase':
+      return li(
+        'turn',
+        `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`
+      )
+    case 'ResearchFailed':
+      return li(
+        e.data.unavailable ? 'block' : 'op',
+        `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`
+      )
+    case 'BudgetReserved':
+      return li(
+        'op',
+        `budget reserved: ${e.data.amount} (${esc(e.data.reservation_id)})${e.data.requester === null ? '' : ` for ${requesterText(e.data.requester)}`}`
+      )
+    case 'BudgetReleased':
+      return li('op', `budget released: ${e.data.amount} (${esc(e.data.reason)})`)
+    case 'BudgetConsumed':
+      return null
+    case 'BudgetToppedUp':
+      return li('op', `budget topped up by ${e.data.amount}: ${esc(e.data.reason)}`)
+    case 'PlanCancelled':
+      return li('op', `plan ${esc(str(e.data.plan_id))} cancelled: ${esc(e.data.reason)}`)
     case 'CheckpointRecorded': {
       const d = e.data
       const cls = d.state === 'BLOCKED' || d.state === 'EXHAUSTED' ? 'block' : 'op'
-      return li(cls, `<span class="badge state-${escPlain(d.state)}">${esc(d.state)}${d.reason === null ? '' : ` / ${esc(d.reason)}`}</span>${d.resume_state === null ? '' : ` resumes into ${esc(d.resume_state)}`}${d.retry_not_before === null ? '' : `, retry not before ${esc(d.retry_not_before)}`}${d.manual_retry ? ' (manual retry)' : ''}`)
+      return li(
+        cls,
+        `<span class="badge state-${escPlain(d.state)}">${esc(d.state)}${d.reason === null ? '' : ` / ${esc(d.reason)}`}</span>${d.resume_state === null ? '' : ` resumes into ${esc(d.resume_state)}`}${d.retry_not_before === null ? '' : `, retry not before ${esc(d.retry_not_before)}`}${d.manual_retry ? ' (manual retry)' : ''}`
+      )
     }
-    case 'HypothesisProposed': return li('turn', `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> proposed: ${linked(e.data.statement, known)} (evidence ${refLinks(e.data.evidence, known)})`)
-    case 'HypothesisUpdated': return li('turn', `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> → ${esc(e.data.status)}: ${linked(e.data.note, known)} (evidence ${refLinks(e.data.evidence, known)})`)
-    case 'LabTestRequested': return li('block', `lab test ${esc(e.data.request_id)} requested: ${linked(e.data.description, known)}`)
-    case 'LabFeedbackRecorded': return li('op', `lab feedback for ${esc(e.data.request_id)}: ${linked(e.data.feedback, known)}`)
-    case 'ConclusionRecorded': return li('turn', `<b>conclusion</b>: ${linked(e.data.summary, known)}`)
-    case 'NoteRecorded': return li('op', `note: ${e.data.format === 'markdown' ? '<span class="muted">(Markdown, shown as text)</span> ' : ''}<pre>${linked(e.data.text, known)}</pre>`)
-    case 'AttachmentAdded': return li('op', `attachment <span class="mono">${esc(e.data.name)}</span> (${e.data.object.size} bytes, ${esc(e.data.object.digest)})`)
-    default: return null
+    case 'HypothesisProposed':
+      return li(
+        'turn',
+        `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> proposed: ${linked(e.data.statement, known)} (evidence ${refLinks(e.data.evidence, known)})`
+      )
+    case 'HypothesisUpdated':
+      return li(
+        'turn',
+        `hypothesis <a href="#${escPlain(e.data.hypothesis_id)}">${esc(e.data.hypothesis_id)}</a> → ${esc(e.data.status)}: ${linked(e.data.note, known)} (evidence ${refLinks(e.data.evidence, known)})`
+      )
+    case 'LabTestRequested':
+      return li('block', `lab test ${esc(e.data.request_id)} requested: ${linked(e.data.description, known)}`)
+    case 'LabFeedbackRecorded':
+      return li('op', `lab feedback for ${esc(e.data.request_id)}: ${linked(e.data.feedback, known)}`)
+    case 'ConclusionRecorded':
+      return li('turn', `<b>conclusion</b>: ${linked(e.data.summary, known)}`)
+    case 'NoteRecorded':
+      return li(
+        'op',
+        `note: ${e.data.format === 'markdown' ? '<span class="muted">(Markdown, shown as text)</span> ' : ''}<pre>${linked(e.data.text, known)}</pre>`
+      )
+    case 'AttachmentAdded':
+      return li(
+        'op',
+        `attachment <span class="mono">${esc(e.data.name)}</span> (${e.data.object.size} bytes, ${esc(e.data.object.digest)})`
+      )
+    default:
+      return null
   }
 }
 
 // --- budget chart --------------------------------------------------------------------------------
 
-interface BudgetPoint { readonly seq: number; readonly total: number; readonly reserved: number; readonly consumed: number }
+interface BudgetPoint {
+  readonly seq: number
+  readonly total: number
+  readonly reserved: number
+  readonly consumed: number
+}
 
 const budgetSeries = (events: readonly RecordedEvent[]): BudgetPoint[] => {
   let total = 0
@@ -210,12 +368,27 @@ const budgetSeries = (events: readonly RecordedEvent[]): BudgetPoint[] => {
   const open = new Map<string, number>()
   for (const e of events) {
     switch (e.type) {
-      case 'InvestigationStarted': total = e.data.settings.budget_total; break
-      case 'BudgetToppedUp': total += e.data.amount; break
-      case 'BudgetReserved': open.set(e.data.reservation_id, e.data.amount); held += e.data.amount; break
-      case 'BudgetConsumed': held -= open.get(e.data.reservation_id) ?? e.data.amount; open.delete(e.data.reservation_id); consumed += e.data.amount; break
-      case 'BudgetReleased': held -= open.get(e.data.reservation_id) ?? e.data.amount; open.delete(e.data.reservation_id); break
-      default: continue
+      case 'InvestigationStarted':
+        total = e.data.settings.budget_total
+        break
+      case 'BudgetToppedUp':
+        total += e.data.amount
+        break
+      case 'BudgetReserved':
+        open.set(e.data.reservation_id, e.data.amount)
+        held += e.data.amount
+        break
+      case 'BudgetConsumed':
+        held -= open.get(e.data.reservation_id) ?? e.data.amount
+        open.delete(e.data.reservation_id)
+        consumed += e.data.amount
+        break
+      case 'BudgetReleased':
+        held -= open.get(e.data.reservation_id) ?? e.data.amount
+        open.delete(e.data.reservation_id)
+        break
+      default:
+        continue
     }
     out.push({ seq: e.seq, total, reserved: held, consumed })
   }
@@ -230,7 +403,8 @@ const budgetChart = (points: readonly BudgetPoint[]): string => {
   const max = Math.max(1, ...points.map((p) => p.total))
   const x = (i: number): number => pad + (points.length === 1 ? 0 : (i * (W - 2 * pad)) / (points.length - 1))
   const y = (v: number): number => H - pad + 10 - (v * (H - pad - 10)) / max
-  const line = (f: (p: BudgetPoint) => number): string => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(f(p)).toFixed(1)}`).join(' ')
+  const line = (f: (p: BudgetPoint) => number): string =>
+    points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(f(p)).toFixed(1)}`).join(' ')
   const left = (p: BudgetPoint): number => p.total - p.consumed - p.reserved
   const last = points[points.length - 1] as BudgetPoint
   return `<svg role="img" aria-label="budget over the investigation: reserved, consumed and left" viewBox="0 0 ${W} ${H}" width="100%" style="max-width:${W}px">
@@ -256,18 +430,25 @@ export const renderReport = (input: ReportInput): string => {
   const snapshots = new Set<string>()
   for (const x of m.evidence.values()) {
     if (x.capture?.origin.type === 'git') commits.add(x.capture.origin.commit)
-    if (x.capture?.origin.type === 'database') snapshots.add(`${x.capture.origin.database} @ ${x.capture.origin.snapshot_id}`)
+    if (x.capture?.origin.type === 'database')
+      snapshots.add(`${x.capture.origin.database} @ ${x.capture.origin.snapshot_id}`)
   }
   const v = input.verification
   const errors = v.findings.filter((f) => f.severity === 'error')
-  const inputs = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'InputsRecorded' }> => e.type === 'InputsRecorded')
-  const revision = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'RevisionCompleted' }> => e.type === 'RevisionCompleted')
+  const inputs = [...ev]
+    .reverse()
+    .find((e): e is Extract<RecordedEvent, { type: 'InputsRecorded' }> => e.type === 'InputsRecorded')
+  const revision = [...ev]
+    .reverse()
+    .find((e): e is Extract<RecordedEvent, { type: 'RevisionCompleted' }> => e.type === 'RevisionCompleted')
   const report = inputs === undefined ? null : utf8(input.objects.get(inputs.data.report.digest))
   const factsText = revision === undefined ? null : utf8(input.objects.get(revision.data.facts.digest))
   const decoded = factsText === null ? null : decodeJson(FactsDocument, factsText)
   const facts: readonly Fact[] = decoded !== null && E.isRight(decoded) ? decoded.right.facts : []
   const byDigest = new Map([...m.evidence.values()].map((x) => [x.digest, x.id]))
-  const conclusion = [...ev].reverse().find((e): e is Extract<RecordedEvent, { type: 'ConclusionRecorded' }> => e.type === 'ConclusionRecorded')
+  const conclusion = [...ev]
+    .reverse()
+    .find((e): e is Extract<RecordedEvent, { type: 'ConclusionRecorded' }> => e.type === 'ConclusionRecorded')
   const title = input.title ?? input.caseId
 
   const parts: string[] = []
@@ -290,17 +471,36 @@ export const renderReport = (input: ReportInput): string => {
 ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' : 'bad'}">${v.findings.length} finding(s)</summary><ul>${v.findings.map((f) => `<li class="${f.severity === 'error' ? 'bad' : 'warn'}">${esc(`${f.code}${f.seq === undefined ? '' : ` (seq ${f.seq})`}: ${f.message}`)}</li>`).join('')}</ul></details>`}
 </header>`)
   if (input.unreadable === true) {
-    parts.push(`<section id="unreadable"><h2>This case does not verify</h2><p class="bad">Its log does not check out, so nothing in it is shown as fact: only the findings above. Run <code>vba verify</code> for the details.</p></section>`)
+    parts.push(
+      `<section id="unreadable"><h2>This case does not verify</h2><p class="bad">Its log does not check out, so nothing in it is shown as fact: only the findings above. Run <code>vba verify</code> for the details.</p></section>`
+    )
     parts.push('</main></body></html>\n')
     return parts.join('\n')
   }
-  parts.push(`<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`)
-  parts.push(`<section id="report"><h2>Bug report</h2>${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`)
-  parts.push(`<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`)
-  parts.push(`<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${escPlain(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`)
+  parts.push(
+    `<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`
+  )
+  parts.push(
+    `<section id="report"><h2>Bug report</h2>${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`
+  )
+  parts.push(
+    `<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`
+  )
+  parts.push(
+    `<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${escPlain(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`
+  )
   parts.push(`<section id="budget"><h2>Budget</h2>${budgetChart(budgetSeries(ev))}</section>`)
-  parts.push(`<section id="timeline"><h2>Timeline</h2><ol class="timeline">${ev.map((e) => timelineItem(e, input, known)).filter((x): x is string => x !== null).join('\n')}</ol></section>`)
-  parts.push(`<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map(evidenceCard).join('\n')}</section>`)
-  parts.push(`<footer><p class="muted">Rendered by vba ${esc(input.version)} from the case's log alone (${ev.length} events, HEAD ${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}). The same case gives the same page.</p></footer></main></body></html>\n`)
+  parts.push(
+    `<section id="timeline"><h2>Timeline</h2><ol class="timeline">${ev
+      .map((e) => timelineItem(e, input, known))
+      .filter((x): x is string => x !== null)
+      .join('\n')}</ol></section>`
+  )
+  parts.push(
+    `<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map(evidenceCard).join('\n')}</section>`
+  )
+  parts.push(
+    `<footer><p class="muted">Rendered by vba ${esc(input.version)} from the case's log alone (${ev.length} events, HEAD ${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}). The same case gives the same page.</p></footer></main></body></html>\n`
+  )
   return parts.join('\n')
 }

@@ -5,7 +5,15 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../failures/failure.js'
-import { planCount, planRows, precheck, resolveTable, type DatabaseScope, type TableRef, type TableSchema } from '../../domain/database-plan.js'
+import {
+  planCount,
+  planRows,
+  precheck,
+  resolveTable,
+  type DatabaseScope,
+  type TableRef,
+  type TableSchema
+} from '../../domain/database-plan.js'
 import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../failures/error.js'
@@ -23,14 +31,26 @@ export interface DatabaseResearch {
   readonly schemas: Map<string, TableSchema>
 }
 
-const origin = (r: DatabaseResearch, database: string): Origin => ({ type: 'database', client: r.db.client, database, snapshot_id: r.snapshotId })
+const origin = (r: DatabaseResearch, database: string): Origin => ({
+  type: 'database',
+  client: r.db.client,
+  database,
+  snapshot_id: r.snapshotId
+})
 
 const settingsOf = (r: DatabaseResearch, database: string): Record<string, unknown> => {
   const l = r.scope.limits
   return {
     client: r.db.client,
     allowed_tables: [...(r.scope.allowedTables[database] ?? [])].sort(),
-    limits: { time_ms: l.time_ms, max_rows: l.max_rows, max_result_bytes: l.max_result_bytes, max_in_values: l.max_in_values, max_filters: l.max_filters, max_columns: l.max_columns }
+    limits: {
+      time_ms: l.time_ms,
+      max_rows: l.max_rows,
+      max_result_bytes: l.max_result_bytes,
+      max_in_values: l.max_in_values,
+      max_filters: l.max_filters,
+      max_columns: l.max_columns
+    }
   }
 }
 
@@ -45,7 +65,10 @@ const schemaOf = async (r: DatabaseResearch, ref: TableRef): Promise<TableSchema
   if (cached !== undefined) return cached
   const schema = await r.db.tableSchema(ref)
   if (schema !== null) r.schemas.set(key, schema)
-  if (schema === null) throw new FailureError(failure('TABLE_NOT_FOUND', `table ${ref.table} is allowed but does not exist in ${ref.database}`, { ...ref }))
+  if (schema === null)
+    throw new FailureError(
+      failure('TABLE_NOT_FOUND', `table ${ref.table} is allowed but does not exist in ${ref.database}`, { ...ref })
+    )
   return schema
 }
 
@@ -62,25 +85,49 @@ const tables = async (r: DatabaseResearch, q: DatabaseTables): Promise<Capture> 
     }
   }
   const first = dbs[0] ?? ''
-  return orThrow(buildCapture('database.tables', q, origin(r, first), settingsOf(r, first), {
-    tables: found,
-    allowed_but_missing: missing,
-    complete: true
-  }, r.scope.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'database.tables',
+      q,
+      origin(r, first),
+      settingsOf(r, first),
+      {
+        tables: found,
+        allowed_but_missing: missing,
+        complete: true
+      },
+      r.scope.limits.max_result_bytes
+    )
+  )
 }
 
 const resolveDatabase = (scope: DatabaseScope, database: string): E.Either<Failure, string> =>
-  scope.databases.includes(database) ? E.right(database) : E.left(failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database.slice(0, 64))} is not configured`, { database: database.slice(0, 64) }))
+  scope.databases.includes(database)
+    ? E.right(database)
+    : E.left(
+        failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database.slice(0, 64))} is not configured`, {
+          database: database.slice(0, 64)
+        })
+      )
 
 const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> => {
   const ref = orThrow(resolveTable(r.scope, q.table, q.database))
   const s = await schemaOf(r, ref)
-  return orThrow(buildCapture('database.schema', q, origin(r, ref.database), settingsOf(r, ref.database), {
-    table: s.table,
-    columns: s.columns,
-    primary_key: s.primary_key,
-    indexes: s.indexes
-  }, r.scope.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'database.schema',
+      q,
+      origin(r, ref.database),
+      settingsOf(r, ref.database),
+      {
+        table: s.table,
+        columns: s.columns,
+        primary_key: s.primary_key,
+        indexes: s.indexes
+      },
+      r.scope.limits.max_result_bytes
+    )
+  )
 }
 
 /**
@@ -94,7 +141,10 @@ const upperBoundBytes = (rows: readonly Row[]): number => {
     bytes += 3
     for (const key in row) {
       const v = row[key]
-      bytes += key.length + 4 + (typeof v === 'string' ? v.length * 6 + 2 : typeof v === 'object' && v !== null ? v.$base64.length + 14 : 24)
+      bytes +=
+        key.length +
+        4 +
+        (typeof v === 'string' ? v.length * 6 + 2 : typeof v === 'object' && v !== null ? v.$base64.length + 14 : 24)
     }
   }
   return bytes
@@ -138,7 +188,18 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   // An upper bound that fits is as good as the exact size (and needs no serialisation).
   const bound = upperBoundBytes(page) + 4096
   const wholeBytes = bound <= budget ? bound : Buffer.byteLength(JSON.stringify(whole))
-  if (wholeBytes <= budget) return orThrow(buildCapture('database.rows', q, origin(r, ref.database), settingsOf(r, ref.database), whole, r.scope.limits.max_result_bytes, wholeBytes))
+  if (wholeBytes <= budget)
+    return orThrow(
+      buildCapture(
+        'database.rows',
+        q,
+        origin(r, ref.database),
+        settingsOf(r, ref.database),
+        whole,
+        r.scope.limits.max_result_bytes,
+        wholeBytes
+      )
+    )
   let used = 0
   let kept = 0
   for (const row of page) {
@@ -148,9 +209,24 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
     kept++
   }
   if (kept === 0) {
-    throw new FailureError(failure('RESULT_TOO_LARGE', `one row is larger than the result limit of ${r.scope.limits.max_result_bytes} bytes; select fewer columns`, { max_result_bytes: r.scope.limits.max_result_bytes }))
+    throw new FailureError(
+      failure(
+        'RESULT_TOO_LARGE',
+        `one row is larger than the result limit of ${r.scope.limits.max_result_bytes} bytes; select fewer columns`,
+        { max_result_bytes: r.scope.limits.max_result_bytes }
+      )
+    )
   }
-  return orThrow(buildCapture('database.rows', q, origin(r, ref.database), settingsOf(r, ref.database), resultFor(page.slice(0, kept), true), r.scope.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'database.rows',
+      q,
+      origin(r, ref.database),
+      settingsOf(r, ref.database),
+      resultFor(page.slice(0, kept), true),
+      r.scope.limits.max_result_bytes
+    )
+  )
 }
 
 const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> => {
@@ -159,20 +235,33 @@ const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> =>
   const s = await schemaOf(r, ref)
   const plan = orThrow(planCount(r.scope, s, q))
   const n = await r.db.count(plan)
-  return orThrow(buildCapture('database.count', q, origin(r, ref.database), settingsOf(r, ref.database), {
-    table: ref.table,
-    count: n,
-    complete: true
-  }, r.scope.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'database.count',
+      q,
+      origin(r, ref.database),
+      settingsOf(r, ref.database),
+      {
+        table: ref.table,
+        count: n,
+        complete: true
+      },
+      r.scope.limits.max_result_bytes
+    )
+  )
 }
 
 /** Runs one database query. Throws FailureError with a coded failure on refusal or outage. */
 export const runDatabaseQuery = (r: DatabaseResearch, q: DatabaseQuery): Promise<Capture> => {
   switch (q.kind) {
-    case 'database.tables': return tables(r, q)
-    case 'database.schema': return schema(r, q)
-    case 'database.rows': return rows(r, q)
-    case 'database.count': return count(r, q)
+    case 'database.tables':
+      return tables(r, q)
+    case 'database.schema':
+      return schema(r, q)
+    case 'database.rows':
+      return rows(r, q)
+    case 'database.count':
+      return count(r, q)
     default: {
       const _never: never = q
       throw new TypeError(`unhandled query ${JSON.stringify(_never)}`)

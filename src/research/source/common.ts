@@ -61,7 +61,16 @@ export const sourceSettings = (r: SourceResearch, extra: Record<string, unknown>
   const l = r.limits
   return {
     extensions: [...r.extensions].sort(),
-    limits: { time_ms: l.time_ms, max_lines: l.max_lines, max_files: l.max_files, max_file_bytes: l.max_file_bytes, max_search_bytes: l.max_search_bytes, max_result_bytes: l.max_result_bytes, max_matches: l.max_matches, max_line_chars: l.max_line_chars },
+    limits: {
+      time_ms: l.time_ms,
+      max_lines: l.max_lines,
+      max_files: l.max_files,
+      max_file_bytes: l.max_file_bytes,
+      max_search_bytes: l.max_search_bytes,
+      max_result_bytes: l.max_result_bytes,
+      max_matches: l.max_matches,
+      max_line_chars: l.max_line_chars
+    },
     ...extra
   }
 }
@@ -75,7 +84,10 @@ export interface Skipped {
 
 /** Throws SOURCE_TIMEOUT once `deadline` (ms since epoch) has passed. */
 export const checkDeadline = (deadline: number, timeMs: number): void => {
-  if (Date.now() > deadline) throw new FailureError(failure('SOURCE_TIMEOUT', `the source query did not finish within ${timeMs} ms`, { time_ms: timeMs }))
+  if (Date.now() > deadline)
+    throw new FailureError(
+      failure('SOURCE_TIMEOUT', `the source query did not finish within ${timeMs} ms`, { time_ms: timeMs })
+    )
 }
 
 /** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
@@ -155,7 +167,13 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
   let omissions = 0
   const listing = await r.snap.entries()
   const rank = o.rank
-  const ordered = rank === undefined ? listing : listing.map((entry, i) => ({ entry, i, k: rank(entry.path) })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.entry)
+  const ordered =
+    rank === undefined
+      ? listing
+      : listing
+          .map((entry, i) => ({ entry, i, k: rank(entry.path) }))
+          .sort((a, b) => a.k - b.k || a.i - b.i)
+          .map((x) => x.entry)
   for (const entry of ordered) {
     if (!underPrefix(entry.path, o.prefix) || !exts.has(extensionOf(entry.path))) continue
     if (o.onlyPaths !== undefined && !o.onlyPaths.has(entry.path)) continue
@@ -189,7 +207,10 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
     // The snapshot index's trigram filter rules out most files without reading them.
     if (!r.snap.mayContain(entry.oid, hashes)) continue
     const bytes = o.keepBytes === true ? await r.snap.blob(entry.oid) : await r.snap.scanBlob(entry.oid)
-    if (bytes === null) throw new FailureError(failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path }))
+    if (bytes === null)
+      throw new FailureError(
+        failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path })
+      )
     let at = bytes.indexOf(needle)
     if (at < 0) continue
     let line = 1
@@ -217,23 +238,42 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
           if (end < 0) end = bytes.length
           const raw = bytes.toString('utf8', start, end).replace(/\r$/, '')
           const c = cutLine(raw, r.limits.max_line_chars)
-          hits.push(c.cut ? { path: entry.path, line, text: c.text, text_truncated: true, length: c.length } : { path: entry.path, line, text: c.text })
+          hits.push(
+            c.cut
+              ? { path: entry.path, line, text: c.text, text_truncated: true, length: c.length }
+              : { path: entry.path, line, text: c.text }
+          )
           lastLine = line
           fileHit = true
         }
       }
       at = bytes.indexOf(needle, at + 1)
     }
-    if (fileHit) files.set(entry.path, { entry, origin: originFileOf(r, entry, bytes), ...(o.keepBytes === true ? { bytes } : {}) })
+    if (fileHit)
+      files.set(entry.path, {
+        entry,
+        origin: originFileOf(r, entry, bytes),
+        ...(o.keepBytes === true ? { bytes } : {})
+      })
     if (limitsReached.has('matches') || limitsReached.has('files')) break
   }
   // A scan that ran past its time is refused even when it got to the end: the limit is a promise.
   checkDeadline(o.deadline, r.limits.time_ms)
-  return { hits, files, filesScanned, bytesScanned, skipped, limitsReached: [...limitsReached].sort(), complete: limitsReached.size === 0 && omissions === 0 }
+  return {
+    hits,
+    files,
+    filesScanned,
+    bytesScanned,
+    skipped,
+    limitsReached: [...limitsReached].sort(),
+    complete: limitsReached.size === 0 && omissions === 0
+  }
 }
 
 /** Skips as reported in results: counts by reason and the first 100 paths. */
-export const reportSkipped = (skipped: readonly Skipped[]): { counts: Record<string, number>; files: Skipped[]; listed_all: boolean } => {
+export const reportSkipped = (
+  skipped: readonly Skipped[]
+): { counts: Record<string, number>; files: Skipped[]; listed_all: boolean } => {
   const counts: Record<string, number> = {}
   for (const s of skipped) counts[s.reason] = (counts[s.reason] ?? 0) + 1
   return { counts, files: skipped.slice(0, 100), listed_all: skipped.length <= 100 }

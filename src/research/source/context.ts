@@ -23,7 +23,18 @@ import { assignedNames, assignedValue, cutLine, isIdentifier, registrationNames 
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
-import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type Hit, type SourceScanResult, type ScannedFile, type SourceResearch } from './common.js'
+import {
+  bytesOf,
+  gitOrigin,
+  reportSkipped,
+  scan,
+  sourceSettings,
+  splitLines,
+  type Hit,
+  type SourceScanResult,
+  type ScannedFile,
+  type SourceResearch
+} from './common.js'
 import { orThrow } from './util.js'
 
 interface SearchRecord {
@@ -56,11 +67,15 @@ const roleOf = (s: SearchRecord, path: string): ContextRole => {
 /** Answers source.context (see the module comment) with one capture. */
 export const sourceContext = async (r: SourceResearch, q: SourceContext, deadline: number): Promise<Capture> => {
   const a = r.analysis
-  if (!a.enabled) throw new FailureError(failure('SOURCE_CONTEXT_DISABLED', 'source.context is not enabled in [source_analysis] of the profile'))
+  if (!a.enabled)
+    throw new FailureError(
+      failure('SOURCE_CONTEXT_DISABLED', 'source.context is not enabled in [source_analysis] of the profile')
+    )
   const prefix = q.path_prefix === undefined ? undefined : orThrow(checkSourcePath('path_prefix', q.path_prefix))
   const searches = contextSearches(r, prefix, deadline)
   const first = await searches.run(q.text, 'term', null, new Set())
-  if (first === null) throw new FailureError(failure('CONFIG_INVALID', '[source_analysis].max_searches must be at least 1'))
+  if (first === null)
+    throw new FailureError(failure('CONFIG_INVALID', '[source_analysis].max_searches must be at least 1'))
   const candidates = await followUp(r, searches, q.text, first)
   const shown = contextWindows(r, searches, candidates)
   const { limitsReached, records } = searches
@@ -68,27 +83,63 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
     const why = shown.allocation.noContext({ path, line })
     return why === undefined ? { context_returned: true } : { context_returned: false, no_context: why }
   }
-  const hitRecord = (s: SearchRecord, h: Hit): Record<string, unknown> => ({ search: s.index, path: h.path, line: h.line, role: roleOf(s, h.path), ...context(h.path, h.line) })
+  const hitRecord = (s: SearchRecord, h: Hit): Record<string, unknown> => ({
+    search: s.index,
+    path: h.path,
+    line: h.line,
+    role: roleOf(s, h.path),
+    ...context(h.path, h.line)
+  })
   const complete = limitsReached.size === 0 && records.every((s) => s.result.complete)
-  return orThrow(buildCapture('source.context', q, gitOrigin(r, shown.origins), sourceSettings(r, {
-    source_analysis: { context_lines: a.context_lines, max_searches: a.max_searches, max_matches: a.max_matches, max_files: a.max_files, max_blocks: a.max_blocks, max_total_lines: a.max_total_lines, registration_prefixes: [...a.registration_prefixes], code_path_prefixes: [...a.code_path_prefixes] }
-  }), {
-    term: q.text,
-    mode: first.mode,
-    scope: { path_prefix: prefix ?? null, extensions: [...r.extensions].sort(), code_first: prefix === undefined && a.code_path_prefixes.length > 0 ? [...a.code_path_prefixes] : [] },
-    searches: records.map((s) => ({
-      index: s.index, term: s.term, mode: s.mode, reason: s.reason, from: s.from,
-      hit_count: s.result.hits.length, files_scanned: s.result.filesScanned, complete: s.result.complete,
-      limits_reached: s.result.limitsReached, skipped: reportSkipped(s.result.skipped)
-    })),
-    hits: records.flatMap((s) => s.result.hits.map((h) => hitRecord(s, h))),
-    candidates: candidates.map((c) => ({ ...c, ...context(c.path, c.line) })),
-    files: shown.files.map((f) => f.path),
-    blocks: shown.blocks,
-    limits_reached: [...limitsReached].sort(),
-    completeness: complete ? 'complete_configured_source_context' : 'partial_configured_source_context',
-    notice: 'Lexical context only: hits and candidates are places to read, not a verified call graph, an execution or a cause. Equal numbers or names in different files may name different things.'
-  }, r.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'source.context',
+      q,
+      gitOrigin(r, shown.origins),
+      sourceSettings(r, {
+        source_analysis: {
+          context_lines: a.context_lines,
+          max_searches: a.max_searches,
+          max_matches: a.max_matches,
+          max_files: a.max_files,
+          max_blocks: a.max_blocks,
+          max_total_lines: a.max_total_lines,
+          registration_prefixes: [...a.registration_prefixes],
+          code_path_prefixes: [...a.code_path_prefixes]
+        }
+      }),
+      {
+        term: q.text,
+        mode: first.mode,
+        scope: {
+          path_prefix: prefix ?? null,
+          extensions: [...r.extensions].sort(),
+          code_first: prefix === undefined && a.code_path_prefixes.length > 0 ? [...a.code_path_prefixes] : []
+        },
+        searches: records.map((s) => ({
+          index: s.index,
+          term: s.term,
+          mode: s.mode,
+          reason: s.reason,
+          from: s.from,
+          hit_count: s.result.hits.length,
+          files_scanned: s.result.filesScanned,
+          complete: s.result.complete,
+          limits_reached: s.result.limitsReached,
+          skipped: reportSkipped(s.result.skipped)
+        })),
+        hits: records.flatMap((s) => s.result.hits.map((h) => hitRecord(s, h))),
+        candidates: candidates.map((c) => ({ ...c, ...context(c.path, c.line) })),
+        files: shown.files.map((f) => f.path),
+        blocks: shown.blocks,
+        limits_reached: [...limitsReached].sort(),
+        completeness: complete ? 'complete_configured_source_context' : 'partial_configured_source_context',
+        notice:
+          'Lexical context only: hits and candidates are places to read, not a verified call graph, an execution or a cause. Equal numbers or names in different files may name different things.'
+      },
+      r.limits.max_result_bytes
+    )
+  )
 }
 
 /** The searches of one query, and the limits any step of it reached. */
@@ -98,13 +149,21 @@ interface Searches {
   /** 0 for code files (every file under a path_prefix), 1 for the rest: data dumps rank after code. */
   readonly codeRank: (path: string) => number
   /** Searches `term`, the files of `home` first; null when max_searches is used up. */
-  readonly run: (term: string, reason: SearchRecord['reason'], from: SearchRecord['from'], home: ReadonlySet<string>) => Promise<SearchRecord | null>
+  readonly run: (
+    term: string,
+    reason: SearchRecord['reason'],
+    from: SearchRecord['from'],
+    home: ReadonlySet<string>
+  ) => Promise<SearchRecord | null>
 }
 
 const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline: number): Searches => {
   const a = r.analysis
   // With no path_prefix, code comes first: data dumps rank after it (in the scans and the context).
-  const codeRank = (path: string): number => (prefix !== undefined || a.code_path_prefixes.length === 0 || a.code_path_prefixes.some((c) => path.startsWith(c)) ? 0 : 1)
+  const codeRank = (path: string): number =>
+    prefix !== undefined || a.code_path_prefixes.length === 0 || a.code_path_prefixes.some((c) => path.startsWith(c))
+      ? 0
+      : 1
   const limitsReached = new Set<string>()
   // Internal searches share the query's search bytes: each gets an equal, bounded part.
   const share = Math.floor(r.limits.max_search_bytes / Math.max(1, a.max_searches))
@@ -116,9 +175,20 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
     }
     const mode = isIdentifier(term) ? 'word' : 'literal'
     const rank = (path: string): number => (home.has(path) ? -1 : codeRank(path))
-    const result = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: term, wholeWord: mode === 'word', maxMatches: a.max_matches, maxFiles: r.limits.max_files, maxBytes: share, deadline, keepBytes: true, rank })
+    const result = await scan(r, {
+      ...(prefix === undefined ? {} : { prefix }),
+      needle: term,
+      wholeWord: mode === 'word',
+      maxMatches: a.max_matches,
+      maxFiles: r.limits.max_files,
+      maxBytes: share,
+      deadline,
+      keepBytes: true,
+      rank
+    })
     for (const l of result.limitsReached) limitsReached.add(l)
-    if (result.skipped.some((s) => s.reason === 'too_large' || s.reason === 'missing_object')) limitsReached.add('skipped_files')
+    if (result.skipped.some((s) => s.reason === 'too_large' || s.reason === 'missing_object'))
+      limitsReached.add('skipped_files')
     const record = { index: records.length, term, mode, reason, from, result, home } as const
     records.push(record)
     return record
@@ -131,7 +201,12 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
  * (the same name in other files becomes a candidate of its own), then the registration functions
  * of the files the term itself matched (never of files reached later).
  */
-const followUp = async (r: SourceResearch, searches: Searches, term: string, first: SearchRecord): Promise<Candidate[]> => {
+const followUp = async (
+  r: SourceResearch,
+  searches: Searches,
+  term: string,
+  first: SearchRecord
+): Promise<Candidate[]> => {
   const candidates: Candidate[] = []
   const direct = [...new Set(first.result.hits.map((h) => h.path))]
   const assigning = new Map<string, Set<string>>()
@@ -146,7 +221,12 @@ const followUp = async (r: SourceResearch, searches: Searches, term: string, fir
   for (const c of candidates.filter((x) => x.kind === 'assignment')) {
     if (followed.has(c.name)) continue
     followed.add(c.name)
-    const s = await searches.run(c.name, 'assignment', { path: c.path, line: c.line }, assigning.get(c.name) ?? new Set())
+    const s = await searches.run(
+      c.name,
+      'assignment',
+      { path: c.path, line: c.line },
+      assigning.get(c.name) ?? new Set()
+    )
     if (s === null) break
     for (const h of s.result.hits.filter((x) => !s.home.has(x.path))) {
       const value = assignedValue(h.text, c.name)
@@ -158,7 +238,8 @@ const followUp = async (r: SourceResearch, searches: Searches, term: string, fir
     const f = first.result.files.get(p)
     if (f === undefined) continue
     splitLines(bytesOf(f)).forEach((text, i) => {
-      for (const name of registrationNames(text, r.analysis.registration_prefixes)) candidates.push({ kind: 'registration', name, path: p, line: i + 1 })
+      for (const name of registrationNames(text, r.analysis.registration_prefixes))
+        candidates.push({ kind: 'registration', name, path: p, line: i + 1 })
     })
   }
   for (const c of candidates.filter((x) => x.kind === 'registration')) {
@@ -172,8 +253,14 @@ const followUp = async (r: SourceResearch, searches: Searches, term: string, fir
 /** Every hit and registration candidate ranked, and the windows allocated within the limits. */
 const contextWindows = (r: SourceResearch, searches: Searches, candidates: readonly Candidate[]) => {
   const fileData = new Map<string, ScannedFile & { lines: string[] }>()
-  for (const s of searches.records) for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(bytesOf(f)) })
-  const placeOf = (role: ContextRole, path: string, line: number): ContextPlace => ({ role, path, line, fileRank: searches.codeRank(path) })
+  for (const s of searches.records)
+    for (const [p, f] of s.result.files) if (!fileData.has(p)) fileData.set(p, { ...f, lines: splitLines(bytesOf(f)) })
+  const placeOf = (role: ContextRole, path: string, line: number): ContextPlace => ({
+    role,
+    path,
+    line,
+    fileRank: searches.codeRank(path)
+  })
   const places: ContextPlace[] = [
     ...searches.records.flatMap((s) => s.result.hits.map((h) => placeOf(roleOf(s, h.path), h.path, h.line))),
     ...candidates.filter((c) => c.kind === 'registration').map((c) => placeOf('registration', c.path, c.line))
@@ -192,6 +279,9 @@ const contextWindows = (r: SourceResearch, searches: Searches, candidates: reado
       })
     }))
   })
-  const origins = files.flatMap((f) => { const d = fileData.get(f.path); return d === undefined ? [] : [d.origin] })
+  const origins = files.flatMap((f) => {
+    const d = fileData.get(f.path)
+    return d === undefined ? [] : [d.origin]
+  })
   return { allocation, files, blocks, origins }
 }

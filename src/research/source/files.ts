@@ -9,14 +9,22 @@ import { orThrow } from './util.js'
 export const sourceFiles = async (r: SourceResearch, q: SourceFiles): Promise<Capture> => {
   const matching = (await r.snap.entries()).filter((e) => underPrefix(e.path, q.path_prefix) && e.path.includes(q.text))
   const listed = matching.slice(0, r.limits.max_files)
-  return orThrow(buildCapture('source.files', q, gitOrigin(r, []), sourceSettings(r), {
-    text: q.text,
-    scope: { path_prefix: q.path_prefix ?? null },
-    files: listed.map((e) => ({ path: e.path, kind: e.kind, blob: e.oid })),
-    match_count: matching.length,
-    truncated: listed.length < matching.length,
-    limits_reached: listed.length < matching.length ? ['files'] : [],
-    complete: listed.length === matching.length
-  }, r.limits.max_result_bytes))
+  return orThrow(
+    buildCapture(
+      'source.files',
+      q,
+      gitOrigin(r, []),
+      sourceSettings(r),
+      {
+        text: q.text,
+        scope: { path_prefix: q.path_prefix ?? null },
+        files: listed.map((e) => ({ path: e.path, kind: e.kind, blob: e.oid })),
+        match_count: matching.length,
+        truncated: listed.length < matching.length,
+        limits_reached: listed.length < matching.length ? ['files'] : [],
+        complete: listed.length === matching.length
+      },
+      r.limits.max_result_bytes
+    )
+  )
 }
-

@@ -25,13 +25,22 @@ export const DEFAULT_ANALYSIS: SourceAnalysis = {
 }
 
 const positive = (name: string, n: number): number => {
-  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'context_lines')) throw new FailureError(failure('CONFIG_INVALID', `[source_analysis].${name} must be a positive integer`))
+  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'context_lines'))
+    throw new FailureError(failure('CONFIG_INVALID', `[source_analysis].${name} must be a positive integer`))
   return n
 }
 
 export const analysisOf = (profile: Profile): SourceAnalysis => {
   const a = { ...DEFAULT_ANALYSIS, ...profile.sourceAnalysis }
-  for (const k of ['context_lines', 'max_searches', 'max_matches', 'max_files', 'max_blocks', 'max_total_lines'] as const) positive(k, a[k])
+  for (const k of [
+    'context_lines',
+    'max_searches',
+    'max_matches',
+    'max_files',
+    'max_blocks',
+    'max_total_lines'
+  ] as const)
+    positive(k, a[k])
   return a
 }
 
@@ -60,7 +69,8 @@ export interface SourceOpenOptions {
 
 export const openSourceResearch = async (profile: Profile, options: SourceOpenOptions = {}): Promise<SourceRunner> => {
   const source = profile.source
-  if (source === undefined) throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
+  if (source === undefined)
+    throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
   const index = snapshotIndexRoot(profile, options.env)
   const snap = await openSnapshot(source.repository, source.commit, {
     ...(index === undefined ? {} : { index }),
@@ -75,7 +85,15 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     snap.close()
     throw e
   }
-  const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase())
-  const research: SourceResearch = { snap, url: source.url, extensions, limits: profile.limits, analysis: analysisOf(profile) }
+  const extensions = (source.extensions ?? DEFAULT_TEXT_EXTENSIONS).map((e) =>
+    (e.startsWith('.') ? e : `.${e}`).toLowerCase()
+  )
+  const research: SourceResearch = {
+    snap,
+    url: source.url,
+    extensions,
+    limits: profile.limits,
+    analysis: analysisOf(profile)
+  }
   return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }
 }

@@ -20,19 +20,30 @@ const refuse = (code: FailureCode, message: string, data: Record<string, unknown
 
 export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capture> => {
   const path = orThrow(checkSourcePath('path', q.path))
-  if (q.end_line < q.start_line) return refuse('QUERY_INVALID', `end_line ${q.end_line} is before start_line ${q.start_line}`)
+  if (q.end_line < q.start_line)
+    return refuse('QUERY_INVALID', `end_line ${q.end_line} is before start_line ${q.start_line}`)
   const e = await r.snap.entry(path)
-  if (e === undefined) return refuse('SOURCE_FILE_NOT_FOUND', `${path} does not exist at commit ${r.snap.commit}`, { path })
-  if (e.kind !== 'blob') return refuse('SOURCE_NOT_READABLE', `${path} is a ${e.kind}, not a source file`, { path, kind: e.kind })
+  if (e === undefined)
+    return refuse('SOURCE_FILE_NOT_FOUND', `${path} does not exist at commit ${r.snap.commit}`, { path })
+  if (e.kind !== 'blob')
+    return refuse('SOURCE_NOT_READABLE', `${path} is a ${e.kind}, not a source file`, { path, kind: e.kind })
   const bytes = await r.snap.blob(e.oid)
-  if (bytes === null) return refuse('SOURCE_OBJECT_MISSING', `the blob of ${path} is missing from the repository`, { path, blob: e.oid })
-  if (bytes.length > r.limits.max_file_bytes) return refuse('SOURCE_FILE_TOO_LARGE', `${path} has ${bytes.length} bytes, over max_file_bytes ${r.limits.max_file_bytes}`, { path, size: bytes.length })
+  if (bytes === null)
+    return refuse('SOURCE_OBJECT_MISSING', `the blob of ${path} is missing from the repository`, { path, blob: e.oid })
+  if (bytes.length > r.limits.max_file_bytes)
+    return refuse(
+      'SOURCE_FILE_TOO_LARGE',
+      `${path} has ${bytes.length} bytes, over max_file_bytes ${r.limits.max_file_bytes}`,
+      { path, size: bytes.length }
+    )
   if (isBinary(bytes)) return refuse('SOURCE_NOT_TEXT', `${path} is binary`, { path })
   const lines = splitLines(bytes)
   const w = window(q.start_line, q.end_line, r.limits.max_lines, lines.length)
   const returned = lines.slice(w.returnedStart - 1, w.returnedStart - 1 + w.returnedCount).map((text, i) => {
     const c = cutLine(text, r.limits.max_line_chars)
-    return c.cut ? { line: w.returnedStart + i, text: c.text, text_truncated: true, length: c.length } : { line: w.returnedStart + i, text: c.text }
+    return c.cut
+      ? { line: w.returnedStart + i, text: c.text, text_truncated: true, length: c.length }
+      : { line: w.returnedStart + i, text: c.text }
   })
   const plain = {
     path,
@@ -45,20 +56,31 @@ export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capt
     truncated: w.truncated,
     next_start_line: w.nextStartLine
   }
-  const result = !w.lineLimitExceeded ? plain : {
-    ...plain,
-    requested_line_count: w.requestedCount,
-    line_limit: r.limits.max_lines,
-    line_limit_exceeded: true,
-    returned_line_count: w.returnedCount,
-    requested_start_line: q.start_line,
-    requested_end_line: q.end_line,
-    returned_start_line: w.returnedCount > 0 ? w.returnedStart : null,
-    returned_end_line: w.returnedCount > 0 ? w.returnedEnd : null,
-    requested_range_complete: w.requestedRangeComplete,
-    read_notice: w.truncated
-      ? `Returned lines ${w.returnedStart}-${w.returnedEnd} of the requested ${q.start_line}-${q.end_line} (limit ${r.limits.max_lines} lines). To continue, read from ${w.nextStartLine} keeping end_line ${q.end_line}; do not skip lines or count them again as new evidence.`
-      : `The requested range exceeded the limit of ${r.limits.max_lines} lines, but the file ends at line ${lines.length}: nothing of the range is missing.`
-  }
-  return orThrow(buildCapture('source.read', q, gitOrigin(r, [originFileOf(r, e, bytes)]), sourceSettings(r), result, r.limits.max_result_bytes))
+  const result = !w.lineLimitExceeded
+    ? plain
+    : {
+        ...plain,
+        requested_line_count: w.requestedCount,
+        line_limit: r.limits.max_lines,
+        line_limit_exceeded: true,
+        returned_line_count: w.returnedCount,
+        requested_start_line: q.start_line,
+        requested_end_line: q.end_line,
+        returned_start_line: w.returnedCount > 0 ? w.returnedStart : null,
+        returned_end_line: w.returnedCount > 0 ? w.returnedEnd : null,
+        requested_range_complete: w.requestedRangeComplete,
+        read_notice: w.truncated
+          ? `Returned lines ${w.returnedStart}-${w.returnedEnd} of the requested ${q.start_line}-${q.end_line} (limit ${r.limits.max_lines} lines). To continue, read from ${w.nextStartLine} keeping end_line ${q.end_line}; do not skip lines or count them again as new evidence.`
+          : `The requested range exceeded the limit of ${r.limits.max_lines} lines, but the file ends at line ${lines.length}: nothing of the range is missing.`
+      }
+  return orThrow(
+    buildCapture(
+      'source.read',
+      q,
+      gitOrigin(r, [originFileOf(r, e, bytes)]),
+      sourceSettings(r),
+      result,
+      r.limits.max_result_bytes
+    )
+  )
 }

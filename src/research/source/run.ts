@@ -10,13 +10,18 @@ import { sourceContext } from './context.js'
 export const runSourceQuery = (r: SourceResearch, q: SourceQuery): Promise<Capture> => {
   const deadline = Date.now() + r.limits.time_ms
   switch (q.kind) {
-    case 'source.files': return sourceFiles(r, q)
+    case 'source.files':
+      return sourceFiles(r, q)
     case 'source.search':
     case 'source.symbol':
-    case 'source.schema': return sourceSearch(r, q, deadline)
-    case 'source.registration': return sourceRegistration(r, q, deadline)
-    case 'source.read': return sourceRead(r, q)
-    case 'source.context': return sourceContext(r, q, deadline)
+    case 'source.schema':
+      return sourceSearch(r, q, deadline)
+    case 'source.registration':
+      return sourceRegistration(r, q, deadline)
+    case 'source.read':
+      return sourceRead(r, q)
+    case 'source.context':
+      return sourceContext(r, q, deadline)
     default: {
       const _never: never = q
       throw new TypeError(`unhandled query ${JSON.stringify(_never)}`)

@@ -11,10 +11,24 @@ import { isIdentifier, registrationNames } from '../../domain/text-scan.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
-import { bytesOf, gitOrigin, reportSkipped, scan, sourceSettings, splitLines, type SourceScanResult, type SourceResearch } from './common.js'
+import {
+  bytesOf,
+  gitOrigin,
+  reportSkipped,
+  scan,
+  sourceSettings,
+  splitLines,
+  type SourceScanResult,
+  type SourceResearch
+} from './common.js'
 import { orThrow } from './util.js'
 
-const searchResult = (term: string, mode: 'literal' | 'word', scope: Record<string, unknown>, s: SourceScanResult): Record<string, unknown> => ({
+const searchResult = (
+  term: string,
+  mode: 'literal' | 'word',
+  scope: Record<string, unknown>,
+  s: SourceScanResult
+): Record<string, unknown> => ({
   term,
   mode,
   scope,
@@ -27,41 +41,107 @@ const searchResult = (term: string, mode: 'literal' | 'word', scope: Record<stri
   limits_reached: s.limitsReached,
   complete: s.complete,
   // A complete search without hits is a finding about this commit and scope only.
-  result: s.hits.length === 0 ? (s.complete ? 'no_hits_complete' : 'no_hits_partial') : s.complete ? 'hits_complete' : 'hits_partial'
+  result:
+    s.hits.length === 0
+      ? s.complete
+        ? 'no_hits_complete'
+        : 'no_hits_partial'
+      : s.complete
+        ? 'hits_complete'
+        : 'hits_partial'
 })
 
-const prefixOf = (p: string | undefined): string | undefined => (p === undefined ? undefined : orThrow(checkSourcePath('path_prefix', p)))
+const prefixOf = (p: string | undefined): string | undefined =>
+  p === undefined ? undefined : orThrow(checkSourcePath('path_prefix', p))
 
-export const sourceSearch = async (r: SourceResearch, q: SourceSearch | SourceSymbol | SourceSchema, deadline: number): Promise<Capture> => {
+export const sourceSearch = async (
+  r: SourceResearch,
+  q: SourceSearch | SourceSymbol | SourceSchema,
+  deadline: number
+): Promise<Capture> => {
   const term = q.kind === 'source.symbol' ? q.symbol : q.text
   if (q.kind === 'source.symbol' && !isIdentifier(term)) {
-    throw new FailureError(failure('QUERY_INVALID', 'source.symbol takes a valid identifier (letters, digits, underscores; not starting with a digit)', {}))
+    throw new FailureError(
+      failure(
+        'QUERY_INVALID',
+        'source.symbol takes a valid identifier (letters, digits, underscores; not starting with a digit)',
+        {}
+      )
+    )
   }
   const prefix = q.kind === 'source.schema' ? undefined : prefixOf(q.path_prefix)
   const extensions = q.kind === 'source.schema' ? ['.sql'] : r.extensions
   const mode = q.kind === 'source.symbol' ? 'word' : 'literal'
-  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), extensions, needle: term, wholeWord: mode === 'word', maxMatches: r.limits.max_matches, maxFiles: r.limits.max_files, maxBytes: r.limits.max_search_bytes, deadline })
-  const origin = gitOrigin(r, [...s.files.values()].map((f) => f.origin))
-  return orThrow(buildCapture(q.kind, q, origin, sourceSettings(r), searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s), r.limits.max_result_bytes))
+  const s = await scan(r, {
+    ...(prefix === undefined ? {} : { prefix }),
+    extensions,
+    needle: term,
+    wholeWord: mode === 'word',
+    maxMatches: r.limits.max_matches,
+    maxFiles: r.limits.max_files,
+    maxBytes: r.limits.max_search_bytes,
+    deadline
+  })
+  const origin = gitOrigin(
+    r,
+    [...s.files.values()].map((f) => f.origin)
+  )
+  return orThrow(
+    buildCapture(
+      q.kind,
+      q,
+      origin,
+      sourceSettings(r),
+      searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s),
+      r.limits.max_result_bytes
+    )
+  )
 }
 
-export const sourceRegistration = async (r: SourceResearch, q: SourceRegistration, deadline: number): Promise<Capture> => {
-  if (!isIdentifier(q.symbol)) throw new FailureError(failure('QUERY_INVALID', 'source.registration takes a valid identifier', {}))
+export const sourceRegistration = async (
+  r: SourceResearch,
+  q: SourceRegistration,
+  deadline: number
+): Promise<Capture> => {
+  if (!isIdentifier(q.symbol))
+    throw new FailureError(failure('QUERY_INVALID', 'source.registration takes a valid identifier', {}))
   const prefix = prefixOf(q.path_prefix)
-  const s = await scan(r, { ...(prefix === undefined ? {} : { prefix }), needle: q.symbol, wholeWord: true, maxMatches: r.limits.max_matches, maxFiles: r.limits.max_files, maxBytes: r.limits.max_search_bytes, deadline, keepBytes: true })
+  const s = await scan(r, {
+    ...(prefix === undefined ? {} : { prefix }),
+    needle: q.symbol,
+    wholeWord: true,
+    maxMatches: r.limits.max_matches,
+    maxFiles: r.limits.max_files,
+    maxBytes: r.limits.max_search_bytes,
+    deadline,
+    keepBytes: true
+  })
   const prefixes = r.analysis.registration_prefixes
   const registrations: Array<{ path: string; line: number; name: string; text: string }> = []
   for (const f of s.files.values()) {
     const entry = f.entry
     splitLines(bytesOf(f)).forEach((text, i) => {
-      for (const name of registrationNames(text, prefixes)) registrations.push({ path: entry.path, line: i + 1, name, text: text.slice(0, r.limits.max_line_chars) })
+      for (const name of registrationNames(text, prefixes))
+        registrations.push({ path: entry.path, line: i + 1, name, text: text.slice(0, r.limits.max_line_chars) })
     })
   }
-  const origin = gitOrigin(r, [...s.files.values()].map((f) => f.origin))
-  return orThrow(buildCapture('source.registration', q, origin, sourceSettings(r, { registration_prefixes: [...prefixes] }), {
-    ...searchResult(q.symbol, 'word', { path_prefix: prefix ?? null, extensions: [...r.extensions].sort() }, s),
-    registration_prefixes: [...prefixes],
-    // Candidates only: whether a function really registers the symbol is for the reader to judge.
-    registrations
-  }, r.limits.max_result_bytes))
+  const origin = gitOrigin(
+    r,
+    [...s.files.values()].map((f) => f.origin)
+  )
+  return orThrow(
+    buildCapture(
+      'source.registration',
+      q,
+      origin,
+      sourceSettings(r, { registration_prefixes: [...prefixes] }),
+      {
+        ...searchResult(q.symbol, 'word', { path_prefix: prefix ?? null, extensions: [...r.extensions].sort() }, s),
+        registration_prefixes: [...prefixes],
+        // Candidates only: whether a function really registers the symbol is for the reader to judge.
+        registrations
+      },
+      r.limits.max_result_bytes
+    )
+  )
 }
