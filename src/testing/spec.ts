@@ -105,8 +105,13 @@ export const given = (...history: readonly HistoryStep[]): Given => {
       }
       return {
         events,
-        // biome-ignore lint/suspicious/noThenProperty: given/when/then names the expectation; the object is never awaited
+        // biome-ignore lint/suspicious/noThenProperty: given/when/then names the expectation; an accidental await is refused below
         then: (expected) => {
+          // `await given(…).when(…)` would call this with a resolve function: say so instead of comparing it.
+          if (!Array.isArray(expected))
+            throw new Error(
+              'given(…).when(…) is not a promise: call .then([expected events]) or .thenFails(code), without await'
+            )
           if (E.isLeft(decided))
             throw new Error(
               `${cmd.type} is refused (${decided.left.code}: ${decided.left.message}), expected ${expected.length} events`

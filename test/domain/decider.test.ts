@@ -107,6 +107,18 @@ test('RecordNote and AddAttachment: recorded by their author; empty text or a na
     .thenFails('INVALID_ARGUMENT')
 })
 
+test('an accidental await of a specification is refused with a message, not compared', async () => {
+  let message = ''
+  try {
+    // TypeScript refuses this await (TS1320); JavaScript callers get the message.
+    const spec: unknown = given().when(command('RecordNote', { author: 'controller', text: 'seen on realm 2' }, T0))
+    await (spec as Promise<void>)
+  } catch (e) {
+    message = e instanceof Error ? e.message : String(e)
+  }
+  assert.match(message, 'is not a promise')
+})
+
 test('RecordInputs: the next revision; the same inputs again make none', () => {
   given()
     .when(command('RecordInputs', { author: 'operator', index }, T0))
