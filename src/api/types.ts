@@ -4,7 +4,7 @@
  */
 import type { Author } from '../domain/inputs-decider.js'
 import type { Capture } from '../events/capture.js'
-import type { InvestigationSettings } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/settings.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { Finding } from '../events/findings.js'
 import type { Receipt } from '../adapters/case-store/append.js'

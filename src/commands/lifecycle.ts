@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../failures/failure.js'
 import type { CaseState } from '../domain/case-state.js'
-import type { InvestigationSettings } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/settings.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'

@@ -2,7 +2,7 @@
  * Questions asked of the folded case state: the budget (total, held, left), the token limit,
  * the binding in force and what a query costs. Pure, beside the fold in case-state.ts.
  */
-import type { Binding } from '../events/catalog.js'
+import type { Binding } from '../events/settings.js'
 import type { CaseState, ResearchState } from './case-state.js'
 
 /** Budget held by open reservations. */

@@ -11,7 +11,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../events/chain.js'
-import type { InvestigationSettings } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/settings.js'
 import type { Failure } from '../failures/failure.js'
 import type { Decision } from './decision.js'
 import { evolve, initCaseState, type CaseState } from './case-state.js'

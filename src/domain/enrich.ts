@@ -12,8 +12,6 @@ import type { Failure } from '../failures/failure.js'
 import { isUnavailable } from './research-failures.js'
 import {
   DEFAULT_BOUNDS,
-  DEFAULT_IGNORED,
-  isIgnored,
   isSymbolRelationship,
   pointer,
   type EnrichmentConfig,
@@ -27,6 +25,7 @@ import { partialMarkers } from './partial.js'
 import type { Scalar } from './query.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
+import { entityFacts, factId, followFrom } from './enrich-facts.js'
 
 import type { CoverageGap, Fact, Provenance } from './facts.js'
 export type { CoverageGap, Fact, Provenance } from './facts.js'
@@ -51,7 +50,7 @@ export interface EnrichmentResult {
   readonly complete: boolean
 }
 
-type Work =
+export type Work =
   | { readonly kind: 'entity'; readonly ref: EntityRef; readonly depth: number }
   | {
       readonly kind: 'follow'
@@ -76,7 +75,7 @@ const failed = (f: NotAsked): Pick<CoverageGap, 'code'> & Partial<Pick<CoverageG
     ? { code: f.code }
     : { code: f.code, detail: f.message.slice(0, 300), ...(f.request === undefined ? {} : { request: f.request }) }
 
-interface RowSet {
+export interface RowSet {
   /** Every row gathered, with the page it came from. */
   readonly rows: ReadonlyArray<{
     readonly row: Record<string, unknown>
@@ -125,7 +124,7 @@ type EntityWork = Extract<Work, { readonly kind: 'entity' }>
 type FollowWork = Extract<Work, { readonly kind: 'follow' }>
 
 /** One enrichment run: its bounds, what it asked and found, and what it left out. */
-interface Run {
+export interface Run {
   readonly research: EnrichmentQueries
   readonly config: EnrichmentConfig
   readonly bounds: typeof DEFAULT_BOUNDS
@@ -165,8 +164,6 @@ const startRun = (research: EnrichmentQueries, config: EnrichmentConfig): Run =>
   relationships: 0,
   unavailable: null
 })
-
-const factId = (run: Run): string => `F${run.facts.length + 1}`
 
 const describe = (w: Work): string =>
   w.kind === 'entity' ? `${w.ref.type} ${w.ref.id}` : `${w.rel.relation} = ${String(w.value)}`
@@ -427,74 +424,4 @@ const allRows = async (
     }
     offset = next
   }
-}
-
-/** Follow-ups of the relationships that start at `table`, from each row gathered. */
-const followFrom = (run: Run, table: string, rows: RowSet['rows'], depth: number, queue: Work[]): void => {
-  for (const { row, digest, index } of rows) {
-    for (const rel of run.rels.filter((r) => r.from_table === table)) {
-      if (rel.when_column !== undefined && row[rel.when_column] !== rel.when_value) continue
-      const value = row[rel.from_column]
-      if (value === undefined || (typeof value === 'object' && value !== null)) continue
-      if (isIgnored(value, rel.ignore_values ?? run.config.ignore_values ?? DEFAULT_IGNORED)) continue
-      const originId = rel.from_id_column === undefined ? undefined : row[rel.from_id_column]
-      queue.push({
-        kind: 'follow',
-        rel,
-        value: value as Scalar,
-        originId,
-        depth: depth + 1,
-        from: { capture: digest, pointer: pointer('result', 'rows', index, rel.from_column) }
-      })
-    }
-  }
-}
-
-/** An entity fact for one row, with a description fact right after it for each configured text column. */
-const entityFacts = (
-  run: Run,
-  entityType: string,
-  id: number | string,
-  table: string,
-  row: Record<string, unknown>,
-  digest: string,
-  index: number,
-  source: 'input' | 'relationship'
-): void => {
-  const textRefs: Record<string, string> = {}
-  const values: Record<string, unknown> = {}
-  const entityId = factId(run)
-  // Reserve the entity's fact id first, then add its texts right after it.
-  const textFacts: Fact[] = []
-  for (const [column, value] of Object.entries(row)) {
-    const text = run.texts.find((t) => t.table === table && t.column === column)
-    if (text !== undefined && typeof value === 'string' && value !== '') {
-      const id2 = `F${run.facts.length + 2 + textFacts.length}`
-      textFacts.push({
-        fact_id: id2,
-        type: 'project_description',
-        entity_type: entityType,
-        id,
-        column,
-        role: text.role,
-        text: value,
-        describes: 'template_text',
-        notice: 'What the template says, not what the server did.',
-        provenance: { capture: digest, pointer: pointer('result', 'rows', index, column) }
-      })
-      textRefs[column] = id2
-    } else values[column] = value
-  }
-  run.facts.push({
-    fact_id: entityId,
-    type: 'entity',
-    entity_type: entityType,
-    id,
-    source,
-    table,
-    values,
-    texts: textRefs,
-    provenance: { capture: digest, pointer: pointer('result', 'rows', index) }
-  })
-  run.facts.push(...textFacts)
 }

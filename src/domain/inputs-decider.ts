@@ -4,7 +4,7 @@
  * inputs again make no new revision; new inputs make the next one. Pure: objects are referenced
  * by digest, their bytes travel with the command.
  */
-import type { Binding } from '../events/catalog.js'
+import type { Binding } from '../events/settings.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import type { EventDraft } from '../events/chain.js'

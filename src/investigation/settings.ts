@@ -1,7 +1,7 @@
 /** Investigation settings from the profile ([loop], [budget], [limits], the allowlist) and the source analysis contract. */
 import * as E from 'fp-ts/lib/Either.js'
 import type { Failure } from '../failures/failure.js'
-import type { InvestigationSettings } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/settings.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import { analysisOf } from '../research/source/open.js'
 

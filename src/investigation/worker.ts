@@ -14,7 +14,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
-import type { InvestigationSettings } from '../events/catalog.js'
+import type { InvestigationSettings } from '../events/settings.js'
 import type { Lease, QueueStore } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, toFailure } from '../failures/error.js'

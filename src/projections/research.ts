@@ -2,7 +2,8 @@
  * Research in a case: reservations (open, consumed, released), evidence by capture digest with
  * its repeats, and failures. A view of the domain's research fold (src/domain/case-state.ts).
  */
-import { evolveResearch, initResearch, type ResearchState } from '../domain/case-state.js'
+import { initResearch, type ResearchState } from '../domain/case-state.js'
+import { evolveResearch } from '../domain/research-fold.js'
 import { heldBudget } from '../domain/budget.js'
 import type { Projection } from './projection.js'
 

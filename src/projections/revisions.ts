@@ -1,5 +1,6 @@
 /** Revisions of a case: their inputs and whether (and with which facts) they completed. */
-import { evolveRevisions, type RevisionInfo } from '../domain/case-state.js'
+import type { RevisionInfo } from '../domain/case-state.js'
+import { evolveRevisions } from '../domain/research-fold.js'
 import type { Projection } from './projection.js'
 
 export type { RevisionInfo } from '../domain/case-state.js'

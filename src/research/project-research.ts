@@ -10,7 +10,7 @@ import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } fr
 import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
-import type { Binding } from '../events/catalog.js'
+import type { Binding } from '../events/settings.js'
 import type { WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'

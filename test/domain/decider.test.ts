@@ -7,7 +7,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { caseDecider, command, given, type CaseCommandType, type EventDraft } from '../../src/testing.js'
 import { failure } from '../../src/failures/failure.js'
-import type { InvestigationSettings } from '../../src/events/catalog.js'
+import type { InvestigationSettings } from '../../src/events/settings.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { right } from '../helpers/fs.js'
 

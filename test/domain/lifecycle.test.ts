@@ -9,7 +9,7 @@ import { decideCompleteRevision, decideInputs } from '../../src/domain/inputs-de
 import { ruleFold } from '../../src/domain/rules.js'
 import type { CaseState } from '../../src/domain/case-state.js'
 import { sealEvent, checkLine, genesisHash, type EventDraft, type RecordedEvent } from '../../src/events/chain.js'
-import type { InvestigationSettings } from '../../src/events/catalog.js'
+import type { InvestigationSettings } from '../../src/events/settings.js'
 import { fold } from '../../src/projections/projection.js'
 import { lifecycleProjection } from '../../src/projections/lifecycle.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'

@@ -17,7 +17,7 @@ import {
   type PromptInputsV1 as PromptInputs
 } from '../../src/projections/prompt-v1/render.js'
 import type { Capture } from '../../src/events/capture.js'
-import type { InvestigationSettings } from '../../src/events/catalog.js'
+import type { InvestigationSettings } from '../../src/events/settings.js'
 
 const settings: InvestigationSettings = {
   prompt_version: 'investigation_project_v1',

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { initCaseState, type CaseState, type Evidence } from '../../src/domain/case-state.js'
 import type { Fact } from '../../src/domain/facts.js'
 import type { Capture } from '../../src/events/capture.js'
-import type { InvestigationSettings } from '../../src/events/catalog.js'
+import type { InvestigationSettings } from '../../src/events/settings.js'
 import { renderPrompt, stablePart, type PromptInputs } from '../../src/projections/prompt.js'
 import { factsIndex, TEXT_MAX_CHARS, VALUE_MAX_CHARS } from '../../src/projections/prompt-v2/facts.js'
 

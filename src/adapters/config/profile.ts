@@ -4,7 +4,7 @@
  * Relative paths resolve against the directory of the profile. Unknown keys are refused, so a
  * typo (`pasword_env`) is an error, not a silently ignored setting.
  */
-import type { Binding } from '../../events/catalog.js'
+import type { Binding } from '../../events/settings.js'
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as t from 'io-ts'

@@ -4,7 +4,7 @@
  * violation of the event, `expect` for what the rest of its command owes.
  */
 import type { RecordedEvent } from '../../events/chain.js'
-import type { Binding } from '../../events/catalog.js'
+import type { Binding } from '../../events/settings.js'
 import type { CaseState, ObjectRefLite } from '../case-state.js'
 import type { EntityRef } from '../enrichment-config.js'
 import type { RuleId } from './ids.js'

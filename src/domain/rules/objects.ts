@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Binding } from '../../events/catalog.js'
+import type { Binding } from '../../events/settings.js'
 import { Capture } from '../../events/capture.js'
 import { unknownMember } from '../../events/strict.js'
 import type { ObjectRefLite } from '../case-state.js'

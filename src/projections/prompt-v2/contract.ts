@@ -6,7 +6,7 @@
  * byte-identical across the turns of one investigation and model providers can cache it.
  */
 import type { CaseState } from '../../domain/case-state.js'
-import type { QueryContract } from '../../events/catalog.js'
+import type { QueryContract } from '../../events/settings.js'
 
 export const PROMPT_VERSION_V2 = 'investigation_project_v2'
 

@@ -7,7 +7,7 @@
  * their ids and count (their rows stay reachable: asking an enrichment query again shows it).
  */
 import type { CoverageGap, Fact } from '../../domain/facts.js'
-import { cell, requestText } from '../capture-text.js'
+import { cell, requestText } from '../request-text.js'
 
 /** Characters of one value of an entity fact shown whole. */
 export const VALUE_MAX_CHARS = 300

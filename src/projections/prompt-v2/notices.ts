@@ -6,7 +6,7 @@
  * one ends in a marker with its full length. Pure.
  */
 import type { CaseState } from '../../domain/case-state.js'
-import { requestText } from '../capture-text.js'
+import { requestText } from '../request-text.js'
 
 /** Bounds of the state's texts (characters), given as `clip` (the last-resort guard lowers them). */
 export interface TextBounds {

@@ -13,7 +13,8 @@
  */
 import type { CaseState, Evidence } from '../../domain/case-state.js'
 import type { Capture } from '../../events/capture.js'
-import { captureView, requestText, viewLines, type CaptureView } from '../capture-text.js'
+import { captureView, viewLines, type CaptureView } from '../capture-text.js'
+import { requestText } from '../request-text.js'
 
 /** Results shown with their payload besides the cited evidence. */
 export const RECENT_RESULTS = 3

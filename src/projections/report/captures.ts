@@ -5,8 +5,9 @@
  */
 import type { Capture } from '../../events/capture.js'
 import type { Requester } from '../../events/catalog.js'
-import { cell } from '../capture-text.js'
-import { asArr, asRec, esc, str, type Rec } from './html.js'
+import { cell } from '../request-text.js'
+import { esc, str } from './html.js'
+import { asArr, asRec, type Rec } from '../json-read.js'
 
 const lineText = (l: unknown): { text: string; cut: string } => {
   const r = asRec(l)

@@ -4,9 +4,6 @@
  */
 import { showInvisible } from '../visible-text.js'
 
-export type Rec = Readonly<Record<string, unknown>>
-export const asRec = (u: unknown): Rec => (typeof u === 'object' && u !== null && !Array.isArray(u) ? (u as Rec) : {})
-export const asArr = (u: unknown): readonly unknown[] => (Array.isArray(u) ? u : [])
 export const str = (u: unknown): string => (typeof u === 'string' ? u : u === undefined ? '' : String(u))
 
 const htmlEscape = (text: string): string =>
