@@ -131,6 +131,26 @@ export interface ImportReport {
   readonly check: BagCheck
 }
 
+/** Why a bag that did not check out is refused: its code and its error findings (bag first, then case). */
+const refusalOf = (
+  check: BagCheck
+): {
+  code: 'BAG_INVALID' | 'CASE_CORRUPT' | 'BAG_NOT_A_CASE' | 'ARCHIVE_NOT_CANONICAL'
+  findings: ReadonlyArray<BagFinding | VerifyReport['findings'][number]>
+} => ({
+  code: !check.bag.valid
+    ? 'BAG_INVALID'
+    : check.case?.valid === false
+      ? 'CASE_CORRUPT'
+      : check.case === null
+        ? 'BAG_NOT_A_CASE'
+        : 'ARCHIVE_NOT_CANONICAL',
+  findings: [
+    ...check.bag.findings.filter((f) => f.severity === 'error'),
+    ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])
+  ]
+})
+
 /** Imports a bag archive as the case directory `dir` (which must not exist or be empty). */
 export const importCase = (
   archive: string,
@@ -157,17 +177,7 @@ export const importCase = (
         )
         const check = await checkBagDir(root, sha256, {}, checksums)
         if (!check.valid) {
-          const findings = [
-            ...check.bag.findings.filter((f) => f.severity === 'error'),
-            ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])
-          ]
-          const code = !check.bag.valid
-            ? 'BAG_INVALID'
-            : check.case?.valid === false
-              ? 'CASE_CORRUPT'
-              : check.case === null
-                ? 'BAG_NOT_A_CASE'
-                : 'ARCHIVE_NOT_CANONICAL'
+          const { code, findings } = refusalOf(check)
           throw refuse(
             code,
             code === 'ARCHIVE_NOT_CANONICAL'
@@ -211,17 +221,7 @@ export const withVerifiedPackage = async <A>(
     throw e
   }
   const refuseCheck = (check: BagCheck): never => {
-    const findings = [
-      ...check.bag.findings.filter((f) => f.severity === 'error'),
-      ...(check.case?.findings.filter((f) => f.severity === 'error') ?? [])
-    ]
-    const code = !check.bag.valid
-      ? 'BAG_INVALID'
-      : check.case?.valid === false
-        ? 'CASE_CORRUPT'
-        : check.case === null
-          ? 'BAG_NOT_A_CASE'
-          : 'ARCHIVE_NOT_CANONICAL'
+    const { code, findings } = refusalOf(check)
     throw refuse(
       code,
       `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`,

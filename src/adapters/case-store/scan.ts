@@ -9,21 +9,21 @@ import { isUtf8 } from 'node:buffer'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../../events/canonical.js'
-import { checkLine, genesisHash, type RecordedEvent } from '../../events/chain.js'
+import { genesisHash, type RecordedEvent } from '../../events/chain.js'
 import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope.js'
 import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import { unknownMember } from '../../events/strict.js'
 import { describeErrors } from '../../events/decode.js'
-import { ruleFold, type Obligation, type RuleFold, type RuleViolation } from '../../domain/rules.js'
+import { ruleFold, type Obligation } from '../../domain/rules.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
+import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
-export const MAX_LINE_BYTES = 1 << 20
 const CHUNK_BYTES = 1 << 22
 const MAX_FINDINGS = 1000
 
@@ -68,8 +68,6 @@ export interface ScanOptions {
 }
 
 /** A rule violation as a finding of the log, located at its event. */
-export const ruleFinding = (v: RuleViolation): Finding =>
-  finding(v.code, `${v.rule}: ${v.message}`, { path: LOG_FILE, line: v.seq, seq: v.seq, data: { rule: v.rule } })
 
 export interface ScanResult {
   readonly declaration: CaseDeclaration | null
@@ -368,116 +366,3 @@ const checkHead = async (
     )
   }
 }
-
-export interface LogCheckerOptions {
-  readonly onEvent?: ScanOptions['onEvent']
-  readonly onRef?: ScanOptions['onRef']
-  readonly canonical?: boolean
-  /** The rule fold the events go through (null: no rule checks, for benchmarks only). */
-  readonly rules: RuleFold | null
-  readonly start: { readonly seq: number; readonly hash: string | null; readonly bytes: number }
-  readonly commands: Map<string, CommandSpan>
-  readonly lastCommand: string | null
-  readonly report: (f: Finding) => void
-  /** The ids of the events before `start` (a catch-up), so a repeated id is found across appends. */
-  readonly ids?: Set<string>
-}
-
-/**
- * The checks of a log, line by line: UTF-8 and size, the envelope, canonical form and hash, the
- * chain, ids and command contiguity, and the rules over every event that passed. Fed by the
- * directory scan (from events.jsonl) and by the SQL store (from its rows, the same line bytes), so
- * both stores judge a log the same way.
- */
-export const logChecker = (o: LogCheckerOptions) => {
-  const rules = o.rules
-  const ids = o.ids ?? new Set<string>()
-  let expectSeq = o.start.seq + 1
-  let expectPrev: string | null = o.start.hash
-  let lastSeq = o.start.seq
-  let lastHash: string | null = o.start.hash
-  let lastEnd = o.start.bytes
-  let lineNo = o.start.seq // lines and seqs agree in a valid log
-  let runCommand: string | null = o.lastCommand
-  const canonical = o.canonical !== false
-  const report = o.report
-  return {
-    /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
-    line: (
-      bytes: Buffer | null,
-      text: string | null,
-      lineStart: number,
-      lineEnd: number,
-      precomputed?: { readonly digest: string; readonly canonical: boolean }
-    ): void => {
-      lineNo++
-      const where = { path: LOG_FILE, line: lineNo }
-      if (lineEnd - lineStart > MAX_LINE_BYTES) {
-        report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      if (text === null && (bytes === null || !isUtf8(bytes))) {
-        report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), {
-        seq: expectSeq,
-        prev: expectPrev,
-        lineNo,
-        canonical,
-        ...(precomputed === undefined ? {} : { precomputed })
-      })
-      for (const f of checked.findings) report(f)
-      const env = checked.envelope
-      if (env === undefined) {
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      if (ids.has(env.id))
-        report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
-      ids.add(env.id)
-      if (env.command_id === runCommand) {
-        const span = o.commands.get(env.command_id)
-        if (span !== undefined) {
-          span.lastSeq = env.seq
-          span.end = lineEnd
-        }
-      } else if (o.commands.has(env.command_id)) {
-        report(
-          finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq })
-        )
-      } else {
-        o.commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
-      }
-      runCommand = env.command_id
-      if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env)
-      if (checked.findings.length === 0 && checked.event !== undefined) {
-        if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
-        o.onEvent?.(checked.event)
-      }
-      expectSeq = env.seq + 1
-      expectPrev = env.hash
-      lastSeq = env.seq
-      lastHash = env.hash
-      lastEnd = lineEnd
-    },
-    /** The end of the log: what the last command still owed. */
-    end: (): void => {
-      if (rules !== null) for (const v of rules.end()) report(ruleFinding(v))
-    },
-    seq: (): number => lastSeq,
-    hash: (): string | null => lastHash,
-    bytes: (): number => lastEnd,
-    lastCommand: (): string | null => runCommand,
-    eventIds: (): number => ids.size,
-    ids: (): Set<string> => ids
-  }
-}
-
-/** The checks of one log (see logChecker). */
-type LogChecker = ReturnType<typeof logChecker>

@@ -9,7 +9,7 @@ import { indexDirOf } from './index-cache.js'
 import { openIndex, type TreeEntry } from './snapshot-index.js'
 import type { BuildProgress } from './index-build.js'
 import { packObjects } from './object-source.js'
-import { listTree, resolveGitdir, unavailable } from './snapshot.js'
+import { listTree, resolveGitdir, unavailable } from './tree.js'
 
 export interface IndexAudit {
   readonly commit: string

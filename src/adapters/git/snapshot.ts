@@ -1,28 +1,14 @@
-/**
- * A git snapshot: the tree of one full commit of a local clone (bare or not), read from git's
- * object store, never through the working tree. Branch switches, pulls and edits in a working tree
- * change nothing that is bound.
- *
- * With an index root (the default of the source research: the user's cache directory) the first
- * process to open a commit builds its persisted snapshot index (see snapshot-index.ts) and every
- * later one reads the listing, blob sizes and trigram filters from it, and blob bytes from its data
- * file, each checked against its git id. Without one, or when the index cannot be written, objects
- * are read from git directly. Objects come from a small pack reader (object-reader.ts) that reads
- * one object at a time; isomorphic-git is kept as the reference reader (`reader: 'isomorphic-git'`).
- * Memory is bounded by `blobCacheBytes` and `objectCacheBytes`, not by the size of the snapshot.
- */
-import * as fs from 'node:fs'
-import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { failure } from '../../failures/failure.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
-import { ObjectStoreError, type ObjectReader, type ObjectType } from './object-reader.js'
+import { ObjectStoreError, type ObjectReader } from './object-reader.js'
 import { isoObjects, packObjects, type Objects } from './object-source.js'
 import { IndexCorrupt, openIndex, type BlobInfo, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
 import { isBinaryBytes, type StoredObject } from './index-format.js'
 import { buildIndex, type BuildProgress } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
+import { listTree, resolveGitdir, unavailable } from './tree.js'
 
 export type { BlobInfo, EntryKind, TreeEntry } from './snapshot-index.js'
 export type { BuildProgress } from './index-build.js'
@@ -77,123 +63,6 @@ export interface SnapshotOptions {
   readonly onNotice?: (n: SnapshotNotice) => void
   /** Progress of an index build. */
   readonly onProgress?: (p: BuildProgress) => void
-}
-
-export const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
-  new FailureError(failure('SOURCE_UNAVAILABLE', message, data))
-
-/** The git directory of a clone: `repo/.git` for a working clone, `repo` itself when bare. */
-export const resolveGitdir = (repository: string): string => {
-  let st: fs.Stats
-  try {
-    st = fs.statSync(repository)
-  } catch (e) {
-    throw unavailable(`the configured repository does not exist (${errnoOf(e) ?? 'error'})`, { repository })
-  }
-  if (!st.isDirectory()) throw unavailable('the configured repository is not a directory', { repository })
-  const dotgit = path.join(repository, '.git')
-  if (fs.existsSync(dotgit)) {
-    if (!fs.statSync(dotgit).isDirectory())
-      throw unavailable('the repository is a linked worktree (.git is a file); configure the main clone', {
-        repository
-      })
-    return dotgit
-  }
-  if (fs.existsSync(path.join(repository, 'objects')) && fs.existsSync(path.join(repository, 'HEAD'))) return repository
-  throw unavailable('the configured directory is not a git repository', { repository })
-}
-
-// Mirrors git's verify_path() as isomorphic-git applies it: separators, `.`/`..` and names that
-// alias them on Windows, `.git` in every spelling (NTFS, HFS+, 8.3 short names).
-const assertSafeName = (name: string): boolean => {
-  const hfs = name.replace(/[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g, '')
-  const ntfs = hfs.split(':')[0] ?? ''
-  let lower = ntfs.toLowerCase()
-  let end = lower.length
-  while (end > 0 && (lower.charCodeAt(end - 1) === 46 || lower.charCodeAt(end - 1) === 32)) end--
-  lower = lower.slice(0, end)
-  return !(
-    name === '' ||
-    name.includes('\\') ||
-    name.includes('/') ||
-    name.includes('\0') ||
-    (lower === '' && ntfs !== '') ||
-    lower === '.git' ||
-    /^\.?git~[1-9]$/.test(lower)
-  )
-}
-
-class UnsafeTree extends Error {}
-
-const parseTree = (content: Buffer): Array<{ mode: string; name: string; oid: string }> => {
-  const out: Array<{ mode: string; name: string; oid: string }> = []
-  let at = 0
-  while (at < content.length) {
-    const sp = content.indexOf(32, at)
-    const nul = content.indexOf(0, sp + 1)
-    if (sp < 0 || nul < 0 || nul + 21 > content.length)
-      throw new ObjectStoreError('OBJECT_CORRUPT', 'a tree object is malformed')
-    let mode = content.toString('latin1', at, sp)
-    if (mode === '40000') mode = '040000'
-    const name = content.toString('utf8', sp + 1, nul)
-    if (!assertSafeName(name)) throw new UnsafeTree(name)
-    out.push({ mode, name, oid: content.toString('hex', nul + 1, nul + 21) })
-    at = nul + 21
-  }
-  return out
-}
-
-const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
-
-/**
- * The flattened listing of a commit's tree, sorted by path. `record` receives the commit and every
- * tree object read (what the snapshot index stores to walk the listing again, checked, later).
- */
-export const listTree = async (
-  objects: Objects,
-  commit: string,
-  record?: Map<string, StoredObject>
-): Promise<TreeEntry[]> => {
-  let c: { type: ObjectType; content: Buffer } | null
-  try {
-    c = await objects.read(commit)
-  } catch (e) {
-    throw unavailable(`commit ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, { commit })
-  }
-  const m = c?.type === 'commit' ? /^tree ([0-9a-f]{40})\n/.exec(c.content.toString('latin1', 0, 46)) : null
-  if (c === null || m?.[1] === undefined)
-    throw unavailable(`commit ${commit} is not in the repository (NotFoundError)`, { commit })
-  record?.set(commit, { type: 'commit', content: c.content })
-  const tree = m[1]
-  const out: TreeEntry[] = []
-  const walk = async (oid: string, prefix: string): Promise<void> => {
-    const t = await objects.read(oid)
-    if (t === null || t.type !== 'tree') throw new ObjectStoreError('OBJECT_CORRUPT', `tree ${oid} is missing`)
-    record?.set(oid, { type: 'tree', content: t.content })
-    for (const e of parseTree(t.content)) {
-      const p = prefix + e.name
-      if (e.mode === '040000') await walk(e.oid, `${p}/`)
-      else if (e.mode === '160000') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
-      else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
-    }
-  }
-  try {
-    await walk(tree, '')
-  } catch (e) {
-    // A tree naming `..`, `.git` or an absolute path is a property of the commit, not an outage.
-    if (e instanceof UnsafeTree || (e as { code?: string }).code === 'UnsafeFilepathError')
-      throw new FailureError(
-        failure(
-          'SOURCE_TREE_UNSAFE',
-          `the tree of commit ${commit} holds an unsafe path (such as .. or .git); research refuses this commit`,
-          { commit }
-        )
-      )
-    throw unavailable(`the tree of ${commit} cannot be read (${(e as { code?: string }).code ?? 'read error'})`, {
-      commit
-    })
-  }
-  return out.sort(byPath)
 }
 
 /** Opens the snapshot of `commit`; reading fails with SOURCE_UNAVAILABLE when the commit is not there. */

@@ -18,15 +18,8 @@ import type { CaseState } from '../../domain/case-state.js'
 import { systemEnv } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
-import {
-  duplicateOf,
-  nothingToAppend,
-  planCommand,
-  rebaseCommand,
-  validateCommand,
-  type AppendOutcome,
-  type RawCommand
-} from '../case-store/append.js'
+import type { AppendOutcome, RawCommand } from '../case-store/append.js'
+import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand } from '../case-store/plan.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
