@@ -5,6 +5,12 @@ import { randomUUID } from 'node:crypto'
 export interface Env {
   readonly now: () => Date
   readonly newId: () => string
+  /**
+   * Milliseconds on a monotonic clock, for the durations a case records (a model call's
+   * latency); default `performance.now()`. A fixed environment stands it still, so a recorded
+   * case is the same bytes however busy the machine is.
+   */
+  readonly elapsed?: () => number
 }
 
 export const systemEnv: Env = { now: () => new Date(), newId: () => randomUUID() }
@@ -15,6 +21,7 @@ export const fixedEnv = (startIso = '2026-01-01T00:00:00.000Z', prefix = 'id'): 
   let counter = 0
   return {
     now: () => new Date(clock++),
-    newId: () => `${prefix}-${String(++counter).padStart(6, '0')}`
+    newId: () => `${prefix}-${String(++counter).padStart(6, '0')}`,
+    elapsed: () => 0
   }
 }

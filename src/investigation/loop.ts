@@ -191,7 +191,15 @@ export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure
         continue
       }
       if (s.state === 'BLOCKED' || turns >= maxTurns) return resultOf(handle, turns)
-      const done = await modelTurn(handle, s, opts.model, signal, append, step)
+      const done = await modelTurn(
+        handle,
+        s,
+        opts.model,
+        signal,
+        append,
+        step,
+        env.elapsed ?? (() => performance.now())
+      )
       if (done === 'cancelled') return resultOf(handle, turns, true)
       if (done === 'asked') turns++
     }
@@ -214,7 +222,8 @@ const modelTurn = async (
   model: ModelFn,
   signal: AbortSignal,
   append: Append,
-  step: (s: AdvanceStep) => void
+  step: (s: AdvanceStep) => void,
+  elapsed: () => number
 ): Promise<'asked' | 'exhausted' | 'cancelled'> => {
   const turn = s.turn + 1
   const phase = s.state === 'INTERPRETING' ? ('interpretation' as const) : ('investigation' as const)
@@ -246,7 +255,7 @@ const modelTurn = async (
     })
     return 'exhausted'
   }
-  const started = performance.now()
+  const started = elapsed()
   let answer: string | ModelAnswer
   try {
     answer = await model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
@@ -280,7 +289,7 @@ const modelTurn = async (
     })
     return 'asked'
   }
-  const { text, provenance } = provenanceOf(answer, performance.now() - started)
+  const { text, provenance } = provenanceOf(answer, elapsed() - started)
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)
   const recorded = await append(
