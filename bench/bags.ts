@@ -1,3 +1,4 @@
+import { attempt } from '../src/failures/error.js'
 /**
  * bench/bags: hostile bags at scale (issue 23).
  *
@@ -20,10 +21,10 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { verifyBag } from '../src/adapters/bagit/import.js'
-import { exportCase } from '../src/adapters/bagit/export.js'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { openCase } from '../src/adapters/case-store/directory-store.js'
+import { verifyBag } from '../src/fp.js'
+import { exportCase } from '../src/fp.js'
+import { initCase } from '../src/fp.js'
+import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { machine, mb, median, timeShell } from './lib.js'
 
@@ -142,17 +143,19 @@ try {
   timeShell(`truncate -s ${SIZE} ${object}`, work)
   const handle = await openCase(dir)()
   if (handle._tag === 'Left') throw new Error(handle.left.message)
-  const appended = await appendCommand(handle.right, {
-    commandId: 'large',
-    expectedGeneration: 0,
-    events: [
-      {
-        type: 'AttachmentAdded',
-        actor: 'operator',
-        data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size: SIZE } }
-      }
-    ]
-  })()
+  const appended = await attempt(
+    appendCommand(handle.right, {
+      commandId: 'large',
+      expectedGeneration: 0,
+      events: [
+        {
+          type: 'AttachmentAdded',
+          actor: 'operator',
+          data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size: SIZE } }
+        }
+      ]
+    })
+  )
   if (appended._tag === 'Left') throw new Error(appended.left.message)
   const archive = path.join(work, 'large.tar')
   const exported = await exportCase(dir, archive)()

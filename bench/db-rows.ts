@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import mysql from 'mysql2/promise'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { loadWorld, READER_USER } from '../scripts/lib/world-db.js'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { loadProfile } from '../src/fp.js'
 import { createProjectResearch } from '../src/research/project-research.js'
 import { machine, median } from './lib.js'
 

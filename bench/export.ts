@@ -1,3 +1,4 @@
+import { attempt } from '../src/failures/error.js'
 /**
  * bench/export: `vba export` of a case with 10,000 objects against `tar` plus `sha256sum` over the
  * same files, in the same run. Target: within 2x. Also times import (verify + move).
@@ -9,12 +10,12 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { openCase } from '../src/adapters/case-store/directory-store.js'
+import { initCase } from '../src/fp.js'
+import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { objectRefOf } from '../src/adapters/case-store/objects.js'
-import { exportCase } from '../src/adapters/bagit/export.js'
-import { importCase } from '../src/adapters/bagit/import.js'
+import { exportCase } from '../src/fp.js'
+import { importCase } from '../src/fp.js'
 import type { EventDraft } from '../src/events/chain.js'
 import { machine, median, timeShell } from './lib.js'
 
@@ -45,12 +46,14 @@ try {
         data: { name: `capture-${i}`, object: objectRefOf(bytes) }
       })
     }
-    const r = await appendCommand(h.right, {
-      commandId: `fill-${done}`,
-      expectedGeneration: h.right.cursor.seq,
-      events,
-      objects
-    })()
+    const r = await attempt(
+      appendCommand(h.right, {
+        commandId: `fill-${done}`,
+        expectedGeneration: h.right.cursor.seq,
+        events,
+        objects
+      })
+    )
     if (r._tag === 'Left') throw new Error(r.left.message)
   }
   timeShell('cat events.jsonl > /dev/null; find objects -type f -print0 | xargs -0 cat > /dev/null', dir)

@@ -15,10 +15,11 @@ import * as path from 'node:path'
 import pg from 'pg'
 import * as E from 'fp-ts/lib/Either.js'
 import { migrateStore, openSqlStore } from '../src/adapters/sql-store/sql-store.js'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { loadProfile } from '../src/fp.js'
 import { fixedEnv } from '../src/adapters/env.js'
 import { createProjectResearch } from '../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
+import { enrichmentConfig } from '../src/commands/prepare.js'
+import { prepareRevision } from '../src/fp.js'
 import { settingsOf } from '../src/investigation/settings.js'
 import { work } from '../src/investigation/worker.js'
 import { httpModel } from '../src/investigation/http-model.js'
@@ -75,7 +76,7 @@ const run = async (
           must(enrichmentConfig(profile)),
           { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
           { env }
-        )
+        )()
       )
     }
     const t0 = process.hrtime.bigint()

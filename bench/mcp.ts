@@ -16,12 +16,13 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeDemoWorld } from '../src/demo/world.js'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { initCase } from '../src/fp.js'
+import { loadProfile } from '../src/fp.js'
 import { createProjectResearch } from '../src/research/project-research.js'
 import { openSourceResearch } from '../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
-import { queryInCase } from '../src/commands/case-query.js'
+import { enrichmentConfig } from '../src/commands/prepare.js'
+import { prepareRevision } from '../src/fp.js'
+import { queryInCase } from '../src/fp.js'
 import { machine, median } from './lib.js'
 
 const { values } = parseArgs({
@@ -52,7 +53,7 @@ try {
     await prepareRevision(template, research, must(enrichmentConfig(profile)), {
       report: 'The wild wolpertinger vanishes when netted.',
       entities: [{ type: 'creature', id: 23487 }]
-    })
+    })()
   )
   const viaMcp = path.join(dir, 'case-mcp')
   const viaLibrary = path.join(dir, 'case-library')
@@ -100,7 +101,7 @@ try {
       const id = `bench-${++n}`
       asked.set(JSON.stringify({ ...a, kind }), id)
       const t0 = process.hrtime.bigint()
-      const l = must(await queryInCase(viaLibrary, research, { ...a, kind }, id))
+      const l = must(await queryInCase(viaLibrary, research, { ...a, kind }, id)())
       if (l.outcome !== 'recorded') throw new Error('library call failed')
       return ms(t0)
     }
@@ -145,7 +146,7 @@ try {
         research,
         { ...a, kind: 'database.count' },
         asked.get(JSON.stringify({ ...a, kind: 'database.count' })) ?? 'none'
-      )
+      )()
     )
     const tl = ms(t0)
     if (!l.answeredFromCase) throw new Error('expected the library to answer from the case')

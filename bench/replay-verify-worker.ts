@@ -1,6 +1,6 @@
 /** One replay or verify in a fresh process; prints {ms, maxRssMb, ...} as JSON. */
-import { replayCase } from '../src/adapters/case-store/replay.js'
-import { verifyCase } from '../src/adapters/case-store/verify.js'
+import { replayCase } from '../src/fp.js'
+import { verifyCase } from '../src/fp.js'
 import { defaultProjections } from '../src/projections/defaults.js'
 
 const [mode, dir] = process.argv.slice(2)

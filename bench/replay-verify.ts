@@ -1,3 +1,4 @@
+import { attempt } from '../src/failures/error.js'
 /**
  * bench/replay-verify: replay and verify of a generated case (default 100,000 events), as
  * throughput and as a ratio against `sha256sum` over the same bytes in the same run, with peak
@@ -11,8 +12,8 @@ import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { openCase } from '../src/adapters/case-store/directory-store.js'
+import { initCase } from '../src/fp.js'
+import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { objectRefOf } from '../src/adapters/case-store/objects.js'
 import type { EventDraft } from '../src/events/chain.js'
@@ -61,12 +62,14 @@ const generate = async (dir: string): Promise<void> => {
         })
       }
     }
-    const r = await appendCommand(h, {
-      commandId: `bench-${done}`,
-      expectedGeneration: h.cursor.seq,
-      events,
-      objects
-    })()
+    const r = await attempt(
+      appendCommand(h, {
+        commandId: `bench-${done}`,
+        expectedGeneration: h.cursor.seq,
+        events,
+        objects
+      })
+    )
     if (r._tag === 'Left') throw new Error(r.left.message)
     if (process.stderr.isTTY === true) process.stderr.write(`\rgenerating ${done + events.length}/${EVENTS} events`)
   }

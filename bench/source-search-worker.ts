@@ -11,7 +11,7 @@
 import { mkdtempSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { loadProfile } from '../src/fp.js'
 import { createProjectResearch } from '../src/research/project-research.js'
 import { openSourceResearch } from '../src/research/source/open.js'
 
@@ -53,8 +53,7 @@ if (mode === 'load') {
   const { enrichmentConfig, prepareRevision } = await import('../src/commands/prepare.js')
   const { initCase } = await import('../src/adapters/case-store/init.js')
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-bench-prepare-')), 'case')
-  const init = await initCase({ dir, title: 'Wild wolpertingers vanish when netted' })()
-  if (init._tag === 'Left') throw new Error(init.left.message)
+  await initCase({ dir, title: 'Wild wolpertingers vanish when netted' })
   const config = enrichmentConfig(profile.right)
   if (config._tag === 'Left') throw new Error(config.left.message)
   const p = await prepareRevision(dir, r, config.right, {
@@ -62,9 +61,8 @@ if (mode === 'load') {
       'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
     entities: [{ type: 'quest', id: 11117 }]
   })
-  if (p._tag === 'Left') throw new Error(JSON.stringify(p.left))
   process.stdout.write(
-    `${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.right.complete, facts: p.right.facts, captures: p.right.captures })}\n`
+    `${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.complete, facts: p.facts, captures: p.captures })}\n`
   )
 }
 await r.close()

@@ -1,9 +1,9 @@
 /** One verify, verify without rules, verify --against, or the captures' queries run directly, in a fresh process; prints JSON. */
 import * as E from 'fp-ts/lib/Either.js'
-import { verifyCase } from '../src/adapters/case-store/verify.js'
-import { replayCase } from '../src/adapters/case-store/replay.js'
-import { readObjectAt } from '../src/adapters/case-store/at.js'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { verifyCase } from '../src/fp.js'
+import { replayCase } from '../src/fp.js'
+import { readObjectAt } from '../src/fp.js'
+import { loadProfile } from '../src/fp.js'
 import { Capture } from '../src/events/capture.js'
 import type { RecordedEvent } from '../src/events/chain.js'
 import { rederiveEvidence, withEvidence } from '../src/research/rederive.js'

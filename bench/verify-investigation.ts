@@ -14,17 +14,18 @@ import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { loadProfile } from '../src/adapters/config/profile.js'
+import { initCase } from '../src/fp.js'
+import { loadProfile } from '../src/fp.js'
 import { fixedEnv } from '../src/adapters/env.js'
 import { writeDemoWorld } from '../src/demo/world.js'
 import { ALLOWED_WORLD_TABLES } from '../src/demo/world-fixture.js'
-import { advance } from '../src/investigation/loop.js'
-import { startInvestigation } from '../src/commands/lifecycle.js'
+import { advance } from '../src/fp.js'
+import { startInvestigation } from '../src/fp.js'
 import { latestEvidence, scriptedModel } from '../src/investigation/scripted-model.js'
 import { settingsOf } from '../src/investigation/settings.js'
 import { createProjectResearch } from '../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../src/commands/prepare.js'
+import { enrichmentConfig } from '../src/commands/prepare.js'
+import { prepareRevision } from '../src/fp.js'
 import { openSourceResearch } from '../src/research/source/open.js'
 import { machine, median, runWorker } from './lib.js'
 
@@ -114,9 +115,9 @@ const generate = async (root: string): Promise<{ dir: string; profile: string }>
           entities: [{ type: 'quest', id: 11117 }]
         },
         { env }
-      )
+      )()
     )
-    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
+    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env })())
     const steps: Array<string | ((p: string) => string)> = [
       JSON.stringify({
         interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
@@ -163,7 +164,7 @@ const generate = async (root: string): Promise<{ dir: string; profile: string }>
         onStep: () => {
           if (process.stderr.isTTY) process.stderr.write('.')
         }
-      })
+      })()
     )
     if (process.stderr.isTTY) process.stderr.write('\n')
     if (r.state !== 'CONCLUDED') throw new Error(`the generated investigation ended ${r.state}`)

@@ -1,3 +1,4 @@
+import { attempt } from '../src/failures/error.js'
 /**
  * Generates case-format/examples (npm run examples): valid cases (a basic one and a whole
  * investigation), one broken case per error finding code (examples/broken/<CODE>), one case per
@@ -14,8 +15,8 @@
 import { promises as fsp, existsSync } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../src/adapters/case-store/init.js'
-import { openCase } from '../src/adapters/case-store/directory-store.js'
+import { initCase } from '../src/fp.js'
+import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { objectRefOf } from '../src/adapters/case-store/objects.js'
 import { fixedEnv } from '../src/adapters/env.js'
@@ -44,44 +45,48 @@ const writeBase = async (dir: string): Promise<void> => {
   must(await initCase({ dir, caseId: 'case-example', title: 'Wolpertinger resets in combat', env })())
   const h = must(await openCase(dir)())
   must(
-    await appendCommand(
-      h,
-      {
-        commandId: 'cmd-report',
-        expectedGeneration: 0,
-        events: [
-          {
-            type: 'NoteRecorded',
-            actor: 'operator',
-            data: { text: 'Report: the creature resets while players fight it.', format: 'plain' }
-          },
-          {
-            type: 'AttachmentAdded',
-            actor: 'operator',
-            data: { name: 'server.log', object: objectRefOf(LOG_BYTES, 'text/plain') }
-          }
-        ],
-        objects: [LOG_BYTES]
-      },
-      { env }
-    )()
+    await attempt(
+      appendCommand(
+        h,
+        {
+          commandId: 'cmd-report',
+          expectedGeneration: 0,
+          events: [
+            {
+              type: 'NoteRecorded',
+              actor: 'operator',
+              data: { text: 'Report: the creature resets while players fight it.', format: 'plain' }
+            },
+            {
+              type: 'AttachmentAdded',
+              actor: 'operator',
+              data: { name: 'server.log', object: objectRefOf(LOG_BYTES, 'text/plain') }
+            }
+          ],
+          objects: [LOG_BYTES]
+        },
+        { env }
+      )
+    )
   )
   must(
-    await appendCommand(
-      h,
-      {
-        commandId: 'cmd-triage',
-        expectedGeneration: 2,
-        events: [
-          {
-            type: 'NoteRecorded',
-            actor: 'controller',
-            data: { text: 'Triage: **reproducible** on the test realm.', format: 'markdown' }
-          }
-        ]
-      },
-      { env }
-    )()
+    await attempt(
+      appendCommand(
+        h,
+        {
+          commandId: 'cmd-triage',
+          expectedGeneration: 2,
+          events: [
+            {
+              type: 'NoteRecorded',
+              actor: 'controller',
+              data: { text: 'Triage: **reproducible** on the test realm.', format: 'markdown' }
+            }
+          ]
+        },
+        { env }
+      )
+    )
   )
 }
 
@@ -91,36 +96,40 @@ const writeV1 = async (dir: string): Promise<void> => {
   must(await initCase({ dir, caseId: 'case-written-with-v1-events', env })())
   const h = must(await openCase(dir)())
   must(
-    await appendCommand(
-      h,
-      {
-        commandId: 'cmd-1',
-        expectedGeneration: 0,
-        events: [
-          { type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }
-        ]
-      },
-      { env }
-    )()
+    await attempt(
+      appendCommand(
+        h,
+        {
+          commandId: 'cmd-1',
+          expectedGeneration: 0,
+          events: [
+            { type: 'NoteRecorded', version: 1, actor: 'operator', data: { text: 'a note from the first format' } }
+          ]
+        },
+        { env }
+      )
+    )
   )
   must(
-    await appendCommand(
-      h,
-      {
-        commandId: 'cmd-2',
-        expectedGeneration: 1,
-        events: [
-          { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
-          {
-            type: 'NoteRecorded',
-            version: 2,
-            actor: 'operator',
-            data: { text: 'a *current* note', format: 'markdown' }
-          }
-        ]
-      },
-      { env }
-    )()
+    await attempt(
+      appendCommand(
+        h,
+        {
+          commandId: 'cmd-2',
+          expectedGeneration: 1,
+          events: [
+            { type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'another version-1 note' } },
+            {
+              type: 'NoteRecorded',
+              version: 2,
+              actor: 'operator',
+              data: { text: 'a *current* note', format: 'markdown' }
+            }
+          ]
+        },
+        { env }
+      )
+    )
   )
 }
 

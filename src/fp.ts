@@ -40,7 +40,7 @@ import {
 import type { AppendOutcome } from './adapters/case-store/append.js'
 import type { RenderedPrompt } from './projections/prompt.js'
 import type { Env } from './adapters/env.js'
-import type { CaseAt } from './adapters/case-store/store.js'
+import type { CaseAt, StoreAppendOptions } from './adapters/case-store/store.js'
 import type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
 import { migrateStoreAt, openStore } from './adapters/stores.js'
 import { work as workP, type WorkerOptions, type WorkSummary } from './investigation/worker.js'
@@ -48,19 +48,44 @@ import { listDirectoryQueue as listDirectoryQueueP } from './adapters/case-store
 import type { QueueEntry } from './projections/queue.js'
 import { toFailure } from './failures/error.js'
 import * as TEv from 'fp-ts/lib/TaskEither.js'
+import { initCase as initCaseP, type InitOptions } from './adapters/case-store/init.js'
+import { directoryStore, openCase as openCaseP } from './adapters/case-store/directory-store.js'
+import type { CaseHandle } from './adapters/case-store/open.js'
+import { verifyCase as verifyCaseP, type VerifyOptions, type VerifyReport } from './adapters/case-store/verify.js'
+import { replayCase as replayCaseP, type ReplayResult } from './adapters/case-store/replay.js'
+import { gcCase as gcCaseP, type GcOptions, type GcReport } from './adapters/case-store/gc.js'
+import { readObject as readObjectP } from './adapters/case-store/objects.js'
+import { exportCase as exportCaseP, type ExportOptions, type ExportReport } from './adapters/bagit/export.js'
+import {
+  importCase as importCaseP,
+  verifyBag as verifyBagP,
+  type BagCheck,
+  type ImportReport
+} from './adapters/bagit/import.js'
+import type { ArchiveLimits } from './adapters/bagit/extract.js'
+import { appendCommand as appendCommandP, type RawCommand } from './adapters/case-store/append.js'
+import { loadProfile as loadProfileP, type Profile } from './adapters/config/profile.js'
+import {
+  createCaseAt as createCaseAtP,
+  openCaseAt as openCaseAtP,
+  readObjectAt as readObjectAtP,
+  replayAt as replayAtP,
+  verifyAt as verifyAtP
+} from './adapters/case-store/at.js'
+import type { AnyProjection } from './projections/projection.js'
+import type { CaseDeclaration } from './events/envelope.js'
+import type { ObjectRefLite } from './domain/case-state.js'
 
 export type { Failure, FailureCode, FailureKind } from './failures/failure.js'
 export { failure, isFailure, failureKind, FAILURE_CODES } from './failures/failure.js'
-export { initCase, type InitOptions } from './adapters/case-store/init.js'
-export { openCase } from './adapters/case-store/directory-store.js'
-export type { CaseHandle } from './adapters/case-store/open.js'
-export { verifyCase, parseReceipt, type VerifyOptions, type VerifyReport } from './adapters/case-store/verify.js'
-export { replayCase, type ReplayResult } from './adapters/case-store/replay.js'
-export { gcCase, type GcReport } from './adapters/case-store/gc.js'
-export { readObject } from './adapters/case-store/objects.js'
-export { exportCase, type ExportReport, type ExportOptions } from './adapters/bagit/export.js'
-export { importCase, verifyBag, type BagCheck, type ImportReport } from './adapters/bagit/import.js'
-export { loadProfile, profileFromObject, type Profile } from './adapters/config/profile.js'
+export type { InitOptions } from './adapters/case-store/init.js'
+export type { CaseHandle }
+export { parseReceipt, type VerifyOptions, type VerifyReport } from './adapters/case-store/verify.js'
+export type { ReplayResult } from './adapters/case-store/replay.js'
+export type { GcReport } from './adapters/case-store/gc.js'
+export type { ExportReport, ExportOptions } from './adapters/bagit/export.js'
+export type { BagCheck, ImportReport } from './adapters/bagit/import.js'
+export { profileFromObject, type Profile } from './adapters/config/profile.js'
 export { createProjectResearch, type ProjectResearch, type ResearchOptions } from './research/project-research.js'
 export { openSourceResearch, type SourceOpenOptions } from './research/source/open.js'
 export type { SnapshotNotice, BuildProgress } from './adapters/git/snapshot.js'
@@ -87,11 +112,80 @@ export type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.j
 export type { QueueEntry, QueueRow } from './projections/queue.js'
 export type { WorkerOptions, WorkEvent } from './investigation/worker.js'
 export type { WorkSummary, WorkFailure } from './investigation/work-summary.js'
-export { openCaseAt, verifyAt, replayAt, readObjectAt, createCaseAt } from './adapters/case-store/at.js'
-export { directoryStore } from './adapters/case-store/directory-store.js'
+export { directoryStore }
 
-const te = <A>(run: () => Promise<import('fp-ts/lib/Either.js').Either<Failure, A>>): TE.TaskEither<Failure, A> => run
+/** Runs an internal call (they throw coded failures) as a TaskEither: the one place ./fp converts. */
+const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failure, A> =>
+  TEv.tryCatch(run, (e) => toFailure(e, context))
 
+/** Creates a case directory (which must not exist or be empty); its declaration. */
+export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDeclaration> =>
+  thrown('case init', () => initCaseP(options))
+/**
+ * Opens a case directory for appending: checks declaration, HEAD, every event line and every
+ * event's rules, and folds the case state. CASE_CORRUPT with its findings when it does not check out.
+ */
+export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> => thrown('open case', () => openCaseP(dir))
+/** Verifies a case directory (chain, rules, objects, the receipt with `expectHead`); problems of the case are findings. */
+export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
+  thrown('verify', () => verifyCaseP(dir, options))
+/** Replays a case directory's log through `projections`, with no git repository or database at hand. */
+export const replayCase = (dir: string, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
+  thrown('replay', () => replayCaseP(dir, projections))
+/** Removes what no committed event references (staging files, orphaned objects) from a case directory. */
+export const gcCase = (dir: string, options: GcOptions = {}): TE.TaskEither<Failure, GcReport> =>
+  thrown('case gc', () => gcCaseP(dir, options))
+/** Reads an object of a case directory, checked against its reference (OBJECT_MISSING / OBJECT_CORRUPT). */
+export const readObject = (
+  dir: string,
+  ref: { readonly digest: string; readonly size: number }
+): TE.TaskEither<Failure, Buffer> => thrown('read object', () => readObjectP(dir, ref))
+/** Exports a case as a BagIt archive (`tar`, `tar.gz`) or bag directory (`dir`). */
+export const exportCase = (
+  at: CaseAt,
+  out: string,
+  options: ExportOptions = {}
+): TE.TaskEither<Failure, ExportReport> => thrown('export', () => exportCaseP(at, out, options))
+/** Verifies a bag directory or archive: the bag, then the case in it. */
+export const verifyBag = (
+  target: string,
+  limits: ArchiveLimits = {},
+  caseOptions: Pick<VerifyOptions, 'expectHead'> = {}
+): TE.TaskEither<Failure, BagCheck> => thrown('verify bag', () => verifyBagP(target, limits, caseOptions))
+/** Imports a bag archive as the case directory `dir` (which must not exist or be empty). */
+export const importCase = (
+  archive: string,
+  dir: string,
+  options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
+): TE.TaskEither<Failure, ImportReport> => thrown('import', () => importCaseP(archive, dir, options))
+/** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). */
+export const loadProfile = (file: string): TE.TaskEither<Failure, Profile> =>
+  thrown('load profile', () => loadProfileP(file))
+/**
+ * Appends a raw command to an open case (its events still checked against every rule): the
+ * writer under the typed commands, for tests and tools (./testing re-exports it).
+ */
+export const appendCommand = (
+  handle: CaseHandle,
+  cmd: RawCommand,
+  options: StoreAppendOptions = {}
+): TE.TaskEither<Failure, AppendOutcome> => thrown('append', () => appendCommandP(handle, cmd, options))
+/** Opens a case wherever it is (a directory or `{ store, caseId }`): chain and rules checked, state folded. */
+export const openCaseAt = (at: CaseAt): TE.TaskEither<Failure, CaseHandle> => thrown('open case', () => openCaseAtP(at))
+/** Verifies a case wherever it is; problems of the case are findings. */
+export const verifyAt = (at: CaseAt, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
+  thrown('verify', () => verifyAtP(at, options))
+/** Replays a case wherever it is. */
+export const replayAt = (at: CaseAt, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
+  thrown('replay', () => replayAtP(at, projections))
+/** Reads an object of a case wherever it is, checked against its reference. */
+export const readObjectAt = (at: CaseAt, object: ObjectRefLite): TE.TaskEither<Failure, Buffer> =>
+  thrown('read object', () => readObjectAtP(at, object))
+/** Creates an empty case: a directory (which must not exist or be empty), or a case id in a store. */
+export const createCaseAt = (
+  at: CaseAt,
+  options: { readonly caseId?: string; readonly title?: string; readonly env?: Env } = {}
+): TE.TaskEither<Failure, CaseDeclaration> => thrown('create case', () => createCaseAtP(at, options))
 /** A project.query recorded in a case (see the root API's `research.queryInCase`). */
 export const queryInCase = (
   dir: CaseAt,
@@ -99,7 +193,8 @@ export const queryInCase = (
   args: unknown,
   commandId: string,
   options: CaseQueryOptions = {}
-): TE.TaskEither<Failure, CaseQueryResult> => te(() => queryInCaseP(dir, research, args, commandId, options))
+): TE.TaskEither<Failure, CaseQueryResult> =>
+  thrown('queryInCase', () => queryInCaseP(dir, research, args, commandId, options))
 /** Records a revision and runs the enrichment. */
 export const prepareRevision = (
   dir: CaseAt,
@@ -107,44 +202,44 @@ export const prepareRevision = (
   config: EnrichmentConfig,
   inputs: RevisionInputs,
   options: PrepareOptions = {}
-): TE.TaskEither<Failure, PrepareResult> => te(() => prepareRevisionP(dir, research, config, inputs, options))
+): TE.TaskEither<Failure, PrepareResult> =>
+  thrown('prepareRevision', () => prepareRevisionP(dir, research, config, inputs, options))
 /** Reads REPORT.json (attachments relative to it, inside its directory). */
-export const readInputs = (file: string): TE.TaskEither<Failure, RevisionInputs> => te(() => readInputsP(file))
+export const readInputs = (file: string): TE.TaskEither<Failure, RevisionInputs> =>
+  thrown('readInputs', () => readInputsP(file))
 /** Starts the investigation; the generation after it. */
 export const startInvestigation = (dir: CaseAt, options: StartOptions): TE.TaskEither<Failure, number> =>
-  te(() => startInvestigationP(dir, options))
+  thrown('startInvestigation', () => startInvestigationP(dir, options))
 /** Runs the loop (see the root API's `investigations.advance`). */
 export const advance = (dir: CaseAt, options: LoopOptions): TE.TaskEither<Failure, AdvanceResult> =>
-  te(() => advanceP(dir, options))
+  thrown('advance', () => advanceP(dir, options))
 /** Resumes a blocked case. */
 export const resumeCase = (
   dir: CaseAt,
   options: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }
-): TE.TaskEither<Failure, AdvanceResult> => te(() => resumeCaseP(dir, options))
+): TE.TaskEither<Failure, AdvanceResult> => thrown('resumeCase', () => resumeCaseP(dir, options))
 /** Records lab test feedback. */
 export const recordFeedback = (
   dir: CaseAt,
   requestId: string,
   feedback: string,
   options: CommandOptions = {}
-): TE.TaskEither<Failure, number> => te(() => recordFeedbackP(dir, requestId, feedback, options))
+): TE.TaskEither<Failure, number> => thrown('recordFeedback', () => recordFeedbackP(dir, requestId, feedback, options))
 /** The next prompt. */
-export const nextPrompt = (dir: CaseAt): TE.TaskEither<Failure, RenderedPrompt> => te(() => nextPromptP(dir))
+export const nextPrompt = (dir: CaseAt): TE.TaskEither<Failure, RenderedPrompt> =>
+  thrown('nextPrompt', () => nextPromptP(dir))
 /** Records a note. */
 export const recordNote = (dir: CaseAt, input: NoteInput): TE.TaskEither<Failure, AppendOutcome> =>
-  te(() => recordNoteP(dir, input))
+  thrown('recordNote', () => recordNoteP(dir, input))
 /** Adds an attachment. */
 export const addAttachment = (dir: CaseAt, input: AttachmentInput): TE.TaskEither<Failure, AppendOutcome> =>
-  te(() => addAttachmentP(dir, input))
+  thrown('addAttachment', () => addAttachmentP(dir, input))
 /** Cancels the pending plan. */
 export const cancelPlan = (dir: CaseAt, input: CancelPlanInput): TE.TaskEither<Failure, AppendOutcome> =>
-  te(() => cancelPlanP(dir, input))
+  thrown('cancelPlan', () => cancelPlanP(dir, input))
 /** Tops up the budget. */
 export const topUpBudget = (dir: CaseAt, input: TopUpInput): TE.TaskEither<Failure, AppendOutcome> =>
-  te(() => topUpBudgetP(dir, input))
-
-const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failure, A> =>
-  TEv.tryCatch(run, (e) => toFailure(e, context))
+  thrown('topUpBudget', () => topUpBudgetP(dir, input))
 
 /**
  * Opens a SQL store (PostgreSQL or MariaDB/MySQL): cases are then addressed as `{ store, caseId }`

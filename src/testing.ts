@@ -9,8 +9,8 @@
  */
 export { scriptedModel, latestEvidence, type ScriptStep, type ScriptedModel } from './investigation/scripted-model.js'
 export { fixedEnv, systemEnv, type Env } from './adapters/env.js'
-export { appendCommand, type RawCommand, type AppendOptions, type AppendOutcome } from './adapters/case-store/append.js'
-export { openCase } from './adapters/case-store/directory-store.js'
+export type { RawCommand, AppendOptions, AppendOutcome } from './adapters/case-store/append.js'
+export { appendCommand, openCase } from './fp.js'
 export type { CaseHandle } from './adapters/case-store/open.js'
 export { sealEvent, type EventDraft, type SealedEvent } from './events/chain.js'
 export { forger, type Forger, type ForgedEvent } from './testing/forger.js'

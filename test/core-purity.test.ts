@@ -29,7 +29,8 @@ export const FLOORS: ReadonlyArray<readonly string[]> = [
   ['investigation'],
   ['report'],
   ['mcp', 'api', 'demo', 'testing'],
-  ['index.ts', 'fp.ts', 'testing.ts'],
+  ['fp.ts'],
+  ['index.ts', 'testing.ts'],
   ['cli']
 ]
 

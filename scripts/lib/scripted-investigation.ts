@@ -8,14 +8,16 @@
  * the tests and bench/prompt-size.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance, type AdvanceStep } from '../../src/investigation/loop.js'
-import { recordFeedback, startInvestigation } from '../../src/commands/lifecycle.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import type { AdvanceStep } from '../../src/investigation/loop.js'
+import { advance } from '../../src/fp.js'
+import { recordFeedback, startInvestigation } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { scriptedModel, type ScriptStep } from '../../src/investigation/scripted-model.js'
 
@@ -62,9 +64,9 @@ export const runScriptedInvestigation = async (profileFile: string, dir: string)
         must(enrichmentConfig(profile)),
         { report: REPORT, entities: [{ type: 'creature', id: 23487 }] },
         { env }
-      )
+      )()
     )
-    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
+    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env })())
     const first: ScriptStep[] = [
       JSON.stringify({
         interpretation: {
@@ -112,8 +114,8 @@ export const runScriptedInvestigation = async (profileFile: string, dir: string)
       })
     ]
     const a = scriptedModel(first)
-    must(await advance(dir, { model: a.model, research, env, onStep }))
-    must(await recordFeedback(dir, 'L1', FEEDBACK, { env }))
+    must(await advance(dir, { model: a.model, research, env, onStep })())
+    must(await recordFeedback(dir, 'L1', FEEDBACK, { env })())
     const b = scriptedModel([
       () =>
         JSON.stringify({
@@ -135,7 +137,7 @@ export const runScriptedInvestigation = async (profileFile: string, dir: string)
         }
       })
     ])
-    const done = must(await advance(dir, { model: b.model, research, env, onStep }))
+    const done = must(await advance(dir, { model: b.model, research, env, onStep })())
     return { prompts: [...a.prompts, ...b.prompts], steps, state: done.state }
   } finally {
     await research.close()

@@ -1,7 +1,5 @@
 /** The client's `cases` namespace: create, write, read, verify, replay, report and repair cases. */
 import * as path from 'node:path'
-import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../failures/failure.js'
 import type { CaseState } from '../domain/case-state.js'
 import type { RecordedEvent } from '../events/chain.js'
 import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
@@ -13,7 +11,7 @@ import { lifecycleView } from '../projections/lifecycle.js'
 import type { Fact } from '../research/enrich.js'
 import { addAttachment, recordNote } from '../commands/typed.js'
 import { settle } from './errors.js'
-import { appended, thrown, type ClientContext } from './context.js'
+import { appended, type ClientContext } from './context.js'
 import type { CasesApi } from './types.js'
 
 /** The `cases` namespace over a client's context. */
@@ -27,7 +25,7 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
           env,
           ...(o.id === undefined ? {} : { caseId: o.id }),
           ...(o.title === undefined ? {} : { title: o.title })
-        })()
+        })
       )
       return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
     },
@@ -55,7 +53,7 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
         )
       ),
     status: async (dir) => {
-      const h = await settle(() => openCaseAt(at(dir))())
+      const h = await settle(() => openCaseAt(at(dir)))
       const s: CaseState = h.cursor.state
       return {
         case_id: h.declaration.case_id,
@@ -68,10 +66,10 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
     },
     facts: async (dir) => {
       const where = at(dir)
-      const h = await settle(() => openCaseAt(where)())
+      const h = await settle(() => openCaseAt(where))
       const ref = h.cursor.state.facts
       if (ref === null) return null
-      const bytes = await settle(() => readObjectAt(where, ref)())
+      const bytes = await settle(() => readObjectAt(where, ref))
       return (JSON.parse(bytes.toString('utf8')) as { facts: Fact[] }).facts
     },
     events: async (dir) => {
@@ -88,7 +86,7 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
             },
             view: () => null
           }
-        ])()
+        ])
       )
       return all
     },
@@ -100,38 +98,32 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
           ...(o.onProgress === undefined
             ? {}
             : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })
-        })()
+        })
       )
       return o.against === undefined ? report : rederived(where, report, o.against, o.onProgress)
     },
     replay: async (dir) => {
-      const r = await settle(() => replayAt(at(dir), defaultProjections())())
+      const r = await settle(() => replayAt(at(dir), defaultProjections()))
       return { case_id: r.case_id, generation: r.generation, head_hash: r.head_hash, views: r.views }
     },
     report: async (dir, o = {}) => {
       const where = at(dir)
       const against = o.against
-      if (against === undefined) return thrown(() => caseReport(where))
+      if (against === undefined) return settle(() => caseReport(where))
       return (
-        await thrown(() =>
+        await settle(() =>
           caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) })
         )
       ).html
     },
     gc: async (dir) => {
       directoryOnly('gc')
-      return settle(() => gcCase(dir)())
+      return settle(() => gcCase(dir))
     },
     unlock: async (dir, o = {}) =>
       settle(async () => {
         directoryOnly('unlock')
-        try {
-          return E.right(await breakLock(dir, { force: o.force === true }))
-        } catch (e) {
-          const f = (e as { failure?: Failure }).failure
-          if (f !== undefined) return E.left(f)
-          throw e
-        }
+        return breakLock(dir, { force: o.force === true })
       })
   }
 }

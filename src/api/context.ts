@@ -10,23 +10,12 @@ import type { AppendOutcome } from '../adapters/case-store/append.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { openStore } from '../adapters/stores.js'
-import { FailureError } from '../failures/error.js'
 import { loadProfile, profileFromObject, type Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { createProjectResearch, type ProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
-import { VbaError, settle } from './errors.js'
+import { VbaError, orThrow, settle } from './errors.js'
 import type { Appended, VbaOptions, VerifyCaseOptions, WriteOptions } from './types.js'
-
-/** Runs library code that throws coded failures, rejecting with a VbaError instead. */
-export const thrown = async <A>(body: () => Promise<A>): Promise<A> => {
-  try {
-    return await body()
-  } catch (e) {
-    if (e instanceof FailureError) throw new VbaError(e.failure)
-    throw e
-  }
-}
 
 /** An append's outcome as the client returns it. */
 export const appended = (o: AppendOutcome): Appended => ({
@@ -79,8 +68,8 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
     options.profile === undefined
       ? null
       : typeof options.profile === 'string'
-        ? await settle(() => loadProfile(options.profile as string)())
-        : await settle(async () => profileFromObject(options.profile, options.baseDir ?? process.cwd()))
+        ? await settle(() => loadProfile(options.profile as string))
+        : orThrow(profileFromObject(options.profile, options.baseDir ?? process.cwd()))
   let research: ProjectResearch | null = null
   let closed = false
   const live = (): void => {
@@ -99,7 +88,7 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
   let store: SqlStore | null = null
   if (options.store !== undefined) {
     const url = options.store
-    store = await thrown(() =>
+    store = await settle(() =>
       openStore(url, {
         ...(options.environment === undefined ? {} : { environment: options.environment }),
         migrate: options.migrate === true
@@ -118,12 +107,12 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
             throw noProfile()
           })())
         : typeof against === 'string'
-          ? await settle(() => loadProfile(against)())
-          : await settle(async () => profileFromObject(against, options.baseDir ?? process.cwd()))
+          ? await settle(() => loadProfile(against))
+          : orThrow(profileFromObject(against, options.baseDir ?? process.cwd()))
     const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
     return withEvidence(
       report,
-      await thrown(() =>
+      await settle(() =>
         rederiveEvidence(where, world, {
           ...(options.environment === undefined ? {} : { env: options.environment }),
           onProgress: (done, total) => onProgress?.('evidence', done, total)

@@ -5,6 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failureKind, isFailure, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
 
 export type { FailureCode, FailureKind } from '../failures/failure.js'
 
@@ -70,14 +71,17 @@ export const orThrow = <A>(r: E.Either<Failure, A>): A => {
   return r.right
 }
 
-/** Runs an internal call: coded failures become VbaError; anything else is a bug, reported as such. */
-export const settle = async <A>(work: () => Promise<E.Either<Failure, A>>): Promise<A> => {
-  let r: E.Either<Failure, A>
+/**
+ * Runs library code (which throws coded failures, see docs/architecture.md "Errors"): a coded failure
+ * rejects as a VbaError with its code; anything else is a bug and rejects as INTERNAL_ERROR.
+ */
+export const settle = async <A>(work: () => Promise<A>): Promise<A> => {
   try {
-    r = await work()
+    return await work()
   } catch (e) {
     if (e instanceof VbaError) throw e
-    if (isFailure(e)) throw new VbaError(e)
+    const f = e instanceof FailureError ? e.failure : isFailure(e) ? e : null
+    if (f !== null) throw new VbaError(f)
     throw new VbaError({
       _tag: 'Failure',
       code: 'INTERNAL_ERROR',
@@ -85,5 +89,4 @@ export const settle = async <A>(work: () => Promise<E.Either<Failure, A>>): Prom
       data: {}
     })
   }
-  return orThrow(r)
 }

@@ -8,7 +8,7 @@ import { advance, nextPrompt } from '../investigation/loop.js'
 import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle.js'
 import { settingsOf } from '../investigation/settings.js'
 import type { Env } from '../adapters/env.js'
-import { settle } from './errors.js'
+import { orThrow, settle } from './errors.js'
 import { appended, noProfile, type ClientContext } from './context.js'
 import type { AdvanceOptions, InvestigationsApi } from './types.js'
 
@@ -30,14 +30,14 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
     prepare: async (dir, inputs, o = {}) => {
       const r = researchOf()
       if (profile === null) throw noProfile()
-      const config = await settle(async () => enrichmentConfig(profile))
+      const config = orThrow(enrichmentConfig(profile))
       return settle(() =>
         prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) })
       )
     },
     start: async (dir, o = {}) => {
       live()
-      const settings = o.settings ?? (profile === null ? null : await settle(async () => settingsOf(profile)))
+      const settings = o.settings ?? (profile === null ? null : orThrow(settingsOf(profile)))
       if (settings === null) throw noProfile()
       const generation = await settle(() =>
         startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) })

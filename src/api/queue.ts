@@ -4,8 +4,8 @@ import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
 import { work } from '../investigation/worker.js'
 import { advance } from '../investigation/loop.js'
 import { settingsOf } from '../investigation/settings.js'
-import { settle } from './errors.js'
-import { thrown, type ClientContext } from './context.js'
+import { orThrow, settle } from './errors.js'
+import type { ClientContext } from './context.js'
 import { advanceOptions } from './investigations.js'
 import type { QueueApi } from './types.js'
 
@@ -15,12 +15,12 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
   return {
     list: async (root) => {
       live()
-      if (root !== undefined) return thrown(() => listDirectoryQueue(root))
-      return thrown(() => needStore().list())
+      if (root !== undefined) return settle(() => listDirectoryQueue(root))
+      return settle(() => needStore().list())
     },
-    claim: async (worker, o = {}) => thrown(() => needStore().claim(worker, o.leaseMs ?? 60_000)),
-    renew: async (lease, o = {}) => thrown(() => needStore().renew(lease, o.leaseMs ?? 60_000)),
-    release: async (lease) => thrown(() => needStore().release(lease)),
+    claim: async (worker, o = {}) => settle(() => needStore().claim(worker, o.leaseMs ?? 60_000)),
+    renew: async (lease, o = {}) => settle(() => needStore().renew(lease, o.leaseMs ?? 60_000)),
+    release: async (lease) => settle(() => needStore().release(lease)),
     advance: async (lease, o) => {
       const s = needStore()
       return settle(() =>
@@ -30,8 +30,8 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
     work: async (o) => {
       const s = needStore()
       const r = researchOf()
-      const settings = profile === null ? null : await settle(async () => settingsOf(profile))
-      return thrown(() =>
+      const settings = profile === null ? null : orThrow(settingsOf(profile))
+      return settle(() =>
         work({
           store: s,
           model: o.model,

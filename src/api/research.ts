@@ -1,6 +1,6 @@
 /** The client's `research` namespace: one query without a case, or one recorded inside a case. */
 import { queryInCase } from '../commands/case-query.js'
-import { settle } from './errors.js'
+import { orThrow, settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { ResearchApi } from './types.js'
 
@@ -8,7 +8,7 @@ import type { ResearchApi } from './types.js'
 export const researchApi = (ctx: ClientContext): ResearchApi => {
   const { env, at, researchOf } = ctx
   return {
-    query: async (args) => settle(() => researchOf().query(args)()),
+    query: async (args) => settle(async () => orThrow(await researchOf().query(args)())),
     queryInCase: async (dir, args, o = {}) =>
       settle(() => queryInCase(at(dir), researchOf(), args, o.commandId ?? `query-${env.newId()}`, { env }))
   }

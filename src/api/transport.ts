@@ -2,7 +2,7 @@
 import { exportCase } from '../adapters/bagit/export.js'
 import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/import.js'
 import { settle } from './errors.js'
-import { thrown, type ClientContext } from './context.js'
+import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
 
 /** The `transport` namespace over a client's context. */
@@ -15,15 +15,15 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
           format: o.format ?? 'tar',
           ...(o.force === undefined ? {} : { force: o.force }),
           ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress })
-        })()
+        })
       ),
     import: (archive, dir, o = {}) =>
-      settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })()),
+      settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })),
     verify: (target, o = {}) =>
-      settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })()),
+      settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
-      return thrown(() =>
+      return settle(() =>
         withVerifiedPackage(
           source,
           (d) => s.importDirectory(d),

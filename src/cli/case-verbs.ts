@@ -17,7 +17,7 @@ import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, exitCodeOf, failureOf, orExit, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, exitCodeOf, failureOf, progressBar, terminalText } from './io.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
 import { VbaError } from '../api/errors.js'
 import { loadProfile } from '../adapters/config/profile.js'
@@ -56,14 +56,12 @@ export const caseNote = async (
   text: string,
   opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }
 ): Promise<void> => {
-  const outcome = orExit(
-    await recordNote(dir, {
-      text,
-      format: opts.markdown === true ? 'markdown' : 'plain',
-      ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
-      ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
-    })
-  )
+  const outcome = await recordNote(dir, {
+    text,
+    format: opts.markdown === true ? 'markdown' : 'plain',
+    ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
+    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+  })
   for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
   io.out(
     `${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}; receipt ${outcome.receipt.seq}:${outcome.receipt.hash}`
@@ -144,7 +142,7 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
 
 /** `--against PROFILE`: the case's evidence re-derived from the world the profile reaches. */
 export const againstProfile = async (report: VerifyReport, at: CaseAt, profileFile: string): Promise<VerifyReport> => {
-  const profile = orExit(await loadProfile(profileFile)())
+  const profile = await loadProfile(profileFile)
   const { rederiveEvidence, withEvidence } = await import('../research/rederive.js')
   const bar = progressBar('evidence')
   try {
@@ -221,7 +219,7 @@ export const verify = async (
 }
 
 export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
-  const result = orExit(await replayAt(dir, defaultProjections())())
+  const result = await replayAt(dir, defaultProjections())
   for (const n of result.notices) io.err(`vba: notice ${n.code}: ${n.message}`)
   const { notices: _n, ...stable } = result
   if (opts.json === true) {
@@ -236,8 +234,8 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
 }
 
 export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
-  const handle = orExit(await openCaseAt(dir)())
-  const result = orExit(await replayAt(dir, defaultProjections())())
+  const handle = await openCaseAt(dir)
+  const result = await replayAt(dir, defaultProjections())
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
     io.out(
@@ -270,7 +268,7 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
   const revisions = (views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
   const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
   if (done?.facts === null || done === undefined) return null
-  const bytes = orExit(await readObjectAt(dir, done.facts)())
+  const bytes = await readObjectAt(dir, done.facts)
   return JSON.parse(bytes.toString('utf8')) as unknown
 }
 

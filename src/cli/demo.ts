@@ -4,6 +4,7 @@
  * appends commands (including an idempotent retry and a stale-generation conflict), verifies and
  * replays it, and prints where the case is.
  */
+import { attempt } from '../failures/error.js'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
@@ -33,7 +34,7 @@ const say = (line: string): void => {
   process.stdout.write(`${line}\n`)
 }
 
-const must = <A>(r: E.Either<Failure, A>): A => {
+const orQuit = <A>(r: E.Either<Failure, A>): A => {
   if (E.isLeft(r)) {
     process.stderr.write(`${formatFailure(r.left)}\n`)
     process.exit(1)
@@ -44,50 +45,50 @@ const must = <A>(r: E.Either<Failure, A>): A => {
 const main = async (): Promise<void> => {
   const target = process.argv[2] ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-demo-')), 'case')
   say(`1. create a case package in ${target}`)
-  const decl = must(await initCase({ dir: target, title: 'Demo: quest giver does not offer quest 11117' })())
+  const decl = await initCase({ dir: target, title: 'Demo: quest giver does not offer quest 11117' })
   say(`   case ${decl.case_id}, generation 0`)
 
   const log = Buffer.from('Players report that creature 23487 no longer offers quest 11117 after the last restart.\n')
-  const first = must(
-    await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' })
-  )
-  const attached = must(
-    await addAttachment(target, {
-      name: 'support-ticket.txt',
-      bytes: log,
-      mediaType: 'text/plain',
-      commandId: 'demo-attachment'
-    })
-  )
+  const first = await recordNote(target, {
+    text: 'Bug report received from the support queue.',
+    commandId: 'demo-report'
+  })
+  const attached = await addAttachment(target, {
+    name: 'support-ticket.txt',
+    bytes: log,
+    mediaType: 'text/plain',
+    commandId: 'demo-attachment'
+  })
   say(
     `2. recorded a note and an attachment (typed commands), generation ${attached.generation}; receipt ${attached.receipt.seq}:${attached.receipt.hash.slice(0, 19)}…`
   )
-  const retry = must(
-    await recordNote(target, { text: 'Bug report received from the support queue.', commandId: 'demo-report' })
-  )
-  say(`3. resubmitted the same command id: ${retry.status}, nothing appended (generation ${attached.generation})`)
-  const stale = await recordNote(target, {
-    text: 'based on an old view',
-    author: 'controller',
-    commandId: 'demo-stale',
-    expectedGeneration: first.generation - 1
+  const retry = await recordNote(target, {
+    text: 'Bug report received from the support queue.',
+    commandId: 'demo-report'
   })
+  say(`3. resubmitted the same command id: ${retry.status}, nothing appended (generation ${attached.generation})`)
+  const stale = await attempt(
+    recordNote(target, {
+      text: 'based on an old view',
+      author: 'controller',
+      commandId: 'demo-stale',
+      expectedGeneration: first.generation - 1
+    })
+  )
   say(
     `4. a command based on generation ${first.generation - 1}: ${E.isLeft(stale) ? formatFailure(stale.left) : 'unexpectedly accepted'}`
   )
-  const note = must(
-    await recordNote(target, {
-      text: 'Triage: check the quest starter relation first.',
-      author: 'controller',
-      commandId: 'demo-triage',
-      expectedGeneration: attached.generation
-    })
-  )
+  const note = await recordNote(target, {
+    text: 'Triage: check the quest starter relation first.',
+    author: 'controller',
+    commandId: 'demo-triage',
+    expectedGeneration: attached.generation
+  })
   say(`5. appended a triage note, generation ${note.generation}`)
 
   say('6. verify (chain, HEAD, every object):')
-  for (const line of renderVerifyReport(must(await verifyCase(target)()))) say(`   ${line}`)
-  const replay = must(await replayCase(target, defaultProjections())())
+  for (const line of renderVerifyReport(await verifyCase(target))) say(`   ${line}`)
+  const replay = await replayCase(target, defaultProjections())
   say(`7. replay from the log alone: ${replay.generation} events, head ${replay.head_hash}`)
   say(`   summary: ${JSON.stringify(replay.views['summary']?.view)}`)
 
@@ -96,10 +97,10 @@ const main = async (): Promise<void> => {
   writeWorldSqlite(path.join(world, 'world.sqlite'))
   const profileFile = path.join(world, 'project.toml')
   writeFileSync(profileFile, DEMO_PROFILE)
-  const profile = must(await loadProfile(profileFile)())
+  const profile = await loadProfile(profileFile)
   const research = createProjectResearch(profile)
   say(`8. research on the embedded world database (${path.join(world, 'world.sqlite')}, read-only):`)
-  const starters = must(
+  const starters = orQuit(
     await research.query({
       kind: 'database.rows',
       table: 'creature_queststarter',
@@ -112,7 +113,7 @@ const main = async (): Promise<void> => {
   say(
     `   quest 11117 is started by: ${JSON.stringify(starters.result['rows'])} (complete: ${String(starters.result['complete_filtered_rows'])})`
   )
-  const creatures = must(
+  const creatures = orQuit(
     await research.query({
       kind: 'database.rows',
       table: 'creature_template',
@@ -139,19 +140,17 @@ const main = async (): Promise<void> => {
 
   // Case preparation and a scripted investigation (no model is called: the answers are scripted).
   const demo = writeDemoWorld(path.join(world, 'demo'))
-  const full = must(await loadProfile(demo.profile)())
+  const full = await loadProfile(demo.profile)
   const investigator = createProjectResearch(full, { openSource: cliOpenSource })
-  const prepared = must(
-    await prepareRevision(target, investigator, must(enrichmentConfig(full)), {
-      report:
-        'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })
-  )
+  const prepared = await prepareRevision(target, investigator, orQuit(enrichmentConfig(full)), {
+    report:
+      'Players report that quest 11117 can no longer be completed: wild wolpertingers vanish when netted, but nothing is added to the bags.',
+    entities: [{ type: 'quest', id: 11117 }]
+  })
   say(
     `9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`
   )
-  must(await startInvestigation(target, { settings: must(settingsOf(full)) }))
+  await startInvestigation(target, { settings: orQuit(settingsOf(full)) })
   const script = scriptedModel([
     JSON.stringify({
       interpretation: {
@@ -215,12 +214,12 @@ const main = async (): Promise<void> => {
         }
       })
   ])
-  const outcome = must(await advance(target, { model: script.model, research: investigator }))
+  const outcome = await advance(target, { model: script.model, research: investigator })
   await investigator.close()
   say(
     `10. scripted investigation: ${outcome.turns} model turns, state ${outcome.state}; every prompt and answer is in the case`
   )
-  const finalReport = must(await verifyCase(target)())
+  const finalReport = await verifyCase(target)
   say(
     `11. verify: ${finalReport.valid ? 'VALID' : 'INVALID'}, generation ${finalReport.generation}, ${finalReport.objects} objects`
   )

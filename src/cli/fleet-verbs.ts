@@ -175,7 +175,7 @@ export interface WorkVerbOptions extends StoreOption {
 
 export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   const store = await storeAt(needStore(o))
-  const profile = orExit(await loadProfile(o.config)())
+  const profile = await loadProfile(o.config)
   const model = modelFrom(profile, o)
   const settings = orExit(settingsOf(profile))
   const research = createProjectResearch(profile, { openSource: cliOpenSource })

@@ -12,7 +12,7 @@ import { discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from
 import { auditSnapshotIndex } from '../adapters/git/index-audit.js'
 import { snapshotIndexRoot } from '../research/source/open.js'
 import type { Out } from './case-verbs.js'
-import { CliExit, EXIT, orExit, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, progressBar, terminalText } from './io.js'
 import { printNotice } from './source-open.js'
 
 interface IndexOptions {
@@ -36,7 +36,7 @@ const bound = (profile: Profile): { repository: string; commit: string; root: st
 const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`
 
 export const indexBuild = async (io: Out, o: IndexOptions): Promise<void> => {
-  const { repository, commit, root } = bound(orExit(await loadProfile(o.config)()))
+  const { repository, commit, root } = bound(await loadProfile(o.config))
   const dir = indexDirOf(root, commit)
   const existed = fs.existsSync(dir)
   const bar = progressBar('building the snapshot index')
@@ -67,7 +67,7 @@ export const indexBuild = async (io: Out, o: IndexOptions): Promise<void> => {
 }
 
 export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
-  const { repository, commit, root } = bound(orExit(await loadProfile(o.config)()))
+  const { repository, commit, root } = bound(await loadProfile(o.config))
   const bar = progressBar('verifying the snapshot index against git')
   const audit = await auditSnapshotIndex(repository, commit, root, (p) => bar.update(p.done, p.total)).finally(() =>
     bar.stop()
@@ -122,7 +122,7 @@ export const indexPrune = async (io: Out, o: IndexOptions & { olderThan: string 
       EXIT.INPUT,
       failure('INVALID_ARGUMENT', `--older-than takes a number of days, got ${JSON.stringify(o.olderThan)}`)
     )
-  const { commit, root } = bound(orExit(await loadProfile(o.config)()))
+  const { commit, root } = bound(await loadProfile(o.config))
   const removed = pruneIndexes(root, days * 86_400_000, new Set([commit]))
   if (o.json === true) {
     io.out(JSON.stringify({ root, kept: commit, removed }))

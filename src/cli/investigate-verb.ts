@@ -118,13 +118,13 @@ export const modelFrom = (
 const INVESTIGATE_LEASE_MS = 60_000
 
 export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
-  const profile = orExit(await loadProfile(o.config)())
+  const profile = await loadProfile(o.config)
   const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
   if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000))
     throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
   const model = modelFrom(profile, o)
 
-  const handle = orExit(await openCaseAt(dir)())
+  const handle = await openCaseAt(dir)
   // In a store, the case is leased for the run: no worker of the fleet advances it meanwhile.
   let lease: Lease | undefined
   let renewal: NodeJS.Timeout | undefined
@@ -175,7 +175,7 @@ const runLeased = async (
     } else io.out(terminalText(text))
   }
   if (handle.cursor.state.state === 'NOT_STARTED') {
-    const generation = orExit(await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased }))
+    const generation = await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased })
     out(
       {
         started: {
@@ -191,17 +191,15 @@ const runLeased = async (
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const r = orExit(
-      await advance(dir, {
-        model,
-        research,
-        signal: stop.signal,
-        ...leased,
-        ...(maxTurns === undefined ? {} : { maxTurns }),
-        ...(o.manualRetry === true ? { manualRetry: true } : {}),
-        onStep: (s) => out({ step: s }, line(s))
-      })
-    )
+    const r = await advance(dir, {
+      model,
+      research,
+      signal: stop.signal,
+      ...leased,
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(o.manualRetry === true ? { manualRetry: true } : {}),
+      onStep: (s) => out({ step: s }, line(s))
+    })
     out({ result: r }, resultLine(r))
     if (r.state !== 'CONCLUDED') throw new CliExit(notConcludedExit(r))
   } finally {

@@ -2,12 +2,12 @@
 import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
-import { orExit, terminalText } from './io.js'
+import { terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import { parseGeneration, type Out } from './case-verbs.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
-  const r = orExit(await replayAt(dir, [lifecycleProjection])())
+  const r = await replayAt(dir, [lifecycleProjection])
   const v = r.views['lifecycle']?.view as LifecycleView
   if (opts.json === true) {
     io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v }))

@@ -12,7 +12,6 @@ import { createProjectResearch } from '../research/project-research.js'
 import { openMcpSession } from '../mcp/session.js'
 import { createMcpServer } from '../mcp/server.js'
 import { cliOpenSource } from './source-open.js'
-import { orExit } from './io.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 
@@ -22,20 +21,18 @@ export interface McpOptions extends StoreOption {
 }
 
 export const mcpVerb = async (io: Out, opts: McpOptions): Promise<void> => {
-  const profile = orExit(await loadProfile(opts.config)())
+  const profile = await loadProfile(opts.config)
   const url = storeUrl(opts)
   const store = url === undefined ? undefined : await storeAt(url)
   const at: CaseAt = store === undefined ? opts.case : { store, caseId: opts.case }
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const session = orExit(
-      await openMcpSession({
-        at,
-        profile,
-        research,
-        ...(store === undefined ? {} : { leaseOf: () => store.leaseOf(opts.case) })
-      })
-    )
+    const session = await openMcpSession({
+      at,
+      profile,
+      research,
+      ...(store === undefined ? {} : { leaseOf: () => store.leaseOf(opts.case) })
+    })
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
     const server = createMcpServer(session)
     const closed = new Promise<void>((resolve) => {

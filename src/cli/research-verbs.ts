@@ -12,7 +12,7 @@ import { queryInCase } from '../commands/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { systemEnv } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, attempt } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
 import type { Out } from './case-verbs.js'
 
@@ -54,7 +54,7 @@ const printJson = (io: Out, value: unknown, pretty: boolean): void => {
 export const exitFor = (f: Failure): number => (isUnavailable(f) ? EXIT.UNAVAILABLE : EXIT.INPUT)
 
 export const research = async (io: Out, opts: { config: string; query: string; pretty?: boolean }): Promise<void> => {
-  const profile = orExit(await loadProfile(opts.config)())
+  const profile = await loadProfile(opts.config)
   const query = await readQuery(opts.query)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
@@ -80,12 +80,12 @@ export const caseQuery = async (
   dir: CaseAt,
   opts: { config: string; query: string; commandId?: string }
 ): Promise<void> => {
-  const profile = orExit(await loadProfile(opts.config)())
+  const profile = await loadProfile(opts.config)
   const query = await readQuery(opts.query)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
-    const result = orExit(await queryInCase(dir, r, query, commandId))
+    const result = await queryInCase(dir, r, query, commandId)
     if (result.outcome === 'failed' && result.failure !== undefined) {
       const retry = isUnavailable(result.failure)
         ? `; the reservation is kept: retry with --command-id ${commandId}`
@@ -105,12 +105,12 @@ export const caseQuery = async (
 
 /** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
 export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; input: string }): Promise<void> => {
-  const profile = orExit(await loadProfile(opts.config)())
+  const profile = await loadProfile(opts.config)
   const config = orExit(enrichmentConfig(profile))
-  const inputs = orExit(await readInputs(opts.input))
+  const inputs = await readInputs(opts.input)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const out = await prepareRevision(dir, r, config, inputs)
+    const out = await attempt(prepareRevision(dir, r, config, inputs))
     if (E.isLeft(out)) {
       io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
       throw new CliExit(exitFor(out.left))

@@ -21,10 +21,10 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordedOutcome, type Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import { captureBytes } from '../research/capture.js'
 import type { ProjectResearch } from '../research/project-research.js'
-import { asDecided, asEither, decideAndAppend, deciding, firstIs, must, openAt } from './run.js'
+import { asDecided, decideAndAppend, deciding, firstIs, openAt } from './run.js'
 import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
@@ -96,115 +96,114 @@ const recorded = async (
 }
 
 /** Runs `args` as a project.query inside the case at `dir`. `commandId` makes a retry idempotent. */
-export const queryInCase = (
+export const queryInCase = async (
   at: CaseAt,
   research: ProjectResearch,
   args: unknown,
   commandId: string,
   options: CaseQueryOptions = {}
-): Promise<E.Either<Failure, CaseQueryResult>> =>
-  asEither(async () => {
-    const env = options.env ?? systemEnv
-    const query = must(decodeQuery(args))
-    const requestDigest = sha256Digest(must(canonicalJson(query)))
-    const reservationId = `res-${commandId}`
-    const handle = await openAt(at)
-    const attempts = [...handle.cursor.commands.keys()]
-      .filter((k) => k.startsWith(`${commandId}.record-`))
-      .sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
-    const existing = handle.cursor.state.research
-    if (existing.closed.has(reservationId)) {
-      // Done before: the recorded outcome, not a second query (of the same request only).
-      const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find(
-        (e) => e.type === 'BudgetReserved'
-      )
-      if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
-        throw new FailureError(
-          failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId })
-        )
-      }
-      const last = attempts[attempts.length - 1]
-      const outcome = last === undefined ? null : await recordedOutcome(handle, last)
-      const result =
-        outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
-      if (result === null)
-        throw new FailureError(
-          failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId })
-        )
-      return result
-    }
-    const open = existing.open.get(reservationId)
-    if (open !== undefined && open.request_digest !== requestDigest) {
+): Promise<CaseQueryResult> => {
+  const env = options.env ?? systemEnv
+  const query = must(decodeQuery(args))
+  const requestDigest = sha256Digest(must(canonicalJson(query)))
+  const reservationId = `res-${commandId}`
+  const handle = await openAt(at)
+  const attempts = [...handle.cursor.commands.keys()]
+    .filter((k) => k.startsWith(`${commandId}.record-`))
+    .sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
+  const existing = handle.cursor.state.research
+  if (existing.closed.has(reservationId)) {
+    // Done before: the recorded outcome, not a second query (of the same request only).
+    const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find(
+      (e) => e.type === 'BudgetReserved'
+    )
+    if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
       throw new FailureError(
-        failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, {
-          command_id: commandId
-        })
+        failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId })
       )
     }
-    if (open === undefined) {
-      await decideAndAppend(
-        handle,
-        `${commandId}.reserve`,
-        (s, now) =>
-          asDecided(
-            decide(
-              command(
-                'Reserve',
-                { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null },
-                now
-              ),
-              s
-            )
-          ),
-        {
-          env,
-          sameIntent: firstIs(
-            'BudgetReserved',
-            (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest
+    const last = attempts[attempts.length - 1]
+    const outcome = last === undefined ? null : await recordedOutcome(handle, last)
+    const result =
+      outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
+    if (result === null)
+      throw new FailureError(
+        failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId })
+      )
+    return result
+  }
+  const open = existing.open.get(reservationId)
+  if (open !== undefined && open.request_digest !== requestDigest) {
+    throw new FailureError(
+      failure('COMMAND_ID_CONFLICT', `command ${commandId} reserved budget for another query`, {
+        command_id: commandId
+      })
+    )
+  }
+  if (open === undefined) {
+    await decideAndAppend(
+      handle,
+      `${commandId}.reserve`,
+      (s, now) =>
+        asDecided(
+          decide(
+            command(
+              'Reserve',
+              { reservationId, amount: queryCost(s), requestDigest, requester: options.requester ?? null },
+              now
+            ),
+            s
           )
-        }
-      )
-    }
-    // The answer is computed once and frozen here until it is persisted.
-    const answer = await research.query(query)()
-    const attempt = `${commandId}.record-${attempts.length + 1}`
-    if (E.isLeft(answer)) {
-      const unavailable = isUnavailable(answer.left)
-      const out = await decideAndAppend(
-        handle,
-        attempt,
-        deciding('RecordResearchFailure', { reservationId, failure: answer.left, unavailable }),
-        { env }
-      )
-      return {
-        outcome: 'failed',
-        commandId,
-        failure: answer.left,
-        generation: out.generation,
-        receipt: out.receipt,
-        answeredFromCase: false,
-        budgetLeft: budgetLeft(handle)
+        ),
+      {
+        env,
+        sameIntent: firstIs(
+          'BudgetReserved',
+          (e) => (e.data as { request_digest?: unknown }).request_digest === requestDigest
+        )
       }
-    }
-    const bytes = captureBytes(answer.right)
-    const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
+    )
+  }
+  // The answer is computed once and frozen here until it is persisted.
+  const answer = await research.query(query)()
+  const attempt = `${commandId}.record-${attempts.length + 1}`
+  if (E.isLeft(answer)) {
+    const unavailable = isUnavailable(answer.left)
     const out = await decideAndAppend(
       handle,
       attempt,
-      deciding('RecordCapture', { reservationId, capture: ref, kind: answer.right.kind, requestDigest }, [bytes]),
+      deciding('RecordResearchFailure', { reservationId, failure: answer.left, unavailable }),
       { env }
     )
-    const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
-    const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
     return {
-      outcome: 'recorded',
+      outcome: 'failed',
       commandId,
-      capture: answer.right,
-      evidenceId: d?.evidence_id ?? '?',
-      repeat: d?.repeat ?? false,
+      failure: answer.left,
       generation: out.generation,
       receipt: out.receipt,
       answeredFromCase: false,
       budgetLeft: budgetLeft(handle)
     }
-  })
+  }
+  const bytes = captureBytes(answer.right)
+  const ref = objectRefOf(bytes, CAPTURE_MEDIA_TYPE)
+  const out = await decideAndAppend(
+    handle,
+    attempt,
+    deciding('RecordCapture', { reservationId, capture: ref, kind: answer.right.kind, requestDigest }, [bytes]),
+    { env }
+  )
+  const recordedEvent = out.events.find((e) => e.type === 'CaptureRecorded')
+  const d = recordedEvent?.data as { evidence_id: string; repeat: boolean } | undefined
+  return {
+    outcome: 'recorded',
+    commandId,
+    capture: answer.right,
+    evidenceId: d?.evidence_id ?? '?',
+    repeat: d?.repeat ?? false,
+    generation: out.generation,
+    receipt: out.receipt,
+    answeredFromCase: false,
+    budgetLeft: budgetLeft(handle)
+  }
+}

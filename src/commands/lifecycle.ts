@@ -1,41 +1,25 @@
-/**
- * The commands that move an investigation's lifecycle without a model: start it on a prepared
- * case, resume a blocked case, record lab feedback. The loop (src/investigation) runs the model
- * turns; these are written here so that the CLI, the client and the worker share them.
- */
-import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../failures/failure.js'
 import type { CaseState } from '../domain/case-state.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import {
-  asEither,
-  decideAndAppend,
-  deciding,
-  firstIs,
-  openAt,
-  runCommand,
-  sameJson,
-  type CommandOptions
-} from './run.js'
+import { decideAndAppend, deciding, firstIs, openAt, runCommand, sameJson, type CommandOptions } from './run.js'
 
 export interface StartOptions extends CommandOptions {
   readonly settings: InvestigationSettings
 }
 
 /** Starts the investigation of a prepared case (its latest completed revision); returns the generation. */
-export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(
+export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promise<number> =>
+  (
     await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), {
       ...opts,
       sameIntent: firstIs('InvestigationStarted', (e) =>
         sameJson((e.data as { settings?: unknown }).settings, opts.settings)
       )
     })
-  )
+  ).generation
 
 /** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
 export interface AdvanceResult {
@@ -73,26 +57,25 @@ export const resultOf = (handle: CaseHandle, turns: number, cancelled = false): 
 }
 
 /** Resumes a blocked case (see decideResume); `expectedGeneration` guards against a moved case. */
-export const resumeCase = (
+export const resumeCase = async (
   at: CaseAt,
   opts: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string; lease?: Lease }
-): Promise<E.Either<Failure, AdvanceResult>> =>
-  asEither(async () => {
-    const env = opts.env ?? systemEnv
-    const handle = await openAt(at)
-    const s = handle.cursor.state
-    await decideAndAppend(
-      handle,
-      opts.commandId ?? `resume-${s.checkpoint + 1}`,
-      deciding('Resume', { manualRetry: opts.manualRetry }),
-      {
-        env,
-        ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }),
-        ...(opts.lease === undefined ? {} : { lease: opts.lease })
-      }
-    )
-    return resultOf(handle, 0)
-  })
+): Promise<AdvanceResult> => {
+  const env = opts.env ?? systemEnv
+  const handle = await openAt(at)
+  const s = handle.cursor.state
+  await decideAndAppend(
+    handle,
+    opts.commandId ?? `resume-${s.checkpoint + 1}`,
+    deciding('Resume', { manualRetry: opts.manualRetry }),
+    {
+      env,
+      ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }),
+      ...(opts.lease === undefined ? {} : { lease: opts.lease })
+    }
+  )
+  return resultOf(handle, 0)
+}
 
 /** Records lab test feedback; a case waiting for it continues. Returns the generation. */
 export const recordFeedback = async (
@@ -100,10 +83,10 @@ export const recordFeedback = async (
   requestId: string,
   feedback: string,
   opts: CommandOptions = {}
-): Promise<E.Either<Failure, number>> =>
-  E.map((o: { generation: number }) => o.generation)(
+): Promise<number> =>
+  (
     await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), {
       ...opts,
       sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback }))
     })
-  )
+  ).generation

@@ -19,9 +19,9 @@ import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import type { Profile } from '../adapters/config/profile.js'
-import { asEither, decideAndAppend, deciding, must, openAt } from './run.js'
+import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
@@ -103,28 +103,28 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
  * Reads REPORT.json and the attachments it names. Attachment paths are relative to the file and
  * must stay inside its directory (no absolute paths, no `..`): a report may come from outside.
  */
-export const readInputs = async (file: string): Promise<E.Either<Failure, RevisionInputs>> => {
+export const readInputs = async (file: string): Promise<RevisionInputs> => {
   let parsed: unknown
   try {
     const bytes = await fsp.readFile(file)
     if (bytes.length > 8 * MAX_REPORT_CHARS)
-      return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+      throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     const text = decodeUtf8(bytes, path.basename(file))
     if (text.length > 2 * MAX_REPORT_CHARS)
-      return E.left(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
+      throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     parsed = JSON.parse(text)
   } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    return E.left(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))
+    if (e instanceof FailureError) throw e
+    throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))
   }
   const d = ReportFile.decode(parsed)
-  if (E.isLeft(d)) return E.left(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(d.left)}`))
+  if (E.isLeft(d)) throw new FailureError(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(d.left)}`))
   const base = path.dirname(path.resolve(file))
   const attachments: Array<{ name: string; bytes: Uint8Array }> = []
   for (const a of d.right.attachments ?? []) {
     const target = path.resolve(base, a.path)
     if (path.isAbsolute(a.path) || a.path.split(/[\\/]/).includes('..') || !target.startsWith(base + path.sep)) {
-      return E.left(
+      throw new FailureError(
         failure(
           'INPUT_INVALID',
           `attachment ${JSON.stringify(a.name.slice(0, 80))}: its path must be relative and inside the directory of the report file`,
@@ -132,25 +132,17 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
         )
       )
     }
-    try {
-      const st = await fsp.lstat(target)
-      if (!st.isFile())
-        return E.left(
-          failure('INPUT_INVALID', `attachment ${JSON.stringify(a.name.slice(0, 80))} is not a regular file`)
-        )
-      if (st.size > MAX_ATTACHMENT_BYTES)
-        return E.left(
-          failure(
-            'INPUT_INVALID',
-            `attachment ${JSON.stringify(a.name.slice(0, 80))} is over ${MAX_ATTACHMENT_BYTES} bytes`
-          )
-        )
-      attachments.push({ name: a.name, bytes: await fsp.readFile(target) })
-    } catch {
-      return E.left(failure('INPUT_INVALID', `cannot read attachment ${JSON.stringify(a.name.slice(0, 80))}`))
-    }
+    const name = JSON.stringify(a.name.slice(0, 80))
+    const st = await fsp.lstat(target).catch(() => null)
+    if (st !== null && !st.isFile())
+      throw new FailureError(failure('INPUT_INVALID', `attachment ${name} is not a regular file`))
+    if (st !== null && st.size > MAX_ATTACHMENT_BYTES)
+      throw new FailureError(failure('INPUT_INVALID', `attachment ${name} is over ${MAX_ATTACHMENT_BYTES} bytes`))
+    const bytes = st === null ? null : await fsp.readFile(target).catch(() => null)
+    if (bytes === null) throw new FailureError(failure('INPUT_INVALID', `cannot read attachment ${name}`))
+    attachments.push({ name: a.name, bytes })
   }
-  return checkInputs({ report: d.right.report, entities: d.right.entities, attachments })
+  return must(checkInputs({ report: d.right.report, entities: d.right.entities, attachments }))
 }
 
 /**
@@ -158,93 +150,92 @@ export const readInputs = async (file: string): Promise<E.Either<Failure, Revisi
  * enriches it with the configured queries and completes it. Left when a provider is unavailable
  * (the recorded inputs stay; running it again continues the same revision).
  */
-export const prepareRevision = (
+export const prepareRevision = async (
   at: CaseAt,
   research: ProjectResearch,
   config: EnrichmentConfig,
   inputs: RevisionInputs,
   options: PrepareOptions = {}
-): Promise<E.Either<Failure, PrepareResult>> =>
-  asEither(async () => {
-    const env = options.env ?? systemEnv
-    must(checkInputs(inputs))
-    const report = Buffer.from(inputs.report, 'utf8')
-    const attachments = (inputs.attachments ?? []).map((a) => ({
-      name: a.name,
-      bytes: a.bytes,
-      ref: objectRefOf(a.bytes, a.mediaType)
-    }))
-    const index = {
-      report: objectRefOf(report, 'text/plain'),
-      entities: inputs.entities,
-      attachments: attachments.map((a) => ({ name: a.name, object: a.ref }))
-    }
-    const handle = await openAt(at)
-    const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
-    const revision = decided.revision
-    if (decided.status === 'existing' && decided.completed) {
-      const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
-      return {
-        status: 'unchanged' as const,
-        revision,
-        facts: r?.fact_count ?? 0,
-        captures: r?.captures ?? 0,
-        complete: r?.complete ?? false,
-        generation: handle.cursor.seq,
-        receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }
-      }
-    }
-    if (decided.status === 'new') {
-      await decideAndAppend(
-        handle,
-        `prepare-r${revision}-inputs`,
-        () => E.right({ events: decided.events, objects: [report, ...attachments.map((a) => a.bytes)] }),
-        { env }
-      )
-    }
-    const result = must(await enrich(research, config, inputs.entities))
-    const captures = result.captures.map((capture) => {
-      const bytes = captureBytes(capture)
-      return {
-        bytes,
-        capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE),
-        kind: capture.kind,
-        requestDigest: sha256Digest(must(canonicalJson(capture.request)))
-      }
-    })
-    const factsBytes = Buffer.from(
-      must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })),
-      'utf8'
-    )
-    const factsRef = objectRefOf(factsBytes, 'application/vnd.vba.facts+json')
-    // The enrichment settings are recorded with the facts, so verify can derive the facts again.
-    const settingsBytes = Buffer.from(must(canonicalJson(config)), 'utf8')
-    const settingsRef = objectRefOf(settingsBytes, 'application/vnd.vba.enrichment+json')
-    const objects = [
-      ...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()
-    ]
-    const completion = {
+): Promise<PrepareResult> => {
+  const env = options.env ?? systemEnv
+  must(checkInputs(inputs))
+  const report = Buffer.from(inputs.report, 'utf8')
+  const attachments = (inputs.attachments ?? []).map((a) => ({
+    name: a.name,
+    bytes: a.bytes,
+    ref: objectRefOf(a.bytes, a.mediaType)
+  }))
+  const index = {
+    report: objectRefOf(report, 'text/plain'),
+    entities: inputs.entities,
+    attachments: attachments.map((a) => ({ name: a.name, object: a.ref }))
+  }
+  const handle = await openAt(at)
+  const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
+  const revision = decided.revision
+  if (decided.status === 'existing' && decided.completed) {
+    const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
+    return {
+      status: 'unchanged' as const,
       revision,
-      captures,
-      facts: factsRef,
-      factCount: result.facts.length,
-      complete: result.complete,
-      binding: research.binding,
-      enrichment: settingsRef
+      facts: r?.fact_count ?? 0,
+      captures: r?.captures ?? 0,
+      complete: r?.complete ?? false,
+      generation: handle.cursor.seq,
+      receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }
     }
-    const done = await decideAndAppend(
+  }
+  if (decided.status === 'new') {
+    await decideAndAppend(
       handle,
-      `prepare-r${revision}-enrich`,
-      deciding('CompleteRevision', completion, objects),
+      `prepare-r${revision}-inputs`,
+      () => E.right({ events: decided.events, objects: [report, ...attachments.map((a) => a.bytes)] }),
       { env }
     )
+  }
+  const result = must(await enrich(research, config, inputs.entities))
+  const captures = result.captures.map((capture) => {
+    const bytes = captureBytes(capture)
     return {
-      status: 'completed' as const,
-      revision,
-      facts: result.facts.length,
-      captures: result.captures.length,
-      complete: result.complete,
-      generation: done.generation,
-      receipt: done.receipt
+      bytes,
+      capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE),
+      kind: capture.kind,
+      requestDigest: sha256Digest(must(canonicalJson(capture.request)))
     }
   })
+  const factsBytes = Buffer.from(
+    must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })),
+    'utf8'
+  )
+  const factsRef = objectRefOf(factsBytes, 'application/vnd.vba.facts+json')
+  // The enrichment settings are recorded with the facts, so verify can derive the facts again.
+  const settingsBytes = Buffer.from(must(canonicalJson(config)), 'utf8')
+  const settingsRef = objectRefOf(settingsBytes, 'application/vnd.vba.enrichment+json')
+  const objects = [
+    ...new Map([...captures.map((c) => c.bytes), factsBytes, settingsBytes].map((b) => [sha256Digest(b), b])).values()
+  ]
+  const completion = {
+    revision,
+    captures,
+    facts: factsRef,
+    factCount: result.facts.length,
+    complete: result.complete,
+    binding: research.binding,
+    enrichment: settingsRef
+  }
+  const done = await decideAndAppend(
+    handle,
+    `prepare-r${revision}-enrich`,
+    deciding('CompleteRevision', completion, objects),
+    { env }
+  )
+  return {
+    status: 'completed' as const,
+    revision,
+    facts: result.facts.length,
+    captures: result.captures.length,
+    complete: result.complete,
+    generation: done.generation,
+    receipt: done.receipt
+  }
+}

@@ -17,7 +17,7 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import { appendCommand, recordedOutcome, type AppendOutcome, type RawCommand } from '../adapters/case-store/append.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 
 /** Options every typed command takes. */
@@ -73,22 +73,6 @@ export const deciding =
   <T extends CaseCommandType>(type: T, data: CommandData[T], objects?: readonly Uint8Array[]) =>
   (s: CaseState, now: Date): E.Either<Failure, Decided> =>
     asDecided(decide(command(type, data, now), s), objects)
-
-/** Unwraps an Either inside a command, turning a Left into the command's failure. */
-export const must = <A>(r: E.Either<Failure, A>): A => {
-  if (E.isLeft(r)) throw new FailureError(r.left)
-  return r.right
-}
-
-/** Runs `body`, turning thrown coded failures into a Left (other errors are bugs and propagate). */
-export const asEither = async <A>(body: () => Promise<A>): Promise<E.Either<Failure, A>> => {
-  try {
-    return E.right(await body())
-  } catch (e) {
-    if (e instanceof FailureError) return E.left(e.failure)
-    throw e
-  }
-}
 
 const checkGeneration = (handle: CaseHandle, expected: number | undefined): void => {
   if (expected !== undefined && expected !== handle.cursor.seq) {
@@ -177,25 +161,22 @@ export const decideAndAppend = async (
     }
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
-  return must(
-    await appendCommand(handle, first, {
-      env,
-      ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
-      ...(options.lease === undefined ? {} : { lease: options.lease }),
-      ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
-      ...(options.expectedGeneration === undefined ? { rebase } : {})
-    })()
-  )
+  return appendCommand(handle, first, {
+    env,
+    ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
+    ...(options.expectedGeneration === undefined ? { rebase } : {})
+  })
 }
 
 /** Opens the case at `at` and runs one typed command on it. */
-export const runCommand = (
+export const runCommand = async (
   at: CaseAt,
   defaultId: (env: Env) => string,
   decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
   options: CommandOptions = {}
-): Promise<E.Either<Failure, AppendOutcome>> =>
-  asEither(async () => {
-    const handle = await openAt(at)
-    return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
-  })
+): Promise<AppendOutcome> => {
+  const handle = await openAt(at)
+  return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
+}

@@ -1,9 +1,3 @@
-/**
- * The typed commands of people and controllers: notes, attachments, cancelling a plan, a budget
- * top-up. Each is one decision of the domain decider, written through {@link runCommand}.
- */
-import type * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../failures/failure.js'
 import type { Author } from '../domain/inputs-decider.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { AppendOutcome } from '../adapters/case-store/append.js'
@@ -18,7 +12,7 @@ export interface NoteInput extends CommandOptions {
 }
 
 /** Records a note by an operator or a controller. */
-export const recordNote = (at: CaseAt, input: NoteInput): Promise<E.Either<Failure, AppendOutcome>> =>
+export const recordNote = (at: CaseAt, input: NoteInput): Promise<AppendOutcome> =>
   runCommand(
     at,
     (env) => `note-${env.newId()}`,
@@ -44,7 +38,7 @@ export interface AttachmentInput extends CommandOptions {
 }
 
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
-export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<E.Either<Failure, AppendOutcome>> => {
+export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<AppendOutcome> => {
   const ref = objectRefOf(input.bytes, input.mediaType)
   return runCommand(
     at,
@@ -67,7 +61,7 @@ export interface CancelPlanInput extends CommandOptions {
 }
 
 /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
-export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<E.Either<Failure, AppendOutcome>> =>
+export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<AppendOutcome> =>
   runCommand(
     at,
     (env) => `cancel-${env.newId()}`,
@@ -92,7 +86,7 @@ export interface TopUpInput extends CommandOptions {
 }
 
 /** An operator adds budget to a running investigation, with a reason. */
-export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<E.Either<Failure, AppendOutcome>> =>
+export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<AppendOutcome> =>
   runCommand(at, (env) => `top-up-${env.newId()}`, deciding('TopUp', { amount: input.amount, reason: input.reason }), {
     ...input,
     sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))

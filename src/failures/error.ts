@@ -4,6 +4,7 @@
  * public edges convert: src/api throws `VbaError`, src/fp.ts returns TaskEither, the CLI maps the
  * code to an exit status. {@link toFailure} turns anything caught back into a coded failure.
  */
+import type { Either } from 'fp-ts/lib/Either.js'
 import { failure, type Failure, type FailureCode } from './failure.js'
 
 /** A coded failure, thrown. */
@@ -29,4 +30,32 @@ export const toFailure = (e: unknown, context: string): Failure => {
     })
   }
   return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
+}
+
+/**
+ * Runs `body`, rethrowing whatever it throws as a coded failure ({@link toFailure} with `context`):
+ * the boundary of an operation that touches the world, so callers see IO_ERROR, not a raw errno.
+ */
+export const coded = async <A>(context: string, body: () => A | Promise<A>): Promise<A> => {
+  try {
+    return await body()
+  } catch (e) {
+    if (e instanceof FailureError) throw e
+    throw new FailureError(toFailure(e, context))
+  }
+}
+
+/** The Right of `r`, or its Left thrown as a {@link FailureError} (where an Either meets throwing code). */
+export const must = <A>(r: Either<Failure, A>): A => {
+  if (r._tag === 'Left') throw new FailureError(r.left)
+  return r.right
+}
+
+/** Settles `work` as an Either of its coded failure (for a caller that branches on the failure). */
+export const attempt = async <A>(work: Promise<A>, context = 'internal'): Promise<Either<Failure, A>> => {
+  try {
+    return { _tag: 'Right', right: await work }
+  } catch (e) {
+    return { _tag: 'Left', left: toFailure(e, context) }
+  }
 }

@@ -19,21 +19,12 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
-import {
-  asDecided,
-  asEither,
-  decideAndAppend,
-  deciding,
-  must,
-  openAt,
-  sameJson,
-  type Decided
-} from '../commands/run.js'
+import { asDecided, decideAndAppend, deciding, openAt, sameJson, type Decided } from '../commands/run.js'
 import { resultOf, type AdvanceResult } from '../commands/lifecycle.js'
 
 export type { AdvanceResult, StartOptions } from '../commands/lifecycle.js'
@@ -47,11 +38,10 @@ import { checkMaxTurns } from './loop-options.js'
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
 /** Renders the next prompt from the log and the objects it references (no provider needed). */
-export const nextPrompt = (at: CaseAt): Promise<E.Either<Failure, RenderedPrompt>> =>
-  asEither(async () => {
-    const handle = await openAt(at)
-    return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
-  })
+export const nextPrompt = async (at: CaseAt): Promise<RenderedPrompt> => {
+  const handle = await openAt(at)
+  return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
+}
 
 /** Progress of `advance`, one call per step (for terminals and logs). */
 export type AdvanceStep =
@@ -115,95 +105,86 @@ const retryPending = (s: CaseState, now: Date): boolean =>
  * has not passed is RETRY_NOT_YET, unless `manualRetry` (which applies to that block only, not
  * to blocks the call runs into later).
  */
-export const advance = (at: CaseAt, opts: LoopOptions): Promise<E.Either<Failure, AdvanceResult>> =>
-  asEither(async () => {
-    const env = opts.env ?? systemEnv
-    const step = opts.onStep ?? (() => undefined)
-    const signal = opts.signal ?? new AbortController().signal
-    const maxTurns = opts.maxTurns === undefined ? 20 : checkMaxTurns(opts.maxTurns)
-    const handle = await openAt(at)
-    if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
-      throw new FailureError(
-        failure(
-          'GENERATION_CONFLICT',
-          `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`,
-          { expected: opts.expectedGeneration, actual: handle.cursor.seq }
-        )
+export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceResult> => {
+  const env = opts.env ?? systemEnv
+  const step = opts.onStep ?? (() => undefined)
+  const signal = opts.signal ?? new AbortController().signal
+  const maxTurns = opts.maxTurns === undefined ? 20 : checkMaxTurns(opts.maxTurns)
+  const handle = await openAt(at)
+  if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
+    throw new FailureError(
+      failure(
+        'GENERATION_CONFLICT',
+        `expected generation ${opts.expectedGeneration}, the case is at ${handle.cursor.seq}`,
+        { expected: opts.expectedGeneration, actual: handle.cursor.seq }
       )
-    }
-    const first = handle.cursor.state
-    if (first.state === 'NOT_STARTED')
-      throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
-    if (timedBlock(first) && opts.manualRetry !== true && retryPending(first, env.now())) {
-      throw new FailureError(
-        failure(
-          'RETRY_NOT_YET',
-          `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`,
-          { reason: first.reason, retry_not_before: first.retryNotBefore }
-        )
+    )
+  }
+  const first = handle.cursor.state
+  if (first.state === 'NOT_STARTED')
+    throw new FailureError(failure('INVESTIGATION_NOT_STARTED', 'start the investigation first'))
+  if (timedBlock(first) && opts.manualRetry !== true && retryPending(first, env.now())) {
+    throw new FailureError(
+      failure(
+        'RETRY_NOT_YET',
+        `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`,
+        { reason: first.reason, retry_not_before: first.retryNotBefore }
       )
-    }
-    // A manual retry resumes the block the case is in now, never one this call runs into.
-    const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
-    const lease = opts.lease === undefined ? {} : { lease: opts.lease }
-    const append = (
-      commandId: string,
-      decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
-      expectedGeneration?: number
-    ) =>
-      decideAndAppend(handle, commandId, decide, {
-        env,
-        ...lease,
-        ...(expectedGeneration === undefined ? {} : { expectedGeneration })
-      })
-    let turns = 0
-    for (;;) {
-      const s = handle.cursor.state
-      if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return resultOf(handle, turns)
-      if (signal.aborted) return resultOf(handle, turns, true)
-      const manual = s.state === 'BLOCKED' && s.checkpoint === manualFor
-      if (s.state === 'BLOCKED') {
-        if (resumesByTime(s.reason)) {
-          const resumed = decide(command('Resume', { manualRetry: manual }, env.now()), s)
-          if (E.isLeft(resumed)) return resultOf(handle, turns)
-          await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))
-          step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: manual })
-          continue
-        }
-        if (s.reason !== 'RESEARCH_UNAVAILABLE') return resultOf(handle, turns)
-        if (!manual && retryPending(s, env.now())) return resultOf(handle, turns)
-      }
-      const plan = s.pendingPlan
-      if (plan !== null && plan.reservation !== null) {
-        await carryOut(
-          handle,
-          plan.plan_id,
-          plan.reservation,
-          plan.arguments,
-          opts.research,
-          env,
-          step,
-          opts.lease,
-          manual
-        )
-        // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
-        if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
+    )
+  }
+  // A manual retry resumes the block the case is in now, never one this call runs into.
+  const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
+  const lease = opts.lease === undefined ? {} : { lease: opts.lease }
+  const append = (
+    commandId: string,
+    decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
+    expectedGeneration?: number
+  ) =>
+    decideAndAppend(handle, commandId, decide, {
+      env,
+      ...lease,
+      ...(expectedGeneration === undefined ? {} : { expectedGeneration })
+    })
+  let turns = 0
+  for (;;) {
+    const s = handle.cursor.state
+    if (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED') return resultOf(handle, turns)
+    if (signal.aborted) return resultOf(handle, turns, true)
+    const manual = s.state === 'BLOCKED' && s.checkpoint === manualFor
+    if (s.state === 'BLOCKED') {
+      if (resumesByTime(s.reason)) {
+        const resumed = decide(command('Resume', { manualRetry: manual }, env.now()), s)
+        if (E.isLeft(resumed)) return resultOf(handle, turns)
+        await append(`resume-${s.checkpoint + 1}`, () => asDecided(resumed))
+        step({ kind: 'resume', into: handle.cursor.state.state, manual_retry: manual })
         continue
       }
-      if (s.state === 'BLOCKED' || turns >= maxTurns) return resultOf(handle, turns)
-      const done = await modelTurn(
-        handle,
-        s,
-        opts.model,
-        signal,
-        append,
-        step,
-        env.elapsed ?? (() => performance.now())
-      )
-      if (done === 'cancelled') return resultOf(handle, turns, true)
-      if (done === 'asked') turns++
+      if (s.reason !== 'RESEARCH_UNAVAILABLE') return resultOf(handle, turns)
+      if (!manual && retryPending(s, env.now())) return resultOf(handle, turns)
     }
-  })
+    const plan = s.pendingPlan
+    if (plan !== null && plan.reservation !== null) {
+      await carryOut(
+        handle,
+        plan.plan_id,
+        plan.reservation,
+        plan.arguments,
+        opts.research,
+        env,
+        step,
+        opts.lease,
+        manual
+      )
+      // An outage ends this call: the block's retry time (or the next manual retry) says when to try again.
+      if (handle.cursor.state.state === 'BLOCKED') return resultOf(handle, turns)
+      continue
+    }
+    if (s.state === 'BLOCKED' || turns >= maxTurns) return resultOf(handle, turns)
+    const done = await modelTurn(handle, s, opts.model, signal, append, step, env.elapsed ?? (() => performance.now()))
+    if (done === 'cancelled') return resultOf(handle, turns, true)
+    if (done === 'asked') turns++
+  }
+}
 
 type Append = (
   commandId: string,

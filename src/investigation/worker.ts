@@ -194,8 +194,7 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
               'the case is prepared but not started, and the worker has no settings to start it with'
             )
           )
-        const started = await startInvestigation(at, { settings: o.settings, env, lease })
-        if (E.isLeft(started)) throw new FailureError(started.left)
+        await startInvestigation(at, { settings: o.settings, env, lease })
       }
       const r = await advance(at, {
         model: o.model,
@@ -206,10 +205,9 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
         ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
         onStep: (step) => report({ kind: 'step', worker, case_id: caseId, step })
       })
-      if (E.isLeft(r)) throw new FailureError(r.left)
       if (lost !== null) throw new FailureError(lost)
-      tallyResult(tally, r.right)
-      report({ kind: 'advanced', worker, case_id: caseId, result: r.right })
+      tallyResult(tally, r)
+      report({ kind: 'advanced', worker, case_id: caseId, result: r })
       clearInterval(timer)
       await o.store.release(lease)
       report({ kind: 'released', worker, case_id: caseId })

@@ -23,13 +23,13 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import { requestText } from '../projections/request-text.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { queryInCase } from '../commands/case-query.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { analysisOf } from '../research/source/open.js'
-import { openAt, asEither, must } from '../commands/run.js'
+import { openAt } from '../commands/run.js'
 import { startInvestigation } from '../commands/lifecycle.js'
 import { settingsOf } from '../investigation/settings.js'
 import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
@@ -122,7 +122,7 @@ const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHa
       )
     )
   if (s.state !== 'NOT_STARTED') return { handle, started: false }
-  must(await startInvestigation(o.at, { settings: must(settingsOf(o.profile)), env }))
+  await startInvestigation(o.at, { settings: must(settingsOf(o.profile)), env })
   return { handle: await openAt(o.at), started: true }
 }
 
@@ -201,57 +201,55 @@ const serialiser = (): { run: <A>(key: string, work: () => Promise<A>) => Promis
 }
 
 /** Opens the session: the start-up checks, then the tools the profile and the case's contract enable. */
-export const openMcpSession = (o: SessionOptions): Promise<E.Either<Failure, McpSession>> =>
-  asEither(async () => {
-    const env = o.env ?? systemEnv
-    const { handle, started } = await checkStart(o, env)
-    const state = handle.cursor.state
-    const analysis = analysisOf(o.profile)
-    const context = o.profile.source !== undefined && analysis.enabled && state.settings?.source_context !== null
-    const caseId = handle.declaration.case_id
-    const tools = toolSpecs({ profile: o.profile, analysis, context, caseId, queryCost: queryCost(state) })
-    const binding = hex(bindingDigest(o.profile)).slice(0, 12)
-    const calls = serialiser()
-    const requests = new Map<string, string>()
-    const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
-      if (typeof args !== 'object' || args === null || Array.isArray(args))
-        return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
-      if ('kind' in args)
-        return refusalAnswer(
-          failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`)
-        )
-      const request = { ...args, kind }
-      const decoded = decodeQuery(request)
-      if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
-      const canonical = canonicalJson(decoded.right)
-      if (E.isLeft(canonical)) return refusalAnswer(canonical.left)
-      // Identical calls share a command id: the second is answered from the case (after the first).
-      const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
-      return calls.run(commandId, async () => {
-        try {
-          const r = await queryInCase(o.at, o.research, request, commandId, { requester, env })
-          return E.isLeft(r) ? refusalAnswer(r.left) : queryAnswer(r.right)
-        } catch (e) {
-          return refusalAnswer(failureOf(e))
-        }
-      })
-    }
-    const budget = budgetOf(state)
-    return {
-      caseId,
-      tools,
-      started,
-      summary: `case ${caseId}: ${state.state}${started ? " (started now with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
-      query,
-      status: async () => {
-        try {
-          return await statusAnswer(await openAt(o.at), requests)
-        } catch (e) {
-          return refusalAnswer(failureOf(e))
-        }
-      },
-      evidence: async () => evidenceOf(await openAt(o.at), requests),
-      readEvidence: async (id) => evidenceText(await openAt(o.at), id),
-      idle: calls.idle
-    }
-  })
+export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => {
+  const env = o.env ?? systemEnv
+  const { handle, started } = await checkStart(o, env)
+  const state = handle.cursor.state
+  const analysis = analysisOf(o.profile)
+  const context = o.profile.source !== undefined && analysis.enabled && state.settings?.source_context !== null
+  const caseId = handle.declaration.case_id
+  const tools = toolSpecs({ profile: o.profile, analysis, context, caseId, queryCost: queryCost(state) })
+  const binding = hex(bindingDigest(o.profile)).slice(0, 12)
+  const calls = serialiser()
+  const requests = new Map<string, string>()
+  const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
+    if ('kind' in args)
+      return refusalAnswer(
+        failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`)
+      )
+    const request = { ...args, kind }
+    const decoded = decodeQuery(request)
+    if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
+    const canonical = canonicalJson(decoded.right)
+    if (E.isLeft(canonical)) return refusalAnswer(canonical.left)
+    // Identical calls share a command id: the second is answered from the case (after the first).
+    const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
+    return calls.run(commandId, async () => {
+      try {
+        return queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env }))
+      } catch (e) {
+        return refusalAnswer(failureOf(e))
+      }
+    })
+  }
+  const budget = budgetOf(state)
+  return {
+    caseId,
+    tools,
+    started,
+    summary: `case ${caseId}: ${state.state}${started ? " (started now with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
+    query,
+    status: async () => {
+      try {
+        return await statusAnswer(await openAt(o.at), requests)
+      } catch (e) {
+        return refusalAnswer(failureOf(e))
+      }
+    },
+    evidence: async () => evidenceOf(await openAt(o.at), requests),
+    readEvidence: async (id) => evidenceText(await openAt(o.at), id),
+    idle: calls.idle
+  }
+}

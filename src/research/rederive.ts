@@ -15,7 +15,7 @@ import { finding, type Finding } from '../events/findings.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { readObjectAt, replayAt } from '../adapters/case-store/at.js'
-import { FailureError } from '../failures/error.js'
+import { attempt } from '../failures/error.js'
 import { captureBytes } from './capture.js'
 import { createProjectResearch, type ProjectResearch } from './project-research.js'
 import { openSourceResearch } from './source/open.js'
@@ -64,8 +64,7 @@ const recordedCaptures = async (at: CaseAt): Promise<Recorded[]> => {
     }
     return s
   }
-  const r = await replayAt(at, [{ name: 'captures', version: 1, init: () => out, evolve: collect, view: () => null }])()
-  if (E.isLeft(r)) throw new FailureError(r.left)
+  await replayAt(at, [{ name: 'captures', version: 1, init: () => out, evolve: collect, view: () => null }])
   return out
 }
 
@@ -157,7 +156,7 @@ export const rederiveEvidence = async (
   try {
     for (const [i, r] of recorded.entries()) {
       options.onProgress?.(i, recorded.length)
-      const bytes = await readObjectAt(at, r.ref)()
+      const bytes = await attempt(readObjectAt(at, r.ref))
       if (E.isLeft(bytes)) {
         skip(r, `its object cannot be read (${bytes.left.code})`)
         continue

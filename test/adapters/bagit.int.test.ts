@@ -1,3 +1,4 @@
+import { attempt } from '../../src/failures/error.js'
 /** BagIt: the Library of Congress conformance suite, and cases as bags (export, verify, import). */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -7,11 +8,11 @@ import { createHash } from 'node:crypto'
 import * as path from 'node:path'
 import tar from 'tar-stream'
 import { verifyBagDir } from '../../src/adapters/bagit/verify-bag.js'
-import { exportCase } from '../../src/adapters/bagit/export.js'
-import { importCase, verifyBag } from '../../src/adapters/bagit/import.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { exportCase } from '../../src/fp.js'
+import { importCase, verifyBag } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { openCase } from '../../src/fp.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { canonicalJson } from '../../src/events/canonical.js'
 import { sampleCase } from '../helpers/case.js'
@@ -141,11 +142,13 @@ transport('export takes a consistent view at the generation it started with', as
   const writer = await openCase(h.dir)()
   if (writer._tag === 'Right')
     right(
-      await appendCommand(writer.right, {
-        commandId: 'during-export',
-        expectedGeneration: 4,
-        events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'late', format: 'plain' } }]
-      })()
+      await attempt(
+        appendCommand(writer.right, {
+          commandId: 'during-export',
+          expectedGeneration: 4,
+          events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'late', format: 'plain' } }]
+        })
+      )
     )
   const r = right(await exporting)
   assert.ok(r.generation === 4 || r.generation === 5)
@@ -282,11 +285,13 @@ transport(
     const olderInfo = readFileSync(path.join(older, 'bag-info.txt'), 'utf8')
     const writer = right(await openCase(h.dir)())
     right(
-      await appendCommand(writer, {
-        commandId: 'after-export',
-        expectedGeneration: 4,
-        events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'later', format: 'plain' } }]
-      })()
+      await attempt(
+        appendCommand(writer, {
+          commandId: 'after-export',
+          expectedGeneration: 4,
+          events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'later', format: 'plain' } }]
+        })
+      )
     )
     const bag = path.join(tempDir('bag-info'), 'newer')
     right(await exportCase(h.dir, bag, { format: 'dir' })())

@@ -1,13 +1,15 @@
+import { attempt } from '../../src/failures/error.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { promises as fsp, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { initCase } from '../../src/fp.js'
+import { openCase } from '../../src/fp.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { objectRefOf, readObject } from '../../src/adapters/case-store/objects.js'
+import { verifyCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { objectRefOf } from '../../src/adapters/case-store/objects.js'
+import { readObject } from '../../src/fp.js'
 import { breakLock, acquireLock, releaseLock } from '../../src/adapters/case-store/lock.js'
 import { LOCK_FILE } from '../../src/adapters/case-store/layout.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
@@ -70,11 +72,13 @@ idem('resubmitting a command id returns the recorded outcome and appends nothing
   const h = await sampleCase()
   const before = readFileSync(path.join(h.dir, 'events.jsonl'))
   const again = right(
-    await appendCommand(h, {
-      commandId: 'cmd-3',
-      expectedGeneration: 3,
-      events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }]
-    })()
+    await attempt(
+      appendCommand(h, {
+        commandId: 'cmd-3',
+        expectedGeneration: 3,
+        events: [{ type: 'NoteRecorded', actor: 'controller', data: { text: '**markdown**', format: 'markdown' } }]
+      })
+    )
   )
   assert.is(again.status, 'duplicate')
   assert.is(again.events.length, 1)
@@ -83,21 +87,26 @@ idem('resubmitting a command id returns the recorded outcome and appends nothing
   // also through a fresh handle (the index is rebuilt from the log)
   const fresh = right(await openCase(h.dir)())
   const viaFresh = right(
-    await appendCommand(fresh, {
-      commandId: 'cmd-1',
-      expectedGeneration: 0,
-      events: [
-        note('report received'),
-        {
-          type: 'AttachmentAdded',
-          actor: 'operator',
-          data: {
-            name: 'server.log',
-            object: objectRefOf(Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n'), 'text/plain')
+    await attempt(
+      appendCommand(fresh, {
+        commandId: 'cmd-1',
+        expectedGeneration: 0,
+        events: [
+          note('report received'),
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: {
+              name: 'server.log',
+              object: objectRefOf(
+                Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n'),
+                'text/plain'
+              )
+            }
           }
-        }
-      ]
-    })()
+        ]
+      })
+    )
   )
   assert.is(viaFresh.status, 'duplicate')
   assert.equal(
@@ -109,7 +118,7 @@ idem('resubmitting a command id returns the recorded outcome and appends nothing
 idem('a reused command id with different events is COMMAND_ID_CONFLICT', async () => {
   const h = await sampleCase()
   const f = left(
-    await appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 4, events: [note('something else')] })()
+    await attempt(appendCommand(h, { commandId: 'cmd-3', expectedGeneration: 4, events: [note('something else')] }))
   )
   assert.is(f.code, 'COMMAND_ID_CONFLICT')
 })
@@ -119,12 +128,14 @@ idem('a stale expected generation is GENERATION_CONFLICT and writes nothing', as
   const files = ['events.jsonl', 'HEAD'].map((f) => readFileSync(path.join(h.dir, f)))
   const obj = Buffer.from('would-be object')
   const f = left(
-    await appendCommand(h, {
-      commandId: 'late',
-      expectedGeneration: 3,
-      events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: objectRefOf(obj) } }],
-      objects: [obj]
-    })()
+    await attempt(
+      appendCommand(h, {
+        commandId: 'late',
+        expectedGeneration: 3,
+        events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x', object: objectRefOf(obj) } }],
+        objects: [obj]
+      })
+    )
   )
   assert.equal(f, {
     _tag: 'Failure',
@@ -142,14 +153,15 @@ idem('a stale expected generation is GENERATION_CONFLICT and writes nothing', as
 idem('a second handle catches up with events appended through the first', async () => {
   const h = await sampleCase()
   const other = right(await openCase(h.dir)())
-  right(await appendCommand(h, { commandId: 'from-first', expectedGeneration: 4, events: [note('a')] })())
+  right(await attempt(appendCommand(h, { commandId: 'from-first', expectedGeneration: 4, events: [note('a')] })))
   assert.is(
-    left(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 4, events: [note('b')] })()).code,
+    left(await attempt(appendCommand(other, { commandId: 'from-second', expectedGeneration: 4, events: [note('b')] })))
+      .code,
     'GENERATION_CONFLICT'
   )
   assert.is(other.cursor.seq, 5)
   assert.is(
-    right(await appendCommand(other, { commandId: 'from-second', expectedGeneration: 5, events: [note('b')] })())
+    right(await attempt(appendCommand(other, { commandId: 'from-second', expectedGeneration: 5, events: [note('b')] })))
       .generation,
     6
   )
@@ -208,7 +220,7 @@ idem('invalid commands are refused before anything is written', async () => {
     ],
     ['EVENT_TOO_LARGE', { commandId: 'c', expectedGeneration: 4, events: [note('x'.repeat(1 << 20))] }]
   ]
-  for (const [code, cmd] of cases) assert.is(left(await appendCommand(h, cmd)()).code, code, cmd.commandId)
+  for (const [code, cmd] of cases) assert.is(left(await attempt(appendCommand(h, cmd))).code, code, cmd.commandId)
   assert.equal(readFileSync(path.join(h.dir, 'HEAD')), head)
 })
 
@@ -222,14 +234,14 @@ locking('a second writer gets CASE_LOCKED while the first holds the lock', async
   const held = await acquireLock(h.dir)
   try {
     const f = left(
-      await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] }, { waitMs: 50 })()
+      await attempt(appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] }, { waitMs: 50 }))
     )
     assert.is(f.code, 'CASE_LOCKED')
     assert.is(f.data['owner_pid'], process.pid)
   } finally {
     await releaseLock(held)
   }
-  right(await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })())
+  right(await attempt(appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })))
 })
 
 locking('a stale lock of a dead process is reported, not stolen, and unlock removes it', async () => {
@@ -244,14 +256,14 @@ locking('a stale lock of a dead process is reported, not stolen, and unlock remo
       acquired_at: '2026-01-01T00:00:00.000Z'
     })
   )
-  const f = left(await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })())
+  const f = left(await attempt(appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })))
   assert.is(f.code, 'CASE_LOCK_STALE')
   assert.is(f.data['owner_pid'], deadPid)
   assert.ok(statSync(path.join(h.dir, LOCK_FILE)).isFile(), 'lock still there')
   assert.ok(codes(right(await verifyCase(h.dir)()).findings).includes('LOCK_PRESENT'))
   const removed = await breakLock(h.dir)
   assert.is(removed.state, 'stale')
-  right(await appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })())
+  right(await attempt(appendCommand(h, { commandId: 'x', expectedGeneration: 4, events: [note('x')] })))
 })
 
 locking('a live lock is only broken with force', async () => {
@@ -285,7 +297,7 @@ crash('a torn tail is reported by open and verify, then cut by the next append',
   assert.equal(codes(report.findings), ['TORN_TAIL'])
   assert.equal(readFileSync(logFile).subarray(0, before.length), before)
   const out = right(
-    await appendCommand(opened, { commandId: 'after-crash', expectedGeneration: 4, events: [note('x')] })()
+    await attempt(appendCommand(opened, { commandId: 'after-crash', expectedGeneration: 4, events: [note('x')] }))
   )
   assert.equal(codes(out.repairs), ['TORN_TAIL'])
   const after = right(await verifyCase(h.dir)())

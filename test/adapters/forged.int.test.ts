@@ -1,3 +1,4 @@
+import { attempt } from '../../src/failures/error.js'
 /**
  * Forged cases on disk, as a new user with write access to a case directory would make them,
  * checked through `vba verify`, the library's verify, and the writer. Also: rules that need object
@@ -7,15 +8,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cpSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { verifyCase } from '../../src/fp.js'
+import { openCase } from '../../src/fp.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { captureBytes } from '../../src/research/capture.js'
-import { queryInCase } from '../../src/commands/case-query.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { queryInCase } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import { forger } from '../helpers/forger.js'
 import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
 import { vba } from '../helpers/cli.js'
@@ -88,18 +89,20 @@ forged(
     const before = readFileSync(path.join(dir, 'events.jsonl'))
     const h = right(await openCase(dir)())
     const refused = left(
-      await appendCommand(h, {
-        commandId: 'forge',
-        expectedGeneration: h.cursor.seq,
-        events: [
-          { ...checkpoint(4, 'INVESTIGATING'), actor: 'operator' },
-          {
-            type: 'ConclusionRecorded',
-            actor: 'model',
-            data: { summary: 'forged', hypotheses: ['H7'], evidence: ['E99'] }
-          }
-        ]
-      })()
+      await attempt(
+        appendCommand(h, {
+          commandId: 'forge',
+          expectedGeneration: h.cursor.seq,
+          events: [
+            { ...checkpoint(4, 'INVESTIGATING'), actor: 'operator' },
+            {
+              type: 'ConclusionRecorded',
+              actor: 'model',
+              data: { summary: 'forged', hypotheses: ['H7'], evidence: ['E99'] }
+            }
+          ]
+        })
+      )
     )
     assert.is(refused.code, 'RULE_VIOLATION')
     const rules = (refused.data['violations'] as Array<{ rule: string }>).map((v) => v.rule)
@@ -118,7 +121,7 @@ forged(
     const dir = copy()
     const before = readFileSync(path.join(dir, 'events.jsonl'))
     const q = { kind: 'database.count', table: 'creature_template', filters: [] }
-    assert.is(left(await queryInCase(dir, research, q, 'after-conclusion')).code, 'CASE_CLOSED')
+    assert.is(left(await queryInCase(dir, research, q, 'after-conclusion')()).code, 'CASE_CLOSED')
     assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before)
     // a running investigation with 3 of 4 units left: 3 more queries fit, the 4th does not
     const open = path.join(tempDir('forged-open'), 'case')
@@ -131,9 +134,9 @@ forged(
           research,
           { ...q, filters: [{ column: 'entry', operator: 'gt', value: id.length * Number(id.slice(1)) }] },
           id
-        )
+        )()
       )
-    const over = left(await queryInCase(open, research, q, 'q4'))
+    const over = left(await queryInCase(open, research, q, 'q4')())
     assert.is(over.code, 'BUDGET_EXHAUSTED')
     assert.ok(right(await verifyCase(open)()).valid)
     const cli = vba(['case', 'query', open, '--config', profile.file, '--query', '-'], { input: JSON.stringify(q) })
@@ -323,9 +326,9 @@ receipts(
     const dir = path.join(tempDir('receipt'), 'case')
     cpSync(base, dir, { recursive: true })
     forger(dir).cut(21)
-    const note = right(await recordNote(dir, { text: 'a', commandId: 'n1' }))
+    const note = right(await recordNote(dir, { text: 'a', commandId: 'n1' })())
     const receipt = `${note.receipt.seq}:${note.receipt.hash}`
-    right(await recordNote(dir, { text: 'b', commandId: 'n2' }))
+    right(await recordNote(dir, { text: 'b', commandId: 'n2' })())
     assert.is(vba(['verify', dir, '--expect-head', receipt]).code, 0, 'a later case still holds the receipt')
     forger(dir).cut(21)
     assert.ok(right(await verifyCase(dir)()).valid, 'without a receipt the rollback is invisible')

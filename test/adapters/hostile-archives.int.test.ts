@@ -9,8 +9,9 @@ import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, readdirSync, writeFileSync, readFileSync } from 'node:fs'
 import { spawn, spawnSync } from 'node:child_process'
 import * as path from 'node:path'
-import { importCase, verifyBag, withVerifiedPackage } from '../../src/adapters/bagit/import.js'
-import { exportCase } from '../../src/adapters/bagit/export.js'
+import { withVerifiedPackage } from '../../src/adapters/bagit/import.js'
+import { importCase, verifyBag } from '../../src/fp.js'
+import { exportCase } from '../../src/fp.js'
 import { sampleCase } from '../helpers/case.js'
 import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
 import { rawTar, sparseTar, type RawEntry } from '../helpers/tar.js'
@@ -219,16 +220,19 @@ codes(
     const h = await sampleCase()
     const big = Buffer.alloc(3 << 20, 7)
     const { appendCommand } = await import('../../src/adapters/case-store/append.js')
-    const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
+    const { attempt } = await import('../../src/failures/error.js')
+    const { openCase } = await import('../../src/fp.js')
     const { objectRefOf } = await import('../../src/adapters/case-store/objects.js')
     const handle = right(await openCase(h.dir)())
     right(
-      await appendCommand(handle, {
-        commandId: 'big',
-        expectedGeneration: 4,
-        events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(big) } }],
-        objects: [big]
-      })()
+      await attempt(
+        appendCommand(handle, {
+          commandId: 'big',
+          expectedGeneration: 4,
+          events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(big) } }],
+          objects: [big]
+        })
+      )
     )
     const archive = path.join(tempDir('efbig'), 'case.tar')
     right(await exportCase(h.dir, archive)())
@@ -327,20 +331,23 @@ streamed(
     mkdirSync(objDir, { recursive: true })
     sparseObject(path.join(objDir, hex.slice(2)), size)
     const { appendCommand } = await import('../../src/adapters/case-store/append.js')
-    const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
+    const { attempt } = await import('../../src/failures/error.js')
+    const { openCase } = await import('../../src/fp.js')
     const handle = right(await openCase(h.dir)())
     right(
-      await appendCommand(handle, {
-        commandId: 'huge',
-        expectedGeneration: 4,
-        events: [
-          {
-            type: 'AttachmentAdded',
-            actor: 'operator',
-            data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } }
-          }
-        ]
-      })()
+      await attempt(
+        appendCommand(handle, {
+          commandId: 'huge',
+          expectedGeneration: 4,
+          events: [
+            {
+              type: 'AttachmentAdded',
+              actor: 'operator',
+              data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } }
+            }
+          ]
+        })
+      )
     )
     const archive = path.join(tempDir('huge'), 'case.tar')
     right(await exportCase(h.dir, archive)())

@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { sampleCase } from '../helpers/case.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { verifyCase } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import { objectPath } from '../../src/events/refs.js'
 import { sha256Digest } from '../../src/events/canonical.js'
 import { vba } from '../helpers/cli.js'
@@ -64,7 +64,7 @@ failed('the log write fails after the object was written: the object is removed 
   assert.equal(tempFiles(dir), [])
   assert.equal(right(await verifyCase(dir)()).findings, [])
   // the case takes the next command as if nothing had happened
-  right(await recordNote(dir, { text: 'after the full disk' }))
+  right(await recordNote(dir, { text: 'after the full disk' })())
   assert.equal(right(await verifyCase(dir)()).findings, [])
 })
 
@@ -145,7 +145,7 @@ const pipe = suite('a closed pipe')
 pipe('ends a command quietly, with its own exit code', async () => {
   const dir = path.join(tempDir('pipe'), 'case')
   await sampleCase(dir)
-  for (let i = 0; i < 50; i++) right(await recordNote(dir, { text: `note ${i} ${'x'.repeat(200)}` }))
+  for (let i = 0; i < 50; i++) right(await recordNote(dir, { text: `note ${i} ${'x'.repeat(200)}` })())
   const main = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
   const run = (args: string): { status: number; stderr: string } => {
     const r = spawnSync(

@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { recordNote } from '../../src/fp.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { left, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
@@ -55,7 +55,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const report = await store.verify('case-investigation')
     assert.not.ok(report.valid)
     assert.ok(codes(report).includes('STORE_ROWS_BEYOND_HEAD'), JSON.stringify(codes(report)))
-    const f = left(await recordNote(at(store), { text: 'after the rollback' }))
+    const f = left(await recordNote(at(store), { text: 'after the rollback' })())
     assert.is(f.code, 'CASE_CORRUPT')
     const cli = vba(['case', 'note', 'case-investigation', 'after the rollback', '--store', t.url], {
       env: t.environment
@@ -71,7 +71,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       .insert({ case_id: 'case-investigation', command_id: 'note-planted', first_seq: 999, last_seq: 999 })
     const report = await store.verify('case-investigation')
     assert.ok(codes(report).includes('STORE_COMMAND_ROWS'), JSON.stringify(codes(report)))
-    assert.is(left(await recordNote(at(store), { text: 'x', commandId: 'note-planted' })).code, 'CASE_CORRUPT')
+    assert.is(left(await recordNote(at(store), { text: 'x', commandId: 'note-planted' })()).code, 'CASE_CORRUPT')
   })
 
   test('queue columns that contradict the log: a finding; a claim re-derives them and leases nothing', async () => {

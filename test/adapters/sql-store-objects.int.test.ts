@@ -1,3 +1,4 @@
+import { attempt } from '../../src/failures/error.js'
 /**
  * Large objects in SQL stores (issue 23, points 3 and 12): an object larger than a MariaDB server
  * accepts in one statement is OBJECT_TOO_LARGE (permanent, exit 2), not STORE_UNAVAILABLE
@@ -11,9 +12,9 @@ import { spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import * as path from 'node:path'
 import { migrateStore, openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { exportCase } from '../../src/adapters/bagit/export.js'
+import { exportCase } from '../../src/fp.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { openCase } from '../../src/fp.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
 import { sampleCase } from '../helpers/case.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
@@ -28,12 +29,14 @@ const caseWith = async (bytes: Buffer): Promise<string> => {
   const h = await sampleCase()
   const handle = right(await openCase(h.dir)())
   right(
-    await appendCommand(handle, {
-      commandId: 'big',
-      expectedGeneration: 4,
-      events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } }],
-      objects: [bytes]
-    })()
+    await attempt(
+      appendCommand(handle, {
+        commandId: 'big',
+        expectedGeneration: 4,
+        events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } }],
+        objects: [bytes]
+      })
+    )
   )
   return h.dir
 }

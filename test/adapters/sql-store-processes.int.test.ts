@@ -12,10 +12,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import type { Lease } from '../../src/adapters/case-store/store.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { writeWorld } from '../helpers/investigation.js'
@@ -82,7 +83,7 @@ const prepared = async (store: SqlStore, n: number): Promise<string[]> => {
         config,
         { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
         { env }
-      )
+      )()
     )
     ids.push(id)
   }
@@ -163,7 +164,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
   test('a writer killed inside its transaction leaves nothing; the row lock is released', async () => {
     const { t, store, env } = await fresh(kind, 'hold')
     await store.create('case-h', { caseId: 'case-h' })
-    right(await recordNote({ store, caseId: 'case-h' }, { text: 'before' }))
+    right(await recordNote({ store, caseId: 'case-h' }, { text: 'before' })())
     const holder = spawnNode(WRITER, ['hold', `${t.url}#case-h`, 'x'], env)
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {
@@ -175,7 +176,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     })
     holder.child.kill('SIGKILL')
     await holder.done
-    const after = right(await recordNote({ store, caseId: 'case-h' }, { text: 'after' }))
+    const after = right(await recordNote({ store, caseId: 'case-h' }, { text: 'after' })())
     assert.is(after.generation, 2)
     const v = await store.verify('case-h')
     assert.ok(v.valid, JSON.stringify(v.findings))
@@ -288,10 +289,12 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const b = await store.claim('worker-b', 5000)
     assert.is(b?.caseId, id, 'an expired lease is taken over')
     const lost = left(
-      await recordNote({ store, caseId: id }, { text: 'stalled worker', author: 'controller', lease: a as Lease })
+      await recordNote({ store, caseId: id }, { text: 'stalled worker', author: 'controller', lease: a as Lease })()
     )
     assert.is(lost.code, 'LEASE_LOST')
-    right(await recordNote({ store, caseId: id }, { text: 'the new holder', author: 'controller', lease: b as Lease }))
+    right(
+      await recordNote({ store, caseId: id }, { text: 'the new holder', author: 'controller', lease: b as Lease })()
+    )
     let renewCode = ''
     try {
       await store.renew(a as NonNullable<typeof a>, 1000)

@@ -1,3 +1,4 @@
+import { attempt } from '../../src/failures/error.js'
 /**
  * The SQL store's contract on real servers: the machine's PostgreSQL (a database of its own) and a
  * private MariaDB (a password-protected store user). The same investigation written through a
@@ -11,15 +12,16 @@ import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { exportCase } from '../../src/adapters/bagit/export.js'
-import { importCase, withVerifiedPackage } from '../../src/adapters/bagit/import.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { exportCase } from '../../src/fp.js'
+import { withVerifiedPackage } from '../../src/adapters/bagit/import.js'
+import { importCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
 import { appendCommand } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
 import { canonicalJson } from '../../src/events/canonical.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { recordNote } from '../../src/fp.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { sampleCase } from '../helpers/case.js'
@@ -102,65 +104,81 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     const env = fixedEnv()
     await store.create('case-a', { caseId: 'case-a', env })
     const at = { store, caseId: 'case-a' }
-    const first = right(await recordNote(at, { text: 'first', commandId: 'note-1', env }))
+    const first = right(await recordNote(at, { text: 'first', commandId: 'note-1', env })())
     assert.is(first.status, 'appended')
-    const again = right(await recordNote(at, { text: 'first', commandId: 'note-1', env }))
+    const again = right(await recordNote(at, { text: 'first', commandId: 'note-1', env })())
     assert.is(again.status, 'duplicate')
     assert.equal(again.receipt, first.receipt)
-    assert.is(left(await recordNote(at, { text: 'late', expectedGeneration: 0, env })).code, 'GENERATION_CONFLICT')
+    assert.is(left(await recordNote(at, { text: 'late', expectedGeneration: 0, env })()).code, 'GENERATION_CONFLICT')
     const h = await store.open('case-a')
     assert.is(
       left(
-        await appendCommand(
-          h,
-          {
-            commandId: 'note-1',
-            expectedGeneration: 1,
-            events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'other text', format: 'plain' } }]
-          },
-          { env }
-        )()
+        await attempt(
+          appendCommand(
+            h,
+            {
+              commandId: 'note-1',
+              expectedGeneration: 1,
+              events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'other text', format: 'plain' } }]
+            },
+            { env }
+          )
+        )
       ).code,
       'COMMAND_ID_CONFLICT'
     )
     const forged = left(
-      await appendCommand(
-        h,
-        {
-          commandId: 'forged',
-          expectedGeneration: 1,
-          events: [
-            { type: 'ConclusionRecorded', actor: 'model', data: { summary: 'x', hypotheses: ['H1'], evidence: ['E1'] } }
-          ]
-        },
-        { env }
-      )()
+      await attempt(
+        appendCommand(
+          h,
+          {
+            commandId: 'forged',
+            expectedGeneration: 1,
+            events: [
+              {
+                type: 'ConclusionRecorded',
+                actor: 'model',
+                data: { summary: 'x', hypotheses: ['H1'], evidence: ['E1'] }
+              }
+            ]
+          },
+          { env }
+        )
+      )
     )
     assert.is(forged.code, 'RULE_VIOLATION')
     const bytes = Buffer.from('a log line\n')
     const missing = left(
-      await appendCommand(
-        h,
-        {
-          commandId: 'att',
-          expectedGeneration: 1,
-          events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }]
-        },
-        { env }
-      )()
+      await attempt(
+        appendCommand(
+          h,
+          {
+            commandId: 'att',
+            expectedGeneration: 1,
+            events: [
+              { type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }
+            ]
+          },
+          { env }
+        )
+      )
     )
     assert.is(missing.code, 'OBJECT_MISSING')
     right(
-      await appendCommand(
-        h,
-        {
-          commandId: 'att',
-          expectedGeneration: 1,
-          events: [{ type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }],
-          objects: [bytes]
-        },
-        { env }
-      )()
+      await attempt(
+        appendCommand(
+          h,
+          {
+            commandId: 'att',
+            expectedGeneration: 1,
+            events: [
+              { type: 'AttachmentAdded', actor: 'operator', data: { name: 'x.log', object: objectRefOf(bytes) } }
+            ],
+            objects: [bytes]
+          },
+          { env }
+        )
+      )
     )
     const v = await store.verify('case-a')
     assert.ok(v.valid)
@@ -169,17 +187,19 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.equal(await store.readObject('case-a', objectRefOf(bytes)), bytes)
     // A handle that has not seen the other writer's events catches up inside the append.
     const stale = await store.open('case-a')
-    right(await recordNote(at, { text: 'third', env }))
+    right(await recordNote(at, { text: 'third', env })())
     right(
-      await appendCommand(
-        stale,
-        {
-          commandId: 'late-note',
-          expectedGeneration: 3,
-          events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'fourth', format: 'plain' } }]
-        },
-        { env }
-      )()
+      await attempt(
+        appendCommand(
+          stale,
+          {
+            commandId: 'late-note',
+            expectedGeneration: 3,
+            events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'fourth', format: 'plain' } }]
+          },
+          { env }
+        )
+      )
     )
     assert.is(stale.cursor.seq, 4)
     assert.is(await rejects(store.create('case-a', { caseId: 'case-a' })).then((f) => f.code), 'CASE_EXISTS')

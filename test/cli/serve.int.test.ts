@@ -13,7 +13,7 @@ import { request } from 'node:http'
 import * as path from 'node:path'
 import { directoryQueue } from '../../src/adapters/case-store/directory-queue.js'
 import { openCase } from '../../src/adapters/case-store/directory-store.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { recordNote } from '../../src/fp.js'
 import { sampleCase } from '../helpers/case.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { right, tempDir } from '../helpers/fs.js'
@@ -43,7 +43,7 @@ const twinRoot = async (): Promise<string> => {
   const root = tempDir('serve-twins')
   cpSync(h.dir, path.join(root, 'first'), { recursive: true })
   cpSync(h.dir, path.join(root, 'second'), { recursive: true })
-  right(await recordNote(path.join(root, 'second'), { text: 'only in the second directory' }))
+  right(await recordNote(path.join(root, 'second'), { text: 'only in the second directory' })())
   return root
 }
 
@@ -153,7 +153,7 @@ cache('a second listing reads no case; an append makes exactly that case read ag
   await q.list()
   await q.list()
   assert.is(opens, 2, 'nothing read again while nothing changed')
-  right(await recordNote(path.join(root, 'first'), { text: 'a change' }))
+  right(await recordNote(path.join(root, 'first'), { text: 'a change' })())
   const after = await q.list()
   assert.is(opens, 3, 'only the changed case was read again')
   assert.is(after.find((e) => e.dir?.endsWith('first') === true)?.generation, 5)
@@ -162,8 +162,7 @@ cache('a second listing reads no case; an append makes exactly that case read ag
 cache('a case that does not answer in time is listed as not read, and the listing still comes', async () => {
   const root = await twinRoot()
   mkdirSync(path.join(root, 'zz-empty'))
-  const hanging: typeof openCase = (dir) =>
-    dir.endsWith('second') ? () => new Promise(() => undefined) : openCase(dir)
+  const hanging: typeof openCase = (dir) => (dir.endsWith('second') ? new Promise(() => undefined) : openCase(dir))
   const rows = await directoryQueue(root, { open: hanging, caseTimeoutMs: 200 }).list()
   assert.is(rows.length, 2)
   assert.match(rows.find((e) => e.dir?.endsWith('second') === true)?.why ?? '', 'took longer than 0.2 s')

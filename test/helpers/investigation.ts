@@ -7,14 +7,15 @@
 import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance } from '../../src/investigation/loop.js'
-import { startInvestigation } from '../../src/commands/lifecycle.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { advance } from '../../src/fp.js'
+import { startInvestigation } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
@@ -107,9 +108,9 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
           entities: [{ type: 'quest', id: 11117 }]
         },
         { env }
-      )
+      )()
     )
-    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env }))
+    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env })())
     const first = scriptedModel([
       JSON.stringify({
         interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }
@@ -125,13 +126,13 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
           }
         })
     ])
-    must(await advance(dir, { model: first.model, research, env, maxTurns: 3 }))
+    must(await advance(dir, { model: first.model, research, env, maxTurns: 3 })())
     must(
       await recordNote(dir, {
         text: 'Reproduced on the test realm: the creature despawns, no item.',
         commandId: 'note-repro',
         env
-      })
+      })()
     )
     const second = scriptedModel([
       JSON.stringify({
@@ -143,7 +144,7 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
         }
       })
     ])
-    must(await advance(dir, { model: second.model, research, env, maxTurns: 1 }))
+    must(await advance(dir, { model: second.model, research, env, maxTurns: 1 })())
   } finally {
     await research.close()
   }

@@ -8,7 +8,7 @@
 import { writeSync } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
 import { openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { work } from '../../src/investigation/worker.js'

@@ -1,3 +1,4 @@
+import { attempt } from '../../src/failures/error.js'
 /**
  * A writer process for the concurrency and crash tests (run as a child with node).
  *   node writer-process.js concurrent DIR PREFIX COUNT   append COUNT one-event commands, retrying conflicts
@@ -10,7 +11,7 @@
 import { writeSync } from 'node:fs'
 import { randomBytes, randomInt } from 'node:crypto'
 import type { CaseHandle } from '../../src/adapters/case-store/open.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
+import { openCase } from '../../src/fp.js'
 import { appendCommand, type RawCommand } from '../../src/adapters/case-store/append.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
 import { openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
@@ -42,8 +43,8 @@ const open = async (): Promise<CaseHandle> => {
 
 /** Appends, retrying generation conflicts and a busy lock; any other failure ends the process. */
 const appendWithRetry = async (h: CaseHandle, build: (generation: number) => RawCommand): Promise<number> => {
-  for (let attempt = 0; attempt < 10_000; attempt++) {
-    const r = await appendCommand(h, build(h.cursor.seq), { waitMs: 2000 })()
+  for (let tries = 0; tries < 10_000; tries++) {
+    const r = await attempt(appendCommand(h, build(h.cursor.seq), { waitMs: 2000 }))
     if (r._tag === 'Right') return r.right.generation
     if (r.left.code !== 'GENERATION_CONFLICT' && r.left.code !== 'CASE_LOCKED') {
       process.stderr.write(`append failed: ${JSON.stringify(r.left)}\n`)
@@ -79,15 +80,17 @@ const h = await open()
 if (mode === 'big') {
   const [objectKb, noteKb] = process.argv.slice(5).map(Number)
   const bytes = randomBytes((objectKb ?? 1) * 1024)
-  const r = await appendCommand(h, {
-    commandId: prefix,
-    expectedGeneration: h.cursor.seq,
-    events: [
-      { type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } },
-      { type: 'NoteRecorded', actor: 'operator', data: { text: 'n'.repeat((noteKb ?? 1) * 1024), format: 'plain' } }
-    ],
-    objects: [bytes]
-  })()
+  const r = await attempt(
+    appendCommand(h, {
+      commandId: prefix,
+      expectedGeneration: h.cursor.seq,
+      events: [
+        { type: 'AttachmentAdded', actor: 'operator', data: { name: 'big.bin', object: objectRefOf(bytes) } },
+        { type: 'NoteRecorded', actor: 'operator', data: { text: 'n'.repeat((noteKb ?? 1) * 1024), format: 'plain' } }
+      ],
+      objects: [bytes]
+    })
+  )
   writeSync(
     1,
     `${JSON.stringify(r._tag === 'Right' ? { ok: r.right.generation } : { code: r.left.code, data: r.left.data })}\n`

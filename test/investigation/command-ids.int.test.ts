@@ -8,12 +8,12 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { verifyAt } from '../../src/adapters/case-store/at.js'
+import { initCase } from '../../src/fp.js'
+import { verifyAt } from '../../src/fp.js'
 import type { CaseAt } from '../../src/adapters/case-store/store.js'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import type { Env } from '../../src/adapters/env.js'
-import { addAttachment, recordNote, topUpBudget } from '../../src/commands/typed.js'
+import { addAttachment, recordNote, topUpBudget } from '../../src/fp.js'
 import { openAt } from '../../src/commands/run.js'
 import { left, right, tempDir } from '../helpers/fs.js'
 import { mariadbServer, postgresStore, type TestStore } from '../helpers/stores.js'
@@ -44,27 +44,27 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
 
   test('the same id with another payload is COMMAND_ID_CONFLICT; with the same payload the recorded outcome', async () => {
     const at = await caseIn(where, 'case-ids')
-    const first = right(await recordNote(at, { text: 'the creature despawns', commandId: 'note-1' }))
+    const first = right(await recordNote(at, { text: 'the creature despawns', commandId: 'note-1' })())
     assert.is(first.status, 'appended')
-    const again = right(await recordNote(at, { text: 'the creature despawns', commandId: 'note-1' }))
+    const again = right(await recordNote(at, { text: 'the creature despawns', commandId: 'note-1' })())
     assert.is(again.status, 'duplicate')
     assert.equal(again.receipt, first.receipt)
-    const other = left(await recordNote(at, { text: 'something else', commandId: 'note-1' }))
+    const other = left(await recordNote(at, { text: 'something else', commandId: 'note-1' })())
     assert.is(other.code, 'COMMAND_ID_CONFLICT')
     assert.is(
-      left(await recordNote(at, { text: 'the creature despawns', format: 'markdown', commandId: 'note-1' })).code,
+      left(await recordNote(at, { text: 'the creature despawns', format: 'markdown', commandId: 'note-1' })()).code,
       'COMMAND_ID_CONFLICT'
     )
     assert.is(
-      left(await recordNote(at, { text: 'the creature despawns', author: 'controller', commandId: 'note-1' })).code,
+      left(await recordNote(at, { text: 'the creature despawns', author: 'controller', commandId: 'note-1' })()).code,
       'COMMAND_ID_CONFLICT'
     )
     assert.is(
-      left(await addAttachment(at, { name: 'log.txt', bytes: Buffer.from('x'), commandId: 'note-1' })).code,
+      left(await addAttachment(at, { name: 'log.txt', bytes: Buffer.from('x'), commandId: 'note-1' })()).code,
       'COMMAND_ID_CONFLICT'
     )
     assert.is(
-      left(await topUpBudget(at, { amount: 5, reason: 'more', commandId: 'note-1' })).code,
+      left(await topUpBudget(at, { amount: 5, reason: 'more', commandId: 'note-1' })()).code,
       'COMMAND_ID_CONFLICT'
     )
     assert.is(await generation(at), first.generation, 'nothing was written')
@@ -75,7 +75,7 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
     let conflicts = 0
     for (let round = 0; round < 5; round++) {
       const texts = ['a', 'b', 'c', 'd'].map((x) => `note ${x} of round ${round}`)
-      const results = await Promise.all(texts.map((text) => recordNote(at, { text, commandId: `race-${round}` })))
+      const results = await Promise.all(texts.map((text) => recordNote(at, { text, commandId: `race-${round}` })()))
       const appended = results.filter((r) => E.isRight(r) && r.right.status === 'appended')
       assert.is(appended.length, 1, JSON.stringify(results))
       for (const r of results) {
@@ -94,9 +94,9 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
   test('an id source that repeats an event id is refused (EVENT_ID_DUPLICATE) before anything is written', async () => {
     const at = await caseIn(where, 'case-clock')
     const stuck: Env = { now: () => new Date(), newId: () => 'always-the-same' }
-    right(await recordNote(at, { text: 'first', env: stuck, commandId: 'n1' }))
+    right(await recordNote(at, { text: 'first', env: stuck, commandId: 'n1' })())
     const before = await generation(at)
-    const f = left(await recordNote(at, { text: 'second', env: stuck, commandId: 'n2' }))
+    const f = left(await recordNote(at, { text: 'second', env: stuck, commandId: 'n2' })())
     assert.is(f.code, 'EVENT_ID_DUPLICATE')
     assert.is(await generation(at), before)
     const v = right(await verifyAt(at)())

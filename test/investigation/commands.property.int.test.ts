@@ -9,17 +9,18 @@ import * as assert from 'uvu/assert'
 import * as path from 'node:path'
 import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { openCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { queryInCase } from '../../src/commands/case-query.js'
-import { advance } from '../../src/investigation/loop.js'
-import { recordFeedback, resumeCase, startInvestigation } from '../../src/commands/lifecycle.js'
-import { addAttachment, cancelPlan, recordNote, topUpBudget } from '../../src/commands/typed.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { queryInCase } from '../../src/fp.js'
+import { advance } from '../../src/fp.js'
+import { recordFeedback, resumeCase, startInvestigation } from '../../src/fp.js'
+import { addAttachment, cancelPlan, recordNote, topUpBudget } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import type { ModelFn } from '../../src/investigation/loop.js'
 import { isFailure } from '../../src/failures/failure.js'
@@ -129,9 +130,9 @@ const QUERIES = [
 const run = async (dir: string, c: Command, env: ReturnType<typeof fixedEnv>): Promise<E.Either<unknown, unknown>> => {
   switch (c.kind) {
     case 'note':
-      return recordNote(dir, { text: 'a note', author: c.author, env })
+      return recordNote(dir, { text: 'a note', author: c.author, env })()
     case 'attachment':
-      return addAttachment(dir, { name: 'log.txt', bytes: Buffer.from('log line\n'), env })
+      return addAttachment(dir, { name: 'log.txt', bytes: Buffer.from('log line\n'), env })()
     case 'prepare':
       return prepareRevision(
         dir,
@@ -139,9 +140,9 @@ const run = async (dir: string, c: Command, env: ReturnType<typeof fixedEnv>): P
         config,
         { report: `quest ${c.quest} is broken`, entities: [{ type: 'quest', id: c.quest }] },
         { env }
-      )
+      )()
     case 'start':
-      return startInvestigation(dir, { settings, env })
+      return startInvestigation(dir, { settings, env })()
     case 'advance':
       return advance(dir, {
         model: modelOf(c.picks),
@@ -149,17 +150,17 @@ const run = async (dir: string, c: Command, env: ReturnType<typeof fixedEnv>): P
         env,
         maxTurns: c.picks.length,
         manualRetry: c.manualRetry
-      })
+      })()
     case 'query':
-      return queryInCase(dir, research, QUERIES[c.which], `q-${c.id}`, { env })
+      return queryInCase(dir, research, QUERIES[c.which], `q-${c.id}`, { env })()
     case 'feedback':
-      return recordFeedback(dir, c.request, 'observed on the test realm', { env })
+      return recordFeedback(dir, c.request, 'observed on the test realm', { env })()
     case 'resume':
-      return resumeCase(dir, { manualRetry: c.manualRetry, env })
+      return resumeCase(dir, { manualRetry: c.manualRetry, env })()
     case 'cancel':
-      return cancelPlan(dir, { reason: 'the operator stops this query', env })
+      return cancelPlan(dir, { reason: 'the operator stops this query', env })()
     case 'top-up':
-      return topUpBudget(dir, { amount: c.amount, reason: 'more room', env })
+      return topUpBudget(dir, { amount: c.amount, reason: 'more room', env })()
     default: {
       const _never: never = c
       return _never

@@ -10,11 +10,12 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { work, type WorkEvent } from '../../src/investigation/worker.js'
 import { httpModel } from '../../src/investigation/http-model.js'
@@ -53,7 +54,7 @@ const prepared = async (store: SqlStore, n: number): Promise<string[]> => {
         right(enrichmentConfig(profile)),
         { report: `Quest 11117 cannot be completed (report ${i}).`, entities: [{ type: 'quest', id: 11117 }] },
         { env }
-      )
+      )()
     )
     ids.push(id)
   }

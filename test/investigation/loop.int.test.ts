@@ -7,18 +7,20 @@ import * as assert from 'uvu/assert'
 import { cpSync, readFileSync, rmSync } from 'node:fs'
 import * as path from 'node:path'
 
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile, type Profile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import type { Profile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { fixedEnv } from '../../src/adapters/env.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance, nextPrompt } from '../../src/investigation/loop.js'
-import { recordFeedback, resumeCase, startInvestigation } from '../../src/commands/lifecycle.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { advance, nextPrompt } from '../../src/fp.js'
+import { recordFeedback, resumeCase, startInvestigation } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
 import { sqliteProfile } from '../helpers/world.js'
@@ -63,9 +65,9 @@ const startedCase = async (env = fixedEnv('2026-11-30T10:00:00.000Z', 'lp')): Pr
       right(enrichmentConfig(profile)),
       { report: 'Players cannot catch wild wolpertingers for quest 11117.', entities: [{ type: 'quest', id: 11117 }] },
       { env }
-    )
+    )()
   )
-  right(await startInvestigation(dir, { settings: right(settingsOf(profile)), env }))
+  right(await startInvestigation(dir, { settings: right(settingsOf(profile)), env })())
   return dir
 }
 const lifecycle = async (dir: string): Promise<LifecycleView> =>
@@ -97,7 +99,7 @@ loop('happy path: interpretation, a query, a hypothesis citing it, a conclusion'
         }
       })
   ])
-  const r = right(await advance(dir, { model: script.model, research }))
+  const r = right(await advance(dir, { model: script.model, research })())
   assert.is(r.state, 'CONCLUDED')
   assert.is(r.turns, 4)
   const v = await lifecycle(dir)
@@ -146,13 +148,13 @@ loop(
   'invalid answers up to the block; retry_not_before holds; an operator resume returns to exactly the stored state',
   async () => {
     const dir = await startedCase()
-    right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+    right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 })())
     const before = await lifecycle(dir)
     const bad = scriptedModel([
       'not json',
       JSON.stringify({ next: { kind: 'tool', operation: 'shell.exec', arguments: {} } })
     ])
-    const r = right(await advance(dir, { model: bad.model, research }))
+    const r = right(await advance(dir, { model: bad.model, research })())
     assert.is(r.state, 'BLOCKED')
     assert.is(r.reason, 'INVALID_LLM_RESPONSES')
     const blocked = await lifecycle(dir)
@@ -161,13 +163,13 @@ loop(
     assert.equal(blocked.budget, before.budget, 'a technical rejection changes no budget')
     assert.equal(blocked.hypotheses, before.hypotheses)
     // advancing without manual retry is refused while retry_not_before holds (RETRY_NOT_YET, nothing written)
-    const idle = left(await advance(dir, { model: scriptedModel([]).model, research }))
+    const idle = left(await advance(dir, { model: scriptedModel([]).model, research })())
     assert.is(idle.code, 'RETRY_NOT_YET')
     assert.is(idle.data['retry_not_before'], blocked.retry_not_before)
-    assert.is(left(await resumeCase(dir, { manualRetry: false })).code, 'RETRY_NOT_YET')
-    assert.is(left(await resumeCase(dir, { manualRetry: true, expectedGeneration: 1 })).code, 'GENERATION_CONFLICT')
+    assert.is(left(await resumeCase(dir, { manualRetry: false })()).code, 'RETRY_NOT_YET')
+    assert.is(left(await resumeCase(dir, { manualRetry: true, expectedGeneration: 1 })()).code, 'GENERATION_CONFLICT')
     const gen = right(await replayCase(dir, [])()).generation
-    const resumed = right(await resumeCase(dir, { manualRetry: true, expectedGeneration: gen }))
+    const resumed = right(await resumeCase(dir, { manualRetry: true, expectedGeneration: gen })())
     assert.is(resumed.state, 'INVESTIGATING')
     const after = await lifecycle(dir)
     assert.equal(after.budget, before.budget, 'resume resets no budget')
@@ -177,27 +179,27 @@ loop(
 
 loop('a research outage mid-plan blocks the case; the plan and its reservation survive and resume', async () => {
   const dir = await startedCase()
-  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 }))
+  right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1 })())
   const broken = sqliteProfile()
   rmSync(path.join(path.dirname(broken), 'world.sqlite'))
   const down = createProjectResearch(right(await loadProfile(broken)()))
-  const r = right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down }))
+  const r = right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down })())
   assert.is(r.state, 'BLOCKED')
   assert.is(r.reason, 'RESEARCH_UNAVAILABLE')
   const v = await lifecycle(dir)
   assert.is(v.pending_plan, 'P2')
   assert.is(v.budget?.held, 1, 'the reservation is held')
-  assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_RESEARCH_BLOCKED')
+  assert.is(left(await resumeCase(dir, { manualRetry: true })()).code, 'CASE_RESEARCH_BLOCKED')
   assert.ok(v.retry_not_before !== null, 'the outage names when to retry')
   // before the retry time nothing runs (no research, no model turn): RETRY_NOT_YET
-  assert.is(left(await advance(dir, { model: scriptedModel([]).model, research })).code, 'RETRY_NOT_YET')
+  assert.is(left(await advance(dir, { model: scriptedModel([]).model, research })()).code, 'RETRY_NOT_YET')
   assert.is(right(await replayCase(dir, [])()).generation, r.generation)
   // providers are back: the confirmed plan runs with its reservation, no new model turn first
   const back = scriptedModel([
     (p) =>
       JSON.stringify({ next: { kind: 'conclusion', summary: 'done', hypotheses: [], evidence: [latestEvidence(p)] } })
   ])
-  const done = right(await advance(dir, { model: back.model, research, manualRetry: true }))
+  const done = right(await advance(dir, { model: back.model, research, manualRetry: true })())
   assert.is(done.state, 'CONCLUDED')
   const after = await lifecycle(dir)
   assert.equal(after.budget, { total: 6, topped_up: 0, reserved: 1, consumed: 1, released: 0, held: 0, remaining: 5 })
@@ -215,11 +217,11 @@ loop('a lab test waits for feedback; a manual retry does not unlock it', async (
         })
       ]).model,
       research
-    })
+    })()
   )
   assert.is(r.reason, 'AWAITING_TEST_FEEDBACK')
-  assert.is(left(await resumeCase(dir, { manualRetry: true })).code, 'CASE_AWAITING_FEEDBACK')
-  right(await recordFeedback(dir, 'L1', 'The wolpertinger despawns but no item is given.'))
+  assert.is(left(await resumeCase(dir, { manualRetry: true })()).code, 'CASE_AWAITING_FEEDBACK')
+  right(await recordFeedback(dir, 'L1', 'The wolpertinger despawns but no item is given.')())
   assert.is((await lifecycle(dir)).state, 'INVESTIGATING')
 })
 
@@ -231,7 +233,7 @@ loop('an identical query is answered from the case: shown again as a repeat, no 
     QUERY_STARTER,
     (p) => JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: [], evidence: [latestEvidence(p)] } })
   ])
-  right(await advance(dir, { model: script.model, research }))
+  right(await advance(dir, { model: script.model, research })())
   const first = /Latest result (E\d+)/.exec(script.prompts[2] ?? '')?.[1]
   const prompt = script.prompts[3] ?? ''
   assert.match(
@@ -252,11 +254,11 @@ loop(
   'portable resume: copied mid-investigation, replayed without providers, the same next prompt byte for byte',
   async () => {
     const dir = await startedCase()
-    right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
+    right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 })())
     const elsewhere = path.join(tempDir('moved'), 'case')
     cpSync(dir, elsewhere, { recursive: true })
-    const a = right(await nextPrompt(dir))
-    const b = right(await nextPrompt(elsewhere))
+    const a = right(await nextPrompt(dir)())
+    const b = right(await nextPrompt(elsewhere)())
     assert.is(b.text, a.text)
     const done = right(
       await advance(elsewhere, {
@@ -267,7 +269,7 @@ loop(
             })
         ]).model,
         research
-      })
+      })()
     )
     assert.is(done.state, 'CONCLUDED')
   }
@@ -275,12 +277,12 @@ loop(
 
 loop('the prompt guard keeps every prompt under the limit and says what was cut', async () => {
   const dir = await startedCase()
-  right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 }))
-  const { openCase } = await import('../../src/adapters/case-store/directory-store.js')
+  right(await advance(dir, { model: scriptedModel([INTERPRET, QUERY_STARTER]).model, research, maxTurns: 2 })())
+  const { openCase } = await import('../../src/fp.js')
   const s = right(await openCase(dir)()).cursor.state
   const { renderPrompt } = await import('../../src/projections/prompt.js')
   if (s.settings === null) throw new Error('settings')
-  const full = right(await nextPrompt(dir)).text
+  const full = right(await nextPrompt(dir)()).text
   const small = renderPrompt(
     { ...s, settings: { ...s.settings, prompt_max_chars: 8000 } },
     { report: 'r '.repeat(2500), facts: [], captures: new Map() }
@@ -299,7 +301,7 @@ loop('source.context is refused when the investigation started without it', asyn
   const dir = path.join(tempDir('noctx'), 'case')
   right(await initCase({ dir })())
   assert.is(
-    left(await startInvestigation(dir, { settings: right(settingsOf(p)) })).code,
+    left(await startInvestigation(dir, { settings: right(settingsOf(p)) })()).code,
     'CASE_NOT_PREPARED',
     'no investigation without a completed revision'
   )
@@ -307,16 +309,16 @@ loop('source.context is refused when the investigation started without it', asyn
     await prepareRevision(dir, research, right(enrichmentConfig(profile)), {
       report: 'The net does nothing.',
       entities: [{ type: 'quest', id: 11117 }]
-    })
+    })()
   )
-  right(await startInvestigation(dir, { settings: right(settingsOf(p)) }))
+  right(await startInvestigation(dir, { settings: right(settingsOf(p)) })())
   const script = scriptedModel([
     INTERPRET,
     JSON.stringify({
       next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.context', text: '23487' } }
     })
   ])
-  right(await advance(dir, { model: script.model, research, maxTurns: 2 }))
+  right(await advance(dir, { model: script.model, research, maxTurns: 2 })())
   const v = await lifecycle(dir)
   assert.is(v.consecutive_invalid_responses, 1)
   assert.not.match(script.prompts[1] ?? '', 'source.context is enabled')
@@ -338,7 +340,7 @@ loop('a source.context answer computed with other settings than the started cont
       }
     })
   ])
-  right(await advance(dir, { model: script.model, research: changed, maxTurns: 2 }))
+  right(await advance(dir, { model: script.model, research: changed, maxTurns: 2 })())
   const research2 = right(await replayCase(dir, defaultProjections())()).views['research']?.view as {
     last_failure: { code: string } | null
     budget: { released: number }
@@ -350,7 +352,7 @@ loop('a source.context answer computed with other settings than the started cont
 
 loop('vba status and vba resume', async () => {
   const dir = await startedCase()
-  right(await advance(dir, { model: scriptedModel([INTERPRET, 'nope', 'still nope']).model, research }))
+  right(await advance(dir, { model: scriptedModel([INTERPRET, 'nope', 'still nope']).model, research })())
   const st = vba(['status', dir])
   assert.is(st.code, 0, st.stderr)
   assert.match(st.stdout, 'BLOCKED / INVALID_LLM_RESPONSES')
@@ -393,7 +395,7 @@ loop(
       longRead,
       JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: [], evidence: [] } })
     ])
-    right(await advance(dir, { model: script.model, research }))
+    right(await advance(dir, { model: script.model, research })())
     const afterRefusal = script.prompts[2] ?? ''
     assert.match(
       afterRefusal,
@@ -429,7 +431,7 @@ loop(
       search,
       JSON.stringify({ next: { kind: 'conclusion', summary: 'too slow', hypotheses: [], evidence: [] } })
     ])
-    const r = right(await advance(dir, { model: script.model, research: slow }))
+    const r = right(await advance(dir, { model: script.model, research: slow })())
     await slow.close()
     assert.is(r.state, 'CONCLUDED', 'a timeout does not block the case')
     assert.match(script.prompts[2] ?? '', 'was refused (SOURCE_TIMEOUT)')
@@ -443,13 +445,13 @@ loop(
   async () => {
     const env = fixedEnv('2026-11-30T11:00:00.000Z', 'bo')
     const dir = await startedCase(env)
-    right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1, env }))
+    right(await advance(dir, { model: scriptedModel([INTERPRET]).model, research, maxTurns: 1, env })())
     const broken = sqliteProfile()
     rmSync(path.join(path.dirname(broken), 'world.sqlite'))
     const down = createProjectResearch(right(await loadProfile(broken)()))
-    right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down, env }))
+    right(await advance(dir, { model: scriptedModel([QUERY_STARTER]).model, research: down, env })())
     const first = await lifecycle(dir)
-    right(await advance(dir, { model: scriptedModel([]).model, research: down, env, manualRetry: true }))
+    right(await advance(dir, { model: scriptedModel([]).model, research: down, env, manualRetry: true })())
     const second = await lifecycle(dir)
     await down.close()
     assert.is(second.state, 'BLOCKED')
@@ -485,7 +487,7 @@ loop(
         model: scriptedModel([INTERPRET, new Error('provider answered 503 Service Unavailable')]).model,
         research,
         env
-      })
+      })()
     )
     assert.is(r.state, 'BLOCKED')
     assert.is(r.reason, 'MODEL_UNAVAILABLE')
@@ -503,7 +505,7 @@ loop(
       'no request is left without its answer or failure'
     )
     // before the retry time nothing runs (RETRY_NOT_YET); a manual retry resumes and asks again
-    assert.is(left(await advance(dir, { model: scriptedModel([]).model, research, env })).code, 'RETRY_NOT_YET')
+    assert.is(left(await advance(dir, { model: scriptedModel([]).model, research, env })()).code, 'RETRY_NOT_YET')
     const again = right(
       await advance(dir, {
         model: scriptedModel([
@@ -512,7 +514,7 @@ loop(
         research,
         env,
         manualRetry: true
-      })
+      })()
     )
     assert.is(again.state, 'CONCLUDED')
     assert.ok(right(await verifyCase(dir)()).valid)
@@ -522,7 +524,7 @@ loop(
 loop('an answer with lone surrogates is kept byte for byte (UTF-16LE) and rejected as invalid', async () => {
   const dir = await startedCase()
   const raw = '{"interpretation": {"summary": "broken \ud800 text"}}'
-  right(await advance(dir, { model: scriptedModel([raw]).model, research, maxTurns: 1 }))
+  right(await advance(dir, { model: scriptedModel([raw]).model, research, maxTurns: 1 })())
   const v = await lifecycle(dir)
   assert.is(v.consecutive_invalid_responses, 1)
   const events = readFileSync(path.join(dir, 'events.jsonl'), 'utf8')

@@ -9,20 +9,22 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance } from '../../src/investigation/loop.js'
-import { startInvestigation } from '../../src/commands/lifecycle.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { advance } from '../../src/fp.js'
+import { startInvestigation } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { httpModel } from '../../src/investigation/http-model.js'
 import { commandModel } from '../../src/investigation/models.js'
 import { scriptedModel } from '../../src/investigation/scripted-model.js'
 import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
-import { appendCommand, openCase } from '../../src/testing.js'
+import { appendCommand } from '../../src/testing.js'
+import { openCase } from '../../src/fp.js'
 import type { InvestigationSettings } from '../../src/events/settings.js'
 import { INVESTIGATION_PROFILE } from '../helpers/investigation.js'
 import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
@@ -51,9 +53,9 @@ const startedCase = async (settings: InvestigationSettings = baseSettings): Prom
       right(enrichmentConfig(profile)),
       { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] },
       {}
-    )
+    )()
   )
-  right(await startInvestigation(dir, { settings }))
+  right(await startInvestigation(dir, { settings })())
   return dir
 }
 const events = (dir: string): Array<{ type: string; data: Record<string, unknown>; at: string }> =>
@@ -82,7 +84,9 @@ test('a flaky provider (429 with Retry-After, 500, garbage) is survived; every a
   )
   try {
     const dir = await startedCase()
-    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'wolf-7b', backoffMs: 5 }), research }))
+    const r = right(
+      await advance(dir, { model: httpModel({ url: ep.url, model: 'wolf-7b', backoffMs: 5 }), research })()
+    )
     assert.is(r.state, 'CONCLUDED')
     assert.is(r.model, 'wolf-7b-2026-11-01')
     assert.ok(Object.keys(ep.served).length > 1, JSON.stringify(ep.served))
@@ -123,12 +127,12 @@ test("the controller's abort is its own outcome: nothing recorded, the case stay
   const ep = await startModelEndpoint((r) => (r.n === 2 ? { kind: 'hang' } : { kind: 'answer' }))
   try {
     const dir = await startedCase()
-    right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, maxTurns: 1 }))
+    right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, maxTurns: 1 })())
     const before = await lifecycle(dir)
     const stop = new AbortController()
     setTimeout(() => stop.abort(), 300)
     const r = right(
-      await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, signal: stop.signal })
+      await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research, signal: stop.signal })()
     )
     assert.ok(r.cancelled)
     assert.is(r.state, 'INVESTIGATING')
@@ -139,7 +143,7 @@ test("the controller's abort is its own outcome: nothing recorded, the case stay
     )
     assert.is((await lifecycle(dir)).state, before.state)
     await valid(dir)
-    const done = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research }))
+    const done = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research })())
     assert.is(done.state, 'CONCLUDED')
     await valid(dir)
   } finally {
@@ -156,17 +160,17 @@ test('a provider that keeps failing: the case waits as MODEL_UNAVAILABLE with wh
   try {
     const dir = await startedCase()
     const model = httpModel({ url: ep.url, model: 'gone' })
-    const r = right(await advance(dir, { model, research }))
+    const r = right(await advance(dir, { model, research })())
     assert.is(r.state, 'BLOCKED')
     assert.is(r.reason, 'MODEL_UNAVAILABLE')
     assert.is(r.last_model_failure?.code, 'MODEL_HTTP_ERROR')
     assert.match(r.last_model_failure?.message ?? '', 'HTTP 404: model not found')
     assert.match((await lifecycle(dir)).last_model_failure?.message ?? '', 'HTTP 404')
-    const early = left(await advance(dir, { model, research }))
+    const early = left(await advance(dir, { model, research })())
     assert.is(early.code, 'RETRY_NOT_YET')
     assert.is(early.data['retry_not_before'], r.retry_not_before)
     const n = events(dir).length
-    const again = right(await advance(dir, { model, research, manualRetry: true, maxTurns: 20 }))
+    const again = right(await advance(dir, { model, research, manualRetry: true, maxTurns: 20 })())
     assert.is(again.state, 'BLOCKED')
     assert.is(again.turns, 1, 'one manual resume, one failed call, then the new block holds')
     const added = events(dir)
@@ -191,7 +195,7 @@ test("a Retry-After longer than the backoff sets the block's retry time", async 
   const ep = await startModelEndpoint(() => ({ kind: 'status', status: 429, headers: { 'retry-after': '3600' } }))
   try {
     const dir = await startedCase()
-    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm', maxAttempts: 1 }), research }))
+    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm', maxAttempts: 1 }), research })())
     assert.is(r.reason, 'MODEL_UNAVAILABLE')
     const failed = events(dir).find((e) => e.type === 'ModelFailed')
     assert.ok(failed !== undefined)
@@ -212,7 +216,7 @@ test('the token budget: once the recorded usage reaches [budget] max_tokens the 
   }))
   try {
     const dir = await startedCase({ ...baseSettings, max_tokens: 1500 })
-    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research }))
+    const r = right(await advance(dir, { model: httpModel({ url: ep.url, model: 'm' }), research })())
     assert.is(r.state, 'EXHAUSTED')
     assert.is(r.reason, 'TOKEN_BUDGET_EXHAUSTED')
     assert.is(r.tokens, 2000)
@@ -222,7 +226,7 @@ test('the token budget: once the recorded usage reaches [budget] max_tokens the 
     await valid(dir)
     // A writer past the limit: a model request is refused by the rules, nothing written.
     const dir2 = await startedCase({ ...baseSettings, max_tokens: 1500 })
-    right(await advance(dir2, { model: httpModel({ url: ep.url, model: 'm' }), research, maxTurns: 2 }))
+    right(await advance(dir2, { model: httpModel({ url: ep.url, model: 'm' }), research, maxTurns: 2 })())
     const h = right(await openCase(dir2)())
     const prompt = Buffer.from('forged prompt')
     const refused = left(
@@ -259,7 +263,7 @@ test('a command answering more than it may is an invalid answer, kept cut (not a
       model: commandModel('yes "{\\"x\\": 1}" | head -c 3000000', { maxAnswerBytes: 300_000 }),
       research,
       maxTurns: 1
-    })
+    })()
   )
   assert.is(r.state, 'INTERPRETING')
   const log = events(dir)
@@ -279,7 +283,7 @@ test('a command answering more than it may is an invalid answer, kept cut (not a
       model: commandModel('printf \'{"interpretation": {"summary": "ok"}}\''),
       research,
       maxTurns: 1
-    })
+    })()
   )
   assert.is(ok.state, 'INVESTIGATING')
   const last = events(dir)
@@ -298,7 +302,7 @@ test('a command answering more than it may is an invalid answer, kept cut (not a
 test('maxTurns is a whole number from 1 (0, -1, 1.5 and NaN are refused before anything runs)', async () => {
   const dir = await startedCase()
   for (const maxTurns of [0, -1, 1.5, Number.NaN, 10_001]) {
-    const f = left(await advance(dir, { model: scriptedModel([]).model, research, maxTurns }))
+    const f = left(await advance(dir, { model: scriptedModel([]).model, research, maxTurns })())
     assert.is(f.code, 'INVALID_ARGUMENT', String(maxTurns))
   }
   assert.is(events(dir).filter((e) => e.type === 'ModelRequested').length, 0)

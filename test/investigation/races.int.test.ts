@@ -10,16 +10,18 @@ import * as assert from 'uvu/assert'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { failureKind, type Failure } from '../../src/failures/failure.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { verifyAt } from '../../src/adapters/case-store/at.js'
+import { initCase } from '../../src/fp.js'
+import { verifyAt } from '../../src/fp.js'
 import type { CaseAt } from '../../src/adapters/case-store/store.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance } from '../../src/investigation/loop.js'
-import { recordFeedback, startInvestigation, type AdvanceResult } from '../../src/commands/lifecycle.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { advance } from '../../src/fp.js'
+import type { AdvanceResult } from '../../src/commands/lifecycle.js'
+import { recordFeedback, startInvestigation } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import type { ModelFn } from '../../src/investigation/model-fn.js'
 import { writeWorld } from '../helpers/investigation.js'
@@ -81,9 +83,9 @@ const caseIn = async (where: Where, id: string): Promise<CaseAt> => {
       right(enrichmentConfig(profile)),
       { report: 'Quest 11117: wolpertingers vanish when netted.', entities: [{ type: 'quest', id: 11117 }] },
       {}
-    )
+    )()
   )
-  right(await startInvestigation(at, { settings }))
+  right(await startInvestigation(at, { settings })())
   return at
 }
 
@@ -95,7 +97,7 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
     for (let trial = 0; trial < 4; trial++) {
       const at = await caseIn(where, `case-race-${trial}`)
       const run = (ms: number): Promise<{ result: E.Either<Failure, AdvanceResult>; conflicts: string[] }> =>
-        withRetries(() => advance(at, { model: slowModel(ms), research }))
+        withRetries(() => advance(at, { model: slowModel(ms), research })())
       const [a, b] = await Promise.all([run(20 + trial * 7), run(25)])
       for (const r of [a, b]) {
         for (const c of r.conflicts) {
@@ -117,10 +119,10 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
       phase === 'interpretation'
         ? investigationBrain('Phase: interpretation')
         : JSON.stringify({ next: { kind: 'lab_test', description: 'Net a wild wolpertinger on the test realm.' } })
-    const r = right(await advance(at, { model, research }))
+    const r = right(await advance(at, { model, research })())
     assert.is(r.reason, 'AWAITING_TEST_FEEDBACK')
     const outcomes = await Promise.all(
-      ['it despawns', 'it stays'].map((text, i) => recordFeedback(at, 'L1', text, { commandId: `feedback-op-${i}` }))
+      ['it despawns', 'it stays'].map((text, i) => recordFeedback(at, 'L1', text, { commandId: `feedback-op-${i}` })())
     )
     const wins = outcomes.filter(E.isRight)
     const losses = outcomes.filter(E.isLeft).map((o) => o.left)
@@ -130,7 +132,7 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
       losses.every((f) => RETRYABLE.has(f.code) || f.code === 'LAB_FEEDBACK_RECORDED'),
       JSON.stringify(losses)
     )
-    const retried = left(await recordFeedback(at, 'L1', 'it stays', { commandId: 'feedback-op-retry' }))
+    const retried = left(await recordFeedback(at, 'L1', 'it stays', { commandId: 'feedback-op-retry' })())
     assert.is(retried.code, 'LAB_FEEDBACK_RECORDED')
     assert.ok(right(await verifyAt(at)()).valid)
   })
@@ -147,16 +149,16 @@ leases(
       const store = at.store as SqlStore
       const lease = await store.leaseCase('case-leased', 'worker-a:1', 60_000)
       const before = (await store.verify('case-leased')).head
-      const adv = left(await advance(at, { model: slowModel(1), research }))
+      const adv = left(await advance(at, { model: slowModel(1), research })())
       assert.is(adv.code, 'CASE_LEASED')
       assert.is(adv.data['worker'], 'worker-a:1')
       assert.is(failureKind(adv.code), 'retryable')
-      assert.is(left(await recordNote(at, { text: 'while leased' })).code, 'CASE_LEASED')
+      assert.is(left(await recordNote(at, { text: 'while leased' })()).code, 'CASE_LEASED')
       assert.equal((await store.verify('case-leased')).head, before)
       // The holder writes under its lease; after the release everyone may.
-      assert.is(right(await advance(at, { model: slowModel(1), research, lease, maxTurns: 1 })).turns, 1)
+      assert.is(right(await advance(at, { model: slowModel(1), research, lease, maxTurns: 1 })()).turns, 1)
       assert.ok(await store.release(lease))
-      assert.is(right(await advance(at, { model: slowModel(1), research })).state, 'CONCLUDED')
+      assert.is(right(await advance(at, { model: slowModel(1), research })()).state, 'CONCLUDED')
     }
   }
 )

@@ -18,10 +18,10 @@ import { canonicalJson } from '../../src/events/canonical.js'
 import { caseReport } from '../../src/report/case-report.js'
 import { lifecycleProjection, type LifecycleView } from '../../src/projections/lifecycle.js'
 import { BREWFEST_HIT_LINE } from '../../src/demo/core-scripts.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { evolve, initCaseState, type CaseState } from '../../src/domain/case-state.js'
 import { FactsDocument } from '../../src/domain/facts.js'
 import { Capture } from '../../src/events/capture.js'
@@ -29,9 +29,10 @@ import type { RecordedEvent } from '../../src/events/chain.js'
 import { renderPrompt, type PromptInputs } from '../../src/projections/prompt.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
-import { advance } from '../../src/investigation/loop.js'
-import { resumeCase, startInvestigation } from '../../src/commands/lifecycle.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
+import { advance } from '../../src/fp.js'
+import { resumeCase, startInvestigation } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { scriptedModel } from '../../src/investigation/scripted-model.js'
 import { FEEDBACK, runScriptedInvestigation } from '../../scripts/lib/scripted-investigation.js'
@@ -228,9 +229,9 @@ const started = async (): Promise<{ dir: string; research: ReturnType<typeof cre
     await prepareRevision(d, research, right(enrichmentConfig(profile)), {
       report: 'The wild wolpertinger vanishes when netted.',
       entities: [{ type: 'creature', id: 23487 }]
-    })
+    })()
   )
-  right(await startInvestigation(d, { settings: right(settingsOf(profile)) }))
+  right(await startInvestigation(d, { settings: right(settingsOf(profile)) })())
   return { dir: d, research }
 }
 const INTERPRET = JSON.stringify({ interpretation: { summary: 'netted wolpertingers vanish' } })
@@ -257,7 +258,7 @@ loop(
         model: scriptedModel([INTERPRET, ...Array.from({ length: 24 }, (_, i) => refused(i))]).model,
         research,
         maxTurns: 25
-      })
+      })()
     )
     assert.is(r.state, 'BLOCKED')
     assert.is(r.reason, 'INVALID_LLM_RESPONSES')
@@ -271,7 +272,7 @@ loop(
     const view = right(await replayCase(d, [lifecycleProjection])()).views['lifecycle']?.view as LifecycleView
     assert.is(view.stalled_queries, 3)
     assert.ok(right(await verifyCase(d)()).valid)
-    const resumed = right(await resumeCase(d, { manualRetry: true }))
+    const resumed = right(await resumeCase(d, { manualRetry: true })())
     assert.is(resumed.state, 'INVESTIGATING')
     await research.close()
   }
@@ -310,7 +311,7 @@ loop(
       }),
       JSON.stringify({ next: { kind: 'conclusion', summary: 'x', hypotheses: ['H1'], evidence: ['E2'] } })
     ])
-    const r = right(await advance(d, { model: script.model, research }))
+    const r = right(await advance(d, { model: script.model, research })())
     assert.is(r.state, 'CONCLUDED')
     assert.match(
       script.prompts[2] ?? '',

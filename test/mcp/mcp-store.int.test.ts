@@ -9,12 +9,13 @@ import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openVba } from '../../src/index.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
@@ -48,7 +49,7 @@ test.before(async () => {
     await prepareRevision(dir, research, right(enrichmentConfig(p)), {
       report: 'Quest 11117 cannot be completed.',
       entities: [{ type: 'quest', id: 11117 }]
-    })
+    })()
   )
   await research.close()
   await store.importDirectory(dir)

@@ -9,14 +9,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cpSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { Capture } from '../../src/events/capture.js'
 import { renderCapture } from '../../src/projections/capture-text.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
@@ -41,7 +42,7 @@ const template = path.join(tempDir('mcp-template'), 'case')
     await prepareRevision(template, research, right(enrichmentConfig(p)), {
       report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
       entities: [{ type: 'quest', id: 11117 }]
-    })
+    })()
   )
   await research.close()
 }

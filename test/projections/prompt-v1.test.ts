@@ -9,7 +9,7 @@ import { FactsDocument } from '../../src/domain/facts.js'
 import { Capture as CaptureCodec } from '../../src/events/capture.js'
 import type { RecordedEvent } from '../../src/events/chain.js'
 import { factLinesV1 } from '../../src/projections/prompt-v1/facts.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
+import { replayCase } from '../../src/fp.js'
 import { repoRoot, right } from '../helpers/fs.js'
 import {
   renderPromptV1 as renderPrompt,

@@ -14,13 +14,13 @@ import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../helpers/browser.js'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { queryInCase } from '../../src/commands/case-query.js'
-import { recordNote } from '../../src/commands/typed.js'
+import { queryInCase } from '../../src/fp.js'
+import { recordNote } from '../../src/fp.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
@@ -75,10 +75,10 @@ const QUERIES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['database.count', { kind: 'database.count', table: 'creature_template', filters: [] }]
 ]
 for (const [kind, q] of QUERIES) {
-  const r = await queryInCase(kindsDir, research, q, `q-${kind.replace('.', '-')}`)
+  const r = await queryInCase(kindsDir, research, q, `q-${kind.replace('.', '-')}`)()
   if (r._tag === 'Left') throw new Error(`${kind}: ${JSON.stringify(r.left)}`)
 }
-right(await recordNote(kindsDir, { text: `An operator pasted this: ${HOSTILE} (see E10)` }))
+right(await recordNote(kindsDir, { text: `An operator pasted this: ${HOSTILE} (see E10)` })())
 await research.close()
 
 // Point 9 of issue 23: every invisible kind in a note and the title, a 2,000-character and a 5 MB value in a rows table.
@@ -122,9 +122,9 @@ const longRows = await queryInCase(
     limit: 5
   },
   'q-long'
-)
+)()
 if (longRows._tag === 'Left') throw new Error(JSON.stringify(longRows.left))
-right(await recordNote(longDir, { text: `invisibles: ${INVISIBLES.map((c, i) => `${i}[${c}]`).join(' ')}` }))
+right(await recordNote(longDir, { text: `invisibles: ${INVISIBLES.map((c, i) => `${i}[${c}]`).join(' ')}` })())
 await longResearch.close()
 
 const render = (dir: string, name: string): string => {
@@ -175,7 +175,7 @@ test('the demo investigation: conclusion, verification and HEAD are visible; und
   assert.match(await page.locator('#state').innerText(), 'CONCLUDED')
   assert.match(await page.locator('#verification').innerText(), 'verified: chain and rules hold')
   assert.match(await page.locator('#evidence-check').innerText(), 'evidence not re-derived')
-  const head = right(await (await import('../../src/adapters/case-store/directory-store.js')).openCase(invDir)())
+  const head = right(await (await import('../../src/fp.js')).openCase(invDir)())
   assert.match(await page.locator('header').innerText(), `${head.cursor.seq}:${head.cursor.hash}`)
   assert.match(await page.locator('header').innerText(), 'demo-world-fixture')
   assert.match(await page.locator('#timeline').innerText(), 'turn 1')

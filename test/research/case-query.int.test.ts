@@ -3,15 +3,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { readObject } from '../../src/adapters/case-store/objects.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { readObject } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { queryInCase } from '../../src/commands/case-query.js'
+import { queryInCase } from '../../src/fp.js'
 import { Capture } from '../../src/events/capture.js'
 import { sqliteProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
@@ -50,10 +50,10 @@ inCase('records captures as evidence; an identical result is a repeat, not new e
     offset: 0,
     limit: 5
   }
-  const a = right(await queryInCase(dir, research, q1, 'q1'))
+  const a = right(await queryInCase(dir, research, q1, 'q1')())
   assert.is(a.evidenceId, 'E1')
   assert.is(a.repeat, false)
-  const b = right(await queryInCase(dir, research, q1, 'q2'))
+  const b = right(await queryInCase(dir, research, q1, 'q2')())
   assert.is(b.evidenceId, 'E1')
   assert.is(b.repeat, true)
   const c = right(
@@ -62,7 +62,7 @@ inCase('records captures as evidence; an identical result is a repeat, not new e
       research,
       { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 6 },
       'q3'
-    )
+    )()
   )
   assert.is(c.evidenceId, 'E2')
   const v = await view(dir)
@@ -86,15 +86,15 @@ inCase(
   async () => {
     const dir = await newCase()
     const q = { kind: 'database.count', table: 'creature_template', filters: [] }
-    const first = right(await queryInCase(dir, research, q, 'same'))
+    const first = right(await queryInCase(dir, research, q, 'same')())
     const before = readFileSync(path.join(dir, 'events.jsonl'))
-    const again = right(await queryInCase(dir, research, q, 'same'))
+    const again = right(await queryInCase(dir, research, q, 'same')())
     assert.is(again.outcome, 'recorded')
     assert.is(again.evidenceId, first.evidenceId)
     assert.equal(again.capture, first.capture)
     assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'nothing appended')
     assert.is((await view(dir)).budget.reserved, 1)
-    const other = await queryInCase(dir, research, { ...q, table: 'quest_template' }, 'same')
+    const other = await queryInCase(dir, research, { ...q, table: 'quest_template' }, 'same')()
     assert.is(E.isLeft(other) ? other.left.code : 'accepted', 'COMMAND_ID_CONFLICT')
   }
 )
@@ -156,7 +156,7 @@ inCase(
   'a case with captures is portable: copied elsewhere it verifies and replays with no repository or database',
   async () => {
     const dir = await newCase()
-    right(await queryInCase(dir, research, { kind: 'source.search', text: 'AddSC_' }, 's1'))
+    right(await queryInCase(dir, research, { kind: 'source.search', text: 'AddSC_' }, 's1')())
     const elsewhere = path.join(tempDir('moved'), 'case')
     cpSync(dir, elsewhere, { recursive: true })
     rmSync(dir, { recursive: true })

@@ -8,13 +8,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { readObject } from '../../src/adapters/case-store/objects.js'
-import { openCase } from '../../src/adapters/case-store/directory-store.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { readObject } from '../../src/fp.js'
+import { openCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
-import { enrichmentConfig, prepareRevision } from '../../src/commands/prepare.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
 import type { Fact } from '../../src/research/enrich.js'
 import { FactsDocument } from '../../src/domain/facts.js'
 import { factsIndex } from '../../src/projections/prompt-v2/facts.js'
@@ -53,7 +54,7 @@ const prepared = async (maxQueries: number): Promise<{ facts: Fact[]; dir: strin
     await prepareRevision(dir, research, right(enrichmentConfig(profile)), {
       report: 'The wild wolpertinger despawns.',
       entities: [{ type: 'creature', id: 23487 }]
-    })
+    })()
   )
   await research.close()
   const s = right(await openCase(dir)()).cursor.state
@@ -118,7 +119,7 @@ column = "Entry"
       await prepareRevision(dir, research, right(enrichmentConfig(profile)), {
         report: 'The wild wolpertinger despawns.',
         entities: [{ type: 'creature', id: 23487 }]
-      })
+      })()
     )
     await research.close()
     const s = right(await openCase(dir)()).cursor.state

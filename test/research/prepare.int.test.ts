@@ -3,15 +3,16 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/adapters/case-store/init.js'
-import { readObject } from '../../src/adapters/case-store/objects.js'
-import { replayCase } from '../../src/adapters/case-store/replay.js'
-import { verifyCase } from '../../src/adapters/case-store/verify.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { initCase } from '../../src/fp.js'
+import { readObject } from '../../src/fp.js'
+import { replayCase } from '../../src/fp.js'
+import { verifyCase } from '../../src/fp.js'
+import { loadProfile } from '../../src/fp.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig, prepareRevision, type RevisionInputs } from '../../src/commands/prepare.js'
+import { enrichmentConfig, type RevisionInputs } from '../../src/commands/prepare.js'
+import { prepareRevision } from '../../src/fp.js'
 import { resolvePointer } from '../../src/domain/enrichment-config.js'
 import type { Fact } from '../../src/research/enrich.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
@@ -55,7 +56,7 @@ prep(
   'a quest expands to its starter creature, start item and the SmartAI rows of that creature, with resolvable provenance',
   async () => {
     const dir = await newCase()
-    const r = right(await prepareRevision(dir, research, config, quest))
+    const r = right(await prepareRevision(dir, research, config, quest)())
     assert.is(r.status, 'completed')
     assert.is(r.revision, 1)
     const facts = await factsOf(dir)
@@ -117,7 +118,7 @@ prep('a cycle terminates and the coverage shows what was cut; the same inputs ag
     report: 'The drunken wolpertinger keeps summoning pens.',
     entities: [{ type: 'creature', id: 24766 }]
   }
-  const r = right(await prepareRevision(dir, research, config, inputs))
+  const r = right(await prepareRevision(dir, research, config, inputs)())
   const facts = await factsOf(dir)
   const coverage = facts.find((f) => f.type === 'project_context_coverage')
   assert.ok(coverage?.type === 'project_context_coverage')
@@ -126,12 +127,12 @@ prep('a cycle terminates and the coverage shows what was cut; the same inputs ag
     JSON.stringify(coverage)
   )
   const before = readFileSync(path.join(dir, 'events.jsonl'))
-  const again = right(await prepareRevision(dir, research, config, inputs))
+  const again = right(await prepareRevision(dir, research, config, inputs)())
   assert.is(again.status, 'unchanged')
   assert.is(again.revision, r.revision)
   assert.equal(readFileSync(path.join(dir, 'events.jsonl')), before, 'no new events, no new captures')
   // new inputs make a new revision; the completed one is not rewritten
-  const next = right(await prepareRevision(dir, research, config, quest))
+  const next = right(await prepareRevision(dir, research, config, quest)())
   assert.is(next.revision, 2)
   assert.equal(readFileSync(path.join(dir, 'events.jsonl')).subarray(0, before.length), before)
 })
@@ -139,8 +140,8 @@ prep('a cycle terminates and the coverage shows what was cut; the same inputs ag
 prep('the same revision enriched in two cases gives identical facts', async () => {
   const a = await newCase()
   const b = await newCase()
-  right(await prepareRevision(a, research, config, quest))
-  right(await prepareRevision(b, research, config, quest))
+  right(await prepareRevision(a, research, config, quest)())
+  right(await prepareRevision(b, research, config, quest)())
   assert.equal(await factsOf(a), await factsOf(b))
 })
 
@@ -153,7 +154,7 @@ prep('one number that is a creature entry and a spell id: the facts keep them ap
         { type: 'creature', id: 23487 },
         { type: 'item', id: 33927 }
       ]
-    })
+    })()
   )
   const facts = await factsOf(dir)
   const creature = facts.filter((f) => f.type === 'entity' && f.entity_type === 'creature' && f.id === 23487)

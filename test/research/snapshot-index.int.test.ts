@@ -25,7 +25,7 @@ import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
 import { openObjectReader } from '../../src/adapters/git/object-reader.js'
 import { indexDirOf, openIndex } from '../../src/adapters/git/snapshot-index.js'
-import { loadProfile } from '../../src/adapters/config/profile.js'
+import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
 import type { ProjectLimits } from '../../src/domain/limits.js'
@@ -310,7 +310,12 @@ const blobOffset = (root: string, p: string): number => {
 const HIT = 'src/game/module_0/file_7.cpp' // holds AddSC_generated_script_7
 const QUERIES = [GEN_QUERIES[0], GEN_QUERIES[7], GEN_QUERIES[11]]
 
-const damaged = async (name: string, harm: (root: string) => void, expected: string[]): Promise<void> => {
+const damaged = async (
+  name: string,
+  harm: (root: string) => void,
+  expected: string[],
+  detail?: string
+): Promise<void> => {
   const root = await built()
   harm(root)
   const ref = await referenceOf(genDir, genCommit, QUERIES)
@@ -318,6 +323,7 @@ const damaged = async (name: string, harm: (root: string) => void, expected: str
   assert.equal(await answers(genDir, genCommit, first.options(root), QUERIES), ref, `${name}: answers`)
   assert.equal(codes(first.list), expected, `${name}: notices`)
   assert.match(first.list[0]?.message ?? '', 'damaged', name)
+  if (detail !== undefined) assert.match(first.list[0]?.message ?? '', detail, name)
   const again = notices()
   assert.equal(await answers(genDir, genCommit, again.options(root), QUERIES), ref, `${name}: after`)
   assert.ok(
@@ -362,6 +368,57 @@ damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index
     'SOURCE_INDEX_CORRUPT',
     'SOURCE_INDEX_BUILT'
   ])
+})
+
+/** Rewrites index.json's body with `mutate` and re-seals its digest (a consistent forgery of the file). */
+const resealed =
+  (mutate: (body: { blobs: Record<string, unknown>; objects: Record<string, unknown> }) => void) =>
+  (root: string): void => {
+    const text = readFileSync(fileOf(root, 'index.json'), 'utf8')
+    const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as {
+      blobs: Record<string, unknown>
+      objects: Record<string, unknown>
+    }
+    mutate(body)
+    const json = JSON.stringify(body)
+    writeFileSync(fileOf(root, 'index.json'), `${createHash('sha256').update(json).digest('hex')}\n${json}`)
+  }
+
+damage('a re-sealed index.json with a malformed row or header is refused by its codec, not trusted', async () => {
+  const hit = git(genDir, 'rev-parse', `${genCommit}:${HIT}`)
+  await damaged(
+    'blob row of strings',
+    resealed((b) => {
+      b.blobs[hit] = ['1', '2', '3', '4', '5']
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    `blob "${hit}" is malformed`
+  )
+  await damaged(
+    'short blob row',
+    resealed((b) => {
+      b.blobs[hit] = [1, 2]
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'is malformed'
+  )
+  await damaged(
+    'object row of another type',
+    resealed((b) => {
+      const first = Object.keys(b.objects)[0] as string
+      b.objects[first] = ['blob', 0, 10]
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'object'
+  )
+  await damaged(
+    'blobs not an object',
+    resealed((b) => {
+      ;(b as { blobs: unknown }).blobs = 'none'
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'not an index of this commit'
+  )
 })
 
 damage("another commit's index under this commit's name is refused", async () => {

@@ -9,11 +9,10 @@ import { createHash, type Hash } from 'node:crypto'
 import * as path from 'node:path'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import * as TE from 'fp-ts/lib/TaskEither.js'
 import tar from 'tar-stream'
-import { failure, type Failure } from '../../failures/failure.js'
+import { failure } from '../../failures/failure.js'
 import { errnoOf, writeAll } from '../fs-util.js'
-import { FailureError, toFailure } from '../../failures/error.js'
+import { FailureError, coded } from '../../failures/error.js'
 import { createStagingFile, prepareOutput, publishOutput, stagingBeside } from '../output.js'
 import { isFileRefusal, openRegular, readRegularSync } from '../regular-file.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
@@ -279,57 +278,50 @@ const buffered = (fh: fsp.FileHandle): { write: (chunk: Buffer) => Promise<void>
  * a failed export (a full disk, a file size limit) leaves nothing, and an existing output is
  * refused unless `force` (which replaces a regular file only).
  */
-export const exportCase = (
-  at: CaseAt,
-  out: string,
-  options: ExportOptions = {}
-): TE.TaskEither<Failure, ExportReport> =>
-  TE.tryCatch(
-    async () => {
-      const target = await prepareOutput(out, { force: options.force === true && options.format !== 'dir' })
-      const { store, ref } = locate(at)
-      const view = await store.view(ref)
-      const tmp = stagingBeside(target, 'export')
-      try {
-        if (options.format === 'dir') {
-          const r = await writeBag(view, dirSink(tmp), options.onProgress)
-          await publishOutput(tmp, target)
-          return {
-            case_id: view.caseId,
-            generation: view.generation,
-            files: r.files,
-            payload_bytes: r.bytes,
-            archive_sha256: null
-          }
-        }
-        const fh = await createStagingFile(tmp)
-        let r: { files: number; bytes: number }
-        let sha256: () => string
-        try {
-          const out = buffered(fh)
-          const tar = tarSink(view.caseId, view.at, out.write)
-          sha256 = tar.sha256
-          r = await writeBag(view, tar.sink, options.onProgress)
-          await out.flush()
-          await fh.sync()
-        } finally {
-          await fh.close()
-        }
+export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {}): Promise<ExportReport> =>
+  coded('export', async () => {
+    const target = await prepareOutput(out, { force: options.force === true && options.format !== 'dir' })
+    const { store, ref } = locate(at)
+    const view = await store.view(ref)
+    const tmp = stagingBeside(target, 'export')
+    try {
+      if (options.format === 'dir') {
+        const r = await writeBag(view, dirSink(tmp), options.onProgress)
         await publishOutput(tmp, target)
         return {
           case_id: view.caseId,
           generation: view.generation,
           files: r.files,
           payload_bytes: r.bytes,
-          archive_sha256: sha256()
+          archive_sha256: null
         }
-      } catch (e) {
-        await fsp.rm(tmp, { recursive: true, force: true })
-        throw e
       }
-    },
-    (e) => toFailure(e, 'export')
-  )
+      const fh = await createStagingFile(tmp)
+      let r: { files: number; bytes: number }
+      let sha256: () => string
+      try {
+        const out = buffered(fh)
+        const tar = tarSink(view.caseId, view.at, out.write)
+        sha256 = tar.sha256
+        r = await writeBag(view, tar.sink, options.onProgress)
+        await out.flush()
+        await fh.sync()
+      } finally {
+        await fh.close()
+      }
+      await publishOutput(tmp, target)
+      return {
+        case_id: view.caseId,
+        generation: view.generation,
+        files: r.files,
+        payload_bytes: r.bytes,
+        archive_sha256: sha256()
+      }
+    } catch (e) {
+      await fsp.rm(tmp, { recursive: true, force: true })
+      throw e
+    }
+  })
 
 /** SHA-256 of the archive the case at `dir` would export to (nothing is written). */
 export const canonicalArchiveSha256 = async (dir: string): Promise<string> => {

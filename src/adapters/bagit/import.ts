@@ -9,10 +9,9 @@
  */
 import { promises as fsp, type Stats } from 'node:fs'
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import { failure, type Failure, type FailureCode } from '../../failures/failure.js'
+import { failure, type FailureCode } from '../../failures/failure.js'
 import { errnoOf, fsyncDir } from '../fs-util.js'
-import { FailureError, toFailure } from '../../failures/error.js'
+import { FailureError, attempt, coded } from '../../failures/error.js'
 import { privateTempDir, stagingFor } from '../staging.js'
 import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
 import { verifyBagDir, type BagFinding, type BagReport, type KnownChecksums } from './verify-bag.js'
@@ -41,7 +40,7 @@ const checkBagDir = async (
 ): Promise<BagCheck> => {
   let bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
-  const kase = await verifyCase(path.join(bagRoot, 'data'), caseOptions)()
+  const kase = await attempt(verifyCase(path.join(bagRoot, 'data'), caseOptions))
   if (kase._tag === 'Left') {
     if (kase.left.code === 'CASE_NOT_FOUND') return { bag, case: null, canonical_archive: null, valid: false }
     throw new FailureError(kase.left)
@@ -106,23 +105,20 @@ export const verifyBag = (
   target: string,
   limits: ArchiveLimits = {},
   caseOptions: Pick<VerifyOptions, 'expectHead'> = {}
-): TE.TaskEither<Failure, BagCheck> =>
-  TE.tryCatch(
-    async () => {
-      const st = await fsp.stat(target).catch((e: unknown) => {
-        throw errnoOf(e) === 'ENOENT' ? refuse('ARCHIVE_NOT_FOUND', `${target} does not exist`, { target }) : e
-      })
-      if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
-      const tmp = await privateTempDir('verify')
-      try {
-        const { root, sha256, checksums } = await extractArchive(path.resolve(target), tmp, limits)
-        return await checkBagDir(root, sha256, caseOptions, checksums)
-      } finally {
-        await fsp.rm(tmp, { recursive: true, force: true })
-      }
-    },
-    (e) => toFailure(e, 'verify bag')
-  )
+): Promise<BagCheck> =>
+  coded('verify bag', async () => {
+    const st = await fsp.stat(target).catch((e: unknown) => {
+      throw errnoOf(e) === 'ENOENT' ? refuse('ARCHIVE_NOT_FOUND', `${target} does not exist`, { target }) : e
+    })
+    if (st.isDirectory()) return checkBagDir(path.resolve(target), null, caseOptions)
+    const tmp = await privateTempDir('verify')
+    try {
+      const { root, sha256, checksums } = await extractArchive(path.resolve(target), tmp, limits)
+      return await checkBagDir(root, sha256, caseOptions, checksums)
+    } finally {
+      await fsp.rm(tmp, { recursive: true, force: true })
+    }
+  })
 
 /** What an import moved into place, and the verification it passed first. */
 export interface ImportReport {
@@ -156,50 +152,47 @@ export const importCase = (
   archive: string,
   dir: string,
   options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
-): TE.TaskEither<Failure, ImportReport> =>
-  TE.tryCatch(
-    async () => {
-      const target = path.resolve(dir)
-      const parent = path.dirname(target)
-      // The archive first: a missing archive is bad input, and creates nothing at the destination.
-      await fsp.stat(path.resolve(archive)).catch((e: unknown) => {
-        throw errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR'
-          ? refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
-          : e
-      })
-      const staging = await stagingFor(target, 'import', dir)
-      try {
-        const { root, sha256, checksums } = await extractArchive(
-          path.resolve(archive),
-          staging,
-          options.limits,
-          options.onProgress
+): Promise<ImportReport> =>
+  coded('import', async () => {
+    const target = path.resolve(dir)
+    const parent = path.dirname(target)
+    // The archive first: a missing archive is bad input, and creates nothing at the destination.
+    await fsp.stat(path.resolve(archive)).catch((e: unknown) => {
+      throw errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR'
+        ? refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
+        : e
+    })
+    const staging = await stagingFor(target, 'import', dir)
+    try {
+      const { root, sha256, checksums } = await extractArchive(
+        path.resolve(archive),
+        staging,
+        options.limits,
+        options.onProgress
+      )
+      const check = await checkBagDir(root, sha256, {}, checksums)
+      if (!check.valid) {
+        const { code, findings } = refusalOf(check)
+        throw refuse(
+          code,
+          code === 'ARCHIVE_NOT_CANONICAL'
+            ? 'the archive differs from the canonical archive of its content (a changed byte, or repacked by another tool)'
+            : `the archive does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}`,
+          { findings: findings.slice(0, 20) }
         )
-        const check = await checkBagDir(root, sha256, {}, checksums)
-        if (!check.valid) {
-          const { code, findings } = refusalOf(check)
-          throw refuse(
-            code,
-            code === 'ARCHIVE_NOT_CANONICAL'
-              ? 'the archive differs from the canonical archive of its content (a changed byte, or repacked by another tool)'
-              : `the archive does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}`,
-            { findings: findings.slice(0, 20) }
-          )
-        }
-        try {
-          await fsp.rmdir(target)
-        } catch (e) {
-          if (errnoOf(e) !== 'ENOENT') throw e
-        }
-        await fsp.rename(path.join(root, 'data'), target)
-        await fsyncDir(parent)
-        return { case_id: check.case?.case_id ?? null, generation: check.case?.generation ?? 0, check }
-      } finally {
-        await fsp.rm(staging, { recursive: true, force: true })
       }
-    },
-    (e) => toFailure(e, 'import')
-  )
+      try {
+        await fsp.rmdir(target)
+      } catch (e) {
+        if (errnoOf(e) !== 'ENOENT') throw e
+      }
+      await fsp.rename(path.join(root, 'data'), target)
+      await fsyncDir(parent)
+      return { case_id: check.case?.case_id ?? null, generation: check.case?.generation ?? 0, check }
+    } finally {
+      await fsp.rm(staging, { recursive: true, force: true })
+    }
+  })
 
 /**
  * Runs `work` on the case directory of `source` once it has verified completely: a case

@@ -14,16 +14,14 @@
  */
 import { promises as fsp, readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../../failures/failure.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import type { EventDraft } from '../../events/chain.js'
 import { EventEnvelope } from '../../events/envelope.js'
 import type { Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, writeAll, writeFileDurably } from '../fs-util.js'
-import { fail, FailureError, toFailure } from '../../failures/error.js'
+import { fail, FailureError, coded } from '../../failures/error.js'
 import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
@@ -125,11 +123,7 @@ export const appendCommand = (
   handle: CaseHandle,
   cmd: RawCommand,
   options: StoreAppendOptions = {}
-): TE.TaskEither<Failure, AppendOutcome> =>
-  TE.tryCatch(
-    () => handle.store.append(handle, cmd, options),
-    (e) => toFailure(e, 'append')
-  )
+): Promise<AppendOutcome> => coded('append', () => handle.store.append(handle, cmd, options))
 
 /** Appends to a case directory (the directory store's append). */
 export const appendToDirectory = async (

@@ -16,7 +16,7 @@ import { openCase } from './directory-store.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { failure } from '../../failures/failure.js'
 import { errnoOf } from '../fs-util.js'
-import { FailureError } from '../../failures/error.js'
+import { FailureError, attempt } from '../../failures/error.js'
 import { readRegularSync } from '../regular-file.js'
 
 /** When HEAD last changed (every acknowledged append replaces it). */
@@ -94,7 +94,7 @@ export const directoryQueue = (root: string, options: DirectoryQueueOptions = {}
       last_activity: ''
     })
     let timedOut = false
-    const h = await within(open(dir)(), timeoutMs, () => {
+    const h = await within(attempt(open(dir)), timeoutMs, () => {
       timedOut = true
       return {
         _tag: 'Left' as const,

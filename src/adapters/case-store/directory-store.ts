@@ -1,42 +1,30 @@
 /** The directory store: a case is a directory holding its package (the embedded default). */
 import * as path from 'node:path'
-import { FailureError } from '../../failures/error.js'
 import type { CaseStore, CaseAt } from './store.js'
 import { initCase } from './init.js'
-import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { openCaseIn, type CaseHandle } from './open.js'
 import { appendToDirectory, recordedInDirectory } from './append.js'
 import { readObject } from './objects.js'
 import { verifyCase } from './verify.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
-import type { Either } from 'fp-ts/lib/Either.js'
-import type { Failure } from '../../failures/failure.js'
-
-const must = async <A>(r: Promise<Either<Failure, A>>): Promise<A> => {
-  const x = await r
-  if (x._tag === 'Left') throw new FailureError(x.left)
-  return x.right
-}
 
 export const directoryStore: CaseStore = {
   kind: 'directory',
   describe: (ref) => path.resolve(ref),
   create: (ref, o) =>
-    must(
-      initCase({
-        dir: ref,
-        ...(o.caseId === undefined ? {} : { caseId: o.caseId }),
-        ...(o.title === undefined ? {} : { title: o.title }),
-        ...(o.env === undefined ? {} : { env: o.env })
-      })()
-    ),
-  open: (ref) => must(openCase(ref)()),
+    initCase({
+      dir: ref,
+      ...(o.caseId === undefined ? {} : { caseId: o.caseId }),
+      ...(o.title === undefined ? {} : { title: o.title }),
+      ...(o.env === undefined ? {} : { env: o.env })
+    }),
+  open: (ref) => openCase(ref),
   append: (handle, cmd, options = {}) => appendToDirectory(handle, cmd, options),
   recordedOutcome: (handle, commandId) => recordedInDirectory(handle, commandId),
-  readObject: (ref, object) => must(readObject(ref, object)()),
-  verify: (ref, options = {}) => must(verifyCase(ref, options)()),
-  replay: (ref, projections) => must(replayCase(ref, projections)()),
+  readObject: (ref, object) => readObject(ref, object),
+  verify: (ref, options = {}) => verifyCase(ref, options),
+  replay: (ref, projections) => replayCase(ref, projections),
   view: (ref) => caseView(ref)
 }
 
@@ -46,7 +34,7 @@ export const directoryStore: CaseStore = {
  * reported in `notices` and cut by the next append; anything else that does not check out is
  * CASE_CORRUPT with its findings. Changes nothing on disk.
  */
-export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> => openCaseIn(dir, directoryStore)
+export const openCase = (dir: string): Promise<CaseHandle> => openCaseIn(dir, directoryStore)
 
 /** The store and reference of a case address. */
 export const locate = (at: CaseAt): { readonly store: CaseStore; readonly ref: string } =>

@@ -6,11 +6,9 @@
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../failures/failure.js'
 import { isError } from '../../events/findings.js'
 import { errnoOf } from '../fs-util.js'
-import { FailureError, toFailure } from '../../failures/error.js'
+import { FailureError, coded } from '../../failures/error.js'
 import { LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
 import { corrupt } from './handle.js'
@@ -37,74 +35,71 @@ export interface GcOptions {
 const HEX2 = /^[0-9a-f]{2}$/
 const HEX62 = /^[0-9a-f]{62}$/
 
-export const gcCase = (dir: string, options: GcOptions = {}): TE.TaskEither<Failure, GcReport> =>
-  TE.tryCatch(
-    async () => {
-      const root = path.resolve(dir)
-      await ensureCaseDir(root)
-      const lock = await acquireLock(root, { waitMs: options.waitMs ?? 5000 })
-      try {
-        const referenced = new Set<string>()
-        const scan = await scanCase(root, {
-          canonical: false,
-          onRef: (ref) => {
-            referenced.add(ref.digest)
-          }
-        })
-        const errors = scan.findings.filter(isError)
-        if (errors.length > 0 || scan.hash === null || scan.head === null)
-          throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-        const removedObjects: string[] = []
-        const objects = path.join(root, OBJECTS_DIR, 'sha256')
-        const list = async (d: string): Promise<string[]> =>
-          fsp.readdir(d).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
-        for (const shard of (await list(objects)).sort()) {
-          if (!HEX2.test(shard)) continue
-          const shardDir = path.join(objects, shard)
-          const names = await list(shardDir)
-          for (const name of names.sort()) {
-            if (!HEX62.test(name) || referenced.has(`sha256:${shard}${name}`)) continue
-            await fsp.rm(path.join(shardDir, name), { force: true })
-            removedObjects.push(`${OBJECTS_DIR}/sha256/${shard}/${name}`)
-          }
-          if ((await list(shardDir)).length === 0) await fsp.rmdir(shardDir).catch(() => undefined)
+export const gcCase = (dir: string, options: GcOptions = {}): Promise<GcReport> =>
+  coded('case gc', async () => {
+    const root = path.resolve(dir)
+    await ensureCaseDir(root)
+    const lock = await acquireLock(root, { waitMs: options.waitMs ?? 5000 })
+    try {
+      const referenced = new Set<string>()
+      const scan = await scanCase(root, {
+        canonical: false,
+        onRef: (ref) => {
+          referenced.add(ref.digest)
         }
-        const minAge = options.minTempAgeMs ?? 60_000
-        const removedTemp: string[] = []
-        let recent = 0
-        for (const name of (await fsp.readdir(root)).sort()) {
-          if (!name.startsWith(TEMP_PREFIX)) continue
-          const file = path.join(root, name)
-          const st = await fsp.lstat(file).catch(() => null)
-          if (st === null || !st.isFile()) continue
-          if (Date.now() - st.mtimeMs < minAge) {
-            recent++
-            continue
-          }
-          await fsp.rm(file, { force: true })
-          removedTemp.push(name)
+      })
+      const errors = scan.findings.filter(isError)
+      if (errors.length > 0 || scan.hash === null || scan.head === null)
+        throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
+      const removedObjects: string[] = []
+      const objects = path.join(root, OBJECTS_DIR, 'sha256')
+      const list = async (d: string): Promise<string[]> =>
+        fsp.readdir(d).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
+      for (const shard of (await list(objects)).sort()) {
+        if (!HEX2.test(shard)) continue
+        const shardDir = path.join(objects, shard)
+        const names = await list(shardDir)
+        for (const name of names.sort()) {
+          if (!HEX62.test(name) || referenced.has(`sha256:${shard}${name}`)) continue
+          await fsp.rm(path.join(shardDir, name), { force: true })
+          removedObjects.push(`${OBJECTS_DIR}/sha256/${shard}/${name}`)
         }
-        const logFile = path.join(root, LOG_FILE)
-        const size = (await fsp.stat(logFile)).size
-        const cut = size - scan.head.bytes
-        if (cut > 0) {
-          const fh = await fsp.open(logFile, 'r+')
-          try {
-            await fh.truncate(scan.head.bytes)
-            await fh.sync()
-          } finally {
-            await fh.close()
-          }
-        }
-        return {
-          removed_objects: removedObjects,
-          removed_temp_files: removedTemp,
-          cut_tail_bytes: Math.max(0, cut),
-          recent_temp_files: recent
-        }
-      } finally {
-        await releaseLock(lock)
+        if ((await list(shardDir)).length === 0) await fsp.rmdir(shardDir).catch(() => undefined)
       }
-    },
-    (e) => toFailure(e, 'case gc')
-  )
+      const minAge = options.minTempAgeMs ?? 60_000
+      const removedTemp: string[] = []
+      let recent = 0
+      for (const name of (await fsp.readdir(root)).sort()) {
+        if (!name.startsWith(TEMP_PREFIX)) continue
+        const file = path.join(root, name)
+        const st = await fsp.lstat(file).catch(() => null)
+        if (st === null || !st.isFile()) continue
+        if (Date.now() - st.mtimeMs < minAge) {
+          recent++
+          continue
+        }
+        await fsp.rm(file, { force: true })
+        removedTemp.push(name)
+      }
+      const logFile = path.join(root, LOG_FILE)
+      const size = (await fsp.stat(logFile)).size
+      const cut = size - scan.head.bytes
+      if (cut > 0) {
+        const fh = await fsp.open(logFile, 'r+')
+        try {
+          await fh.truncate(scan.head.bytes)
+          await fh.sync()
+        } finally {
+          await fh.close()
+        }
+      }
+      return {
+        removed_objects: removedObjects,
+        removed_temp_files: removedTemp,
+        cut_tail_bytes: Math.max(0, cut),
+        recent_temp_files: recent
+      }
+    } finally {
+      await releaseLock(lock)
+    }
+  })

@@ -1,14 +1,12 @@
 /** Creating a new, empty case package. */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Failure } from '../../failures/failure.js'
 import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
 import { errnoOf, fsyncDir, writeNewSynced } from '../fs-util.js'
-import { fail, toFailure } from '../../failures/error.js'
+import { fail, coded } from '../../failures/error.js'
 import { stagingFor } from '../staging.js'
 import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
@@ -27,54 +25,51 @@ export interface InitOptions {
  * assembled in a sibling temporary directory and renamed into place, so a crash leaves either no
  * case or a complete one. An existing non-empty DIR is refused (CASE_EXISTS).
  */
-export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDeclaration> =>
-  TE.tryCatch(
-    async () => {
-      const env = options.env ?? systemEnv
-      const target = path.resolve(options.dir)
-      const candidate = {
-        format: CASE_FORMAT,
-        format_version: CASE_FORMAT_VERSION,
-        case_id: options.caseId ?? `case-${env.newId()}`,
-        created_at: env.now().toISOString(),
-        created_by: `vba ${VERSION}`,
-        ...(options.title === undefined ? {} : { title: options.title })
-      }
-      const decoded = CaseDeclaration.decode(candidate)
-      if (E.isLeft(decoded))
-        return fail(
-          'INVALID_ARGUMENT',
-          'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
-          { case_id: candidate.case_id }
-        )
-      const parent = path.dirname(target)
-      const staging = await stagingFor(target, 'init', options.dir)
+export const initCase = (options: InitOptions): Promise<CaseDeclaration> =>
+  coded('case init', async () => {
+    const env = options.env ?? systemEnv
+    const target = path.resolve(options.dir)
+    const candidate = {
+      format: CASE_FORMAT,
+      format_version: CASE_FORMAT_VERSION,
+      case_id: options.caseId ?? `case-${env.newId()}`,
+      created_at: env.now().toISOString(),
+      created_by: `vba ${VERSION}`,
+      ...(options.title === undefined ? {} : { title: options.title })
+    }
+    const decoded = CaseDeclaration.decode(candidate)
+    if (E.isLeft(decoded))
+      return fail(
+        'INVALID_ARGUMENT',
+        'case id must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
+        { case_id: candidate.case_id }
+      )
+    const parent = path.dirname(target)
+    const staging = await stagingFor(target, 'init', options.dir)
+    try {
+      const declaration = decoded.right
+      const declText = canonicalJson(declaration)
+      const genesis = genesisHash(declaration)
+      if (E.isLeft(declText) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
+      const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
+      const headText = canonicalJson(head)
+      if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
+      await writeNewSynced(path.join(staging, DECLARATION_FILE), `${declText.right}\n`)
+      await writeNewSynced(path.join(staging, LOG_FILE), '')
+      await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
+      await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
+      await fsyncDir(staging)
       try {
-        const declaration = decoded.right
-        const declText = canonicalJson(declaration)
-        const genesis = genesisHash(declaration)
-        if (E.isLeft(declText) || E.isLeft(genesis)) return fail('INTERNAL_ERROR', 'declaration is not canonicalisable')
-        const head: Head = { seq: 0, hash: genesis.right, bytes: 0 }
-        const headText = canonicalJson(head)
-        if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-        await writeNewSynced(path.join(staging, DECLARATION_FILE), `${declText.right}\n`)
-        await writeNewSynced(path.join(staging, LOG_FILE), '')
-        await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
-        await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
-        await fsyncDir(staging)
-        try {
-          await fsp.rename(staging, target)
-        } catch (e) {
-          // rename onto an existing empty directory works on Linux; a race with another init does not
-          if (errnoOf(e) === 'ENOTEMPTY' || errnoOf(e) === 'EEXIST')
-            fail('CASE_EXISTS', `${options.dir} was created by someone else`, { dir: options.dir })
-          throw e
-        }
-        await fsyncDir(parent)
-        return declaration
-      } finally {
-        await fsp.rm(staging, { recursive: true, force: true })
+        await fsp.rename(staging, target)
+      } catch (e) {
+        // rename onto an existing empty directory works on Linux; a race with another init does not
+        if (errnoOf(e) === 'ENOTEMPTY' || errnoOf(e) === 'EEXIST')
+          fail('CASE_EXISTS', `${options.dir} was created by someone else`, { dir: options.dir })
+        throw e
       }
-    },
-    (e) => toFailure(e, 'case init')
-  )
+      await fsyncDir(parent)
+      return declaration
+    } finally {
+      await fsp.rm(staging, { recursive: true, force: true })
+    }
+  })

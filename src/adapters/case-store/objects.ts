@@ -1,13 +1,11 @@
 /** Content-addressed objects: objects/sha256/ab/cdef… holding exactly the bytes they are named by. */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../failures/failure.js'
 import { DIGEST_PATTERN, sha256Digest } from '../../events/canonical.js'
 import type { ObjectRef } from '../../events/codecs.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, fsyncDir, tempName, writeNewSynced } from '../fs-util.js'
-import { fail, toFailure } from '../../failures/error.js'
+import { fail, coded } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
 import { TEMP_PREFIX } from './layout.js'
 
@@ -58,34 +56,28 @@ export const writeObject = async (
 }
 
 /** Reads an object and checks it against its reference (OBJECT_MISSING / OBJECT_CORRUPT). */
-export const readObject = (
-  dir: string,
-  ref: { readonly digest: string; readonly size: number }
-): TE.TaskEither<Failure, Buffer> =>
-  TE.tryCatch(
-    async () => {
-      if (!DIGEST_PATTERN.test(ref.digest))
-        return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
-      let bytes: Buffer
-      try {
-        // Never more than the reference's size (+1 to see a longer file), never through a link.
-        bytes = await readRegular(path.join(dir, objectPath(ref.digest)), {
-          maxBytes: ref.size + 1,
-          shown: objectPath(ref.digest)
+export const readObject = (dir: string, ref: { readonly digest: string; readonly size: number }): Promise<Buffer> =>
+  coded('read object', async () => {
+    if (!DIGEST_PATTERN.test(ref.digest))
+      return fail('OBJECT_REF_INVALID', 'object reference is not sha256:<64 lowercase hex>')
+    let bytes: Buffer
+    try {
+      // Never more than the reference's size (+1 to see a longer file), never through a link.
+      bytes = await readRegular(path.join(dir, objectPath(ref.digest)), {
+        maxBytes: ref.size + 1,
+        shown: objectPath(ref.digest)
+      })
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT')
+        return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
+      if (isFileRefusal(e))
+        return fail('OBJECT_CORRUPT', `object ${ref.digest} is not a regular file of its size (${e.failure.code})`, {
+          digest: ref.digest
         })
-      } catch (e) {
-        if (errnoOf(e) === 'ENOENT')
-          return fail('OBJECT_MISSING', `object ${ref.digest} is missing`, { digest: ref.digest })
-        if (isFileRefusal(e))
-          return fail('OBJECT_CORRUPT', `object ${ref.digest} is not a regular file of its size (${e.failure.code})`, {
-            digest: ref.digest
-          })
-        throw e
-      }
-      if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {
-        return fail('OBJECT_CORRUPT', `object ${ref.digest} does not match its digest or size`, { digest: ref.digest })
-      }
-      return bytes
-    },
-    (e) => toFailure(e, 'read object')
-  )
+      throw e
+    }
+    if (bytes.length !== ref.size || sha256Digest(bytes) !== ref.digest) {
+      return fail('OBJECT_CORRUPT', `object ${ref.digest} does not match its digest or size`, { digest: ref.digest })
+    }
+    return bytes
+  })

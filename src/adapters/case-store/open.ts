@@ -1,8 +1,6 @@
 /** Opening a case directory: read and check the whole chain (not object contents) and index its commands. */
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../failures/failure.js'
-import { FailureError, toFailure } from '../../failures/error.js'
+import { FailureError, coded } from '../../failures/error.js'
 import { scanCase } from './scan.js'
 import { handleFromScan, type CaseHandle } from './handle.js'
 import type { CaseStore } from './store.js'
@@ -19,14 +17,11 @@ export { ensureCaseDir } from './case-dir.js'
  * does not check out (a forged event included) is CASE_CORRUPT with its findings. Changes
  * nothing on disk.
  */
-export const openCaseIn = (dir: string, store: CaseStore): TE.TaskEither<Failure, CaseHandle> =>
-  TE.tryCatch(
-    async () => {
-      const resolved = path.resolve(dir)
-      await ensureCaseDir(resolved)
-      const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }), store)
-      if ('_tag' in result) throw new FailureError(result)
-      return result
-    },
-    (e) => toFailure(e, 'open case')
-  )
+export const openCaseIn = (dir: string, store: CaseStore): Promise<CaseHandle> =>
+  coded('open case', async () => {
+    const resolved = path.resolve(dir)
+    await ensureCaseDir(resolved)
+    const result = handleFromScan(resolved, await scanCase(resolved, { canonical: false }), store)
+    if ('_tag' in result) throw new FailureError(result)
+    return result
+  })

@@ -1,10 +1,8 @@
 /** Replay: fold every event of a case through projections, with the chain checked on the way. */
 import * as path from 'node:path'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Failure } from '../../failures/failure.js'
 import { isError, type Finding } from '../../events/findings.js'
 import { fold, type AnyProjection } from '../../projections/projection.js'
-import { FailureError, toFailure } from '../../failures/error.js'
+import { FailureError, coded } from '../../failures/error.js'
 import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
@@ -23,23 +21,20 @@ export interface ReplayResult {
  * line by line; object contents are not read (that is `verifyCase`'s job). Memory is bounded by
  * the projections' states, not by the log.
  */
-export const replayCase = (dir: string, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
-  TE.tryCatch(
-    async () => {
-      const root = path.resolve(dir)
-      await ensureCaseDir(root)
-      const f = fold(projections)
-      const scan = await scanCase(root, { onEvent: f.feed, canonical: false })
-      if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) {
-        throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-      }
-      return {
-        case_id: scan.declaration.case_id,
-        generation: scan.seq,
-        head_hash: scan.hash,
-        views: f.views(),
-        notices: scan.findings
-      }
-    },
-    (e) => toFailure(e, 'replay')
-  )
+export const replayCase = (dir: string, projections: readonly AnyProjection[]): Promise<ReplayResult> =>
+  coded('replay', async () => {
+    const root = path.resolve(dir)
+    await ensureCaseDir(root)
+    const f = fold(projections)
+    const scan = await scanCase(root, { onEvent: f.feed, canonical: false })
+    if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) {
+      throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
+    }
+    return {
+      case_id: scan.declaration.case_id,
+      generation: scan.seq,
+      head_hash: scan.hash,
+      views: f.views(),
+      notices: scan.findings
+    }
+  })

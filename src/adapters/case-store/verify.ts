@@ -6,14 +6,12 @@
 import { promises as fsp, closeSync, readSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
-import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { genesisHash } from '../../events/chain.js'
-import type { Failure } from '../../failures/failure.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf } from '../fs-util.js'
-import { toFailure } from '../../failures/error.js'
+import { coded } from '../../failures/error.js'
 import { eachChunk, isFileRefusal, openRegularSync, readRegularSync } from '../regular-file.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
@@ -122,11 +120,8 @@ export const parseReceipt = (text: string): Receipt | null => {
 }
 
 /** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
-export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
-  TE.tryCatch(
-    () => verifyImpl(dir, options),
-    (e) => toFailure(e, 'verify')
-  )
+export const verifyCase = (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> =>
+  coded('verify', () => verifyImpl(dir, options))
 
 /** Checks that every file belongs to the package and hashes every object file. */
 const walkPackage = async (

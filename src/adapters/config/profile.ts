@@ -9,7 +9,6 @@ import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { parse as parseToml, TomlError } from 'smol-toml'
 import { failure, type Failure } from '../../failures/failure.js'
 import { DEFAULT_LIMITS, PROMPT_MIN_CHARS, ProjectLimits } from '../../domain/limits.js'
@@ -18,7 +17,7 @@ import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
 import { decodeUtf8, errnoOf } from '../fs-util.js'
-import { FailureError } from '../../failures/error.js'
+import { FailureError, fail, must } from '../../failures/error.js'
 
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)
@@ -304,21 +303,17 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
 }
 
 /** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). */
-export const loadProfile =
-  (file: string): TE.TaskEither<Failure, Profile> =>
-  async () => {
-    let text: string
-    try {
-      text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
-    } catch (e) {
-      if (e instanceof FailureError) return E.left(e.failure)
-      return E.left(
-        failure(
-          errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
-          `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`,
-          { file }
-        )
-      )
-    }
-    return decodeProfile(file, text)
+export const loadProfile = async (file: string): Promise<Profile> => {
+  let text: string
+  try {
+    text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
+  } catch (e) {
+    if (e instanceof FailureError) throw e
+    return fail(
+      errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
+      `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`,
+      { file }
+    )
   }
+  return must(decodeProfile(file, text))
+}

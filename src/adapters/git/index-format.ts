@@ -5,6 +5,7 @@
  * trigram, set in a bit set sized to the blob, in the manner of a Bloom filter).
  */
 import { createHash } from 'node:crypto'
+import * as t from 'io-ts'
 import { INDEX_VERSION } from './index-cache.js'
 
 /** Text blobs larger than this are not copied into the index; they are read from git. */
@@ -25,6 +26,35 @@ export interface StoredObject {
   readonly type: 'commit' | 'tree'
   readonly content: Buffer
 }
+
+/** A blob row's codec: index.json is checked with its `is` guard row by row as it loads. */
+export const BlobRowCodec: t.Type<BlobRow, BlobRow, unknown> = t.tuple([
+  t.number,
+  t.number,
+  t.number,
+  t.number,
+  t.number
+])
+
+/** An object row's codec ([type, offset, length] in trees.dat). */
+export const ObjectRowCodec = t.tuple([t.keyof({ commit: null, tree: null }), t.number, t.number])
+
+/**
+ * index.json after its digest line, decoded with io-ts: the header fields by `decode`, the rows by
+ * the row codecs' guards (a decode of 100,000 rows would build error contexts no one reads, on
+ * every open).
+ */
+export const IndexHeaderCodec = t.type({
+  format: t.literal(FORMAT),
+  version: t.number,
+  commit: t.string,
+  blobs_bytes: t.number,
+  filters_bytes: t.number,
+  filters_sha256: t.string,
+  trees_bytes: t.number,
+  objects: t.UnknownRecord,
+  blobs: t.UnknownRecord
+})
 
 /** index.json after its digest line. */
 export interface IndexFile {

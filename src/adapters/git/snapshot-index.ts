@@ -29,7 +29,6 @@ import { objectId } from './object-reader.js'
 import { indexDirOf, markUsed } from './index-cache.js'
 import {
   BINARY,
-  FORMAT,
   MISSING,
   STORE_LIMIT,
   STORED,
@@ -40,7 +39,10 @@ import {
   trigramFilter,
   type BlobRow,
   type IndexFile,
-  type StoredObject
+  type StoredObject,
+  BlobRowCodec,
+  IndexHeaderCodec,
+  ObjectRowCodec
 } from './index-format.js'
 
 export type EntryKind = 'blob' | 'symlink' | 'submodule'
@@ -135,21 +137,24 @@ const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | 
   const nl = text.indexOf('\n')
   if (nl !== 64 || sha256(text.slice(nl + 1)) !== text.slice(0, 64))
     return { reason: 'index.json does not match its digest (truncated or altered)' }
-  let f: IndexFile
+  let parsed: unknown
   try {
-    f = JSON.parse(text.slice(nl + 1)) as IndexFile
+    parsed = JSON.parse(text.slice(nl + 1))
   } catch {
     return { reason: 'index.json is not JSON' }
   }
-  if (
-    f.format !== FORMAT ||
-    f.version !== VERSION ||
-    f.commit !== commit ||
-    typeof f.objects !== 'object' ||
-    typeof f.blobs !== 'object'
-  )
+  const header = IndexHeaderCodec.decode(parsed)
+  if (header._tag === 'Left' || header.right.version !== VERSION || header.right.commit !== commit)
     return { reason: 'index.json is not an index of this commit' }
-  return f
+  const { objects, blobs } = header.right
+  for (const oid in objects)
+    if (!ObjectRowCodec.is(objects[oid]))
+      return { reason: `index.json: object ${JSON.stringify(oid.slice(0, 64))} is malformed` }
+  for (const oid in blobs)
+    if (!BlobRowCodec.is(blobs[oid]))
+      return { reason: `index.json: blob ${JSON.stringify(oid.slice(0, 64))} is malformed` }
+  // Every row passed its codec's guard above.
+  return header.right as IndexFile
 }
 
 /** The data files of an open index: blobs.dat and filters.dat open, trees.dat read whole. */

@@ -15,7 +15,7 @@ import { isError } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
 import { VERSION } from '../../version.js'
 import { systemEnv, type Env } from '../env.js'
-import { fail, FailureError } from '../../failures/error.js'
+import { fail, type FailureError } from '../../failures/error.js'
 import { scanCase } from '../case-store/scan.js'
 import { verifyCase } from '../case-store/verify.js'
 import { DECLARATION_FILE, LOG_FILE } from '../case-store/layout.js'
@@ -97,10 +97,9 @@ export const importIntoStore = async (
   dir: string
 ): Promise<{ case_id: string; generation: number }> => {
   const root = path.resolve(dir)
-  const report = await verifyCase(root)()
-  if (E.isLeft(report)) throw new FailureError(report.left)
-  if (!report.right.valid) {
-    const errors = report.right.findings.filter(isError)
+  const report = await verifyCase(root)
+  if (!report.valid) {
+    const errors = report.findings.filter(isError)
     fail(
       'CASE_CORRUPT',
       `the case does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'unknown'}; nothing was imported`,
@@ -112,13 +111,13 @@ export const importIntoStore = async (
     shown: DECLARATION_FILE
   })
   const log = await readRegular(path.join(root, LOG_FILE), { shown: LOG_FILE })
-  const head = report.right.head
+  const head = report.head
   if (head === null) return fail('INTERNAL_ERROR', 'a valid case without a head')
   const decl = CaseDeclaration.decode(JSON.parse(declBytes.toString('utf8')))
   if (E.isLeft(decl)) return fail('INTERNAL_ERROR', 'a valid case with an invalid declaration')
   const caseId = decl.right.case_id
   // The state, commands and rows, from the same bytes (the log up to HEAD).
-  const limit = log.subarray(0, report.right.log_bytes)
+  const limit = log.subarray(0, report.log_bytes)
   const rows: Array<{ seq: number; command_id: string; hash: string; line: Buffer }> = []
   const commands = new Map<string, { first_seq: number; last_seq: number }>()
   let s = 0

@@ -16,7 +16,7 @@ import {
 } from '../../domain/database-plan.js'
 import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
 import type { Capture } from '../../events/capture.js'
-import { FailureError } from '../../failures/error.js'
+import { FailureError, must } from '../../failures/error.js'
 import type { Row, WorldDb } from '../../adapters/db/world-db.js'
 import { buildCapture, type Origin } from '../capture.js'
 
@@ -54,11 +54,6 @@ const settingsOf = (r: DatabaseResearch, database: string): Record<string, unkno
   }
 }
 
-const orThrow = <A>(e: E.Either<Failure, A>): A => {
-  if (E.isLeft(e)) throw new FailureError(e.left)
-  return e.right
-}
-
 const schemaOf = async (r: DatabaseResearch, ref: TableRef): Promise<TableSchema> => {
   const key = `${ref.database}.${ref.table}`
   const cached = r.schemas.get(key)
@@ -73,7 +68,7 @@ const schemaOf = async (r: DatabaseResearch, ref: TableRef): Promise<TableSchema
 }
 
 const tables = async (r: DatabaseResearch, q: DatabaseTables): Promise<Capture> => {
-  const dbs = q.database === undefined ? r.scope.databases : [orThrow(resolveDatabase(r.scope, q.database))]
+  const dbs = q.database === undefined ? r.scope.databases : [must(resolveDatabase(r.scope, q.database))]
   const found: Array<{ database: string; table: string }> = []
   const missing: Array<{ database: string; table: string }> = []
   for (const database of dbs) {
@@ -85,7 +80,7 @@ const tables = async (r: DatabaseResearch, q: DatabaseTables): Promise<Capture> 
     }
   }
   const first = dbs[0] ?? ''
-  return orThrow(
+  return must(
     buildCapture(
       'database.tables',
       q,
@@ -111,9 +106,9 @@ const resolveDatabase = (scope: DatabaseScope, database: string): E.Either<Failu
       )
 
 const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> => {
-  const ref = orThrow(resolveTable(r.scope, q.table, q.database))
+  const ref = must(resolveTable(r.scope, q.table, q.database))
   const s = await schemaOf(r, ref)
-  return orThrow(
+  return must(
     buildCapture(
       'database.schema',
       q,
@@ -154,10 +149,10 @@ const upperBoundBytes = (rows: readonly Row[]): number => {
 const rowBytes = (row: Row): number => Buffer.byteLength(JSON.stringify(row)) + 1
 
 const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
-  const ref = orThrow(resolveTable(r.scope, q.table, q.database))
-  orThrow(precheck(r.scope, q))
+  const ref = must(resolveTable(r.scope, q.table, q.database))
+  must(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
-  const plan = orThrow(planRows(r.scope, s, q))
+  const plan = must(planRows(r.scope, s, q))
   // Reading stops once the rows hold more than the result may (memory bounded by max_result_bytes).
   const { rows: fetched } = await r.db.selectRows(plan, s, r.scope.limits.max_result_bytes - 2048)
   const more = fetched.length > plan.limit
@@ -189,7 +184,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const bound = upperBoundBytes(page) + 4096
   const wholeBytes = bound <= budget ? bound : Buffer.byteLength(JSON.stringify(whole))
   if (wholeBytes <= budget)
-    return orThrow(
+    return must(
       buildCapture(
         'database.rows',
         q,
@@ -217,7 +212,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
       )
     )
   }
-  return orThrow(
+  return must(
     buildCapture(
       'database.rows',
       q,
@@ -230,12 +225,12 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
 }
 
 const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> => {
-  const ref = orThrow(resolveTable(r.scope, q.table, q.database))
-  orThrow(precheck(r.scope, q))
+  const ref = must(resolveTable(r.scope, q.table, q.database))
+  must(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
-  const plan = orThrow(planCount(r.scope, s, q))
+  const plan = must(planCount(r.scope, s, q))
   const n = await r.db.count(plan)
-  return orThrow(
+  return must(
     buildCapture(
       'database.count',
       q,

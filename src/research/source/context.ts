@@ -35,7 +35,7 @@ import {
   type ScannedFile,
   type SourceResearch
 } from './common.js'
-import { orThrow } from './util.js'
+import { must } from '../../failures/error.js'
 
 interface SearchRecord {
   readonly index: number
@@ -71,7 +71,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
     throw new FailureError(
       failure('SOURCE_CONTEXT_DISABLED', 'source.context is not enabled in [source_analysis] of the profile')
     )
-  const prefix = q.path_prefix === undefined ? undefined : orThrow(checkSourcePath('path_prefix', q.path_prefix))
+  const prefix = q.path_prefix === undefined ? undefined : must(checkSourcePath('path_prefix', q.path_prefix))
   const searches = contextSearches(r, prefix, deadline)
   const first = await searches.run(q.text, 'term', null, new Set())
   if (first === null)
@@ -91,7 +91,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
     ...context(h.path, h.line)
   })
   const complete = limitsReached.size === 0 && records.every((s) => s.result.complete)
-  return orThrow(
+  return must(
     buildCapture(
       'source.context',
       q,

@@ -4,12 +4,12 @@ import type { SourceFiles } from '../../domain/query.js'
 import { underPrefix } from '../../domain/source-paths.js'
 import { buildCapture } from '../capture.js'
 import { gitOrigin, sourceSettings, type SourceResearch } from './common.js'
-import { orThrow } from './util.js'
+import { must } from '../../failures/error.js'
 
 export const sourceFiles = async (r: SourceResearch, q: SourceFiles): Promise<Capture> => {
   const matching = (await r.snap.entries()).filter((e) => underPrefix(e.path, q.path_prefix) && e.path.includes(q.text))
   const listed = matching.slice(0, r.limits.max_files)
-  return orThrow(
+  return must(
     buildCapture(
       'source.files',
       q,

@@ -12,14 +12,14 @@ import type { Capture } from '../../events/capture.js'
 import { FailureError } from '../../failures/error.js'
 import { buildCapture } from '../capture.js'
 import { gitOrigin, isBinary, originFileOf, sourceSettings, splitLines, type SourceResearch } from './common.js'
-import { orThrow } from './util.js'
+import { must } from '../../failures/error.js'
 
 const refuse = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
   throw new FailureError(failure(code, message, data))
 }
 
 export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capture> => {
-  const path = orThrow(checkSourcePath('path', q.path))
+  const path = must(checkSourcePath('path', q.path))
   if (q.end_line < q.start_line)
     return refuse('QUERY_INVALID', `end_line ${q.end_line} is before start_line ${q.start_line}`)
   const e = await r.snap.entry(path)
@@ -73,7 +73,7 @@ export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capt
           ? `Returned lines ${w.returnedStart}-${w.returnedEnd} of the requested ${q.start_line}-${q.end_line} (limit ${r.limits.max_lines} lines). To continue, read from ${w.nextStartLine} keeping end_line ${q.end_line}; do not skip lines or count them again as new evidence.`
           : `The requested range exceeded the limit of ${r.limits.max_lines} lines, but the file ends at line ${lines.length}: nothing of the range is missing.`
       }
-  return orThrow(
+  return must(
     buildCapture(
       'source.read',
       q,

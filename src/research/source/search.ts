@@ -21,7 +21,7 @@ import {
   type SourceScanResult,
   type SourceResearch
 } from './common.js'
-import { orThrow } from './util.js'
+import { must } from '../../failures/error.js'
 
 const searchResult = (
   term: string,
@@ -52,7 +52,7 @@ const searchResult = (
 })
 
 const prefixOf = (p: string | undefined): string | undefined =>
-  p === undefined ? undefined : orThrow(checkSourcePath('path_prefix', p))
+  p === undefined ? undefined : must(checkSourcePath('path_prefix', p))
 
 export const sourceSearch = async (
   r: SourceResearch,
@@ -86,7 +86,7 @@ export const sourceSearch = async (
     r,
     [...s.files.values()].map((f) => f.origin)
   )
-  return orThrow(
+  return must(
     buildCapture(
       q.kind,
       q,
@@ -129,7 +129,7 @@ export const sourceRegistration = async (
     r,
     [...s.files.values()].map((f) => f.origin)
   )
-  return orThrow(
+  return must(
     buildCapture(
       'source.registration',
       q,
