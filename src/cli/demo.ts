@@ -25,7 +25,7 @@ import { enrichmentConfig, prepareRevision } from '../commands/prepare.js'
 import { advance } from '../investigation/loop.js'
 import { startInvestigation } from '../commands/lifecycle.js'
 import { settingsOf } from '../investigation/settings.js'
-import { latestEvidence, scriptedModel } from '../investigation/scripted-model.js'
+import { latestEvidence, type ScriptStep, scriptedModel } from '../investigation/scripted-model.js'
 import { DEMO_DATABASE, writeDemoWorld } from '../demo/world.js'
 
 const DEMO_PROFILE = DEMO_DATABASE
@@ -42,8 +42,8 @@ const orQuit = <A>(r: E.Either<Failure, A>): A => {
   return r.right
 }
 
-const main = async (): Promise<void> => {
-  const target = process.argv[2] ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-demo-')), 'case')
+/** Steps 1 to 7: create the case, append commands (a retry and a stale one among them), verify and replay it. */
+const caseSteps = async (target: string): Promise<void> => {
   say(`1. create a case package in ${target}`)
   const decl = await initCase({ dir: target, title: 'Demo: quest giver does not offer quest 11117' })
   say(`   case ${decl.case_id}, generation 0`)
@@ -91,7 +91,10 @@ const main = async (): Promise<void> => {
   const replay = await replayCase(target, defaultProjections())
   say(`7. replay from the log alone: ${replay.generation} events, head ${replay.head_hash}`)
   say(`   summary: ${JSON.stringify(replay.views['summary']?.view)}`)
+}
 
+/** Step 8: research on the embedded world database; returns the folder it was written to. */
+const researchSteps = async (): Promise<string> => {
   // Research on the embedded default world database: an SQLite snapshot, read-only.
   const world = mkdtempSync(path.join(os.tmpdir(), 'vba-demo-world-'))
   writeWorldSqlite(path.join(world, 'world.sqlite'))
@@ -137,7 +140,76 @@ const main = async (): Promise<void> => {
   })()
   say(`   a table outside the allowlist: ${E.isLeft(refused) ? formatFailure(refused.left) : 'unexpectedly read'}`)
   await research.close()
+  return world
+}
 
+/** The scripted model's answers for the demo investigation, in order. */
+const investigationScript = (): ScriptStep[] => [
+  JSON.stringify({
+    interpretation: {
+      summary:
+        'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.'
+    }
+  }),
+  JSON.stringify({
+    next: {
+      kind: 'tool',
+      operation: 'project.query',
+      arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' }
+    }
+  }),
+  (p) =>
+    JSON.stringify({
+      next: {
+        kind: 'hypothesis',
+        action: 'propose',
+        statement:
+          'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.',
+        evidence: [latestEvidence(p)]
+      }
+    }),
+  JSON.stringify({
+    next: {
+      kind: 'tool',
+      operation: 'project.query',
+      arguments: {
+        kind: 'database.rows',
+        table: 'smart_scripts',
+        columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'],
+        filters: [
+          { column: 'entryorguid', operator: 'eq', value: 23487 },
+          { column: 'source_type', operator: 'eq', value: 0 }
+        ],
+        offset: 0,
+        limit: 10
+      }
+    }
+  }),
+  (p) =>
+    JSON.stringify({
+      next: {
+        kind: 'hypothesis',
+        action: 'update',
+        hypothesis_id: 'H1',
+        status: 'supported',
+        evidence: [latestEvidence(p)],
+        note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.'
+      }
+    }),
+  (p) =>
+    JSON.stringify({
+      next: {
+        kind: 'conclusion',
+        summary:
+          'The creature script and the SmartAI rows both react to the net; the script despawns first. Verify on the test realm.',
+        hypotheses: ['H1'],
+        evidence: [latestEvidence(p)]
+      }
+    })
+]
+
+/** Steps 9 to 11: prepare the case, run the scripted investigation and verify the case again. */
+const investigationSteps = async (target: string, world: string): Promise<void> => {
   // Case preparation and a scripted investigation (no model is called: the answers are scripted).
   const demo = writeDemoWorld(path.join(world, 'demo'))
   const full = await loadProfile(demo.profile)
@@ -151,69 +223,7 @@ const main = async (): Promise<void> => {
     `9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`
   )
   await startInvestigation(target, { settings: orQuit(settingsOf(full)) })
-  const script = scriptedModel([
-    JSON.stringify({
-      interpretation: {
-        summary:
-          'Netting a wild wolpertinger should give the item Wild Wolpertinger (32906); the creature despawns instead.'
-      }
-    }),
-    JSON.stringify({
-      next: {
-        kind: 'tool',
-        operation: 'project.query',
-        arguments: { kind: 'source.context', text: '23487', path_prefix: 'src/server/' }
-      }
-    }),
-    (p) =>
-      JSON.stringify({
-        next: {
-          kind: 'hypothesis',
-          action: 'propose',
-          statement:
-            'The C++ SpellHit handler despawns the creature before the SmartAI action that adds the item can run.',
-          evidence: [latestEvidence(p)]
-        }
-      }),
-    JSON.stringify({
-      next: {
-        kind: 'tool',
-        operation: 'project.query',
-        arguments: {
-          kind: 'database.rows',
-          table: 'smart_scripts',
-          columns: ['entryorguid', 'source_type', 'id', 'action_type', 'action_param1', 'comment'],
-          filters: [
-            { column: 'entryorguid', operator: 'eq', value: 23487 },
-            { column: 'source_type', operator: 'eq', value: 0 }
-          ],
-          offset: 0,
-          limit: 10
-        }
-      }
-    }),
-    (p) =>
-      JSON.stringify({
-        next: {
-          kind: 'hypothesis',
-          action: 'update',
-          hypothesis_id: 'H1',
-          status: 'supported',
-          evidence: [latestEvidence(p)],
-          note: 'SmartAI adds the item on the same spell hit that the script answers with a despawn.'
-        }
-      }),
-    (p) =>
-      JSON.stringify({
-        next: {
-          kind: 'conclusion',
-          summary:
-            'The creature script and the SmartAI rows both react to the net; the script despawns first. Verify on the test realm.',
-          hypotheses: ['H1'],
-          evidence: [latestEvidence(p)]
-        }
-      })
-  ])
+  const script = scriptedModel(investigationScript())
   const outcome = await advance(target, { model: script.model, research: investigator })
   await investigator.close()
   say(
@@ -223,6 +233,14 @@ const main = async (): Promise<void> => {
   say(
     `11. verify: ${finalReport.valid ? 'VALID' : 'INVALID'}, generation ${finalReport.generation}, ${finalReport.objects} objects`
   )
+}
+
+/** The numbered walk-through, then where the case is. */
+const main = async (): Promise<void> => {
+  const target = process.argv[2] ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'vba-demo-')), 'case')
+  await caseSteps(target)
+  const world = await researchSteps()
+  await investigationSteps(target, world)
   say('')
   say(`case directory: ${target}`)
   say(`try: node dist/src/cli/main.js status ${target}   (or show, replay, verify, export)`)

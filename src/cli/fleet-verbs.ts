@@ -19,7 +19,7 @@ import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
 import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
-import { cliClient, storeAt, storeUrl, type StoreOption } from './stores.js'
+import { cliClient, rootOrStoreUrl, storeAt, storeUrl, type StoreOption } from './stores.js'
 import { modelFrom, resultLine } from './investigate-verb.js'
 
 const json = (v: unknown): string => {
@@ -94,12 +94,7 @@ export const queueList = async (
   root: string | undefined,
   o: StoreOption & { json?: boolean }
 ): Promise<void> => {
-  const url = storeUrl(o)
-  if (root !== undefined && o.store !== undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
-    )
+  const url = rootOrStoreUrl(root, o)
   let entries: readonly QueueEntry[]
   if (root !== undefined || url === undefined) {
     if (root === undefined)

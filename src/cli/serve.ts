@@ -10,13 +10,14 @@
  * listing and the reports are cached by the case's stamp: HEAD and the log's identity), reading
  * one case is bounded in time, and the first SIGINT or SIGTERM stops the server.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isIP } from 'node:net'
 import * as path from 'node:path'
 import { failure } from '../failures/failure.js'
 import { caseStamp, directoryQueue, within } from '../adapters/case-store/directory-queue.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
+import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { esc, escPlain } from '../projections/report/render.js'
@@ -24,7 +25,7 @@ import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
 import { CliExit, EXIT } from './io.js'
 import type { Out } from './case-verbs.js'
-import { storeAt, storeUrl, type StoreOption } from './stores.js'
+import { rootOrStoreUrl, storeAt, type StoreOption } from './stores.js'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 /** How long one report may take to build before the page says so (the case is read again next time). */
@@ -92,31 +93,20 @@ export const hostAllowed = (header: string | undefined, bound: string, port: num
   return false
 }
 
-export const serve = async (
-  io: Out,
-  root: string | undefined,
-  o: StoreOption & { port?: string; host?: string }
-): Promise<void> => {
-  const url = storeUrl(o)
-  if (root !== undefined && o.store !== undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
-    )
-  if (root === undefined && url === undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
-    )
-  const port = parsePort(o.port)
-  const store = root === undefined && url !== undefined ? await storeAt(url) : null
-  const source = store === null ? `directory ${root ?? ''}` : store.url
-  const queue = store === null ? directoryQueue(root as string) : null
-  const list = (): Promise<QueueEntry[]> =>
-    queue !== null ? queue.list() : (store as NonNullable<typeof store>).list()
+/** What answering a request needs: the cases, and the address the server is bound to (set once it listens). */
+interface Served {
+  source: string
+  list: () => Promise<QueueEntry[]>
+  reportOf: (entry: QueueEntry) => Promise<string>
+  bound: string
+  boundPort: number
+}
+
+/** A case's report, built at most once per change of the case (cached by stamp for a directory, by head for a store). */
+const reportCache = (store: SqlStore | null): ((entry: QueueEntry) => Promise<string>) => {
   // Reports by case, kept while the case's stamp (a directory) or head (a store) is unchanged.
   const reports = new Map<string, { stamp: string; html: string }>()
-  const reportOf = async (entry: QueueEntry): Promise<string> => {
+  return async (entry: QueueEntry): Promise<string> => {
     const at: CaseAt = store === null ? (entry.dir as string) : { store, caseId: entry.case_id }
     const key = slugOf(entry)
     const stamp = store === null ? caseStamp(entry.dir as string) : `${entry.generation}|${entry.last_activity}`
@@ -129,75 +119,82 @@ export const serve = async (
       reports.set(key, { stamp, html })
     return html
   }
-  let bound = o.host ?? '127.0.0.1'
-  let boundPort = port
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const head = req.method === 'HEAD'
-    if (!hostAllowed(req.headers.host, bound, boundPort)) {
-      send(
-        res,
-        421,
-        message('Misdirected request', `this server answers only requests for http://${bound}:${boundPort}/`),
-        head
-      )
+}
+
+/** Answers a well-formed GET or HEAD: the listing at /, a case's report under /case/, else 404; failures as coded pages. */
+const route = async (
+  served: Served,
+  pathname: string,
+  slug: string | null,
+  res: ServerResponse,
+  head: boolean
+): Promise<void> => {
+  try {
+    if (pathname === '/') {
+      send(res, 200, indexPage(served.source, await served.list()), head)
       return
     }
-    if (req.method !== 'GET' && !head) {
-      send(res, 405, message('Method not allowed', 'this page is read-only'), false)
-      return
-    }
-    let slug: string | null = null
-    let pathname: string
-    try {
-      pathname = new URL(req.url ?? '/', 'http://localhost').pathname
-      const m = /^\/case\/([^/]+)$/.exec(pathname)
-      if (m !== null) slug = decodeURIComponent(m[1] as string)
-    } catch {
-      send(res, 400, message('INVALID_ARGUMENT', 'the URL is malformed (bad percent-encoding)'), head)
-      return
-    }
-    try {
-      if (pathname === '/') {
-        send(res, 200, indexPage(source, await list()), head)
+    if (slug !== null) {
+      const entry = (await served.list()).find((e) => slugOf(e) === slug)
+      if (entry === undefined) {
+        send(res, 404, message('No such case', 'no listed case has this name'), head)
         return
       }
-      if (slug !== null) {
-        const entry = (await list()).find((e) => slugOf(e) === slug)
-        if (entry === undefined) {
-          send(res, 404, message('No such case', 'no listed case has this name'), head)
-          return
-        }
-        send(res, 200, await reportOf(entry), head)
-        return
-      }
-      send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
-    } catch (e) {
-      const f =
-        e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
-      send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
+      send(res, 200, await served.reportOf(entry), head)
+      return
     }
+    send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
+  } catch (e) {
+    const f =
+      e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
+    send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
   }
-  const server = createServer((req, res) => {
-    void handle(req, res)
-  })
-  await new Promise<void>((resolve, reject) => {
+}
+
+/** Answers one request: refuses a foreign Host, a method other than GET or HEAD and a malformed URL, then routes it. */
+const handle = async (served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const { bound, boundPort } = served
+  const head = req.method === 'HEAD'
+  if (!hostAllowed(req.headers.host, bound, boundPort)) {
+    send(
+      res,
+      421,
+      message('Misdirected request', `this server answers only requests for http://${bound}:${boundPort}/`),
+      head
+    )
+    return
+  }
+  if (req.method !== 'GET' && !head) {
+    send(res, 405, message('Method not allowed', 'this page is read-only'), false)
+    return
+  }
+  let slug: string | null = null
+  let pathname: string
+  try {
+    pathname = new URL(req.url ?? '/', 'http://localhost').pathname
+    const m = /^\/case\/([^/]+)$/.exec(pathname)
+    if (m !== null) slug = decodeURIComponent(m[1] as string)
+  } catch {
+    send(res, 400, message('INVALID_ARGUMENT', 'the URL is malformed (bad percent-encoding)'), head)
+    return
+  }
+  await route(served, pathname, slug, res, head)
+}
+
+/** Starts listening on host:port; a failure to bind is an UNAVAILABLE exit. */
+const listen = (server: Server, host: string, port: number): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(
-        new CliExit(
-          EXIT.UNAVAILABLE,
-          failure('IO_ERROR', `cannot listen on ${o.host ?? '127.0.0.1'}:${port} (${e.code ?? 'error'})`)
-        )
+        new CliExit(EXIT.UNAVAILABLE, failure('IO_ERROR', `cannot listen on ${host}:${port} (${e.code ?? 'error'})`))
       )
     )
-    server.listen(port, o.host ?? '127.0.0.1', resolve)
+    server.listen(port, host, resolve)
   })
-  const address = server.address() as AddressInfo
-  bound = address.address
-  boundPort = address.port
-  io.out(
-    `serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`
-  )
-  await new Promise<void>((resolve) => {
+
+/** Resolves once the first SIGINT or SIGTERM has closed the server. */
+const untilStopped = (server: Server): Promise<void> =>
+  new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -210,4 +207,34 @@ export const serve = async (
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
+
+export const serve = async (
+  io: Out,
+  root: string | undefined,
+  o: StoreOption & { port?: string; host?: string }
+): Promise<void> => {
+  const url = rootOrStoreUrl(root, o)
+  if (root === undefined && url === undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
+    )
+  const port = parsePort(o.port)
+  const store = root === undefined && url !== undefined ? await storeAt(url) : null
+  const source = store === null ? `directory ${root ?? ''}` : store.url
+  const queue = store === null ? directoryQueue(root as string) : null
+  const list = (): Promise<QueueEntry[]> =>
+    queue !== null ? queue.list() : (store as NonNullable<typeof store>).list()
+  const served: Served = { source, list, reportOf: reportCache(store), bound: o.host ?? '127.0.0.1', boundPort: port }
+  const server = createServer((req, res) => {
+    void handle(served, req, res)
+  })
+  await listen(server, o.host ?? '127.0.0.1', port)
+  const address = server.address() as AddressInfo
+  served.bound = address.address
+  served.boundPort = address.port
+  io.out(
+    `serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`
+  )
+  await untilStopped(server)
 }

@@ -10,7 +10,8 @@ import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError } from '../failures/error.js'
 import { openStore } from '../adapters/stores.js'
 import type { Vba } from '../index.js'
-import { CliExit, exitCodeOf } from './io.js'
+import { CliExit, EXIT, exitCodeOf } from './io.js'
+import { failure } from '../failures/failure.js'
 
 export interface StoreOption {
   readonly store?: string
@@ -42,6 +43,16 @@ export const shownStoreUrl = (url: string): string => {
 /** The store URL a command uses: --store, else VBA_STORE, else none (a directory). */
 export const storeUrl = (o: StoreOption): string | undefined =>
   o.store ?? (process.env['VBA_STORE'] === '' ? undefined : process.env['VBA_STORE'])
+
+/** The store URL of a verb that takes a folder of cases (ROOT) or a store, refusing both at once. */
+export const rootOrStoreUrl = (root: string | undefined, o: StoreOption): string | undefined => {
+  if (root !== undefined && o.store !== undefined)
+    throw new CliExit(
+      EXIT.INPUT,
+      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
+    )
+  return storeUrl(o)
+}
 
 /** Opens (once per command) the store at `url`. */
 export const storeAt = async (url: string): Promise<SqlStore> => {

@@ -1,6 +1,14 @@
 /** What a decider returns: the events a command produces in a state, or why it is refused. */
-import type * as E from 'fp-ts/lib/Either.js'
+import * as E from 'fp-ts/lib/Either.js'
 import type { EventDraft } from '../events/chain.js'
-import type { Failure } from '../failures/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 
 export type Decision = E.Either<Failure, EventDraft[]>
+
+/** Another writer moved the case on since the caller looked: retryable, never a rule violation. */
+export const moved = (message: string): Decision =>
+  E.left(
+    failure('GENERATION_CONFLICT', `${message}: another writer advanced the case meanwhile; re-read it and retry`, {
+      moved: true
+    })
+  )

@@ -120,6 +120,169 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null)
 
+/** What one call's attempts share: where, with which key and limits, and its signals. */
+interface CallContext {
+  readonly origin: string | null
+  readonly key: string | undefined
+  readonly parameters: { temperature: number; max_tokens: number | null; json_mode: boolean }
+  readonly timeoutMs: number
+  readonly maxTotalMs: number
+  /** The controller's signal. */
+  readonly signal: AbortSignal
+  /** The total bound (maxTotalMs). */
+  readonly deadline: AbortSignal
+  readonly sdk: OpenAiModule
+}
+
+/** A failure's data: the endpoint's origin and the attempts, and what else it says. */
+const dataOf = (ctx: CallContext, attempts: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  endpoint: ctx.origin,
+  attempts,
+  ...extra
+})
+
+/** The controller's cancellation, as the failure it ends the call with. */
+const cancelled = (ctx: CallContext, n: number): FailureError =>
+  new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', dataOf(ctx, n)))
+
+/** A retryable attempt failure (no Retry-After). */
+const retryable = (f: Failure): AttemptFailure => ({ failure: f, retry: true, retryAfterMs: null })
+
+/** The client for one call; everything explicit, so it does not pick up OPENAI_* variables of the process. */
+const clientFor = (options: HttpModelOptions, ctx: CallContext): InstanceType<OpenAiModule['default']> => {
+  const { base, query } = baseUrlOf(options.url)
+  return new ctx.sdk.default({
+    baseURL: base,
+    ...(Object.keys(query).length === 0 ? {} : { defaultQuery: query }),
+    apiKey: ctx.key ?? 'none',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: ctx.timeoutMs,
+    logLevel: 'off',
+    ...(ctx.key === undefined ? { defaultHeaders: { Authorization: null } } : {})
+  })
+}
+
+/** The answer of a completion, or the failure of one that is not a chat completion. */
+const answerOf = (completion: unknown, n: number, ctx: CallContext): ModelAnswer | AttemptFailure => {
+  const c = completion as {
+    model?: unknown
+    choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>
+    usage?: Record<string, unknown> | null
+  }
+  const content = typeof c === 'object' && c !== null ? c.choices?.[0]?.message?.content : undefined
+  if (typeof content !== 'string') {
+    return retryable(
+      failure(
+        'MODEL_HTTP_ERROR',
+        `the endpoint answered with something that is not a chat completion (no choices[0].message.content) after ${n} attempt(s)`,
+        dataOf(ctx, n, { status: 200 })
+      )
+    )
+  }
+  const u = c.usage
+  return {
+    text: content,
+    info: {
+      kind: 'http',
+      model: typeof c.model === 'string' ? c.model : null,
+      endpoint: ctx.origin,
+      parameters: ctx.parameters,
+      usage:
+        u === null || u === undefined || typeof u !== 'object'
+          ? null
+          : {
+              prompt_tokens: count(u['prompt_tokens']),
+              completion_tokens: count(u['completion_tokens']),
+              total_tokens: count(u['total_tokens'])
+            },
+      finishReason: typeof c.choices?.[0]?.finish_reason === 'string' ? c.choices[0].finish_reason : null,
+      attempts: n
+    }
+  }
+}
+
+/** What a thrown error of attempt `n` means: an HTTP status, a timeout, not JSON, or no connection. */
+const attemptFailureOf = (e: unknown, n: number, perAttempt: AbortSignal, ctx: CallContext): AttemptFailure => {
+  const origin = String(ctx.origin)
+  if (ctx.signal.aborted) throw cancelled(ctx, n)
+  if (e instanceof ctx.sdk.APIError && typeof e.status === 'number') {
+    const status = e.status
+    const error = e.error as { message?: unknown } | undefined
+    const text = providerText(
+      typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''),
+      ctx.key
+    )
+    const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, Date.now())
+    return {
+      failure: failure(
+        'MODEL_HTTP_ERROR',
+        `the model endpoint ${origin} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`,
+        dataOf(ctx, n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })
+      ),
+      retry: RETRY_STATUS(status),
+      retryAfterMs
+    }
+  }
+  const timedOut = perAttempt.aborted || e instanceof ctx.sdk.APIConnectionTimeoutError
+  if (ctx.deadline.aborted)
+    return {
+      failure: failure(
+        'MODEL_CALL_FAILED',
+        `the model endpoint ${origin} gave no answer within ${ctx.maxTotalMs} ms (max_total_ms, ${n} attempt(s))`,
+        dataOf(ctx, n, { max_total_ms: ctx.maxTotalMs })
+      ),
+      retry: false,
+      retryAfterMs: null
+    }
+  if (timedOut)
+    return retryable(
+      failure(
+        'MODEL_CALL_FAILED',
+        `the model endpoint ${origin} did not answer within ${ctx.timeoutMs} ms (after ${n} attempt(s))`,
+        dataOf(ctx, n, { timeout_ms: ctx.timeoutMs })
+      )
+    )
+  if (e instanceof SyntaxError)
+    return retryable(
+      failure(
+        'MODEL_HTTP_ERROR',
+        `the model endpoint ${origin} answered with something that is not JSON (after ${n} attempt(s))`,
+        dataOf(ctx, n, { status: 200 })
+      )
+    )
+  const cause = (e as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause
+  const code =
+    typeof cause?.code === 'string'
+      ? cause.code
+      : typeof cause?.cause?.code === 'string'
+        ? cause.cause.code
+        : 'network error'
+  return retryable(
+    failure(
+      'MODEL_CALL_FAILED',
+      `the model endpoint ${origin} cannot be reached (${code}, after ${n} attempt(s))`,
+      dataOf(ctx, n, { error: code })
+    )
+  )
+}
+
+/** The API key of a call (read at each call), or the failure of a named variable that is not set. */
+const keyOf = (options: HttpModelOptions, origin: string | null): string | undefined => {
+  const env = options.env ?? process.env
+  const key = options.apiKeyEnv === undefined ? undefined : env[options.apiKeyEnv]
+  if (options.apiKeyEnv !== undefined && (key === undefined || key === '')) {
+    throw new FailureError(
+      failure('MODEL_CALL_FAILED', `environment variable ${options.apiKeyEnv} (the model's api_key_env) is not set`, {
+        api_key_env: options.apiKeyEnv,
+        endpoint: origin
+      })
+    )
+  }
+  return key
+}
+
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (see the module comment for the
  * retry policy). Failures: MODEL_HTTP_ERROR (an HTTP error status, or an answer that is not a
@@ -127,8 +290,7 @@ const count = (v: unknown): number | null => (typeof v === 'number' && Number.is
  * `status`, `attempts`, `endpoint` (the origin) and, when the provider sent one, `retry_after_ms`.
  */
 export const httpModel = (options: HttpModelOptions): ModelFn => {
-  const endpoint = chatCompletionsUrl(options.url)
-  const origin = originOf(endpoint)
+  const origin = originOf(chatCompletionsUrl(options.url))
   const timeoutMs = options.timeoutMs ?? HTTP_MODEL_DEFAULTS.timeoutMs
   const maxAttempts = options.maxAttempts ?? HTTP_MODEL_DEFAULTS.maxAttempts
   const maxTotalMs = options.maxTotalMs ?? HTTP_MODEL_DEFAULTS.maxTotalMs
@@ -138,30 +300,12 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
   const parameters = { temperature, max_tokens: options.maxTokens ?? null, json_mode: jsonMode }
 
   return async ({ prompt, stablePrefix, signal }): Promise<ModelAnswer> => {
-    const env = options.env ?? process.env
-    const key = options.apiKeyEnv === undefined ? undefined : env[options.apiKeyEnv]
-    if (options.apiKeyEnv !== undefined && (key === undefined || key === '')) {
-      throw new FailureError(
-        failure('MODEL_CALL_FAILED', `environment variable ${options.apiKeyEnv} (the model's api_key_env) is not set`, {
-          api_key_env: options.apiKeyEnv,
-          endpoint: origin
-        })
-      )
-    }
-    const { default: OpenAI, APIError, APIConnectionTimeoutError } = await loadSdk()
-    // Everything explicit: the client must not pick up OPENAI_* variables of the process.
-    const { base, query } = baseUrlOf(options.url)
-    const client = new OpenAI({
-      baseURL: base,
-      ...(Object.keys(query).length === 0 ? {} : { defaultQuery: query }),
-      apiKey: key ?? 'none',
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: timeoutMs,
-      logLevel: 'off',
-      ...(key === undefined ? { defaultHeaders: { Authorization: null } } : {})
-    })
+    const key = keyOf(options, origin)
+    const sdk = await loadSdk()
+    const started = Date.now()
+    const deadline = AbortSignal.timeout(maxTotalMs)
+    const ctx: CallContext = { origin, key, parameters, timeoutMs, maxTotalMs, signal, deadline, sdk }
+    const client = clientFor(options, ctx)
     const rest = prompt.startsWith(stablePrefix) ? prompt.slice(stablePrefix.length).replace(/^\n/, '') : prompt
     const body = {
       model: options.model,
@@ -173,15 +317,7 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
       ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
       ...(jsonMode ? { response_format: { type: 'json_object' as const } } : {})
     }
-    const started = Date.now()
-    const deadline = AbortSignal.timeout(maxTotalMs)
     const stop = AbortSignal.any([signal, deadline])
-    const data = (attempts: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-      endpoint: origin,
-      attempts,
-      ...extra
-    })
-
     const attempt = async (n: number): Promise<ModelAnswer | AttemptFailure> => {
       const perAttempt = AbortSignal.timeout(timeoutMs)
       try {
@@ -189,114 +325,11 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
           signal: AbortSignal.any([stop, perAttempt]),
           timeout: timeoutMs
         })
-        const c = completion as {
-          model?: unknown
-          choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>
-          usage?: Record<string, unknown> | null
-        }
-        const content = typeof c === 'object' && c !== null ? c.choices?.[0]?.message?.content : undefined
-        if (typeof content !== 'string') {
-          return {
-            failure: failure(
-              'MODEL_HTTP_ERROR',
-              `the endpoint answered with something that is not a chat completion (no choices[0].message.content) after ${n} attempt(s)`,
-              data(n, { status: 200 })
-            ),
-            retry: true,
-            retryAfterMs: null
-          }
-        }
-        const u = c.usage
-        return {
-          text: content,
-          info: {
-            kind: 'http',
-            model: typeof c.model === 'string' ? c.model : null,
-            endpoint: origin,
-            parameters,
-            usage:
-              u === null || u === undefined || typeof u !== 'object'
-                ? null
-                : {
-                    prompt_tokens: count(u['prompt_tokens']),
-                    completion_tokens: count(u['completion_tokens']),
-                    total_tokens: count(u['total_tokens'])
-                  },
-            finishReason: typeof c.choices?.[0]?.finish_reason === 'string' ? c.choices[0].finish_reason : null,
-            attempts: n
-          }
-        }
+        return answerOf(completion, n, ctx)
       } catch (e) {
-        if (signal.aborted)
-          throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
-        if (e instanceof APIError && typeof e.status === 'number') {
-          const status = e.status
-          const error = e.error as { message?: unknown } | undefined
-          const text = providerText(
-            typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''),
-            key
-          )
-          const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, Date.now())
-          return {
-            failure: failure(
-              'MODEL_HTTP_ERROR',
-              `the model endpoint ${String(origin)} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`,
-              data(n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })
-            ),
-            retry: RETRY_STATUS(status),
-            retryAfterMs
-          }
-        }
-        const timedOut = perAttempt.aborted || e instanceof APIConnectionTimeoutError
-        if (deadline.aborted)
-          return {
-            failure: failure(
-              'MODEL_CALL_FAILED',
-              `the model endpoint ${String(origin)} gave no answer within ${maxTotalMs} ms (max_total_ms, ${n} attempt(s))`,
-              data(n, { max_total_ms: maxTotalMs })
-            ),
-            retry: false,
-            retryAfterMs: null
-          }
-        if (timedOut)
-          return {
-            failure: failure(
-              'MODEL_CALL_FAILED',
-              `the model endpoint ${String(origin)} did not answer within ${timeoutMs} ms (after ${n} attempt(s))`,
-              data(n, { timeout_ms: timeoutMs })
-            ),
-            retry: true,
-            retryAfterMs: null
-          }
-        if (e instanceof SyntaxError)
-          return {
-            failure: failure(
-              'MODEL_HTTP_ERROR',
-              `the model endpoint ${String(origin)} answered with something that is not JSON (after ${n} attempt(s))`,
-              data(n, { status: 200 })
-            ),
-            retry: true,
-            retryAfterMs: null
-          }
-        const cause = (e as { cause?: { code?: unknown; cause?: { code?: unknown } } }).cause
-        const code =
-          typeof cause?.code === 'string'
-            ? cause.code
-            : typeof cause?.cause?.code === 'string'
-              ? cause.cause.code
-              : 'network error'
-        return {
-          failure: failure(
-            'MODEL_CALL_FAILED',
-            `the model endpoint ${String(origin)} cannot be reached (${code}, after ${n} attempt(s))`,
-            data(n, { error: code })
-          ),
-          retry: true,
-          retryAfterMs: null
-        }
+        return attemptFailureOf(e, n, perAttempt, ctx)
       }
     }
-
     for (let n = 1; ; n++) {
       const r = await attempt(n)
       if (!('failure' in r)) return r
@@ -305,8 +338,7 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
       const wait = r.retryAfterMs ?? Math.random() * Math.min(30_000, backoffMs * 2 ** (n - 1))
       if (!r.retry || n >= maxAttempts || elapsed + wait >= maxTotalMs) throw new FailureError(r.failure)
       await sleep(wait, stop)
-      if (signal.aborted)
-        throw new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call', data(n)))
+      if (signal.aborted) throw cancelled(ctx, n)
     }
   }
 }

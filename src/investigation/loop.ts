@@ -8,7 +8,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailure, isFailureCode, type Failure } from '../failures/failure.js'
-import { hasLoneSurrogate } from '../domain/lifecycle.js'
+import { hasLoneSurrogate } from '../domain/answer-decider.js'
 import { command, decide } from '../domain/decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import type { CaseState } from '../domain/case-state.js'

@@ -11,13 +11,12 @@
  * disk) keep the case out of the queue for `failureBackoffMs`; permanent, corrupt and internal
  * ones stop the worker: every slot releases its case and the summary names the failure.
  */
-import * as E from 'fp-ts/lib/Either.js'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import type { Lease, QueueStore } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError, toFailure } from '../failures/error.js'
+import { FailureError, must, toFailure } from '../failures/error.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { advance, type AdvanceStep, type ModelFn } from './loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle.js'
@@ -135,20 +134,194 @@ const laterRetries = (
   return { count: times.length, first: times[0] ?? null }
 }
 
+/** What the slots of one worker run share: its options, limits, tally, reporting and its own stop. */
+interface WorkerRun {
+  readonly o: WorkerOptions
+  readonly env: Env
+  readonly slots: number
+  readonly leaseMs: number
+  readonly pollMs: number
+  readonly failureBackoffMs: number
+  readonly report: (e: WorkEvent) => void
+  readonly tally: ReturnType<typeof emptyTally>
+  /** The worker's own stop: the caller's signal, a permanent failure, or idleness. */
+  readonly stop: AbortController
+  readonly end: (reason: WorkSummary['ended'], message: string, stoppedBy?: WorkFailure | null) => void
+  /** Slots that found nothing to claim on their last try. */
+  idleSlots: number
+}
+
+/** A failure as the `failed` event of a slot. */
+const failedEvent = (worker: string, caseId: string, f: Failure): WorkEvent => ({
+  kind: 'failed',
+  worker,
+  case_id: caseId,
+  code: f.code,
+  message: f.message,
+  failure_kind: failureKind(f.code)
+})
+
+/** Keeps renewing a lease while its case is worked on; a lost lease aborts `inner` and is kept for the caller. */
+const keepLease = (
+  run: WorkerRun,
+  first: Lease,
+  inner: AbortController
+): { readonly lease: () => Lease; readonly lost: () => Failure | null; readonly stop: () => void } => {
+  let lease = first
+  let lost: Failure | null = null
+  const timer = setInterval(
+    () => {
+      run.o.store.renew(lease, run.leaseMs).then(
+        (l) => {
+          lease = l
+        },
+        (e: unknown) => {
+          lost = codeOf(e)
+          inner.abort()
+        }
+      )
+    },
+    Math.max(250, Math.floor(run.leaseMs / 3))
+  )
+  return { lease: () => lease, lost: () => lost, stop: () => clearInterval(timer) }
+}
+
+/** Starts the case if it is prepared but not started (with the worker's settings), then advances it. */
+const startAndAdvance = async (
+  run: WorkerRun,
+  worker: string,
+  at: { store: WorkerOptions['store']; caseId: string },
+  lease: Lease,
+  signal: AbortSignal
+): Promise<AdvanceResult> => {
+  const { o, env } = run
+  const handle = await openAt(at)
+  if (handle.cursor.state.state === 'NOT_STARTED') {
+    if (o.settings === undefined)
+      throw new FailureError(
+        failure(
+          'INVESTIGATION_NOT_STARTED',
+          'the case is prepared but not started, and the worker has no settings to start it with'
+        )
+      )
+    await startInvestigation(at, { settings: o.settings, env, lease })
+  }
+  return advance(at, {
+    model: o.model,
+    research: o.research,
+    env,
+    lease,
+    signal,
+    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+    onStep: (step) => run.report({ kind: 'step', worker, case_id: at.caseId, step })
+  })
+}
+
+/** After a failed case: keep it out of the queue (unavailable), release it, or stop the worker (permanent). */
+const afterFailure = async (run: WorkerRun, worker: string, lease: Lease, f: Failure): Promise<void> => {
+  const caseId = lease.caseId
+  const wf = tallyFailure(run.tally, caseId, f)
+  run.report(failedEvent(worker, caseId, f))
+  if (f.code === 'LEASE_LOST') return
+  if (failureKind(f.code) === 'unavailable') {
+    // Keep the case out of the queue for a while: the store or the disk may come back.
+    await run.o.store.renew(lease, run.failureBackoffMs).catch(() => undefined)
+    return
+  }
+  if (await run.o.store.release(lease).catch(() => false)) run.report({ kind: 'released', worker, case_id: caseId })
+  if (stopsWorker(f)) run.end('failure', `${f.code} on case ${caseId}: ${f.message}`, wf)
+}
+
+/** Works one claimed case: start or advance it under its lease, then release it (or handle the failure). */
+const runClaim = async (run: WorkerRun, worker: string, first: Lease): Promise<void> => {
+  const caseId = first.caseId
+  const at = { store: run.o.store, caseId }
+  // The lease is renewed while the case is worked on; a lost lease stops the work at once.
+  const inner = new AbortController()
+  const halt = (): void => inner.abort()
+  run.stop.signal.addEventListener('abort', halt, { once: true })
+  const keeper = keepLease(run, first, inner)
+  try {
+    const r = await startAndAdvance(run, worker, at, keeper.lease(), inner.signal)
+    const lost = keeper.lost()
+    if (lost !== null) throw new FailureError(lost)
+    tallyResult(run.tally, r)
+    run.report({ kind: 'advanced', worker, case_id: caseId, result: r })
+    keeper.stop()
+    await run.o.store.release(keeper.lease())
+    run.report({ kind: 'released', worker, case_id: caseId })
+  } catch (e) {
+    keeper.stop()
+    await afterFailure(run, worker, keeper.lease(), keeper.lost() ?? codeOf(e))
+  } finally {
+    run.stop.signal.removeEventListener('abort', halt)
+  }
+}
+
+/** With `untilIdle`, ends the worker when every slot is idle and nothing is runnable, leased or due soon. */
+const endIfIdle = async (run: WorkerRun): Promise<boolean> => {
+  if (run.o.untilIdle !== true || run.idleSlots !== run.slots) return false
+  const listed = await run.o.store.list().catch(() => null)
+  if (listed === null || busyReason(listed, run.env.now().getTime(), run.leaseMs) !== null) return false
+  const later = laterRetries(listed)
+  run.end(
+    'idle',
+    `nothing is runnable, leased, or waiting for a retry time within ${run.leaseMs} ms${later.count === 0 ? '' : `; ${later.count} blocked case(s) retry later (the first at ${String(later.first)})`}`
+  )
+  return true
+}
+
+/** One slot: claims a case, works it, and claims again until the worker stops. */
+const slotLoop = async (run: WorkerRun, n: number): Promise<void> => {
+  const { o, stop, report } = run
+  const worker = slotName(o.worker, n, run.slots)
+  let idle = false
+  while (!stop.signal.aborted) {
+    let lease: Lease | null
+    try {
+      lease = await o.store.claim(worker, run.leaseMs)
+    } catch (e) {
+      const f = codeOf(e)
+      const wf = tallyFailure(run.tally, null, f)
+      report(failedEvent(worker, '', f))
+      if (stopsWorker(f)) {
+        run.end('failure', `${f.code} from the queue: ${f.message}`, wf)
+        return
+      }
+      // The store is unreachable: wait and ask again (the queue survives in the database).
+      await sleep(run.pollMs, stop.signal)
+      continue
+    }
+    if (lease === null) {
+      if (!idle) {
+        idle = true
+        run.idleSlots++
+        report({ kind: 'idle', worker })
+      }
+      if (await endIfIdle(run)) return
+      await sleep(run.pollMs, stop.signal)
+      continue
+    }
+    if (idle) {
+      idle = false
+      run.idleSlots--
+    }
+    run.tally.claims++
+    report({ kind: 'claimed', worker, case_id: lease.caseId, expires_at: new Date(lease.expiresAt).toISOString() })
+    await runClaim(run, worker, lease)
+  }
+}
+
 /** Runs the worker loop until the signal fires, a permanent failure stops it, or (with `untilIdle`) nothing is left. */
 export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
   const outer = o.signal ?? new AbortController().signal
-  const env = o.env ?? systemEnv
   const slots = intIn('concurrency', o.concurrency, 1, 1, MAX_SLOTS)
   const leaseMs = intIn('leaseMs', o.leaseMs, 60_000, 1000, 86_400_000)
   const pollMs = intIn('pollMs', o.pollMs, 1000, 1, 3_600_000)
   const failureBackoffMs = intIn('failureBackoffMs', o.failureBackoffMs, 60_000, 1000, 86_400_000)
   if (o.maxTurns !== undefined) checkMaxTurns(o.maxTurns)
-  const name = checkWorkerName(o.worker, slots)
-  if (E.isLeft(name)) throw new FailureError(name.left)
+  must(checkWorkerName(o.worker, slots))
   const report = o.onEvent ?? (() => undefined)
-  const tally = emptyTally()
-  // The worker's own stop: the caller's signal, a permanent failure, or idleness.
   const stop = new AbortController()
   let ending: { reason: WorkSummary['ended']; stoppedBy: WorkFailure | null } | null = null
   const end = (reason: WorkSummary['ended'], message: string, stoppedBy: WorkFailure | null = null): void => {
@@ -157,147 +330,27 @@ export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
     report({ kind: 'stopping', reason, message })
     stop.abort()
   }
+  const run: WorkerRun = {
+    o,
+    env: o.env ?? systemEnv,
+    slots,
+    leaseMs,
+    pollMs,
+    failureBackoffMs,
+    report,
+    tally: emptyTally(),
+    stop,
+    end,
+    idleSlots: 0
+  }
   const onOuter = (): void => end('signal', 'stopped by the caller: every slot finishes its step and releases its case')
   if (outer.aborted) onOuter()
   else outer.addEventListener('abort', onOuter, { once: true })
-
-  const runClaim = async (worker: string, first: Lease): Promise<void> => {
-    let lease = first
-    const caseId = lease.caseId
-    const at = { store: o.store, caseId }
-    // The lease is renewed while the case is worked on; a lost lease stops the work at once.
-    const inner = new AbortController()
-    const halt = (): void => inner.abort()
-    stop.signal.addEventListener('abort', halt, { once: true })
-    let lost: Failure | null = null
-    const timer = setInterval(
-      () => {
-        o.store.renew(lease, leaseMs).then(
-          (l) => {
-            lease = l
-          },
-          (e: unknown) => {
-            lost = codeOf(e)
-            inner.abort()
-          }
-        )
-      },
-      Math.max(250, Math.floor(leaseMs / 3))
-    )
-    try {
-      const handle = await openAt(at)
-      if (handle.cursor.state.state === 'NOT_STARTED') {
-        if (o.settings === undefined)
-          throw new FailureError(
-            failure(
-              'INVESTIGATION_NOT_STARTED',
-              'the case is prepared but not started, and the worker has no settings to start it with'
-            )
-          )
-        await startInvestigation(at, { settings: o.settings, env, lease })
-      }
-      const r = await advance(at, {
-        model: o.model,
-        research: o.research,
-        env,
-        lease,
-        signal: inner.signal,
-        ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-        onStep: (step) => report({ kind: 'step', worker, case_id: caseId, step })
-      })
-      if (lost !== null) throw new FailureError(lost)
-      tallyResult(tally, r)
-      report({ kind: 'advanced', worker, case_id: caseId, result: r })
-      clearInterval(timer)
-      await o.store.release(lease)
-      report({ kind: 'released', worker, case_id: caseId })
-    } catch (e) {
-      clearInterval(timer)
-      const f = lost ?? codeOf(e)
-      const wf = tallyFailure(tally, caseId, f)
-      report({
-        kind: 'failed',
-        worker,
-        case_id: caseId,
-        code: f.code,
-        message: f.message,
-        failure_kind: failureKind(f.code)
-      })
-      if (f.code === 'LEASE_LOST') return
-      if (failureKind(f.code) === 'unavailable') {
-        // Keep the case out of the queue for a while: the store or the disk may come back.
-        await o.store.renew(lease, failureBackoffMs).catch(() => undefined)
-        return
-      }
-      if (await o.store.release(lease).catch(() => false)) report({ kind: 'released', worker, case_id: caseId })
-      if (stopsWorker(f)) end('failure', `${f.code} on case ${caseId}: ${f.message}`, wf)
-    } finally {
-      stop.signal.removeEventListener('abort', halt)
-    }
-  }
-
-  let idleSlots = 0
-  const slot = async (n: number): Promise<void> => {
-    const worker = slotName(o.worker, n, slots)
-    let idle = false
-    while (!stop.signal.aborted) {
-      let lease: Lease | null
-      try {
-        lease = await o.store.claim(worker, leaseMs)
-      } catch (e) {
-        const f = codeOf(e)
-        const wf = tallyFailure(tally, null, f)
-        report({
-          kind: 'failed',
-          worker,
-          case_id: '',
-          code: f.code,
-          message: f.message,
-          failure_kind: failureKind(f.code)
-        })
-        if (stopsWorker(f)) {
-          end('failure', `${f.code} from the queue: ${f.message}`, wf)
-          return
-        }
-        // The store is unreachable: wait and ask again (the queue survives in the database).
-        await sleep(pollMs, stop.signal)
-        continue
-      }
-      if (lease === null) {
-        if (!idle) {
-          idle = true
-          idleSlots++
-          report({ kind: 'idle', worker })
-        }
-        if (o.untilIdle === true && idleSlots === slots) {
-          const listed = await o.store.list().catch(() => null)
-          if (listed !== null && busyReason(listed, env.now().getTime(), leaseMs) === null) {
-            const later = laterRetries(listed)
-            end(
-              'idle',
-              `nothing is runnable, leased, or waiting for a retry time within ${leaseMs} ms${later.count === 0 ? '' : `; ${later.count} blocked case(s) retry later (the first at ${String(later.first)})`}`
-            )
-            return
-          }
-        }
-        await sleep(pollMs, stop.signal)
-        continue
-      }
-      if (idle) {
-        idle = false
-        idleSlots--
-      }
-      tally.claims++
-      report({ kind: 'claimed', worker, case_id: lease.caseId, expires_at: new Date(lease.expiresAt).toISOString() })
-      await runClaim(worker, lease)
-    }
-  }
-
   try {
-    await Promise.all(Array.from({ length: slots }, (_, i) => slot(i + 1)))
+    await Promise.all(Array.from({ length: slots }, (_, i) => slotLoop(run, i + 1)))
   } finally {
     outer.removeEventListener('abort', onOuter)
   }
   const ended = ending as { reason: WorkSummary['ended']; stoppedBy: WorkFailure | null } | null
-  return summaryOf(tally, ended?.reason ?? 'signal', ended?.stoppedBy ?? null)
+  return summaryOf(run.tally, ended?.reason ?? 'signal', ended?.stoppedBy ?? null)
 }

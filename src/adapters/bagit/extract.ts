@@ -112,6 +112,125 @@ const checkHeader = (header: tar.Header): string => {
   return name
 }
 
+/** The archive's size (for progress), or its refusal: missing, or a directory. */
+const archiveSize = async (archive: string): Promise<number> => {
+  try {
+    const st = await fsp.stat(archive)
+    if (st.isDirectory()) throw refuse('ARCHIVE_INVALID', `${archive} is a directory, not an archive`, { archive })
+    return st.size
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
+      throw refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
+    throw extractionFailure(e)
+  }
+}
+
+/** Writes a file entry's bytes to `target` (created, never replaced); its SHA-256 and SHA-512 and its length. */
+const writeEntry = async (
+  name: string,
+  target: string,
+  entry: AsyncIterable<unknown>
+): Promise<{ readonly checksums: Map<string, string>; readonly written: number }> => {
+  const fd = forEntry(name, () => openSync(target, CREATE, 0o644))
+  // Synchronous writes: small entries dominate case bags, and a promise per write cost more
+  // than the write; the tar stream waits while a chunk is written (backpressure).
+  const h256 = createHash('sha256')
+  const h512 = createHash('sha512')
+  let written = 0
+  try {
+    for await (const chunk of entry) {
+      const c = chunk as Buffer
+      writeAllSync(fd, c)
+      h256.update(c)
+      h512.update(c)
+      written += c.length
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return {
+    checksums: new Map([
+      ['sha256', h256.digest('hex')],
+      ['sha512', h512.digest('hex')]
+    ]),
+    written
+  }
+}
+
+/** What an extraction has seen so far: names, made directories, counts, the bag's root, the checksums. */
+interface Seen {
+  readonly names: Set<string>
+  readonly made: Set<string>
+  readonly checksums: Map<string, Map<string, string>>
+  root: string | null
+  entries: number
+  bytes: number
+}
+
+/** Checks an entry against the limits and what came before (one root, no duplicates, no escape); its target path. */
+const placeEntry = (
+  header: tar.Header,
+  into: string,
+  seen: Seen,
+  maxEntries: number
+): { name: string; target: string } => {
+  if (++seen.entries > maxEntries)
+    throw refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`, {
+      max_entries: maxEntries
+    })
+  const name = checkHeader(header)
+  const top = name.split('/')[0] ?? ''
+  seen.root ??= top
+  if (top !== seen.root)
+    throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is outside the bag's root ${seen.root}`, {
+      entry: name.slice(0, 200)
+    })
+  if (seen.names.has(name))
+    throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} appears twice`, {
+      entry: name.slice(0, 200)
+    })
+  seen.names.add(name)
+  const target = path.join(into, name)
+  if (!target.startsWith(into + path.sep)) throw refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination')
+  return { name, target }
+}
+
+/** Extracts one entry: a directory made, or a file written within the byte limit and checked for its length. */
+const extractEntry = async (
+  entry: AsyncIterable<unknown> & { header: tar.Header },
+  into: string,
+  seen: Seen,
+  limits: { readonly maxEntries: number; readonly maxBytes: number }
+): Promise<void> => {
+  const header = entry.header
+  const { name, target } = placeEntry(header, into, seen, limits.maxEntries)
+  if (header.type === 'directory') {
+    // The parser never hands out a directory's body (it would read it as the next header).
+    if ((header.size ?? 0) > 0)
+      throw refuse('ARCHIVE_INVALID', `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`, {
+        entry: name.slice(0, 200)
+      })
+    await fsp.mkdir(target, { recursive: true }).catch((e: unknown) => {
+      throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
+    })
+    return
+  }
+  seen.bytes += header.size ?? 0
+  if (seen.bytes > limits.maxBytes)
+    throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${limits.maxBytes} bytes`, {
+      max_bytes: limits.maxBytes
+    })
+  const dir = path.dirname(target)
+  if (!seen.made.has(dir)) {
+    forEntry(name, () => mkdirSync(dir, { recursive: true }))
+    seen.made.add(dir)
+  }
+  const w = await writeEntry(name, target, entry)
+  if (w.written !== header.size)
+    throw refuse('ARCHIVE_INVALID', `archive entry ${shownName(name)} ends early`, { entry: name.slice(0, 200) })
+  seen.checksums.set(name.slice(name.indexOf('/') + 1), w.checksums)
+}
+
 /** Extracts `archive` under `into` (see the module comment). */
 export const extractArchive = async (
   archive: string,
@@ -119,18 +238,8 @@ export const extractArchive = async (
   limits: ArchiveLimits = {},
   onProgress?: (done: number, total: number) => void
 ): Promise<Extracted> => {
-  const maxEntries = limits.maxEntries ?? 2_000_000
-  const maxBytes = limits.maxBytes ?? 256 * 2 ** 30
-  let total: number
-  try {
-    const st = await fsp.stat(archive)
-    if (st.isDirectory()) throw refuse('ARCHIVE_INVALID', `${archive} is a directory, not an archive`, { archive })
-    total = st.size
-  } catch (e) {
-    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
-      throw refuse('ARCHIVE_NOT_FOUND', `${archive} does not exist`, { archive })
-    throw extractionFailure(e)
-  }
+  const bounds = { maxEntries: limits.maxEntries ?? 2_000_000, maxBytes: limits.maxBytes ?? 256 * 2 ** 30 }
+  const total = await archiveSize(archive)
   const archiveHash = createHash('sha256')
   let read = 0
   const meter = new Transform({
@@ -145,82 +254,9 @@ export const extractArchive = async (
   const extract = tar.extract()
   // The parser's errors surface through the iteration below; this promise only ends the feed.
   const feeding = pipeline(source, meter, extract).catch((e: unknown) => e)
-  const seen = new Set<string>()
-  const made = new Set<string>()
-  const checksums = new Map<string, Map<string, string>>()
-  let root: string | null = null
-  let entries = 0
-  let bytes = 0
+  const seen: Seen = { names: new Set(), made: new Set(), checksums: new Map(), root: null, entries: 0, bytes: 0 }
   try {
-    for await (const entry of extract) {
-      const header = entry.header
-      if (++entries > maxEntries)
-        throw refuse('ARCHIVE_TOO_LARGE', `the archive has more than ${maxEntries} entries`, {
-          max_entries: maxEntries
-        })
-      const name = checkHeader(header)
-      const top = name.split('/')[0] ?? ''
-      root ??= top
-      if (top !== root)
-        throw refuse('ARCHIVE_ENTRY_UNSAFE', `archive entry ${shownName(name)} is outside the bag's root ${root}`, {
-          entry: name.slice(0, 200)
-        })
-      if (seen.has(name))
-        throw refuse('ARCHIVE_DUPLICATE_ENTRY', `archive entry ${shownName(name)} appears twice`, {
-          entry: name.slice(0, 200)
-        })
-      seen.add(name)
-      const target = path.join(into, name)
-      if (!target.startsWith(into + path.sep))
-        throw refuse('ARCHIVE_ENTRY_UNSAFE', 'archive entry escapes the destination')
-      if (header.type === 'directory') {
-        // The parser never hands out a directory's body (it would read it as the next header).
-        if ((header.size ?? 0) > 0)
-          throw refuse(
-            'ARCHIVE_INVALID',
-            `directory entry ${shownName(name)} claims ${header.size ?? 0} bytes of data`,
-            { entry: name.slice(0, 200) }
-          )
-        await fsp.mkdir(target, { recursive: true }).catch((e: unknown) => {
-          throw COLLISIONS.has(errnoOf(e) ?? '') ? collides(name) : e
-        })
-        continue
-      }
-      bytes += header.size ?? 0
-      if (bytes > maxBytes)
-        throw refuse('ARCHIVE_TOO_LARGE', `the archive unpacks to more than ${maxBytes} bytes`, { max_bytes: maxBytes })
-      const dir = path.dirname(target)
-      if (!made.has(dir)) {
-        forEntry(name, () => mkdirSync(dir, { recursive: true }))
-        made.add(dir)
-      }
-      const fd = forEntry(name, () => openSync(target, CREATE, 0o644))
-      // Synchronous writes: small entries dominate case bags, and a promise per write cost more
-      // than the write; the tar stream waits while a chunk is written (backpressure).
-      const h256 = createHash('sha256')
-      const h512 = createHash('sha512')
-      let written = 0
-      try {
-        for await (const chunk of entry) {
-          const c = chunk as Buffer
-          writeAllSync(fd, c)
-          h256.update(c)
-          h512.update(c)
-          written += c.length
-        }
-      } finally {
-        closeSync(fd)
-      }
-      if (written !== header.size)
-        throw refuse('ARCHIVE_INVALID', `archive entry ${shownName(name)} ends early`, { entry: name.slice(0, 200) })
-      checksums.set(
-        name.slice(name.indexOf('/') + 1),
-        new Map([
-          ['sha256', h256.digest('hex')],
-          ['sha512', h512.digest('hex')]
-        ])
-      )
-    }
+    for await (const entry of extract) await extractEntry(entry, into, seen, bounds)
   } catch (e) {
     source.destroy()
     extract.destroy()
@@ -229,6 +265,6 @@ export const extractArchive = async (
   }
   const fed = await feeding
   if (fed !== undefined) throw extractionFailure(fed)
-  if (root === null) throw refuse('ARCHIVE_INVALID', 'the archive is empty')
-  return { root: path.join(into, root), sha256: archiveHash.digest('hex'), checksums }
+  if (seen.root === null) throw refuse('ARCHIVE_INVALID', 'the archive is empty')
+  return { root: path.join(into, seen.root), sha256: archiveHash.digest('hex'), checksums: seen.checksums }
 }

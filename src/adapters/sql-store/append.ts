@@ -15,7 +15,7 @@
  */
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
-import { systemEnv } from '../env.js'
+import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
 import type { AppendOutcome, RawCommand } from '../case-store/append.js'
@@ -97,6 +97,118 @@ export const appendInStore = async (
   }
 }
 
+type LockedRow = Awaited<ReturnType<typeof lockRow>>
+type Plan = Awaited<ReturnType<typeof planCommand>>
+/** Where the handle moves once the transaction committed. */
+interface After {
+  readonly state: CaseState
+  readonly seq: number
+  readonly hash: string
+  readonly bytes: number
+  readonly span: CommandSpan
+  readonly ids: string[]
+}
+
+/** An append under a lease needs it still held (LEASE_LOST); one without is refused while another's is live (CASE_LEASED). */
+const checkLease = (row: LockedRow, ref: string, options: StoreAppendOptions): void => {
+  const live = row.lease.expires !== null && row.lease.expires > row.now
+  if (options.lease !== undefined) {
+    if (row.lease.token !== options.lease.token || !live) {
+      fail(
+        'LEASE_LOST',
+        `the lease of ${options.lease.worker} on case ${ref} was lost (expired or taken over); stop working on the case`,
+        { case_id: ref, worker: options.lease.worker }
+      )
+    }
+  } else if (live && row.lease.owner !== null) {
+    fail(
+      'CASE_LEASED',
+      `case ${ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`,
+      { case_id: ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() }
+    )
+  }
+}
+
+/** Plans `cmd` with the store's objects (sizes and bytes read inside the transaction). */
+const planIn = (trx: Knex.Transaction, ctx: SqlContext, handle: CaseHandle, cmd: RawCommand, env: Env): Promise<Plan> =>
+  planCommand(handle, cmd, env, {
+    sizeOf: async (digest) => {
+      const r = (await trx('vba_objects').select('size').where({ digest }).first()) as
+        | Record<string, unknown>
+        | undefined
+      return r === undefined ? null : num(r['size'])
+    },
+    read: async (ref) => {
+      try {
+        return await ctx.objects.read(trx, ref)
+      } catch {
+        return undefined
+      }
+    }
+  })
+
+/** Writes a planned command's event rows, command row and case row; the rows the case update touched. */
+const writePlan = async (
+  trx: Knex.Transaction,
+  ctx: SqlContext,
+  handle: CaseHandle,
+  cmd: RawCommand,
+  plan: Plan
+): Promise<number> => {
+  await ctx.objects.insert(trx, plan.provided.values())
+  const lines = plan.sealed.map((x) => ({
+    seq: x.envelope.seq,
+    command_id: x.envelope.command_id,
+    hash: x.envelope.hash,
+    line: Buffer.from(x.line, 'utf8')
+  }))
+  // The queue's clock is the events' own time (the env clock is not consumed twice).
+  const lastAt = plan.sealed[plan.sealed.length - 1]?.envelope.at ?? new Date(0).toISOString()
+  const head = {
+    generation: plan.newHead.seq,
+    head_hash: plan.newHead.hash,
+    log_bytes: plan.newHead.bytes,
+    last_event_at: lastAt,
+    updated_ms: Date.parse(lastAt),
+    ...queueColumns(plan.rules.state())
+  }
+  const commandRow = {
+    case_id: handle.ref,
+    command_id: cmd.commandId,
+    first_seq: handle.cursor.seq + 1,
+    last_seq: plan.newHead.seq
+  }
+  if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
+    // Events, command and head in one statement (data-modifying CTEs): one round trip while the
+    // case row is locked, instead of three.
+    const ev = trx('vba_events')
+      .insert(lines.map((l) => ({ case_id: handle.ref, ...l })))
+      .toSQL()
+    const cm = trx('vba_commands').insert(commandRow).toSQL()
+    const up = trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head).toSQL()
+    const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [
+      ...ev.bindings,
+      ...cm.bindings,
+      ...up.bindings
+    ] as Knex.RawBinding[])) as { rowCount: number }
+    return r.rowCount
+  }
+  await insertEvents(trx, handle.ref, lines)
+  await trx('vba_commands').insert(commandRow)
+  return trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
+}
+
+/** Moves the handle past a committed command. */
+const moveHandle = (handle: CaseHandle, commandId: string, a: After): void => {
+  handle.cursor.commands.set(commandId, a.span)
+  handle.cursor.lastCommand = commandId
+  handle.cursor.seq = a.seq
+  handle.cursor.hash = a.hash
+  handle.cursor.bytes = a.bytes
+  handle.cursor.state = a.state
+  for (const id of a.ids) handle.cursor.ids.add(id)
+}
+
 const appendTransaction = async (
   ctx: SqlContext,
   handle: CaseHandle,
@@ -105,26 +217,10 @@ const appendTransaction = async (
 ): Promise<AppendOutcome> => {
   validateCommand(first)
   const env = options.env ?? systemEnv
-  let after: { state: CaseState; seq: number; hash: string; bytes: number; span: CommandSpan; ids: string[] } | null =
-    null
+  let after: After | null = null
   const outcome = await ctx.transaction(async (trx) => {
     const row = await lockRow(ctx, trx, handle.ref)
-    const live = row.lease.expires !== null && row.lease.expires > row.now
-    if (options.lease !== undefined) {
-      if (row.lease.token !== options.lease.token || !live) {
-        fail(
-          'LEASE_LOST',
-          `the lease of ${options.lease.worker} on case ${handle.ref} was lost (expired or taken over); stop working on the case`,
-          { case_id: handle.ref, worker: options.lease.worker }
-        )
-      }
-    } else if (live && row.lease.owner !== null) {
-      fail(
-        'CASE_LEASED',
-        `case ${handle.ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`,
-        { case_id: handle.ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() }
-      )
-    }
+    checkLease(row, handle.ref, options)
     await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
       scanRows(trx, row, { canonical: false, resume })
     )
@@ -133,71 +229,14 @@ const appendTransaction = async (
       return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
     const cmd = rebaseCommand(handle, first, options)
     if (cmd === null) return nothingToAppend(handle, first.commandId)
-    const plan = await planCommand(handle, cmd, env, {
-      sizeOf: async (digest) => {
-        const r = (await trx('vba_objects').select('size').where({ digest }).first()) as
-          | Record<string, unknown>
-          | undefined
-        return r === undefined ? null : num(r['size'])
-      },
-      read: async (ref) => {
-        try {
-          return await ctx.objects.read(trx, ref)
-        } catch {
-          return undefined
-        }
-      }
-    })
-    await ctx.objects.insert(trx, plan.provided.values())
-    const lines = plan.sealed.map((x) => ({
-      seq: x.envelope.seq,
-      command_id: x.envelope.command_id,
-      hash: x.envelope.hash,
-      line: Buffer.from(x.line, 'utf8')
-    }))
-    const state = plan.rules.state()
-    // The queue's clock is the events' own time (the env clock is not consumed twice).
-    const lastAt = plan.sealed[plan.sealed.length - 1]?.envelope.at ?? new Date(0).toISOString()
-    const head = {
-      generation: plan.newHead.seq,
-      head_hash: plan.newHead.hash,
-      log_bytes: plan.newHead.bytes,
-      last_event_at: lastAt,
-      updated_ms: Date.parse(lastAt),
-      ...queueColumns(state)
-    }
-    const commandRow = {
-      case_id: handle.ref,
-      command_id: cmd.commandId,
-      first_seq: handle.cursor.seq + 1,
-      last_seq: plan.newHead.seq
-    }
-    let updated: number
-    if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
-      // Events, command and head in one statement (data-modifying CTEs): one round trip while the
-      // case row is locked, instead of three.
-      const ev = trx('vba_events')
-        .insert(lines.map((l) => ({ case_id: handle.ref, ...l })))
-        .toSQL()
-      const cm = trx('vba_commands').insert(commandRow).toSQL()
-      const up = trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head).toSQL()
-      const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [
-        ...ev.bindings,
-        ...cm.bindings,
-        ...up.bindings
-      ] as Knex.RawBinding[])) as { rowCount: number }
-      updated = r.rowCount
-    } else {
-      await insertEvents(trx, handle.ref, lines)
-      await trx('vba_commands').insert(commandRow)
-      updated = await trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
-    }
+    const plan = await planIn(trx, ctx, handle, cmd, env)
+    const updated = await writePlan(trx, ctx, handle, cmd, plan)
     if (updated !== 1)
       fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', {
         expected: cmd.expectedGeneration
       })
     after = {
-      state,
+      state: plan.rules.state(),
       seq: plan.newHead.seq,
       hash: plan.newHead.hash,
       bytes: plan.newHead.bytes,
@@ -219,22 +258,7 @@ const appendTransaction = async (
     }
   })
   // Acknowledged (committed): only now does the handle move on.
-  const a = after as {
-    state: CaseState
-    seq: number
-    hash: string
-    bytes: number
-    span: CommandSpan
-    ids: string[]
-  } | null
-  if (a !== null && outcome.status === 'appended') {
-    handle.cursor.commands.set(first.commandId, a.span)
-    handle.cursor.lastCommand = first.commandId
-    handle.cursor.seq = a.seq
-    handle.cursor.hash = a.hash
-    handle.cursor.bytes = a.bytes
-    handle.cursor.state = a.state
-    for (const id of a.ids) handle.cursor.ids.add(id)
-  }
+  const a = after as After | null
+  if (a !== null && outcome.status === 'appended') moveHandle(handle, first.commandId, a)
   return outcome
 }

@@ -9,7 +9,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { EventDraft } from '../../events/chain.js'
 import { canonicalJson } from '../../events/canonical.js'
-import { decideAnswer } from '../lifecycle.js'
+import { decideAnswer } from '../answer-decider.js'
 import type { DecisionObligation } from './context.js'
 
 const comparable = (e: Pick<EventDraft, 'type' | 'actor' | 'data'>): unknown => {

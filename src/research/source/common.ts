@@ -154,6 +154,69 @@ export const scan = async (r: SourceResearch, o: SourceScanOptions): Promise<Sou
   return r.snap.settled() ? first : scanOnce(r, o)
 }
 
+/** The listing in the order of `rank` (stable), or as it is. */
+const ranked = <T extends { readonly path: string }>(
+  listing: readonly T[],
+  rank: ((p: string) => number) | undefined
+): readonly T[] =>
+  rank === undefined
+    ? listing
+    : listing
+        .map((entry, i) => ({ entry, i, k: rank(entry.path) }))
+        .sort((a, b) => a.k - b.k || a.i - b.i)
+        .map((x) => x.entry)
+
+/** The hits of one file's bytes (one per line, within the scan's match and file limits); whether it had any. */
+const hitsInFile = (
+  r: SourceResearch,
+  o: SourceScanOptions,
+  file: string,
+  bytes: Buffer,
+  needle: Buffer,
+  first: number,
+  found: { readonly hits: Hit[]; readonly files: Map<string, ScannedFile>; readonly limitsReached: Set<string> }
+): boolean => {
+  const { hits, files, limitsReached } = found
+  let at = first
+  let line = 1
+  let counted = 0
+  let lastLine = -1
+  let fileHit = false
+  while (at >= 0) {
+    const whole = !o.wholeWord || (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + needle.length]))
+    if (whole) {
+      for (let nl = bytes.indexOf(10, counted); nl >= 0 && nl < at; nl = bytes.indexOf(10, nl + 1)) {
+        line++
+        counted = nl + 1
+      }
+      if (line !== lastLine) {
+        if (hits.length >= o.maxMatches) {
+          limitsReached.add('matches')
+          break
+        }
+        if (!fileHit && o.maxFiles !== undefined && files.size >= o.maxFiles) {
+          limitsReached.add('files')
+          break
+        }
+        const start = bytes.lastIndexOf(10, at) + 1
+        let end = bytes.indexOf(10, at)
+        if (end < 0) end = bytes.length
+        const raw = bytes.toString('utf8', start, end).replace(/\r$/, '')
+        const c = cutLine(raw, r.limits.max_line_chars)
+        hits.push(
+          c.cut
+            ? { path: file, line, text: c.text, text_truncated: true, length: c.length }
+            : { path: file, line, text: c.text }
+        )
+        lastLine = line
+        fileHit = true
+      }
+    }
+    at = bytes.indexOf(needle, at + 1)
+  }
+  return fileHit
+}
+
 const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<SourceScanResult> => {
   const exts = new Set(o.extensions ?? r.extensions)
   const needle = Buffer.from(o.needle, 'utf8')
@@ -165,15 +228,7 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
   let filesScanned = 0
   let bytesScanned = 0
   let omissions = 0
-  const listing = await r.snap.entries()
-  const rank = o.rank
-  const ordered =
-    rank === undefined
-      ? listing
-      : listing
-          .map((entry, i) => ({ entry, i, k: rank(entry.path) }))
-          .sort((a, b) => a.k - b.k || a.i - b.i)
-          .map((x) => x.entry)
+  const ordered = ranked(await r.snap.entries(), o.rank)
   for (const entry of ordered) {
     if (!underPrefix(entry.path, o.prefix) || !exts.has(extensionOf(entry.path))) continue
     if (o.onlyPaths !== undefined && !o.onlyPaths.has(entry.path)) continue
@@ -211,44 +266,9 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
       throw new FailureError(
         failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path })
       )
-    let at = bytes.indexOf(needle)
+    const at = bytes.indexOf(needle)
     if (at < 0) continue
-    let line = 1
-    let counted = 0
-    let lastLine = -1
-    let fileHit = false
-    while (at >= 0) {
-      const whole = !o.wholeWord || (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + needle.length]))
-      if (whole) {
-        for (let nl = bytes.indexOf(10, counted); nl >= 0 && nl < at; nl = bytes.indexOf(10, nl + 1)) {
-          line++
-          counted = nl + 1
-        }
-        if (line !== lastLine) {
-          if (hits.length >= o.maxMatches) {
-            limitsReached.add('matches')
-            break
-          }
-          if (!fileHit && o.maxFiles !== undefined && files.size >= o.maxFiles) {
-            limitsReached.add('files')
-            break
-          }
-          const start = bytes.lastIndexOf(10, at) + 1
-          let end = bytes.indexOf(10, at)
-          if (end < 0) end = bytes.length
-          const raw = bytes.toString('utf8', start, end).replace(/\r$/, '')
-          const c = cutLine(raw, r.limits.max_line_chars)
-          hits.push(
-            c.cut
-              ? { path: entry.path, line, text: c.text, text_truncated: true, length: c.length }
-              : { path: entry.path, line, text: c.text }
-          )
-          lastLine = line
-          fileHit = true
-        }
-      }
-      at = bytes.indexOf(needle, at + 1)
-    }
+    const fileHit = hitsInFile(r, o, entry.path, bytes, needle, at, { hits, files, limitsReached })
     if (fileHit)
       files.set(entry.path, {
         entry,
