@@ -1,7 +1,9 @@
 /**
- * FROZEN: the prompt renderer of version investigation_project_v1, byte for byte as it was
- * released (only its exports were renamed). Investigations started with that prompt version keep it
- * for their life, and their recorded prompts are re-rendered from it; it is never edited.
+ * FROZEN: the prompt renderer of version investigation_project_v1: its output is byte for byte as
+ * released (its exports were renamed, and its sections moved into helpers with the output compared
+ * on 3,000 random states and every recorded v1 prompt). Investigations started with that prompt
+ * version keep it for their life, and their recorded prompts are re-rendered from it: what it
+ * renders is never changed.
  *
  * The prompt view, version investigation_project_v1: the next model prompt, rendered
  * deterministically from the folded case state and the payloads it selects. The stable part
@@ -103,23 +105,8 @@ const STATEMENT_MAX = 300
 const clip = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`
 
-export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPromptV1 => {
-  const max = s.settings?.prompt_max_chars ?? 20_000
-  const cut: string[] = []
-  const stable = stablePartV1(s)
-  const phase = s.state === 'INTERPRETING' ? 'interpretation' : 'investigation'
-  const parts: Part[] = []
-  parts.push({ name: 'state', lines: ['=== case ===', `Phase: ${phase}. Turn ${s.turn + 1}.`] })
-  const report = inputs.report.length > REPORT_MAX ? `${inputs.report.slice(0, REPORT_MAX)}…` : inputs.report
-  if (report !== inputs.report) cut.push(`report shortened to ${REPORT_MAX} of ${inputs.report.length} characters`)
-  parts.push({ name: 'report', order: 4, keepHead: 1, lines: ['Report:', ...report.split('\n')] })
-  if (inputs.facts.length > 0)
-    parts.push({
-      name: 'facts',
-      order: 0,
-      keepHead: 1,
-      lines: ['Facts of the prepared revision (technical context with provenance, not a diagnosis):', ...inputs.facts]
-    })
+/** The current state part: the interpretation and the hypotheses (none when there is neither). */
+const hypothesesPart = (s: CaseState): Part[] => {
   const stateLines: string[] = []
   if (s.interpretation !== null) stateLines.push(`Interpretation: ${clip(s.interpretation, 2000)}`)
   if (s.hypotheses.size > 0) {
@@ -131,10 +118,15 @@ export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPr
       )
     )
   }
-  if (stateLines.length > 0) parts.push({ name: 'hypotheses', lines: stateLines })
+  return stateLines.length > 0 ? [{ name: 'hypotheses', lines: stateLines }] : []
+}
+
+/** The evidence index payload: ids, what was asked and where, oldest first (none without evidence). */
+const evidencePart = (s: CaseState, inputs: PromptInputsV1): Part[] => {
   const evidence = [...s.research.evidence.values()].sort((a, b) => a.first_seq - b.first_seq)
-  if (evidence.length > 0) {
-    parts.push({
+  if (evidence.length === 0) return []
+  return [
+    {
       name: 'evidence',
       order: 1,
       keepHead: 1,
@@ -152,8 +144,13 @@ export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPr
           return `  ${e.id} ${clip(asked, 200)}${at}${e.repeats > 0 ? ` (repeated ${e.repeats}x)` : ''}`
         })
       ]
-    })
-  }
+    }
+  ]
+}
+
+/** The outcome of the last plan: the latest result, a repeat, a refusal or a cancellation (none otherwise). */
+const outcomePart = (s: CaseState, inputs: PromptInputsV1): Part[] => {
+  const parts: Part[] = []
   const last = s.lastResult
   if (last?.kind === 'capture') {
     const c = inputs.captures.get(last.digest)
@@ -192,14 +189,44 @@ export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPr
       ]
     })
   }
-  if (s.lastRejection !== null)
-    parts.push({
-      name: 'rejection',
-      lines: [
-        `Your last answer was rejected (${s.lastRejection.code}): ${clip(s.lastRejection.message, 600)}`,
-        'Answer with one JSON object of the contract above.'
+  return parts
+}
+
+/** The rejection notice of the last answer (none when it was not rejected). */
+const rejectionPart = (s: CaseState): Part[] =>
+  s.lastRejection === null
+    ? []
+    : [
+        {
+          name: 'rejection',
+          lines: [
+            `Your last answer was rejected (${s.lastRejection.code}): ${clip(s.lastRejection.message, 600)}`,
+            'Answer with one JSON object of the contract above.'
+          ]
+        }
       ]
+
+export const renderPromptV1 = (s: CaseState, inputs: PromptInputsV1): RenderedPromptV1 => {
+  const max = s.settings?.prompt_max_chars ?? 20_000
+  const cut: string[] = []
+  const stable = stablePartV1(s)
+  const phase = s.state === 'INTERPRETING' ? 'interpretation' : 'investigation'
+  const parts: Part[] = []
+  parts.push({ name: 'state', lines: ['=== case ===', `Phase: ${phase}. Turn ${s.turn + 1}.`] })
+  const report = inputs.report.length > REPORT_MAX ? `${inputs.report.slice(0, REPORT_MAX)}…` : inputs.report
+  if (report !== inputs.report) cut.push(`report shortened to ${REPORT_MAX} of ${inputs.report.length} characters`)
+  parts.push({ name: 'report', order: 4, keepHead: 1, lines: ['Report:', ...report.split('\n')] })
+  if (inputs.facts.length > 0)
+    parts.push({
+      name: 'facts',
+      order: 0,
+      keepHead: 1,
+      lines: ['Facts of the prepared revision (technical context with provenance, not a diagnosis):', ...inputs.facts]
     })
+  parts.push(...hypothesesPart(s))
+  parts.push(...evidencePart(s, inputs))
+  parts.push(...outcomePart(s, inputs))
+  parts.push(...rejectionPart(s))
   const closing = [
     `Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}).`,
     phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'

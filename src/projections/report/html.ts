@@ -1,6 +1,7 @@
 /**
  * HTML text for the case report: escaping (every invisible character shown as a marked code,
- * never obeyed), the tolerant readers of decoded JSON the page uses, and its one stylesheet.
+ * never obeyed), links of known ids to their anchors, the tolerant readers of decoded JSON the
+ * page uses, and its one stylesheet.
  */
 import { showInvisible } from '../visible-text.js'
 
@@ -21,6 +22,30 @@ export const esc = (text: string): string =>
 
 /** Plain text for places that hold no markup (`<title>`): invisible characters as `<U+XXXX>` text. */
 export const escPlain = (text: string): string => htmlEscape(showInvisible(text))
+
+/** The evidence and hypothesis ids of a case, which its page links to their anchors. */
+export interface KnownIds {
+  readonly evidence: ReadonlySet<string>
+  readonly hypotheses: ReadonlySet<string>
+}
+
+/** Escaped text in which every known E… and H… id links to its anchor. */
+export const linked = (text: string, known: KnownIds): string =>
+  esc(text).replace(/\b([EH]\d{1,6})\b/g, (m) =>
+    known.evidence.has(m) || known.hypotheses.has(m) ? `<a href="#${m}">${m}</a>` : m
+  )
+
+/** The ids of a list as links to their anchors (an unknown id is marked; an empty list says none). */
+export const refLinks = (list: readonly string[], known: KnownIds): string =>
+  list.length === 0
+    ? '<span class="muted">none</span>'
+    : list
+        .map((x) =>
+          known.evidence.has(x) || known.hypotheses.has(x)
+            ? `<a href="#${escPlain(x)}">${esc(x)}</a>`
+            : `<span class="bad" title="unknown id">${esc(x)}</span>`
+        )
+        .join(', ')
 
 export const utf8 = (b: Uint8Array | undefined): string | null => (b === undefined ? null : new TextDecoder().decode(b))
 
