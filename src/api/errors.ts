@@ -85,7 +85,7 @@ export const settle = async <A>(work: () => Promise<A>): Promise<A> => {
     throw new VbaError({
       _tag: 'Failure',
       code: 'INTERNAL_ERROR',
-      message: `internal error: ${e instanceof Error ? e.message : String(e)}`,
+      message: e instanceof Error ? e.message : String(e),
       data: {}
     })
   }

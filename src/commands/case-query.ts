@@ -95,6 +95,30 @@ const recorded = async (
   return null
 }
 
+/** The outcome of a query whose reservation is closed: the recorded one, for the same request only. */
+const doneBefore = async (
+  handle: CaseHandle,
+  commandId: string,
+  requestDigest: string,
+  attempts: readonly string[]
+): Promise<CaseQueryResult> => {
+  const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find(
+    (e) => e.type === 'BudgetReserved'
+  )
+  if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
+    throw new FailureError(
+      failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId })
+    )
+  }
+  const last = attempts[attempts.length - 1]
+  const outcome = last === undefined ? null : await recordedOutcome(handle, last)
+  const result =
+    outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
+  if (result === null)
+    throw new FailureError(failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId }))
+  return result
+}
+
 /** Runs `args` as a project.query inside the case at `dir`. `commandId` makes a retry idempotent. */
 export const queryInCase = async (
   at: CaseAt,
@@ -112,26 +136,8 @@ export const queryInCase = async (
     .filter((k) => k.startsWith(`${commandId}.record-`))
     .sort((a, b) => Number(a.slice(a.lastIndexOf('-') + 1)) - Number(b.slice(b.lastIndexOf('-') + 1)))
   const existing = handle.cursor.state.research
-  if (existing.closed.has(reservationId)) {
-    // Done before: the recorded outcome, not a second query (of the same request only).
-    const reserved = (await recordedOutcome(handle, `${commandId}.reserve`))?.events.find(
-      (e) => e.type === 'BudgetReserved'
-    )
-    if ((reserved?.data as { request_digest?: unknown } | undefined)?.request_digest !== requestDigest) {
-      throw new FailureError(
-        failure('COMMAND_ID_CONFLICT', `command ${commandId} was used for another query`, { command_id: commandId })
-      )
-    }
-    const last = attempts[attempts.length - 1]
-    const outcome = last === undefined ? null : await recordedOutcome(handle, last)
-    const result =
-      outcome === null ? null : await recorded(handle, commandId, outcome.events, handle.cursor.seq, outcome.receipt)
-    if (result === null)
-      throw new FailureError(
-        failure('COMMAND_DONE', `command ${commandId} completed already`, { command_id: commandId })
-      )
-    return result
-  }
+  // Done before: the recorded outcome, not a second query (of the same request only).
+  if (existing.closed.has(reservationId)) return doneBefore(handle, commandId, requestDigest, attempts)
   const open = existing.open.get(reservationId)
   if (open !== undefined && open.request_digest !== requestDigest) {
     throw new FailureError(
