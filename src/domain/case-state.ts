@@ -206,8 +206,35 @@ export const initCaseState = (): CaseState => ({
   lastAt: null
 })
 
-/** A deep copy: a writer checks a command on a copy and keeps the original if it is refused. */
-export const cloneCaseState = (s: CaseState): CaseState => structuredClone(s)
+/**
+ * A copy that no later `evolve` of either side can change: a writer checks a command on a copy and
+ * keeps the original if it is refused, and the rule fold keeps the state before every prompt and
+ * answer for their re-derivation. What `evolve` mutates in place is copied (the research maps and
+ * counters, evidence entries, revisions, hypotheses and their evidence lists, lab requests, the
+ * token counts, the pending plan); what it only ever replaces (settings, references, the latest
+ * outcome, the conclusion) is shared. test/domain/case-state-clone.test.ts holds it to a deep copy.
+ */
+export const cloneCaseState = (s: CaseState): CaseState => {
+  const r = s.research
+  return {
+    ...s,
+    research: {
+      ...r,
+      open: new Map(r.open),
+      closed: new Set(r.closed),
+      evidence: new Map(Array.from(r.evidence, ([k, v]) => [k, { ...v }])),
+      byDigest: new Map(r.byDigest),
+      evidenceRefs: new Map(r.evidenceRefs),
+      byRequest: new Map(r.byRequest),
+      lastFailure: r.lastFailure === null ? null : { ...r.lastFailure }
+    },
+    revisions: s.revisions.map((x) => ({ ...x })),
+    tokens: { ...s.tokens },
+    pendingPlan: s.pendingPlan === null ? null : { ...s.pendingPlan },
+    hypotheses: new Map(Array.from(s.hypotheses, ([k, h]) => [k, { ...h, evidence: [...h.evidence] }])),
+    labRequests: new Map(Array.from(s.labRequests, ([k, v]) => [k, { ...v }]))
+  }
+}
 
 // --- the fold -----------------------------------------------------------------------------------
 

@@ -1,0 +1,150 @@
+/**
+ * cloneCaseState copies what evolve mutates in place and shares the rest: a copy taken at any
+ * point must stay equal to a deep copy taken at the same point, however both sides evolve later.
+ * Checked on the valid example cases and on a synthetic history that reaches every in-place
+ * mutation of the fold (evidence repeats, revisions, hypotheses and their evidence lists, lab
+ * feedback, token counts, the pending plan's reservation, the research counters and maps).
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readdirSync } from 'node:fs'
+import * as path from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
+import { cloneCaseState, evolve, initCaseState } from '../../src/domain/case-state.js'
+import type { RecordedEvent } from '../../src/events/chain.js'
+import { replayCase } from '../../src/fp.js'
+import { right } from '../helpers/fs.js'
+
+const ref = (c: string, size = 10) => ({ digest: `sha256:${c.repeat(64)}`, size })
+let seq = 0
+const ev = (type: string, data: Record<string, unknown>, actor = 'controller'): RecordedEvent =>
+  ({
+    seq: ++seq,
+    id: `e${seq}`,
+    at: new Date(Date.UTC(2026, 11, 1, 0, 0, seq)).toISOString(),
+    actor,
+    type,
+    data,
+    command_id: `c${seq}`,
+    prev: 'x',
+    hash: 'y',
+    type_version: 1
+  }) as unknown as RecordedEvent
+
+const capture = (id: string, c: string, reservation: string, repeat: boolean) =>
+  ev('CaptureRecorded', {
+    reservation_id: reservation,
+    evidence_id: id,
+    capture: ref(c),
+    kind: 'database.count',
+    request_digest: `sha256:${c.repeat(64)}`,
+    repeat
+  })
+
+const synthetic = (): RecordedEvent[] => {
+  seq = 0
+  return [
+    ev('InputsRecorded', { revision: 1, inputs_digest: 'd', entities: [], report: ref('a') }, 'operator'),
+    ev('EnrichmentCaptured', {
+      revision: 1,
+      evidence_id: 'E1',
+      capture: ref('b'),
+      kind: 'database.rows',
+      request_digest: 'r1',
+      repeat: false
+    }),
+    ev('RevisionCompleted', { revision: 1, facts: ref('f'), fact_count: 2, complete: true, binding: null }),
+    ev('InvestigationStarted', { revision: 1, settings: { budget_total: 9, prompt_version: 'v' } }),
+    ev('ModelRequested', { turn: 1, phase: 'investigation', prompt: ref('p'), prompt_version: 'v' }),
+    ev('ModelResponded', {
+      turn: 1,
+      raw: ref('q'),
+      provenance: {
+        kind: 'http',
+        model: 'm',
+        endpoint: null,
+        usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 }
+      }
+    }),
+    ev('PlanConfirmed', { plan_id: 'P1', turn: 1, operation: 'project.query', arguments: { kind: 'x' } }, 'model'),
+    ev('BudgetReserved', { reservation_id: 'R1', amount: 1, plan_id: 'P1', request_digest: null, requester: null }),
+    capture('E2', 'c', 'R1', false),
+    ev('BudgetConsumed', { reservation_id: 'R1', amount: 1 }),
+    ev('PlanConfirmed', { plan_id: 'P2', turn: 2, operation: 'project.query', arguments: { kind: 'x' } }, 'model'),
+    ev('BudgetReserved', { reservation_id: 'R2', amount: 1, plan_id: 'P2', request_digest: null, requester: null }),
+    capture('E2', 'c', 'R2', true),
+    ev('BudgetReleased', { reservation_id: 'R2', amount: 1 }),
+    ev('QueryAnsweredFromCase', { plan_id: 'P3', evidence_id: 'E2', capture: ref('c') }),
+    ev('HypothesisProposed', { hypothesis_id: 'H1', statement: 's', evidence: ['E1'] }, 'model'),
+    ev('HypothesisUpdated', { hypothesis_id: 'H1', status: 'supported', evidence: ['E2'], note: 'n' }, 'model'),
+    ev('LabTestRequested', { request_id: 'L1', description: 'd' }, 'model'),
+    ev('LabFeedbackRecorded', { request_id: 'L1', feedback: 'f' }, 'operator'),
+    ev('ResearchFailed', { reservation_id: 'R3', code: 'SOURCE_UNAVAILABLE', message: 'm', unavailable: true }),
+    ev('ModelFailed', { turn: 3, code: 'MODEL_HTTP_ERROR', message: 'm' }),
+    ev('BudgetToppedUp', { amount: 3, reason: 'r' }, 'operator'),
+    ev('ConclusionRecorded', { summary: 's', hypotheses: ['H1'], evidence: ['E1', 'E2'] }, 'model')
+  ]
+}
+
+/** At every point, a copy evolved on with the rest, beside the original evolved on: both stay true to deep copies. */
+const holds = (events: readonly RecordedEvent[], name: string): void => {
+  const s = initCaseState()
+  const kept: Array<{ readonly copy: ReturnType<typeof initCaseState>; readonly deep: unknown; readonly at: number }> =
+    []
+  for (const [i, e] of events.entries()) {
+    kept.push({ copy: cloneCaseState(s), deep: structuredClone(s), at: i })
+    evolve(s, e)
+  }
+  for (const k of kept) {
+    assert.ok(
+      isDeepStrictEqual(k.copy, k.deep),
+      `${name}: the copy before event ${k.at} changed as the original evolved`
+    )
+    // The copy evolved on must not reach into the original's state.
+    const before = structuredClone(s)
+    for (const e of events.slice(k.at)) evolve(k.copy, e)
+    assert.ok(isDeepStrictEqual(s, before), `${name}: evolving the copy from event ${k.at} changed the original`)
+    assert.ok(isDeepStrictEqual(k.copy, s), `${name}: the copy evolved to the end is not the state at the end`)
+  }
+}
+
+test('a synthetic history reaching every in-place mutation of the fold', () => {
+  const events = synthetic()
+  holds(events, 'synthetic')
+  // The history does reach the mutations it is there for.
+  const s = initCaseState()
+  for (const e of events) evolve(s, e)
+  assert.is(s.research.evidence.get('E2')?.repeats, 2)
+  assert.is(s.hypotheses.get('H1')?.status, 'supported')
+  assert.equal(s.hypotheses.get('H1')?.evidence, ['E1', 'E2'])
+  assert.is(s.labRequests.get('L1')?.feedback, 'f')
+  assert.is(s.tokens.total, 12)
+  assert.is(s.revisions[0]?.completed, true)
+})
+
+test('the valid example cases', async () => {
+  const root = path.join(process.cwd(), 'case-format', 'examples', 'valid')
+  const dirs = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())
+  assert.ok(dirs.length >= 3)
+  for (const d of dirs) {
+    const events: RecordedEvent[] = []
+    right(
+      await replayCase(path.join(root, d.name), [
+        {
+          name: 'events',
+          version: 1,
+          init: () => events,
+          evolve: (all: RecordedEvent[], e: RecordedEvent) => {
+            all.push(e)
+            return all
+          },
+          view: () => null
+        }
+      ])()
+    )
+    assert.ok(events.length > 0, d.name)
+    holds(events, d.name)
+  }
+})
+
+test.run()
