@@ -12,8 +12,7 @@ import * as path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { cloneCaseState, evolve, initCaseState } from '../../src/domain/case-state.js'
 import type { RecordedEvent } from '../../src/events/chain.js'
-import { replayCase } from '../../src/fp.js'
-import { right } from '../helpers/fs.js'
+import { openVba } from '../../src/index.js'
 
 const ref = (c: string, size = 10) => ({ digest: `sha256:${c.repeat(64)}`, size })
 let seq = 0
@@ -126,25 +125,13 @@ test('the valid example cases', async () => {
   const root = path.join(process.cwd(), 'case-format', 'examples', 'valid')
   const dirs = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())
   assert.ok(dirs.length >= 3)
+  const vba = await openVba()
   for (const d of dirs) {
-    const events: RecordedEvent[] = []
-    right(
-      await replayCase(path.join(root, d.name), [
-        {
-          name: 'events',
-          version: 1,
-          init: () => events,
-          evolve: (all: RecordedEvent[], e: RecordedEvent) => {
-            all.push(e)
-            return all
-          },
-          view: () => null
-        }
-      ])()
-    )
+    const events = await vba.cases.events(path.join(root, d.name))
     assert.ok(events.length > 0, d.name)
     holds(events, d.name)
   }
+  await vba.close()
 })
 
 test.run()
