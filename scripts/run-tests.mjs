@@ -55,9 +55,23 @@ if (missing.length > 0) {
   process.exit(1)
 }
 
-// One private MariaDB for the whole run (files that run alone start their own).
-const { mkdtempSync, rmSync } = await import('node:fs')
+// The suite leaves its host as it found it: the system temporary directory and the folders above the
+// run's own folder keep their modes and owners, and the machine's MariaDB can still create temporary
+// tables. Read now, read again after the last file; any difference fails the run.
+const { mkdtempSync, rmSync, chmodSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
+const { readHostState, hostChanges, tmpWarnings, describeHostState } = await import('../dist/scripts/lib/host-state.js')
+const systemTmp = tmpdir()
+const hostBefore = await readHostState([systemTmp, '/tmp'])
+for (const w of tmpWarnings(hostBefore, systemTmp)) console.log(`warning: before the suite: ${w}`)
+// Every temporary folder of the run (the tests' own, the private MariaDB's, the snapshot cache) lives
+// under one run folder: TMPDIR for every test process, removed at the end. Mode 0711: other users may
+// pass through it to a folder a test opens to them, never list it.
+const runRoot = mkdtempSync(join(systemTmp, 'vba-test-run-'))
+chmodSync(runRoot, 0o711)
+process.env.TMPDIR = runRoot
+
+// One private MariaDB for the whole run (files that run alone start their own).
 const { loadWorld, newReaderPassword } = await import('../dist/test/helpers/world.js')
 const dbDir = mkdtempSync(join(tmpdir(), 'vba-mariadb-'))
 let server
@@ -65,6 +79,7 @@ try {
   server = await startMariaDb({ dir: join(dbDir, 'server') })
 } catch (e) {
   console.error(`could not start the private MariaDB: ${e instanceof Error ? e.message : e}`)
+  rmSync(runRoot, { recursive: true, force: true })
   console.log('0 passed, 1 failed')
   process.exit(1)
 }
@@ -81,8 +96,7 @@ const cacheHome = mkdtempSync(join(tmpdir(), 'vba-cache-home-'))
 process.env.XDG_CACHE_HOME = cacheHome
 const stopServer = async () => {
   await server.stop()
-  rmSync(dbDir, { recursive: true, force: true })
-  rmSync(cacheHome, { recursive: true, force: true })
+  rmSync(runRoot, { recursive: true, force: true })
 }
 for (const sig of ['SIGINT', 'SIGTERM'])
   process.on(sig, () => {
@@ -149,6 +163,15 @@ await Promise.all(
 )
 
 await stopServer()
+const hostAfter = await readHostState([systemTmp, '/tmp'])
+const changed = hostChanges(hostBefore, hostAfter)
+if (changed.length > 0) {
+  failed += 1
+  failedFiles.push('(the host: the suite changed the machine it ran on)')
+  console.log(`\nFAIL the suite changed its host:\n  - ${changed.join('\n  - ')}\nbefore:\n${describeHostState(hostBefore)}\nafter:\n${describeHostState(hostAfter)}`)
+} else {
+  console.log(`\nhost unchanged: ${systemTmp} ${hostAfter.folders.find((f) => f.path === systemTmp)?.mode}, machine's MariaDB temporary table: ${hostAfter.mariadb}`)
+}
 console.log(
   `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`
 )

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
@@ -16,7 +16,10 @@ import { generateRepo } from '../../bench/generated-repo.js'
 import { answerAll } from '../helpers/snapshot-answers.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 
-const genDir = path.join(tempDir('trust-gen'), 'core.git')
+// Everything this file builds lives under one private folder it owns: the "another user" case opens
+// that folder (never its parents) to other users, and asserts first that its parents let them pass.
+const privateRoot = tempDir('trust')
+const genDir = path.join(privateRoot, 'core.git')
 const genCommit = generateRepo(genDir, 120)
 // Text in many files: a forged filter that zeroes bits hides some of them from a search.
 const QUERIES: unknown[] = [
@@ -89,8 +92,9 @@ trust.run()
 const verify = suite('vba index verify says whether it could remove a damaged index')
 
 verify('a user who may not remove the index is told so (exit 1), and the index stays', () => {
-  const cacheHome = tempDir('trust-xdg')
-  const profile = path.join(tempDir('trust-profile'), 'project.toml')
+  const cacheHome = path.join(privateRoot, 'xdg')
+  const profile = path.join(privateRoot, 'profile', 'project.toml')
+  mkdirSync(path.dirname(profile), { recursive: true })
   writeFileSync(
     profile,
     `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n`
@@ -103,8 +107,14 @@ verify('a user who may not remove the index is told so (exit 1), and the index s
   let r: SpawnSyncReturns<string>
   if (process.getuid?.() === 0) {
     // Another user reads what root built (everything on the way readable, nothing writable).
-    for (const d of [path.dirname(path.dirname(genDir)), genDir, path.dirname(profile), cacheHome]) chmodSync(d, 0o755)
-    spawnSync('chmod', ['-R', 'a+rX', path.dirname(path.dirname(genDir)), cacheHome])
+    // Only the private folder is opened up; the folders above it must already let others pass.
+    for (let up = path.dirname(privateRoot); ; up = path.dirname(up)) {
+      assert.ok((statSync(up).mode & 0o001) !== 0, `${up} must be traversable by other users for this test`)
+      if (path.dirname(up) === up) break
+    }
+    const before = statSync(path.dirname(privateRoot)).mode
+    assert.is(spawnSync('chmod', ['-R', 'a+rX', privateRoot]).status, 0)
+    assert.is(statSync(path.dirname(privateRoot)).mode, before, 'the parent of the private folder is unchanged')
     r = spawnSync(
       'setpriv',
       [
