@@ -168,9 +168,13 @@ const changed = hostChanges(hostBefore, hostAfter)
 if (changed.length > 0) {
   failed += 1
   failedFiles.push('(the host: the suite changed the machine it ran on)')
-  console.log(`\nFAIL the suite changed its host:\n  - ${changed.join('\n  - ')}\nbefore:\n${describeHostState(hostBefore)}\nafter:\n${describeHostState(hostAfter)}`)
+  console.log(
+    `\nFAIL the suite changed its host:\n  - ${changed.join('\n  - ')}\nbefore:\n${describeHostState(hostBefore)}\nafter:\n${describeHostState(hostAfter)}`
+  )
 } else {
-  console.log(`\nhost unchanged: ${systemTmp} ${hostAfter.folders.find((f) => f.path === systemTmp)?.mode}, machine's MariaDB temporary table: ${hostAfter.mariadb}`)
+  console.log(
+    `\nhost unchanged: ${systemTmp} ${hostAfter.folders.find((f) => f.path === systemTmp)?.mode}, machine's MariaDB temporary table: ${hostAfter.mariadb}`
+  )
 }
 console.log(
   `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)}s${failedFiles.length ? `; failed: ${failedFiles.join(', ')}` : ''}`
