@@ -4,8 +4,8 @@
  * and `retryable` / `unavailable` / `permanent` / `corrupt` say what to do about it.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failureKind, isFailure, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
-import { FailureError } from '../failures/error.js'
+import { failureKind, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
+import { thrownFailure } from '../failures/error.js'
 
 export type { FailureCode, FailureKind } from '../failures/failure.js'
 
@@ -79,14 +79,6 @@ export const settle = async <A>(work: () => Promise<A>): Promise<A> => {
   try {
     return await work()
   } catch (e) {
-    if (e instanceof VbaError) throw e
-    const f = e instanceof FailureError ? e.failure : isFailure(e) ? e : null
-    if (f !== null) throw new VbaError(f)
-    throw new VbaError({
-      _tag: 'Failure',
-      code: 'INTERNAL_ERROR',
-      message: e instanceof Error ? e.message : String(e),
-      data: {}
-    })
+    throw e instanceof VbaError ? e : new VbaError(thrownFailure(e))
   }
 }

@@ -3,35 +3,25 @@
  * public client where it offers the operation with the CLI's output (init, gc, unlock, verify);
  * the others are listed in docs/architecture.md ("The CLI and the client").
  */
-import * as E from 'fp-ts/lib/Either.js'
-import { canonicalJson } from '../events/canonical.js'
-import { failure } from '../failures/failure.js'
 import { openCaseAt, readObjectAt, replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../commands/typed.js'
 import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
 import type { Receipt } from '../adapters/case-store/append.js'
-import { FailureError, toFailure } from '../failures/error.js'
+import { coded, fail } from '../failures/error.js'
 import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, exitCodeOf, failureOf, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, jsonLine, progressBar, terminalText } from './io.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
-import { VbaError } from '../api/errors.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
 
 export interface Out {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
-}
-
-const canonical = (value: unknown): string => {
-  const text = canonicalJson(value)
-  if (E.isLeft(text)) throw new CliExit(EXIT.INTERNAL, text.left)
-  return text.right
 }
 
 export const caseInit = async (
@@ -42,7 +32,7 @@ export const caseInit = async (
   const url = storeUrl(opts)
   const vba = await cliClient(url)
   if (url !== undefined && opts.id !== undefined && opts.id !== ref)
-    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id'))
+    fail('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id')
   const created = await vba.cases.create(ref, {
     ...(opts.id === undefined ? {} : { id: opts.id }),
     ...(opts.title === undefined ? {} : { title: opts.title })
@@ -70,29 +60,21 @@ export const caseNote = async (
 
 export const parseGeneration = (text: string): number => {
   if (!/^\d{1,15}$/.test(text))
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`)
-    )
+    return fail('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`)
   return Number(text)
 }
 
 export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }): Promise<void> => {
   const vba = await cliClient(undefined)
-  try {
-    const removed = await vba.cases.unlock(dir, { force: opts.force === true })
-    const owner = removed.state === 'free' ? '' : ` (owner pid ${removed.info?.pid ?? 'unknown'})`
-    io.out(`removed ${removed.state} lock${owner}; run vba verify ${dir} before writing`)
-  } catch (e) {
-    if (e instanceof VbaError) throw new CliExit(e.code === 'CASE_LOCKED' ? EXIT.CONFLICT : EXIT.INPUT, failureOf(e))
-    throw e
-  }
+  const removed = await vba.cases.unlock(dir, { force: opts.force === true })
+  const owner = removed.state === 'free' ? '' : ` (owner pid ${removed.info?.pid ?? 'unknown'})`
+  io.out(`removed ${removed.state} lock${owner}; run vba verify ${dir} before writing`)
 }
 
 export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
   const r = await (await cliClient(undefined)).cases.gc(dir)
   if (opts.json === true) {
-    io.out(canonical(r))
+    io.out(jsonLine(r))
     return
   }
   for (const o of r.removed_objects) io.out(`removed orphan object ${o}`)
@@ -147,9 +129,6 @@ export const againstProfile = async (report: VerifyReport, at: CaseAt, profileFi
   const bar = progressBar('evidence')
   try {
     return withEvidence(report, await rederiveEvidence(at, profile, { onProgress: bar.update }))
-  } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
   } finally {
     bar.stop()
   }
@@ -180,12 +159,9 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
   if (text === undefined) return {}
   const r = parseReceipt(text)
   if (r === null)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure(
-        'INVALID_ARGUMENT',
-        `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`
-      )
+    return fail(
+      'INVALID_ARGUMENT',
+      `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`
     )
   return { expectHead: r }
 }
@@ -209,9 +185,9 @@ export const verify = async (
     bars.stop()
   }
   if (opts.json === true) {
-    for (const f of report.findings) io.out(canonical({ finding: f }))
+    for (const f of report.findings) io.out(jsonLine({ finding: f }))
     const { findings: _f, ...summary } = report
-    io.out(canonical({ summary }))
+    io.out(jsonLine({ summary }))
   } else {
     for (const line of renderVerifyReport(report)) io.out(line)
   }
@@ -223,7 +199,7 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   for (const n of result.notices) io.err(`vba: notice ${n.code}: ${n.message}`)
   const { notices: _n, ...stable } = result
   if (opts.json === true) {
-    io.out(canonical(stable))
+    io.out(jsonLine(stable))
     return
   }
   io.out(`case ${result.case_id}: replayed ${result.generation} events, head ${result.head_hash}`)
@@ -239,7 +215,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
     io.out(
-      canonical({
+      jsonLine({
         declaration: handle.declaration,
         head_hash: result.head_hash,
         views: result.views,
@@ -278,27 +254,19 @@ export const reportVerb = async (
   at: CaseAt,
   opts: { out: string; force?: boolean; against?: string }
 ): Promise<void> => {
-  let html: string
-  let valid: boolean
-  let errors: number
   const against = opts.against
-  try {
+  const { html, verification } = await coded(`write ${opts.out}`, async () => {
     const r = await caseReportWithVerification(
       at,
       against === undefined ? {} : { refine: (report) => againstProfile(report, at, against) }
     )
-    html = r.html
-    valid = r.verification.valid
-    errors = r.verification.findings.filter((f) => f.severity === 'error').length + r.verification.omitted_findings
     // Into an existing directory, never over an existing output unless --force (a regular file only).
-    await writeOutputFile(opts.out, html, 'report', { force: opts.force === true })
-  } catch (e) {
-    if (e instanceof CliExit) throw e
-    const f = toFailure(e, `write ${opts.out}`)
-    throw new CliExit(exitCodeOf(f), f)
-  }
+    await writeOutputFile(opts.out, r.html, 'report', { force: opts.force === true })
+    return r
+  })
   io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
-  if (!valid) {
+  if (!verification.valid) {
+    const errors = verification.findings.filter((f) => f.severity === 'error').length + verification.omitted_findings
     io.err(`vba: the case does not verify (${errors} error finding(s)); the report shows them`)
     throw new CliExit(EXIT.FINDINGS)
   }

@@ -4,60 +4,37 @@
  * listed in docs/architecture.md ("The CLI and the client").
  */
 import { hostname } from 'node:os'
-import * as E from 'fp-ts/lib/Either.js'
 import { failure, isFailureCode } from '../failures/failure.js'
 import { MAX_SLOTS } from '../domain/worker-name.js'
-import { canonicalJson } from '../events/canonical.js'
 import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, fail, must } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { settingsOf } from '../investigation/settings.js'
 import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
-import { CliExit, EXIT, exitCodeOf, orExit, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, exitCodeOf, jsonLine as json, progressBar, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 import { cliClient, rootOrStoreUrl, storeAt, storeUrl, type StoreOption } from './stores.js'
 import { modelFrom, resultLine } from './investigate-verb.js'
 
-const json = (v: unknown): string => {
-  const t = canonicalJson(v)
-  return E.isRight(t) ? t.right : JSON.stringify(v)
-}
-
-/** Runs library code that throws coded failures, ending the command with them. */
-const coded = async <A>(work: () => Promise<A>): Promise<A> => {
-  try {
-    return await work()
-  } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
-  }
-}
-
-const needStore = (o: StoreOption): string => {
-  const url = storeUrl(o)
-  if (url === undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE')
-    )
-  return url
-}
+const needStore = (o: StoreOption): string =>
+  storeUrl(o) ??
+  fail('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE')
 
 const intOption = (name: string, text: string | undefined, fallback: number, min: number, max: number): number => {
   if (text === undefined) return fallback
   const n = Number(text)
   if (!/^\d{1,9}$/.test(text) || n < min || n > max)
-    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`))
+    fail('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`)
   return n
 }
 
 export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   const url = needStore(o)
-  const r = await coded(() => migrateStoreAt(url))
+  const r = await migrateStoreAt(url)
   io.out(
     r.applied.length === 0
       ? `the store is at the latest schema (${r.latest})`
@@ -98,14 +75,11 @@ export const queueList = async (
   let entries: readonly QueueEntry[]
   if (root !== undefined || url === undefined) {
     if (root === undefined)
-      throw new CliExit(
-        EXIT.INPUT,
-        failure('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL')
-      )
+      fail('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL')
     entries = await (await cliClient(undefined)).queue.list(root)
   } else {
     const store = await storeAt(url)
-    entries = await coded(() => store.list({ limit: LIST_LIMIT }))
+    entries = await store.list({ limit: LIST_LIMIT })
   }
   if (o.json === true) {
     for (const e of entries) io.out(json(e))
@@ -146,12 +120,9 @@ export const queueClaim = async (
 
 export const queueRelease = async (io: Out, caseId: string, o: StoreOption & { worker: string }): Promise<void> => {
   const store = await storeAt(needStore(o))
-  const released = await coded(() => store.release({ caseId, worker: o.worker }))
+  const released = await store.release({ caseId, worker: o.worker })
   if (!released)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('CASE_NOT_LEASED', `case ${caseId} is not leased to ${o.worker}`, { case_id: caseId, worker: o.worker })
-    )
+    fail('CASE_NOT_LEASED', `case ${caseId} is not leased to ${o.worker}`, { case_id: caseId, worker: o.worker })
   io.out(`released ${caseId}`)
 }
 
@@ -172,7 +143,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   const store = await storeAt(needStore(o))
   const profile = await loadProfile(o.config)
   const model = modelFrom(profile, o)
-  const settings = orExit(settingsOf(profile))
+  const settings = must(settingsOf(profile))
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const stop = new AbortController()
   const onSignal = (): void => {
@@ -182,27 +153,25 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const summary = await coded(() =>
-      work({
-        store,
-        model,
-        research,
-        settings,
-        worker: o.worker ?? `${hostname()}.${process.pid}`,
-        concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
-        leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
-        maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
-        untilIdle: o.untilIdle === true,
-        signal: stop.signal,
-        onEvent: (e) => {
-          if (o.json === true) io.out(json(e))
-          else {
-            const text = workEventLine(e)
-            if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
-          }
+    const summary = await work({
+      store,
+      model,
+      research,
+      settings,
+      worker: o.worker ?? `${hostname()}.${process.pid}`,
+      concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
+      leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
+      maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
+      untilIdle: o.untilIdle === true,
+      signal: stop.signal,
+      onEvent: (e) => {
+        if (o.json === true) io.out(json(e))
+        else {
+          const text = workEventLine(e)
+          if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
         }
-      })
-    )
+      }
+    })
     if (o.json === true) io.out(json({ kind: 'summary', summary }))
     else io.out(summaryLine(summary))
     if (summary.ended === 'failure' && summary.stopped_by !== null) {
@@ -211,7 +180,8 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
         `the worker stopped: ${summary.stopped_by.message}`,
         { case_id: summary.stopped_by.case_id }
       )
-      throw new CliExit(exitCodeOf(f), o.json === true ? undefined : f)
+      // With --json the summary line above says why; without, the failure's own line.
+      throw o.json === true ? new CliExit(exitCodeOf(f)) : new FailureError(f)
     }
   } finally {
     process.off('SIGINT', onSignal)

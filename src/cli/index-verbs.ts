@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { failure } from '../failures/failure.js'
+import { fail } from '../failures/error.js'
 import { loadProfile, type Profile } from '../adapters/config/profile.js'
 import { discardIndex, indexBytes, indexDirOf, openSnapshot, pruneIndexes } from '../adapters/git/snapshot.js'
 import { auditSnapshotIndex } from '../adapters/git/index-audit.js'
@@ -22,14 +22,9 @@ interface IndexOptions {
 
 const bound = (profile: Profile): { repository: string; commit: string; root: string } => {
   const source = profile.source
-  if (source === undefined)
-    throw new CliExit(EXIT.INPUT, failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
+  if (source === undefined) fail('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section')
   const root = snapshotIndexRoot(profile)
-  if (root === undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('CONFIG_INVALID', 'the profile turns the snapshot index off ([source] cache = false)')
-    )
+  if (root === undefined) fail('CONFIG_INVALID', 'the profile turns the snapshot index off ([source] cache = false)')
   return { repository: source.repository, commit: source.commit, root }
 }
 
@@ -49,10 +44,7 @@ export const indexBuild = async (io: Out, o: IndexOptions): Promise<void> => {
     const entries = await snap.entries()
     bar.stop()
     if (!fs.existsSync(dir))
-      throw new CliExit(
-        EXIT.UNAVAILABLE,
-        failure('SOURCE_UNAVAILABLE', `the snapshot index of ${commit} could not be written in ${root}`, { root })
-      )
+      fail('SOURCE_UNAVAILABLE', `the snapshot index of ${commit} could not be written in ${root}`, { root })
     const built = !existed || !fs.existsSync(path.join(dir, 'index.json'))
     const bytes = indexBytes(dir)
     if (o.json === true) io.out(JSON.stringify({ commit, dir, built, entries: entries.length, bytes }))
@@ -72,16 +64,10 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
   const audit = await auditSnapshotIndex(repository, commit, root, (p) => bar.update(p.done, p.total)).finally(() =>
     bar.stop()
   )
-  if (!audit.present) {
-    throw new CliExit(
-      EXIT.INPUT,
-      failure(
-        'SOURCE_INDEX_MISSING',
-        `there is no snapshot index of ${commit} in ${root} (vba index build makes one)`,
-        { root }
-      )
-    )
-  }
+  if (!audit.present)
+    fail('SOURCE_INDEX_MISSING', `there is no snapshot index of ${commit} in ${root} (vba index build makes one)`, {
+      root
+    })
   // Removed only if this user may: the outcome is reported as it is, never assumed.
   const removal = audit.problemCount > 0 ? discardIndex(root, commit) : null
   if (o.json === true)
@@ -118,10 +104,7 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
 export const indexPrune = async (io: Out, o: IndexOptions & { olderThan: string }): Promise<void> => {
   const days = Number(o.olderThan)
   if (!/^\d+(\.\d+)?$/.test(o.olderThan))
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', `--older-than takes a number of days, got ${JSON.stringify(o.olderThan)}`)
-    )
+    fail('INVALID_ARGUMENT', `--older-than takes a number of days, got ${JSON.stringify(o.olderThan)}`)
   const { commit, root } = bound(await loadProfile(o.config))
   const removed = pruneIndexes(root, days * 86_400_000, new Set([commit]))
   if (o.json === true) {

@@ -5,16 +5,13 @@
  * because the model or research is unavailable (the last failure's code and message are shown);
  * 5 blocked by the case's own state, exhausted, or stopped at --max-turns; 2, 4 as elsewhere.
  */
-import * as E from 'fp-ts/lib/Either.js'
-import { failure } from '../failures/failure.js'
-import { canonicalJson } from '../events/canonical.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import type { Profile } from '../adapters/config/profile.js'
-import { FailureError } from '../failures/error.js'
+import { fail, must } from '../failures/error.js'
 import { hostname } from 'node:os'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
@@ -22,7 +19,7 @@ import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.j
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
-import { CliExit, EXIT, exitCodeOf, orExit, terminalText } from './io.js'
+import { CliExit, EXIT, jsonLine, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 
 export interface InvestigateOptions {
@@ -75,23 +72,12 @@ export const modelFrom = (
   const url = o.modelUrl ?? profile.model.url
   const name = o.model ?? profile.model.name
   if (o.modelCommand !== undefined && o.modelUrl !== undefined)
-    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', 'give --model-command or --model-url, not both'))
+    fail('INVALID_ARGUMENT', 'give --model-command or --model-url, not both')
   if (o.modelUrl === undefined && command !== undefined)
     return commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
   if (url !== undefined) {
-    if (name === undefined)
-      throw new CliExit(
-        EXIT.INPUT,
-        failure('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
-      )
-    try {
-      new URL(url)
-    } catch {
-      throw new CliExit(
-        EXIT.INPUT,
-        failure('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
-      )
-    }
+    if (name === undefined) fail('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
+    if (!URL.canParse(url)) fail('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
     const m = profile.model
     return httpModel({
       url,
@@ -105,12 +91,9 @@ export const modelFrom = (
       ...(m.json_mode === undefined ? {} : { jsonMode: m.json_mode })
     })
   }
-  throw new CliExit(
-    EXIT.INPUT,
-    failure(
-      'INVALID_ARGUMENT',
-      'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'
-    )
+  return fail(
+    'INVALID_ARGUMENT',
+    'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'
   )
 }
 
@@ -121,7 +104,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
   const profile = await loadProfile(o.config)
   const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
   if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000))
-    throw new CliExit(EXIT.INPUT, failure('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000'))
+    fail('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000')
   const model = modelFrom(profile, o)
 
   const handle = await openCaseAt(dir)
@@ -132,12 +115,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
   const stop = new AbortController()
   if (typeof dir !== 'string' && sql?.leaseCase !== undefined && sql.renew !== undefined) {
     const renew = sql.renew
-    try {
-      lease = await sql.leaseCase(dir.caseId, `vba-investigate@${hostname()}.${process.pid}`, INVESTIGATE_LEASE_MS)
-    } catch (e) {
-      if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-      throw e
-    }
+    lease = await sql.leaseCase(dir.caseId, `vba-investigate@${hostname()}.${process.pid}`, INVESTIGATE_LEASE_MS)
     renewal = setInterval(() => {
       if (lease !== undefined)
         renew(lease, INVESTIGATE_LEASE_MS).then(
@@ -169,13 +147,10 @@ const runLeased = async (
   maxTurns: number | undefined
 ): Promise<void> => {
   const out = (value: Record<string, unknown>, text: string): void => {
-    if (o.json === true) {
-      const t = canonicalJson(value)
-      io.out(E.isRight(t) ? t.right : JSON.stringify(value))
-    } else io.out(terminalText(text))
+    io.out(o.json === true ? jsonLine(value) : terminalText(text))
   }
   if (handle.cursor.state.state === 'NOT_STARTED') {
-    const generation = await startInvestigation(dir, { settings: orExit(settingsOf(profile)), ...leased })
+    const generation = await startInvestigation(dir, { settings: must(settingsOf(profile)), ...leased })
     out(
       {
         started: {

@@ -1,8 +1,11 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
-import { failure, failureKind, isFailure, type Failure } from '../failures/failure.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure, failureKind, type Failure } from '../failures/failure.js'
+import { FailureError, thrownFailure } from '../failures/error.js'
 import { VbaError } from '../api/errors.js'
+import { canonicalJson } from '../events/canonical.js'
 import { showInvisible } from '../projections/visible-text.js'
 
 /**
@@ -48,54 +51,35 @@ export const exitCodeOf = (f: Failure): number => {
   }
 }
 
-/** Thrown by verbs to end the process with a coded failure. */
+/**
+ * Ends a command with an exit code and no failure line: verify's findings (1), a case that did not
+ * conclude or nothing to claim (5), or a failure the verb has already printed in its own words
+ * (its code still from {@link exitCodeOf}). A failure travels as a thrown FailureError (or a
+ * client's VbaError) and becomes its line and exit code in one place, {@link failureLine}.
+ */
 export class CliExit extends Error {
-  constructor(
-    readonly code: number,
-    readonly failure?: Failure
-  ) {
-    super(failure?.message ?? `exit ${code}`)
+  constructor(readonly code: number) {
+    super(`exit ${code}`)
   }
 }
-
-/** Unwraps an Either-like result or ends the command with the failure. */
-export const orExit = <A>(r: { _tag: 'Left'; left: Failure } | { _tag: 'Right'; right: A }): A => {
-  if (r._tag === 'Left') throw new CliExit(exitCodeOf(r.left), r.left)
-  return r.right
-}
-
-/** The failure a client call rejected with (code, message and data, as the library made them). */
-export const failureOf = (e: VbaError): Failure => failure(e.code, e.message, e.data)
 
 /** `vba: CODE: message`, the one line a person sees for a failure. */
 export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminalText(f.message)}`
 
-export const describeThrown = (e: unknown): { line: string; code: number; json: unknown } => {
-  if (e instanceof CliExit && e.failure !== undefined) {
-    return {
-      line: formatFailure(e.failure),
-      code: e.code,
-      json: { error: { code: e.failure.code, message: e.failure.message, data: e.failure.data } }
-    }
-  }
-  if (e instanceof VbaError) {
-    // A client call's rejection ends the command as its coded failure would (orExit).
-    const f = failureOf(e)
-    return {
-      line: formatFailure(f),
-      code: exitCodeOf(f),
-      json: { error: { code: f.code, message: f.message, data: f.data } }
-    }
-  }
-  if (isFailure(e)) return { line: formatFailure(e), code: exitCodeOf(e), json: { error: e } }
-  const coded = (e as { failure?: unknown } | null)?.failure
-  if (isFailure(coded)) return { line: formatFailure(coded), code: exitCodeOf(coded), json: { error: coded } }
-  const message = e instanceof Error ? e.message : String(e)
-  return {
-    line: `vba: INTERNAL_ERROR: ${message}`,
-    code: EXIT.INTERNAL,
-    json: { error: { code: 'INTERNAL_ERROR', message } }
-  }
+/**
+ * The CLI's one conversion of what a command threw (a FailureError, the client's VbaError, or a
+ * bug): its line for stderr and the exit code of its kind.
+ */
+export const failureLine = (e: unknown): { readonly line: string; readonly code: number } => {
+  const f = e instanceof VbaError ? failure(e.code, e.message, e.data) : thrownFailure(e)
+  return { line: formatFailure(f), code: exitCodeOf(f) }
+}
+
+/** Canonical JSON of a value the CLI prints (a value that has none is a bug: INTERNAL_ERROR). */
+export const jsonLine = (value: unknown): string => {
+  const text = canonicalJson(value)
+  if (E.isLeft(text)) throw new FailureError(failure('INTERNAL_ERROR', `cannot print JSON: ${text.left.message}`))
+  return text.right
 }
 
 /** A progress bar on stderr when it is a terminal; silent otherwise. */

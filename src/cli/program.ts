@@ -1,6 +1,6 @@
 /** The `vba` command line: commander wiring only; every verb calls the public client or the library (docs/architecture.md). */
 import { Command, CommanderError } from 'commander'
-import { CliExit, EXIT, describeThrown } from './io.js'
+import { CliExit, EXIT, failureLine } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
 import type { WorkVerbOptions } from './fleet-verbs.js'
@@ -381,10 +381,10 @@ export const run = async (argv: readonly string[], io: Out): Promise<number> => 
       io.err(`vba: USAGE: ${e.message.replace(/^error: /, '')} (see vba --help)`)
       return EXIT.INPUT
     }
-    if (e instanceof CliExit && e.failure === undefined) return e.code
-    const d = describeThrown(e)
-    io.err(d.line)
-    return d.code
+    if (e instanceof CliExit) return e.code
+    const { line, code } = failureLine(e)
+    io.err(line)
+    return code
   } finally {
     await closeStores()
   }

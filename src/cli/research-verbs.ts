@@ -1,18 +1,16 @@
 /** `vba research`: one project.query without a case or a model; prints the capture. */
 import { promises as fsp } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
-import { canonicalJson } from '../events/canonical.js'
-import { failure, type Failure } from '../failures/failure.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { CliExit, EXIT, orExit, terminalText } from './io.js'
+import { CliExit, exitCodeOf, formatFailure, jsonLine, terminalText } from './io.js'
 import { queryInCase } from '../commands/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { systemEnv } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
-import { FailureError, attempt } from '../failures/error.js'
+import { fail, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
 import type { Out } from './case-verbs.js'
 
@@ -22,20 +20,14 @@ export const readQuery = async (file: string): Promise<unknown> => {
   try {
     bytes = file === '-' ? await readStdin() : await fsp.readFile(file)
   } catch {
-    throw new CliExit(EXIT.INPUT, failure('QUERY_UNREADABLE', `cannot read the query file ${file}`))
+    return fail('QUERY_UNREADABLE', `cannot read the query file ${file}`)
   }
-  if (bytes.length > 1 << 20) throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'a query file is at most 1 MiB'))
-  let text: string
-  try {
-    text = decodeUtf8(bytes, file === '-' ? 'the query on stdin' : `the query file ${file}`)
-  } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(EXIT.INPUT, e.failure)
-    throw e
-  }
+  if (bytes.length > 1 << 20) fail('QUERY_INVALID', 'a query file is at most 1 MiB')
+  const text = decodeUtf8(bytes, file === '-' ? 'the query on stdin' : `the query file ${file}`)
   try {
     return JSON.parse(text) as unknown
   } catch {
-    throw new CliExit(EXIT.INPUT, failure('QUERY_INVALID', 'the query is not JSON'))
+    return fail('QUERY_INVALID', 'the query is not JSON')
   }
 }
 
@@ -46,12 +38,9 @@ const readStdin = async (): Promise<Buffer> => {
 }
 
 const printJson = (io: Out, value: unknown, pretty: boolean): void => {
-  const text = canonicalJson(value)
-  if (E.isLeft(text)) throw new CliExit(EXIT.INTERNAL, text.left)
-  io.out(pretty ? JSON.stringify(JSON.parse(text.right), null, 2) : text.right)
+  const text = jsonLine(value)
+  io.out(pretty ? JSON.stringify(JSON.parse(text), null, 2) : text)
 }
-
-export const exitFor = (f: Failure): number => (isUnavailable(f) ? EXIT.UNAVAILABLE : EXIT.INPUT)
 
 export const research = async (io: Out, opts: { config: string; query: string; pretty?: boolean }): Promise<void> => {
   const profile = await loadProfile(opts.config)
@@ -65,8 +54,8 @@ export const research = async (io: Out, opts: { config: string; query: string; p
         { error: { code: out.left.code, message: out.left.message, data: out.left.data } },
         opts.pretty === true
       )
-      io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
-      throw new CliExit(exitFor(out.left))
+      io.err(formatFailure(out.left))
+      throw new CliExit(exitCodeOf(out.left))
     }
     printJson(io, out.right, opts.pretty === true)
   } finally {
@@ -93,7 +82,7 @@ export const caseQuery = async (
       io.err(
         `vba: ${result.failure.code}: ${terminalText(result.failure.message)} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`
       )
-      throw new CliExit(exitFor(result.failure))
+      throw new CliExit(exitCodeOf(result.failure))
     }
     io.out(
       `recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`
@@ -106,16 +95,11 @@ export const caseQuery = async (
 /** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
 export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; input: string }): Promise<void> => {
   const profile = await loadProfile(opts.config)
-  const config = orExit(enrichmentConfig(profile))
+  const config = must(enrichmentConfig(profile))
   const inputs = await readInputs(opts.input)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const out = await attempt(prepareRevision(dir, r, config, inputs))
-    if (E.isLeft(out)) {
-      io.err(`vba: ${out.left.code}: ${terminalText(out.left.message)}`)
-      throw new CliExit(exitFor(out.left))
-    }
-    const p = out.right
+    const p = await prepareRevision(dir, r, config, inputs)
     io.out(
       p.status === 'unchanged'
         ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`

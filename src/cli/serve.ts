@@ -18,12 +18,11 @@ import { failure } from '../failures/failure.js'
 import { caseStamp, directoryQueue, within } from '../adapters/case-store/directory-queue.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
-import { FailureError } from '../failures/error.js'
+import { FailureError, fail, thrownFailure } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { esc, escPlain } from '../projections/report/render.js'
 import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
-import { CliExit, EXIT } from './io.js'
 import type { Out } from './case-verbs.js'
 import { rootOrStoreUrl, storeAt, type StoreOption } from './stores.js'
 
@@ -65,12 +64,9 @@ const message = (title: string, text: string): string =>
 export const parsePort = (text: string | undefined): number => {
   if (text === undefined) return 8080
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure(
-        'INVALID_ARGUMENT',
-        `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`
-      )
+    fail(
+      'INVALID_ARGUMENT',
+      `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`
     )
   return Number(text)
 }
@@ -145,8 +141,7 @@ const route = async (
     }
     send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
   } catch (e) {
-    const f =
-      e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
+    const f = thrownFailure(e)
     send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
   }
 }
@@ -185,9 +180,7 @@ const handle = async (served: Served, req: IncomingMessage, res: ServerResponse)
 const listen = (server: Server, host: string, port: number): Promise<void> =>
   new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new CliExit(EXIT.UNAVAILABLE, failure('IO_ERROR', `cannot listen on ${host}:${port} (${e.code ?? 'error'})`))
-      )
+      reject(new FailureError(failure('IO_ERROR', `cannot listen on ${host}:${port} (${e.code ?? 'error'})`)))
     )
     server.listen(port, host, resolve)
   })
@@ -215,10 +208,7 @@ export const serve = async (
 ): Promise<void> => {
   const url = rootOrStoreUrl(root, o)
   if (root === undefined && url === undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
-    )
+    fail('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
   const port = parsePort(o.port)
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url

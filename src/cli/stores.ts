@@ -7,11 +7,9 @@
  */
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
-import { FailureError } from '../failures/error.js'
+import { fail } from '../failures/error.js'
 import { openStore } from '../adapters/stores.js'
 import type { Vba } from '../index.js'
-import { CliExit, EXIT, exitCodeOf } from './io.js'
-import { failure } from '../failures/failure.js'
 
 export interface StoreOption {
   readonly store?: string
@@ -47,10 +45,7 @@ export const storeUrl = (o: StoreOption): string | undefined =>
 /** The store URL of a verb that takes a folder of cases (ROOT) or a store, refusing both at once. */
 export const rootOrStoreUrl = (root: string | undefined, o: StoreOption): string | undefined => {
   if (root !== undefined && o.store !== undefined)
-    throw new CliExit(
-      EXIT.INPUT,
-      failure('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
-    )
+    return fail('INVALID_ARGUMENT', 'give ROOT (a folder of case directories) or --store, not both')
   return storeUrl(o)
 }
 
@@ -58,15 +53,10 @@ export const rootOrStoreUrl = (root: string | undefined, o: StoreOption): string
 export const storeAt = async (url: string): Promise<SqlStore> => {
   const known = open.get(url)
   if (known !== undefined) return known
-  try {
-    // openStore loads the SQL store (knex and its drivers) only for a URL that names one.
-    const s = await openStore(url)
-    open.set(url, s)
-    return s
-  } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
-  }
+  // openStore loads the SQL store (knex and its drivers) only for a URL that names one.
+  const s = await openStore(url)
+  open.set(url, s)
+  return s
 }
 
 /** Where CASE is: a case id in the store, or a directory. */

@@ -6,12 +6,9 @@ import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
-import { FailureError } from '../failures/error.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, jsonLine, progressBar, terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
-import { canonicalJson } from '../events/canonical.js'
-import * as E from 'fp-ts/lib/Either.js'
 
 export const exportVerb = async (
   io: Out,
@@ -85,10 +82,10 @@ export const verifyBagVerb = async (
       : await bagAgainst(checked, target, opts.against)
   const valid = c.valid
   if (opts.json === true) {
-    for (const f of c.bag.findings) io.out(json({ bag_finding: f }))
-    for (const f of c.case?.findings ?? []) io.out(json({ finding: f }))
+    for (const f of c.bag.findings) io.out(jsonLine({ bag_finding: f }))
+    for (const f of c.case?.findings ?? []) io.out(jsonLine({ finding: f }))
     io.out(
-      json({
+      jsonLine({
         summary: {
           valid,
           bag_valid: c.bag.valid,
@@ -106,18 +103,6 @@ export const verifyBagVerb = async (
 
 /** The bag's case with its evidence re-derived (the bag is unpacked and verified again for it). */
 const bagAgainst = async (checked: BagCheck, target: string, profile: string): Promise<BagCheck> => {
-  try {
-    const report = await withVerifiedPackage(target, (dir) =>
-      againstProfile(checked.case as VerifyReport, dir, profile)
-    )
-    return { ...checked, case: report, valid: checked.valid && report.valid }
-  } catch (e) {
-    if (e instanceof FailureError) throw new CliExit(exitCodeOf(e.failure), e.failure)
-    throw e
-  }
-}
-
-const json = (v: unknown): string => {
-  const t = canonicalJson(v)
-  return E.isRight(t) ? t.right : JSON.stringify(v)
+  const report = await withVerifiedPackage(target, (dir) => againstProfile(checked.case as VerifyReport, dir, profile))
+  return { ...checked, case: report, valid: checked.valid && report.valid }
 }

@@ -5,7 +5,7 @@
  * code to an exit status. {@link toFailure} turns anything caught back into a coded failure.
  */
 import type { Either } from 'fp-ts/lib/Either.js'
-import { failure, type Failure, type FailureCode } from './failure.js'
+import { failure, isFailure, type Failure, type FailureCode } from './failure.js'
 
 /** A coded failure, thrown. */
 export class FailureError extends Error {
@@ -14,8 +14,15 @@ export class FailureError extends Error {
   }
 }
 
-/** Throws the failure `code` (a function, so it fits in an expression). */
-export const fail = (code: FailureCode, message: string, data: Record<string, unknown> = {}): never => {
+/**
+ * Throws the failure `code` (a function, so it fits in an expression). Typed explicitly so that
+ * the compiler knows nothing runs after a call (`if (bad) fail(…)` narrows like a `throw`).
+ */
+export const fail: (code: FailureCode, message: string, data?: Readonly<Record<string, unknown>>) => never = (
+  code,
+  message,
+  data = {}
+) => {
   throw new FailureError(failure(code, message, data))
 }
 
@@ -30,6 +37,16 @@ export const toFailure = (e: unknown, context: string): Failure => {
     })
   }
   return failure('INTERNAL_ERROR', `${context}: ${e instanceof Error ? e.message : String(e)}`)
+}
+
+/**
+ * A value caught at an edge (the client, the CLI, an MCP answer, a served page): a coded failure
+ * as it is, anything else as the bug it is (INTERNAL_ERROR with its message, no context added).
+ */
+export const thrownFailure = (e: unknown): Failure => {
+  if (e instanceof FailureError) return e.failure
+  if (isFailure(e)) return e
+  return failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
 }
 
 /**

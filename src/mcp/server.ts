@@ -17,7 +17,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Requester } from '../events/catalog.js'
 import { VERSION } from '../version.js'
-import { failureOf, type McpSession } from './session.js'
+import type { McpSession } from './session.js'
+import { thrownFailure } from '../failures/error.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
 
 // Control characters and lone surrogates cannot be recorded (nor shown safely): replaced, not trusted.
@@ -38,7 +39,7 @@ export const requesterOf = (info: { readonly name?: unknown; readonly version?: 
 
 /** A failure while reading the case, as a JSON-RPC error that starts with its code. */
 const internal = (e: unknown): never => {
-  const f = failureOf(e)
+  const f = thrownFailure(e)
   throw new McpError(ErrorCode.InternalError, `${f.code}: ${f.message}`, { code: f.code })
 }
 

@@ -12,7 +12,7 @@
  * another binding (a new commit) is a new question.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, type Failure } from '../failures/failure.js'
+import { failure } from '../failures/failure.js'
 import { decodeQuery } from '../domain/query.js'
 import type { CaseState } from '../domain/case-state.js'
 import { queryCost, remainingBudget, budgetTotal, heldBudget } from '../domain/budget.js'
@@ -23,7 +23,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { FailureError, must } from '../failures/error.js'
+import { FailureError, must, thrownFailure } from '../failures/error.js'
 import { requestText } from '../projections/request-text.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { queryInCase } from '../commands/case-query.js'
@@ -126,10 +126,6 @@ const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHa
   return { handle: await openAt(o.at), started: true }
 }
 
-/** A thrown coded failure as it is, anything else as the bug it is. */
-export const failureOf = (e: unknown): Failure =>
-  e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', e instanceof Error ? e.message : String(e))
-
 const readCapture = async (h: CaseHandle, digest: string): Promise<Capture | null> => {
   const ref = h.cursor.state.research.evidenceRefs.get(digest)
   if (ref === undefined) return null
@@ -230,7 +226,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
       try {
         return queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env }))
       } catch (e) {
-        return refusalAnswer(failureOf(e))
+        return refusalAnswer(thrownFailure(e))
       }
     })
   }
@@ -245,7 +241,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
       try {
         return await statusAnswer(await openAt(o.at), requests)
       } catch (e) {
-        return refusalAnswer(failureOf(e))
+        return refusalAnswer(thrownFailure(e))
       }
     },
     evidence: async () => evidenceOf(await openAt(o.at), requests),

@@ -9,16 +9,58 @@ import { decodeManifestPath, unsafeBagPath } from '../../domain/bag-paths.js'
 
 export type BagSeverity = 'error' | 'warning'
 
+/**
+ * Every code a bag check reports (a literal union, as failure and finding codes are). The
+ * severity is the finding's own: some codes are an error in one BagIt version and a warning in
+ * another (RFC 8493 section 2.1.3 and the Library of Congress suite's v0.97 bags).
+ */
+export const BAG_FINDING_CODES = [
+  'BAGIT_TXT_MISSING',
+  'BAGIT_TXT_INVALID',
+  'TAG_ENCODING_UNSUPPORTED',
+  'TAG_FILE_UNDECODABLE',
+  'TAG_FILE_TOO_LARGE',
+  'TAG_FILE_MISSING',
+  'TAG_CHECKSUM_MISMATCH',
+  'BAG_INFO_LINE_INVALID',
+  'BAG_INFO_CASE_LABEL_MISSING',
+  'BAG_INFO_MISMATCH',
+  'FETCH_LINE_INVALID',
+  'FETCH_PATH_OUT_OF_SCOPE',
+  'FILE_TO_BE_FETCHED',
+  'MANIFEST_MISSING',
+  'MANIFEST_LINE_INVALID',
+  'MANIFEST_DUPLICATE_ENTRY',
+  'MANIFEST_PATH_OUT_OF_SCOPE',
+  'MD5SUM_STYLE_PATH',
+  'RELATIVE_PATH_PREFIX',
+  'UNSUPPORTED_ALGORITHM',
+  'CHECKSUM_MISMATCH',
+  'PAYLOAD_FILE_MISSING',
+  'PAYLOAD_FILE_NOT_IN_MANIFEST',
+  'PAYLOAD_OXUM_INVALID',
+  'PAYLOAD_OXUM_MISMATCH',
+  'PAYLOAD_OXUM_COUNTS_ABSENT_FILES',
+  'NORMALIZATION_DUPLICATE',
+  'NORMALIZATION_ONLY_MATCH',
+  'CASE_ONLY_MATCH',
+  'SYSTEM_FILE_LISTED',
+  'SPECIAL_FILE'
+] as const
+
+/** A bag finding's code. */
+export type BagFindingCode = (typeof BAG_FINDING_CODES)[number]
+
 /** One finding of a bag check: a stable code, error or warning, a message, and the file it concerns. */
 export interface BagFinding {
-  readonly code: string
+  readonly code: BagFindingCode
   readonly severity: BagSeverity
   readonly message: string
   readonly path?: string
 }
 
 /** Adds a finding (error or warning) about `path`. */
-export type Report = (code: string, message: string, path?: string) => void
+export type Report = (code: BagFindingCode, message: string, path?: string) => void
 
 /** One manifest line: the checksum (lower case), the decoded bag-relative path and its line number. */
 export interface ManifestEntry {
