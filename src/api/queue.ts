@@ -1,6 +1,7 @@
 /** The client's `queue` namespace: list, claim, renew, release, advance under a lease, and work. */
 import { hostname } from 'node:os'
 import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
+import { LEASE_MS } from '../adapters/case-store/store.js'
 import { work } from '../investigation/worker.js'
 import { advance } from '../investigation/loop.js'
 import { settingsOf } from '../investigation/settings.js'
@@ -18,8 +19,8 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
       if (root !== undefined) return settle(() => listDirectoryQueue(root))
       return settle(() => needStore().list())
     },
-    claim: async (worker, o = {}) => settle(() => needStore().claim(worker, o.leaseMs ?? 60_000)),
-    renew: async (lease, o = {}) => settle(() => needStore().renew(lease, o.leaseMs ?? 60_000)),
+    claim: async (worker, o = {}) => settle(() => needStore().claim(worker, o.leaseMs ?? LEASE_MS.default)),
+    renew: async (lease, o = {}) => settle(() => needStore().renew(lease, o.leaseMs ?? LEASE_MS.default)),
     release: async (lease) => settle(() => needStore().release(lease)),
     advance: async (lease, o) => {
       const s = needStore()

@@ -44,24 +44,18 @@ export const caseNote = async (
   io: Out,
   dir: CaseAt,
   text: string,
-  opts: { expectGeneration?: string; commandId?: string; markdown?: boolean }
+  opts: { expectGeneration?: number; commandId?: string; markdown?: boolean }
 ): Promise<void> => {
   const outcome = await recordNote(dir, {
     text,
     format: opts.markdown === true ? 'markdown' : 'plain',
     ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
-    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: opts.expectGeneration })
   })
   for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
   io.out(
     `${outcome.status === 'duplicate' ? 'already recorded' : 'recorded'}: generation ${outcome.generation}; receipt ${outcome.receipt.seq}:${outcome.receipt.hash}`
   )
-}
-
-export const parseGeneration = (text: string): number => {
-  if (!/^\d{1,15}$/.test(text))
-    return fail('INVALID_ARGUMENT', `generation must be a non-negative integer, got ${JSON.stringify(text)}`)
-  return Number(text)
 }
 
 export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }): Promise<void> => {

@@ -5,7 +5,6 @@
  */
 import { hostname } from 'node:os'
 import { failure, isFailureCode } from '../failures/failure.js'
-import { MAX_SLOTS } from '../domain/worker-name.js'
 import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError, fail, must } from '../failures/error.js'
@@ -23,14 +22,6 @@ import { modelFrom, resultLine } from './investigate-verb.js'
 const needStore = (o: StoreOption): string =>
   storeUrl(o) ??
   fail('INVALID_ARGUMENT', 'name the store: --store postgres://user@host/db (or mysql://…), or set VBA_STORE')
-
-const intOption = (name: string, text: string | undefined, fallback: number, min: number, max: number): number => {
-  if (text === undefined) return fallback
-  const n = Number(text)
-  if (!/^\d{1,9}$/.test(text) || n < min || n > max)
-    fail('INVALID_ARGUMENT', `${name} takes a whole number from ${min} to ${max}`)
-  return n
-}
 
 export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   const url = needStore(o)
@@ -93,11 +84,10 @@ export const queueList = async (
 
 export const queueClaim = async (
   io: Out,
-  o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }
+  o: StoreOption & { worker: string; leaseMs: number; json?: boolean }
 ): Promise<void> => {
   const vba = await cliClient(needStore(o))
-  const leaseMs = intOption('--lease-ms', o.leaseMs, 300_000, 1000, 86_400_000)
-  const lease = await vba.queue.claim(o.worker, { leaseMs })
+  const lease = await vba.queue.claim(o.worker, { leaseMs: o.leaseMs })
   if (o.json === true) {
     io.out(
       json(
@@ -129,9 +119,9 @@ export const queueRelease = async (io: Out, caseId: string, o: StoreOption & { w
 export interface WorkVerbOptions extends StoreOption {
   readonly config: string
   readonly worker?: string
-  readonly concurrency?: string
-  readonly leaseMs?: string
-  readonly maxTurns?: string
+  readonly concurrency: number
+  readonly leaseMs: number
+  readonly maxTurns: number
   readonly untilIdle?: boolean
   readonly modelCommand?: string
   readonly modelUrl?: string
@@ -159,9 +149,9 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
       research,
       settings,
       worker: o.worker ?? `${hostname()}.${process.pid}`,
-      concurrency: intOption('--concurrency', o.concurrency, 1, 1, MAX_SLOTS),
-      leaseMs: intOption('--lease-ms', o.leaseMs, 60_000, 1000, 86_400_000),
-      maxTurns: intOption('--max-turns', o.maxTurns, 20, 1, 10_000),
+      concurrency: o.concurrency,
+      leaseMs: o.leaseMs,
+      maxTurns: o.maxTurns,
       untilIdle: o.untilIdle === true,
       signal: stop.signal,
       onEvent: (e) => {

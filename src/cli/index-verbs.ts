@@ -101,12 +101,9 @@ export const indexVerify = async (io: Out, o: IndexOptions): Promise<void> => {
     )
 }
 
-export const indexPrune = async (io: Out, o: IndexOptions & { olderThan: string }): Promise<void> => {
-  const days = Number(o.olderThan)
-  if (!/^\d+(\.\d+)?$/.test(o.olderThan))
-    fail('INVALID_ARGUMENT', `--older-than takes a number of days, got ${JSON.stringify(o.olderThan)}`)
+export const indexPrune = async (io: Out, o: IndexOptions & { olderThan: number }): Promise<void> => {
   const { commit, root } = bound(await loadProfile(o.config))
-  const removed = pruneIndexes(root, days * 86_400_000, new Set([commit]))
+  const removed = pruneIndexes(root, o.olderThan * 86_400_000, new Set([commit]))
   if (o.json === true) {
     io.out(JSON.stringify({ root, kept: commit, removed }))
     return

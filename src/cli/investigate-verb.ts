@@ -8,7 +8,7 @@
 import { loadProfile } from '../adapters/config/profile.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
-import type { CaseAt, Lease } from '../adapters/case-store/store.js'
+import { LEASE_MS, type CaseAt, type Lease } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { fail, must } from '../failures/error.js'
@@ -27,7 +27,7 @@ export interface InvestigateOptions {
   readonly modelCommand?: string
   readonly modelUrl?: string
   readonly model?: string
-  readonly maxTurns?: string
+  readonly maxTurns: number
   readonly manualRetry?: boolean
   readonly json?: boolean
 }
@@ -97,14 +97,8 @@ export const modelFrom = (
   )
 }
 
-/** How long the lease of `vba investigate` on a store case lasts between renewals. */
-const INVESTIGATE_LEASE_MS = 60_000
-
 export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
   const profile = await loadProfile(o.config)
-  const maxTurns = o.maxTurns === undefined ? undefined : Number(o.maxTurns)
-  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0 && maxTurns <= 10_000))
-    fail('INVALID_ARGUMENT', '--max-turns takes a whole number from 1 to 10000')
   const model = modelFrom(profile, o)
 
   const handle = await openCaseAt(dir)
@@ -115,20 +109,20 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
   const stop = new AbortController()
   if (typeof dir !== 'string' && sql?.leaseCase !== undefined && sql.renew !== undefined) {
     const renew = sql.renew
-    lease = await sql.leaseCase(dir.caseId, `vba-investigate@${hostname()}.${process.pid}`, INVESTIGATE_LEASE_MS)
+    lease = await sql.leaseCase(dir.caseId, `vba-investigate@${hostname()}.${process.pid}`, LEASE_MS.default)
     renewal = setInterval(() => {
       if (lease !== undefined)
-        renew(lease, INVESTIGATE_LEASE_MS).then(
+        renew(lease, LEASE_MS.default).then(
           (l) => {
             lease = l
           },
           () => stop.abort()
         )
-    }, INVESTIGATE_LEASE_MS / 3)
+    }, LEASE_MS.default / 3)
   }
   const leased = lease === undefined ? {} : { lease }
   try {
-    await runLeased(io, dir, o, profile, model, handle, leased, stop, maxTurns)
+    await runLeased(io, dir, o, profile, model, handle, leased, stop)
   } finally {
     if (renewal !== undefined) clearInterval(renewal)
     if (lease !== undefined && sql?.release !== undefined) await sql.release(lease).catch(() => undefined)
@@ -143,8 +137,7 @@ const runLeased = async (
   model: ModelFn,
   handle: CaseHandle,
   leased: { lease?: Lease },
-  stop: AbortController,
-  maxTurns: number | undefined
+  stop: AbortController
 ): Promise<void> => {
   const out = (value: Record<string, unknown>, text: string): void => {
     io.out(o.json === true ? jsonLine(value) : terminalText(text))
@@ -171,7 +164,7 @@ const runLeased = async (
       research,
       signal: stop.signal,
       ...leased,
-      ...(maxTurns === undefined ? {} : { maxTurns }),
+      maxTurns: o.maxTurns,
       ...(o.manualRetry === true ? { manualRetry: true } : {}),
       onStep: (s) => out({ step: s }, line(s))
     })

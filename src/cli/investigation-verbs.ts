@@ -4,7 +4,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
 import { terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
-import { parseGeneration, type Out } from './case-verbs.js'
+import type { Out } from './case-verbs.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection])
@@ -42,12 +42,12 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
 export const resume = async (
   io: Out,
   ref: string,
-  opts: { manualRetry?: boolean; expectGeneration?: string } & StoreOption
+  opts: { manualRetry?: boolean; expectGeneration?: number } & StoreOption
 ): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const r = await vba.investigations.resume(ref, {
     manualRetry: opts.manualRetry === true,
-    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: parseGeneration(opts.expectGeneration) })
+    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: opts.expectGeneration })
   })
   io.out(
     `resumed into ${r.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.generation}`

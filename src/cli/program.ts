@@ -1,12 +1,29 @@
 /** The `vba` command line: commander wiring only; every verb calls the public client or the library (docs/architecture.md). */
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { CliExit, EXIT, failureLine } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
 import type { WorkVerbOptions } from './fleet-verbs.js'
 import type { McpOptions } from './mcp-verb.js'
 import { VERSION } from '../version.js'
-import { caseAt, closeStores, STORE_HELP, type StoreOption } from './stores.js'
+import { caseAt, closeStores, type StoreOption } from './stores.js'
+import {
+  againstOption,
+  commandIdOption,
+  concurrencyOption,
+  configOption,
+  days,
+  expectGenerationOption,
+  forceOption,
+  leaseMsOption,
+  maxTurnsOption,
+  modelOptions,
+  CLAIM_LEASE_MS,
+  SERVE_HOST,
+  SERVE_PORT,
+  STORE_HELP,
+  wholeNumber
+} from './options.js'
 
 // Each verb's module loads when the verb runs: a command pays only for what it uses (a one-shot
 // `vba research` does not load the SQL store drivers, the report renderer or the HTTP server).
@@ -52,53 +69,50 @@ const indexVerify = lazy(indexVerbs, 'indexVerify')
 const indexPrune = lazy(indexVerbs, 'indexPrune')
 export { VERSION }
 
+/** What the verb groups are built with: the terminal, and how a verb that takes the global --store is made. */
+interface Build {
+  readonly io: Out
+  /** A verb that takes `--store` (its help lists it; every other verb refuses it as unknown). */
+  readonly storeVerb: (parent: Command, spec: string) => Command
+}
+
 /** `vba case …`: create and write to case packages. */
-const caseCommands = (program: Command, io: Out): void => {
+const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
   const kase = program.command('case').description('create and write to case packages')
-  kase
-    .command('init <case>')
+  storeVerb(kase, 'init <case>')
     .description('create an empty case package in the directory CASE (or, with --store, the case CASE in the store)')
     .option('--id <id>', 'case id (default: case-<uuid>)')
     .option('--title <title>', 'a short human title')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, dir, o))
-  kase
-    .command('note <dir> <text>')
+  storeVerb(kase, 'note <dir> <text>')
     .description('record an operator note')
-    .option('--expect-generation <n>', 'refuse unless the case is at generation N')
-    .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
+    .addOption(expectGenerationOption())
+    .addOption(commandIdOption())
     .option('--markdown', 'the note is Markdown')
-    .option('--store <url>', STORE_HELP)
     .action(
       async (
         dir: string,
         text: string,
-        o: { expectGeneration?: string; commandId?: string; markdown?: boolean } & StoreOption
+        o: { expectGeneration?: number; commandId?: string; markdown?: boolean } & StoreOption
       ) => caseNote(io, await caseAt(dir, o), text, o)
     )
-  kase
-    .command('query <dir>')
+  storeVerb(kase, 'query <dir>')
     .description('run one project.query inside the case: reserve budget, record the capture as evidence')
-    .requiredOption('--config <file>', 'project profile (TOML)')
+    .addOption(configOption())
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')
-    .option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
-    .option('--store <url>', STORE_HELP)
+    .addOption(commandIdOption())
     .action(async (dir: string, o: { config: string; query: string; commandId?: string } & StoreOption) =>
       caseQuery(io, await caseAt(dir, o), o)
     )
-  kase
-    .command('prepare <dir>')
+  storeVerb(kase, 'prepare <dir>')
     .description('add inputs as a new revision, run the configured enrichment, complete the revision')
-    .requiredOption('--config <file>', 'project profile with [enrichment] (see config/trinitycore.toml)')
+    .addOption(configOption('project profile with [enrichment] (see config/trinitycore.toml)'))
     .requiredOption('--input <file>', 'REPORT.json: {report, entities: [{type, id}], attachments?}')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { config: string; input: string } & StoreOption) =>
       casePrepare(io, await caseAt(dir, o), o)
     )
-  kase
-    .command('feedback <dir> <request-id> <text>')
+  storeVerb(kase, 'feedback <dir> <request-id> <text>')
     .description('record lab test feedback (a case waiting for it continues)')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, requestId: string, text: string, o: StoreOption) =>
       feedback(io, dir, requestId, text, o)
     )
@@ -117,28 +131,25 @@ const caseCommands = (program: Command, io: Out): void => {
 }
 
 /** The verbs that read a case, or move it as a bag: verify, export, import, replay, show, report. */
-const readCommands = (program: Command, io: Out): void => {
-  program
-    .command('verify <target>')
+const readCommands = (program: Command, { io, storeVerb }: Build): void => {
+  storeVerb(program, 'verify <target>')
     .description(
       'verify a case directory, a bag directory or a bag archive: chain, rules, objects; exit 1 on any error finding'
     )
     .option('--json', 'findings as JSON lines, then a summary line')
     .option('--expect-head <seq:hash>', 'a receipt kept outside the case: report a rollback or a fork')
-    .option(
-      '--against <profile>',
-      're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same'
+    .addOption(
+      againstOption(
+        're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same'
+      )
     )
-    .option('--store <url>', STORE_HELP)
     .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) =>
       o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)
     )
-  program
-    .command('export <dir> <out>')
+  storeVerb(program, 'export <dir> <out>')
     .description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
     .option('--dir', 'write a bag directory instead of a tar')
-    .option('--force', 'replace OUT if it is a regular file (never a link, device or directory)')
-    .option('--store <url>', STORE_HELP)
+    .addOption(forceOption('OUT'))
     .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) =>
       exportVerb(io, dir, out, o)
     )
@@ -146,90 +157,68 @@ const readCommands = (program: Command, io: Out): void => {
     .command('import <archive> <dir>')
     .description('verify a bag archive completely, then move its case into DIR')
     .action((archive: string, dir: string) => importVerb(io, archive, dir))
-  program
-    .command('replay <dir>')
+  storeVerb(program, 'replay <dir>')
     .description('rebuild every projection from the log alone')
     .option('--json', 'canonical JSON (byte-identical for the same log)')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { json?: boolean } & StoreOption) => replay(io, await caseAt(dir, o), o))
-  program
-    .command('show <dir>')
+  storeVerb(program, 'show <dir>')
     .description('summarise a case')
     .option('--json', 'canonical JSON')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { json?: boolean } & StoreOption) => show(io, await caseAt(dir, o), o))
-  program
-    .command('report <case>')
+  storeVerb(program, 'report <case>')
     .description(
       'write the case report: one self-contained HTML page (no script, no outside resource), byte-identical for the same case'
     )
     .requiredOption('--out <file>', 'the HTML file to write (refused when it exists, unless --force)')
-    .option('--force', 'replace FILE if it is a regular file (never a link, device or directory)')
-    .option(
-      '--against <profile>',
-      'also re-derive every capture from the world the profile reaches (as verify --against); the page says at which commit and snapshot'
+    .addOption(forceOption('FILE'))
+    .addOption(
+      againstOption(
+        'also re-derive every capture from the world the profile reaches (as verify --against); the page says at which commit and snapshot'
+      )
     )
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { out: string; force?: boolean; against?: string } & StoreOption) =>
       reportVerb(io, await caseAt(dir, o), o)
     )
 }
 
 /** The investigation of one case: status, resume, investigate. */
-const investigationCommands = (program: Command, io: Out): void => {
-  program
-    .command('status <dir>')
+const investigationCommands = (program: Command, { io, storeVerb }: Build): void => {
+  storeVerb(program, 'status <dir>')
     .description('the lifecycle of the investigation: state, block reason, budget, hypotheses')
     .option('--json', 'JSON')
-    .option('--store <url>', STORE_HELP)
     .action(async (dir: string, o: { json?: boolean } & StoreOption) => status(io, await caseAt(dir, o), o))
-  program
-    .command('resume <dir>')
+  storeVerb(program, 'resume <dir>')
     .description('resume a case blocked by invalid model answers into its stored resume state')
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
-    .option('--expect-generation <n>', 'refuse unless the case is at generation N')
-    .option('--store <url>', STORE_HELP)
-    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: string } & StoreOption) =>
+    .addOption(expectGenerationOption())
+    .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: number } & StoreOption) =>
       resume(io, dir, o)
     )
-  program
-    .command('investigate <dir>')
+  const investigateVerb = storeVerb(program, 'investigate <dir>')
     .description(
-      'start (if needed) and run the investigation of a prepared case with a model, until it concludes, is exhausted or blocked'
+      'start (if needed) and run the investigation of a prepared case with a model, until it concludes, is exhausted or blocked; a case in a store is leased for the run, so no worker advances it meanwhile'
     )
-    .requiredOption('--config <file>', 'project profile (TOML)')
-    .option(
-      '--model-command <cmd>',
-      'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer'
-    )
-    .option(
-      '--model-url <url>',
-      'an OpenAI-compatible chat-completions endpoint (the API key from [model] api_key_env)'
-    )
-    .option('--model <name>', 'the model name for --model-url')
-    .option('--max-turns <n>', 'stop after N model turns (default 20)')
+    .addOption(configOption())
+  for (const m of modelOptions()) investigateVerb.addOption(m)
+  investigateVerb
+    .addOption(maxTurnsOption('stop after N model turns'))
     .option('--manual-retry', 'resume a timed block or retry research now (recorded)')
     .option('--json', 'one JSON line per step, then the result')
-    .option('--store <url>', `${STORE_HELP} (leased for the run, so no worker advances it meanwhile)`)
     .action(async (dir: string, o: InvestigateOptions & StoreOption) => investigate(io, await caseAt(dir, o), o))
 }
 
 /** SQL stores and the snapshot index: `vba store …`, `vba index …`. */
-const storeAndIndexCommands = (program: Command, io: Out): void => {
+const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void => {
   const store = program
     .command('store')
     .description('SQL stores of cases (PostgreSQL, MariaDB/MySQL): schema and import')
-  store
-    .command('migrate')
+  storeVerb(store, 'migrate')
     .description("create or upgrade the store's schema (knex migrations)")
-    .option('--store <url>', 'the store (default $VBA_STORE)')
     .action((o: StoreOption) => storeMigrate(io, o))
-  store
-    .command('import <source>')
+  storeVerb(store, 'import <source>')
     .description(
       'verify a case directory, bag directory or bag archive completely, then copy its case into the store; prints the case id'
     )
-    .option('--store <url>', 'the store (default $VBA_STORE)')
     .option('--json', 'the case id and generation as JSON')
     .action((source: string, o: StoreOption & { json?: boolean }) => storeImport(io, source, o))
 
@@ -241,7 +230,7 @@ const storeAndIndexCommands = (program: Command, io: Out): void => {
   index
     .command('build')
     .description('build it now (a deploy step: no research session pays for it later); nothing to do when it is there')
-    .requiredOption('--config <file>', 'project profile (TOML)')
+    .addOption(configOption())
     .option('--json', 'the result as JSON')
     .action((o: { config: string; json?: boolean }) => indexBuild(io, o))
   index
@@ -249,87 +238,74 @@ const storeAndIndexCommands = (program: Command, io: Out): void => {
     .description(
       're-derive all of it from git (listing, sizes, flags, stored bytes, trigram filters); remove it and exit 1 when anything differs'
     )
-    .requiredOption('--config <file>', 'project profile (TOML)')
+    .addOption(configOption())
     .option('--json', 'the result as JSON')
     .action((o: { config: string; json?: boolean }) => indexVerify(io, o))
   index
     .command('prune')
     .description("remove the indexes of other commits not used for DAYS days (the profile's commit is kept)")
-    .requiredOption('--config <file>', 'project profile (TOML): where the indexes are, which commit to keep')
-    .requiredOption('--older-than <days>', 'unused for at least this many days (0: every other commit)')
+    .addOption(configOption('project profile (TOML): where the indexes are, which commit to keep'))
+    .addOption(
+      new Option('--older-than <days>', 'unused for at least this many days (0: every other commit)')
+        .argParser(days('--older-than'))
+        .makeOptionMandatory()
+    )
     .option('--json', 'the result as JSON')
-    .action((o: { config: string; olderThan: string; json?: boolean }) => indexPrune(io, o))
+    .action((o: { config: string; olderThan: number; json?: boolean }) => indexPrune(io, o))
 }
 
 /** The fleet: `vba queue …` and `vba work`. */
-const fleetCommands = (program: Command, io: Out): void => {
+const fleetCommands = (program: Command, { io, storeVerb }: Build): void => {
   const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
-  queue
-    .command('list [root]')
+  storeVerb(queue, 'list [root]')
     .description(
-      'every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories)'
+      'every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories, or the cases of --store)'
     )
-    .option('--store <url>', 'list a SQL store (default $VBA_STORE)')
     .option('--json', 'one JSON line per case')
     .action((root: string | undefined, o: StoreOption & { json?: boolean }) => queueList(io, root, o))
-  queue
-    .command('claim')
+  storeVerb(queue, 'claim')
     .description('lease one runnable case to a worker (exit 5 when nothing is runnable)')
-    .option('--store <url>', 'the store (default $VBA_STORE)')
     .requiredOption('--worker <name>', 'the worker taking the lease')
-    .option('--lease-ms <n>', 'how long the lease lasts (default 300000)')
+    .addOption(leaseMsOption('how long the lease lasts', CLAIM_LEASE_MS))
     .option('--json', 'the lease as JSON')
-    .action((o: StoreOption & { worker: string; leaseMs?: string; json?: boolean }) => queueClaim(io, o))
-  queue
-    .command('release <case>')
+    .action((o: StoreOption & { worker: string; leaseMs: number; json?: boolean }) => queueClaim(io, o))
+  storeVerb(queue, 'release <case>')
     .description('give a leased case back to the queue')
-    .option('--store <url>', 'the store (default $VBA_STORE)')
     .requiredOption('--worker <name>', 'the worker holding the lease')
     .action((caseId: string, o: StoreOption & { worker: string }) => queueRelease(io, caseId, o))
-  program
-    .command('work')
+  const work = storeVerb(program, 'work')
     .description(
       'a fleet worker: claim runnable cases from the store, advance them with the model under a lease, release, repeat (SIGINT stops after the current step)'
     )
-    .requiredOption('--config <file>', 'project profile (TOML)')
-    .option('--store <url>', 'the store (default $VBA_STORE)')
+    .addOption(configOption())
     .option('--worker <name>', "this worker's name (default host.pid)")
-    .option('--concurrency <n>', 'cases advanced at the same time (default 1)')
-    .option('--lease-ms <n>', 'lease length, renewed every third of it (default 60000)')
-    .option('--max-turns <n>', 'model turns per claim (default 20)')
+    .addOption(concurrencyOption())
+    .addOption(leaseMsOption('lease length, renewed every third of it'))
+    .addOption(maxTurnsOption('model turns per claim'))
     .option('--until-idle', 'stop once nothing is runnable or leased')
-    .option(
-      '--model-command <cmd>',
-      'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer'
-    )
-    .option(
-      '--model-url <url>',
-      'an OpenAI-compatible chat-completions endpoint (the API key from [model] api_key_env)'
-    )
-    .option('--model <name>', 'the model name for --model-url')
-    .option('--json', 'one JSON line per worker event')
-    .action((o: WorkVerbOptions) => workVerb(io, o))
+  for (const m of modelOptions()) work.addOption(m)
+  work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => workVerb(io, o))
 }
 
 /** Serving and exploring: serve, mcp, demo-world, research. */
-const serviceCommands = (program: Command, io: Out): void => {
-  program
-    .command('serve [root]')
+const serviceCommands = (program: Command, { io, storeVerb }: Build): void => {
+  storeVerb(program, 'serve [root]')
     .description(
-      'a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report'
+      'a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report (ROOT: a folder of case directories, or the cases of --store)'
     )
-    .option('--store <url>', 'serve a SQL store (default $VBA_STORE)')
-    .option('--port <n>', 'the port (default 8080; 0: any free port)')
-    .option('--host <host>', 'the address to bind (default 127.0.0.1)')
-    .action((root: string | undefined, o: StoreOption & { port?: string; host?: string }) => serve(io, root, o))
-  program
-    .command('mcp')
+    .addOption(
+      new Option('--port <n>', 'the port; 0: any free port')
+        .argParser(wholeNumber('--port', 0, 65535, ' (0: any free port)'))
+        .default(SERVE_PORT)
+    )
+    .addOption(new Option('--host <host>', 'the address to bind').default(SERVE_HOST, SERVE_HOST))
+    .action((root: string | undefined, o: StoreOption & { port: number; host: string }) => serve(io, root, o))
+  storeVerb(program, 'mcp')
     .description(
       'an MCP server over stdio bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the evidence as resources'
     )
-    .requiredOption('--config <file>', 'project profile (TOML)')
+    .addOption(configOption())
     .requiredOption('--case <case>', 'the case: a directory, or with --store a case id')
-    .option('--store <url>', STORE_HELP)
     .action((o: McpOptions) => mcp(io, o))
   program
     .command('demo-world <dir>')
@@ -341,14 +317,20 @@ const serviceCommands = (program: Command, io: Out): void => {
   program
     .command('research')
     .description('run one project.query without a case or a model; print the capture')
-    .requiredOption('--config <file>', 'project profile (TOML)')
+    .addOption(configOption())
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')
     .option('--pretty', 'indent the JSON')
     .action((o: { config: string; query: string; pretty?: boolean }) => research(io, o))
 }
 
-/** The whole command line; the verb groups in the order `vba --help` lists them. */
+/**
+ * The whole command line; the verb groups in the order `vba --help` lists them. `--store` is one
+ * global option: the verbs made with `storeVerb` get its value (or none) and list it under
+ * "Global Options"; any other verb refuses it as an unknown option, as before it was global.
+ */
 const buildProgram = (io: Out): Command => {
+  const store = new Option('--store <url>', STORE_HELP).hideHelp()
+  const takesStore = new WeakSet<Command>()
   const program = new Command('vba')
     .description('Provable, event-sourced bug investigations: case packages, research, replay')
     .version(VERSION)
@@ -359,12 +341,31 @@ const buildProgram = (io: Out): Command => {
       // Usage errors are printed once, in the CLI's own one-line format (see run()).
       outputError: () => undefined
     })
-  caseCommands(program, io)
-  readCommands(program, io)
-  investigationCommands(program, io)
-  storeAndIndexCommands(program, io)
-  fleetCommands(program, io)
-  serviceCommands(program, io)
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions: (cmd) => (takesStore.has(cmd) ? [store] : [])
+    })
+    .addOption(store)
+    .hook('preAction', (root, verb) => {
+      const url: unknown = root.getOptionValue('store')
+      if (url === undefined) return
+      if (!takesStore.has(verb)) verb.error("error: unknown option '--store'", { code: 'commander.unknownOption' })
+      verb.setOptionValue('store', url)
+    })
+  const build: Build = {
+    io,
+    storeVerb: (parent, spec) => {
+      const verb = parent.command(spec)
+      takesStore.add(verb)
+      return verb
+    }
+  }
+  caseCommands(program, build)
+  readCommands(program, build)
+  investigationCommands(program, build)
+  storeAndIndexCommands(program, build)
+  fleetCommands(program, build)
+  serviceCommands(program, build)
   return program
 }
 

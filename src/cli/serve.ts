@@ -60,17 +60,6 @@ const send = (res: ServerResponse, status: number, body: string, head: boolean):
 const message = (title: string, text: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${escPlain(title)}</title></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="/">all cases</a></p></body></html>\n`
 
-/** `--port`: decimal digits only (no `0x50`, no `1e3`), 0 to 65535. */
-export const parsePort = (text: string | undefined): number => {
-  if (text === undefined) return 8080
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    fail(
-      'INVALID_ARGUMENT',
-      `--port takes a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(text.slice(0, 20))}`
-    )
-  return Number(text)
-}
-
 /**
  * Whether a Host header names this server: `host:port` where host is the address bound, or a
  * loopback name or address when the server is bound to loopback; for a wildcard bind, any IP
@@ -204,22 +193,22 @@ const untilStopped = (server: Server): Promise<void> =>
 export const serve = async (
   io: Out,
   root: string | undefined,
-  o: StoreOption & { port?: string; host?: string }
+  o: StoreOption & { port: number; host: string }
 ): Promise<void> => {
   const url = rootOrStoreUrl(root, o)
   if (root === undefined && url === undefined)
     fail('INVALID_ARGUMENT', 'name the cases: ROOT (a folder of case directories) or --store URL')
-  const port = parsePort(o.port)
+  const port = o.port
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
   const queue = store === null ? directoryQueue(root as string) : null
   const list = (): Promise<QueueEntry[]> =>
     queue !== null ? queue.list() : (store as NonNullable<typeof store>).list()
-  const served: Served = { source, list, reportOf: reportCache(store), bound: o.host ?? '127.0.0.1', boundPort: port }
+  const served: Served = { source, list, reportOf: reportCache(store), bound: o.host, boundPort: port }
   const server = createServer((req, res) => {
     void handle(served, req, res)
   })
-  await listen(server, o.host ?? '127.0.0.1', port)
+  await listen(server, o.host, port)
   const address = server.address() as AddressInfo
   served.bound = address.address
   served.boundPort = address.port

@@ -15,9 +15,6 @@ export interface StoreOption {
   readonly store?: string
 }
 
-export const STORE_HELP =
-  'a SQL store (postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR; default $VBA_STORE): CASE is then a case id'
-
 const open = new Map<string, SqlStore>()
 let client: { readonly url: string | undefined; readonly vba: Promise<Vba> } | null = null
 

@@ -5,6 +5,9 @@ import { FailureError } from '../failures/error.js'
 /** Most model turns one call may run. */
 export const MAX_TURNS_LIMIT = 10_000
 
+/** Model turns one call runs when it does not say (`advance`, a worker's claim, `vba investigate`). */
+export const DEFAULT_MAX_TURNS = 20
+
 /** `maxTurns` is a whole number from 1 to 10 000 (0, negatives, fractions and NaN are refused). */
 export const checkMaxTurns = (n: number): number => {
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_TURNS_LIMIT) {

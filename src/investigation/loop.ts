@@ -33,7 +33,7 @@ import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
 import type { EventDraft } from '../events/chain.js'
-import { checkMaxTurns } from './loop-options.js'
+import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
@@ -109,7 +109,7 @@ export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceRes
   const env = opts.env ?? systemEnv
   const step = opts.onStep ?? (() => undefined)
   const signal = opts.signal ?? new AbortController().signal
-  const maxTurns = opts.maxTurns === undefined ? 20 : checkMaxTurns(opts.maxTurns)
+  const maxTurns = opts.maxTurns === undefined ? DEFAULT_MAX_TURNS : checkMaxTurns(opts.maxTurns)
   const handle = await openAt(at)
   if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
     throw new FailureError(

@@ -14,7 +14,7 @@
 import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/settings.js'
-import type { Lease, QueueStore } from '../adapters/case-store/store.js'
+import { LEASE_MS, type Lease, type QueueStore } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, must, toFailure } from '../failures/error.js'
 import type { ProjectResearch } from '../research/project-research.js'
@@ -316,7 +316,7 @@ const slotLoop = async (run: WorkerRun, n: number): Promise<void> => {
 export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
   const outer = o.signal ?? new AbortController().signal
   const slots = intIn('concurrency', o.concurrency, 1, 1, MAX_SLOTS)
-  const leaseMs = intIn('leaseMs', o.leaseMs, 60_000, 1000, 86_400_000)
+  const leaseMs = intIn('leaseMs', o.leaseMs, LEASE_MS.default, LEASE_MS.min, LEASE_MS.max)
   const pollMs = intIn('pollMs', o.pollMs, 1000, 1, 3_600_000)
   const failureBackoffMs = intIn('failureBackoffMs', o.failureBackoffMs, 60_000, 1000, 86_400_000)
   if (o.maxTurns !== undefined) checkMaxTurns(o.maxTurns)

@@ -78,6 +78,12 @@ export interface StoredCase {
 export type CaseAt = string | StoredCase
 
 /**
+ * How long a lease lasts, in milliseconds: the default of a claim, a renewal and a worker's
+ * slot, and the bounds every store, worker and verb holds a lease to (a second to a day).
+ */
+export const LEASE_MS = { default: 60_000, min: 1000, max: 86_400_000 } as const
+
+/**
  * A store with a queue (the SQL store): what a worker claims cases from. Directories hold no
  * leases; their queue is only listed (directory-queue.ts).
  */

@@ -9,7 +9,7 @@ import { checkWorkerName } from '../../domain/worker-name.js'
 import { queueRow, runnability, TIMED_REASONS, type QueueEntry, type QueueRow } from '../../projections/queue.js'
 import { isError } from '../../events/findings.js'
 import { fail, FailureError } from '../../failures/error.js'
-import type { Lease } from '../case-store/store.js'
+import { LEASE_MS, type Lease } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
 import { dbNowMs } from './dialect.js'
 import { buf, caseRow, num, numOrNull, queueColumns } from './rows.js'
@@ -19,7 +19,7 @@ import { QUEUE_COLUMNS, queueDifferences } from './consistency.js'
 const checkLease = (worker: string, leaseMs: number): void => {
   const name = checkWorkerName(worker)
   if (E.isLeft(name)) throw new FailureError(name.left)
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1000 || leaseMs > 24 * 3_600_000)
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < LEASE_MS.min || leaseMs > LEASE_MS.max)
     fail('INVALID_ARGUMENT', 'a lease lasts between 1000 ms and 24 hours')
 }
 

@@ -1,0 +1,98 @@
+/**
+ * The options more than one verb takes, each defined once: its flag, its words, its parser
+ * (commander's `argParser`, so a bad value is refused while the command line is read) and its
+ * default, imported from where the default means something. `--store` is one global option of the
+ * program (program.ts); the rest are added to each verb that takes them.
+ */
+import { Option } from 'commander'
+import { fail } from '../failures/error.js'
+import { LEASE_MS } from '../adapters/case-store/store.js'
+import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from '../investigation/loop-options.js'
+import { MAX_SLOTS } from '../domain/worker-name.js'
+
+/**
+ * A parser of a whole number from `min` to `max`: decimal digits only (no sign, `0x50`, `1e3`,
+ * `8080.0` or spaces), else INVALID_ARGUMENT naming the flag and the range.
+ */
+export const wholeNumber =
+  (flag: string, min: number, max: number, note = ''): ((text: string) => number) =>
+  (text) => {
+    const n = Number(text)
+    if (!/^\d{1,16}$/.test(text) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`
+      fail('INVALID_ARGUMENT', `${flag} takes a whole number ${range}${note}, got ${JSON.stringify(text.slice(0, 20))}`)
+    }
+    return n
+  }
+
+/** A parser of a number of days (digits, a decimal fraction allowed). */
+export const days =
+  (flag: string): ((text: string) => number) =>
+  (text) => {
+    if (!/^\d{1,9}(\.\d{1,9})?$/.test(text))
+      fail('INVALID_ARGUMENT', `${flag} takes a number of days, got ${JSON.stringify(text.slice(0, 20))}`)
+    return Number(text)
+  }
+
+/** How long a lease taken by hand (`vba queue claim`) lasts unless `--lease-ms` says: five minutes. */
+export const CLAIM_LEASE_MS = 300_000
+
+/** Where `vba serve` listens unless `--host` and `--port` say: loopback only, port 8080. */
+export const SERVE_HOST = '127.0.0.1'
+export const SERVE_PORT = 8080
+
+/** The words of the global `--store URL` (its value, or `$VBA_STORE`, is read by stores.ts). */
+export const STORE_HELP =
+  'a SQL store of cases: postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR (default $VBA_STORE); a CASE is then a case id in it'
+
+/** `--config FILE`, the project profile (required). */
+export const configOption = (description = 'project profile (TOML)'): Option =>
+  new Option('--config <file>', description).makeOptionMandatory()
+
+/** `--expect-generation N`: refuse unless the case is at generation N. */
+export const expectGenerationOption = (): Option =>
+  new Option('--expect-generation <n>', 'refuse unless the case is at generation N').argParser(
+    wholeNumber('--expect-generation', 0, Number.MAX_SAFE_INTEGER)
+  )
+
+/** `--command-id ID`: the idempotency key of a write. */
+export const commandIdOption = (): Option =>
+  new Option('--command-id <id>', 'idempotency key (a retry with the same id records nothing new)')
+
+/** `--force`: an existing output may be replaced. */
+export const forceOption = (what: string): Option =>
+  new Option('--force', `replace ${what} if it is a regular file (never a link, device or directory)`)
+
+/** `--against PROFILE`: re-derive the evidence from the world a profile reaches. */
+export const againstOption = (description: string): Option => new Option('--against <profile>', description)
+
+/** `--max-turns N`: model turns per call (the loop's default and bound). */
+export const maxTurnsOption = (description: string): Option =>
+  new Option('--max-turns <n>', description)
+    .argParser(wholeNumber('--max-turns', 1, MAX_TURNS_LIMIT))
+    .default(DEFAULT_MAX_TURNS)
+
+/** `--lease-ms N`: how long a lease lasts (the stores' bounds). */
+export const leaseMsOption = (description: string, fallback: number = LEASE_MS.default): Option =>
+  new Option('--lease-ms <n>', description)
+    .argParser(wholeNumber('--lease-ms', LEASE_MS.min, LEASE_MS.max))
+    .default(fallback)
+
+/** `--concurrency N`: a worker's slots. */
+export const concurrencyOption = (): Option =>
+  new Option('--concurrency <n>', 'cases advanced at the same time')
+    .argParser(wholeNumber('--concurrency', 1, MAX_SLOTS))
+    .default(1)
+
+/** The model of a verb that runs the loop: a command, or an OpenAI-compatible endpoint and a model name. */
+export const modelOptions = (): Option[] => [
+  new Option(
+    '--model-command <cmd>',
+    'run CMD through the shell once per turn: the prompt on its stdin, its stdout is the answer'
+  ),
+  new Option(
+    '--model-url <url>',
+    'an OpenAI-compatible chat-completions endpoint (the API key from [model] api_key_env)'
+  ),
+  new Option('--model <name>', 'the model name for --model-url')
+]
