@@ -40,7 +40,7 @@ const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6
 const dir = mkdtempSync(path.join(values.dir, 'vba-bench-mcp-'))
 process.env['XDG_CACHE_HOME'] = path.join(dir, 'cache')
 try {
-  const world = writeDemoWorld(path.join(dir, 'world'))
+  const world = await writeDemoWorld(path.join(dir, 'world'))
   writeFileSync(
     world.profile,
     readFileSync(world.profile, 'utf8').replace(/\[budget\]\ntotal = \d+/, '[budget]\ntotal = 100000')

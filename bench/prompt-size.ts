@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
 import { DEMO_CORE_FILES } from '../src/demo/core-repo.js'
 import { DEMO_DATABASE, ADAPTER_PROFILE } from '../src/demo/world.js'
-import { writeWorldSqlite } from '../src/demo/world-sqlite.js'
+import Database from 'better-sqlite3'
+import { writeWorldSqliteWith } from '../src/demo/world-sqlite.js'
 import { replayCase } from '../src/fp.js'
 import { evolve, initCaseState, type CaseState } from '../src/domain/case-state.js'
 import { FactsDocument } from '../src/domain/facts.js'
@@ -43,7 +44,7 @@ const main = async (): Promise<void> => {
   try {
     const t0 = Date.now()
     const commit = generateRepo(path.join(root, 'core.git'), Number(values.files), DEMO_CORE_FILES)
-    writeWorldSqlite(path.join(root, 'world.sqlite'))
+    writeWorldSqliteWith(Database, path.join(root, 'world.sqlite'))
     const profile = path.join(root, 'project.toml')
     writeFileSync(
       profile,

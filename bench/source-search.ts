@@ -120,7 +120,7 @@ const main = async (): Promise<void> => {
     })
   // The demo report's revision prepared against this core with the shipped TrinityCore profile and
   // default limits (10 s per query), in a new process with no snapshot index yet.
-  const demo = writeDemoWorld(path.join(work, 'demo'))
+  const demo = await writeDemoWorld(path.join(work, 'demo'))
   const demoProfile = readFileSync(demo.profile, 'utf8')
     .replace('repository = "core"', `repository = ${JSON.stringify(repo)}`)
     .replace(

@@ -86,7 +86,7 @@ const queryOf = (i: number): Record<string, unknown> => {
 }
 
 const generate = async (root: string): Promise<{ dir: string; profile: string }> => {
-  const world = writeDemoWorld(path.join(root, 'world'))
+  const world = await writeDemoWorld(path.join(root, 'world'))
   // A budget for every query, and the investigation's own contract.
   writeFileSync(
     world.profile,

@@ -14,7 +14,7 @@ import { repoRoot } from '../test/helpers/fs.js'
 export const examplePrompts = async (): Promise<readonly string[]> => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'vba-prompts-'))
   try {
-    const world = writeDemoWorld(path.join(root, 'world'))
+    const world = await writeDemoWorld(path.join(root, 'world'))
     return (await runScriptedInvestigation(world.profile, path.join(root, 'case'))).prompts
   } finally {
     rmSync(root, { recursive: true, force: true })

@@ -97,7 +97,7 @@ const caseSteps = async (target: string): Promise<void> => {
 const researchSteps = async (): Promise<string> => {
   // Research on the embedded default world database: an SQLite snapshot, read-only.
   const world = mkdtempSync(path.join(os.tmpdir(), 'vba-demo-world-'))
-  writeWorldSqlite(path.join(world, 'world.sqlite'))
+  await writeWorldSqlite(path.join(world, 'world.sqlite'))
   const profileFile = path.join(world, 'project.toml')
   writeFileSync(profileFile, DEMO_PROFILE)
   const profile = await loadProfile(profileFile)
@@ -211,7 +211,7 @@ const investigationScript = (): ScriptStep[] => [
 /** Steps 9 to 11: prepare the case, run the scripted investigation and verify the case again. */
 const investigationSteps = async (target: string, world: string): Promise<void> => {
   // Case preparation and a scripted investigation (no model is called: the answers are scripted).
-  const demo = writeDemoWorld(path.join(world, 'demo'))
+  const demo = await writeDemoWorld(path.join(world, 'demo'))
   const full = await loadProfile(demo.profile)
   const investigator = createProjectResearch(full, { openSource: cliOpenSource })
   const prepared = await prepareRevision(target, investigator, orQuit(enrichmentConfig(full)), {

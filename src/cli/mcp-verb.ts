@@ -10,7 +10,7 @@ import { loadProfile } from '../adapters/config/profile.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { openMcpSession } from '../mcp/session.js'
-import { createMcpServer } from '../mcp/server.js'
+import { createMcpServer, loadMcpSdk } from '../mcp/server.js'
 import { cliOpenSource } from './source-open.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
@@ -21,6 +21,7 @@ export interface McpOptions extends StoreOption {
 }
 
 export const mcpVerb = async (io: Out, opts: McpOptions): Promise<void> => {
+  const sdk = await loadMcpSdk()
   const profile = await loadProfile(opts.config)
   const url = storeUrl(opts)
   const store = url === undefined ? undefined : await storeAt(url)
@@ -33,12 +34,11 @@ export const mcpVerb = async (io: Out, opts: McpOptions): Promise<void> => {
       research,
       ...(store === undefined ? {} : { leaseOf: () => store.leaseOf(opts.case) })
     })
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
-    const server = createMcpServer(session)
+    const server = createMcpServer(sdk, session)
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })
-    const transport = new StdioServerTransport()
+    const transport = new sdk.StdioServerTransport()
     const stop = (): void => {
       void transport.close()
     }

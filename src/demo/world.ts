@@ -9,7 +9,7 @@ import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { writeWorldSqlite } from './world-sqlite.js'
+import { loadSqlite, writeWorldSqliteWith } from './world-sqlite.js'
 import { ALLOWED_WORLD_TABLES } from './world-fixture.js'
 import { writeCoreRepo } from './core-repo.js'
 
@@ -43,7 +43,7 @@ world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
 `
 
 /** Writes the demo world into `dir` (created if missing; world.sqlite, core/ and project.toml must not exist). */
-export const writeDemoWorld = (dir: string): DemoWorld => {
+export const writeDemoWorld = async (dir: string): Promise<DemoWorld> => {
   for (const name of ['world.sqlite', 'core', 'project.toml']) {
     if (existsSync(path.join(dir, name)))
       throw new FailureError(
@@ -52,8 +52,10 @@ export const writeDemoWorld = (dir: string): DemoWorld => {
         })
       )
   }
+  // The driver first: without it nothing is written.
+  const sqlite = await loadSqlite()
   mkdirSync(dir, { recursive: true })
-  writeWorldSqlite(path.join(dir, 'world.sqlite'))
+  writeWorldSqliteWith(sqlite, path.join(dir, 'world.sqlite'))
   const commit = writeCoreRepo(path.join(dir, 'core'))
   const profile = path.join(dir, 'project.toml')
   writeFileSync(

@@ -18,6 +18,11 @@ export const FAILURE_CODES = {
   INVALID_ARGUMENT: 'permanent',
   CONFIG_INVALID: 'permanent',
   CONFIG_NOT_FOUND: 'permanent',
+  /**
+   * An optional peer package (a database driver, the MCP SDK) that the feature asked for needs is not
+   * installed; `data.package` names it and `data.feature` what needs it: `npm install` it.
+   */
+  PACKAGE_MISSING: 'permanent',
   INPUT_INVALID: 'permanent',
   QUERY_INVALID: 'permanent',
   QUERY_UNKNOWN_KIND: 'permanent',

@@ -5,21 +5,30 @@
  * (listable, and as a template) in compact text and as the canonical capture. The requester of
  * every call is the client as it named itself in the initialize request.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema
-} from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Requester } from '../events/catalog.js'
 import { VERSION } from '../version.js'
 import type { McpSession } from './session.js'
 import { thrownFailure } from '../failures/error.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
+import { loadPeer } from '../adapters/peers.js'
+
+/**
+ * The parts of the official SDK the server uses, loaded on first use (an optional peer:
+ * PACKAGE_MISSING without it), before anything of the case is touched.
+ */
+export const loadMcpSdk = () =>
+  loadPeer('@modelcontextprotocol/sdk', 'vba mcp (the MCP server)', async () => {
+    const [server, types, stdio] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js')
+    ])
+    return { Server: server.Server, types, StdioServerTransport: stdio.StdioServerTransport }
+  })
+
+/** The loaded SDK. */
+export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>
 
 // Control characters and lone surrogates cannot be recorded (nor shown safely): replaced, not trusted.
 const UNSAFE = /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
@@ -37,25 +46,25 @@ export const requesterOf = (info: { readonly name?: unknown; readonly version?: 
   return { protocol: 'mcp', name: name === '' ? 'unnamed client' : name, version: clean(info?.version) }
 }
 
-/** A failure while reading the case, as a JSON-RPC error that starts with its code. */
-const internal = (e: unknown): never => {
-  const f = thrownFailure(e)
-  throw new McpError(ErrorCode.InternalError, `${f.code}: ${f.message}`, { code: f.code })
-}
-
 const EVIDENCE_URI = /^vba:\/\/evidence\/(E[1-9][0-9]{0,8})$/
 
 const instructions = (s: McpSession): string =>
   `Research tools bound to case ${s.caseId}: bounded, read-only questions about one pinned source commit and an allow-listed world database snapshot. Every answer is recorded in the case as evidence; its id (E1, E2, …) heads the answer: cite it. Each new question costs case budget; the same call again is answered from the case at no cost, and case_status and the vba://evidence/<id> resources read what is recorded without spending budget. A tool error starts with its code and says what you can change.`
 
 /** An MCP server answering from `session` (connect it to a transport). */
-export const createMcpServer = (session: McpSession): Server => {
-  const server = new Server(
+export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
+  const { McpError, ErrorCode } = sdk.types
+  /** A failure while reading the case, as a JSON-RPC error that starts with its code. */
+  const internal = (e: unknown): never => {
+    const f = thrownFailure(e)
+    throw new McpError(ErrorCode.InternalError, `${f.code}: ${f.message}`, { code: f.code })
+  }
+  const server = new sdk.Server(
     { name: 'vba', title: 'vba case research', version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: instructions(session) }
   )
   const byName = new Map(session.tools.map((t) => [t.name, t]))
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({
     tools: session.tools.map((t) => ({
       name: t.name,
       title: t.title,
@@ -65,7 +74,7 @@ export const createMcpServer = (session: McpSession): Server => {
       annotations: t.annotations
     }))
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name)
     if (tool === undefined)
       throw new McpError(
@@ -78,7 +87,7 @@ export const createMcpServer = (session: McpSession): Server => {
         : await session.query(tool.kind, request.params.arguments ?? {}, requesterOf(server.getClientVersion()))
     return { ...answer, content: [...answer.content] }
   })
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+  server.setRequestHandler(sdk.types.ListResourcesRequestSchema, async () => ({
     resources: (await session.evidence().catch(internal)).map((e) => ({
       uri: e.uri,
       name: e.id,
@@ -87,7 +96,7 @@ export const createMcpServer = (session: McpSession): Server => {
       mimeType: 'text/plain'
     }))
   }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler(sdk.types.ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
       {
         uriTemplate: 'vba://evidence/{id}',
@@ -98,7 +107,7 @@ export const createMcpServer = (session: McpSession): Server => {
       }
     ]
   }))
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler(sdk.types.ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri
     const id = EVIDENCE_URI.exec(uri)?.[1]
     const found = id === undefined ? null : await session.readEvidence(id).catch(internal)

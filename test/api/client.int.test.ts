@@ -14,7 +14,7 @@ import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 import { postgresStore } from '../helpers/stores.js'
 
-const world = writeDemoWorld(path.join(tempDir('api-world'), 'world'))
+const world = await writeDemoWorld(path.join(tempDir('api-world'), 'world'))
 
 const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
   try {

@@ -29,9 +29,9 @@ process.stdout.write(JSON.stringify(answers[turn - 1] ?? answers[3]))
 `
 
 /** A prepared case on a fresh demo world. */
-const prepared = (extraProfile = ''): { dir: string; profile: string; root: string } => {
+const prepared = async (extraProfile = ''): Promise<{ dir: string; profile: string; root: string }> => {
   const root = tempDir('investigate')
-  const world = writeDemoWorld(path.join(root, 'world'))
+  const world = await writeDemoWorld(path.join(root, 'world'))
   if (extraProfile !== '') appendFileSync(world.profile, extraProfile)
   const dir = path.join(root, 'case')
   assert.is(vba(['case', 'init', dir]).code, 0)
@@ -75,8 +75,8 @@ const allFiles = (dir: string): string[] =>
 
 const investigate = suite('vba investigate')
 
-investigate('--model-command drives the demo case to CONCLUDED, one line per step; the case verifies', () => {
-  const { dir, profile, root } = prepared()
+investigate('--model-command drives the demo case to CONCLUDED, one line per step; the case verifies', async () => {
+  const { dir, profile, root } = await prepared()
   writeFileSync(path.join(root, 'model.mjs'), MODEL_PROGRAM)
   const r = vba([
     'investigate',
@@ -103,8 +103,8 @@ investigate('--model-command drives the demo case to CONCLUDED, one line per ste
 
 investigate(
   'a failing model command is recorded; the case waits as MODEL_UNAVAILABLE (exit 3: the provider is unavailable); --json lines say why',
-  () => {
-    const { dir, profile } = prepared()
+  async () => {
+    const { dir, profile } = await prepared()
     const r = vba([
       'investigate',
       dir,
@@ -139,8 +139,8 @@ investigate(
   }
 )
 
-investigate('bad flags are input errors (exit 2)', () => {
-  const { dir, profile } = prepared()
+investigate('bad flags are input errors (exit 2)', async () => {
+  const { dir, profile } = await prepared()
   for (const args of [
     [],
     ['--model-url', 'not a url', '--model', 'm'],
@@ -156,8 +156,8 @@ investigate('bad flags are input errors (exit 2)', () => {
 
 investigate(
   'model text with terminal controls and bidi reaches the terminal as codes: step lines, status, findings (issue 23, point 9)',
-  () => {
-    const { dir, profile, root } = prepared()
+  async () => {
+    const { dir, profile, root } = await prepared()
     // Clear the screen, ring the bell, move back, reverse the line: all from the model's answers.
     const HOSTILE = 'a\u001b[2J\u0007\b\u202Edlrow\u200B\u009b31m'
     writeFileSync(
@@ -266,7 +266,7 @@ const ANSWERS = [
 http(
   'the stable prefix is the system message, the key comes from the named variable, and it is stored nowhere',
   async () => {
-    const { dir, profile } = prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\n')
+    const { dir, profile } = await prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\n')
     const s = await server(ANSWERS)
     try {
       const r = await vbaAsync(
@@ -304,7 +304,7 @@ http(
 http(
   "an HTTP error is retried, then recorded as a failed model call (exit 3, MODEL_UNAVAILABLE, the status and the provider's text shown); a missing key is reported without calling",
   async () => {
-    const { dir, profile } = prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\nmax_attempts = 3\n')
+    const { dir, profile } = await prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\nmax_attempts = 3\n')
     const s = await server(ANSWERS, true)
     try {
       const r = await vbaAsync(

@@ -37,9 +37,9 @@ test('an argument that is not UTF-8 is refused before anything is done; a typed 
   assert.match(log(), 'replacement \ufffd typed on purpose')
 })
 
-test('a query file, a report file and a profile that are not UTF-8 are INPUT_NOT_UTF8', () => {
+test('a query file, a report file and a profile that are not UTF-8 are INPUT_NOT_UTF8', async () => {
   const root = tempDir('utf8-files')
-  const world = writeDemoWorld(path.join(root, 'world'))
+  const world = await writeDemoWorld(path.join(root, 'world'))
   const query = path.join(root, 'q.json')
   writeFileSync(
     query,

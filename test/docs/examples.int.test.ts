@@ -31,9 +31,12 @@ mkdirSync(path.join(project, 'node_modules', '@types'), { recursive: true })
 cpSync(path.join(work, 'package'), path.join(project, 'node_modules', 'vba-case-research'), { recursive: true })
 const pkg = JSON.parse(readFileSync(path.join(work, 'package', 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
   name: string
 }
-for (const dep of [...Object.keys(pkg.dependencies), '@types/node']) {
+// The docs' examples use the SQLite demo world, a PostgreSQL store and MCP: a consumer that does
+// installs those optional peers beside the package (test/docs/consumer.int.test.ts runs without them).
+for (const dep of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies), '@types/node']) {
   // scoped packages (@modelcontextprotocol/sdk) live one directory down
   mkdirSync(path.dirname(path.join(project, 'node_modules', dep)), { recursive: true })
   symlinkSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), 'dir')

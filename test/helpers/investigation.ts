@@ -18,7 +18,8 @@ import { startInvestigation } from '../../src/fp.js'
 import { recordNote } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { latestEvidence, scriptedModel } from '../../src/investigation/scripted-model.js'
-import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
+import Database from 'better-sqlite3'
+import { writeWorldSqliteWith } from '../../src/demo/world-sqlite.js'
 import { DEMO_DATABASE } from '../../src/demo/world.js'
 import type { CaseAt } from '../../src/adapters/case-store/store.js'
 
@@ -79,7 +80,7 @@ export const SMART_QUERY = {
 
 /** Writes the world (SQLite) and the profile into `worldDir`; returns the profile path. */
 export const writeWorld = (worldDir: string): string => {
-  writeWorldSqlite(path.join(worldDir, 'world.sqlite'))
+  writeWorldSqliteWith(Database, path.join(worldDir, 'world.sqlite'))
   const file = path.join(worldDir, 'project.toml')
   writeFileSync(file, INVESTIGATION_PROFILE)
   return file

@@ -15,7 +15,8 @@ import {
 } from '../../scripts/lib/mariadb-instance.js'
 import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
 import { READER_USER, loadWorld } from '../../scripts/lib/world-db.js'
-import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
+import Database from 'better-sqlite3'
+import { writeWorldSqliteWith } from '../../src/demo/world-sqlite.js'
 import { tempDir } from './fs.js'
 
 export interface SharedMariaDb {
@@ -89,7 +90,7 @@ ${extra}`
 /** Writes the fixture as SQLite plus a profile for it and returns the profile path. */
 export const sqliteProfile = (extra = ''): string => {
   const dir = tempDir('sqlite-world')
-  writeWorldSqlite(path.join(dir, 'world.sqlite'))
+  writeWorldSqliteWith(Database, path.join(dir, 'world.sqlite'))
   const file = path.join(dir, 'project.toml')
   writeFileSync(
     file,

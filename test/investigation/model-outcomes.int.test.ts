@@ -27,14 +27,15 @@ import { appendCommand } from '../../src/testing.js'
 import { openCase } from '../../src/fp.js'
 import type { InvestigationSettings } from '../../src/events/settings.js'
 import { INVESTIGATION_PROFILE } from '../helpers/investigation.js'
-import { writeWorldSqlite } from '../../src/demo/world-sqlite.js'
+import Database from 'better-sqlite3'
+import { writeWorldSqliteWith } from '../../src/demo/world-sqlite.js'
 import { left, right, tempDir } from '../helpers/fs.js'
 import { startModelEndpoint, type Behaviour } from '../helpers/model-endpoint.js'
 import { writeFileSync } from 'node:fs'
 import { sha256Digest } from '../../src/events/canonical.js'
 
 const worldDir = tempDir('outcomes-world')
-writeWorldSqlite(path.join(worldDir, 'world.sqlite'))
+writeWorldSqliteWith(Database, path.join(worldDir, 'world.sqlite'))
 writeFileSync(
   path.join(worldDir, 'project.toml'),
   INVESTIGATION_PROFILE.replace('[budget]\ntotal = 4', '[budget]\ntotal = 10')

@@ -38,7 +38,7 @@ import { scriptedModel } from '../../src/investigation/scripted-model.js'
 import { FEEDBACK, runScriptedInvestigation } from '../../scripts/lib/scripted-investigation.js'
 import { right, tempDir } from '../helpers/fs.js'
 
-const world = writeDemoWorld(path.join(tempDir('wm-world'), 'world'))
+const world = await writeDemoWorld(path.join(tempDir('wm-world'), 'world'))
 const dir = path.join(tempDir('wm-case'), 'case')
 const run = await runScriptedInvestigation(world.profile, dir)
 const prompt = (turn: number): string => run.prompts[turn - 1] ?? ''

@@ -34,7 +34,7 @@ const HOSTILE = '<script>document.title="owned"</script></table></td>\u202Eevil\
 const invDir = path.join(tempDir('report-inv'), 'case')
 await writeInvestigation(invDir, tempDir('report-inv-world'))
 // A case with a capture of every kind, on the demo world with a hostile row.
-const world = writeDemoWorld(path.join(tempDir('report-world'), 'world'))
+const world = await writeDemoWorld(path.join(tempDir('report-world'), 'world'))
 const db = new Database(path.join(world.dir, 'world.sqlite'))
 db.prepare('UPDATE creature_template SET name = ? WHERE entry = 23487').run(HOSTILE)
 db.close()
@@ -98,7 +98,7 @@ const INVISIBLES = [
   '\u2066',
   '\u200d'
 ]
-const longWorld = writeDemoWorld(path.join(tempDir('report-long-world'), 'world'))
+const longWorld = await writeDemoWorld(path.join(tempDir('report-long-world'), 'world'))
 const longDb = new Database(path.join(longWorld.dir, 'world.sqlite'))
 longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24766').run('long value '.repeat(182))
 longDb.prepare('UPDATE creature_template SET subname = ? WHERE entry = 24767').run('five megabytes '.repeat(350_000))

@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 import { postgresStore, type TestStore } from '../helpers/stores.js'
 
-const world = writeDemoWorld(path.join(tempDir('rederive'), 'demo'))
+const world = await writeDemoWorld(path.join(tempDir('rederive'), 'demo'))
 const READ = { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 20 }
 const ROWS = {
   kind: 'database.rows',

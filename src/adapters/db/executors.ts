@@ -4,13 +4,14 @@
  * (a read-only handle with `query_only`). Both run built statements whole (`all`) or hand their
  * rows over one at a time until the caller has enough (`each`).
  */
-import mysql from 'mysql2'
-import Database from 'better-sqlite3'
+import type mysql from 'mysql2'
+import type Database from 'better-sqlite3'
 import { promises as fsp } from 'node:fs'
 import { failure, type Failure } from '../../failures/failure.js'
 import type { DatabaseSection } from '../config/profile.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
+import { loadPeer } from '../peers.js'
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
@@ -161,8 +162,9 @@ export const mysqlExecutor = async (
   env: Readonly<Record<string, string | undefined>>,
   onDialect: (d: string) => void
 ): Promise<Executor> => {
+  const { default: driver } = await loadPeer('mysql2', 'a MySQL/MariaDB world database', () => import('mysql2'))
   const password = await resolvePassword(db, env)
-  const pool = mysql.createPool({
+  const pool = driver.createPool({
     host: db.host ?? '127.0.0.1',
     port: db.port ?? 3306,
     user: db.user ?? '',
@@ -317,10 +319,15 @@ const streamRows = (
 
 export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
   if (db.filename === undefined) throw unavailable('no SQLite filename configured')
+  const { default: Sqlite } = await loadPeer(
+    'better-sqlite3',
+    'an SQLite world database',
+    () => import('better-sqlite3')
+  )
   let handle: Database.Database
   try {
     // Read-only file handle, and query_only as a second lock.
-    handle = new Database(db.filename, { readonly: true, fileMustExist: true })
+    handle = new Sqlite(db.filename, { readonly: true, fileMustExist: true })
     handle.pragma('query_only = ON')
     handle.defaultSafeIntegers(true)
   } catch {

@@ -160,13 +160,19 @@ const connectionOf = (url: string, options: SqlStoreOptions): StoreConnection =>
   return c.right
 }
 
+/** The knex pool of a store, once its driver (an optional peer) is loaded. */
+const openKnex = async (c: StoreConnection, d: Dialect, options: SqlStoreOptions): Promise<Knex> => {
+  await d.loadDriver()
+  return knexFactory(knexConfig(c, d, options))
+}
+
 /** Brings the store's schema to the latest version; returns the migrations it applied. */
 export const migrateStore = async (
   url: string,
   options: SqlStoreOptions = {}
 ): Promise<{ readonly applied: readonly string[]; readonly latest: string }> => {
   const c = connectionOf(url, options)
-  const k = knexFactory(knexConfig(c, dialectOf(c.client), options))
+  const k = await openKnex(c, dialectOf(c.client), options)
   try {
     const [, applied] = (await k.migrate.latest()) as [number, string[]]
     return { applied, latest: MIGRATION_NAMES[MIGRATION_NAMES.length - 1] as string }
@@ -188,7 +194,7 @@ export const openContext = async (
 ): Promise<SqlContext> => {
   const c = connectionOf(url, options)
   const dialect = dialectOf(c.client)
-  const k = knexFactory(knexConfig(c, dialect, options))
+  const k = await openKnex(c, dialect, options)
   const display = c.display
   const guard = async <A>(work: () => Promise<A>): Promise<A> => {
     try {

@@ -4,11 +4,14 @@
  * whether an append may write events, command and head in one statement.
  */
 import type { Knex } from 'knex'
+import { loadPeer } from '../peers.js'
 
 export interface Dialect {
   readonly name: 'postgres' | 'mysql'
   /** The knex client. */
   readonly client: 'pg' | 'mysql2'
+  /** Loads the driver knex will use (an optional peer: PACKAGE_MISSING when it is not installed). */
+  readonly loadDriver: () => Promise<unknown>
   /** Statements run on every new connection: lock wait, isolation, strictness, UTC. */
   readonly session: (lockWaitMs: number) => readonly string[]
   /** Driver options beyond host, port, user, password and database. */
@@ -26,6 +29,7 @@ export interface Dialect {
 export const postgres: Dialect = {
   name: 'postgres',
   client: 'pg',
+  loadDriver: () => loadPeer('pg', 'the SQL case store on PostgreSQL', () => import('pg')),
   session: (lockWaitMs) => [`SET lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`, "SET TIME ZONE 'UTC'"],
   connection: (connectTimeoutMs) => ({ connectionTimeoutMillis: connectTimeoutMs }),
   nowMs: 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)',
@@ -37,6 +41,7 @@ export const postgres: Dialect = {
 export const mysql: Dialect = {
   name: 'mysql',
   client: 'mysql2',
+  loadDriver: () => loadPeer('mysql2', 'the SQL case store on MariaDB/MySQL', () => import('mysql2')),
   session: (lockWaitMs) => [
     `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(lockWaitMs / 1000))}`,
     'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',

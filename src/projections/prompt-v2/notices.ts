@@ -59,7 +59,8 @@ const OPERATOR_ONLY = new Set([
   'SOURCE_TREE_UNSAFE',
   'SOURCE_OBJECT_MISSING',
   'SOURCE_FILE_TOO_LARGE',
-  'DATABASE_QUERY_FAILED'
+  'DATABASE_QUERY_FAILED',
+  'PACKAGE_MISSING'
 ])
 
 /** What the model can change about a refused query (or that it cannot), in one line. */
