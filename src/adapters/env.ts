@@ -1,7 +1,11 @@
 /** Clock and id source, injected so tests and replays can pin them. */
 import { randomUUID } from 'node:crypto'
 
-/** A clock and an id source (inject a fixed one in tests). */
+/**
+ * A clock and an id source (inject a fixed one in tests).
+ *
+ * @category Client
+ */
 export interface Env {
   readonly now: () => Date
   readonly newId: () => string
@@ -13,9 +17,14 @@ export interface Env {
   readonly elapsed?: () => number
 }
 
+/** @category Fixtures */
 export const systemEnv: Env = { now: () => new Date(), newId: () => randomUUID() }
 
-/** A deterministic environment: a fixed start time advancing 1 ms per call, counter ids. */
+/**
+ * A deterministic environment: a fixed start time advancing 1 ms per call, counter ids.
+ *
+ * @category Fixtures
+ */
 export const fixedEnv = (startIso = '2026-01-01T00:00:00.000Z', prefix = 'id'): Env => {
   let clock = Date.parse(startIso)
   let counter = 0

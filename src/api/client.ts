@@ -44,6 +44,8 @@ export type {
  * } finally {
  *   await vba.close()
  * }
+ *
+ * @category Client
  */
 export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {
   const ctx = await clientContext(options)

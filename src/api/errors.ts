@@ -19,6 +19,8 @@ export type { FailureCode, FailureKind } from '../failures/failure.js'
  *   if (e instanceof VbaError && e.retryable) await later()
  *   else throw e
  * }
+ *
+ * @category Errors
  */
 export class VbaError extends Error {
   override readonly name = 'VbaError'
@@ -62,7 +64,11 @@ export class VbaError extends Error {
   }
 }
 
-/** True for errors thrown by the client. */
+/**
+ * True for errors thrown by the client.
+ *
+ * @category Errors
+ */
 export const isVbaError = (e: unknown): e is VbaError => e instanceof VbaError
 
 /** Resolves with the Right, rejects with a VbaError for the Left. */

@@ -29,7 +29,11 @@ import { Capture as CaptureCodec } from '../events/capture.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
 
-/** The outcome of a query recorded in a case: the capture as evidence (or a repeat), or the failure. */
+/**
+ * The outcome of a query recorded in a case: the capture as evidence (or a repeat), or the failure.
+ *
+ * @category research
+ */
 export interface CaseQueryResult {
   readonly outcome: 'recorded' | 'failed'
   /** The command id used (print it: retrying with it retries the same reservation). */
@@ -46,6 +50,7 @@ export interface CaseQueryResult {
   readonly budgetLeft: number | null
 }
 
+/** @category research */
 export interface CaseQueryOptions {
   readonly env?: Env
   /** The program that asks (an MCP client), recorded with the reservation. */

@@ -6,6 +6,7 @@ import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decideAndAppend, deciding, firstIs, openAt, runCommand, sameJson, type CommandOptions } from './run.js'
 
+/** @category investigations */
 export interface StartOptions extends CommandOptions {
   readonly settings: InvestigationSettings
 }
@@ -21,7 +22,11 @@ export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promis
     })
   ).generation
 
-/** Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt. */
+/**
+ * Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt.
+ *
+ * @category investigations
+ */
 export interface AdvanceResult {
   readonly state: CaseState['state']
   readonly reason: string | null

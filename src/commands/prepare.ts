@@ -27,7 +27,11 @@ import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
 import type { ProjectResearch } from '../research/project-research.js'
 
-/** The raw inputs of a revision, in memory. */
+/**
+ * The raw inputs of a revision, in memory.
+ *
+ * @category investigations
+ */
 export interface RevisionInputs {
   /** The bug report as the reporter wrote it. */
   readonly report: string
@@ -41,7 +45,11 @@ export interface RevisionInputs {
   }>
 }
 
-/** The outcome of preparing a revision: completed (or unchanged for inputs recorded before), with its fact and capture counts. */
+/**
+ * The outcome of preparing a revision: completed (or unchanged for inputs recorded before), with its fact and capture counts.
+ *
+ * @category investigations
+ */
 export interface PrepareResult {
   readonly status: 'completed' | 'unchanged'
   readonly revision: number
@@ -52,6 +60,7 @@ export interface PrepareResult {
   readonly receipt: Receipt
 }
 
+/** @category investigations */
 export interface PrepareOptions {
   readonly env?: Env
   /** Who hands in the inputs (default operator). */
@@ -61,7 +70,11 @@ export interface PrepareOptions {
 const MAX_REPORT_CHARS = 1_000_000
 const MAX_ATTACHMENT_BYTES = 64 << 20
 
-/** The [enrichment] section of a profile, decoded. */
+/**
+ * The [enrichment] section of a profile, decoded.
+ *
+ * @category investigations
+ */
 export const enrichmentConfig = (profile: Profile): E.Either<Failure, EnrichmentConfig> => {
   const raw = profile.raw['enrichment']
   if (raw === undefined)

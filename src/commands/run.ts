@@ -20,7 +20,11 @@ import { appendCommand, recordedOutcome, type AppendOutcome, type RawCommand } f
 import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 
-/** Options every typed command takes. */
+/**
+ * Options every typed command takes.
+ *
+ * @category cases
+ */
 export interface CommandOptions {
   /** Idempotency key; a retry with the same id returns the recorded outcome (default: a new id). */
   readonly commandId?: string

@@ -4,6 +4,7 @@ import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import { deciding, firstIs, runCommand, sameJson, type CommandOptions } from './run.js'
 
+/** @category cases */
 export interface NoteInput extends CommandOptions {
   readonly text: string
   readonly format?: 'plain' | 'markdown'
@@ -30,6 +31,7 @@ export const recordNote = (at: CaseAt, input: NoteInput): Promise<AppendOutcome>
     }
   )
 
+/** @category cases */
 export interface AttachmentInput extends CommandOptions {
   readonly name: string
   readonly bytes: Uint8Array
@@ -54,6 +56,7 @@ export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<Appen
   )
 }
 
+/** @category cases */
 export interface CancelPlanInput extends CommandOptions {
   readonly reason: string
   /** An operator query's reservation; default: the pending plan's. */
@@ -80,6 +83,7 @@ export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<AppendOu
     }
   )
 
+/** @category cases */
 export interface TopUpInput extends CommandOptions {
   readonly amount: number
   readonly reason: string

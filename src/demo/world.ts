@@ -23,6 +23,7 @@ export const ADAPTER_PROFILE = path.join(
   'trinitycore.toml'
 )
 
+/** @category Fixtures */
 export interface DemoWorld {
   readonly dir: string
   /** The profile (project.toml) binding the world database and the repository. */
@@ -42,7 +43,11 @@ snapshot_id = "demo-world-fixture"
 world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
 `
 
-/** Writes the demo world into `dir` (created if missing; world.sqlite, core/ and project.toml must not exist). */
+/**
+ * Writes the demo world into `dir` (created if missing; world.sqlite, core/ and project.toml must not exist).
+ *
+ * @category Fixtures
+ */
 export const writeDemoWorld = async (dir: string): Promise<DemoWorld> => {
   for (const name of ['world.sqlite', 'core', 'project.toml']) {
     if (existsSync(path.join(dir, name)))

@@ -12,11 +12,13 @@ import type { Binding, InvestigationSettings } from '../events/settings.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { evolveResearch, evolveRevisions } from './research-fold.js'
 
+/** @category Projections */
 export interface ObjectRefLite {
   readonly digest: string
   readonly size: number
 }
 
+/** @category Projections */
 export interface Reservation {
   readonly id: string
   readonly amount: number
@@ -25,6 +27,7 @@ export interface Reservation {
   readonly request_digest: string | null
 }
 
+/** @category Projections */
 export interface Evidence {
   readonly id: string
   readonly digest: string
@@ -39,12 +42,17 @@ export interface Evidence {
   last_plan: string | null
 }
 
-/** The capture recorded last for a request (by request digest): an identical query is answered from it. */
+/**
+ * The capture recorded last for a request (by request digest): an identical query is answered from it.
+ *
+ * @category Projections
+ */
 export interface AnsweredRequest {
   readonly evidence_id: string
   readonly capture: ObjectRefLite
 }
 
+/** @category Projections */
 export interface ResearchState {
   open: Map<string, Reservation>
   closed: Set<string>
@@ -64,6 +72,7 @@ export interface ResearchState {
   outageStreak: number
 }
 
+/** @category Projections */
 export interface RevisionInfo {
   readonly revision: number
   readonly inputs_digest: string
@@ -77,6 +86,7 @@ export interface RevisionInfo {
   binding: Binding | null
 }
 
+/** @category Projections */
 export interface Hypothesis {
   readonly id: string
   readonly statement: string
@@ -84,7 +94,11 @@ export interface Hypothesis {
   evidence: string[]
 }
 
-/** What the last confirmed plan (or operator query) came to: the next prompt shows it. */
+/**
+ * What the last confirmed plan (or operator query) came to: the next prompt shows it.
+ *
+ * @category cases
+ */
 export type LatestOutcome =
   | {
       readonly kind: 'capture'
@@ -105,8 +119,10 @@ export type LatestOutcome =
     }
   | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string; readonly seq: number }
 
+/** @category cases */
 export type CaseLifecycleState = LifecycleState | 'NOT_STARTED'
 
+/** @category Projections */
 export interface CaseState {
   research: ResearchState
   revisions: RevisionInfo[]

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { EventDraft } from '../events/chain.js'
 import { failure, type Failure } from '../failures/failure.js'
 
+/** @category Deciders */
 export type Decision = E.Either<Failure, EventDraft[]>
 
 /** Another writer moved the case on since the caller looked: retryable, never a rule violation. */

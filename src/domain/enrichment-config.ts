@@ -17,8 +17,10 @@ import { checkSourcePath } from './source-paths.js'
 const Name = t.string
 const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 1 && n <= 10_000, 'Count')
 
+/** @category investigations */
 export const EntityLookup = t.type({ table: Name, id_column: Name, columns: t.array(Name) }, 'EntityLookup')
 
+/** @category investigations */
 export const TextColumn = t.type({ table: Name, column: Name, role: t.string }, 'TextColumn')
 
 export const FixedFilter = t.type({ column: Name, operator: Operator, value: Scalar }, 'FixedFilter')
@@ -36,7 +38,11 @@ const RelationshipOptions = {
   ignore_values: t.array(Scalar)
 }
 
-/** A relationship followed into another table: rows whose `column` equals the origin value. */
+/**
+ * A relationship followed into another table: rows whose `column` equals the origin value.
+ *
+ * @category investigations
+ */
 export const TableRelationship = t.intersection(
   [
     t.type({ ...RelationshipOrigin, table: Name, column: Name }),
@@ -51,7 +57,11 @@ export const TableRelationship = t.intersection(
   'TableRelationship'
 )
 
-/** A relationship followed into the source: the origin value searched as a symbol (script names). */
+/**
+ * A relationship followed into the source: the origin value searched as a symbol (script names).
+ *
+ * @category investigations
+ */
 export const SymbolRelationship = t.intersection(
   [
     t.type({ ...RelationshipOrigin, source_symbol: t.literal(true) }),
@@ -62,6 +72,7 @@ export const SymbolRelationship = t.intersection(
 
 export type TableRelationship = t.TypeOf<typeof TableRelationship>
 export type SymbolRelationship = t.TypeOf<typeof SymbolRelationship>
+/** @category investigations */
 export type Relationship = TableRelationship | SymbolRelationship
 
 const Bounds = t.partial({
@@ -73,6 +84,7 @@ const Bounds = t.partial({
   ignore_values: t.array(Scalar)
 })
 
+/** @category investigations */
 export const EnrichmentConfig = t.intersection(
   [
     t.type({ entities: t.record(t.string, EntityLookup) }),
@@ -229,6 +241,10 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
   return cur
 }
 
-/** An entity reference as the inputs give it: `{type: "quest", id: 11117}`. */
+/**
+ * An entity reference as the inputs give it: `{type: "quest", id: 11117}`.
+ *
+ * @category investigations
+ */
 export const EntityRef = t.type({ type: t.string, id: t.union([t.number, t.string]) }, 'EntityRef')
 export type EntityRef = t.TypeOf<typeof EntityRef>

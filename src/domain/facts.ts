@@ -7,7 +7,11 @@ import * as t from 'io-ts'
 
 /** Where a fact comes from: a capture (by digest) and a JSON pointer into it. */
 export const ProvenanceCodec = t.type({ capture: t.string, pointer: t.string }, 'Provenance')
-/** Where a fact comes from: `capture` (a capture's digest) and `pointer` (a JSON pointer into it). */
+/**
+ * Where a fact comes from: `capture` (a capture's digest) and `pointer` (a JSON pointer into it).
+ *
+ * @category investigations
+ */
 export type Provenance = t.TypeOf<typeof ProvenanceCodec>
 
 /** Why enrichment left something out. */
@@ -41,7 +45,11 @@ export const CoverageGapCodec = t.intersection(
   ],
   'CoverageGap'
 )
-/** Something enrichment left out: `what`, `reason`, and when known `count`, `code`, `detail` and the `request`. */
+/**
+ * Something enrichment left out: `what`, `reason`, and when known `count`, `code`, `detail` and the `request`.
+ *
+ * @category investigations
+ */
 export type CoverageGap = t.TypeOf<typeof CoverageGapCodec>
 
 const Id = t.union([t.number, t.string])
@@ -155,6 +163,8 @@ export const FactCodec = t.union(
  * `source_symbol` (a script name searched in the source: `hits`), `not_found` (no row for a value),
  * `project_context_coverage` (what enrichment left out: `left_out`, each with its reason, code and
  * request). Every fact carries its provenance (a capture digest and a JSON pointer).
+ *
+ * @category investigations
  */
 export type Fact = t.TypeOf<typeof FactCodec>
 

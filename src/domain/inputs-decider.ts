@@ -17,9 +17,14 @@ import { initResearch, type CaseState, type ResearchState } from './case-state.j
 
 type InputsDecision = Decision
 
-/** Who hands in notes, attachments and bug reports. */
+/**
+ * Who hands in notes, attachments and bug reports.
+ *
+ * @category investigations
+ */
 export type Author = Extract<Actor, 'operator' | 'controller'>
 
+/** @category Deciders */
 export interface Note {
   readonly author: Author
   readonly text: string
@@ -31,6 +36,7 @@ export const decideNote = ({ author, text, format = 'plain' }: Note): InputsDeci
     ? E.left(failure('INVALID_ARGUMENT', 'a note has text'))
     : E.right([{ type: 'NoteRecorded', actor: author, data: { text, format } }])
 
+/** @category Deciders */
 export interface Attachment {
   readonly author: Author
   readonly name: string
@@ -42,7 +48,11 @@ export const decideAttachment = ({ author, name, object }: Attachment): InputsDe
     ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters'))
     : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
 
-/** The inputs index of a revision (version 1): the report, the entities, the attachments. */
+/**
+ * The inputs index of a revision (version 1): the report, the entities, the attachments.
+ *
+ * @category Deciders
+ */
 export interface InputsIndex {
   readonly report: ObjectRef
   readonly entities: ReadonlyArray<{ readonly type: string; readonly id: number | string }>
@@ -92,6 +102,7 @@ export const decideInputs = (
   })
 }
 
+/** @category Deciders */
 export interface EnrichmentCapture {
   readonly capture: ObjectRef
   readonly kind: QueryKind
@@ -102,7 +113,11 @@ export interface EnrichmentCapture {
  * Completes the latest open revision with its enrichment captures (evidence ids continue the
  * case's numbering; an identical earlier capture is a repeat) and its facts object.
  */
-/** What completes a revision: its number, its enrichment captures, the facts object, its count and completeness, the binding and the enrichment settings' object. */
+/**
+ * What completes a revision: its number, its enrichment captures, the facts object, its count and completeness, the binding and the enrichment settings' object.
+ *
+ * @category Deciders
+ */
 export interface Completion {
   readonly revision: number
   readonly captures: readonly EnrichmentCapture[]

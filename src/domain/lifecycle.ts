@@ -53,6 +53,7 @@ export const decideStart = (s: CaseState, { settings }: { readonly settings: Inv
 
 // --- model turns ------------------------------------------------------------------------------
 
+/** @category Deciders */
 export interface TurnRequest {
   readonly turn: number
   readonly phase: 'interpretation' | 'investigation'
@@ -91,6 +92,7 @@ export const decideRequest = (s: CaseState, r: TurnRequest): Decision => {
 
 // --- the model's answers (the io-ts codecs are the answer contract) ---------------------------
 
+/** @category Deciders */
 export interface RecordedAnswer {
   readonly turn: number
   /** The raw answer as text (what the deciders parse). */

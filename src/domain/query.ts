@@ -31,27 +31,34 @@ const Name = boundedString('Name', 1, 128)
 
 // --- source kinds ------------------------------------------------------------------------------
 
+/** @category research */
 export const SourceFiles = t.intersection(
   [t.type({ kind: t.literal('source.files'), text: Text }), t.partial({ path_prefix: PathText })],
   'SourceFiles'
 )
+/** @category research */
 export const SourceSearch = t.intersection(
   [t.type({ kind: t.literal('source.search'), text: Text }), t.partial({ path_prefix: PathText })],
   'SourceSearch'
 )
+/** @category research */
 export const SourceSymbol = t.intersection(
   [t.type({ kind: t.literal('source.symbol'), symbol: Text }), t.partial({ path_prefix: PathText })],
   'SourceSymbol'
 )
+/** @category research */
 export const SourceRegistration = t.intersection(
   [t.type({ kind: t.literal('source.registration'), symbol: Text }), t.partial({ path_prefix: PathText })],
   'SourceRegistration'
 )
+/** @category research */
 export const SourceSchema = t.type({ kind: t.literal('source.schema'), text: Text }, 'SourceSchema')
+/** @category research */
 export const SourceRead = t.type(
   { kind: t.literal('source.read'), path: PathText, start_line: LineNumber, end_line: LineNumber },
   'SourceRead'
 )
+/** @category research */
 export const SourceContext = t.intersection(
   [t.type({ kind: t.literal('source.context'), text: Text }), t.partial({ path_prefix: PathText })],
   'SourceContext'
@@ -59,16 +66,22 @@ export const SourceContext = t.intersection(
 
 // --- database kinds ----------------------------------------------------------------------------
 
-/** A bound value: never spliced into SQL. */
+/**
+ * A bound value: never spliced into SQL.
+ *
+ * @category research
+ */
 export const Scalar = t.union([boundedString('StringValue', 0, 1000), t.number, t.boolean, t.null], 'Scalar')
 export type Scalar = t.TypeOf<typeof Scalar>
 
+/** @category research */
 export const Operator = t.keyof(
   { eq: null, ne: null, lt: null, le: null, gt: null, ge: null, contains: null, in: null },
   'Operator'
 )
 export type Operator = t.TypeOf<typeof Operator>
 
+/** @category research */
 export const Filter = t.type(
   {
     column: Name,
@@ -79,17 +92,21 @@ export const Filter = t.type(
 )
 export type Filter = t.TypeOf<typeof Filter>
 
+/** @category research */
 export const OrderBy = t.type({ column: Name, direction: t.keyof({ asc: null, desc: null }) }, 'OrderBy')
 export type OrderBy = t.TypeOf<typeof OrderBy>
 
+/** @category research */
 export const DatabaseTables = t.intersection(
   [t.type({ kind: t.literal('database.tables') }), t.partial({ text: Text, database: Name })],
   'DatabaseTables'
 )
+/** @category research */
 export const DatabaseSchema = t.intersection(
   [t.type({ kind: t.literal('database.schema'), table: Name }), t.partial({ database: Name })],
   'DatabaseSchema'
 )
+/** @category research */
 export const DatabaseRows = t.intersection(
   [
     t.type({
@@ -104,6 +121,7 @@ export const DatabaseRows = t.intersection(
   ],
   'DatabaseRows'
 )
+/** @category research */
 export const DatabaseCount = t.intersection(
   [t.type({ kind: t.literal('database.count'), table: Name, filters: t.array(Filter) }), t.partial({ database: Name })],
   'DatabaseCount'
@@ -121,6 +139,7 @@ export type DatabaseSchema = t.TypeOf<typeof DatabaseSchema>
 export type DatabaseRows = t.TypeOf<typeof DatabaseRows>
 export type DatabaseCount = t.TypeOf<typeof DatabaseCount>
 
+/** @category research */
 export type SourceQuery =
   | SourceFiles
   | SourceSearch
@@ -129,7 +148,9 @@ export type SourceQuery =
   | SourceSchema
   | SourceRead
   | SourceContext
+/** @category research */
 export type DatabaseQuery = DatabaseTables | DatabaseSchema | DatabaseRows | DatabaseCount
+/** @category research */
 export type ProjectQuery = SourceQuery | DatabaseQuery
 
 const CODECS: Readonly<Record<ProjectQuery['kind'], t.Mixed>> = {

@@ -45,6 +45,7 @@ export const checkpointDraft = (
 /** Backoff after the n-th outage in a row: 30 s, doubling, at most 30 minutes. */
 export const outageBackoffMs = (streak: number): number => Math.min(30_000 * 2 ** Math.max(0, streak - 1), 30 * 60_000)
 
+/** @category Deciders */
 export interface Reserve {
   readonly reservationId: string
   readonly amount: number
@@ -104,6 +105,7 @@ export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
   ])
 }
 
+/** @category Deciders */
 export interface RecordCapture {
   readonly reservationId: string
   readonly capture: ObjectRef
@@ -156,6 +158,7 @@ export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDec
   ])
 }
 
+/** @category Deciders */
 export interface RecordFailure {
   readonly reservationId: string
   readonly failure: Failure
@@ -208,6 +211,7 @@ export const decideRecordFailure = (s: CaseState, c: RecordFailure, now: Date): 
   ])
 }
 
+/** @category Deciders */
 export interface CancelPlan {
   /** The reservation to cancel: the pending plan's by default, or an operator query's. */
   readonly reservationId?: string

@@ -10,6 +10,7 @@ import { Digest, NonNegativeInt, patternString } from './codecs.js'
 export const CAPTURE_FORMAT = 'vba-capture'
 export const CAPTURE_SCHEMA = 'project-query-v1'
 
+/** @category research */
 export const QueryKind = t.keyof(
   {
     'source.files': null,
@@ -57,6 +58,7 @@ export const DatabaseOrigin = t.type(
   'DatabaseOrigin'
 )
 
+/** @category research */
 export const Capture = t.type(
   {
     format: t.literal(CAPTURE_FORMAT),

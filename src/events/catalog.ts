@@ -233,11 +233,13 @@ export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionC
 // exchange (prompt and raw answer as objects), the model's decided actions, and their outcomes.
 // ---------------------------------------------------------------------------------------------
 
+/** @category cases */
 export const LifecycleState = t.keyof(
   { INTERPRETING: null, INVESTIGATING: null, BLOCKED: null, CONCLUDED: null, EXHAUSTED: null },
   'LifecycleState'
 )
 export type LifecycleState = t.TypeOf<typeof LifecycleState>
+/** @category cases */
 export const BlockReason = t.keyof(
   { RESEARCH_UNAVAILABLE: null, INVALID_LLM_RESPONSES: null, AWAITING_TEST_FEEDBACK: null, MODEL_UNAVAILABLE: null },
   'BlockReason'
@@ -412,7 +414,11 @@ export const EVENT_DEFINITIONS = [
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]
 
-/** The decoded, current-version form of every event: `{ type, data }`. */
+/**
+ * The decoded, current-version form of every event: `{ type, data }`.
+ *
+ * @category cases
+ */
 export type CaseEventBody = {
   [D in EventDefinitions as D['type']]: { readonly type: D['type']; readonly data: t.TypeOf<D['codec']> }
 }[EventDefinitions['type']]

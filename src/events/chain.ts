@@ -13,7 +13,11 @@ import { finding, type Finding } from './findings.js'
 import type { Actor } from './codecs.js'
 import { describeErrors } from './decode.js'
 
-/** What a command asks to append. `version` defaults to the type's current version. */
+/**
+ * What a command asks to append. `version` defaults to the type's current version.
+ *
+ * @category Raw appends
+ */
 export interface EventDraft {
   readonly type: string
   readonly data: unknown
@@ -28,13 +32,18 @@ export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraf
   actor
 })
 
-/** Envelope fields of a recorded event, with its data decoded and upcast to the current version. */
+/**
+ * Envelope fields of a recorded event, with its data decoded and upcast to the current version.
+ *
+ * @category cases
+ */
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
 
 /** The hash every chain starts from: the digest of the canonical case declaration. */
 export const genesisHash = (declaration: CaseDeclaration): E.Either<Failure, string> =>
   pipe(canonicalJson(declaration), E.map(sha256Digest))
 
+/** @category Raw appends */
 export interface SealContext {
   readonly seq: number
   readonly prev: string
@@ -43,6 +52,7 @@ export interface SealContext {
   readonly commandId: string
 }
 
+/** @category Raw appends */
 export interface SealedEvent {
   readonly envelope: EventEnvelope
   /** The event as a reader decodes it (data upcast to the current version). */
@@ -51,6 +61,7 @@ export interface SealedEvent {
   readonly line: string
 }
 
+/** @category Raw appends */
 export type SealFailure = Failure<
   | 'EVENT_UNKNOWN_TYPE'
   | 'EVENT_UNKNOWN_VERSION'
@@ -59,7 +70,11 @@ export type SealFailure = Failure<
   | 'EVENT_ENVELOPE_INVALID'
 >
 
-/** Validates a draft against its type's codec and seals it into a canonical, hashed line. */
+/**
+ * Validates a draft against its type's codec and seals it into a canonical, hashed line.
+ *
+ * @category Raw appends
+ */
 export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure, SealedEvent> => {
   const version = d.version ?? registry.definitions.get(d.type)?.latest ?? 1
   const data = registry.decode(d.type, version, d.data)

@@ -83,5 +83,6 @@ export const ObjectRef = t.intersection([
 ])
 export type ObjectRef = t.TypeOf<typeof ObjectRef>
 
+/** @category cases */
 export const Actor = t.keyof({ operator: null, controller: null, model: null, system: null })
 export type Actor = t.TypeOf<typeof Actor>

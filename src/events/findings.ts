@@ -77,8 +77,11 @@ export const RECEIPT_CODES = {
   HEAD_FORK: 'error'
 } as const
 
+/** @category cases */
 export type RuleCode = keyof typeof RULE_CODES
+/** @category cases */
 export type ReceiptCode = keyof typeof RECEIPT_CODES
+/** @category cases */
 export type FindingCode =
   | keyof typeof FINDING_CODES
   | RuleCode
@@ -93,9 +96,14 @@ const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   ...STORE_CODES,
   ...EVIDENCE_CODES
 }
+/** @category cases */
 export type Severity = 'error' | 'notice'
 
-/** A coded, located observation about a case package (errors make it invalid; notices do not). */
+/**
+ * A coded, located observation about a case package (errors make it invalid; notices do not).
+ *
+ * @category cases
+ */
 export interface Finding {
   readonly code: FindingCode
   readonly severity: Severity

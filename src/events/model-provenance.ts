@@ -11,7 +11,11 @@ import { NonNegativeInt, PositiveInt } from './codecs.js'
 
 const Nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null])
 
-/** Token usage as the provider reported it (a count it did not report is null). */
+/**
+ * Token usage as the provider reported it (a count it did not report is null).
+ *
+ * @category Models
+ */
 export const ModelUsage = t.type(
   {
     prompt_tokens: Nullable(NonNegativeInt),
@@ -22,7 +26,11 @@ export const ModelUsage = t.type(
 )
 export type ModelUsage = t.TypeOf<typeof ModelUsage>
 
-/** The parameters the request was sent with. */
+/**
+ * The parameters the request was sent with.
+ *
+ * @category Models
+ */
 export const ModelParameters = t.type(
   {
     temperature: Nullable(t.number),
@@ -33,6 +41,7 @@ export const ModelParameters = t.type(
 )
 export type ModelParameters = t.TypeOf<typeof ModelParameters>
 
+/** @category Models */
 export const ModelProvenance = t.type(
   {
     /** How the answer was obtained: an HTTP endpoint, a command, or the controller's own function. */

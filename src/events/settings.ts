@@ -114,6 +114,7 @@ const SettingsV3Props = {
 }
 export const InvestigationSettingsV3 = t.type(SettingsV3Props, 'InvestigationSettingsV3')
 
+/** @category investigations */
 export const InvestigationSettings = t.type(
   {
     ...SettingsV3Props,

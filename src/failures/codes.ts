@@ -11,8 +11,10 @@
  * - `bug`: an internal error; please report it.
  */
 
+/** @category Errors */
 export type FailureKind = 'retryable' | 'unavailable' | 'corrupt' | 'permanent' | 'bug'
 
+/** @category Errors */
 export const FAILURE_CODES = {
   // bad input: arguments, files, profiles, queries
   INVALID_ARGUMENT: 'permanent',
@@ -145,10 +147,18 @@ export const FAILURE_CODES = {
   INTERNAL_ERROR: 'bug'
 } as const satisfies Readonly<Record<string, FailureKind>>
 
-/** Every failure code (a literal union: `switch (e.code)` can be exhaustive). */
+/**
+ * Every failure code (a literal union: `switch (e.code)` can be exhaustive).
+ *
+ * @category Errors
+ */
 export type FailureCode = keyof typeof FAILURE_CODES
 
-/** What kind of failure a code is (see the module comment). */
+/**
+ * What kind of failure a code is (see the module comment).
+ *
+ * @category Errors
+ */
 export const failureKind = (code: string): FailureKind =>
   (FAILURE_CODES as Readonly<Record<string, FailureKind>>)[code] ?? 'bug'
 

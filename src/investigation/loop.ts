@@ -43,7 +43,11 @@ export const nextPrompt = async (at: CaseAt): Promise<RenderedPrompt> => {
   return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
 }
 
-/** Progress of `advance`, one call per step (for terminals and logs). */
+/**
+ * Progress of `advance`, one call per step (for terminals and logs).
+ *
+ * @category investigations
+ */
 export type AdvanceStep =
   | {
       readonly kind: 'turn'
@@ -55,6 +59,7 @@ export type AdvanceStep =
   | { readonly kind: 'research'; readonly plan_id: string; readonly query_kind: string; readonly outcome: string }
   | { readonly kind: 'resume'; readonly into: string; readonly manual_retry: boolean }
 
+/** @category investigations */
 export interface LoopOptions {
   readonly model: ModelFn
   readonly research: ProjectResearch

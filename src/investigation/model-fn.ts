@@ -9,7 +9,11 @@ import type { ModelProvenance, ModelUsage, ModelParameters } from '../events/mod
 
 export type { ModelProvenance, ModelUsage, ModelParameters } from '../events/model-provenance.js'
 
-/** What the model function receives for one turn. */
+/**
+ * What the model function receives for one turn.
+ *
+ * @category Models
+ */
 export interface ModelRequest {
   /** The whole prompt (it starts with `stablePrefix`). */
   readonly prompt: string
@@ -21,7 +25,11 @@ export interface ModelRequest {
   readonly signal: AbortSignal
 }
 
-/** What a model function may say about the answer it returns (the loop measures the latency itself). */
+/**
+ * What a model function may say about the answer it returns (the loop measures the latency itself).
+ *
+ * @category Models
+ */
 export interface ModelAnswerInfo {
   /** The model name as the provider reported it. */
   readonly model?: string | null
@@ -39,13 +47,21 @@ export interface ModelAnswerInfo {
   readonly exitStatus?: number | null
 }
 
-/** An answer with what the model function knows about it. */
+/**
+ * An answer with what the model function knows about it.
+ *
+ * @category Models
+ */
 export interface ModelAnswer {
   readonly text: string
   readonly info?: ModelAnswerInfo
 }
 
-/** The controller's model: one request in, the raw answer out (a string, or a {@link ModelAnswer}). It may throw. */
+/**
+ * The controller's model: one request in, the raw answer out (a string, or a {@link ModelAnswer}). It may throw.
+ *
+ * @category Models
+ */
 export type ModelFn = (request: ModelRequest) => Promise<string | ModelAnswer>
 
 /** The origin of a URL (`scheme://host:port`), or null when it is not a URL: no path, query, user or password. */

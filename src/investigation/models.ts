@@ -10,7 +10,11 @@ import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 
-/** Options of {@link commandModel}. */
+/**
+ * Options of {@link commandModel}.
+ *
+ * @category Models
+ */
 export interface CommandModelOptions {
   /** Kill the command after this long (default 5 minutes). */
   readonly timeoutMs?: number

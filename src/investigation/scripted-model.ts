@@ -4,9 +4,14 @@
  */
 import type { ModelFn } from './loop.js'
 
-/** A fixed answer, a function of the prompt, or an error the model function throws. */
+/**
+ * A fixed answer, a function of the prompt, or an error the model function throws.
+ *
+ * @category Models
+ */
 export type ScriptStep = string | ((prompt: string) => string) | Error
 
+/** @category Models */
 export interface ScriptedModel {
   readonly model: ModelFn
   readonly prompts: string[]
@@ -14,6 +19,7 @@ export interface ScriptedModel {
   readonly remaining: () => number
 }
 
+/** @category Models */
 export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
   const prompts: string[] = []
   let i = 0
@@ -30,6 +36,10 @@ export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
   }
 }
 
-/** The evidence id of the latest result shown in a prompt (e.g. "E3"), or null. */
+/**
+ * The evidence id of the latest result shown in a prompt (e.g. "E3"), or null.
+ *
+ * @category Models
+ */
 export const latestEvidence = (prompt: string): string | null =>
   /Latest result (E\d+)/.exec(prompt)?.[1] ?? /Latest result: (E\d+)/.exec(prompt)?.[1] ?? null

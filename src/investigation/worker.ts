@@ -26,7 +26,11 @@ import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, typ
 
 export type { WorkSummary } from './work-summary.js'
 
-/** What a worker reports as it goes (for logs and terminals; `vba work --json` prints each as a line). */
+/**
+ * What a worker reports as it goes (for logs and terminals; `vba work --json` prints each as a line).
+ *
+ * @category queue
+ */
 export type WorkEvent =
   | { readonly kind: 'claimed'; readonly worker: string; readonly case_id: string; readonly expires_at: string }
   | { readonly kind: 'step'; readonly worker: string; readonly case_id: string; readonly step: AdvanceStep }
@@ -45,6 +49,7 @@ export type WorkEvent =
   /** The whole worker ends: `idle` (until-idle and nothing left within the horizon), `signal`, or `failure` (a permanent failure stopped it). */
   | { readonly kind: 'stopping'; readonly reason: 'idle' | 'signal' | 'failure'; readonly message: string }
 
+/** @category queue */
 export interface WorkerOptions {
   readonly store: QueueStore
   readonly model: ModelFn

@@ -4,6 +4,7 @@ import { summaryProjection } from './summary.js'
 import { researchProjection } from './research.js'
 import { revisionsProjection } from './revisions.js'
 
+/** @category Projections */
 export const defaultProjections = (): readonly AnyProjection[] => [
   summaryProjection,
   researchProjection,

@@ -14,7 +14,11 @@ import { budgetTotal, heldBudget, remainingBudget } from '../domain/budget.js'
 import type { Projection } from './projection.js'
 import type { BlockReason, LifecycleState } from '../events/catalog.js'
 
-/** Why a case is blocked, or why it is EXHAUSTED. */
+/**
+ * Why a case is blocked, or why it is EXHAUSTED.
+ *
+ * @category cases
+ */
 export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED' | 'TOKEN_BUDGET_EXHAUSTED'
 
 const REASONS: ReadonlySet<string> = new Set<StatusReason>([
@@ -27,7 +31,11 @@ const REASONS: ReadonlySet<string> = new Set<StatusReason>([
 ])
 const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASONS.has(r) ? (r as StatusReason) : null)
 
-/** The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining. */
+/**
+ * The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining.
+ *
+ * @category cases
+ */
 export interface BudgetView {
   readonly total: number
   readonly topped_up: number
@@ -38,7 +46,11 @@ export interface BudgetView {
   readonly remaining: number
 }
 
-/** The investigation as a view: lifecycle state and block, turns, plan, latest outcome, hypotheses, lab tests, conclusion, budget. */
+/**
+ * The investigation as a view: lifecycle state and block, turns, plan, latest outcome, hypotheses, lab tests, conclusion, budget.
+ *
+ * @category cases
+ */
 export interface LifecycleView {
   readonly state: CaseLifecycleState
   readonly checkpoint_generation: number
@@ -82,6 +94,7 @@ export interface LifecycleView {
   }
 }
 
+/** @category Projections */
 export const lifecycleView = (s: CaseState): LifecycleView => {
   const r = s.research
   return {
@@ -128,6 +141,7 @@ export const lifecycleView = (s: CaseState): LifecycleView => {
   }
 }
 
+/** @category Projections */
 export const lifecycleProjection: Projection<CaseState, LifecycleView> = {
   name: 'lifecycle',
   version: 4,

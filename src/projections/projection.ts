@@ -8,6 +8,7 @@
  */
 import type { RecordedEvent } from '../events/chain.js'
 
+/** @category Projections */
 export interface Projection<S, V> {
   /** Stable name, used as the key of the view in replay output. */
   readonly name: string
@@ -19,6 +20,7 @@ export interface Projection<S, V> {
   readonly view: (state: S) => V
 }
 
+/** @category Projections */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 // biome-ignore lint/suspicious/noExplicitAny: a projection of any state (the fold engine runs a list of them)
 export type AnyProjection = Projection<any, unknown>

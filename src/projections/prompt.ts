@@ -24,7 +24,11 @@ export interface PromptInputs {
   readonly captures: ReadonlyMap<string, Capture>
 }
 
-/** A rendered prompt: the text, its stable prefix, the prompt version and what the guard cut. */
+/**
+ * A rendered prompt: the text, its stable prefix, the prompt version and what the guard cut.
+ *
+ * @category investigations
+ */
 export interface RenderedPrompt {
   readonly text: string
   /** The stable part the text starts with (byte-identical across the turns of one investigation). */

@@ -8,7 +8,11 @@ import type { CaseLifecycleState, CaseState } from '../domain/case-state.js'
 import { remainingBudget } from '../domain/budget.js'
 import { BLOCK_REASONS, runnableAfterRetry } from '../domain/blocks.js'
 
-/** The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan. */
+/**
+ * The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan.
+ *
+ * @category queue
+ */
 export interface QueueRow {
   readonly state: CaseLifecycleState
   readonly reason: string | null
@@ -78,7 +82,11 @@ export const runnability = (row: QueueRow, now: number): { readonly runnable: bo
   }
 }
 
-/** One case in a queue listing: its queue row, whether it can run now (or why not), its lease. */
+/**
+ * One case in a queue listing: its queue row, whether it can run now (or why not), its lease.
+ *
+ * @category queue
+ */
 export interface QueueEntry extends QueueRow {
   readonly case_id: string
   /** The case directory (a directory queue), for the verbs that take it. */

@@ -16,12 +16,17 @@ import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 
-/** Runs source queries (provided by the source half; absent when [source] is not configured). */
+/**
+ * Runs source queries (provided by the source half; absent when [source] is not configured).
+ *
+ * @category research
+ */
 export type SourceRunner = {
   readonly run: (q: SourceQuery) => Promise<Capture>
   readonly close: () => Promise<void>
 }
 
+/** @category research */
 export interface ProjectResearch {
   /** Decodes `args` as project-query-v1 and answers it with a capture. */
   readonly query: (args: unknown) => TE.TaskEither<Failure, Capture>
@@ -30,6 +35,7 @@ export interface ProjectResearch {
   readonly close: () => Promise<void>
 }
 
+/** @category research */
 export interface ResearchOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Factory for the source half (injected so the database half works without git). */
@@ -43,6 +49,7 @@ export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
     ? undefined
     : { databases: profile.database.databases, allowedTables: profile.database.allowed_tables, limits: profile.limits }
 
+/** @category research */
 export const createProjectResearch = (profile: Profile, options: ResearchOptions = {}): ProjectResearch => {
   let db: Promise<WorldDb> | undefined
   const schemas = new Map<string, TableSchema>()

@@ -14,6 +14,7 @@ import { CaseDeclaration, type EventEnvelope } from '../events/envelope.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import { collectRefs, objectPath } from '../events/refs.js'
 
+/** @category Forgery */
 export interface ForgedEvent {
   readonly type: string
   readonly actor: Actor
@@ -51,6 +52,7 @@ const must = <A>(r: E.Either<unknown, A>): A => {
   return r.right
 }
 
+/** @category Forgery */
 export interface Forger {
   /** The acknowledged events, parsed. */
   readonly envelopes: () => EventEnvelope[]
@@ -74,6 +76,7 @@ export interface Forger {
   readonly rewrite: (seq: number, data: (old: unknown) => unknown) => string
 }
 
+/** @category Forgery */
 export const forger = (dir: string): Forger => {
   const logFile = path.join(dir, 'events.jsonl')
   const lines = (): string[] => {

@@ -17,9 +17,14 @@ import { initCaseState, type CaseState } from '../domain/case-state.js'
 import { decide, type CaseCommand } from '../domain/decider.js'
 import { ruleFold, type RuleViolation } from '../domain/rules.js'
 
-/** A step of a history: a command decided on the state before it, or drafts recorded as one command. */
+/**
+ * A step of a history: a command decided on the state before it, or drafts recorded as one command.
+ *
+ * @category Specifications
+ */
 export type HistoryStep = CaseCommand | readonly EventDraft[]
 
+/** @category Specifications */
 export interface Then {
   /** The command produces exactly `expected` (compared by type, actor and data), and they pass the rules. */
   readonly then: (expected: readonly EventDraft[]) => void
@@ -29,6 +34,7 @@ export interface Then {
   readonly events: () => readonly RecordedEvent[]
 }
 
+/** @category Specifications */
 export interface Given {
   readonly when: (command: CaseCommand | ((state: CaseState) => CaseCommand)) => Then
   /** The state after the history. */
@@ -75,7 +81,11 @@ const writer = () => {
 const comparable = (events: readonly Pick<EventDraft, 'type' | 'actor' | 'data'>[]): unknown[] =>
   events.map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
 
-/** A specification starting from `history` (each step must be decided and pass the rules). */
+/**
+ * A specification starting from `history` (each step must be decided and pass the rules).
+ *
+ * @category Specifications
+ */
 export const given = (...history: readonly HistoryStep[]): Given => {
   const w = writer()
   for (const [i, step] of history.entries()) {

@@ -36,6 +36,32 @@ api('is exactly what TypeDoc generates from the code today', () => {
     )
 })
 
+api(
+  'groups every entry by namespace: each public name has its @category; only re-exports are left to References',
+  () => {
+    const entries = ['README.md', 'fp/README.md', 'testing/README.md'].map((f) =>
+      readFileSync(path.join(root, 'docs', 'api', 'vba-case-research', f), 'utf8')
+    )
+    const headings = (text: string): string[] => [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1] ?? '')
+    assert.equal(
+      headings(entries[0] ?? '').slice(0, 6),
+      ['Client', 'cases', 'research', 'investigations', 'transport', 'queue'],
+      'the root entry reads in the order of the client: openVba, then its namespaces'
+    )
+    for (const text of entries) {
+      const rest = text.split(/^## References$/m)[1]
+      if (rest === undefined) continue
+      const items = rest.split(/^### /m).slice(1)
+      assert.ok(items.length > 0)
+      assert.equal(
+        items.filter((item) => !/^\S+\n\nRe-exports \[/.test(item)),
+        [],
+        'a name without @category (it would be listed under References)'
+      )
+    }
+  }
+)
+
 api('documents every function, class and interface the root entry exports', () => {
   const dir = path.join(root, 'docs', 'api', 'vba-case-research')
   const pages = list(dir).filter((f) => /^(functions|classes|interfaces)\//.test(f))

@@ -7,6 +7,7 @@
  */
 import { decodeManifestPath, unsafeBagPath } from '../../domain/bag-paths.js'
 
+/** @category transport */
 export type BagSeverity = 'error' | 'warning'
 
 /**
@@ -48,10 +49,18 @@ export const BAG_FINDING_CODES = [
   'SPECIAL_FILE'
 ] as const
 
-/** A bag finding's code. */
+/**
+ * A bag finding's code.
+ *
+ * @category transport
+ */
 export type BagFindingCode = (typeof BAG_FINDING_CODES)[number]
 
-/** One finding of a bag check: a stable code, error or warning, a message, and the file it concerns. */
+/**
+ * One finding of a bag check: a stable code, error or warning, a message, and the file it concerns.
+ *
+ * @category transport
+ */
 export interface BagFinding {
   readonly code: BagFindingCode
   readonly severity: BagSeverity

@@ -20,7 +20,11 @@ import { VERSION } from '../../version.js'
 
 export const BAGIT_TXT = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n'
 
-/** One payload file of a case bag: its data-relative path and where its bytes come from. */
+/**
+ * One payload file of a case bag: its data-relative path and where its bytes come from.
+ *
+ * @category transport
+ */
 export interface PayloadFile {
   /** Path under data/. */
   readonly path: string
@@ -36,7 +40,11 @@ export interface PayloadFile {
   readonly expectSha256?: string
 }
 
-/** A consistent view of a case at one generation, ready to be bagged. */
+/**
+ * A consistent view of a case at one generation, ready to be bagged.
+ *
+ * @category transport
+ */
 export interface CaseView {
   readonly caseId: string
   readonly generation: number

@@ -19,7 +19,11 @@ import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile
 import { locate } from '../case-store/directory-store.js'
 import type { CaseAt } from '../case-store/store.js'
 
-/** What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256. */
+/**
+ * What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256.
+ *
+ * @category transport
+ */
 export interface ExportReport {
   readonly case_id: string
   readonly generation: number
@@ -29,6 +33,7 @@ export interface ExportReport {
   readonly archive_sha256: string | null
 }
 
+/** @category transport */
 export interface ExportOptions {
   readonly format?: 'tar' | 'dir'
   /** Replace an existing regular file at `out` (tar output only; never a link, device or directory). */

@@ -22,6 +22,7 @@ import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
 import type { KnownChecksums } from './verify-bag.js'
 
+/** @category transport */
 export interface ArchiveLimits {
   /** Most entries an archive may hold (default 2,000,000). */
   readonly maxEntries?: number

@@ -20,7 +20,11 @@ import { canonicalArchiveSha256 } from './export.js'
 
 export type { ArchiveLimits } from './extract.js'
 
-/** The verification of a bag: the bag itself (BagIt 1.0), the case in it, and for archives whether they are canonical. */
+/**
+ * The verification of a bag: the bag itself (BagIt 1.0), the case in it, and for archives whether they are canonical.
+ *
+ * @category transport
+ */
 export interface BagCheck {
   readonly bag: BagReport
   readonly case: VerifyReport | null
@@ -120,7 +124,11 @@ export const verifyBag = (
     }
   })
 
-/** What an import moved into place, and the verification it passed first. */
+/**
+ * What an import moved into place, and the verification it passed first.
+ *
+ * @category transport
+ */
 export interface ImportReport {
   readonly case_id: string | null
   readonly generation: number

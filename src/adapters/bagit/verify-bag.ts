@@ -25,7 +25,11 @@ import { matchManifests, type ParsedManifest } from './match-manifests.js'
 
 export type { BagFinding, BagSeverity } from './bag-tags.js'
 
-/** What verifying a bag as BagIt 1.0 found: its version and encoding, bag-info.txt's labels, the payload, and every finding. */
+/**
+ * What verifying a bag as BagIt 1.0 found: its version and encoding, bag-info.txt's labels, the payload, and every finding.
+ *
+ * @category transport
+ */
 export interface BagReport {
   readonly valid: boolean
   readonly version: string | null

@@ -32,6 +32,7 @@ import type { StoreAppendOptions } from './store.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand } from './plan.js'
 
+/** @category Raw appends */
 export interface RawCommand {
   /** Idempotency key: resubmitting the same id returns the recorded outcome. */
   readonly commandId: string
@@ -44,18 +45,24 @@ export interface RawCommand {
   readonly at?: string
 }
 
+/** @category Raw appends */
 export interface AppendOptions {
   readonly env?: Env
   /** How long to wait for another live writer, in milliseconds (default 5000). */
   readonly waitMs?: number
 }
 
-/** Proof of an acknowledged append: the seq and hash of the command's last event. */
+/**
+ * Proof of an acknowledged append: the seq and hash of the command's last event.
+ *
+ * @category cases
+ */
 export interface Receipt {
   readonly seq: number
   readonly hash: string
 }
 
+/** @category Raw appends */
 export interface AppendOutcome {
   /** `appended`, or `duplicate` when the command id had been recorded before. */
   readonly status: 'appended' | 'duplicate'

@@ -9,6 +9,7 @@ import { verifyCase } from './verify.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
 
+/** @category Stores */
 export const directoryStore: CaseStore = {
   kind: 'directory',
   describe: (ref) => path.resolve(ref),

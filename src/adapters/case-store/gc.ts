@@ -15,7 +15,11 @@ import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 
-/** What `gc` removed from a case. */
+/**
+ * What `gc` removed from a case.
+ *
+ * @category cases
+ */
 export interface GcReport {
   /** Case-relative paths of the orphan objects removed. */
   readonly removed_objects: readonly string[]
@@ -26,6 +30,7 @@ export interface GcReport {
   readonly recent_temp_files: number
 }
 
+/** @category cases */
 export interface GcOptions {
   /** Temporary files younger than this are kept (default 60 s). */
   readonly minTempAgeMs?: number

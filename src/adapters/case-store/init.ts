@@ -12,6 +12,7 @@ import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
 
+/** @category cases */
 export interface InitOptions {
   readonly dir: string
   /** Defaults to a fresh `case-<uuid>`. */

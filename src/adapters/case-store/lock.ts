@@ -18,6 +18,7 @@ import { errnoOf, processAlive, tempName } from '../fs-util.js'
 import { fail } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
 
+/** @category cases */
 export const LockInfo = t.type({ pid: t.number, host: t.string, token: t.string, acquired_at: t.string })
 export type LockInfo = t.TypeOf<typeof LockInfo>
 
@@ -26,6 +27,7 @@ export interface HeldLock {
   readonly info: LockInfo
 }
 
+/** @category cases */
 export type LockState =
   | { readonly state: 'free' }
   | { readonly state: 'held'; readonly info: LockInfo }

@@ -7,6 +7,7 @@ import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 
+/** @category cases */
 export interface ReplayResult {
   readonly case_id: string
   readonly generation: number

@@ -27,6 +27,7 @@ import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
 const CHUNK_BYTES = 1 << 22
 const MAX_FINDINGS = 1000
 
+/** @category cases */
 export interface CommandSpan {
   readonly firstSeq: number
   lastSeq: number

@@ -19,7 +19,11 @@ import type { VerifyOptions, VerifyReport } from './verify.js'
 import type { CaseView } from '../bagit/case-bag.js'
 import type { QueueEntry } from '../../projections/queue.js'
 
-/** A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST). */
+/**
+ * A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST).
+ *
+ * @category queue
+ */
 export interface Lease {
   readonly caseId: string
   readonly worker: string
@@ -28,6 +32,7 @@ export interface Lease {
   readonly expiresAt: number
 }
 
+/** @category Raw appends */
 export interface StoreAppendOptions extends AppendOptions {
   /** Append only while this lease holds (a worker advancing a claimed case). */
   readonly lease?: Lease
@@ -48,6 +53,7 @@ export interface StoreAppendOptions extends AppendOptions {
   readonly sameIntent?: (recorded: readonly EventEnvelope[]) => boolean
 }
 
+/** @category Stores */
 export interface CaseStore {
   readonly kind: 'directory' | 'sql'
   /** Where a case lives, for messages (never a password). */
@@ -68,13 +74,21 @@ export interface CaseStore {
   readonly view: (ref: string) => Promise<CaseView>
 }
 
-/** A case in a store other than a directory. */
+/**
+ * A case in a store other than a directory.
+ *
+ * @category Stores
+ */
 export interface StoredCase {
   readonly store: CaseStore
   readonly caseId: string
 }
 
-/** Where a case is: a directory path, or a case id in a store. */
+/**
+ * Where a case is: a directory path, or a case id in a store.
+ *
+ * @category Stores
+ */
 export type CaseAt = string | StoredCase
 
 /**
@@ -86,6 +100,8 @@ export const LEASE_MS = { default: 60_000, min: 1000, max: 86_400_000 } as const
 /**
  * A store with a queue (the SQL store): what a worker claims cases from. Directories hold no
  * leases; their queue is only listed (directory-queue.ts).
+ *
+ * @category Stores
  */
 export interface QueueStore extends CaseStore {
   readonly claim: (worker: string, leaseMs: number) => Promise<Lease | null>

@@ -29,7 +29,11 @@ const CLOCK_SKEW_MS = 5 * 60_000
 /** The time a verification may hold events up to (now, plus clock skew between machines). */
 export const verificationTime = (): number => Date.now() + CLOCK_SKEW_MS
 
-/** The result of verifying a case: valid or not, its head, counts, and every finding. */
+/**
+ * The result of verifying a case: valid or not, its head, counts, and every finding.
+ *
+ * @category cases
+ */
 export interface VerifyReport {
   readonly valid: boolean
   readonly case_id: string | null
@@ -47,7 +51,11 @@ export interface VerifyReport {
   readonly evidence?: EvidenceSummary
 }
 
-/** The evidence re-derived from the world a profile reaches (see src/research/rederive.ts). */
+/**
+ * The evidence re-derived from the world a profile reaches (see src/research/rederive.ts).
+ *
+ * @category cases
+ */
 export interface EvidenceSummary {
   readonly captures: number
   readonly checked: number
@@ -96,6 +104,7 @@ const forEachLimited = async <A>(items: readonly A[], limit: number, work: (a: A
   )
 }
 
+/** @category cases */
 export interface VerifyOptions {
   /** Extra per-event hook (replay uses it to fold projections in the same pass). */
   readonly onEvent?: ScanOptions['onEvent']
@@ -113,7 +122,11 @@ export interface VerifyOptions {
   readonly rules?: boolean
 }
 
-/** Parses `seq:hash` (as printed by every append and by `vba verify`). */
+/**
+ * Parses `seq:hash` (as printed by every append and by `vba verify`).
+ *
+ * @category cases
+ */
 export const parseReceipt = (text: string): Receipt | null => {
   const m = /^(\d{1,15}):(sha256:[0-9a-f]{64})$/.exec(text.trim())
   return m === null ? null : { seq: Number(m[1]), hash: m[2] as string }

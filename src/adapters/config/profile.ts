@@ -145,7 +145,11 @@ export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
 
-/** A decoded profile with every path absolute. */
+/**
+ * A decoded profile with every path absolute.
+ *
+ * @category Client
+ */
 export interface Profile {
   readonly file: string
   readonly dir: string
@@ -192,6 +196,8 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
  * A profile from a plain object with the same sections as the TOML file (`{ source: {…},
  * database: {…}, limits: {…} }`), checked exactly like a file. Relative paths resolve against
  * `baseDir`.
+ *
+ * @category Client
  */
 export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failure, Profile> => {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))

@@ -28,6 +28,7 @@ import {
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 
+/** @category research */
 export interface BuildProgress {
   readonly done: number
   readonly total: number

@@ -44,6 +44,7 @@ export interface GitSnapshot {
   readonly close: () => void
 }
 
+/** @category research */
 export interface SnapshotNotice {
   readonly code: 'SOURCE_INDEX_CORRUPT' | 'SOURCE_INDEX_UNAVAILABLE' | 'SOURCE_INDEX_UNTRUSTED' | 'SOURCE_INDEX_BUILT'
   readonly message: string

@@ -13,6 +13,7 @@ import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations
 import { parseStoreUrl, type StoreConnection } from './url.js'
 import { storeObjects, type StoreObjects } from './objects.js'
 
+/** @category Stores */
 export interface SqlStoreOptions {
   /** Where `password_env` is looked up (default process.env). */
   readonly environment?: Readonly<Record<string, string | undefined>>

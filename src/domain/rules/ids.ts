@@ -59,7 +59,11 @@ export const RULES = {
   'time.future': 'RULE_TIME'
 } as const satisfies Readonly<Record<string, RuleCode>>
 
-/** A rule's id, e.g. `budget.overdrawn`. */
+/**
+ * A rule's id, e.g. `budget.overdrawn`.
+ *
+ * @category cases
+ */
 export type RuleId = keyof typeof RULES
 
 /** A recorded event that breaks a rule: its family, its rule, why, and where. */

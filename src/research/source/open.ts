@@ -60,6 +60,7 @@ export const snapshotIndexRoot = (profile: Profile, env: Environment = process.e
   return path.join(home, '.cache', 'vba')
 }
 
+/** @category research */
 export interface SourceOpenOptions {
   readonly env?: Environment
   /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
@@ -67,6 +68,7 @@ export interface SourceOpenOptions {
   readonly onProgress?: (p: BuildProgress) => void
 }
 
+/** @category research */
 export const openSourceResearch = async (profile: Profile, options: SourceOpenOptions = {}): Promise<SourceRunner> => {
   const source = profile.source
   if (source === undefined)
