@@ -25,7 +25,7 @@ import {
   startInvestigation as startInvestigationP,
   type AdvanceResult,
   type StartOptions
-} from './commands/lifecycle.js'
+} from './commands/lifecycle-commands.js'
 import type { CommandOptions } from './commands/run.js'
 import {
   addAttachment as addAttachmentP,
@@ -92,7 +92,7 @@ export type { SnapshotNotice, BuildProgress } from './adapters/git/snapshot.js'
 export { enrichmentConfig } from './commands/prepare.js'
 export { settingsOf } from './investigation/settings.js'
 export { defaultProjections } from './projections/defaults.js'
-export { lifecycleProjection, lifecycleView } from './projections/lifecycle.js'
+export { lifecycleProjection, lifecycleView } from './projections/lifecycle-view.js'
 export type { Projection, AnyProjection } from './projections/projection.js'
 export type {
   ModelFn,
@@ -387,7 +387,7 @@ export type { ArchiveLimits } from './adapters/bagit/extract.js'
 export type { GcOptions } from './adapters/case-store/gc.js'
 export type { Cursor } from './adapters/case-store/handle.js'
 export type { CaseQueryOptions } from './commands/case-query.js'
-export type { StartOptions } from './commands/lifecycle.js'
+export type { StartOptions } from './commands/lifecycle-commands.js'
 export type { PrepareOptions } from './commands/prepare.js'
 export type { CommandOptions } from './commands/run.js'
 export type { AttachmentInput, CancelPlanInput, NoteInput, TopUpInput } from './commands/typed.js'

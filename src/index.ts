@@ -79,14 +79,14 @@ export type {
   SymbolRelationship,
   Relationship
 } from './domain/enrichment-config.js'
-export type { Fact, CoverageGap, Provenance } from './domain/facts.js'
+export type { Fact, CoverageGap, Provenance } from './domain/facts-document.js'
 export type { CaseQueryResult } from './commands/case-query.js'
 export type { Receipt } from './adapters/case-store/append.js'
 export type { VerifyReport, EvidenceSummary } from './adapters/case-store/verify.js'
 export type { GcReport } from './adapters/case-store/gc.js'
 export type { LockState, LockInfo } from './adapters/case-store/lock.js'
 export type { Finding, FindingCode, Severity } from './events/findings.js'
-export type { LifecycleView, StatusReason, BudgetView } from './projections/lifecycle.js'
+export type { LifecycleView, StatusReason, BudgetView } from './projections/lifecycle-view.js'
 export type { LatestOutcome, CaseLifecycleState } from './domain/case-state.js'
 export type { LifecycleState, BlockReason } from './events/catalog.js'
 export type { InvestigationSettings } from './events/settings.js'

@@ -29,7 +29,7 @@ export {
 // Types the signatures above use (so every one is documented and importable).
 export type { StoreAppendOptions } from './adapters/case-store/store.js'
 export type { Attachment, Completion, InputsIndex, Note } from './domain/inputs-decider.js'
-export type { RecordedAnswer, TurnRequest } from './domain/lifecycle.js'
+export type { RecordedAnswer, TurnRequest } from './domain/lifecycle-decider.js'
 export type { CancelPlan, RecordCapture, RecordFailure, Reserve } from './domain/research-decider.js'
 export type { SealContext, SealFailure } from './events/chain.js'
 export type { EnrichmentCapture } from './domain/inputs-decider.js'

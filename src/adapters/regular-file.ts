@@ -12,6 +12,7 @@ import { constants as fsc, fstatSync, openSync, closeSync, readSync, promises as
 import { failure } from '../failures/failure.js'
 import { errnoOf } from './fs-util.js'
 import { FailureError } from '../failures/error.js'
+import { optional } from '../optional.js'
 
 /** Flags of every read here: read-only, never through a final symlink, never blocking on a FIFO. */
 const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
@@ -153,7 +154,7 @@ export const eachChunk = async (
   each: (chunk: Buffer) => void,
   options: { readonly shown?: string; readonly chunkBytes?: number } = {}
 ): Promise<number> => {
-  const { fh } = await openRegular(file, options.shown === undefined ? {} : { shown: options.shown })
+  const { fh } = await openRegular(file, optional('shown', options.shown))
   const buf = Buffer.allocUnsafe(options.chunkBytes ?? 1 << 20)
   let total = 0
   try {

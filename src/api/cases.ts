@@ -7,12 +7,13 @@ import { caseReport, caseReportWithVerification } from '../report/case-report.js
 import { gcCase } from '../adapters/case-store/gc.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { defaultProjections } from '../projections/defaults.js'
-import { lifecycleView } from '../projections/lifecycle.js'
+import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { Fact } from '../research/enrich.js'
 import { addAttachment, recordNote } from '../commands/typed.js'
 import { settle } from './errors.js'
 import { appended, type ClientContext } from './context.js'
 import type { CasesApi } from './types.js'
+import { optional } from '../optional.js'
 
 /** The `cases` namespace over a client's context. */
 export const casesApi = (ctx: ClientContext): CasesApi => {
@@ -23,8 +24,8 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
       const d = await settle(() =>
         createCaseAt(where, {
           env,
-          ...(o.id === undefined ? {} : { caseId: o.id }),
-          ...(o.title === undefined ? {} : { title: o.title })
+          ...optional('caseId', o.id),
+          ...optional('title', o.title)
         })
       )
       return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
@@ -34,8 +35,8 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
         await settle(() =>
           recordNote(at(dir), {
             text: n.text,
-            ...(n.format === undefined ? {} : { format: n.format }),
-            ...(n.author === undefined ? {} : { author: n.author }),
+            ...optional('format', n.format),
+            ...optional('author', n.author),
             ...write(n)
           })
         )
@@ -46,8 +47,8 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
           addAttachment(at(dir), {
             name: a.name,
             bytes: a.bytes,
-            ...(a.mediaType === undefined ? {} : { mediaType: a.mediaType }),
-            ...(a.author === undefined ? {} : { author: a.author }),
+            ...optional('mediaType', a.mediaType),
+            ...optional('author', a.author),
             ...write(a)
           })
         )
@@ -94,7 +95,7 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
       const where = at(dir)
       const report = await settle(() =>
         verifyAt(where, {
-          ...(o.expectHead === undefined ? {} : { expectHead: o.expectHead }),
+          ...optional('expectHead', o.expectHead),
           ...(o.onProgress === undefined
             ? {}
             : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })

@@ -16,6 +16,7 @@ import { createProjectResearch, type ProjectResearch } from '../research/project
 import { openSourceResearch } from '../research/source/open.js'
 import { VbaError, orThrow, settle } from './errors.js'
 import type { Appended, VbaOptions, VerifyCaseOptions, WriteOptions } from './types.js'
+import { optional } from '../optional.js'
 
 /** An append's outcome as the client returns it. */
 export const appended = (o: AppendOutcome): Appended => ({
@@ -80,8 +81,8 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
     if (profile === null) throw noProfile()
     research ??= createProjectResearch(profile, {
       openSource: openSourceResearch,
-      ...(options.environment === undefined ? {} : { env: options.environment }),
-      ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice })
+      ...optional('env', options.environment),
+      ...optional('onNotice', options.onNotice)
     })
     return research
   }
@@ -90,7 +91,7 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
     const url = options.store
     store = await settle(() =>
       openStore(url, {
-        ...(options.environment === undefined ? {} : { environment: options.environment }),
+        ...optional('environment', options.environment),
         migrate: options.migrate === true
       })
     )
@@ -114,7 +115,7 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
       report,
       await settle(() =>
         rederiveEvidence(where, world, {
-          ...(options.environment === undefined ? {} : { env: options.environment }),
+          ...optional('env', options.environment),
           onProgress: (done, total) => onProgress?.('evidence', done, total)
         })
       )
@@ -136,8 +137,8 @@ export const clientContext = async (options: VbaOptions): Promise<ClientContext>
   }
   const write = (o: WriteOptions) => ({
     env,
-    ...(o.commandId === undefined ? {} : { commandId: o.commandId }),
-    ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration })
+    ...optional('commandId', o.commandId),
+    ...optional('expectedGeneration', o.expectedGeneration)
   })
   const close = async (): Promise<void> => {
     closed = true

@@ -5,22 +5,19 @@
 import { enrichmentConfig, prepareRevision } from '../commands/prepare.js'
 import { cancelPlan, topUpBudget } from '../commands/typed.js'
 import { advance, nextPrompt } from '../investigation/loop.js'
-import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle.js'
+import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle-commands.js'
 import { settingsOf } from '../investigation/settings.js'
 import type { Env } from '../adapters/env.js'
 import { orThrow, settle } from './errors.js'
 import { appended, noProfile, type ClientContext } from './context.js'
 import type { AdvanceOptions, InvestigationsApi } from './types.js'
+import { definedMembers, optional } from '../optional.js'
 
 /** The loop's options of an advance (without research, which the caller adds). */
 export const advanceOptions = (o: AdvanceOptions, env: Env) => ({
   model: o.model,
   env,
-  ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-  ...(o.manualRetry === undefined ? {} : { manualRetry: o.manualRetry }),
-  ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration }),
-  ...(o.signal === undefined ? {} : { signal: o.signal }),
-  ...(o.onStep === undefined ? {} : { onStep: o.onStep })
+  ...definedMembers(o, 'maxTurns', 'manualRetry', 'expectedGeneration', 'signal', 'onStep')
 })
 
 /** The `investigations` namespace over a client's context. */
@@ -31,16 +28,14 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       const r = researchOf()
       if (profile === null) throw noProfile()
       const config = orThrow(enrichmentConfig(profile))
-      return settle(() =>
-        prepareRevision(at(dir), r, config, inputs, { env, ...(o.author === undefined ? {} : { author: o.author }) })
-      )
+      return settle(() => prepareRevision(at(dir), r, config, inputs, { env, ...optional('author', o.author) }))
     },
     start: async (dir, o = {}) => {
       live()
       const settings = o.settings ?? (profile === null ? null : orThrow(settingsOf(profile)))
       if (settings === null) throw noProfile()
       const generation = await settle(() =>
-        startInvestigation(at(dir), { settings, env, ...(o.commandId === undefined ? {} : { commandId: o.commandId }) })
+        startInvestigation(at(dir), { settings, env, ...optional('commandId', o.commandId) })
       )
       return { generation }
     },
@@ -50,14 +45,14 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
         resumeCase(at(dir), {
           manualRetry: o.manualRetry,
           env,
-          ...(o.expectedGeneration === undefined ? {} : { expectedGeneration: o.expectedGeneration })
+          ...optional('expectedGeneration', o.expectedGeneration)
         })
       ),
     feedback: async (dir, f) => ({
       generation: await settle(() =>
         recordFeedback(at(dir), f.requestId, f.text, {
           env,
-          ...(f.commandId === undefined ? {} : { commandId: f.commandId })
+          ...optional('commandId', f.commandId)
         })
       )
     }),
@@ -66,7 +61,7 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
         await settle(() =>
           cancelPlan(at(dir), {
             reason: o.reason,
-            ...(o.reservationId === undefined ? {} : { reservationId: o.reservationId }),
+            ...optional('reservationId', o.reservationId),
             ...write(o)
           })
         )

@@ -9,6 +9,7 @@ import { orThrow, settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import { advanceOptions } from './investigations.js'
 import type { QueueApi } from './types.js'
+import { definedMembers } from '../optional.js'
 
 /** The `queue` namespace over a client's context. */
 export const queueApi = (ctx: ClientContext): QueueApi => {
@@ -40,13 +41,7 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
           worker: o.worker ?? `${hostname()}.${process.pid}`,
           env,
           ...(settings === null ? {} : { settings }),
-          ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
-          ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
-          ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }),
-          ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-          ...(o.untilIdle === undefined ? {} : { untilIdle: o.untilIdle }),
-          ...(o.signal === undefined ? {} : { signal: o.signal }),
-          ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent })
+          ...definedMembers(o, 'concurrency', 'leaseMs', 'pollMs', 'maxTurns', 'untilIdle', 'signal', 'onEvent')
         })
       )
     }

@@ -4,6 +4,7 @@ import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/im
 import { settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
+import { optional } from '../optional.js'
 
 /** The `transport` namespace over a client's context. */
 export const transportApi = (ctx: ClientContext): TransportApi => {
@@ -13,22 +14,17 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
       settle(() =>
         exportCase(at(dir), out, {
           format: o.format ?? 'tar',
-          ...(o.force === undefined ? {} : { force: o.force }),
-          ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress })
+          ...optional('force', o.force),
+          ...optional('onProgress', o.onProgress)
         })
       ),
     import: (archive, dir, o = {}) =>
-      settle(() => importCase(archive, dir, { ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) })),
-    verify: (target, o = {}) =>
-      settle(() => verifyBag(target, {}, o.expectHead === undefined ? {} : { expectHead: o.expectHead })),
+      settle(() => importCase(archive, dir, { ...optional('onProgress', o.onProgress) })),
+    verify: (target, o = {}) => settle(() => verifyBag(target, {}, optional('expectHead', o.expectHead))),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
       return settle(() =>
-        withVerifiedPackage(
-          source,
-          (d) => s.importDirectory(d),
-          o.onProgress === undefined ? {} : { onProgress: o.onProgress }
-        )
+        withVerifiedPackage(source, (d) => s.importDirectory(d), optional('onProgress', o.onProgress))
       )
     }
   }

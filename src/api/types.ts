@@ -18,14 +18,14 @@ import type { Profile } from '../adapters/config/profile.js'
 import type { Env } from '../adapters/env.js'
 import type { ExportReport } from '../adapters/bagit/export.js'
 import type { BagCheck, ImportReport } from '../adapters/bagit/import.js'
-import type { LifecycleView } from '../projections/lifecycle.js'
+import type { LifecycleView } from '../projections/lifecycle-view.js'
 import type { RenderedPrompt } from '../projections/prompt.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 import type { CaseQueryResult } from '../commands/case-query.js'
 import type { PrepareResult, RevisionInputs } from '../commands/prepare.js'
 import type { Fact } from '../research/enrich.js'
 import type { AdvanceStep, ModelFn } from '../investigation/loop.js'
-import type { AdvanceResult } from '../commands/lifecycle.js'
+import type { AdvanceResult } from '../commands/lifecycle-commands.js'
 
 /**
  * A notice about the persisted snapshot index of a source commit.

@@ -18,6 +18,7 @@ import { CliExit, EXIT, jsonLine, progressBar, terminalText } from './io.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
+import { optional } from '../optional.js'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -34,8 +35,8 @@ export const caseInit = async (
   if (url !== undefined && opts.id !== undefined && opts.id !== ref)
     fail('INVALID_ARGUMENT', 'with --store, CASE is the case id: leave out --id')
   const created = await vba.cases.create(ref, {
-    ...(opts.id === undefined ? {} : { id: opts.id }),
-    ...(opts.title === undefined ? {} : { title: opts.title })
+    ...optional('id', opts.id),
+    ...optional('title', opts.title)
   })
   io.out(`created case ${created.case_id} in ${url === undefined ? ref : shownStoreUrl(url)}`)
 }
@@ -49,8 +50,8 @@ export const caseNote = async (
   const outcome = await recordNote(dir, {
     text,
     format: opts.markdown === true ? 'markdown' : 'plain',
-    ...(opts.commandId === undefined ? {} : { commandId: opts.commandId }),
-    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: opts.expectGeneration })
+    ...optional('commandId', opts.commandId),
+    ...optional('expectedGeneration', opts.expectGeneration)
   })
   for (const r of outcome.repairs) io.err(`vba: notice ${r.code}: ${r.message}`)
   io.out(
@@ -172,7 +173,7 @@ export const verify = async (
   try {
     report = await vba.cases.verify(ref, {
       ...expect,
-      ...(opts.against === undefined ? {} : { against: opts.against }),
+      ...optional('against', opts.against),
       onProgress: bars.update
     })
   } finally {

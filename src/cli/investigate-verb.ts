@@ -16,11 +16,12 @@ import { hostname } from 'node:os'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
-import { startInvestigation, type AdvanceResult } from '../commands/lifecycle.js'
+import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
 import { CliExit, EXIT, jsonLine, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
+import { optional } from '../optional.js'
 
 export interface InvestigateOptions {
   readonly config: string
@@ -74,7 +75,7 @@ export const modelFrom = (
   if (o.modelCommand !== undefined && o.modelUrl !== undefined)
     fail('INVALID_ARGUMENT', 'give --model-command or --model-url, not both')
   if (o.modelUrl === undefined && command !== undefined)
-    return commandModel(command, profile.model.timeout_ms === undefined ? {} : { timeoutMs: profile.model.timeout_ms })
+    return commandModel(command, optional('timeoutMs', profile.model.timeout_ms))
   if (url !== undefined) {
     if (name === undefined) fail('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
     if (!URL.canParse(url)) fail('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
@@ -82,13 +83,13 @@ export const modelFrom = (
     return httpModel({
       url,
       model: name,
-      ...(m.api_key_env === undefined ? {} : { apiKeyEnv: m.api_key_env }),
-      ...(m.timeout_ms === undefined ? {} : { timeoutMs: m.timeout_ms }),
-      ...(m.max_attempts === undefined ? {} : { maxAttempts: m.max_attempts }),
-      ...(m.max_total_ms === undefined ? {} : { maxTotalMs: m.max_total_ms }),
-      ...(m.temperature === undefined ? {} : { temperature: m.temperature }),
-      ...(m.max_tokens === undefined ? {} : { maxTokens: m.max_tokens }),
-      ...(m.json_mode === undefined ? {} : { jsonMode: m.json_mode })
+      ...optional('apiKeyEnv', m.api_key_env),
+      ...optional('timeoutMs', m.timeout_ms),
+      ...optional('maxAttempts', m.max_attempts),
+      ...optional('maxTotalMs', m.max_total_ms),
+      ...optional('temperature', m.temperature),
+      ...optional('maxTokens', m.max_tokens),
+      ...optional('jsonMode', m.json_mode)
     })
   }
   return fail(
@@ -120,7 +121,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
         )
     }, LEASE_MS.default / 3)
   }
-  const leased = lease === undefined ? {} : { lease }
+  const leased = optional('lease', lease)
   try {
     await runLeased(io, dir, o, profile, model, handle, leased, stop)
   } finally {

@@ -1,10 +1,11 @@
 /** `vba status`, `vba resume` and `vba case feedback` (the last two through the public client). */
 import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
-import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle.js'
+import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle-view.js'
 import { terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
+import { optional } from '../optional.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection])
@@ -47,7 +48,7 @@ export const resume = async (
   const vba = await cliClient(storeUrl(opts))
   const r = await vba.investigations.resume(ref, {
     manualRetry: opts.manualRetry === true,
-    ...(opts.expectGeneration === undefined ? {} : { expectedGeneration: opts.expectGeneration })
+    ...optional('expectedGeneration', opts.expectGeneration)
   })
   io.out(
     `resumed into ${r.state}${opts.manualRetry === true ? ' (manual retry recorded)' : ''}; generation ${r.generation}`

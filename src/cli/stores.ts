@@ -10,6 +10,7 @@ import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { fail } from '../failures/error.js'
 import { openStore } from '../adapters/stores.js'
 import type { Vba } from '../index.js'
+import { optional } from '../optional.js'
 
 export interface StoreOption {
   readonly store?: string
@@ -24,7 +25,7 @@ let client: { readonly url: string | undefined; readonly vba: Promise<Vba> } | n
  */
 export const cliClient = (url: string | undefined): Promise<Vba> => {
   if (client !== null && client.url !== url) throw new Error('one command opens one client')
-  client ??= { url, vba: import('../index.js').then(({ openVba }) => openVba(url === undefined ? {} : { store: url })) }
+  client ??= { url, vba: import('../index.js').then(({ openVba }) => openVba(optional('store', url))) }
   return client.vba
 }
 

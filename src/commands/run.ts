@@ -19,6 +19,7 @@ import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import { appendCommand, recordedOutcome, type AppendOutcome, type RawCommand } from '../adapters/case-store/append.js'
 import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
+import { definedMembers, optional } from '../optional.js'
 
 /**
  * Options every typed command takes.
@@ -131,7 +132,7 @@ export const decideAndAppend = async (
       expectedGeneration: h.cursor.seq,
       events: decided.events,
       at: now.toISOString(),
-      ...(decided.objects === undefined ? {} : { objects: decided.objects })
+      ...optional('objects', decided.objects)
     }
   }
   const first = command(handle)
@@ -167,9 +168,7 @@ export const decideAndAppend = async (
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
   return appendCommand(handle, first, {
     env,
-    ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
-    ...(options.lease === undefined ? {} : { lease: options.lease }),
-    ...(options.sameIntent === undefined ? {} : { sameIntent: options.sameIntent }),
+    ...definedMembers(options, 'waitMs', 'lease', 'sameIntent'),
     ...(options.expectedGeneration === undefined ? { rebase } : {})
   })
 }

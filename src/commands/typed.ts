@@ -3,6 +3,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import { deciding, firstIs, runCommand, sameJson, type CommandOptions } from './run.js'
+import { optional } from '../optional.js'
 
 /** @category cases */
 export interface NoteInput extends CommandOptions {
@@ -70,7 +71,7 @@ export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<AppendOu
     (env) => `cancel-${env.newId()}`,
     deciding('CancelPlan', {
       reason: input.reason,
-      ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId })
+      ...optional('reservationId', input.reservationId)
     }),
     {
       ...input,

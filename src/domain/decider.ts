@@ -36,7 +36,7 @@ import {
   decideStart,
   type RecordedAnswer,
   type TurnRequest
-} from './lifecycle.js'
+} from './lifecycle-decider.js'
 import {
   decideCancelPlan,
   decideRecordCapture,

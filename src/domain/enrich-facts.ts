@@ -5,7 +5,7 @@
  */
 import { DEFAULT_IGNORED, isIgnored, pointer } from './enrichment-config.js'
 import type { Scalar } from './query.js'
-import type { Fact } from './facts.js'
+import type { Fact } from './facts-document.js'
 import type { RowSet, Run, Work } from './enrich.js'
 
 /** The next fact id of a run. */

@@ -27,8 +27,8 @@ import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { Capture } from '../events/capture.js'
 import { entityFacts, factId, followFrom } from './enrich-facts.js'
 
-import type { CoverageGap, Fact, Provenance } from './facts.js'
-export type { CoverageGap, Fact, Provenance } from './facts.js'
+import type { CoverageGap, Fact, Provenance } from './facts-document.js'
+export type { CoverageGap, Fact, Provenance } from './facts-document.js'
 
 /**
  * What enrichment asks its questions of: ProjectResearch when a revision is prepared, the

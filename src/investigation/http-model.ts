@@ -16,6 +16,7 @@
 import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
+import { optional } from '../optional.js'
 
 /**
  * Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]).
@@ -322,7 +323,7 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
         { role: 'user' as const, content: rest }
       ],
       temperature,
-      ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      ...optional('max_tokens', options.maxTokens),
       ...(jsonMode ? { response_format: { type: 'json_object' as const } } : {})
     }
     const stop = AbortSignal.any([signal, deadline])

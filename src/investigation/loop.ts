@@ -25,15 +25,16 @@ import type { ProjectResearch } from '../research/project-research.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
 import { asDecided, decideAndAppend, deciding, openAt, sameJson, type Decided } from '../commands/run.js'
-import { resultOf, type AdvanceResult } from '../commands/lifecycle.js'
+import { resultOf, type AdvanceResult } from '../commands/lifecycle-commands.js'
 
-export type { AdvanceResult, StartOptions } from '../commands/lifecycle.js'
+export type { AdvanceResult, StartOptions } from '../commands/lifecycle-commands.js'
 import { promptInputs } from './prompt-inputs.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
 import type { EventDraft } from '../events/chain.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
+import { optional } from '../optional.js'
 
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
@@ -139,7 +140,7 @@ export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceRes
   }
   // A manual retry resumes the block the case is in now, never one this call runs into.
   const manualFor = opts.manualRetry === true && first.state === 'BLOCKED' ? first.checkpoint : null
-  const lease = opts.lease === undefined ? {} : { lease: opts.lease }
+  const lease = optional('lease', opts.lease)
   const append = (
     commandId: string,
     decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>,
@@ -148,7 +149,7 @@ export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceRes
     decideAndAppend(handle, commandId, decide, {
       env,
       ...lease,
-      ...(expectedGeneration === undefined ? {} : { expectedGeneration })
+      ...optional('expectedGeneration', expectedGeneration)
     })
   let turns = 0
   for (;;) {
@@ -341,7 +342,7 @@ const carryOut = async (
 ): Promise<void> => {
   const kind = typeof args['kind'] === 'string' ? args['kind'] : 'project.query'
   const append = (commandId: string, decide: (s: CaseState, now: Date) => E.Either<Failure, Decided>) =>
-    decideAndAppend(handle, commandId, decide, { env, ...(lease === undefined ? {} : { lease }) })
+    decideAndAppend(handle, commandId, decide, { env, ...optional('lease', lease) })
   const answer = await research.query(args)()
   const s = handle.cursor.state
   if (E.isLeft(answer)) {

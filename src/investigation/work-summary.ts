@@ -4,7 +4,7 @@
  * failed says so here; it never reports "0 failed" for work it could not do.
  */
 import type { Failure } from '../failures/failure.js'
-import type { AdvanceResult } from '../commands/lifecycle.js'
+import type { AdvanceResult } from '../commands/lifecycle-commands.js'
 
 /** Most failures a summary lists one by one (all are counted by code). */
 const LISTED_FAILURES = 100

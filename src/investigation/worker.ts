@@ -19,10 +19,11 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, must, toFailure } from '../failures/error.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { advance, type AdvanceStep, type ModelFn } from './loop.js'
-import { startInvestigation, type AdvanceResult } from '../commands/lifecycle.js'
+import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { openAt } from '../commands/run.js'
 import { checkMaxTurns } from './loop-options.js'
 import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, type WorkSummary } from './work-summary.js'
+import { optional } from '../optional.js'
 
 export type { WorkSummary } from './work-summary.js'
 
@@ -217,7 +218,7 @@ const startAndAdvance = async (
     env,
     lease,
     signal,
-    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
+    ...optional('maxTurns', o.maxTurns),
     onStep: (step) => run.report({ kind: 'step', worker, case_id: at.caseId, step })
   })
 }

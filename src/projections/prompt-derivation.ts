@@ -7,7 +7,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { CaseState, ObjectRefLite } from '../domain/case-state.js'
-import { FactsDocument } from '../domain/facts.js'
+import { FactsDocument } from '../domain/facts-document.js'
 import type { Obligation, RuleViolation } from '../domain/rules.js'
 import { Capture } from '../events/capture.js'
 import { renderPrompt, type PromptInputs } from './prompt.js'

@@ -8,7 +8,7 @@
  * prompt can be rendered again by the renderer of its version.
  */
 import type { Capture } from '../events/capture.js'
-import type { Fact } from '../domain/facts.js'
+import type { Fact } from '../domain/facts-document.js'
 import type { CaseState } from '../domain/case-state.js'
 import { renderPromptV1, stablePartV1 } from './prompt-v1/render.js'
 import { factLinesV1 } from './prompt-v1/facts.js'

@@ -11,6 +11,7 @@ import { FailureError } from '../failures/error.js'
 import { renderReport } from '../projections/report/render.js'
 import { VERSION } from '../version.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
+import { optional } from '../optional.js'
 
 /** The objects a report shows, by the events that reference them. */
 const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
@@ -90,7 +91,7 @@ export const caseReportWithVerification = async (
       valid: verification.valid,
       findings: verification.findings,
       head: verification.head,
-      ...(verification.evidence === undefined ? {} : { evidence: verification.evidence })
+      ...optional('evidence', verification.evidence)
     },
     version: VERSION
   })

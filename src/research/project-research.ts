@@ -15,6 +15,7 @@ import type { WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
+import { optional } from '../optional.js'
 
 /**
  * Runs source queries (provided by the source half; absent when [source] is not configured).
@@ -62,7 +63,7 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     const section = profile.database
     // The database half (knex and its drivers) loads on first use: source-only sessions start faster.
     db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) =>
-      openWorldDb(section, { limits: profile.limits, ...(options.env === undefined ? {} : { env: options.env }) })
+      openWorldDb(section, { limits: profile.limits, ...optional('env', options.env) })
     )
     const opened = await db.catch((e: unknown) => {
       db = undefined
@@ -76,8 +77,8 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
       throw failureError('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section')
     }
     source ??= options.openSource(profile, {
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice })
+      ...optional('env', options.env),
+      ...optional('onNotice', options.onNotice)
     })
     const opened = await source.catch((e: unknown) => {
       source = undefined

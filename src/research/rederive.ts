@@ -21,6 +21,7 @@ import { createProjectResearch, type ProjectResearch } from './project-research.
 import { openSourceResearch } from './source/open.js'
 import { firstDifference } from './capture-diff.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
+import { optional } from '../optional.js'
 
 /** One capture the log records (a repeat names the same object once). */
 interface Recorded {
@@ -97,7 +98,7 @@ const profileFor = (base: Profile, c: Capture): Profile => {
               url: c.origin.url,
               commit: c.origin.commit,
               cache: false,
-              ...(extensions === undefined ? {} : { extensions })
+              ...optional('extensions', extensions)
             }
           })
     } as Profile
@@ -178,7 +179,7 @@ export const rederiveEvidence = async (
       if (research === undefined) {
         research = createProjectResearch(profileFor(profile, c), {
           openSource: openSourceResearch,
-          ...(options.env === undefined ? {} : { env: options.env })
+          ...optional('env', options.env)
         })
         sessions.set(key, research)
       }

@@ -13,6 +13,7 @@ import { registry } from '../events/catalog.js'
 import { CaseDeclaration, type EventEnvelope } from '../events/envelope.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import { collectRefs, objectPath } from '../events/refs.js'
+import { optional } from '../optional.js'
 
 /** @category Forgery */
 export interface ForgedEvent {
@@ -126,7 +127,7 @@ export const forger = (dir: string): Forger => {
         mkdirSync(path.dirname(file), { recursive: true })
         writeFileSync(file, bytes)
       }
-      return { digest, size: bytes.byteLength, ...(mediaType === undefined ? {} : { media_type: mediaType }) }
+      return { digest, size: bytes.byteLength, ...optional('media_type', mediaType) }
     },
     append: (commandId, events, objects = [], options = {}) => {
       for (const o of objects) self.object(o)

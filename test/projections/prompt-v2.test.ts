@@ -6,11 +6,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { initCaseState, type CaseState, type Evidence } from '../../src/domain/case-state.js'
-import type { Fact } from '../../src/domain/facts.js'
+import type { Fact } from '../../src/domain/facts-document.js'
 import type { Capture } from '../../src/events/capture.js'
 import type { InvestigationSettings } from '../../src/events/settings.js'
 import { renderPrompt, stablePart, type PromptInputs } from '../../src/projections/prompt.js'
-import { factsIndex, TEXT_MAX_CHARS, VALUE_MAX_CHARS } from '../../src/projections/prompt-v2/facts.js'
+import { factsIndex, TEXT_MAX_CHARS, VALUE_MAX_CHARS } from '../../src/projections/prompt-v2/facts-index.js'
 
 const settings: InvestigationSettings = {
   prompt_version: 'investigation_project_v2',

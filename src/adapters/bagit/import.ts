@@ -17,6 +17,7 @@ import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store
 import { verifyBagDir, type BagFinding, type BagReport, type KnownChecksums } from './verify-bag.js'
 import { extractArchive, type ArchiveLimits } from './extract.js'
 import { canonicalArchiveSha256 } from './export.js'
+import { optional } from '../../optional.js'
 
 export type { ArchiveLimits } from './extract.js'
 
@@ -42,7 +43,7 @@ const checkBagDir = async (
   caseOptions: VerifyOptions = {},
   known?: KnownChecksums
 ): Promise<BagCheck> => {
-  let bag = await verifyBagDir(bagRoot, known === undefined ? {} : { known })
+  let bag = await verifyBagDir(bagRoot, optional('known', known))
   if (!bag.valid) return { bag, case: null, canonical_archive: null, valid: false }
   const kase = await attempt(verifyCase(path.join(bagRoot, 'data'), caseOptions))
   if (kase._tag === 'Left') {

@@ -22,6 +22,7 @@ import {
   type Report
 } from './bag-tags.js'
 import { matchManifests, type ParsedManifest } from './match-manifests.js'
+import { optional } from '../../optional.js'
 
 export type { BagFinding, BagSeverity } from './bag-tags.js'
 
@@ -166,10 +167,10 @@ const startVerification = (root: string): Verification => {
     root,
     findings,
     error: (code, message, p) => {
-      findings.push({ code, severity: 'error', message, ...(p === undefined ? {} : { path: p }) })
+      findings.push({ code, severity: 'error', message, ...optional('path', p) })
     },
     warn: (code, message, p) => {
-      findings.push({ code, severity: 'warning', message, ...(p === undefined ? {} : { path: p }) })
+      findings.push({ code, severity: 'warning', message, ...optional('path', p) })
     }
   }
 }

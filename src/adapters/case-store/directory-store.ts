@@ -8,6 +8,7 @@ import { readObject } from './objects.js'
 import { verifyCase } from './verify.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
+import { definedMembers } from '../../optional.js'
 
 /** @category Stores */
 export const directoryStore: CaseStore = {
@@ -16,9 +17,7 @@ export const directoryStore: CaseStore = {
   create: (ref, o) =>
     initCase({
       dir: ref,
-      ...(o.caseId === undefined ? {} : { caseId: o.caseId }),
-      ...(o.title === undefined ? {} : { title: o.title }),
-      ...(o.env === undefined ? {} : { env: o.env })
+      ...definedMembers(o, 'caseId', 'title', 'env')
     }),
   open: (ref) => openCase(ref),
   append: (handle, cmd, options = {}) => appendToDirectory(handle, cmd, options),

@@ -11,6 +11,7 @@ import { stagingFor } from '../staging.js'
 import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
+import { optional } from '../../optional.js'
 
 /** @category cases */
 export interface InitOptions {
@@ -36,7 +37,7 @@ export const initCase = (options: InitOptions): Promise<CaseDeclaration> =>
       case_id: options.caseId ?? `case-${env.newId()}`,
       created_at: env.now().toISOString(),
       created_by: `vba ${VERSION}`,
-      ...(options.title === undefined ? {} : { title: options.title })
+      ...optional('title', options.title)
     }
     const decoded = CaseDeclaration.decode(candidate)
     if (E.isLeft(decoded))

@@ -18,6 +18,7 @@ export interface LogCheckerOptions {
   readonly ids?: Set<string>
 }
 import type { CommandSpan, ScanOptions } from './scan.js'
+import { optional } from '../../optional.js'
 
 /** The longest line a log may hold. */
 export const MAX_LINE_BYTES = 1 << 20
@@ -72,7 +73,7 @@ export const logChecker = (o: LogCheckerOptions) => {
         prev: expectPrev,
         lineNo,
         canonical,
-        ...(precomputed === undefined ? {} : { precomputed })
+        ...optional('precomputed', precomputed)
       })
       for (const f of checked.findings) report(f)
       const env = checked.envelope

@@ -8,12 +8,13 @@ import { errnoOf, fsyncDir, tempName, writeNewSynced } from '../fs-util.js'
 import { fail, coded } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
 import { TEMP_PREFIX } from './layout.js'
+import { optional } from '../../optional.js'
 
 /** The reference an object would have (pure; no file is written). */
 export const objectRefOf = (bytes: Uint8Array, mediaType?: string): ObjectRef => ({
   digest: sha256Digest(bytes),
   size: bytes.byteLength,
-  ...(mediaType === undefined ? {} : { media_type: mediaType })
+  ...optional('media_type', mediaType)
 })
 
 /**

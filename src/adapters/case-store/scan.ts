@@ -22,6 +22,7 @@ import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
 import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
+import { definedMembers, optional } from '../../optional.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
 const CHUNK_BYTES = 1 << 22
@@ -162,7 +163,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   const declaration = E.isRight(decl) ? decl.right : null
   const rules = ruleFold(options.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
-    ...(options.notAfter === undefined ? {} : { notAfter: options.notAfter })
+    ...optional('notAfter', options.notAfter)
   })
   const headValue = E.isRight(head) ? head.right : null
   const genesis = declaration === null ? null : genesisHash(declaration)
@@ -198,9 +199,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   }
   let fileBytes = 0
   const checker = logChecker({
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
-    ...(options.onRef === undefined ? {} : { onRef: options.onRef }),
-    ...(options.canonical === undefined ? {} : { canonical: options.canonical }),
+    ...definedMembers(options, 'onEvent', 'onRef', 'canonical'),
     start,
     commands,
     lastCommand: options.resume?.lastCommand ?? null,

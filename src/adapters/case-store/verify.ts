@@ -22,6 +22,7 @@ import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
+import { optional } from '../../optional.js'
 
 /** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
 const CLOCK_SKEW_MS = 5 * 60_000
@@ -226,8 +227,8 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
         if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
         options.onEvent?.(e)
       },
-      ...(options.parallelFromBytes === undefined ? {} : { parallelFromBytes: options.parallelFromBytes }),
-      ...(options.rules === undefined ? {} : { rules: options.rules }),
+      ...optional('parallelFromBytes', options.parallelFromBytes),
+      ...optional('rules', options.rules),
       notAfter: verificationTime(),
       onProgress: (done, total) => options.onProgress?.('log', done, total),
       onRef: (ref, env) => {

@@ -12,6 +12,7 @@ import type { DatabaseSection } from '../config/profile.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
 import { loadPeer } from '../peers.js'
+import { optional } from '../../optional.js'
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
@@ -168,7 +169,7 @@ export const mysqlExecutor = async (
     host: db.host ?? '127.0.0.1',
     port: db.port ?? 3306,
     user: db.user ?? '',
-    ...(password === undefined ? {} : { password }),
+    ...optional('password', password),
     charset: 'utf8mb4',
     supportBigNumbers: true,
     bigNumberStrings: true,

@@ -12,6 +12,7 @@ import { dialectOf, type Dialect } from './dialect.js'
 import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations.js'
 import { parseStoreUrl, type StoreConnection } from './url.js'
 import { storeObjects, type StoreObjects } from './objects.js'
+import { optional } from '../../optional.js'
 
 /** @category Stores */
 export interface SqlStoreOptions {
@@ -115,7 +116,7 @@ export const storeFailure = (e: unknown, display: string): Failure => {
   const message = e instanceof Error ? e.message.slice(0, 300) : String(e).slice(0, 300)
   return failure('INTERNAL_ERROR', `store ${display}: ${message}`, {
     store: display,
-    ...(code === undefined ? {} : { driver_code: code })
+    ...optional('driver_code', code)
   })
 }
 
@@ -129,7 +130,7 @@ const knexConfig = (c: StoreConnection, d: Dialect, o: SqlStoreOptions): Knex.Co
       host: c.host,
       port: c.port,
       user: c.user,
-      ...(c.password === undefined ? {} : { password: c.password }),
+      ...optional('password', c.password),
       database: c.database,
       ...d.connection(connectTimeoutMs)
     },

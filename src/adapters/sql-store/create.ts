@@ -22,6 +22,7 @@ import { DECLARATION_FILE, LOG_FILE } from '../case-store/layout.js'
 import type { SqlContext } from './connection.js'
 import { INSERT_ROWS, insertEvents, queueColumns } from './rows.js'
 import { readRegular } from '../regular-file.js'
+import { optional } from '../../optional.js'
 
 const insertCase = async (
   ctx: SqlContext,
@@ -51,7 +52,7 @@ export const createInStore = async (
     case_id: caseId,
     created_at: env.now().toISOString(),
     created_by: `vba ${VERSION}`,
-    ...(o.title === undefined ? {} : { title: o.title })
+    ...optional('title', o.title)
   })
   if (E.isLeft(decoded))
     return fail(

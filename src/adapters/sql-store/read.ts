@@ -21,6 +21,7 @@ import { buf, caseRow, num, PAGE_ROWS, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
 import { obligationRefs } from '../../domain/rules.js'
 import { storeConsistency } from './consistency.js'
+import { optional } from '../../optional.js'
 
 /** Opens a case for deciding and appending. */
 export const openInStore = async (ctx: SqlContext, caseId: string): Promise<CaseHandle> => {
@@ -70,7 +71,7 @@ export const verifyInStore = async (
     const expect = options.expectHead
     let atReceipt: string | null = null
     const scan = await scanRows(ctx.k, row, {
-      ...(options.rules === undefined ? {} : { rules: options.rules }),
+      ...optional('rules', options.rules),
       notAfter: verificationTime(),
       onEvent: (e) => {
         if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash

@@ -16,6 +16,7 @@ import { decodeRecordFile, type CommandSpan, type ScanResult } from '../case-sto
 import { logChecker } from '../case-store/log-checker.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { buf, num, PAGE_ROWS, type CaseRow } from './rows.js'
+import { definedMembers, optional } from '../../optional.js'
 
 export interface ScanRowsOptions {
   readonly onEvent?: (e: RecordedEvent) => void
@@ -69,12 +70,10 @@ export const scanRows = async (
   const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
   const rules = ruleFold(o.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
-    ...(o.notAfter === undefined ? {} : { notAfter: o.notAfter })
+    ...optional('notAfter', o.notAfter)
   })
   const checker = logChecker({
-    ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
-    ...(o.onRef === undefined ? {} : { onRef: o.onRef }),
-    ...(o.canonical === undefined ? {} : { canonical: o.canonical }),
+    ...definedMembers(o, 'onEvent', 'onRef', 'canonical'),
     start,
     commands,
     lastCommand: o.resume?.lastCommand ?? null,

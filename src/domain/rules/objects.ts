@@ -13,7 +13,7 @@ import { resolvePointer } from '../enrichment-config.js'
 import { continuationOf, partialMarkers } from '../partial.js'
 import { decisionProblem } from './derivation.js'
 import { digestOf } from './digest.js'
-import { factsProblem } from './facts.js'
+import { factsProblem } from './facts-derivation.js'
 import { violation, type RuleId, type RuleViolation } from './ids.js'
 import type { Obligation, ReadObject } from './context.js'
 

@@ -2,7 +2,7 @@
  * FROZEN: the fact lines of prompt version investigation_project_v1, byte for byte as released
  * (they lived in investigation/loop.ts). Never edited: recorded v1 prompts are re-rendered from it.
  */
-import type { Fact } from '../../domain/facts.js'
+import type { Fact } from '../../domain/facts-document.js'
 
 /** Compact lines of the facts document for the prompt. */
 export const factLinesV1 = (facts: readonly Fact[]): string[] =>

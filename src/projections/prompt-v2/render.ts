@@ -16,10 +16,10 @@
  */
 import type { CaseState } from '../../domain/case-state.js'
 import { queryCost, remainingBudget } from '../../domain/budget.js'
-import type { Fact } from '../../domain/facts.js'
+import type { Fact } from '../../domain/facts-document.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
-import { factsIndex, FACTS_MAX_CHARS } from './facts.js'
+import { factsIndex, FACTS_MAX_CHARS } from './facts-index.js'
 import { fitWorkingSet, type Fitted } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
 import { selectWorkingSet } from './working-set.js'

@@ -36,6 +36,7 @@ import {
   type SourceResearch
 } from './common.js'
 import { must } from '../../failures/error.js'
+import { optional } from '../../optional.js'
 
 interface SearchRecord {
   readonly index: number
@@ -176,7 +177,7 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
     const mode = isIdentifier(term) ? 'word' : 'literal'
     const rank = (path: string): number => (home.has(path) ? -1 : codeRank(path))
     const result = await scan(r, {
-      ...(prefix === undefined ? {} : { prefix }),
+      ...optional('prefix', prefix),
       needle: term,
       wholeWord: mode === 'word',
       maxMatches: a.max_matches,

@@ -9,6 +9,7 @@ import { FailureError } from '../../failures/error.js'
 import type { SourceRunner } from '../project-research.js'
 import type { SourceAnalysis, SourceResearch } from './common.js'
 import { runSourceQuery } from './run.js'
+import { optional } from '../../optional.js'
 
 /** Defaults of [source_analysis] (TrinityCore-family adapter settings, not built-in knowledge). */
 export const DEFAULT_ANALYSIS: SourceAnalysis = {
@@ -75,9 +76,9 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     throw new FailureError(failure('SOURCE_NOT_CONFIGURED', 'the profile has no [source] section'))
   const index = snapshotIndexRoot(profile, options.env)
   const snap = await openSnapshot(source.repository, source.commit, {
-    ...(index === undefined ? {} : { index }),
-    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress })
+    ...optional('index', index),
+    ...optional('onNotice', options.onNotice),
+    ...optional('onProgress', options.onProgress)
   })
   // The listing (and, on the first use of a commit, its persisted index) is ready before any query's
   // time limit starts: building the index is a one-time preparation, not part of a query.

@@ -22,6 +22,7 @@ import {
   type SourceResearch
 } from './common.js'
 import { must } from '../../failures/error.js'
+import { optional } from '../../optional.js'
 
 const searchResult = (
   term: string,
@@ -73,7 +74,7 @@ export const sourceSearch = async (
   const extensions = q.kind === 'source.schema' ? ['.sql'] : r.extensions
   const mode = q.kind === 'source.symbol' ? 'word' : 'literal'
   const s = await scan(r, {
-    ...(prefix === undefined ? {} : { prefix }),
+    ...optional('prefix', prefix),
     extensions,
     needle: term,
     wholeWord: mode === 'word',
@@ -107,7 +108,7 @@ export const sourceRegistration = async (
     throw new FailureError(failure('QUERY_INVALID', 'source.registration takes a valid identifier', {}))
   const prefix = prefixOf(q.path_prefix)
   const s = await scan(r, {
-    ...(prefix === undefined ? {} : { prefix }),
+    ...optional('prefix', prefix),
     needle: q.symbol,
     wholeWord: true,
     maxMatches: r.limits.max_matches,

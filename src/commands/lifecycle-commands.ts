@@ -5,6 +5,7 @@ import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decideAndAppend, deciding, firstIs, openAt, runCommand, sameJson, type CommandOptions } from './run.js'
+import { optional } from '../optional.js'
 
 /** @category investigations */
 export interface StartOptions extends CommandOptions {
@@ -75,8 +76,8 @@ export const resumeCase = async (
     deciding('Resume', { manualRetry: opts.manualRetry }),
     {
       env,
-      ...(opts.expectedGeneration === undefined ? {} : { expectedGeneration: opts.expectedGeneration }),
-      ...(opts.lease === undefined ? {} : { lease: opts.lease })
+      ...optional('expectedGeneration', opts.expectedGeneration),
+      ...optional('lease', opts.lease)
     }
   )
   return resultOf(handle, 0)

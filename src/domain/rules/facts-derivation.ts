@@ -12,7 +12,7 @@ import { Capture } from '../../events/capture.js'
 import type { ObjectRefLite } from '../case-state.js'
 import { EnrichmentConfig, type EntityRef } from '../enrichment-config.js'
 import { enrich } from '../enrich.js'
-import { FactsDocument, type CoverageGap } from '../facts.js'
+import { FactsDocument, type CoverageGap } from '../facts-document.js'
 import type { Failure } from '../../failures/failure.js'
 
 /** A completed revision whose facts are derived again once its objects are read. */

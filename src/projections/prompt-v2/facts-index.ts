@@ -6,7 +6,7 @@
  * The index shows at most `maxChars` characters of entries; the entries after that are named by
  * their ids and count (their rows stay reachable: asking an enrichment query again shows it).
  */
-import type { CoverageGap, Fact } from '../../domain/facts.js'
+import type { CoverageGap, Fact } from '../../domain/facts-document.js'
 import { cell, requestText } from '../request-text.js'
 
 /** Characters of one value of an entity fact shown whole. */
