@@ -8,13 +8,14 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { OPTIONAL_PEERS } from '../../src/adapters/peers.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 import { git } from '../helpers/git-repo.js'
+import { packTarball } from '../helpers/pack.js'
 import { mariaProfile, mariaWorld, PASSWORD_ENV } from '../helpers/world.js'
 
 interface LockEntry {
@@ -32,13 +33,7 @@ interface Lock {
 
 const root = repoRoot()
 const work = tempDir('consumer')
-const packed = JSON.parse(
-  execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-    cwd: root,
-    encoding: 'utf8'
-  })
-) as Array<{ filename: string }>
-const tarball = path.join(work, packed[0]?.filename ?? '')
+const { tarball } = packTarball(work)
 const spec = `file:${path.relative(path.join(work, 'project'), tarball)}`
 const ours = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lock
 const me = ours.packages[''] as LockEntry
@@ -176,16 +171,15 @@ consumer('the drivers and the MCP SDK are optional peers: not installed, not in 
   )
 })
 
+/** Imports the three entries (none may load a peer) and checks one name of each. */
+const LOADS_EVERY_ENTRY =
+  "const [a, b, c] = await Promise.all([import('vba-case-research'), import('vba-case-research/fp'), import('vba-case-research/testing')]); if (typeof a.openVba !== 'function' || typeof b.verifyCase !== 'function' || typeof c.writeDemoWorld !== 'function') process.exit(1)"
+
 consumer('the entries load, and source research and a directory case run end to end', () => {
-  const entries = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      "const [a, b, c] = await Promise.all([import('vba-case-research'), import('vba-case-research/fp'), import('vba-case-research/testing')]); if (typeof a.openVba !== 'function' || typeof b.verifyCase !== 'function' || typeof c.writeDemoWorld !== 'function') process.exit(1)"
-    ],
-    { cwd: project, encoding: 'utf8' }
-  )
+  const entries = spawnSync(process.execPath, ['--input-type=module', '-e', LOADS_EVERY_ENTRY], {
+    cwd: project,
+    encoding: 'utf8'
+  })
   assert.is(entries.status, 0, entries.stderr)
   const research = vba(['research', '--config', 'source.toml', '--query', 'search.json'])
   assert.is(research.code, 0, research.stderr)
@@ -241,25 +235,16 @@ consumer('with mysql2 added, the world database is read', async () => {
   assert.ok(existsSync(path.join(project, 'node_modules', 'mysql2')))
   const { shared } = await mariaWorld()
   const profile = mariaProfile(shared)
-  writeFileSync(
-    path.join(project, 'rows.json'),
-    JSON.stringify({
-      kind: 'database.rows',
-      table: 'creature_queststarter',
-      columns: ['id', 'quest'],
-      filters: [{ column: 'quest', operator: 'eq', value: 11117 }],
-      offset: 0,
-      limit: 5
-    })
-  )
-  const r = vba(['research', '--config', profile, '--query', 'rows.json'], {
+  const count = { kind: 'database.count', table: 'creature_queststarter', filters: [] }
+  writeFileSync(path.join(project, 'count.json'), JSON.stringify(count))
+  const r = vba(['research', '--config', profile, '--query', 'count.json'], {
     [PASSWORD_ENV]: shared.readerPassword
   })
   assert.is(r.code, 0, r.stderr)
-  const capture = JSON.parse(r.stdout) as { kind: string; origin: { client: string }; result: { rows: unknown[] } }
-  assert.is(capture.kind, 'database.rows')
+  const capture = JSON.parse(r.stdout) as { kind: string; origin: { client: string }; result: { count: number } }
+  assert.is(capture.kind, 'database.count')
   assert.is(capture.origin.client, 'mysql2')
-  assert.ok(capture.result.rows.length > 0, r.stdout)
+  assert.ok(capture.result.count > 0, r.stdout)
 })
 
 consumer.run()

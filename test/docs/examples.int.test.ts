@@ -13,16 +13,11 @@ import { cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSyn
 import * as path from 'node:path'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 import { postgresStore, type TestStore } from '../helpers/stores.js'
+import { packTarball } from '../helpers/pack.js'
 
 const root = repoRoot()
 const work = tempDir('docs-examples')
-const packed = JSON.parse(
-  execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-    cwd: root,
-    encoding: 'utf8'
-  })
-) as Array<{ filename: string; files: Array<{ path: string }> }>
-const tarball = path.join(work, packed[0]?.filename ?? '')
+const { tarball, files: packedFiles } = packTarball(work)
 execFileSync('tar', ['-xzf', tarball, '-C', work])
 
 /** A fresh project: package.json, a strict tsconfig, the package and its dependencies in node_modules. */
@@ -83,7 +78,7 @@ const docs = suite('docs examples against the packed tarball')
 docs(
   'the tarball ships the library, its types, the format spec, config and docs: no test, bench, script or fixture file',
   () => {
-    const files = packed[0]?.files.map((f) => f.path) ?? []
+    const files = packedFiles
     assert.ok(
       files.includes('dist/src/index.js') &&
         files.includes('dist/src/index.d.ts') &&
