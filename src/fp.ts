@@ -118,91 +118,62 @@ export { directoryStore }
 const thrown = <A>(context: string, run: () => Promise<A>): TE.TaskEither<Failure, A> =>
   TEv.tryCatch(run, (e) => toFailure(e, context))
 
-/**
- * Creates a case directory (which must not exist or be empty); its declaration.
- *
- * @category cases
- */
+/** Creates a case directory (which must not exist or be empty); its declaration. @category cases */
 export const initCase = (options: InitOptions): TE.TaskEither<Failure, CaseDeclaration> =>
   thrown('case init', () => initCaseP(options))
 /**
  * Opens a case directory for appending: checks declaration, HEAD, every event line and every
  * event's rules, and folds the case state. CASE_CORRUPT with its findings when it does not check out.
- *
  * @category cases
  */
 export const openCase = (dir: string): TE.TaskEither<Failure, CaseHandle> => thrown('open case', () => openCaseP(dir))
 /**
  * Verifies a case directory (chain, rules, objects, the receipt with `expectHead`); problems of the case are findings.
- *
  * @category cases
  */
 export const verifyCase = (dir: string, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
   thrown('verify', () => verifyCaseP(dir, options))
-/**
- * Replays a case directory's log through `projections`, with no git repository or database at hand.
- *
- * @category cases
- */
+/** Replays a case directory's log through `projections`, with no git repository or database at hand. @category cases */
 export const replayCase = (dir: string, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
   thrown('replay', () => replayCaseP(dir, projections))
 /**
  * Removes what no committed event references (staging files, orphaned objects) from a case directory.
- *
  * @category cases
  */
 export const gcCase = (dir: string, options: GcOptions = {}): TE.TaskEither<Failure, GcReport> =>
   thrown('case gc', () => gcCaseP(dir, options))
 /**
  * Reads an object of a case directory, checked against its reference (OBJECT_MISSING / OBJECT_CORRUPT).
- *
  * @category cases
  */
 export const readObject = (
   dir: string,
   ref: { readonly digest: string; readonly size: number }
 ): TE.TaskEither<Failure, Buffer> => thrown('read object', () => readObjectP(dir, ref))
-/**
- * Exports a case as a BagIt archive (`tar`, `tar.gz`) or bag directory (`dir`).
- *
- * @category transport
- */
+/** Exports a case as a BagIt archive (`tar`, `tar.gz`) or bag directory (`dir`). @category transport */
 export const exportCase = (
   at: CaseAt,
   out: string,
   options: ExportOptions = {}
 ): TE.TaskEither<Failure, ExportReport> => thrown('export', () => exportCaseP(at, out, options))
-/**
- * Verifies a bag directory or archive: the bag, then the case in it.
- *
- * @category transport
- */
+/** Verifies a bag directory or archive: the bag, then the case in it. @category transport */
 export const verifyBag = (
   target: string,
   limits: ArchiveLimits = {},
   caseOptions: Pick<VerifyOptions, 'expectHead'> = {}
 ): TE.TaskEither<Failure, BagCheck> => thrown('verify bag', () => verifyBagP(target, limits, caseOptions))
-/**
- * Imports a bag archive as the case directory `dir` (which must not exist or be empty).
- *
- * @category transport
- */
+/** Imports a bag archive as the case directory `dir` (which must not exist or be empty). @category transport */
 export const importCase = (
   archive: string,
   dir: string,
   options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
 ): TE.TaskEither<Failure, ImportReport> => thrown('import', () => importCaseP(archive, dir, options))
-/**
- * Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID).
- *
- * @category Client
- */
+/** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). @category Client */
 export const loadProfile = (file: string): TE.TaskEither<Failure, Profile> =>
   thrown('load profile', () => loadProfileP(file))
 /**
  * Appends a raw command to an open case (its events still checked against every rule): the
  * writer under the typed commands, for tests and tools (./testing re-exports it).
- *
  * @category cases
  */
 export const appendCommand = (
@@ -212,45 +183,24 @@ export const appendCommand = (
 ): TE.TaskEither<Failure, AppendOutcome> => thrown('append', () => appendCommandP(handle, cmd, options))
 /**
  * Opens a case wherever it is (a directory or `{ store, caseId }`): chain and rules checked, state folded.
- *
  * @category cases
  */
 export const openCaseAt = (at: CaseAt): TE.TaskEither<Failure, CaseHandle> => thrown('open case', () => openCaseAtP(at))
-/**
- * Verifies a case wherever it is; problems of the case are findings.
- *
- * @category cases
- */
+/** Verifies a case wherever it is; problems of the case are findings. @category cases */
 export const verifyAt = (at: CaseAt, options: VerifyOptions = {}): TE.TaskEither<Failure, VerifyReport> =>
   thrown('verify', () => verifyAtP(at, options))
-/**
- * Replays a case wherever it is.
- *
- * @category cases
- */
+/** Replays a case wherever it is. @category cases */
 export const replayAt = (at: CaseAt, projections: readonly AnyProjection[]): TE.TaskEither<Failure, ReplayResult> =>
   thrown('replay', () => replayAtP(at, projections))
-/**
- * Reads an object of a case wherever it is, checked against its reference.
- *
- * @category cases
- */
+/** Reads an object of a case wherever it is, checked against its reference. @category cases */
 export const readObjectAt = (at: CaseAt, object: ObjectRefLite): TE.TaskEither<Failure, Buffer> =>
   thrown('read object', () => readObjectAtP(at, object))
-/**
- * Creates an empty case: a directory (which must not exist or be empty), or a case id in a store.
- *
- * @category cases
- */
+/** Creates an empty case: a directory (which must not exist or be empty), or a case id in a store. @category cases */
 export const createCaseAt = (
   at: CaseAt,
   options: { readonly caseId?: string; readonly title?: string; readonly env?: Env } = {}
 ): TE.TaskEither<Failure, CaseDeclaration> => thrown('create case', () => createCaseAtP(at, options))
-/**
- * A project.query recorded in a case (see the root API's `research.queryInCase`).
- *
- * @category research
- */
+/** A project.query recorded in a case (see the root API's `research.queryInCase`). @category research */
 export const queryInCase = (
   dir: CaseAt,
   research: ProjectResearch,
@@ -259,11 +209,7 @@ export const queryInCase = (
   options: CaseQueryOptions = {}
 ): TE.TaskEither<Failure, CaseQueryResult> =>
   thrown('queryInCase', () => queryInCaseP(dir, research, args, commandId, options))
-/**
- * Records a revision and runs the enrichment.
- *
- * @category investigations
- */
+/** Records a revision and runs the enrichment. @category investigations */
 export const prepareRevision = (
   dir: CaseAt,
   research: ProjectResearch,
@@ -272,113 +218,60 @@ export const prepareRevision = (
   options: PrepareOptions = {}
 ): TE.TaskEither<Failure, PrepareResult> =>
   thrown('prepareRevision', () => prepareRevisionP(dir, research, config, inputs, options))
-/**
- * Reads REPORT.json (attachments relative to it, inside its directory).
- *
- * @category investigations
- */
+/** Reads REPORT.json (attachments relative to it, inside its directory). @category investigations */
 export const readInputs = (file: string): TE.TaskEither<Failure, RevisionInputs> =>
   thrown('readInputs', () => readInputsP(file))
-/**
- * Starts the investigation; the generation after it.
- *
- * @category investigations
- */
+/** Starts the investigation; the generation after it. @category investigations */
 export const startInvestigation = (dir: CaseAt, options: StartOptions): TE.TaskEither<Failure, number> =>
   thrown('startInvestigation', () => startInvestigationP(dir, options))
-/**
- * Runs the loop (see the root API's `investigations.advance`).
- *
- * @category investigations
- */
+/** Runs the loop (see the root API's `investigations.advance`). @category investigations */
 export const advance = (dir: CaseAt, options: LoopOptions): TE.TaskEither<Failure, AdvanceResult> =>
   thrown('advance', () => advanceP(dir, options))
-/**
- * Resumes a blocked case.
- *
- * @category investigations
- */
+/** Resumes a blocked case. @category investigations */
 export const resumeCase = (
   dir: CaseAt,
   options: { manualRetry: boolean; expectedGeneration?: number; env?: Env; commandId?: string }
 ): TE.TaskEither<Failure, AdvanceResult> => thrown('resumeCase', () => resumeCaseP(dir, options))
-/**
- * Records lab test feedback.
- *
- * @category investigations
- */
+/** Records lab test feedback. @category investigations */
 export const recordFeedback = (
   dir: CaseAt,
   requestId: string,
   feedback: string,
   options: CommandOptions = {}
 ): TE.TaskEither<Failure, number> => thrown('recordFeedback', () => recordFeedbackP(dir, requestId, feedback, options))
-/**
- * The next prompt.
- *
- * @category investigations
- */
+/** The next prompt. @category investigations */
 export const nextPrompt = (dir: CaseAt): TE.TaskEither<Failure, RenderedPrompt> =>
   thrown('nextPrompt', () => nextPromptP(dir))
-/**
- * Records a note.
- *
- * @category cases
- */
+/** Records a note. @category cases */
 export const recordNote = (dir: CaseAt, input: NoteInput): TE.TaskEither<Failure, AppendOutcome> =>
   thrown('recordNote', () => recordNoteP(dir, input))
-/**
- * Adds an attachment.
- *
- * @category cases
- */
+/** Adds an attachment. @category cases */
 export const addAttachment = (dir: CaseAt, input: AttachmentInput): TE.TaskEither<Failure, AppendOutcome> =>
   thrown('addAttachment', () => addAttachmentP(dir, input))
-/**
- * Cancels the pending plan.
- *
- * @category cases
- */
+/** Cancels the pending plan. @category cases */
 export const cancelPlan = (dir: CaseAt, input: CancelPlanInput): TE.TaskEither<Failure, AppendOutcome> =>
   thrown('cancelPlan', () => cancelPlanP(dir, input))
-/**
- * Tops up the budget.
- *
- * @category cases
- */
+/** Tops up the budget. @category cases */
 export const topUpBudget = (dir: CaseAt, input: TopUpInput): TE.TaskEither<Failure, AppendOutcome> =>
   thrown('topUpBudget', () => topUpBudgetP(dir, input))
 
 /**
  * Opens a SQL store (PostgreSQL or MariaDB/MySQL): cases are then addressed as `{ store, caseId }`
  * wherever a directory was taken. Close it with `store.close()`.
- *
  * @category Stores
  */
 export const openSqlStore = (url: string, options: SqlStoreOptions = {}): TE.TaskEither<Failure, SqlStore> =>
   thrown('open store', () => openStore(url, options))
-/**
- * Creates or upgrades a SQL store's schema; the migrations applied.
- *
- * @category Stores
- */
+/** Creates or upgrades a SQL store's schema; the migrations applied. @category Stores */
 export const migrateStore = (
   url: string,
   options: SqlStoreOptions = {}
 ): TE.TaskEither<Failure, { readonly applied: readonly string[]; readonly latest: string }> =>
   thrown('migrate store', () => migrateStoreAt(url, options))
-/**
- * The queue of a folder of case directories.
- *
- * @category queue
- */
+/** The queue of a folder of case directories. @category queue */
 export const listDirectoryQueue = (root: string): TE.TaskEither<Failure, QueueEntry[]> =>
   thrown('list queue', () => listDirectoryQueueP(root))
-/**
- * The worker loop over a store's queue (see the root API's `queue.work`).
- *
- * @category queue
- */
+/** The worker loop over a store's queue (see the root API's `queue.work`). @category queue */
 export const work = (options: WorkerOptions): TE.TaskEither<Failure, WorkSummary> =>
   thrown('work', () => workP(options))
 // Types the signatures above use (so every one is documented and importable).

@@ -1,11 +1,7 @@
 /** Clock and id source, injected so tests and replays can pin them. */
 import { randomUUID } from 'node:crypto'
 
-/**
- * A clock and an id source (inject a fixed one in tests).
- *
- * @category Client
- */
+/** A clock and an id source (inject a fixed one in tests). @category Client */
 export interface Env {
   readonly now: () => Date
   readonly newId: () => string
@@ -20,11 +16,7 @@ export interface Env {
 /** @category Fixtures */
 export const systemEnv: Env = { now: () => new Date(), newId: () => randomUUID() }
 
-/**
- * A deterministic environment: a fixed start time advancing 1 ms per call, counter ids.
- *
- * @category Fixtures
- */
+/** A deterministic environment: a fixed start time advancing 1 ms per call, counter ids. @category Fixtures */
 export const fixedEnv = (startIso = '2026-01-01T00:00:00.000Z', prefix = 'id'): Env => {
   let clock = Date.parse(startIso)
   let counter = 0

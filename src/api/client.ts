@@ -44,7 +44,6 @@ export type {
  * } finally {
  *   await vba.close()
  * }
- *
  * @category Client
  */
 export const openVba = async (options: VbaOptions = {}): Promise<Vba> => {

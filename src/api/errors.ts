@@ -19,7 +19,6 @@ export type { FailureCode, FailureKind } from '../failures/failure.js'
  *   if (e instanceof VbaError && e.retryable) await later()
  *   else throw e
  * }
- *
  * @category Errors
  */
 export class VbaError extends Error {
@@ -64,11 +63,7 @@ export class VbaError extends Error {
   }
 }
 
-/**
- * True for errors thrown by the client.
- *
- * @category Errors
- */
+/** True for errors thrown by the client. @category Errors */
 export const isVbaError = (e: unknown): e is VbaError => e instanceof VbaError
 
 /** Resolves with the Right, rejects with a VbaError for the Left. */

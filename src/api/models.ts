@@ -37,7 +37,6 @@ const public_ =
  * @example
  * const model = httpModel({ url: 'http://127.0.0.1:8080/v1', model: 'qwen2.5-coder', jsonMode: true })
  * await vba.investigations.advance('cases/bug-11117', { model })
- *
  * @category Models
  */
 export const httpModel = (options: HttpModelOptions): ModelFn => public_(httpModelOf(options))
@@ -48,7 +47,6 @@ export const httpModel = (options: HttpModelOptions): ModelFn => public_(httpMod
  * rejects with a {@link VbaError} `MODEL_COMMAND_FAILED` (with the end of its stderr). An answer
  * over `maxAnswerBytes` is kept cut and rejected by the deciders as too large. Each answer records
  * the program name (never its arguments) and the exit status.
- *
  * @category Models
  */
 export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn =>

@@ -27,25 +27,13 @@ import type { Fact } from '../research/enrich.js'
 import type { AdvanceStep, ModelFn } from '../investigation/loop.js'
 import type { AdvanceResult } from '../commands/lifecycle-commands.js'
 
-/**
- * A notice about the persisted snapshot index of a source commit.
- *
- * @category Client
- */
+/** A notice about the persisted snapshot index of a source commit. @category Client */
 export type SourceNotice = SnapshotNotice
 
-/**
- * A profile as a plain object: the same sections as the TOML file.
- *
- * @category Client
- */
+/** A profile as a plain object: the same sections as the TOML file. @category Client */
 export type ProfileObject = Readonly<Record<string, unknown>>
 
-/**
- * Options of {@link openVba}.
- *
- * @category Client
- */
+/** Options of {@link openVba}. @category Client */
 export interface VbaOptions {
   /**
    * The project profile: the path of a TOML file, or the same sections as a plain object
@@ -76,11 +64,7 @@ export interface VbaOptions {
   readonly onNotice?: (notice: SourceNotice) => void
 }
 
-/**
- * What an append returns: the command's outcome and its receipt (keep it; see `verify`).
- *
- * @category cases
- */
+/** What an append returns: the command's outcome and its receipt (keep it; see `verify`). @category cases */
 export interface Appended {
   /** `appended`, or `duplicate` when the command id was recorded before (nothing new written). */
   readonly status: 'appended' | 'duplicate'
@@ -91,11 +75,7 @@ export interface Appended {
   readonly receipt: Receipt
 }
 
-/**
- * Options every write takes.
- *
- * @category Client
- */
+/** Options every write takes. @category Client */
 export interface WriteOptions {
   /** Idempotency key: a retry with the same id returns the recorded outcome (default: a new id). */
   readonly commandId?: string
@@ -103,11 +83,7 @@ export interface WriteOptions {
   readonly expectedGeneration?: number
 }
 
-/**
- * The state of a case: its lifecycle, budget, hypotheses and conclusion, at its head.
- *
- * @category cases
- */
+/** The state of a case: its lifecycle, budget, hypotheses and conclusion, at its head. @category cases */
 export interface CaseStatus extends LifecycleView {
   readonly case_id: string
   readonly title: string | null
@@ -118,11 +94,7 @@ export interface CaseStatus extends LifecycleView {
   readonly notices: readonly Finding[]
 }
 
-/**
- * The cases: create, write notes and attachments, read their state, verify, replay, clean up.
- *
- * @category cases
- */
+/** The cases: create, write notes and attachments, read their state, verify, replay, clean up. @category cases */
 export interface CasesApi {
   /** Creates an empty case: a package in `dir` (which must not exist or be empty), or the case id `dir` in the store. */
   create(
@@ -170,11 +142,7 @@ export interface CasesApi {
   unlock(dir: string, options?: { readonly force?: boolean }): Promise<LockState>
 }
 
-/**
- * Options of {@link CasesApi.verify}.
- *
- * @category cases
- */
+/** Options of {@link CasesApi.verify}. @category cases */
 export interface VerifyCaseOptions {
   /** A receipt kept outside the case: a rollback or a fork is then a finding. */
   readonly expectHead?: Receipt
@@ -188,11 +156,7 @@ export interface VerifyCaseOptions {
   readonly against?: string | ProfileObject | true
 }
 
-/**
- * Options of {@link CasesApi.report}.
- *
- * @category cases
- */
+/** Options of {@link CasesApi.report}. @category cases */
 export interface ReportCaseOptions {
   /**
    * Re-derive the evidence first (as {@link VerifyCaseOptions.against}); the page then says at
@@ -203,11 +167,7 @@ export interface ReportCaseOptions {
   readonly onProgress?: VerifyCaseOptions['onProgress']
 }
 
-/**
- * Research: one project.query without a case, or recorded in one.
- *
- * @category research
- */
+/** Research: one project.query without a case, or recorded in one. @category research */
 export interface ResearchApi {
   /** Decodes `args` as a project.query and answers it with a capture (nothing is recorded). */
   query(args: unknown): Promise<Capture>
@@ -218,11 +178,7 @@ export interface ResearchApi {
   queryInCase(dir: string, args: unknown, options?: { readonly commandId?: string }): Promise<CaseQueryResult>
 }
 
-/**
- * Options of {@link InvestigationsApi.advance}.
- *
- * @category investigations
- */
+/** Options of {@link InvestigationsApi.advance}. @category investigations */
 export interface AdvanceOptions {
   /** Your model: a request in (prompt, stable prefix, turn, phase, abort signal), the raw answer out. */
   readonly model: ModelFn
@@ -237,11 +193,7 @@ export interface AdvanceOptions {
   readonly onStep?: (step: AdvanceStep) => void
 }
 
-/**
- * Investigations: prepare a revision, start, advance with your model, resume, feedback.
- *
- * @category investigations
- */
+/** Investigations: prepare a revision, start, advance with your model, resume, feedback. @category investigations */
 export interface InvestigationsApi {
   /**
    * Records a bug report (and its entities and attachments) as a revision and runs the profile's
@@ -279,11 +231,7 @@ export interface InvestigationsApi {
   nextPrompt(dir: string): Promise<RenderedPrompt>
 }
 
-/**
- * Transport: BagIt bags (deterministic tar or directory), verified before anything is imported.
- *
- * @category transport
- */
+/** Transport: BagIt bags (deterministic tar or directory), verified before anything is imported. @category transport */
 export interface TransportApi {
   /**
    * Exports a case as a BagIt 1.0 bag: a deterministic tar (default) or a directory. An existing
@@ -317,11 +265,7 @@ export interface TransportApi {
   verify(target: string, options?: { readonly expectHead?: Receipt }): Promise<BagCheck>
 }
 
-/**
- * Options of {@link QueueApi.work}.
- *
- * @category queue
- */
+/** Options of {@link QueueApi.work}. @category queue */
 export interface WorkOptions {
   /** Your model, for every case the worker advances. */
   readonly model: ModelFn
@@ -346,7 +290,6 @@ export interface WorkOptions {
  * The work queue: which cases can run now and why the others cannot, and leases so a fleet never
  * advances one case twice at once. Listing works on a folder of case directories too; claims,
  * leases and `work` need the client's `store`.
- *
  * @category queue
  */
 export interface QueueApi {
@@ -364,11 +307,7 @@ export interface QueueApi {
   work(options: WorkOptions): Promise<WorkSummary>
 }
 
-/**
- * The client.
- *
- * @category Client
- */
+/** The client. @category Client */
 export interface Vba {
   /** The decoded profile, or null without one. */
   readonly profile: Profile | null

@@ -31,7 +31,6 @@ export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
 
 /**
  * The outcome of a query recorded in a case: the capture as evidence (or a repeat), or the failure.
- *
  * @category research
  */
 export interface CaseQueryResult {

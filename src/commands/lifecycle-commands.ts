@@ -25,7 +25,6 @@ export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promis
 
 /**
  * Where `advance` (or a resume) left the case: its state and reason, turns run, the generation and its receipt.
- *
  * @category investigations
  */
 export interface AdvanceResult {

@@ -27,11 +27,7 @@ import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
 import type { ProjectResearch } from '../research/project-research.js'
 
-/**
- * The raw inputs of a revision, in memory.
- *
- * @category investigations
- */
+/** The raw inputs of a revision, in memory. @category investigations */
 export interface RevisionInputs {
   /** The bug report as the reporter wrote it. */
   readonly report: string
@@ -47,7 +43,6 @@ export interface RevisionInputs {
 
 /**
  * The outcome of preparing a revision: completed (or unchanged for inputs recorded before), with its fact and capture counts.
- *
  * @category investigations
  */
 export interface PrepareResult {
@@ -70,11 +65,7 @@ export interface PrepareOptions {
 const MAX_REPORT_CHARS = 1_000_000
 const MAX_ATTACHMENT_BYTES = 64 << 20
 
-/**
- * The [enrichment] section of a profile, decoded.
- *
- * @category investigations
- */
+/** The [enrichment] section of a profile, decoded. @category investigations */
 export const enrichmentConfig = (profile: Profile): E.Either<Failure, EnrichmentConfig> => {
   const raw = profile.raw['enrichment']
   if (raw === undefined)

@@ -21,11 +21,7 @@ import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { definedMembers, optional } from '../optional.js'
 
-/**
- * Options every typed command takes.
- *
- * @category cases
- */
+/** Options every typed command takes. @category cases */
 export interface CommandOptions {
   /** Idempotency key; a retry with the same id returns the recorded outcome (default: a new id). */
   readonly commandId?: string

@@ -45,7 +45,6 @@ world = [${ALLOWED_WORLD_TABLES.map((t) => JSON.stringify(t)).join(', ')}]
 
 /**
  * Writes the demo world into `dir` (created if missing; world.sqlite, core/ and project.toml must not exist).
- *
  * @category Fixtures
  */
 export const writeDemoWorld = async (dir: string): Promise<DemoWorld> => {

@@ -44,7 +44,6 @@ export interface Evidence {
 
 /**
  * The capture recorded last for a request (by request digest): an identical query is answered from it.
- *
  * @category Projections
  */
 export interface AnsweredRequest {
@@ -94,11 +93,7 @@ export interface Hypothesis {
   evidence: string[]
 }
 
-/**
- * What the last confirmed plan (or operator query) came to: the next prompt shows it.
- *
- * @category cases
- */
+/** What the last confirmed plan (or operator query) came to: the next prompt shows it. @category cases */
 export type LatestOutcome =
   | {
       readonly kind: 'capture'

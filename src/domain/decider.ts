@@ -49,22 +49,14 @@ import {
   type Reserve
 } from './research-decider.js'
 
-/**
- * A command: its type, what it carries, and when it is decided.
- *
- * @category Deciders
- */
+/** A command: its type, what it carries, and when it is decided. @category Deciders */
 export interface Command<Type extends string, Data> {
   readonly type: Type
   readonly data: Data
   readonly metadata: { readonly now: Date }
 }
 
-/**
- * Every command that writes a case.
- *
- * @category Deciders
- */
+/** Every command that writes a case. @category Deciders */
 export type CaseCommand =
   | Command<'RecordNote', Note>
   | Command<'AddAttachment', Attachment>
@@ -86,20 +78,12 @@ export type CaseCommand =
 /** @category Deciders */
 export type CaseCommandType = CaseCommand['type']
 
-/**
- * What a command of each type carries.
- *
- * @category Deciders
- */
+/** What a command of each type carries. @category Deciders */
 export type CommandData = { readonly [C in CaseCommand as C['type']]: C['data'] }
 
 export type { Decision }
 
-/**
- * Decides `command` on `state` (the state before it). Pure.
- *
- * @category Deciders
- */
+/** Decides `command` on `state` (the state before it). Pure. @category Deciders */
 export const decide = (command: CaseCommand, state: CaseState): Decision => {
   const now = command.metadata.now
   switch (command.type) {
@@ -140,11 +124,7 @@ export const decide = (command: CaseCommand, state: CaseState): Decision => {
   }
 }
 
-/**
- * A command of `type` with `data`, decided at `now`.
- *
- * @category Deciders
- */
+/** A command of `type` with `data`, decided at `now`. @category Deciders */
 export const command = <T extends CaseCommandType>(
   type: T,
   data: CommandData[T],
@@ -154,7 +134,6 @@ export const command = <T extends CaseCommandType>(
 /**
  * The decider: `decide`, `evolve` and `initialState`. `evolve` folds a recorded event into the
  * state in place and returns it (a fold over a long log copies nothing).
- *
  * @category Deciders
  */
 export const caseDecider: {

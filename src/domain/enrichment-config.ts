@@ -38,11 +38,7 @@ const RelationshipOptions = {
   ignore_values: t.array(Scalar)
 }
 
-/**
- * A relationship followed into another table: rows whose `column` equals the origin value.
- *
- * @category investigations
- */
+/** A relationship followed into another table: rows whose `column` equals the origin value. @category investigations */
 export const TableRelationship = t.intersection(
   [
     t.type({ ...RelationshipOrigin, table: Name, column: Name }),
@@ -59,7 +55,6 @@ export const TableRelationship = t.intersection(
 
 /**
  * A relationship followed into the source: the origin value searched as a symbol (script names).
- *
  * @category investigations
  */
 export const SymbolRelationship = t.intersection(
@@ -241,10 +236,6 @@ export const resolvePointer = (doc: unknown, ptr: string): unknown => {
   return cur
 }
 
-/**
- * An entity reference as the inputs give it: `{type: "quest", id: 11117}`.
- *
- * @category investigations
- */
+/** An entity reference as the inputs give it: `{type: "quest", id: 11117}`. @category investigations */
 export const EntityRef = t.type({ type: t.string, id: t.union([t.number, t.string]) }, 'EntityRef')
 export type EntityRef = t.TypeOf<typeof EntityRef>

@@ -9,7 +9,6 @@ import * as t from 'io-ts'
 export const ProvenanceCodec = t.type({ capture: t.string, pointer: t.string }, 'Provenance')
 /**
  * Where a fact comes from: `capture` (a capture's digest) and `pointer` (a JSON pointer into it).
- *
  * @category investigations
  */
 export type Provenance = t.TypeOf<typeof ProvenanceCodec>
@@ -47,7 +46,6 @@ export const CoverageGapCodec = t.intersection(
 )
 /**
  * Something enrichment left out: `what`, `reason`, and when known `count`, `code`, `detail` and the `request`.
- *
  * @category investigations
  */
 export type CoverageGap = t.TypeOf<typeof CoverageGapCodec>
@@ -163,7 +161,6 @@ export const FactCodec = t.union(
  * `source_symbol` (a script name searched in the source: `hits`), `not_found` (no row for a value),
  * `project_context_coverage` (what enrichment left out: `left_out`, each with its reason, code and
  * request). Every fact carries its provenance (a capture digest and a JSON pointer).
- *
  * @category investigations
  */
 export type Fact = t.TypeOf<typeof FactCodec>

@@ -17,11 +17,7 @@ import { initResearch, type CaseState, type ResearchState } from './case-state.j
 
 type InputsDecision = Decision
 
-/**
- * Who hands in notes, attachments and bug reports.
- *
- * @category investigations
- */
+/** Who hands in notes, attachments and bug reports. @category investigations */
 export type Author = Extract<Actor, 'operator' | 'controller'>
 
 /** @category Deciders */
@@ -48,11 +44,7 @@ export const decideAttachment = ({ author, name, object }: Attachment): InputsDe
     ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters'))
     : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
 
-/**
- * The inputs index of a revision (version 1): the report, the entities, the attachments.
- *
- * @category Deciders
- */
+/** The inputs index of a revision (version 1): the report, the entities, the attachments. @category Deciders */
 export interface InputsIndex {
   readonly report: ObjectRef
   readonly entities: ReadonlyArray<{ readonly type: string; readonly id: number | string }>
@@ -115,7 +107,6 @@ export interface EnrichmentCapture {
  */
 /**
  * What completes a revision: its number, its enrichment captures, the facts object, its count and completeness, the binding and the enrichment settings' object.
- *
  * @category Deciders
  */
 export interface Completion {

@@ -66,11 +66,7 @@ export const SourceContext = t.intersection(
 
 // --- database kinds ----------------------------------------------------------------------------
 
-/**
- * A bound value: never spliced into SQL.
- *
- * @category research
- */
+/** A bound value: never spliced into SQL. @category research */
 export const Scalar = t.union([boundedString('StringValue', 0, 1000), t.number, t.boolean, t.null], 'Scalar')
 export type Scalar = t.TypeOf<typeof Scalar>
 

@@ -414,11 +414,7 @@ export const EVENT_DEFINITIONS = [
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]
 
-/**
- * The decoded, current-version form of every event: `{ type, data }`.
- *
- * @category cases
- */
+/** The decoded, current-version form of every event: `{ type, data }`. @category cases */
 export type CaseEventBody = {
   [D in EventDefinitions as D['type']]: { readonly type: D['type']; readonly data: t.TypeOf<D['codec']> }
 }[EventDefinitions['type']]

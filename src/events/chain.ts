@@ -13,11 +13,7 @@ import { finding, type Finding } from './findings.js'
 import type { Actor } from './codecs.js'
 import { describeErrors } from './decode.js'
 
-/**
- * What a command asks to append. `version` defaults to the type's current version.
- *
- * @category Raw appends
- */
+/** What a command asks to append. `version` defaults to the type's current version. @category Raw appends */
 export interface EventDraft {
   readonly type: string
   readonly data: unknown
@@ -32,11 +28,7 @@ export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraf
   actor
 })
 
-/**
- * Envelope fields of a recorded event, with its data decoded and upcast to the current version.
- *
- * @category cases
- */
+/** Envelope fields of a recorded event, with its data decoded and upcast to the current version. @category cases */
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
 
 /** The hash every chain starts from: the digest of the canonical case declaration. */
@@ -70,11 +62,7 @@ export type SealFailure = Failure<
   | 'EVENT_ENVELOPE_INVALID'
 >
 
-/**
- * Validates a draft against its type's codec and seals it into a canonical, hashed line.
- *
- * @category Raw appends
- */
+/** Validates a draft against its type's codec and seals it into a canonical, hashed line. @category Raw appends */
 export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure, SealedEvent> => {
   const version = d.version ?? registry.definitions.get(d.type)?.latest ?? 1
   const data = registry.decode(d.type, version, d.data)

@@ -16,11 +16,7 @@ export const CASE_FORMAT_VERSION = 1
 /** Event type names are PascalCase words in the past tense (`CaptureRecorded`). */
 export const EventTypeName = patternString('EventTypeName', /^[A-Z][A-Za-z0-9]{1,63}$/)
 
-/**
- * One event line. `hash` is the SHA-256 of the canonical envelope without `hash`.
- *
- * @category cases
- */
+/** One event line. `hash` is the SHA-256 of the canonical envelope without `hash`. @category cases */
 export const EventEnvelope = t.type(
   {
     format: t.literal(EVENT_FORMAT),

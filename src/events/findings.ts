@@ -99,11 +99,7 @@ const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
 /** @category cases */
 export type Severity = 'error' | 'notice'
 
-/**
- * A coded, located observation about a case package (errors make it invalid; notices do not).
- *
- * @category cases
- */
+/** A coded, located observation about a case package (errors make it invalid; notices do not). @category cases */
 export interface Finding {
   readonly code: FindingCode
   readonly severity: Severity

@@ -11,11 +11,7 @@ import { NonNegativeInt, PositiveInt } from './codecs.js'
 
 const Nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null])
 
-/**
- * Token usage as the provider reported it (a count it did not report is null).
- *
- * @category Models
- */
+/** Token usage as the provider reported it (a count it did not report is null). @category Models */
 export const ModelUsage = t.type(
   {
     prompt_tokens: Nullable(NonNegativeInt),
@@ -26,11 +22,7 @@ export const ModelUsage = t.type(
 )
 export type ModelUsage = t.TypeOf<typeof ModelUsage>
 
-/**
- * The parameters the request was sent with.
- *
- * @category Models
- */
+/** The parameters the request was sent with. @category Models */
 export const ModelParameters = t.type(
   {
     temperature: Nullable(t.number),

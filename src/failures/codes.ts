@@ -147,18 +147,10 @@ export const FAILURE_CODES = {
   INTERNAL_ERROR: 'bug'
 } as const satisfies Readonly<Record<string, FailureKind>>
 
-/**
- * Every failure code (a literal union: `switch (e.code)` can be exhaustive).
- *
- * @category Errors
- */
+/** Every failure code (a literal union: `switch (e.code)` can be exhaustive). @category Errors */
 export type FailureCode = keyof typeof FAILURE_CODES
 
-/**
- * What kind of failure a code is (see the module comment).
- *
- * @category Errors
- */
+/** What kind of failure a code is (see the module comment). @category Errors */
 export const failureKind = (code: string): FailureKind =>
   (FAILURE_CODES as Readonly<Record<string, FailureKind>>)[code] ?? 'bug'
 

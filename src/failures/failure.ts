@@ -9,11 +9,7 @@ import type { FailureCode } from './codes.js'
 export type { FailureCode, FailureKind } from './codes.js'
 export { FAILURE_CODES, failureKind, isFailureCode } from './codes.js'
 
-/**
- * A coded failure. `_tag` is always `'Failure'`; switch on `code`.
- *
- * @category Errors
- */
+/** A coded failure. `_tag` is always `'Failure'`; switch on `code`. @category Errors */
 export interface Failure<C extends FailureCode = FailureCode> {
   readonly _tag: 'Failure'
   readonly code: C
@@ -21,22 +17,14 @@ export interface Failure<C extends FailureCode = FailureCode> {
   readonly data: Readonly<Record<string, unknown>>
 }
 
-/**
- * Builds a failure. `data` must be plain JSON; never put secrets into it.
- *
- * @category Errors
- */
+/** Builds a failure. `data` must be plain JSON; never put secrets into it. @category Errors */
 export const failure = <C extends FailureCode>(
   code: C,
   message: string,
   data: Readonly<Record<string, unknown>> = {}
 ): Failure<C> => ({ _tag: 'Failure', code, message, data })
 
-/**
- * True for values built by {@link failure}.
- *
- * @category Errors
- */
+/** True for values built by {@link failure}. @category Errors */
 export const isFailure = (u: unknown): u is Failure =>
   typeof u === 'object' &&
   u !== null &&

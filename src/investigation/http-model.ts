@@ -18,11 +18,7 @@ import { FailureError } from '../failures/error.js'
 import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { optional } from '../optional.js'
 
-/**
- * Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]).
- *
- * @category Models
- */
+/** Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]). @category Models */
 export interface HttpModelOptions {
   /** The endpoint: a base URL (`http://127.0.0.1:8080/v1`) or the full `/chat/completions` URL. */
   readonly url: string
@@ -56,11 +52,7 @@ export const HTTP_MODEL_DEFAULTS = {
   temperature: 0
 } as const
 
-/**
- * The chat-completions URL of an endpoint given as a base URL or as the full URL.
- *
- * @category Models
- */
+/** The chat-completions URL of an endpoint given as a base URL or as the full URL. @category Models */
 export const chatCompletionsUrl = (url: string): string => {
   const u = new URL(url)
   if (!u.pathname.endsWith('/chat/completions')) u.pathname = `${u.pathname.replace(/\/$/, '')}/chat/completions`

@@ -26,7 +26,6 @@ import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
 import { asDecided, decideAndAppend, deciding, openAt, sameJson, type Decided } from '../commands/run.js'
 import { resultOf, type AdvanceResult } from '../commands/lifecycle-commands.js'
-
 export type { AdvanceResult, StartOptions } from '../commands/lifecycle-commands.js'
 import { promptInputs } from './prompt-inputs.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
@@ -35,7 +34,6 @@ import { tokensOf } from '../events/model-provenance.js'
 import type { EventDraft } from '../events/chain.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 import { optional } from '../optional.js'
-
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
 /** Renders the next prompt from the log and the objects it references (no provider needed). */
@@ -44,11 +42,7 @@ export const nextPrompt = async (at: CaseAt): Promise<RenderedPrompt> => {
   return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
 }
 
-/**
- * Progress of `advance`, one call per step (for terminals and logs).
- *
- * @category investigations
- */
+/** Progress of `advance`, one call per step (for terminals and logs). @category investigations */
 export type AdvanceStep =
   | {
       readonly kind: 'turn'

@@ -9,11 +9,7 @@ import type { ModelProvenance, ModelUsage, ModelParameters } from '../events/mod
 
 export type { ModelProvenance, ModelUsage, ModelParameters } from '../events/model-provenance.js'
 
-/**
- * What the model function receives for one turn.
- *
- * @category Models
- */
+/** What the model function receives for one turn. @category Models */
 export interface ModelRequest {
   /** The whole prompt (it starts with `stablePrefix`). */
   readonly prompt: string
@@ -27,7 +23,6 @@ export interface ModelRequest {
 
 /**
  * What a model function may say about the answer it returns (the loop measures the latency itself).
- *
  * @category Models
  */
 export interface ModelAnswerInfo {
@@ -47,11 +42,7 @@ export interface ModelAnswerInfo {
   readonly exitStatus?: number | null
 }
 
-/**
- * An answer with what the model function knows about it.
- *
- * @category Models
- */
+/** An answer with what the model function knows about it. @category Models */
 export interface ModelAnswer {
   readonly text: string
   readonly info?: ModelAnswerInfo
@@ -59,7 +50,6 @@ export interface ModelAnswer {
 
 /**
  * The controller's model: one request in, the raw answer out (a string, or a {@link ModelAnswer}). It may throw.
- *
  * @category Models
  */
 export type ModelFn = (request: ModelRequest) => Promise<string | ModelAnswer>

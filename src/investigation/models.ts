@@ -10,11 +10,7 @@ import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 
-/**
- * Options of {@link commandModel}.
- *
- * @category Models
- */
+/** Options of {@link commandModel}. @category Models */
 export interface CommandModelOptions {
   /** Kill the command after this long (default 5 minutes). */
   readonly timeoutMs?: number

@@ -4,11 +4,7 @@
  */
 import type { ModelFn } from './loop.js'
 
-/**
- * A fixed answer, a function of the prompt, or an error the model function throws.
- *
- * @category Models
- */
+/** A fixed answer, a function of the prompt, or an error the model function throws. @category Models */
 export type ScriptStep = string | ((prompt: string) => string) | Error
 
 /** @category Models */
@@ -36,10 +32,6 @@ export const scriptedModel = (steps: readonly ScriptStep[]): ScriptedModel => {
   }
 }
 
-/**
- * The evidence id of the latest result shown in a prompt (e.g. "E3"), or null.
- *
- * @category Models
- */
+/** The evidence id of the latest result shown in a prompt (e.g. "E3"), or null. @category Models */
 export const latestEvidence = (prompt: string): string | null =>
   /Latest result (E\d+)/.exec(prompt)?.[1] ?? /Latest result: (E\d+)/.exec(prompt)?.[1] ?? null

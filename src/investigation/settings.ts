@@ -13,7 +13,6 @@ export const CURRENT_PROMPT_VERSION = 'investigation_project_v2'
  * what the prompt's contract names (databases with their allowed tables, the limits of one query,
  * where code lives). They are recorded at the start and fixed for the investigation's life, so the
  * prompt renders from the log alone.
- *
  * @category investigations
  */
 export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSettings> => {

@@ -9,22 +9,14 @@ import type { AdvanceResult } from '../commands/lifecycle-commands.js'
 /** Most failures a summary lists one by one (all are counted by code). */
 const LISTED_FAILURES = 100
 
-/**
- * A failure of the worker: of one case, or of the queue (`case_id` null).
- *
- * @category queue
- */
+/** A failure of the worker: of one case, or of the queue (`case_id` null). @category queue */
 export interface WorkFailure {
   readonly case_id: string | null
   readonly code: string
   readonly message: string
 }
 
-/**
- * What a worker loop did, and why it ended.
- *
- * @category queue
- */
+/** What a worker loop did, and why it ended. @category queue */
 export interface WorkSummary {
   /** Cases claimed (a case claimed again counts again). */
   readonly claims: number

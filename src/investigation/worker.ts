@@ -29,7 +29,6 @@ export type { WorkSummary } from './work-summary.js'
 
 /**
  * What a worker reports as it goes (for logs and terminals; `vba work --json` prints each as a line).
- *
  * @category queue
  */
 export type WorkEvent =

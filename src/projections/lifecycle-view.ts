@@ -14,11 +14,7 @@ import { budgetTotal, heldBudget, remainingBudget } from '../domain/budget.js'
 import type { Projection } from './projection.js'
 import type { BlockReason, LifecycleState } from '../events/catalog.js'
 
-/**
- * Why a case is blocked, or why it is EXHAUSTED.
- *
- * @category cases
- */
+/** Why a case is blocked, or why it is EXHAUSTED. @category cases */
 export type StatusReason = BlockReason | 'BUDGET_EXHAUSTED' | 'TOKEN_BUDGET_EXHAUSTED'
 
 const REASONS: ReadonlySet<string> = new Set<StatusReason>([
@@ -33,7 +29,6 @@ const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASO
 
 /**
  * The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining.
- *
  * @category cases
  */
 export interface BudgetView {
@@ -48,7 +43,6 @@ export interface BudgetView {
 
 /**
  * The investigation as a view: lifecycle state and block, turns, plan, latest outcome, hypotheses, lab tests, conclusion, budget.
- *
  * @category cases
  */
 export interface LifecycleView {

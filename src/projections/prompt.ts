@@ -26,7 +26,6 @@ export interface PromptInputs {
 
 /**
  * A rendered prompt: the text, its stable prefix, the prompt version and what the guard cut.
- *
  * @category investigations
  */
 export interface RenderedPrompt {

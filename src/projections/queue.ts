@@ -10,7 +10,6 @@ import { BLOCK_REASONS, runnableAfterRetry } from '../domain/blocks.js'
 
 /**
  * The queue columns of a case: its lifecycle state, block reason and retry time, revision, budget left and pending plan.
- *
  * @category queue
  */
 export interface QueueRow {
@@ -82,11 +81,7 @@ export const runnability = (row: QueueRow, now: number): { readonly runnable: bo
   }
 }
 
-/**
- * One case in a queue listing: its queue row, whether it can run now (or why not), its lease.
- *
- * @category queue
- */
+/** One case in a queue listing: its queue row, whether it can run now (or why not), its lease. @category queue */
 export interface QueueEntry extends QueueRow {
   readonly case_id: string
   /** The case directory (a directory queue), for the verbs that take it. */

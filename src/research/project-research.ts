@@ -17,11 +17,7 @@ import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
 import { optional } from '../optional.js'
 
-/**
- * Runs source queries (provided by the source half; absent when [source] is not configured).
- *
- * @category research
- */
+/** Runs source queries (provided by the source half; absent when [source] is not configured). @category research */
 export type SourceRunner = {
   readonly run: (q: SourceQuery) => Promise<Capture>
   readonly close: () => Promise<void>

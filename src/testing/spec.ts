@@ -19,7 +19,6 @@ import { ruleFold, type RuleViolation } from '../domain/rules.js'
 
 /**
  * A step of a history: a command decided on the state before it, or drafts recorded as one command.
- *
  * @category Specifications
  */
 export type HistoryStep = CaseCommand | readonly EventDraft[]
@@ -81,11 +80,7 @@ const writer = () => {
 const comparable = (events: readonly Pick<EventDraft, 'type' | 'actor' | 'data'>[]): unknown[] =>
   events.map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
 
-/**
- * A specification starting from `history` (each step must be decided and pass the rules).
- *
- * @category Specifications
- */
+/** A specification starting from `history` (each step must be decided and pass the rules). @category Specifications */
 export const given = (...history: readonly HistoryStep[]): Given => {
   const w = writer()
   for (const [i, step] of history.entries()) {

@@ -49,16 +49,11 @@ export const BAG_FINDING_CODES = [
   'SPECIAL_FILE'
 ] as const
 
-/**
- * A bag finding's code.
- *
- * @category transport
- */
+/** A bag finding's code. @category transport */
 export type BagFindingCode = (typeof BAG_FINDING_CODES)[number]
 
 /**
  * One finding of a bag check: a stable code, error or warning, a message, and the file it concerns.
- *
  * @category transport
  */
 export interface BagFinding {

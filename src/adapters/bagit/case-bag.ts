@@ -20,11 +20,7 @@ import { VERSION } from '../../version.js'
 
 export const BAGIT_TXT = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n'
 
-/**
- * One payload file of a case bag: its data-relative path and where its bytes come from.
- *
- * @category transport
- */
+/** One payload file of a case bag: its data-relative path and where its bytes come from. @category transport */
 export interface PayloadFile {
   /** Path under data/. */
   readonly path: string
@@ -40,11 +36,7 @@ export interface PayloadFile {
   readonly expectSha256?: string
 }
 
-/**
- * A consistent view of a case at one generation, ready to be bagged.
- *
- * @category transport
- */
+/** A consistent view of a case at one generation, ready to be bagged. @category transport */
 export interface CaseView {
   readonly caseId: string
   readonly generation: number

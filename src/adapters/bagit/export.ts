@@ -21,7 +21,6 @@ import type { CaseAt } from '../case-store/store.js'
 
 /**
  * What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256.
- *
  * @category transport
  */
 export interface ExportReport {

@@ -23,7 +23,6 @@ export type { ArchiveLimits } from './extract.js'
 
 /**
  * The verification of a bag: the bag itself (BagIt 1.0), the case in it, and for archives whether they are canonical.
- *
  * @category transport
  */
 export interface BagCheck {
@@ -125,11 +124,7 @@ export const verifyBag = (
     }
   })
 
-/**
- * What an import moved into place, and the verification it passed first.
- *
- * @category transport
- */
+/** What an import moved into place, and the verification it passed first. @category transport */
 export interface ImportReport {
   readonly case_id: string | null
   readonly generation: number

@@ -28,7 +28,6 @@ export type { BagFinding, BagSeverity } from './bag-tags.js'
 
 /**
  * What verifying a bag as BagIt 1.0 found: its version and encoding, bag-info.txt's labels, the payload, and every finding.
- *
  * @category transport
  */
 export interface BagReport {

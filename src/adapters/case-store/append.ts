@@ -52,11 +52,7 @@ export interface AppendOptions {
   readonly waitMs?: number
 }
 
-/**
- * Proof of an acknowledged append: the seq and hash of the command's last event.
- *
- * @category cases
- */
+/** Proof of an acknowledged append: the seq and hash of the command's last event. @category cases */
 export interface Receipt {
   readonly seq: number
   readonly hash: string

@@ -15,11 +15,7 @@ import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 
-/**
- * What `gc` removed from a case.
- *
- * @category cases
- */
+/** What `gc` removed from a case. @category cases */
 export interface GcReport {
   /** Case-relative paths of the orphan objects removed. */
   readonly removed_objects: readonly string[]

@@ -13,11 +13,7 @@ import { HEAD_FILE } from './layout.js'
 import type { CommandSpan, ScanResult } from './scan.js'
 import type { CaseStore } from './store.js'
 
-/**
- * Where an open handle stands in the log; advanced by every append through this handle.
- *
- * @category cases
- */
+/** Where an open handle stands in the log; advanced by every append through this handle. @category cases */
 export interface Cursor {
   seq: number
   hash: string
@@ -30,11 +26,7 @@ export interface Cursor {
   readonly ids: Set<string>
 }
 
-/**
- * An open case: what a writer appends through (reads need no handle).
- *
- * @category cases
- */
+/** An open case: what a writer appends through (reads need no handle). @category cases */
 export interface CaseHandle {
   /** The store the case lives in, and its reference there (a directory, or a case id). */
   readonly store: CaseStore

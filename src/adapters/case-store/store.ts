@@ -19,11 +19,7 @@ import type { VerifyOptions, VerifyReport } from './verify.js'
 import type { CaseView } from '../bagit/case-bag.js'
 import type { QueueEntry } from '../../projections/queue.js'
 
-/**
- * A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST).
- *
- * @category queue
- */
+/** A lease on a queued case: appends under it are refused once it is lost (LEASE_LOST). @category queue */
 export interface Lease {
   readonly caseId: string
   readonly worker: string
@@ -74,21 +70,13 @@ export interface CaseStore {
   readonly view: (ref: string) => Promise<CaseView>
 }
 
-/**
- * A case in a store other than a directory.
- *
- * @category Stores
- */
+/** A case in a store other than a directory. @category Stores */
 export interface StoredCase {
   readonly store: CaseStore
   readonly caseId: string
 }
 
-/**
- * Where a case is: a directory path, or a case id in a store.
- *
- * @category Stores
- */
+/** Where a case is: a directory path, or a case id in a store. @category Stores */
 export type CaseAt = string | StoredCase
 
 /**
@@ -100,7 +88,6 @@ export const LEASE_MS = { default: 60_000, min: 1000, max: 86_400_000 } as const
 /**
  * A store with a queue (the SQL store): what a worker claims cases from. Directories hold no
  * leases; their queue is only listed (directory-queue.ts).
- *
  * @category Stores
  */
 export interface QueueStore extends CaseStore {

@@ -30,11 +30,7 @@ const CLOCK_SKEW_MS = 5 * 60_000
 /** The time a verification may hold events up to (now, plus clock skew between machines). */
 export const verificationTime = (): number => Date.now() + CLOCK_SKEW_MS
 
-/**
- * The result of verifying a case: valid or not, its head, counts, and every finding.
- *
- * @category cases
- */
+/** The result of verifying a case: valid or not, its head, counts, and every finding. @category cases */
 export interface VerifyReport {
   readonly valid: boolean
   readonly case_id: string | null
@@ -52,11 +48,7 @@ export interface VerifyReport {
   readonly evidence?: EvidenceSummary
 }
 
-/**
- * The evidence re-derived from the world a profile reaches (see src/research/rederive.ts).
- *
- * @category cases
- */
+/** The evidence re-derived from the world a profile reaches (see src/research/rederive.ts). @category cases */
 export interface EvidenceSummary {
   readonly captures: number
   readonly checked: number
@@ -123,11 +115,7 @@ export interface VerifyOptions {
   readonly rules?: boolean
 }
 
-/**
- * Parses `seq:hash` (as printed by every append and by `vba verify`).
- *
- * @category cases
- */
+/** Parses `seq:hash` (as printed by every append and by `vba verify`). @category cases */
 export const parseReceipt = (text: string): Receipt | null => {
   const m = /^(\d{1,15}):(sha256:[0-9a-f]{64})$/.exec(text.trim())
   return m === null ? null : { seq: Number(m[1]), hash: m[2] as string }

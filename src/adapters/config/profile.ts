@@ -145,11 +145,7 @@ export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
 
-/**
- * A decoded profile with every path absolute.
- *
- * @category Client
- */
+/** A decoded profile with every path absolute. @category Client */
 export interface Profile {
   readonly file: string
   readonly dir: string
@@ -196,7 +192,6 @@ export const decodeProfile = (file: string, text: string): E.Either<Failure, Pro
  * A profile from a plain object with the same sections as the TOML file (`{ source: {…},
  * database: {…}, limits: {…} }`), checked exactly like a file. Relative paths resolve against
  * `baseDir`.
- *
  * @category Client
  */
 export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failure, Profile> => {

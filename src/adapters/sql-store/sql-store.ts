@@ -19,11 +19,7 @@ import { createInStore, importIntoStore } from './create.js'
 export type { QueueEntry }
 export { migrateStore, storeFailure, type SqlStoreOptions } from './connection.js'
 
-/**
- * A SQL store: the {@link CaseStore} contract plus the queue, import, and closing the pool.
- *
- * @category Stores
- */
+/** A SQL store: the {@link CaseStore} contract plus the queue, import, and closing the pool. @category Stores */
 export interface SqlStore extends CaseStore {
   readonly kind: 'sql'
   /** The store URL without its password. */

@@ -59,11 +59,7 @@ export const RULES = {
   'time.future': 'RULE_TIME'
 } as const satisfies Readonly<Record<string, RuleCode>>
 
-/**
- * A rule's id, e.g. `budget.overdrawn`.
- *
- * @category cases
- */
+/** A rule's id, e.g. `budget.overdrawn`. @category cases */
 export type RuleId = keyof typeof RULES
 
 /** A recorded event that breaks a rule: its family, its rule, why, and where. */
