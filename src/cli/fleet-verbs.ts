@@ -4,7 +4,7 @@
  * listed in docs/architecture.md ("The CLI and the client").
  */
 import { hostname } from 'node:os'
-import { failure, isFailureCode } from '../failures/failure.js'
+import { failure } from '../failures/failure.js'
 import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError, fail, must } from '../failures/error.js'
@@ -166,7 +166,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
     else io.out(summaryLine(summary))
     if (summary.ended === 'failure' && summary.stopped_by !== null) {
       const f = failure(
-        isFailureCode(summary.stopped_by.code) ? summary.stopped_by.code : 'INTERNAL_ERROR',
+        summary.stopped_by.code,
         `the worker stopped: ${summary.stopped_by.message}`,
         { case_id: summary.stopped_by.case_id }
       )

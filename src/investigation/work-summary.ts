@@ -3,7 +3,7 @@
  * (concluded, exhausted, blocked by reason, cancelled), and every failure by code. A worker that
  * failed says so here; it never reports "0 failed" for work it could not do.
  */
-import type { Failure } from '../failures/failure.js'
+import type { Failure, FailureCode } from '../failures/failure.js'
 import type { AdvanceResult } from '../commands/lifecycle-commands.js'
 
 /** Most failures a summary lists one by one (all are counted by code). */
@@ -12,7 +12,7 @@ const LISTED_FAILURES = 100
 /** A failure of the worker: of one case, or of the queue (`case_id` null). @category queue */
 export interface WorkFailure {
   readonly case_id: string | null
-  readonly code: string
+  readonly code: FailureCode
   readonly message: string
 }
 

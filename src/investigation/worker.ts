@@ -11,7 +11,7 @@
  * disk) keep the case out of the queue for `failureBackoffMs`; permanent, corrupt and internal
  * ones stop the worker: every slot releases its case and the summary names the failure.
  */
-import { failure, failureKind, type Failure } from '../failures/failure.js'
+import { failure, failureKind, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
 import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import { LEASE_MS, type Lease, type QueueStore } from '../adapters/case-store/store.js'
@@ -39,9 +39,9 @@ export type WorkEvent =
       readonly kind: 'failed'
       readonly worker: string
       readonly case_id: string
-      readonly code: string
+      readonly code: FailureCode
       readonly message: string
-      readonly failure_kind: string
+      readonly failure_kind: FailureKind
     }
   | { readonly kind: 'released'; readonly worker: string; readonly case_id: string }
   /** A slot found nothing runnable (said once until it claims again). */
