@@ -165,11 +165,9 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
     if (o.json === true) io.out(json({ kind: 'summary', summary }))
     else io.out(summaryLine(summary))
     if (summary.ended === 'failure' && summary.stopped_by !== null) {
-      const f = failure(
-        summary.stopped_by.code,
-        `the worker stopped: ${summary.stopped_by.message}`,
-        { case_id: summary.stopped_by.case_id }
-      )
+      const f = failure(summary.stopped_by.code, `the worker stopped: ${summary.stopped_by.message}`, {
+        case_id: summary.stopped_by.case_id
+      })
       // With --json the summary line above says why; without, the failure's own line.
       throw o.json === true ? new CliExit(exitCodeOf(f)) : new FailureError(f)
     }
