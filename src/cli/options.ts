@@ -8,7 +8,7 @@ import { Option } from 'commander'
 import { fail } from '../failures/error.js'
 import { LEASE_MS } from '../adapters/case-store/store.js'
 import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from '../investigation/loop-options.js'
-import { MAX_SLOTS } from '../domain/worker-name.js'
+import { DEFAULT_SLOTS, MAX_SLOTS } from '../domain/worker-name.js'
 
 /**
  * A parser of a whole number from `min` to `max`: decimal digits only (no sign, `0x50`, `1e3`,
@@ -82,7 +82,7 @@ export const leaseMsOption = (description: string, fallback: number = LEASE_MS.d
 export const concurrencyOption = (): Option =>
   new Option('--concurrency <n>', 'cases advanced at the same time')
     .argParser(wholeNumber('--concurrency', 1, MAX_SLOTS))
-    .default(1)
+    .default(DEFAULT_SLOTS)
 
 /** The model of a verb that runs the loop: a command, or an OpenAI-compatible endpoint and a model name. */
 export const modelOptions = (): Option[] => [

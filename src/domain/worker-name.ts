@@ -12,6 +12,9 @@ export const WORKER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/
 /** Most slots one worker runs. */
 export const MAX_SLOTS = 64
 
+/** Slots a worker runs when it is not told: one case at a time. */
+export const DEFAULT_SLOTS = 1
+
 const SLOT_SUFFIX_MAX = `:${MAX_SLOTS}`.length
 
 /** Checks a worker name (`slots` > 1: leaves room for the slot suffix). */

@@ -12,7 +12,7 @@
  * ones stop the worker: every slot releases its case and the summary names the failure.
  */
 import { failure, failureKind, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
-import { checkWorkerName, MAX_SLOTS, slotName } from '../domain/worker-name.js'
+import { checkWorkerName, DEFAULT_SLOTS, MAX_SLOTS, slotName } from '../domain/worker-name.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import { LEASE_MS, type Lease, type QueueStore } from '../adapters/case-store/store.js'
 import { systemEnv, type Env } from '../adapters/env.js'
@@ -320,7 +320,7 @@ const slotLoop = async (run: WorkerRun, n: number): Promise<void> => {
 /** Runs the worker loop until the signal fires, a permanent failure stops it, or (with `untilIdle`) nothing is left. */
 export const work = async (o: WorkerOptions): Promise<WorkSummary> => {
   const outer = o.signal ?? new AbortController().signal
-  const slots = intIn('concurrency', o.concurrency, 1, 1, MAX_SLOTS)
+  const slots = intIn('concurrency', o.concurrency, DEFAULT_SLOTS, 1, MAX_SLOTS)
   const leaseMs = intIn('leaseMs', o.leaseMs, LEASE_MS.default, LEASE_MS.min, LEASE_MS.max)
   const pollMs = intIn('pollMs', o.pollMs, 1000, 1, 3_600_000)
   const failureBackoffMs = intIn('failureBackoffMs', o.failureBackoffMs, 60_000, 1000, 86_400_000)
