@@ -19,7 +19,8 @@ import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.j
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel } from '../investigation/models.js'
 import { settingsOf } from '../investigation/settings.js'
-import { CliExit, EXIT, jsonLine, terminalText } from './io.js'
+import { CliExit, EXIT, terminalText } from './io.js'
+import { jsonLine } from './json-line.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 

@@ -1,11 +1,9 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import { isUtf8 } from 'node:buffer'
 import cliProgress from 'cli-progress'
-import * as E from 'fp-ts/lib/Either.js'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
-import { FailureError, thrownFailure } from '../failures/error.js'
+import { thrownFailure } from '../failures/error.js'
 import { VbaError } from '../api/errors.js'
-import { canonicalJson } from '../events/canonical.js'
 import { showInvisible } from '../projections/visible-text.js'
 
 /**
@@ -73,13 +71,6 @@ export const formatFailure = (f: Failure): string => `vba: ${f.code}: ${terminal
 export const failureLine = (e: unknown): { readonly line: string; readonly code: number } => {
   const f = e instanceof VbaError ? failure(e.code, e.message, e.data) : thrownFailure(e)
   return { line: formatFailure(f), code: exitCodeOf(f) }
-}
-
-/** Canonical JSON of a value the CLI prints (a value that has none is a bug: INTERNAL_ERROR). */
-export const jsonLine = (value: unknown): string => {
-  const text = canonicalJson(value)
-  if (E.isLeft(text)) throw new FailureError(failure('INTERNAL_ERROR', `cannot print JSON: ${text.left.message}`))
-  return text.right
 }
 
 /** A progress bar on stderr when it is a terminal; silent otherwise. */

@@ -7,7 +7,8 @@ import * as path from 'node:path'
 import { withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, jsonLine, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, progressBar, terminalText } from './io.js'
+import { jsonLine } from './json-line.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 
 export const exportVerb = async (
