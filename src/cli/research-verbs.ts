@@ -14,6 +14,7 @@ import { decodeUtf8 } from '../adapters/fs-util.js'
 import { fail, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
 import type { Out } from './case-verbs.js'
+import { parseBoundedJson } from '../events/bounds.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
 export const readQuery = async (file: string): Promise<unknown> => {
@@ -25,11 +26,9 @@ export const readQuery = async (file: string): Promise<unknown> => {
   }
   if (bytes.length > 1 << 20) fail('QUERY_INVALID', 'a query file is at most 1 MiB')
   const text = decodeUtf8(bytes, file === '-' ? 'the query on stdin' : `the query file ${file}`)
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return fail('QUERY_INVALID', 'the query is not JSON')
-  }
+  const parsed = parseBoundedJson(text)
+  if (E.isLeft(parsed)) return fail('QUERY_INVALID', `the query is ${parsed.left}`)
+  return parsed.right
 }
 
 const readStdin = async (): Promise<Buffer> => {

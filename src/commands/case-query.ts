@@ -26,6 +26,7 @@ import { captureBytes } from '../research/capture.js'
 import type { ProjectResearch } from '../research/project-research.js'
 import { asDecided, decideAndAppend, deciding, firstIs, openAt } from './run.js'
 import { Capture as CaptureCodec } from '../events/capture.js'
+import { parseBoundedBytes } from '../events/bounds.js'
 
 export const CAPTURE_MEDIA_TYPE = 'application/vnd.vba.capture+json'
 
@@ -72,7 +73,7 @@ const recorded = async (
     if (e.type === 'CaptureRecorded') {
       const d = e.data as { capture: { digest: string; size: number }; evidence_id: string; repeat: boolean }
       const bytes = await handle.store.readObject(handle.ref, d.capture)
-      const decoded = CaptureCodec.decode(JSON.parse(bytes.toString('utf8')))
+      const decoded = CaptureCodec.decode(parseBoundedBytes(bytes))
       return {
         outcome: 'recorded',
         commandId,

@@ -26,6 +26,7 @@ import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
 import type { ProjectResearch } from '../research/project-research.js'
+import { parseBoundedJson } from '../events/bounds.js'
 
 /** The raw inputs of a revision, in memory. @category investigations */
 export interface RevisionInputs {
@@ -116,7 +117,9 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
     const text = decodeUtf8(bytes, path.basename(file))
     if (text.length > 2 * MAX_REPORT_CHARS)
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
-    parsed = JSON.parse(text)
+    const bounded = parseBoundedJson(text)
+    if (E.isLeft(bounded)) throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)}: ${bounded.left}`))
+    parsed = bounded.right
   } catch (e) {
     if (e instanceof FailureError) throw e
     throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))

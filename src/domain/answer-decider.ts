@@ -16,6 +16,7 @@ import { queryCost, remainingBudget } from './budget.js'
 import { checkpointDraft as checkpoint } from './research-decider.js'
 import { answerFromCase } from './from-case.js'
 import { moved, type Decision } from './decision.js'
+import { boundsViolation } from '../events/bounds.js'
 
 /** SHA-256 of a request's canonical JSON (null when it has none). */
 export const requestDigestOf = (request: unknown): string | null => {
@@ -123,6 +124,10 @@ const parseRaw = (
   } catch {
     return { rejected: reject(s, turn, 'MODEL_ANSWER_NOT_JSON', 'the answer is not JSON', now) }
   }
+  // Before the canonical encoder and the answer's codec, which recurse.
+  const bounds = boundsViolation(parsed)
+  if (bounds !== null)
+    return { rejected: reject(s, turn, 'MODEL_ANSWER_INVALID', `the answer is ${bounds.message}`, now) }
   // Escaped lone surrogates ("\ud800") parse, but can be neither canonicalised nor stored.
   if (E.isLeft(canonicalJson(parsed)))
     return {

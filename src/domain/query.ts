@@ -8,6 +8,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { describeErrors } from '../events/decode.js'
 import { intAtLeast, schemaHints } from '../events/codecs.js'
+import { boundsViolation } from '../events/bounds.js'
 
 const boundedString = (name: string, min: number, max: number): t.Type<string, string, unknown> => {
   const codec = new t.Type<string, string, unknown>(
@@ -190,6 +191,8 @@ const invalid = (message: string, data: Record<string, unknown> = {}): E.Either<
  */
 export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> => {
   if (typeof u !== 'object' || u === null || Array.isArray(u)) return invalid('a query is a JSON object')
+  const bounds = boundsViolation(u)
+  if (bounds !== null) return invalid(`a query is ${bounds.message}`, { limit: bounds.limit, depth: bounds.depth })
   const kind = (u as { kind?: unknown }).kind
   if (typeof kind !== 'string' || !(kind in CODECS)) {
     return E.left(

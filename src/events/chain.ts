@@ -12,6 +12,7 @@ import { collectRefs, type FoundRef } from './refs.js'
 import { finding, type Finding } from './findings.js'
 import type { Actor } from './codecs.js'
 import { describeErrors } from './decode.js'
+import { boundsViolation } from './bounds.js'
 
 /** What a command asks to append. `version` defaults to the type's current version. @category Raw appends */
 export interface EventDraft {
@@ -159,6 +160,18 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
   } catch {
     return { refs: [], findings: [finding('EVENT_MALFORMED', 'line is not JSON', where)] }
   }
+  // Before anything recursive (the envelope codec, the canonical check, the reference scan) sees it.
+  const bounds = boundsViolation(parsed)
+  if (bounds !== null)
+    return {
+      refs: [],
+      findings: [
+        finding('EVENT_MALFORMED', `line is ${bounds.message}`, {
+          ...where,
+          data: { limit: bounds.limit, depth: bounds.depth, members: bounds.members }
+        })
+      ]
+    }
   // `is` checks without allocating (the hot path); `decode` runs only to explain a failure.
   if (!EventEnvelope.is(parsed)) {
     const decoded = EventEnvelope.decode(parsed)

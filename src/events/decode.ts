@@ -1,6 +1,7 @@
 /** Turning io-ts validation errors into short, path-qualified messages. */
 import type * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
+import { parseBoundedJson } from './bounds.js'
 
 const COMBINATORS = new Set(['IntersectionType', 'UnionType', 'RefinementType', 'ExactType', 'ReadonlyType'])
 
@@ -27,14 +28,11 @@ export const describeErrors = (errors: t.Errors): string => {
 
 /**
  * JSON text decoded with a codec, at a trust boundary (an object read from a case, a file, a
- * database row): Left with a short reason when it is not JSON or not of the codec's shape.
+ * database row): Left with a short reason when it is not JSON, out of bounds (src/events/bounds.ts)
+ * or not of the codec's shape.
  */
 export const decodeJson = <A>(codec: t.Decoder<unknown, A>, text: string): E.Either<string, A> => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (e) {
-    return E.left(`not JSON: ${e instanceof Error ? e.message.slice(0, 120) : 'unparseable'}`)
-  }
-  return E.mapLeft(describeErrors)(codec.decode(parsed))
+  const parsed = parseBoundedJson(text)
+  if (E.isLeft(parsed)) return parsed
+  return E.mapLeft(describeErrors)(codec.decode(parsed.right))
 }

@@ -34,6 +34,7 @@ import { startInvestigation } from '../commands/lifecycle-commands.js'
 import { settingsOf } from '../investigation/settings.js'
 import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
 import { toolSpecs, type ToolQueryKind, type ToolSpec } from './tools.js'
+import { parseBoundedBytes } from '../events/bounds.js'
 
 export interface SessionOptions {
   readonly at: CaseAt
@@ -129,7 +130,7 @@ const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHa
 const readCapture = async (h: CaseHandle, digest: string): Promise<Capture | null> => {
   const ref = h.cursor.state.research.evidenceRefs.get(digest)
   if (ref === undefined) return null
-  const decoded = Capture.decode(JSON.parse((await h.store.readObject(h.ref, ref)).toString('utf8')))
+  const decoded = Capture.decode(parseBoundedBytes(await h.store.readObject(h.ref, ref)))
   return E.isRight(decoded) ? decoded.right : null
 }
 

@@ -11,17 +11,12 @@ import { FactsDocument } from '../domain/facts-document.js'
 import type { Obligation, RuleViolation } from '../domain/rules.js'
 import { Capture } from '../events/capture.js'
 import { renderPrompt, type PromptInputs } from './prompt.js'
+import { parseBoundedBytes } from '../events/bounds.js'
 
 /** The prompt versions this library renders. */
 export const KNOWN_PROMPT_VERSIONS: readonly string[] = ['investigation_project_v1', 'investigation_project_v2']
 
-const parse = (bytes: Uint8Array): unknown => {
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
-  } catch {
-    return undefined
-  }
-}
+const parse = parseBoundedBytes
 
 /** The objects the renderer reads for state `s`: its report, its facts, every capture of its evidence. */
 export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [

@@ -22,6 +22,7 @@ import { openSourceResearch } from './source/open.js'
 import { firstDifference } from './capture-diff.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { optional } from '../optional.js'
+import { parseBoundedBytes } from '../events/bounds.js'
 
 /** One capture the log records (a repeat names the same object once). */
 interface Recorded {
@@ -162,7 +163,7 @@ export const rederiveEvidence = async (
         skip(r, `its object cannot be read (${bytes.left.code})`)
         continue
       }
-      const decoded = Capture.decode(JSON.parse(bytes.right.toString('utf8')))
+      const decoded = Capture.decode(parseBoundedBytes(bytes.right))
       if (E.isLeft(decoded)) {
         skip(r, 'its object is not a capture')
         continue

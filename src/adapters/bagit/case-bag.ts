@@ -17,6 +17,7 @@ import { corrupt } from '../case-store/handle.js'
 import { ensureCaseDir } from '../case-store/case-dir.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { VERSION } from '../../version.js'
+import { parseBoundedBytes } from '../../events/bounds.js'
 
 export const BAGIT_TXT = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n'
 
@@ -177,13 +178,7 @@ export const viewOf = (
   }
 }
 
-const safeJson = (b: Buffer): unknown => {
-  try {
-    return JSON.parse(b.toString('utf8'))
-  } catch {
-    return undefined
-  }
-}
+const safeJson = (b: Buffer): unknown => parseBoundedBytes(b)
 
 /** bag-info.txt of a case bag (deterministic). */
 export const bagInfo = (view: CaseView): string => {

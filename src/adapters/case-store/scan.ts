@@ -23,6 +23,7 @@ import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
 import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
 import { definedMembers, optional } from '../../optional.js'
+import { boundsViolation } from '../../events/bounds.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
 const CHUNK_BYTES = 1 << 22
@@ -118,6 +119,8 @@ export const decodeRecordFile = <A>(
   } catch {
     return E.left('not JSON')
   }
+  const bounds = boundsViolation(parsed)
+  if (bounds !== null) return E.left(bounds.message)
   const decoded = codec.decode(parsed)
   if (E.isLeft(decoded)) return E.left(describeErrors(decoded.left))
   const extra = unknownMember(codec, parsed)

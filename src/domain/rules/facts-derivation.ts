@@ -14,6 +14,7 @@ import { EnrichmentConfig, type EntityRef } from '../enrichment-config.js'
 import { enrich } from '../enrich.js'
 import { FactsDocument, type CoverageGap } from '../facts-document.js'
 import type { Failure } from '../../failures/failure.js'
+import { parseBoundedBytes } from '../../events/bounds.js'
 
 /** A completed revision whose facts are derived again once its objects are read. */
 export interface FactsDerivation {
@@ -28,11 +29,7 @@ export interface FactsDerivation {
 
 const parse = (bytes: Uint8Array | undefined): unknown => {
   if (bytes === undefined) return undefined
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
-  } catch {
-    return undefined
-  }
+  return parseBoundedBytes(bytes)
 }
 
 const keyOf = (v: unknown): string => {

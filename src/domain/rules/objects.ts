@@ -16,6 +16,7 @@ import { digestOf } from './digest.js'
 import { factsProblem } from './facts-derivation.js'
 import { violation, type RuleId, type RuleViolation } from './ids.js'
 import type { Obligation, ReadObject } from './context.js'
+import { parseBoundedBytes } from '../../events/bounds.js'
 
 /** The objects an obligation reads. */
 export const obligationRefs = (ob: Obligation): readonly ObjectRefLite[] => {
@@ -45,13 +46,7 @@ const FactsDocument = t.type({
   facts: t.array(t.UnknownRecord)
 })
 
-const parseJson = (bytes: Uint8Array): unknown => {
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
-  } catch {
-    return undefined
-  }
-}
+const parseJson = parseBoundedBytes
 
 /** Every {capture, pointer} object inside a fact, wherever it sits (provenance, from, to). */
 const provenanceOf = (

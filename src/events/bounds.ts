@@ -1,0 +1,111 @@
+/**
+ * Bounded structure: every JSON value read from outside (a log line, an object, a model answer, a
+ * prompt input, a row of a SQL store) is checked for its nesting depth and its number of members
+ * by a walk that does not recurse, before anything recursive (a codec, the canonical encoder, a
+ * reference scan, a renderer) touches it. A value 5,000 arrays deep is a coded refusal naming its
+ * depth, never a stack overflow.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+
+/** The deepest nesting of arrays and objects a JSON value may have (the value itself is level 1). */
+export const MAX_JSON_DEPTH = 64
+
+/** The most members (array elements and object members, counted over the whole value) a JSON value may have. */
+export const MAX_JSON_MEMBERS = 1_048_576
+
+/** Why a value is out of bounds, in words that name the limit and what was found. */
+export interface BoundsViolation {
+  readonly limit: 'depth' | 'members'
+  /** The depth reached (at least the limit + 1 for a depth violation). */
+  readonly depth: number
+  /** The members counted when the walk stopped. */
+  readonly members: number
+  readonly message: string
+}
+
+/**
+ * Null when `value` (as JSON.parse produces it) is nested at most `maxDepth` deep and has at most
+ * `maxMembers` members; the violation otherwise. Iterative: an explicit stack, no recursion, and
+ * it stops at the first level past the limit.
+ */
+export const boundsViolation = (
+  value: unknown,
+  maxDepth: number = MAX_JSON_DEPTH,
+  maxMembers: number = MAX_JSON_MEMBERS
+): BoundsViolation | null => {
+  if (typeof value !== 'object' || value === null) return null
+  const values: unknown[] = [value]
+  const depths: number[] = [1]
+  let members = 0
+  let deepest = 1
+  while (values.length > 0) {
+    const v = values.pop() as object
+    const d = depths.pop() as number
+    if (d > deepest) deepest = d
+    if (d > maxDepth)
+      return {
+        limit: 'depth',
+        depth: d,
+        members,
+        message: `nested deeper than ${maxDepth} levels (at least ${d})`
+      }
+    if (Array.isArray(v)) {
+      members += v.length
+      for (let i = 0; i < v.length; i++) {
+        const c: unknown = v[i]
+        if (typeof c === 'object' && c !== null) {
+          values.push(c)
+          depths.push(d + 1)
+        }
+      }
+    } else {
+      const record = v as Record<string, unknown>
+      for (const k in record) {
+        members++
+        const c = record[k]
+        if (typeof c === 'object' && c !== null) {
+          values.push(c)
+          depths.push(d + 1)
+        }
+      }
+    }
+    if (members > maxMembers)
+      return {
+        limit: 'members',
+        depth: deepest,
+        members,
+        message: `more than ${maxMembers} members (at least ${members})`
+      }
+  }
+  return null
+}
+
+/**
+ * JSON text parsed and bounded: Left with the reason when it is not JSON or out of bounds. The
+ * parser itself (V8's JSON.parse) does not recurse, so only what comes after it needs the bound.
+ */
+export const parseBoundedJson = (text: string): E.Either<string, unknown> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (e) {
+    return E.left(`not JSON: ${e instanceof Error ? e.message.slice(0, 120) : 'unparseable'}`)
+  }
+  const v = boundsViolation(parsed)
+  return v === null ? E.right(parsed) : E.left(v.message)
+}
+
+/**
+ * UTF-8 JSON bytes (an object of a case) parsed and bounded: the value, or undefined when the bytes
+ * are not UTF-8, not JSON or out of bounds (callers then refuse it as not of its kind).
+ */
+export const parseBoundedBytes = (bytes: Uint8Array): unknown => {
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+  const parsed = parseBoundedJson(text)
+  return E.isRight(parsed) ? parsed.right : undefined
+}
