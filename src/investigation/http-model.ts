@@ -3,8 +3,8 @@
  * vLLM, Ollama), through the official `openai` client: the stable prefix is the system message
  * (cacheable), the rest the user message.
  *
- * The client builds requests, parses answers and classifies errors; the retry policy is ours,
- * because its own cannot be bounded in total time and sleeps through an abort: 429, 5xx, 408,
+ * The client builds requests, parses answers and classifies errors; the retry policy is ours
+ * (retry-policy.ts), because its own cannot be bounded in total time and sleeps through an abort: 429, 5xx, 408,
  * 409, timeouts, refused and reset connections and unparseable answers are retried with
  * exponential backoff and full jitter, honouring Retry-After (seconds or a date, and
  * retry-after-ms), within `maxAttempts` requests and `maxTotalMs` of wall time. Each answer
@@ -17,6 +17,13 @@ import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { optional } from '../optional.js'
+import {
+  nextStep,
+  retryableStatus,
+  retryAfterMs as retryAfterOf,
+  systemClock,
+  type RetryClock
+} from './retry-policy.js'
 
 /** Options of {@link httpModel}; the defaults are documented in docs/usage.md ([model]). @category Models */
 export interface HttpModelOptions {
@@ -81,21 +88,6 @@ interface AttemptFailure {
   readonly retryAfterMs: number | null
 }
 
-const RETRY_STATUS = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500
-
-/** Retry-After in ms: retry-after-ms, or Retry-After as seconds or an HTTP date. */
-const retryAfterOf = (headers: Headers | undefined, now: number): number | null => {
-  if (headers === undefined) return null
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const v = headers.get('retry-after')
-  if (v === null) return null
-  const secs = Number.parseFloat(v)
-  if (Number.isFinite(secs) && secs >= 0) return secs * 1000
-  const at = Date.parse(v)
-  return Number.isNaN(at) ? null : Math.max(0, at - now)
-}
-
 /** The provider's error text, one line, bounded; the key (and anything like a bearer token) removed. */
 const providerText = (text: string, key: string | undefined): string => {
   let t = text.replace(/\s+/g, ' ').trim()
@@ -103,21 +95,6 @@ const providerText = (text: string, key: string | undefined): string => {
   t = t.replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '[key]').replace(/Bearer\s+\S+/gi, 'Bearer [key]')
   return t.length > 300 ? `${t.slice(0, 300)}…` : t
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) {
-      resolve()
-      return
-    }
-    const done = (): void => {
-      clearTimeout(t)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const t = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null)
 
@@ -133,6 +110,7 @@ interface CallContext {
   /** The total bound (maxTotalMs). */
   readonly deadline: AbortSignal
   readonly sdk: OpenAiModule
+  readonly clock: RetryClock
 }
 
 /** A failure's data: the endpoint's origin and the attempts, and what else it says. */
@@ -215,14 +193,14 @@ const attemptFailureOf = (e: unknown, n: number, perAttempt: AbortSignal, ctx: C
       typeof error?.message === 'string' ? error.message : e.message.replace(/^\d+\s*/, ''),
       ctx.key
     )
-    const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, Date.now())
+    const retryAfterMs = retryAfterOf(e.headers as Headers | undefined, ctx.clock.now())
     return {
       failure: failure(
         'MODEL_HTTP_ERROR',
         `the model endpoint ${origin} answered HTTP ${status}${text === '' ? '' : `: ${text}`} (after ${n} attempt(s))`,
         dataOf(ctx, n, { status, ...(retryAfterMs === null ? {} : { retry_after_ms: Math.round(retryAfterMs) }) })
       ),
-      retry: RETRY_STATUS(status),
+      retry: retryableStatus(status),
       retryAfterMs
     }
   }
@@ -289,8 +267,9 @@ const keyOf = (options: HttpModelOptions, origin: string | null): string | undef
  * retry policy). Failures: MODEL_HTTP_ERROR (an HTTP error status, or an answer that is not a
  * chat completion) and MODEL_CALL_FAILED (no answer: refused, reset, timed out, no key), each with
  * `status`, `attempts`, `endpoint` (the origin) and, when the provider sent one, `retry_after_ms`.
+ * The policy's time, waits and jitter come from `clock` (the machine's; a test passes its own).
  */
-export const httpModel = (options: HttpModelOptions): ModelFn => {
+export const httpModel = (options: HttpModelOptions, clock: RetryClock = systemClock): ModelFn => {
   const origin = originOf(chatCompletionsUrl(options.url))
   const timeoutMs = options.timeoutMs ?? HTTP_MODEL_DEFAULTS.timeoutMs
   const maxAttempts = options.maxAttempts ?? HTTP_MODEL_DEFAULTS.maxAttempts
@@ -303,9 +282,9 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
   return async ({ prompt, stablePrefix, signal }): Promise<ModelAnswer> => {
     const key = keyOf(options, origin)
     const sdk = await loadSdk()
-    const started = Date.now()
+    const started = clock.now()
     const deadline = AbortSignal.timeout(maxTotalMs)
-    const ctx: CallContext = { origin, key, parameters, timeoutMs, maxTotalMs, signal, deadline, sdk }
+    const ctx: CallContext = { origin, key, parameters, timeoutMs, maxTotalMs, signal, deadline, sdk, clock }
     const client = clientFor(options, ctx)
     const rest = prompt.startsWith(stablePrefix) ? prompt.slice(stablePrefix.length).replace(/^\n/, '') : prompt
     const body = {
@@ -334,11 +313,14 @@ export const httpModel = (options: HttpModelOptions): ModelFn => {
     for (let n = 1; ; n++) {
       const r = await attempt(n)
       if (!('failure' in r)) return r
-      const elapsed = Date.now() - started
       // Exponential backoff with full jitter, or what the provider asked for; never past the total bound.
-      const wait = r.retryAfterMs ?? Math.random() * Math.min(30_000, backoffMs * 2 ** (n - 1))
-      if (!r.retry || n >= maxAttempts || elapsed + wait >= maxTotalMs) throw new FailureError(r.failure)
-      await sleep(wait, stop)
+      const step = nextStep(
+        { attempt: n, retry: r.retry, retryAfterMs: r.retryAfterMs, elapsedMs: clock.now() - started },
+        { maxAttempts, maxTotalMs, backoffMs },
+        clock.random
+      )
+      if (step.kind === 'stop') throw new FailureError(r.failure)
+      await clock.sleep(step.ms, stop)
       if (signal.aborted) throw cancelled(ctx, n)
     }
   }

@@ -11,6 +11,7 @@ import { httpModel, VbaError } from '../../src/index.js'
 import { FailureError } from '../../src/failures/error.js'
 import type { ModelAnswer, ModelFn } from '../../src/investigation/model-fn.js'
 import { startModelEndpoint, type Behaviour } from '../helpers/model-endpoint.js'
+import { testClock } from '../helpers/clock.js'
 
 const test = suite('httpModel against a local endpoint')
 
@@ -95,14 +96,42 @@ test('429 (Retry-After), 500, garbage, a reset and a hang are retried; the answe
     )
   )
   try {
-    const started = Date.now()
+    const clock = testClock({ random: [0.5] })
     const a = (await ask(
-      internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 6, timeoutMs: 400, backoffMs: 10 })
+      internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 6, timeoutMs: 400, backoffMs: 10 }, clock)
     )) as ModelAnswer
     assert.is(a.info?.attempts, 6)
     assert.is(ep.requests.length, 6)
-    assert.ok(Date.now() - started >= 1000, 'the Retry-After of 1 s was honoured')
+    // The Retry-After of 1 s, then half (the draw) of 10 · 2^(n-1) ms after attempts 2 to 5.
+    assert.equal(clock.sleeps, [1000, 10, 20, 40, 80])
+    assert.is(clock.draws(), 4, 'no jitter drawn for the provider’s wait')
     assert.equal(ep.served, { 'status-429': 1, 'status-500': 1, garbage: 1, reset: 1, hang: 1, answer: 1 })
+  } finally {
+    await ep.close()
+  }
+})
+
+test('408 and 409 are retried; retry-after-ms and an HTTP-date Retry-After are waited for; 400 is not retried', async () => {
+  const start = Date.UTC(2026, 11, 1, 12, 0, 0)
+  const ep = await startModelEndpoint(
+    script(
+      { kind: 'status', status: 408, headers: { 'retry-after-ms': '1500', 'retry-after': '99' } },
+      // Asked at start + 1.5 s: wait until start + 6 s.
+      { kind: 'status', status: 409, headers: { 'retry-after': new Date(start + 6000).toUTCString() } },
+      { kind: 'status', status: 408 },
+      { kind: 'status', status: 400 }
+    )
+  )
+  try {
+    const clock = testClock({ start, random: [0.25] })
+    const f = await failureOf(
+      ask(internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 9, backoffMs: 100 }, clock))
+    )
+    assert.is(f.code, 'MODEL_HTTP_ERROR')
+    assert.is(f.data['status'], 400)
+    assert.is(f.data['attempts'], 4, 'the 400 ends the call')
+    assert.equal(clock.sleeps, [1500, 4500, 100], 'retry-after-ms, the date, then a quarter of 100 · 2^2')
+    assert.equal(ep.served, { 'status-408': 2, 'status-409': 1, 'status-400': 1 })
   } finally {
     await ep.close()
   }
@@ -126,9 +155,11 @@ test("bounded: attempts, and total time (a Retry-After past max_total_ms ends th
   }
   const slow = await startModelEndpoint(() => ({ kind: 'status', status: 429, headers: { 'retry-after': '3600' } }))
   try {
-    const started = Date.now()
-    const f = await failureOf(ask(internalHttpModel({ url: slow.url, model: 'm', maxAttempts: 5, maxTotalMs: 2000 })))
-    assert.ok(Date.now() - started < 1500, 'no hour-long sleep')
+    const clock = testClock()
+    const f = await failureOf(
+      ask(internalHttpModel({ url: slow.url, model: 'm', maxAttempts: 5, maxTotalMs: 2000 }, clock))
+    )
+    assert.equal(clock.sleeps, [], 'no hour-long sleep: the call ends at once')
     assert.is(f.data['status'], 429)
     assert.is(f.data['retry_after_ms'], 3_600_000)
     assert.is(slow.requests.length, 1)
@@ -188,22 +219,34 @@ test('the key is sent as a bearer token and never appears in a failure, even whe
 })
 
 test("the controller's abort ends a hanging call and a backoff wait at once (MODEL_CALL_CANCELLED)", async () => {
-  const ep = await startModelEndpoint((r) =>
-    r.n === 1 ? { kind: 'hang' } : { kind: 'status', status: 429, headers: { 'retry-after': '60' } }
-  )
+  const c = new AbortController()
+  const ep = await startModelEndpoint((r) => {
+    if (r.n === 1) {
+      // Aborted while the request hangs (a per-attempt timeout of its own would be MODEL_CALL_FAILED).
+      setImmediate(() => c.abort())
+      return { kind: 'hang' }
+    }
+    return { kind: 'status', status: 429, headers: { 'retry-after': '60' } }
+  })
   try {
-    const c = new AbortController()
-    setTimeout(() => c.abort(), 200)
-    const started = Date.now()
-    const f = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm' }), c.signal))
+    const f = await failureOf(
+      ask(internalHttpModel({ url: ep.url, model: 'm', maxAttempts: 1, timeoutMs: 30_000 }), c.signal)
+    )
     assert.is(f.code, 'MODEL_CALL_CANCELLED')
-    assert.ok(Date.now() - started < 2000)
+    assert.is(ep.requests.length, 1)
     const c2 = new AbortController()
-    setTimeout(() => c2.abort(), 300)
-    const started2 = Date.now()
-    const f2 = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm' }), c2.signal))
+    const seen: boolean[] = []
+    const clock = testClock({
+      onSleep: (_ms, signal) => {
+        c2.abort()
+        seen.push(signal.aborted)
+      }
+    })
+    const f2 = await failureOf(ask(internalHttpModel({ url: ep.url, model: 'm' }, clock), c2.signal))
     assert.is(f2.code, 'MODEL_CALL_CANCELLED', 'the 60 s Retry-After wait is cut short')
-    assert.ok(Date.now() - started2 < 2000)
+    assert.equal(clock.sleeps, [60_000])
+    assert.equal(seen, [true], "the wait is given the controller's signal")
+    assert.is(ep.requests.length, 2, 'no attempt after the abort')
   } finally {
     await ep.close()
   }
