@@ -14,6 +14,8 @@ import { settle } from './errors.js'
 import { appended, type ClientContext } from './context.js'
 import type { CasesApi } from './types.js'
 import { optional } from '../optional.js'
+import { parseBoundedBytes } from '../events/bounds.js'
+import { fail } from '../failures/error.js'
 
 /** The `cases` namespace over a client's context. */
 export const casesApi = (ctx: ClientContext): CasesApi => {
@@ -71,7 +73,12 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
       const ref = h.cursor.state.facts
       if (ref === null) return null
       const bytes = await settle(() => readObjectAt(where, ref))
-      return (JSON.parse(bytes.toString('utf8')) as { facts: Fact[] }).facts
+      const doc = parseBoundedBytes(bytes) as { facts?: unknown } | undefined
+      if (!Array.isArray(doc?.facts))
+        return settle(async () =>
+          fail('CASE_CORRUPT', `object ${ref.digest} is not a facts document (or out of bounds)`)
+        )
+      return doc.facts as Fact[]
     },
     events: async (dir) => {
       const all: RecordedEvent[] = []

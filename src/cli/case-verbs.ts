@@ -20,6 +20,7 @@ import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.j
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification } from '../report/case-report.js'
 import { optional } from '../optional.js'
+import { parseBoundedBytes } from '../events/bounds.js'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -241,7 +242,8 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
   const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
   if (done?.facts === null || done === undefined) return null
   const bytes = await readObjectAt(dir, done.facts)
-  return JSON.parse(bytes.toString('utf8')) as unknown
+  const doc = parseBoundedBytes(bytes)
+  return doc === undefined ? fail('CASE_CORRUPT', `object ${done.facts.digest} is not JSON within bounds`) : doc
 }
 
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
