@@ -542,7 +542,13 @@ const FORGED: Record<string, Forgery> = {
         {
           type: 'InputsRecorded',
           actor: 'operator',
-          data: { revision: 2, inputs_version: 1, inputs_digest: sha256Digest(must(canonicalJson(index))), ...index }
+          data: {
+            revision: 2,
+            inputs_version: 1,
+            inputs_digest: sha256Digest(must(canonicalJson(index))),
+            ...index,
+            origin: null
+          }
         }
       ])
       f.append('forged-facts', [

@@ -107,7 +107,10 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
   storeVerb(kase, 'prepare <dir>')
     .description('add inputs as a new revision, run the configured enrichment, complete the revision')
     .addOption(configOption('project profile with [enrichment] (see config/trinitycore.toml)'))
-    .requiredOption('--input <file>', 'REPORT.json: {report, entities: [{type, id}], attachments?}')
+    .requiredOption(
+      '--input <file>',
+      'REPORT.json ({report, entities: [{type, id}], attachments?}), a gh issue view --json number,title,body,url,labels,comments export, or Markdown/text'
+    )
     .action(async (dir: string, o: { config: string; input: string } & StoreOption) =>
       casePrepare(io, await caseAt(dir, o), o)
     )

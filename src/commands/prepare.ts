@@ -2,17 +2,18 @@
  * Case preparation: record a revision's raw inputs (a bug report, entity references, attachments),
  * run the configured enrichment once, and complete the revision with its facts, in two atomic
  * commands. A completed revision is never rewritten: new inputs make a new revision; the same
- * inputs again change nothing. Inputs come from memory or from a REPORT.json file.
+ * inputs again change nothing. Inputs come from memory or from a report file (REPORT.json, an
+ * issue exported by gh, Markdown or text: report-formats.ts).
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import { decodeEnrichment, EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
+import { decodeEnrichment, type EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
 import { decideInputs, type Author } from '../domain/inputs-decider.js'
 import { hasLoneSurrogate } from '../domain/answer-decider.js'
-import { describeErrors } from '../events/decode.js'
+import { ReportOrigin } from '../events/catalog.js'
+import { parseReportText } from './report-formats.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
@@ -26,7 +27,6 @@ import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
 import type { ProjectResearch } from '../research/project-research.js'
-import { parseBoundedJson } from '../events/bounds.js'
 
 /** The raw inputs of a revision, in memory. @category investigations */
 export interface RevisionInputs {
@@ -34,6 +34,8 @@ export interface RevisionInputs {
   readonly report: string
   /** Entities the report names: `{type: "quest", id: 11117}`. */
   readonly entities: ReadonlyArray<EntityRef>
+  /** Where the report came from: the address of the issue it was exported from. */
+  readonly origin?: string
   /** Files handed in with the report (logs, screenshots), as bytes. */
   readonly attachments?: ReadonlyArray<{
     readonly name: string
@@ -74,15 +76,6 @@ export const enrichmentConfig = (profile: Profile): E.Either<Failure, Enrichment
   return decodeEnrichment(raw)
 }
 
-/** REPORT.json: `{report, entities: [{type, id}], attachments?: [{name, path}]}` (paths relative to the file). */
-export const ReportFile = t.intersection(
-  [
-    t.type({ report: t.string, entities: t.array(EntityRef) }),
-    t.partial({ title: t.string, attachments: t.array(t.type({ name: t.string, path: t.string })) })
-  ],
-  'ReportFile'
-)
-
 /** Checks inputs from anywhere (memory or a file) the same way. */
 export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionInputs> => {
   if (inputs.report.trim() === '') return E.left(failure('INPUT_INVALID', 'the report is empty'))
@@ -92,6 +85,8 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
     )
   if (hasLoneSurrogate(inputs.report))
     return E.left(failure('INPUT_INVALID', 'the report holds lone UTF-16 surrogates (not valid Unicode text)'))
+  if (inputs.origin !== undefined && E.isLeft(ReportOrigin.decode(inputs.origin)))
+    return E.left(failure('INPUT_INVALID', 'the origin is an http(s) address of at most 2048 characters'))
   if (inputs.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'at most 1000 entities'))
   for (const a of inputs.attachments ?? []) {
     if (a.name.trim() === '' || a.name.length > 255 || hasLoneSurrogate(a.name))
@@ -105,30 +100,27 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
 }
 
 /**
- * Reads REPORT.json and the attachments it names. Attachment paths are relative to the file and
+ * Reads a report file (REPORT.json, an issue exported by gh, Markdown or text, told apart by its
+ * shape) and the attachments REPORT.json names. Attachment paths are relative to the file and
  * must stay inside its directory (no absolute paths, no `..`): a report may come from outside.
  */
 export const readInputs = async (file: string): Promise<RevisionInputs> => {
-  let parsed: unknown
+  let text: string
   try {
     const bytes = await fsp.readFile(file)
     if (bytes.length > 8 * MAX_REPORT_CHARS)
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
-    const text = decodeUtf8(bytes, path.basename(file))
+    text = decodeUtf8(bytes, path.basename(file))
     if (text.length > 2 * MAX_REPORT_CHARS)
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
-    const bounded = parseBoundedJson(text)
-    if (E.isLeft(bounded)) throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)}: ${bounded.left}`))
-    parsed = bounded.right
   } catch (e) {
     if (e instanceof FailureError) throw e
-    throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)} as JSON`))
+    throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)}`))
   }
-  const d = ReportFile.decode(parsed)
-  if (E.isLeft(d)) throw new FailureError(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(d.left)}`))
+  const d = must(parseReportText(text, path.basename(file)))
   const base = path.dirname(path.resolve(file))
   const attachments: Array<{ name: string; bytes: Uint8Array }> = []
-  for (const a of d.right.attachments ?? []) {
+  for (const a of d.attachments) {
     const target = path.resolve(base, a.path)
     if (path.isAbsolute(a.path) || a.path.split(/[\\/]/).includes('..') || !target.startsWith(base + path.sep)) {
       throw new FailureError(
@@ -149,7 +141,14 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
     if (bytes === null) throw new FailureError(failure('INPUT_INVALID', `cannot read attachment ${name}`))
     attachments.push({ name: a.name, bytes })
   }
-  return must(checkInputs({ report: d.right.report, entities: d.right.entities, attachments }))
+  return must(
+    checkInputs({
+      report: d.report,
+      entities: d.entities,
+      attachments,
+      ...(d.origin === null ? {} : { origin: d.origin })
+    })
+  )
 }
 
 /**
@@ -175,7 +174,8 @@ export const prepareRevision = async (
   const index = {
     report: objectRefOf(report, 'text/plain'),
     entities: inputs.entities,
-    attachments: attachments.map((a) => ({ name: a.name, object: a.ref }))
+    attachments: attachments.map((a) => ({ name: a.name, object: a.ref })),
+    origin: inputs.origin ?? null
   }
   const handle = await openAt(at)
   const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))

@@ -44,15 +44,27 @@ export const decideAttachment = ({ author, name, object }: Attachment): InputsDe
     ? E.left(failure('INVALID_ARGUMENT', 'an attachment has a name of 1-255 characters'))
     : E.right([{ type: 'AttachmentAdded', actor: author, data: { name, object } }])
 
-/** The inputs index of a revision (version 1): the report, the entities, the attachments. @category Deciders */
+/**
+ * The inputs index of a revision (version 1): the report, the entities, the attachments, and the
+ * report's origin (the address it was exported from) when it has one. @category Deciders
+ */
 export interface InputsIndex {
   readonly report: ObjectRef
   readonly entities: ReadonlyArray<{ readonly type: string; readonly id: number | string }>
   readonly attachments: ReadonlyArray<{ readonly name: string; readonly object: ObjectRef }>
+  readonly origin?: string | null
 }
 
+/** What the inputs digest covers: the origin only when there is one (so older revisions keep their digest). */
+export const digestedIndex = (index: InputsIndex): Record<string, unknown> => ({
+  report: index.report,
+  entities: index.entities,
+  attachments: index.attachments,
+  ...(index.origin == null ? {} : { origin: index.origin })
+})
+
 export const inputsDigest = (index: InputsIndex): E.Either<Failure, string> => {
-  const text = canonicalJson({ report: index.report, entities: index.entities, attachments: index.attachments })
+  const text = canonicalJson(digestedIndex(index))
   return E.isLeft(text)
     ? E.left(failure('INPUT_INVALID', 'the inputs cannot be encoded as canonical JSON (lone surrogates?)'))
     : E.right(sha256Digest(text.right))
@@ -87,7 +99,8 @@ export const decideInputs = (
           inputs_digest: digest.right,
           report: index.report,
           entities: index.entities,
-          attachments: index.attachments
+          attachments: index.attachments,
+          origin: index.origin ?? null
         }
       }
     ]

@@ -164,7 +164,8 @@ export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
 // with the facts (an object) and the coverage of what was left out.
 // ---------------------------------------------------------------------------------------------
 
-export const InputsRecorded = t.type(
+/** Version 1: the report, its entities and attachments, with no word of where the report came from. */
+export const InputsRecordedV1 = t.type(
   {
     revision: PositiveInt,
     /** Version of the inputs index below. */
@@ -174,10 +175,21 @@ export const InputsRecorded = t.type(
     entities: t.array(t.type({ type: t.string, id: t.union([t.number, t.string]) })),
     attachments: t.array(t.type({ name: t.string, object: ObjectRef }))
   },
+  'InputsRecordedV1'
+)
+
+/** Where a report came from: the web address of the issue it was exported from (http or https, at most 2048 characters). */
+export const ReportOrigin = patternString('ReportOrigin', /^https?:\/\/[^\s\u0000-\u001f\u007f]{1,2040}$/)
+
+/** Version 2: also the report's origin (null when it came from no address); the digest covers it when set. */
+export const InputsRecorded = t.type(
+  { ...InputsRecordedV1.props, origin: t.union([ReportOrigin, t.null]) },
   'InputsRecorded'
 )
 export type InputsRecorded = t.TypeOf<typeof InputsRecorded>
-export const InputsRecordedEvent = defineEvent('InputsRecorded', InputsRecorded)
+export const InputsRecordedEvent = defineEvent('InputsRecorded', InputsRecorded, [
+  { codec: InputsRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof InputsRecordedV1>), origin: null }) }
+])
 
 export const EnrichmentCaptured = t.type(
   {

@@ -181,7 +181,13 @@ objects(
     const f = forger(dir)
     const inputs = (report: string): Record<string, unknown> => {
       const index = { report: f.object(Buffer.from(report), 'text/plain'), entities: [], attachments: [] }
-      return { revision: 0, inputs_version: 1, inputs_digest: sha256Digest(right(canonicalJson(index))), ...index }
+      return {
+        revision: 0,
+        inputs_version: 1,
+        inputs_digest: sha256Digest(right(canonicalJson(index))),
+        ...index,
+        origin: null
+      }
     }
     f.append('in-2', [{ type: 'InputsRecorded', actor: 'operator', data: { ...inputs('two'), revision: 2 } }])
     f.append('done-2', [

@@ -126,7 +126,7 @@ test('RecordInputs: the next revision; the same inputs again make none', () => {
       {
         type: 'InputsRecorded',
         actor: 'operator',
-        data: { revision: 1, inputs_version: 1, inputs_digest: inputsDigest, ...index }
+        data: { revision: 1, inputs_version: 1, inputs_digest: inputsDigest, ...index, origin: null }
       }
     ])
   given(prepared[0]!)

@@ -625,6 +625,27 @@ rules('revision.number', () =>
     26
   )
 )
+rules('revision.inputs-digest: an origin the digest does not cover', () =>
+  fires(
+    forge(25, [
+      {
+        type: 'InputsRecorded',
+        actor: 'operator',
+        data: {
+          ...inputs,
+          revision: 2,
+          inputs_version: 1,
+          inputs_digest: digestOf({ report: inputs.report, entities: [], attachments: inputs.attachments }),
+          entities: [],
+          origin: 'https://example.org/issues/1'
+        }
+      }
+    ]),
+    'RULE_REVISION',
+    'revision.inputs-digest',
+    26
+  )
+)
 rules("revision.inputs-digest: a digest that is not the inputs'", () =>
   fires(
     forge(25, [

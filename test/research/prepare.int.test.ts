@@ -199,5 +199,51 @@ prep('vba case prepare and show --json list the facts with provenance', async ()
   assert.match(bad.stderr, 'INPUT_INVALID')
 })
 
+prep('vba case prepare takes an issue exported by gh (its URL the origin) and a Markdown report', async () => {
+  const dir = await newCase()
+  const input = path.join(tempDir('in'), 'issue.json')
+  const url = 'https://github.com/azerothcore/azerothcore-wotlk/issues/4711'
+  const issue = {
+    number: 4711,
+    title: 'Wild Wolpertingers vanish',
+    body: 'Netted wolpertingers vanish for quest 11117.',
+    url,
+    labels: [{ name: 'Quest' }],
+    comments: []
+  }
+  writeFileSync(input, JSON.stringify(issue))
+  const r = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
+  assert.is(r.code, 0, r.stderr)
+  assert.match(r.stdout, 'revision 1 completed')
+  const lines = readFileSync(path.join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean)
+  const recorded = lines
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          type: string
+          version: number
+          data: { origin?: string; report: { digest: string; size: number } }
+        }
+    )
+    .find((e) => e.type === 'InputsRecorded')
+  assert.is(recorded?.version, 2)
+  assert.is(recorded?.data.origin, url)
+  const text = right(await readObject(dir, recorded?.data.report ?? { digest: '', size: 0 })()).toString('utf8')
+  assert.is(text, '# Wild Wolpertingers vanish\n\nNetted wolpertingers vanish for quest 11117.\n\nLabels: Quest\n')
+  assert.ok(right(await verifyCase(dir)()).valid)
+  const page = vba(['report', dir, '--out', path.join(tempDir('page'), 'r.html')])
+  assert.is(page.code, 0, page.stderr)
+
+  // The same report from another address is other inputs: a new revision.
+  writeFileSync(input, JSON.stringify({ ...issue, url: `${url}#again` }))
+  assert.match(vba(['case', 'prepare', dir, '--config', profileFile, '--input', input]).stdout, 'revision 2 completed')
+  const md = path.join(tempDir('in'), 'report.md')
+  writeFileSync(md, '# Quest 11117\n\nThe wolpertingers vanish when netted.\n')
+  const m = vba(['case', 'prepare', dir, '--config', profileFile, '--input', md])
+  assert.is(m.code, 0, m.stderr)
+  assert.match(m.stdout, 'revision 3 completed')
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
 prep.after(async () => research.close())
 prep.run()

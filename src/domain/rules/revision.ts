@@ -4,6 +4,7 @@
  * obligation: read, checked and derived again from the revision's captures).
  */
 import { digestOf } from './digest.js'
+import { digestedIndex } from '../inputs-decider.js'
 import { checkEvidenceId } from './research.js'
 import type { EventOf, RuleContext } from './context.js'
 
@@ -15,7 +16,7 @@ export const checkInputs = (c: RuleContext<EventOf<'InputsRecorded'>>): void => 
       'revision.number',
       `revision ${d.revision} follows revision ${s.revisions.length}; it must be ${s.revisions.length + 1}`
     )
-  if (digestOf({ report: d.report, entities: d.entities, attachments: d.attachments }) !== d.inputs_digest)
+  if (digestOf(digestedIndex(d)) !== d.inputs_digest)
     c.bad('revision.inputs-digest', 'inputs_digest is not the digest of the recorded inputs index')
   const same = s.revisions.find((r) => r.inputs_digest === d.inputs_digest)
   if (same !== undefined)
