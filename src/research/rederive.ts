@@ -5,7 +5,9 @@
  * git objects (never from the snapshot index), database captures when the profile's snapshot id is
  * the one they name. The canonical capture bytes must be identical; a difference is an
  * EVIDENCE_MISMATCH finding naming the first difference (a file and line, or a table, row and
- * column), a capture that could not be asked again is an EVIDENCE_NOT_RECHECKED notice saying why.
+ * column), and so is a permanent refusal of the request there (a file, table or column that is not
+ * there: the capture cannot have been recorded there); a capture that could not be asked again (an
+ * outage, a timeout, another snapshot) is an EVIDENCE_NOT_RECHECKED notice saying why.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { Profile } from '../adapters/config/profile.js'
@@ -131,6 +133,38 @@ const notRecheckable = (base: Profile, c: Capture): string | null => {
   return null
 }
 
+/**
+ * Refusals that are the world's answer about the question at the capture's commit and snapshot (a
+ * file, table, column that is not there; a request its recorded settings refuse): the capture
+ * cannot have been recorded there. Everything else (an outage, a timeout, access the operator's
+ * profile lacks, a provider not configured) only means it could not be asked again.
+ */
+export const PERMANENT_REFUSALS: ReadonlySet<string> = new Set([
+  'SOURCE_FILE_NOT_FOUND',
+  'SOURCE_NOT_TEXT',
+  'SOURCE_NOT_READABLE',
+  'SOURCE_FILE_TOO_LARGE',
+  'SOURCE_TREE_UNSAFE',
+  'TABLE_NOT_FOUND',
+  'TABLE_NOT_ALLOWED',
+  'DATABASE_NOT_ALLOWED',
+  'COLUMN_UNKNOWN',
+  'RESULT_TOO_LARGE',
+  'QUERY_INVALID',
+  'QUERY_UNKNOWN_KIND',
+  'PATH_INVALID',
+  'IDENTIFIER_INVALID',
+  'FILTER_INVALID'
+])
+
+const isPermanentRefusal = (f: { readonly code: string }): boolean => PERMANENT_REFUSALS.has(f.code)
+
+/** What a mismatch of a database capture may also mean, and what the operator does about it. */
+const reimportHint = (c: Capture): string =>
+  c.origin.type === 'database'
+    ? `; a database re-imported under the unchanged snapshot id ${c.origin.snapshot_id} has the same effect: give every import its own snapshot_id in the profile, and re-derive against the database that snapshot id named`
+    : ''
+
 /** Re-derives every capture of the case at `at` from the world `profile` reaches (see the module comment). */
 export const rederiveEvidence = async (
   at: CaseAt,
@@ -185,13 +219,27 @@ export const rederiveEvidence = async (
         sessions.set(key, research)
       }
       const again = await research.query(c.request)()
-      if (E.isLeft(again)) {
+      const where =
+        c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`
+      if (E.isLeft(again) && !isPermanentRefusal(again.left)) {
         skip(r, `asking again failed: ${again.left.code}: ${again.left.message}`)
         continue
       }
       checked++
       if (c.origin.type === 'git') commits.add(c.origin.commit)
       else snapshots.add(c.origin.snapshot_id)
+      if (E.isLeft(again)) {
+        // The world says no: the capture cannot have been recorded there.
+        mismatched++
+        findings.push(
+          finding(
+            'EVIDENCE_MISMATCH',
+            `${r.evidence} (seq ${r.seq}, ${c.kind}) cannot have been recorded at ${where}: asking again is refused there with ${again.left.code}: ${again.left.message}${reimportHint(c)}`,
+            { seq: r.seq, data: { evidence_id: r.evidence, kind: c.kind, refusal: again.left.code } }
+          )
+        )
+        continue
+      }
       const fresh = captureBytes(again.right)
       if (fresh.equals(bytes.right)) {
         matched++
@@ -202,7 +250,7 @@ export const rederiveEvidence = async (
       findings.push(
         finding(
           'EVIDENCE_MISMATCH',
-          `${r.evidence} (seq ${r.seq}, ${c.kind}) differs from what ${c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`} answers now: ${d.where}: recorded ${d.recorded}, re-derived ${d.rederived}`,
+          `${r.evidence} (seq ${r.seq}, ${c.kind}) differs from what ${where} answers now: ${d.where}: recorded ${d.recorded}, re-derived ${d.rederived}${reimportHint(c)}`,
           { seq: r.seq, data: { evidence_id: r.evidence, kind: c.kind, pointer: d.pointer, where: d.where } }
         )
       )

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openVba, type VerifyReport } from '../../src/index.js'
 import { forger, writeDemoWorld } from '../../src/testing.js'
-import { canonicalJson } from '../../src/events/canonical.js'
+import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 import { postgresStore, type TestStore } from '../helpers/stores.js'
@@ -59,6 +59,34 @@ const forgeCapture = (dir: string, kind: string, edit: (capture: Record<string, 
   if (text._tag === 'Left') throw new Error('not canonical')
   const forged = f.object(Buffer.from(text.right, 'utf8'), 'application/vnd.vba.capture+json')
   f.rewrite(event.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
+}
+
+/**
+ * Makes up a capture of another request (its object, and the request digest its reservation and
+ * capture events record, all sealed again): what a forger writes for a file or table that is not there.
+ */
+const forgeRequest = (dir: string, kind: string, edit: (capture: Record<string, unknown>) => void): void => {
+  const f = forger(dir)
+  const event = f.envelopes().find((e) => e.type === 'CaptureRecorded' && (e.data as { kind: string }).kind === kind)
+  if (event === undefined) throw new Error(`no ${kind} capture`)
+  const data = event.data as { capture: { digest: string }; request_digest: string; reservation_id: string }
+  const file = path.join(dir, 'objects', 'sha256', data.capture.digest.slice(7, 9), data.capture.digest.slice(9))
+  const capture = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+  edit(capture)
+  const text = canonicalJson(capture)
+  const request = canonicalJson(capture['request'])
+  if (text._tag === 'Left' || request._tag === 'Left') throw new Error('not canonical')
+  const digest = sha256Digest(request.right)
+  const forged = f.object(Buffer.from(text.right, 'utf8'), 'application/vnd.vba.capture+json')
+  const reservation = f
+    .envelopes()
+    .find(
+      (e) =>
+        e.type === 'BudgetReserved' && (e.data as { reservation_id?: string }).reservation_id === data.reservation_id
+    )
+  if (reservation !== undefined)
+    f.rewrite(reservation.seq, (d) => ({ ...(d as Record<string, unknown>), request_digest: digest }))
+  f.rewrite(event.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged, request_digest: digest }))
 }
 
 const codes = (r: VerifyReport, severity = 'error'): string[] =>
@@ -141,6 +169,10 @@ test('a rewritten database value is EVIDENCE_MISMATCH at its table, row and colu
     assert.not.ok(r.valid)
     const f = r.findings.find((x) => x.code === 'EVIDENCE_MISMATCH')
     assert.is((f?.data as { where?: string } | undefined)?.where, 'table world.smart_scripts, row 1, column comment')
+    assert.match(
+      f?.message ?? '',
+      'a database re-imported under the unchanged snapshot id demo-world-fixture has the same effect'
+    )
   } finally {
     await client.close()
   }
@@ -161,6 +193,63 @@ test('a rewritten database value is EVIDENCE_MISMATCH at its table, row and colu
     assert.equal(r.evidence?.snapshots, [])
   } finally {
     await client2.close()
+  }
+})
+
+test('a made-up read of a file that is not at the bound commit is EVIDENCE_MISMATCH naming the refusal, not a notice', async () => {
+  const dir = await honestCase()
+  const invented = 'src/server/scripts/World/npc_invented.cpp'
+  forgeRequest(dir, 'source.read', (c) => {
+    ;(c['request'] as { path: string }).path = invented
+    const result = c['result'] as Record<string, unknown>
+    result['path'] = invented
+    const origin = c['origin'] as { files: Array<{ path: string }> }
+    for (const file of origin.files) file.path = invented
+  })
+  assert.is(vba(['verify', dir]).code, 0, 'the forgery keeps the chain and the rules')
+  const client = await openVba({ profile: world.profile })
+  try {
+    const r = await client.cases.verify(dir, { against: true })
+    assert.not.ok(r.valid)
+    const f = r.findings.find((x) => x.code === 'EVIDENCE_MISMATCH')
+    assert.is((f?.data as { refusal?: string } | undefined)?.refusal, 'SOURCE_FILE_NOT_FOUND')
+    assert.match(
+      f?.message ?? '',
+      /cannot have been recorded at commit [0-9a-f]{12}: asking again is refused there with SOURCE_FILE_NOT_FOUND/
+    )
+    assert.not.ok(codes(r, 'notice').includes('EVIDENCE_NOT_RECHECKED'), 'not "could not ask"')
+    assert.is(r.evidence?.mismatched, 1)
+  } finally {
+    await client.close()
+  }
+  const cli = vba(['verify', dir, '--against', world.profile])
+  assert.is(cli.code, 1, cli.stdout)
+  assert.match(cli.stdout, /EVIDENCE_MISMATCH.*SOURCE_FILE_NOT_FOUND/)
+})
+
+test('a made-up table at the bound snapshot is EVIDENCE_MISMATCH naming TABLE_NOT_FOUND, with the re-import hint', async () => {
+  const dir = await honestCase()
+  forgeRequest(dir, 'database.rows', (c) => {
+    ;(c['request'] as { table: string }).table = 'invented_table'
+    const settings = c['settings'] as { allowed_tables?: string[] }
+    if (Array.isArray(settings.allowed_tables)) settings.allowed_tables.push('invented_table')
+  })
+  const client = await openVba({ profile: world.profile })
+  try {
+    const r = await client.cases.verify(dir, { against: true })
+    assert.not.ok(r.valid)
+    const f = r.findings.find((x) => x.code === 'EVIDENCE_MISMATCH')
+    assert.ok(
+      ['TABLE_NOT_FOUND', 'TABLE_NOT_ALLOWED'].includes((f?.data as { refusal?: string } | undefined)?.refusal ?? ''),
+      JSON.stringify(r.findings)
+    )
+    assert.match(
+      f?.message ?? '',
+      'a database re-imported under the unchanged snapshot id demo-world-fixture has the same effect'
+    )
+    assert.match(f?.message ?? '', 'give every import its own snapshot_id')
+  } finally {
+    await client.close()
   }
 })
 
