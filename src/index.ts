@@ -64,6 +64,7 @@ export type {
   DatabaseSchema,
   DatabaseRows,
   DatabaseCount,
+  QueryOf,
   Filter,
   OrderBy,
   Operator,

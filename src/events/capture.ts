@@ -6,28 +6,12 @@
  */
 import * as t from 'io-ts'
 import { Digest, NonNegativeInt, patternString } from './codecs.js'
+import { QueryKind } from './query-requests.js'
 
 export const CAPTURE_FORMAT = 'vba-capture'
 export const CAPTURE_SCHEMA = 'project-query-v1'
 
-/** @category research */
-export const QueryKind = t.keyof(
-  {
-    'source.files': null,
-    'source.search': null,
-    'source.symbol': null,
-    'source.registration': null,
-    'source.schema': null,
-    'source.read': null,
-    'source.context': null,
-    'database.tables': null,
-    'database.schema': null,
-    'database.rows': null,
-    'database.count': null
-  },
-  'QueryKind'
-)
-export type QueryKind = t.TypeOf<typeof QueryKind>
+export { QueryKind } from './query-requests.js'
 
 export const CommitId = patternString('CommitId', /^[0-9a-f]{40}$/)
 export const Sha256Hex = patternString('Sha256Hex', /^[0-9a-f]{64}$/)
