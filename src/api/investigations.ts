@@ -28,7 +28,9 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       const r = researchOf()
       if (profile === null) throw noProfile()
       const config = orThrow(enrichmentConfig(profile))
-      return settle(() => prepareRevision(at(dir), r, config, inputs, { env, ...optional('author', o.author) }))
+      return settle(() =>
+        prepareRevision(at(dir), r, config, inputs, { env, ...definedMembers(o, 'author', 'extract') })
+      )
     },
     start: async (dir, o = {}) => {
       live()

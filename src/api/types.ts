@@ -199,7 +199,12 @@ export interface InvestigationsApi {
    * Records a bug report (and its entities and attachments) as a revision and runs the profile's
    * `[enrichment]`. The same inputs again change nothing; new inputs make a new revision.
    */
-  prepare(dir: string, inputs: RevisionInputs, options?: { readonly author?: Author }): Promise<PrepareResult>
+  prepare(
+    dir: string,
+    inputs: RevisionInputs,
+    /** `extract: false` finds no entities in the report (the profile's `[[enrichment.extract]]` patterns are not used). */
+    options?: { readonly author?: Author; readonly extract?: boolean }
+  ): Promise<PrepareResult>
   /** Starts the investigation from the latest completed revision, with the profile's settings. */
   start(
     dir: string,

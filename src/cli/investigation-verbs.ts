@@ -2,16 +2,21 @@
 import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle-view.js'
+import { revisionsProjection, type RevisionsView } from '../projections/revisions.js'
+import { entitySources } from '../domain/extract.js'
 import { terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
-  const r = await replayAt(dir, [lifecycleProjection])
+  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection])
   const v = r.views['lifecycle']?.view as LifecycleView
+  const revisions = (r.views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
+  const latest = revisions[revisions.length - 1]
+  const entities = latest === undefined ? [] : entitySources(latest)
   if (opts.json === true) {
-    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v }))
+    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities }))
     return
   }
   // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
@@ -21,6 +26,10 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   if (v.resume_state !== null)
     say(
       `resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`
+    )
+  for (const x of entities)
+    say(
+      `entity ${x.type} ${String(x.id)}: ${x.source === 'listed' ? 'listed with the inputs' : `from ${x.where ?? 'the report'}`}`
     )
   if (v.pending_plan !== null) say(`confirmed plan waiting: ${v.pending_plan}`)
   if (v.last_model_failure !== null)

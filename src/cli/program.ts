@@ -111,7 +111,8 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
       '--input <file>',
       'REPORT.json ({report, entities: [{type, id}], attachments?}), a gh issue view --json number,title,body,url,labels,comments export, or Markdown/text'
     )
-    .action(async (dir: string, o: { config: string; input: string } & StoreOption) =>
+    .option('--no-extract', "find no entities in the report (the profile's [[enrichment.extract]] patterns)")
+    .action(async (dir: string, o: { config: string; input: string; extract: boolean } & StoreOption) =>
       casePrepare(io, await caseAt(dir, o), o)
     )
   storeVerb(kase, 'feedback <dir> <request-id> <text>')

@@ -13,6 +13,7 @@ import { systemEnv } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
 import { fail, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
+import { provenanceText } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
 import { parseBoundedJson } from '../events/bounds.js'
 
@@ -93,13 +94,18 @@ export const caseQuery = async (
 }
 
 /** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
-export const casePrepare = async (io: Out, dir: CaseAt, opts: { config: string; input: string }): Promise<void> => {
+export const casePrepare = async (
+  io: Out,
+  dir: CaseAt,
+  opts: { config: string; input: string; extract?: boolean }
+): Promise<void> => {
   const profile = await loadProfile(opts.config)
   const config = must(enrichmentConfig(profile))
   const inputs = await readInputs(opts.input)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const p = await prepareRevision(dir, r, config, inputs)
+    const p = await prepareRevision(dir, r, config, inputs, { extract: opts.extract !== false })
+    for (const x of p.extracted) io.out(`extracted ${terminalText(provenanceText(x))}`)
     io.out(
       p.status === 'unchanged'
         ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`

@@ -26,6 +26,7 @@ import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich } from '../research/enrich.js'
+import { extractEntities, revisionEntities, type ExtractedEntity } from '../domain/extract.js'
 import type { ProjectResearch } from '../research/project-research.js'
 
 /** The raw inputs of a revision, in memory. @category investigations */
@@ -54,6 +55,8 @@ export interface PrepareResult {
   readonly facts: number
   readonly captures: number
   readonly complete: boolean
+  /** The entities found in the report, with their spans (none when extraction is off). */
+  readonly extracted: ReadonlyArray<ExtractedEntity>
   readonly generation: number
   readonly receipt: Receipt
 }
@@ -63,6 +66,11 @@ export interface PrepareOptions {
   readonly env?: Env
   /** Who hands in the inputs (default operator). */
   readonly author?: Author
+  /**
+   * Find entities in the report with the profile's `[[enrichment.extract]]` patterns (default
+   * true); false records none and leaves the patterns out of the recorded settings.
+   */
+  readonly extract?: boolean
 }
 
 const MAX_REPORT_CHARS = 1_000_000
@@ -152,6 +160,21 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
 }
 
 /**
+ * The settings enrichment runs with and the entities extracted from the report: none (null) when
+ * extraction is off or the profile names no patterns, and then the patterns are not recorded.
+ */
+const extraction = (
+  config: EnrichmentConfig,
+  inputs: RevisionInputs,
+  on: boolean
+): { readonly config: EnrichmentConfig; readonly extracted: ExtractedEntity[] | null } => {
+  const patterns = config.extract ?? []
+  if (on && patterns.length > 0) return { config, extracted: extractEntities(inputs.report, patterns, inputs.entities) }
+  const { extract: _off, ...rest } = config
+  return { config: rest, extracted: null }
+}
+
+/**
  * Records `inputs` as a revision of the case at `dir` (or finds the revision that holds them),
  * enriches it with the configured queries and completes it. Left when a provider is unavailable
  * (the recorded inputs stay; running it again continues the same revision).
@@ -159,7 +182,7 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
 export const prepareRevision = async (
   at: CaseAt,
   research: ProjectResearch,
-  config: EnrichmentConfig,
+  given: EnrichmentConfig,
   inputs: RevisionInputs,
   options: PrepareOptions = {}
 ): Promise<PrepareResult> => {
@@ -171,11 +194,14 @@ export const prepareRevision = async (
     bytes: a.bytes,
     ref: objectRefOf(a.bytes, a.mediaType)
   }))
+  const { config, extracted } = extraction(given, inputs, options.extract ?? true)
   const index = {
     report: objectRefOf(report, 'text/plain'),
     entities: inputs.entities,
     attachments: attachments.map((a) => ({ name: a.name, object: a.ref })),
-    origin: inputs.origin ?? null
+    origin: inputs.origin ?? null,
+    // nothing found: inputs version 1, as before extraction (verify finds nothing either)
+    ...(extracted === null || extracted.length === 0 ? {} : { extracted })
   }
   const handle = await openAt(at)
   const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
@@ -188,6 +214,7 @@ export const prepareRevision = async (
       facts: r?.fact_count ?? 0,
       captures: r?.captures ?? 0,
       complete: r?.complete ?? false,
+      extracted: r?.extracted ?? [],
       generation: handle.cursor.seq,
       receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }
     }
@@ -200,7 +227,7 @@ export const prepareRevision = async (
       { env }
     )
   }
-  const result = must(await enrich(research, config, inputs.entities))
+  const result = must(await enrich(research, config, revisionEntities(inputs.entities, extracted ?? [])))
   const captures = result.captures.map((capture) => {
     const bytes = captureBytes(capture)
     return {
@@ -242,6 +269,7 @@ export const prepareRevision = async (
     facts: result.facts.length,
     captures: result.captures.length,
     complete: result.complete,
+    extracted: extracted ?? [],
     generation: done.generation,
     receipt: done.receipt
   }

@@ -7,7 +7,7 @@
  * `evolve` updates the state in place: the fold owns it (see projections/projection.ts).
  */
 import type { RecordedEvent } from '../events/chain.js'
-import type { EventType, LifecycleState } from '../events/catalog.js'
+import type { EventType, ExtractedEntity, LifecycleState } from '../events/catalog.js'
 import type { Binding, InvestigationSettings } from '../events/settings.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { evolveResearch, evolveRevisions } from './research-fold.js'
@@ -75,7 +75,10 @@ export interface ResearchState {
 export interface RevisionInfo {
   readonly revision: number
   readonly inputs_digest: string
+  /** The entities enrichment resolves: the listed ones, then those extracted from the report. */
   readonly entities: ReadonlyArray<{ type: string; id: number | string }>
+  /** The entities extracted from the report, with their spans (inputs version 2 only). */
+  readonly extracted?: ReadonlyArray<ExtractedEntity>
   completed: boolean
   facts: ObjectRefLite | null
   fact_count: number

@@ -13,6 +13,7 @@ import { failure, type Failure } from '../failures/failure.js'
 import { Operator, Scalar } from './query.js'
 import { describeErrors } from '../events/decode.js'
 import { checkSourcePath } from './source-paths.js'
+import { checkPatterns, ExtractPattern } from './extract.js'
 
 const Name = t.string
 const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 1 && n <= 10_000, 'Count')
@@ -83,7 +84,12 @@ const Bounds = t.partial({
 export const EnrichmentConfig = t.intersection(
   [
     t.type({ entities: t.record(t.string, EntityLookup) }),
-    t.partial({ texts: t.array(TextColumn), relationships: t.array(t.union([TableRelationship, SymbolRelationship])) }),
+    t.partial({
+      texts: t.array(TextColumn),
+      relationships: t.array(t.union([TableRelationship, SymbolRelationship])),
+      /** Patterns that find entities in the report (see domain/extract.ts). */
+      extract: t.array(ExtractPattern)
+    }),
     Bounds
   ],
   'EnrichmentConfig'
@@ -105,8 +111,10 @@ const TOP_KEYS = [
   'max_depth',
   'max_relationships',
   'page_rows',
-  'ignore_values'
+  'ignore_values',
+  'extract'
 ]
+const EXTRACT_KEYS = ['type', 'pattern', 'kind', 'ignore_case']
 const ENTITY_KEYS = ['table', 'id_column', 'columns']
 const TEXT_KEYS = ['table', 'column', 'role']
 const FILTER_KEYS = ['column', 'operator', 'value']
@@ -148,6 +156,10 @@ export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConf
       const bad = unknownKeys(text, TEXT_KEYS)
       if (bad.length > 0) return refuse(`texts[${i}]: unknown key ${bad.join(', ')}`)
     }
+    for (const [i, x] of (Array.isArray(raw['extract']) ? raw['extract'] : []).entries()) {
+      const bad = unknownKeys(x, EXTRACT_KEYS)
+      if (bad.length > 0) return refuse(`extract[${i}]: unknown key ${bad.join(', ')}`)
+    }
     for (const [i, rel] of (Array.isArray(raw['relationships']) ? raw['relationships'] : []).entries()) {
       const where = `relationships[${i}]${isRecord(rel) && typeof rel['relation'] === 'string' ? ` (${rel['relation']})` : ''}`
       const symbol = isRecord(rel) && rel['source_symbol'] === true
@@ -171,6 +183,8 @@ export const decodeEnrichment = (raw: unknown): E.Either<Failure, EnrichmentConf
   const d = EnrichmentConfig.decode(raw)
   if (E.isLeft(d)) return refuse(describeErrors(d.left))
   const config = d.right
+  const patterns = checkPatterns(config.extract ?? [])
+  if (E.isLeft(patterns)) return patterns
   // Every column a relationship reads from a row must be selected by a lookup of that table.
   const selected = new Map<string, Set<string>>()
   const add = (table: string, columns: readonly string[]): void => {

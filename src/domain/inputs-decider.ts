@@ -10,6 +10,7 @@ import { failure, type Failure } from '../failures/failure.js'
 import type { EventDraft } from '../events/chain.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
+import type { ExtractedEntity } from '../events/catalog.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { evidenceFor } from './research-decider.js'
 import type { Decision } from './decision.js'
@@ -53,14 +54,20 @@ export interface InputsIndex {
   readonly entities: ReadonlyArray<{ readonly type: string; readonly id: number | string }>
   readonly attachments: ReadonlyArray<{ readonly name: string; readonly object: ObjectRef }>
   readonly origin?: string | null
+  /** The entities extracted from the report (inputs version 2; absent: version 1, nothing extracted). */
+  readonly extracted?: ReadonlyArray<ExtractedEntity>
 }
 
-/** What the inputs digest covers: the origin only when there is one (so older revisions keep their digest). */
+/**
+ * What the inputs digest covers: the origin only when there is one and the extracted entities only
+ * with inputs version 2 (so older revisions keep their digest).
+ */
 export const digestedIndex = (index: InputsIndex): Record<string, unknown> => ({
   report: index.report,
   entities: index.entities,
   attachments: index.attachments,
-  ...(index.origin == null ? {} : { origin: index.origin })
+  ...(index.origin == null ? {} : { origin: index.origin }),
+  ...(index.extracted === undefined ? {} : { extracted: index.extracted })
 })
 
 export const inputsDigest = (index: InputsIndex): E.Either<Failure, string> => {
@@ -95,12 +102,13 @@ export const decideInputs = (
         actor: author,
         data: {
           revision,
-          inputs_version: 1,
+          inputs_version: index.extracted === undefined ? 1 : 2,
           inputs_digest: digest.right,
           report: index.report,
           entities: index.entities,
           attachments: index.attachments,
-          origin: index.origin ?? null
+          origin: index.origin ?? null,
+          ...(index.extracted === undefined ? {} : { extracted: index.extracted })
         }
       }
     ]

@@ -86,7 +86,8 @@ export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): Re
       revisions.push({
         revision: e.data.revision,
         inputs_digest: e.data.inputs_digest,
-        entities: e.data.entities,
+        entities: [...e.data.entities, ...(e.data.extracted ?? []).map((x) => ({ type: x.type, id: x.id }))],
+        ...(e.data.extracted === undefined ? {} : { extracted: e.data.extracted }),
         completed: false,
         facts: null,
         fact_count: 0,

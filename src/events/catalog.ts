@@ -181,9 +181,39 @@ export const InputsRecordedV1 = t.type(
 /** Where a report came from: the web address of the issue it was exported from (http or https, at most 2048 characters). */
 export const ReportOrigin = patternString('ReportOrigin', /^https?:\/\/[^\s\u0000-\u001f\u007f]{1,2040}$/)
 
-/** Version 2: also the report's origin (null when it came from no address); the digest covers it when set. */
-export const InputsRecorded = t.type(
-  { ...InputsRecordedV1.props, origin: t.union([ReportOrigin, t.null]) },
+/** An entity found in the report: its type and number, the span of the report it came from and the text there. @category investigations */
+export const ExtractedEntity = t.type(
+  {
+    type: t.string,
+    id: t.number,
+    /** Where in the report (UTF-16 code units, end exclusive). */
+    span: t.type({ start: t.number, end: t.number }),
+    /** The report's text in the span. */
+    text: t.string,
+    /** The kind of mention: link, command or label (as the pattern says; "mention" when it says none). */
+    kind: t.string
+  },
+  'ExtractedEntity'
+)
+export type ExtractedEntity = t.TypeOf<typeof ExtractedEntity>
+
+/**
+ * Version 2: also the report's origin (null when it came from no address; the digest covers it
+ * when set), and with inputs version 2 the entities extracted from the report.
+ */
+export const InputsRecorded = t.intersection(
+  [
+    t.type({
+      ...InputsRecordedV1.props,
+      /** Version of the inputs index: 2 when it holds entities extracted from the report. */
+      inputs_version: t.union([t.literal(1), t.literal(2)]),
+      origin: t.union([ReportOrigin, t.null])
+    }),
+    t.partial({
+      /** Inputs version 2: the entities found in the report, each with its span (derived again by verify). */
+      extracted: t.array(ExtractedEntity)
+    })
+  ],
   'InputsRecorded'
 )
 export type InputsRecorded = t.TypeOf<typeof InputsRecorded>

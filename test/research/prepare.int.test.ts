@@ -19,6 +19,8 @@ import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
+import { forger } from '../helpers/forger.js'
+import { digestOf } from '../../src/domain/rules/digest.js'
 
 const { shared } = await mariaWorld()
 const repo = buildTestRepo()
@@ -242,6 +244,107 @@ prep('vba case prepare takes an issue exported by gh (its URL the origin) and a 
   const m = vba(['case', 'prepare', dir, '--config', profileFile, '--input', md])
   assert.is(m.code, 0, m.stderr)
   assert.match(m.stdout, 'revision 3 completed')
+  assert.ok(right(await verifyCase(dir)()).valid)
+})
+
+/** A report as players file them on the public tracker: links, GM commands and labels, no JSON. */
+const TRACKER_REPORT = [
+  '### Current Behaviour',
+  '',
+  'Netted wolpertingers vanish and [Wild Wolpertinger](https://www.wowhead.com/wotlk/npc=23487) gives no credit for [Wolpertinger Round-Up](https://www.wowhead.com/wotlk/quest=11117/).',
+  '',
+  '### Steps to reproduce the problem',
+  '',
+  '1. `.quest add 11117`',
+  '2. `.go c 119367`',
+  '3. `.cast 41621` on the wolpertinger (since 2024, 3 times)',
+  '',
+  'NPC 23486 hands out the net.'
+].join('\n')
+
+prep(
+  'entities from a tracker-style report: each with its span, resolved by enrichment like a listed one; the unresolved in the coverage; verify extracts them again',
+  async () => {
+    const dir = await newCase()
+    const r = right(await prepareRevision(dir, research, config, { report: TRACKER_REPORT, entities: [] })())
+    assert.equal(
+      r.extracted.map((x) => `${x.type} ${x.id} ${x.kind} ${x.text}`),
+      [
+        'creature 23487 link npc=23487',
+        'quest 11117 link quest=11117',
+        'creature_spawn 119367 command .go c 119367',
+        'spell 41621 command .cast 41621',
+        'creature 23486 label NPC 23486'
+      ]
+    )
+    for (const x of r.extracted) assert.is(TRACKER_REPORT.slice(x.span.start, x.span.end), x.text)
+    const facts = await factsOf(dir)
+    const entity = (type: string, id: number) =>
+      facts.find((f) => f.type === 'entity' && f.entity_type === type && f.id === id && f.source === 'input')
+    assert.ok(entity('quest', 11117), 'the quest, resolved as an input')
+    assert.ok(entity('creature', 23487), 'the creature')
+    assert.ok(entity('creature', 23486), 'the labelled creature')
+    const coverage = facts.find((f) => f.type === 'project_context_coverage')
+    if (coverage?.type !== 'project_context_coverage') throw new Error('coverage')
+    const unresolved = coverage.left_out.filter((g) => g.reason === 'no_lookup_configured').map((g) => g.what)
+    assert.equal(unresolved, ['creature_spawn 119367', 'spell 41621'])
+    const verified = right(await verifyCase(dir)())
+    assert.ok(verified.valid, JSON.stringify(verified.findings))
+    // status says where each entity came from
+    const status = vba(['status', dir])
+    assert.match(
+      status.stdout,
+      /entity quest 11117: from quest 11117: link "quest=11117" at characters \d+-\d+ of the report/
+    )
+    // a forged span (or a dropped entity) is not what the recorded patterns find
+    const inputs = readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('"InputsRecorded"'))
+    const f = forger(dir)
+    f.rewrite(inputs + 1, (d) => {
+      const data = d as { extracted: Array<{ span: { start: number; end: number } }> }
+      const extracted = data.extracted.map((x, i) =>
+        i === 0 ? { ...x, span: { start: x.span.start + 1, end: x.span.end } } : x
+      )
+      const index: Record<string, unknown> = { ...(d as Record<string, unknown>), extracted }
+      const { revision: _r, inputs_version: _v, inputs_digest: _d, ...digested } = index
+      return { ...index, inputs_digest: digestOf(digested) }
+    })
+    const forged = right(await verifyCase(dir)())
+    assert.not.ok(forged.valid)
+    const rules = forged.findings.map((x) => x.data?.['rule'])
+    assert.ok(rules.includes('revision.extracted'), JSON.stringify(forged.findings))
+  }
+)
+
+prep('a report with no ids gives no entities; a listed entity wins; --no-extract finds none', async () => {
+  const none = right(
+    await prepareRevision(await newCase(), research, config, {
+      report: 'Players cannot catch 23487 or 11117 any more; it worked in 3.3.5.',
+      entities: []
+    })()
+  )
+  assert.equal(none.extracted, [])
+  const listed = right(
+    await prepareRevision(await newCase(), research, config, {
+      report: TRACKER_REPORT,
+      entities: [{ type: 'item', id: 23487 }]
+    })()
+  )
+  assert.not.ok(
+    listed.extracted.some((x) => x.id === 23487),
+    'the listed entity names 23487; the link does not make it a creature as well'
+  )
+  const dir = await newCase()
+  const input = path.join(tempDir('in'), 'report.json')
+  writeFileSync(input, JSON.stringify({ report: TRACKER_REPORT, entities: [] }))
+  const cli = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input])
+  assert.is(cli.code, 0, cli.stderr)
+  assert.match(cli.stdout, /^extracted quest 11117: link "quest=11117" at characters/m)
+  const off = vba(['case', 'prepare', dir, '--config', profileFile, '--input', input, '--no-extract'])
+  assert.is(off.code, 0, off.stderr)
+  assert.match(off.stdout, 'revision 2 completed')
+  assert.not.match(off.stdout, 'extracted')
   assert.ok(right(await verifyCase(dir)()).valid)
 })
 

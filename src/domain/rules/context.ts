@@ -7,6 +7,7 @@ import type { RecordedEvent } from '../../events/chain.js'
 import type { Binding } from '../../events/settings.js'
 import type { CaseState, ObjectRefLite } from '../case-state.js'
 import type { EntityRef } from '../enrichment-config.js'
+import type { ExtractedEntity } from '../../events/catalog.js'
 import type { RuleId } from './ids.js'
 
 /** What a command still owes after one of its events (met by a later event of the same command). */
@@ -52,6 +53,9 @@ export type Obligation =
       readonly known: readonly ObjectRefLite[]
       /** The revision's entities and its recorded enrichment settings (null: version 1), to derive the facts again. */
       readonly entities: readonly EntityRef[]
+      /** The revision's report and the entities extracted from it (null: inputs version 1), to extract them again. */
+      readonly report: ObjectRefLite | null
+      readonly extracted: readonly ExtractedEntity[] | null
       readonly enrichment: ObjectRefLite | null
     }
   | DecisionObligation

@@ -12,6 +12,8 @@ import { Capture } from '../../events/capture.js'
 import type { ObjectRefLite } from '../case-state.js'
 import { EnrichmentConfig, type EntityRef } from '../enrichment-config.js'
 import { enrich } from '../enrich.js'
+import { extractEntities } from '../extract.js'
+import type { ExtractedEntity } from '../../events/catalog.js'
 import { FactsDocument, type CoverageGap } from '../facts-document.js'
 import type { Failure } from '../../failures/failure.js'
 import { parseBoundedBytes } from '../../events/bounds.js'
@@ -23,6 +25,8 @@ export interface FactsDerivation {
   readonly revision: number
   readonly complete: boolean
   readonly entities: readonly EntityRef[]
+  readonly report: ObjectRefLite | null
+  readonly extracted: readonly ExtractedEntity[] | null
   readonly captures: readonly ObjectRefLite[]
   readonly enrichment: ObjectRefLite | null
 }
@@ -35,6 +39,40 @@ const parse = (bytes: Uint8Array | undefined): unknown => {
 const keyOf = (v: unknown): string => {
   const t = canonicalJson(v)
   return E.isRight(t) ? t.right : JSON.stringify(v)
+}
+
+/**
+ * Why the recorded extracted entities are not what the recorded patterns find in the recorded
+ * report (listed entities winning), or null. Extraction that was turned off records no patterns.
+ */
+export const extractionProblem = (
+  ob: FactsDerivation,
+  settings: EnrichmentConfig,
+  read: (ref: ObjectRefLite) => Uint8Array | undefined
+): string | null => {
+  const recorded = ob.extracted ?? []
+  const patterns = settings.extract ?? []
+  if (patterns.length === 0)
+    return recorded.length === 0
+      ? null
+      : `the revision records ${recorded.length} extracted entit${recorded.length === 1 ? 'y' : 'ies'}, but its enrichment settings name no extraction patterns`
+  if (ob.report === null) return null
+  const bytes = read(ob.report)
+  if (bytes === undefined) return null
+  let report: string
+  try {
+    report = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return 'the report is not UTF-8 text; its entities cannot be extracted again'
+  }
+  const listed = ob.entities.slice(0, ob.entities.length - recorded.length)
+  const want = extractEntities(report, patterns, listed)
+  if (keyOf(want) === keyOf(recorded)) return null
+  const i = want.findIndex((w, k) => keyOf(w) !== keyOf(recorded[k]))
+  const at = i < 0 ? Math.min(want.length, recorded.length) : i
+  const show = (x: ExtractedEntity | undefined): string =>
+    x === undefined ? 'none' : `${x.type} ${x.id} at ${x.span.start}-${x.span.end}`
+  return `the extracted entities are not what the recorded patterns find in the report (entity ${at + 1}: ${show(recorded[at])} recorded, ${show(want[at])} found)`
 }
 
 /** Why the recorded facts are not what enrichment derives, or null (also when an object is missing: reported elsewhere). */

@@ -50,6 +50,7 @@ export const RULES = {
   'revision.provenance': 'RULE_REVISION',
   'revision.coverage': 'RULE_REVISION',
   'revision.derived': 'RULE_REVISION',
+  'revision.extracted': 'RULE_REVISION',
   'command.whole': 'RULE_COMMAND',
   'command.members': 'RULE_COMMAND',
   'time.format': 'RULE_TIME',

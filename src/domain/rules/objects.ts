@@ -9,11 +9,11 @@ import type { Binding } from '../../events/settings.js'
 import { Capture } from '../../events/capture.js'
 import { unknownMember } from '../../events/strict.js'
 import type { ObjectRefLite } from '../case-state.js'
-import { resolvePointer } from '../enrichment-config.js'
+import { EnrichmentConfig, resolvePointer } from '../enrichment-config.js'
 import { continuationOf, partialMarkers } from '../partial.js'
 import { decisionProblem } from './derivation.js'
 import { digestOf } from './digest.js'
-import { factsProblem } from './facts-derivation.js'
+import { extractionProblem, factsProblem } from './facts-derivation.js'
 import { violation, type RuleId, type RuleViolation } from './ids.js'
 import type { Obligation, ReadObject } from './context.js'
 import { parseBoundedBytes } from '../../events/bounds.js'
@@ -34,7 +34,13 @@ export const obligationRefs = (ob: Obligation): readonly ObjectRefLite[] => {
         ...ob.state.research.evidenceRefs.values()
       ]
     case 'facts':
-      return [ob.ref, ...ob.captures, ...ob.known, ...(ob.enrichment === null ? [] : [ob.enrichment])]
+      return [
+        ob.ref,
+        ...ob.captures,
+        ...ob.known,
+        ...(ob.enrichment === null ? [] : [ob.enrichment]),
+        ...(ob.report === null ? [] : [ob.report])
+      ]
   }
 }
 
@@ -208,6 +214,10 @@ export const checkFactsDerivation = async (
     if (ob.kind !== 'facts') continue
     const problem = await factsProblem(ob, read)
     if (problem !== null) out.push(violation('revision.derived', problem, ob.seq))
+    const settings =
+      ob.enrichment === null ? null : EnrichmentConfig.decode(parseJson(read(ob.enrichment) ?? new Uint8Array()))
+    const extracted = settings === null || E.isLeft(settings) ? null : extractionProblem(ob, settings.right, read)
+    if (extracted !== null) out.push(violation('revision.extracted', extracted, ob.seq))
   }
   return out
 }

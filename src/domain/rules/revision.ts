@@ -16,6 +16,11 @@ export const checkInputs = (c: RuleContext<EventOf<'InputsRecorded'>>): void => 
       'revision.number',
       `revision ${d.revision} follows revision ${s.revisions.length}; it must be ${s.revisions.length + 1}`
     )
+  if ((d.extracted !== undefined) !== (d.inputs_version === 2))
+    c.bad(
+      'revision.extracted',
+      `inputs version ${d.inputs_version} ${d.extracted === undefined ? 'names no extracted entities; version 2 does' : 'holds extracted entities; only version 2 does'}`
+    )
   if (digestOf(digestedIndex(d)) !== d.inputs_digest)
     c.bad('revision.inputs-digest', 'inputs_digest is not the digest of the recorded inputs index')
   const same = s.revisions.find((r) => r.inputs_digest === d.inputs_digest)
@@ -73,6 +78,8 @@ export const checkCompleted = (c: RuleContext<EventOf<'RevisionCompleted'>>): vo
     captures,
     known: [...s.research.evidenceRefs.values()],
     entities: r?.entities ?? [],
+    report: s.report,
+    extracted: r?.extracted ?? null,
     enrichment: d.enrichment
   })
   if (d.binding !== null) c.obligations.push({ kind: 'binding', seq: e.seq, binding: d.binding, captures })

@@ -21,6 +21,7 @@ import { STYLE, esc, escPlain, linked, refLinks, utf8, type KnownIds } from './h
 import { captureBody, requesterText, valueCell } from './captures.js'
 import { budgetChart, budgetSeries } from './budget.js'
 import { timelineItem } from './timeline.js'
+import { provenanceText } from '../../domain/extract.js'
 
 export { esc, escPlain } from './html.js'
 
@@ -276,7 +277,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
     `<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`
   )
   parts.push(
-    `<section id="report"><h2>Bug report</h2>${inputs?.data.origin == null ? '' : `<p>from <a class="mono" href="${escPlain(inputs.data.origin)}" rel="noreferrer">${esc(inputs.data.origin)}</a></p>`}${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`
+    `<section id="report"><h2>Bug report</h2>${inputs?.data.origin == null ? '' : `<p>from <a class="mono" href="${escPlain(inputs.data.origin)}" rel="noreferrer">${esc(inputs.data.origin)}</a></p>`}${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${(inputs.data.extracted ?? []).length === 0 ? '' : `<br>found in the report: ${(inputs.data.extracted ?? []).map((x) => `<span class="mono" title="${esc(provenanceText(x))}">${esc(`${x.type} ${x.id}`)}</span> (${esc(x.kind)} <span class="mono">${esc(x.text)}</span>, characters ${x.span.start}-${x.span.end})`).join(', ')}`}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`
   )
   parts.push(
     `<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`

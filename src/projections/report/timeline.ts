@@ -24,7 +24,7 @@ const preparationItem = (e: EventOf<'InputsRecorded' | 'RevisionCompleted' | 'In
       return li(
         e,
         'op',
-        `revision ${e.data.revision}: bug report and ${e.data.entities.length} entit${e.data.entities.length === 1 ? 'y' : 'ies'} recorded`
+        `revision ${e.data.revision}: bug report and ${e.data.entities.length} entit${e.data.entities.length === 1 ? 'y' : 'ies'} recorded${e.data.extracted === undefined ? '' : `, ${e.data.extracted.length} found in the report`}`
       )
     case 'RevisionCompleted':
       return li(
