@@ -34,6 +34,10 @@ export const days =
     return Number(text)
   }
 
+/** What `vba check` does, for its help. */
+export const CHECK_HELP =
+  "try a profile against what it names: every path as it resolves (against the profile's folder), the repository and commit, the credentials, a connection, every allowed and enrichment table and column, one trial query; exit 2 for a profile mistake, 3 for a provider that is down"
+
 /** How long a lease taken by hand (`vba queue claim`) lasts unless `--lease-ms` says: five minutes. */
 export const CLAIM_LEASE_MS = 300_000
 

@@ -18,6 +18,7 @@ import {
   leaseMsOption,
   maxTurnsOption,
   modelOptions,
+  CHECK_HELP,
   CLAIM_LEASE_MS,
   SERVE_HOST,
   SERVE_PORT,
@@ -55,6 +56,7 @@ const importVerb = lazy(transportVerbs, 'importVerb')
 const isBagTarget = lazy(transportVerbs, 'isBagTarget')
 const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
 const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
+const check = lazy(() => import('./check-verb.js'), 'checkVerb')
 const serve = lazy(() => import('./serve.js'), 'serve')
 const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
 const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
@@ -318,6 +320,12 @@ const serviceCommands = (program: Command, { io, storeVerb }: Build): void => {
       const w = await writeDemoWorld(dir)
       io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
     })
+  program
+    .command('check')
+    .description(CHECK_HELP)
+    .addOption(configOption())
+    .option('--json', 'the report as one JSON object')
+    .action((o: { config: string; json?: boolean }) => check(io, o))
   program
     .command('research')
     .description('run one project.query without a case or a model; print the capture')

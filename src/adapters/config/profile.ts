@@ -22,9 +22,28 @@ import { FailureError, fail, must } from '../../failures/error.js'
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)
 
+/** A full commit id, refused in words: what was expected, and what was given instead. */
+const FullCommit = new t.Type<string, string, unknown>(
+  'FullCommit',
+  (u): u is string => typeof u === 'string' && /^[0-9a-f]{40}$/.test(u),
+  (u, c) =>
+    typeof u === 'string' && /^[0-9a-f]{40}$/.test(u)
+      ? t.success(u)
+      : t.failure(
+          u,
+          c,
+          typeof u !== 'string'
+            ? `expected a full 40-hex commit id (a string), got ${typeof u}`
+            : u.length !== 40
+              ? `expected a full 40-hex commit id, got ${u.length} characters (a short id, branch or tag is not a binding: \`git rev-parse\` it)`
+              : 'expected a full 40-hex commit id in lower case, got other characters'
+        ),
+  t.identity
+)
+
 export const SourceSection = t.intersection(
   [
-    t.type({ repository: Str, url: Str, commit: t.refinement(Str, (s) => /^[0-9a-f]{40}$/.test(s), 'FullCommit') }),
+    t.type({ repository: Str, url: Str, commit: FullCommit }),
     t.partial({ extensions: t.array(Str), cache_dir: Str, cache: t.boolean })
   ],
   'SourceSection'
@@ -208,6 +227,8 @@ export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failu
 }
 
 const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Either<Failure, Profile> => {
+  if (doc['include'] !== undefined)
+    return E.left(configError(file, 'include is followed only when the profile is read from a file (loadProfile)'))
   for (const [section, value] of Object.entries(doc)) {
     if (!(section in KNOWN))
       return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
@@ -303,8 +324,9 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   })
 }
 
-/** Reads and decodes a profile (CONFIG_NOT_FOUND, CONFIG_INVALID). */
-export const loadProfile = async (file: string): Promise<Profile> => {
+/** The TOML document of a profile file (CONFIG_NOT_FOUND, CONFIG_INVALID), `by` naming the profile that included it. */
+const readDocument = async (file: string, by?: string): Promise<Record<string, unknown>> => {
+  const included = by === undefined ? '' : ` (included by ${path.basename(by)})`
   let text: string
   try {
     text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
@@ -312,9 +334,49 @@ export const loadProfile = async (file: string): Promise<Profile> => {
     if (e instanceof FailureError) throw e
     return fail(
       errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
-      `cannot read profile ${file}: ${errnoOf(e) ?? 'error'}`,
+      `cannot read profile ${file}${included}: ${errnoOf(e) ?? 'error'}`,
       { file }
     )
   }
-  return must(decodeProfile(file, text))
+  try {
+    return parseToml(text) as Record<string, unknown>
+  } catch (e) {
+    const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''
+    return fail('CONFIG_INVALID', `${path.basename(file)}${included}: not valid TOML${where}`, { file })
+  }
 }
+
+/**
+ * A profile's `include = ["adapter.toml", …]` (paths relative to its folder), followed once: the
+ * included files' sections first, in order, then the profile's own; where both have a section,
+ * its keys merge and the later file's value of a key wins. An included file includes nothing.
+ */
+const withIncludes = async (file: string, doc: Record<string, unknown>): Promise<Record<string, unknown>> => {
+  const { include, ...own } = doc
+  if (include === undefined) return doc
+  if (!(typeof include === 'string' || (Array.isArray(include) && include.every((i) => typeof i === 'string'))))
+    fail('CONFIG_INVALID', `${path.basename(file)}: include is a file name or a list of them`, { file })
+  const merged: Record<string, unknown> = {}
+  const add = (part: Record<string, unknown>): void => {
+    for (const [name, value] of Object.entries(part)) {
+      const before = merged[name]
+      const both = [before, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
+      merged[name] = both ? { ...(before as object), ...(value as object) } : value
+    }
+  }
+  for (const name of typeof include === 'string' ? [include] : (include as string[])) {
+    const target = path.resolve(path.dirname(path.resolve(file)), name)
+    const part = await readDocument(target, file)
+    if (part['include'] !== undefined)
+      fail('CONFIG_INVALID', `${path.basename(target)} (included by ${path.basename(file)}) may not include others`, {
+        file: target
+      })
+    add(part)
+  }
+  add(own)
+  return merged
+}
+
+/** Reads and decodes a profile, following its include (CONFIG_NOT_FOUND, CONFIG_INVALID). */
+export const loadProfile = async (file: string): Promise<Profile> =>
+  must(decodeProfileDocument(file, await withIncludes(file, await readDocument(file))))

@@ -37,7 +37,7 @@ export const resolvePassword = async (
       return (await fsp.readFile(db.password_file, 'utf8')).replace(/\r?\n$/, '')
     } catch (e) {
       throw new FailureError(
-        failure('CREDENTIALS_MISSING', `cannot read password_file (${errnoOf(e) ?? 'error'})`, {
+        failure('CREDENTIALS_MISSING', `cannot read password_file ${db.password_file} (${errnoOf(e) ?? 'error'})`, {
           password_file: db.password_file
         })
       )
@@ -61,11 +61,41 @@ const CONNECT_CODES = new Set([
   'SQLITE_NOTADB'
 ])
 
-/** Maps a driver or knex error to a coded failure with a message written here. */
-export const mapDbError = (e: unknown, timeMs: number): Failure => {
+/**
+ * What the server (or driver) said, for the operator: its code, error number and message, on one
+ * line of at most 400 characters, with every credential in `secrets` removed. Nothing else of the
+ * error (its stack, the statement, the bound values) is kept.
+ */
+export const serverText = (e: unknown, secrets: readonly string[] = []): string | null => {
+  const err = e as { code?: unknown; errno?: unknown; sqlMessage?: unknown; message?: unknown } | null
+  if (err === null || typeof err !== 'object') return null
+  const said = typeof err.sqlMessage === 'string' ? err.sqlMessage : typeof err.message === 'string' ? err.message : ''
+  const code = typeof err.code === 'string' ? err.code : null
+  const errno = typeof err.errno === 'number' ? ` (errno ${err.errno})` : ''
+  let text = said.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim()
+  for (const secret of secrets) if (secret.length >= 3) text = text.split(secret).join('[credential removed]')
+  if (text === '' && code === null) return null
+  const line = `${code ?? 'error'}${errno}${text === '' || text === code ? '' : `: ${text}`}`
+  return line.length > 400 ? `${line.slice(0, 399)}…` : line
+}
+
+/**
+ * Maps a driver or knex error to a coded failure: the message says what it means in words, then
+ * what the server said ({@link serverText}, credentials in `secrets` removed), so an operator can
+ * diagnose the server from vba's output alone; `data` has the driver's code, errno and SQL state.
+ */
+export const mapDbError = (e: unknown, timeMs: number, secrets: readonly string[] = []): Failure => {
   if (e instanceof FailureError) return e.failure
   const err = e as { name?: string; code?: string; errno?: number; sqlState?: string }
   const code = typeof err?.code === 'string' ? err.code : undefined
+  const said = serverText(e, secrets)
+  const server = {
+    driver_code: code ?? null,
+    ...optional('server_errno', typeof err?.errno === 'number' ? err.errno : undefined),
+    ...optional('sql_state', typeof err?.sqlState === 'string' ? err.sqlState : undefined),
+    server_message: said
+  }
+  const saying = said === null ? '' : ` (the server said: ${said})`
   if (
     err?.name === 'KnexTimeoutError' ||
     (code !== undefined && TIMEOUT_CODES.has(code)) ||
@@ -77,20 +107,20 @@ export const mapDbError = (e: unknown, timeMs: number): Failure => {
   if (code === 'ER_ACCESS_DENIED_ERROR')
     return failure(
       'DATABASE_AUTH_FAILED',
-      "the world database refused the reader's user name or password (check [database] user and password_env / password_file)",
-      { driver_code: code }
+      `the world database refused the reader's user name or password (check [database] user and password_env / password_file)${saying}`,
+      server
     )
   if (code === 'ER_DBACCESS_DENIED_ERROR')
-    return failure('DATABASE_AUTH_FAILED', 'the reader may not use the configured database (check its grants)', {
-      driver_code: code
-    })
+    return failure(
+      'DATABASE_AUTH_FAILED',
+      `the reader may not use the configured database (check its grants)${saying}`,
+      server
+    )
   if (code !== undefined && CONNECT_CODES.has(code))
-    return failure('DATABASE_UNAVAILABLE', `the world database is unavailable (${code})`, { driver_code: code })
+    return failure('DATABASE_UNAVAILABLE', `the world database is unavailable${saying}`, server)
   if (code === 'ER_TABLEACCESS_DENIED_ERROR' || code === 'ER_COLUMNACCESS_DENIED_ERROR')
-    return failure('DATABASE_ACCESS_DENIED', `the reader may not read this (${code})`, { driver_code: code })
-  return failure('DATABASE_QUERY_FAILED', `the world database refused the query (${code ?? 'unknown error'})`, {
-    driver_code: code ?? null
-  })
+    return failure('DATABASE_ACCESS_DENIED', `the reader may not read this${saying}`, server)
+  return failure('DATABASE_QUERY_FAILED', `the world database refused the query${saying}`, server)
 }
 
 /** A built statement: SQL with `?` placeholders and its bound values. */
@@ -165,6 +195,7 @@ export const mysqlExecutor = async (
 ): Promise<Executor> => {
   const { default: driver } = await loadPeer('mysql2', 'a MySQL/MariaDB world database', () => import('mysql2'))
   const password = await resolvePassword(db, env)
+  const secrets = password === undefined ? [] : [password]
   const pool = driver.createPool({
     host: db.host ?? '127.0.0.1',
     port: db.port ?? 3306,
@@ -185,7 +216,7 @@ export const mysqlExecutor = async (
     try {
       conn = await new Promise((resolve, reject) => pool.getConnection((err, c) => (err ? reject(err) : resolve(c))))
     } catch (e) {
-      throw new FailureError(mapDbError(e, timeMs))
+      throw new FailureError(mapDbError(e, timeMs, secrets))
     }
     return conn
   }
@@ -195,10 +226,10 @@ export const mysqlExecutor = async (
       let healthy = true
       try {
         await prepareSession(conn, prepared, timeMs, onDialect)
-        return await allInTransaction(conn, statements, timeMs)
+        return await allInTransaction(conn, statements, timeMs, secrets)
       } catch (e) {
         healthy = false
-        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
+        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs, secrets))
       } finally {
         if (healthy) conn.release()
         else conn.destroy()
@@ -214,7 +245,7 @@ export const mysqlExecutor = async (
         return stopped
       } catch (e) {
         healthy = false
-        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs))
+        throw e instanceof FailureError ? e : new FailureError(mapDbError(e, timeMs, secrets))
       } finally {
         if (healthy) conn.release()
         else drop(conn)
@@ -252,14 +283,15 @@ const prepareSession = async (
 const allInTransaction = async (
   conn: mysql.PoolConnection,
   statements: readonly Statement[],
-  timeMs: number
+  timeMs: number,
+  secrets: readonly string[]
 ): Promise<Array<Array<Record<string, unknown>>>> => {
   const begin = run(conn, 'START TRANSACTION READ ONLY')
   const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
   const commit = run(conn, 'COMMIT')
   const settled = await Promise.allSettled([begin, ...results, commit])
   const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
-  if (failed !== undefined) throw new FailureError(mapDbError(failed.reason, timeMs))
+  if (failed !== undefined) throw new FailureError(mapDbError(failed.reason, timeMs, secrets))
   return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
 }
 
@@ -331,8 +363,12 @@ export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => 
     handle = new Sqlite(db.filename, { readonly: true, fileMustExist: true })
     handle.pragma('query_only = ON')
     handle.defaultSafeIntegers(true)
-  } catch {
-    throw unavailable('the SQLite world database cannot be opened read-only', { filename: db.filename })
+  } catch (e) {
+    const said = serverText(e)
+    throw unavailable(
+      `the SQLite world database ${db.filename} cannot be opened read-only${said === null ? '' : ` (${said})`}`,
+      { filename: db.filename, server_message: said }
+    )
   }
   return {
     all: async (statements) => {

@@ -11,8 +11,9 @@
  * `max_statement_time`, MySQL `max_execution_time`) plus a client-side timeout bound every query.
  *
  * Credentials come from an environment variable or a password file; they are passed to the driver
- * and nowhere else. Driver errors are mapped to coded failures whose messages are written here,
- * never copied from the driver, so no credential or server detail leaks into captures or logs.
+ * and nowhere else. Driver errors are mapped to coded failures: a message in words, then what the
+ * server said (its code, errno and text, one bounded line, the password removed), so an operator
+ * can diagnose the server from vba's output alone.
  */
 import knexFactory, { type Knex } from 'knex'
 import {

@@ -21,19 +21,24 @@ export const resolveGitdir = (repository: string): string => {
   try {
     st = fs.statSync(repository)
   } catch (e) {
-    throw unavailable(`the configured repository does not exist (${errnoOf(e) ?? 'error'})`, { repository })
+    throw unavailable(`the configured repository ${repository} does not exist (${errnoOf(e) ?? 'error'})`, {
+      repository
+    })
   }
-  if (!st.isDirectory()) throw unavailable('the configured repository is not a directory', { repository })
+  if (!st.isDirectory()) throw unavailable(`the configured repository ${repository} is not a directory`, { repository })
   const dotgit = path.join(repository, '.git')
   if (fs.existsSync(dotgit)) {
     if (!fs.statSync(dotgit).isDirectory())
-      throw unavailable('the repository is a linked worktree (.git is a file); configure the main clone', {
-        repository
-      })
+      throw unavailable(
+        `the repository ${repository} is a linked worktree (.git is a file); configure the main clone`,
+        {
+          repository
+        }
+      )
     return dotgit
   }
   if (fs.existsSync(path.join(repository, 'objects')) && fs.existsSync(path.join(repository, 'HEAD'))) return repository
-  throw unavailable('the configured directory is not a git repository', { repository })
+  throw unavailable(`the configured directory ${repository} is not a git repository`, { repository })
 }
 
 // Mirrors git's verify_path() as isomorphic-git applies it: separators, `.`/`..` and names that
