@@ -9,6 +9,7 @@ const BENCHES = [
   'db-rows.js',
   'source-search.js',
   'export.js',
+  'huge-entry.js',
   'bags.js',
   'mcp.js',
   'prompt-size.js',

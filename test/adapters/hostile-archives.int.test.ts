@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readdirSync, writeFileSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync, readFileSync, statSync } from 'node:fs'
 import { spawn, spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { withVerifiedPackage } from '../../src/adapters/bagit/import.js'
@@ -299,68 +299,53 @@ killed('a killed verification leaves its temporary directory; the next verificat
 killed.run()
 
 // ---------------------------------------------------------------------------------------------
-const streamed = suite('entries are streamed: memory does not follow their size (point 3)')
+const streamed = suite('entries are streamed: an entry larger than the memory a test allows (point 3)')
 
-/** Peak RSS (VmHWM, KiB) of `vba ARGS`, read at exit by a preloaded module. */
-const peakOf = (args: readonly string[]): { code: number | null; peakMiB: number; stderr: string } => {
-  const probe = path.join(tempDir('probe'), 'peak.mjs')
-  writeFileSync(
-    probe,
-    "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n"
-  )
-  const r = spawnSync(process.execPath, ['--import', `file://${probe}`, MAIN, ...args], {
-    encoding: 'utf8',
-    timeout: 300_000
-  })
-  const m = /PEAK (\d+)/.exec(r.stderr)
-  return { code: r.status, peakMiB: Number(m?.[1] ?? 0) / 1024, stderr: r.stderr }
-}
-
-streamed(
-  'a case with a 384 MiB object verifies and imports in well under the object size (held twice before)',
-  async () => {
-    const h = await sampleCase()
-    const size = 384 << 20
-    // The object is written to the case as a file (never held in memory here either).
-    const { createHash } = await import('node:crypto')
-    const blockHash = createHash('sha256')
-    const zeros = Buffer.alloc(1 << 20)
-    for (let i = 0; i < size >> 20; i++) blockHash.update(zeros)
-    const hex = blockHash.digest('hex')
-    const objDir = path.join(h.dir, 'objects', 'sha256', hex.slice(0, 2))
-    mkdirSync(objDir, { recursive: true })
-    sparseObject(path.join(objDir, hex.slice(2)), size)
-    const { appendCommand } = await import('../../src/adapters/case-store/append.js')
-    const { attempt } = await import('../../src/failures/error.js')
-    const { openCase } = await import('../../src/fp.js')
-    const handle = right(await openCase(h.dir)())
-    right(
-      await attempt(
-        appendCommand(handle, {
-          commandId: 'huge',
-          expectedGeneration: 4,
-          events: [
-            {
-              type: 'AttachmentAdded',
-              actor: 'operator',
-              data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } }
-            }
-          ]
-        })
-      )
+// What the peak memory of these commands is (it does not follow the entry's size) is measured by
+// bench/huge-entry; here the behaviour: a case holding an object far larger than any buffer the
+// code keeps verifies, exports and imports, its bytes intact.
+streamed('a case with a 64 MiB object verifies, exports and imports, the object intact', async () => {
+  const h = await sampleCase()
+  const size = 64 << 20
+  // The object is written to the case as a file (never held in memory here either).
+  const { createHash } = await import('node:crypto')
+  const blockHash = createHash('sha256')
+  const zeros = Buffer.alloc(1 << 20)
+  for (let i = 0; i < size >> 20; i++) blockHash.update(zeros)
+  const hex = blockHash.digest('hex')
+  const objDir = path.join(h.dir, 'objects', 'sha256', hex.slice(0, 2))
+  mkdirSync(objDir, { recursive: true })
+  sparseObject(path.join(objDir, hex.slice(2)), size)
+  const { appendCommand } = await import('../../src/adapters/case-store/append.js')
+  const { attempt } = await import('../../src/failures/error.js')
+  const { openCase } = await import('../../src/fp.js')
+  const handle = right(await openCase(h.dir)())
+  right(
+    await attempt(
+      appendCommand(handle, {
+        commandId: 'huge',
+        expectedGeneration: 4,
+        events: [
+          {
+            type: 'AttachmentAdded',
+            actor: 'operator',
+            data: { name: 'core.dump', object: { digest: `sha256:${hex}`, size } }
+          }
+        ]
+      })
     )
-    const archive = path.join(tempDir('huge'), 'case.tar')
-    right(await exportCase(h.dir, archive)())
-    const v = peakOf(['verify', archive])
-    assert.is(v.code, 0, v.stderr)
-    assert.ok(v.peakMiB < 200, `vba verify peaked at ${v.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
-    const target = path.join(tempDir('huge-dest'), 'case')
-    const i = peakOf(['import', archive, target])
-    assert.is(i.code, 0, i.stderr)
-    assert.ok(i.peakMiB < 200, `vba import peaked at ${i.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB entry`)
-    assert.ok(readFileSync(path.join(target, 'HEAD')).length > 0)
-  }
-)
+  )
+  const archive = path.join(tempDir('huge'), 'case.tar')
+  right(await exportCase(h.dir, archive)())
+  const v = run(['verify', archive])
+  assert.is(v.code, 0, v.stderr)
+  const target = path.join(tempDir('huge-dest'), 'case')
+  const i = run(['import', archive, target])
+  assert.is(i.code, 0, i.stderr)
+  assert.ok(readFileSync(path.join(target, 'HEAD')).length > 0)
+  const copied = path.join(target, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2))
+  assert.is(statSync(copied).size, size)
+})
 
 /** A file of `size` zero bytes made by extending it (no memory, no write of the bytes). */
 const sparseObject = (file: string, size: number): void => {

@@ -33,12 +33,18 @@ export const newReaderPassword = (): string => `r-${randomBytes(9).toString('hex
 
 let own: Promise<{ shared: SharedMariaDb; sql: MariaDbInstance['sql'] }> | undefined
 
-/** The shared test server, or one started for this process (stopped when it exits). */
-export const mariaWorld = async (): Promise<{ shared: SharedMariaDb; sql: MariaDbInstance['sql'] }> => {
+/**
+ * The shared test server, or one started for this process (stopped when it exits). A file that
+ * changes server-wide state (the general log, a table lock) asks for `own`: a server of its own even
+ * when the run shares one.
+ */
+export const mariaWorld = async (
+  options: { readonly own?: boolean } = {}
+): Promise<{ shared: SharedMariaDb; sql: MariaDbInstance['sql'] }> => {
   const fromEnv = process.env['VBA_TEST_MARIADB']
   const bin = findBinaries()
   if (bin === null) throw new Error(INSTALL_HINT)
-  if (fromEnv !== undefined) {
+  if (fromEnv !== undefined && options.own !== true) {
     const shared = JSON.parse(fromEnv) as SharedMariaDb
     const sql = sqlClient(bin, shared.socket)
     return { shared, sql }

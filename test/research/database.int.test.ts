@@ -19,7 +19,9 @@ import { right, left, tempDir } from '../helpers/fs.js'
 import { HOSTILE, REFUSALS, request } from '../helpers/hostile.js'
 import { vba } from '../helpers/cli.js'
 
-const { shared, sql } = await mariaWorld()
+// A server of its own: the hostile tests switch on the server-wide general log (and read the
+// reader's statements from it) and the timeout test write-locks world.smart_scripts.
+const { shared, sql } = await mariaWorld({ own: true })
 const open = async (file: string): Promise<ProjectResearch> => createProjectResearch(right(await loadProfile(file)()))
 const maria = await open(mariaProfile(shared))
 const lite = await open(sqliteProfile())
@@ -436,16 +438,16 @@ trust('a password never appears in captures, failures or CLI output', async () =
   for (const o of outputs) assert.not.ok(o.includes(secret), `password leaked: ${o.slice(0, 200)}`)
 })
 
-trust('a closed port is DATABASE_UNAVAILABLE, quickly', async () => {
+trust('a closed port is DATABASE_UNAVAILABLE (refused, not waited for)', async () => {
   const file = path.join(tempDir('closed'), 'project.toml')
   writeFileSync(
     file,
     `[database]\nclient = "mysql2"\nhost = "127.0.0.1"\nport = 9\nuser = "x"\ndatabases = ["world"]\nsnapshot_id = "s"\nconnect_timeout_ms = 2000\n[database.allowed_tables]\nworld = ["creature_template"]\n`
   )
   const r = await open(file)
-  const t0 = Date.now()
-  assert.is((await refuse(r, { kind: 'database.tables' })).code, 'DATABASE_UNAVAILABLE')
-  assert.ok(Date.now() - t0 < 10_000)
+  const f = await refuse(r, { kind: 'database.tables' })
+  assert.is(f.code, 'DATABASE_UNAVAILABLE')
+  assert.match(JSON.stringify(f), 'ECONNREFUSED')
   await r.close()
   assert.is(left(await loadProfile(path.join(tempDir('none'), 'absent.toml'))()).code, 'CONFIG_NOT_FOUND')
 })
@@ -471,7 +473,6 @@ trust('a query blocked past time_ms is DATABASE_TIMEOUT (server limit and client
     await new Promise((r) => setTimeout(r, 50))
   }
   const fast = await open(mariaProfile(shared, '\n[limits]\ntime_ms = 700\n'))
-  const t0 = Date.now()
   const f = await refuse(fast, {
     kind: 'database.rows',
     table: 'smart_scripts',
@@ -480,9 +481,8 @@ trust('a query blocked past time_ms is DATABASE_TIMEOUT (server limit and client
     offset: 0,
     limit: 1
   })
-  const took = Date.now() - t0
   assert.is(f.code, 'DATABASE_TIMEOUT', JSON.stringify(f))
-  assert.ok(took < 5000, `took ${took} ms`)
+  assert.equal(locker.exitCode, null, 'it timed out while the lock was still held')
   await fast.close()
   locker.kill()
 })
