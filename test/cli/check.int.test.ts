@@ -30,7 +30,11 @@ const smallRepo = (): { dir: string; commit: string } => {
 const repo = smallRepo()
 const source = (repository: string, commit = repo.commit): string =>
   `\n[source]\nrepository = ${JSON.stringify(repository)}\nurl = "https://example.org/core.git"\ncommit = "${commit}"\n`
-const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+/** The adapter without its gameobject lookup: the fixture world has no gameobject_template (check says so). */
+const withoutGameobjects = (text: string): string =>
+  text.replace(/^\[enrichment\.entities\.gameobject\]\n(?:[^[\n].*\n)*/m, '')
+const shippedAdapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+const adapter = withoutGameobjects(shippedAdapter)
 const env = { [PASSWORD_ENV]: shared.readerPassword }
 
 /** A free loopback port (nothing listens on it once this resolves). */
@@ -204,6 +208,8 @@ check('config/azerothcore.toml with its include of the adapter: check and case p
   assert.is(asShipped.code, 2, asShipped.stdout + asShipped.stderr)
   assert.match(asShipped.stdout, 'allowed but not in the database: creature_questender, gameobject_template')
   assert.match(asShipped.stdout, 'ok   enrichment: every table and column [enrichment] reads exists and is allowed')
+  // With the fixture's tables only, the adapter's gameobject lookup has no table: without it, ready.
+  writeFileSync(path.join(dir, 'trinitycore.toml'), adapter)
   writeFileSync(
     profile,
     set(shipped).replace(
