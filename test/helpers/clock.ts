@@ -38,3 +38,16 @@ export const testClock = (options: TestClockOptions = {}): TestClock => {
     draws: () => drawn
   }
 }
+
+/**
+ * A clock for a time limit that is always exceeded: every reading is 700 s after the one before,
+ * more than the largest `[limits] time_ms` (600 000). A query that checks its deadline at all times
+ * out, on any machine.
+ */
+export const limitExceeded = (): (() => number) => {
+  let t = 0
+  return () => {
+    t += 700_000
+    return t
+  }
+}

@@ -27,6 +27,7 @@ import { sqliteProfile } from '../helpers/world.js'
 import { buildTestRepo } from '../helpers/git-repo.js'
 import { repoRoot, right, left, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
+import { limitExceeded } from '../helpers/clock.js'
 
 const repo = buildTestRepo()
 const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
@@ -419,10 +420,12 @@ loop(
   async () => {
     const dir = await startedCase()
     const slowFile = sqliteProfile(
-      `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\ncache = false\n\n${adapter}\n[limits]\ntime_ms = 1\nmax_file_bytes = 10000000\n`
+      `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n${adapter}\n`
     )
-    // Without the snapshot index every blob is inflated from the pack, the huge one too: over 1 ms.
-    const slow = createProjectResearch(right(await loadProfile(slowFile)()), { openSource: openSourceResearch })
+    // The time limit is read from the research's clock: one that passes any limit between two readings.
+    const slow = createProjectResearch(right(await loadProfile(slowFile)()), {
+      openSource: (p, o) => openSourceResearch(p, { ...o, now: limitExceeded() })
+    })
     const search = JSON.stringify({
       next: { kind: 'tool', operation: 'project.query', arguments: { kind: 'source.search', text: 'Wolpertinger' } }
     })

@@ -7,7 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch, type ProjectResearch } from '../../src/research/project-research.js'
@@ -16,6 +16,7 @@ import type { Capture } from '../../src/events/capture.js'
 import { buildTestRepo, FILES, LONG_FILE_LINES, git } from '../helpers/git-repo.js'
 import { left, right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
+import { limitExceeded } from '../helpers/clock.js'
 
 const repo = buildTestRepo()
 
@@ -316,14 +317,19 @@ search('limits are marked: matches, and a controlled error for result bytes and 
   assert.is(c['complete'], false)
   const tiny = await open(profileFile(repo.dir, repo.commit, '\n[limits]\nmax_result_bytes = 2000\n'))
   assert.is(await refuse({ kind: 'source.read', path: LONG, start_line: 1, end_line: 80 }, tiny), 'RESULT_TOO_LARGE')
-  // Without the snapshot index every blob is inflated from the pack, the huge one too: over 1 ms.
-  const slowFile = profileFile(repo.dir, repo.commit, '\n[limits]\ntime_ms = 1\nmax_file_bytes = 10000000\n')
-  writeFileSync(
-    slowFile,
-    readFileSync(slowFile, 'utf8').replace(`commit = "${repo.commit}"`, `commit = "${repo.commit}"\ncache = false`)
-  )
-  const slow = await open(slowFile)
+  // The time limit is read from the research's clock: one that passes any limit between two readings.
+  const slow = createProjectResearch(right(await loadProfile(profileFile(repo.dir, repo.commit))()), {
+    openSource: (p, o) => openSourceResearch(p, { ...o, now: limitExceeded() })
+  })
   assert.is(await refuse({ kind: 'source.search', text: 'never-found-zzz' }, slow), 'SOURCE_TIMEOUT')
+  assert.is(await refuse({ kind: 'source.context', text: 'never-found-zzz' }, slow), 'SOURCE_TIMEOUT')
+  assert.is(await refuse({ kind: 'source.registration', symbol: 'never_found_zzz' }, slow), 'SOURCE_TIMEOUT')
+  const standing = createProjectResearch(right(await loadProfile(profileFile(repo.dir, repo.commit))()), {
+    openSource: (p, o) => openSourceResearch(p, { ...o, now: () => 0 })
+  })
+  right(await standing.query({ kind: 'source.search', text: 'never-found-zzz' })())
+  await slow.close()
+  await standing.close()
 })
 
 search.run()

@@ -26,6 +26,8 @@ export interface SourceResearch {
   readonly extensions: readonly string[]
   readonly limits: ProjectLimits
   readonly analysis: SourceAnalysis
+  /** The clock a query's time limit is read from (ms since the epoch). */
+  readonly now: () => number
 }
 
 export interface OriginFile {
@@ -82,11 +84,13 @@ export interface Skipped {
   readonly reason: SkipReason
 }
 
-/** Throws SOURCE_TIMEOUT once `deadline` (ms since epoch) has passed. */
-export const checkDeadline = (deadline: number, timeMs: number): void => {
-  if (Date.now() > deadline)
+/** Throws SOURCE_TIMEOUT once `deadline` (ms since epoch, by the research's clock) has passed. */
+export const checkDeadline = (r: SourceResearch, deadline: number): void => {
+  if (r.now() > deadline)
     throw new FailureError(
-      failure('SOURCE_TIMEOUT', `the source query did not finish within ${timeMs} ms`, { time_ms: timeMs })
+      failure('SOURCE_TIMEOUT', `the source query did not finish within ${r.limits.time_ms} ms`, {
+        time_ms: r.limits.time_ms
+      })
     )
 }
 
@@ -236,7 +240,7 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
       skipped.push({ path: entry.path, reason: entry.kind })
       continue
     }
-    checkDeadline(o.deadline, r.limits.time_ms)
+    checkDeadline(r, o.deadline)
     const known = r.snap.known(entry.oid)
     const info = known === undefined ? await r.snap.info(entry.oid) : known
     if (info === null) {
@@ -278,7 +282,7 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
     if (limitsReached.has('matches') || limitsReached.has('files')) break
   }
   // A scan that ran past its time is refused even when it got to the end: the limit is a promise.
-  checkDeadline(o.deadline, r.limits.time_ms)
+  checkDeadline(r, o.deadline)
   return {
     hits,
     files,

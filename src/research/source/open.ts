@@ -67,6 +67,8 @@ export interface SourceOpenOptions {
   /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
   readonly onNotice?: (n: SnapshotNotice) => void
   readonly onProgress?: (p: BuildProgress) => void
+  /** The clock a query's time limit (`[limits] time_ms`) is read from (default Date.now; a test passes its own). */
+  readonly now?: () => number
 }
 
 /** @category research */
@@ -96,7 +98,8 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     url: source.url,
     extensions,
     limits: profile.limits,
-    analysis: analysisOf(profile)
+    analysis: analysisOf(profile),
+    now: options.now ?? Date.now
   }
   return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }
 }

@@ -8,7 +8,7 @@ import { sourceRead } from './read.js'
 import { sourceContext } from './context.js'
 
 export const runSourceQuery = (r: SourceResearch, q: SourceQuery): Promise<Capture> => {
-  const deadline = Date.now() + r.limits.time_ms
+  const deadline = r.now() + r.limits.time_ms
   switch (q.kind) {
     case 'source.files':
       return sourceFiles(r, q)
