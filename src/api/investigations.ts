@@ -6,7 +6,7 @@ import { enrichmentConfig, prepareRevision } from '../commands/prepare.js'
 import { cancelPlan, topUpBudget } from '../commands/typed.js'
 import { advance, nextPrompt } from '../investigation/loop.js'
 import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle-commands.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import type { Env } from '../adapters/env.js'
 import { orThrow, settle } from './errors.js'
 import { appended, noProfile, type ClientContext } from './context.js'
@@ -34,7 +34,7 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
     },
     start: async (dir, o = {}) => {
       live()
-      const settings = o.settings ?? (profile === null ? null : orThrow(settingsOf(profile)))
+      const settings = o.settings ?? (profile === null ? null : orThrow(await startSettings(profile, researchOf())))
       if (settings === null) throw noProfile()
       const generation = await settle(() =>
         startInvestigation(at(dir), { settings, env, ...optional('commandId', o.commandId) })

@@ -4,7 +4,7 @@ import { listDirectoryQueue } from '../adapters/case-store/directory-queue.js'
 import { LEASE_MS } from '../adapters/case-store/store.js'
 import { work } from '../investigation/worker.js'
 import { advance } from '../investigation/loop.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import { orThrow, settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import { advanceOptions } from './investigations.js'
@@ -32,7 +32,7 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
     work: async (o) => {
       const s = needStore()
       const r = researchOf()
-      const settings = profile === null ? null : orThrow(settingsOf(profile))
+      const settings = profile === null ? null : orThrow(await startSettings(profile, r))
       return settle(() =>
         work({
           store: s,

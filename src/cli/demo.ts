@@ -24,7 +24,7 @@ import { cliOpenSource } from './source-open.js'
 import { enrichmentConfig, prepareRevision } from '../commands/prepare.js'
 import { advance } from '../investigation/loop.js'
 import { startInvestigation } from '../commands/lifecycle-commands.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import { latestEvidence, type ScriptStep, scriptedModel } from '../investigation/scripted-model.js'
 import { DEMO_DATABASE, writeDemoWorld } from '../demo/world.js'
 
@@ -222,7 +222,7 @@ const investigationSteps = async (target: string, world: string): Promise<void> 
   say(
     `9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`
   )
-  await startInvestigation(target, { settings: orQuit(settingsOf(full)) })
+  await startInvestigation(target, { settings: orQuit(await startSettings(full, investigator)) })
   const script = scriptedModel(investigationScript())
   const outcome = await advance(target, { model: script.model, research: investigator })
   await investigator.close()

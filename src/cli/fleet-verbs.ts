@@ -11,7 +11,7 @@ import { FailureError, fail, must } from '../failures/error.js'
 import type { QueueEntry } from '../projections/queue.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
 import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
@@ -134,8 +134,8 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   const store = await storeAt(needStore(o))
   const profile = await loadProfile(o.config)
   const model = modelFrom(profile, o)
-  const settings = must(settingsOf(profile))
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
+  const settings = must(await startSettings(profile, research))
   const stop = new AbortController()
   const onSignal = (): void => {
     io.err('vba: stopping after the current step (again to force)')

@@ -18,7 +18,7 @@ import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel } from '../investigation/models.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import { CliExit, EXIT, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import type { Out } from './case-verbs.js'
@@ -144,23 +144,24 @@ const runLeased = async (
   const out = (value: Record<string, unknown>, text: string): void => {
     io.out(o.json === true ? jsonLine(value) : terminalText(text))
   }
-  if (handle.cursor.state.state === 'NOT_STARTED') {
-    const generation = await startInvestigation(dir, { settings: must(settingsOf(profile)), ...leased })
-    out(
-      {
-        started: {
-          revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null,
-          generation
-        }
-      },
-      `started the investigation (generation ${generation})`
-    )
-  }
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const onSignal = (): void => stop.abort()
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
+    if (handle.cursor.state.state === 'NOT_STARTED') {
+      const settings = must(await startSettings(profile, research))
+      const generation = await startInvestigation(dir, { settings, ...leased })
+      out(
+        {
+          started: {
+            revision: handle.cursor.state.revisions.filter((r) => r.completed).pop()?.revision ?? null,
+            generation
+          }
+        },
+        `started the investigation (generation ${generation})`
+      )
+    }
     const r = await advance(dir, {
       model,
       research,

@@ -67,23 +67,37 @@ export const InvestigationSettingsV2 = t.type(
  * tables, the limits of one query, and where code lives in the snapshot (the rest may hold data
  * dumps). Recorded at the start, so the prompt renders from the log alone.
  */
-export const QueryContract = t.type(
-  {
-    /** Null when the profile binds no source repository. */
-    source: t.union([t.null, t.type({ code_path_prefixes: t.array(t.string) })]),
-    databases: t.array(t.type({ name: t.string, allowed_tables: t.array(t.string) })),
-    limits: t.type({
-      max_lines: PositiveInt,
-      max_rows: PositiveInt,
-      max_result_bytes: PositiveInt,
-      max_matches: PositiveInt,
-      max_files: PositiveInt,
-      max_line_chars: PositiveInt,
-      max_in_values: PositiveInt,
-      max_filters: PositiveInt,
-      max_columns: PositiveInt
+export const QueryContract = t.intersection(
+  [
+    t.type({
+      /** Null when the profile binds no source repository. */
+      source: t.union([t.null, t.type({ code_path_prefixes: t.array(t.string) })]),
+      databases: t.array(t.type({ name: t.string, allowed_tables: t.array(t.string) })),
+      limits: t.type({
+        max_lines: PositiveInt,
+        max_rows: PositiveInt,
+        max_result_bytes: PositiveInt,
+        max_matches: PositiveInt,
+        max_files: PositiveInt,
+        max_line_chars: PositiveInt,
+        max_in_values: PositiveInt,
+        max_filters: PositiveInt,
+        max_columns: PositiveInt
+      })
+    }),
+    t.partial({
+      /**
+       * What the start found: the allowed tables the snapshot does not hold, per database, and what
+       * the profile says cannot be reached (absent for starts that did not check: their contract
+       * says nothing of either, nor when a conclusion is accepted).
+       */
+      snapshot: t.type({
+        absent_tables: t.array(t.type({ name: t.string, tables: t.array(t.string) })),
+        /** What the profile says no query reaches (client data such as DBC files). */
+        not_reachable: t.array(t.string)
+      })
     })
-  },
+  ],
   'QueryContract'
 )
 export type QueryContract = t.TypeOf<typeof QueryContract>

@@ -4,6 +4,7 @@ import type { Failure } from '../failures/failure.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import { analysisOf } from '../research/source/open.js'
+import type { ProjectResearch } from '../research/project-research.js'
 
 /** The prompt version new investigations start with. */
 export const CURRENT_PROMPT_VERSION = 'investigation_project_v2'
@@ -62,4 +63,35 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     answer_repeats_from_case: true,
     binding: bindingOf(profile)
   })
+}
+
+/**
+ * The settings an investigation starts with: those of the profile, with what the start found of
+ * the snapshot in the contract (the allowed tables it does not hold, asked through research's
+ * database.tables) and what the profile's [contract] says cannot be reached. When the database
+ * cannot be asked, the contract names neither (as before the check).
+ * @category investigations
+ */
+export const startSettings = async (
+  profile: Profile,
+  research: Pick<ProjectResearch, 'query'>
+): Promise<E.Either<Failure, InvestigationSettings>> => {
+  const base = settingsOf(profile)
+  if (E.isLeft(base) || base.right.contract === null) return base
+  const c = base.right.contract
+  const absent: Array<{ name: string; tables: string[] }> = []
+  if (c.databases.length > 0) {
+    const got = await research.query({ kind: 'database.tables' })()
+    if (E.isLeft(got)) return base
+    const missing = (got.right.result['allowed_but_missing'] ?? []) as ReadonlyArray<{
+      database: string
+      table: string
+    }>
+    for (const d of c.databases) {
+      const tables = missing.filter((m) => m.database === d.name).map((m) => m.table)
+      if (tables.length > 0) absent.push({ name: d.name, tables: [...tables].sort() })
+    }
+  }
+  const snapshot = { absent_tables: absent, not_reachable: [...(profile.contract.not_reachable ?? [])] }
+  return E.right({ ...base.right, contract: { ...c, snapshot } })
 }

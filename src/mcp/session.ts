@@ -31,7 +31,7 @@ import type { ProjectResearch } from '../research/project-research.js'
 import { analysisOf } from '../research/source/open.js'
 import { openAt } from '../commands/run.js'
 import { startInvestigation } from '../commands/lifecycle-commands.js'
-import { settingsOf } from '../investigation/settings.js'
+import { startSettings } from '../investigation/settings.js'
 import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
 import { toolSpecs, type ToolQueryKind, type ToolSpec } from './tools.js'
 import { parseBoundedBytes } from '../events/bounds.js'
@@ -123,7 +123,7 @@ const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHa
       )
     )
   if (s.state !== 'NOT_STARTED') return { handle, started: false }
-  await startInvestigation(o.at, { settings: must(settingsOf(o.profile)), env })
+  await startInvestigation(o.at, { settings: must(await startSettings(o.profile, o.research)), env })
   return { handle: await openAt(o.at), started: true }
 }
 

@@ -44,7 +44,13 @@ const FullCommit = new t.Type<string, string, unknown>(
 export const SourceSection = t.intersection(
   [
     t.type({ repository: Str, url: Str, commit: FullCommit }),
-    t.partial({ extensions: t.array(Str), cache_dir: Str, cache: t.boolean })
+    t.partial({
+      extensions: t.array(Str),
+      cache_dir: Str,
+      cache: t.boolean,
+      /** The repository's web view of one window: `https://github.com/OWNER/REPO/blob/{commit}/{path}#L{start}-L{end}`. */
+      web_view: Str
+    })
   ],
   'SourceSection'
 )
@@ -96,6 +102,9 @@ export const LoopSection = t.partial(
   'LoopSection'
 )
 
+/** [contract]: what the prompt's contract says beyond the allowlist: what no query can reach (client data). */
+export const ContractSection = t.partial({ not_reachable: t.array(Str) }, 'ContractSection')
+
 /** [budget]: the action budget of an investigation and what a project.query costs. */
 export const BudgetSection = t.partial(
   {
@@ -135,7 +144,7 @@ export const ModelSection = t.partial(
 
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
-  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache'],
+  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache', 'web_view'],
   database: [
     'client',
     'host',
@@ -154,12 +163,14 @@ const KNOWN: Record<string, readonly string[] | null> = {
   loop: Object.keys(LoopSection.props),
   budget: Object.keys(BudgetSection.props),
   model: Object.keys(ModelSection.props),
+  contract: Object.keys(ContractSection.props),
   enrichment: null
 }
 
 export type LoopSection = t.TypeOf<typeof LoopSection>
 export type BudgetSection = t.TypeOf<typeof BudgetSection>
 export type ModelSection = t.TypeOf<typeof ModelSection>
+export type ContractSection = t.TypeOf<typeof ContractSection>
 export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
@@ -175,6 +186,7 @@ export interface Profile {
   readonly loop: LoopSection
   readonly budget: BudgetSection
   readonly model: ModelSection
+  readonly contract: ContractSection
   /** The whole document as parsed ([enrichment] is decoded where it is used, strictly). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -282,6 +294,16 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   if (E.isLeft(budget)) return budget
   const model = section('model', ModelSection)
   if (E.isLeft(model)) return model
+  const contract = section('contract', ContractSection)
+  if (E.isLeft(contract)) return contract
+  const web = source.right?.web_view
+  if (web !== undefined && (!/^https?:\/\/[^\s]+$/.test(web) || !web.includes('{path}')))
+    return E.left(
+      configError(
+        file,
+        '[source].web_view is an http(s) address with {path} (and {commit}, {start}, {end} where they go)'
+      )
+    )
   if (source.right?.cache === false && source.right.cache_dir !== undefined)
     return E.left(configError(file, '[source] takes cache = false or a cache_dir, not both'))
   const db = database.right
@@ -320,6 +342,7 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
     loop: loop.right ?? {},
     budget: budget.right ?? {},
     model: model.right ?? {},
+    contract: contract.right ?? {},
     raw: doc
   })
 }

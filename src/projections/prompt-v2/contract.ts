@@ -50,10 +50,28 @@ const contractLines = (c: QueryContract): string[] => {
       `Code is under ${c.source.code_path_prefixes.join(', ')}; other paths may hold data dumps (.sql): path_prefix ${JSON.stringify(first)} searches code only.`
     )
   }
+  const absent = new Map((c.snapshot?.absent_tables ?? []).map((a) => [a.name, new Set(a.tables)]))
   if (c.databases.length > 0) {
     out.push('Allowed tables (no other table can be read; columns: database.schema):')
-    for (const d of c.databases)
-      out.push(`  ${d.name}: ${d.allowed_tables.length === 0 ? 'none' : bounded(d.allowed_tables, TABLES_MAX_CHARS)}`)
+    for (const d of c.databases) {
+      const gone = absent.get(d.name) ?? new Set<string>()
+      const held = d.allowed_tables.filter((t) => !gone.has(t))
+      out.push(`  ${d.name}: ${held.length === 0 ? 'none' : bounded(held, TABLES_MAX_CHARS)}`)
+      if (gone.size > 0)
+        out.push(
+          `  ${d.name}, allowed but absent from this snapshot (a query is refused): ${bounded([...gone], TABLES_MAX_CHARS)}`
+        )
+    }
+  }
+  // Starts that checked the snapshot also say what no query reaches and when a conclusion is accepted.
+  if (c.snapshot !== undefined) {
+    if (c.snapshot.not_reachable.length > 0)
+      out.push(
+        `No query reaches: ${c.snapshot.not_reachable.join('; ')}. What depends on it is a hypothesis or a lab test.`
+      )
+    out.push(
+      'A conclusion is accepted when every hypothesis and evidence id it cites exists, whatever the status of its hypotheses (an open one too); it ends the investigation.'
+    )
   }
   const l = c.limits
   out.push(
