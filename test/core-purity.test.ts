@@ -28,7 +28,7 @@ export const FLOORS: ReadonlyArray<readonly string[]> = [
   ['commands'],
   ['investigation'],
   ['report'],
-  ['mcp', 'api', 'demo', 'testing'],
+  ['mcp', 'api', 'demo', 'testing', 'eval'],
   ['fp.ts'],
   ['index.ts', 'testing.ts'],
   ['cli']

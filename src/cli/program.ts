@@ -7,6 +7,7 @@ import type { WorkVerbOptions } from './fleet-verbs.js'
 import type { McpOptions } from './mcp-verb.js'
 import { VERSION } from '../version.js'
 import { caseAt, closeStores, type StoreOption } from './stores.js'
+import { evalCommands } from './eval-commands.js'
 import {
   againstOption,
   commandIdOption,
@@ -378,6 +379,7 @@ const buildProgram = (io: Out): Command => {
   storeAndIndexCommands(program, build)
   fleetCommands(program, build)
   serviceCommands(program, build)
+  evalCommands(program, io)
   return program
 }
 

@@ -1,0 +1,105 @@
+/**
+ * `vba eval` and `vba eval score`: run an evaluation with a model (a command, an OpenAI-compatible
+ * endpoint, or the built-in baseline) and print its table; recompute a run's scores from its
+ * cases and say whether they reproduce its results.json byte for byte. Exit 0; 1 when a case does
+ * not verify or the recomputed results differ; 2 for bad input.
+ */
+import { existsSync, promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import { loadProfile } from '../adapters/config/profile.js'
+import { fail } from '../failures/error.js'
+import { openSourceResearch } from '../research/source/open.js'
+import { runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
+import { baselineModel } from '../eval/baseline-model.js'
+import { changedOf, readSuite, type ChangedRange } from '../eval/suite.js'
+import { resultsText, type Results } from '../eval/score.js'
+import { resultsTable } from '../eval/table.js'
+import { modelFrom } from './investigate-verb.js'
+import { printNotice } from './source-open.js'
+import { CliExit, EXIT, terminalText } from './io.js'
+import type { Out } from './case-verbs.js'
+import { optional } from '../optional.js'
+
+export interface EvalRunOptions {
+  readonly config: string
+  readonly out: string
+  readonly repository?: string
+  readonly baseline?: boolean
+  readonly modelCommand?: string
+  readonly modelUrl?: string
+  readonly model?: string
+  readonly concurrency: number
+  readonly maxTurns: number
+  readonly json?: boolean
+}
+
+export interface EvalScoreOptions {
+  readonly suite?: string
+  readonly repository?: string
+  readonly out?: string
+  readonly json?: boolean
+}
+
+const print = (io: Out, r: Results, json: boolean | undefined): void => {
+  if (json === true) io.out(resultsText(r).trimEnd())
+  else for (const l of resultsTable(r)) io.out(terminalText(l))
+}
+
+export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promise<void> => {
+  const profile = await loadProfile(o.config)
+  if (o.baseline === true && (o.modelCommand !== undefined || o.modelUrl !== undefined))
+    fail('INVALID_ARGUMENT', 'give --baseline or a model (--model-command, --model-url), not both')
+  const model: EvalModel =
+    o.baseline === true
+      ? baselineModel
+      : (
+          (fn) => () =>
+            fn
+        )(modelFrom(profile, o))
+  const results = await runEval({
+    suite,
+    out: o.out,
+    profile,
+    ...optional('repository', o.repository),
+    model,
+    concurrency: o.concurrency,
+    maxTurns: o.maxTurns,
+    openSource: (p, options) => openSourceResearch(p, { ...options, onNotice: printNotice }),
+    onProgress: (line) => (o.json === true ? io.err(terminalText(line)) : io.out(terminalText(line)))
+  })
+  print(io, results, o.json)
+  if (o.json !== true)
+    io.out(`results: ${path.join(o.out, 'results.json')}; summary: ${path.join(o.out, 'summary.html')}`)
+}
+
+export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Promise<void> => {
+  const runFile = path.join(dir, 'run.json')
+  const run = existsSync(runFile) ? (JSON.parse(await fsp.readFile(runFile, 'utf8')) as Partial<RunFile>) : {}
+  const suite = o.suite ?? run.suite
+  if (suite === undefined) fail('INPUT_INVALID', `${dir} has no run.json naming its suite: give --suite`)
+  const repository = o.repository === undefined ? (run.repository ?? null) : path.resolve(o.repository)
+  const bugs = await readSuite(suite)
+  const changed = new Map<string, readonly ChangedRange[]>()
+  for (const bug of bugs) changed.set(bug.id, await changedOf(bug, repository))
+  const published = path.join(dir, 'results.json')
+  const before = existsSync(published) ? await fsp.readFile(published, 'utf8') : null
+  // The heads the published results name: a case rolled back, forked or re-chained since is a finding.
+  const heads = new Map<string, string>()
+  if (before !== null)
+    for (const b of (JSON.parse(before) as Partial<Results>).bugs ?? [])
+      if (typeof b.head === 'string') heads.set(b.id, b.head)
+  const results = await scoreRun(dir, bugs, changed, path.basename(path.resolve(suite)), heads)
+  const text = resultsText(results)
+  if (o.out !== undefined) await fsp.writeFile(o.out, text)
+  print(io, results, o.json)
+  const same = before === text
+  const say = o.json === true ? io.err : io.out
+  say(
+    before === null
+      ? `${dir} has no results.json to compare with`
+      : same
+        ? 'results.json reproduced byte for byte from the cases'
+        : 'results.json DIFFERS from the scores recomputed from the cases'
+  )
+  if (!same || results.totals.unverified > 0) throw new CliExit(EXIT.FINDINGS)
+}

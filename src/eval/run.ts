@@ -1,0 +1,191 @@
+/**
+ * Running an evaluation: every bug of a suite becomes a case in `OUT/cases/<id>`, prepared and
+ * investigated at its own commit (the profile's source binding with the bug's commit), N bugs at
+ * a time. A bug that fails (blocked, exhausted, an error) is scored as it stands and the run goes
+ * on; running again resumes: a finished case (concluded, exhausted, blocked) is kept, an unfinished
+ * one continues. The scores are then computed from the cases alone (score.ts) and written as
+ * results.json, summary.html and a report page per case.
+ */
+import { existsSync, promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import type { Profile } from '../adapters/config/profile.js'
+import { initCase } from '../adapters/case-store/init.js'
+import { openCaseAt } from '../adapters/case-store/at.js'
+import { enrichmentConfig, prepareRevision, readInputs, type RevisionInputs } from '../commands/prepare.js'
+import { startInvestigation } from '../commands/lifecycle-commands.js'
+import { advance, type ModelFn } from '../investigation/loop.js'
+import { settingsOf } from '../investigation/settings.js'
+import { createProjectResearch, type ResearchOptions } from '../research/project-research.js'
+import { caseReport } from '../report/case-report.js'
+import { fail, must, thrownFailure } from '../failures/error.js'
+import { changedOf, readSuite, type Bug, type ChangedRange } from './suite.js'
+import { scoreCase, totalsOf, resultsText, type BugScore, type Results } from './score.js'
+import { summaryHtml } from './summary.js'
+import { scoreLine } from './table.js'
+
+/** What an evaluation model knows of its bug: its id, its case and (for an oracle in tests) the truth. */
+export interface EvalBug {
+  readonly id: string
+  readonly caseDir: string
+  readonly changed: readonly ChangedRange[]
+}
+
+/** The model an evaluation runs: one model function per bug (a stateless model returns the same one). */
+export type EvalModel = (bug: EvalBug) => ModelFn
+
+export interface EvalOptions {
+  readonly suite: string
+  readonly out: string
+  readonly profile: Profile
+  /** The repository to investigate (default: the profile's [source] repository). */
+  readonly repository?: string
+  readonly model: EvalModel
+  readonly concurrency?: number
+  /** The turns of one investigation, in all (a resumed run continues up to it). */
+  readonly maxTurns: number
+  readonly openSource?: ResearchOptions['openSource']
+  /** One line per bug as it finishes (and a line per failure). */
+  readonly onProgress?: (line: string) => void
+}
+
+/** OUT/run.json: which suite and repository the run is of (eval score reads them). */
+export interface RunFile {
+  readonly format: 'vba-eval-run'
+  readonly version: 1
+  readonly suite: string
+  readonly repository: string | null
+}
+
+const TERMINAL = new Set(['CONCLUDED', 'EXHAUSTED', 'BLOCKED'])
+
+/** The profile bound to one bug: its commit, in the repository named (the URL kept). */
+export const profileAt = (profile: Profile, commit: string, repository: string | null): Profile => {
+  const source = profile.source
+  if (source === undefined && repository === null)
+    fail('CONFIG_INVALID', 'the profile has no [source] section: name the repository with --repository PATH')
+  return {
+    ...profile,
+    source:
+      source === undefined
+        ? { repository: repository as string, url: `file://${repository as string}`, commit }
+        : { ...source, commit, ...(repository === null ? {} : { repository }) }
+  }
+}
+
+/** The run folder: run.json written (or checked against the same suite) and the cases folder made. */
+export const openRun = async (out: string, suite: string, repository: string | null): Promise<RunFile> => {
+  const file = path.join(out, 'run.json')
+  const run: RunFile = { format: 'vba-eval-run', version: 1, suite: path.resolve(suite), repository }
+  if (existsSync(file)) {
+    const before = JSON.parse(await fsp.readFile(file, 'utf8')) as Partial<RunFile>
+    if (before.suite !== run.suite)
+      fail('INPUT_INVALID', `${out} holds a run of another suite (${String(before.suite)}); choose another --out`)
+    return { ...run, repository: repository ?? before.repository ?? null }
+  }
+  await fsp.mkdir(path.join(out, 'cases'), { recursive: true })
+  await fsp.writeFile(file, `${JSON.stringify(run, null, 2)}\n`)
+  return run
+}
+
+const inputsOf = async (bug: Bug): Promise<RevisionInputs> => {
+  const read = await readInputs(bug.reportFile)
+  const listed = bug.truth.entities ?? []
+  const key = (e: { type: string; id: number | string }): string => `${e.type}:${String(e.id)}`
+  const entities = [...listed, ...read.entities.filter((e) => !listed.some((l) => key(l) === key(e)))]
+  const origin = read.origin ?? bug.truth.issue
+  return { ...read, entities, ...(origin === undefined ? {} : { origin }) }
+}
+
+/** Runs (or resumes) one bug's case; a failure is told and left in the case as it stands. */
+const runBug = async (bug: Bug, changed: readonly ChangedRange[], o: EvalOptions, repository: string | null) => {
+  const caseDir = path.join(o.out, 'cases', bug.id)
+  if (!existsSync(path.join(caseDir, 'case.json')))
+    await initCase({
+      dir: caseDir,
+      caseId: bug.id,
+      ...(bug.truth.title === undefined ? {} : { title: bug.truth.title })
+    })
+  const state = (await openCaseAt(caseDir)).cursor.state
+  if (TERMINAL.has(state.state)) return 'kept'
+  const profile = profileAt(o.profile, bug.truth.commit, repository)
+  const research = createProjectResearch(profile, o.openSource === undefined ? {} : { openSource: o.openSource })
+  try {
+    if (state.state === 'NOT_STARTED') {
+      if (!state.revisions.some((r) => r.completed))
+        await prepareRevision(caseDir, research, must(enrichmentConfig(profile)), await inputsOf(bug))
+      await startInvestigation(caseDir, { settings: must(settingsOf(profile)) })
+    }
+    const left = o.maxTurns - state.turn
+    if (left > 0) await advance(caseDir, { model: o.model({ id: bug.id, caseDir, changed }), research, maxTurns: left })
+    return 'ran'
+  } finally {
+    await research.close()
+  }
+}
+
+/** A pool of `n` workers over `items`, in order of start. */
+const pool = async <A>(items: readonly A[], n: number, work: (a: A) => Promise<void>): Promise<void> => {
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as A
+      await work(item)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker))
+}
+
+/** Scores every bug of the suite from the cases under `out` and writes results.json, summary.html and the report pages. */
+export const scoreRun = async (
+  out: string,
+  bugs: readonly Bug[],
+  changed: ReadonlyMap<string, readonly ChangedRange[]>,
+  suiteName: string,
+  heads: ReadonlyMap<string, string> = new Map()
+): Promise<Results> => {
+  const scores: BugScore[] = []
+  for (const bug of bugs) {
+    const head = heads.get(bug.id)
+    const m = head === undefined ? null : /^(\d+):(sha256:[0-9a-f]{64})$/.exec(head)
+    const expect = m === null ? undefined : { seq: Number(m[1]), hash: m[2] as string }
+    scores.push(await scoreCase(bug, path.join(out, 'cases', bug.id), changed.get(bug.id) ?? [], expect))
+  }
+  return { format: 'vba-eval-results', version: 1, suite: suiteName, bugs: scores, totals: totalsOf(scores) }
+}
+
+/** Writes a report page per verified case and the summary linking them. */
+export const writePages = async (out: string, results: Results): Promise<void> => {
+  await fsp.mkdir(path.join(out, 'reports'), { recursive: true })
+  for (const b of results.bugs)
+    if (b.state !== 'MISSING')
+      await fsp.writeFile(path.join(out, 'reports', `${b.id}.html`), await caseReport(path.join(out, 'cases', b.id)))
+  await fsp.writeFile(path.join(out, 'summary.html'), summaryHtml(results))
+}
+
+/** Runs (or resumes) an evaluation and returns its results (also written under `out`). */
+export const runEval = async (o: EvalOptions): Promise<Results> => {
+  const bugs = await readSuite(o.suite)
+  const repository = o.repository === undefined ? (o.profile.source?.repository ?? null) : path.resolve(o.repository)
+  await openRun(o.out, o.suite, repository)
+  const changed = new Map<string, readonly ChangedRange[]>()
+  for (const bug of bugs) changed.set(bug.id, await changedOf(bug, repository))
+  const say = o.onProgress ?? (() => undefined)
+  let done = 0
+  await pool(bugs, o.concurrency ?? 1, async (bug) => {
+    let note = ''
+    try {
+      note =
+        (await runBug(bug, changed.get(bug.id) ?? [], o, repository)) === 'kept' ? ' (kept from an earlier run)' : ''
+    } catch (e) {
+      const f = thrownFailure(e)
+      note = ` (failed: ${f.code}: ${f.message.slice(0, 300)})`
+    }
+    const score = await scoreCase(bug, path.join(o.out, 'cases', bug.id), changed.get(bug.id) ?? [])
+    done++
+    say(`[${done}/${bugs.length}] ${scoreLine(score)}${note}`)
+  })
+  const results = await scoreRun(o.out, bugs, changed, path.basename(path.resolve(o.suite)))
+  await fsp.writeFile(path.join(o.out, 'results.json'), resultsText(results))
+  await writePages(o.out, results)
+  return results
+}

@@ -1,0 +1,182 @@
+/**
+ * An evaluation suite: a folder with one folder per bug, each holding the report (`report.*`:
+ * anything `case prepare --input` reads) and `truth.json`: the commit investigated and what the fix
+ * changed, either as the fix commit (the changed files and line ranges are then derived from git:
+ * the hunks of `commit..fix_commit`, as lines of `commit`) or listed as `changed`. The JSON Schema
+ * is eval/suite.schema.json.
+ */
+import { execFile } from 'node:child_process'
+import { promises as fsp } from 'node:fs'
+import * as path from 'node:path'
+import { promisify } from 'node:util'
+import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import { failure } from '../failures/failure.js'
+import { FailureError, fail } from '../failures/error.js'
+import { describeErrors } from '../events/decode.js'
+import { parseBoundedJson } from '../events/bounds.js'
+import { EntityRef } from '../domain/enrichment-config.js'
+import { ReportOrigin } from '../events/catalog.js'
+import { patternString, schemaHints } from '../events/codecs.js'
+import { objectHints, schemaDocument, type JsonSchema } from '../events/json-schema.js'
+
+const run = promisify(execFile)
+
+const FullCommit = patternString('FullCommit', /^[0-9a-f]{40}$/)
+const LineRange = t.refinement(
+  t.tuple([t.number, t.number]),
+  ([a, b]) => Number.isSafeInteger(a) && Number.isSafeInteger(b) && a >= 1 && b >= a,
+  'LineRange'
+)
+schemaHints.set(LineRange, {
+  type: 'array',
+  description: 'first and last line, inclusive (first <= last)',
+  prefixItems: [
+    { type: 'integer', minimum: 1 },
+    { type: 'integer', minimum: 1 }
+  ],
+  minItems: 2,
+  maxItems: 2
+})
+/** A bug's id: the folder name, and the case's id (letters, digits, `.`, `_`, `-`; at most 64). */
+const BugId = patternString('BugId', /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+
+/** One changed place: a file and an inclusive line range at the investigated commit. */
+export const ChangedRange = t.type({ path: t.string, lines: LineRange }, 'ChangedRange')
+export type ChangedRange = t.TypeOf<typeof ChangedRange>
+
+/** truth.json. */
+export const Truth = t.intersection(
+  [
+    t.type({ commit: FullCommit }),
+    t.partial({
+      fix_commit: FullCommit,
+      changed: t.array(ChangedRange),
+      entities: t.array(EntityRef),
+      id: BugId,
+      title: t.string,
+      /** The public issue the report comes from (recorded as the report's origin). */
+      issue: ReportOrigin
+    })
+  ],
+  'Truth'
+)
+objectHints.set(Truth, {
+  additionalProperties: false,
+  oneOf: [{ required: ['fix_commit'] }, { required: ['changed'] }]
+})
+export type Truth = t.TypeOf<typeof Truth>
+
+/** The JSON Schema of truth.json (eval/truth.schema.json is this, written by npm run schemas). */
+export const truthSchema = (): JsonSchema =>
+  schemaDocument(
+    'https://vba.invalid/eval/v1/truth.schema.json',
+    'truth.json',
+    Truth,
+    'The truth of one bug of an evaluation suite: the commit investigated and what the fix changed (fix_commit, or the changed ranges), with optional entities, id, title and the public issue.'
+  )
+
+/** One bug of a suite, as read from its folder. */
+export interface Bug {
+  readonly id: string
+  readonly dir: string
+  readonly reportFile: string
+  readonly truth: Truth
+}
+
+/** Reads and checks truth.json of one bug folder. */
+const readTruth = async (file: string): Promise<Truth> => {
+  const text = await fsp.readFile(file, 'utf8').catch(() => fail('INPUT_INVALID', `cannot read ${file}`))
+  const parsed = parseBoundedJson(text)
+  if (E.isLeft(parsed)) return fail('INPUT_INVALID', `${file}: ${parsed.left}`)
+  const d = Truth.decode(parsed.right)
+  if (E.isLeft(d)) return fail('INPUT_INVALID', `${file}: ${describeErrors(d.left)}`)
+  const truth = d.right
+  const known = ['commit', 'fix_commit', 'changed', 'entities', 'id', 'title', 'issue']
+  const extra = Object.keys(parsed.right as object).find((k) => !known.includes(k))
+  if (extra !== undefined) return fail('INPUT_INVALID', `${file}: unknown member ${JSON.stringify(extra.slice(0, 40))}`)
+  if ((truth.fix_commit === undefined) === (truth.changed === undefined))
+    return fail('INPUT_INVALID', `${file}: name either fix_commit or changed, not both and not neither`)
+  if (truth.changed !== undefined && truth.changed.length === 0)
+    return fail('INPUT_INVALID', `${file}: changed lists no place`)
+  return truth
+}
+
+/** The bugs of a suite folder, sorted by id; every folder must hold one report.* and truth.json. */
+export const readSuite = async (suiteDir: string): Promise<Bug[]> => {
+  const root = path.resolve(suiteDir)
+  const entries = await fsp
+    .readdir(root, { withFileTypes: true })
+    .catch(() => fail('INPUT_INVALID', `${suiteDir} is not a readable folder`))
+  const bugs: Bug[] = []
+  for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const dir = path.join(root, entry.name)
+    const files = await fsp.readdir(dir)
+    const reports = files.filter((f) => /^report\.[A-Za-z0-9]+$/.test(f))
+    if (!files.includes('truth.json')) fail('INPUT_INVALID', `${entry.name}: no truth.json`)
+    if (reports.length !== 1)
+      fail('INPUT_INVALID', `${entry.name}: ${reports.length === 0 ? 'no report.*' : 'more than one report.*'}`)
+    const truth = await readTruth(path.join(dir, 'truth.json'))
+    const id = truth.id ?? entry.name
+    if (E.isLeft(BugId.decode(id))) fail('INPUT_INVALID', `${entry.name}: the id ${JSON.stringify(id)} is not a bug id`)
+    bugs.push({ id, dir, reportFile: path.join(dir, reports[0] as string), truth })
+  }
+  if (bugs.length === 0) fail('INPUT_INVALID', `${suiteDir} holds no bug folder`)
+  const ids = new Set<string>()
+  for (const b of bugs) {
+    if (ids.has(b.id)) fail('INPUT_INVALID', `two bugs have the id ${b.id}`)
+    ids.add(b.id)
+  }
+  return bugs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+/**
+ * The changed ranges of `git diff commit fix_commit` as lines of `commit`: a hunk that removes or
+ * replaces lines is those lines; one that only adds lines is the line before and after the point
+ * of insertion; a file the fix adds is left out (it is not at the investigated commit).
+ */
+export const parseDiffRanges = (diff: string): ChangedRange[] => {
+  const out: ChangedRange[] = []
+  let file: string | null = null
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('--- ')) {
+      const p = line.slice(4)
+      file = p === '/dev/null' ? null : p.replace(/^a\//, '')
+      continue
+    }
+    const h = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(line)
+    if (h === null || file === null) continue
+    const start = Number(h[1])
+    const count = h[2] === undefined ? 1 : Number(h[2])
+    if (count > 0) out.push({ path: file, lines: [start, start + count - 1] })
+    else out.push({ path: file, lines: [Math.max(1, start), start + 1] })
+  }
+  return out
+}
+
+/** What the fix of `bug` changed, as ranges at its commit (from git when it names a fix commit). */
+export const changedOf = async (bug: Bug, repository: string | null): Promise<ChangedRange[]> => {
+  if (bug.truth.changed !== undefined) return bug.truth.changed
+  if (repository === null)
+    return fail('INPUT_INVALID', `${bug.id}: its truth is a fix commit; name the repository (--repository PATH)`)
+  const fix = bug.truth.fix_commit as string
+  try {
+    const { stdout } = await run(
+      'git',
+      ['-C', repository, 'diff', '--no-color', '--no-ext-diff', '--no-renames', '-U0', bug.truth.commit, fix],
+      { maxBuffer: 64 << 20, encoding: 'utf8' }
+    )
+    const ranges = parseDiffRanges(stdout)
+    if (ranges.length === 0)
+      fail('INPUT_INVALID', `${bug.id}: ${bug.truth.commit.slice(0, 12)}..${fix.slice(0, 12)} changes no line`)
+    return ranges
+  } catch (e) {
+    if (e instanceof FailureError) throw e
+    throw new FailureError(
+      failure(
+        'SOURCE_UNAVAILABLE',
+        `${bug.id}: git cannot diff ${bug.truth.commit.slice(0, 12)}..${fix.slice(0, 12)} in ${repository} (${e instanceof Error ? e.message.split('\n')[0]?.slice(0, 200) : 'failed'})`
+      )
+    )
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * `vba eval` from the command line, two bugs at a time: with `--model-command` (a program that
+ * answers from the prompt), with an OpenAI-compatible endpoint (the tests' own local server), and
+ * with the built-in baseline; the table, the progress lines, results.json and `vba eval score`.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readFileSync, writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import type { Results } from '../../src/eval/score.js'
+import { readerBrain, writeEvalFixture } from '../helpers/eval-suite.js'
+import { startModelEndpoint } from '../helpers/model-endpoint.js'
+import { repoRoot, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+
+const fixture = writeEvalFixture()
+
+/** Reads the Frost Warden's or the seal's code when the report names them, else a file no fix changed. */
+const placeFor = (prompt: string): { path: string; start: number; end: number } =>
+  /Frost Warden/.test(prompt)
+    ? { path: 'src/server/scripts/Northrend/boss_frost_warden.cpp', start: 30, end: 45 }
+    : /Seal of Command/.test(prompt)
+      ? { path: 'src/server/scripts/Spells/spell_paladin.cpp', start: 40, end: 55 }
+      : { path: 'src/server/game/Entities/Unit/Unit.cpp', start: 1, end: 20 }
+const brain = readerBrain(placeFor)
+
+const expectTwoHits = (out: string, stdout: string): Results => {
+  const r = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8')) as Results
+  assert.equal(
+    r.bugs.map((b) => [b.id, b.state, b.file_hit, b.line_hit]),
+    [
+      ['bug-a', 'CONCLUDED', true, true],
+      ['bug-b', 'CONCLUDED', true, true],
+      ['bug-c', 'CONCLUDED', false, false]
+    ]
+  )
+  assert.is((stdout.match(/^\[\d\/3\] bug-/gm) ?? []).length, 3, stdout)
+  assert.match(stdout, /^total \(3\) +3 concluded +2 66\.7% +2 66\.7%/m)
+  const s = vba(['eval', 'score', out])
+  assert.is(s.code, 0, s.stdout + s.stderr)
+  assert.match(s.stdout, 'reproduced byte for byte')
+  return r
+}
+
+const cli = suite('vba eval (CLI)')
+
+cli('--model-command with --concurrency 2', () => {
+  const script = path.join(tempDir('eval-model'), 'model.mjs')
+  writeFileSync(
+    script,
+    `import { readerBrain } from ${JSON.stringify(path.join(repoRoot(), 'dist', 'test', 'helpers', 'eval-suite.js'))}
+const place = (p) => /Frost Warden/.test(p) ? { path: 'src/server/scripts/Northrend/boss_frost_warden.cpp', start: 30, end: 45 }
+  : /Seal of Command/.test(p) ? { path: 'src/server/scripts/Spells/spell_paladin.cpp', start: 40, end: 55 }
+  : { path: 'src/server/game/Entities/Unit/Unit.cpp', start: 1, end: 20 }
+let prompt = ''
+process.stdin.on('data', (d) => { prompt += d })
+process.stdin.on('end', () => process.stdout.write(readerBrain(place)(prompt)))
+`
+  )
+  const out = path.join(tempDir('eval-cmd'), 'run')
+  const r = vba([
+    'eval',
+    fixture.suite,
+    '--config',
+    fixture.profile,
+    '--model-command',
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+    '--concurrency',
+    '2',
+    '--out',
+    out
+  ])
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  const results = expectTwoHits(out, r.stdout)
+  assert.is(results.bugs[0]?.turns, 4)
+})
+
+cli('an OpenAI-compatible endpoint with --concurrency 2: tokens and latency from the recorded provenance', async () => {
+  const endpoint = await startModelEndpoint(undefined, brain)
+  try {
+    const out = path.join(tempDir('eval-http'), 'run')
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      // the endpoint runs in this process: the CLI must not block it (spawn, not spawnSync)
+      import('node:child_process').then(({ spawn }) => {
+        const child = spawn(process.execPath, [
+          path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'),
+          'eval',
+          fixture.suite,
+          '--config',
+          fixture.profile,
+          '--model-url',
+          endpoint.url,
+          '--model',
+          'test-model',
+          '--concurrency',
+          '2',
+          '--out',
+          out
+        ])
+        let stdout = ''
+        let stderr = ''
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString('utf8')
+        })
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString('utf8')
+        })
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+      })
+    })
+    assert.is(r.code, 0, r.stdout + r.stderr)
+    const results = expectTwoHits(out, r.stdout)
+    assert.is(endpoint.requests.length, 12, 'four turns for each of the three bugs')
+    assert.ok(results.bugs.every((b) => (b.tokens ?? 0) > 0 && b.model_latency_ms !== null))
+    assert.ok((results.totals.median_tokens ?? 0) > 0)
+  } finally {
+    await endpoint.close()
+  }
+})
+
+cli('the baseline finds the Seal of Command script and the Frost Warden by their names', () => {
+  const out = path.join(tempDir('eval-base'), 'run')
+  const r = vba(['eval', fixture.suite, '--config', fixture.profile, '--baseline', '--out', out, '--json'])
+  assert.is(r.code, 0, r.stderr)
+  const results = JSON.parse(r.stdout) as Results
+  assert.equal(
+    results.bugs.map((b) => [b.id, b.state, b.file_hit]),
+    [
+      ['bug-a', 'CONCLUDED', true],
+      ['bug-b', 'CONCLUDED', true],
+      ['bug-c', 'CONCLUDED', false]
+    ]
+  )
+  assert.ok(
+    results.bugs.every((b, i) => b.tokens === 0 && (i === 2 || (b.queries ?? 0) >= 2)),
+    'a function model: no tokens; a search and a read for the bugs it finds'
+  )
+})
+
+cli.run()

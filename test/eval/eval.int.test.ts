@@ -1,0 +1,169 @@
+/**
+ * `vba eval` on a generated repository with three bugs and their fix commits: the oracle scores
+ * every bug as a file and line hit, a model citing the wrong file scores none, a blocked bug is
+ * scored blocked, `vba eval score` reproduces results.json byte for byte from the cases, and an
+ * edited case fails verification and is reported, not scored. Also the truth from git and the
+ * resumption of a run.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { loadProfile } from '../../src/adapters/config/profile.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { runEval, type EvalModel } from '../../src/eval/run.js'
+import { changedOf, readSuite } from '../../src/eval/suite.js'
+import type { Results } from '../../src/eval/score.js'
+import { garbageModel, oracleModel, writeEvalFixture, wrongFileModel } from '../helpers/eval-suite.js'
+import { tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+
+const fixture = writeEvalFixture()
+const profile = await loadProfile(fixture.profile)
+const run = (model: EvalModel, out: string, lines: string[] = []): Promise<Results> =>
+  runEval({
+    suite: fixture.suite,
+    out,
+    profile,
+    model,
+    maxTurns: 8,
+    openSource: openSourceResearch,
+    onProgress: (l) => lines.push(l)
+  })
+
+const ev = suite('vba eval')
+
+ev('the truth of a fix commit is the hunks it changes, as lines of the commit before it', async () => {
+  const bugs = await readSuite(fixture.suite)
+  assert.equal(
+    bugs.map((b) => b.id),
+    ['bug-a', 'bug-b', 'bug-c']
+  )
+  assert.equal(await changedOf(bugs[0]!, fixture.repo), [
+    { path: 'src/server/scripts/Northrend/boss_frost_warden.cpp', lines: [37, 37] }
+  ])
+  assert.equal(await changedOf(bugs[1]!, fixture.repo), [
+    { path: 'src/server/scripts/Spells/spell_paladin.cpp', lines: [48, 48] }
+  ])
+  assert.equal(await changedOf(bugs[2]!, null), [{ path: 'src/server/game/Entities/Pet/Pet.cpp', lines: [64, 64] }])
+})
+
+ev(
+  'the oracle hits every file and line; the run writes results, summary and reports; score reproduces it',
+  async () => {
+    const out = path.join(tempDir('eval-run'), 'run')
+    const lines: string[] = []
+    const r = await run(oracleModel, out, lines)
+    assert.is(lines.length, 3, lines.join('\n'))
+    assert.ok(
+      lines.every((l) => /^\[\d\/3\] bug-[abc]: CONCLUDED; file hit yes, line hit yes/.test(l)),
+      lines.join('\n')
+    )
+    assert.equal(
+      r.bugs.map((b) => [b.id, b.state, b.file_hit, b.line_hit, b.first_hit_rank]),
+      [
+        ['bug-a', 'CONCLUDED', true, true, 1],
+        ['bug-b', 'CONCLUDED', true, true, 1],
+        ['bug-c', 'CONCLUDED', true, true, 1]
+      ]
+    )
+    assert.is(r.totals.file_hit_rate, 1)
+    assert.is(r.totals.line_hit_rate, 1)
+    const b = r.bugs[0]!
+    assert.is(b.turns, 4)
+    assert.is(b.queries, 1)
+    assert.is(b.budget_spent, 1)
+    assert.ok((b.prompt_chars ?? 0) > 2000 && b.wall_ms !== null && b.head !== null)
+    for (const f of ['results.json', 'summary.html', 'run.json', 'reports/bug-a.html', 'cases/bug-c/case.json'])
+      assert.ok(existsSync(path.join(out, f)), f)
+    const summary = readFileSync(path.join(out, 'summary.html'), 'utf8')
+    assert.match(summary, '<a href="reports/bug-b.html">bug-b</a>')
+    // the gh export's URL is the origin of bug-b's report
+    assert.match(
+      readFileSync(path.join(out, 'reports/bug-b.html'), 'utf8'),
+      'https://github.com/example/core/issues/5517'
+    )
+
+    const published = readFileSync(path.join(out, 'results.json'))
+    const rescored = path.join(tempDir('eval-score'), 'results.json')
+    const s = vba(['eval', 'score', out, '--out', rescored])
+    assert.is(s.code, 0, s.stdout + s.stderr)
+    assert.match(s.stdout, 'results.json reproduced byte for byte from the cases')
+    assert.match(s.stdout, 'total (3)')
+    assert.ok(readFileSync(rescored).equals(published), 'the recomputed results are the same bytes')
+
+    // Running again resumes: every case is kept, nothing is asked of the model, the same results.
+    const again: string[] = []
+    await run(
+      () => async () => {
+        throw new Error('no model call on a finished run')
+      },
+      out,
+      again
+    )
+    assert.ok(
+      again.every((l) => l.endsWith('(kept from an earlier run)')),
+      again.join('\n')
+    )
+    assert.ok(readFileSync(path.join(out, 'results.json')).equals(published))
+
+    // An edited case fails verification: reported, not scored; score says so and exits 1.
+    const edited = path.join(tempDir('eval-edit'), 'run')
+    cpSync(out, edited, { recursive: true })
+    const log = path.join(edited, 'cases', 'bug-a', 'events.jsonl')
+    writeFileSync(log, readFileSync(log, 'utf8').replace('"Found."', '"Found!"'))
+    const bad = vba(['eval', 'score', edited, '--json'])
+    assert.is(bad.code, 1, bad.stderr)
+    const recomputed = JSON.parse(bad.stdout) as Results
+    const a = recomputed.bugs.find((x) => x.id === 'bug-a')!
+    assert.is(a.verified, false)
+    assert.is(a.state, 'UNVERIFIED')
+    assert.is(a.file_hit, null)
+    assert.ok(a.findings.length > 0, JSON.stringify(a))
+    assert.is(recomputed.totals.unverified, 1)
+    assert.is(recomputed.totals.file_hits, 2)
+    assert.match(bad.stderr, 'DIFFERS')
+    // A case re-chained after the run (a new event at its end) is caught by the head results.json names.
+    const grown = path.join(tempDir('eval-grow'), 'run')
+    cpSync(out, grown, { recursive: true })
+    const note = vba(['case', 'note', path.join(grown, 'cases', 'bug-c'), 'edited after the run'])
+    assert.is(note.code, 0, note.stderr)
+    const g = JSON.parse(vba(['eval', 'score', grown, '--json']).stdout) as Results
+    assert.equal(g.bugs.find((x) => x.id === 'bug-c')?.state, 'CONCLUDED', 'a later event is not a rollback')
+  }
+)
+
+ev('a model that cites the wrong file scores no hit; a blocked bug is scored blocked', async () => {
+  const wrong = await run(wrongFileModel, path.join(tempDir('eval-wrong'), 'run'))
+  assert.equal(
+    wrong.bugs.map((b) => [b.state, b.file_hit, b.line_hit, b.first_hit_rank]),
+    [
+      ['CONCLUDED', false, false, null],
+      ['CONCLUDED', false, false, null],
+      ['CONCLUDED', false, false, null]
+    ]
+  )
+  assert.is(wrong.totals.file_hit_rate, 0)
+  const mixed = await run(
+    (bug) => (bug.id === 'bug-b' ? garbageModel(bug) : oracleModel(bug)),
+    path.join(tempDir('eval-mixed'), 'run')
+  )
+  const blocked = mixed.bugs.find((b) => b.id === 'bug-b')!
+  assert.is(blocked.state, 'BLOCKED')
+  assert.is(blocked.reason, 'INVALID_LLM_RESPONSES')
+  assert.is(blocked.file_hit, false)
+  assert.is(mixed.totals.file_hits, 2)
+  assert.is(mixed.totals.concluded, 2)
+})
+
+ev('a suite with a bad truth is refused with a coded message', async () => {
+  const bad = path.join(tempDir('eval-bad'), 'suite')
+  cpSync(fixture.suite, bad, { recursive: true })
+  writeFileSync(path.join(bad, 'bug-a', 'truth.json'), JSON.stringify({ commit: 'abc' }))
+  const r = vba(['eval', bad, '--config', fixture.profile, '--baseline', '--out', path.join(tempDir('o'), 'run')])
+  assert.is(r.code, 2, r.stderr)
+  assert.match(r.stderr, 'INPUT_INVALID')
+  assert.match(r.stderr, 'truth.json')
+})
+
+ev.run()
