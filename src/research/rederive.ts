@@ -25,6 +25,7 @@ import { firstDifference } from './capture-diff.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { optional } from '../optional.js'
 import { parseBoundedBytes } from '../events/bounds.js'
+import { QUERY_KIND_DEFINITIONS } from '../projections/query-kinds/catalog.js'
 
 /** One capture the log records (a repeat names the same object once). */
 interface Recorded {
@@ -121,9 +122,8 @@ const profileFor = (base: Profile, c: Capture): Profile => {
 
 /** Why a capture cannot be asked again of this profile's world, or null. */
 const notRecheckable = (base: Profile, c: Capture): string | null => {
-  // source.context captures recorded without code paths were ranked by the earlier chain (path order)
-  if (c.kind === 'source.context' && !('code_path_prefixes' in rec(rec(c.settings)['source_analysis'])))
-    return 'it was made by the earlier source.context chain (path order, before code_path_prefixes), which this library no longer runs'
+  const byKind = QUERY_KIND_DEFINITIONS[c.kind].notRecheckable(c)
+  if (byKind !== null) return byKind
   if (c.origin.type === 'git') return base.source === undefined ? 'the profile has no [source]' : null
   if (base.database === undefined) return 'the profile has no [database]'
   if (base.database.client !== c.origin.client)

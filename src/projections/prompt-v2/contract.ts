@@ -7,26 +7,19 @@
  */
 import type { CaseState } from '../../domain/case-state.js'
 import type { QueryContract } from '../../events/settings.js'
+import { QUERY_KIND_DEFINITIONS } from '../query-kinds/catalog.js'
+import type { QueryNeeds } from '../query-kinds/define.js'
 
 export const PROMPT_VERSION_V2 = 'investigation_project_v2'
 
 /** Characters of table names listed per database; the rest is named by count (database.tables lists them). */
 export const TABLES_MAX_CHARS = 1500
 
-const SOURCE_KINDS = [
-  'source.files {text, path_prefix?}',
-  'source.search {text, path_prefix?}',
-  'source.symbol {symbol, path_prefix?}',
-  'source.registration {symbol, path_prefix?}',
-  'source.schema {text}',
-  'source.read {path, start_line, end_line}'
-]
-const DATABASE_KINDS = [
-  'database.tables {text?, database?}',
-  'database.schema {table, database?}',
-  'database.rows {table, columns, filters, offset, limit, order_by?, database?}',
-  'database.count {table, filters, database?}'
-]
+/** The signatures of the kinds that need `needs`, in the catalog's order. */
+const signatures = (needs: QueryNeeds): string[] =>
+  Object.values(QUERY_KIND_DEFINITIONS)
+    .filter((d) => d.needs === needs)
+    .map((d) => d.signature)
 
 /** Names joined while they fit `max` characters; the rest counted. */
 const bounded = (names: readonly string[], max: number): string => {
@@ -86,9 +79,9 @@ export const stablePartV2 = (s: CaseState): string => {
   const ctx = st?.source_context ?? null
   const c = st?.contract ?? null
   const kinds = [
-    ...(c === null || c.source !== null ? SOURCE_KINDS : []),
-    ...(c === null || c.databases.length > 0 ? DATABASE_KINDS : []),
-    ...(ctx === null ? [] : ['source.context {text, path_prefix?}'])
+    ...(c === null || c.source !== null ? signatures('source') : []),
+    ...(c === null || c.databases.length > 0 ? signatures('database') : []),
+    ...(ctx === null ? [] : signatures('source_context'))
   ]
   return [
     `=== ${PROMPT_VERSION_V2} ===`,

@@ -14,7 +14,14 @@ import {
   type TableRef,
   type TableSchema
 } from '../../domain/database-plan.js'
-import type { DatabaseCount, DatabaseQuery, DatabaseRows, DatabaseSchema, DatabaseTables } from '../../domain/query.js'
+import type {
+  DatabaseCount,
+  DatabaseQuery,
+  DatabaseRows,
+  DatabaseSchema,
+  DatabaseTables,
+  QueryOf
+} from '../../domain/query.js'
 import type { Capture } from '../../events/capture.js'
 import { FailureError, must } from '../../failures/error.js'
 import type { Row, WorldDb } from '../../adapters/db/world-db.js'
@@ -246,20 +253,17 @@ const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> =>
   )
 }
 
-/** Runs one database query. Throws FailureError with a coded failure on refusal or outage. */
-export const runDatabaseQuery = (r: DatabaseResearch, q: DatabaseQuery): Promise<Capture> => {
-  switch (q.kind) {
-    case 'database.tables':
-      return tables(r, q)
-    case 'database.schema':
-      return schema(r, q)
-    case 'database.rows':
-      return rows(r, q)
-    case 'database.count':
-      return count(r, q)
-    default: {
-      const _never: never = q
-      throw new TypeError(`unhandled query ${JSON.stringify(_never)}`)
-    }
-  }
+type DatabaseKind = DatabaseQuery['kind']
+
+/** The executor of each database kind (mapped: a database kind without one does not compile). */
+const EXECUTORS: { readonly [K in DatabaseKind]: (r: DatabaseResearch, q: QueryOf<K>) => Promise<Capture> } = {
+  'database.tables': tables,
+  'database.schema': schema,
+  'database.rows': rows,
+  'database.count': count
 }
+
+/** Runs one database query. Throws FailureError with a coded failure on refusal or outage. */
+export const runDatabaseQuery = (r: DatabaseResearch, q: DatabaseQuery): Promise<Capture> =>
+  // the executor of q's own kind (the table's mapped type ties them; TypeScript cannot follow it through a union)
+  (EXECUTORS[q.kind] as (r: DatabaseResearch, q: DatabaseQuery) => Promise<Capture>)(r, q)

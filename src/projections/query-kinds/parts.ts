@@ -1,0 +1,112 @@
+/**
+ * Parts the query kinds' definitions share: reading a capture's fields, numbering source lines,
+ * grouping items under their file, the markers of limits and skips, a request's scope, and the
+ * notes of the MCP tools' members. Pure.
+ */
+import type { Capture } from '../../events/capture.js'
+import { asArr, asRec, type Rec } from '../json-read.js'
+import type { CaptureItem, CaptureView, ToolFacts } from './define.js'
+
+export const str = (u: unknown): string => (typeof u === 'string' ? u : String(u))
+export const num = (u: unknown): number => (typeof u === 'number' ? u : Number(u))
+export const short = (hex: unknown): string => str(hex).slice(0, 12)
+
+/** Where the answer came from: the commit, or the database and its snapshot. */
+export const origin = (c: Capture): string =>
+  c.origin.type === 'git' ? `commit ${short(c.origin.commit)}` : `${c.origin.database} snapshot ${c.origin.snapshot_id}`
+
+const blobOf = (c: Capture, path: string): string => {
+  if (c.origin.type !== 'git') return ''
+  const f = c.origin.files.find((x) => x.path === path)
+  return f === undefined ? '' : ` (blob ${short(f.blob)})`
+}
+
+/** A source line, numbered, with its cut marker. */
+export const numbered = (width: number, line: number, text: unknown, mark = ''): string => {
+  const r = asRec(text)
+  const t = typeof text === 'string' ? text : str(r['text'])
+  const cut = r['text_truncated'] === true ? ` [line cut at ${t.length} of ${str(r['length'])} characters]` : ''
+  return `${mark}${String(line).padStart(width)}| ${t}${cut}`
+}
+
+export const skippedText = (s: unknown): string[] => {
+  const counts = Object.entries(asRec(asRec(s)['counts']))
+  return counts.length === 0 ? [] : [`skipped: ${counts.map(([k, n]) => `${k} ${str(n)}`).join(', ')}`]
+}
+
+export const limitsText = (l: unknown): string[] => {
+  const names = asArr(l).map(str)
+  return names.length === 0 ? [] : [`limits reached: ${names.join(', ')} (the answer is partial)`]
+}
+
+/** A result's scope (` under <path_prefix>`). */
+export const scopeOf = (r: Rec): string =>
+  typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''
+
+/** A request's scope (` under <path_prefix>`). */
+export const requestScope = (request: Rec): string =>
+  typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : ''
+
+/** A database request's `database.` prefix, or empty. */
+export const databasePrefix = (request: Rec): string =>
+  typeof request['database'] === 'string' ? `${request['database']}.` : ''
+
+export const plural = (n: unknown, word: string): string => `${str(n)} ${word}${num(n) === 1 ? '' : 's'}`
+
+export const one = (lines: readonly string[]): CaptureItem => ({ lines })
+
+/** Items grouped under a header line per file: the header travels with the first item of its file. */
+export const grouped = (
+  c: Capture,
+  entries: ReadonlyArray<{ path: string; lines: readonly string[] }>,
+  separator: string | null
+): CaptureItem[] => {
+  let current: string | null = null
+  return entries.map((e) => {
+    const first = e.path !== current
+    current = e.path
+    return one(
+      first ? [`${e.path}${blobOf(c, e.path)}:`, ...e.lines] : separator === null ? e.lines : [separator, ...e.lines]
+    )
+  })
+}
+
+export const notShown = (unit: string, shown: number, total: number): string[] =>
+  shown >= total
+    ? []
+    : [`[prompt limit: ${unit} ${shown + 1}-${total} of this answer are not shown; the case holds them]`]
+
+/** A view without items: a head line and fixed markers. */
+export const flat = (head: string, tail: readonly string[], summary: string): CaptureView => ({
+  head: [head],
+  items: [],
+  tail: () => tail,
+  unit: 'items',
+  summary
+})
+
+/** The ordering of a page (`column direction, …`). */
+export const orderText = (order: unknown): string =>
+  asArr(order)
+    .map((o) => `${str(asRec(o)['column'])} ${str(asRec(o)['direction'])}`)
+    .join(', ')
+
+/** The notes on the members of a query's request, as its MCP tool shows them. */
+export const memberNotes = (f: ToolFacts): Record<string, string> => {
+  const l = f.limits
+  return {
+    text: 'the literal text to find, case-sensitive (no regular expressions)',
+    path_prefix: 'only files under this directory, relative to the repository root (e.g. src/server/scripts/)',
+    symbol: 'an identifier, matched as a whole word',
+    path: 'a file path relative to the repository root (source_files finds paths)',
+    start_line: 'the first line to read (1-based)',
+    end_line: `the last line to read (inclusive); at most ${l.max_lines} lines come back per call, the answer says where to continue`,
+    table: `an allowed table (database_schema gives its columns): ${f.allowlist}`,
+    database: `one of the configured databases: ${f.databases.join(', ')}`,
+    columns: `the columns to return, at most ${l.max_columns}`,
+    filters: `conditions joined with AND, at most ${l.max_filters}: {column, operator, value}; operators eq, ne (a null value means IS NULL / IS NOT NULL), lt, le, gt, ge, contains (% and _ are literal), in (a list of at most ${l.max_in_values} values)`,
+    offset: 'rows to skip: 0 for the first page, then the next_offset of the previous answer',
+    limit: `rows wanted; at most ${l.max_rows} come back per page`,
+    order_by: 'sort order; the primary key is added after it, so pages never overlap or skip rows'
+  }
+}

@@ -1,0 +1,42 @@
+/** source.files: see the module comment of define.ts. Pure. */
+import { asArr, asRec } from '../json-read.js'
+import { esc, str as hstr } from '../report/html.js'
+import { markers } from '../report/capture-html.js'
+import { alwaysRecheckable, defineQueryKind } from './define.js'
+import { memberNotes, notShown, one, origin, plural, requestScope, scopeOf, str } from './parts.js'
+
+export const sourceFiles = defineQueryKind({
+  kind: 'source.files',
+  needs: 'source',
+  signature: 'source.files {text, path_prefix?}',
+  requestText: (request) => `source.files ${JSON.stringify(request['text'])}${requestScope(request)}`,
+  view: (c, r) => {
+    const files = asArr(r['files'])
+    return {
+      head: [
+        `source.files ${JSON.stringify(r['text'])}${scopeOf(r)} @ ${origin(c)}: ${str(r['match_count'])} paths match`
+      ],
+      items: files.map((f) =>
+        one([`  ${str(asRec(f)['path'])}${asRec(f)['kind'] === 'blob' ? '' : ` (${str(asRec(f)['kind'])})`}`])
+      ),
+      tail: (shown) => [
+        ...notShown('paths', shown, files.length),
+        ...(r['truncated'] === true
+          ? [`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed (file limit reached)`]
+          : [])
+      ],
+      unit: 'paths',
+      summary: `${str(r['match_count'])} paths`
+    }
+  },
+  reportBody: (_c, r) => {
+    const files = asArr(r['files'])
+    return `<p>${esc(`${hstr(r['match_count'])} paths match`)}</p><ul class="mono">${files.map((f) => `<li>${esc(hstr(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${hstr(r['match_count'])} paths are listed`]) : ''}`
+  },
+  tool: {
+    description: (f) =>
+      `Paths in ${f.at} that contain text (tree entries: blobs, symlinks, submodules), at most ${plural(f.limits.max_files, 'path')}; truncated says when more match. Shows what exists in the repository at that commit, not what a server loads.`,
+    notes: (f) => ({ ...memberNotes(f), text: 'part of a path, literal and case-sensitive' })
+  },
+  notRecheckable: alwaysRecheckable
+})

@@ -1,0 +1,11 @@
+/** source.schema: see the module comment of define.ts. Pure. */
+import { requestScope } from './parts.js'
+import { searchKind } from './search-parts.js'
+
+export const sourceSchema = searchKind({
+  kind: 'source.schema',
+  signature: 'source.schema {text}',
+  requestText: (request) => `source.schema ${JSON.stringify(request['text'])}${requestScope(request)}`,
+  description: (f) =>
+    `Literal hits in the .sql files of ${f.at}: the schema and data as committed, not the live database's.`
+})

@@ -1,0 +1,10 @@
+/** source.symbol: see the module comment of define.ts. Pure. */
+import { requestScope, str } from './parts.js'
+import { searchKind, searchLimits } from './search-parts.js'
+
+export const sourceSymbol = searchKind({
+  kind: 'source.symbol',
+  signature: 'source.symbol {symbol, path_prefix?}',
+  requestText: (request) => `source.symbol ${str(request['symbol'])}${requestScope(request)}`,
+  description: (f) => `Whole-word hits of an identifier in ${f.at}. ${searchLimits(f)}`
+})
