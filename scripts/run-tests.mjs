@@ -103,6 +103,8 @@ for (const sig of ['SIGINT', 'SIGTERM'])
     stopServer().finally(() => process.exit(130))
   })
 console.log(`private MariaDB on 127.0.0.1:${server.port} (${server.dir})`)
+// Property and random tests draw from one seed (test/helpers/seed.ts); a failure names it.
+console.log(`seed ${process.env.VBA_TEST_SEED ?? '20261130 (the default; VBA_TEST_SEED=N replays another)'}`)
 
 const parallel = Math.max(1, Math.min(2, cpus().length))
 let passed = 0

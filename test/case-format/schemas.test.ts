@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { readFileSync, readdirSync } from 'node:fs'
 import * as path from 'node:path'
 import * as fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { caseFormatSchemas } from '../../src/events/schemas.js'
@@ -137,7 +138,7 @@ schemas('codec and schema agree on generated envelopes, declarations, HEADs and 
         if (byCodec) accepted++
         return bySchema === byCodec
       }),
-      { numRuns: 1500, seed: 42 }
+      fcOptions(1500)
     )
     assert.ok(accepted > 20, `${name}: enough valid samples (${accepted})`)
   }

@@ -8,6 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as path from 'node:path'
 import fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { initCase } from '../../src/fp.js'
 import { verifyCase } from '../../src/fp.js'
@@ -208,10 +209,7 @@ property('always leave a case that verifies with no finding; refusals are coded 
       cases++
       states.add(right(await openCase(dir)()).cursor.state.state)
     }),
-    {
-      numRuns: Number(process.env['PROP_RUNS'] ?? 60),
-      ...(process.env['PROP_SEED'] === undefined ? { seed: 20261130 } : { seed: Number(process.env['PROP_SEED']) })
-    }
+    fcOptions(Number(process.env['PROP_RUNS'] ?? 60))
   )
   assert.ok(cases >= 60)
   assert.ok(refused > 0, 'the runs include refused commands')

@@ -6,6 +6,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { Ajv } from 'ajv'
 import { decodeQuery } from '../../src/domain/query.js'
@@ -99,7 +100,7 @@ tools("every kind's input schema agrees with the query decoder on generated argu
         else refused++
         return bySchema === byCodec
       }),
-      { numRuns: 600, seed: 24 }
+      fcOptions(600)
     )
     assert.ok(
       accepted > 50 && refused > 20,

@@ -8,6 +8,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import { fitWorkingSet, MIN_ITEMS, OLDER_HEADER, WORKING_SET_HEADER } from '../../src/projections/prompt-v2/guard.js'
 import type { OlderLine, Payload } from '../../src/projections/prompt-v2/working-set.js'
 import { viewLines, type CaptureView } from '../../src/projections/capture-text.js'
@@ -141,7 +142,7 @@ test('the guard fits exactly as the guard it replaced (lines, and what it names 
         assert.is(fitted.size, linesSize(want.lines))
       }
     ),
-    { numRuns: 3000 }
+    fcOptions(3000)
   )
 })
 

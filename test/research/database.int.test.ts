@@ -5,6 +5,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { spawn } from 'node:child_process'
@@ -378,7 +379,7 @@ hostile(
           }
           return c.format === 'vba-capture' && c.origin.type === 'database'
         }),
-        { numRuns: name === 'sqlite' ? 1500 : 1000, seed: 20261130 }
+        fcOptions(name === 'sqlite' ? 1500 : 1000)
       )
     }
     await root.close()

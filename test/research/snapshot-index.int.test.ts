@@ -8,6 +8,7 @@
  */
 import { suite } from 'uvu'
 import fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -277,7 +278,7 @@ equality('property: any needle, scope and limits give the same capture with the 
     fc.asyncProperty(fc.array(query, { minLength: 1, maxLength: 3 }), limits, async (queries, l) => {
       assert.equal(await answerAll(indexed, queries, l), await answerAll(direct, queries, l))
     }),
-    { numRuns: 150 }
+    fcOptions(150)
   )
   indexed.close()
   direct.close()

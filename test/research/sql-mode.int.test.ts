@@ -8,6 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as path from 'node:path'
 import * as fc from 'fast-check'
+import { fcOptions } from '../helpers/seed.js'
 import mysql from 'mysql2/promise'
 import { startMariaDb, type MariaDbInstance } from '../../scripts/lib/mariadb-instance.js'
 import { loadWorld, newReaderPassword, READER_USER, PASSWORD_ENV, mariaProfile } from '../helpers/world.js'
@@ -109,7 +110,7 @@ mode(
         reads++
         return true
       }),
-      { numRuns: 1500, seed: 20261130 }
+      fcOptions(1500)
     )
     assert.ok(reads > 30, `some requests were valid reads (${reads})`)
     assert.is(checksum(), before)
