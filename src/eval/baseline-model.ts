@@ -19,12 +19,32 @@ const rec = (u: unknown): Record<string, unknown> =>
 const arr = (u: unknown): unknown[] => (Array.isArray(u) ? u : [])
 
 const STOP = new Set(
-  'The This That These Those When Where What Which While With Without After Before Expected Current Steps Step Source Extra Notes Behaviour Behavior Description Players Player They There Then Also Should Does Cannot Using Use Log Go Get Set Try See Note Issue Bug Blizzlike Labels Comments'.split(
-    ' '
-  )
+  [
+    'The This That These Those When Where What Which While With Without After Before Expected Current Steps Step',
+    'Source Extra Notes Behaviour Behavior Description Players Player They There Then Also Should Does Cannot Using',
+    'Use Log Go Get Set Try See Note Issue Bug Blizzlike Labels Comments Apply Cast Take Have Leave Kill Enter Walk',
+    'Fight Defeat Start Follow Watch Talk Put Level Summon Target Attack Open Click Wait Move Reproduce Tested It If',
+    'In On At For From To And Or But Any All Every Some No Not You Your We Our'
+  ]
+    .join(' ')
+    .split(' ')
 )
 
-/** The terms the baseline searches for, in order, each once (at most `max`). */
+/** The code spellings of a name: snake case (script names), capitals (constants), then the name itself. */
+const spellings = (name: string): string[] => {
+  const parts = name
+    .replace(/'s\b/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+  return parts.length < 2 ? [name] : [parts.join('_').toLowerCase(), parts.join('_').toUpperCase(), name]
+}
+
+/**
+ * The terms the baseline searches for, in order, each once (at most `max`): script names the facts
+ * found in the source and the entities' script names, code-like identifiers of the report, each
+ * name of the report in its code spellings (snake case, capitals) and as written, single
+ * capitalised words, then ids (numbers of 4 to 7 digits).
+ */
 export const baselineTerms = (report: string, facts: readonly unknown[], max = 8): string[] => {
   const out: string[] = []
   const add = (t: string): void => {
@@ -36,33 +56,25 @@ export const baselineTerms = (report: string, facts: readonly unknown[], max = 8
     const script = rec(f['values'])['ScriptName']
     if (f['type'] === 'entity' && typeof script === 'string' && script !== '') add(script)
   }
-  const text = report.replace(/https?:\/\/\S+/g, ' ')
+  const text = report.replace(/https?:\/\/\S+/g, ' ').replace(/`[^`\n]*`/g, ' ')
   // code-like identifiers: snake_case with a letter, or CamelCase with an inner capital
   for (const m of text.matchAll(
     /\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b/g
   ))
     add(m[0])
-  const names: string[] = []
-  // names: runs of capitalised words (joined by of/the/'s), two words at least, or one unusual word
-  for (const m of text.matchAll(/\b[A-Z][a-z']+(?:\s+(?:of|the|de)?\s*[A-Z][a-z']+)+/g)) {
-    const words = m[0].split(/\s+/).filter((w) => !STOP.has(w))
-    if (words.length < 2) continue
+  // names: runs of capitalised words (hyphenated too, joined by of/the), two words at least once stop words are dropped
+  const word = "[A-Z][a-z']+(?:-[A-Z][a-z']+)*"
+  const singles: string[] = []
+  for (const m of text.matchAll(new RegExp(`\\b${word}(?:\\s+(?:of|the|de)?\\s*${word})*`, 'g'))) {
+    const words = m[0].split(/\s+/)
+    while (words.length > 0 && STOP.has(words[0] as string)) words.shift()
     const name = words.join(' ').replace(/\s+(of|the|de)$/, '')
-    names.push(name)
-    add(name)
+    if (words.length >= 2 || name.includes('-')) for (const s of spellings(name)) add(s)
+    else if (words.length === 1 && name.length >= 4 && !STOP.has(name)) singles.push(name)
   }
-  // the names as code spells them: script names in snake case, constants in capitals
-  for (const name of names) {
-    const parts = name
-      .replace(/'s\b/g, '')
-      .split(/[^A-Za-z0-9]+/)
-      .filter(Boolean)
-    add(parts.join('_').toLowerCase())
-    add(parts.join('_').toUpperCase())
-  }
-  for (const m of text.matchAll(/(?<=[a-z,;:] )[A-Z][a-z]{3,}\b/g)) if (!STOP.has(m[0])) add(m[0])
+  for (const w of singles) add(w)
   // ids: numbers of 4 to 7 digits
-  for (const m of text.matchAll(/(?<![\d.])\d{4,7}(?![\d.])/g)) add(m[0])
+  for (const m of report.matchAll(/(?<![\d.])\d{4,7}(?![\d.])/g)) add(m[0])
   return out.slice(0, max)
 }
 
