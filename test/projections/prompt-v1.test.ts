@@ -13,7 +13,6 @@ import { replayCase } from '../../src/fp.js'
 import { repoRoot, right } from '../helpers/fs.js'
 import {
   renderPromptV1 as renderPrompt,
-  stablePartV1 as stablePart,
   type PromptInputsV1 as PromptInputs
 } from '../../src/projections/prompt-v1/render.js'
 import type { Capture } from '../../src/events/capture.js'
@@ -139,8 +138,21 @@ guard(
     )
     const p = renderPrompt(s, inputs)
     assert.ok(p.text.length <= 20_000, `length ${p.text.length}`)
-    assert.ok(p.text.startsWith(stablePart(s)), 'the stable part is whole and first')
-    assert.is(p.stable, stablePart(s))
+    // The stable part, told apart without the function that builds it: what the uncut prompt of the
+    // same case starts with, unchanged by another report, and free of the turn's state.
+    assert.is(p.stable, unlimited.stable, 'the guard leaves the stable part whole')
+    assert.ok(p.text.startsWith(p.stable), 'the stable part is first')
+    assert.ok(unlimited.text.startsWith(p.stable))
+    assert.is(renderPrompt(s, { ...inputs, report: 'Another report entirely.' }).stable, p.stable)
+    assert.ok(p.stable.startsWith('=== investigation_project_v1 ===\n'), p.stable.slice(0, 80))
+    for (const turnState of [
+      'Budget remaining',
+      'wolpertinger vanishes',
+      'EVIDENCE_UNKNOWN',
+      'Interpretation:',
+      'H1 ['
+    ])
+      assert.not.ok(p.stable.includes(turnState), `the stable part holds no ${turnState}`)
     assert.ok(
       p.text.endsWith('Budget remaining: 20 (a query costs 1).\nAnswer with the next action.'),
       'the closing instruction is whole and last'
@@ -181,7 +193,8 @@ guard('a small limit: the guard still keeps the stable part and the closing, and
   const { s, inputs } = bigCase()
   const p = renderPrompt({ ...s, settings: { ...settings, prompt_max_chars: 6000 } }, inputs)
   assert.ok(p.text.length <= 6000, `length ${p.text.length}`)
-  assert.ok(p.text.startsWith(stablePart(s)))
+  const uncut = renderPrompt({ ...s, settings: { ...settings, prompt_max_chars: 2_000_000 } }, inputs)
+  assert.ok(p.text.startsWith(uncut.stable), 'the stable part of the uncut prompt, whole')
   assert.ok(p.text.endsWith('Answer with the next action.'))
   assert.match(p.text, 'Your last answer was rejected (EVIDENCE_UNKNOWN)')
   assert.ok(p.cut.length >= 3, p.cut.join(' | '))
