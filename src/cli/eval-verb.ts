@@ -11,7 +11,7 @@ import { fail } from '../failures/error.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
 import { baselineModel } from '../eval/baseline-model.js'
-import { changedOf, readSuite, type ChangedRange } from '../eval/suite.js'
+import { changedOfAll, readSuite } from '../eval/suite.js'
 import { resultsText, type Results } from '../eval/score.js'
 import { resultsTable } from '../eval/table.js'
 import { modelFrom } from './investigate-verb.js'
@@ -79,8 +79,8 @@ export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Prom
   if (suite === undefined) fail('INPUT_INVALID', `${dir} has no run.json naming its suite: give --suite`)
   const repository = o.repository === undefined ? (run.repository ?? null) : path.resolve(o.repository)
   const bugs = await readSuite(suite)
-  const changed = new Map<string, readonly ChangedRange[]>()
-  for (const bug of bugs) changed.set(bug.id, await changedOf(bug, repository))
+  const { changed, failures } = await changedOfAll(bugs, repository)
+  for (const [id, message] of failures) io.err(terminalText(`${id}: the truth cannot be read: ${message}`))
   const published = path.join(dir, 'results.json')
   const before = existsSync(published) ? await fsp.readFile(published, 'utf8') : null
   // The heads the published results name: a case rolled back, forked or re-chained since is a finding.

@@ -18,7 +18,7 @@ import { settingsOf } from '../investigation/settings.js'
 import { createProjectResearch, type ResearchOptions } from '../research/project-research.js'
 import { caseReport } from '../report/case-report.js'
 import { fail, must, thrownFailure } from '../failures/error.js'
-import { changedOf, readSuite, type Bug, type ChangedRange } from './suite.js'
+import { changedOfAll, readSuite, type Bug, type ChangedRange } from './suite.js'
 import { scoreCase, totalsOf, resultsText, type BugScore, type Results } from './score.js'
 import { summaryHtml } from './summary.js'
 import { scoreLine } from './table.js'
@@ -167,13 +167,14 @@ export const runEval = async (o: EvalOptions): Promise<Results> => {
   const bugs = await readSuite(o.suite)
   const repository = o.repository === undefined ? (o.profile.source?.repository ?? null) : path.resolve(o.repository)
   await openRun(o.out, o.suite, repository)
-  const changed = new Map<string, readonly ChangedRange[]>()
-  for (const bug of bugs) changed.set(bug.id, await changedOf(bug, repository))
+  const { changed, failures } = await changedOfAll(bugs, repository)
   const say = o.onProgress ?? (() => undefined)
   let done = 0
   await pool(bugs, o.concurrency ?? 1, async (bug) => {
     let note = ''
+    const unreadable = failures.get(bug.id)
     try {
+      if (unreadable !== undefined) fail('SOURCE_UNAVAILABLE', unreadable.replace(/^SOURCE_UNAVAILABLE: /, ''))
       note =
         (await runBug(bug, changed.get(bug.id) ?? [], o, repository)) === 'kept' ? ' (kept from an earlier run)' : ''
     } catch (e) {

@@ -180,3 +180,26 @@ export const changedOf = async (bug: Bug, repository: string | null): Promise<Ch
     )
   }
 }
+
+/**
+ * The changed ranges of every bug. A bug whose commits the repository cannot diff (not fetched, a
+ * shallow clone) is left out with its message, so the others still run; a truth that needs a
+ * repository when none is named fails the whole suite.
+ */
+export const changedOfAll = async (
+  bugs: readonly Bug[],
+  repository: string | null
+): Promise<{ changed: Map<string, readonly ChangedRange[]>; failures: Map<string, string> }> => {
+  const changed = new Map<string, readonly ChangedRange[]>()
+  const failures = new Map<string, string>()
+  for (const bug of bugs) {
+    try {
+      changed.set(bug.id, await changedOf(bug, repository))
+    } catch (e) {
+      if (!(e instanceof FailureError) || e.failure.code !== 'SOURCE_UNAVAILABLE') throw e
+      failures.set(bug.id, `${e.failure.code}: ${e.failure.message}`)
+      changed.set(bug.id, [])
+    }
+  }
+  return { changed, failures }
+}

@@ -118,23 +118,41 @@ cli('an OpenAI-compatible endpoint with --concurrency 2: tokens and latency from
   }
 })
 
-cli('the baseline finds the Seal of Command script and the Frost Warden by their names', () => {
-  const out = path.join(tempDir('eval-base'), 'run')
-  const r = vba(['eval', fixture.suite, '--config', fixture.profile, '--baseline', '--out', out, '--json'])
-  assert.is(r.code, 0, r.stderr)
-  const results = JSON.parse(r.stdout) as Results
-  assert.equal(
-    results.bugs.map((b) => [b.id, b.state, b.file_hit]),
-    [
-      ['bug-a', 'CONCLUDED', true],
-      ['bug-b', 'CONCLUDED', true],
-      ['bug-c', 'CONCLUDED', false]
-    ]
-  )
-  assert.ok(
-    results.bugs.every((b, i) => b.tokens === 0 && (i === 2 || (b.queries ?? 0) >= 2)),
-    'a function model: no tokens; a search and a read for the bugs it finds'
-  )
-})
+cli(
+  'the baseline (a profile without [source], the repository named by --repository) finds the Seal of Command script and the Frost Warden by their names',
+  () => {
+    const out = path.join(tempDir('eval-base'), 'run')
+    const r = vba([
+      'eval',
+      fixture.suite,
+      '--config',
+      fixture.sourceless,
+      '--repository',
+      fixture.repo,
+      '--baseline',
+      '--out',
+      out,
+      '--json'
+    ])
+    assert.is(r.code, 0, r.stderr)
+    const results = JSON.parse(r.stdout) as Results
+    assert.equal(
+      results.bugs.map((b) => [b.id, b.state, b.file_hit]),
+      [
+        ['bug-a', 'CONCLUDED', true],
+        ['bug-b', 'CONCLUDED', true],
+        ['bug-c', 'CONCLUDED', false]
+      ]
+    )
+    assert.ok(
+      results.bugs.every((b, i) => b.tokens === 0 && (i === 2 || (b.queries ?? 0) >= 2)),
+      'a function model: no tokens; a search and a read for the bugs it finds'
+    )
+    // run.json names the repository: the truths of fix commits are derived again from it
+    const s = vba(['eval', 'score', out])
+    assert.is(s.code, 0, s.stdout + s.stderr)
+    assert.match(s.stdout, 'reproduced byte for byte')
+  }
+)
 
 cli.run()

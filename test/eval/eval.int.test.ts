@@ -156,6 +156,70 @@ ev('a model that cites the wrong file scores no hit; a blocked bug is scored blo
   assert.is(mixed.totals.concluded, 2)
 })
 
+ev(
+  'a run stopped at its turn limit continues where it stopped; a bug git cannot diff is told and the others run',
+  async () => {
+    const out = path.join(tempDir('eval-resume'), 'run')
+    const first = await runEval({
+      suite: fixture.suite,
+      out,
+      profile,
+      model: oracleModel,
+      maxTurns: 2,
+      openSource: openSourceResearch
+    })
+    assert.equal(
+      first.bugs.map((b) => [b.state, b.turns, b.file_hit]),
+      [
+        ['INVESTIGATING', 2, false],
+        ['INVESTIGATING', 2, false],
+        ['INVESTIGATING', 2, false]
+      ]
+    )
+    const lines: string[] = []
+    const second = await run(oracleModel, out, lines)
+    assert.ok(
+      lines.every((l) => !l.includes('kept')),
+      lines.join('\n')
+    )
+    assert.equal(
+      second.bugs.map((b) => [b.state, b.turns, b.line_hit]),
+      [
+        ['CONCLUDED', 4, true],
+        ['CONCLUDED', 4, true],
+        ['CONCLUDED', 4, true]
+      ]
+    )
+
+    const unknown = path.join(tempDir('eval-unknown'), 'suite')
+    cpSync(fixture.suite, unknown, { recursive: true })
+    const truth = path.join(unknown, 'bug-a', 'truth.json')
+    writeFileSync(truth, readFileSync(truth, 'utf8').replace(fixture.commits[0] as string, 'f'.repeat(40)))
+    const told: string[] = []
+    const r = await runEval({
+      suite: unknown,
+      out: path.join(tempDir('eval-unknown-run'), 'run'),
+      profile,
+      model: oracleModel,
+      maxTurns: 8,
+      openSource: openSourceResearch,
+      onProgress: (l) => told.push(l)
+    })
+    assert.ok(
+      told.some((l) => l.startsWith('[') && l.includes('bug-a: no case (failed: SOURCE_UNAVAILABLE')),
+      told.join('\n')
+    )
+    assert.equal(
+      r.bugs.map((b) => [b.id, b.state, b.file_hit]),
+      [
+        ['bug-a', 'MISSING', null],
+        ['bug-b', 'CONCLUDED', true],
+        ['bug-c', 'CONCLUDED', true]
+      ]
+    )
+  }
+)
+
 ev('a suite with a bad truth is refused with a coded message', async () => {
   const bad = path.join(tempDir('eval-bad'), 'suite')
   cpSync(fixture.suite, bad, { recursive: true })

@@ -80,6 +80,8 @@ export interface EvalFixture {
   readonly fixes: readonly string[]
   readonly suite: string
   readonly profile: string
+  /** The same profile without [source]: the repository comes from --repository. */
+  readonly sourceless: string
 }
 
 /** Writes the repository, the suite and the profile into fresh temporary folders. */
@@ -141,7 +143,10 @@ export const writeEvalFixture = (): EvalFixture => {
   const profile = sqliteProfile(
     `\n[source]\nrepository = ${JSON.stringify(repo)}\nurl = "https://example.org/core.git"\ncommit = "${commits[0]}"\ncache = false\n\n[budget]\ntotal = 8\n\n[loop]\nmax_invalid_responses = 2\nretry_delay_ms = 600000\n\n${adapter}`
   )
-  return { repo, commits, fixes, suite, profile }
+  const sourceless = sqliteProfile(
+    `\n[budget]\ntotal = 8\n\n[loop]\nmax_invalid_responses = 2\nretry_delay_ms = 600000\n\n${adapter}`
+  )
+  return { repo, commits, fixes, suite, profile, sourceless }
 }
 
 const turnOf = (prompt: string): 'interpretation' | 'investigation' =>
