@@ -18,7 +18,7 @@ import { CliExit, EXIT, progressBar, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
-import { caseReportWithVerification } from '../report/case-report.js'
+import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-report.js'
 import { optional } from '../optional.js'
 import { parseBoundedBytes } from '../events/bounds.js'
 
@@ -246,18 +246,32 @@ const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>
   return doc === undefined ? fail('CASE_CORRUPT', `object ${done.facts.digest} is not JSON within bounds`) : doc
 }
 
+/** The web view template of `--config` (`[source] web_view`), if it names one. */
+const webViewOf = async (config: string | undefined): Promise<{ webView?: string }> => {
+  if (config === undefined) return {}
+  const web = (await loadProfile(config)).source?.web_view
+  return web === undefined ? {} : { webView: web }
+}
+
+/** `vba case summary CASE --markdown [--config P]`: the case as a Markdown comment for its issue. */
+export const summaryVerb = async (io: Out, at: CaseAt, opts: { config?: string }): Promise<void> => {
+  const { markdown } = await caseSummaryMarkdown(at, await webViewOf(opts.config))
+  io.out(markdown.replace(/\n$/, ''))
+}
+
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
 export const reportVerb = async (
   io: Out,
   at: CaseAt,
-  opts: { out: string; force?: boolean; against?: string }
+  opts: { out: string; force?: boolean; against?: string; config?: string }
 ): Promise<void> => {
   const against = opts.against
+  const web = await webViewOf(opts.config)
   const { html, verification } = await coded(`write ${opts.out}`, async () => {
-    const r = await caseReportWithVerification(
-      at,
-      against === undefined ? {} : { refine: (report) => againstProfile(report, at, against) }
-    )
+    const r = await caseReportWithVerification(at, {
+      ...web,
+      ...(against === undefined ? {} : { refine: (report: VerifyReport) => againstProfile(report, at, against) })
+    })
     // Into an existing directory, never over an existing output unless --force (a regular file only).
     await writeOutputFile(opts.out, r.html, 'report', { force: opts.force === true })
     return r

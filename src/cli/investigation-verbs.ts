@@ -29,7 +29,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
     )
   for (const x of entities)
     say(
-      `entity ${x.type} ${String(x.id)}: ${x.source === 'listed' ? 'listed with the inputs' : `from ${x.where ?? 'the report'}`}`
+      `entity ${x.type} ${String(x.id)}: ${x.source === 'listed' ? 'listed with the inputs' : `found in the report: ${x.where ?? ''}`}`
     )
   if (v.pending_plan !== null) say(`confirmed plan waiting: ${v.pending_plan}`)
   if (v.last_model_failure !== null)

@@ -44,6 +44,7 @@ const caseNote = lazy(caseVerbs, 'caseNote')
 const caseUnlock = lazy(caseVerbs, 'caseUnlock')
 const replay = lazy(caseVerbs, 'replay')
 const reportVerb = lazy(caseVerbs, 'reportVerb')
+const summaryVerb = lazy(caseVerbs, 'summaryVerb')
 const show = lazy(caseVerbs, 'show')
 const verify = lazy(caseVerbs, 'verify')
 const caseQuery = lazy(researchVerbs, 'caseQuery')
@@ -118,6 +119,15 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
     .action(async (dir: string, o: { config: string; input: string; extract: boolean } & StoreOption) =>
       casePrepare(io, await caseAt(dir, o), o)
     )
+  storeVerb(kase, 'summary <case>')
+    .description(
+      'the case as a comment for its issue: the conclusion, the hypotheses, the cited source windows, the budget spent, the verification status'
+    )
+    .requiredOption('--markdown', 'as Markdown (the only format)')
+    .option('--config <file>', 'a project profile whose [source] web_view turns the cited windows into permalinks')
+    .action(async (dir: string, o: { markdown: boolean; config?: string } & StoreOption) =>
+      summaryVerb(io, await caseAt(dir, o), o)
+    )
   storeVerb(kase, 'feedback <dir> <request-id> <text>')
     .description('record lab test feedback (a case waiting for it continues)')
     .action(async (dir: string, requestId: string, text: string, o: StoreOption) =>
@@ -183,7 +193,8 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
         'also re-derive every capture from the world the profile reaches (as verify --against); the page says at which commit and snapshot'
       )
     )
-    .action(async (dir: string, o: { out: string; force?: boolean; against?: string } & StoreOption) =>
+    .option('--config <file>', 'a project profile whose [source] web_view links the source windows to the repository')
+    .action(async (dir: string, o: { out: string; force?: boolean; against?: string; config?: string } & StoreOption) =>
       reportVerb(io, await caseAt(dir, o), o)
     )
 }

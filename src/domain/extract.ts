@@ -107,9 +107,12 @@ export const revisionEntities = (listed: readonly EntityRef[], extracted: readon
   ...extracted.map((x) => ({ type: x.type, id: x.id }))
 ]
 
-/** Where an extracted entity came from, in words: `quest 10911: link "quest=10911" at characters 120-131 of the report`. */
-export const provenanceText = (x: ExtractedEntity): string =>
-  `${x.type} ${x.id}: ${x.kind} ${JSON.stringify(x.text.length > 60 ? `${x.text.slice(0, 59)}…` : x.text)} at characters ${x.span.start}-${x.span.end} of the report`
+/** Where in the report an extracted entity was found: `link "quest=10911" at characters 120-131 of the report`. */
+export const whereText = (x: ExtractedEntity): string =>
+  `${x.kind} ${JSON.stringify(x.text.length > 60 ? `${x.text.slice(0, 59)}…` : x.text)} at characters ${x.span.start}-${x.span.end} of the report`
+
+/** An extracted entity and where it came from, in words: `quest 10911: link "quest=10911" at characters 120-131 of the report`. */
+export const provenanceText = (x: ExtractedEntity): string => `${x.type} ${x.id}: ${whereText(x)}`
 
 /** Where each entity of a revision came from: listed by the operator, or found in the report (with its provenance). @category investigations */
 export interface EntitySource {
@@ -129,6 +132,6 @@ export const entitySources = (revision: {
   const listed = revision.entities.slice(0, revision.entities.length - extracted.length)
   return [
     ...listed.map((x) => ({ type: x.type, id: x.id, source: 'listed' as const })),
-    ...extracted.map((x) => ({ type: x.type, id: x.id, source: 'report' as const, where: provenanceText(x) }))
+    ...extracted.map((x) => ({ type: x.type, id: x.id, source: 'report' as const, where: whereText(x) }))
   ]
 }

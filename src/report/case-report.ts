@@ -8,7 +8,8 @@ import type { ObjectRefLite } from '../domain/case-state.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { FailureError } from '../failures/error.js'
-import { renderReport } from '../projections/report/render.js'
+import { renderReport, type ReportInput } from '../projections/report/render.js'
+import { renderSummaryMarkdown } from '../projections/report/markdown.js'
 import { VERSION } from '../version.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { optional } from '../optional.js'
@@ -28,16 +29,18 @@ const shownObjects = (events: readonly RecordedEvent[]): ObjectRefLite[] => {
 export interface ReportOptions {
   /** Adds to the verification (for example the evidence re-derived from a profile's world: `vba report --against`). */
   readonly refine?: (report: VerifyReport) => Promise<VerifyReport>
+  /** The repository's web view template (`[source] web_view`): cited source windows link to it. */
+  readonly webView?: string
 }
 
 /**
- * Renders the HTML report of a case with its verification. A case whose log does not check out
- * still gets a page: its verification findings, and nothing read from the log.
+ * What the report of a case shows, with its verification: the events and the objects the page
+ * shows. A case whose log does not check out gives its verification findings only (unreadable).
  */
-export const caseReportWithVerification = async (
+export const caseReportInput = async (
   at: CaseAt,
   options: ReportOptions = {}
-): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
+): Promise<{ readonly input: ReportInput; readonly verification: VerifyReport }> => {
   const { store, ref } = locate(at)
   const checked = await store.verify(ref)
   const verification = options.refine === undefined || checked.head === null ? checked : await options.refine(checked)
@@ -59,7 +62,7 @@ export const caseReportWithVerification = async (
     ])
   } catch (e) {
     if (!(e instanceof FailureError) || e.failure.code !== 'CASE_CORRUPT') throw e
-    const html = renderReport({
+    const input: ReportInput = {
       caseId: verification.case_id ?? ref,
       title: null,
       createdAt: '',
@@ -68,8 +71,8 @@ export const caseReportWithVerification = async (
       verification: { valid: false, findings: verification.findings, head: verification.head },
       version: VERSION,
       unreadable: true
-    })
-    return { html, verification }
+    }
+    return { input, verification }
   }
   const objects = new Map<string, Uint8Array>()
   for (const o of shownObjects(events)) {
@@ -81,7 +84,7 @@ export const caseReportWithVerification = async (
       if (!(e instanceof FailureError)) throw e
     }
   }
-  const html = renderReport({
+  const input: ReportInput = {
     caseId: handle.declaration.case_id,
     title: handle.declaration.title ?? null,
     createdAt: handle.declaration.created_at,
@@ -93,9 +96,31 @@ export const caseReportWithVerification = async (
       head: verification.head,
       ...optional('evidence', verification.evidence)
     },
-    version: VERSION
-  })
-  return { html, verification }
+    version: VERSION,
+    ...optional('webView', options.webView)
+  }
+  return { input, verification }
+}
+
+/**
+ * Renders the HTML report of a case with its verification. A case whose log does not check out
+ * still gets a page: its verification findings, and nothing read from the log.
+ */
+export const caseReportWithVerification = async (
+  at: CaseAt,
+  options: ReportOptions = {}
+): Promise<{ readonly html: string; readonly verification: VerifyReport }> => {
+  const { input, verification } = await caseReportInput(at, options)
+  return { html: renderReport(input), verification }
+}
+
+/** The case as a Markdown comment for its issue (see {@link renderSummaryMarkdown}), with its verification. */
+export const caseSummaryMarkdown = async (
+  at: CaseAt,
+  options: ReportOptions = {}
+): Promise<{ readonly markdown: string; readonly verification: VerifyReport }> => {
+  const { input, verification } = await caseReportInput(at, options)
+  return { markdown: renderSummaryMarkdown(input, options.webView ?? null), verification }
 }
 
 /** Renders the HTML report of a case (see {@link caseReportWithVerification}). */

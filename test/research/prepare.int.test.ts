@@ -294,7 +294,7 @@ prep(
     const status = vba(['status', dir])
     assert.match(
       status.stdout,
-      /entity quest 11117: from quest 11117: link "quest=11117" at characters \d+-\d+ of the report/
+      /entity quest 11117: found in the report: link "quest=11117" at characters \d+-\d+ of the report/
     )
     // a forged span (or a dropped entity) is not what the recorded patterns find
     const inputs = readFileSync(path.join(dir, 'events.jsonl'), 'utf8')

@@ -22,6 +22,7 @@ import { captureBody, requesterText, valueCell } from './captures.js'
 import { budgetChart, budgetSeries } from './budget.js'
 import { timelineItem } from './timeline.js'
 import { provenanceText } from '../../domain/extract.js'
+import { MAX_WINDOWS, permalink, sourceWindows, windowText } from './permalinks.js'
 
 export { esc, escPlain } from './html.js'
 
@@ -44,6 +45,8 @@ export interface ReportInput {
   readonly version: string
   /** The log does not check out: the page shows the verification findings only. */
   readonly unreadable?: boolean
+  /** The repository's web view template: every source window of the evidence links to it at its commit. */
+  readonly webView?: string
 }
 
 interface Model {
@@ -152,12 +155,23 @@ const originText = (c: Capture): string =>
     ? `commit ${c.origin.commit}`
     : `database ${c.origin.database}, snapshot ${c.origin.snapshot_id}`
 
-const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never): string => {
+/** The permalinks of a capture's source windows (none without a web view). */
+const windowLinks = (c: Capture, webView: string | undefined): string => {
+  if (webView === undefined) return ''
+  const windows = sourceWindows(c)
+  if (windows.length === 0) return ''
+  const shown = windows
+    .slice(0, MAX_WINDOWS)
+    .map((w) => `<a class="mono" href="${escPlain(permalink(webView, w))}" rel="noreferrer">${esc(windowText(w))}</a>`)
+  return `<p>at the repository: ${shown.join(', ')}${windows.length > MAX_WINDOWS ? ` and ${windows.length - MAX_WINDOWS} more` : ''}</p>`
+}
+
+const evidenceCard = (ev: Model['evidence'] extends Map<string, infer V> ? V : never, webView?: string): string => {
   const c = ev.capture
   const head = `<h3 id="${escPlain(ev.id)}">${esc(ev.id)} <span class="badge">${esc(ev.kind)}</span> <span class="muted">${ev.source === 'enrichment' ? 'case preparation' : ev.requester === null ? 'investigation' : `asked by ${requesterText(ev.requester)}`}, seq ${ev.seq}${ev.repeat ? ', a repeat of earlier evidence' : ''}</span></h3>`
   if (c === null)
     return `<section class="card">${head}<p class="bad">the capture object ${esc(ev.digest)} is not available</p></section>`
-  return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${captureBody(c)}</section>`
+  return `<section class="card">${head}<p class="mono">${esc(requestText(c.kind, c.request))}</p><p class="muted">${esc(originText(c))} · capture ${esc(ev.digest)}</p>${windowLinks(c, webView)}${captureBody(c)}</section>`
 }
 
 // --- facts ---------------------------------------------------------------------------------------
@@ -293,7 +307,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
       .join('\n')}</ol></section>`
   )
   parts.push(
-    `<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map(evidenceCard).join('\n')}</section>`
+    `<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map((ev) => evidenceCard(ev, input.webView)).join('\n')}</section>`
   )
   parts.push(
     `<footer><p class="muted">Rendered by vba ${esc(input.version)} from the case's log alone (${ev.length} events, HEAD ${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}). The same case gives the same page.</p></footer></main></body></html>\n`
