@@ -18,11 +18,16 @@ import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel } from '../investigation/models.js'
-import { startSettings } from '../investigation/settings.js'
+import { settingsOf, startSettings } from '../investigation/settings.js'
 import { CliExit, EXIT, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
+import { nextSteps, shellWord } from './next-step.js'
+import { sameJson } from '../commands/run.js'
+import { lifecycleView } from '../projections/lifecycle-view.js'
+import type { CaseState } from '../domain/case-state.js'
+import { FailureError } from '../failures/error.js'
 
 export interface InvestigateOptions {
   readonly config: string
@@ -144,6 +149,12 @@ const runLeased = async (
   const out = (value: Record<string, unknown>, text: string): void => {
     io.out(o.json === true ? jsonLine(value) : terminalText(text))
   }
+  const ref = typeof dir === 'string' ? dir : dir.caseId
+  const next = (s: CaseState): string[] =>
+    nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref).map((l) =>
+      l.replaceAll('--config PROFILE', `--config ${shellWord(o.config)}`)
+    )
+  refuseOtherContext(handle.cursor.state, profile, o.config)
   const research = createProjectResearch(profile, { openSource: cliOpenSource })
   const onSignal = (): void => stop.abort()
   process.once('SIGINT', onSignal)
@@ -170,12 +181,53 @@ const runLeased = async (
       maxTurns: o.maxTurns,
       ...(o.manualRetry === true ? { manualRetry: true } : {}),
       onStep: (s) => out({ step: s }, line(s))
+    }).catch((e: unknown) => {
+      // Blocked until a retry time: not a conflict but a case that has not concluded (exit 5), and how it goes on.
+      if (!(e instanceof FailureError) || e.failure.code !== 'RETRY_NOT_YET') throw e
+      const steps = next(handle.cursor.state)
+      out(
+        { blocked: { ...e.failure, next: steps } },
+        `vba: RETRY_NOT_YET: the case is blocked (${String(e.failure.data['reason'])}) until ${String(e.failure.data['retry_not_before'])}`
+      )
+      for (const l of steps) if (o.json !== true) out({}, l)
+      throw new CliExit(EXIT.NOT_CONCLUDED)
     })
-    out({ result: r }, resultLine(r))
-    if (r.state !== 'CONCLUDED') throw new CliExit(notConcludedExit(r))
+    // The run advanced its own view of the case: read where it stands now.
+    const steps = next((await openCaseAt(dir)).cursor.state)
+    out({ result: { ...r, next: steps } }, resultLine(r))
+    if (r.state !== 'CONCLUDED') {
+      if (o.json !== true) for (const l of steps) out({}, l)
+      throw new CliExit(notConcludedExit(r))
+    }
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await research.close()
   }
+}
+
+/**
+ * A profile whose [source_analysis] differs from the one the case started with would have every
+ * source.context answer refused to the model (CONTEXT_SETTINGS_DIFFER), which cannot fix that: it
+ * is refused here, before a turn, naming each setting with both values.
+ */
+const refuseOtherContext = (s: CaseState, profile: Profile, file: string): void => {
+  const started = s.settings?.source_context ?? null
+  if (s.state === 'NOT_STARTED' || started === null) return
+  const now = must(settingsOf(profile)).source_context
+  if (now !== null && sameJson(now, started)) return
+  const differ =
+    now === null
+      ? ['source.context is off in the profile (enabled = false or no [source])']
+      : Object.keys({ ...started, ...now })
+          .filter((k) => !sameJson((started as Record<string, unknown>)[k], (now as Record<string, unknown>)[k]))
+          .map(
+            (k) =>
+              `${k}: the case started with ${JSON.stringify((started as Record<string, unknown>)[k])}, the profile has ${JSON.stringify((now as Record<string, unknown>)[k])}`
+          )
+  fail(
+    'CONTEXT_SETTINGS_DIFFER',
+    `${file}: [source_analysis] differs from the settings the investigation started with (${differ.join('; ')}); run it with the profile it started with`,
+    { started, profile: now }
+  )
 }

@@ -8,6 +8,7 @@ import { terminalText } from './io.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
+import { nextSteps } from './next-step.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection, revisionsProjection])
@@ -15,8 +16,12 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   const revisions = (r.views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
   const latest = revisions[revisions.length - 1]
   const entities = latest === undefined ? [] : entitySources(latest)
+  const next = nextSteps(
+    { ...v, prepared: revisions.some((x) => x.completed) },
+    typeof dir === 'string' ? dir : dir.caseId
+  )
   if (opts.json === true) {
-    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities }))
+    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, next }))
     return
   }
   // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
@@ -47,6 +52,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   for (const l of v.lab_requests)
     say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
+  for (const n of next) say(n)
 }
 
 export const resume = async (

@@ -38,6 +38,10 @@ export const days =
 export const CHECK_HELP =
   "try a profile against what it names: every path as it resolves (against the profile's folder), the repository and commit, the credentials, a connection, every allowed and enrichment table and column, one trial query; exit 2 for a profile mistake, 3 for a provider that is down"
 
+/** What `vba resume` lifts, for its help. */
+export const RESUME_HELP =
+  'lift a timed block into the state it interrupted: INVALID_LLM_RESPONSES or MODEL_UNAVAILABLE, once its retry time has passed or now with --manual-retry (recorded); it runs no turn: vba investigate does (RESEARCH_UNAVAILABLE: vba investigate --manual-retry; AWAITING_TEST_FEEDBACK: vba case feedback)'
+
 /** How long a lease taken by hand (`vba queue claim`) lasts unless `--lease-ms` says: five minutes. */
 export const CLAIM_LEASE_MS = 300_000
 
@@ -55,9 +59,10 @@ export const configOption = (description = 'project profile (TOML)'): Option =>
 
 /** `--expect-generation N`: refuse unless the case is at generation N. */
 export const expectGenerationOption = (): Option =>
-  new Option('--expect-generation <n>', 'refuse unless the case is at generation N').argParser(
-    wholeNumber('--expect-generation', 0, Number.MAX_SAFE_INTEGER)
-  )
+  new Option(
+    '--expect-generation <n>',
+    'optional: refuse unless the case is still at generation N (vba status prints it), so a write is not based on a state that moved on'
+  ).argParser(wholeNumber('--expect-generation', 0, Number.MAX_SAFE_INTEGER))
 
 /** `--command-id ID`: the idempotency key of a write. */
 export const commandIdOption = (): Option =>

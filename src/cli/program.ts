@@ -20,6 +20,7 @@ import {
   maxTurnsOption,
   modelOptions,
   CHECK_HELP,
+  RESUME_HELP,
   CLAIM_LEASE_MS,
   SERVE_HOST,
   SERVE_PORT,
@@ -206,7 +207,7 @@ const investigationCommands = (program: Command, { io, storeVerb }: Build): void
     .option('--json', 'JSON')
     .action(async (dir: string, o: { json?: boolean } & StoreOption) => status(io, await caseAt(dir, o), o))
   storeVerb(program, 'resume <dir>')
-    .description('resume a case blocked by invalid model answers into its stored resume state')
+    .description(RESUME_HELP)
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
     .addOption(expectGenerationOption())
     .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: number } & StoreOption) =>

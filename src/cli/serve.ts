@@ -25,6 +25,7 @@ import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
 import type { Out } from './case-verbs.js'
 import { rootOrStoreUrl, storeAt, type StoreOption } from './stores.js'
+import { nextSteps } from './next-step.js'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 /** How long one report may take to build before the page says so (the case is read again next time). */
@@ -41,7 +42,17 @@ table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}th,td{bo
 .muted{color:#5b6475}.run{color:#13733b}.wait{color:#8a5a00}.cc{color:#b3261e;font-family:monospace;font-size:12px}</style></head><body><main>
 <h1>Cases</h1><p class="muted">${esc(source)} · ${entries.length} case(s), ${entries.filter((e) => e.runnable).length} runnable · read-only · vba ${esc(VERSION)}</p>
 <table><thead><tr><th>case</th><th>state</th><th>budget left</th><th>last activity</th><th>queue</th></tr></thead><tbody>
-${entries.map((e) => `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}</td></tr>`).join('\n')}
+${entries
+  .map(
+    (e) =>
+      `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}${nextSteps(
+        { ...e, lab_requests: [], prepared: e.revision > 0 },
+        e.dir ?? e.case_id
+      )
+        .map((l) => `<br><code>${esc(l)}</code>`)
+        .join('')}</td></tr>`
+  )
+  .join('\n')}
 </tbody></table></main></body></html>
 `
 

@@ -127,7 +127,7 @@ export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceRes
     throw new FailureError(
       failure(
         'RETRY_NOT_YET',
-        `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with a manual retry`,
+        `the case is blocked (${String(first.reason)}) until ${String(first.retryNotBefore)}; advance then, or now with manualRetry (vba investigate --manual-retry)`,
         { reason: first.reason, retry_not_before: first.retryNotBefore }
       )
     )
