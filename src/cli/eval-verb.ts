@@ -49,13 +49,13 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
   const profile = await loadProfile(o.config)
   if (o.baseline === true && (o.modelCommand !== undefined || o.modelUrl !== undefined))
     fail('INVALID_ARGUMENT', 'give --baseline or a model (--model-command, --model-url), not both')
-  const model: EvalModel =
-    o.baseline === true
-      ? baselineModel
-      : (
-          (fn) => () =>
-            fn
-        )(modelFrom(profile, o))
+  const fn = o.baseline === true ? null : modelFrom(profile, o)
+  const model: EvalModel = fn === null ? baselineModel : () => fn
+  // SIGINT or SIGTERM: the investigations under way stop after their step, no bug is started; run again to resume.
+  const stop = new AbortController()
+  const onSignal = (): void => stop.abort()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   const results = await runEval({
     suite,
     out: o.out,
@@ -64,12 +64,20 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
     model,
     concurrency: o.concurrency,
     maxTurns: o.maxTurns,
+    signal: stop.signal,
     openSource: (p, options) => openSourceResearch(p, { ...options, onNotice: printNotice }),
     onProgress: (line) => (o.json === true ? io.err(terminalText(line)) : io.out(terminalText(line)))
+  }).finally(() => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
   })
   print(io, results, o.json)
   if (o.json !== true)
     io.out(`results: ${path.join(o.out, 'results.json')}; summary: ${path.join(o.out, 'summary.html')}`)
+  if (stop.signal.aborted) {
+    io.err('vba: stopped by a signal: run the same command again to resume')
+    throw new CliExit(EXIT.NOT_CONCLUDED)
+  }
 }
 
 export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Promise<void> => {

@@ -46,6 +46,8 @@ export interface EvalOptions {
   readonly openSource?: ResearchOptions['openSource']
   /** One line per bug as it finishes (and a line per failure). */
   readonly onProgress?: (line: string) => void
+  /** Stops the run: the investigations under way stop after their current step, no bug is started. */
+  readonly signal?: AbortSignal
 }
 
 /** OUT/run.json: which suite and repository the run is of (eval score reads them). */
@@ -116,18 +118,29 @@ const runBug = async (bug: Bug, changed: readonly ChangedRange[], o: EvalOptions
       await startInvestigation(caseDir, { settings: must(settingsOf(profile)) })
     }
     const left = o.maxTurns - state.turn
-    if (left > 0) await advance(caseDir, { model: o.model({ id: bug.id, caseDir, changed }), research, maxTurns: left })
+    if (left > 0)
+      await advance(caseDir, {
+        model: o.model({ id: bug.id, caseDir, changed }),
+        research,
+        maxTurns: left,
+        ...(o.signal === undefined ? {} : { signal: o.signal })
+      })
     return 'ran'
   } finally {
     await research.close()
   }
 }
 
-/** A pool of `n` workers over `items`, in order of start. */
-const pool = async <A>(items: readonly A[], n: number, work: (a: A) => Promise<void>): Promise<void> => {
+/** A pool of `n` workers over `items`, in order of start; none starts once `signal` is aborted. */
+const pool = async <A>(
+  items: readonly A[],
+  n: number,
+  work: (a: A) => Promise<void>,
+  signal?: AbortSignal
+): Promise<void> => {
   let next = 0
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && signal?.aborted !== true) {
       const item = items[next++] as A
       await work(item)
     }
@@ -170,21 +183,28 @@ export const runEval = async (o: EvalOptions): Promise<Results> => {
   const { changed, failures } = await changedOfAll(bugs, repository)
   const say = o.onProgress ?? (() => undefined)
   let done = 0
-  await pool(bugs, o.concurrency ?? 1, async (bug) => {
-    let note = ''
-    const unreadable = failures.get(bug.id)
-    try {
-      if (unreadable !== undefined) fail('SOURCE_UNAVAILABLE', unreadable.replace(/^SOURCE_UNAVAILABLE: /, ''))
-      note =
-        (await runBug(bug, changed.get(bug.id) ?? [], o, repository)) === 'kept' ? ' (kept from an earlier run)' : ''
-    } catch (e) {
-      const f = thrownFailure(e)
-      note = ` (failed: ${f.code}: ${f.message.slice(0, 300)})`
-    }
-    const score = await scoreCase(bug, path.join(o.out, 'cases', bug.id), changed.get(bug.id) ?? [])
-    done++
-    say(`[${done}/${bugs.length}] ${scoreLine(score)}${note}`)
-  })
+  await pool(
+    bugs,
+    o.concurrency ?? 1,
+    async (bug) => {
+      let note = ''
+      const unreadable = failures.get(bug.id)
+      try {
+        if (unreadable !== undefined) fail('SOURCE_UNAVAILABLE', unreadable.replace(/^SOURCE_UNAVAILABLE: /, ''))
+        note =
+          (await runBug(bug, changed.get(bug.id) ?? [], o, repository)) === 'kept' ? ' (kept from an earlier run)' : ''
+      } catch (e) {
+        const f = thrownFailure(e)
+        note = ` (failed: ${f.code}: ${f.message.slice(0, 300)})`
+      }
+      const score = await scoreCase(bug, path.join(o.out, 'cases', bug.id), changed.get(bug.id) ?? [])
+      done++
+      say(
+        `[${done}/${bugs.length}] ${scoreLine(score)}${note}${o.signal?.aborted === true ? ' (stopped by a signal)' : ''}`
+      )
+    },
+    o.signal
+  )
   const results = await scoreRun(o.out, bugs, changed, path.basename(path.resolve(o.suite)))
   await fsp.writeFile(path.join(o.out, 'results.json'), resultsText(results))
   await writePages(o.out, results)

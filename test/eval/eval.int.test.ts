@@ -176,6 +176,31 @@ ev(
         ['INVESTIGATING', 2, false]
       ]
     )
+    // A signal stops the run: the investigation under way after its step, no other bug is started.
+    const stopped = path.join(tempDir('eval-signal'), 'run')
+    const stop = new AbortController()
+    const interrupted = await runEval({
+      suite: fixture.suite,
+      out: stopped,
+      profile,
+      model: (bug) => {
+        const oracle = oracleModel(bug)
+        return async (request) => {
+          if (request.turn === 2) stop.abort()
+          return oracle(request)
+        }
+      },
+      maxTurns: 8,
+      openSource: openSourceResearch,
+      signal: stop.signal
+    })
+    assert.equal(
+      interrupted.bugs.map((b) => b.state),
+      ['INVESTIGATING', 'MISSING', 'MISSING']
+    )
+    const resumed = await run(oracleModel, stopped)
+    assert.is(resumed.totals.line_hits, 3)
+
     const lines: string[] = []
     const second = await run(oracleModel, out, lines)
     assert.ok(
