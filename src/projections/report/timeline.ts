@@ -189,6 +189,9 @@ const checkpointItem = (e: EventOf<'CheckpointRecorded'>): string => {
 }
 
 /** The timeline entry of one event, or null for an event the timeline does not show. */
+/** Every event type has its entry in timelineItem (or null with a reason): a new type does not compile until it has one. */
+const unlisted = (_: never): null => null
+
 export const timelineItem = (
   e: RecordedEvent,
   objects: ReadonlyMap<string, Uint8Array>,
@@ -231,6 +234,6 @@ export const timelineItem = (
     case 'AttachmentAdded':
       return operatorItem(e, known)
     default:
-      return null
+      return unlisted(e)
   }
 }
