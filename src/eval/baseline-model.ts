@@ -30,10 +30,10 @@ const STOP = new Set(
     .split(' ')
 )
 
-/** The code spellings of a name: snake case (script names), capitals (constants), then the name itself. */
+/** The code spellings of a name (apostrophes dropped: Val'kyr, Master's): snake case (script names), capitals (constants), then the name itself. */
 const spellings = (name: string): string[] => {
   const parts = name
-    .replace(/'s\b/g, '')
+    .replace(/['’]/g, '')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
   return parts.length < 2 ? [name] : [parts.join('_').toLowerCase(), parts.join('_').toUpperCase(), name]
