@@ -76,7 +76,7 @@ const blocks = (): Array<{ name: string; code: string }> => {
 const docs = suite('docs examples against the packed tarball')
 
 docs(
-  'the tarball ships the library, its types, the format spec, config and docs: no test, bench, script or fixture file',
+  'the tarball ships the library, its types, the format spec, config, docs and the eval suite: no test, bench, script or fixture file',
   () => {
     const files = packedFiles
     assert.ok(
@@ -88,6 +88,8 @@ docs(
     assert.ok(
       files.includes('case-format/SPEC.md') && files.includes('config/trinitycore.toml') && files.includes('README.md')
     )
+    // vba eval's truth schema and the public AzerothCore suite
+    assert.ok(files.includes('eval/truth.schema.json') && files.includes('eval/azerothcore/ac-7246/report.md'))
     const stray = files.filter(
       (f) =>
         /^(dist\/)?(test|bench|scripts)\//.test(f) ||
