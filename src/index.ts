@@ -46,7 +46,13 @@ export type {
   ModelParameters
 } from './investigation/model-fn.js'
 export type { AdvanceResult, AdvanceStep } from './investigation/loop.js'
-export { commandModel, httpModel, type CommandModelOptions, type HttpModelOptions } from './api/models.js'
+export {
+  commandModel,
+  httpModel,
+  type CommandModelOptions,
+  type HttpModelOptions,
+  type ModelAttemptEvent
+} from './api/models.js'
 export { chatCompletionsUrl } from './investigation/http-model.js'
 export type { Capture, QueryKind } from './events/capture.js'
 export type {

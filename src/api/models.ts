@@ -6,7 +6,7 @@
  */
 import { FailureError } from '../failures/error.js'
 import { VbaError } from './errors.js'
-import { httpModel as httpModelOf, type HttpModelOptions } from '../investigation/http-model.js'
+import { httpModel as httpModelOf, type HttpModelOptions, type ModelAttemptEvent } from '../investigation/http-model.js'
 import { commandModel as commandModelOf, type CommandModelOptions } from '../investigation/models.js'
 import type { ModelFn } from '../investigation/model-fn.js'
 
@@ -52,4 +52,4 @@ export const httpModel = (options: HttpModelOptions): ModelFn => public_(httpMod
 export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn =>
   public_(commandModelOf(command, options))
 
-export type { HttpModelOptions, CommandModelOptions }
+export type { HttpModelOptions, CommandModelOptions, ModelAttemptEvent }

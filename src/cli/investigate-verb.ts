@@ -18,6 +18,8 @@ import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel } from '../investigation/models.js'
+import type { ModelAttemptEvent } from '../investigation/http-model.js'
+import { DEFAULT_HEARTBEAT_MS, modelProgress } from './model-progress.js'
 import { settingsOf, startSettings } from '../investigation/settings.js'
 import { CliExit, EXIT, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
@@ -73,7 +75,8 @@ export const notConcludedExit = (r: AdvanceResult): number =>
 /** The model a verb runs: --model-command, --model-url with --model, or the profile's [model]. */
 export const modelFrom = (
   profile: Profile,
-  o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string }
+  o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string },
+  onAttempt?: (e: ModelAttemptEvent) => void
 ): ModelFn => {
   const command = o.modelCommand ?? profile.model.command
   const url = o.modelUrl ?? profile.model.url
@@ -95,7 +98,8 @@ export const modelFrom = (
       ...optional('maxTotalMs', m.max_total_ms),
       ...optional('temperature', m.temperature),
       ...optional('maxTokens', m.max_tokens),
-      ...optional('jsonMode', m.json_mode)
+      ...optional('jsonMode', m.json_mode),
+      ...optional('onAttempt', onAttempt)
     })
   }
   return fail(
@@ -106,7 +110,11 @@ export const modelFrom = (
 
 export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
   const profile = await loadProfile(o.config)
-  const model = modelFrom(profile, o)
+  const progress = modelProgress(
+    (value, text) => io.out(o.json === true ? jsonLine(value) : terminalText(text)),
+    profile.model.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS
+  )
+  const model = modelFrom(profile, o, progress.onAttempt)
 
   const handle = await openCaseAt(dir)
   // In a store, the case is leased for the run: no worker of the fleet advances it meanwhile.
@@ -131,6 +139,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
   try {
     await runLeased(io, dir, o, profile, model, handle, leased, stop)
   } finally {
+    progress.stop()
     if (renewal !== undefined) clearInterval(renewal)
     if (lease !== undefined && sql?.release !== undefined) await sql.release(lease).catch(() => undefined)
   }

@@ -49,7 +49,29 @@ export interface HttpModelOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** First backoff before a retry (default 500 ms; doubles per attempt, at most 30 s, full jitter). */
   readonly backoffMs?: number
+  /** Told about every attempt as it happens: sent, answered, or failed (with the wait before the next). */
+  readonly onAttempt?: (e: ModelAttemptEvent) => void
 }
+
+/**
+ * One attempt of a model call, as it happens: `sent` when the request leaves, then `answered`, or
+ * `failed` with the HTTP status (null: no answer), the code and message, and the wait before the
+ * next attempt (null: no next one, the call fails). `elapsed_ms` counts from the call's start.
+ * @category Models
+ */
+export type ModelAttemptEvent =
+  | { readonly kind: 'sent'; readonly attempt: number; readonly of: number; readonly elapsed_ms: number }
+  | { readonly kind: 'answered'; readonly attempt: number; readonly of: number; readonly elapsed_ms: number }
+  | {
+      readonly kind: 'failed'
+      readonly attempt: number
+      readonly of: number
+      readonly elapsed_ms: number
+      readonly status: number | null
+      readonly code: string
+      readonly message: string
+      readonly wait_ms: number | null
+    }
 
 export const HTTP_MODEL_DEFAULTS = {
   timeoutMs: 300_000,
@@ -298,7 +320,9 @@ export const httpModel = (options: HttpModelOptions, clock: RetryClock = systemC
       ...(jsonMode ? { response_format: { type: 'json_object' as const } } : {})
     }
     const stop = AbortSignal.any([signal, deadline])
+    const tell = options.onAttempt ?? (() => undefined)
     const attempt = async (n: number): Promise<ModelAnswer | AttemptFailure> => {
+      tell({ kind: 'sent', attempt: n, of: maxAttempts, elapsed_ms: clock.now() - started })
       const perAttempt = AbortSignal.timeout(timeoutMs)
       try {
         const completion: unknown = await client.chat.completions.create(body, {
@@ -312,13 +336,27 @@ export const httpModel = (options: HttpModelOptions, clock: RetryClock = systemC
     }
     for (let n = 1; ; n++) {
       const r = await attempt(n)
-      if (!('failure' in r)) return r
+      if (!('failure' in r)) {
+        tell({ kind: 'answered', attempt: n, of: maxAttempts, elapsed_ms: clock.now() - started })
+        return r
+      }
       // Exponential backoff with full jitter, or what the provider asked for; never past the total bound.
       const step = nextStep(
         { attempt: n, retry: r.retry, retryAfterMs: r.retryAfterMs, elapsedMs: clock.now() - started },
         { maxAttempts, maxTotalMs, backoffMs },
         clock.random
       )
+      const status = r.failure.data['status']
+      tell({
+        kind: 'failed',
+        attempt: n,
+        of: maxAttempts,
+        elapsed_ms: clock.now() - started,
+        status: typeof status === 'number' ? status : null,
+        code: r.failure.code,
+        message: r.failure.message,
+        wait_ms: step.kind === 'stop' ? null : step.ms
+      })
       if (step.kind === 'stop') throw new FailureError(r.failure)
       await clock.sleep(step.ms, stop)
       if (signal.aborted) throw cancelled(ctx, n)

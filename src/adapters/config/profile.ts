@@ -137,7 +137,9 @@ export const ModelSection = t.partial(
     /** The answer's token limit, sent as max_tokens. */
     max_tokens: intBetween('ModelMaxTokens', 1, 10_000_000),
     /** Ask for JSON mode (`response_format: {"type": "json_object"}`), for endpoints that support it. */
-    json_mode: t.boolean
+    json_mode: t.boolean,
+    /** `vba investigate` says a request is still waiting this often (default 5000 ms). */
+    heartbeat_ms: intBetween('ModelHeartbeatMs', 100, 600_000)
   },
   'ModelSection'
 )
