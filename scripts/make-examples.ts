@@ -347,6 +347,8 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
  * `<NAME>.expected.json` (the findings verify must report) and, for receipts, `<NAME>.receipt`.
  */
 interface Forgery {
+  /** Verified with --strict (a `<NAME>.strict` file beside it). */
+  readonly strict?: boolean
   readonly write: (dir: string) => string | null
   readonly expected: ReadonlyArray<{ code: string; rule?: string; seq?: number }>
 }
@@ -365,6 +367,35 @@ const checkpoint = (generation: number, state: string): { type: string; actor: '
   actor: 'system',
   data: { generation, state, reason: null, resume_state: null, retry_not_before: null, manual_retry: false }
 })
+
+/** RevisionCompleted (seq 5) sealed again as version 1: no binding, no enrichment settings. */
+const downgradeRevision = (f: ReturnType<typeof forger>): void => {
+  f.rewrite(
+    5,
+    (d) => {
+      const { binding: _b, enrichment: _e, ...v1 } = d as Record<string, unknown>
+      return v1
+    },
+    { version: 1 }
+  )
+  // Its enrichment settings' object is no longer referenced: gone, as a forger would leave it.
+  f.cut(f.envelopes().length)
+}
+/** InvestigationStarted (seq 6) sealed again as version 3: its settings without the binding. */
+const downgradeStart = (f: ReturnType<typeof forger>): void => {
+  f.rewrite(
+    6,
+    (d) => {
+      const { binding: _b, ...settings } = (d as { settings: Record<string, unknown> }).settings
+      return { ...(d as Record<string, unknown>), settings }
+    },
+    { version: 3 }
+  )
+}
+/** The case as if created before format generations were recorded (case.json without one, the chain sealed again). */
+const beforeGenerations = (f: ReturnType<typeof forger>): void => {
+  f.redeclare(({ format_generation: _g, ...d }) => d)
+}
 
 const FORGED: Record<string, Forgery> = {
   RULE_ACTOR: {
@@ -568,7 +599,11 @@ const FORGED: Record<string, Forgery> = {
       ])
       return null
     },
-    expected: [{ code: 'RULE_REVISION', rule: 'revision.provenance', seq: 27 }]
+    expected: [
+      { code: 'RULE_REVISION', rule: 'revision.provenance', seq: 27 },
+      // forged without enrichment settings: its facts cannot be derived again, and verify says so
+      { code: 'RULE_NOT_APPLIED', rule: 'revision.derived', seq: 27 }
+    ]
   },
   RULE_COMMAND: {
     write: (d) => {
@@ -582,6 +617,55 @@ const FORGED: Record<string, Forgery> = {
       return null
     },
     expected: [{ code: 'RULE_COMMAND', rule: 'command.whole', seq: 16 }]
+  },
+  // Downgrades: an old version written into a case of today's format generation.
+  RULE_VERSION: {
+    write: (d) => {
+      downgradeRevision(forger(d))
+      return null
+    },
+    expected: [
+      { code: 'RULE_VERSION', rule: 'version.current', seq: 5 },
+      { code: 'RULE_NOT_APPLIED', rule: 'revision.derived', seq: 5 },
+      { code: 'RULE_NOT_APPLIED', rule: 'research.binding', seq: 5 }
+    ]
+  },
+  'RULE_VERSION-start': {
+    write: (d) => {
+      downgradeStart(forger(d))
+      return null
+    },
+    expected: [{ code: 'RULE_VERSION', rule: 'version.current', seq: 6 }]
+  },
+  // The same downgrades in a case that claims to predate generations: valid, with the rules that
+  // could not apply said; verified with --strict (beside them: <NAME>.strict), they are findings.
+  RULE_NOT_APPLIED: {
+    strict: true,
+    write: (d) => {
+      const f = forger(d)
+      beforeGenerations(f)
+      downgradeRevision(f)
+      return null
+    },
+    expected: [
+      { code: 'RULE_NOT_APPLIED', rule: 'revision.derived', seq: 5 },
+      { code: 'RULE_NOT_APPLIED', rule: 'research.binding', seq: 5 }
+    ]
+  },
+  'RULE_NOT_APPLIED-start': {
+    strict: true,
+    write: (d) => {
+      const f = forger(d)
+      beforeGenerations(f)
+      downgradeRevision(f)
+      downgradeStart(f)
+      return null
+    },
+    expected: [
+      { code: 'RULE_NOT_APPLIED', rule: 'revision.derived', seq: 5 },
+      { code: 'RULE_NOT_APPLIED', rule: 'research.binding', seq: 5 },
+      { code: 'RULE_NOT_APPLIED', rule: 'research.binding', seq: 16 }
+    ]
   },
   HEAD_ROLLBACK: {
     write: (d) => {
@@ -643,6 +727,7 @@ export const writeExamples = async (root: string): Promise<void> => {
     await fsp.cp(investigation, dir, { recursive: true })
     const receipt = forgery.write(dir)
     if (receipt !== null) await fsp.writeFile(`${dir}.receipt`, `${receipt}\n`)
+    if (forgery.strict === true) await fsp.writeFile(`${dir}.strict`, 'verified with --strict\n')
     await fsp.writeFile(`${dir}.expected.json`, `${JSON.stringify(forgery.expected, null, 2)}\n`)
   }
 }

@@ -103,6 +103,7 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
       const report = await settle(() =>
         verifyAt(where, {
           ...optional('expectHead', o.expectHead),
+          ...optional('strict', o.strict),
           ...(o.onProgress === undefined
             ? {}
             : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })

@@ -4,7 +4,7 @@ import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/im
 import { settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
-import { optional } from '../optional.js'
+import { definedMembers, optional } from '../optional.js'
 
 /** The `transport` namespace over a client's context. */
 export const transportApi = (ctx: ClientContext): TransportApi => {
@@ -19,8 +19,10 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
         })
       ),
     import: (archive, dir, o = {}) =>
-      settle(() => importCase(archive, dir, { ...optional('onProgress', o.onProgress) })),
-    verify: (target, o = {}) => settle(() => verifyBag(target, {}, optional('expectHead', o.expectHead))),
+      settle(() =>
+        importCase(archive, dir, { ...optional('onProgress', o.onProgress), ...optional('strict', o.strict) })
+      ),
+    verify: (target, o = {}) => settle(() => verifyBag(target, {}, definedMembers(o, 'expectHead', 'strict'))),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
       return settle(() =>

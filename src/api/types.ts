@@ -154,6 +154,12 @@ export interface VerifyCaseOptions {
    * EVIDENCE_MISMATCH error finding; `evidence` says what was checked.
    */
   readonly against?: string | ProfileObject | true
+  /**
+   * Every rule applies, for cases of any age: what the rules could not check (RULE_NOT_APPLIED:
+   * an old event version that lacks what a rule needs, no binding recorded) is an error finding
+   * instead of a notice. A case this library writes today verifies under it.
+   */
+  readonly strict?: boolean
 }
 
 /** Options of {@link CasesApi.report}. @category cases */
@@ -256,7 +262,11 @@ export interface TransportApi {
   import(
     archive: string,
     dir: string,
-    options?: { readonly onProgress?: (done: number, total: number) => void }
+    options?: {
+      readonly onProgress?: (done: number, total: number) => void
+      /** Refuse a case whose rules did not all apply (see {@link VerifyCaseOptions.strict}). */
+      readonly strict?: boolean
+    }
   ): Promise<ImportReport>
   /**
    * Verifies a case directory, bag directory or bag archive completely, then copies its case into
@@ -267,7 +277,7 @@ export interface TransportApi {
     options?: { readonly onProgress?: (done: number, total: number) => void }
   ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
-  verify(target: string, options?: { readonly expectHead?: Receipt }): Promise<BagCheck>
+  verify(target: string, options?: { readonly expectHead?: Receipt; readonly strict?: boolean }): Promise<BagCheck>
 }
 
 /** Options of {@link QueueApi.work}. @category queue */

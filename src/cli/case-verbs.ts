@@ -100,10 +100,11 @@ const describeFinding = (f: Finding): string => {
 export const renderVerifyReport = (report: VerifyReport): string[] => {
   const errors = report.findings.filter((f) => f.severity === 'error').length + report.omitted_findings
   const notices = report.findings.length - (errors - report.omitted_findings)
+  const notApplied = report.findings.filter((f) => f.code === 'RULE_NOT_APPLIED').length
   const lines = [
     `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)${report.head === null ? '' : `, head ${report.head.seq}:${report.head.hash}`}`,
     report.valid
-      ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}`
+      ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'}${notApplied > 0 ? `; ${notApplied} rule(s) not applied, see RULE_NOT_APPLIED: --strict refuses this case` : ''})` : ''}`
       : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
     ...report.findings.map(describeFinding)
   ]
@@ -166,7 +167,7 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
 export const verify = async (
   io: Out,
   ref: string,
-  opts: { json?: boolean; expectHead?: string; against?: string } & StoreOption
+  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & StoreOption
 ): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const expect = receiptOption(opts.expectHead)
@@ -176,6 +177,7 @@ export const verify = async (
     report = await vba.cases.verify(ref, {
       ...expect,
       ...optional('against', opts.against),
+      ...optional('strict', opts.strict),
       onProgress: bars.update
     })
   } finally {

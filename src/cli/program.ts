@@ -161,8 +161,15 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
         're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same'
       )
     )
-    .action(async (target: string, o: { json?: boolean; expectHead?: string; against?: string } & StoreOption) =>
-      o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o)
+    .option(
+      '--strict',
+      'every rule applies: what the rules could not check (RULE_NOT_APPLIED: old event versions, no binding recorded) is an error'
+    )
+    .action(
+      async (
+        target: string,
+        o: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & StoreOption
+      ) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o))
     )
   storeVerb(program, 'export <dir> <out>')
     .description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
@@ -174,7 +181,8 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
   program
     .command('import <archive> <dir>')
     .description('verify a bag archive completely, then move its case into DIR')
-    .action((archive: string, dir: string) => importVerb(io, archive, dir))
+    .option('--strict', 'refuse a case whose rules did not all apply (as verify --strict)')
+    .action((archive: string, dir: string, o: { strict?: boolean }) => importVerb(io, archive, dir, o))
   storeVerb(program, 'replay <dir>')
     .description('rebuild every projection from the log alone')
     .option('--json', 'canonical JSON (byte-identical for the same log)')

@@ -8,6 +8,7 @@ import { withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
 import { CliExit, EXIT, progressBar, terminalText } from './io.js'
+import { optional } from '../optional.js'
 import { jsonLine } from './json-line.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 
@@ -30,10 +31,15 @@ export const exportVerb = async (
   )
 }
 
-export const importVerb = async (io: Out, archive: string, dir: string): Promise<void> => {
+export const importVerb = async (
+  io: Out,
+  archive: string,
+  dir: string,
+  o: { readonly strict?: boolean } = {}
+): Promise<void> => {
   const vba = await cliClient(undefined)
   const bar = progressBar('import')
-  const r = await vba.transport.import(archive, dir, { onProgress: bar.update })
+  const r = await vba.transport.import(archive, dir, { onProgress: bar.update, ...optional('strict', o.strict) })
   bar.stop()
   for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
   io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
@@ -72,10 +78,13 @@ const renderBagCheck = (c: BagCheck): string[] => {
 export const verifyBagVerb = async (
   io: Out,
   target: string,
-  opts: { json?: boolean; expectHead?: string; against?: string }
+  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean }
 ): Promise<void> => {
   const vba = await cliClient(undefined)
-  const checked = await vba.transport.verify(target, receiptOption(opts.expectHead))
+  const checked = await vba.transport.verify(target, {
+    ...receiptOption(opts.expectHead),
+    ...optional('strict', opts.strict)
+  })
   // With --against, the bag's case (verified again as it is unpacked) has its evidence re-derived.
   const c =
     opts.against === undefined || checked.case === null || !checked.valid

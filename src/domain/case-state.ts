@@ -165,6 +165,8 @@ export interface CaseState {
   /** When the case was created (its declaration), when known to the fold, and the time of the last event. */
   createdAt: string | null
   lastAt: string | null
+  /** The format generation of the case's writer (its declaration), when known to the fold; null: before generations. */
+  formatGeneration: number | null
 }
 
 export const initResearch = (): ResearchState => ({
@@ -214,7 +216,8 @@ export const initCaseState = (): CaseState => ({
   toppedUp: 0,
   researchBlockReservation: null,
   createdAt: null,
-  lastAt: null
+  lastAt: null,
+  formatGeneration: null
 })
 
 /**

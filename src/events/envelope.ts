@@ -49,7 +49,12 @@ export const CaseDeclaration = t.intersection(
       case_id: Identifier,
       created_at: Timestamp
     }),
-    t.partial({ title: t.string, created_by: t.string })
+    t.partial({
+      title: t.string,
+      created_by: t.string,
+      /** The writer's format generation (src/events/generations.ts); absent in cases created before it was recorded. */
+      format_generation: PositiveInt
+    })
   ],
   'CaseDeclaration'
 )

@@ -33,7 +33,12 @@ export const FINDING_CODES = {
   UNACKNOWLEDGED_TAIL: 'notice',
   ORPHAN_OBJECT: 'notice',
   TEMP_FILE_LEFTOVER: 'notice',
-  LOCK_PRESENT: 'notice'
+  LOCK_PRESENT: 'notice',
+  /**
+   * A rule that could not be checked for some events (an old version lacks what it needs, no
+   * binding was recorded): names the rule, why and the events. An error under `verify --strict`.
+   */
+  RULE_NOT_APPLIED: 'notice'
 } as const
 
 /**
@@ -50,7 +55,8 @@ export const RULE_CODES = {
   RULE_REFERENCE: 'error',
   RULE_REVISION: 'error',
   RULE_COMMAND: 'error',
-  RULE_TIME: 'error'
+  RULE_TIME: 'error',
+  RULE_VERSION: 'error'
 } as const
 
 /** Findings of a SQL store about what it keeps beside the log. */

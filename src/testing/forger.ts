@@ -74,7 +74,12 @@ export interface Forger {
    * Replaces the data of the event at `seq` and seals every event from there on again (same ids,
    * times and command ids, a correct chain): an edit of history no hash can show.
    */
-  readonly rewrite: (seq: number, data: (old: unknown) => unknown) => string
+  readonly rewrite: (seq: number, data: (old: unknown) => unknown, options?: { readonly version?: number }) => string
+  /**
+   * Replaces case.json with what `edit` makes of it (written canonical) and seals every event again
+   * over the new genesis: a case that claims another declaration (another format generation).
+   */
+  readonly redeclare: (edit: (declaration: Record<string, unknown>) => Record<string, unknown>) => string
 }
 
 /** @category Forgery */
@@ -146,7 +151,7 @@ export const forger = (dir: string): Forger => {
       writeLines(all)
       return `${seq}:${prev}`
     },
-    rewrite: (seq, data) => {
+    rewrite: (seq, data, options = {}) => {
       const all = lines()
       const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
       let prev = must(genesisHash(decl))
@@ -157,7 +162,12 @@ export const forger = (dir: string): Forger => {
           return l
         }
         const sealed = sealRaw(
-          { type: env.type, actor: env.actor, data: env.seq === seq ? data(env.data) : env.data, version: env.version },
+          {
+            type: env.type,
+            actor: env.actor,
+            data: env.seq === seq ? data(env.data) : env.data,
+            version: env.seq === seq ? (options.version ?? env.version) : env.version
+          },
           { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id }
         )
         prev = sealed.hash
@@ -165,6 +175,12 @@ export const forger = (dir: string): Forger => {
       })
       writeLines(out)
       return self.head()
+    },
+    redeclare: (edit) => {
+      const file = path.join(dir, 'case.json')
+      const declaration = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+      writeFileSync(file, `${must(canonicalJson(edit(declaration)))}\n`)
+      return lines().length === 0 ? (writeLines([]), self.head()) : self.rewrite(1, (d) => d)
     },
     head: () => {
       const h = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { seq: number; hash: string }

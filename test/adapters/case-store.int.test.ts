@@ -44,7 +44,8 @@ roundTrip('what was appended is what is read back, objects included', async () =
   const replay = right(await replayCase(h.dir, defaultProjections())())
   const summary = replay.views['summary']?.view as { events_by_type: Record<string, number>; events_upcast: number }
   assert.equal(summary.events_by_type, { AttachmentAdded: 1, NoteRecorded: 3 })
-  assert.is(summary.events_upcast, 1)
+  // A case of today's format generation holds only current versions (upcasting: the frozen examples).
+  assert.is(summary.events_upcast, 0)
   const log = Buffer.from('2026-01-01 12:00:00 ERROR creature 23487 did not despawn\n')
   assert.equal(right(await readObject(h.dir, objectRefOf(log))()), log)
 })

@@ -19,14 +19,29 @@ const dirs = (group: string): string[] =>
 
 const examples = suite('case-format/examples')
 
-examples('every valid example verifies with no findings', async () => {
-  assert.equal(dirs('valid'), ['basic', 'investigation', 'written-with-v1-events', 'written-with-v1-prompts'])
-  for (const name of dirs('valid')) {
-    const report = right(await verifyCase(path.join(EXAMPLES, 'valid', name))())
-    assert.ok(report.valid, name)
-    assert.equal(report.findings, [], name)
+examples(
+  'every valid example verifies with no findings (the frozen ones: only the rules their versions keep from applying)',
+  async () => {
+    assert.equal(dirs('valid'), ['basic', 'investigation', 'written-with-v1-events', 'written-with-v1-prompts'])
+    for (const name of dirs('valid')) {
+      const dir = path.join(EXAMPLES, 'valid', name)
+      const report = right(await verifyCase(dir)())
+      assert.ok(report.valid, name)
+      const frozen = name.startsWith('written-with-')
+      if (!frozen) {
+        assert.equal(report.findings, [], name)
+        assert.ok(right(await verifyCase(dir, { strict: true })()).valid, `${name} under --strict`)
+        continue
+      }
+      assert.ok(
+        report.findings.every((f) => f.code === 'RULE_NOT_APPLIED' && f.severity === 'notice'),
+        JSON.stringify(report.findings)
+      )
+      const strict = right(await verifyCase(dir, { strict: true })())
+      assert.is(strict.valid, report.findings.length === 0, `${name} under --strict`)
+    }
   }
-})
+)
 
 examples('every broken example is invalid and produces the finding it is named after', async () => {
   const errorCodes = Object.entries(FINDING_CODES)
@@ -45,8 +60,9 @@ examples('every broken example is invalid and produces the finding it is named a
 })
 
 examples('every leftover example is valid and reports its notice', async () => {
+  // RULE_NOT_APPLIED is no leftover: its examples are forged (verified with --strict).
   const noticeCodes = Object.entries(FINDING_CODES)
-    .filter(([, s]) => s === 'notice')
+    .filter(([c, s]) => s === 'notice' && c !== 'RULE_NOT_APPLIED')
     .map(([c]) => c)
     .sort()
   assert.equal(dirs('leftovers'), noticeCodes)
@@ -64,16 +80,31 @@ examples(
   'every forged example verifies INVALID with exactly the findings listed beside it; every rule family has one',
   async () => {
     assert.equal(dirs('forged'), [...FORGED_NAMES].sort())
+    const families = [...Object.keys(RULE_CODES), ...Object.keys(RECEIPT_CODES), 'RULE_NOT_APPLIED'].sort()
     assert.equal(
-      [...Object.keys(RULE_CODES), ...Object.keys(RECEIPT_CODES)].sort(),
-      [...FORGED_NAMES].sort(),
+      families.filter((c) => FORGED_NAMES.includes(c)),
+      families,
       'one forged case per rule family and receipt finding'
     )
+    for (const name of FORGED_NAMES)
+      assert.ok(
+        families.some((c) => name === c || name.startsWith(`${c}-`)),
+        `${name} is named after its family`
+      )
     for (const name of dirs('forged')) {
       const dir = path.join(EXAMPLES, 'forged', name)
       const receipt = existsSync(`${dir}.receipt`) ? parseReceipt(readFileSync(`${dir}.receipt`, 'utf8')) : null
-      const report = right(await verifyCase(dir, receipt === null ? {} : { expectHead: receipt })())
+      const strict = existsSync(`${dir}.strict`)
+      const report = right(
+        await verifyCase(dir, { ...(receipt === null ? {} : { expectHead: receipt }), ...(strict ? { strict } : {}) })()
+      )
       assert.not.ok(report.valid, name)
+      // Without --strict such a case is valid, and says which rules did not apply.
+      if (strict) {
+        const plain = right(await verifyCase(dir)())
+        assert.ok(plain.valid, name)
+        assert.ok(plain.findings.length > 0 && plain.findings.every((f) => f.code === 'RULE_NOT_APPLIED'), name)
+      }
       const expected = JSON.parse(readFileSync(`${dir}.expected.json`, 'utf8')) as Array<{
         code: string
         rule?: string
@@ -116,7 +147,8 @@ examples('the committed examples are exactly what the generator writes today', a
       readFileSync(path.join(fresh, rel)).equals(readFileSync(path.join(EXAMPLES, rel))),
       `${rel} differs: run npm run examples`
     )
-  assert.is(BROKEN_CODES.length + LEFTOVER_CODES.length, Object.keys(FINDING_CODES).length)
+  // Every finding code has its example: RULE_NOT_APPLIED among the forged ones.
+  assert.is(BROKEN_CODES.length + LEFTOVER_CODES.length + 1, Object.keys(FINDING_CODES).length)
 })
 
 examples.run()

@@ -45,7 +45,9 @@ export const sampleCase = async (
         {
           commandId: 'cmd-2',
           expectedGeneration: 2,
-          events: [{ type: 'NoteRecorded', version: 1, actor: 'controller', data: { text: 'written as version 1' } }]
+          events: [
+            { type: 'NoteRecorded', actor: 'controller', data: { text: 'the controller notes', format: 'plain' } }
+          ]
         },
         { env }
       )

@@ -1,7 +1,8 @@
 /**
  * Property: whatever sequence of typed commands a controller or an operator sends (valid or not,
  * in any order, with a model that answers anything or fails), every case the library writes
- * verifies with no finding at all: the deciders only ever produce what the rules allow.
+ * verifies with no finding at all, under --strict: the deciders only ever produce what the rules allow,
+ * and every rule applies to what they write.
  * Commands may be refused (a coded failure); none may throw or break the case.
  */
 import { suite } from 'uvu'
@@ -204,7 +205,8 @@ property('always leave a case that verifies with no finding; refusals are coded 
           )
         }
       }
-      const report = right(await verifyCase(dir)())
+      // Under --strict: every rule applied to every event (no version or missing binding in the way).
+      const report = right(await verifyCase(dir, { strict: true })())
       assert.equal(report.findings, [], JSON.stringify(commands))
       cases++
       states.add(right(await openCase(dir)()).cursor.state.state)

@@ -108,7 +108,7 @@ const caseLabelFindings = (info: BagReport['info'], kase: VerifyReport): BagFind
 export const verifyBag = (
   target: string,
   limits: ArchiveLimits = {},
-  caseOptions: Pick<VerifyOptions, 'expectHead'> = {}
+  caseOptions: Pick<VerifyOptions, 'expectHead' | 'strict'> = {}
 ): Promise<BagCheck> =>
   coded('verify bag', async () => {
     const st = await fsp.stat(target).catch((e: unknown) => {
@@ -155,7 +155,12 @@ const refusalOf = (
 export const importCase = (
   archive: string,
   dir: string,
-  options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
+  options: {
+    limits?: ArchiveLimits
+    onProgress?: (done: number, total: number) => void
+    /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, see VerifyOptions.strict). */
+    strict?: boolean
+  } = {}
 ): Promise<ImportReport> =>
   coded('import', async () => {
     const target = path.resolve(dir)
@@ -174,7 +179,7 @@ export const importCase = (
         options.limits,
         options.onProgress
       )
-      const check = await checkBagDir(root, sha256, {}, checksums)
+      const check = await checkBagDir(root, sha256, optional('strict', options.strict), checksums)
       if (!check.valid) {
         const { code, findings } = refusalOf(check)
         throw refuse(

@@ -5,6 +5,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
+import { CURRENT_FORMAT_GENERATION } from '../../events/generations.js'
 import { errnoOf, fsyncDir, writeNewSynced } from '../fs-util.js'
 import { fail, coded } from '../../failures/error.js'
 import { stagingFor } from '../staging.js'
@@ -37,6 +38,7 @@ export const initCase = (options: InitOptions): Promise<CaseDeclaration> =>
       case_id: options.caseId ?? `case-${env.newId()}`,
       created_at: env.now().toISOString(),
       created_by: `vba ${VERSION}`,
+      format_generation: CURRENT_FORMAT_GENERATION,
       ...optional('title', options.title)
     }
     const decoded = CaseDeclaration.decode(candidate)

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { checkLine } from '../../events/chain.js'
 import { finding, type Finding } from '../../events/findings.js'
-import type { RuleFold, RuleViolation } from '../../domain/rules.js'
+import type { NotApplied, RuleFold, RuleViolation } from '../../domain/rules.js'
 import { LOG_FILE } from './layout.js'
 
 export interface LogCheckerOptions {
@@ -22,6 +22,24 @@ import { optional } from '../../optional.js'
 
 /** The longest line a log may hold. */
 export const MAX_LINE_BYTES = 1 << 20
+
+/** The events a RULE_NOT_APPLIED finding lists by seq (the rest are counted). */
+const LISTED_SEQS = 20
+
+/**
+ * A rule the fold could not check, as a finding naming the rule, why and the events: a notice, or
+ * an error under `strict` (`vba verify --strict`).
+ */
+export const notAppliedFinding = (n: NotApplied, strict: boolean): Finding => {
+  const listed = n.seqs.slice(0, LISTED_SEQS).join(', ')
+  const more = n.seqs.length > LISTED_SEQS ? ` and ${n.seqs.length - LISTED_SEQS} more` : ''
+  const f = finding(
+    'RULE_NOT_APPLIED',
+    `${n.rule} not applied: ${n.reason}; ${n.seqs.length} event(s): seq ${listed}${more}`,
+    { path: LOG_FILE, seq: n.seqs[0] ?? 0, data: { rule: n.rule, seqs: n.seqs.slice(0, 1000), events: n.seqs.length } }
+  )
+  return strict ? { ...f, severity: 'error' } : f
+}
 
 /** A rule violation as a finding of the log. */
 export const ruleFinding = (v: RuleViolation): Finding =>

@@ -15,7 +15,7 @@ import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import { unknownMember } from '../../events/strict.js'
 import { describeErrors } from '../../events/decode.js'
-import { ruleFold, type Obligation } from '../../domain/rules.js'
+import { ruleFold, type NotApplied, type Obligation } from '../../domain/rules.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
@@ -92,6 +92,8 @@ export interface ScanResult {
   readonly state: CaseState
   /** Checks of object contents the rules left for a reader of objects (verify, the writer). */
   readonly obligations: readonly Obligation[]
+  /** What the rules could not check (old versions, no binding recorded): notices, findings under --strict. */
+  readonly notApplied: readonly NotApplied[]
 }
 
 /** Record files are small: HEAD is about 130 bytes, case.json under a few KiB. */
@@ -166,6 +168,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   const declaration = E.isRight(decl) ? decl.right : null
   const rules = ruleFold(options.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
+    ...optional('formatGeneration', declaration?.format_generation),
     ...optional('notAfter', options.notAfter)
   })
   const headValue = E.isRight(head) ? head.right : null
@@ -197,7 +200,8 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       eventIds: 0,
       ids: options.resume?.ids ?? new Set(),
       state: rules.state(),
-      obligations: []
+      obligations: [],
+      notApplied: []
     }
   }
   let fileBytes = 0
@@ -240,7 +244,8 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     eventIds: checker.eventIds(),
     ids: checker.ids(),
     state: rules.state(),
-    obligations: rules.obligations()
+    obligations: rules.obligations(),
+    notApplied: rules.notApplied()
   }
 }
 

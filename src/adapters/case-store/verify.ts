@@ -15,7 +15,7 @@ import { coded } from '../../failures/error.js'
 import { eachChunk, isFileRefusal, openRegularSync, readRegularSync } from '../regular-file.js'
 import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
-import { ruleFinding } from './log-checker.js'
+import { notAppliedFinding, ruleFinding } from './log-checker.js'
 import { ensureCaseDir } from './case-dir.js'
 import { checkPrompts } from '../../projections/prompt-derivation.js'
 import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
@@ -113,6 +113,11 @@ export interface VerifyOptions {
   readonly expectHead?: Receipt
   /** Benchmarks only: skip the rules, to measure their cost (see scanCase). */
   readonly rules?: boolean
+  /**
+   * Every rule applies, for cases of any age: what the rules could not check (RULE_NOT_APPLIED:
+   * old versions that lack what a rule needs, no binding recorded) is an error, not a notice.
+   */
+  readonly strict?: boolean
 }
 
 /** Parses `seq:hash` (as printed by every append and by `vba verify`). @category cases */
@@ -269,7 +274,8 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   return verifyReportOf(scan, read, extra, expect, atReceipt, {
     objects: objectFiles.length,
     objectBytes,
-    logBytes: scan.fileBytes
+    logBytes: scan.fileBytes,
+    strict: options.strict === true
   })
 }
 
@@ -310,12 +316,20 @@ export const receiptFindings = (
  * contents (through `read`), the receipt, and the store's own findings (`extra`), in a stable order.
  */
 export const verifyReportOf = async (
-  scan: Pick<ScanResult, 'findings' | 'omittedFindings' | 'obligations' | 'declaration' | 'seq' | 'hash' | 'eventIds'>,
+  scan: Pick<
+    ScanResult,
+    'findings' | 'omittedFindings' | 'obligations' | 'notApplied' | 'declaration' | 'seq' | 'hash' | 'eventIds'
+  >,
   read: (ref: ObjectRefLite) => Uint8Array | undefined,
   extra: Finding[],
   expect: Receipt | undefined,
   atReceipt: string | null,
-  counts: { readonly objects: number; readonly objectBytes: number; readonly logBytes: number }
+  counts: {
+    readonly objects: number
+    readonly objectBytes: number
+    readonly logBytes: number
+    readonly strict: boolean
+  }
 ): Promise<VerifyReport> => {
   const ruleFindings = [
     ...checkObligations(scan.obligations, read),
@@ -325,7 +339,8 @@ export const verifyReportOf = async (
     .map(ruleFinding)
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
   extra.push(...receiptFindings(expect, scan, atReceipt))
-  const findings = [...scan.findings, ...ruleFindings, ...extra.sort(byPath)]
+  const notApplied = scan.notApplied.map((n) => notAppliedFinding(n, counts.strict))
+  const findings = [...scan.findings, ...ruleFindings, ...notApplied, ...extra.sort(byPath)]
   return {
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
     case_id: scan.declaration?.case_id ?? null,

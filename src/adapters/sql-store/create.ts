@@ -11,6 +11,7 @@ import { ruleFold } from '../../domain/rules.js'
 import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, EventEnvelope } from '../../events/envelope.js'
+import { CURRENT_FORMAT_GENERATION } from '../../events/generations.js'
 import { isError } from '../../events/findings.js'
 import { collectRefs, objectPath } from '../../events/refs.js'
 import { VERSION } from '../../version.js'
@@ -52,6 +53,7 @@ export const createInStore = async (
     case_id: caseId,
     created_at: env.now().toISOString(),
     created_by: `vba ${VERSION}`,
+    format_generation: CURRENT_FORMAT_GENERATION,
     ...optional('title', o.title)
   })
   if (E.isLeft(decoded))

@@ -138,7 +138,7 @@ export const verifyInStore = async (
       extra,
       expect,
       atReceipt,
-      { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes }
+      { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes, strict: options.strict === true }
     )
   })
 

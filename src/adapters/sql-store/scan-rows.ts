@@ -70,6 +70,7 @@ export const scanRows = async (
   const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
   const rules = ruleFold(o.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
+    ...optional('formatGeneration', declaration?.format_generation),
     ...optional('notAfter', o.notAfter)
   })
   const checker = logChecker({
@@ -143,6 +144,7 @@ export const scanRows = async (
     eventIds: checker.eventIds(),
     ids: checker.ids(),
     state: rules.state(),
-    obligations: rules.obligations()
+    obligations: rules.obligations(),
+    notApplied: rules.notApplied()
   }
 }

@@ -103,6 +103,15 @@ export interface RuleContext<E extends RecordedEvent = RecordedEvent> {
   readonly obligations: Obligation[]
   readonly bad: (rule: RuleId, message: string) => void
   readonly expect: (rule: RuleId, message: string, met: (x: RecordedEvent) => boolean) => void
+  /** `rule` cannot be checked for this event (an old version lacks what it needs); `reason` says why, the same for every event it concerns. */
+  readonly skip: (rule: RuleId, reason: string) => void
+}
+
+/** A rule that could not be checked, why, and the events it concerns (reported as RULE_NOT_APPLIED). */
+export interface NotApplied {
+  readonly rule: RuleId
+  readonly reason: string
+  readonly seqs: readonly number[]
 }
 
 /** Whether an event of the command so far meets `pred`. */

@@ -1,10 +1,11 @@
 /**
  * Which rules check which event type: one entry per type of the catalog (a type without an entry
- * does not compile). Every event is also checked for its actor and for belonging to its command.
+ * does not compile). Every event is also checked for its actor, its version (versions.ts) and for belonging to its command.
  */
 import type { RecordedEvent } from '../../events/chain.js'
 import type { EventType } from '../../events/catalog.js'
 import { checkActor } from './actor.js'
+import { checkVersion } from './versions.js'
 import { checkReserved, checkSettled, checkToppedUp } from './budget.js'
 import { checkCheckpoint, checkStart } from './lifecycle.js'
 import { memberProblem } from './members.js'
@@ -59,6 +60,7 @@ export const EVENT_RULES: { readonly [K in EventType]: (c: RuleContext<EventOf<K
 /** Checks one event in its context: its actor, its command membership, and the rules of its type. */
 export const checkEvent = (c: RuleContext): void => {
   checkActor(c)
+  checkVersion(c)
   const leader = c.cmd.events[0]
   const foreign = leader === undefined ? null : memberProblem(leader.type, c.e.type)
   if (foreign !== null) c.bad('command.members', foreign)

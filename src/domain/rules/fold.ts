@@ -8,8 +8,8 @@ import type { RecordedEvent } from '../../events/chain.js'
 import { cloneCaseState, evolve, initCaseState, type CaseState } from '../case-state.js'
 import { checkTime } from './time.js'
 import { checkEvent } from './events.js'
-import { violation, type RuleViolation } from './ids.js'
-import type { CommandContext, Obligation, RuleContext } from './context.js'
+import { violation, type RuleId, type RuleViolation } from './ids.js'
+import type { CommandContext, NotApplied, Obligation, RuleContext } from './context.js'
 
 export interface RuleFold {
   readonly state: () => CaseState
@@ -19,6 +19,8 @@ export interface RuleFold {
   readonly end: () => RuleViolation[]
   /** Object checks collected so far (see checkObligations). */
   readonly obligations: () => readonly Obligation[]
+  /** What the rules could not check so far, one entry per rule and reason with the events it concerns. */
+  readonly notApplied: () => readonly NotApplied[]
 }
 
 export interface RuleFoldOptions {
@@ -26,15 +28,19 @@ export interface RuleFoldOptions {
   readonly createdAt?: string
   /** The verification time (epoch ms): no event is dated after it. */
   readonly notAfter?: number
+  /** The format generation its declaration records (src/events/generations.ts): older versions are a violation. */
+  readonly formatGeneration?: number
 }
 
 /** The rule fold, starting from `initial` (a fresh case by default). */
 export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFoldOptions = {}): RuleFold => {
   const s = initial
   if (options.createdAt !== undefined) s.createdAt = options.createdAt
+  if (options.formatGeneration !== undefined) s.formatGeneration = options.formatGeneration
   const notAfter = options.notAfter ?? null
   let cmd: CommandContext | null = null
   const obligations: Obligation[] = []
+  const skipped = new Map<string, { rule: RuleId; reason: string; seqs: number[] }>()
   const end = (): RuleViolation[] => {
     const owed = cmd === null ? [] : cmd.expectations.map((x) => violation(x.rule, x.message, x.seq))
     if (cmd?.answer !== undefined)
@@ -63,6 +69,12 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
       },
       expect: (rule, message, met) => {
         current.expectations.push({ seq: e.seq, rule, message, met })
+      },
+      skip: (rule, reason) => {
+        const key = `${rule}\u0000${reason}`
+        const known = skipped.get(key)
+        if (known === undefined) skipped.set(key, { rule, reason, seqs: [e.seq] })
+        else if (known.seqs[known.seqs.length - 1] !== e.seq) known.seqs.push(e.seq)
       }
     }
     checkEvent(context)
@@ -81,5 +93,6 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
     evolve(s, e)
     return out
   }
-  return { state: () => s, obligations: () => obligations, end, feed }
+  const notApplied = (): NotApplied[] => [...skipped.values()].map((x) => ({ ...x, seqs: [...x.seqs] }))
+  return { state: () => s, obligations: () => obligations, notApplied, end, feed }
 }

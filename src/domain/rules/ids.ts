@@ -57,7 +57,8 @@ export const RULES = {
   'time.order': 'RULE_TIME',
   'time.command': 'RULE_TIME',
   'time.retry': 'RULE_TIME',
-  'time.future': 'RULE_TIME'
+  'time.future': 'RULE_TIME',
+  'version.current': 'RULE_VERSION'
 } as const satisfies Readonly<Record<string, RuleCode>>
 
 /** A rule's id, e.g. `budget.overdrawn`. @category cases */

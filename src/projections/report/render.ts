@@ -23,6 +23,7 @@ import { budgetChart, budgetSeries } from './budget.js'
 import { timelineItem } from './timeline.js'
 import { provenanceText } from '../../domain/extract.js'
 import { MAX_WINDOWS, permalink, sourceWindows, windowText } from './permalinks.js'
+import { notDerived } from './not-derived.js'
 
 export { esc, escPlain } from './html.js'
 
@@ -245,6 +246,7 @@ export const renderReport = (input: ReportInput): string => {
   }
   const v = input.verification
   const errors = v.findings.filter((f) => f.severity === 'error')
+  const unchecked = notDerived(ev, v.findings)
   const inputs = [...ev]
     .reverse()
     .find((e): e is Extract<RecordedEvent, { type: 'InputsRecorded' }> => e.type === 'InputsRecorded')
@@ -271,7 +273,7 @@ export const renderReport = (input: ReportInput): string => {
 <style>${STYLE}</style></head><body><main>`)
   parts.push(`<header><h1>${esc(title)}</h1><p class="muted mono">${esc(input.caseId)}</p>
 <p><span class="badge state-${escPlain(state)}" id="state">${input.unreadable === true ? 'UNREADABLE' : esc(state)}${reason === null ? '' : ` / ${esc(reason)}`}</span>${retry === null ? '' : ` <span class="muted">retry not before ${esc(retry)}</span>`}
- <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? 'verified: chain and rules hold' : `INVALID: ${errors.length} error finding(s)`}</span>
+ <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? `verified: chain and rules hold${unchecked.any ? ', but not every rule applied (see the findings)' : ''}` : `INVALID: ${errors.length} error finding(s)`}</span>
  ${evidenceBadge(v.evidence)}</p>
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
 <dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
@@ -294,7 +296,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
     `<section id="report"><h2>Bug report</h2>${inputs?.data.origin == null ? '' : `<p>from <a class="mono" href="${escPlain(inputs.data.origin)}" rel="noreferrer">${esc(inputs.data.origin)}</a></p>`}${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${(inputs.data.extracted ?? []).length === 0 ? '' : `<br>found in the report: ${(inputs.data.extracted ?? []).map((x) => `<span class="mono" title="${esc(provenanceText(x))}">${esc(`${x.type} ${x.id}`)}</span> (${esc(x.kind)} <span class="mono">${esc(x.text)}</span>, characters ${x.span.start}-${x.span.end})`).join(', ')}`}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`
   )
   parts.push(
-    `<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`
+    `<section id="facts"><h2>Facts of revision ${revision?.data.revision ?? '-'}</h2>${revision !== undefined && unchecked.revisions.has(revision.data.revision) ? `<p class="warn" id="facts-not-derived">Not derived: revision ${revision.data.revision} was completed without its enrichment settings (RevisionCompleted version ${revision.version}), so verify could not derive these facts again from its captures.</p>` : ''}${facts.length === 0 ? '<p class="muted">No facts.</p>' : `<ul>${facts.map((f) => factItem(f, byDigest, known)).join('')}</ul>`}</section>`
   )
   parts.push(
     `<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${escPlain(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`
@@ -307,7 +309,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
       .join('\n')}</ol></section>`
   )
   parts.push(
-    `<section id="evidence"><h2>Evidence</h2>${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map((ev) => evidenceCard(ev, input.webView)).join('\n')}</section>`
+    `<section id="evidence"><h2>Evidence</h2>${unchecked.unbound.length === 0 ? '' : `<p class="warn" id="evidence-not-checked">Origins not checked: no binding was recorded for ${unchecked.unbound.map((x) => esc(x)).join(', ')}, so verify could not check that they are of the commit and snapshot the case is bound to.</p>`}${m.evidence.size === 0 ? '<p class="muted">No captures.</p>' : [...m.evidence.values()].map((ev) => evidenceCard(ev, input.webView)).join('\n')}</section>`
   )
   parts.push(
     `<footer><p class="muted">Rendered by vba ${esc(input.version)} from the case's log alone (${ev.length} events, HEAD ${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}). The same case gives the same page.</p></footer></main></body></html>\n`
