@@ -3,36 +3,26 @@ import { Command, CommanderError, Option } from 'commander'
 import { CliExit, EXIT, failureLine } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
-import type { WorkVerbOptions } from './fleet-verbs.js'
-import type { McpOptions } from './mcp-verb.js'
 import { VERSION } from '../version.js'
 import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
+import { fleetCommands, serviceCommands } from './service-commands.js'
+import { lazy, type Build } from './verb-build.js'
 import {
   againstOption,
   commandIdOption,
-  concurrencyOption,
   configOption,
   days,
   expectGenerationOption,
   forceOption,
-  leaseMsOption,
   maxTurnsOption,
   modelOptions,
-  CHECK_HELP,
   RESUME_HELP,
-  CLAIM_LEASE_MS,
-  SERVE_HOST,
-  SERVE_PORT,
-  STORE_HELP,
-  wholeNumber
+  STORE_HELP
 } from './options.js'
 
 // Each verb's module loads when the verb runs: a command pays only for what it uses (a one-shot
 // `vba research` does not load the SQL store drivers, the report renderer or the HTTP server).
-type Lazy<F> = F extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never
-const lazy = <M, K extends keyof M>(load: () => Promise<M>, key: K): Lazy<M[K]> =>
-  (async (...args: unknown[]) => ((await load())[key] as (...a: unknown[]) => unknown)(...args)) as Lazy<M[K]>
 const caseVerbs = (): Promise<typeof import('./case-verbs.js')> => import('./case-verbs.js')
 const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
 const investigationVerbs = (): Promise<typeof import('./investigation-verbs.js')> => import('./investigation-verbs.js')
@@ -50,7 +40,6 @@ const show = lazy(caseVerbs, 'show')
 const verify = lazy(caseVerbs, 'verify')
 const caseQuery = lazy(researchVerbs, 'caseQuery')
 const casePrepare = lazy(researchVerbs, 'casePrepare')
-const research = lazy(researchVerbs, 'research')
 const feedback = lazy(investigationVerbs, 'feedback')
 const resume = lazy(investigationVerbs, 'resume')
 const status = lazy(investigationVerbs, 'status')
@@ -59,27 +48,12 @@ const importVerb = lazy(transportVerbs, 'importVerb')
 const isBagTarget = lazy(transportVerbs, 'isBagTarget')
 const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
 const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
-const check = lazy(() => import('./check-verb.js'), 'checkVerb')
-const serve = lazy(() => import('./serve.js'), 'serve')
-const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
-const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
-const queueClaim = lazy(fleetVerbs, 'queueClaim')
-const queueList = lazy(fleetVerbs, 'queueList')
-const queueRelease = lazy(fleetVerbs, 'queueRelease')
 const storeImport = lazy(fleetVerbs, 'storeImport')
 const storeMigrate = lazy(fleetVerbs, 'storeMigrate')
-const workVerb = lazy(fleetVerbs, 'workVerb')
 const indexBuild = lazy(indexVerbs, 'indexBuild')
 const indexVerify = lazy(indexVerbs, 'indexVerify')
 const indexPrune = lazy(indexVerbs, 'indexPrune')
 export { VERSION }
-
-/** What the verb groups are built with: the terminal, and how a verb that takes the global --store is made. */
-interface Build {
-  readonly io: Out
-  /** A verb that takes `--store` (its help lists it; every other verb refuses it as unknown). */
-  readonly storeVerb: (parent: Command, spec: string) => Command
-}
 
 /** `vba case …`: create and write to case packages. */
 const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
@@ -279,81 +253,6 @@ const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void
     )
     .option('--json', 'the result as JSON')
     .action((o: { config: string; olderThan: number; json?: boolean }) => indexPrune(io, o))
-}
-
-/** The fleet: `vba queue …` and `vba work`. */
-const fleetCommands = (program: Command, { io, storeVerb }: Build): void => {
-  const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
-  storeVerb(queue, 'list [root]')
-    .description(
-      'every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories, or the cases of --store)'
-    )
-    .option('--json', 'one JSON line per case')
-    .action((root: string | undefined, o: StoreOption & { json?: boolean }) => queueList(io, root, o))
-  storeVerb(queue, 'claim')
-    .description('lease one runnable case to a worker (exit 5 when nothing is runnable)')
-    .requiredOption('--worker <name>', 'the worker taking the lease')
-    .addOption(leaseMsOption('how long the lease lasts', CLAIM_LEASE_MS))
-    .option('--json', 'the lease as JSON')
-    .action((o: StoreOption & { worker: string; leaseMs: number; json?: boolean }) => queueClaim(io, o))
-  storeVerb(queue, 'release <case>')
-    .description('give a leased case back to the queue')
-    .requiredOption('--worker <name>', 'the worker holding the lease')
-    .action((caseId: string, o: StoreOption & { worker: string }) => queueRelease(io, caseId, o))
-  const work = storeVerb(program, 'work')
-    .description(
-      'a fleet worker: claim runnable cases from the store, advance them with the model under a lease, release, repeat (SIGINT stops after the current step)'
-    )
-    .addOption(configOption())
-    .option('--worker <name>', "this worker's name (default host.pid)")
-    .addOption(concurrencyOption())
-    .addOption(leaseMsOption('lease length, renewed every third of it'))
-    .addOption(maxTurnsOption('model turns per claim'))
-    .option('--until-idle', 'stop once nothing is runnable or leased')
-  for (const m of modelOptions()) work.addOption(m)
-  work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => workVerb(io, o))
-}
-
-/** Serving and exploring: serve, mcp, demo-world, research. */
-const serviceCommands = (program: Command, { io, storeVerb }: Build): void => {
-  storeVerb(program, 'serve [root]')
-    .description(
-      'a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report (ROOT: a folder of case directories, or the cases of --store)'
-    )
-    .addOption(
-      new Option('--port <n>', 'the port; 0: any free port')
-        .argParser(wholeNumber('--port', 0, 65535, ' (0: any free port)'))
-        .default(SERVE_PORT)
-    )
-    .addOption(new Option('--host <host>', 'the address to bind').default(SERVE_HOST, SERVE_HOST))
-    .action((root: string | undefined, o: StoreOption & { port: number; host: string }) => serve(io, root, o))
-  storeVerb(program, 'mcp')
-    .description(
-      'an MCP server over stdio bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the evidence as resources'
-    )
-    .addOption(configOption())
-    .requiredOption('--case <case>', 'the case: a directory, or with --store a case id')
-    .action((o: McpOptions) => mcp(io, o))
-  program
-    .command('demo-world <dir>')
-    .description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
-    .action(async (dir: string) => {
-      const w = await writeDemoWorld(dir)
-      io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
-    })
-  program
-    .command('check')
-    .description(CHECK_HELP)
-    .addOption(configOption())
-    .option('--json', 'the report as one JSON object')
-    .action((o: { config: string; json?: boolean }) => check(io, o))
-  program
-    .command('research')
-    .description('run one project.query without a case or a model; print the capture')
-    .addOption(configOption())
-    .requiredOption('--query <file>', 'query JSON file, or - for stdin')
-    .option('--pretty', 'indent the JSON')
-    .action((o: { config: string; query: string; pretty?: boolean }) => research(io, o))
 }
 
 /**

@@ -5,7 +5,6 @@
  * typo (`pasword_env`) is an error, not a silently ignored setting.
  */
 import type { Binding } from '../../events/settings.js'
-import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
@@ -16,8 +15,8 @@ import { describeErrors } from '../../events/decode.js'
 import { intBetween } from '../../events/codecs.js'
 import { decodeEnrichment } from '../../domain/enrichment-config.js'
 import { checkSourcePath } from '../../domain/source-paths.js'
-import { decodeUtf8, errnoOf } from '../fs-util.js'
-import { FailureError, fail, must } from '../../failures/error.js'
+import { must } from '../../failures/error.js'
+import { readDocument, withIncludes } from './profile-document.js'
 
 const Str = t.string
 const Port = intBetween('Port', 1, 65535)
@@ -347,59 +346,6 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
     contract: contract.right ?? {},
     raw: doc
   })
-}
-
-/** The TOML document of a profile file (CONFIG_NOT_FOUND, CONFIG_INVALID), `by` naming the profile that included it. */
-const readDocument = async (file: string, by?: string): Promise<Record<string, unknown>> => {
-  const included = by === undefined ? '' : ` (included by ${path.basename(by)})`
-  let text: string
-  try {
-    text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
-  } catch (e) {
-    if (e instanceof FailureError) throw e
-    return fail(
-      errnoOf(e) === 'ENOENT' ? 'CONFIG_NOT_FOUND' : 'CONFIG_INVALID',
-      `cannot read profile ${file}${included}: ${errnoOf(e) ?? 'error'}`,
-      { file }
-    )
-  }
-  try {
-    return parseToml(text) as Record<string, unknown>
-  } catch (e) {
-    const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : ''
-    return fail('CONFIG_INVALID', `${path.basename(file)}${included}: not valid TOML${where}`, { file })
-  }
-}
-
-/**
- * A profile's `include = ["adapter.toml", …]` (paths relative to its folder), followed once: the
- * included files' sections first, in order, then the profile's own; where both have a section,
- * its keys merge and the later file's value of a key wins. An included file includes nothing.
- */
-const withIncludes = async (file: string, doc: Record<string, unknown>): Promise<Record<string, unknown>> => {
-  const { include, ...own } = doc
-  if (include === undefined) return doc
-  if (!(typeof include === 'string' || (Array.isArray(include) && include.every((i) => typeof i === 'string'))))
-    fail('CONFIG_INVALID', `${path.basename(file)}: include is a file name or a list of them`, { file })
-  const merged: Record<string, unknown> = {}
-  const add = (part: Record<string, unknown>): void => {
-    for (const [name, value] of Object.entries(part)) {
-      const before = merged[name]
-      const both = [before, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
-      merged[name] = both ? { ...(before as object), ...(value as object) } : value
-    }
-  }
-  for (const name of typeof include === 'string' ? [include] : (include as string[])) {
-    const target = path.resolve(path.dirname(path.resolve(file)), name)
-    const part = await readDocument(target, file)
-    if (part['include'] !== undefined)
-      fail('CONFIG_INVALID', `${path.basename(target)} (included by ${path.basename(file)}) may not include others`, {
-        file: target
-      })
-    add(part)
-  }
-  add(own)
-  return merged
 }
 
 /** Reads and decodes a profile, following its include (CONFIG_NOT_FOUND, CONFIG_INVALID). */

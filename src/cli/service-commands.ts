@@ -1,0 +1,105 @@
+/** `vba queue …`, `vba work`, and serving and exploring (serve, mcp, demo-world, check, research): commander wiring only. */
+import { Option, type Command } from 'commander'
+import type { WorkVerbOptions } from './fleet-verbs.js'
+import type { McpOptions } from './mcp-verb.js'
+import type { StoreOption } from './stores.js'
+import {
+  concurrencyOption,
+  configOption,
+  leaseMsOption,
+  maxTurnsOption,
+  modelOptions,
+  CHECK_HELP,
+  CLAIM_LEASE_MS,
+  SERVE_HOST,
+  SERVE_PORT,
+  wholeNumber
+} from './options.js'
+import { lazy, type Build } from './verb-build.js'
+
+const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
+const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
+const research = lazy(researchVerbs, 'research')
+const check = lazy(() => import('./check-verb.js'), 'checkVerb')
+const serve = lazy(() => import('./serve.js'), 'serve')
+const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
+const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
+const queueClaim = lazy(fleetVerbs, 'queueClaim')
+const queueList = lazy(fleetVerbs, 'queueList')
+const queueRelease = lazy(fleetVerbs, 'queueRelease')
+const workVerb = lazy(fleetVerbs, 'workVerb')
+
+/** The fleet: `vba queue …` and `vba work`. */
+export const fleetCommands = (program: Command, { io, storeVerb }: Build): void => {
+  const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
+  storeVerb(queue, 'list [root]')
+    .description(
+      'every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories, or the cases of --store)'
+    )
+    .option('--json', 'one JSON line per case')
+    .action((root: string | undefined, o: StoreOption & { json?: boolean }) => queueList(io, root, o))
+  storeVerb(queue, 'claim')
+    .description('lease one runnable case to a worker (exit 5 when nothing is runnable)')
+    .requiredOption('--worker <name>', 'the worker taking the lease')
+    .addOption(leaseMsOption('how long the lease lasts', CLAIM_LEASE_MS))
+    .option('--json', 'the lease as JSON')
+    .action((o: StoreOption & { worker: string; leaseMs: number; json?: boolean }) => queueClaim(io, o))
+  storeVerb(queue, 'release <case>')
+    .description('give a leased case back to the queue')
+    .requiredOption('--worker <name>', 'the worker holding the lease')
+    .action((caseId: string, o: StoreOption & { worker: string }) => queueRelease(io, caseId, o))
+  const work = storeVerb(program, 'work')
+    .description(
+      'a fleet worker: claim runnable cases from the store, advance them with the model under a lease, release, repeat (SIGINT stops after the current step)'
+    )
+    .addOption(configOption())
+    .option('--worker <name>', "this worker's name (default host.pid)")
+    .addOption(concurrencyOption())
+    .addOption(leaseMsOption('lease length, renewed every third of it'))
+    .addOption(maxTurnsOption('model turns per claim'))
+    .option('--until-idle', 'stop once nothing is runnable or leased')
+  for (const m of modelOptions()) work.addOption(m)
+  work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => workVerb(io, o))
+}
+
+/** Serving and exploring: serve, mcp, demo-world, research. */
+export const serviceCommands = (program: Command, { io, storeVerb }: Build): void => {
+  storeVerb(program, 'serve [root]')
+    .description(
+      'a read-only local web page listing the cases (state, reason, budget, last activity), each linking to its report (ROOT: a folder of case directories, or the cases of --store)'
+    )
+    .addOption(
+      new Option('--port <n>', 'the port; 0: any free port')
+        .argParser(wholeNumber('--port', 0, 65535, ' (0: any free port)'))
+        .default(SERVE_PORT)
+    )
+    .addOption(new Option('--host <host>', 'the address to bind').default(SERVE_HOST, SERVE_HOST))
+    .action((root: string | undefined, o: StoreOption & { port: number; host: string }) => serve(io, root, o))
+  storeVerb(program, 'mcp')
+    .description(
+      'an MCP server over stdio bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the evidence as resources'
+    )
+    .addOption(configOption())
+    .requiredOption('--case <case>', 'the case: a directory, or with --store a case id')
+    .action((o: McpOptions) => mcp(io, o))
+  program
+    .command('demo-world <dir>')
+    .description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
+    .action(async (dir: string) => {
+      const w = await writeDemoWorld(dir)
+      io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
+    })
+  program
+    .command('check')
+    .description(CHECK_HELP)
+    .addOption(configOption())
+    .option('--json', 'the report as one JSON object')
+    .action((o: { config: string; json?: boolean }) => check(io, o))
+  program
+    .command('research')
+    .description('run one project.query without a case or a model; print the capture')
+    .addOption(configOption())
+    .requiredOption('--query <file>', 'query JSON file, or - for stdin')
+    .option('--pretty', 'indent the JSON')
+    .action((o: { config: string; query: string; pretty?: boolean }) => research(io, o))
+}
