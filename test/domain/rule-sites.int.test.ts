@@ -3,17 +3,20 @@
  * modules (each `bad('rule.id', message)` in src/domain/rules), and each site of a rule checked in
  * more than one place has its own forged case here, told apart by the message that site writes (its
  * template, read from the source). A new site, or a case that reaches another site of its rule
- * than the one it names, fails the test. The sites without a case yet are listed in GAPS, printed,
- * and held to that list (a case added for one must take it off).
+ * than the one it names, fails the test. The sites that read objects (captures and facts documents)
+ * are forged on disk and checked through verifyCase; the others through the rule fold. The sites
+ * without a case yet are listed in GAPS (none now), printed, and held to that list.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readdirSync, readFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { checkLine, sealEvent, type RecordedEvent } from '../../src/events/chain.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import { ruleFold, type RuleViolation } from '../../src/domain/rules.js'
-import type { Actor } from '../../src/events/codecs.js'
+import type { Actor, ObjectRef } from '../../src/events/codecs.js'
+import { verifyCase } from '../../src/fp.js'
+import { forger, type Forger } from '../helpers/forger.js'
 import { writeInvestigation, SMART_QUERY } from '../helpers/investigation.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
@@ -240,9 +243,98 @@ const started = at(6).data as { settings: Record<string, unknown> }
 
 /** A forged case: the violations of its forgery, and the seq the site must fire at. */
 interface Case {
-  readonly violations: () => RuleViolation[]
+  readonly violations: () => RuleViolation[] | Promise<RuleViolation[]>
   readonly seq: number
 }
+
+/**
+ * A forged case written on disk (a copy of the base investigation, then `build` as a forger would)
+ * and checked through verifyCase: the violations are its rule findings, objects read back included.
+ */
+const onDisk = (build: (f: Forger) => void) => async (): Promise<RuleViolation[]> => {
+  const copy = path.join(tempDir('rule-sites-disk'), 'case')
+  cpSync(dir, copy, { recursive: true })
+  build(forger(copy))
+  const report = right(await verifyCase(copy)())
+  return report.findings.flatMap((f) => {
+    const rule = f.data?.['rule']
+    if (typeof rule !== 'string' || f.seq === undefined) return []
+    const prefix = `${rule}: `
+    return [
+      {
+        code: f.code,
+        rule,
+        seq: f.seq,
+        message: f.message.startsWith(prefix) ? f.message.slice(prefix.length) : f.message
+      } as RuleViolation
+    ]
+  })
+}
+
+const E4_CAPTURE = (at(16).data as { capture: ObjectRef }).capture
+const E1_CAPTURE = (at(2).data as { capture: ObjectRef }).capture
+const OTHER_DIGEST = sha256Digest('a request that was never asked')
+const json = (v: unknown): Buffer => Buffer.from(right(canonicalJson(v)))
+
+/** After the note (seq 21): an operator query reserved under `requestDigest` and a capture of `ref` recorded for it (seq 23). */
+const operatorCapture =
+  (ref: (f: Forger) => ObjectRef, kind: string, requestDigest: string) =>
+  (f: Forger): void => {
+    f.cut(21)
+    f.append('op-reserve', [reserve('res-x', 1, null, requestDigest)])
+    f.append('op-record', [
+      {
+        type: 'CaptureRecorded',
+        actor: 'system',
+        data: {
+          reservation_id: 'res-x',
+          capture: ref(f),
+          kind,
+          request_digest: requestDigest,
+          evidence_id: 'E5',
+          repeat: false
+        }
+      },
+      consumed('res-x', 1)
+    ])
+  }
+
+/** After the conclusion: revision 2's inputs (seq 26) and its completion over a facts object of `facts` bytes (seq 27). */
+const revisionTwo =
+  (facts: Buffer, completed: { fact_count: number; complete: boolean }) =>
+  (f: Forger): void => {
+    const index = { report: f.object(Buffer.from('two'), 'text/plain'), entities: [], attachments: [] }
+    f.append('in-2', [
+      {
+        type: 'InputsRecorded',
+        actor: 'operator',
+        data: {
+          revision: 2,
+          inputs_version: 1,
+          inputs_digest: sha256Digest(right(canonicalJson(index))),
+          ...index,
+          origin: null
+        }
+      }
+    ])
+    f.append('done-2', [
+      {
+        type: 'RevisionCompleted',
+        actor: 'system',
+        data: {
+          revision: 2,
+          facts: f.object(facts),
+          queries: 0,
+          binding: null,
+          enrichment: null,
+          ...completed
+        }
+      }
+    ])
+  }
+const factsOf = (...facts: Array<Record<string, unknown>>): Buffer =>
+  json({ format: 'vba-facts', version: 1, revision: 2, facts })
+const COVERAGE = { fact_id: 'F9', type: 'project_context_coverage', complete: true, left_out: [] }
 
 // Keyed by `rule @ file:function: template` (the site's key above).
 const CASES: Record<string, Case> = {
@@ -522,25 +614,83 @@ const CASES: Record<string, Case> = {
   "revision.open @ revision.ts:checkEnrichment: revision ${d.revision} is ${r === undefined ? 'unknown' : r.completed ? 'completed already' : 'not the latest'}; enrichment belongs to the latest open revision":
     { violations: () => forge(25, [{ type: 'EnrichmentCaptured', actor: 'system', data: at(2).data }]), seq: 26 },
   "revision.open @ revision.ts:checkCompleted: revision ${d.revision} is ${r === undefined ? 'unknown' : 'completed already'}":
-    { violations: () => forge(25, [{ type: 'RevisionCompleted', actor: 'system', data: at(5).data }]), seq: 26 }
+    { violations: () => forge(25, [{ type: 'RevisionCompleted', actor: 'system', data: at(5).data }]), seq: 26 },
+  'research.from-case @ research.ts:checkFromCase: <problem>': {
+    // Turn 3 asks again what E4 answers, and the answer from the case names E2.
+    violations: () =>
+      forge(18, [
+        responded(3),
+        confirm(3, 'P3'),
+        {
+          type: 'QueryAnsweredFromCase',
+          actor: 'system',
+          data: { plan_id: 'P3', request_digest: PLAN_DIGEST, evidence_id: 'E2', capture: E4_CAPTURE }
+        }
+      ]),
+    seq: 21
+  },
+  // The object checks: forged on disk, read back by verifyCase.
+  'research.capture-object @ objects.ts:checkObligations: object ${ob.ref.digest} is not a capture': {
+    violations: onDisk(
+      operatorCapture(
+        (f) => f.object(json({ not: 'a capture' }), 'application/vnd.vba.capture+json'),
+        'database.rows',
+        OTHER_DIGEST
+      )
+    ),
+    seq: 23
+  },
+  'research.capture-object @ objects.ts:checkObligations: the capture is a ${c.kind}, recorded as ${ob.queryKind}': {
+    violations: onDisk(operatorCapture(() => E4_CAPTURE, 'database.count', PLAN_DIGEST)),
+    seq: 23
+  },
+  "research.capture-object @ objects.ts:checkObligations: the capture's request does not have the recorded request digest":
+    { violations: onDisk(operatorCapture(() => E4_CAPTURE, 'database.rows', OTHER_DIGEST)), seq: 23 },
+  'revision.facts @ objects.ts:checkFacts: object ${ob.ref.digest} is not the facts document of revision ${ob.revision}':
+    { violations: onDisk(revisionTwo(Buffer.from('not json'), { fact_count: 0, complete: true })), seq: 27 },
+  'revision.facts @ objects.ts:checkFacts: the facts hold exactly one project_context_coverage fact': {
+    violations: onDisk(revisionTwo(factsOf({ fact_id: 'F1', type: 'entity' }), { fact_count: 1, complete: true })),
+    seq: 27
+  },
+  'revision.facts @ objects.ts:checkFacts: the revision says ${ob.factCount} facts, its document has ${facts.length}': {
+    violations: onDisk(revisionTwo(factsOf(COVERAGE), { fact_count: 2, complete: true })),
+    seq: 27
+  },
+  'revision.facts @ objects.ts:checkFacts: the revision says complete=${ob.complete}, its coverage fact says ${claimed}':
+    {
+      violations: onDisk(revisionTwo(factsOf({ ...COVERAGE, complete: false }), { fact_count: 1, complete: true })),
+      seq: 27
+    },
+  'revision.provenance @ objects.ts:checkFacts: a fact points into ${p.capture.slice(0, 20)}…, which is not a capture of this case':
+    {
+      violations: onDisk(
+        revisionTwo(
+          factsOf(
+            { fact_id: 'F1', type: 'entity', provenance: { capture: OTHER_DIGEST, pointer: '/result' } },
+            COVERAGE
+          ),
+          { fact_count: 2, complete: true }
+        )
+      ),
+      seq: 27
+    },
+  'revision.provenance @ objects.ts:checkFacts: pointer ${p.pointer} does not resolve in capture ${p.capture.slice(0, 20)}…':
+    {
+      violations: onDisk(
+        revisionTwo(
+          factsOf(
+            { fact_id: 'F1', type: 'entity', provenance: { capture: E1_CAPTURE.digest, pointer: '/result/rows/99' } },
+            COVERAGE
+          ),
+          { fact_count: 2, complete: true }
+        )
+      ),
+      seq: 27
+    }
 }
 
 /** Sites with no forged case yet (printed by the test; a case added for one takes it off). */
-// The object checks (captures and facts documents read back from the case's objects) and the
-// answered-from-case check need a case on disk (verifyCase), not the fold alone: rules-forgeries and
-// rules.int reach one site of each; these are the others.
-const GAPS: readonly string[] = [
-  'research.capture-object @ objects.ts:checkObligations: object ${ob.ref.digest} is not a capture',
-  'research.capture-object @ objects.ts:checkObligations: the capture is a ${c.kind}, recorded as ${ob.queryKind}',
-  "research.capture-object @ objects.ts:checkObligations: the capture's request does not have the recorded request digest",
-  'research.from-case @ research.ts:checkFromCase: <problem>',
-  'revision.facts @ objects.ts:checkFacts: object ${ob.ref.digest} is not the facts document of revision ${ob.revision}',
-  'revision.facts @ objects.ts:checkFacts: the facts hold exactly one project_context_coverage fact',
-  'revision.facts @ objects.ts:checkFacts: the revision says ${ob.factCount} facts, its document has ${facts.length}',
-  'revision.facts @ objects.ts:checkFacts: the revision says complete=${ob.complete}, its coverage fact says ${claimed}',
-  'revision.provenance @ objects.ts:checkFacts: a fact points into ${p.capture.slice(0, 20)}…, which is not a capture of this case',
-  'revision.provenance @ objects.ts:checkFacts: pointer ${p.pointer} does not resolve in capture ${p.capture.slice(0, 20)}…'
-]
+const GAPS: readonly string[] = []
 
 // ---------------------------------------------------------------------------------------------
 const table = suite('the table of rule sites')
@@ -573,10 +723,10 @@ table.run()
 
 const sites = suite('every listed site fires on its own forgery')
 for (const [key, c] of Object.entries(CASES)) {
-  sites(key, () => {
+  sites(key, async () => {
     const site = SITES.find((s) => keyOf(s) === key)
     if (site === undefined) throw new Error(`no site ${key}`)
-    const v = c.violations()
+    const v = await c.violations()
     const here = v.filter((x) => x.rule === site.rule && x.seq === c.seq)
     assert.ok(here.length > 0, `expected ${site.rule} at seq ${c.seq}, got ${JSON.stringify(v)}`)
     assert.ok(
