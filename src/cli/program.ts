@@ -53,6 +53,8 @@ const storeMigrate = lazy(fleetVerbs, 'storeMigrate')
 const indexBuild = lazy(indexVerbs, 'indexBuild')
 const indexVerify = lazy(indexVerbs, 'indexVerify')
 const indexPrune = lazy(indexVerbs, 'indexPrune')
+const keysNew = lazy(() => import('./keys-verbs.js'), 'keysNew')
+const keysShow = lazy(() => import('./keys-verbs.js'), 'keysShow')
 export { VERSION }
 
 /** `vba case …`: create and write to case packages. */
@@ -255,6 +257,24 @@ const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void
     .action((o: { config: string; olderThan: number; json?: boolean }) => indexPrune(io, o))
 }
 
+/** Signing keys: `vba keys new|show`. */
+const keysCommands = (program: Command, { io }: Build): void => {
+  const keys = program
+    .command('keys')
+    .description('Ed25519 signing keys in the OpenSSH format (ssh-keygen -t ed25519 files work too)')
+  keys
+    .command('new <path>')
+    .description('write a new signing key to PATH (mode 0600) and PATH.pub; print its allowed_signers line')
+    .requiredOption('--principal <name>', 'the name the trust file lists the key under (alice@example.org, worker-a)')
+    .option('--json', 'the result as JSON')
+    .action((path: string, o: { principal: string; json?: boolean }) => keysNew(io, path, o))
+  keys
+    .command('show <path>')
+    .description("a key file's principal (its comment) and SHA256 fingerprint, and its allowed_signers line")
+    .option('--json', 'as JSON')
+    .action((path: string, o: { json?: boolean }) => keysShow(io, path, o))
+}
+
 /**
  * The whole command line; the verb groups in the order `vba --help` lists them. `--store` is one
  * global option: the verbs made with `storeVerb` get its value (or none) and list it under
@@ -298,6 +318,7 @@ const buildProgram = (io: Out): Command => {
   storeAndIndexCommands(program, build)
   fleetCommands(program, build)
   serviceCommands(program, build)
+  keysCommands(program, build)
   evalCommands(program, io)
   return program
 }

@@ -43,6 +43,17 @@ export const FAILURE_CODES = {
   FILE_TOO_LARGE: 'permanent',
   /** Enrichment's own bound (`max_queries`), named in coverage gaps. */
   MAX_QUERIES: 'permanent',
+  // signing: keys, trust files, signed receipts
+  /** A signing key file that is not an unencrypted OpenSSH Ed25519 key (or has no usable principal). */
+  KEY_INVALID: 'permanent',
+  /** A passphrase-protected key file: vba reads unencrypted keys only. */
+  KEY_ENCRYPTED: 'permanent',
+  /** An allowed_signers file (or a principal-to-actor binding) that cannot be read; `data.line` names the line. */
+  TRUST_INVALID: 'permanent',
+  /** A signature (SSHSIG, or a signed note's) that does not hold. */
+  SIGNATURE_INVALID: 'permanent',
+  /** A signature that holds, by a key the trust file does not allow for what it signed. */
+  SIGNER_UNTRUSTED: 'permanent',
   // research answers that refuse the question
   DATABASE_NOT_ALLOWED: 'permanent',
   TABLE_NOT_ALLOWED: 'permanent',
