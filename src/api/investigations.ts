@@ -29,7 +29,7 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       if (profile === null) throw noProfile()
       const config = orThrow(enrichmentConfig(profile))
       return settle(() =>
-        prepareRevision(at(dir), r, config, inputs, { env, ...definedMembers(o, 'author', 'extract') })
+        prepareRevision(at(dir), r, config, inputs, { env, ...definedMembers(o, 'author', 'extract', 'again') })
       )
     },
     start: async (dir, o = {}) => {

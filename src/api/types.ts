@@ -203,13 +203,16 @@ export interface AdvanceOptions {
 export interface InvestigationsApi {
   /**
    * Records a bug report (and its entities and attachments) as a revision and runs the profile's
-   * `[enrichment]`. The same inputs again change nothing; new inputs make a new revision.
+   * `[enrichment]`. The same inputs again change nothing (unless `again`); new inputs make a new revision.
    */
   prepare(
     dir: string,
     inputs: RevisionInputs,
-    /** `extract: false` finds no entities in the report (the profile's `[[enrichment.extract]]` patterns are not used). */
-    options?: { readonly author?: Author; readonly extract?: boolean }
+    /**
+     * `extract: false` finds no entities in the report (the profile's `[[enrichment.extract]]` patterns are not used);
+     * `again: true` prepares inputs a completed revision holds again: a new revision with fresh enrichment.
+     */
+    options?: { readonly author?: Author; readonly extract?: boolean; readonly again?: boolean }
   ): Promise<PrepareResult>
   /** Starts the investigation from the latest completed revision, with the profile's settings. */
   start(

@@ -3,7 +3,7 @@
  * public client where it offers the operation with the CLI's output (init, gc, unlock, verify);
  * the others are listed in docs/architecture.md ("The CLI and the client").
  */
-import { openCaseAt, readObjectAt, replayAt } from '../adapters/case-store/at.js'
+import { openCaseAt, replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../commands/typed.js'
 import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
@@ -20,7 +20,7 @@ import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.j
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-report.js'
 import { optional } from '../optional.js'
-import { parseBoundedBytes } from '../events/bounds.js'
+import { factLines, latestFacts, latestFactsDocument } from './facts-text.js'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -218,7 +218,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
         declaration: handle.declaration,
         head_hash: result.head_hash,
         views: result.views,
-        facts: await latestFacts(dir, result.views)
+        facts: (await latestFactsDocument(dir, revisionsOf(result.views)))?.doc ?? null
       })
     )
     return
@@ -235,18 +235,13 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
     for (const [type, n] of Object.entries(summary.events_by_type)) io.out(`  ${String(n).padStart(6)} ${type}`)
     io.out(`objects     ${summary.objects.count} (${summary.objects.bytes} bytes)`)
   }
+  const facts = await latestFacts(dir, revisionsOf(result.views))
+  if (facts !== null) for (const l of factLines(facts.revision, facts.facts)) io.out(terminalText(l))
   for (const n of handle.notices) io.out(terminalText(`notice      ${n.code}: ${n.message}`))
 }
 
-/** The facts of the latest completed revision (read from its object), or null. */
-const latestFacts = async (dir: CaseAt, views: Record<string, { view: unknown }>): Promise<unknown> => {
-  const revisions = (views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
-  const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
-  if (done?.facts === null || done === undefined) return null
-  const bytes = await readObjectAt(dir, done.facts)
-  const doc = parseBoundedBytes(bytes)
-  return doc === undefined ? fail('CASE_CORRUPT', `object ${done.facts.digest} is not JSON within bounds`) : doc
-}
+const revisionsOf = (views: Record<string, { view: unknown }>): RevisionsView['revisions'] =>
+  (views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
 
 /** The web view template of `--config` (`[source] web_view`), if it names one. */
 const webViewOf = async (config: string | undefined): Promise<{ webView?: string }> => {

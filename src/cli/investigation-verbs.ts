@@ -9,6 +9,7 @@ import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { nextSteps } from './next-step.js'
+import { factLines, latestFacts } from './facts-text.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection, revisionsProjection])
@@ -52,6 +53,8 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   for (const l of v.lab_requests)
     say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
+  const facts = await latestFacts(dir, revisions)
+  if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
   for (const n of next) say(n)
 }
 

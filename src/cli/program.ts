@@ -93,8 +93,13 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
       'REPORT.json ({report, entities: [{type, id}], attachments?}), a gh issue view --json number,title,body,url,labels,comments export, or Markdown/text'
     )
     .option('--no-extract', "find no entities in the report (the profile's [[enrichment.extract]] patterns)")
-    .action(async (dir: string, o: { config: string; input: string; extract: boolean } & StoreOption) =>
-      casePrepare(io, await caseAt(dir, o), o)
+    .option(
+      '--again',
+      'the inputs a completed revision holds: record a new revision with fresh enrichment (after fixing the database, say); the earlier revision stays'
+    )
+    .action(
+      async (dir: string, o: { config: string; input: string; extract: boolean; again?: boolean } & StoreOption) =>
+        casePrepare(io, await caseAt(dir, o), o)
     )
   storeVerb(kase, 'summary <case>')
     .description(

@@ -9,12 +9,15 @@ import { CliExit, exitCodeOf, formatFailure, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import { queryInCase } from '../commands/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
+import { openCaseAt } from '../adapters/case-store/at.js'
 import { systemEnv } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
 import { fail, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
 import { provenanceText } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
+import { gapLine } from './facts-text.js'
+import { shellWord } from './next-step.js'
 import { parseBoundedJson } from '../events/bounds.js'
 
 /** Reads a query file (or stdin for `-`) and parses it as JSON. */
@@ -93,23 +96,42 @@ export const caseQuery = async (
   }
 }
 
-/** `vba case prepare DIR --config FILE --input REPORT.json`: a new revision, enriched and completed. */
+/**
+ * One title: the case's, given by `vba case init --title`. A report's own title is not a second one;
+ * a line says so when they differ (null when they agree or the report has none).
+ */
+export const titleNotice = (caseTitle: string | undefined, reportTitle: string | undefined): string | null => {
+  if (reportTitle === undefined || reportTitle === caseTitle) return null
+  return caseTitle === undefined
+    ? `title: the case has none (vba case init --title gives it); the report's own title ${JSON.stringify(reportTitle)} stays the report's`
+    : `title: ${JSON.stringify(caseTitle)}, the case's (vba case init --title); the report's own title ${JSON.stringify(reportTitle)} stays the report's`
+}
+
+/** `vba case prepare DIR --config FILE --input REPORT.json [--again]`: a new revision, enriched and completed. */
 export const casePrepare = async (
   io: Out,
   dir: CaseAt,
-  opts: { config: string; input: string; extract?: boolean }
+  opts: { config: string; input: string; extract?: boolean; again?: boolean },
+  ref: string = typeof dir === 'string' ? dir : dir.caseId
 ): Promise<void> => {
   const profile = await loadProfile(opts.config)
   const config = must(enrichmentConfig(profile))
   const inputs = await readInputs(opts.input)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const p = await prepareRevision(dir, r, config, inputs, { extract: opts.extract !== false })
+    const p = await prepareRevision(dir, r, config, inputs, {
+      extract: opts.extract !== false,
+      again: opts.again === true
+    })
     for (const x of p.extracted) io.out(`extracted ${terminalText(provenanceText(x))}`)
+    const title = titleNotice((await openCaseAt(dir)).declaration.title, inputs.title)
+    if (title !== null) io.out(terminalText(title))
+    for (const g of p.left_out) io.out(terminalText(gapLine(g)))
+    const again = p.again_of === null ? '' : ` (the inputs of revision ${p.again_of} prepared again)`
     io.out(
       p.status === 'unchanged'
-        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation})`
-        : `revision ${p.revision} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : ' (partial: see project_context_coverage)'}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
+        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${shellWord(ref)} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
+        : `revision ${p.revision}${again} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : `, partial: ${p.left_out.length} item(s) left out (above)`}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
     )
   } finally {
     await r.close()

@@ -2,7 +2,7 @@
  * Case preparation: record a revision's raw inputs (a bug report, entity references, attachments),
  * run the configured enrichment once, and complete the revision with its facts, in two atomic
  * commands. A completed revision is never rewritten: new inputs make a new revision; the same
- * inputs again change nothing. Inputs come from memory or from a report file (REPORT.json, an
+ * inputs again change nothing, unless prepared again (`again`: a new revision, fresh enrichment). Inputs come from memory or from a report file (REPORT.json, an
  * issue exported by gh, Markdown or text: report-formats.ts).
  */
 import { promises as fsp } from 'node:fs'
@@ -10,7 +10,7 @@ import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { decodeEnrichment, type EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
-import { decideInputs, type Author } from '../domain/inputs-decider.js'
+import { decideInputs, inputsDigest, type Author } from '../domain/inputs-decider.js'
 import { hasLoneSurrogate } from '../domain/answer-decider.js'
 import { ReportOrigin } from '../events/catalog.js'
 import { parseReportText } from './report-formats.js'
@@ -25,7 +25,7 @@ import type { Profile } from '../adapters/config/profile.js'
 import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
-import { enrich } from '../research/enrich.js'
+import { enrich, type CoverageGap } from '../research/enrich.js'
 import { extractEntities, revisionEntities, type ExtractedEntity } from '../domain/extract.js'
 import type { ProjectResearch } from '../research/project-research.js'
 
@@ -43,6 +43,11 @@ export interface RevisionInputs {
     readonly bytes: Uint8Array
     readonly mediaType?: string
   }>
+  /**
+   * The report's own title, as a report file has it (REPORT.json's `title`, an issue's title, a
+   * leading `# ` heading). Not recorded: the case's title is the one `vba case init --title` gave.
+   */
+  readonly title?: string
 }
 
 /**
@@ -57,6 +62,10 @@ export interface PrepareResult {
   readonly complete: boolean
   /** The entities found in the report, with their spans (none when extraction is off). */
   readonly extracted: ReadonlyArray<ExtractedEntity>
+  /** What enrichment left out (refused lookups with their codes, partial answers, bounds); empty when unchanged. */
+  readonly left_out: ReadonlyArray<CoverageGap>
+  /** The earlier revision with the same inputs, when this one prepared them again. */
+  readonly again_of: number | null
   readonly generation: number
   readonly receipt: Receipt
 }
@@ -71,6 +80,11 @@ export interface PrepareOptions {
    * true); false records none and leaves the patterns out of the recorded settings.
    */
   readonly extract?: boolean
+  /**
+   * Prepare the same inputs again (default false): when a completed revision holds them, a new
+   * revision with fresh enrichment (the earlier one stays as it was).
+   */
+  readonly again?: boolean
 }
 
 const MAX_REPORT_CHARS = 1_000_000
@@ -154,7 +168,8 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
       report: d.report,
       entities: d.entities,
       attachments,
-      ...(d.origin === null ? {} : { origin: d.origin })
+      ...(d.origin === null ? {} : { origin: d.origin }),
+      ...(d.title === null ? {} : { title: d.title })
     })
   )
 }
@@ -204,8 +219,14 @@ export const prepareRevision = async (
     ...(extracted === null || extracted.length === 0 ? {} : { extracted })
   }
   const handle = await openAt(at)
-  const decided = must(decideInputs(handle.cursor.state, { author: options.author ?? 'operator', index }))
+  const state = handle.cursor.state
+  const before = state.revisions.map((r) => ({ revision: r.revision, digest: r.inputs_digest }))
+  const decided = must(
+    decideInputs(state, { author: options.author ?? 'operator', index, again: options.again === true })
+  )
   const revision = decided.revision
+  const digest = state.revisions.find((r) => r.revision === revision)?.inputs_digest ?? must(inputsDigest(index))
+  const again_of = before.filter((r) => r.revision < revision && r.digest === digest).pop()?.revision ?? null
   if (decided.status === 'existing' && decided.completed) {
     const r = handle.cursor.state.revisions.find((x) => x.revision === revision)
     return {
@@ -215,6 +236,8 @@ export const prepareRevision = async (
       captures: r?.captures ?? 0,
       complete: r?.complete ?? false,
       extracted: r?.extracted ?? [],
+      left_out: [],
+      again_of,
       generation: handle.cursor.seq,
       receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash }
     }
@@ -270,6 +293,8 @@ export const prepareRevision = async (
     captures: result.captures.length,
     complete: result.complete,
     extracted: extracted ?? [],
+    left_out: result.facts.flatMap((f) => (f.type === 'project_context_coverage' ? f.left_out : [])),
+    again_of,
     generation: done.generation,
     receipt: done.receipt
   }

@@ -52,6 +52,8 @@ export interface ParsedReport {
   readonly entities: ReadonlyArray<EntityRef>
   readonly attachments: ReadonlyArray<{ readonly name: string; readonly path: string }>
   readonly origin: string | null
+  /** The report's own title: REPORT.json's `title`, the issue's title, or a text's leading `# ` heading. */
+  readonly title: string | null
 }
 
 const lf = (s: string): string => s.replace(/\r\n?/g, '\n').trim()
@@ -90,7 +92,10 @@ export const parseReportText = (text: string, name: string): E.Either<Failure, P
     } else if (name.toLowerCase().endsWith('.json') || !bounded.left.startsWith('not JSON'))
       return E.left(failure('INPUT_INVALID', `cannot read ${name} as JSON: ${bounded.left}`))
   }
-  if (!isJson) return E.right({ format: 'text', report: text, entities: [], attachments: [], origin: null })
+  if (!isJson) {
+    const heading = /^\s*# +(\S[^\n]*?)\s*(?:\n|$)/.exec(text)?.[1] ?? null
+    return E.right({ format: 'text', report: text, entities: [], attachments: [], origin: null, title: heading })
+  }
   const obj =
     typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
   if ('report' in obj) {
@@ -101,7 +106,8 @@ export const parseReportText = (text: string, name: string): E.Either<Failure, P
       report: d.right.report,
       entities: d.right.entities,
       attachments: d.right.attachments ?? [],
-      origin: d.right.origin ?? null
+      origin: d.right.origin ?? null,
+      title: d.right.title ?? null
     })
   }
   if ('title' in obj && 'body' in obj) {
@@ -117,7 +123,8 @@ export const parseReportText = (text: string, name: string): E.Either<Failure, P
       report: githubIssueText(d.right),
       entities: [],
       attachments: [],
-      origin: url ?? null
+      origin: url ?? null,
+      title: lf(d.right.title)
     })
   }
   return E.left(

@@ -60,8 +60,8 @@ export interface Command<Type extends string, Data> {
 export type CaseCommand =
   | Command<'RecordNote', Note>
   | Command<'AddAttachment', Attachment>
-  /** The inputs of the next revision (none when an earlier revision holds the same inputs). */
-  | Command<'RecordInputs', { readonly author: Author; readonly index: InputsIndex }>
+  /** The inputs of the next revision (none when an earlier revision holds the same inputs, unless `again` and it is completed). */
+  | Command<'RecordInputs', { readonly author: Author; readonly index: InputsIndex; readonly again?: boolean }>
   | Command<'CompleteRevision', Completion>
   | Command<'StartInvestigation', { readonly settings: InvestigationSettings }>
   | Command<'RequestModel', TurnRequest>

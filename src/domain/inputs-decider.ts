@@ -82,15 +82,20 @@ export type InputsOutcome =
   /** An earlier revision with these inputs exists; `completed` says whether it was enriched. */
   | { readonly status: 'existing'; readonly revision: number; readonly completed: boolean }
 
-/** Records new inputs as the next revision, or finds the revision that already holds them. */
+/**
+ * Records new inputs as the next revision, or finds the latest revision that already holds them.
+ * `again`: the same inputs as a completed revision make a new revision (prepared again, with fresh
+ * enrichment); an open revision holding them is continued, as without `again`.
+ */
 export const decideInputs = (
   s: CaseState,
-  { author, index }: { readonly author: Author; readonly index: InputsIndex }
+  { author, index, again = false }: { readonly author: Author; readonly index: InputsIndex; readonly again?: boolean }
 ): E.Either<Failure, InputsOutcome> => {
   const digest = inputsDigest(index)
   if (E.isLeft(digest)) return digest
-  const same = s.revisions.find((r) => r.inputs_digest === digest.right)
-  if (same !== undefined) return E.right({ status: 'existing', revision: same.revision, completed: same.completed })
+  const same = [...s.revisions].reverse().find((r) => r.inputs_digest === digest.right)
+  if (same !== undefined && !(again && same.completed))
+    return E.right({ status: 'existing', revision: same.revision, completed: same.completed })
   if (index.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'a revision names at most 1000 entities'))
   const revision = s.revisions.length + 1
   return E.right({

@@ -134,6 +134,21 @@ test('RecordInputs: the next revision; the same inputs again make none', () => {
     .then([])
 })
 
+test('RecordInputs again: a new revision after a completed one with the same inputs; an open one is continued', () => {
+  given(...prepared)
+    .when(command('RecordInputs', { author: 'operator', index, again: true }, at(2)))
+    .then([
+      {
+        type: 'InputsRecorded',
+        actor: 'operator',
+        data: { revision: 2, inputs_version: 1, inputs_digest: inputsDigest, ...index, origin: null }
+      }
+    ])
+  given(prepared[0]!)
+    .when(command('RecordInputs', { author: 'operator', index, again: true }, at(1)))
+    .then([])
+})
+
 test('CompleteRevision: the latest open revision, once', () => {
   given(prepared[0]!)
     .when(prepared[1]!)

@@ -605,11 +605,11 @@ const CASES: Record<string, Case> = {
       ]),
     seq: 26
   },
-  'revision.inputs-digest @ revision.ts:checkInputs: revision ${same.revision} holds these inputs already; the same inputs make no new revision':
+  'revision.inputs-digest @ revision.ts:checkInputs: revision ${same.revision} holds these inputs already and is not completed; the same inputs make a new revision only once it is (prepared again)':
     {
       violations: () =>
-        forge(25, [{ type: 'InputsRecorded', actor: 'operator', data: { ...(at(1).data as object), revision: 2 } }]),
-      seq: 26
+        forge(1, [{ type: 'InputsRecorded', actor: 'operator', data: { ...(at(1).data as object), revision: 2 } }]),
+      seq: 2
     },
   "revision.open @ revision.ts:checkEnrichment: revision ${d.revision} is ${r === undefined ? 'unknown' : r.completed ? 'completed already' : 'not the latest'}; enrichment belongs to the latest open revision":
     { violations: () => forge(25, [{ type: 'EnrichmentCaptured', actor: 'system', data: at(2).data }]), seq: 26 },

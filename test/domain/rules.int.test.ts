@@ -660,14 +660,21 @@ rules("revision.inputs-digest: a digest that is not the inputs'", () =>
     26
   )
 )
-rules('revision.inputs-digest: the same inputs as revision 1', () =>
+rules('revision.inputs-digest: the same inputs as revision 1 before it is completed', () =>
   fires(
-    forge(25, [{ type: 'InputsRecorded', actor: 'operator', data: at(1).data }]),
+    forge(1, [{ type: 'InputsRecorded', actor: 'operator', data: { ...(at(1).data as object), revision: 2 } }]),
     'RULE_REVISION',
     'revision.inputs-digest',
-    26
+    2
   )
 )
+rules('the same inputs as a completed revision 1: a revision prepared again breaks no revision rule', () => {
+  const v = forge(25, [{ type: 'InputsRecorded', actor: 'operator', data: { ...(at(1).data as object), revision: 2 } }])
+  assert.equal(
+    v.filter((x) => x.code === 'RULE_REVISION'),
+    []
+  )
+})
 rules('revision.open: enriching a completed revision', () =>
   fires(
     forge(25, [

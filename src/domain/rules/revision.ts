@@ -1,5 +1,6 @@
 /**
- * Revisions (family RULE_REVISION): numbered in order, inputs digested and never repeated,
+ * Revisions (family RULE_REVISION): numbered in order, inputs digested and repeated only after
+ * every revision holding them is completed (prepared again),
  * enrichment recorded with the completion of the latest open revision, and the facts (an
  * obligation: read, checked and derived again from the revision's captures).
  */
@@ -23,11 +24,12 @@ export const checkInputs = (c: RuleContext<EventOf<'InputsRecorded'>>): void => 
     )
   if (digestOf(digestedIndex(d)) !== d.inputs_digest)
     c.bad('revision.inputs-digest', 'inputs_digest is not the digest of the recorded inputs index')
-  const same = s.revisions.find((r) => r.inputs_digest === d.inputs_digest)
+  // The same inputs again only as a revision prepared again: every earlier one holding them is completed.
+  const same = s.revisions.find((r) => r.inputs_digest === d.inputs_digest && !r.completed)
   if (same !== undefined)
     c.bad(
       'revision.inputs-digest',
-      `revision ${same.revision} holds these inputs already; the same inputs make no new revision`
+      `revision ${same.revision} holds these inputs already and is not completed; the same inputs make a new revision only once it is (prepared again)`
     )
 }
 

@@ -1,0 +1,52 @@
+/**
+ * The facts of a prepared revision and what its enrichment left out, as terminal lines: read by
+ * `vba case prepare` (the refused lookups with their codes), `vba status` and `vba show`.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { readObjectAt } from '../adapters/case-store/at.js'
+import type { CaseAt } from '../adapters/case-store/store.js'
+import { FactsDocument, type CoverageGap, type Fact } from '../domain/facts-document.js'
+import type { RevisionInfo } from '../projections/revisions.js'
+import { factEntry } from '../projections/prompt-v2/facts-index.js'
+import { parseBoundedBytes } from '../events/bounds.js'
+import { fail } from '../failures/error.js'
+
+/** One line per item enrichment left out: why (the reason and the failure code), what, the detail. */
+export const gapLine = (g: CoverageGap): string =>
+  `left out (${[g.reason, ...(g.code === undefined ? [] : [g.code])].join(', ')}): ${g.what}${g.count === undefined ? '' : `, ${g.count} item(s)`}${g.detail === undefined ? '' : `: ${g.detail}`}`
+
+/** The facts document of the latest completed revision, as it is stored (null when none completed). */
+export const latestFactsDocument = async (
+  at: CaseAt,
+  revisions: readonly RevisionInfo[]
+): Promise<{ readonly revision: RevisionInfo; readonly doc: unknown } | null> => {
+  const done = [...revisions].reverse().find((r) => r.completed && r.facts !== null)
+  if (done?.facts == null) return null
+  const bytes = await readObjectAt(at, done.facts)
+  const doc = parseBoundedBytes(bytes)
+  return doc === undefined
+    ? fail('CASE_CORRUPT', `object ${done.facts.digest} is not JSON within bounds`)
+    : { revision: done, doc }
+}
+
+/** The facts of the latest completed revision, decoded (empty when none completed or it does not decode). */
+export const latestFacts = async (
+  at: CaseAt,
+  revisions: readonly RevisionInfo[]
+): Promise<{ readonly revision: number; readonly facts: readonly Fact[] } | null> => {
+  const found = await latestFactsDocument(at, revisions)
+  if (found === null) return null
+  const d = FactsDocument.decode(found.doc)
+  return { revision: found.revision.revision, facts: E.isRight(d) ? d.right.facts : [] }
+}
+
+/**
+ * The lines of the facts of a revision: a header, one entry per fact (the coverage names every
+ * item left out, with its code), at most `max` lines and then how many were left unshown.
+ */
+export const factLines = (revision: number, facts: readonly Fact[], max = 60): string[] => {
+  const lines = facts.flatMap(factEntry)
+  const header = `facts of revision ${revision} (${facts.length}):`
+  if (lines.length <= max) return [header, ...lines]
+  return [header, ...lines.slice(0, max), `  … ${lines.length - max} more line(s): vba show CASE --json`]
+}
