@@ -10,6 +10,7 @@ const BENCHES = [
   'source-search.js',
   'export.js',
   'huge-entry.js',
+  'sql-object-export.js',
   'bags.js',
   'mcp.js',
   'prompt-size.js',

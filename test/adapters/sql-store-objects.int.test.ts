@@ -3,11 +3,11 @@ import { attempt } from '../../src/failures/error.js'
  * Large objects in SQL stores (issue 23, points 3 and 12): an object larger than a MariaDB server
  * accepts in one statement is OBJECT_TOO_LARGE (permanent, exit 2), not STORE_UNAVAILABLE
  * (retryable), and nothing is written; exporting a case with a large object from PostgreSQL reads
- * it in chunks (memory does not follow the object).
+ * it in slices, the archive byte for byte the directory's (its peak memory: bench/sql-object-export).
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import * as path from 'node:path'
@@ -83,66 +83,34 @@ test('MariaDB: an object over max_allowed_packet is OBJECT_TOO_LARGE (exit 2, pe
   }
 })
 
-test('PostgreSQL: a case with a 192 MiB object exports with memory well under the object size', async () => {
+test('PostgreSQL: a case with an object of several slices exports byte for byte as from its directory', async () => {
+  // The store reads an object in slices (2 MiB, or a sixteenth of it); 9 MiB and 5 bytes are five
+  // slices, the last one short. Incompressible, as most large attachments are (PostgreSQL then
+  // stores it as it is and a slice reads only its own pages). The peak memory of such an export
+  // (it does not follow the object's size) is measured by bench/sql-object-export, not asserted here.
   const t = await postgresStore('bigobj')
   stores.push(t)
   await migrateStore(t.url)
-  // Incompressible, as most large attachments are (PostgreSQL then stores it as it is and a slice
-  // reads only its own pages); a compressible one is read in at most sixteen slices.
-  const size = 192 << 20
-  const bytes = randomBytes(size)
+  const bytes = randomBytes((9 << 20) + 5)
   const env = { ...process.env, ...t.environment }
-  const probe = path.join(tempDir('pg-probe'), 'peak.mjs')
-  writeFileSync(
-    probe,
-    "import { readFileSync } from 'node:fs'\nprocess.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8')); process.stderr.write(`PEAK ${m ? m[1] : 0}\\n`) })\n"
-  )
   const outDir = tempDir('pg-export')
   mkdirSync(outDir, { recursive: true })
-  /** Imports a case with `object` into the store and exports it from there: the export's peak RSS (MiB). */
-  const exported = async (
-    object: Buffer,
-    name: string,
-    into: TestStore
-  ): Promise<{ dir: string; out: string; peakMiB: number }> => {
-    const dir = await caseWith(object)
-    const imported = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', into.url, '--json'], {
-      encoding: 'utf8',
-      env
-    })
-    assert.is(imported.status, 0, imported.stderr)
-    const caseId = (JSON.parse(imported.stdout) as { case_id: string }).case_id
-    const out = path.join(outDir, `${name}.tar`)
-    const r = spawnSync(
-      process.execPath,
-      ['--import', `file://${probe}`, MAIN, 'export', caseId, out, '--store', into.url],
-      { encoding: 'utf8', env }
-    )
-    assert.is(r.status, 0, r.stderr)
-    return { dir, out, peakMiB: Number(/PEAK (\d+)/.exec(r.stderr)?.[1] ?? 0) / 1024 }
-  }
-  // The reference in the same run: the same command exporting a case whose object is 64 KiB.
-  const reference = await postgresStore('bigobjref')
-  stores.push(reference)
-  await migrateStore(reference.url)
-  const small = await exported(randomBytes(64 << 10), 'small', reference)
-  const large = await exported(bytes, 'large', t)
-  const grew = large.peakMiB - small.peakMiB
-  // Holding the object once would add 192 MiB (its hex text twice that); streamed slices add what
-  // V8 has not yet collected (66 MiB on a quiet machine, about 100 on a busy one).
-  assert.ok(
-    small.peakMiB > 0 && grew < ((size >> 20) * 2) / 3,
-    `vba export from PostgreSQL peaked at ${large.peakMiB.toFixed(0)} MiB for a ${size >> 20} MiB object, ${small.peakMiB.toFixed(0)} MiB for a 64 KiB one: ${grew.toFixed(0)} MiB more`
-  )
-  const { dir, out } = large
+  const dir = await caseWith(bytes)
+  const imported = spawnSync(process.execPath, [MAIN, 'store', 'import', dir, '--store', t.url, '--json'], {
+    encoding: 'utf8',
+    env
+  })
+  assert.is(imported.status, 0, imported.stderr)
+  const caseId = (JSON.parse(imported.stdout) as { case_id: string }).case_id
+  const out = path.join(outDir, 'store.tar')
+  const r = spawnSync(process.execPath, [MAIN, 'export', caseId, out, '--store', t.url], { encoding: 'utf8', env })
+  assert.is(r.status, 0, r.stderr)
   // The same bytes as the directory's export.
   const fromDir = path.join(outDir, 'dir.tar')
   right(await exportCase(dir, fromDir)())
-  const sha = (f: string): string =>
-    createHash('sha256')
-      .update(spawnSync('cat', [f], { maxBuffer: 1 << 30 }).stdout)
-      .digest('hex')
+  const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex')
   assert.is(sha(out), sha(fromDir))
+  assert.ok(readFileSync(out).includes(bytes.subarray(bytes.length - 4096)), 'the object ends in the archive')
 })
 
 test.after(async () => {
