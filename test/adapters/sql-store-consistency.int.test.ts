@@ -91,13 +91,11 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.ok((await store.verify('case-investigation')).valid)
   })
 
+  // Each suite closes and drops the stores it made; the last one also stops its MariaDB.
+  test.after(async () => {
+    for (const s of opened.splice(0)) await s.close()
+    for (const t of made.splice(0)) await t.drop()
+    if (kind === 'mariadb') await maria.stop()
+  })
   test.run()
 }
-
-const done = suite('cleanup')
-done('stores closed', async () => {
-  for (const s of opened) await s.close()
-  for (const t of made) await t.drop()
-  await maria.stop()
-})
-done.run()

@@ -103,13 +103,11 @@ for (const where of ['directory', 'postgres', 'mariadb'] as const) {
     assert.ok(v.valid, JSON.stringify(v.findings))
   })
 
+  // Each suite closes and drops the stores it made; the last one also stops its MariaDB.
+  test.after(async () => {
+    for (const s of opened.splice(0)) await s.close()
+    for (const t of made.splice(0)) await t.drop()
+    if (where === 'mariadb') await maria.stop()
+  })
   test.run()
 }
-
-const done = suite('cleanup')
-done('stores closed', async () => {
-  for (const s of opened) await s.close()
-  for (const t of made) await t.drop()
-  await maria.stop()
-})
-done.run()
