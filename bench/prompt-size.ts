@@ -6,11 +6,17 @@
  * renderer on the same state (ratio v2/v1) and the limit (20,000). Targets: every prompt under
  * 20,000 characters; the prompt after source.context at most 8,000.
  *
- *   node dist/bench/prompt-size.js [--files N]
+ * With `--repository PATH` the same investigation runs on that repository (a real core, at
+ * `--commit C`, default its HEAD; without a snapshot index) instead of a generated one.
+ *
+ * `--show N` prints the prompt of turn N.
+ *
+ *   node dist/bench/prompt-size.js [--files N] [--repository PATH [--commit C]] [--show N]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
 import { DEMO_CORE_FILES } from '../src/demo/core-repo.js'
@@ -29,7 +35,33 @@ import { runScriptedInvestigation } from '../scripts/lib/scripted-investigation.
 import { generateRepo } from './generated-repo.js'
 import { machine } from './lib.js'
 
-const { values } = parseArgs({ options: { files: { type: 'string', default: '2000' } } })
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '2000' },
+    repository: { type: 'string' },
+    commit: { type: 'string' },
+    show: { type: 'string' }
+  }
+})
+
+/** The [source] section: the given repository at its commit, or a generated one under `root`. */
+const sourceSection = (root: string): { section: string; what: string } => {
+  if (values.repository === undefined) {
+    const commit = generateRepo(path.join(root, 'core.git'), Number(values.files), DEMO_CORE_FILES)
+    return {
+      section: `[source]\nrepository = "core.git"\nurl = "https://example.org/generated.git"\ncommit = "${commit}"\ncache_dir = "cache"\n`,
+      what: `${values.files} generated files + the demo scripts`
+    }
+  }
+  const repo = path.resolve(values.repository)
+  const commit = execFileSync('git', ['--git-dir', repo, 'rev-parse', values.commit ?? 'HEAD'], {
+    encoding: 'utf8'
+  }).trim()
+  return {
+    section: `[source]\nrepository = ${JSON.stringify(repo)}\nurl = "https://example.org/core.git"\ncommit = "${commit}"\ncache = false\n`,
+    what: `${repo} at ${commit.slice(0, 12)}`
+  }
+}
 
 interface Row {
   turn: number
@@ -43,17 +75,17 @@ const main = async (): Promise<void> => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-prompt-'))
   try {
     const t0 = Date.now()
-    const commit = generateRepo(path.join(root, 'core.git'), Number(values.files), DEMO_CORE_FILES)
+    const source = sourceSection(root)
     writeWorldSqliteWith(Database, path.join(root, 'world.sqlite'))
     const profile = path.join(root, 'project.toml')
     writeFileSync(
       profile,
-      `${DEMO_DATABASE}\n[source]\nrepository = "core.git"\nurl = "https://example.org/generated.git"\ncommit = "${commit}"\ncache_dir = "cache"\n\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`
+      `${DEMO_DATABASE}\n${source.section}\n${readFileSync(ADAPTER_PROFILE, 'utf8')}\n[budget]\ntotal = 8\n`
     )
     const dir = path.join(root, 'case')
     const run = await runScriptedInvestigation(profile, dir)
     process.stdout.write(
-      `prompt-size: ${values.files} generated files + the demo scripts, generated and investigated in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${machine()}\n`
+      `prompt-size: ${source.what}, set up and investigated in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${machine()}\n`
     )
     // the reference: the version-1 renderer on the state before each recorded prompt
     const object = (ref: { digest: string }): Buffer =>
@@ -76,6 +108,7 @@ const main = async (): Promise<void> => {
           const report = s.report === null ? '' : object(s.report).toString('utf8')
           const v2 = renderPrompt(s, { report, facts, captures })
           const v1 = renderPromptV1(s, { report, facts: factLinesV1(facts), captures })
+          if (String(e.data.turn) === values.show) process.stdout.write(`${v2.text}\n`)
           rows.push({ turn: e.data.turn, phase: e.data.phase, v2: v2.text.length, v1: v1.text.length, cut: v2.cut })
         }
         return evolve(s, e)

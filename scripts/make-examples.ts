@@ -381,12 +381,16 @@ const downgradeRevision = (f: ReturnType<typeof forger>): void => {
   // Its enrichment settings' object is no longer referenced: gone, as a forger would leave it.
   f.cut(f.envelopes().length)
 }
-/** InvestigationStarted (seq 6) sealed again as version 3: its settings without the binding. */
+/** InvestigationStarted (seq 6) sealed again as version 3: its settings without the binding (nor what later starts add). */
 const downgradeStart = (f: ReturnType<typeof forger>): void => {
   f.rewrite(
     6,
     (d) => {
-      const { binding: _b, ...settings } = (d as { settings: Record<string, unknown> }).settings
+      const {
+        binding: _b,
+        newest_result_whole: _n,
+        ...settings
+      } = (d as { settings: Record<string, unknown> }).settings
       return { ...(d as Record<string, unknown>), settings }
     },
     { version: 3 }

@@ -129,12 +129,22 @@ const SettingsV3Props = {
 export const InvestigationSettingsV3 = t.type(SettingsV3Props, 'InvestigationSettingsV3')
 
 /** @category investigations */
-export const InvestigationSettings = t.type(
-  {
-    ...SettingsV3Props,
-    /** What the investigation's research is bound to (null for starts before version 4). */
-    binding: t.union([Binding, t.null])
-  },
+export const InvestigationSettings = t.intersection(
+  [
+    t.type({
+      ...SettingsV3Props,
+      /** What the investigation's research is bound to (null for starts before version 4). */
+      binding: t.union([Binding, t.null])
+    }),
+    t.partial({
+      /**
+       * The prompt guard never cuts the latest result (unless it alone is larger than the room the
+       * fixed parts leave) and trims uncited evidence before cited; absent in starts before it
+       * (their prompts render as they were recorded).
+       */
+      newest_result_whole: t.boolean
+    })
+  ],
   'InvestigationSettings'
 )
 export type InvestigationSettings = t.TypeOf<typeof InvestigationSettings>

@@ -61,7 +61,8 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     },
     count_refusals: true,
     answer_repeats_from_case: true,
-    binding: bindingOf(profile)
+    binding: bindingOf(profile),
+    newest_result_whole: true
   })
 }
 

@@ -508,3 +508,66 @@ fixed('the contract names the databases, the allowed tables, the limits and wher
 })
 
 fixed.run()
+
+const newest = suite('the newest result whole (newest_result_whole, recorded by starts since issue 30)')
+
+/** bigCase with a fresh read of max_lines (80) lines as its latest result E8. */
+const freshRead = (): Case => {
+  const c = bigCase()
+  const captures = new Map(c.inputs.captures)
+  captures.set(digest(107), readCapture(80, 2500))
+  return { s: c.s, inputs: { ...c.inputs, captures } }
+}
+const whole = (c: Case, max: number): ReturnType<typeof renderPrompt> =>
+  renderPrompt({ ...c.s, settings: { ...settings, prompt_max_chars: max, newest_result_whole: true } }, c.inputs)
+const shownLines = (text: string, id: string): number[] => {
+  const from = text.indexOf(`${id} (`)
+  const rest = text.slice(from + 1)
+  const end = rest.search(/^(Latest result )?E\d+ \(|^Older evidence|^\[prompt guard/m)
+  return [...(end < 0 ? rest : rest.slice(0, end)).matchAll(/^ ?(\d{4})\| /gm)].map((m) => Number(m[1]))
+}
+
+newest('a fresh read of max_lines lines is shown whole; without the setting the same prompt cuts it', () => {
+  const c = freshRead()
+  const old = at(c, 20_000)
+  assert.ok(shownLines(old.text, 'E8').length < 80, 'the old guard trims the latest read (what issue 30 saw)')
+  const p = whole(c, 20_000)
+  assert.ok(p.text.length <= 20_000, `length ${p.text.length}`)
+  assert.equal(
+    shownLines(p.text, 'E8'),
+    Array.from({ length: 80 }, (_, i) => 2500 + i),
+    'lines 2500-2579, every one'
+  )
+  assert.not.match(p.text, /E8: lines \d+-80 not shown/)
+  assert.ok(!p.cut.some((x) => x.startsWith('E8')), p.cut.join(' | '))
+})
+
+newest('older and uncited results give way before cited evidence; the latest stays whole while it fits', () => {
+  const c = freshRead()
+  const p = whole(c, 20_000)
+  // E6 and E7 (uncited results) are at their floor before a cited payload loses more than they did
+  const e7 = shownLines(p.text, 'E7').length
+  const e2 = shownLines(p.text, 'E2').length
+  assert.ok(e7 <= 3 || e2 === 300, `E7 shows ${e7} lines while cited E2 shows ${e2}`)
+  for (const max of [16_000, 14_000]) {
+    const q = whole(c, max)
+    assert.ok(q.text.length <= max, `length ${q.text.length}`)
+    assert.is(shownLines(q.text, 'E8').length, 80, `at ${max}: ${q.cut.join(' | ')}`)
+  }
+  // at 14,000 the others are one-line summaries, cited E1 and E2 too
+  const q = whole(c, 14_000)
+  for (const id of ['E1', 'E2', 'E6', 'E7'])
+    assert.ok(q.cut.includes(`${id} shown as a one-line summary`), q.cut.join(' | '))
+})
+
+newest('a latest result larger than the room alone is fitted as before, within the limit', () => {
+  const c = freshRead()
+  const p = whole(c, 6000)
+  assert.ok(p.text.length <= 6000, `length ${p.text.length}`)
+  assert.ok(
+    p.cut.some((x) => x.startsWith('E8')),
+    p.cut.join(' | ')
+  )
+})
+
+newest.run()

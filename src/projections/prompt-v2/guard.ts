@@ -9,6 +9,11 @@
  *    cited first), the latest result last; after each drop the others are trimmed anew from whole;
  * 3. leave out the one-line entries of older evidence, oldest first (a marker names them).
  *
+ * With `newestWhole` (investigations whose start recorded `newest_result_whole`) the latest result
+ * is never trimmed nor dropped, and uncited payloads are trimmed before cited ones: older and
+ * uncited material gives way first. Only when the latest result alone is larger than the room left
+ * with everything else given way does the guard fit as without the option.
+ *
  * Deterministic: the same payloads and room give the same lines.
  */
 import { viewLines } from '../capture-text.js'
@@ -57,12 +62,24 @@ const render = (
   ...olderLines(older, olderFrom)
 ]
 
+/** How the guard gives way: whether the latest result is kept whole (see the module comment). */
+export interface GuardOptions {
+  readonly newestWhole?: boolean
+}
+
+/** Whether payload `p` is kept whole under `o`. */
+const kept = (p: Payload | undefined, o: GuardOptions): boolean => o.newestWhole === true && (p?.latest ?? false)
+
+/** The items payload `p` keeps at least: MIN_ITEMS, or all of them when it is kept whole. */
+const floorOf = (p: Payload | undefined, o: GuardOptions): number =>
+  kept(p, o) ? (p?.view.items.length ?? 0) : Math.min(MIN_ITEMS, p?.view.items.length ?? 0)
+
 /** The order payloads are dropped to their summary: older results, then cited (last first), the latest last. */
-const dropOrder = (payloads: readonly Payload[]): number[] => {
+const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
   const idx = payloads.map((_, i) => i)
   const recent = idx.filter((i) => !(payloads[i]?.cited ?? false) && !(payloads[i]?.latest ?? false)).reverse()
   const cited = idx.filter((i) => (payloads[i]?.cited ?? false) && !(payloads[i]?.latest ?? false)).reverse()
-  const latest = idx.filter((i) => payloads[i]?.latest ?? false)
+  const latest = idx.filter((i) => (payloads[i]?.latest ?? false) && !kept(payloads[i], o))
   return [...recent, ...cited, ...latest]
 }
 
@@ -91,16 +108,18 @@ const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => 
     older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0)
 }
 
-/** Entries of the trim heap: a payload's index, its current size and age. */
+/** Entries of the trim heap: a payload's index, its rank (0 first), its current size and age. */
 interface Candidate {
   readonly i: number
+  readonly rank: number
   readonly size: number
   readonly age: number
 }
 
-/** Whether `a` is trimmed before `b`: the larger first, the older among equals, then the first listed. */
+/** Whether `a` is trimmed before `b`: the lower rank, the larger, the older among equals, then the first listed. */
 const before = (a: Candidate, b: Candidate): boolean =>
-  a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))
+  a.rank < b.rank ||
+  (a.rank === b.rank && (a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))))
 
 /** A binary heap of candidates, the next to trim on top. */
 const candidateHeap = () => {
@@ -140,17 +159,20 @@ const candidateHeap = () => {
 }
 
 /**
- * Trims inside the kept payloads, largest first, until `room` holds them or every one is at
- * MIN_ITEMS: one item at a time from the payload that is largest then (the older among equals).
+ * Trims inside the kept payloads, largest first, until `room` holds them or every one is at its
+ * floor: one item at a time from the payload that is largest then (the older among equals); with
+ * `newestWhole`, the uncited before the cited.
  */
 const trim = (
   payloads: readonly Payload[],
   sizeOf: ReadonlyArray<(shown: number | null) => number>,
   shown: Array<number | null>,
   fixed: number,
-  room: number
+  room: number,
+  o: GuardOptions
 ): void => {
-  const floor = (i: number): number => Math.min(MIN_ITEMS, payloads[i]?.view.items.length ?? 0)
+  const floor = (i: number): number => floorOf(payloads[i], o)
+  const rank = (i: number): number => (o.newestWhole === true && (payloads[i]?.cited ?? false) ? 1 : 0)
   const sizes = payloads.map((_, i) => sizeOf[i]?.(shown[i] ?? null) ?? 0)
   let total = fixed + sizes.reduce((a, b) => a + b, 0)
   if (total <= room) return
@@ -165,7 +187,7 @@ const trim = (
   }
   const heap = candidateHeap()
   shown.forEach((n, i) => {
-    if (n !== null && n > floor(i)) heap.push({ i, size: sizes[i] ?? 0, age: payloads[i]?.age ?? 0 })
+    if (n !== null && n > floor(i)) heap.push({ i, rank: rank(i), size: sizes[i] ?? 0, age: payloads[i]?.age ?? 0 })
   })
   while (total > room) {
     const c = heap.pop()
@@ -174,12 +196,17 @@ const trim = (
     shown[c.i] = n - 1
     const size = sizeOf[c.i]?.(n - 1) ?? 0
     total += size - c.size
-    if (n - 1 > floor(c.i)) heap.push({ i: c.i, size, age: c.age })
+    if (n - 1 > floor(c.i)) heap.push({ ...c, size })
   }
 }
 
 /** Fits the working set and the older evidence into `room` characters (see the module comment). */
-export const fitWorkingSet = (payloads: readonly Payload[], older: readonly OlderLine[], room: number): Fitted => {
+export const fitWorkingSet = (
+  payloads: readonly Payload[],
+  older: readonly OlderLine[],
+  room: number,
+  o: GuardOptions = {}
+): Fitted => {
   const full = (): Array<number | null> => payloads.map((p) => p.view.items.length)
   let shown = full()
   const sizeOf = payloads.map(sizer)
@@ -199,8 +226,8 @@ export const fitWorkingSet = (payloads: readonly Payload[], older: readonly Olde
     if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
     return { lines, notes, size: linesSize(lines) }
   }
-  const order = dropOrder(payloads)
-  const floorSize = (i: number): number => sizeOf[i]?.(Math.min(MIN_ITEMS, payloads[i]?.view.items.length ?? 0)) ?? 0
+  const order = dropOrder(payloads, o)
+  const floorSize = (i: number): number => sizeOf[i]?.(floorOf(payloads[i], o)) ?? 0
   if (payloads.every((p, i) => floorSize(i) <= (sizeOf[i]?.(p.view.items.length) ?? 0))) {
     // No payload is larger at its floor than whole (the usual case): a trim fits exactly when the
     // payloads at their floors fit, so the drops it takes are counted without trimming after each.
@@ -212,17 +239,20 @@ export const fitWorkingSet = (payloads: readonly Payload[], older: readonly Olde
     }
     const dropped = new Set(order.slice(0, drops))
     shown = full().map((n, k) => (dropped.has(k) ? null : n))
-    trim(payloads, sizeOf, shown, header + olderSize(0), room)
+    trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
     if (total(0) <= room) return done(0)
   } else {
-    trim(payloads, sizeOf, shown, header + olderSize(0), room)
+    trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
     for (const i of order) {
       if (total(0) <= room) return done(0)
       shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
-      trim(payloads, sizeOf, shown, header + olderSize(0), room)
+      trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
     }
   }
   let from = 0
   while (from < older.length && total(from) > room) from++
+  // The latest result alone is larger than what is left: fit as without the option.
+  if (o.newestWhole === true && total(from) > room && payloads.some((p) => p.latest))
+    return fitWorkingSet(payloads, older, room)
   return done(from)
 }

@@ -97,15 +97,21 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
       ? []
       : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
   ]
+  const guard = { newestWhole: s.settings?.newest_result_whole === true }
   let result: { fixed: string[]; fitted: Fitted; notes: string[] } | null = null
   for (const [step, bounds] of LAST_RESORT.entries()) {
     const fixed = fixedOf(bounds)
     const resort = step === 0 ? [] : [RESORT_NOTE]
     const base = size([[stable], head, fixed, notices, closing])
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
-    let fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine(resort)]))
+    let fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine(resort)]), guard)
     if (fitted.notes.length > 0)
-      fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine([...longestNotes, ...resort])]))
+      fitted = fitWorkingSet(
+        set.payloads,
+        set.older,
+        max - base - size([guardLine([...longestNotes, ...resort])]),
+        guard
+      )
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }
     if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
