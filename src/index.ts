@@ -88,6 +88,7 @@ export type {
 } from './domain/enrichment-config.js'
 export type { Fact, CoverageGap, Provenance } from './domain/facts-document.js'
 export type { CaseQueryResult } from './commands/case-query.js'
+export type { QueryOrigin, QueryReservation } from './commands/query-outcome.js'
 export type { Receipt } from './adapters/case-store/append.js'
 export type { VerifyReport, EvidenceSummary } from './adapters/case-store/verify.js'
 export type { GcReport } from './adapters/case-store/gc.js'

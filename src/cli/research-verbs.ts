@@ -7,7 +7,7 @@ import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { CliExit, exitCodeOf, formatFailure, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
-import { queryInCase } from '../commands/case-query.js'
+import { queryInCase, type CaseQueryResult } from '../commands/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import { systemEnv } from '../adapters/env.js'
@@ -67,6 +67,14 @@ export const research = async (io: Out, opts: { config: string; query: string; p
   }
 }
 
+/** Whose answer `vba case query` printed, when it is not this call's own. */
+const ORIGIN_WORDS: Readonly<Record<CaseQueryResult['origin'], string>> = {
+  own: '',
+  resumed: ' (under a reservation recorded before, resumed by this call)',
+  before: ' (recorded before under this command id: nothing ran, nothing was recorded)',
+  concurrent: ' (recorded by another writer of this command id at the same time: this call recorded nothing)'
+}
+
 /** `vba case query DIR --config FILE --query FILE`: one project.query recorded in a case. */
 export const caseQuery = async (
   io: Out,
@@ -89,7 +97,7 @@ export const caseQuery = async (
       throw new CliExit(exitCodeOf(result.failure))
     }
     io.out(
-      `recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`
+      `recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}${ORIGIN_WORDS[result.origin]}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`
     )
   } finally {
     await r.close()

@@ -21,16 +21,28 @@ export const evidenceUri = (id: string): string => `vba://evidence/${id}`
 
 const budgetText = (left: number | null): string => (left === null ? 'no budget limit' : `budget left: ${left}`)
 
-/** The first line of an answer: which evidence it is, and what it cost. */
+const requesterText = (r: CaseQueryResult['reservation']): string =>
+  r === null
+    ? ''
+    : `the reservation at seq ${r.seq}${r.requester === null ? '' : ` made for ${r.requester.name}${r.requester.version === '' ? '' : ` ${r.requester.version}`}`}`
+
+/** The first line of an answer: which evidence it is, whose answer it is (as the log says), and what it cost. */
 export const evidenceHeader = (
-  r: Pick<CaseQueryResult, 'evidenceId' | 'repeat' | 'answeredFromCase' | 'budgetLeft'>
+  r: Pick<CaseQueryResult, 'evidenceId' | 'repeat' | 'answeredFromCase' | 'budgetLeft' | 'origin' | 'reservation'>
 ): string => {
   const id = r.evidenceId ?? '?'
+  const as = r.repeat === true ? `a repeat of earlier evidence ${id}` : 'new evidence'
+  if (r.origin === 'concurrent')
+    return `${id}: answered from the case: another writer asked the same question at the same time and its answer was recorded first, as ${as} (under ${requesterText(r.reservation) || 'the same command id'}); this call recorded nothing and spent no budget (${budgetText(r.budgetLeft)})`
   if (r.answeredFromCase)
     return `${id}: answered from the case (this exact call was recorded before; nothing ran, no budget spent; ${budgetText(r.budgetLeft)})`
+  const resumed =
+    r.origin === 'resumed'
+      ? ` under ${requesterText(r.reservation) || 'a reservation recorded before'}, resumed by this call`
+      : ''
   if (r.repeat === true)
-    return `${id}: the same answer as earlier evidence ${id} (recorded as its repeat, not as new evidence; ${budgetText(r.budgetLeft)})`
-  return `${id}: new evidence, recorded in the case (${budgetText(r.budgetLeft)})`
+    return `${id}: the same answer as earlier evidence ${id} (recorded as its repeat, not as new evidence${resumed}; ${budgetText(r.budgetLeft)})`
+  return `${id}: new evidence, recorded in the case${resumed === '' ? '' : ` ${resumed.trimStart()}`} (${budgetText(r.budgetLeft)})`
 }
 
 /** The compact text of a capture under its header line. */
@@ -101,9 +113,11 @@ export const queryAnswer = (r: CaseQueryResult): ToolAnswer => {
     const how =
       failureKind(f.code) === 'unavailable'
         ? 'Recorded in the case as an outage; the reservation is kept: the same call later retries it at no extra cost.'
-        : r.answeredFromCase
-          ? 'This exact call was refused before (recorded in the case); no budget was spent.'
-          : 'Recorded in the case as a refused query; its budget was released.'
+        : r.origin === 'concurrent'
+          ? 'Another writer asked the same question at the same time; its refusal was recorded first. This call recorded nothing and spent no budget.'
+          : r.answeredFromCase
+            ? 'This exact call was refused before (recorded in the case); no budget was spent.'
+            : 'Recorded in the case as a refused query; its budget was released.'
     return errorAnswer(f, how)
   }
   return {

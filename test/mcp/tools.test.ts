@@ -150,6 +150,8 @@ tools('a refusal starts with its code and says what to change; a requester is ma
     generation: 3,
     receipt: { seq: 3, hash: 'h' },
     answeredFromCase: false,
+    origin: 'own',
+    reservation: { seq: 2, requester: null },
     budgetLeft: 2
   })
   assert.match(outage.content[0]?.text ?? '', 'the reservation is kept')
