@@ -38,7 +38,7 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs)
 const COUNTS = (values.files ?? '').split(',').map(Number)
 const SIZE = Number(values['size-mib']) * 2 ** 20
-const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js')
+const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-bags-'))
 const say = (line: string): void => {

@@ -22,7 +22,7 @@ import { machine } from './lib.js'
 
 const { values } = parseArgs({ options: { mib: { type: 'string', default: '384' } } })
 const size = Number(values.mib) << 20
-const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js')
+const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
 const TARGET_MIB = 200
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-huge-'))

@@ -60,7 +60,7 @@ try {
   cpSync(template, viaMcp, { recursive: true })
   cpSync(template, viaLibrary, { recursive: true })
 
-  const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js')
+  const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
   const transport = new StdioClientTransport({
     command: process.execPath,

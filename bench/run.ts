@@ -8,6 +8,7 @@ const BENCHES = [
   'replay-verify.js',
   'db-rows.js',
   'source-search.js',
+  'startup.js',
   'export.js',
   'huge-entry.js',
   'sql-object-export.js',

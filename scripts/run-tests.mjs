@@ -30,6 +30,15 @@ if (filters.length > 0) files = files.filter((f) => filters.some((s) => f.includ
 // Slow integration files first so two workers finish together.
 files.sort((a, b) => Number(b.includes('.int.')) - Number(a.includes('.int.')))
 
+// The `vba` binary the tests run is the bundle users get (dist/vba, built from dist/src): rebuilt
+// here so a run after a bare `tsc` never tests yesterday's bundle.
+const bundled = spawnSync(process.execPath, [join(root, 'scripts', 'bundle.mjs'), '--quiet'], { stdio: 'inherit' })
+if (bundled.status !== 0) {
+  console.error('the CLI bundle could not be built (scripts/bundle.mjs): see above')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
 // Real parts: the suite needs git and MariaDB's server binaries; it says what to install and fails.
 const { findBinaries, startMariaDb, INSTALL_HINT } = await import('../dist/scripts/lib/mariadb-instance.js')
 const missing = []

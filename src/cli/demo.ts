@@ -243,7 +243,7 @@ const main = async (): Promise<void> => {
   await investigationSteps(target, world)
   say('')
   say(`case directory: ${target}`)
-  say(`try: node dist/src/cli/main.js status ${target}   (or show, replay, verify, export)`)
+  say(`try: node dist/vba/main.js status ${target}   (or show, replay, verify, export)`)
 }
 
 await main()

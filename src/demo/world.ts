@@ -13,12 +13,25 @@ import { loadSqlite, writeWorldSqliteWith } from './world-sqlite.js'
 import { ALLOWED_WORLD_TABLES } from './world-fixture.js'
 import { writeCoreRepo } from './core-repo.js'
 
+/**
+ * The package's root: the nearest folder above this module holding config/trinitycore.toml. The
+ * module runs from dist/src/demo (the library) or from the CLI's bundle in dist/vba, so the depth
+ * is looked up, not assumed.
+ */
+const packageRoot = (from: string): string => {
+  let dir = from
+  for (let i = 0; i < 8; i++) {
+    if (existsSync(path.join(dir, 'config', 'trinitycore.toml'))) return dir
+    const up = path.dirname(dir)
+    if (up === dir) break
+    dir = up
+  }
+  return path.join(from, '..', '..', '..')
+}
+
 /** The TrinityCore-family adapter profile shipped in config/. */
 export const ADAPTER_PROFILE = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
+  packageRoot(path.dirname(fileURLToPath(import.meta.url))),
   'config',
   'trinitycore.toml'
 )

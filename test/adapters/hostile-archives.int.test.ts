@@ -13,13 +13,14 @@ import { withVerifiedPackage } from '../../src/adapters/bagit/import.js'
 import { importCase, verifyBag } from '../../src/fp.js'
 import { exportCase } from '../../src/fp.js'
 import { sampleCase } from '../helpers/case.js'
-import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
+import { left, right, tempDir } from '../helpers/fs.js'
 import { rawTar, sparseTar, type RawEntry } from '../helpers/tar.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
 // Private temporary directory for this file: what verification leaves in it is checked.
 const privateTmp = tempDir('hostile-tmp')
 process.env['TMPDIR'] = privateTmp
-const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+const MAIN = VBA_BIN
 
 const run = (
   args: readonly string[],

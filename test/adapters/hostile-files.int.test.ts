@@ -17,13 +17,14 @@ import { openCase } from '../../src/fp.js'
 import { readObject } from '../../src/fp.js'
 import { inspectLock } from '../../src/adapters/case-store/lock.js'
 import { sampleCase } from '../helpers/case.js'
-import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
+import { left, right, tempDir } from '../helpers/fs.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
 /** `vba ARGS` with a time limit: a hang is a failure, not a stuck suite. */
 const vbaTimed = (
   args: readonly string[]
 ): { code: number | null; stdout: string; stderr: string; timedOut: boolean } => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], {
+  const r = spawnSync(process.execPath, [VBA_BIN, ...args], {
     encoding: 'utf8',
     timeout: 30_000
   })

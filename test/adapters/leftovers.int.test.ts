@@ -14,7 +14,7 @@ import { verifyCase } from '../../src/fp.js'
 import { recordNote } from '../../src/fp.js'
 import { objectPath } from '../../src/events/refs.js'
 import { sha256Digest } from '../../src/events/canonical.js'
-import { vba } from '../helpers/cli.js'
+import { vba, VBA_BIN } from '../helpers/cli.js'
 import { repoRoot, right, tempDir } from '../helpers/fs.js'
 
 const WRITER = path.join(repoRoot(), 'dist', 'test', 'helpers', 'writer-process.js')
@@ -146,7 +146,7 @@ pipe('ends a command quietly, with its own exit code', async () => {
   const dir = path.join(tempDir('pipe'), 'case')
   await sampleCase(dir)
   for (let i = 0; i < 50; i++) right(await recordNote(dir, { text: `note ${i} ${'x'.repeat(200)}` })())
-  const main = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+  const main = VBA_BIN
   const run = (args: string): { status: number; stderr: string } => {
     const r = spawnSync(
       'bash',

@@ -17,10 +17,11 @@ import { appendCommand } from '../../src/adapters/case-store/append.js'
 import { openCase } from '../../src/fp.js'
 import { objectRefOf } from '../../src/adapters/case-store/objects.js'
 import { sampleCase } from '../helpers/case.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { mariadbServer, postgresStore, type TestStore } from '../helpers/stores.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
-const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+const MAIN = VBA_BIN
 const maria = await mariadbServer()
 const stores: TestStore[] = []
 

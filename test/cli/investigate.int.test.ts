@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net'
 import * as path from 'node:path'
 import { spawn } from 'node:child_process'
 import { writeDemoWorld } from '../../src/demo/world.js'
-import { vba } from '../helpers/cli.js'
-import { repoRoot, tempDir } from '../helpers/fs.js'
+import { vba, VBA_BIN } from '../helpers/cli.js'
+import { tempDir } from '../helpers/fs.js'
 
 const MODEL_PROGRAM = `let prompt = ''
 for await (const c of process.stdin) prompt += c
@@ -53,7 +53,7 @@ const vbaAsync = (
   env: Record<string, string> = {}
 ): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], {
+    const child = spawn(process.execPath, [VBA_BIN, ...args], {
       env: { ...process.env, ...env }
     })
     let stdout = ''

@@ -11,8 +11,8 @@ import { writeFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { writeDemoWorld } from '../../src/demo/world.js'
-import { vba } from '../helpers/cli.js'
-import { repoRoot, tempDir } from '../helpers/fs.js'
+import { vba, VBA_BIN } from '../helpers/cli.js'
+import { tempDir } from '../helpers/fs.js'
 
 const ANSWERS = [
   { interpretation: { summary: 'Netted wolpertingers despawn.' } },
@@ -49,7 +49,7 @@ const chaosEndpoint = async (): Promise<{ url: string; close: () => void }> => {
 
 const vbaAsync = (args: string[]): Promise<{ code: number; stdout: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args])
+    const child = spawn(process.execPath, [VBA_BIN, ...args])
     let stdout = ''
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString()

@@ -10,9 +10,10 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkS
 import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { sampleCase } from '../helpers/case.js'
-import { repoRoot, tempDir } from '../helpers/fs.js'
+import { tempDir } from '../helpers/fs.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
-const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+const MAIN = VBA_BIN
 
 /** `vba ARGS`, optionally under a shell prefix (`ulimit -f N`). */
 const vbaRun = (args: readonly string[], shell?: string): { code: number | null; stdout: string; stderr: string } => {

@@ -9,10 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { writeDemoWorld } from '../../src/demo/world.js'
-import { vba } from '../helpers/cli.js'
-import { repoRoot, tempDir } from '../helpers/fs.js'
+import { vba, VBA_BIN } from '../helpers/cli.js'
+import { tempDir } from '../helpers/fs.js'
 
-const MAIN = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+const MAIN = VBA_BIN
 
 /** `vba` with raw argument bytes (bash's $'\xff' quoting), which child_process cannot pass. */
 const vbaRaw = (args: string): { code: number | null; stdout: string; stderr: string } => {

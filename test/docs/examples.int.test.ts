@@ -117,7 +117,7 @@ docs('every ts block type-checks in a fresh strict project and runs against the 
     { encoding: 'utf8' }
   )
   assert.is(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`)
-  const vba = path.join(project, 'node_modules', 'vba-case-research', 'dist', 'src', 'cli', 'main.js')
+  const vba = path.join(project, 'node_modules', 'vba-case-research', 'dist', 'vba', 'main.js')
   for (const e of examples) {
     // Every example gets a fresh PostgreSQL database as VBA_STORE (the fleet examples use it).
     const store = await postgresStore('docs')

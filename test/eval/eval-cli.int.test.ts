@@ -11,7 +11,7 @@ import type { Results } from '../../src/eval/score.js'
 import { readerBrain, writeEvalFixture } from '../helpers/eval-suite.js'
 import { startModelEndpoint } from '../helpers/model-endpoint.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
-import { vba } from '../helpers/cli.js'
+import { vba, VBA_BIN } from '../helpers/cli.js'
 
 const fixture = writeEvalFixture()
 
@@ -83,7 +83,7 @@ cli('an OpenAI-compatible endpoint with --concurrency 2: tokens and latency from
       // the endpoint runs in this process: the CLI must not block it (spawn, not spawnSync)
       import('node:child_process').then(({ spawn }) => {
         const child = spawn(process.execPath, [
-          path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'),
+          VBA_BIN,
           'eval',
           fixture.suite,
           '--config',

@@ -1,7 +1,10 @@
-/** Running the real `vba` binary (dist/src/cli/main.js) in a child process. */
+/** Running the real `vba` binary (the bundle dist/vba/main.js that package.json's bin names) in a child process. */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import * as path from 'node:path'
 import { repoRoot } from './fs.js'
+
+/** The `vba` binary as users run it: the bundle (scripts/bundle.mjs, rebuilt by scripts/run-tests.mjs). */
+export const VBA_BIN = path.join(repoRoot(), 'dist', 'vba', 'main.js')
 
 export interface CliResult {
   readonly code: number
@@ -13,7 +16,7 @@ export const vba = (
   args: readonly string[],
   options: { input?: string; env?: Record<string, string> } = {}
 ): CliResult => {
-  const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), ...args], {
+  const r = spawnSync(process.execPath, [VBA_BIN, ...args], {
     encoding: 'utf8',
     input: options.input ?? '',
     env: { ...process.env, ...(options.env ?? {}) }
@@ -26,11 +29,7 @@ export const startServe = async (
   args: readonly string[],
   env: Record<string, string> = {}
 ): Promise<{ child: ChildProcessWithoutNullStreams; base: string }> => {
-  const child = spawn(
-    process.execPath,
-    [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'serve', ...args, '--port', '0'],
-    { env: { ...process.env, ...env } }
-  )
+  const child = spawn(process.execPath, [VBA_BIN, 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env } })
   const base = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {

@@ -1,8 +1,7 @@
-/** Driving the real `vba mcp` (dist/src/cli/main.js) with the official SDK's client over stdio. */
-import * as path from 'node:path'
+/** Driving the real `vba mcp` (the bundle dist/vba/main.js) with the official SDK's client over stdio. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { repoRoot } from './fs.js'
+import { VBA_BIN } from './cli.js'
 
 export interface McpConnection {
   readonly client: Client
@@ -25,7 +24,7 @@ export const connectMcp = async (
 ): Promise<McpConnection> => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'mcp', ...args],
+    args: [VBA_BIN, 'mcp', ...args],
     env: processEnv(o.env),
     stderr: 'pipe'
   })

@@ -9,7 +9,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
-import * as path from 'node:path'
 import { loadProfile } from '../../src/fp.js'
 import { migrateStore, openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { fixedEnv } from '../../src/adapters/env.js'
@@ -21,8 +20,9 @@ import { work, type WorkEvent } from '../../src/investigation/worker.js'
 import { httpModel } from '../../src/investigation/http-model.js'
 import { writeWorld } from '../helpers/investigation.js'
 import { startModelEndpoint, type Behaviour, type ModelEndpoint } from '../helpers/model-endpoint.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { mariadbServer, postgresStore, type TestStore } from '../helpers/stores.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
 const profileFile = writeWorld(tempDir('fleet-world'))
 const profile = right(await loadProfile(profileFile)())
@@ -79,7 +79,7 @@ const vbaWork = (url: string, env: Record<string, string>, model: string, worker
   const child = spawn(
     process.execPath,
     [
-      path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'),
+      VBA_BIN,
       'work',
       '--store',
       url,

@@ -17,7 +17,8 @@ import { decodeQuery, type DatabaseRows } from '../../src/domain/query.js'
 import { DEFAULT_LIMITS } from '../../src/domain/limits.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { mariaWorld } from '../helpers/world.js'
-import { left, repoRoot, right, tempDir } from '../helpers/fs.js'
+import { left, right, tempDir } from '../helpers/fs.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
 const ROWS = 40
 const ROW_BYTES = 1 << 20
@@ -139,11 +140,11 @@ test('vba research stopped at the limit ends at once (no client timer of the dro
   const file = profileFor('mariadb', 256 << 10, 'time_ms = 300000\n')
   const q = path.join(tempDir('big-query'), 'q.json')
   writeFileSync(q, JSON.stringify(query(300)))
-  const r = spawnSync(
-    process.execPath,
-    [path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js'), 'research', '--config', file, '--query', q],
-    { encoding: 'utf8', timeout: 60_000, env: process.env }
-  )
+  const r = spawnSync(process.execPath, [VBA_BIN, 'research', '--config', file, '--query', q], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: process.env
+  })
   assert.is(r.signal, null, 'ended by itself')
   assert.is(r.status, 2, r.stderr)
   assert.match(r.stderr, 'RESULT_TOO_LARGE')

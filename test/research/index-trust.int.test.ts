@@ -14,7 +14,8 @@ import { openSnapshot, type SnapshotNotice } from '../../src/adapters/git/snapsh
 import { indexDirOf } from '../../src/adapters/git/index-cache.js'
 import { generateRepo } from '../../bench/generated-repo.js'
 import { answerAll } from '../helpers/snapshot-answers.js'
-import { repoRoot, tempDir } from '../helpers/fs.js'
+import { tempDir } from '../helpers/fs.js'
+import { VBA_BIN } from '../helpers/cli.js'
 
 // Everything this file builds lives under one private folder it owns: the "another user" case opens
 // that folder (never its parents) to other users, and asserts first that its parents let them pass.
@@ -99,7 +100,7 @@ verify('a user who may not remove the index is told so (exit 1), and the index s
     profile,
     `[source]\nrepository = ${JSON.stringify(genDir)}\nurl = "https://example.org/core.git"\ncommit = "${genCommit}"\n`
   )
-  const main = path.join(repoRoot(), 'dist', 'src', 'cli', 'main.js')
+  const main = VBA_BIN
   const env = { ...process.env, XDG_CACHE_HOME: cacheHome }
   assert.is(spawnSync(process.execPath, [main, 'index', 'build', '--config', profile], { env }).status, 0)
   const dir = indexDirOf(path.join(cacheHome, 'vba'), genCommit)

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Bundles the `vba` binary (the CLI and `vba mcp`) into dist/vba: one entry file that loads in
+// a single read, and a chunk per lazily imported verb group, so `vba --version` and a one-shot
+// research process do not resolve and compile ~70 modules each. The library's ESM entries
+// (dist/src/index.js and the subpath exports) stay as tsc emits them.
+//
+// Input is tsc's output (dist/src), so run after `tsc -p tsconfig.json`. The two worker entries
+// are bundled beside the chunks under their own names: `new URL('./line-worker.js',
+// import.meta.url)` resolves from whichever chunk starts them. Packages that load code by
+// computed paths (knex's dialects), native or optional ones, and the report's Chromium stay
+// external and are resolved from node_modules at run time, only by the verbs that need them.
+// Usage: node scripts/bundle.mjs [--quiet]
+import { build } from 'esbuild'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+const src = join(root, 'dist', 'src')
+const outdir = join(root, 'dist', 'vba')
+try {
+  statSync(join(src, 'cli', 'main.js'))
+} catch {
+  console.error('bundle: dist/src/cli/main.js is missing: run `tsc -p tsconfig.json` first')
+  process.exit(2)
+}
+
+export const EXTERNAL = [
+  // optional peers: loaded on first use, a coded error names the package when missing
+  'pg',
+  'pg-query-stream',
+  'mysql2',
+  'better-sqlite3',
+  '@modelcontextprotocol/sdk',
+  // resolves its dialects and drivers by computed require paths
+  'knex',
+  // the report's browser
+  '@sparticuz/chromium',
+  'puppeteer-core',
+  'playwright-core'
+]
+
+const result = await build({
+  entryPoints: {
+    main: join(src, 'cli', 'main.js'),
+    'line-worker': join(src, 'adapters', 'case-store', 'line-worker.js'),
+    'index-writer-worker': join(src, 'adapters', 'git', 'index-writer-worker.js')
+  },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  external: EXTERNAL,
+  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
+  banner: {
+    js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
+  },
+  legalComments: 'eof',
+  metafile: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning'
+})
+if (!process.argv.includes('--quiet')) {
+  const outputs = Object.entries(result.metafile.outputs)
+  const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0)
+  console.log(`bundle: dist/vba, ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB`)
+}
