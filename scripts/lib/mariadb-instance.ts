@@ -4,7 +4,7 @@
  * not start: a port that answers with another data directory is refused.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, openSync, closeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, openSync, closeSync, statSync } from 'node:fs'
 import * as net from 'node:net'
 import * as path from 'node:path'
 
@@ -101,6 +101,74 @@ export interface StartOptions {
   readonly port?: number
   /** More server options, e.g. `--sql-mode=NO_BACKSLASH_ESCAPES`. */
   readonly args?: readonly string[]
+  /** Called with each port just before the server is started on it (tests take the port there). */
+  readonly beforeLaunch?: (port: number) => Promise<void>
+}
+
+/** What a failed bind writes to the error log. */
+const BIND_FAILED = /Bind on TCP\/IP port|Address already in use|Can't start server: Bind/
+
+/**
+ * Starts mariadbd on `port` and waits until it answers through its socket: its pid, or 'port taken'
+ * when it could not bind the port (another process took it after it was picked).
+ */
+const launch = async (
+  bin: MariaDbBinaries,
+  o: {
+    readonly dir: string
+    readonly data: string
+    readonly socket: string
+    readonly pidFile: string
+    readonly port: number
+    readonly args: readonly string[]
+  }
+): Promise<number | 'port taken'> => {
+  const errLog = path.join(o.dir, 'err.log')
+  const logFrom = existsSync(errLog) ? statSync(errLog).size : 0
+  const out = openSync(path.join(o.dir, 'stdout.log'), 'a')
+  const child = spawn(
+    bin.server,
+    [
+      '--no-defaults',
+      `--datadir=${o.data}`,
+      `--port=${o.port}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${o.socket}`,
+      '--user=root',
+      `--pid-file=${o.pidFile}`,
+      `--log-error=${errLog}`,
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=64M',
+      '--innodb-log-file-size=16M',
+      '--skip-name-resolve=0',
+      ...o.args
+    ],
+    { detached: true, stdio: ['ignore', out, out] }
+  )
+  closeSync(out)
+  child.unref()
+  const pid = child.pid ?? -1
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (!alive(pid)) {
+      const log = existsSync(errLog) ? readFileSync(errLog, 'utf8').slice(logFrom) : '(no log)'
+      if (BIND_FAILED.test(log)) return 'port taken'
+      throw new Error(`mariadbd exited during startup:\n${log.slice(-2000)}`)
+    }
+    if (existsSync(o.socket) && (await portOpen(o.port))) {
+      try {
+        sqlClient(bin, o.socket)('SELECT 1')
+        return pid
+      } catch {
+        // not ready yet
+      }
+    }
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL')
+      throw new Error('mariadbd did not become ready within 60 s')
+    }
+    await sleep(100)
+  }
 }
 
 /** Initialises (if needed) and starts a private server; resolves when it accepts connections. */
@@ -131,54 +199,24 @@ export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstan
     )
     if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr.slice(-2000)}`)
   }
-  const port = options.port ?? (await freePort())
-  if (await portOpen(port)) {
-    throw new Error(`port ${port} is already in use (by another server or data directory); refusing to touch it`)
+  // A port picked free can be taken before the server binds it (MariaDB 10.11 cannot bind port 0
+  // and tell which it got): then another port is picked and the start tried again.
+  const tries = options.port === undefined ? 8 : 1
+  let started: { port: number; pid: number } | null = null
+  for (let i = 0; i < tries && started === null; i++) {
+    const port = options.port ?? (await freePort())
+    if (await portOpen(port)) {
+      if (options.port === undefined) continue
+      throw new Error(`port ${port} is already in use (by another server or data directory); refusing to touch it`)
+    }
+    await options.beforeLaunch?.(port)
+    const pid = await launch(bin, { dir, data, socket, pidFile, port, args: options.args ?? [] })
+    if (pid !== 'port taken') started = { port, pid }
+    else if (options.port !== undefined)
+      throw new Error(`port ${port} is already in use (by another server or data directory); refusing to touch it`)
   }
-  const errLog = path.join(dir, 'err.log')
-  const out = openSync(path.join(dir, 'stdout.log'), 'a')
-  const child = spawn(
-    bin.server,
-    [
-      '--no-defaults',
-      `--datadir=${data}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--socket=${socket}`,
-      '--user=root',
-      `--pid-file=${pidFile}`,
-      `--log-error=${errLog}`,
-      '--skip-log-bin',
-      '--innodb-buffer-pool-size=64M',
-      '--innodb-log-file-size=16M',
-      '--skip-name-resolve=0',
-      ...(options.args ?? [])
-    ],
-    { detached: true, stdio: ['ignore', out, out] }
-  )
-  closeSync(out)
-  child.unref()
-  const pid = child.pid ?? -1
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (!alive(pid)) {
-      const log = existsSync(errLog) ? readFileSync(errLog, 'utf8').slice(-2000) : '(no log)'
-      throw new Error(`mariadbd exited during startup:\n${log}`)
-    }
-    if (existsSync(socket) && (await portOpen(port))) {
-      try {
-        sqlClient(bin, socket)('SELECT 1')
-        break
-      } catch {
-        // not ready yet
-      }
-    }
-    if (Date.now() > deadline) {
-      process.kill(pid, 'SIGKILL')
-      throw new Error('mariadbd did not become ready within 60 s')
-    }
-    await sleep(100)
-  }
+  if (started === null) throw new Error(`mariadbd could not bind a free port in ${tries} tries`)
+  const { port, pid } = started
   const datadir = sqlClient(bin, socket)('SELECT @@datadir').trim().replace(/\/$/, '')
   if (path.resolve(datadir) !== path.resolve(data)) {
     throw new Error(`port ${port} answers with data directory ${datadir}, not ${data}; refusing to use it`)

@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { git } from '../helpers/git-repo.js'
 import { mariaWorld, mariaProfile, PASSWORD_ENV, READER_USER } from '../helpers/world.js'
 import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
@@ -37,13 +37,24 @@ const shippedAdapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore
 const adapter = withoutGameobjects(shippedAdapter)
 const env = { [PASSWORD_ENV]: shared.readerPassword }
 
-/** A free loopback port (nothing listens on it once this resolves). */
+/** A free loopback port (nothing listens on it once this resolves; another process may take it later). */
 const freePort = (): Promise<number> =>
   new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const port = (s.address() as { port: number }).port
       s.close(() => resolve(port))
     })
+  })
+
+/** True when something listens on `port` now. */
+const listening = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const c = connect({ port, host: '127.0.0.1' })
+    c.once('connect', () => {
+      c.destroy()
+      resolve(true)
+    })
+    c.once('error', () => resolve(false))
   })
 
 const check = suite('vba check')
@@ -130,9 +141,13 @@ check('allowed and enrichment tables and columns the database does not have are 
 })
 
 check("a database that is down: DOWN with the driver's own words, exit 3", async () => {
-  const port = await freePort()
-  const profile = mariaProfile({ ...shared, port }, source(repo.dir))
-  const r = vba(['check', '--config', profile], { env })
+  // A port found free can be taken before vba check connects: then it is tried on another one.
+  let port = await freePort()
+  let r = vba(['check', '--config', mariaProfile({ ...shared, port }, source(repo.dir))], { env })
+  for (let i = 0; i < 5 && r.code !== 3 && (await listening(port)); i++) {
+    port = await freePort()
+    r = vba(['check', '--config', mariaProfile({ ...shared, port }, source(repo.dir))], { env })
+  }
   assert.is(r.code, 3, r.stdout + r.stderr)
   assert.match(
     r.stdout,
