@@ -79,7 +79,7 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     await store
       .knex('vba_cases')
       .where({ case_id: 'case-investigation' })
-      .update({ state: 'INVESTIGATING', reason: null })
+      .update({ state: 'INVESTIGATING', reason: null, claimable: 1 })
     const report = await store.verify('case-investigation')
     assert.ok(codes(report).includes('STORE_QUEUE_MISMATCH'), JSON.stringify(codes(report)))
     assert.is(await store.claim('w1', 5000), null, 'a CONCLUDED case is not claimed, whatever its columns say')

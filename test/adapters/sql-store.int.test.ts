@@ -72,7 +72,8 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.match(before.message, 'vba store migrate')
     assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, [
       '0001_case_store',
-      '0002_model_columns'
+      '0002_model_columns',
+      '0003_claim_and_page_indexes'
     ])
     assert.equal((await migrateStore(t.url, { environment: t.environment })).applied, [])
     const s = await openSqlStore(t.url, { environment: t.environment })

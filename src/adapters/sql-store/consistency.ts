@@ -23,7 +23,8 @@ export const QUEUE_COLUMNS = [
   'model',
   'tokens_total',
   'last_failure_code',
-  'last_failure_message'
+  'last_failure_message',
+  'claimable'
 ] as const
 
 const same = (a: unknown, b: unknown): boolean =>

@@ -9,9 +9,15 @@
  *   vba_events    every event's exact canonical line, by (case_id, seq)
  *   vba_commands  every command id of a case (the constraint that makes command ids idempotent)
  *   vba_objects   content-addressed objects, shared across cases
+ *
+ * Since 0003 a claim and a listing page read only the rows they return: the `claimable` column
+ * (prepared, and runnable or blocked by a timed reason: projections/queue.ts) and an index in the
+ * claim's order over it (partial on PostgreSQL; led by the flag on MariaDB, which has no partial
+ * indexes), and an index on (state, case_id) for pages filtered by state and the counts per state.
  */
 import type { Knex } from 'knex'
 import { dialectOfKnex } from './dialect.js'
+import { RUNNABLE_STATES, TIMED_REASONS } from '../../projections/queue.js'
 
 export const MIGRATIONS_TABLE = 'vba_migrations'
 
@@ -21,6 +27,15 @@ interface Migration {
 }
 
 const bytes = (knex: Knex): string => dialectOfKnex(knex).bytes
+
+const quoted = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ')
+
+/**
+ * The claimable flag of every existing row, from its queue columns (the same rule as
+ * `claimable()`; the states and reasons are this version's constants, not input).
+ */
+const CLAIMABLE_SQL = `CASE WHEN revision > 0 AND (state IN (${quoted(RUNNABLE_STATES)})
+  OR (state = 'BLOCKED' AND reason IN (${quoted(TIMED_REASONS)}))) THEN 1 ELSE 0 END`
 
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   [
@@ -90,6 +105,39 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
       down: async (knex) => {
         await knex.schema.alterTable('vba_cases', (t) => {
           t.dropColumns('model', 'tokens_total', 'last_failure_code', 'last_failure_message')
+        })
+      }
+    }
+  ],
+  [
+    '0003_claim_and_page_indexes',
+    {
+      // Claims and listing pages in time independent of the store's size (see the module comment).
+      up: async (knex) => {
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.smallint('claimable').notNullable().defaultTo(0)
+        })
+        await knex.raw(`UPDATE vba_cases SET claimable = ${CLAIMABLE_SQL}`)
+        if (dialectOfKnex(knex).name === 'postgres')
+          await knex.raw('CREATE INDEX vba_cases_claim ON vba_cases (updated_ms, case_id) WHERE claimable = 1')
+        else await knex.raw('CREATE INDEX vba_cases_claim ON vba_cases (claimable, updated_ms, case_id)')
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.index(['state', 'case_id'], 'vba_cases_state_case')
+        })
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.dropIndex(['state'], 'vba_cases_state')
+        })
+      },
+      down: async (knex) => {
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.index(['state'], 'vba_cases_state')
+        })
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.dropIndex(['state', 'case_id'], 'vba_cases_state_case')
+          t.dropIndex([], 'vba_cases_claim')
+        })
+        await knex.schema.alterTable('vba_cases', (t) => {
+          t.dropColumn('claimable')
         })
       }
     }

@@ -4,15 +4,16 @@
  * SKIP LOCKED`), leases on the database's clock, renewals and releases.
  */
 import { randomUUID } from 'node:crypto'
+import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
 import { checkWorkerName } from '../../domain/worker-name.js'
-import { queueRow, runnability, TIMED_REASONS, type QueueEntry, type QueueRow } from '../../projections/queue.js'
+import { queueRow, runnability, type QueueEntry } from '../../projections/queue.js'
 import { isError } from '../../events/findings.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { LEASE_MS, type Lease } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
 import { dbNowMs } from './dialect.js'
-import { buf, caseRow, num, numOrNull, queueColumns } from './rows.js'
+import { caseRow, queueColumns } from './rows.js'
 import { scanRows } from './scan-rows.js'
 import { QUEUE_COLUMNS, queueDifferences } from './consistency.js'
 
@@ -23,77 +24,48 @@ const checkLease = (worker: string, leaseMs: number): void => {
     fail('INVALID_ARGUMENT', 'a lease lasts between 1000 ms and 24 hours')
 }
 
-const titleOf = (declaration: Buffer): string | null => {
-  try {
-    const t = (JSON.parse(declaration.toString('utf8')) as { title?: unknown }).title
-    return typeof t === 'string' ? t : null
-  } catch {
-    return null
-  }
-}
-
-const failureOf = (code: unknown, message: unknown): QueueRow['last_model_failure'] =>
-  typeof code === 'string' ? { code, message: typeof message === 'string' ? message : '' } : null
-
-/** Every case with its queue row, runnable ones first (oldest update first), then the rest. */
-export const listQueue = async (ctx: SqlContext, o: { readonly limit?: number } = {}): Promise<QueueEntry[]> =>
-  ctx.guard(async () => {
-    const now = await dbNowMs(ctx.k, ctx.dialect)
-    const rows = (await ctx
-      .k('vba_cases')
-      .select(
-        'case_id',
-        'declaration',
-        'generation',
-        'state',
-        'reason',
-        'retry_not_before',
-        'revision',
-        'budget_left',
-        'pending_plan',
-        'model',
-        'tokens_total',
-        'last_failure_code',
-        'last_failure_message',
-        'lease_owner',
-        'lease_expires_ms',
-        'updated_ms',
-        'last_event_at',
-        'created_at'
-      )
-      .orderBy([{ column: 'updated_ms' }, { column: 'case_id' }])
-      .limit(o.limit ?? 10_000)) as Array<Record<string, unknown>>
-    const entries = rows.map((r): QueueEntry => {
-      const q: QueueRow = {
-        state: r['state'] as QueueRow['state'],
-        reason: (r['reason'] as string | null) ?? null,
-        retry_not_before: (r['retry_not_before'] as string | null) ?? null,
-        revision: num(r['revision']),
-        budget_left: numOrNull(r['budget_left']),
-        pending_plan: (r['pending_plan'] as string | null) ?? null,
-        model: (r['model'] as string | null) ?? null,
-        tokens_total: num(r['tokens_total'] ?? 0),
-        last_model_failure: failureOf(r['last_failure_code'], r['last_failure_message'])
-      }
-      const run = runnability(q, now)
-      const expires = numOrNull(r['lease_expires_ms'])
-      const leased = expires !== null && expires > now && r['lease_owner'] !== null
-      return {
-        case_id: String(r['case_id']),
-        title: titleOf(buf(r['declaration'])),
-        generation: num(r['generation']),
-        ...q,
-        runnable: run.runnable && !leased,
-        why: leased ? `leased by ${String(r['lease_owner'])}` : run.why,
-        lease: leased ? { worker: String(r['lease_owner']), expires_at: new Date(expires).toISOString() } : null,
-        last_activity: String(r['last_event_at'] ?? r['created_at'])
-      }
-    })
-    return [...entries.filter((e) => e.runnable), ...entries.filter((e) => !e.runnable)]
-  })
-
 /** Candidates one claim looks at (their queue columns are re-derived from their logs). */
 const CANDIDATES = 8
+
+/**
+ * The claim's candidate query: the oldest claimable case (by update, then id) that no live lease
+ * holds, whose retry time (if blocked) has passed, and that no other transaction has locked; it
+ * locks that one row. Bindings: now, now, then the ids already passed over in this claim.
+ *
+ * Its plan reads only the rows it returns (the index vba_cases_claim, in the query's order: a
+ * partial index on PostgreSQL, one led by the flag on MariaDB), so its time does not grow with the
+ * backlog; and with LIMIT 1 a claim locks only the row it looks at (MariaDB locks the rows a
+ * locking read scans).
+ */
+export const claimCandidateSql = (dialect: SqlContext['dialect'], passedOver: number): string =>
+  `SELECT case_id FROM vba_cases${dialect.name === 'mysql' ? ' FORCE INDEX (vba_cases_claim)' : ''}
+      WHERE claimable = 1
+        AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
+        AND (state <> 'BLOCKED' OR retry_not_before_ms IS NULL OR retry_not_before_ms <= ?)${
+          passedOver === 0
+            ? ''
+            : `\n        AND case_id NOT IN (${Array.from({ length: passedOver }, () => '?').join(', ')})`
+        }
+      ORDER BY updated_ms, case_id
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED`
+
+/** Whether the locked candidate can be leased after its log is re-derived (its columns corrected when stale). */
+const candidateRunnable = async (ctx: SqlContext, trx: Knex.Transaction, caseId: string, now: number) => {
+  const row = await caseRow(ctx, trx, caseId, false)
+  const scan = await scanRows(trx, row, { canonical: false })
+  if (scan.findings.some(isError)) {
+    await trx('vba_cases').where({ case_id: caseId }).update({ updated_ms: now })
+    return false
+  }
+  const stored = (await trx('vba_cases')
+    .select(...QUEUE_COLUMNS)
+    .where({ case_id: caseId })
+    .first()) as Record<string, unknown>
+  if (queueDifferences(stored, scan.state).length > 0)
+    await trx('vba_cases').where({ case_id: caseId }).update(queueColumns(scan.state))
+  return runnability(queueRow(scan.state), now).runnable
+}
 
 /**
  * Leases one runnable case to `worker`, or null (cases held by a live lease are skipped; an
@@ -105,30 +77,16 @@ export const claimCase = async (ctx: SqlContext, worker: string, leaseMs: number
   checkLease(worker, leaseMs)
   return ctx.transaction(async (trx) => {
     const now = await dbNowMs(trx, ctx.dialect)
-    const timed = TIMED_REASONS.map(() => '?').join(', ')
-    const sql = `SELECT case_id FROM vba_cases
-      WHERE revision > 0
-        AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
-        AND (state IN ('NOT_STARTED', 'INTERPRETING', 'INVESTIGATING')
-             OR (state = 'BLOCKED' AND reason IN (${timed}) AND (retry_not_before_ms IS NULL OR retry_not_before_ms <= ?)))
-      ORDER BY updated_ms, case_id
-      LIMIT ${CANDIDATES}
-      FOR UPDATE SKIP LOCKED`
-    const rows = ctx.dialect.rows<{ case_id: string }>(await trx.raw(sql, [now, ...TIMED_REASONS, now]))
-    for (const { case_id: caseId } of rows) {
-      const row = await caseRow(ctx, trx, caseId, false)
-      const scan = await scanRows(trx, row, { canonical: false })
-      if (scan.findings.some(isError)) {
-        await trx('vba_cases').where({ case_id: caseId }).update({ updated_ms: now })
+    const passed: string[] = []
+    while (passed.length < CANDIDATES) {
+      const sql = claimCandidateSql(ctx.dialect, passed.length)
+      const rows = ctx.dialect.rows<{ case_id: string }>(await trx.raw(sql, [now, now, ...passed]))
+      const caseId = rows[0]?.case_id
+      if (caseId === undefined) return null
+      if (!(await candidateRunnable(ctx, trx, caseId, now))) {
+        passed.push(caseId)
         continue
       }
-      const stored = (await trx('vba_cases')
-        .select(...QUEUE_COLUMNS)
-        .where({ case_id: caseId })
-        .first()) as Record<string, unknown>
-      if (queueDifferences(stored, scan.state).length > 0)
-        await trx('vba_cases').where({ case_id: caseId }).update(queueColumns(scan.state))
-      if (!runnability(queueRow(scan.state), now).runnable) continue
       const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
       await trx('vba_cases')
         .where({ case_id: caseId })

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { EventEnvelope } from '../../events/envelope.js'
-import { queueRow } from '../../projections/queue.js'
+import { claimable, queueRow } from '../../projections/queue.js'
 import { fail, FailureError } from '../../failures/error.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { SqlContext } from './connection.js'
@@ -88,7 +88,8 @@ export const queueColumns = (s: CaseState): Record<string, unknown> => {
     model: r.model,
     tokens_total: r.tokens_total,
     last_failure_code: r.last_model_failure?.code ?? null,
-    last_failure_message: r.last_model_failure?.message.slice(0, 500) ?? null
+    last_failure_message: r.last_model_failure?.message.slice(0, 500) ?? null,
+    claimable: claimable(r) ? 1 : 0
   }
 }
 

@@ -13,7 +13,8 @@ import type { CaseStore, Lease } from '../case-store/store.js'
 import { openContext, type SqlStoreOptions } from './connection.js'
 import { appendInStore } from './append.js'
 import { openInStore, readObjectInStore, recordedInStore, replayInStore, verifyInStore, viewInStore } from './read.js'
-import { caseLease, claimCase, leaseNamedCase, listQueue, releaseLease, renewLease } from './queue.js'
+import { caseLease, claimCase, leaseNamedCase, releaseLease, renewLease } from './queue.js'
+import { listQueue } from './queue-list.js'
 import { createInStore, importIntoStore } from './create.js'
 
 export type { QueueEntry }
