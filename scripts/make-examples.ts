@@ -338,6 +338,11 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
     fsp.writeFile(
       path.join(d, '.vba-lock'),
       `${JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', token: '00', acquired_at: '2026-11-30T08:00:00.000Z' })}\n`
+    ),
+  RUN_PRESENT: async (d) =>
+    fsp.writeFile(
+      path.join(d, '.vba-run'),
+      `${JSON.stringify({ pid: 4242, host: 'archive-host-that-is-gone', what: 'vba investigate', started_at: '2026-11-30T08:00:00.000Z', token: '00' })}\n`
     )
 }
 

@@ -49,6 +49,7 @@ export type { AdvanceResult, AdvanceStep } from './investigation/loop.js'
 export {
   commandModel,
   httpModel,
+  type CommandModelEvent,
   type CommandModelOptions,
   type HttpModelOptions,
   type ModelAttemptEvent

@@ -7,7 +7,11 @@
 import { FailureError } from '../failures/error.js'
 import { VbaError } from './errors.js'
 import { httpModel as httpModelOf, type HttpModelOptions, type ModelAttemptEvent } from '../investigation/http-model.js'
-import { commandModel as commandModelOf, type CommandModelOptions } from '../investigation/models.js'
+import {
+  commandModel as commandModelOf,
+  type CommandModelEvent,
+  type CommandModelOptions
+} from '../investigation/models.js'
 import type { ModelFn } from '../investigation/model-fn.js'
 
 const public_ =
@@ -46,10 +50,11 @@ export const httpModel = (options: HttpModelOptions): ModelFn => public_(httpMod
  * is the answer (`VBA_TURN` and `VBA_PHASE` are set). A non-zero exit, a signal or a timeout
  * rejects with a {@link VbaError} `MODEL_COMMAND_FAILED` (with the end of its stderr). An answer
  * over `maxAnswerBytes` is kept cut and rejected by the deciders as too large. Each answer records
- * the program name (never its arguments) and the exit status.
+ * the program name (never its arguments) and the exit status. `onEvent` tells when the command
+ * starts and how it ended ({@link CommandModelEvent}).
  * @category Models
  */
 export const commandModel = (command: string, options: CommandModelOptions = {}): ModelFn =>
   public_(commandModelOf(command, options))
 
-export type { HttpModelOptions, CommandModelOptions, ModelAttemptEvent }
+export type { HttpModelOptions, CommandModelOptions, CommandModelEvent, ModelAttemptEvent }

@@ -9,6 +9,7 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { LEASE_MS, type CaseAt, type Lease } from '../adapters/case-store/store.js'
+import { markRun } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { fail, must } from '../failures/error.js'
@@ -17,7 +18,7 @@ import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
-import { commandModel, httpModel } from '../investigation/models.js'
+import { commandModel, httpModel, type CommandModelEvent } from '../investigation/models.js'
 import type { ModelAttemptEvent } from '../investigation/http-model.js'
 import { DEFAULT_HEARTBEAT_MS, modelProgress } from './model-progress.js'
 import { settingsOf, startSettings } from '../investigation/settings.js'
@@ -76,7 +77,8 @@ export const notConcludedExit = (r: AdvanceResult): number =>
 export const modelFrom = (
   profile: Profile,
   o: { readonly modelCommand?: string; readonly modelUrl?: string; readonly model?: string },
-  onAttempt?: (e: ModelAttemptEvent) => void
+  onAttempt?: (e: ModelAttemptEvent) => void,
+  onCommand?: (e: CommandModelEvent) => void
 ): ModelFn => {
   const command = o.modelCommand ?? profile.model.command
   const url = o.modelUrl ?? profile.model.url
@@ -84,7 +86,10 @@ export const modelFrom = (
   if (o.modelCommand !== undefined && o.modelUrl !== undefined)
     fail('INVALID_ARGUMENT', 'give --model-command or --model-url, not both')
   if (o.modelUrl === undefined && command !== undefined)
-    return commandModel(command, optional('timeoutMs', profile.model.timeout_ms))
+    return commandModel(command, {
+      ...optional('timeoutMs', profile.model.timeout_ms),
+      ...optional('onEvent', onCommand)
+    })
   if (url !== undefined) {
     if (name === undefined) fail('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
     if (!URL.canParse(url)) fail('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
@@ -114,7 +119,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
     (value, text) => io.out(o.json === true ? jsonLine(value) : terminalText(text)),
     profile.model.heartbeat_ms ?? DEFAULT_HEARTBEAT_MS
   )
-  const model = modelFrom(profile, o, progress.onAttempt)
+  const model = modelFrom(profile, o, progress.onAttempt, progress.onCommand)
 
   const handle = await openCaseAt(dir)
   // In a store, the case is leased for the run: no worker of the fleet advances it meanwhile.
@@ -136,9 +141,12 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
     }, LEASE_MS.default / 3)
   }
   const leased = optional('lease', lease)
+  // A directory holds no lease: its run marker tells vba status and vba serve who advances the case.
+  const unmark = typeof dir === 'string' ? await markRun(dir, 'vba investigate') : null
   try {
     await runLeased(io, dir, o, profile, model, handle, leased, stop)
   } finally {
+    await unmark?.().catch(() => undefined)
     progress.stop()
     if (renewal !== undefined) clearInterval(renewal)
     if (lease !== undefined && sql?.release !== undefined) await sql.release(lease).catch(() => undefined)

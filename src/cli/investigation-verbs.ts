@@ -9,6 +9,8 @@ import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { nextSteps } from './next-step.js'
+import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
+import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { factLines, latestFacts } from './facts-text.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
@@ -21,14 +23,16 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
     { ...v, prepared: revisions.some((x) => x.completed) },
     typeof dir === 'string' ? dir : dir.caseId
   )
+  const run = await runOf(dir)
   if (opts.json === true) {
-    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, next }))
+    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, run, next }))
     return
   }
   // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
   const say = (line: string): void => io.out(terminalText(line))
   say(`case ${r.case_id}, generation ${r.generation}`)
   say(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
+  if (run !== null) say(run.text)
   if (v.resume_state !== null)
     say(
       `resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`
@@ -56,6 +60,41 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   const facts = await latestFacts(dir, revisions)
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
   for (const n of next) say(n)
+}
+
+/**
+ * Who advances the case now: a directory's run marker (vba investigate: pid, host, since when), a
+ * store case's lease (its holder and until when); null when nobody does.
+ */
+const runOf = async (
+  at: CaseAt
+): Promise<{
+  readonly text: string
+  readonly by: string
+  readonly since?: string
+  readonly until?: string
+  readonly gone?: boolean
+} | null> => {
+  if (typeof at === 'string') {
+    const s = await inspectRun(at)
+    const text = runText(s)
+    if (s.state === 'none' || text === null) return null
+    return {
+      text,
+      by: `${s.info.what} (pid ${s.info.pid} on ${s.info.host})`,
+      since: s.info.started_at,
+      ...(s.state === 'gone' ? { gone: true } : {})
+    }
+  }
+  const sql = at.store as Partial<SqlStore>
+  const lease = sql.leaseOf === undefined ? null : await sql.leaseOf(at.caseId)
+  return lease === null
+    ? null
+    : {
+        text: `being advanced: leased by ${lease.worker} until ${lease.expires_at}`,
+        by: lease.worker,
+        until: lease.expires_at
+      }
 }
 
 export const resume = async (

@@ -26,6 +26,7 @@ import { VERSION } from '../version.js'
 import type { Out } from './case-verbs.js'
 import { rootOrStoreUrl, storeAt, type StoreOption } from './stores.js'
 import { nextSteps } from './next-step.js'
+import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 /** How long one report may take to build before the page says so (the case is read again next time). */
@@ -45,9 +46,11 @@ table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}th,td{bo
 ${entries
   .map(
     (e) =>
-      `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}${nextSteps(
-        { ...e, lab_requests: [], prepared: e.revision > 0 },
-        e.dir ?? e.case_id
+      `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}${(e.why.startsWith(
+        'being advanced'
+      )
+        ? []
+        : nextSteps({ ...e, lab_requests: [], prepared: e.revision > 0 }, e.dir ?? e.case_id)
       )
         .map((l) => `<br><code>${esc(l)}</code>`)
         .join('')}</td></tr>`
@@ -55,6 +58,17 @@ ${entries
   .join('\n')}
 </tbody></table></main></body></html>
 `
+
+/**
+ * A listed directory case with its run marker read (never cached: it changes without the log): a
+ * case a process advances waits for it, the process named; one whose process is gone says so.
+ */
+const withRun = async (e: QueueEntry): Promise<QueueEntry> => {
+  const run = e.dir === undefined ? ({ state: 'none' } as const) : await inspectRun(e.dir).catch(() => null)
+  const text = run === null ? null : runText(run)
+  if (run === null || text === null) return e
+  return run.state === 'running' ? { ...e, runnable: false, why: text } : { ...e, why: `${e.why}; ${text}` }
+}
 
 const send = (res: ServerResponse, status: number, body: string, head: boolean): void => {
   res.writeHead(status, {
@@ -213,8 +227,8 @@ export const serve = async (
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
   const queue = store === null ? directoryQueue(root as string) : null
-  const list = (): Promise<QueueEntry[]> =>
-    queue !== null ? queue.list() : (store as NonNullable<typeof store>).list()
+  const list = async (): Promise<QueueEntry[]> =>
+    queue !== null ? Promise.all((await queue.list()).map(withRun)) : (store as NonNullable<typeof store>).list()
   const served: Served = { source, list, reportOf: reportCache(store), bound: o.host, boundPort: port }
   const server = createServer((req, res) => {
     void handle(served, req, res)

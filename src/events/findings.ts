@@ -34,6 +34,7 @@ export const FINDING_CODES = {
   ORPHAN_OBJECT: 'notice',
   TEMP_FILE_LEFTOVER: 'notice',
   LOCK_PRESENT: 'notice',
+  RUN_PRESENT: 'notice',
   /**
    * A rule that could not be checked for some events (an old version lacks what it needs, no
    * binding was recorded): names the rule, why and the events. An error under `verify --strict`.

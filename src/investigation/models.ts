@@ -18,7 +18,33 @@ export interface CommandModelOptions {
   readonly maxAnswerBytes?: number
   /** Extra environment for the command. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Called when the command starts and when it ends (see {@link CommandModelEvent}). */
+  readonly onEvent?: (e: CommandModelEvent) => void
 }
+
+/**
+ * The run of a model command, as it happens: `started` (the program, never its arguments; its
+ * process id; the time limit), then `exited` with its exit code or the signal that ended it
+ * (`timed_out` when the time limit killed it), the bytes it answered and the time it took.
+ * @category Models
+ */
+export type CommandModelEvent =
+  | {
+      readonly kind: 'started'
+      readonly program: string
+      readonly pid: number | null
+      readonly turn: number
+      readonly timeout_ms: number
+    }
+  | {
+      readonly kind: 'exited'
+      readonly program: string
+      readonly code: number | null
+      readonly signal: string | null
+      readonly timed_out: boolean
+      readonly answer_bytes: number
+      readonly elapsed_ms: number
+    }
 
 /** The program a command line runs: its first word, without a path (never its arguments, which may hold secrets). */
 export const programOf = (command: string): string => {
@@ -50,6 +76,20 @@ export const commandModel =
       let outBytes = 0
       let err = ''
       let settled = false
+      let timedOut = false
+      const startedAt = Date.now()
+      options.onEvent?.({ kind: 'started', program, pid: child.pid ?? null, turn, timeout_ms: timeoutMs })
+      child.on('close', (code, sig) =>
+        options.onEvent?.({
+          kind: 'exited',
+          program,
+          code,
+          signal: sig,
+          timed_out: timedOut,
+          answer_bytes: outBytes,
+          elapsed_ms: Date.now() - startedAt
+        })
+      )
       const finish = (f: () => void): void => {
         if (settled) return
         settled = true
@@ -64,6 +104,7 @@ export const commandModel =
         )
       }
       const timer = setTimeout(() => {
+        timedOut = true
         child.kill('SIGKILL')
         finish(() =>
           reject(

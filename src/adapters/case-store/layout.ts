@@ -5,5 +5,7 @@ export const HEAD_FILE = 'HEAD'
 export const OBJECTS_DIR = 'objects'
 /** Present only while a writer holds the case. Never part of an export. */
 export const LOCK_FILE = '.vba-lock'
+/** Present while a process advances the case (vba investigate): who and since when. Never part of an export. */
+export const RUN_FILE = '.vba-run'
 /** Prefix of temporary files; leftovers after a crash are harmless and reported as notices. */
 export const TEMP_PREFIX = '.vba-tmp-'
