@@ -155,10 +155,14 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     try {
       const a = vbaWork(t.url, t.environment, ep.url, 'worker-a')
       const b = vbaWork(t.url, t.environment, ep.url, 'worker-b')
-      // Kill A once it holds cases: its leases run out and B takes the cases over.
-      for (let i = 0; i < 200 && !a.lines().some((l) => l.includes('"kind":"claimed"')); i++)
+      // Kill A once it holds cases and has advanced one (an event it printed, not a time): its
+      // leases run out and B takes the cases over.
+      for (let i = 0; i < 1200 && !a.lines().some((l) => l.includes('"kind":"step"')); i++)
         await new Promise((r) => setTimeout(r, 50))
-      await new Promise((r) => setTimeout(r, 400))
+      assert.ok(
+        a.lines().some((l) => l.includes('"kind":"claimed"')),
+        'A claimed cases before it was killed'
+      )
       a.kill()
       const [ra, rb] = await Promise.all([a.done, b.done])
       assert.is(ra.code, null, 'A was killed')
