@@ -9,9 +9,9 @@
 // import.meta.url)` resolves from whichever chunk starts them. Packages that load code by
 // computed paths (knex's dialects), native or optional ones, and the report's Chromium stay
 // external and are resolved from node_modules at run time, only by the verbs that need them.
-// Usage: node scripts/bundle.mjs [--quiet]
+// Usage: node scripts/bundle.mjs [--quiet] [--meta FILE]   (--meta: esbuild's metafile, what each chunk holds)
 import { build } from 'esbuild'
-import { statSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -64,6 +64,8 @@ const result = await build({
   minifySyntax: true,
   logLevel: 'warning'
 })
+const meta = process.argv.indexOf('--meta')
+if (meta > 0 && process.argv[meta + 1] !== undefined) writeFileSync(process.argv[meta + 1], JSON.stringify(result.metafile))
 if (!process.argv.includes('--quiet')) {
   const outputs = Object.entries(result.metafile.outputs)
   const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0)

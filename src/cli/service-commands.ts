@@ -18,8 +18,7 @@ import {
 import { lazy, type Build } from './verb-build.js'
 
 const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
-const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
-const research = lazy(researchVerbs, 'research')
+const research = lazy(() => import('./research-verb.js'), 'research')
 const check = lazy(() => import('./check-verb.js'), 'checkVerb')
 const serve = lazy(() => import('./serve.js'), 'serve')
 const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
