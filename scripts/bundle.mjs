@@ -65,7 +65,8 @@ const result = await build({
   logLevel: 'warning'
 })
 const meta = process.argv.indexOf('--meta')
-if (meta > 0 && process.argv[meta + 1] !== undefined) writeFileSync(process.argv[meta + 1], JSON.stringify(result.metafile))
+if (meta > 0 && process.argv[meta + 1] !== undefined)
+  writeFileSync(process.argv[meta + 1], JSON.stringify(result.metafile))
 if (!process.argv.includes('--quiet')) {
   const outputs = Object.entries(result.metafile.outputs)
   const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0)
