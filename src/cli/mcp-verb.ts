@@ -1,7 +1,7 @@
 /**
  * `vba mcp --config PROFILE --case CASE [--store URL]`: an MCP server over stdio bound to one
- * prepared case. stdout carries the protocol only; the start-up line, snapshot index notices and
- * failures go to stderr. A case that cannot be served (missing, corrupt, not prepared, leased by a
+ * prepared case. stdout carries the protocol only; the start-up line, snapshot index notices,
+ * refused messages (too large, not JSON-RPC) and failures go to stderr. A case that cannot be served (missing, corrupt, not prepared, leased by a
  * worker) is refused before the server starts: `vba: CODE: message` and the exit code of its kind.
  * The server ends when the client closes its stdin (or on SIGINT/SIGTERM), after the calls in
  * flight are recorded.
@@ -11,6 +11,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { openMcpSession } from '../mcp/session.js'
 import { createMcpServer, loadMcpSdk } from '../mcp/server.js'
+import { stdioTransport } from '../mcp/stdio.js'
 import { cliOpenSource } from './source-open.js'
 import { storeAt, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
@@ -38,11 +39,10 @@ export const mcpVerb = async (io: Out, opts: McpOptions): Promise<void> => {
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })
-    const transport = new sdk.StdioServerTransport()
+    const transport = stdioTransport(sdk, { log: (line) => io.err(line) })
     const stop = (): void => {
       void transport.close()
     }
-    process.stdin.once('end', stop)
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     await server.connect(transport)

@@ -26,22 +26,33 @@ export const requestDigestOf = (request: unknown): string | null => {
 
 export const InterpretationAnswer = t.type({ interpretation: t.type({ summary: t.string }) })
 const Evidence = t.array(t.string)
-export const NextAction = t.type({
-  next: t.union([
-    t.type({ kind: t.literal('tool'), operation: t.string, arguments: t.unknown }),
-    t.type({ kind: t.literal('hypothesis'), action: t.literal('propose'), statement: t.string, evidence: Evidence }),
-    t.type({
-      kind: t.literal('hypothesis'),
-      action: t.literal('update'),
-      hypothesis_id: t.string,
-      status: t.keyof({ open: null, supported: null, refuted: null }),
-      evidence: Evidence,
-      note: t.string
-    }),
-    t.type({ kind: t.literal('lab_test'), description: t.string }),
-    t.type({ kind: t.literal('conclusion'), summary: t.string, hypotheses: t.array(t.string), evidence: Evidence })
-  ])
-})
+/** The members of a `next` answer, by what they decide (an MCP agent's decision tools are generated from them). */
+export const NEXT_ANSWERS = {
+  tool: t.type({ kind: t.literal('tool'), operation: t.string, arguments: t.unknown }),
+  propose: t.type({
+    kind: t.literal('hypothesis'),
+    action: t.literal('propose'),
+    statement: t.string,
+    evidence: Evidence
+  }),
+  update: t.type({
+    kind: t.literal('hypothesis'),
+    action: t.literal('update'),
+    hypothesis_id: t.string,
+    status: t.keyof({ open: null, supported: null, refuted: null }),
+    evidence: Evidence,
+    note: t.string
+  }),
+  lab_test: t.type({ kind: t.literal('lab_test'), description: t.string }),
+  conclusion: t.type({
+    kind: t.literal('conclusion'),
+    summary: t.string,
+    hypotheses: t.array(t.string),
+    evidence: Evidence
+  })
+} as const
+const N = NEXT_ANSWERS
+export const NextAction = t.type({ next: t.union([N.tool, N.propose, N.update, N.lab_test, N.conclusion]) })
 
 /** Longest answer the deciders parse (a longer one is rejected, and kept as a raw object). */
 export const MAX_ANSWER_CHARS = 200_000

@@ -71,20 +71,8 @@ export const BudgetReservedV2 = t.type(
   'BudgetReservedV2'
 )
 
-/**
- * Who asked for an operator's query, in the words of the program that asked: an MCP client by the
- * name and version it gave when it connected (its own claim, recorded as such; at most 128
- * characters each, no control characters).
- */
-export const Requester = t.type(
-  {
-    protocol: t.literal('mcp'),
-    name: patternString('RequesterName', /^[^\u0000-\u001f\u007f]{1,128}$/),
-    version: patternString('RequesterVersion', /^[^\u0000-\u001f\u007f]{0,128}$/)
-  },
-  'Requester'
-)
-export type Requester = t.TypeOf<typeof Requester>
+import { Requester } from './requester.js'
+export { Requester } from './requester.js'
 
 export const BudgetReserved = t.type(
   {

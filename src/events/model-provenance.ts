@@ -8,6 +8,7 @@
  */
 import * as t from 'io-ts'
 import { NonNegativeInt, PositiveInt } from './codecs.js'
+import { Requester } from './requester.js'
 
 const Nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null])
 
@@ -34,25 +35,29 @@ export const ModelParameters = t.type(
 export type ModelParameters = t.TypeOf<typeof ModelParameters>
 
 /** @category Models */
-export const ModelProvenance = t.type(
-  {
-    /** How the answer was obtained: an HTTP endpoint, a command, or the controller's own function. */
-    kind: t.keyof({ http: null, command: null, function: null }),
-    /** The model name as the endpoint reported it (or as the controller's function said). */
-    model: Nullable(t.string),
-    /** The endpoint's origin, `scheme://host:port`. */
-    endpoint: Nullable(t.string),
-    parameters: Nullable(ModelParameters),
-    usage: Nullable(ModelUsage),
-    finish_reason: Nullable(t.string),
-    /** Wall time of the call, retries included. */
-    latency_ms: NonNegativeInt,
-    /** Requests sent for this answer (retries after 429, 5xx, timeouts and resets included). */
-    attempts: PositiveInt,
-    /** A command model's program name (the first word of its command line, without a path). */
-    program: Nullable(t.string),
-    exit_status: Nullable(t.number)
-  },
+export const ModelProvenance = t.intersection(
+  [
+    t.type({
+      /** How the answer was obtained: an HTTP endpoint, a command, the controller's own function, or an agent over MCP. */
+      kind: t.keyof({ http: null, command: null, function: null, mcp: null }),
+      /** The model name as the endpoint reported it (or as the controller's function said). */
+      model: Nullable(t.string),
+      /** The endpoint's origin, `scheme://host:port`. */
+      endpoint: Nullable(t.string),
+      parameters: Nullable(ModelParameters),
+      usage: Nullable(ModelUsage),
+      finish_reason: Nullable(t.string),
+      /** Wall time of the call, retries included. */
+      latency_ms: NonNegativeInt,
+      /** Requests sent for this answer (retries after 429, 5xx, timeouts and resets included). */
+      attempts: PositiveInt,
+      /** A command model's program name (the first word of its command line, without a path). */
+      program: Nullable(t.string),
+      exit_status: Nullable(t.number)
+    }),
+    /** An agent's decision through `vba mcp` (kind mcp): the client as it named itself in its initialize request. */
+    t.partial({ requester: Requester })
+  ],
   'ModelProvenance'
 )
 export type ModelProvenance = t.TypeOf<typeof ModelProvenance>

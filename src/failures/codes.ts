@@ -27,6 +27,10 @@ export const FAILURE_CODES = {
   PACKAGE_MISSING: 'permanent',
   INPUT_INVALID: 'permanent',
   QUERY_INVALID: 'permanent',
+  /** A protocol message (MCP over stdio) over the size limit, not JSON, or not JSON-RPC: refused unread. */
+  MESSAGE_TOO_LARGE: 'permanent',
+  MESSAGE_NOT_JSON: 'permanent',
+  MESSAGE_INVALID: 'permanent',
   QUERY_UNKNOWN_KIND: 'permanent',
   QUERY_UNREADABLE: 'permanent',
   PATH_INVALID: 'permanent',
@@ -68,6 +72,8 @@ export const FAILURE_CODES = {
   SOURCE_NOT_TEXT: 'permanent',
   SOURCE_FILE_TOO_LARGE: 'permanent',
   SOURCE_OBJECT_MISSING: 'permanent',
+  /** A source.read whose start_line is past the file's last line. */
+  SOURCE_LINES_PAST_END: 'permanent',
   SOURCE_CONTEXT_DISABLED: 'permanent',
   SOURCE_TREE_UNSAFE: 'permanent',
   /** vba index verify: there is no snapshot index of the commit to check. */

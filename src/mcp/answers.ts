@@ -131,3 +131,15 @@ export const queryAnswer = (r: CaseQueryResult): ToolAnswer => {
     }
   }
 }
+
+/**
+ * Arguments a tool's input schema refuses: a JSON-RPC error -32602 whose message starts with the
+ * failure code (the SDK sends `code` and `message` as they are). Nothing is recorded for it.
+ */
+export class InvalidParams extends Error {
+  readonly code = -32602
+  constructor(message: string) {
+    super(message)
+    this.name = 'InvalidParams'
+  }
+}

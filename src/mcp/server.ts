@@ -1,17 +1,21 @@
 /**
  * The MCP server over a session, built on the official SDK's low-level `Server` (the tools' JSON
- * Schemas are ours, generated from the query codecs, so the zod-based `McpServer` would only add a
- * second contract). tools/list and tools/call, and the evidence as resources: `vba://evidence/E3`
- * (listable, and as a template) in compact text and as the canonical capture. The requester of
- * every call is the client as it named itself in the initialize request.
+ * Schemas are ours, generated from the query and answer codecs, so the zod-based `McpServer` would
+ * only add a second contract). tools/list and tools/call (the tools of the case's state, with
+ * notifications/tools/list_changed when they change), the prompt `investigate`, and resources: the
+ * evidence `vba://evidence/E3` (listable, and as a template) in compact text and as the canonical
+ * capture, the contract and the report. The requester of every call is the client as it named
+ * itself in the initialize request. Arguments a tool's input schema refuses are JSON-RPC errors
+ * -32602 with a short message that starts with the failure code; nothing is recorded for them.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Requester } from '../events/catalog.js'
 import { VERSION } from '../version.js'
 import type { McpSession } from './session.js'
 import { thrownFailure } from '../failures/error.js'
-import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
 import { loadPeer } from '../adapters/peers.js'
+import { isDecision } from './decisions.js'
+import { caseResources } from './case-resources.js'
 
 /**
  * The parts of the official SDK the server uses, loaded on first use (an optional peer:
@@ -19,12 +23,18 @@ import { loadPeer } from '../adapters/peers.js'
  */
 export const loadMcpSdk = () =>
   loadPeer('@modelcontextprotocol/sdk', 'vba mcp (the MCP server)', async () => {
-    const [server, types, stdio] = await Promise.all([
+    const [server, types, stdio, protocol] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/index.js'),
       import('@modelcontextprotocol/sdk/types.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js')
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('@modelcontextprotocol/sdk/shared/protocol.js')
     ])
-    return { Server: server.Server, types, StdioServerTransport: stdio.StdioServerTransport }
+    return {
+      Server: server.Server,
+      types,
+      StdioServerTransport: stdio.StdioServerTransport,
+      Protocol: protocol.Protocol
+    }
   })
 
 /** The loaded SDK. */
@@ -46,26 +56,29 @@ export const requesterOf = (info: { readonly name?: unknown; readonly version?: 
   return { protocol: 'mcp', name: name === '' ? 'unnamed client' : name, version: clean(info?.version) }
 }
 
-const EVIDENCE_URI = /^vba:\/\/evidence\/(E[1-9][0-9]{0,8})$/
-
 const instructions = (s: McpSession): string =>
-  `Research tools bound to case ${s.caseId}: bounded, read-only questions about one pinned source commit and an allow-listed world database snapshot. Every answer is recorded in the case as evidence; its id (E1, E2, …) heads the answer: cite it. Each new question costs case budget; the same call again is answered from the case at no cost, and case_status and the vba://evidence/<id> resources read what is recorded without spending budget. A tool error starts with its code and says what you can change.`
+  `Investigation tools bound to case ${s.caseId}. Research: bounded, read-only questions about one pinned source commit and an allow-listed world database snapshot; every answer is recorded in the case as evidence, its id (E1, E2, …) heads the answer: cite it. Each new question costs case budget; the same call again is answered from the case at no cost, and case_status and the vba://evidence/<id> resources read what is recorded without spending budget. Decisions: interpretation_record (while the case is interpreting), then hypothesis_propose, hypothesis_update, lab_test_request and conclude, each recorded as a turn with your name; the prompt investigate hands you the case as a model in the loop sees it. A tool error starts with its code and says what you can change.`
+
+/** A JSON-RPC error the SDK sends as it is: `code` and `message`, without a second prefix. */
+const rpcError = (code: number, message: string, data?: Record<string, unknown>): Error =>
+  Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
 /** An MCP server answering from `session` (connect it to a transport). */
 export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
-  const { McpError, ErrorCode } = sdk.types
   /** A failure while reading the case, as a JSON-RPC error that starts with its code. */
   const internal = (e: unknown): never => {
     const f = thrownFailure(e)
-    throw new McpError(ErrorCode.InternalError, `${f.code}: ${f.message}`, { code: f.code })
+    throw rpcError(sdk.types.ErrorCode.InternalError, `${f.code}: ${f.message}`, { code: f.code })
   }
   const server = new sdk.Server(
-    { name: 'vba', title: 'vba case research', version: VERSION },
-    { capabilities: { tools: {}, resources: {} }, instructions: instructions(session) }
+    { name: 'vba', title: 'vba case investigation', version: VERSION },
+    {
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: {} },
+      instructions: instructions(session)
+    }
   )
-  const byName = new Map(session.tools.map((t) => [t.name, t]))
   server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({
-    tools: session.tools.map((t) => ({
+    tools: session.tools().map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -74,56 +87,42 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
       annotations: t.annotations
     }))
   }))
-  server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
-    const tool = byName.get(request.params.name)
+  // Registered on the protocol layer with only the method checked: the SDK's own parse of
+  // tools/call would answer a malformed call -32603 with a schema dump, not -32602.
+  const callSchema = sdk.types.CallToolRequestSchema.pick({ method: true }).loose()
+  sdk.Protocol.prototype.setRequestHandler.call(server, callSchema, async (request: Record<string, unknown>) => {
+    const params = request['params'] as { name?: unknown; arguments?: unknown } | undefined
+    if (typeof params?.name !== 'string')
+      throw rpcError(-32602, 'INVALID_ARGUMENT: tools/call names a tool (params.name)')
+    const args = params.arguments ?? {}
+    const tools = session.tools()
+    const tool = tools.find((t) => t.name === params.name)
+    const requester = requesterOf(server.getClientVersion())
+    // A decision of another state (a stale tool list) is refused by the case with its state.
+    if (tool === undefined && isDecision(params.name)) {
+      const answer = await session.decide(params.name, args, requester)
+      return { ...answer, content: [...answer.content] }
+    }
     if (tool === undefined)
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `unknown tool ${JSON.stringify(request.params.name.slice(0, 80))}; the tools are ${[...byName.keys()].join(', ')}`
+      throw rpcError(
+        -32602,
+        `unknown tool ${JSON.stringify(params.name.slice(0, 80))}; case ${session.caseId} offers ${tools.map((t) => t.name).join(', ')} now`
       )
     const answer =
-      tool.kind === null
+      tool.name === 'case_status'
         ? await session.status()
-        : await session.query(tool.kind, request.params.arguments ?? {}, requesterOf(server.getClientVersion()))
+        : isDecision(tool.name)
+          ? await session.decide(tool.name, args, requester)
+          : tool.kind === null
+            ? await session.status()
+            : await session.query(tool.kind, args, requester)
     return { ...answer, content: [...answer.content] }
   })
-  server.setRequestHandler(sdk.types.ListResourcesRequestSchema, async () => ({
-    resources: (await session.evidence().catch(internal)).map((e) => ({
-      uri: e.uri,
-      name: e.id,
-      title: `${e.id}: ${e.request}`,
-      description: `evidence ${e.id} of case ${session.caseId}: ${e.request}`,
-      mimeType: 'text/plain'
-    }))
-  }))
-  server.setRequestHandler(sdk.types.ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: 'vba://evidence/{id}',
-        name: 'evidence',
-        title: 'recorded evidence',
-        description: `one piece of evidence of case ${session.caseId} by its id (E1, E2, …): the compact text and the canonical capture`,
-        mimeType: 'text/plain'
-      }
-    ]
-  }))
-  server.setRequestHandler(sdk.types.ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri
-    const id = EVIDENCE_URI.exec(uri)?.[1]
-    const found = id === undefined ? null : await session.readEvidence(id).catch(internal)
-    // -32002: the MCP code for a resource that does not exist.
-    if (found === null)
-      throw new McpError(
-        -32002,
-        `EVIDENCE_UNKNOWN: case ${session.caseId} has no evidence at ${JSON.stringify(uri.slice(0, 120))} (case_status lists the evidence)`,
-        { uri: uri.slice(0, 120) }
-      )
-    return {
-      contents: [
-        { uri, mimeType: 'text/plain', text: found.text },
-        { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }
-      ]
-    }
+  const unsubscribe = session.subscribe((change) => {
+    if (change.tools) void server.sendToolListChanged().catch(() => undefined)
+    if (change.evidence) void server.sendResourceListChanged().catch(() => undefined)
   })
+  server.onclose = () => unsubscribe()
+  caseResources(sdk, server, session, internal)
   return server
 }

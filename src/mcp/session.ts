@@ -1,10 +1,12 @@
 /**
  * An MCP session bound to one prepared case: the start-up checks (the case exists and verifies on
- * open, it has a completed revision, no worker holds its lease; a prepared case that has not
- * started is started with the profile's settings, as `vba investigate` does, so the case's budget
- * bounds the agent), then one recorded query per tool call through `queryInCase` (the same path as
- * `vba case query`: reservation, capture, settlement, lock per append), and read-only views of
- * the evidence. Nothing here writes into a case by another path.
+ * open, it has a completed revision, no worker holds its lease), which change nothing in the case;
+ * then one recorded query per research call through `queryInCase` (the same path as `vba case
+ * query`: reservation, capture, settlement, lock per append), one turn per decision call
+ * (decisions.ts), and read-only views of the evidence. A prepared case that has not started is
+ * started with the profile's settings (as `vba investigate` does, so the case's budget bounds the
+ * agent) by the first call that records something. The calls that write are run one after the
+ * other for the whole session (every client of one server), so they never race each other.
  *
  * The command id of a call is derived from the digest of its decoded request and of what binds
  * research (source commit, database snapshot and allowlist, limits, analysis settings): an
@@ -32,8 +34,17 @@ import { analysisOf } from '../research/source/open.js'
 import { openAt } from '../commands/run.js'
 import { startInvestigation } from '../commands/lifecycle-commands.js'
 import { startSettings } from '../investigation/settings.js'
-import { captureAnswerText, evidenceUri, queryAnswer, refusalAnswer, type ToolAnswer } from './answers.js'
+import {
+  captureAnswerText,
+  evidenceUri,
+  InvalidParams,
+  queryAnswer,
+  refusalAnswer,
+  type ToolAnswer
+} from './answers.js'
 import { toolSpecs, type ToolQueryKind, type ToolSpec } from './tools.js'
+import { decisionArgsFailure, decisionSpecs, recordDecision, type DecisionName } from './decisions.js'
+import { settingsOf } from '../investigation/settings.js'
 import { parseBoundedBytes } from '../events/bounds.js'
 
 export interface SessionOptions {
@@ -55,15 +66,30 @@ export interface EvidenceEntry {
   readonly repeats: number
 }
 
+/** What changed in the case after a call: the tools it offers, the evidence it holds. */
+export interface SessionChange {
+  readonly tools: boolean
+  readonly evidence: boolean
+}
+
 export interface McpSession {
   readonly caseId: string
-  readonly tools: readonly ToolSpec[]
-  /** True when this session started the investigation (it was prepared, not started). */
-  readonly started: boolean
+  readonly at: CaseAt
+  /** Starts a case that has not started (as the first recording call would); nothing otherwise. */
+  readonly start: () => Promise<void>
+  /** The tools the case offers in its current state (a concluded case: case_status only). */
+  readonly tools: () => readonly ToolSpec[]
   /** The state, budget and size of the case at start-up, for the operator's log. */
   readonly summary: string
-  /** Asks `kind` with the tool's arguments, recorded in the case and attributed to `requester`. */
+  /**
+   * Asks `kind` with the tool's arguments, recorded in the case and attributed to `requester`.
+   * Arguments the tool's input schema refuses throw {@link InvalidParams} (nothing recorded).
+   */
   readonly query: (kind: ToolQueryKind, args: unknown, requester: Requester) => Promise<ToolAnswer>
+  /** Records the decision `name` as a turn attributed to `requester` (InvalidParams as for query). */
+  readonly decide: (name: DecisionName, args: unknown, requester: Requester) => Promise<ToolAnswer>
+  /** Calls `listener` after every call that changed the tool set or the evidence; returns the unsubscribe. */
+  readonly subscribe: (listener: (change: SessionChange) => void) => () => void
   readonly status: () => Promise<ToolAnswer>
   readonly evidence: () => Promise<EvidenceEntry[]>
   /** One piece of evidence as compact text and as its canonical capture, or null when unknown. */
@@ -103,7 +129,7 @@ const budgetOf = (
         query_cost: queryCost(s)
       }
 
-const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHandle; started: boolean }> => {
+const checkStart = async (o: SessionOptions): Promise<CaseHandle> => {
   const lease = o.leaseOf === undefined ? null : await o.leaseOf()
   if (lease !== null)
     throw new FailureError(
@@ -122,9 +148,7 @@ const checkStart = async (o: SessionOptions, env: Env): Promise<{ handle: CaseHa
         'the case has no completed revision: record the bug report and run its preparation first (vba case prepare)'
       )
     )
-  if (s.state !== 'NOT_STARTED') return { handle, started: false }
-  await startInvestigation(o.at, { settings: must(await startSettings(o.profile, o.research)), env })
-  return { handle: await openAt(o.at), started: true }
+  return handle
 }
 
 const readCapture = async (h: CaseHandle, digest: string): Promise<Capture | null> => {
@@ -197,47 +221,99 @@ const serialiser = (): { run: <A>(key: string, work: () => Promise<A>) => Promis
   }
 }
 
+const queryCostOf = (state: CaseState, profile: Profile): number => {
+  if (state.settings !== null) return queryCost(state)
+  const settings = settingsOf(profile)
+  return E.isRight(settings) ? (settings.right.action_costs['project.query'] ?? 1) : 1
+}
+
+/** The tools a case offers in `state`: research while it may research, the decisions of its phase, case_status. */
+const toolsOf = (o: SessionOptions, state: CaseState, caseId: string): ToolSpec[] => {
+  const analysis = analysisOf(o.profile)
+  const context = o.profile.source !== undefined && analysis.enabled && state.settings?.source_context !== null
+  const all = toolSpecs({ profile: o.profile, analysis, context, caseId, queryCost: queryCostOf(state, o.profile) })
+  const status = all.filter((t) => t.kind === null)
+  if (state.state === 'CONCLUDED' || state.state === 'EXHAUSTED') return status
+  return [...all.filter((t) => t.kind !== null), ...decisionSpecs(state.state, caseId), ...status]
+}
+
+/** The arguments of a research call as its query, or why the tool's input schema refuses them. */
+const requestOf = (kind: ToolQueryKind, args: unknown): Record<string, unknown> => {
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw new InvalidParams('QUERY_INVALID: the arguments are a JSON object')
+  if ('kind' in args)
+    throw new InvalidParams(`QUERY_INVALID: the tool names the kind (${kind}); leave "kind" out of the arguments`)
+  const request = { ...args, kind }
+  const decoded = decodeQuery(request)
+  if (E.isLeft(decoded)) throw new InvalidParams(`${decoded.left.code}: ${decoded.left.message.slice(0, 400)}`)
+  return request
+}
+
 /** Opens the session: the start-up checks, then the tools the profile and the case's contract enable. */
 export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => {
   const env = o.env ?? systemEnv
-  const { handle, started } = await checkStart(o, env)
-  const state = handle.cursor.state
-  const analysis = analysisOf(o.profile)
-  const context = o.profile.source !== undefined && analysis.enabled && state.settings?.source_context !== null
+  const handle = await checkStart(o)
+  let state = handle.cursor.state
   const caseId = handle.declaration.case_id
-  const tools = toolSpecs({ profile: o.profile, analysis, context, caseId, queryCost: queryCost(state) })
+  let tools = toolsOf(o, state, caseId)
   const binding = hex(bindingDigest(o.profile)).slice(0, 12)
   const calls = serialiser()
   const requests = new Map<string, string>()
+  const listeners = new Set<(change: SessionChange) => void>()
+  const startIfNot = async (): Promise<void> => {
+    if ((await openAt(o.at)).cursor.state.state === 'NOT_STARTED')
+      await startInvestigation(o.at, { settings: must(await startSettings(o.profile, o.research)), env })
+  }
+  /** One writing call after the other (the whole session), the case started first if it was not. */
+  const writing = (work: () => Promise<ToolAnswer>): Promise<ToolAnswer> =>
+    calls.run(caseId, async () => {
+      let answer: ToolAnswer
+      try {
+        await startIfNot()
+        answer = await work()
+      } catch (e) {
+        answer = refusalAnswer(thrownFailure(e))
+      }
+      const before = { names: tools.map((t) => t.name).join(','), evidence: state.research.evidence.size }
+      state = (await openAt(o.at).catch(() => null))?.cursor.state ?? state
+      tools = toolsOf(o, state, caseId)
+      const change = {
+        tools: tools.map((t) => t.name).join(',') !== before.names,
+        evidence: state.research.evidence.size !== before.evidence
+      }
+      if (change.tools || change.evidence) for (const l of listeners) l(change)
+      return answer
+    })
   const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
-    if (typeof args !== 'object' || args === null || Array.isArray(args))
-      return refusalAnswer(failure('QUERY_INVALID', 'the arguments are a JSON object'))
-    if ('kind' in args)
-      return refusalAnswer(
-        failure('QUERY_INVALID', `the tool names the kind (${kind}); leave "kind" out of the arguments`)
-      )
-    const request = { ...args, kind }
-    const decoded = decodeQuery(request)
-    if (E.isLeft(decoded)) return refusalAnswer(decoded.left)
-    const canonical = canonicalJson(decoded.right)
-    if (E.isLeft(canonical)) return refusalAnswer(canonical.left)
+    const request = requestOf(kind, args)
+    const canonical = canonicalJson(must(decodeQuery(request)))
+    if (E.isLeft(canonical)) throw new InvalidParams(`${canonical.left.code}: ${canonical.left.message}`)
     // Identical calls share a command id: the second is answered from the case (after the first).
     const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
-    return calls.run(commandId, async () => {
-      try {
-        return queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env }))
-      } catch (e) {
-        return refusalAnswer(thrownFailure(e))
-      }
-    })
+    return writing(async () => queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env })))
+  }
+  const decideCall = async (name: DecisionName, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+    const refused = decisionArgsFailure(name, args)
+    if (refused !== null) throw new InvalidParams(refused)
+    return writing(() => recordDecision(o.at, name, args as Record<string, unknown>, requester, env))
   }
   const budget = budgetOf(state)
   return {
     caseId,
-    tools,
-    started,
-    summary: `case ${caseId}: ${state.state}${started ? " (started now with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.length - 1} query tools`,
+    at: o.at,
+    start: async () => {
+      const answer = await writing(async () => ({ content: [] }))
+      if (answer.isError === true)
+        throw new FailureError(failure('CASE_NOT_ADVANCEABLE', answer.content[0]?.text ?? ''))
+    },
+    tools: () => tools,
+    summary: `case ${caseId}: ${state.state}${state.state === 'NOT_STARTED' ? " (the first call that records something starts it with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.filter((t) => t.kind !== null).length} research tools`,
     query,
+    decide: decideCall,
+    subscribe: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
     status: async () => {
       try {
         return await statusAnswer(await openAt(o.at), requests)

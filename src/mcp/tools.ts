@@ -58,23 +58,38 @@ const closed = (s: unknown): unknown => {
   return out
 }
 
+/** The allowed tables by database, as the `table` and `database` members take them (at most 60 names). */
 const allowlistText = (profile: Profile): string => {
   const db = profile.database
   if (db === undefined) return ''
-  const names = Object.entries(db.allowed_tables).flatMap(([d, ts]) => ts.map((x) => `${d}.${x}`))
-  const shown = names.slice(0, 60)
-  return `${shown.join(', ')}${names.length > shown.length ? ` and ${names.length - shown.length} more (database_tables lists them)` : ''}`
+  let room = 60
+  const parts: string[] = []
+  for (const [d, ts] of Object.entries(db.allowed_tables)) {
+    const shown = ts.slice(0, Math.max(0, room))
+    room -= shown.length
+    if (shown.length > 0) parts.push(`${shown.join(', ')} (database ${d})`)
+  }
+  const all = Object.values(db.allowed_tables).reduce((n, ts) => n + ts.length, 0)
+  return `${parts.join('; ')}${all > 60 ? ` and ${all - 60} more (database_tables lists them)` : ''}`
 }
 
-const describeProperties = (schema: JsonSchema, notes: Readonly<Record<string, string>>): JsonSchema => {
+/**
+ * A tool's input schema from a codec's: the members the tool fixes (`drop`) left out, each member
+ * with its note, closed to unknown members as the decoders are.
+ */
+export const closedSchema = (
+  schema: JsonSchema,
+  notes: Readonly<Record<string, string>>,
+  drop: readonly string[] = ['kind']
+): ToolSpec['inputSchema'] => {
   const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>
   const described = Object.fromEntries(
     Object.entries(props)
-      .filter(([k]) => k !== 'kind')
+      .filter(([k]) => !drop.includes(k))
       .map(([k, v]) => [k, notes[k] === undefined ? v : { ...v, description: notes[k] }])
   )
-  const required = ((schema['required'] ?? []) as string[]).filter((k) => k !== 'kind')
-  return { ...schema, properties: described, required }
+  const required = ((schema['required'] ?? []) as string[]).filter((k) => !drop.includes(k))
+  return closed({ ...schema, type: 'object', properties: described, required }) as ToolSpec['inputSchema']
 }
 
 /** What the tools of a profile are described with (the query kinds' definitions read them). */
@@ -92,7 +107,7 @@ const factsOf = (c: ToolContext): ToolFacts => {
 }
 
 const recorded = (c: ToolContext): string =>
-  ` Every answer is recorded as evidence in case ${c.caseId} (its id heads the answer; cite it) and costs ${plural(c.queryCost, 'budget unit')}; the same call again is answered from the case at no cost. Each query has ${c.profile.limits.time_ms} ms and ${c.profile.limits.max_result_bytes} bytes of result.`
+  ` Read-only: it never changes the game server's code or world. The case keeps the audit trail: every answer is recorded as evidence in case ${c.caseId} (its id heads the answer; cite it) and costs ${plural(c.queryCost, 'budget unit')}; the same call again is answered from the case at no cost. Each query has ${c.profile.limits.time_ms} ms and ${c.profile.limits.max_result_bytes} bytes of result.`
 
 /** The structured content of an answer: the capture with the evidence it was recorded as. */
 export const ANSWER_SCHEMA = {
@@ -176,11 +191,9 @@ export const toolSpecs = (c: ToolContext): ToolSpec[] => {
       name: toolName(kind),
       title: kind,
       description: QUERY_KIND_DEFINITIONS[kind].tool.description(facts) + recorded(c),
-      inputSchema: closed(
-        describeProperties(toJsonSchema(QUERY_CODECS[kind]), QUERY_KIND_DEFINITIONS[kind].tool.notes(facts))
-      ) as ToolSpec['inputSchema'],
+      inputSchema: closedSchema(toJsonSchema(QUERY_CODECS[kind]), QUERY_KIND_DEFINITIONS[kind].tool.notes(facts)),
       outputSchema: ANSWER_SCHEMA,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       kind
     })
   )

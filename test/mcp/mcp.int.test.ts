@@ -230,7 +230,7 @@ tools(
       const list = (await c.client.listTools()).tools
       assert.equal(
         list.map((t) => t.name),
-        [...CALLS.map(([n]) => n), 'case_status']
+        [...CALLS.map(([n]) => n), 'interpretation_record', 'case_status']
       )
       const read = list.find((t) => t.name === 'source_read')
       assert.equal(read?.inputSchema['required'], ['path', 'start_line', 'end_line'])
@@ -240,7 +240,8 @@ tools(
       assert.match(read?.description ?? '', repo.commit.slice(0, 12))
       const rows = list.find((t) => t.name === 'database_rows')
       const table = JSON.stringify(rows?.inputSchema.properties?.['table'])
-      assert.match(table, 'world.creature_template')
+      assert.match(table, /creature_template[a-z_, ]* \(database world\)/)
+      assert.not.match(table, 'world.creature_template', 'names only what the table member accepts')
       assert.not.match(table, 'account_secrets', 'only the allowlist is offered')
       assert.match(JSON.stringify(rows?.inputSchema.properties?.['limit']), 'at most 200')
       assert.equal((rows?.outputSchema?.['required'] as string[]).slice().sort(), [
@@ -250,7 +251,17 @@ tools(
         'evidence_id',
         'repeat'
       ])
-      assert.match(c.stderr(), "started now with the profile's settings")
+      assert.match(
+        c.stderr(),
+        "NOT_STARTED (the first call that records something starts it with the profile's settings)"
+      )
+      assert.equal(
+        events(dir)
+          .map((e) => e.type)
+          .filter((t) => t === 'InvestigationStarted'),
+        [],
+        'starting the server changes nothing in the case'
+      )
     } finally {
       await c.close()
     }
@@ -259,7 +270,14 @@ tools(
     try {
       assert.equal(
         (await dbOnly.client.listTools()).tools.map((t) => t.name),
-        ['database_tables', 'database_schema', 'database_rows', 'database_count', 'case_status']
+        [
+          'database_tables',
+          'database_schema',
+          'database_rows',
+          'database_count',
+          'interpretation_record',
+          'case_status'
+        ]
       )
     } finally {
       await dbOnly.close()
@@ -332,22 +350,24 @@ tools(
       assert.match(textOf(notAllowed), 'What you can change: ask about an allowed table')
       assert.match(textOf(notAllowed), 'budget was released')
       const before = events(dir).length
-      const invalid = await c.client.callTool({
-        name: 'source_read',
-        arguments: { path: WOLF, start_line: 1, end_line: 2, ref: 'main' }
-      })
-      assert.ok(invalid.isError)
-      assert.ok(textOf(invalid).startsWith('QUERY_INVALID: '), textOf(invalid))
-      assert.match(textOf(invalid), 'Nothing was recorded')
-      const kind = await c.client.callTool({
-        name: 'source_read',
-        arguments: { kind: 'database.rows', path: WOLF, start_line: 1, end_line: 2 }
-      })
-      assert.ok(textOf(kind).startsWith('QUERY_INVALID: '), textOf(kind))
+      const invalid = await rejection(
+        c.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: 1, end_line: 2, ref: 'main' } })
+      )
+      assert.is(invalid.code, -32602)
+      assert.ok(invalid.message.startsWith('MCP error -32602: QUERY_INVALID: '), invalid.message)
+      const kind = await rejection(
+        c.client.callTool({
+          name: 'source_read',
+          arguments: { kind: 'database.rows', path: WOLF, start_line: 1, end_line: 2 }
+        })
+      )
+      assert.ok(kind.message.startsWith('MCP error -32602: QUERY_INVALID: '), kind.message)
+      const huge = await rejection(
+        c.client.callTool({ name: 'source_search', arguments: { text: 'x'.repeat(2 << 20) } })
+      )
+      assert.ok(huge.message.startsWith('MCP error -32602: QUERY_INVALID: '), huge.message.slice(0, 200))
+      assert.ok(huge.message.length < 2000, 'the refusal does not echo the input')
       assert.is(events(dir).length, before, 'an invalid request records nothing')
-      const huge = await c.client.callTool({ name: 'source_search', arguments: { text: 'x'.repeat(2 << 20) } })
-      assert.ok(textOf(huge).startsWith('QUERY_INVALID: '), textOf(huge).slice(0, 200))
-      assert.ok(textOf(huge).length < 2000, 'the refusal does not echo the input')
       const traversal = await c.client.callTool({
         name: 'source_read',
         arguments: { path: '../../etc/passwd', start_line: 1, end_line: 2 }

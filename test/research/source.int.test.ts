@@ -107,11 +107,8 @@ read('EOF: a window reaching the end, and a start beyond it', async () => {
   assert.is(end['truncated'], false)
   assert.is(end['next_start_line'], null)
   assert.is((end['lines'] as unknown[]).length, 31)
-  const beyond = res(await ask({ kind: 'source.read', path: LONG, start_line: 500, end_line: 510 }))
-  assert.equal(beyond['lines'], [])
-  assert.is(beyond['eof'], true)
-  assert.is(beyond['truncated'], false)
-  assert.is(beyond['next_start_line'], null)
+  // A window wholly past the end holds nothing to cite: refused (a recorded refusal in a case, not billed).
+  assert.is(await refuse({ kind: 'source.read', path: LONG, start_line: 500, end_line: 510 }), 'SOURCE_LINES_PAST_END')
   const overLimitToEof = res(await ask({ kind: 'source.read', path: LONG, start_line: 380, end_line: 600 }))
   assert.is(overLimitToEof['line_limit_exceeded'], true)
   assert.is(overLimitToEof['requested_range_complete'], true, 'nothing of the range is missing')

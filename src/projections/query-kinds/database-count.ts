@@ -1,5 +1,5 @@
 /** database.count: see the module comment of define.ts. Pure. */
-import { esc, str as hstr } from '../report/html.js'
+import { esc } from '../report/html.js'
 import { where } from '../values-text.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
 import { databasePrefix, flat, memberNotes, origin, plural, str } from './parts.js'
@@ -16,7 +16,7 @@ export const databaseCount = defineQueryKind({
       [],
       plural(r['count'], 'row')
     ),
-  reportBody: (_c, r) => `<p>${esc(`${hstr(r['count'])} rows`)}</p>`,
+  reportBody: (_c, r) => `<p>${esc(plural(r['count'], 'row'))}</p>`,
   tool: {
     description: (f) =>
       `The number of rows of an allowed table of ${f.snapshot} that match the filters (joined with AND), read-only.`,

@@ -51,7 +51,9 @@ export const requestScope = (request: Rec): string =>
 export const databasePrefix = (request: Rec): string =>
   typeof request['database'] === 'string' ? `${request['database']}.` : ''
 
-export const plural = (n: unknown, word: string): string => `${str(n)} ${word}${num(n) === 1 ? '' : 's'}`
+/** `1 hit`, `2 hits`, `4 searches`: a count with its noun. */
+export const plural = (n: unknown, word: string): string =>
+  `${str(n)} ${word}${num(n) === 1 ? '' : /(?:s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
 
 export const one = (lines: readonly string[]): CaptureItem => ({ lines })
 
@@ -101,7 +103,7 @@ export const memberNotes = (f: ToolFacts): Record<string, string> => {
     path: 'a file path relative to the repository root (source_files finds paths)',
     start_line: 'the first line to read (1-based)',
     end_line: `the last line to read (inclusive); at most ${l.max_lines} lines come back per call, the answer says where to continue`,
-    table: `an allowed table (database_schema gives its columns): ${f.allowlist}`,
+    table: `the name of an allowed table alone, without its database (name that as database; database_schema gives its columns): ${f.allowlist}`,
     database: `one of the configured databases: ${f.databases.join(', ')}`,
     columns: `the columns to return, at most ${l.max_columns}`,
     filters: `conditions joined with AND, at most ${l.max_filters}: {column, operator, value}; operators eq, ne (a null value means IS NULL / IS NOT NULL), lt, le, gt, ge, contains (% and _ are literal), in (a list of at most ${l.max_in_values} values)`,

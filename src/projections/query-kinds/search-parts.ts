@@ -61,7 +61,7 @@ export const searchView = (c: Capture, r: Rec): CaptureView => {
 /** The report body of a search: the counts, hits by file, candidates and markers. */
 export const searchBody = (c: Capture, r: Rec): string => {
   const regs = asArr(r['registrations'])
-  return `<p>${esc(`${hstr(r['hit_count'])} hits in ${hstr(r['files_with_hits'])} of ${hstr(r['files_scanned'])} files scanned (${hstr(r['mode'])}), ${hstr(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${hstr(asRec(x)['name'])} at ${hstr(asRec(x)['path'])}:${hstr(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers(limitsOf(r))}`
+  return `<p>${esc(`${plural(r['hit_count'], 'hit')} in ${hstr(r['files_with_hits'])} of ${plural(r['files_scanned'], 'file')} scanned (${hstr(r['mode'])}), ${hstr(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${hstr(asRec(x)['name'])} at ${hstr(asRec(x)['path'])}:${hstr(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers(limitsOf(r))}`
 }
 
 /** What a search tool says about skipped files, its limits and its result. */

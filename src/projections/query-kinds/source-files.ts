@@ -5,6 +5,9 @@ import { markers } from '../report/capture-html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
 import { memberNotes, notShown, one, origin, plural, requestScope, scopeOf, str } from './parts.js'
 
+/** `1 path matches`, `3 paths match`. */
+const matchText = (n: unknown): string => `${plural(n, 'path')} match${str(n) === '1' ? 'es' : ''}`
+
 export const sourceFiles = defineQueryKind({
   kind: 'source.files',
   needs: 'source',
@@ -31,7 +34,7 @@ export const sourceFiles = defineQueryKind({
   },
   reportBody: (_c, r) => {
     const files = asArr(r['files'])
-    return `<p>${esc(`${hstr(r['match_count'])} paths match`)}</p><ul class="mono">${files.map((f) => `<li>${esc(hstr(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${hstr(r['match_count'])} paths are listed`]) : ''}`
+    return `<p>${esc(matchText(r['match_count']))}</p><ul class="mono">${files.map((f) => `<li>${esc(hstr(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${hstr(r['match_count'])} paths are listed`]) : ''}`
   },
   tool: {
     description: (f) =>

@@ -29,6 +29,21 @@ const utf8 = (b: Uint8Array | undefined): string | null => {
   }
 }
 
+/** The agents that decided turns over MCP, each with its turns (`the agent a 1.0 over MCP (turns 1, 2)`). */
+const agentsOf = (events: ReportInput['events']): string[] => {
+  const turns = new Map<string, number[]>()
+  for (const e of events) {
+    if (e.type !== 'ModelResponded') continue
+    const r = e.data.provenance?.requester
+    if (r === undefined) continue
+    const name = `${r.name} ${r.version}`.trim()
+    turns.set(name, [...(turns.get(name) ?? []), e.data.turn])
+  }
+  return [...turns].map(
+    ([name, ts]) => `the agent ${md(name)} over MCP (turn${ts.length === 1 ? '' : 's'} ${ts.join(', ')})`
+  )
+}
+
 /** The summary of a case as a Markdown comment; `webView` links the cited windows. */
 export const renderSummaryMarkdown = (input: ReportInput, webView: string | null = null): string => {
   const v = input.verification
@@ -50,6 +65,7 @@ export const renderSummaryMarkdown = (input: ReportInput, webView: string | null
     }
   }
   const out: string[] = [title, '']
+  const agents = agentsOf(input.events)
   if (s.conclusion !== null) {
     out.push(`**Conclusion** (turn ${s.turn}): ${md(s.conclusion.summary)}`)
     const cited = [...s.conclusion.hypotheses, ...s.conclusion.evidence]
@@ -58,6 +74,7 @@ export const renderSummaryMarkdown = (input: ReportInput, webView: string | null
     out.push(
       `**Not concluded**: the case is ${s.state}${s.reason === null ? '' : ` (${s.reason})`} after ${s.turn} model turn(s).`
     )
+  if (agents.length > 0) out.push('', `**Decided by**: ${agents.join('; ')}.`)
   if (s.hypotheses.size > 0) {
     out.push('', '**Hypotheses**', '')
     for (const h of s.hypotheses.values())

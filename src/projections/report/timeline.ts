@@ -53,10 +53,13 @@ const modelItem = (
     case 'ModelResponded': {
       const raw = utf8(objects.get(e.data.raw.digest))
       const p = e.data.provenance
+      const agent = p?.requester === undefined ? null : `${p.requester.name} ${p.requester.version}`.trim()
       const by =
         p === null
           ? ''
-          : ` by ${p.model === null ? p.kind : `<span class="mono">${esc(p.model)}</span>`}${p.usage === null ? '' : `, ${tokensOf(p.usage)} tokens`}, ${p.latency_ms} ms${p.attempts > 1 ? `, ${p.attempts} attempts` : ''}`
+          : agent !== null
+            ? ` decided by the agent <span class="mono">${esc(agent)}</span> over MCP`
+            : ` by ${p.model === null ? p.kind : `<span class="mono">${esc(p.model)}</span>`}${p.usage === null ? '' : `, ${tokensOf(p.usage)} tokens`}, ${p.latency_ms} ms${p.attempts > 1 ? `, ${p.attempts} attempts` : ''}`
       return li(
         e,
         'turn',

@@ -38,6 +38,13 @@ export const sourceRead = async (r: SourceResearch, q: SourceRead): Promise<Capt
     )
   if (isBinary(bytes)) return refuse('SOURCE_NOT_TEXT', `${path} is binary`, { path })
   const lines = splitLines(bytes)
+  // A window wholly past the end holds nothing to cite: refused (and not billed), not an empty answer.
+  if (q.start_line > lines.length)
+    return refuse(
+      'SOURCE_LINES_PAST_END',
+      `${path} has ${lines.length} lines; start_line ${q.start_line} is past its end`,
+      { path, total_lines: lines.length, start_line: q.start_line }
+    )
   const w = window(q.start_line, q.end_line, r.limits.max_lines, lines.length)
   const returned = lines.slice(w.returnedStart - 1, w.returnedStart - 1 + w.returnedCount).map((text, i) => {
     const c = cutLine(text, r.limits.max_line_chars)

@@ -1,0 +1,256 @@
+/**
+ * An agent runs a whole investigation through `vba mcp` with the official SDK's Client over stdio:
+ * the prompt investigate, research, the interpretation, hypotheses, the conclusion; each decision
+ * decided by the loop's answer decider, refused with its codes, recorded as a turn with the
+ * agent's name; the case verifies and its report names the agent. And the defects of issue 32:
+ * paths, a read past the end, argument-shape errors, oversize messages, the start, hints, wording.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cpSync, readFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { initCase, loadProfile, nextPrompt, prepareRevision, verifyCase } from '../../src/fp.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { mariaWorld, mariaProfile } from '../helpers/world.js'
+import { buildTestRepo } from '../helpers/git-repo.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+import { connectMcp, rejection, textOf, type McpConnection } from '../helpers/mcp.js'
+
+const { shared } = await mariaWorld()
+const repo = buildTestRepo()
+const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+const profile = mariaProfile(
+  shared,
+  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 40\n\n${adapter}`
+)
+const template = path.join(tempDir('mcp-agent-template'), 'case')
+{
+  const p = right(await loadProfile(profile)())
+  const research = createProjectResearch(p, { openSource: openSourceResearch })
+  right(await initCase({ dir: template, caseId: 'case-agent', title: 'wolpertingers vanish' })())
+  right(
+    await prepareRevision(template, research, right(enrichmentConfig(p)), {
+      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })()
+  )
+  await research.close()
+}
+const newCase = (): string => {
+  const dir = path.join(tempDir('mcp-agent-case'), 'case')
+  cpSync(template, dir, { recursive: true })
+  return dir
+}
+type Line = { seq: number; type: string; command_id: string; data: Record<string, unknown> }
+const events = (dir: string): Line[] =>
+  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line)
+const open = (dir: string): Promise<McpConnection> => connectMcp(['--config', profile, '--case', dir])
+const WOLF = 'src/server/scripts/World/npc_wolpertinger.cpp'
+const call = async (c: McpConnection, name: string, args: Record<string, unknown>) => {
+  const r = await c.client.callTool({ name, arguments: args })
+  return { r, text: textOf(r), s: r.structuredContent as Record<string, unknown> | undefined }
+}
+
+const agent = suite('vba mcp: an agent investigates')
+
+agent(
+  'research, interpretation, hypotheses and the conclusion through the tools: decided by the loop rules, recorded as turns with the agent, the case verifies and the report names the agent',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    let changed = 0
+    c.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++
+    })
+    try {
+      const names = async () => (await c.client.listTools()).tools.map((t) => t.name)
+      assert.ok((await names()).includes('interpretation_record'))
+      assert.not.ok((await names()).includes('conclude'), 'no conclusion before the interpretation')
+      // The prompt is the loop's prompt for the next turn (and starts the case).
+      const prompt = await c.client.getPrompt({ name: 'investigate' })
+      const text = (prompt.messages[0]?.content as { text: string }).text
+      const loop = right(await nextPrompt(dir)())
+      assert.ok(text.endsWith(loop.text), 'the same text a model in the loop sees')
+      assert.match(text, 'interpretation_record')
+      const contract = await c.client.readResource({ uri: 'vba://case/contract' })
+      assert.ok(
+        loop.text.startsWith((contract.contents[0] as { text: string }).text),
+        'the contract is the stable part'
+      )
+
+      const early = await call(c, 'conclude', { summary: 'x', hypotheses: [], evidence: [] })
+      assert.ok(early.r.isError)
+      assert.ok(early.text.startsWith('CASE_NOT_ADVANCEABLE: '), early.text)
+      const interpreted = await call(c, 'interpretation_record', { summary: 'netting the wolpertinger despawns it' })
+      assert.not.ok(interpreted.r.isError, interpreted.text)
+      assert.equal(interpreted.s, {
+        turn: 1,
+        decided: 'interpretation recorded; the case is INVESTIGATING',
+        state: 'INVESTIGATING'
+      })
+      assert.ok((await names()).includes('conclude'))
+      assert.not.ok((await names()).includes('interpretation_record'))
+
+      const read = await call(c, 'source_read', { path: WOLF, start_line: 1, end_line: 20 })
+      const e = String(read.s?.['evidence_id'])
+      const bad = await call(c, 'hypothesis_propose', { statement: 'the net despawns it', evidence: ['E99'] })
+      assert.ok(bad.r.isError)
+      assert.ok(bad.text.startsWith('EVIDENCE_UNKNOWN: '), bad.text)
+      assert.match(bad.text, 'Recorded in the case as a rejected decision of turn 2 (1 of at most')
+      const shape = await rejection(c.client.callTool({ name: 'hypothesis_propose', arguments: { statement: 1 } }))
+      assert.is(shape.code, -32602)
+      assert.ok(shape.message.startsWith('MCP error -32602: INVALID_ARGUMENT: '), shape.message)
+      const proposed = await call(c, 'hypothesis_propose', { statement: 'the net despawns it', evidence: [e] })
+      assert.is(proposed.s?.['decided'], 'hypothesis H1 proposed', proposed.text)
+      const unknownH = await call(c, 'hypothesis_update', {
+        hypothesis_id: 'H9',
+        status: 'supported',
+        evidence: [e],
+        note: 'x'
+      })
+      assert.ok(unknownH.text.startsWith('HYPOTHESIS_UNKNOWN: '), unknownH.text)
+      const updated = await call(c, 'hypothesis_update', {
+        hypothesis_id: 'H1',
+        status: 'supported',
+        evidence: [e],
+        note: 'DespawnOrUnsummon on the net spell'
+      })
+      assert.is(updated.s?.['decided'], 'hypothesis H1 supported', updated.text)
+      const concluded = await call(c, 'conclude', {
+        summary: `the net spell despawns the wolpertinger (${e})`,
+        hypotheses: ['H1'],
+        evidence: [e]
+      })
+      assert.equal(concluded.s, {
+        turn: 6,
+        decided: 'conclusion recorded; the case is CONCLUDED',
+        state: 'CONCLUDED'
+      })
+      assert.equal(await names(), ['case_status'], 'a concluded case offers the read tools only')
+      assert.ok(changed >= 2, `tools/list_changed was sent (${changed})`)
+      const report = await c.client.readResource({ uri: 'vba://case/report' })
+      assert.match(
+        (report.contents[0] as { text: string }).text,
+        'Decided by**: the agent test-agent 1.2.3 over MCP (turns 1, 2, 3, 4, 5, 6)'
+      )
+    } finally {
+      await c.close()
+    }
+    const v = right(await verifyCase(dir)())
+    assert.ok(v.valid, JSON.stringify(v.findings.slice(0, 3)))
+    const answers = events(dir).filter((x) => x.type === 'ModelResponded')
+    assert.is(answers.length, 6, 'each decision is one turn, refusals included')
+    for (const a of answers)
+      assert.equal((a.data['provenance'] as Record<string, unknown>)['requester'], {
+        protocol: 'mcp',
+        name: 'test-agent',
+        version: '1.2.3'
+      })
+    assert.equal(
+      events(dir)
+        .filter((x) => x.type === 'ModelResponseRejected')
+        .map((x) => x.data['code']),
+      ['EVIDENCE_UNKNOWN', 'HYPOTHESIS_UNKNOWN']
+    )
+    const out = path.join(tempDir('mcp-agent-report'), 'report.html')
+    const r = vba(['report', dir, '--out', out])
+    assert.is(r.code, 0, r.stderr)
+    const html = readFileSync(out, 'utf8')
+    assert.is(html.split('decided by the agent <span class="mono">test-agent 1.2.3</span> over MCP').length - 1, 6)
+  }
+)
+
+agent.run()
+
+const defects = suite('vba mcp: the defects of issue 32')
+
+defects(
+  'paths are checked by every tool, a read past the end is refused unbilled, argument-shape errors are -32602 once prefixed, one recording policy',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    try {
+      const left = async () =>
+        (
+          (
+            (await c.client.callTool({ name: 'case_status', arguments: {} })).structuredContent as Record<
+              string,
+              unknown
+            >
+          )?.['budget'] as { left: number } | null
+        )?.left
+      await call(c, 'source_files', { text: 'wolpertinger' })
+      const budget = await left()
+      for (const prefix of ['../', '/etc', '.git', 'src//server']) {
+        const r = await call(c, 'source_files', { text: 'x', path_prefix: prefix })
+        assert.ok(r.text.startsWith('PATH_INVALID: '), `${prefix}: ${r.text}`)
+        assert.match(r.text, 'budget was released')
+      }
+      const past = await call(c, 'source_read', { path: WOLF, start_line: 1000, end_line: 1010 })
+      assert.ok(past.text.startsWith('SOURCE_LINES_PAST_END: '), past.text)
+      assert.is(await left(), budget, 'refusals cost nothing')
+      const before = events(dir).length
+      for (const args of [[1, 2], null, 'x']) {
+        const e = await rejection(
+          c.client.request(
+            { method: 'tools/call', params: { name: 'source_files', arguments: args } } as never,
+            CallToolResultSchema
+          )
+        )
+        assert.is(e.code, -32602, String(args))
+        assert.ok(e.message.length < 300, e.message)
+        assert.not.match(e.message, /MCP error -32602: MCP error/)
+      }
+      const text = await rejection(
+        c.client.callTool({ name: 'source_read', arguments: { path: WOLF, start_line: '1', end_line: 2 } })
+      )
+      assert.is(text.code, -32602)
+      assert.is(events(dir).length, before, 'what the schema refuses is not recorded')
+      const reversed = await call(c, 'source_read', { path: WOLF, start_line: 10, end_line: 5 })
+      assert.ok(reversed.text.startsWith('QUERY_INVALID: '), reversed.text)
+      assert.match(reversed.text, 'Recorded in the case as a refused query')
+      const unknown = await rejection(c.client.callTool({ name: 'shell_exec', arguments: {} }))
+      assert.ok(unknown.message.startsWith('MCP error -32602: unknown tool "shell_exec"'), unknown.message)
+      const oversize = await rejection(
+        c.client.callTool({ name: 'source_files', arguments: { text: 'y'.repeat(11 * 1024 * 1024) } })
+      )
+      assert.is(oversize.code, -32600)
+      assert.match(oversize.message, 'MESSAGE_TOO_LARGE: a message of ')
+      assert.match(c.stderr(), 'vba mcp: MESSAGE_TOO_LARGE')
+      assert.not.ok((await call(c, 'source_files', { text: 'npc_' })).r.isError, 'the server stays up')
+    } finally {
+      await c.close()
+    }
+    assert.ok(right(await verifyCase(dir)()).valid)
+  }
+)
+
+defects(
+  'research tools are read-only and idempotent hints, said with their audit trail; decisions are not',
+  async () => {
+    const c = await open(newCase())
+    try {
+      const tools = (await c.client.listTools()).tools
+      for (const t of tools.filter((x) => x.name.startsWith('source_') || x.name.startsWith('database_'))) {
+        assert.is(t.annotations?.readOnlyHint, true, t.name)
+        assert.is(t.annotations?.idempotentHint, true, t.name)
+        assert.match(t.description ?? '', 'The case keeps the audit trail', t.name)
+        assert.not.match(JSON.stringify(t.inputSchema), /world\.[a-z_]+/, `${t.name} names only what it accepts`)
+      }
+      const interp = tools.find((t) => t.name === 'interpretation_record')
+      assert.is(interp?.annotations?.readOnlyHint, false)
+      assert.match(tools.find((t) => t.name === 'source_context')?.description ?? '', /\d+ searches/)
+    } finally {
+      await c.close()
+    }
+  }
+)
+
+defects.run()
