@@ -3,8 +3,9 @@
  * (case-format/examples), the scripted investigation on a fresh demo world (the case the docs'
  * prompts come from) and a case holding a query of every kind on that world (recorded, repeated,
  * answered from the case, refused). Per kind of output one file under test/goldens/: the small
- * texts in full (capture text, request text, the MCP tools), the large ones as their digest and
- * length (prompts, reports, report capture bodies, MCP answers). A test compares them with what
+ * texts in full (capture text, request text, the MCP tools, the report's timeline HTML of the valid
+ * examples and the investigations), the large ones as their digest and length (prompts, reports,
+ * report capture bodies, MCP answers). A test compares them with what
  * the build computes (test/case-format/outputs.int.test.ts), so a change of any of them is seen.
  *
  *   node dist/scripts/goldens.js            compares and names what differs
@@ -46,6 +47,7 @@ export const GOLDEN_KINDS = {
   'capture-text': true,
   'request-text': true,
   'mcp-tools': true,
+  'report-timeline': true,
   prompts: false,
   reports: false,
   'report-captures': false,
@@ -116,11 +118,18 @@ const captureOutputs = (out: Outputs, name: string, c: Capture): void => {
   out['mcp-answers'].set(name, captureAnswerText(`${name}: header`, c))
 }
 
+/** The cases whose report timeline is kept in full (report-timeline); the others by the report's digest. */
+const TIMELINE_OF = /^(valid\/|scripted$|every-kind$)/
+
 /** The report, the re-rendered prompts and the captures of the case at `dir`. */
 const caseOutputs = async (out: Outputs, name: string, dir: string): Promise<void> => {
   try {
     // a case that does not declare its id is shown by its path: the repository's, not this machine's
-    out.reports.set(name, (await caseReport(dir)).replaceAll(repoRoot(), '<repo>'))
+    const html = (await caseReport(dir)).replaceAll(repoRoot(), '<repo>')
+    out.reports.set(name, html)
+    // The timeline of the valid examples and the investigations in full, HTML byte for byte.
+    const timeline = /<section id="timeline">[\s\S]*?<\/section>/.exec(html)?.[0]
+    if (timeline !== undefined && TIMELINE_OF.test(name)) out['report-timeline'].set(name, timeline)
   } catch (e) {
     out.reports.set(name, `refused: ${thrownFailure(e).code}`)
   }
