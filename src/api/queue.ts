@@ -41,7 +41,17 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
           worker: o.worker ?? `${hostname()}.${process.pid}`,
           env,
           ...(settings === null ? {} : { settings }),
-          ...definedMembers(o, 'concurrency', 'leaseMs', 'pollMs', 'maxTurns', 'untilIdle', 'signal', 'onEvent')
+          ...definedMembers(
+            o,
+            'concurrency',
+            'leaseMs',
+            'pollMs',
+            'maxTurns',
+            'strict',
+            'untilIdle',
+            'signal',
+            'onEvent'
+          )
         })
       )
     }

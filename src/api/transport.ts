@@ -26,7 +26,11 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
       return settle(() =>
-        withVerifiedPackage(source, (d) => s.importDirectory(d), optional('onProgress', o.onProgress))
+        withVerifiedPackage(
+          source,
+          (d) => s.importDirectory(d, optional('strict', o.strict)),
+          definedMembers(o, 'onProgress', 'strict')
+        )
       )
     }
   }

@@ -277,7 +277,11 @@ export interface TransportApi {
    */
   importIntoStore(
     source: string,
-    options?: { readonly onProgress?: (done: number, total: number) => void }
+    options?: {
+      readonly onProgress?: (done: number, total: number) => void
+      /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, as verify's `strict`). */
+      readonly strict?: boolean
+    }
   ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(target: string, options?: { readonly expectHead?: Receipt; readonly strict?: boolean }): Promise<BagCheck>
@@ -297,6 +301,8 @@ export interface WorkOptions {
   readonly pollMs?: number
   /** Model turns per claim (default 20). */
   readonly maxTurns?: number
+  /** Refuse cases whose rules did not all apply (RULE_NOT_APPLIED): CASE_CORRUPT, the worker stops (see WorkerOptions.strict). */
+  readonly strict?: boolean
   /** Return once nothing is runnable or leased (default: run until the signal). */
   readonly untilIdle?: boolean
   /** Stops the worker: the case in hand stops at its next step boundary and is released. */

@@ -34,10 +34,14 @@ export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
   )
 }
 
-export const storeImport = async (io: Out, source: string, o: StoreOption & { json?: boolean }): Promise<void> => {
+export const storeImport = async (
+  io: Out,
+  source: string,
+  o: StoreOption & { json?: boolean; strict?: boolean }
+): Promise<void> => {
   const vba = await cliClient(needStore(o))
   const bar = progressBar('import')
-  const r = await vba.transport.importIntoStore(source, { onProgress: bar.update })
+  const r = await vba.transport.importIntoStore(source, { onProgress: bar.update, strict: o.strict === true })
   bar.stop()
   if (o.json === true) io.out(json(r))
   else io.out(r.case_id)
@@ -124,6 +128,7 @@ export interface WorkVerbOptions extends StoreOption {
   readonly leaseMs: number
   readonly maxTurns: number
   readonly untilIdle?: boolean
+  readonly strict?: boolean
   readonly modelCommand?: string
   readonly modelUrl?: string
   readonly model?: string
@@ -154,6 +159,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
       leaseMs: o.leaseMs,
       maxTurns: o.maxTurns,
       untilIdle: o.untilIdle === true,
+      strict: o.strict === true,
       signal: stop.signal,
       onEvent: (e) => {
         if (o.json === true) io.out(json(e))

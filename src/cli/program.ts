@@ -228,7 +228,8 @@ const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void
       'verify a case directory, bag directory or bag archive completely, then copy its case into the store; prints the case id'
     )
     .option('--json', 'the case id and generation as JSON')
-    .action((source: string, o: StoreOption & { json?: boolean }) => storeImport(io, source, o))
+    .option('--strict', 'refuse a case whose rules did not all apply (as verify --strict)')
+    .action((source: string, o: StoreOption & { json?: boolean; strict?: boolean }) => storeImport(io, source, o))
 
   const index = program
     .command('index')

@@ -57,6 +57,10 @@ export const fleetCommands = (program: Command, { io, storeVerb }: Build): void 
     .addOption(leaseMsOption('lease length, renewed every third of it'))
     .addOption(maxTurnsOption('model turns per claim'))
     .option('--until-idle', 'stop once nothing is runnable or leased')
+    .option(
+      '--strict',
+      'refuse (CASE_CORRUPT, the worker stops) a case whose rules did not all apply (RULE_NOT_APPLIED), as verify --strict'
+    )
   for (const m of modelOptions()) work.addOption(m)
   work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => workVerb(io, o))
 }

@@ -21,6 +21,7 @@ import type { ProjectResearch } from '../research/project-research.js'
 import { advance, type AdvanceStep, type ModelFn } from './loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { openAt } from '../commands/run.js'
+import { notAppliedFinding } from '../adapters/case-store/log-checker.js'
 import { checkMaxTurns } from './loop-options.js'
 import { emptyTally, summaryOf, tallyFailure, tallyResult, type WorkFailure, type WorkSummary } from './work-summary.js'
 import { optional } from '../optional.js'
@@ -66,6 +67,12 @@ export interface WorkerOptions {
   readonly maxTurns?: number
   /** Settings for cases that are prepared but not started (default: such cases fail with INVESTIGATION_NOT_STARTED). */
   readonly settings?: InvestigationSettings
+  /**
+   * Refuse cases whose rules did not all apply (RULE_NOT_APPLIED: old event versions, no binding
+   * recorded), as `vba verify --strict` does: such a case is CASE_CORRUPT naming the rules, is not
+   * advanced, and stops the worker like any case that does not verify (default false).
+   */
+  readonly strict?: boolean
   /** How long a case whose advance failed for an unavailable store or disk stays out of the queue (default 60 000 ms). */
   readonly failureBackoffMs?: number
   /**
@@ -201,6 +208,16 @@ const startAndAdvance = async (
 ): Promise<AdvanceResult> => {
   const { o, env } = run
   const handle = await openAt(at)
+  if (o.strict === true && handle.notApplied.length > 0) {
+    const findings = handle.notApplied.map((n) => notAppliedFinding(n, true))
+    throw new FailureError(
+      failure(
+        'CASE_CORRUPT',
+        `case ${at.caseId} holds what the rules could not check (${handle.notApplied.map((n) => n.rule).join(', ')}: ${findings[0]?.message ?? ''}); this worker is strict and does not advance it: see vba verify --strict, or run a worker without --strict`,
+        { case_id: at.caseId, findings: findings.slice(0, 20) }
+      )
+    )
+  }
   if (handle.cursor.state.state === 'NOT_STARTED') {
     if (o.settings === undefined)
       throw new FailureError(

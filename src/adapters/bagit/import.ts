@@ -212,8 +212,14 @@ export const importCase = (
 export const withVerifiedPackage = async <A>(
   source: string,
   work: (caseDir: string) => Promise<A>,
-  options: { limits?: ArchiveLimits; onProgress?: (done: number, total: number) => void } = {}
+  options: {
+    limits?: ArchiveLimits
+    onProgress?: (done: number, total: number) => void
+    /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error). */
+    strict?: boolean
+  } = {}
 ): Promise<A> => {
+  const caseOptions = optional('strict', options.strict)
   const resolved = path.resolve(source)
   let st: Stats
   try {
@@ -236,14 +242,14 @@ export const withVerifiedPackage = async <A>(
       () => false
     )
     if (!isBag) return work(resolved)
-    const check = await checkBagDir(resolved, null)
+    const check = await checkBagDir(resolved, null, caseOptions)
     if (!check.valid) refuseCheck(check)
     return work(path.join(resolved, 'data'))
   }
   const tmp = await privateTempDir('import')
   try {
     const { root, sha256, checksums } = await extractArchive(resolved, tmp, options.limits, options.onProgress)
-    const check = await checkBagDir(root, sha256, {}, checksums)
+    const check = await checkBagDir(root, sha256, caseOptions, checksums)
     if (!check.valid) refuseCheck(check)
     return await work(path.join(root, 'data'))
   } finally {

@@ -6,6 +6,7 @@
  */
 import { failure, type Failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
+import type { NotApplied } from '../../domain/rules.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { FailureError } from '../../failures/error.js'
@@ -37,6 +38,11 @@ export interface CaseHandle {
   readonly cursor: Cursor
   /** Crash leftovers seen when the case was opened (notices, nothing was changed). */
   readonly notices: readonly Finding[]
+  /**
+   * What the rules could not check when the case was opened (RULE_NOT_APPLIED: old event versions, no binding recorded).
+   * @internal
+   */
+  readonly notApplied: readonly NotApplied[]
 }
 
 /** The generation (last sequence number) this handle has seen. */
@@ -71,7 +77,8 @@ export const handleFromScan = (ref: string, scan: ScanResult, store: CaseStore):
       state: scan.state,
       ids: scan.ids
     },
-    notices: scan.findings
+    notices: scan.findings,
+    notApplied: scan.notApplied
   }
 }
 

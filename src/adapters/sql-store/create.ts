@@ -97,10 +97,11 @@ const referencedObjects = (log: Buffer): string[] => {
 /** Copies a verified case package (a directory) in; CASE_CORRUPT (nothing imported) when it does not verify. */
 export const importIntoStore = async (
   ctx: SqlContext,
-  dir: string
+  dir: string,
+  options: { readonly strict?: boolean } = {}
 ): Promise<{ case_id: string; generation: number }> => {
   const root = path.resolve(dir)
-  const report = await verifyCase(root)
+  const report = await verifyCase(root, options.strict === true ? { strict: true } : {})
   if (!report.valid) {
     const errors = report.findings.filter(isError)
     fail(

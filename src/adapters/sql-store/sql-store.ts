@@ -45,7 +45,11 @@ export interface SqlStore extends CaseStore {
   /** Gives a case back (by lease, or by case id and worker name); false when it was not held. */
   readonly release: (lease: Lease | { readonly caseId: string; readonly worker: string }) => Promise<boolean>
   /** Copies a verified case package (a directory) in; CASE_EXISTS when the id is taken. */
-  readonly importDirectory: (dir: string) => Promise<{ readonly case_id: string; readonly generation: number }>
+  /** Copies a verified case directory in (`strict`: refuse one whose rules did not all apply, as verify's `strict`). */
+  readonly importDirectory: (
+    dir: string,
+    options?: { readonly strict?: boolean }
+  ) => Promise<{ readonly case_id: string; readonly generation: number }>
   /** The raw knex instance (benchmarks and tests). */
   readonly knex: Knex
   readonly close: () => Promise<void>
@@ -78,7 +82,7 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     leaseOf: (caseId) => caseLease(ctx, caseId),
     renew: (lease, leaseMs) => renewLease(ctx, lease, leaseMs),
     release: (l) => releaseLease(ctx, l),
-    importDirectory: (dir) => importIntoStore(ctx, dir),
+    importDirectory: (dir, options) => importIntoStore(ctx, dir, options),
     close: () => ctx.k.destroy()
   }
   self = store
