@@ -80,10 +80,21 @@ export const serviceCommands = (program: Command, { io, storeVerb }: Build): voi
     .action((root: string | undefined, o: StoreOption & { port: number; host: string }) => serve(io, root, o))
   storeVerb(program, 'mcp')
     .description(
-      'an MCP server over stdio bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the evidence as resources'
+      'an MCP server over stdio (or Streamable HTTP with --http) bound to one prepared case: one tool per query kind the profile enables, every answer recorded as evidence; the decisions recorded as turns; the prompt investigate; the evidence, contract and report as resources'
     )
     .addOption(configOption())
-    .requiredOption('--case <case>', 'the case: a directory, or with --store a case id')
+    .option(
+      '--case <case>',
+      'the case: a directory, or with --store a case id (with --store and --http: optional, chosen per session at /mcp/CASE)'
+    )
+    .option(
+      '--http <host:port>',
+      'serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1 by default; port 0: any free port)'
+    )
+    .option(
+      '--token-file <file>',
+      'with --http: the file holding the bearer token clients send (else the variable VBA_MCP_TOKEN; never on the command line)'
+    )
     .action((o: McpOptions) => mcp(io, o))
   program
     .command('demo-world <dir>')

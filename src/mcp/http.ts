@@ -1,0 +1,186 @@
+/**
+ * `vba mcp --http HOST:PORT`: the same tools over the spec's Streamable HTTP transport (the SDK's
+ * StreamableHTTPServerTransport, one per MCP session). Every request is checked before the
+ * protocol sees it: the Host header names this server (DNS rebinding), an Origin header, when a
+ * browser sends one, is this server's own, and `Authorization: Bearer TOKEN` holds the token
+ * (compared in constant time). The endpoint is `/mcp` for the case the server is bound to, or
+ * `/mcp/CASE` with a store and no bound case (the case chosen per session). A body over the
+ * message limit is 413 with a JSON-RPC error and a line on the log. All sessions of one case share
+ * one {@link McpSession}, so their calls that write run one after the other.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
+import { createMcpServer, type McpSdk } from './server.js'
+import type { McpSession } from './session.js'
+import { MAX_STDIO_MESSAGE_BYTES } from './stdio.js'
+
+export interface HttpOptions {
+  readonly host: string
+  readonly port: number
+  readonly token: string
+  /** The session of a case: `null` for the bound case, else the case id of `/mcp/CASE`. */
+  readonly sessionOf: (caseId: string | null) => Promise<McpSession>
+  /** True when sessions choose their case (`/mcp/CASE`); false: `/mcp` only. */
+  readonly perSession: boolean
+  readonly log: (line: string) => void
+  readonly maxBodyBytes?: number
+}
+
+/** Loads the SDK's Streamable HTTP server transport (an optional peer, as the rest of the SDK). */
+const loadTransport = async () =>
+  (await import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+
+/** Whether `host` is a loopback address. */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+/** `HOST:PORT` (or `[::1]:PORT`, or `PORT` for 127.0.0.1) as host and port. */
+export const parseListen = (text: string): { host: string; port: number } => {
+  const m = /^(?:(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text)
+  const port = Number(m?.[2])
+  if (m === null || port > 65535)
+    throw new FailureError(
+      failure(
+        'INVALID_ARGUMENT',
+        `--http takes HOST:PORT (127.0.0.1:8765; port 0: any free port), not ${JSON.stringify(text.slice(0, 80))}`
+      )
+    )
+  return { host: (m[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1'), port }
+}
+
+const sameToken = (given: string, token: string): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+const refuse = (res: ServerResponse, status: number, code: string, message: string, headers = {}): void => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `${code}: ${message}` } }))
+}
+
+/** The request's body, or null when it is over `max` bytes (the rest is drained unread). */
+const bodyOf = (req: IncomingMessage, max: number): Promise<{ text: string } | { over: number }> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size <= max) chunks.push(c)
+    })
+    req.on('end', () => resolve(size > max ? { over: size } : { text: Buffer.concat(chunks).toString('utf8') }))
+    req.on('error', reject)
+  })
+
+/** Serves the MCP endpoint; resolves once it listens, with its URL and how to stop it. */
+export const serveMcpHttp = async (
+  sdk: McpSdk,
+  o: HttpOptions
+): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+  const Transport = await loadTransport()
+  const max = o.maxBodyBytes ?? MAX_STDIO_MESSAGE_BYTES
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; path: string }>()
+  let hosts: string[] = []
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const host = req.headers.host ?? ''
+    if (!hosts.includes(host))
+      return refuse(
+        res,
+        403,
+        'HOST_NOT_ALLOWED',
+        `the Host header ${JSON.stringify(host.slice(0, 100))} does not name this server (${hosts[0]})`
+      )
+    const origin = req.headers.origin
+    if (origin !== undefined && !hosts.some((h) => origin === `http://${h}`))
+      return refuse(
+        res,
+        403,
+        'ORIGIN_NOT_ALLOWED',
+        `requests from ${JSON.stringify(origin.slice(0, 100))} are refused (DNS rebinding)`
+      )
+    const auth = req.headers.authorization ?? ''
+    const bearer = /^Bearer (.+)$/.exec(auth)?.[1]
+    if (bearer === undefined || !sameToken(bearer, o.token))
+      return refuse(
+        res,
+        401,
+        bearer === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID',
+        bearer === undefined ? 'send Authorization: Bearer <token>' : "the bearer token is not this server's",
+        { 'www-authenticate': 'Bearer realm="vba mcp"' }
+      )
+    const url = new URL(req.url ?? '/', 'http://x')
+    const caseId = o.perSession ? /^\/mcp\/([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/.exec(url.pathname)?.[1] : undefined
+    if (o.perSession ? caseId === undefined : url.pathname !== '/mcp')
+      return refuse(res, 404, 'NOT_FOUND', o.perSession ? 'the endpoint is /mcp/<case id>' : 'the endpoint is /mcp')
+    let body: unknown
+    if (req.method === 'POST') {
+      const got = await bodyOf(req, max)
+      if ('over' in got) {
+        o.log(`vba mcp: MESSAGE_TOO_LARGE: refused a request body of ${got.over} bytes (over ${max})`)
+        return refuse(
+          res,
+          413,
+          'MESSAGE_TOO_LARGE',
+          `a body of ${got.over} bytes, over the limit of ${max} bytes, was refused unread`
+        )
+      }
+      try {
+        body = JSON.parse(got.text)
+      } catch {
+        return refuse(res, 400, 'MESSAGE_NOT_JSON', 'the body is not JSON')
+      }
+    }
+    const id = req.headers['mcp-session-id']
+    const known = typeof id === 'string' ? sessions.get(id) : undefined
+    if (known !== undefined && known.path === url.pathname) return known.transport.handleRequest(req, res, body)
+    if (typeof id === 'string')
+      return refuse(
+        res,
+        404,
+        'SESSION_UNKNOWN',
+        'no such session (it ended, or the server restarted): initialize a new one'
+      )
+    const session = await o.sessionOf(caseId ?? null)
+    const transport: StreamableHTTPServerTransport = new Transport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, { transport, path: url.pathname })
+      }
+    })
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
+    }
+    await createMcpServer(sdk, session).connect(transport)
+    return transport.handleRequest(req, res, body)
+  }
+  const http = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const f = e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', String(e).slice(0, 300))
+      o.log(`vba mcp: ${f.code}: ${f.message}`)
+      if (!res.headersSent) refuse(res, f.code === 'CASE_NOT_FOUND' ? 404 : 500, f.code, f.message)
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(o.port, o.host, () => resolve())
+  })
+  const address = http.address()
+  const port = typeof address === 'object' && address !== null ? address.port : o.port
+  const shown = o.host.includes(':') ? `[${o.host}]` : o.host
+  hosts = [
+    `${shown}:${port}`,
+    ...(isLoopback(o.host) ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] : [])
+  ]
+  return {
+    url: `http://${shown}:${port}/mcp`,
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()))
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    }
+  }
+}

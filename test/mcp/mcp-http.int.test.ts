@@ -1,0 +1,236 @@
+/**
+ * `vba mcp --http` with the SDK's own Client over Streamable HTTP: the token (from the variable or
+ * a file, never argv), the Host and Origin checks, a whole investigation, and two clients making
+ * 50 calls each on one case at once: no conflict surfaced, every answer attributed to its client.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import * as path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { initCase, loadProfile, prepareRevision, verifyCase } from '../../src/fp.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
+import { mariaWorld, mariaProfile } from '../helpers/world.js'
+import { buildTestRepo } from '../helpers/git-repo.js'
+import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { VBA_BIN, vba } from '../helpers/cli.js'
+import { processEnv, textOf } from '../helpers/mcp.js'
+
+const { shared } = await mariaWorld()
+const repo = buildTestRepo()
+const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+const profile = mariaProfile(
+  shared,
+  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 300\n\n${adapter}`
+)
+const template = path.join(tempDir('mcp-http-template'), 'case')
+{
+  const p = right(await loadProfile(profile)())
+  const research = createProjectResearch(p, { openSource: openSourceResearch })
+  right(await initCase({ dir: template, caseId: 'case-http', title: 'wolpertingers vanish' })())
+  right(
+    await prepareRevision(template, research, right(enrichmentConfig(p)), {
+      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })()
+  )
+  await research.close()
+}
+const newCase = (): string => {
+  const dir = path.join(tempDir('mcp-http-case'), 'case')
+  cpSync(template, dir, { recursive: true })
+  return dir
+}
+type Line = { type: string; command_id: string; data: Record<string, unknown> }
+const events = (dir: string): Line[] =>
+  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line)
+
+const TOKEN = 'test-token-0123456789abcdef'
+
+/** Starts `vba mcp --http 127.0.0.1:0` on `dir`; resolves to its URL once it listens. */
+const startHttp = async (dir: string): Promise<{ child: ChildProcessWithoutNullStreams; url: URL; port: number }> => {
+  const child = spawn(process.execPath, [VBA_BIN, 'mcp', '--config', profile, '--case', dir, '--http', '127.0.0.1:0'], {
+    env: processEnv({ VBA_MCP_TOKEN: TOKEN })
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = ''
+    child.stderr.on('data', (d) => {
+      err += d
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
+      if (m?.[1] !== undefined) resolve(m[1])
+    })
+    child.once('exit', (code) => reject(new Error(`vba mcp exited with ${String(code)}: ${err}`)))
+  })
+  return { child, url: new URL(url), port: Number(new URL(url).port) }
+}
+const stop = (child: ChildProcessWithoutNullStreams): Promise<void> =>
+  new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+
+const connect = async (url: URL, name: string): Promise<Client> => {
+  const client = new Client({ name, version: '1.0' })
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } })
+  )
+  return client
+}
+
+/** A raw POST of an initialize request with `headers`: the status and the body. */
+const post = (port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }
+    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (d) => {
+          text += d
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      }
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+
+const http = suite('vba mcp --http')
+
+http(
+  'refuses a missing or wrong token, a foreign Origin and a foreign Host; the token never comes from argv',
+  async () => {
+    const dir = newCase()
+    const { child, port } = await startHttp(dir)
+    try {
+      const ok = { authorization: `Bearer ${TOKEN}` }
+      const missing = await post(port, {})
+      assert.is(missing.status, 401)
+      assert.match(missing.body, 'TOKEN_MISSING')
+      const wrong = await post(port, { authorization: 'Bearer not-the-token-at-all' })
+      assert.is(wrong.status, 401)
+      assert.match(wrong.body, 'TOKEN_INVALID')
+      const origin = await post(port, { ...ok, origin: 'http://evil.example' })
+      assert.is(origin.status, 403)
+      assert.match(origin.body, 'ORIGIN_NOT_ALLOWED')
+      const host = await post(port, { ...ok, host: `evil.example:${port}` })
+      assert.is(host.status, 403)
+      assert.match(host.body, 'HOST_NOT_ALLOWED')
+      const own = await post(port, { ...ok, origin: `http://localhost:${port}` })
+      assert.is(own.status, 200, own.body)
+    } finally {
+      await stop(child)
+    }
+    assert.equal(
+      events(dir).filter((e) => e.type === 'InvestigationStarted'),
+      [],
+      'refused requests change nothing'
+    )
+    const noToken = vba(['mcp', '--config', profile, '--case', dir, '--http', '127.0.0.1:0'], {
+      env: { VBA_MCP_TOKEN: '' }
+    })
+    assert.is(noToken.code, 2, noToken.stderr)
+    assert.match(noToken.stderr, /^vba: INVALID_ARGUMENT: vba mcp --http needs a bearer token/m)
+    const argv = vba(['mcp', '--config', profile, '--case', dir, '--http', '127.0.0.1:0', '--token', TOKEN])
+    assert.ok(argv.code !== 0, argv.stderr)
+    assert.not.match(argv.stderr + argv.stdout, TOKEN, 'no option takes the token')
+    const file = path.join(tempDir('mcp-http-token'), 'token')
+    writeFileSync(file, `${TOKEN}\n`)
+    const help = vba(['mcp', '--help'])
+    assert.match(help.stdout, '--token-file')
+  }
+)
+
+http(
+  'a whole investigation over Streamable HTTP; two clients x 50 calls at once: no conflict, no misattribution',
+  async () => {
+    const dir = newCase()
+    const { child, url } = await startHttp(dir)
+    try {
+      const a = await connect(url, 'agent-a')
+      const b = await connect(url, 'agent-b')
+      try {
+        const ask = (c: Client, entry: number) =>
+          c.callTool({
+            name: 'database_count',
+            arguments: { table: 'creature_template', filters: [{ column: 'entry', operator: 'eq', value: entry }] }
+          })
+        const [ra, rb] = await Promise.all([
+          Promise.all(Array.from({ length: 50 }, (_, i) => ask(a, 1 + i))),
+          Promise.all(Array.from({ length: 50 }, (_, i) => ask(b, 1001 + i)))
+        ])
+        const all = [...ra.map((r) => ['agent-a', r] as const), ...rb.map((r) => ['agent-b', r] as const)]
+        for (const [, r] of all) assert.not.ok(r.isError, textOf(r))
+        // Every answer's evidence was reserved for the client that asked.
+        const byEvidence = new Map<string, string>()
+        const reservations = new Map<string, string>()
+        for (const e of events(dir)) {
+          if (e.type === 'BudgetReserved' && e.data['requester'] !== null)
+            reservations.set(String(e.data['reservation_id']), (e.data['requester'] as { name: string }).name)
+          if (e.type === 'CaptureRecorded')
+            byEvidence.set(String(e.data['evidence_id']), reservations.get(String(e.data['reservation_id'])) ?? '')
+        }
+        for (const [client, r] of all) {
+          const id = (r.structuredContent as { evidence_id: string }).evidence_id
+          assert.is(byEvidence.get(id), client, `${id} was asked by ${client}`)
+        }
+        assert.is(new Set(all.map(([, r]) => (r.structuredContent as { evidence_id: string }).evidence_id)).size, 100)
+        // The investigation, decided by agent-a.
+        assert.not.ok(
+          (await a.callTool({ name: 'interpretation_record', arguments: { summary: 'the net despawns it' } })).isError
+        )
+        const read = await a.callTool({
+          name: 'source_read',
+          arguments: { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 20 }
+        })
+        const e = (read.structuredContent as { evidence_id: string }).evidence_id
+        const steps: Array<[string, Record<string, unknown>]> = [
+          ['hypothesis_propose', { statement: 'the net spell despawns it', evidence: [e] }],
+          ['hypothesis_update', { hypothesis_id: 'H1', status: 'supported', evidence: [e], note: 'DespawnOrUnsummon' }],
+          ['conclude', { summary: `despawned by the net spell (${e})`, hypotheses: ['H1'], evidence: [e] }]
+        ]
+        for (const [name, args] of steps) {
+          const r = await a.callTool({ name, arguments: args })
+          assert.not.ok(r.isError, `${name}: ${textOf(r)}`)
+        }
+        assert.equal(
+          (await b.listTools()).tools.map((t) => t.name),
+          ['case_status'],
+          'the other session sees the concluded case too'
+        )
+      } finally {
+        await a.close()
+        await b.close()
+      }
+    } finally {
+      await stop(child)
+    }
+    const v = right(await verifyCase(dir)())
+    assert.ok(v.valid, JSON.stringify(v.findings.slice(0, 3)))
+    const deciders = events(dir)
+      .filter((x) => x.type === 'ModelResponded')
+      .map((x) => (x.data['provenance'] as { requester: { name: string } }).requester.name)
+    assert.equal(deciders, ['agent-a', 'agent-a', 'agent-a', 'agent-a'])
+  }
+)
+
+http.run()
