@@ -1,7 +1,7 @@
 /** Case preparation against the real MariaDB fixture world and a real repository. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { initCase } from '../../src/fp.js'
 import { readObject } from '../../src/fp.js'
@@ -21,6 +21,7 @@ import { repoRoot, right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 import { forger } from '../helpers/forger.js'
 import { digestOf } from '../../src/domain/rules/digest.js'
+import { digestedIndex } from '../../src/domain/inputs-decider.js'
 
 const { shared } = await mariaWorld()
 const repo = buildTestRepo()
@@ -314,6 +315,60 @@ prep(
     assert.not.ok(forged.valid)
     const rules = forged.findings.map((x) => x.data?.['rule'])
     assert.ok(rules.includes('revision.extracted'), JSON.stringify(forged.findings))
+  }
+)
+
+prep(
+  'inputs version 1 is no way around revision.extracted: kept entities, dropped ones and hidden ones are findings; the only VALID version 1 is what an honest writer records for the same entities listed',
+  async () => {
+    const base = await newCase()
+    right(await prepareRevision(base, research, config, { report: TRACKER_REPORT, entities: [] })())
+    const at = readFileSync(path.join(base, 'events.jsonl'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('"InputsRecorded"'))
+    type Inputs = Record<string, unknown> & {
+      entities: Array<{ type: string; id: number | string }>
+      extracted?: Array<{ type: string; id: number }>
+    }
+    const downgrade = (edit: (d: Inputs) => Inputs): string => {
+      const dir = path.join(tempDir('inputs-v1'), 'case')
+      cpSync(base, dir, { recursive: true })
+      forger(dir).rewrite(at + 1, (old) => {
+        const d = edit({ ...(old as Inputs), inputs_version: 1 })
+        return { ...d, inputs_digest: digestOf(digestedIndex(d as unknown as Parameters<typeof digestedIndex>[0])) }
+      })
+      return dir
+    }
+    const rulesOf = async (dir: string): Promise<unknown[]> =>
+      right(await verifyCase(dir)())
+        .findings.filter((f) => f.severity === 'error')
+        .map((f) => f.data?.['rule'])
+    // Version 1 that still holds the extracted entities.
+    const kept = downgrade((d) => d)
+    assert.ok((await rulesOf(kept)).includes('revision.extracted'))
+    // Version 1 without them: the recorded patterns find them in the report, and the facts miss them.
+    const dropped = downgrade(({ extracted: _x, ...d }) => d as Inputs)
+    const droppedRules = await rulesOf(dropped)
+    assert.ok(droppedRules.includes('revision.extracted'), JSON.stringify(droppedRules))
+    // Version 1 with them listed instead: what `vba case prepare` records when the same entities
+    // are listed (listed entities win, the patterns find nothing more: inputs version 1), so VALID.
+    const listed = downgrade(({ extracted, ...d }) => ({
+      ...d,
+      entities: [...d.entities, ...(extracted ?? []).map((x) => ({ type: x.type, id: x.id }))]
+    }))
+    assert.equal(await rulesOf(listed), [])
+    const honest = await newCase()
+    const entities = (
+      JSON.parse(readFileSync(path.join(listed, 'events.jsonl'), 'utf8').split('\n')[at] ?? '{}') as {
+        data: Inputs
+      }
+    ).data.entities
+    right(await prepareRevision(honest, research, config, { report: TRACKER_REPORT, entities })())
+    const inputsOf = (dir: string): Inputs =>
+      (JSON.parse(readFileSync(path.join(dir, 'events.jsonl'), 'utf8').split('\n')[at] ?? '{}') as { data: Inputs })
+        .data
+    assert.equal(inputsOf(honest), inputsOf(listed), 'the same inputs an honest writer records')
+    assert.match(vba(['status', listed]).stdout, 'entity quest 11117: listed with the inputs')
   }
 )
 
