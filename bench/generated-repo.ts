@@ -4,7 +4,9 @@
  * changed per commit), written through `git fast-import` and packed by `git gc` (deltas).
  */
 import { spawnSync, execFileSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 const rng = (seed: number) => () => {
@@ -100,4 +102,28 @@ export const generateRepo = (dir: string, files: number, extra: Readonly<Record<
   if (r.status !== 0) throw new Error(`fast-import failed: ${r.stderr.toString()}`)
   execFileSync('git', ['gc', '-q'], { cwd: dir })
   return execFileSync('git', ['rev-parse', 'main'], { cwd: dir, encoding: 'utf8' }).trim()
+}
+
+/**
+ * The repository a source benchmark runs on: `repo` as given, else the generated repository of
+ * `files` files under the temp dir (generated once, kept); with its commit (HEAD unless given).
+ */
+export const benchRepository = (
+  repo: string | undefined,
+  commit: string | undefined,
+  files: number
+): { readonly repo: string; readonly commit: string } => {
+  let dir = repo
+  if (dir === undefined) {
+    dir = path.join(os.tmpdir(), `vba-bench-repo-${files}`)
+    if (!existsSync(path.join(dir, 'HEAD'))) {
+      process.stderr.write(`generating a repository of ${files} files in ${dir} (once) ...\n`)
+      generateRepo(dir, files)
+    }
+  }
+  dir = path.resolve(dir)
+  return {
+    repo: dir,
+    commit: commit ?? execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim()
+  }
 }

@@ -15,13 +15,13 @@
  * and 200 MiB at its commit, with history and deltas (bench/generated-repo.ts).
  */
 import { spawnSync, execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { writeDemoWorld } from '../src/demo/world.js'
-import { generateRepo } from './generated-repo.js'
+import { benchRepository } from './generated-repo.js'
 import { machine, median, runWorker } from './lib.js'
 
 const { values } = parseArgs({
@@ -55,17 +55,7 @@ const timeGitGrep = (repo: string, commit: string, term: string): number => {
 }
 
 const main = async (): Promise<void> => {
-  let repo = values.repo
-  let commit = values.commit
-  if (repo === undefined) {
-    repo = path.join(os.tmpdir(), `vba-bench-repo-${values.files}`)
-    if (!existsSync(path.join(repo, 'HEAD'))) {
-      process.stderr.write(`generating a repository of ${values.files} files in ${repo} (once) ...\n`)
-      generateRepo(repo, Number(values.files))
-    }
-  }
-  repo = path.resolve(repo)
-  commit ??= execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
+  const { repo, commit } = benchRepository(values.repo, values.commit, Number(values.files))
   const stats = execFileSync('git', ['ls-tree', '-r', '-l', commit], {
     cwd: repo,
     encoding: 'utf8',

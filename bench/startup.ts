@@ -13,13 +13,13 @@
  * Without --repo it uses the generated repository of bench/source-search (about 10,000 files,
  * generated once under the temp dir).
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { generateRepo } from './generated-repo.js'
+import { benchRepository } from './generated-repo.js'
 import { machine, median, runWorker } from './lib.js'
 
 const { values } = parseArgs({
@@ -64,16 +64,7 @@ const pairs = (a: readonly string[], b: readonly string[]): { a: number; b: numb
 
 const main = (): void => {
   if (!existsSync(BUNDLE)) throw new Error('dist/vba/main.js is missing: run `npm run build` first')
-  let repo = values.repo
-  if (repo === undefined) {
-    repo = path.join(os.tmpdir(), `vba-bench-repo-${values.files}`)
-    if (!existsSync(path.join(repo, 'HEAD'))) {
-      process.stderr.write(`generating a repository of ${values.files} files in ${repo} (once) ...\n`)
-      generateRepo(repo, Number(values.files))
-    }
-  }
-  repo = path.resolve(repo)
-  const commit = values.commit ?? execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()
+  const { repo, commit } = benchRepository(values.repo, values.commit, Number(values.files))
   const work = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-startup-'))
   const profile = path.join(work, 'project.toml')
   writeFileSync(
