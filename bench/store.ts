@@ -198,6 +198,7 @@ const claimRun = async (store: SqlStore, count: number): Promise<{ perSecond: nu
     log_bytes: 0,
     state: 'NOT_STARTED',
     revision: 1,
+    claimable: 1,
     updated_ms: i
   }))
   for (let i = 0; i < rows.length; i += 500) await k('vba_cases').insert(rows.slice(i, i + 500))

@@ -109,7 +109,7 @@ export type { RecordedEvent } from './events/chain.js'
 export type { Receipt } from './adapters/case-store/append.js'
 export type { CaseAt, CaseStore, StoredCase, Lease, QueueStore } from './adapters/case-store/store.js'
 export type { SqlStore, SqlStoreOptions } from './adapters/sql-store/sql-store.js'
-export type { QueueEntry, QueueRow } from './projections/queue.js'
+export type { QueueCounts, QueueEntry, QueuePage, QueuePageOptions, QueueRow } from './projections/queue.js'
 export type { WorkerOptions, WorkEvent } from './investigation/worker.js'
 export type { WorkSummary, WorkFailure } from './investigation/work-summary.js'
 export { directoryStore }

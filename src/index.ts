@@ -29,7 +29,7 @@ export type {
   ReportCaseOptions
 } from './api/client.js'
 export type { Lease } from './adapters/case-store/store.js'
-export type { QueueEntry, QueueRow } from './projections/queue.js'
+export type { QueueCounts, QueueEntry, QueuePage, QueuePageOptions, QueueRow } from './projections/queue.js'
 export type { WorkEvent } from './investigation/worker.js'
 export type { WorkSummary, WorkFailure } from './investigation/work-summary.js'
 export { VbaError, isVbaError } from './api/errors.js'

@@ -10,7 +10,7 @@ import type { Finding } from '../events/findings.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import type { Lease } from '../adapters/case-store/store.js'
-import type { QueueEntry } from '../projections/queue.js'
+import type { QueueEntry, QueuePage, QueuePageOptions } from '../projections/queue.js'
 import type { WorkEvent, WorkSummary } from '../investigation/worker.js'
 import type { GcReport } from '../adapters/case-store/gc.js'
 import type { LockState } from '../adapters/case-store/lock.js'
@@ -317,8 +317,18 @@ export interface WorkOptions {
  * @category queue
  */
 export interface QueueApi {
-  /** Every case with its queue row, runnable ones first (`root`: a folder of case directories, without a store). */
+  /**
+   * Every case with its queue row, runnable ones first (`root`: a folder of case directories,
+   * without a store). A store is read page after page: for a large one, read {@link QueueApi.page}.
+   */
   list(root?: string): Promise<readonly QueueEntry[]>
+  /**
+   * One page of the queue: the cases after `after` (the previous page's `next`) in key order (case
+   * id in a store, directory name under `root`), at most `limit`, optionally only some states, with
+   * the counts per state of the whole queue. Pages never skip or repeat a case, also while cases
+   * change state. INVALID_ARGUMENT for options out of bounds.
+   */
+  page(options?: QueuePageOptions & { readonly root?: string }): Promise<QueuePage>
   /** Leases one runnable case to `worker`, or null when nothing is runnable. */
   claim(worker: string, options?: { readonly leaseMs?: number }): Promise<Lease | null>
   /** Extends a lease still held (LEASE_LOST otherwise). */

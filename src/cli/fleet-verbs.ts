@@ -8,7 +8,9 @@ import { failure } from '../failures/failure.js'
 import { migrateStoreAt } from '../adapters/stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError, fail, must } from '../failures/error.js'
-import type { QueueEntry } from '../projections/queue.js'
+import { QUEUE_STATES, type QueueCounts, type QueueEntry } from '../projections/queue.js'
+import type { CaseLifecycleState } from '../domain/case-state.js'
+import { shellWord } from './next-step.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { startSettings } from '../investigation/settings.js'
@@ -47,9 +49,6 @@ export const storeImport = async (
   else io.out(r.case_id)
 }
 
-/** Most cases `vba queue list` shows from a store. */
-const LIST_LIMIT = 10_000
-
 const renderEntry = (e: QueueEntry): string => {
   const budget = e.budget_left === null ? '' : `, budget ${e.budget_left}`
   const state = `${e.state}${e.reason === null ? '' : `/${e.reason}`}`
@@ -62,29 +61,72 @@ const renderEntry = (e: QueueEntry): string => {
   return `${e.runnable ? 'runnable ' : 'waiting  '} ${e.dir ?? e.case_id}  ${state}, revision ${e.revision}${budget}${model}, generation ${e.generation}, last activity ${e.last_activity}${e.lease === null ? '' : `, leased by ${e.lease.worker} until ${e.lease.expires_at}`}: ${e.why}${failed}`
 }
 
-export const queueList = async (
-  io: Out,
-  root: string | undefined,
-  o: StoreOption & { json?: boolean }
-): Promise<void> => {
-  const url = rootOrStoreUrl(root, o)
-  let entries: readonly QueueEntry[]
-  if (root !== undefined || url === undefined) {
-    if (root === undefined)
-      fail('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL')
-    entries = await (await cliClient(undefined)).queue.list(root)
-  } else {
-    const store = await storeAt(url)
-    entries = await store.list({ limit: LIST_LIMIT })
+export interface QueueListOptions extends StoreOption {
+  readonly json?: boolean
+  readonly after?: string
+  readonly limit?: number
+  readonly state?: readonly string[]
+}
+
+/** The counts of a page as one line: "3 runnable, 12 case(s) (NOT_STARTED 4, CONCLUDED 8)". */
+const countsLine = (c: QueueCounts): string =>
+  `${c.runnable} runnable, ${c.total} case(s)${
+    c.total === 0
+      ? ''
+      : ` (${QUEUE_STATES.filter((s) => (c.by_state[s] ?? 0) > 0)
+          .map((s) => `${s} ${c.by_state[s]}`)
+          .join(', ')})`
+  }`
+
+/** A store URL as it may be shown: without its password. */
+const redactedUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    u.password = ''
+    return u.toString()
+  } catch {
+    return 'URL'
   }
+}
+
+/** The command that lists the page after `next`, with the options of this one (never a password). */
+const nextCommand = (root: string | undefined, o: QueueListOptions, next: string): string =>
+  [
+    'vba queue list',
+    ...(root !== undefined
+      ? [shellWord(root)]
+      : o.store !== undefined
+        ? ['--store', shellWord(redactedUrl(o.store))]
+        : []),
+    ...(o.state ?? []).flatMap((s) => ['--state', s]),
+    ...(o.limit === undefined ? [] : ['--limit', String(o.limit)]),
+    '--after',
+    shellWord(next)
+  ].join(' ')
+
+export const queueList = async (io: Out, root: string | undefined, o: QueueListOptions): Promise<void> => {
+  const url = rootOrStoreUrl(root, o)
+  if (root === undefined && url === undefined)
+    fail('INVALID_ARGUMENT', 'name the queue: ROOT (a folder of case directories) or --store URL')
+  const options = {
+    ...(o.after === undefined ? {} : { after: o.after }),
+    ...(o.limit === undefined ? {} : { limit: o.limit }),
+    ...(o.state === undefined ? {} : { states: o.state as CaseLifecycleState[] })
+  }
+  const page =
+    root !== undefined || url === undefined
+      ? await (await cliClient(undefined)).queue.page({ ...options, root: root as string })
+      : await (await storeAt(url)).page(options)
   if (o.json === true) {
-    for (const e of entries) io.out(json(e))
+    for (const e of page.entries) io.out(json(e))
+    io.out(json({ page: { next: page.next, counts: page.counts } }))
     return
   }
-  for (const e of entries) io.out(terminalText(renderEntry(e)))
-  io.out(
-    `${entries.filter((e) => e.runnable).length} runnable, ${entries.length} case(s)${entries.length >= LIST_LIMIT ? ` (the first ${LIST_LIMIT} by last update; the store may hold more)` : ''}`
-  )
+  for (const e of page.entries) io.out(terminalText(renderEntry(e)))
+  const counts = page.counts === null ? '' : countsLine(page.counts)
+  const shown = `${page.entries.length} shown${o.state === undefined ? '' : ` in ${o.state.join(', ')}`}${o.after === undefined ? '' : ` after ${o.after}`}`
+  io.out(terminalText(`${counts}; ${shown}${page.next === null ? '' : ', more follow'}`))
+  if (page.next !== null) io.out(terminalText(`next page: ${nextCommand(root, o, page.next)}`))
 }
 
 export const queueClaim = async (

@@ -1,6 +1,8 @@
 /**
  * `vba serve (ROOT | --store URL) [--port N] [--host H]`: a read-only local web page listing the
- * cases (state, block reason, budget left, last activity), each linking to its report. Binds to
+ * cases a page at a time (state, block reason, budget left, last activity), each linking to its
+ * report, with the counts per state (each a link to its cases) and a link to the next page
+ * (`/?state=S&limit=N&after=KEY`, as `vba queue list`); a case's page reads that case only. Binds to
  * 127.0.0.1 by default; only GET and HEAD; cases are looked up in the listing, never used as
  * paths; every page carries the report's Content-Security-Policy (no script, nothing outside).
  *
@@ -19,7 +21,8 @@ import { caseStamp, directoryQueue, within } from '../adapters/case-store/direct
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { FailureError, fail, thrownFailure } from '../failures/error.js'
-import type { QueueEntry } from '../projections/queue.js'
+import { QUEUE_STATES, type QueueEntry, type QueuePage } from '../projections/queue.js'
+import type { CaseLifecycleState } from '../domain/case-state.js'
 import { esc, escPlain } from '../projections/report/render.js'
 import { caseReport } from '../report/case-report.js'
 import { VERSION } from '../version.js'
@@ -35,15 +38,67 @@ const REPORT_TIMEOUT_MS = 30_000
 /** The link of a listed case: its directory's name under a root, its id in a store. */
 const slugOf = (e: QueueEntry): string => (e.dir === undefined ? e.case_id : path.basename(e.dir))
 
-const indexPage = (source: string, entries: readonly QueueEntry[]): string => `<!doctype html>
+/** The listing's query: the page after a key, its size, the states shown (each parameter as the CLI's option). */
+interface ListQuery {
+  readonly after?: string
+  readonly limit?: number
+  readonly states?: readonly CaseLifecycleState[]
+}
+
+/** A link to the listing with `q` (the parameters are percent-encoded; nothing else of the request is echoed). */
+const listLink = (q: ListQuery): string => {
+  const p = new URLSearchParams()
+  for (const s of q.states ?? []) p.append('state', s)
+  if (q.limit !== undefined) p.set('limit', String(q.limit))
+  if (q.after !== undefined) p.set('after', q.after)
+  const t = p.toString()
+  return t === '' ? '/' : `/?${t}`
+}
+
+/** The listing's query from the URL's parameters; INVALID_ARGUMENT for a state or size out of bounds. */
+const listQuery = (params: URLSearchParams): ListQuery => {
+  const states = params.getAll('state')
+  const limit = params.get('limit')
+  const after = params.get('after')
+  if (limit !== null && !/^\d{1,5}$/.test(limit)) fail('INVALID_ARGUMENT', 'limit: a whole number of cases per page')
+  return {
+    ...(after === null || after === '' ? {} : { after }),
+    ...(limit === null ? {} : { limit: Number(limit) }),
+    ...(states.length === 0 ? {} : { states: states as CaseLifecycleState[] })
+  }
+}
+
+const withoutAfter = ({ after: _after, ...rest }: ListQuery): ListQuery => rest
+
+/** The counts, each state a link to its cases, and the link to the next page (or that this is the last). */
+const pageHeader = (page: QueuePage, q: ListQuery): string => {
+  const c = page.counts
+  const counts =
+    c === null
+      ? ''
+      : `${c.total} case(s), ${c.runnable} runnable: ${QUEUE_STATES.filter((s) => (c.by_state[s] ?? 0) > 0)
+          .map(
+            (s) =>
+              `<a href="${esc(listLink({ states: [s], ...(q.limit === undefined ? {} : { limit: q.limit }) }))}">${esc(s)}</a> ${c.by_state[s]}`
+          )
+          .join(', ')}`
+  const shown = `${page.entries.length} shown${q.states === undefined ? '' : ` in ${esc(q.states.join(', '))} (<a href="${esc(listLink({}))}">all</a>)`}${q.after === undefined ? '' : ` after ${esc(q.after)} (<a href="${esc(listLink(withoutAfter(q)))}">first page</a>)`}`
+  const next =
+    page.next === null
+      ? 'the last page'
+      : `<a rel="next" href="${esc(listLink({ ...q, after: page.next }))}">next page</a>`
+  return `${counts} · ${shown} · ${next}`
+}
+
+const indexPage = (source: string, page: QueuePage, q: ListQuery): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>vba cases</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330}main{max-width:1100px;margin:0 auto;padding:20px}
 table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f6f9}
 .muted{color:#5b6475}.run{color:#13733b}.wait{color:#8a5a00}.cc{color:#b3261e;font-family:monospace;font-size:12px}</style></head><body><main>
-<h1>Cases</h1><p class="muted">${esc(source)} · ${entries.length} case(s), ${entries.filter((e) => e.runnable).length} runnable · read-only · vba ${esc(VERSION)}</p>
+<h1>Cases</h1><p class="muted">${esc(source)} · read-only · vba ${esc(VERSION)}</p><p>${pageHeader(page, q)}</p>
 <table><thead><tr><th>case</th><th>state</th><th>budget left</th><th>last activity</th><th>queue</th></tr></thead><tbody>
-${entries
+${page.entries
   .map(
     (e) =>
       `<tr><td><a href="/case/${encodeURIComponent(slugOf(e))}">${esc(e.case_id)}</a>${e.dir === undefined ? '' : ` <span class="muted">(${esc(path.basename(e.dir))})</span>`}${e.title === null ? '' : `<br><span class="muted">${esc(e.title)}</span>`}</td><td>${esc(e.state)}${e.reason === null ? '' : ` / ${esc(e.reason)}`}</td><td>${e.budget_left === null ? '<span class="muted">-</span>' : String(e.budget_left)}</td><td>${esc(e.last_activity)}</td><td class="${e.runnable ? 'run' : 'wait'}">${e.runnable ? 'runnable' : 'waits'}: ${esc(e.why)}${e.lease === null ? '' : `<br><span class="muted">leased by ${esc(e.lease.worker)} until ${esc(e.lease.expires_at)}</span>`}${(e.why.startsWith(
@@ -56,7 +111,7 @@ ${entries
         .join('')}</td></tr>`
   )
   .join('\n')}
-</tbody></table></main></body></html>
+</tbody></table><p>${pageHeader(page, q)}</p></main></body></html>
 `
 
 /**
@@ -106,7 +161,9 @@ export const hostAllowed = (header: string | undefined, bound: string, port: num
 /** What answering a request needs: the cases, and the address the server is bound to (set once it listens). */
 interface Served {
   source: string
-  list: () => Promise<QueueEntry[]>
+  page: (q: ListQuery) => Promise<QueuePage>
+  /** The listed case of a link, or null. */
+  entry: (slug: string) => Promise<QueueEntry | null>
   reportOf: (entry: QueueEntry) => Promise<string>
   bound: string
   boundPort: number
@@ -135,18 +192,20 @@ const reportCache = (store: SqlStore | null): ((entry: QueueEntry) => Promise<st
 const route = async (
   served: Served,
   pathname: string,
+  params: URLSearchParams,
   slug: string | null,
   res: ServerResponse,
   head: boolean
 ): Promise<void> => {
   try {
     if (pathname === '/') {
-      send(res, 200, indexPage(served.source, await served.list()), head)
+      const q = listQuery(params)
+      send(res, 200, indexPage(served.source, await served.page(q), q), head)
       return
     }
     if (slug !== null) {
-      const entry = (await served.list()).find((e) => slugOf(e) === slug)
-      if (entry === undefined) {
+      const entry = await served.entry(slug)
+      if (entry === null) {
         send(res, 404, message('No such case', 'no listed case has this name'), head)
         return
       }
@@ -156,7 +215,9 @@ const route = async (
     send(res, 404, message('Not found', 'this server has the listing at / and the reports under /case/'), head)
   } catch (e) {
     const f = thrownFailure(e)
-    send(res, f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : 500, message(f.code, f.message), head)
+    const status =
+      f.code === 'CASE_CORRUPT' ? 422 : f.code === 'IO_ERROR' ? 503 : f.code === 'INVALID_ARGUMENT' ? 400 : 500
+    send(res, status, message(f.code, f.message), head)
   }
 }
 
@@ -179,15 +240,18 @@ const handle = async (served: Served, req: IncomingMessage, res: ServerResponse)
   }
   let slug: string | null = null
   let pathname: string
+  let params: URLSearchParams
   try {
-    pathname = new URL(req.url ?? '/', 'http://localhost').pathname
+    const u = new URL(req.url ?? '/', 'http://localhost')
+    pathname = u.pathname
+    params = u.searchParams
     const m = /^\/case\/([^/]+)$/.exec(pathname)
     if (m !== null) slug = decodeURIComponent(m[1] as string)
   } catch {
     send(res, 400, message('INVALID_ARGUMENT', 'the URL is malformed (bad percent-encoding)'), head)
     return
   }
-  await route(served, pathname, slug, res, head)
+  await route(served, pathname, params, slug, res, head)
 }
 
 /** Starts listening on host:port; a failure to bind is an UNAVAILABLE exit. */
@@ -227,9 +291,16 @@ export const serve = async (
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
   const queue = store === null ? directoryQueue(root as string) : null
-  const list = async (): Promise<QueueEntry[]> =>
-    queue !== null ? Promise.all((await queue.list()).map(withRun)) : (store as NonNullable<typeof store>).list()
-  const served: Served = { source, list, reportOf: reportCache(store), bound: o.host, boundPort: port }
+  const page = async (q: ListQuery): Promise<QueuePage> => {
+    if (queue === null) return (store as NonNullable<typeof store>).page(q)
+    const p = await queue.page(q)
+    return { ...p, entries: await Promise.all(p.entries.map(withRun)) }
+  }
+  const entry = async (slug: string): Promise<QueueEntry | null> =>
+    queue !== null
+      ? ((await queue.list()).find((e) => slugOf(e) === slug) ?? null)
+      : (store as NonNullable<typeof store>).entry(slug)
+  const served: Served = { source, page, entry, reportOf: reportCache(store), bound: o.host, boundPort: port }
   const server = createServer((req, res) => {
     void handle(served, req, res)
   })

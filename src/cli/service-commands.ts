@@ -1,6 +1,7 @@
 /** `vba queue …`, `vba work`, and serving and exploring (serve, mcp, demo-world, check, research): commander wiring only. */
 import { Option, type Command } from 'commander'
-import type { WorkVerbOptions } from './fleet-verbs.js'
+import type { QueueListOptions, WorkVerbOptions } from './fleet-verbs.js'
+import { QUEUE_PAGE, QUEUE_STATES } from '../projections/queue.js'
 import type { McpOptions } from './mcp-verb.js'
 import type { StoreOption } from './stores.js'
 import {
@@ -16,6 +17,7 @@ import {
   wholeNumber
 } from './options.js'
 import { lazy, type Build } from './verb-build.js'
+import { fail } from '../failures/error.js'
 
 const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
 const research = lazy(() => import('./research-verb.js'), 'research')
@@ -33,10 +35,28 @@ export const fleetCommands = (program: Command, { io, storeVerb }: Build): void 
   const queue = program.command('queue').description('the work queue: which cases can run now, leases for workers')
   storeVerb(queue, 'list [root]')
     .description(
-      'every case with its state, block reason, retry time, revision and budget left: runnable now, or why not (ROOT: a folder of case directories, or the cases of --store)'
+      'a page of the cases (by case id; by directory name under ROOT) with state, block reason, retry time, revision and budget left: runnable now, or why not; the counts per state of all of them, and the command for the next page (ROOT: a folder of case directories, or the cases of --store)'
     )
-    .option('--json', 'one JSON line per case')
-    .action((root: string | undefined, o: StoreOption & { json?: boolean }) => queueList(io, root, o))
+    .option('--after <key>', 'the cases after this case id (directory name): the next page the previous one names')
+    .addOption(
+      new Option('--limit <n>', `cases per page (default ${QUEUE_PAGE.default})`).argParser(
+        wholeNumber('--limit', 1, QUEUE_PAGE.max)
+      )
+    )
+    .addOption(
+      new Option('--state <state>', `only cases in this state, repeat for more (${QUEUE_STATES.join(', ')})`).argParser(
+        (v: string, prev: string[] | undefined) => {
+          if (!(QUEUE_STATES as readonly string[]).includes(v))
+            fail(
+              'INVALID_ARGUMENT',
+              `--state takes one of ${QUEUE_STATES.join(', ')}, got ${JSON.stringify(v.slice(0, 40))}`
+            )
+          return [...(prev ?? []), v]
+        }
+      )
+    )
+    .option('--json', 'one JSON line per case, then {"page": {"next", "counts"}}')
+    .action((root: string | undefined, o: QueueListOptions) => queueList(io, root, o))
   storeVerb(queue, 'claim')
     .description('lease one runnable case to a worker (exit 5 when nothing is runnable)')
     .requiredOption('--worker <name>', 'the worker taking the lease')

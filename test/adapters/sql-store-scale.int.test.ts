@@ -171,6 +171,96 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     }
   })
 
+  test('pages return every case exactly once while cases change state; counts per state are exact', async () => {
+    const { store } = await fresh(kind, 'pages')
+    const real = await prepared(store, 3)
+    await copyQueueRows(store.knex, real[0] as string, 250, {
+      prefix: 'copy-',
+      fromMs: Date.UTC(2026, 11, 1),
+      set: {
+        state: "CASE WHEN MOD(g.i, 5) = 0 THEN 'CONCLUDED' WHEN MOD(g.i, 5) = 1 THEN 'BLOCKED' ELSE c.state END",
+        reason: "CASE WHEN MOD(g.i, 5) = 1 THEN 'AWAITING_TEST_FEEDBACK' ELSE c.reason END",
+        claimable: 'CASE WHEN MOD(g.i, 5) < 2 THEN 0 ELSE c.claimable END'
+      }
+    })
+    const all = ((await store.knex('vba_cases').select('case_id')) as Array<{ case_id: string }>).map((r) => r.case_id)
+    assert.is(all.length, 253)
+    const seen: string[] = []
+    let after: string | undefined
+    let pages = 0
+    for (;;) {
+      const page = await store.page({ limit: 40, counts: false, ...(after === undefined ? {} : { after }) })
+      seen.push(...page.entries.map((e) => e.case_id))
+      pages++
+      // Meanwhile cases change state (and move to the end of the claim order): seen ones and unseen ones.
+      const n = pages * 37
+      await store
+        .knex('vba_cases')
+        .whereIn('case_id', [`copy-${String(n).padStart(7, '0')}`, `copy-${String(250 - n).padStart(7, '0')}`])
+        .update({ state: 'CONCLUDED', claimable: 0, updated_ms: Date.now() + pages })
+      if (page.next === null) break
+      assert.is(page.entries.length, 40, 'a page that names a next one is full')
+      after = page.next
+    }
+    assert.is(pages, 7)
+    assert.is(seen.length, new Set(seen).size, 'no case twice')
+    assert.equal([...seen].sort(), [...all].sort(), 'every case once')
+    // Counts: the aggregate against the states read row by row.
+    const lease = await store.claim('w1', 60_000)
+    assert.ok(lease !== null)
+    const states = ((await store.knex('vba_cases').select('state')) as Array<{ state: string }>).map((r) => r.state)
+    const want: Record<string, number> = {}
+    for (const st of states) want[st] = (want[st] ?? 0) + 1
+    const counts = (await store.page({ limit: 1 })).counts
+    assert.equal(counts?.by_state, want)
+    assert.is(counts?.total, 253)
+    assert.is(
+      counts?.runnable,
+      (want['NOT_STARTED'] ?? 0) - 1,
+      'runnable: NOT_STARTED and prepared, less the leased one'
+    )
+  })
+
+  test('pages in some states read each state in case-id order; options out of bounds are INVALID_ARGUMENT', async () => {
+    const { store } = await fresh(kind, 'states')
+    const real = await prepared(store, 1)
+    await copyQueueRows(store.knex, real[0] as string, 90, {
+      prefix: 'copy-',
+      fromMs: Date.UTC(2026, 11, 1),
+      set: {
+        state: "CASE WHEN MOD(g.i, 3) = 0 THEN 'CONCLUDED' WHEN MOD(g.i, 3) = 1 THEN 'EXHAUSTED' ELSE c.state END",
+        claimable: 'CASE WHEN MOD(g.i, 3) < 2 THEN 0 ELSE c.claimable END'
+      }
+    })
+    const read = async (states: Array<'CONCLUDED' | 'EXHAUSTED' | 'NOT_STARTED'>): Promise<string[]> => {
+      const out: string[] = []
+      let after: string | undefined
+      for (;;) {
+        const page = await store.page({ limit: 7, states, counts: false, ...(after === undefined ? {} : { after }) })
+        assert.ok(page.entries.every((e) => states.includes(e.state as 'CONCLUDED')))
+        out.push(...page.entries.map((e) => e.case_id))
+        if (page.next === null) return out
+        after = page.next
+      }
+    }
+    const ids = (mod: number): string[] =>
+      Array.from({ length: 90 }, (_, i) => i)
+        .filter((i) => i % 3 === mod)
+        .map((i) => `copy-${String(i).padStart(7, '0')}`)
+    assert.equal(await read(['CONCLUDED']), ids(0))
+    assert.equal(await read(['EXHAUSTED', 'CONCLUDED']), [...ids(0), ...ids(1)].sort())
+    assert.equal(await read(['NOT_STARTED']), ['case-p00', ...ids(2)])
+    for (const bad of [{ limit: 0 }, { limit: 10_001 }, { states: ['DONE' as 'CONCLUDED'] }, { after: '' }]) {
+      let code = ''
+      try {
+        await store.page(bad)
+      } catch (e) {
+        code = (e as { failure: { code: string } }).failure.code
+      }
+      assert.is(code, 'INVALID_ARGUMENT', JSON.stringify(bad))
+    }
+  })
+
   test.run()
 }
 

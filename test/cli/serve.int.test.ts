@@ -136,6 +136,33 @@ test('the first SIGTERM stops the server, also with a FIFO in the folder; the FI
   assert.is(code, 0, 'exited after the first SIGTERM')
 })
 
+test('the listing pages: the counts of every case, a next link while more follow, a state filter; a bad state is a coded 400', async () => {
+  const root = await twinRoot()
+  cpSync(path.join(root, 'first'), path.join(root, 'third'), { recursive: true })
+  const { child, base } = await startServe([root])
+  try {
+    const one = await get(base, '/?limit=2')
+    assert.is(one.status, 200)
+    assert.is((one.body.match(/<tr><td>/g) ?? []).length, 2)
+    assert.match(one.body, '3 case(s)')
+    assert.match(one.body, '<a rel="next" href="/?limit=2&amp;after=second">next page</a>')
+    assert.not.match(one.body, 'third')
+    const two = await get(base, '/?limit=2&after=second')
+    assert.is((two.body.match(/<tr><td>/g) ?? []).length, 1)
+    assert.match(two.body, '(third)')
+    assert.match(two.body, 'the last page')
+    const state = await get(base, '/?state=CONCLUDED')
+    assert.is((state.body.match(/<tr><td>/g) ?? []).length, 0, 'the sample case is not concluded')
+    assert.match(state.body, '0 shown in CONCLUDED')
+    const bad = await get(base, '/?state=%3Cscript%3E')
+    assert.is(bad.status, 400)
+    assert.match(bad.body, 'INVALID_ARGUMENT')
+    assert.not.match(bad.body, '<script>')
+  } finally {
+    child.kill('SIGTERM')
+  }
+})
+
 test.run()
 
 // ---------------------------------------------------------------------------------------------

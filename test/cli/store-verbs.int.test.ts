@@ -175,10 +175,15 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.is(w.code, 0, w.stderr)
     assert.match(w.stdout, 'cli-worker: claimed case-cli')
     assert.match(w.stdout, /1 claim\(s\), 1 advanced, .*0 failed; nothing left to do/)
-    const json = vba(['queue', 'list', '--json', '--store', t.url], { env: env() })
+    const lines = vba(['queue', 'list', '--json', '--store', t.url], { env: env() })
       .stdout.trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { case_id: string; state: string; runnable: boolean })
+      .map((l) => JSON.parse(l) as { case_id: string; state: string; runnable: boolean; page?: unknown })
+    const last = lines[lines.length - 1] as unknown as {
+      page: { next: unknown; counts: { total: number; runnable: number } }
+    }
+    assert.equal([last.page.next, last.page.counts.total, last.page.counts.runnable], [null, 2, 0])
+    const json = lines.slice(0, -1)
     assert.equal(
       json.map((e) => e.runnable),
       [false, false]
@@ -244,6 +249,19 @@ dirs('lists a folder of case directories with the same reasons', async () => {
   assert.is(r.code, 0, r.stderr)
   assert.match(r.stdout, /waiting\s+\S+concluded\s+CONCLUDED.*: concluded/)
   assert.match(r.stdout, /waiting\s+\S+fresh\s+NOT_STARTED, revision 0.*prepare the case first/)
-  assert.match(r.stdout, '0 runnable, 2 case(s)')
+  assert.match(r.stdout, '0 runnable, 2 case(s) (NOT_STARTED 1, CONCLUDED 1); 2 shown')
+  // A page of one names the command for the next; that one lists the other case and is the last.
+  const first = vba(['queue', 'list', root, '--limit', '1'])
+  assert.is(first.code, 0, first.stderr)
+  assert.match(first.stdout, /concluded\s+CONCLUDED/)
+  assert.not.match(first.stdout, 'fresh')
+  const next = /^next page: vba queue list (\S+) --limit 1 --after concluded$/m.exec(first.stdout)
+  assert.ok(next !== null, first.stdout)
+  const second = vba(['queue', 'list', root, '--limit', '1', '--after', 'concluded'])
+  assert.match(second.stdout, /fresh\s+NOT_STARTED/)
+  assert.not.match(second.stdout, 'next page')
+  const bad = vba(['queue', 'list', root, '--state', 'DONE'])
+  assert.is(bad.code, 2)
+  assert.match(bad.stderr, 'INVALID_ARGUMENT: --state takes one of')
 })
 dirs.run()

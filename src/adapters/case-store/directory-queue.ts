@@ -11,7 +11,15 @@
  */
 import { existsSync, promises as fsp, statSync } from 'node:fs'
 import * as path from 'node:path'
-import { queueRow, runnability, type QueueEntry, type QueueRow } from '../../projections/queue.js'
+import {
+  queueRow,
+  runnability,
+  type QueueEntry,
+  type QueuePage,
+  type QueuePageOptions,
+  type QueueRow
+} from '../../projections/queue.js'
+import { checkPageOptions, pageOfEntries } from './queue-page.js'
 import { openCase } from './directory-store.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { failure } from '../../failures/failure.js'
@@ -67,7 +75,12 @@ export interface DirectoryQueueOptions {
 export interface DirectoryQueue {
   /** Every case directory directly under the root, runnable ones first. */
   readonly list: (now?: number) => Promise<QueueEntry[]>
+  /** One page in directory-name order (`after`: a directory name); INVALID_ARGUMENT for options out of bounds. */
+  readonly page: (options?: QueuePageOptions, now?: number) => Promise<QueuePage>
 }
+
+/** The key of a case directory in a page: its name under the root. */
+export const directoryKey = (e: QueueEntry): string => path.basename(e.dir ?? e.case_id)
 
 /** A queue over `root` that remembers each case by its stamp (see the module comment). */
 export const directoryQueue = (root: string, options: DirectoryQueueOptions = {}): DirectoryQueue => {
@@ -155,7 +168,11 @@ export const directoryQueue = (root: string, options: DirectoryQueueOptions = {}
     for (const dir of cache.keys()) if (!seen.has(dir)) cache.delete(dir)
     return [...entries.filter((e) => e.runnable), ...entries.filter((e) => !e.runnable)]
   }
-  return { list }
+  const page = async (options: QueuePageOptions = {}, now: number = Date.now()): Promise<QueuePage> => {
+    const o = checkPageOptions(options)
+    return pageOfEntries(await list(now), directoryKey, o)
+  }
+  return { list, page }
 }
 
 /** Every case directory directly under `root`, runnable ones first (read afresh). */

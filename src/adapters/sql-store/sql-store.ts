@@ -8,13 +8,13 @@
  * PostgreSQL and MariaDB), rows, scan-rows, append, read, queue and create; this one composes them.
  */
 import type { Knex } from 'knex'
-import type { QueueEntry } from '../../projections/queue.js'
+import type { QueueEntry, QueuePage, QueuePageOptions } from '../../projections/queue.js'
 import type { CaseStore, Lease } from '../case-store/store.js'
 import { openContext, type SqlStoreOptions } from './connection.js'
 import { appendInStore } from './append.js'
 import { openInStore, readObjectInStore, recordedInStore, replayInStore, verifyInStore, viewInStore } from './read.js'
 import { caseLease, claimCase, leaseNamedCase, releaseLease, renewLease } from './queue.js'
-import { listQueue } from './queue-list.js'
+import { listQueue, queueEntry, queuePage } from './queue-list.js'
 import { createInStore, importIntoStore } from './create.js'
 
 export type { QueueEntry }
@@ -26,8 +26,18 @@ export interface SqlStore extends CaseStore {
   /** The store URL without its password. */
   readonly url: string
   readonly dialect: 'postgres' | 'mysql'
-  /** Every case with its queue row, runnable ones first (oldest update first), then the rest. */
+  /**
+   * The cases updated longest ago (at most `limit`, default 10,000) with their queue rows, runnable
+   * ones first. To read every case, read {@link SqlStore.page} after page.
+   */
   readonly list: (options?: { readonly limit?: number }) => Promise<QueueEntry[]>
+  /**
+   * One page of the queue in case-id order: the cases after `after` (the previous page's `next`),
+   * optionally in some states, with the counts per state (INVALID_ARGUMENT for options out of bounds).
+   */
+  readonly page: (options?: QueuePageOptions) => Promise<QueuePage>
+  /** One case's queue entry, or null when the store holds no such case. */
+  readonly entry: (caseId: string) => Promise<QueueEntry | null>
   /**
    * Leases one runnable case to `worker` for `leaseMs` (the database's clock), or null when none is
    * runnable. Cases held by a live lease are skipped; an expired lease (a crashed worker) is taken over.
@@ -77,6 +87,8 @@ export const openSqlStore = async (url: string, options: SqlStoreOptions = {}): 
     replay: (caseId, projections) => replayInStore(ctx, caseId, projections),
     view: (caseId) => viewInStore(ctx, caseId),
     list: (o) => listQueue(ctx, o),
+    page: (o) => queuePage(ctx, o),
+    entry: (caseId) => queueEntry(ctx, caseId),
     claim: (worker, leaseMs) => claimCase(ctx, worker, leaseMs),
     leaseCase: (caseId, worker, leaseMs) => leaseNamedCase(ctx, caseId, worker, leaseMs),
     leaseOf: (caseId) => caseLease(ctx, caseId),
