@@ -39,6 +39,26 @@ export const EXTERNAL = [
   'playwright-core'
 ]
 
+// fp-ts and io-ts ship CommonJS (lib/) and ES modules (es6/) of the same code. The sources import
+// lib/ (what tsc's NodeNext resolution types); the bundle takes es6/, so no CommonJS interop copies
+// each module's exports at start-up and unused functions are left out.
+const esModules = {
+  name: 'fp-ts-es6',
+  setup(b) {
+    b.onResolve({ filter: /^(fp-ts|io-ts)(\/lib\/.*)?$/ }, (args) =>
+      b.resolve(
+        args.path
+          .replace(/^(fp-ts|io-ts)(\/lib\/(.*))?$/, (_, p, _l, m) => `${p}/es6/${m ?? 'index'}`)
+          .replace(/\.js$/, ''),
+        {
+          kind: args.kind,
+          resolveDir: args.resolveDir
+        }
+      )
+    )
+  }
+}
+
 const result = await build({
   entryPoints: {
     main: join(src, 'cli', 'main.js'),
@@ -54,6 +74,7 @@ const result = await build({
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
   external: EXTERNAL,
+  plugins: [esModules],
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
