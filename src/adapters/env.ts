@@ -1,5 +1,6 @@
-/** Clock and id source, injected so tests and replays can pin them. */
+/** Clock and id source, injected so tests and replays can pin them; and who signs the commands. */
 import { randomUUID } from 'node:crypto'
+import type { Signer } from './ssh-keys.js'
 
 /** A clock and an id source (inject a fixed one in tests). @category Client */
 export interface Env {
@@ -11,6 +12,31 @@ export interface Env {
    * case is the same bytes however busy the machine is.
    */
   readonly elapsed?: () => number
+  /**
+   * Who signs every command appended with this environment (a `CommandSigned` event ends each);
+   * default: the process's signer ({@link useProcessSigner}), else none (nothing signed).
+   */
+  readonly signer?: Signer
+}
+
+let processSigner: (() => Promise<Signer>) | undefined
+let loaded: Promise<Signer> | undefined
+
+/**
+ * The signer of every append whose environment names none (the CLI's --sign-key, VBA_SIGN_KEY),
+ * loaded on the first append: a command that writes nothing never reads the key.
+ */
+export const useProcessSigner = (load: (() => Promise<Signer>) | undefined): void => {
+  processSigner = load
+  loaded = undefined
+}
+
+/** The signer an append with `env` signs with, if any. */
+export const signerOf = async (env: Env): Promise<Signer | undefined> => {
+  if (env.signer !== undefined) return env.signer
+  if (processSigner === undefined) return undefined
+  loaded ??= processSigner()
+  return loaded
 }
 
 /** @category Fixtures */

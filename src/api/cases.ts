@@ -6,6 +6,7 @@ import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../a
 import { caseReport, caseReportWithVerification } from '../report/case-report.js'
 import { gcCase } from '../adapters/case-store/gc.js'
 import { breakLock } from '../adapters/case-store/lock.js'
+import { trustPolicy } from '../adapters/case-store/signatures.js'
 import { defaultProjections } from '../projections/defaults.js'
 import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { Fact } from '../research/enrich.js'
@@ -104,6 +105,8 @@ export const casesApi = (ctx: ClientContext): CasesApi => {
         verifyAt(where, {
           ...optional('expectHead', o.expectHead),
           ...optional('strict', o.strict),
+          ...optional('requireSigned', o.requireSigned),
+          ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) }),
           ...(o.onProgress === undefined
             ? {}
             : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })

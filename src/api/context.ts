@@ -64,7 +64,8 @@ export interface ClientContext {
 
 /** Loads the profile and opens the store of a client's options. */
 export const clientContext = async (options: VbaOptions): Promise<ClientContext> => {
-  const env = options.clock ?? systemEnv
+  const clock = options.clock ?? systemEnv
+  const env: Env = options.signer === undefined ? clock : { ...clock, signer: options.signer }
   const profile: Profile | null =
     options.profile === undefined
       ? null

@@ -1,6 +1,7 @@
 /** The client's `transport` namespace: BagIt export, import, bag verification, import into a store. */
 import { exportCase } from '../adapters/bagit/export.js'
 import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/import.js'
+import { trustPolicy } from '../adapters/case-store/signatures.js'
 import { settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
@@ -22,7 +23,17 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
       settle(() =>
         importCase(archive, dir, { ...optional('onProgress', o.onProgress), ...optional('strict', o.strict) })
       ),
-    verify: (target, o = {}) => settle(() => verifyBag(target, {}, definedMembers(o, 'expectHead', 'strict'))),
+    verify: (target, o = {}) =>
+      settle(() =>
+        verifyBag(
+          target,
+          {},
+          {
+            ...definedMembers(o, 'expectHead', 'strict', 'requireSigned'),
+            ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
+          }
+        )
+      ),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
       return settle(() =>

@@ -14,6 +14,7 @@ import type { QueueEntry, QueuePage, QueuePageOptions } from '../projections/que
 import type { WorkEvent, WorkSummary } from '../investigation/worker.js'
 import type { GcReport } from '../adapters/case-store/gc.js'
 import type { LockState } from '../adapters/case-store/lock.js'
+import type { Signer } from '../adapters/ssh-keys.js'
 import type { Profile } from '../adapters/config/profile.js'
 import type { Env } from '../adapters/env.js'
 import type { ExportReport } from '../adapters/bagit/export.js'
@@ -47,6 +48,11 @@ export interface VbaOptions {
   readonly environment?: Readonly<Record<string, string | undefined>>
   /** Clock and id source (tests pin them; default: the system clock and random UUIDs). */
   readonly clock?: Env
+  /**
+   * Who signs every command this client appends (a `CommandSigned` event ends each): a key read
+   * with `readSigner(path)` (an OpenSSH Ed25519 key file). Default: none, or the clock's signer.
+   */
+  readonly signer?: Signer
   /**
    * A SQL store of cases (`postgres://user@host:5432/db` or `mysql://user@host:3306/db`, a
    * password through `?password_env=VAR`). With a store, every `dir` argument is a case id in it,
@@ -160,6 +166,14 @@ export interface VerifyCaseOptions {
    * instead of a notice. A case this library writes today verifies under it.
    */
   readonly strict?: boolean
+  /**
+   * Whom to trust for signed commands: the text of an allowed_signers file (git's and OpenSSH's
+   * format) and, optionally, the actors each principal may sign for. A signature by a key it does
+   * not allow is a SIGNER_UNTRUSTED error finding; `signatures` in the report names every signer.
+   */
+  readonly trust?: { readonly allowedSigners: string; readonly actors?: Readonly<Record<string, readonly string[]>> }
+  /** Every command must be signed: an unsigned one is an UNSIGNED_COMMAND error finding. */
+  readonly requireSigned?: boolean
 }
 
 /** Options of {@link CasesApi.report}. @category cases */
@@ -284,7 +298,13 @@ export interface TransportApi {
     }
   ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
-  verify(target: string, options?: { readonly expectHead?: Receipt; readonly strict?: boolean }): Promise<BagCheck>
+  verify(
+    target: string,
+    options?: { readonly expectHead?: Receipt; readonly strict?: boolean } & Pick<
+      VerifyCaseOptions,
+      'trust' | 'requireSigned'
+    >
+  ): Promise<BagCheck>
 }
 
 /** Options of {@link QueueApi.work}. @category queue */

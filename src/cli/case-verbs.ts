@@ -21,6 +21,9 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-report.js'
 import { optional } from '../optional.js'
 import { factLines, latestFacts, latestFactsDocument } from './facts-text.js'
+import { signerLines, trustOf } from './trust.js'
+import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
+import type { TrustOptions } from './options.js'
 
 export interface Out {
   readonly out: (line: string) => void
@@ -106,7 +109,8 @@ export const renderVerifyReport = (report: VerifyReport): string[] => {
     report.valid
       ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'}${notApplied > 0 ? `; ${notApplied} rule(s) not applied, see RULE_NOT_APPLIED: --strict refuses this case` : ''})` : ''}`
       : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
-    ...report.findings.map(describeFinding)
+    ...report.findings.map(describeFinding),
+    ...signerLines(report)
   ]
   if (report.omitted_findings > 0) lines.push(`  ... and ${report.omitted_findings} more findings`)
   const ev = report.evidence
@@ -167,10 +171,11 @@ export const receiptOption = (text: string | undefined): { expectHead?: Receipt 
 export const verify = async (
   io: Out,
   ref: string,
-  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & StoreOption
+  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & TrustOptions & StoreOption
 ): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
   const expect = receiptOption(opts.expectHead)
+  const trust = await trustOf(opts)
   const bars = phaseBars()
   let report: VerifyReport
   try {
@@ -178,6 +183,7 @@ export const verify = async (
       ...expect,
       ...optional('against', opts.against),
       ...optional('strict', opts.strict),
+      ...trust,
       onProgress: bars.update
     })
   } finally {
@@ -210,7 +216,11 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
 
 export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const handle = await openCaseAt(dir)
-  const result = await replayAt(dir, defaultProjections())
+  const replayed = await replayAt(dir, [...defaultProjections(), signersProjection])
+  // Signers are shown only for a case that has a signature: an unsigned case's output is as before.
+  const { signers: signersView, ...views } = replayed.views
+  const signers = signersView?.view as SignersView | undefined
+  const result = { ...replayed, views: signers?.signers.length ? replayed.views : views }
   const summary = result.views['summary']?.view as SummaryView | undefined
   if (opts.json === true) {
     io.out(
@@ -237,6 +247,7 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
   }
   const facts = await latestFacts(dir, revisionsOf(result.views))
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts)) io.out(terminalText(l))
+  for (const line of signersLines(signers)) io.out(terminalText(line))
   for (const n of handle.notices) io.out(terminalText(`notice      ${n.code}: ${n.message}`))
 }
 

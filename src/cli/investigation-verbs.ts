@@ -12,9 +12,12 @@ import { nextSteps } from './next-step.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { factLines, latestFacts } from './facts-text.js'
+import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
-  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection])
+  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection])
+  const signers = r.views['signers']?.view as SignersView | undefined
+  const signed = signers !== undefined && signers.signers.length > 0 ? { signers } : {}
   const v = r.views['lifecycle']?.view as LifecycleView
   const revisions = (r.views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
   const latest = revisions[revisions.length - 1]
@@ -25,7 +28,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   )
   const run = await runOf(dir)
   if (opts.json === true) {
-    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, run, next }))
+    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, ...signed, run, next }))
     return
   }
   // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
@@ -59,6 +62,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
   const facts = await latestFacts(dir, revisions)
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
+  for (const line of signersLines(signers)) say(line)
   for (const n of next) say(n)
 }
 

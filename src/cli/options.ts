@@ -50,6 +50,30 @@ export const SERVE_HOST = '127.0.0.1'
 export const SERVE_PORT = 8080
 
 /** The words of the global `--store URL` (its value, or `$VBA_STORE`, is read by stores.ts). */
+/** What verify takes about signers: the trust file, principal-to-actor bindings, and whether every command must be signed. */
+export interface TrustOptions {
+  readonly trust?: string
+  readonly trustActor?: readonly string[]
+  readonly requireSigned?: boolean
+}
+
+/** `--trust FILE`: an allowed_signers file (git's and OpenSSH's format). */
+export const trustOption = (): Option =>
+  new Option(
+    '--trust <file>',
+    "an allowed_signers file (git's format: principals [namespaces=,valid-after=,valid-before=] key): a signature by a key it does not allow is SIGNER_UNTRUSTED; every signer is named"
+  )
+
+/** `--trust-actor PRINCIPAL=ACTOR[,ACTOR]`, repeated: what a principal may sign for. */
+export const trustActorOption = (): Option =>
+  new Option(
+    '--trust-actor <principal=actors>',
+    'the principal may sign commands of these actors only (operator,controller,model,system; repeat per principal)'
+  ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+
+export const SIGN_KEY_HELP =
+  'sign every command this run appends with this Ed25519 key (an OpenSSH key file, never the key itself; default $VBA_SIGN_KEY): each command ends with a CommandSigned event'
+
 export const STORE_HELP =
   'a SQL store of cases: postgres://user@host/db or mysql://user@host/db, a password through ?password_env=VAR (default $VBA_STORE); a CASE is then a case id in it'
 

@@ -8,6 +8,7 @@ import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
 import { fleetCommands, serviceCommands } from './service-commands.js'
 import { lazy, type Build } from './verb-build.js'
+import { useProcessSigner } from '../adapters/env.js'
 import {
   againstOption,
   commandIdOption,
@@ -18,7 +19,11 @@ import {
   maxTurnsOption,
   modelOptions,
   RESUME_HELP,
-  STORE_HELP
+  SIGN_KEY_HELP,
+  STORE_HELP,
+  trustActorOption,
+  trustOption,
+  type TrustOptions
 } from './options.js'
 
 // Each verb's module loads when the verb runs: a command pays only for what it uses (a one-shot
@@ -146,10 +151,13 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
       '--strict',
       'every rule applies: what the rules could not check (RULE_NOT_APPLIED: old event versions, no binding recorded) is an error'
     )
+    .addOption(trustOption())
+    .addOption(trustActorOption())
+    .option('--require-signed', 'every command must be signed (UNSIGNED_COMMAND otherwise)')
     .action(
       async (
         target: string,
-        o: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & StoreOption
+        o: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & TrustOptions & StoreOption
       ) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o))
     )
   storeVerb(program, 'export <dir> <out>')
@@ -304,6 +312,17 @@ const buildProgram = (io: Out): Command => {
       visibleGlobalOptions: (cmd) => (takesStore.has(cmd) ? [store] : [])
     })
     .addOption(store)
+    .addOption(new Option('--sign-key <path>', SIGN_KEY_HELP))
+    .option('--sign-principal <name>', "the signer's principal (default: the key's comment)")
+    .hook('preAction', (root) => {
+      const key = (root.getOptionValue('signKey') as string | undefined) ?? process.env['VBA_SIGN_KEY']
+      const principal = root.getOptionValue('signPrincipal') as string | undefined
+      useProcessSigner(
+        key === undefined || key === ''
+          ? undefined
+          : async () => (await import('../adapters/ssh-keys.js')).readSigner(key, principal)
+      )
+    })
     .hook('preAction', (root, verb) => {
       const url: unknown = root.getOptionValue('store')
       if (url === undefined) return

@@ -11,6 +11,8 @@ import { CliExit, EXIT, progressBar, terminalText } from './io.js'
 import { optional } from '../optional.js'
 import { jsonLine } from './json-line.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
+import { trustOf } from './trust.js'
+import type { TrustOptions } from './options.js'
 
 export const exportVerb = async (
   io: Out,
@@ -78,12 +80,13 @@ const renderBagCheck = (c: BagCheck): string[] => {
 export const verifyBagVerb = async (
   io: Out,
   target: string,
-  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean }
+  opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & TrustOptions
 ): Promise<void> => {
   const vba = await cliClient(undefined)
   const checked = await vba.transport.verify(target, {
     ...receiptOption(opts.expectHead),
-    ...optional('strict', opts.strict)
+    ...optional('strict', opts.strict),
+    ...(await trustOf(opts))
   })
   // With --against, the bag's case (verified again as it is unpacked) has its evidence re-derived.
   const c =
@@ -103,7 +106,8 @@ export const verifyBagVerb = async (
           canonical_archive: c.canonical_archive,
           case_id: c.case?.case_id ?? null,
           generation: c.case?.generation ?? null,
-          ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence })
+          ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence }),
+          ...(c.case?.signatures === undefined ? {} : { signatures: c.case.signatures })
         }
       })
     )

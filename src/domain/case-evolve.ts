@@ -84,6 +84,7 @@ const nothing = (): void => {}
  */
 const EVOLVE: { readonly [K in EventType]: (s: CaseState, e: EventOf<K>, plan: PendingPlan) => void } = {
   NoteRecorded: nothing,
+  CommandSigned: nothing,
   AttachmentAdded: nothing,
   InputsRecorded: (s, e) => {
     s.report = { digest: e.data.report.digest, size: e.data.report.size }

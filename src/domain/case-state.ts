@@ -167,6 +167,8 @@ export interface CaseState {
   lastAt: string | null
   /** The format generation of the case's writer (its declaration), when known to the fold; null: before generations. */
   formatGeneration: number | null
+  /** The case's id (its declaration), when known to the fold. */
+  caseId: string | null
 }
 
 export const initResearch = (): ResearchState => ({
@@ -217,7 +219,8 @@ export const initCaseState = (): CaseState => ({
   researchBlockReservation: null,
   createdAt: null,
   lastAt: null,
-  formatGeneration: null
+  formatGeneration: null,
+  caseId: null
 })
 
 /**

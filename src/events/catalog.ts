@@ -24,6 +24,7 @@ import {
   BudgetToppedUpEvent
 } from './investigation-events.js'
 import { Binding } from './settings.js'
+import { CommandSignedEvent } from './command-signature.js'
 
 // ---------------------------------------------------------------------------------------------
 // NoteRecorded: a person's note on the case. Version 1 had only text; version 2 names the markup.
@@ -268,6 +269,7 @@ export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionC
 ])
 
 export * from './investigation-events.js'
+export * from './command-signature.js'
 
 // ---------------------------------------------------------------------------------------------
 
@@ -298,7 +300,8 @@ export const EVENT_DEFINITIONS = [
   ModelFailedEvent,
   PlanCancelledEvent,
   BudgetToppedUpEvent,
-  QueryAnsweredFromCaseEvent
+  QueryAnsweredFromCaseEvent,
+  CommandSignedEvent
 ] as const
 
 export type EventDefinitions = (typeof EVENT_DEFINITIONS)[number]

@@ -84,6 +84,16 @@ export const RECEIPT_CODES = {
   HEAD_FORK: 'error'
 } as const
 
+/**
+ * Findings about who signed the commands (CommandSigned): a signature that does not hold where it
+ * stands; with a trust file, a signer it does not allow; with `--require-signed`, an unsigned command.
+ */
+export const SIGNATURE_CODES = {
+  SIGNATURE_INVALID: 'error',
+  SIGNER_UNTRUSTED: 'error',
+  UNSIGNED_COMMAND: 'error'
+} as const
+
 /** @category cases */
 export type RuleCode = keyof typeof RULE_CODES
 /** @category cases */
@@ -95,13 +105,15 @@ export type FindingCode =
   | ReceiptCode
   | keyof typeof STORE_CODES
   | keyof typeof EVIDENCE_CODES
+  | keyof typeof SIGNATURE_CODES
 
 const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   ...FINDING_CODES,
   ...RULE_CODES,
   ...RECEIPT_CODES,
   ...STORE_CODES,
-  ...EVIDENCE_CODES
+  ...EVIDENCE_CODES,
+  ...SIGNATURE_CODES
 }
 /** @category cases */
 export type Severity = 'error' | 'notice'

@@ -159,6 +159,33 @@ test("command.members: an operator note and a 1000-unit top-up inside the comman
   fires(v, 'RULE_COMMAND', 'command.members', noteSeq + 3)
   fires(v, 'RULE_COMMAND', 'command.members', noteSeq + 4)
 })
+const signed = (first: number, last: number, lastHash: string, actors: Actor[] = ['operator']): Draft => ({
+  type: 'CommandSigned',
+  actor: 'operator',
+  data: {
+    principal: 'op',
+    key: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${'A'.repeat(43)}`,
+    fingerprint: `SHA256:${'A'.repeat(43)}`,
+    case_id: 'case-x',
+    first_seq: first,
+    last_seq: last,
+    last_hash: lastHash,
+    actors,
+    signature: 'U1NIU0lH'.repeat(4)
+  }
+})
+test('command.signature: a signature naming another range, one standing first, a note after a signature', () => {
+  const v = forge(noteSeq, { events: [note(), signed(noteSeq, noteSeq + 1, sha256Digest('x'))] })
+  fires(v, 'RULE_COMMAND', 'command.signature', noteSeq + 2)
+  const alone = forge(noteSeq, { events: [signed(noteSeq, noteSeq, sha256Digest('x'))] })
+  fires(alone, 'RULE_COMMAND', 'command.signature', noteSeq + 1)
+  const wrongActors = forge(noteSeq, {
+    events: [note(), signed(noteSeq + 1, noteSeq + 1, sha256Digest('x'), ['model'])]
+  })
+  fires(wrongActors, 'RULE_COMMAND', 'command.signature', noteSeq + 2)
+  const after = forge(noteSeq, { events: [note(), signed(noteSeq + 1, noteSeq + 1, sha256Digest('x')), note()] })
+  fires(after, 'RULE_COMMAND', 'command.members', noteSeq + 3)
+})
 test('turn.answer: a model answer recorded while the case is BLOCKED', () => {
   const turn = s0.turn + 1
   const v = forge(

@@ -1,12 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
-import { sealEvent, type SealedEvent } from '../../events/chain.js'
+import { sealEvent, type EventDraft, type SealedEvent } from '../../events/chain.js'
 import { Identifier } from '../../events/codecs.js'
 import type { EventEnvelope, Head } from '../../events/envelope.js'
 import { collectRefs } from '../../events/refs.js'
 import { fail } from '../../failures/error.js'
 import { registry } from '../../events/catalog.js'
-import type { Env } from '../env.js'
+import { signerOf, type Env } from '../env.js'
+import { signatureDraft } from './signing.js'
 import { objectRefOf } from './objects.js'
 import type { CaseHandle } from './handle.js'
 import { MAX_LINE_BYTES } from './log-checker.js'
@@ -33,6 +34,10 @@ const fingerprint = (
   return E.isRight(text) ? sha256Digest(text.right) : 'not-canonicalisable'
 }
 
+/** A recorded command's events without its signature (what its drafts were). */
+const unsigned = (events: readonly EventEnvelope[]): readonly EventEnvelope[] =>
+  events[events.length - 1]?.type === 'CommandSigned' ? events.slice(0, -1) : events
+
 const latestOf = (type: string): number => registry.definitions.get(type)?.latest ?? 1
 
 /**
@@ -56,7 +61,7 @@ export const duplicateOf = (
         command_id: cmd.commandId,
         first_seq: events[0]?.seq ?? null
       })
-  } else if (fingerprint(events) !== fingerprint(drafts)) {
+  } else if (fingerprint(unsigned(events)) !== fingerprint(drafts)) {
     const firstSeq = events[0]?.seq ?? null
     if (firstSeq !== null && firstSeq > cmd.expectedGeneration) {
       fail(
@@ -117,7 +122,7 @@ export const planCommand = async (
     )
   let prev = handle.cursor.hash
   const fresh = new Set<string>()
-  const sealed = drafts.map((d, i) => {
+  const seal = (d: EventDraft, i: number): SealedEvent => {
     const id = `evt-${env.newId()}`
     // A clock whose id source repeats itself would make the case corrupt for every reader.
     if (handle.cursor.ids.has(id) || fresh.has(id))
@@ -137,7 +142,11 @@ export const planCommand = async (
       )
     prev = s.right.envelope.hash
     return s.right
-  })
+  }
+  const sealed = drafts.map(seal)
+  const signer = await signerOf(env)
+  if (signer !== undefined)
+    sealed.push(seal(await signatureDraft(handle.declaration.case_id, sealed, signer), sealed.length))
   const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
   const referenced = new Set<string>()
   for (const s of sealed) {

@@ -169,6 +169,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   const rules = ruleFold(options.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
     ...optional('formatGeneration', declaration?.format_generation),
+    ...optional('caseId', declaration?.case_id),
     ...optional('notAfter', options.notAfter)
   })
   const headValue = E.isRight(head) ? head.right : null

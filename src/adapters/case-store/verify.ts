@@ -22,7 +22,8 @@ import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
-import { optional } from '../../optional.js'
+import { definedMembers, optional } from '../../optional.js'
+import { signatureCheck, type SignerSummary, type TrustPolicy } from './signatures.js'
 
 /** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
 const CLOCK_SKEW_MS = 5 * 60_000
@@ -44,6 +45,12 @@ export interface VerifyReport {
   readonly findings: readonly Finding[]
   /** Findings beyond the reporting cap (counted, not listed). */
   readonly omitted_findings: number
+  /**
+   * Who signed the commands (each signer whose signatures hold, with its count and, with a trust
+   * policy, whether it is trusted) and how many commands are unsigned; present when the case has a
+   * signature or the verification asked about signers.
+   */
+  readonly signatures?: { readonly signers: readonly SignerSummary[]; readonly unsigned_commands: number }
   /** With `--against`: what re-deriving the evidence from git and the database found (its findings are among `findings`). */
   readonly evidence?: EvidenceSummary
 }
@@ -118,6 +125,10 @@ export interface VerifyOptions {
    * old versions that lack what a rule needs, no binding recorded) is an error, not a notice.
    */
   readonly strict?: boolean
+  /** Whom to trust: signatures by keys it does not allow for their principal, time or actors are SIGNER_UNTRUSTED. */
+  readonly trust?: TrustPolicy
+  /** Every command must be signed: one that is not is UNSIGNED_COMMAND. */
+  readonly requireSigned?: boolean
 }
 
 /** Parses `seq:hash` (as printed by every append and by `vba verify`). @category cases */
@@ -216,10 +227,12 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   // share nothing until the end, so they run at the same time.
   const expect = options.expectHead
   let atReceipt: string | null = null
+  const signatures = signatureCheck()
   const [scan, objects] = await Promise.all([
     scanCase(root, {
       onEvent: (e) => {
         if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        signatures.feed(e)
         options.onEvent?.(e)
       },
       ...optional('parallelFromBytes', options.parallelFromBytes),
@@ -277,7 +290,9 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
     objects: objectFiles.length,
     objectBytes,
     logBytes: scan.fileBytes,
-    strict: options.strict === true
+    strict: options.strict === true,
+    signatures,
+    ...definedMembers(options, 'trust', 'requireSigned')
   })
 }
 
@@ -331,6 +346,9 @@ export const verifyReportOf = async (
     readonly objectBytes: number
     readonly logBytes: number
     readonly strict: boolean
+    readonly signatures: ReturnType<typeof signatureCheck>
+    readonly trust?: TrustPolicy
+    readonly requireSigned?: boolean
   }
 ): Promise<VerifyReport> => {
   const ruleFindings = [
@@ -341,8 +359,11 @@ export const verifyReportOf = async (
     .map(ruleFinding)
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
   extra.push(...receiptFindings(expect, scan, atReceipt))
+  const signed = counts.signatures.judge(scan.declaration?.case_id ?? null, counts)
+  const asked = counts.trust !== undefined || counts.requireSigned === true || signed.signers.length > 0
+  const signatureFindings = signed.findings
   const notApplied = scan.notApplied.map((n) => notAppliedFinding(n, counts.strict))
-  const findings = [...scan.findings, ...ruleFindings, ...notApplied, ...extra.sort(byPath)]
+  const findings = [...scan.findings, ...ruleFindings, ...signatureFindings, ...notApplied, ...extra.sort(byPath)]
   return {
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
     case_id: scan.declaration?.case_id ?? null,
@@ -353,7 +374,8 @@ export const verifyReportOf = async (
     object_bytes: counts.objectBytes,
     log_bytes: counts.logBytes,
     findings,
-    omitted_findings: scan.omittedFindings
+    omitted_findings: scan.omittedFindings,
+    ...(asked ? { signatures: { signers: signed.signers, unsigned_commands: signed.unsigned } } : {})
   }
 }
 

@@ -21,7 +21,8 @@ import { buf, caseRow, num, PAGE_ROWS, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
 import { obligationRefs } from '../../domain/rules.js'
 import { storeConsistency } from './consistency.js'
-import { optional } from '../../optional.js'
+import { definedMembers, optional } from '../../optional.js'
+import { signatureCheck } from '../case-store/signatures.js'
 
 /** Opens a case for deciding and appending. */
 export const openInStore = async (ctx: SqlContext, caseId: string): Promise<CaseHandle> => {
@@ -70,11 +71,13 @@ export const verifyInStore = async (
     const extra: Finding[] = []
     const expect = options.expectHead
     let atReceipt: string | null = null
+    const signatures = signatureCheck()
     const scan = await scanRows(ctx.k, row, {
       ...optional('rules', options.rules),
       notAfter: verificationTime(),
       onEvent: (e) => {
         if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        signatures.feed(e)
         options.onEvent?.(e)
       },
       onRef: (ref, env) => {
@@ -138,7 +141,14 @@ export const verifyInStore = async (
       extra,
       expect,
       atReceipt,
-      { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes, strict: options.strict === true }
+      {
+        objects: present,
+        objectBytes: objectBytesTotal,
+        logBytes: scan.bytes,
+        strict: options.strict === true,
+        signatures,
+        ...definedMembers(options, 'trust', 'requireSigned')
+      }
     )
   })
 

@@ -71,6 +71,7 @@ export const scanRows = async (
   const rules = ruleFold(o.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
     ...optional('formatGeneration', declaration?.format_generation),
+    ...optional('caseId', declaration?.case_id),
     ...optional('notAfter', o.notAfter)
   })
   const checker = logChecker({

@@ -30,7 +30,9 @@ export const ALLOWED_ACTORS: { readonly [K in EventType]: readonly Actor[] } = {
   ConclusionRecorded: ['model'],
   PlanCancelled: ['operator'],
   BudgetToppedUp: ['operator'],
-  QueryAnsweredFromCase: ['system']
+  QueryAnsweredFromCase: ['system'],
+  // the actor of the command's last event it signs (command.signature holds it to the command)
+  CommandSigned: ['operator', 'controller', 'model', 'system']
 }
 
 /** actor.allowed */

@@ -24,6 +24,7 @@ import {
   checkUpdated
 } from './turn.js'
 import type { EventOf, RuleContext } from './context.js'
+import { afterSignature, checkSigned } from './signature.js'
 
 const none = (): void => {}
 
@@ -54,7 +55,8 @@ export const EVENT_RULES: { readonly [K in EventType]: (c: RuleContext<EventOf<K
   PlanCancelled: checkCancelled,
   ResearchFailed: checkFailed,
   QueryAnsweredFromCase: checkFromCase,
-  CaptureRecorded: checkCapture
+  CaptureRecorded: checkCapture,
+  CommandSigned: checkSigned
 }
 
 /** Checks one event in its context: its actor, its command membership, and the rules of its type. */
@@ -62,7 +64,7 @@ export const checkEvent = (c: RuleContext): void => {
   checkActor(c)
   checkVersion(c)
   const leader = c.cmd.events[0]
-  const foreign = leader === undefined ? null : memberProblem(leader.type, c.e.type)
+  const foreign = leader === undefined ? null : (memberProblem(leader.type, c.e.type) ?? afterSignature(c))
   if (foreign !== null) c.bad('command.members', foreign)
   const check = EVENT_RULES[c.e.type] as (c: RuleContext<RecordedEvent>) => void
   check(c)

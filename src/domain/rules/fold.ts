@@ -30,6 +30,8 @@ export interface RuleFoldOptions {
   readonly notAfter?: number
   /** The format generation its declaration records (src/events/generations.ts): older versions are a violation. */
   readonly formatGeneration?: number
+  /** The case's id (its declaration): a signed command names it. */
+  readonly caseId?: string
 }
 
 /** The rule fold, starting from `initial` (a fresh case by default). */
@@ -37,6 +39,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
   const s = initial
   if (options.createdAt !== undefined) s.createdAt = options.createdAt
   if (options.formatGeneration !== undefined) s.formatGeneration = options.formatGeneration
+  if (options.caseId !== undefined) s.caseId = options.caseId
   const notAfter = options.notAfter ?? null
   let cmd: CommandContext | null = null
   const obligations: Obligation[] = []
@@ -47,7 +50,10 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
       obligations.push({
         kind: 'decision',
         ...cmd.answer,
-        decided: cmd.events.slice(1).map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
+        decided: cmd.events
+          .slice(1)
+          .filter((e) => e.type !== 'CommandSigned')
+          .map((e) => ({ type: e.type, actor: e.actor, data: e.data }))
       })
     cmd = null
     return owed

@@ -53,6 +53,7 @@ export const RULES = {
   'revision.extracted': 'RULE_REVISION',
   'command.whole': 'RULE_COMMAND',
   'command.members': 'RULE_COMMAND',
+  'command.signature': 'RULE_COMMAND',
   'time.format': 'RULE_TIME',
   'time.order': 'RULE_TIME',
   'time.command': 'RULE_TIME',

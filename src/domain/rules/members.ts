@@ -48,11 +48,13 @@ export const COMMAND_MEMBERS: { readonly [K in EventType]: readonly EventType[] 
   PlanCancelled: ['BudgetReleased', 'CheckpointRecorded'],
   BudgetToppedUp: [],
   // recorded with the answer whose plan it answers (after PlanConfirmed), never first
-  QueryAnsweredFromCase: []
+  QueryAnsweredFromCase: [],
+  // the signature of whatever command it ends, never first (command.signature)
+  CommandSigned: []
 }
 
 /** Why `type` may not follow `first` in one command, or null. */
 export const memberProblem = (first: EventType, type: EventType): string | null =>
-  COMMAND_MEMBERS[first].includes(type)
+  type === 'CommandSigned' || COMMAND_MEMBERS[first].includes(type)
     ? null
     : `${type} is not part of a command that begins with ${first}${COMMAND_MEMBERS[first].length === 0 ? ' (which stands alone)' : ` (it holds ${COMMAND_MEMBERS[first].join(', ')})`}`

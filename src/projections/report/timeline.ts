@@ -236,6 +236,13 @@ export const timelineItem = (
     case 'NoteRecorded':
     case 'AttachmentAdded':
       return operatorItem(e, known)
+    case 'CommandSigned':
+      // what the signature means (valid, trusted) is the verification's word, shown with it
+      return li(
+        e,
+        'sys',
+        `events ${e.data.first_seq}–${e.data.last_seq} signed by <b>${esc(e.data.principal)}</b> <span class="mono">${esc(e.data.fingerprint)}</span>`
+      )
     default:
       return unlisted(e)
   }
