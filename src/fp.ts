@@ -81,6 +81,9 @@ export { failure, isFailure, failureKind, FAILURE_CODES } from './failures/failu
 export type { InitOptions } from './adapters/case-store/init.js'
 export type { CaseHandle }
 export { parseReceipt, type VerifyOptions, type VerifyReport } from './adapters/case-store/verify.js'
+export type { TrustPolicy } from './adapters/case-store/signatures.js'
+export type { AllowedSigner } from './events/allowed-signers.js'
+export type { SshPublicKey } from './events/ssh-sig.js'
 export type { ReplayResult } from './adapters/case-store/replay.js'
 export type { GcReport } from './adapters/case-store/gc.js'
 export type { ExportReport, ExportOptions } from './adapters/bagit/export.js'

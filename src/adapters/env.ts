@@ -14,7 +14,7 @@ export interface Env {
   readonly elapsed?: () => number
   /**
    * Who signs every command appended with this environment (a `CommandSigned` event ends each);
-   * default: the process's signer ({@link useProcessSigner}), else none (nothing signed).
+   * default: the process's signer (the CLI's `--sign-key`), else none (nothing signed).
    */
   readonly signer?: Signer
 }

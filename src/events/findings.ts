@@ -97,6 +97,8 @@ export const SIGNATURE_CODES = {
 /** @category cases */
 export type RuleCode = keyof typeof RULE_CODES
 /** @category cases */
+export type SignatureCode = keyof typeof SIGNATURE_CODES
+/** @category cases */
 export type ReceiptCode = keyof typeof RECEIPT_CODES
 /** @category cases */
 export type FindingCode =
@@ -105,7 +107,7 @@ export type FindingCode =
   | ReceiptCode
   | keyof typeof STORE_CODES
   | keyof typeof EVIDENCE_CODES
-  | keyof typeof SIGNATURE_CODES
+  | SignatureCode
 
 const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   ...FINDING_CODES,
