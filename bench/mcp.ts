@@ -3,8 +3,10 @@
  * prepared case of the demo world (SQLite world, demo core repository); the same sequence of
  * distinct questions goes to `vba mcp` over stdio (the SDK's Client) for one copy and to
  * `queryInCase` in this process (the library's recorded query, the same path `vba case query`
- * takes) for the other, interleaved, so both logs grow alike. Also the bare query (nothing
- * recorded) and a call answered from the case. Target: the MCP call adds under 20 ms.
+ * takes) for the other, interleaved, so both logs grow alike; the same over Streamable HTTP
+ * (`vba mcp --http`, the SDK's StreamableHTTPClientTransport) for a third copy. Also the bare
+ * query (nothing recorded) and a call answered from the case. Target: the MCP call adds under
+ * 20 ms on either transport.
  *
  *   node dist/bench/mcp.js [--runs N] [--dir DIR]   (DIR: where the cases live, e.g. /dev/shm to leave fsync out)
  */
@@ -15,6 +17,8 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { spawn } from 'node:child_process'
 import { writeDemoWorld } from '../src/demo/world.js'
 import { initCase } from '../src/fp.js'
 import { loadProfile } from '../src/fp.js'
@@ -57,8 +61,10 @@ try {
   )
   const viaMcp = path.join(dir, 'case-mcp')
   const viaLibrary = path.join(dir, 'case-library')
+  const viaHttp = path.join(dir, 'case-http')
   cpSync(template, viaMcp, { recursive: true })
   cpSync(template, viaLibrary, { recursive: true })
+  cpSync(template, viaHttp, { recursive: true })
 
   const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
@@ -70,10 +76,35 @@ try {
   })
   const client = new Client({ name: 'bench', version: '1' })
   await client.connect(transport)
-  // The library's reference starts on a case the MCP server started (with the same settings).
-  await client.callTool({ name: 'case_status', arguments: {} })
-  cpSync(path.join(viaMcp, 'events.jsonl'), path.join(viaLibrary, 'events.jsonl'))
-  cpSync(path.join(viaMcp, 'HEAD'), path.join(viaLibrary, 'HEAD'))
+  // The library's reference (and the HTTP server's copy) starts on a case the MCP server started
+  // (the prompt investigate starts it, with the same settings).
+  await client.getPrompt({ name: 'investigate' })
+  for (const to of [viaLibrary, viaHttp]) {
+    cpSync(path.join(viaMcp, 'events.jsonl'), path.join(to, 'events.jsonl'))
+    cpSync(path.join(viaMcp, 'HEAD'), path.join(to, 'HEAD'))
+    cpSync(path.join(viaMcp, 'objects'), path.join(to, 'objects'), { recursive: true })
+  }
+  const token = 'bench-token-0123456789abcdef'
+  const server = spawn(
+    process.execPath,
+    [main, 'mcp', '--config', world.profile, '--case', viaHttp, '--http', '127.0.0.1:0'],
+    {
+      env: { ...env, VBA_MCP_TOKEN: token }
+    }
+  )
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = ''
+    server.stderr.on('data', (d) => {
+      err += d
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
+      if (m?.[1] !== undefined) resolve(m[1])
+    })
+    server.once('exit', (code) => reject(new Error(`vba mcp --http exited with ${String(code)}: ${err}`)))
+  })
+  const httpClient = new Client({ name: 'bench-http', version: '1' })
+  await httpClient.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
+  )
 
   type Kind = 'database.count' | 'source.read'
   // Distinct questions: the i-th asks another lower bound, or another read window.
@@ -88,12 +119,14 @@ try {
   const asked = new Map<string, string>()
   for (const kind of ['database.count', 'source.read'] as const) {
     const mcp: number[] = []
+    const overHttp: number[] = []
+    const addedHttp: number[] = []
     const lib: number[] = []
     const bare: number[] = []
     const added: number[] = []
-    const viaServer = async (a: Record<string, unknown>): Promise<number> => {
+    const viaServer = async (a: Record<string, unknown>, c = client): Promise<number> => {
       const t0 = process.hrtime.bigint()
-      const r = await client.callTool({ name: kind.replace('.', '_'), arguments: a })
+      const r = await c.callTool({ name: kind.replace('.', '_'), arguments: a })
       if (r.isError === true) throw new Error(`mcp call failed: ${JSON.stringify(r.content)}`)
       return ms(t0)
     }
@@ -112,10 +145,13 @@ try {
         i % 2 === 0
           ? [await viaServer(a), await viaLib(a)]
           : ([await viaLib(a), await viaServer(a)].reverse() as [number, number])
+      const th = await viaServer(a, httpClient)
       const t0 = process.hrtime.bigint()
       must(await research.query({ ...a, kind })())
       const tb = ms(t0)
       if (i >= WARMUP) {
+        overHttp.push(th)
+        addedHttp.push(th - tl)
         mcp.push(tm)
         lib.push(tl)
         bare.push(tb)
@@ -124,7 +160,8 @@ try {
     }
     const [m, l, b, d] = [median(mcp), median(lib), median(bare), median(added)]
     rows.push(
-      `${kind.padEnd(15)} MCP call ${m.toFixed(2)} ms | library queryInCase ${l.toFixed(2)} ms | bare query ${b.toFixed(2)} ms | MCP adds ${d.toFixed(2)} ms (median of paired differences; ${(m / l).toFixed(2)}x; target < 20 ms); recording adds ${(l - b).toFixed(2)} ms to the bare query`
+      `${kind.padEnd(15)} MCP call ${m.toFixed(2)} ms | library queryInCase ${l.toFixed(2)} ms | bare query ${b.toFixed(2)} ms | MCP adds ${d.toFixed(2)} ms (median of paired differences; ${(m / l).toFixed(2)}x; target < 20 ms); recording adds ${(l - b).toFixed(2)} ms to the bare query`,
+      `${''.padEnd(15)} over Streamable HTTP ${median(overHttp).toFixed(2)} ms | MCP over HTTP adds ${median(addedHttp).toFixed(2)} ms (median of paired differences; target < 20 ms)`
     )
   }
   // An identical call, answered from the case on both sides: open, the recorded outcome, the
@@ -162,6 +199,11 @@ try {
     `bench/mcp  ${new Date().toISOString().slice(0, 10)}  ${machine()}  median of ${RUNS} calls each, same questions, interleaved; logs end at ${events} events\n${rows.join('\n')}\n`
   )
   await client.close()
+  await httpClient.close()
+  await new Promise<void>((resolve) => {
+    server.once('exit', () => resolve())
+    server.kill('SIGTERM')
+  })
   await research.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })

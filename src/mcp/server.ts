@@ -77,16 +77,19 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
       instructions: instructions(session)
     }
   )
-  server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({
-    tools: session.tools().map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      outputSchema: t.outputSchema,
-      annotations: t.annotations
-    }))
-  }))
+  server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => {
+    await session.refresh()
+    return {
+      tools: session.tools().map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: t.annotations
+      }))
+    }
+  })
   // Registered on the protocol layer with only the method checked: the SDK's own parse of
   // tools/call would answer a malformed call -32603 with a schema dump, not -32602.
   const callSchema = sdk.types.CallToolRequestSchema.pick({ method: true }).loose()

@@ -77,8 +77,10 @@ export interface McpSession {
   readonly at: CaseAt
   /** Starts a case that has not started (as the first recording call would); nothing otherwise. */
   readonly start: () => Promise<void>
-  /** The tools the case offers in its current state (a concluded case: case_status only). */
+  /** The tools the case offers in its state as last read (a concluded case: case_status only). */
   readonly tools: () => readonly ToolSpec[]
+  /** Reads the case again (another writer may have moved it on): its state, tools and evidence. */
+  readonly refresh: () => Promise<void>
   /** The state, budget and size of the case at start-up, for the operator's log. */
   readonly summary: string
   /**
@@ -260,12 +262,31 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
   const calls = serialiser()
   const requests = new Map<string, string>()
   const listeners = new Set<(change: SessionChange) => void>()
+  const known = new Set(state.research.evidence.keys())
+  const notify = (change: SessionChange): void => {
+    if (change.tools || change.evidence) for (const l of listeners) l(change)
+  }
+  /** Reads the case again: its state, its tools, its evidence (and tells what changed). */
+  const refresh = async (): Promise<void> => {
+    const names = tools.map((t) => t.name).join(',')
+    state = (await openAt(o.at).catch(() => null))?.cursor.state ?? state
+    tools = toolsOf(o, state, caseId)
+    const fresh = [...state.research.evidence.keys()].filter((id) => !known.has(id))
+    for (const id of fresh) known.add(id)
+    notify({ tools: tools.map((t) => t.name).join(',') !== names, evidence: fresh.length > 0 })
+  }
   const startIfNot = async (): Promise<void> => {
+    if (state.state !== 'NOT_STARTED') return
     if ((await openAt(o.at)).cursor.state.state === 'NOT_STARTED')
       await startInvestigation(o.at, { settings: must(await startSettings(o.profile, o.research)), env })
+    await refresh()
   }
-  /** One writing call after the other (the whole session), the case started first if it was not. */
-  const writing = (work: () => Promise<ToolAnswer>): Promise<ToolAnswer> =>
+  /**
+   * One writing call after the other (the whole session), the case started first if it was not.
+   * A decision (or a refusal that says the case moved on) reads the case again for its tools; a
+   * research answer only tells its new evidence (no second read of the case per call).
+   */
+  const writing = (work: () => Promise<ToolAnswer>, decision: boolean): Promise<ToolAnswer> =>
     calls.run(caseId, async () => {
       let answer: ToolAnswer
       try {
@@ -274,14 +295,16 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
       } catch (e) {
         answer = refusalAnswer(thrownFailure(e))
       }
-      const before = { names: tools.map((t) => t.name).join(','), evidence: state.research.evidence.size }
-      state = (await openAt(o.at).catch(() => null))?.cursor.state ?? state
-      tools = toolsOf(o, state, caseId)
-      const change = {
-        tools: tools.map((t) => t.name).join(',') !== before.names,
-        evidence: state.research.evidence.size !== before.evidence
+      const text = answer.content[0]?.text ?? ''
+      if (decision || /^(BUDGET_EXHAUSTED|CASE_CLOSED|CASE_NOT_ADVANCEABLE|GENERATION_CONFLICT):/.test(text))
+        await refresh()
+      else {
+        const id = answer.structuredContent?.['evidence_id']
+        if (typeof id === 'string' && !known.has(id)) {
+          known.add(id)
+          notify({ tools: false, evidence: true })
+        }
       }
-      if (change.tools || change.evidence) for (const l of listeners) l(change)
       return answer
     })
   const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
@@ -290,23 +313,27 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
     if (E.isLeft(canonical)) throw new InvalidParams(`${canonical.left.code}: ${canonical.left.message}`)
     // Identical calls share a command id: the second is answered from the case (after the first).
     const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
-    return writing(async () => queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env })))
+    return writing(
+      async () => queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env })),
+      false
+    )
   }
   const decideCall = async (name: DecisionName, args: unknown, requester: Requester): Promise<ToolAnswer> => {
     const refused = decisionArgsFailure(name, args)
     if (refused !== null) throw new InvalidParams(refused)
-    return writing(() => recordDecision(o.at, name, args as Record<string, unknown>, requester, env))
+    return writing(() => recordDecision(o.at, name, args as Record<string, unknown>, requester, env), true)
   }
   const budget = budgetOf(state)
   return {
     caseId,
     at: o.at,
     start: async () => {
-      const answer = await writing(async () => ({ content: [] }))
+      const answer = await writing(async () => ({ content: [] }), false)
       if (answer.isError === true)
         throw new FailureError(failure('CASE_NOT_ADVANCEABLE', answer.content[0]?.text ?? ''))
     },
     tools: () => tools,
+    refresh: () => calls.run(caseId, refresh),
     summary: `case ${caseId}: ${state.state}${state.state === 'NOT_STARTED' ? " (the first call that records something starts it with the profile's settings)" : ''}, ${budget === null ? 'no budget limit' : `budget ${budget.left} left of ${budget.total}`}, ${state.research.evidence.size} evidence; ${tools.filter((t) => t.kind !== null).length} research tools`,
     query,
     decide: decideCall,
