@@ -11,8 +11,9 @@
  *   page state   the first page of CONCLUDED cases (the (state, case_id) index)
  *   counts       the counts per state and the runnable count (an aggregate, no declaration read)
  *
- * and prints each against the same operation at N = 10^4 (target: claim and page at most 2x), with
- * the plans' shapes (PostgreSQL: the node chain of EXPLAIN; MariaDB: the index and Extra). On the
+ * each sampled alternately with the same operation on a second store held at N = 10^4 (so both
+ * see the same load of a shared machine), and prints the ratio (target: claim and pages at most
+ * 2x), with the plans' shapes (PostgreSQL: the node chain of EXPLAIN; MariaDB: the index and Extra). On the
  * machine's PostgreSQL (a database of its own) and a private MariaDB (512 MiB buffer pool).
  *
  *   node dist/bench/store-scale.js [--quick] [--samples N] [--no-mariadb]
@@ -89,13 +90,6 @@ const ms = async (f: () => Promise<unknown>): Promise<number> => {
   return Number(process.hrtime.bigint() - t0) / 1e6
 }
 
-const sampled = async (n: number, f: () => Promise<unknown>): Promise<number> => {
-  await f()
-  const xs: number[] = []
-  for (let i = 0; i < n; i++) xs.push(await ms(f))
-  return median(xs)
-}
-
 /** The node chain of a PostgreSQL plan (with the index a scan reads), or MariaDB's index and Extra per table. */
 const planShape = async (store: SqlStore, sql: string, bindings: readonly unknown[]): Promise<string> => {
   if (store.dialect === 'postgres') {
@@ -114,74 +108,113 @@ const planShape = async (store: SqlStore, sql: string, bindings: readonly unknow
 
 interface Figures {
   readonly n: number
-  readonly claim: number
-  readonly page: number
-  readonly mid: number
-  readonly state: number
-  readonly counts: number
+  readonly claim: readonly [number, number]
+  readonly page: readonly [number, number]
+  readonly mid: readonly [number, number]
+  readonly state: readonly [number, number]
+  readonly counts: readonly [number, number]
 }
 
-const measure = async (store: SqlStore, n: number): Promise<{ f: Figures; plans: string[] }> => {
-  await store.knex.raw(store.dialect === 'postgres' ? 'ANALYZE vba_cases' : 'ANALYZE TABLE vba_cases')
-  const claim = await sampled(SAMPLES, async () => {
-    const lease = await store.claim('bench', 60_000)
+/**
+ * Medians of `f` on the reference store and on the big one, sampled alternately (ref, big, ref,
+ * big, …), so both see the same load of a shared machine.
+ */
+const paired = async (
+  n: number,
+  ref: SqlStore,
+  big: SqlStore,
+  f: (s: SqlStore, size: 'ref' | 'big') => Promise<unknown>
+): Promise<readonly [number, number]> => {
+  await f(ref, 'ref')
+  await f(big, 'big')
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < n; i++) {
+    a.push(await ms(() => f(ref, 'ref')))
+    b.push(await ms(() => f(big, 'big')))
+  }
+  return [median(a), median(b)]
+}
+
+const analyze = async (store: SqlStore): Promise<void> => {
+  await store.knex.raw(store.dialect === 'postgres' ? 'VACUUM ANALYZE vba_cases' : 'ANALYZE TABLE vba_cases')
+}
+
+const mid = (n: number): string => `copy-${String(Math.floor(n / 2)).padStart(7, '0')}`
+
+const measure = async (ref: SqlStore, big: SqlStore, n: number): Promise<{ f: Figures; plans: string[] }> => {
+  const size = (s: 'ref' | 'big'): number => (s === 'ref' ? (SIZES[0] as number) : n)
+  const claim = await paired(SAMPLES, ref, big, async (s) => {
+    const lease = await s.claim('bench', 60_000)
     if (lease === null) throw new Error('nothing claimed')
-    await store.release(lease)
+    await s.release(lease)
   })
-  const midKey = `copy-${String(Math.floor(n / 2)).padStart(7, '0')}`
-  const page = await sampled(SAMPLES, () => store.page({ limit: 100, counts: false }))
-  const mid = await sampled(SAMPLES, () => store.page({ limit: 100, after: midKey, counts: false }))
-  const state = await sampled(SAMPLES, () => store.page({ limit: 100, states: ['CONCLUDED'], counts: false }))
-  const counts = await sampled(Math.max(3, Math.floor(SAMPLES / 5)), () => store.page({ limit: 1 }))
+  const page = await paired(SAMPLES, ref, big, (s) => s.page({ limit: 100, counts: false }))
+  const midPage = await paired(SAMPLES, ref, big, (s, w) => s.page({ limit: 100, after: mid(size(w)), counts: false }))
+  const state = await paired(SAMPLES, ref, big, (s) => s.page({ limit: 100, states: ['CONCLUDED'], counts: false }))
+  const counts = await paired(Math.max(3, Math.floor(SAMPLES / 5)), ref, big, (s) => s.page({ limit: 1 }))
   const now = Date.now()
-  const d = store.dialect === 'postgres' ? postgres : mysql
-  const mp = pageSql({ after: midKey, states: null }, 101)
+  const d = big.dialect === 'postgres' ? postgres : mysql
+  const mp = pageSql({ after: mid(n), states: null }, 101)
   const sp = pageSql({ after: null, states: ['CONCLUDED'] }, 101)
   const plans = [
-    `claim: ${await planShape(store, claimCandidateSql(d, 0), [now, now])}`,
-    `page mid: ${await planShape(store, mp.sql, mp.bindings)}`,
-    `page state: ${await planShape(store, sp.sql, sp.bindings)}`
+    `claim: ${await planShape(big, claimCandidateSql(d, 0), [now, now])}`,
+    `page mid: ${await planShape(big, mp.sql, mp.bindings)}`,
+    `page state: ${await planShape(big, sp.sql, sp.bindings)}`
   ]
-  return { f: { n, claim, page, mid, state, counts }, plans }
+  return { f: { n, claim, page, mid: midPage, state, counts }, plans }
 }
 
-const run = async (label: string, url: string, env: Record<string, string>): Promise<void> => {
-  await migrateStore(url, { environment: env })
-  const store = await openSqlStore(url, { environment: env })
+/** Grows `store` from `have` rows to `n` (copies of `source`: every other one CONCLUDED), then analyzes it. */
+const grow = async (store: SqlStore, source: string, have: number, n: number): Promise<number> => {
+  const t0 = Date.now()
+  await copyQueueRows(store.knex, source, n - have, {
+    prefix: 'copy-',
+    first: have,
+    fromMs: Date.UTC(2026, 11, 1) + have,
+    set: {
+      state: "CASE WHEN MOD(g.i, 2) = 0 THEN 'CONCLUDED' ELSE c.state END",
+      claimable: 'CASE WHEN MOD(g.i, 2) = 0 THEN 0 ELSE c.claimable END'
+    }
+  })
+  await analyze(store)
+  return Date.now() - t0
+}
+
+const ratio = ([r, b]: readonly [number, number]): number => b / r
+
+const run = async (label: string, urls: readonly [string, string], env: Record<string, string>): Promise<void> => {
+  const stores: SqlStore[] = []
+  for (const url of urls) {
+    await migrateStore(url, { environment: env })
+    stores.push(await openSqlStore(url, { environment: env }))
+  }
+  const [ref, big] = stores as [SqlStore, SqlStore]
   try {
-    const real = await prepareReal(store)
-    const figures: Figures[] = []
+    const refReal = await prepareReal(ref)
+    const bigReal = await prepareReal(big)
+    await grow(ref, refReal[0] as string, REAL, SIZES[0] as number)
+    let last: Figures | null = null
     let have = REAL
     for (const n of SIZES) {
-      const t0 = Date.now()
-      await copyQueueRows(store.knex, real[0] as string, n - have, {
-        prefix: 'copy-',
-        first: have,
-        fromMs: Date.UTC(2026, 11, 1) + have,
-        set: {
-          state: "CASE WHEN MOD(g.i, 2) = 0 THEN 'CONCLUDED' ELSE c.state END",
-          claimable: 'CASE WHEN MOD(g.i, 2) = 0 THEN 0 ELSE c.claimable END'
-        }
-      })
-      const filled = Date.now() - t0
+      const filled = await grow(big, bigReal[0] as string, have, n)
       have = n
-      const { f, plans } = await measure(store, n)
-      figures.push(f)
-      const ref = figures[0] as Figures
-      const x = (a: number, b: number): string => `${a.toFixed(2)} ms (${(a / b).toFixed(2)}x)`
+      const { f, plans } = await measure(ref, big, n)
+      last = f
+      const x = (p: readonly [number, number]): string =>
+        `${p[1].toFixed(2)} ms (${ratio(p).toFixed(2)}x of ${p[0].toFixed(2)})`
       console.log(
-        `  ${label} N=${n.toLocaleString('en')} (filled in ${(filled / 1000).toFixed(1)} s): claim ${x(f.claim, ref.claim)}, page ${x(f.page, ref.page)}, page mid ${x(f.mid, ref.mid)}, page state ${x(f.state, ref.state)}, counts ${x(f.counts, ref.counts)}`
+        `  ${label} N=${n.toLocaleString('en')} (filled and analyzed in ${(filled / 1000).toFixed(1)} s): claim ${x(f.claim)}, page ${x(f.page)}, page mid ${x(f.mid)}, page state ${x(f.state)}, counts ${x(f.counts)}`
       )
       for (const p of plans) console.log(`    plan ${p}`)
     }
-    const last = figures[figures.length - 1] as Figures
-    const ref = figures[0] as Figures
-    const ok = last.claim <= 2 * ref.claim && last.page <= 2 * ref.page && last.mid <= 2 * ref.mid
+    if (last === null) return
+    const ok = [last.claim, last.page, last.mid, last.state].every((p) => ratio(p) <= 2)
     console.log(
-      `  ${label}: at N=${last.n.toLocaleString('en')} claim ${(last.claim / ref.claim).toFixed(2)}x, page ${(last.page / ref.page).toFixed(2)}x, page mid ${(last.mid / ref.mid).toFixed(2)}x of N=10,000: ${ok ? 'within 2x' : 'OVER 2x'}`
+      `  ${label}: at N=${last.n.toLocaleString('en')} claim ${ratio(last.claim).toFixed(2)}x, page ${ratio(last.page).toFixed(2)}x, page mid ${ratio(last.mid).toFixed(2)}x, page state ${ratio(last.state).toFixed(2)}x of N=10,000: ${ok ? 'within 2x' : 'OVER 2x'}`
     )
   } finally {
-    await store.close()
+    for (const s of stores) await s.close()
   }
 }
 
@@ -191,25 +224,27 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}; ${SAMPLES} samples`
 )
-const dbName = `vba_bench_scale_${process.pid}`
-await admin(`CREATE DATABASE ${dbName}`)
+const dbNames = ['ref', 'big'].map((w) => `vba_bench_scale_${w}_${process.pid}`)
+for (const db of dbNames) await admin(`CREATE DATABASE ${db}`)
 try {
-  const u = new URL(ADMIN)
-  u.pathname = `/${dbName}`
-  await run('postgresql', u.toString(), {})
+  const urls = dbNames.map((db) => {
+    const u = new URL(ADMIN)
+    u.pathname = `/${db}`
+    return u.toString()
+  })
+  await run('postgresql', urls as [string, string], {})
 } finally {
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+  for (const db of dbNames) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
 }
 if (values['no-mariadb'] !== true) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-scale-mariadb-'))
   const server = await startMariaDb({ dir: path.join(dir, 'server'), args: ['--innodb-buffer-pool-size=512M'] })
   try {
     server.sql(
-      "CREATE DATABASE bench; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench-pw'; GRANT ALL ON bench.* TO 'bench'@'%';"
+      "CREATE DATABASE ref; CREATE DATABASE big; CREATE USER 'bench'@'%' IDENTIFIED BY 'bench-pw'; GRANT ALL ON ref.* TO 'bench'@'%'; GRANT ALL ON big.* TO 'bench'@'%';"
     )
-    await run('mariadb', `mysql://bench@127.0.0.1:${server.port}/bench?password_env=VBA_BENCH_SCALE_PW`, {
-      VBA_BENCH_SCALE_PW: 'bench-pw'
-    })
+    const url = (db: string): string => `mysql://bench@127.0.0.1:${server.port}/${db}?password_env=VBA_BENCH_SCALE_PW`
+    await run('mariadb', [url('ref'), url('big')], { VBA_BENCH_SCALE_PW: 'bench-pw' })
   } finally {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
