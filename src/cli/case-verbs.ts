@@ -100,15 +100,16 @@ const describeFinding = (f: Finding): string => {
   )
 }
 
-export const renderVerifyReport = (report: VerifyReport): string[] => {
+/** The lines of a case's verification; `subject` names what VALID is said of inside a bag ("case "). */
+export const renderVerifyReport = (report: VerifyReport, subject = ''): string[] => {
   const errors = report.findings.filter((f) => f.severity === 'error').length + report.omitted_findings
   const notices = report.findings.length - (errors - report.omitted_findings)
   const notApplied = report.findings.filter((f) => f.code === 'RULE_NOT_APPLIED').length
   const lines = [
     `case ${report.case_id ?? '(unknown)'}: generation ${report.generation}, ${report.events} events, ${report.objects} objects (${report.object_bytes} bytes)${report.head === null ? '' : `, head ${report.head.seq}:${report.head.hash}`}`,
     report.valid
-      ? `VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'}${notApplied > 0 ? `; ${notApplied} rule(s) not applied, see RULE_NOT_APPLIED: --strict refuses this case` : ''})` : ''}`
-      : `INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
+      ? `${subject}VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'}${notApplied > 0 ? `; ${notApplied} rule(s) not applied, see RULE_NOT_APPLIED: --strict refuses this case` : ''})` : ''}`
+      : `${subject}INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
     ...report.findings.map(describeFinding),
     ...signerLines(report)
   ]

@@ -1,9 +1,14 @@
 /**
  * The facts of a prepared revision and what its enrichment left out, as terminal lines: read by
- * `vba case prepare` (the refused lookups with their codes), `vba status` and `vba show`.
+ * `vba case prepare` (the refused lookups with their codes), `vba status` and `vba show`; and
+ * whether a conclusion rests only on weak evidence (`vba status`).
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { readObjectAt } from '../adapters/case-store/at.js'
+import { openCaseAt, readObjectAt } from '../adapters/case-store/at.js'
+import { Capture } from '../events/capture.js'
+import { decodeJson } from '../events/decode.js'
+import { decodeUtf8 } from '../adapters/fs-util.js'
+import { onlyWeakSupport, type WeakEvidence } from '../projections/report/support.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { FactsDocument, type CoverageGap, type Fact } from '../domain/facts-document.js'
 import type { RevisionInfo } from '../projections/revisions.js'
@@ -49,4 +54,31 @@ export const factLines = (revision: number, facts: readonly Fact[], max = 60): s
   const header = `facts of revision ${revision} (${facts.length}):`
   if (lines.length <= max) return [header, ...lines]
   return [header, ...lines.slice(0, max), `  … ${lines.length - max} more line(s): vba show CASE --json`]
+}
+
+/**
+ * The weak evidence a case's conclusion rests on, when it rests only on partial or empty answers
+ * (see projections/report/support.ts); null when it does not, or the case has no conclusion.
+ */
+export const weakConclusion = async (at: CaseAt): Promise<readonly WeakEvidence[] | null> => {
+  const s = (await openCaseAt(at)).cursor.state
+  if (s.conclusion === null) return null
+  const cited = [
+    ...s.conclusion.evidence,
+    ...s.conclusion.hypotheses.flatMap((h) => s.hypotheses.get(h)?.evidence ?? [])
+  ]
+  const captures = new Map<string, Capture | null>()
+  for (const id of cited) {
+    const digest = s.research.evidence.get(id)?.digest
+    const ref = digest === undefined ? undefined : s.research.evidenceRefs.get(digest)
+    if (ref === undefined || captures.has(id)) continue
+    const text = decodeUtf8(await readObjectAt(at, ref), `capture ${id}`)
+    const c = decodeJson(Capture, text)
+    captures.set(id, E.isRight(c) ? c.right : null)
+  }
+  return onlyWeakSupport(
+    s.conclusion,
+    (h) => s.hypotheses.get(h)?.evidence ?? [],
+    (id) => captures.get(id)
+  )
 }

@@ -10,6 +10,8 @@ import { openCaseAt } from '../adapters/case-store/at.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { LEASE_MS, type CaseAt, type Lease } from '../adapters/case-store/store.js'
 import { markRun } from '../adapters/case-store/run-marker.js'
+import { weakConclusion } from './facts-text.js'
+import { weakSupportText } from '../projections/report/support.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { fail, must } from '../failures/error.js'
@@ -57,14 +59,27 @@ const line = (s: AdvanceStep): string => {
   }
 }
 
-/** The last line of a run: where the case stands, why, which model answered and what it spent. */
-export const resultLine = (r: AdvanceResult): string => {
+/** What a case had spent: its model turns and tokens. */
+export interface Spent {
+  readonly turns: number
+  readonly tokens: number
+}
+
+/**
+ * The last line of a run: where the case stands, why, which model answered, and what was spent,
+ * this run's counts and the whole case's told apart (`before`: the case when the run began, `after`: now).
+ */
+export const resultLine = (r: AdvanceResult, before?: Spent, after?: Spent): string => {
   const why =
     r.last_model_failure === null || r.state !== 'BLOCKED'
       ? ''
       : `; the model failed: ${r.last_model_failure.code}: ${r.last_model_failure.message}`
-  const model = r.model === null ? '' : `, model ${r.model}, ${r.tokens} tokens`
-  return `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}${r.cancelled ? ' (stopped by a signal)' : ''}: ${r.turns} model turn(s)${model}, generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}${why}`
+  const model = r.model === null ? '' : `, model ${r.model}`
+  const run =
+    before === undefined
+      ? `this run ${r.turns} model turn(s); the case ${r.tokens} tokens${model}`
+      : `this run ${r.turns} model turn(s), ${r.tokens - before.tokens} tokens; the case ${after?.turns ?? before.turns + r.turns} turn(s), ${r.tokens} tokens${model}`
+  return `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}${r.cancelled ? ' (stopped by a signal)' : ''}: ${run}, generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}${why}`
 }
 
 /** Exit 3 when a provider (the model, research) is unavailable, 5 when the case stopped by its own state. */
@@ -210,8 +225,17 @@ const runLeased = async (
       throw new CliExit(EXIT.NOT_CONCLUDED)
     })
     // The run advanced its own view of the case: read where it stands now.
-    const steps = next((await openCaseAt(dir)).cursor.state)
-    out({ result: { ...r, next: steps } }, resultLine(r))
+    const now = (await openCaseAt(dir)).cursor.state
+    const steps = next(now)
+    const begun = handle.cursor.state
+    const before = { turns: begun.turn, tokens: begun.tokens.total }
+    const after = { turns: now.turn, tokens: now.tokens.total }
+    out(
+      { result: { ...r, run: { turns: r.turns, tokens: r.tokens - before.tokens }, case: after, next: steps } },
+      resultLine(r, before, after)
+    )
+    const weak = r.state === 'CONCLUDED' ? await weakConclusion(dir) : null
+    if (weak !== null) out({ weak_support: weak }, `warning: ${weakSupportText(weak)}`)
     if (r.state !== 'CONCLUDED') {
       if (o.json !== true) for (const l of steps) out({}, l)
       throw new CliExit(notConcludedExit(r))

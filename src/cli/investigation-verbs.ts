@@ -11,8 +11,9 @@ import { optional } from '../optional.js'
 import { nextSteps } from './next-step.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
-import { factLines, latestFacts } from './facts-text.js'
+import { factLines, latestFacts, weakConclusion } from './facts-text.js'
 import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
+import { weakSupportText } from '../projections/report/support.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection])
@@ -27,8 +28,20 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
     typeof dir === 'string' ? dir : dir.caseId
   )
   const run = await runOf(dir)
+  const weak = await weakConclusion(dir)
   if (opts.json === true) {
-    io.out(JSON.stringify({ case_id: r.case_id, generation: r.generation, ...v, entities, ...signed, run, next }))
+    io.out(
+      JSON.stringify({
+        case_id: r.case_id,
+        generation: r.generation,
+        ...v,
+        entities,
+        ...signed,
+        run,
+        weak_support: weak,
+        next
+      })
+    )
     return
   }
   // Statements, descriptions and summaries are the model's words: shown, never obeyed by the terminal.
@@ -60,6 +73,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   for (const l of v.lab_requests)
     say(`lab test ${l.id}: ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`)
   if (v.conclusion !== null) say(`conclusion: ${v.conclusion.summary}`)
+  if (weak !== null) say(`warning: ${weakSupportText(weak)}`)
   const facts = await latestFacts(dir, revisions)
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
   for (const line of signersLines(signers)) say(line)

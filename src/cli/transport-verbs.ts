@@ -61,7 +61,7 @@ export const isBagTarget = async (target: string): Promise<boolean> => {
 
 const renderBagCheck = (c: BagCheck): string[] => {
   const lines = [
-    `bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: ${c.bag.valid ? 'valid' : 'INVALID'}`
+    `bag: BagIt ${c.bag.version ?? '?'}, ${c.bag.payload.files} payload files, ${c.bag.payload.bytes} bytes: bag ${c.bag.valid ? 'VALID' : 'INVALID'}`
   ]
   for (const f of c.bag.findings)
     lines.push(
@@ -69,11 +69,15 @@ const renderBagCheck = (c: BagCheck): string[] => {
         `  ${f.severity === 'error' ? 'error  ' : 'warning'} ${f.code}${f.path === undefined ? '' : ` (${f.path})`}: ${f.message}`
       )
     )
-  if (c.case !== null) lines.push(...renderVerifyReport(c.case))
+  if (c.case !== null) lines.push(...renderVerifyReport(c.case, 'case '))
   else if (c.bag.valid) lines.push('data/ is not a case package')
   if (c.canonical_archive === false)
     lines.push('  error   ARCHIVE_NOT_CANONICAL: the archive differs from the canonical archive of its content')
-  lines.push(c.valid ? 'VALID' : 'INVALID')
+  lines.push(
+    c.valid
+      ? 'VALID: the bag and the case in it'
+      : `INVALID: ${[!c.bag.valid ? 'the bag' : null, c.case !== null && !c.case.valid ? 'the case' : null, c.canonical_archive === false ? 'the archive' : null].filter((x) => x !== null).join(', ') || 'see above'}`
+  )
   return lines
 }
 

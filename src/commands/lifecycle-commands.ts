@@ -35,7 +35,7 @@ export interface AdvanceResult {
   readonly generation: number
   /** Receipt of the last event (seq, hash); keep it to detect a rollback later. */
   readonly receipt: Receipt
-  /** The controller's signal stopped the call (a model call in flight was abandoned, nothing recorded for it). */
+  /** The controller's signal stopped the call (a model call in flight was abandoned: its request is recorded, no answer to it). */
   readonly cancelled: boolean
   /** Why the model could not be used, while the case waits for it (code and message: HTTP status and the provider's text). */
   readonly last_model_failure: { readonly code: string; readonly message: string } | null

@@ -256,7 +256,7 @@ const modelTurn = async (
         turn,
         phase,
         prompt_chars: prompt.text.length,
-        outcome: 'cancelled by the controller (nothing recorded; the next call asks again)'
+        outcome: `cancelled by the controller: the request of turn ${turn} is recorded, no answer to it (the next run asks again, as turn ${turn + 1})`
       })
       return 'cancelled'
     }

@@ -94,7 +94,10 @@ investigate('--model-command drives the demo case to CONCLUDED, one line per ste
   assert.match(r.stdout, /plan P2: source.context "23487" under src\/server\//)
   assert.match(r.stdout, /research P2 source.context: E\d+/)
   assert.match(r.stdout, 'hypothesis H1 proposed')
-  assert.match(r.stdout, /CONCLUDED: 4 model turn\(s\), generation \d+, receipt \d+:sha256:/)
+  assert.match(
+    r.stdout,
+    /CONCLUDED: this run 4 model turn\(s\), 0 tokens; the case 4 turn\(s\), 0 tokens, generation \d+, receipt \d+:sha256:/
+  )
   assert.is(vba(['verify', dir]).code, 0)
   const status = JSON.parse(vba(['status', dir, '--json']).stdout) as { state: string; conclusion: { summary: string } }
   assert.is(status.state, 'CONCLUDED')

@@ -12,6 +12,7 @@ import { evolve, initCaseState } from '../../domain/case-state.js'
 import { budgetTotal } from '../../domain/budget.js'
 import type { ReportInput } from './render.js'
 import { permalink, sourceWindows, windowText, MAX_WINDOWS } from './permalinks.js'
+import { onlyWeakSupport, weakSupportText } from './support.js'
 
 /** Model text inside Markdown: one line, no HTML, no link or emphasis syntax of its own. */
 const md = (text: string): string =>
@@ -70,6 +71,12 @@ export const renderSummaryMarkdown = (input: ReportInput, webView: string | null
     out.push(`**Conclusion** (turn ${s.turn}): ${md(s.conclusion.summary)}`)
     const cited = [...s.conclusion.hypotheses, ...s.conclusion.evidence]
     if (cited.length > 0) out.push('', `Cites ${cited.join(', ')}.`)
+    const weak = onlyWeakSupport(
+      s.conclusion,
+      (h) => s.hypotheses.get(h)?.evidence ?? [],
+      (id) => captures.get(id)
+    )
+    if (weak !== null) out.push('', `**Warning**: ${md(weakSupportText(weak))}.`)
   } else
     out.push(
       `**Not concluded**: the case is ${s.state}${s.reason === null ? '' : ` (${s.reason})`} after ${s.turn} model turn(s).`

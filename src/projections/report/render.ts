@@ -24,6 +24,7 @@ import { timelineItem } from './timeline.js'
 import { provenanceText } from '../../domain/extract.js'
 import { MAX_WINDOWS, permalink, sourceWindows, windowText } from './permalinks.js'
 import { notDerived } from './not-derived.js'
+import { boundTo, onlyWeakSupport, weakSupportText } from './support.js'
 
 export { esc, escPlain } from './html.js'
 
@@ -207,6 +208,18 @@ const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnT
 // --- model ---------------------------------------------------------------------------------------
 
 /** The models that answered, the tokens they spent, and a model failure the case still waits on. */
+/** The commits (or snapshots) the evidence was asked at, or else the revision's binding, said as such. */
+const boundCell = (
+  asked: ReadonlySet<string>,
+  bound: string | null,
+  revision: number | undefined,
+  none: string
+): string => {
+  if (asked.size > 0 || bound === null)
+    return asked.size === 0 ? `<span class="muted">${none}</span>` : [...asked].sort().map(esc).join('<br>')
+  return `${esc(bound)} <span class="muted">(revision ${revision ?? '-'} is bound to it; no query asked there)</span>`
+}
+
 const modelCell = (u: ModelUsageView): string => {
   const names =
     u.models.length === 0
@@ -262,6 +275,15 @@ export const renderReport = (input: ReportInput): string => {
     .reverse()
     .find((e): e is Extract<RecordedEvent, { type: 'ConclusionRecorded' }> => e.type === 'ConclusionRecorded')
   const title = input.title ?? input.caseId
+  const bound = boundTo(revision?.data.binding ?? null)
+  const weak =
+    conclusion === undefined
+      ? null
+      : onlyWeakSupport(
+          conclusion.data,
+          (h) => m.hypotheses.get(h)?.history.at(-1)?.evidence ?? [],
+          (id) => m.evidence.get(id)?.capture
+        )
 
   const parts: string[] = []
   parts.push(`<!doctype html>
@@ -276,8 +298,8 @@ export const renderReport = (input: ReportInput): string => {
  <span class="badge ${v.valid ? 'ok' : 'bad'}" id="verification">${v.valid ? `verified: chain and rules hold${unchecked.any ? ', but not every rule applied (see the findings)' : ''}` : `INVALID: ${errors.length} error finding(s)`}</span>
  ${evidenceBadge(v.evidence)}</p>
 <dl class="meta"><dt>created</dt><dd>${esc(input.createdAt)}</dd><dt>HEAD</dt><dd class="mono">${v.head === null ? 'none' : esc(`${v.head.seq}:${v.head.hash}`)}</dd>
-<dt>source commit</dt><dd class="mono">${commits.size === 0 ? '<span class="muted">no source research</span>' : [...commits].sort().map(esc).join('<br>')}</dd>
-<dt>world snapshot</dt><dd class="mono">${snapshots.size === 0 ? '<span class="muted">no database research</span>' : [...snapshots].sort().map(esc).join('<br>')}</dd>
+<dt>source commit</dt><dd class="mono">${boundCell(commits, bound.commit, revision?.data.revision, 'no source research')}</dd>
+<dt>world snapshot</dt><dd class="mono">${boundCell(snapshots, bound.snapshot, revision?.data.revision, 'no database research')}</dd>
 <dt>model</dt><dd>${modelCell(modelUsage(ev))}</dd>
 <dt>events</dt><dd>${ev.length}</dd></dl>
 ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' : 'bad'}">${v.findings.length} finding(s)</summary><ul>${v.findings.map((f) => `<li class="${f.severity === 'error' ? 'bad' : 'warn'}">${esc(`${f.code}${f.seq === undefined ? '' : ` (seq ${f.seq})`}: ${f.message}`)}</li>`).join('')}</ul></details>`}
@@ -290,7 +312,7 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
     return parts.join('\n')
   }
   parts.push(
-    `<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p></div>`}</section>`
+    `<section id="conclusion"><h2>Conclusion</h2>${conclusion === undefined ? `<p class="muted">No conclusion (the case is ${esc(state)}).</p>` : `<div class="card"><p>${linked(conclusion.data.summary, known)}</p><p>hypotheses: ${refLinks(conclusion.data.hypotheses, known)}<br>evidence: ${refLinks(conclusion.data.evidence, known)}</p>${weak === null ? '' : `<p class="warn" id="weak-support">${esc(weakSupportText(weak))}</p>`}</div>`}</section>`
   )
   parts.push(
     `<section id="report"><h2>Bug report</h2>${inputs?.data.origin == null ? '' : `<p>from <a class="mono" href="${escPlain(inputs.data.origin)}" rel="noreferrer">${esc(inputs.data.origin)}</a></p>`}${report === null ? '<p class="muted">No report recorded.</p>' : `<pre>${esc(report)}</pre>`}${inputs === undefined ? '' : `<p>entities: ${inputs.data.entities.map((x) => `<span class="mono">${esc(`${x.type} ${String(x.id)}`)}</span>`).join(', ') || 'none'}${(inputs.data.extracted ?? []).length === 0 ? '' : `<br>found in the report: ${(inputs.data.extracted ?? []).map((x) => `<span class="mono" title="${esc(provenanceText(x))}">${esc(`${x.type} ${x.id}`)}</span> (${esc(x.kind)} <span class="mono">${esc(x.text)}</span>, characters ${x.span.start}-${x.span.end})`).join(', ')}`}${inputs.data.attachments.length === 0 ? '' : `<br>attachments: ${inputs.data.attachments.map((a) => `<span class="mono">${esc(a.name)}</span> (${a.object.size} bytes)`).join(', ')}`}</p>`}</section>`
