@@ -6,7 +6,11 @@
  * SQL store reaches at least half the reference's throughput. Then claims per second for 4 workers
  * over 10,000 queued cases.
  *
- *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb]
+ * With --signing only: what signing costs an append (a CommandSigned event with an Ed25519 SSHSIG
+ * ending every command), 1 writer to separate cases, on PostgreSQL and the directory store,
+ * unsigned and signed rounds alternating; target: signed within 5% of unsigned.
+ *
+ *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb] [--signing]
  */
 import * as path from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -23,12 +27,15 @@ import { FailureError } from '../src/failures/error.js'
 import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { machine } from './lib.js'
+import { writeNewKey } from '../src/adapters/ssh-keys.js'
+import { useProcessSigner } from '../src/adapters/env.js'
 
 const { values } = parseArgs({
   options: {
     commands: { type: 'string', default: '1600' },
     cases: { type: 'string', default: '10000' },
-    mariadb: { type: 'boolean', default: false }
+    mariadb: { type: 'boolean', default: false },
+    signing: { type: 'boolean', default: false }
   }
 })
 const COMMANDS = Number(values.commands)
@@ -243,6 +250,55 @@ const sqlBench = async (label: string, url: string, env: Record<string, string>)
     await store.close()
   }
   return out
+}
+
+/** Signed against unsigned appends, alternating rounds; the median commands/s of each. */
+const signingBench = async (): Promise<void> => {
+  const keyDir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-key-'))
+  const { signer } = await writeNewKey(path.join(keyDir, 'k'), 'bench')
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+  const compare = async (label: string, store: CaseStore, refOf: (n: string) => string): Promise<void> => {
+    const plain: number[] = []
+    const signed: number[] = []
+    for (let round = 0; round < 5; round++) {
+      useProcessSigner(undefined)
+      plain.push(await storeRun(store, refOf, 1, false, `${label}-u${round}`))
+      useProcessSigner(async () => signer)
+      signed.push(await storeRun(store, refOf, 1, false, `${label}-s${round}`))
+    }
+    useProcessSigner(undefined)
+    const [u, s] = [median(plain), median(signed)]
+    console.log(
+      `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (target <= 5%)`
+    )
+  }
+  console.log(`bench/store --signing on ${machine()}; ${COMMANDS} one-event commands per round, 5 rounds each`)
+  const dbName = `vba_bench_sign_${process.pid}`
+  await admin(`CREATE DATABASE ${dbName}`)
+  try {
+    const u = new URL(ADMIN)
+    u.pathname = `/${dbName}`
+    await migrateStore(u.toString(), { environment: {} })
+    const store = await openSqlStore(u.toString(), { environment: {}, poolSize: 4, lockWaitMs: 60_000 })
+    try {
+      await compare('postgresql', store, (n) => n)
+    } finally {
+      await store.close()
+    }
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+  }
+  const root = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-dirs-'))
+  try {
+    await compare('directory', directoryStore, (n) => path.join(root, n))
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+    rmSync(keyDir, { recursive: true, force: true })
+  }
+}
+if (values.signing === true) {
+  await signingBench()
+  process.exit(0)
 }
 
 console.log(`bench/store on ${machine()}; ${COMMANDS} one-event commands per configuration`)
