@@ -223,6 +223,9 @@ const serialiser = (): { run: <A>(key: string, work: () => Promise<A>) => Promis
   }
 }
 
+/** How often a decision is decided again when another writer moved the case on meanwhile. */
+const DECISION_ROUNDS = 5
+
 const queryCostOf = (state: CaseState, profile: Profile): number => {
   if (state.settings !== null) return queryCost(state)
   const settings = settingsOf(profile)
@@ -321,7 +324,17 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
   const decideCall = async (name: DecisionName, args: unknown, requester: Requester): Promise<ToolAnswer> => {
     const refused = decisionArgsFailure(name, args)
     if (refused !== null) throw new InvalidParams(refused)
-    return writing(() => recordDecision(o.at, name, args as Record<string, unknown>, requester, env), true)
+    // Another writer (another server on the case) may move it on between the prompt and the
+    // answer: the turn is decided again on the state it left, a few rounds, before telling.
+    return writing(async () => {
+      for (let round = 1; ; round++) {
+        try {
+          return await recordDecision(o.at, name, args as Record<string, unknown>, requester, env)
+        } catch (e) {
+          if (round >= DECISION_ROUNDS || thrownFailure(e).code !== 'GENERATION_CONFLICT') throw e
+        }
+      }
+    }, true)
   }
   const budget = budgetOf(state)
   return {
