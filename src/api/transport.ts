@@ -21,7 +21,12 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
       ),
     import: (archive, dir, o = {}) =>
       settle(() =>
-        importCase(archive, dir, { ...optional('onProgress', o.onProgress), ...optional('strict', o.strict) })
+        importCase(archive, dir, {
+          ...optional('onProgress', o.onProgress),
+          ...optional('strict', o.strict),
+          ...optional('requireSigned', o.requireSigned),
+          ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
+        })
       ),
     verify: (target, o = {}) =>
       settle(() =>

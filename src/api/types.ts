@@ -283,7 +283,7 @@ export interface TransportApi {
       readonly onProgress?: (done: number, total: number) => void
       /** Refuse a case whose rules did not all apply (see {@link VerifyCaseOptions.strict}). */
       readonly strict?: boolean
-    }
+    } & Pick<VerifyCaseOptions, 'trust' | 'requireSigned'>
   ): Promise<ImportReport>
   /**
    * Verifies a case directory, bag directory or bag archive completely, then copies its case into

@@ -37,12 +37,18 @@ export const importVerb = async (
   io: Out,
   archive: string,
   dir: string,
-  o: { readonly strict?: boolean } = {}
+  o: { readonly strict?: boolean } & TrustOptions = {}
 ): Promise<void> => {
   const vba = await cliClient(undefined)
+  const trust = await trustOf(o)
   const bar = progressBar('import')
-  const r = await vba.transport.import(archive, dir, { onProgress: bar.update, ...optional('strict', o.strict) })
-  bar.stop()
+  const r = await vba.transport
+    .import(archive, dir, {
+      onProgress: bar.update,
+      ...optional('strict', o.strict),
+      ...trust
+    })
+    .finally(() => bar.stop())
   for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
   io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
 }

@@ -17,7 +17,7 @@ import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store
 import { verifyBagDir, type BagFinding, type BagReport, type KnownChecksums } from './verify-bag.js'
 import { extractArchive, type ArchiveLimits } from './extract.js'
 import { canonicalArchiveSha256 } from './export.js'
-import { optional } from '../../optional.js'
+import { definedMembers, optional } from '../../optional.js'
 
 export type { ArchiveLimits } from './extract.js'
 
@@ -160,6 +160,9 @@ export const importCase = (
     onProgress?: (done: number, total: number) => void
     /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, see VerifyOptions.strict). */
     strict?: boolean
+    /** Refuse a case with an unsigned command (UNSIGNED_COMMAND as an error), and check its signers against a trust policy. */
+    requireSigned?: boolean
+    trust?: VerifyOptions['trust']
   } = {}
 ): Promise<ImportReport> =>
   coded('import', async () => {
@@ -179,7 +182,12 @@ export const importCase = (
         options.limits,
         options.onProgress
       )
-      const check = await checkBagDir(root, sha256, optional('strict', options.strict), checksums)
+      const check = await checkBagDir(
+        root,
+        sha256,
+        definedMembers(options, 'strict', 'requireSigned', 'trust'),
+        checksums
+      )
       if (!check.valid) {
         const { code, findings } = refusalOf(check)
         throw refuse(
