@@ -19,15 +19,13 @@ const PENDING = new Set<string>([
   'src/adapters/case-store/append.ts:appendToDirectory',
   'src/adapters/case-store/plan.ts:planCommand',
   'src/adapters/config/profile.ts:decodeProfileDocument',
-  'src/adapters/sql-store/objects.ts:storeObjects',
-  'src/adapters/sql-store/scan-rows.ts:scanRows',
   'src/api/cases.ts:casesApi',
   'src/commands/prepare.ts:prepareRevision',
   'src/investigation/models.ts:commandModel',
   'src/mcp/case-resources.ts:caseResources',
   'src/mcp/http.ts:serveMcpHttp',
+  'src/mcp/session.ts:openMcpSession',
   'src/mcp/stdio.ts:stdioTransport',
-  'src/research/rederive.ts:rederiveEvidence',
   'src/testing/forger.ts:forger'
 ])
 

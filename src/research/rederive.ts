@@ -166,6 +166,36 @@ const reimportHint = (c: Capture): string =>
     ? `; a database re-imported under the unchanged snapshot id ${c.origin.snapshot_id} has the same effect: give every import its own snapshot_id in the profile, and re-derive against the database that snapshot id named`
     : ''
 
+/** The recorded bytes of a capture and the capture they decode to, or why they cannot be had. */
+const loadCapture = async (
+  at: CaseAt,
+  r: Recorded
+): Promise<E.Either<string, { readonly bytes: Buffer; readonly capture: Capture }>> => {
+  const bytes = await attempt(readObjectAt(at, r.ref))
+  if (E.isLeft(bytes)) return E.left(`its object cannot be read (${bytes.left.code})`)
+  const decoded = Capture.decode(parseBoundedBytes(bytes.right))
+  if (E.isLeft(decoded)) return E.left('its object is not a capture')
+  return E.right({ bytes: bytes.right, capture: decoded.right })
+}
+
+/** The research session for a capture: one per distinct settings (and commit or snapshot), opened on first use. */
+const sessionFor = (
+  sessions: Map<string, ProjectResearch>,
+  profile: Profile,
+  c: Capture,
+  options: RederiveOptions
+): ProjectResearch => {
+  const key = `${c.origin.type === 'git' ? `git:${c.origin.commit}:${c.origin.url}` : `db:${c.origin.database}`}:${c.settings_hash}`
+  const open = sessions.get(key)
+  if (open !== undefined) return open
+  const research = createProjectResearch(profileFor(profile, c), {
+    openSource: openSourceResearch,
+    ...optional('env', options.env)
+  })
+  sessions.set(key, research)
+  return research
+}
+
 /** Re-derives every capture of the case at `at` from the world `profile` reaches (see the module comment). */
 export const rederiveEvidence = async (
   at: CaseAt,
@@ -193,33 +223,18 @@ export const rederiveEvidence = async (
   try {
     for (const [i, r] of recorded.entries()) {
       options.onProgress?.(i, recorded.length)
-      const bytes = await attempt(readObjectAt(at, r.ref))
-      if (E.isLeft(bytes)) {
-        skip(r, `its object cannot be read (${bytes.left.code})`)
+      const loaded = await loadCapture(at, r)
+      if (E.isLeft(loaded)) {
+        skip(r, loaded.left)
         continue
       }
-      const decoded = Capture.decode(parseBoundedBytes(bytes.right))
-      if (E.isLeft(decoded)) {
-        skip(r, 'its object is not a capture')
-        continue
-      }
-      const c = decoded.right
+      const { bytes, capture: c } = loaded.right
       const why = notRecheckable(profile, c)
       if (why !== null) {
         skip(r, why)
         continue
       }
-      // One research session per distinct settings (and commit or snapshot) of the captures.
-      const key = `${c.origin.type === 'git' ? `git:${c.origin.commit}:${c.origin.url}` : `db:${c.origin.database}`}:${c.settings_hash}`
-      let research = sessions.get(key)
-      if (research === undefined) {
-        research = createProjectResearch(profileFor(profile, c), {
-          openSource: openSourceResearch,
-          ...optional('env', options.env)
-        })
-        sessions.set(key, research)
-      }
-      const again = await research.query(c.request)()
+      const again = await sessionFor(sessions, profile, c, options).query(c.request)()
       const where =
         c.origin.type === 'git' ? `commit ${c.origin.commit.slice(0, 12)}` : `snapshot ${c.origin.snapshot_id}`
       if (E.isLeft(again) && !isPermanentRefusal(again.left)) {
@@ -242,7 +257,7 @@ export const rederiveEvidence = async (
         continue
       }
       const fresh = captureBytes(again.right)
-      if (fresh.equals(bytes.right)) {
+      if (fresh.equals(bytes)) {
         matched++
         continue
       }

@@ -31,6 +31,35 @@ export interface StoreObjects {
   readonly chunks: (k: Knex, digest: string, size: number) => AsyncIterable<Buffer>
 }
 
+/** The bytes of one object, checked against its digest and size. */
+const readObject = async (q: Knex | Knex.Transaction, object: ObjectRefLite): Promise<Buffer> => {
+  const row = (await q('vba_objects').select('bytes').where({ digest: object.digest }).first()) as
+    | Record<string, unknown>
+    | undefined
+  if (row === undefined)
+    throw new FailureError(failure('OBJECT_MISSING', `object ${object.digest} is missing`, { digest: object.digest }))
+  const bytes = buf(row['bytes'])
+  if (bytes.length !== object.size || sha256Digest(bytes) !== object.digest)
+    throw new FailureError(
+      failure('OBJECT_CORRUPT', `object ${object.digest} does not match its digest or size`, {
+        digest: object.digest
+      })
+    )
+  return bytes
+}
+
+/** The bytes of many objects by digest (200 a query); a missing one is absent from the map. */
+const readObjects = async (q: Knex | Knex.Transaction, digests: readonly string[]): Promise<Map<string, Buffer>> => {
+  const out = new Map<string, Buffer>()
+  for (let i = 0; i < digests.length; i += 200) {
+    const rows = (await q('vba_objects')
+      .select('digest', 'bytes')
+      .whereIn('digest', digests.slice(i, i + 200))) as Array<Record<string, unknown>>
+    for (const r of rows) out.set(String(r['digest']), buf(r['bytes']))
+  }
+  return out
+}
+
 export const storeObjects = (dialect: 'postgres' | 'mysql'): StoreObjects => {
   let maxPacket: number | undefined
   const packetLimit = async (q: Knex | Knex.Transaction): Promise<number | null> => {
@@ -68,33 +97,6 @@ export const storeObjects = (dialect: 'postgres' | 'mysql'): StoreObjects => {
         .onConflict('digest')
         .ignore()
     }
-  }
-
-  const read = async (q: Knex | Knex.Transaction, object: ObjectRefLite): Promise<Buffer> => {
-    const row = (await q('vba_objects').select('bytes').where({ digest: object.digest }).first()) as
-      | Record<string, unknown>
-      | undefined
-    if (row === undefined)
-      throw new FailureError(failure('OBJECT_MISSING', `object ${object.digest} is missing`, { digest: object.digest }))
-    const bytes = buf(row['bytes'])
-    if (bytes.length !== object.size || sha256Digest(bytes) !== object.digest)
-      throw new FailureError(
-        failure('OBJECT_CORRUPT', `object ${object.digest} does not match its digest or size`, {
-          digest: object.digest
-        })
-      )
-    return bytes
-  }
-
-  const readMany = async (q: Knex | Knex.Transaction, digests: readonly string[]): Promise<Map<string, Buffer>> => {
-    const out = new Map<string, Buffer>()
-    for (let i = 0; i < digests.length; i += 200) {
-      const rows = (await q('vba_objects')
-        .select('digest', 'bytes')
-        .whereIn('digest', digests.slice(i, i + 200))) as Array<Record<string, unknown>>
-      for (const r of rows) out.set(String(r['digest']), buf(r['bytes']))
-    }
-    return out
   }
 
   /**
@@ -140,5 +142,5 @@ export const storeObjects = (dialect: 'postgres' | 'mysql'): StoreObjects => {
     }
   }
 
-  return { insert, read, readMany, chunks }
+  return { insert, read: readObject, readMany: readObjects, chunks }
 }

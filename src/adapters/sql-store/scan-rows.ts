@@ -38,6 +38,27 @@ export interface ScanRowsOptions {
   readonly notAfter?: number
 }
 
+/** The declaration stored in `row`, or null when it is invalid or names another case (reported). */
+const storedDeclaration = (row: CaseRow, report: (f: Finding) => void): CaseDeclaration | null => {
+  const decl = decodeRecordFile(row.declaration.toString('utf8'), CaseDeclaration)
+  if (E.isLeft(decl)) {
+    report(
+      finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE })
+    )
+    return null
+  }
+  const declaration = decl.right
+  if (declaration.case_id !== row.case_id)
+    report(
+      finding(
+        'CASE_DECLARATION_INVALID',
+        `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`,
+        { path: DECLARATION_FILE }
+      )
+    )
+  return declaration
+}
+
 /** Scans the stored log of `row` (from the start, or from `resume`). */
 export const scanRows = async (
   q: Knex | Knex.Transaction,
@@ -51,20 +72,7 @@ export const scanRows = async (
     else omitted++
   }
   // A catch-up (resume) continues a log whose declaration the handle checked already.
-  const decl = o.resume === undefined ? decodeRecordFile(row.declaration.toString('utf8'), CaseDeclaration) : null
-  if (decl !== null && E.isLeft(decl))
-    report(
-      finding('CASE_DECLARATION_INVALID', `the stored declaration is invalid: ${decl.left}`, { path: DECLARATION_FILE })
-    )
-  const declaration = decl !== null && E.isRight(decl) ? decl.right : null
-  if (declaration !== null && declaration.case_id !== row.case_id)
-    report(
-      finding(
-        'CASE_DECLARATION_INVALID',
-        `the stored declaration names case ${declaration.case_id}, the row ${row.case_id}`,
-        { path: DECLARATION_FILE }
-      )
-    )
+  const declaration = o.resume === undefined ? storedDeclaration(row, report) : null
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
   const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
