@@ -394,6 +394,7 @@ const downgradeStart = (f: ReturnType<typeof forger>): void => {
       const {
         binding: _b,
         newest_result_whole: _n,
+        search_options: _o,
         ...settings
       } = (d as { settings: Record<string, unknown> }).settings
       return { ...(d as Record<string, unknown>), settings }

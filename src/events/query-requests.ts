@@ -30,28 +30,38 @@ const Name = boundedString('Name', 1, 128)
 
 // --- source kinds ------------------------------------------------------------------------------
 
+/** Optional members of every source search: `ignore_case` matches ASCII letters of either case. */
+const searchOptions = { path_prefix: PathText, ignore_case: t.boolean }
+
 /** @category research */
 export const SourceFiles = t.intersection(
-  [t.type({ kind: t.literal('source.files'), text: Text }), t.partial({ path_prefix: PathText })],
+  [t.type({ kind: t.literal('source.files'), text: Text }), t.partial(searchOptions)],
   'SourceFiles'
 )
 /** @category research */
 export const SourceSearch = t.intersection(
-  [t.type({ kind: t.literal('source.search'), text: Text }), t.partial({ path_prefix: PathText })],
+  [
+    t.type({ kind: t.literal('source.search'), text: Text }),
+    /** `whole_number`: the text matches only where no digit (nor a decimal point and digit) adjoins it. */
+    t.partial({ ...searchOptions, whole_number: t.boolean })
+  ],
   'SourceSearch'
 )
 /** @category research */
 export const SourceSymbol = t.intersection(
-  [t.type({ kind: t.literal('source.symbol'), symbol: Text }), t.partial({ path_prefix: PathText })],
+  [t.type({ kind: t.literal('source.symbol'), symbol: Text }), t.partial(searchOptions)],
   'SourceSymbol'
 )
 /** @category research */
 export const SourceRegistration = t.intersection(
-  [t.type({ kind: t.literal('source.registration'), symbol: Text }), t.partial({ path_prefix: PathText })],
+  [t.type({ kind: t.literal('source.registration'), symbol: Text }), t.partial(searchOptions)],
   'SourceRegistration'
 )
 /** @category research */
-export const SourceSchema = t.type({ kind: t.literal('source.schema'), text: Text }, 'SourceSchema')
+export const SourceSchema = t.intersection(
+  [t.type({ kind: t.literal('source.schema'), text: Text }), t.partial({ ignore_case: t.boolean })],
+  'SourceSchema'
+)
 /** @category research */
 export const SourceRead = t.type(
   { kind: t.literal('source.read'), path: PathText, start_line: LineNumber, end_line: LineNumber },
@@ -59,7 +69,7 @@ export const SourceRead = t.type(
 )
 /** @category research */
 export const SourceContext = t.intersection(
-  [t.type({ kind: t.literal('source.context'), text: Text }), t.partial({ path_prefix: PathText })],
+  [t.type({ kind: t.literal('source.context'), text: Text }), t.partial(searchOptions)],
   'SourceContext'
 )
 

@@ -142,7 +142,12 @@ export const InvestigationSettings = t.intersection(
        * fixed parts leave) and trims uncited evidence before cited; absent in starts before it
        * (their prompts render as they were recorded).
        */
-      newest_result_whole: t.boolean
+      newest_result_whole: t.boolean,
+      /**
+       * The contract names the search options (ignore_case, whole_number) and says that a search
+       * with few hits tells what it missed; absent in starts before them.
+       */
+      search_options: t.boolean
     })
   ],
   'InvestigationSettings'

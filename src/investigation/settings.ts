@@ -62,7 +62,8 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     count_refusals: true,
     answer_repeats_from_case: true,
     binding: bindingOf(profile),
-    newest_result_whole: true
+    newest_result_whole: true,
+    search_options: true
   })
 }
 

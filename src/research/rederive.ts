@@ -93,7 +93,15 @@ const profileFor = (base: Profile, c: Capture): Profile => {
       limits,
       ...(Object.keys(analysis).length === 0
         ? {}
-        : { sourceAnalysis: { ...base.sourceAnalysis, ...analysis, enabled: true } }),
+        : {
+            sourceAnalysis: {
+              ...base.sourceAnalysis,
+              ...analysis,
+              // captures asked before whole numbers were recorded matched digits anywhere
+              whole_numbers: settings['whole_numbers'] === true,
+              enabled: true
+            }
+          }),
       ...(base.source === undefined
         ? {}
         : {
@@ -102,6 +110,8 @@ const profileFor = (base: Profile, c: Capture): Profile => {
               url: c.origin.url,
               commit: c.origin.commit,
               cache: false,
+              // captures asked before queries said what they missed record no missed_matches
+              missed_matches: settings['missed_matches'] !== undefined,
               ...optional('extensions', extensions)
             }
           })

@@ -19,7 +19,8 @@ export const answerAll = async (
     limits: { ...DEFAULT_LIMITS, time_ms: 600_000, ...limits },
     analysis: { ...DEFAULT_ANALYSIS, enabled: true },
     // A clock that stands still: no answer here depends on how fast the machine is.
-    now: () => 0
+    now: () => 0,
+    missedMatches: true
   }
   const out: string[] = []
   for (const q of queries) {

@@ -48,7 +48,9 @@ export const SourceSection = t.intersection(
       cache_dir: Str,
       cache: t.boolean,
       /** The repository's web view of one window: `https://github.com/OWNER/REPO/blob/{commit}/{path}#L{start}-L{end}`. */
-      web_view: Str
+      web_view: Str,
+      /** Source queries with few hits say what they missed in any case or inside longer words (default true). */
+      missed_matches: t.boolean
     })
   ],
   'SourceSection'
@@ -86,7 +88,9 @@ export const SourceAnalysisSection = t.partial(
     max_total_lines: intBetween('MaxTotalLines', 1, 100_000),
     registration_prefixes: t.array(Str),
     /** Where code lives in the snapshot (the rest may hold data dumps): source.context ranks it first, the prompt names it. */
-    code_path_prefixes: t.array(Str)
+    code_path_prefixes: t.array(Str),
+    /** source.context matches a term of digits only as a whole number (not inside 6.223487f); default true. */
+    whole_numbers: t.boolean
   },
   'SourceAnalysisSection'
 )
@@ -145,7 +149,7 @@ export const ModelSection = t.partial(
 
 /** Every section and its keys; `[enrichment]` is checked by its own strict decoder. */
 const KNOWN: Record<string, readonly string[] | null> = {
-  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache', 'web_view'],
+  source: ['repository', 'url', 'commit', 'extensions', 'cache_dir', 'cache', 'web_view', 'missed_matches'],
   database: [
     'client',
     'host',

@@ -8,18 +8,22 @@
 import type { CaseState } from '../../domain/case-state.js'
 import type { QueryContract } from '../../events/settings.js'
 import { QUERY_KIND_DEFINITIONS } from '../query-kinds/catalog.js'
-import type { QueryNeeds } from '../query-kinds/define.js'
+import { signatureOf, type QueryNeeds } from '../query-kinds/define.js'
 
 export const PROMPT_VERSION_V2 = 'investigation_project_v2'
 
 /** Characters of table names listed per database; the rest is named by count (database.tables lists them). */
 export const TABLES_MAX_CHARS = 1500
 
-/** The signatures of the kinds that need `needs`, in the catalog's order. */
-const signatures = (needs: QueryNeeds): string[] =>
+/** The signatures of the kinds that need `needs`, in the catalog's order (with their search options when recorded). */
+const signatures = (needs: QueryNeeds, withOptions: boolean): string[] =>
   Object.values(QUERY_KIND_DEFINITIONS)
     .filter((d) => d.needs === needs)
-    .map((d) => d.signature)
+    .map((d) => signatureOf(d as (typeof QUERY_KIND_DEFINITIONS)[keyof typeof QUERY_KIND_DEFINITIONS], withOptions))
+
+/** What starts that record `search_options` say of searches. */
+export const SEARCH_OPTIONS_LINE =
+  'Searches: exact case, identifiers as words, unless ignore_case/whole_number; few hits add "missed" (other case, in longer words; not hits).'
 
 /** Names joined while they fit `max` characters; the rest counted. */
 const bounded = (names: readonly string[], max: number): string => {
@@ -78,10 +82,12 @@ export const stablePartV2 = (s: CaseState): string => {
   const st = s.settings
   const ctx = st?.source_context ?? null
   const c = st?.contract ?? null
+  // the search options and their words, for starts that record them and have a source to search
+  const options = st?.search_options === true && (c === null || c.source !== null)
   const kinds = [
-    ...(c === null || c.source !== null ? signatures('source') : []),
-    ...(c === null || c.databases.length > 0 ? signatures('database') : []),
-    ...(ctx === null ? [] : signatures('source_context'))
+    ...(c === null || c.source !== null ? signatures('source', options) : []),
+    ...(c === null || c.databases.length > 0 ? signatures('database', options) : []),
+    ...(ctx === null ? [] : signatures('source_context', options))
   ]
   return [
     `=== ${PROMPT_VERSION_V2} ===`,
@@ -103,12 +109,15 @@ export const stablePartV2 = (s: CaseState): string => {
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',
     'Results: source lines "123| text" under their file (">" a hit of the term, "+" a followed name, "~" the same name elsewhere); rows "a|b" under "column (type)" (NULL is NULL; quoted text is JSON).',
     'A lexical hit proves no definition, registration or executed call; equal numbers or names may mean different things.',
+    ...(options ? [SEARCH_OPTIONS_LINE] : []),
     ...(ctx === null
       ? []
       : [
           `source.context (context_lines ${ctx.context_lines}, max_searches ${ctx.max_searches}, max_matches ${ctx.max_matches}, max_files ${ctx.max_files}, max_blocks ${ctx.max_blocks}, max_total_lines ${ctx.max_total_lines}, registrations ${ctx.registration_prefixes.join(',')}) ranks before it cuts: direct hits, the alias in its own file, registration functions, loader lines, same names elsewhere. Use it before source.search and source.read.`
         ]),
-    'Each prompt shows the evidence your open hypotheses cite and your latest results; older evidence one line each. An identical query again shows its evidence again, free.',
+    options
+      ? 'Prompts show the evidence open hypotheses cite and your latest results (older: a line each); an identical query again is free.'
+      : 'Each prompt shows the evidence your open hypotheses cite and your latest results; older evidence one line each. An identical query again shows its evidence again, free.',
     ...(st?.count_refusals === true
       ? [
           `Refused or repeated queries count like invalid answers: ${st.max_invalid_responses} in a row block the investigation.`

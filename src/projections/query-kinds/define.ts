@@ -57,6 +57,8 @@ export interface QueryKindDefinition<K extends QueryKind = QueryKind> {
   readonly needs: QueryNeeds
   /** The kind in the prompt's query contract: its members, optional ones marked `?`. */
   readonly signature: string
+  /** The search options it takes (`ignore_case?, whole_number?`), named in contracts of starts that record `search_options`. */
+  readonly options?: string
   /** The request in one line. */
   readonly requestText: (request: Rec) => string
   /** What a prompt (and an MCP answer) shows of a capture of this kind. */
@@ -71,6 +73,10 @@ export interface QueryKindDefinition<K extends QueryKind = QueryKind> {
   /** Why a capture of this kind cannot be asked again by this library (re-derivation), or null. */
   readonly notRecheckable: (c: Capture) => string | null
 }
+
+/** The signature of `d` in a contract, with its search options when the start records them. */
+export const signatureOf = (d: QueryKindDefinition, withOptions: boolean): string =>
+  withOptions && d.options !== undefined ? `${d.signature.slice(0, -1)}, ${d.options}}` : d.signature
 
 /** A query kind's definition (typed by its kind). */
 export const defineQueryKind = <K extends QueryKind>(d: QueryKindDefinition<K>): QueryKindDefinition<K> => d

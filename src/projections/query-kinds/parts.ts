@@ -39,13 +39,48 @@ export const limitsText = (l: unknown): string[] => {
   return names.length === 0 ? [] : [`limits reached: ${names.join(', ')} (the answer is partial)`]
 }
 
-/** A result's scope (` under <path_prefix>`). */
-export const scopeOf = (r: Rec): string =>
-  typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''
+/** A search's options in words (` in any case`, ` as a whole number`), from a request or a result. */
+const optionsText = (x: Rec): string =>
+  `${x['ignore_case'] === true ? ' in any case' : ''}${x['whole_number'] === true ? ' as a whole number' : ''}`
 
-/** A request's scope (` under <path_prefix>`). */
+/** A result's scope (` under <path_prefix>`) and its options. */
+export const scopeOf = (r: Rec): string =>
+  `${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''}${optionsText(r)}`
+
+/** A request's scope (` under <path_prefix>`) and its options. */
 export const requestScope = (request: Rec): string =>
-  typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : ''
+  `${typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : ''}${optionsText(request)}`
+
+/**
+ * What a query with few hits missed (its `missed` member, missed.ts in research): lines holding the
+ * term in another case or inside longer words, and their first files; never hits. Empty without it.
+ */
+export const missedText = (r: Rec, term: unknown): string[] => {
+  const m = asRec(r['missed'])
+  if (Object.keys(m).length === 0) return []
+  const t = JSON.stringify(term)
+  const partial = m['complete'] === true ? '' : m['timed_out'] === true ? ' (partial: out of time)' : ' (partial)'
+  const files = asArr(m['files'] ?? m['paths']).map(str)
+  const more = num(m['file_count'] ?? m['other_case_paths']) - files.length
+  const where = `${files.join(', ')}${more > 0 ? ` and ${more} more` : ''}`
+  if (m['other_case_paths'] !== undefined)
+    return num(m['other_case_paths']) === 0
+      ? [`missed: no path holds ${t} in another case either${partial}`]
+      : [
+          `missed (not listed): ${plural(m['other_case_paths'], 'path')} hold ${t} in another case: ${where}; ignore_case: true lists them${partial}`
+        ]
+  const other = num(m['other_case_lines'])
+  const inside = num(m['inside_word_lines'])
+  if (other + inside === 0)
+    return [`missed: no line holds ${t} in another case or inside a longer word either${partial}`]
+  const parts = [
+    ...(other > 0 ? [`${plural(other, 'line')} in another case`] : []),
+    ...(inside > 0 ? [`${plural(inside, 'line')} inside longer words or numbers`] : [])
+  ]
+  return [
+    `missed (not hits): ${t} in ${parts.join(', ')}, in ${plural(m['file_count'], 'file')}: ${where}${other > 0 ? '; ignore_case: true finds them' : ''}${partial}`
+  ]
+}
 
 /** A database request's `database.` prefix, or empty. */
 export const databasePrefix = (request: Rec): string =>
@@ -97,7 +132,10 @@ export const orderText = (order: unknown): string =>
 export const memberNotes = (f: ToolFacts): Record<string, string> => {
   const l = f.limits
   return {
-    text: 'the literal text to find, case-sensitive (no regular expressions)',
+    text: 'the literal text to find, case-sensitive unless ignore_case (no regular expressions)',
+    ignore_case: 'true: ASCII letters match in either case (the default is the exact case)',
+    whole_number:
+      'true: the text matches only where no digit (nor a decimal point and a digit) adjoins it, so 52307 does not match inside 6.2052307 or 152307',
     path_prefix: 'only files under this directory, relative to the repository root (e.g. src/server/scripts/)',
     symbol: 'an identifier, matched as a whole word',
     path: 'a file path relative to the repository root (source_files finds paths)',

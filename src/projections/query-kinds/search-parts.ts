@@ -18,6 +18,7 @@ import {
   grouped,
   limitsText,
   memberNotes,
+  missedText,
   notShown,
   num,
   numbered,
@@ -42,7 +43,7 @@ export const searchView = (c: Capture, r: Rec): CaptureView => {
     markers.push(
       `registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`
     )
-  markers.push(...skippedText(r['skipped']), ...limitsText(r['limits_reached']))
+  markers.push(...skippedText(r['skipped']), ...limitsText(r['limits_reached']), ...missedText(r, r['term']))
   return {
     head: [
       `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${scopeOf(r)} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned, ${str(r['result'])}`
@@ -61,7 +62,7 @@ export const searchView = (c: Capture, r: Rec): CaptureView => {
 /** The report body of a search: the counts, hits by file, candidates and markers. */
 export const searchBody = (c: Capture, r: Rec): string => {
   const regs = asArr(r['registrations'])
-  return `<p>${esc(`${plural(r['hit_count'], 'hit')} in ${hstr(r['files_with_hits'])} of ${plural(r['files_scanned'], 'file')} scanned (${hstr(r['mode'])}), ${hstr(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${hstr(asRec(x)['name'])} at ${hstr(asRec(x)['path'])}:${hstr(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers(limitsOf(r))}`
+  return `<p>${esc(`${plural(r['hit_count'], 'hit')} in ${hstr(r['files_with_hits'])} of ${plural(r['files_scanned'], 'file')} scanned (${hstr(r['mode'])}), ${hstr(r['result'])}`)}</p>${hitsByFile(c, asArr(r['hits']))}${regs.length > 0 ? `<p>registration candidates (not proof): ${regs.map((x) => esc(`${hstr(asRec(x)['name'])} at ${hstr(asRec(x)['path'])}:${hstr(asRec(x)['line'])}`)).join('; ')}</p>` : ''}${markers([...limitsOf(r), ...missedText(r, r['term'])])}`
 }
 
 /** What a search tool says about skipped files, its limits and its result. */
@@ -72,7 +73,7 @@ type SearchKind = 'source.search' | 'source.symbol' | 'source.registration' | 's
 
 /** A search kind's definition: its own words (signature, request text, tool description), the rest shared. */
 export const searchKind = <K extends SearchKind>(
-  d: Pick<QueryKindDefinition<K>, 'kind' | 'signature' | 'requestText'> & {
+  d: Pick<QueryKindDefinition<K>, 'kind' | 'signature' | 'requestText' | 'options'> & {
     readonly description: (f: ToolFacts) => string
   }
 ): QueryKindDefinition<K> =>
@@ -80,6 +81,7 @@ export const searchKind = <K extends SearchKind>(
     kind: d.kind,
     needs: 'source',
     signature: d.signature,
+    ...(d.options === undefined ? {} : { options: d.options }),
     requestText: d.requestText,
     view: searchView,
     reportBody: searchBody,

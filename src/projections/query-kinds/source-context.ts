@@ -8,6 +8,7 @@ import {
   grouped,
   limitsText,
   memberNotes,
+  missedText,
   num,
   numbered,
   origin,
@@ -55,13 +56,13 @@ const contextMarkers = (r: Rec, hits: readonly Rec[]): string[] => {
     markers.push(
       `hits without context (ranked after the limit: ${[...new Set(missing.map((h) => str(h['no_context'] ?? 'lines')))].join(', ')}): ${missing.map((h) => `${str(h['path'])}:${str(h['line'])}`).join(', ')}`
     )
-  markers.push(...limitsText(r['limits_reached']))
+  markers.push(...limitsText(r['limits_reached']), ...missedText(r, r['term']))
   return markers
 }
 
 const contextView = (c: Capture, r: Rec): CaptureView => {
   const head = [
-    `source.context ${JSON.stringify(r['term'])} (${str(r['mode'])})${scopeOf(r)} @ ${origin(c)}: ${str(r['completeness'])}`
+    `source.context ${JSON.stringify(r['term'])} (${r['whole_number'] === true ? 'whole number' : str(r['mode'])})${scopeOf({ ...r, whole_number: false })} @ ${origin(c)}: ${str(r['completeness'])}`
   ]
   const searches = asArr(r['searches']).map(asRec)
   head.push(searchesLine(searches))
@@ -121,13 +122,14 @@ const contextBody = (c: Capture, r: Rec): string => {
       return `<li>${esc(`search ${hstr(x['index'])}: ${JSON.stringify(x['term'])} (${hstr(x['reason'])}): ${hstr(x['hit_count'])} hits, ${hstr(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}`)}</li>`
     })
     .join('')
-  return `<p>${esc(`completeness: ${hstr(r['completeness'])}`)}</p><ul>${searches}</ul>${blocks}${markers(limitsOf(r))}`
+  return `<p>${esc(`completeness: ${hstr(r['completeness'])}`)}</p><ul>${searches}</ul>${blocks}${markers([...limitsOf(r), ...missedText(r, r['term'])])}`
 }
 
 export const sourceContext = defineQueryKind({
   kind: 'source.context',
   needs: 'source_context',
   signature: 'source.context {text, path_prefix?}',
+  options: 'ignore_case?',
   requestText: (request) => `source.context ${JSON.stringify(request['text'])}${requestScope(request)}`,
   view: contextView,
   reportBody: contextBody,

@@ -3,7 +3,7 @@ import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { markers } from '../report/capture-html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { memberNotes, notShown, one, origin, plural, requestScope, scopeOf, str } from './parts.js'
+import { memberNotes, missedText, notShown, one, origin, plural, requestScope, scopeOf, str } from './parts.js'
 
 /** `1 path matches`, `3 paths match`. */
 const matchText = (n: unknown): string => `${plural(n, 'path')} match${str(n) === '1' ? 'es' : ''}`
@@ -12,6 +12,7 @@ export const sourceFiles = defineQueryKind({
   kind: 'source.files',
   needs: 'source',
   signature: 'source.files {text, path_prefix?}',
+  options: 'ignore_case?',
   requestText: (request) => `source.files ${JSON.stringify(request['text'])}${requestScope(request)}`,
   view: (c, r) => {
     const files = asArr(r['files'])
@@ -26,7 +27,8 @@ export const sourceFiles = defineQueryKind({
         ...notShown('paths', shown, files.length),
         ...(r['truncated'] === true
           ? [`truncated: the first ${files.length} of ${str(r['match_count'])} paths are listed (file limit reached)`]
-          : [])
+          : []),
+        ...missedText(r, r['text'])
       ],
       unit: 'paths',
       summary: `${str(r['match_count'])} paths`
@@ -34,7 +36,7 @@ export const sourceFiles = defineQueryKind({
   },
   reportBody: (_c, r) => {
     const files = asArr(r['files'])
-    return `<p>${esc(matchText(r['match_count']))}</p><ul class="mono">${files.map((f) => `<li>${esc(hstr(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${hstr(r['match_count'])} paths are listed`]) : ''}`
+    return `<p>${esc(matchText(r['match_count']))}</p><ul class="mono">${files.map((f) => `<li>${esc(hstr(asRec(f)['path']))}</li>`).join('')}</ul>${r['truncated'] === true ? markers([`truncated: the first ${files.length} of ${hstr(r['match_count'])} paths are listed`]) : ''}${markers(missedText(r, r['text']))}`
   },
   tool: {
     description: (f) =>

@@ -5,6 +5,7 @@ import { searchKind } from './search-parts.js'
 export const sourceSchema = searchKind({
   kind: 'source.schema',
   signature: 'source.schema {text}',
+  options: 'ignore_case?',
   requestText: (request) => `source.schema ${JSON.stringify(request['text'])}${requestScope(request)}`,
   description: (f) =>
     `Literal hits in the .sql files of ${f.at}: the schema and data as committed, not the live database's.`

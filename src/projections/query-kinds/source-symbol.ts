@@ -5,6 +5,7 @@ import { searchKind, searchLimits } from './search-parts.js'
 export const sourceSymbol = searchKind({
   kind: 'source.symbol',
   signature: 'source.symbol {symbol, path_prefix?}',
+  options: 'ignore_case?',
   requestText: (request) => `source.symbol ${str(request['symbol'])}${requestScope(request)}`,
   description: (f) => `Whole-word hits of an identifier in ${f.at}. ${searchLimits(f)}`
 })

@@ -18,6 +18,8 @@ export interface SourceAnalysis {
   readonly registration_prefixes: readonly string[]
   /** Path prefixes that hold code: source.context searches and ranks them before the rest (data dumps). */
   readonly code_path_prefixes: readonly string[]
+  /** A term of digits only is matched as a whole number (recorded in the captures it applies to). */
+  readonly whole_numbers: boolean
 }
 
 export interface SourceResearch {
@@ -28,6 +30,8 @@ export interface SourceResearch {
   readonly analysis: SourceAnalysis
   /** The clock a query's time limit is read from (ms since the epoch). */
   readonly now: () => number
+  /** Queries with few hits say what they missed (missed.ts); off to re-derive captures asked before it. */
+  readonly missedMatches: boolean
 }
 
 export interface OriginFile {
@@ -112,6 +116,10 @@ export interface SourceScanOptions {
   readonly extensions?: readonly string[]
   readonly needle: string
   readonly wholeWord: boolean
+  /** ASCII letters of either case match (the snapshot index's filter, which is exact, is not used). */
+  readonly ignoreCase?: boolean
+  /** Matches only where no digit, nor a decimal point followed or preceded by one, adjoins the needle. */
+  readonly wholeNumber?: boolean
   readonly maxMatches: number
   readonly maxBytes: number
   readonly deadline: number
@@ -147,6 +155,30 @@ export interface SourceScanResult {
 const isWordByte = (b: number | undefined): boolean =>
   b !== undefined && ((b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b === 95)
 
+const isDigit = (b: number | undefined): boolean => b !== undefined && b >= 48 && b <= 57
+
+/** Whether the match at `at` of `length` bytes is a whole number: no digit (or `.` and a digit) on either side. */
+const wholeNumberAt = (bytes: Buffer, at: number, length: number): boolean => {
+  const before = bytes[at - 1]
+  const after = bytes[at + length]
+  return (
+    !isDigit(before) &&
+    !(before === 46 && isDigit(bytes[at - 2])) &&
+    !isDigit(after) &&
+    !(after === 46 && isDigit(bytes[at + length + 1]))
+  )
+}
+
+/** The bytes with ASCII capitals lowered (same length, so offsets stay those of the original). */
+export const lowerAscii = (bytes: Buffer): Buffer => {
+  const out = Buffer.from(bytes)
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i] as number
+    if (b >= 65 && b <= 90) out[i] = b + 32
+  }
+  return out
+}
+
 /**
  * Literal, case-sensitive search over the text files of the snapshot in path order. Files are
  * tested with a native byte search first; lines are decoded only around hits.
@@ -176,6 +208,7 @@ const hitsInFile = (
   o: SourceScanOptions,
   file: string,
   bytes: Buffer,
+  hay: Buffer,
   needle: Buffer,
   first: number,
   found: { readonly hits: Hit[]; readonly files: Map<string, ScannedFile>; readonly limitsReached: Set<string> }
@@ -187,7 +220,9 @@ const hitsInFile = (
   let lastLine = -1
   let fileHit = false
   while (at >= 0) {
-    const whole = !o.wholeWord || (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + needle.length]))
+    const whole =
+      (!o.wholeWord || (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + needle.length]))) &&
+      (o.wholeNumber !== true || wholeNumberAt(bytes, at, needle.length))
     if (whole) {
       for (let nl = bytes.indexOf(10, counted); nl >= 0 && nl < at; nl = bytes.indexOf(10, nl + 1)) {
         line++
@@ -216,14 +251,16 @@ const hitsInFile = (
         fileHit = true
       }
     }
-    at = bytes.indexOf(needle, at + 1)
+    at = hay.indexOf(needle, at + 1)
   }
   return fileHit
 }
 
 const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<SourceScanResult> => {
   const exts = new Set(o.extensions ?? r.extensions)
-  const needle = Buffer.from(o.needle, 'utf8')
+  // a needle without letters matches the same in any case: the index's filter still applies
+  const ignoreCase = o.ignoreCase === true && /[A-Za-z]/.test(o.needle)
+  const needle = ignoreCase ? lowerAscii(Buffer.from(o.needle, 'utf8')) : Buffer.from(o.needle, 'utf8')
   const hashes = needleHashes(needle)
   const hits: Hit[] = []
   const files = new Map<string, ScannedFile>()
@@ -264,15 +301,16 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
     bytesScanned += info.size
     filesScanned++
     // The snapshot index's trigram filter rules out most files without reading them.
-    if (!r.snap.mayContain(entry.oid, hashes)) continue
+    if (!ignoreCase && !r.snap.mayContain(entry.oid, hashes)) continue
     const bytes = o.keepBytes === true ? await r.snap.blob(entry.oid) : await r.snap.scanBlob(entry.oid)
     if (bytes === null)
       throw new FailureError(
         failure('SOURCE_UNAVAILABLE', `the blob of ${entry.path} vanished while it was searched`, { path: entry.path })
       )
-    const at = bytes.indexOf(needle)
+    const hay = ignoreCase ? lowerAscii(bytes) : bytes
+    const at = hay.indexOf(needle)
     if (at < 0) continue
-    const fileHit = hitsInFile(r, o, entry.path, bytes, needle, at, { hits, files, limitsReached })
+    const fileHit = hitsInFile(r, o, entry.path, bytes, hay, needle, at, { hits, files, limitsReached })
     if (fileHit)
       files.set(entry.path, {
         entry,

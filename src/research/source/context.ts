@@ -37,6 +37,7 @@ import {
 } from './common.js'
 import { must } from '../../failures/error.js'
 import { optional } from '../../optional.js'
+import { missedMatches, missedSettings } from './missed.js'
 
 interface SearchRecord {
   readonly index: number
@@ -73,11 +74,23 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
       failure('SOURCE_CONTEXT_DISABLED', 'source.context is not enabled in [source_analysis] of the profile')
     )
   const prefix = q.path_prefix === undefined ? undefined : must(checkSourcePath('path_prefix', q.path_prefix))
+  const ignoreCase = q.ignore_case === true
   const searches = contextSearches(r, prefix, deadline)
-  const first = await searches.run(q.text, 'term', null, new Set())
+  const wholeNumber = a.whole_numbers && /^\d+$/.test(q.text)
+  const first = await searches.run(q.text, 'term', null, new Set(), ignoreCase, wholeNumber)
   if (first === null)
     throw new FailureError(failure('CONFIG_INVALID', '[source_analysis].max_searches must be at least 1'))
   const candidates = await followUp(r, searches, q.text, first)
+  // the term's missed matches, in the scope of its search and within a search's share of the bytes
+  const missed = await missedMatches(r, {
+    term: q.text,
+    hits: first.result.hits,
+    ignoreCase,
+    whole: first.mode === 'word' || wholeNumber,
+    ...optional('prefix', prefix),
+    maxBytes: searches.share,
+    deadline
+  })
   const shown = contextWindows(r, searches, candidates)
   const { limitsReached, records } = searches
   const context = (path: string, line: number): { context_returned: boolean; no_context?: string } => {
@@ -107,7 +120,10 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
           max_total_lines: a.max_total_lines,
           registration_prefixes: [...a.registration_prefixes],
           code_path_prefixes: [...a.code_path_prefixes]
-        }
+        },
+        // beside source_analysis, which must equal the investigation's recorded source.context settings
+        ...(a.whole_numbers ? { whole_numbers: true } : {}),
+        ...missedSettings(r)
       }),
       {
         term: q.text,
@@ -135,6 +151,9 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
         blocks: shown.blocks,
         limits_reached: [...limitsReached].sort(),
         completeness: complete ? 'complete_configured_source_context' : 'partial_configured_source_context',
+        ...(ignoreCase ? { ignore_case: true } : {}),
+        ...(wholeNumber ? { whole_number: true } : {}),
+        ...missed,
         notice:
           'Lexical context only: hits and candidates are places to read, not a verified call graph, an execution or a cause. Equal numbers or names in different files may name different things.'
       },
@@ -149,12 +168,16 @@ interface Searches {
   readonly limitsReached: Set<string>
   /** 0 for code files (every file under a path_prefix), 1 for the rest: data dumps rank after code. */
   readonly codeRank: (path: string) => number
-  /** Searches `term`, the files of `home` first; null when max_searches is used up. */
+  /** Search bytes each search may scan. */
+  readonly share: number
+  /** Searches `term` (in any case with `ignoreCase`), the files of `home` first; null when max_searches is used up. */
   readonly run: (
     term: string,
     reason: SearchRecord['reason'],
     from: SearchRecord['from'],
-    home: ReadonlySet<string>
+    home: ReadonlySet<string>,
+    ignoreCase?: boolean,
+    wholeNumber?: boolean
   ) => Promise<SearchRecord | null>
 }
 
@@ -169,7 +192,7 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
   // Internal searches share the query's search bytes: each gets an equal, bounded part.
   const share = Math.floor(r.limits.max_search_bytes / Math.max(1, a.max_searches))
   const records: SearchRecord[] = []
-  const run: Searches['run'] = async (term, reason, from, home) => {
+  const run: Searches['run'] = async (term, reason, from, home, ignoreCase = false, wholeNumber = false) => {
     if (records.length >= a.max_searches) {
       limitsReached.add('searches')
       return null
@@ -180,6 +203,8 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
       ...optional('prefix', prefix),
       needle: term,
       wholeWord: mode === 'word',
+      ignoreCase,
+      wholeNumber,
       maxMatches: a.max_matches,
       maxFiles: r.limits.max_files,
       maxBytes: share,
@@ -194,7 +219,7 @@ const contextSearches = (r: SourceResearch, prefix: string | undefined, deadline
     records.push(record)
     return record
   }
-  return { records, limitsReached, codeRank, run }
+  return { records, limitsReached, codeRank, share, run }
 }
 
 /**

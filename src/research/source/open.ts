@@ -22,7 +22,8 @@ export const DEFAULT_ANALYSIS: SourceAnalysis = {
   max_total_lines: 160,
   registration_prefixes: ['AddSC_'],
   // TrinityCore keeps code in src/ (data dumps in sql/), AzerothCore in src/ and modules/ (dumps in data/sql/)
-  code_path_prefixes: ['src/', 'modules/']
+  code_path_prefixes: ['src/', 'modules/'],
+  whole_numbers: true
 }
 
 const positive = (name: string, n: number): number => {
@@ -99,7 +100,8 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     extensions,
     limits: profile.limits,
     analysis: analysisOf(profile),
-    now: options.now ?? Date.now
+    now: options.now ?? Date.now,
+    missedMatches: source.missed_matches !== false
   }
   return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }
 }

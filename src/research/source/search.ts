@@ -23,6 +23,13 @@ import {
 } from './common.js'
 import { must } from '../../failures/error.js'
 import { optional } from '../../optional.js'
+import { missedMatches, missedSettings } from './missed.js'
+
+/** The result members of a search's options, present only when asked (older captures hold neither). */
+const asked = (q: { readonly ignore_case?: boolean; readonly whole_number?: boolean }): Record<string, unknown> => ({
+  ...(q.ignore_case === true ? { ignore_case: true } : {}),
+  ...(q.whole_number === true ? { whole_number: true } : {})
+})
 
 const searchResult = (
   term: string,
@@ -73,13 +80,27 @@ export const sourceSearch = async (
   const prefix = q.kind === 'source.schema' ? undefined : prefixOf(q.path_prefix)
   const extensions = q.kind === 'source.schema' ? ['.sql'] : r.extensions
   const mode = q.kind === 'source.symbol' ? 'word' : 'literal'
+  const ignoreCase = q.ignore_case === true
+  const wholeNumber = q.kind === 'source.search' && q.whole_number === true
   const s = await scan(r, {
     ...optional('prefix', prefix),
     extensions,
     needle: term,
     wholeWord: mode === 'word',
+    ignoreCase,
+    wholeNumber,
     maxMatches: r.limits.max_matches,
     maxFiles: r.limits.max_files,
+    maxBytes: r.limits.max_search_bytes,
+    deadline
+  })
+  const missed = await missedMatches(r, {
+    term,
+    hits: s.hits,
+    ignoreCase,
+    whole: mode === 'word' || wholeNumber,
+    ...optional('prefix', prefix),
+    extensions,
     maxBytes: r.limits.max_search_bytes,
     deadline
   })
@@ -92,8 +113,12 @@ export const sourceSearch = async (
       q.kind,
       q,
       origin,
-      sourceSettings(r),
-      searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s),
+      sourceSettings(r, missedSettings(r)),
+      {
+        ...searchResult(term, mode, { path_prefix: prefix ?? null, extensions: [...extensions].sort() }, s),
+        ...asked(q),
+        ...missed
+      },
       r.limits.max_result_bytes
     )
   )
@@ -111,11 +136,21 @@ export const sourceRegistration = async (
     ...optional('prefix', prefix),
     needle: q.symbol,
     wholeWord: true,
+    ignoreCase: q.ignore_case === true,
     maxMatches: r.limits.max_matches,
     maxFiles: r.limits.max_files,
     maxBytes: r.limits.max_search_bytes,
     deadline,
     keepBytes: true
+  })
+  const missed = await missedMatches(r, {
+    term: q.symbol,
+    hits: s.hits,
+    ignoreCase: q.ignore_case === true,
+    whole: true,
+    ...optional('prefix', prefix),
+    maxBytes: r.limits.max_search_bytes,
+    deadline
   })
   const prefixes = r.analysis.registration_prefixes
   const registrations: Array<{ path: string; line: number; name: string; text: string }> = []
@@ -135,9 +170,11 @@ export const sourceRegistration = async (
       'source.registration',
       q,
       origin,
-      sourceSettings(r, { registration_prefixes: [...prefixes] }),
+      sourceSettings(r, { registration_prefixes: [...prefixes], ...missedSettings(r) }),
       {
         ...searchResult(q.symbol, 'word', { path_prefix: prefix ?? null, extensions: [...r.extensions].sort() }, s),
+        ...asked(q),
+        ...missed,
         registration_prefixes: [...prefixes],
         // Candidates only: whether a function really registers the symbol is for the reader to judge.
         registrations
