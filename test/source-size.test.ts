@@ -20,7 +20,6 @@ const PENDING = new Set<string>([
   'src/adapters/case-store/plan.ts:planCommand',
   'src/adapters/config/profile.ts:decodeProfileDocument',
   'src/api/cases.ts:casesApi',
-  'src/commands/prepare.ts:prepareRevision',
   'src/investigation/models.ts:commandModel',
   'src/mcp/case-resources.ts:caseResources',
   'src/mcp/http.ts:serveMcpHttp',

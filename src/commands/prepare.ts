@@ -24,6 +24,7 @@ import { FailureError, must } from '../failures/error.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
+import type { Capture } from '../events/capture.js'
 import { CAPTURE_MEDIA_TYPE } from './case-query.js'
 import { enrich, type CoverageGap } from '../research/enrich.js'
 import { extractEntities, revisionEntities, type ExtractedEntity } from '../domain/extract.js'
@@ -189,6 +190,17 @@ const extraction = (
   return { config: rest, extracted: null }
 }
 
+/** A capture as the revision's completion records it: its bytes, object reference, kind and request digest. */
+const capturedRecord = (capture: Capture) => {
+  const bytes = captureBytes(capture)
+  return {
+    bytes,
+    capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE),
+    kind: capture.kind,
+    requestDigest: sha256Digest(must(canonicalJson(capture.request)))
+  }
+}
+
 /**
  * Records `inputs` as a revision of the case at `dir` (or finds the revision that holds them),
  * enriches it with the configured queries and completes it. Left when a provider is unavailable
@@ -251,15 +263,7 @@ export const prepareRevision = async (
     )
   }
   const result = must(await enrich(research, config, revisionEntities(inputs.entities, extracted ?? [])))
-  const captures = result.captures.map((capture) => {
-    const bytes = captureBytes(capture)
-    return {
-      bytes,
-      capture: objectRefOf(bytes, CAPTURE_MEDIA_TYPE),
-      kind: capture.kind,
-      requestDigest: sha256Digest(must(canonicalJson(capture.request)))
-    }
-  })
+  const captures = result.captures.map(capturedRecord)
   const factsBytes = Buffer.from(
     must(canonicalJson({ format: 'vba-facts', version: 1, revision, facts: result.facts })),
     'utf8'
