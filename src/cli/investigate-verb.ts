@@ -26,6 +26,7 @@ import { DEFAULT_HEARTBEAT_MS, modelProgress } from './model-progress.js'
 import { settingsOf, startSettings } from '../investigation/settings.js'
 import { CliExit, EXIT, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
+import { shownStore, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { nextSteps, shellWord } from './next-step.js'
@@ -128,7 +129,7 @@ export const modelFrom = (
   )
 }
 
-export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): Promise<void> => {
+export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions & StoreOption): Promise<void> => {
   const profile = await loadProfile(o.config)
   const progress = modelProgress(
     (value, text) => io.out(o.json === true ? jsonLine(value) : terminalText(text)),
@@ -171,7 +172,7 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions): 
 const runLeased = async (
   io: Out,
   dir: CaseAt,
-  o: InvestigateOptions,
+  o: InvestigateOptions & StoreOption,
   profile: Profile,
   model: ModelFn,
   handle: CaseHandle,
@@ -183,7 +184,7 @@ const runLeased = async (
   }
   const ref = typeof dir === 'string' ? dir : dir.caseId
   const next = (s: CaseState): string[] =>
-    nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref).map((l) =>
+    nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref, shownStore(o)).map((l) =>
       l.replaceAll('--config PROFILE', `--config ${shellWord(o.config)}`)
     )
   refuseOtherContext(handle.cursor.state, profile, o.config)

@@ -5,7 +5,7 @@ import { lifecycleProjection, type LifecycleView } from '../projections/lifecycl
 import { revisionsProjection, type RevisionsView } from '../projections/revisions.js'
 import { entitySources } from '../domain/extract.js'
 import { terminalText } from './io.js'
-import { cliClient, storeUrl, type StoreOption } from './stores.js'
+import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { nextSteps } from './next-step.js'
@@ -15,7 +15,7 @@ import { factLines, latestFacts, weakConclusion } from './facts-text.js'
 import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
 import { weakSupportText } from '../projections/report/support.js'
 
-export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
+export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & StoreOption): Promise<void> => {
   const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection])
   const signers = r.views['signers']?.view as SignersView | undefined
   const signed = signers !== undefined && signers.signers.length > 0 ? { signers } : {}
@@ -25,7 +25,8 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
   const entities = latest === undefined ? [] : entitySources(latest)
   const next = nextSteps(
     { ...v, prepared: revisions.some((x) => x.completed) },
-    typeof dir === 'string' ? dir : dir.caseId
+    typeof dir === 'string' ? dir : dir.caseId,
+    shownStore(opts)
   )
   const run = await runOf(dir)
   const weak = await weakConclusion(dir)

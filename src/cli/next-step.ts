@@ -18,10 +18,12 @@ export type NextInput = Pick<LifecycleView, 'state' | 'retry_not_before' | 'lab_
 
 /**
  * The next commands for a case named `ref` (a directory, or a case id with --store), each a line
- * `next: …`. `--config PROFILE` stands for the profile the case runs with.
+ * `next: …`. `--config PROFILE` stands for the profile the case runs with; `store` (a store URL
+ * without its password) is named after the case in every command.
  */
-export const nextSteps = (v: NextInput, ref: string): string[] => {
-  const c = shellWord(ref)
+export const nextSteps = (v: NextInput, ref: string, store?: string): string[] => {
+  // A case in a store is named by its id and the store (the URL as shown: never a password).
+  const c = `${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`}`
   const run = `vba investigate ${c} --config PROFILE`
   const after = v.retry_not_before === null ? '' : ` after ${v.retry_not_before}`
   switch (v.state) {

@@ -15,6 +15,7 @@ import { provenanceText } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
 import { gapLine } from './facts-text.js'
 import { shellWord } from './next-step.js'
+import { shownStore, type StoreOption } from './stores.js'
 
 /** Whose answer `vba case query` printed, when it is not this call's own. */
 const ORIGIN_WORDS: Readonly<Record<CaseQueryResult['origin'], string>> = {
@@ -68,12 +69,13 @@ export const titleNotice = (caseTitle: string | undefined, reportTitle: string |
 export const casePrepare = async (
   io: Out,
   dir: CaseAt,
-  opts: { config: string; input: string; extract?: boolean; again?: boolean },
+  opts: { config: string; input: string; extract?: boolean; again?: boolean } & StoreOption,
   ref: string = typeof dir === 'string' ? dir : dir.caseId
 ): Promise<void> => {
   const profile = await loadProfile(opts.config)
   const config = must(enrichmentConfig(profile))
   const inputs = await readInputs(opts.input)
+  const store = shownStore(opts)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const p = await prepareRevision(dir, r, config, inputs, {
@@ -87,7 +89,7 @@ export const casePrepare = async (
     const again = p.again_of === null ? '' : ` (the inputs of revision ${p.again_of} prepared again)`
     io.out(
       p.status === 'unchanged'
-        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${shellWord(ref)} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
+        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
         : `revision ${p.revision}${again} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : `, partial: ${p.left_out.length} item(s) left out (above)`}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
     )
   } finally {

@@ -105,7 +105,11 @@ ${page.entries
         'being advanced'
       )
         ? []
-        : nextSteps({ ...e, lab_requests: [], prepared: e.revision > 0 }, e.dir ?? e.case_id)
+        : nextSteps(
+            { ...e, lab_requests: [], prepared: e.revision > 0 },
+            e.dir ?? e.case_id,
+            e.dir === undefined ? source : undefined
+          )
       )
         .map((l) => `<br><code>${esc(l)}</code>`)
         .join('')}</td></tr>`

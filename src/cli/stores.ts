@@ -36,6 +36,12 @@ export const shownStoreUrl = (url: string): string => {
   return u.toString()
 }
 
+/** The store a printed next command names: the URL without its password (none for a directory). */
+export const shownStore = (o: StoreOption): string | undefined => {
+  const url = storeUrl(o)
+  return url === undefined ? undefined : shownStoreUrl(url)
+}
+
 /** The store URL a command uses: --store, else VBA_STORE, else none (a directory). */
 export const storeUrl = (o: StoreOption): string | undefined =>
   o.store ?? (process.env['VBA_STORE'] === '' ? undefined : process.env['VBA_STORE'])

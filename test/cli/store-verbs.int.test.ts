@@ -10,6 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { exportCase } from '../../src/fp.js'
+import { shownStoreUrl } from '../../src/cli/stores.js'
+import { shellWord } from '../../src/cli/next-step.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { right, tempDir } from '../helpers/fs.js'
 import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
@@ -73,10 +75,15 @@ for (const kind of ['postgres', 'mariadb'] as const) {
       vba(['replay', 'case-investigation', '--json'], { env: { ...env(), VBA_STORE: t.url } }).stdout,
       vba(['replay', refDir, '--json']).stdout
     )
-    // The same status, but for the name of the case in the commands it says to run next.
+    // The same status, but for the name of the case in the commands it says to run next: its id and the store.
+    const inStore = vba(['status', 'case-investigation', '--store', t.url], { env: env() }).stdout
+    assert.match(
+      inStore,
+      `next: vba report case-investigation --store ${shellWord(shownStoreUrl(t.url))} --out report.html`
+    )
     assert.is(
-      vba(['status', 'case-investigation', '--store', t.url], { env: env() }).stdout,
-      vba(['status', refDir]).stdout.replaceAll(refDir, 'case-investigation')
+      inStore,
+      vba(['status', refDir]).stdout.replaceAll(refDir, `case-investigation --store ${shellWord(shownStoreUrl(t.url))}`)
     )
     assert.is(
       vba(['show', 'case-investigation', '--json', '--store', t.url], { env: env() }).stdout,
