@@ -18,7 +18,6 @@ const MAX_FUNCTION_LINES = 100
 const PENDING = new Set<string>([
   'src/adapters/case-store/append.ts:appendToDirectory',
   'src/adapters/case-store/plan.ts:planCommand',
-  'src/adapters/config/profile.ts:decodeProfileDocument',
   'src/api/cases.ts:casesApi',
   'src/investigation/models.ts:commandModel',
   'src/mcp/case-resources.ts:caseResources',

@@ -243,9 +243,8 @@ export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failu
   return decodeProfileDocument(path.join(path.resolve(baseDir), '(profile object)'), json as Record<string, unknown>)
 }
 
-const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Either<Failure, Profile> => {
-  if (doc['include'] !== undefined)
-    return E.left(configError(file, 'include is followed only when the profile is read from a file (loadProfile)'))
+/** The document's sections and keys are all known ones, each section a table. */
+const checkSections = (file: string, doc: Record<string, unknown>): E.Either<Failure, void> => {
   for (const [section, value] of Object.entries(doc)) {
     if (!(section in KNOWN))
       return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
@@ -263,6 +262,14 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
         )
     }
   }
+  return E.right(undefined)
+}
+
+const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Either<Failure, Profile> => {
+  if (doc['include'] !== undefined)
+    return E.left(configError(file, 'include is followed only when the profile is read from a file (loadProfile)'))
+  const sections = checkSections(file, doc)
+  if (E.isLeft(sections)) return sections
   if (doc['enrichment'] !== undefined) {
     const e = decodeEnrichment(doc['enrichment'])
     if (E.isLeft(e)) return E.left(configError(file, e.left.message))
