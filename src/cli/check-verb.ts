@@ -5,7 +5,7 @@ import { CliExit, EXIT, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import type { Out } from './case-verbs.js'
 
-const MARK = { ok: 'ok  ', mistake: 'FIX ', down: 'DOWN' } as const
+const MARK = { ok: 'ok  ', warn: 'WARN', mistake: 'FIX ', down: 'DOWN' } as const
 
 /**
  * Prints every resolved path and each step's outcome; exit 0 when all are fine, 2 when the profile
@@ -16,12 +16,15 @@ export const checkVerb = async (io: Out, o: { config: string; json?: boolean }):
   const report = await checkProfile(profile)
   const mistakes = report.steps.filter((s) => s.outcome === 'mistake').length
   const down = report.steps.filter((s) => s.outcome === 'down').length
+  const warnings = report.steps.filter((s) => s.outcome === 'warn').length
   const exit = mistakes > 0 ? EXIT.INPUT : down > 0 ? EXIT.UNAVAILABLE : EXIT.OK
   const verdict =
     exit === EXIT.OK
-      ? 'the profile is ready'
+      ? warnings === 0
+        ? 'the profile is ready'
+        : `the profile is ready (${warnings} warning(s): WARN above)`
       : `${mistakes} to fix in the profile, ${down} provider(s) down (exit ${exit})`
-  if (o.json === true) io.out(jsonLine({ ...report, mistakes, down, exit, verdict }))
+  if (o.json === true) io.out(jsonLine({ ...report, mistakes, down, warnings, exit, verdict }))
   else {
     io.out(`profile ${report.profile}`)
     io.out(`relative paths resolve against the profile's folder ${report.folder}`)

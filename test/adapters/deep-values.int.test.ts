@@ -22,7 +22,7 @@ import { appendRawLine, DEEP, deepText, sealRawLine, wideText, type Shape } from
 import { mariadbServer, postgresStore, type TestStore } from '../helpers/stores.js'
 import { migrateStore, openSqlStore } from '../../src/adapters/sql-store/sql-store.js'
 import { writeWorld } from '../helpers/investigation.js'
-import { connectMcp, textOf } from '../helpers/mcp.js'
+import { connectMcp, rejection } from '../helpers/mcp.js'
 
 const EXAMPLE = path.join(repoRoot(), 'case-format', 'examples', 'valid', 'investigation')
 const SHAPES: Shape[] = ['array', 'object', 'mixed']
@@ -211,19 +211,27 @@ for (const kind of ['postgres', 'mariadb'] as const) {
 }
 
 deep('the MCP server: deep arguments are QUERY_INVALID naming the depth, and the server stays up', async () => {
+  // A prepared case still open (the investigation example is concluded: its server lists only case_status).
   const dir = path.join(tempDir('deep-mcp'), 'case')
-  cpSync(EXAMPLE, dir, { recursive: true })
   const profile = writeWorld(tempDir('deep-mcp-world'))
+  const report = path.join(tempDir('deep-mcp-report'), 'report.md')
+  writeFileSync(report, '# Wolpertingers vanish\n\nThe wild wolpertinger vanishes when netted (quest 11117).\n')
+  assert.is(vba(['case', 'init', dir, '--title', 'Wolpertingers vanish']).code, 0)
+  const prepared = vba(['case', 'prepare', dir, '--config', profile, '--input', report])
+  assert.is(prepared.code, 0, prepared.stdout + prepared.stderr)
   const c = await connectMcp(['--config', profile, '--case', dir])
   try {
     const tools = (await c.client.listTools()).tools.filter((x) => x.name !== 'case_status')
     for (const [i, shape] of SHAPES.entries()) {
       const tool = tools[i % tools.length]
       if (tool === undefined) throw new Error('no query tool')
-      const r = await c.client.callTool({ name: tool.name, arguments: { path: JSON.parse(deepText(3000, shape)) } })
-      assert.ok(r.isError, tool.name)
-      assert.match(textOf(r), /QUERY_INVALID/)
-      assert.match(textOf(r), /nested deeper than 64 levels/)
+      // An argument of the wrong shape is a JSON-RPC -32602 (nothing recorded), its reason the depth.
+      const e = await rejection(
+        c.client.callTool({ name: tool.name, arguments: { path: JSON.parse(deepText(3000, shape)) } })
+      )
+      assert.is(e.code, -32602, tool.name)
+      assert.match(e.message, /QUERY_INVALID/)
+      assert.match(e.message, /nested deeper than 64 levels/)
     }
     // Still serving.
     assert.ok((await c.client.listTools()).tools.length > 0)

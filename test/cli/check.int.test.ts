@@ -123,6 +123,20 @@ check('a commit the repository does not have, a missing password variable: profi
   )
 })
 
+check('an [enrichment] table outside the allowlist is a warning, not a mistake: exit 0, named with its code', () => {
+  const profile = mariaProfile(shared, `${source(repo.dir)}\n${shippedAdapter}`)
+  const r = vba(['check', '--config', profile], { env })
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  assert.match(
+    r.stdout,
+    'WARN enrichment allowlist: TABLE_NOT_ALLOWED: [enrichment] reads gameobject_template, not in [database.allowed_tables]'
+  )
+  assert.match(r.stdout, 'check: the profile is ready (1 warning(s): WARN above)')
+  const j = JSON.parse(vba(['check', '--config', profile, '--json'], { env }).stdout) as Record<string, unknown>
+  assert.is(j['warnings'], 1)
+  assert.is(j['exit'], 0)
+})
+
 check('allowed and enrichment tables and columns the database does not have are named, exit 2', () => {
   const extra = `${source(repo.dir)}\n${adapter}`.replace(
     'columns = ["entry", "name", "spellid_1", "ScriptName"]',

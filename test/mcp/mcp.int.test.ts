@@ -114,32 +114,37 @@ const CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
 const EXPECTED_TEXT: Record<string, readonly string[]> = {
   source_files: [
     'source.files "wolpertinger" @ commit C: 1 paths match',
-    '  src/server/scripts/World/npc_wolpertinger.cpp'
+    '  src/server/scripts/World/npc_wolpertinger.cpp',
+    'missed: no path holds "wolpertinger" in another case either'
   ],
   source_search: [
     'source.search "DespawnOrUnsummon" (literal) under src/server/ @ commit C: 1 hits in 1 of 7 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '14|             me->DespawnOrUnsummon();',
-    'skipped: too_large 1, missing_object 1, binary 1, symlink 1'
+    'skipped: too_large 1, missing_object 1, binary 1, symlink 1',
+    'missed: no line holds "DespawnOrUnsummon" in another case or inside a longer word either (partial)'
   ],
   source_symbol: [
     'source.symbol "NPC_WILD_WOLPERTINGER" (word) @ commit C: 1 hits in 1 of 9 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '5|     NPC_WILD_WOLPERTINGER = 23487,',
-    'skipped: too_large 1, missing_object 1, binary 1, symlink 1'
+    'skipped: too_large 1, missing_object 1, binary 1, symlink 1',
+    'missed (not hits): "NPC_WILD_WOLPERTINGER" in 2 lines in another case, in 1 file: src/server/scripts/World/npc_wolpertinger.cpp; ignore_case: true finds them (partial)'
   ],
   source_registration: [
     'source.registration "npc_wild_wolpertinger" (word) @ commit C: 1 hits in 1 of 9 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '20|     new CreatureScript<npc_wild_wolpertingerAI>("npc_wild_wolpertinger");',
     'registration candidates (not proof): AddSC_npc_wolpertinger at src/server/scripts/World/npc_wolpertinger.cpp:18',
-    'skipped: too_large 1, missing_object 1, binary 1, symlink 1'
+    'skipped: too_large 1, missing_object 1, binary 1, symlink 1',
+    'missed (not hits): "npc_wild_wolpertinger" in 1 line in another case, 1 line inside longer words or numbers, in 1 file: src/server/scripts/World/npc_wolpertinger.cpp; ignore_case: true finds them (partial)'
   ],
   source_schema: [
     'source.schema "creature_template" (literal) @ commit C: 2 hits in 1 of 1 files scanned, hits_complete',
     'sql/base/world.sql (blob B):',
     '1| CREATE TABLE `creature_template` (',
-    "5| INSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');"
+    "5| INSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');",
+    'missed: no line holds "creature_template" in another case or inside a longer word either'
   ],
   source_read: [
     'source.read src/server/scripts/World/npc_wolpertinger.cpp (blob B) @ commit C: lines 1-12 of 21',
@@ -182,7 +187,8 @@ const EXPECTED_TEXT: Record<string, readonly string[]> = {
     '+ 1| void AddSC_npc_wolpertinger();',
     '   ⋮',
     '+ 7|     AddSC_npc_wolpertinger();',
-    'limits reached: skipped_files (the answer is partial)'
+    'limits reached: skipped_files (the answer is partial)',
+    'missed: no line holds "SPELL_WOLPERTINGER_NET" in another case or inside a longer word either (partial)'
   ],
   database_tables: [
     'database.tables @ world snapshot world-test-fixture-1: present: world.creature_queststarter, world.creature_template',

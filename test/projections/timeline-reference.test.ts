@@ -131,6 +131,12 @@ const attempt = (f: () => string | null): string => {
   }
 }
 
+/**
+ * Event types the reference (c8a4eab) did not know: their entries are today's only, held by their
+ * own tests (CommandSigned: test/adapters/signed-commands.int, the timeline names the signer).
+ */
+const NEWER_THAN_REFERENCE: ReadonlySet<string> = new Set(['CommandSigned'])
+
 test(`${EVENTS} random events: the timeline entry is the reference's, byte for byte (seed ${SEED})`, () =>
   withSeed(async () => {
     const examples = exampleEvents()
@@ -138,9 +144,9 @@ test(`${EVENTS} random events: the timeline entry is the reference's, byte for b
     const pool = [...examples, ...TEMPLATES.map((t) => ({ ...first, ...t }) as RecordedEvent)]
     const { registry } = await import('../../src/events/catalog.js')
     assert.equal(
-      [...registry.definitions.keys()].filter((t) => !pool.some((e) => e.type === t)),
+      [...registry.definitions.keys()].filter((t) => !NEWER_THAN_REFERENCE.has(t) && !pool.some((e) => e.type === t)),
       [],
-      'every event type is drawn'
+      'every event type the reference knows is drawn'
     )
     const r = seededRandom()
     let shown = 0
@@ -170,5 +176,18 @@ test(`${EVENTS} random events: the timeline entry is the reference's, byte for b
     }
     assert.ok(shown > EVENTS / 2, `${shown} of ${EVENTS} events have an entry`)
   }))
+
+test('a CommandSigned entry names the signer and the events it covers, escaped', () => {
+  const first = exampleEvents()[0] as RecordedEvent
+  const e = {
+    ...first,
+    type: 'CommandSigned',
+    actor: 'system',
+    data: { first_seq: 3, last_seq: 5, principal: '<b>mallory</b>', fingerprint: 'SHA256:abc&def' }
+  } as unknown as RecordedEvent
+  const item = timelineItem(e, new Map(), { evidence: new Set(), hypotheses: new Set() }) ?? ''
+  assert.match(item, 'events 3–5 signed by <b>&lt;b&gt;mallory&lt;/b&gt;</b>')
+  assert.match(item, 'SHA256:abc&amp;def')
+})
 
 test.run()
