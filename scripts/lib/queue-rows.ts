@@ -7,7 +7,9 @@
  * count and skip; a claim that reaches one finds its log does not verify and passes it over.
  */
 import type { Knex } from 'knex'
+import { QUEUE_COLUMNS } from '../../src/adapters/sql-store/consistency.js'
 
+/** The columns a copy takes from its source row: the head, then the queue columns verify compares. */
 const COPIED = [
   'declaration',
   'created_at',
@@ -15,18 +17,7 @@ const COPIED = [
   'head_hash',
   'log_bytes',
   'last_event_at',
-  'state',
-  'reason',
-  'retry_not_before',
-  'retry_not_before_ms',
-  'revision',
-  'budget_left',
-  'pending_plan',
-  'model',
-  'tokens_total',
-  'last_failure_code',
-  'last_failure_message',
-  'claimable'
+  ...QUEUE_COLUMNS
 ] as const
 
 export interface CopyOptions {
