@@ -5,8 +5,8 @@
  * message so providers can cache it. A failure throws a coded failure; the loop records it.
  * API keys are read from the environment when the call is made and never written anywhere.
  */
-import { spawn } from 'node:child_process'
-import { failure } from '../failures/failure.js'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 
@@ -72,24 +72,9 @@ export const commandModel =
         stdio: ['pipe', 'pipe', 'pipe'],
         env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
       })
-      const out: Buffer[] = []
-      let outBytes = 0
-      let err = ''
+      const run: RunState = { out: [], outBytes: 0, err: '', timedOut: false }
+      if (options.onEvent !== undefined) reportRun(child, run, { program, turn, timeoutMs }, options.onEvent)
       let settled = false
-      let timedOut = false
-      const startedAt = Date.now()
-      options.onEvent?.({ kind: 'started', program, pid: child.pid ?? null, turn, timeout_ms: timeoutMs })
-      child.on('close', (code, sig) =>
-        options.onEvent?.({
-          kind: 'exited',
-          program,
-          code,
-          signal: sig,
-          timed_out: timedOut,
-          answer_bytes: outBytes,
-          elapsed_ms: Date.now() - startedAt
-        })
-      )
       const finish = (f: () => void): void => {
         if (settled) return
         settled = true
@@ -97,80 +82,101 @@ export const commandModel =
         signal.removeEventListener('abort', onAbort)
         f()
       }
+      const fail = (f: Failure): void => finish(() => reject(new FailureError(f)))
+      const answer = (exitStatus: 0 | null, finishReason: 'stop' | 'length'): void =>
+        finish(() =>
+          resolve({
+            text: Buffer.concat(run.out).toString('utf8'),
+            info: { kind: 'command', program, exitStatus, finishReason }
+          })
+        )
       const onAbort = (): void => {
         child.kill('SIGTERM')
-        finish(() =>
-          reject(new FailureError(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call')))
-        )
+        fail(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call'))
       }
       const timer = setTimeout(() => {
-        timedOut = true
+        run.timedOut = true
         child.kill('SIGKILL')
-        finish(() =>
-          reject(
-            new FailureError(
-              failure('MODEL_COMMAND_FAILED', `the model command did not answer within ${timeoutMs} ms`, {
-                timeout_ms: timeoutMs
-              })
-            )
-          )
+        fail(
+          failure('MODEL_COMMAND_FAILED', `the model command did not answer within ${timeoutMs} ms`, {
+            timeout_ms: timeoutMs
+          })
         )
       }, timeoutMs)
       signal.addEventListener('abort', onAbort)
       child.stdout.on('data', (d: Buffer) => {
-        const room = max - outBytes
-        outBytes += d.length
-        if (outBytes > max) {
-          out.push(d.subarray(0, Math.max(0, room)))
+        if (!keepAnswer(run, d, max)) {
           child.kill('SIGKILL')
-          finish(() =>
-            resolve({
-              text: Buffer.concat(out).toString('utf8'),
-              info: { kind: 'command', program, exitStatus: null, finishReason: 'length' }
-            })
-          )
-        } else out.push(d)
+          answer(null, 'length')
+        }
       })
       child.stderr.on('data', (d: Buffer) => {
-        err = (err + d.toString('utf8')).slice(-2000)
+        run.err = (run.err + d.toString('utf8')).slice(-2000)
       })
       child.on('error', (e) =>
-        finish(() =>
-          reject(
-            new FailureError(
-              failure(
-                'MODEL_COMMAND_FAILED',
-                `the model command could not run (${(e as NodeJS.ErrnoException).code ?? 'error'})`
-              )
-            )
+        fail(
+          failure(
+            'MODEL_COMMAND_FAILED',
+            `the model command could not run (${(e as NodeJS.ErrnoException).code ?? 'error'})`
           )
         )
       )
-      child.on('close', (code, sig) => {
-        if (code === 0)
-          finish(() =>
-            resolve({
-              text: Buffer.concat(out).toString('utf8'),
-              info: { kind: 'command', program, exitStatus: 0, finishReason: 'stop' }
-            })
-          )
-        else
-          finish(() =>
-            reject(
-              new FailureError(
-                failure(
-                  'MODEL_COMMAND_FAILED',
-                  `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${err.trim() === '' ? '' : `: ${err.trim().slice(-300)}`}`,
-                  { exit_code: code, signal: sig }
-                )
-              )
-            )
-          )
-      })
+      child.on('close', (code, sig) => (code === 0 ? answer(0, 'stop') : fail(commandFailed(code, sig, run.err))))
       // A command that does not read its stdin must not fail the call with EPIPE.
       child.stdin.on('error', () => undefined)
       child.stdin.end(prompt)
     })
   }
+
+/** What one run of a model command has produced so far. */
+interface RunState {
+  readonly out: Buffer[]
+  outBytes: number
+  /** The last 2000 characters of its stderr. */
+  err: string
+  timedOut: boolean
+}
+
+/** Keeps a chunk of the answer, cut at `max` bytes: false once the answer is over `max`. */
+const keepAnswer = (run: RunState, d: Buffer, max: number): boolean => {
+  const room = max - run.outBytes
+  run.outBytes += d.length
+  if (run.outBytes <= max) {
+    run.out.push(d)
+    return true
+  }
+  run.out.push(d.subarray(0, Math.max(0, room)))
+  return false
+}
+
+/** Tells `onEvent` that the command started (now) and, when it closes, how it exited. */
+const reportRun = (
+  child: ChildProcess,
+  run: RunState,
+  { program, turn, timeoutMs }: { readonly program: string; readonly turn: number; readonly timeoutMs: number },
+  onEvent: (e: CommandModelEvent) => void
+): void => {
+  const startedAt = Date.now()
+  onEvent({ kind: 'started', program, pid: child.pid ?? null, turn, timeout_ms: timeoutMs })
+  child.on('close', (code, sig) =>
+    onEvent({
+      kind: 'exited',
+      program,
+      code,
+      signal: sig,
+      timed_out: run.timedOut,
+      answer_bytes: run.outBytes,
+      elapsed_ms: Date.now() - startedAt
+    })
+  )
+}
+
+/** MODEL_COMMAND_FAILED for a command that exited non-zero or was killed, with the end of its stderr. */
+const commandFailed = (code: number | null, sig: NodeJS.Signals | null, err: string): Failure =>
+  failure(
+    'MODEL_COMMAND_FAILED',
+    `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${err.trim() === '' ? '' : `: ${err.trim().slice(-300)}`}`,
+    { exit_code: code, signal: sig }
+  )
 
 export { httpModel, chatCompletionsUrl, HTTP_MODEL_DEFAULTS, type HttpModelOptions } from './http-model.js'

@@ -84,61 +84,25 @@ export interface Forger {
 
 /** @category Forgery */
 export const forger = (dir: string): Forger => {
-  const logFile = path.join(dir, 'events.jsonl')
-  const lines = (): string[] => {
-    const head = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { bytes: number }
-    return readFileSync(logFile)
-      .subarray(0, head.bytes)
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-  }
-  const writeLines = (all: readonly string[]): void => {
-    const text = all.map((l) => `${l}\n`).join('')
-    writeFileSync(logFile, text)
-    const last = all[all.length - 1]
-    const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
-    const head =
-      last === undefined
-        ? { seq: 0, hash: must(genesisHash(decl)), bytes: 0 }
-        : (() => {
-            const env = JSON.parse(last) as { seq: number; hash: string }
-            return { seq: env.seq, hash: env.hash, bytes: Buffer.byteLength(text) }
-          })()
-    writeFileSync(path.join(dir, 'HEAD'), `${must(canonicalJson(head))}\n`)
-  }
-  const envelopes = (): EventEnvelope[] => lines().map((l) => JSON.parse(l) as EventEnvelope)
   const self: Forger = {
-    envelopes,
+    envelopes: () => acknowledgedLines(dir).map((l) => JSON.parse(l) as EventEnvelope),
     cut: (seq, keepObjects = []) => {
-      const kept = lines().filter((l) => (JSON.parse(l) as { seq: number }).seq <= seq)
-      writeLines(kept)
-      const referenced = new Set([
-        ...keepObjects,
-        ...kept.flatMap((l) => collectRefs((JSON.parse(l) as EventEnvelope).data).refs.map((r) => r.digest))
-      ])
-      const root = path.join(dir, 'objects', 'sha256')
-      for (const shard of existsSync(root) ? readdirSync(root) : []) {
-        for (const name of readdirSync(path.join(root, shard))) {
-          if (!referenced.has(`sha256:${shard}${name}`)) rmSync(path.join(root, shard, name))
-        }
-        if (readdirSync(path.join(root, shard)).length === 0) rmSync(path.join(root, shard), { recursive: true })
-      }
+      const kept = acknowledgedLines(dir).filter((l) => (JSON.parse(l) as { seq: number }).seq <= seq)
+      writeLog(dir, kept)
+      removeObjectsBut(
+        dir,
+        new Set([
+          ...keepObjects,
+          ...kept.flatMap((l) => collectRefs((JSON.parse(l) as EventEnvelope).data).refs.map((r) => r.digest))
+        ])
+      )
     },
-    object: (bytes, mediaType) => {
-      const digest = sha256Digest(bytes)
-      const file = path.join(dir, objectPath(digest))
-      if (!existsSync(file)) {
-        mkdirSync(path.dirname(file), { recursive: true })
-        writeFileSync(file, bytes)
-      }
-      return { digest, size: bytes.byteLength, ...optional('media_type', mediaType) }
-    },
+    object: (bytes, mediaType) => storeObject(dir, bytes, mediaType),
     append: (commandId, events, objects = [], options = {}) => {
-      for (const o of objects) self.object(o)
-      const all = lines()
+      for (const o of objects) storeObject(dir, o)
+      const all = acknowledgedLines(dir)
       const last = all.length === 0 ? null : (JSON.parse(all[all.length - 1] as string) as EventEnvelope)
-      const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
+      const decl = declarationOf(dir)
       let prev = last?.hash ?? must(genesisHash(decl))
       let seq = last?.seq ?? 0
       const at = options.at ?? last?.at ?? decl.created_at
@@ -148,39 +112,18 @@ export const forger = (dir: string): Forger => {
         all.push(sealed.line)
         prev = sealed.hash
       }
-      writeLines(all)
+      writeLog(dir, all)
       return `${seq}:${prev}`
     },
     rewrite: (seq, data, options = {}) => {
-      const all = lines()
-      const decl = must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
-      let prev = must(genesisHash(decl))
-      const out = all.map((l) => {
-        const env = JSON.parse(l) as EventEnvelope
-        if (env.seq < seq) {
-          prev = env.hash
-          return l
-        }
-        const sealed = sealRaw(
-          {
-            type: env.type,
-            actor: env.actor,
-            data: env.seq === seq ? data(env.data) : env.data,
-            version: env.seq === seq ? (options.version ?? env.version) : env.version
-          },
-          { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id }
-        )
-        prev = sealed.hash
-        return sealed.line
-      })
-      writeLines(out)
+      writeLog(dir, resealFrom(dir, seq, data, options.version))
       return self.head()
     },
     redeclare: (edit) => {
       const file = path.join(dir, 'case.json')
       const declaration = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
       writeFileSync(file, `${must(canonicalJson(edit(declaration)))}\n`)
-      return lines().length === 0 ? (writeLines([]), self.head()) : self.rewrite(1, (d) => d)
+      return acknowledgedLines(dir).length === 0 ? (writeLog(dir, []), self.head()) : self.rewrite(1, (d) => d)
     },
     head: () => {
       const h = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { seq: number; hash: string }
@@ -188,4 +131,87 @@ export const forger = (dir: string): Forger => {
     }
   }
   return self
+}
+
+/** The case's declaration (case.json), decoded. */
+const declarationOf = (dir: string): CaseDeclaration =>
+  must(CaseDeclaration.decode(JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8'))))
+
+/** The lines of the log that HEAD acknowledges. */
+const acknowledgedLines = (dir: string): string[] => {
+  const head = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { bytes: number }
+  return readFileSync(path.join(dir, 'events.jsonl'))
+    .subarray(0, head.bytes)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+}
+
+/** Writes the log as exactly these lines and a HEAD that acknowledges them all. */
+const writeLog = (dir: string, all: readonly string[]): void => {
+  const text = all.map((l) => `${l}\n`).join('')
+  writeFileSync(path.join(dir, 'events.jsonl'), text)
+  const last = all[all.length - 1]
+  const decl = declarationOf(dir)
+  const head =
+    last === undefined
+      ? { seq: 0, hash: must(genesisHash(decl)), bytes: 0 }
+      : (() => {
+          const env = JSON.parse(last) as { seq: number; hash: string }
+          return { seq: env.seq, hash: env.hash, bytes: Buffer.byteLength(text) }
+        })()
+  writeFileSync(path.join(dir, 'HEAD'), `${must(canonicalJson(head))}\n`)
+}
+
+/** Stores an object (if not there yet) and returns its reference. */
+const storeObject = (dir: string, bytes: Uint8Array, mediaType?: string): ObjectRef => {
+  const digest = sha256Digest(bytes)
+  const file = path.join(dir, objectPath(digest))
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, bytes)
+  }
+  return { digest, size: bytes.byteLength, ...optional('media_type', mediaType) }
+}
+
+/** Removes every stored object whose digest is not in `referenced` (and the shards left empty). */
+const removeObjectsBut = (dir: string, referenced: ReadonlySet<string>): void => {
+  const root = path.join(dir, 'objects', 'sha256')
+  for (const shard of existsSync(root) ? readdirSync(root) : []) {
+    for (const name of readdirSync(path.join(root, shard))) {
+      if (!referenced.has(`sha256:${shard}${name}`)) rmSync(path.join(root, shard, name))
+    }
+    if (readdirSync(path.join(root, shard)).length === 0) rmSync(path.join(root, shard), { recursive: true })
+  }
+}
+
+/**
+ * The log with the data (and optionally the version) of the event at `seq` replaced and every
+ * event from there on sealed again over the declaration's genesis (same ids, times, command ids).
+ */
+const resealFrom = (
+  dir: string,
+  seq: number,
+  data: (old: unknown) => unknown,
+  version: number | undefined
+): string[] => {
+  let prev = must(genesisHash(declarationOf(dir)))
+  return acknowledgedLines(dir).map((l) => {
+    const env = JSON.parse(l) as EventEnvelope
+    if (env.seq < seq) {
+      prev = env.hash
+      return l
+    }
+    const sealed = sealRaw(
+      {
+        type: env.type,
+        actor: env.actor,
+        data: env.seq === seq ? data(env.data) : env.data,
+        version: env.seq === seq ? (version ?? env.version) : env.version
+      },
+      { seq: env.seq, prev, id: env.id, at: env.at, commandId: env.command_id }
+    )
+    prev = sealed.hash
+    return sealed.line
+  })
 }

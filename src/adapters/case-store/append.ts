@@ -30,7 +30,15 @@ import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
-import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand } from './plan.js'
+import {
+  duplicateOf,
+  nothingToAppend,
+  planCommand,
+  rebaseCommand,
+  validateCommand,
+  type CommandPlan,
+  type ObjectLookup
+} from './plan.js'
 
 /** @category Raw appends */
 export interface RawCommand {
@@ -134,110 +142,130 @@ export const appendToDirectory = async (
   cmd: RawCommand,
   options: StoreAppendOptions = {}
 ): Promise<AppendOutcome> => {
-  {
-    validateCommand(cmd)
-    const env = options.env ?? systemEnv
-    const lock = await acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
-    try {
-      const repairs: Finding[] = []
-      const head = await readHead(handle.dir)
-      if (E.isLeft(head)) throw corruptError([head.left])
-      await catchUp(handle, head.right, (resume) => scanCase(handle.dir, { resume }))
-      const logFile = path.join(handle.dir, LOG_FILE)
-      const size = (await fsp.stat(logFile)).size
-      if (size > head.right.bytes) {
-        await truncateDurably(logFile, head.right.bytes)
-        repairs.push({
-          code: 'TORN_TAIL',
-          severity: 'notice',
-          message: `cut ${size - head.right.bytes} unacknowledged bytes left by a crashed writer`,
-          path: LOG_FILE,
-          data: { bytes: size - head.right.bytes }
-        })
-      } else if (size < head.right.bytes) {
-        throw corruptError([
-          {
-            code: 'LOG_TRUNCATED',
-            severity: 'error',
-            message: 'events.jsonl is shorter than HEAD acknowledges',
-            path: LOG_FILE
-          }
-        ])
-      }
+  validateCommand(cmd)
+  const env = options.env ?? systemEnv
+  const lock = await acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
+  try {
+    const head = await readHead(handle.dir)
+    if (E.isLeft(head)) throw corruptError([head.left])
+    await catchUp(handle, head.right, (resume) => scanCase(handle.dir, { resume }))
+    const repairs = await cutTornTail(handle.dir, head.right.bytes)
 
-      const recorded = handle.cursor.commands.get(cmd.commandId)
-      if (recorded !== undefined)
-        return {
-          ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent),
-          repairs
-        }
-      const rebased = rebaseCommand(handle, cmd, options)
-      if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
-      cmd = rebased
-
-      const plan = await planCommand(handle, cmd, env, {
-        sizeOf: async (digest) => {
-          const st = await fsp
-            .stat(path.join(handle.dir, objectPath(digest)))
-            .catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
-          return st === null ? null : st.size
-        },
-        read: async (ref) => readStoredObject(handle.dir, ref)
-      })
-      const { sealed, bytes, newHead, provided, rules } = plan
-      const headText = canonicalJson(newHead)
-      if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
-      // Until HEAD is replaced nothing is acknowledged: a failed write (a full disk) takes back
-      // what this command wrote, so it leaves no torn tail, orphan object or temporary file.
-      const createdObjects: string[] = []
-      let acknowledged = false
-      try {
-        for (const object of provided.values()) {
-          const written = await writeObject(handle.dir, object)
-          if (written.created !== null) createdObjects.push(written.created)
-        }
-        const fh = await fsp.open(logFile, 'r+')
-        try {
-          await writeAll(fh, bytes, handle.cursor.bytes)
-          await fh.sync()
-        } finally {
-          await fh.close()
-        }
-        await writeFileDurably(path.join(handle.dir, HEAD_FILE), `${headText.right}\n`, handle.dir, () => {
-          acknowledged = true
-        })
-      } catch (e) {
-        if (!acknowledged) {
-          await truncateDurably(logFile, handle.cursor.bytes).catch(() => undefined)
-          for (const f of createdObjects) await fsp.rm(f, { force: true }).catch(() => undefined)
-        }
-        throw e
-      }
-
-      handle.cursor.commands.set(cmd.commandId, {
-        firstSeq: handle.cursor.seq + 1,
-        lastSeq: newHead.seq,
-        start: handle.cursor.bytes,
-        end: newHead.bytes
-      })
-      handle.cursor.lastCommand = cmd.commandId
-      handle.cursor.seq = newHead.seq
-      handle.cursor.hash = newHead.hash
-      handle.cursor.bytes = newHead.bytes
-      handle.cursor.state = rules.state()
-      for (const x of sealed) handle.cursor.ids.add(x.envelope.id)
+    const recorded = handle.cursor.commands.get(cmd.commandId)
+    if (recorded !== undefined)
       return {
-        status: 'appended' as const,
-        commandId: cmd.commandId,
-        events: sealed.map((s) => s.envelope),
-        generation: newHead.seq,
-        receipt: { seq: newHead.seq, hash: newHead.hash },
+        ...duplicateOf(handle, cmd, await readRecorded(handle.dir, recorded.start, recorded.end), options.sameIntent),
         repairs
       }
-    } finally {
-      await releaseLock(lock)
+    const rebased = rebaseCommand(handle, cmd, options)
+    if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
+
+    const plan = await planCommand(handle, rebased, env, directoryObjects(handle.dir))
+    await writePlan(handle, plan)
+    advanceCursor(handle, rebased.commandId, plan)
+    return {
+      status: 'appended' as const,
+      commandId: rebased.commandId,
+      events: plan.sealed.map((s) => s.envelope),
+      generation: plan.newHead.seq,
+      receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash },
+      repairs
     }
+  } finally {
+    await releaseLock(lock)
   }
+}
+
+/**
+ * Cuts the bytes a crashed writer left past what HEAD acknowledges (a TORN_TAIL repair, reported);
+ * a log shorter than HEAD is CASE_CORRUPT.
+ */
+const cutTornTail = async (dir: string, acknowledged: number): Promise<Finding[]> => {
+  const logFile = path.join(dir, LOG_FILE)
+  const size = (await fsp.stat(logFile)).size
+  if (size < acknowledged)
+    throw corruptError([
+      {
+        code: 'LOG_TRUNCATED',
+        severity: 'error',
+        message: 'events.jsonl is shorter than HEAD acknowledges',
+        path: LOG_FILE
+      }
+    ])
+  if (size === acknowledged) return []
+  await truncateDurably(logFile, acknowledged)
+  return [
+    {
+      code: 'TORN_TAIL',
+      severity: 'notice',
+      message: `cut ${size - acknowledged} unacknowledged bytes left by a crashed writer`,
+      path: LOG_FILE,
+      data: { bytes: size - acknowledged }
+    }
+  ]
+}
+
+/** The directory's answers to a command's object references: stored sizes and verified bytes. */
+const directoryObjects = (dir: string): ObjectLookup => ({
+  sizeOf: async (digest) => {
+    const st = await fsp
+      .stat(path.join(dir, objectPath(digest)))
+      .catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
+    return st === null ? null : st.size
+  },
+  read: async (ref) => readStoredObject(dir, ref)
+})
+
+/**
+ * Writes a planned command: its objects, then all its lines in one write + fsync, then HEAD.
+ * Until HEAD is replaced nothing is acknowledged: a failed write (a full disk) takes back what
+ * this command wrote, so it leaves no torn tail, orphan object or temporary file.
+ */
+const writePlan = async (handle: CaseHandle, plan: CommandPlan): Promise<void> => {
+  const headText = canonicalJson(plan.newHead)
+  if (E.isLeft(headText)) return fail('INTERNAL_ERROR', 'HEAD is not canonicalisable')
+  const logFile = path.join(handle.dir, LOG_FILE)
+  const createdObjects: string[] = []
+  let acknowledged = false
+  try {
+    for (const object of plan.provided.values()) {
+      const written = await writeObject(handle.dir, object)
+      if (written.created !== null) createdObjects.push(written.created)
+    }
+    const fh = await fsp.open(logFile, 'r+')
+    try {
+      await writeAll(fh, plan.bytes, handle.cursor.bytes)
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await writeFileDurably(path.join(handle.dir, HEAD_FILE), `${headText.right}\n`, handle.dir, () => {
+      acknowledged = true
+    })
+  } catch (e) {
+    if (!acknowledged) {
+      await truncateDurably(logFile, handle.cursor.bytes).catch(() => undefined)
+      for (const f of createdObjects) await fsp.rm(f, { force: true }).catch(() => undefined)
+    }
+    throw e
+  }
+}
+
+/** Moves the handle past an acknowledged command. */
+const advanceCursor = (handle: CaseHandle, commandId: string, plan: CommandPlan): void => {
+  const { newHead } = plan
+  handle.cursor.commands.set(commandId, {
+    firstSeq: handle.cursor.seq + 1,
+    lastSeq: newHead.seq,
+    start: handle.cursor.bytes,
+    end: newHead.bytes
+  })
+  handle.cursor.lastCommand = commandId
+  handle.cursor.seq = newHead.seq
+  handle.cursor.hash = newHead.hash
+  handle.cursor.bytes = newHead.bytes
+  handle.cursor.state = plan.rules.state()
+  for (const x of plan.sealed) handle.cursor.ids.add(x.envelope.id)
 }
 
 /** An object already in the case, if its bytes match the reference (the rules read captures). */

@@ -110,6 +110,28 @@ export const planCommand = async (
   env: Env,
   objects: ObjectLookup
 ): Promise<CommandPlan> => {
+  const sealed = await sealCommand(handle, cmd, env)
+  const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
+  await checkObjectRefs(sealed, provided, objects)
+  const rules = await checkRules(handle, sealed, provided, objects)
+  const bytes = Buffer.from(sealed.map((x) => `${x.line}\n`).join(''), 'utf8')
+  const last = sealed[sealed.length - 1]
+  if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
+  return {
+    sealed,
+    bytes,
+    newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length },
+    provided,
+    rules
+  }
+}
+
+/**
+ * The command's drafts sealed into a chain continuing the handle's head, all dated alike (never
+ * before the case's last event: CLOCK_BEHIND), each with a fresh id, with the writer's signature
+ * event last when the env signs.
+ */
+const sealCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env): Promise<SealedEvent[]> => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = cmd.at ?? env.now().toISOString()
   // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
@@ -147,7 +169,18 @@ export const planCommand = async (
   const signer = await signerOf(env)
   if (signer !== undefined)
     sealed.push(seal(await signatureDraft(handle.declaration.case_id, sealed, signer), sealed.length))
-  const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
+  return sealed
+}
+
+/**
+ * Every object the events reference is provided by the command or stored, at the referenced size
+ * (OBJECT_MISSING, INVALID_ARGUMENT), and every provided object is referenced.
+ */
+const checkObjectRefs = async (
+  sealed: readonly SealedEvent[],
+  provided: ReadonlyMap<string, Uint8Array>,
+  objects: ObjectLookup
+): Promise<void> => {
   const referenced = new Set<string>()
   for (const s of sealed) {
     for (const ref of collectRefs(s.envelope.data).refs) {
@@ -176,6 +209,18 @@ export const planCommand = async (
     if (!referenced.has(digest))
       fail('INVALID_ARGUMENT', `object ${digest} is not referenced by any event of the command`, { digest })
   }
+}
+
+/**
+ * The case's rules fed the sealed events on a copy of the handle's state, their obligations
+ * checked against the objects they name: the fold after the command, or RULE_VIOLATION.
+ */
+const checkRules = async (
+  handle: CaseHandle,
+  sealed: readonly SealedEvent[],
+  provided: ReadonlyMap<string, Uint8Array>,
+  objects: ObjectLookup
+): Promise<RuleFold> => {
   const rules = ruleFold(cloneCaseState(handle.cursor.state))
   const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
   violations.push(...rules.end())
@@ -194,8 +239,8 @@ export const planCommand = async (
     ...checkPrompts(rules.obligations(), readObject),
     ...(await checkFactsDerivation(rules.obligations(), readObject))
   )
-  if (violations.length > 0) {
-    const first = violations[0] as RuleViolation
+  const first = violations[0]
+  if (first !== undefined) {
     fail(
       'RULE_VIOLATION',
       `the command breaks the case's rules (${first.rule}, event ${first.seq - handle.cursor.seq} of the command): ${first.message}`,
@@ -206,16 +251,7 @@ export const planCommand = async (
       }
     )
   }
-  const bytes = Buffer.from(sealed.map((x) => `${x.line}\n`).join(''), 'utf8')
-  const last = sealed[sealed.length - 1]
-  if (last === undefined) return fail('INTERNAL_ERROR', 'no events sealed')
-  return {
-    sealed,
-    bytes,
-    newHead: { seq: last.envelope.seq, hash: last.envelope.hash, bytes: handle.cursor.bytes + bytes.length },
-    provided,
-    rules
-  }
+  return rules
 }
 
 /**
