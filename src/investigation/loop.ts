@@ -28,10 +28,10 @@ import { asDecided, decideAndAppend, deciding, openAt, sameJson, type Decided } 
 import { resultOf, type AdvanceResult } from '../commands/lifecycle-commands.js'
 export type { AdvanceResult, StartOptions } from '../commands/lifecycle-commands.js'
 import { promptInputs } from './prompt-inputs.js'
+import { turnRequest } from './turn-request.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import { provenanceOf, type ModelAnswer, type ModelFn } from './model-fn.js'
 import { tokensOf } from '../events/model-provenance.js'
-import type { EventDraft } from '../events/chain.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 import { optional } from '../optional.js'
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
@@ -206,26 +206,9 @@ const modelTurn = async (
   step: (s: AdvanceStep) => void,
   elapsed: () => number
 ): Promise<'asked' | 'exhausted' | 'cancelled'> => {
-  const turn = s.turn + 1
-  const phase = s.state === 'INTERPRETING' ? ('interpretation' as const) : ('investigation' as const)
-  const prompt = renderPrompt(s, await promptInputs(handle, s))
-  const promptBytes = Buffer.from(prompt.text, 'utf8')
-  const request = {
-    turn,
-    phase,
-    prompt: objectRefOf(promptBytes, 'text/plain'),
-    promptVersion: prompt.version,
-    promptChars: prompt.text.length
-  }
+  const { turn, phase, prompt, decide: request } = await turnRequest(handle, s)
   // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict, not re-decided.
-  await append(
-    `turn-${turn}-request`,
-    (st, now) =>
-      E.map((events: readonly EventDraft[]) =>
-        events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }
-      )(decide(command('RequestModel', request, now), st)),
-    handle.cursor.seq
-  )
+  await append(`turn-${turn}-request`, request, handle.cursor.seq)
   if (handle.cursor.state.state === 'EXHAUSTED') {
     step({
       kind: 'turn',

@@ -8,14 +8,19 @@
  * decider. So the same rules refuse it with the same codes (EVIDENCE_UNKNOWN, HYPOTHESIS_UNKNOWN),
  * a refusal is a recorded rejection that counts toward max_invalid_responses, and the turn counts
  * where the loop's turns count. The input schemas are generated from the answer codecs.
+ *
+ * Several servers on one case: each call's command ids carry a digest of the call and its client
+ * (another server's decision is never taken for this one's outcome), and a turn another writer
+ * requested but has not answered is answered as it stands; a call that loses the race is decided
+ * again on the state the winner left (session.ts), so it is told CASE_NOT_ADVANCEABLE or recorded
+ * as the next turn.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../failures/failure.js'
 import type * as t from 'io-ts'
 import { NEXT_ANSWERS, InterpretationAnswer } from '../domain/answer-decider.js'
-import { command, decide } from '../domain/decider.js'
 import type { CaseState } from '../domain/case-state.js'
-import { canonicalJson } from '../events/canonical.js'
+import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { EventDraft } from '../events/chain.js'
 import type { Requester } from '../events/catalog.js'
 import type { ModelProvenance } from '../events/model-provenance.js'
@@ -25,9 +30,8 @@ import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { Env } from '../adapters/env.js'
 import { must } from '../failures/error.js'
-import { renderPrompt } from '../projections/prompt.js'
 import { decideAndAppend, deciding, openAt } from '../commands/run.js'
-import { promptInputs } from '../investigation/prompt-inputs.js'
+import { turnRequest } from '../investigation/turn-request.js'
 import { refusalAnswer, type ToolAnswer } from './answers.js'
 import { closedSchema, type ToolSpec } from './tools.js'
 
@@ -226,35 +230,31 @@ export const recordDecision = async (
       )
     )
   const started = env.elapsed?.() ?? performance.now()
-  const turn = s.turn + 1
-  const phase = s.state === 'INTERPRETING' ? ('interpretation' as const) : ('investigation' as const)
-  const prompt = renderPrompt(s, await promptInputs(handle, s))
-  const promptBytes = Buffer.from(prompt.text, 'utf8')
-  const request = {
-    turn,
-    phase,
-    prompt: objectRefOf(promptBytes, 'text/plain'),
-    promptVersion: prompt.version,
-    promptChars: prompt.text.length
+  // The command ids name this call (its decision and its client): another server's call on the
+  // case is another command, never taken for this one's outcome.
+  const key = sha256Digest(must(canonicalJson({ name, args, requester })))
+    .slice('sha256:'.length)
+    .slice(0, 16)
+  // A turn another writer requested and did not get answered yet is answered as it stands (the
+  // prompt it recorded is of the same state): so two servers racing never both wait for a turn.
+  let turn = s.openTurn?.turn ?? 0
+  if (s.openTurn === null) {
+    const next = await turnRequest(handle, s)
+    // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict.
+    await decideAndAppend(handle, `mcp-turn-${next.turn}-request-${key}`, next.decide, {
+      env,
+      expectedGeneration: handle.cursor.seq
+    })
+    if (handle.cursor.state.state !== s.state)
+      return refusalAnswer(failure('CASE_CLOSED', `the case is ${handle.cursor.state.state}: nothing was decided`))
+    turn = next.turn
   }
-  // The prompt is rendered from this exact state: a case that moved meanwhile is a conflict.
-  await decideAndAppend(
-    handle,
-    `mcp-turn-${turn}-request`,
-    (st, now) =>
-      E.map((events: readonly EventDraft[]) =>
-        events.some((e) => e.type === 'ModelRequested') ? { events, objects: [promptBytes] } : { events }
-      )(decide(command('RequestModel', request, now), st)),
-    { env, expectedGeneration: handle.cursor.seq }
-  )
-  if (handle.cursor.state.state !== s.state)
-    return refusalAnswer(failure('CASE_CLOSED', `the case is ${handle.cursor.state.state}: nothing was decided`))
   const raw = must(canonicalJson(answerOf(d, args)))
   const bytes = Buffer.from(raw, 'utf8')
   const provenance = agentProvenance(requester, (env.elapsed?.() ?? performance.now()) - started)
   const recorded = await decideAndAppend(
     handle,
-    `mcp-turn-${turn}-answer`,
+    `mcp-turn-${turn}-answer-${key}`,
     deciding('RecordAnswer', { turn, raw, rawRef: objectRefOf(bytes, 'text/plain'), provenance }, [bytes]),
     { env }
   )

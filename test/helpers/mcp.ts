@@ -1,7 +1,21 @@
-/** Driving the real `vba mcp` (the bundle dist/vba/main.js) with the official SDK's client over stdio. */
+/**
+ * Driving the real `vba mcp` (the bundle dist/vba/main.js) with the official SDK's client, over stdio
+ * and over Streamable HTTP, and the world and prepared case the MCP tests share.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { cpSync, readFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { initCase, loadProfile, prepareRevision } from '../../src/fp.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { openSourceResearch } from '../../src/research/source/open.js'
+import { enrichmentConfig } from '../../src/commands/prepare.js'
 import { VBA_BIN } from './cli.js'
+import { mariaProfile, mariaWorld, type SharedMariaDb } from './world.js'
+import { buildTestRepo, type TestRepo } from './git-repo.js'
+import { repoRoot, right, tempDir } from './fs.js'
 
 export interface McpConnection {
   readonly client: Client
@@ -57,4 +71,107 @@ export const textOf = (r: unknown): string => {
   const content = (r as { content?: unknown } | null)?.content
   const first = (Array.isArray(content) ? content[0] : undefined) as { type?: string; text?: string } | undefined
   return first?.type === 'text' ? (first.text ?? '') : ''
+}
+
+/** One line of a directory case's events.jsonl. */
+export type EventLine = { seq: number; type: string; command_id: string; data: Record<string, unknown> }
+
+/** The events of the directory case `dir`, in order. */
+export const caseEvents = (dir: string): EventLine[] =>
+  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EventLine)
+
+/** The file of the test repository the wolpertinger bug is in. */
+export const WOLF = 'src/server/scripts/World/npc_wolpertinger.cpp'
+
+/** The world the MCP tests ask: the private MariaDB, the test repository, and one prepared case to copy. */
+export interface McpWorld {
+  readonly shared: SharedMariaDb
+  readonly repo: TestRepo
+  readonly adapter: string
+  /** The [source] section of the profiles (the test repository at its commit). */
+  readonly sourceSection: string
+  /** A profile with the source, the MariaDB world and a budget of `budget` (then `extra`, then the adapter). */
+  readonly profileWith: (budget: number, extra?: string) => string
+  readonly profile: string
+  /** A fresh copy of the prepared case (the wolpertinger report, quest 11117 extracted). */
+  readonly newCase: () => string
+}
+
+/** Prepares the world of the MCP tests and one case `caseId` (budget `budget`) to copy for each test. */
+export const mcpWorld = async (caseId: string, budget: number): Promise<McpWorld> => {
+  const { shared } = await mariaWorld()
+  const repo = buildTestRepo()
+  const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
+  const sourceSection = `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n`
+  const profileWith = (total: number, extra = ''): string =>
+    mariaProfile(shared, `${sourceSection}\n[budget]\ntotal = ${total}\n${extra}\n${adapter}`)
+  const profile = profileWith(budget)
+  const template = path.join(tempDir(`${caseId}-template`), 'case')
+  const p = right(await loadProfile(profile)())
+  const research = createProjectResearch(p, { openSource: openSourceResearch })
+  right(await initCase({ dir: template, caseId, title: 'wolpertingers vanish' })())
+  right(
+    await prepareRevision(template, research, right(enrichmentConfig(p)), {
+      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
+      entities: [{ type: 'quest', id: 11117 }]
+    })()
+  )
+  await research.close()
+  const newCase = (): string => {
+    const dir = path.join(tempDir(`${caseId}-case`), 'case')
+    cpSync(template, dir, { recursive: true })
+    return dir
+  }
+  return { shared, repo, adapter, sourceSection, profileWith, profile, newCase }
+}
+
+/** The bearer token of the HTTP servers the tests start. */
+export const MCP_TOKEN = 'test-token-0123456789abcdef'
+
+/** A `vba mcp --http` process: its URL once it listens, what it wrote to stderr, how to stop it. */
+export interface HttpServer {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly url: URL
+  readonly port: number
+  readonly stderr: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `vba mcp ARGS --http LISTEN` with the token in VBA_MCP_TOKEN; resolves once it listens. */
+export const startHttp = async (args: readonly string[], listen = '127.0.0.1:0'): Promise<HttpServer> => {
+  const child = spawn(process.execPath, [VBA_BIN, 'mcp', ...args, '--http', listen], {
+    env: processEnv({ VBA_MCP_TOKEN: MCP_TOKEN })
+  })
+  let err = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      err += d
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp\S*)/.exec(err)
+      if (m?.[1] !== undefined) resolve(m[1])
+    })
+    child.once('exit', (code) => reject(new Error(`vba mcp exited with ${String(code)}: ${err}`)))
+  })
+  const stop = (): Promise<void> =>
+    child.exitCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          child.once('exit', () => resolve())
+          child.kill('SIGTERM')
+        })
+  return { child, url: new URL(url), port: Number(new URL(url).port), stderr: () => err, stop }
+}
+
+/** A client named `name` connected over Streamable HTTP to `url` with the test token. */
+export const connectHttp = async (url: URL, name: string, sessionId?: string): Promise<Client> => {
+  const client = new Client({ name, version: '1.0' })
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: `Bearer ${MCP_TOKEN}` } },
+      ...(sessionId === undefined ? {} : { sessionId })
+    })
+  )
+  return client
 }

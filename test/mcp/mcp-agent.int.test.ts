@@ -7,52 +7,24 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { initCase, loadProfile, nextPrompt, prepareRevision, verifyCase } from '../../src/fp.js'
-import { createProjectResearch } from '../../src/research/project-research.js'
-import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig } from '../../src/commands/prepare.js'
-import { mariaWorld, mariaProfile } from '../helpers/world.js'
-import { buildTestRepo } from '../helpers/git-repo.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { nextPrompt, verifyCase } from '../../src/fp.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
-import { connectMcp, rejection, textOf, type McpConnection } from '../helpers/mcp.js'
+import {
+  caseEvents as events,
+  connectMcp,
+  mcpWorld,
+  rejection,
+  textOf,
+  WOLF,
+  type McpConnection
+} from '../helpers/mcp.js'
 
-const { shared } = await mariaWorld()
-const repo = buildTestRepo()
-const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const profile = mariaProfile(
-  shared,
-  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 40\n\n${adapter}`
-)
-const template = path.join(tempDir('mcp-agent-template'), 'case')
-{
-  const p = right(await loadProfile(profile)())
-  const research = createProjectResearch(p, { openSource: openSourceResearch })
-  right(await initCase({ dir: template, caseId: 'case-agent', title: 'wolpertingers vanish' })())
-  right(
-    await prepareRevision(template, research, right(enrichmentConfig(p)), {
-      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })()
-  )
-  await research.close()
-}
-const newCase = (): string => {
-  const dir = path.join(tempDir('mcp-agent-case'), 'case')
-  cpSync(template, dir, { recursive: true })
-  return dir
-}
-type Line = { seq: number; type: string; command_id: string; data: Record<string, unknown> }
-const events = (dir: string): Line[] =>
-  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line)
+const { profile, newCase } = await mcpWorld('case-agent', 40)
 const open = (dir: string): Promise<McpConnection> => connectMcp(['--config', profile, '--case', dir])
-const WOLF = 'src/server/scripts/World/npc_wolpertinger.cpp'
 const call = async (c: McpConnection, name: string, args: Record<string, unknown>) => {
   const r = await c.client.callTool({ name, arguments: args })
   return { r, text: textOf(r), s: r.structuredContent as Record<string, unknown> | undefined }

@@ -5,85 +5,25 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import * as path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { initCase, loadProfile, prepareRevision, verifyCase } from '../../src/fp.js'
-import { createProjectResearch } from '../../src/research/project-research.js'
-import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig } from '../../src/commands/prepare.js'
-import { mariaWorld, mariaProfile } from '../helpers/world.js'
-import { buildTestRepo } from '../helpers/git-repo.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
-import { VBA_BIN, vba } from '../helpers/cli.js'
-import { processEnv, textOf } from '../helpers/mcp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { verifyCase } from '../../src/fp.js'
+import { right, tempDir } from '../helpers/fs.js'
+import { vba } from '../helpers/cli.js'
+import {
+  caseEvents as events,
+  connectHttp as connect,
+  MCP_TOKEN as TOKEN,
+  mcpWorld,
+  startHttp,
+  textOf,
+  WOLF
+} from '../helpers/mcp.js'
 
-const { shared } = await mariaWorld()
-const repo = buildTestRepo()
-const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const profile = mariaProfile(
-  shared,
-  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 300\n\n${adapter}`
-)
-const template = path.join(tempDir('mcp-http-template'), 'case')
-{
-  const p = right(await loadProfile(profile)())
-  const research = createProjectResearch(p, { openSource: openSourceResearch })
-  right(await initCase({ dir: template, caseId: 'case-http', title: 'wolpertingers vanish' })())
-  right(
-    await prepareRevision(template, research, right(enrichmentConfig(p)), {
-      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })()
-  )
-  await research.close()
-}
-const newCase = (): string => {
-  const dir = path.join(tempDir('mcp-http-case'), 'case')
-  cpSync(template, dir, { recursive: true })
-  return dir
-}
-type Line = { type: string; command_id: string; data: Record<string, unknown> }
-const events = (dir: string): Line[] =>
-  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line)
-
-const TOKEN = 'test-token-0123456789abcdef'
-
-/** Starts `vba mcp --http 127.0.0.1:0` on `dir`; resolves to its URL once it listens. */
-const startHttp = async (dir: string): Promise<{ child: ChildProcessWithoutNullStreams; url: URL; port: number }> => {
-  const child = spawn(process.execPath, [VBA_BIN, 'mcp', '--config', profile, '--case', dir, '--http', '127.0.0.1:0'], {
-    env: processEnv({ VBA_MCP_TOKEN: TOKEN })
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = ''
-    child.stderr.on('data', (d) => {
-      err += d
-      const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)
-      if (m?.[1] !== undefined) resolve(m[1])
-    })
-    child.once('exit', (code) => reject(new Error(`vba mcp exited with ${String(code)}: ${err}`)))
-  })
-  return { child, url: new URL(url), port: Number(new URL(url).port) }
-}
-const stop = (child: ChildProcessWithoutNullStreams): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-  })
-
-const connect = async (url: URL, name: string): Promise<Client> => {
-  const client = new Client({ name, version: '1.0' })
-  await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } })
-  )
-  return client
-}
+const { profile, newCase } = await mcpWorld('case-http', 300)
+const serve = (dir: string) => startHttp(['--config', profile, '--case', dir])
 
 /** A raw POST of an initialize request with `headers`: the status and the body. */
 const post = (port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> =>
@@ -120,7 +60,8 @@ http(
   'refuses a missing or wrong token, a foreign Origin and a foreign Host; the token never comes from argv',
   async () => {
     const dir = newCase()
-    const { child, port } = await startHttp(dir)
+    const server = await serve(dir)
+    const port = server.port
     try {
       const ok = { authorization: `Bearer ${TOKEN}` }
       const missing = await post(port, {})
@@ -138,7 +79,7 @@ http(
       const own = await post(port, { ...ok, origin: `http://localhost:${port}` })
       assert.is(own.status, 200, own.body)
     } finally {
-      await stop(child)
+      await server.stop()
     }
     assert.equal(
       events(dir).filter((e) => e.type === 'InvestigationStarted'),
@@ -164,7 +105,8 @@ http(
   'a whole investigation over Streamable HTTP; two clients x 50 calls at once: no conflict, no misattribution',
   async () => {
     const dir = newCase()
-    const { child, url } = await startHttp(dir)
+    const server = await serve(dir)
+    const url = server.url
     try {
       const a = await connect(url, 'agent-a')
       const b = await connect(url, 'agent-b')
@@ -200,7 +142,7 @@ http(
         )
         const read = await a.callTool({
           name: 'source_read',
-          arguments: { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 20 }
+          arguments: { path: WOLF, start_line: 1, end_line: 20 }
         })
         const e = (read.structuredContent as { evidence_id: string }).evidence_id
         const steps: Array<[string, Record<string, unknown>]> = [
@@ -222,7 +164,7 @@ http(
         await b.close()
       }
     } finally {
-      await stop(child)
+      await server.stop()
     }
     const v = right(await verifyCase(dir)())
     assert.ok(v.valid, JSON.stringify(v.findings.slice(0, 3)))

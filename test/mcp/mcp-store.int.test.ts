@@ -6,30 +6,13 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync } from 'node:fs'
-import * as path from 'node:path'
 import { openVba } from '../../src/index.js'
-import { initCase } from '../../src/fp.js'
-import { loadProfile } from '../../src/fp.js'
 import { openSqlStore, type SqlStore } from '../../src/adapters/sql-store/sql-store.js'
-import { createProjectResearch } from '../../src/research/project-research.js'
-import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig } from '../../src/commands/prepare.js'
-import { prepareRevision } from '../../src/fp.js'
-import { mariaWorld, mariaProfile } from '../helpers/world.js'
-import { buildTestRepo } from '../helpers/git-repo.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 import { postgresStore, type TestStore } from '../helpers/stores.js'
-import { connectMcp, textOf } from '../helpers/mcp.js'
+import { connectMcp, mcpWorld, textOf, WOLF } from '../helpers/mcp.js'
 
-const { shared } = await mariaWorld()
-const repo = buildTestRepo()
-const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const profile = mariaProfile(
-  shared,
-  `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n\n[budget]\ntotal = 10\n\n${adapter}`
-)
+const { profile, newCase } = await mcpWorld('case-mcp-store', 10)
 
 const test = suite('vba mcp on a SQL store (PostgreSQL)')
 let t: TestStore
@@ -41,17 +24,7 @@ test.before(async () => {
   assert.is(m.code, 0, m.stderr)
   store = await openSqlStore(t.url)
   // A prepared case, written as a directory and imported (verified) into the store.
-  const dir = path.join(tempDir('mcp-store-case'), 'case')
-  const p = right(await loadProfile(profile)())
-  const research = createProjectResearch(p, { openSource: openSourceResearch })
-  right(await initCase({ dir, caseId: 'case-mcp-store' })())
-  right(
-    await prepareRevision(dir, research, right(enrichmentConfig(p)), {
-      report: 'Quest 11117 cannot be completed.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })()
-  )
-  await research.close()
+  const dir = newCase()
   await store.importDirectory(dir)
 })
 
@@ -67,7 +40,7 @@ test('calls are recorded in the store: the case verifies and names the client on
   try {
     for (const [name, a] of [
       ['database_count', { table: 'quest_template', filters: [] }],
-      ['source_read', { path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 4 }]
+      ['source_read', { path: WOLF, start_line: 1, end_line: 4 }]
     ] as const) {
       const r = await c.client.callTool({ name, arguments: a })
       assert.not.ok(r.isError, textOf(r))

@@ -7,56 +7,27 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { initCase } from '../../src/fp.js'
-import { verifyCase } from '../../src/fp.js'
-import { loadProfile } from '../../src/fp.js'
+import { initCase, verifyCase } from '../../src/fp.js'
 import { Capture } from '../../src/events/capture.js'
-import { createProjectResearch } from '../../src/research/project-research.js'
-import { openSourceResearch } from '../../src/research/source/open.js'
-import { enrichmentConfig } from '../../src/commands/prepare.js'
-import { prepareRevision } from '../../src/fp.js'
-import { mariaWorld, mariaProfile } from '../helpers/world.js'
-import { buildTestRepo } from '../helpers/git-repo.js'
-import { repoRoot, right, tempDir } from '../helpers/fs.js'
+import { mariaProfile } from '../helpers/world.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
-import { connectMcp, rejection, textOf, type McpConnection } from '../helpers/mcp.js'
-
-const { shared } = await mariaWorld()
-const repo = buildTestRepo()
-const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
-const sourceSection = `\n[source]\nrepository = ${JSON.stringify(repo.dir)}\nurl = "https://example.org/core.git"\ncommit = "${repo.commit}"\n`
-const profileWith = (budget: number, extra = ''): string =>
-  mariaProfile(shared, `${sourceSection}\n[budget]\ntotal = ${budget}\n${extra}\n${adapter}`)
-const profile = profileWith(40)
+import {
+  caseEvents as events,
+  connectMcp,
+  mcpWorld,
+  rejection,
+  textOf,
+  WOLF,
+  type EventLine as Line,
+  type McpConnection
+} from '../helpers/mcp.js'
 
 // One prepared case (enrichment against MariaDB), copied for each test.
-const template = path.join(tempDir('mcp-template'), 'case')
-{
-  const p = right(await loadProfile(profile)())
-  const research = createProjectResearch(p, { openSource: openSourceResearch })
-  right(await initCase({ dir: template, caseId: 'case-mcp', title: 'wolpertingers vanish' })())
-  right(
-    await prepareRevision(template, research, right(enrichmentConfig(p)), {
-      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })()
-  )
-  await research.close()
-}
-const newCase = (): string => {
-  const dir = path.join(tempDir('mcp-case'), 'case')
-  cpSync(template, dir, { recursive: true })
-  return dir
-}
+const { shared, repo, adapter, sourceSection, profileWith, profile, newCase } = await mcpWorld('case-mcp', 40)
 
-type Line = { seq: number; type: string; command_id: string; data: Record<string, unknown> }
-const events = (dir: string): Line[] =>
-  readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line)
 const mcpCaptures = (dir: string): Line[] =>
   events(dir).filter((e) => e.type === 'CaptureRecorded' && e.command_id.startsWith('mcp-'))
 const reservationOf = (dir: string, reservationId: unknown): Line | undefined =>
@@ -81,7 +52,6 @@ const open = (dir: string, extra: { profile?: string; name?: string; version?: s
     ...(extra.version === undefined ? {} : { version: extra.version })
   })
 
-const WOLF = 'src/server/scripts/World/npc_wolpertinger.cpp'
 /** One valid call of every kind against the test repository and the fixture world. */
 const CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['source_files', { text: 'wolpertinger' }],
