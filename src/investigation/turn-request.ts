@@ -17,7 +17,7 @@ import type { Decided } from '../commands/run.js'
 import { promptInputs } from './prompt-inputs.js'
 
 /** The next turn of a case: its number, phase and prompt, and the decision that requests it. */
-export interface TurnRequest {
+export interface NextTurn {
   readonly turn: number
   readonly phase: 'interpretation' | 'investigation'
   readonly prompt: RenderedPrompt
@@ -25,7 +25,7 @@ export interface TurnRequest {
 }
 
 /** The request of the turn after `s` (the state of `handle`, whose objects the prompt reads). */
-export const turnRequest = async (handle: CaseHandle, s: CaseState): Promise<TurnRequest> => {
+export const turnRequest = async (handle: CaseHandle, s: CaseState): Promise<NextTurn> => {
   const turn = s.turn + 1
   const phase = s.state === 'INTERPRETING' ? ('interpretation' as const) : ('investigation' as const)
   const prompt = renderPrompt(s, await promptInputs(handle, s))
