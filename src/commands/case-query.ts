@@ -29,7 +29,7 @@ import { systemEnv, type Env } from '../adapters/env.js'
 import { FailureError, must } from '../failures/error.js'
 import { captureBytes } from '../research/capture.js'
 import type { ProjectResearch } from '../research/project-research.js'
-import { asDecided, decideAndAppend, deciding, firstIs, openAt } from './run.js'
+import { asDecided, decideAndAppend, deciding, intentIs, openAt } from './run.js'
 import {
   attemptsOf,
   budgetLeftOf,
@@ -144,10 +144,7 @@ const reserve = (handle: CaseHandle, call: QueryCall): Promise<AppendOutcome> =>
       ),
     {
       env: call.env,
-      sameIntent: firstIs(
-        'BudgetReserved',
-        (e) => (e.data as { request_digest?: unknown }).request_digest === call.requestDigest
-      )
+      sameIntent: intentIs('BudgetReserved', { request_digest: call.requestDigest })
     }
   )
 

@@ -4,7 +4,7 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { decideAndAppend, deciding, firstIs, openAt, runCommand, sameJson, type CommandOptions } from './run.js'
+import { decideAndAppend, deciding, intentIs, openAt, runCommand, type CommandOptions } from './run.js'
 import { optional } from '../optional.js'
 
 /** @category investigations */
@@ -17,9 +17,7 @@ export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promis
   (
     await runCommand(at, () => 'investigation-start', deciding('StartInvestigation', { settings: opts.settings }), {
       ...opts,
-      sameIntent: firstIs('InvestigationStarted', (e) =>
-        sameJson((e.data as { settings?: unknown }).settings, opts.settings)
-      )
+      sameIntent: intentIs('InvestigationStarted', { settings: opts.settings })
     })
   ).generation
 
@@ -92,6 +90,6 @@ export const recordFeedback = async (
   (
     await runCommand(at, () => `feedback-${requestId}`, deciding('RecordFeedback', { requestId, feedback }), {
       ...opts,
-      sameIntent: firstIs('LabFeedbackRecorded', (e) => sameJson(e.data, { request_id: requestId, feedback }))
+      sameIntent: intentIs('LabFeedbackRecorded', { request_id: requestId, feedback })
     })
   ).generation

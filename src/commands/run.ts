@@ -12,6 +12,7 @@ import { command, decide, type CaseCommandType, type CommandData } from '../doma
 import type { EventDraft } from '../events/chain.js'
 import type { EventEnvelope } from '../events/envelope.js'
 import { canonicalJson } from '../events/canonical.js'
+import { intentOf, type EventType } from '../events/catalog.js'
 import { Identifier } from '../events/codecs.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
@@ -43,12 +44,17 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
   return E.isRight(x) && E.isRight(y) && x.right === y.right
 }
 
-/** An intent check: the recorded command's first event is of `type` and holds what `pred` wants. */
-export const firstIs =
-  (type: string, pred: (e: EventEnvelope) => boolean) =>
+/**
+ * An intent check: the recorded command's first event is of `type` and its intent (the `intent`
+ * of its definition, src/events/catalog.ts) has every member of `expected`, as the same JSON.
+ */
+export const intentIs =
+  (type: EventType, expected: Readonly<Record<string, unknown>>) =>
   (recorded: readonly EventEnvelope[]): boolean => {
     const first = recorded[0]
-    return first !== undefined && first.type === type && pred(first)
+    if (first === undefined || first.type !== type) return false
+    const intent = intentOf(first)
+    return intent !== null && Object.entries(expected).every(([k, v]) => sameJson(intent[k], v))
   }
 
 /** Opens the case at `at` (a directory, or a case id in a store). */

@@ -2,7 +2,7 @@ import type { Author } from '../domain/inputs-decider.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import type { AppendOutcome } from '../adapters/case-store/append.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
-import { deciding, firstIs, runCommand, sameJson, type CommandOptions } from './run.js'
+import { deciding, intentIs, runCommand, type CommandOptions } from './run.js'
 import { optional } from '../optional.js'
 
 /** @category cases */
@@ -14,23 +14,13 @@ export interface NoteInput extends CommandOptions {
 }
 
 /** Records a note by an operator or a controller. */
-export const recordNote = (at: CaseAt, input: NoteInput): Promise<AppendOutcome> =>
-  runCommand(
-    at,
-    (env) => `note-${env.newId()}`,
-    deciding('RecordNote', { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }),
-    {
-      ...input,
-      sameIntent: firstIs('NoteRecorded', (e) => {
-        const d = e.data as { text?: unknown; format?: unknown }
-        return (
-          e.actor === (input.author ?? 'operator') &&
-          d.text === input.text &&
-          (d.format ?? 'plain') === (input.format ?? 'plain')
-        )
-      })
-    }
-  )
+export const recordNote = (at: CaseAt, input: NoteInput): Promise<AppendOutcome> => {
+  const note = { author: input.author ?? 'operator', text: input.text, format: input.format ?? 'plain' }
+  return runCommand(at, (env) => `note-${env.newId()}`, deciding('RecordNote', note), {
+    ...input,
+    sameIntent: intentIs('NoteRecorded', { actor: note.author, text: note.text, format: note.format })
+  })
+}
 
 /** @category cases */
 export interface AttachmentInput extends CommandOptions {
@@ -43,17 +33,12 @@ export interface AttachmentInput extends CommandOptions {
 /** Adds a file (a log, a screenshot) handed in by a person, stored as an object. */
 export const addAttachment = (at: CaseAt, input: AttachmentInput): Promise<AppendOutcome> => {
   const ref = objectRefOf(input.bytes, input.mediaType)
+  const author = input.author ?? 'operator'
   return runCommand(
     at,
     (env) => `attachment-${env.newId()}`,
-    deciding('AddAttachment', { author: input.author ?? 'operator', name: input.name, object: ref }, [input.bytes]),
-    {
-      ...input,
-      sameIntent: firstIs(
-        'AttachmentAdded',
-        (e) => e.actor === (input.author ?? 'operator') && sameJson(e.data, { name: input.name, object: ref })
-      )
-    }
+    deciding('AddAttachment', { author, name: input.name, object: ref }, [input.bytes]),
+    { ...input, sameIntent: intentIs('AttachmentAdded', { actor: author, name: input.name, object: ref }) }
   )
 }
 
@@ -75,11 +60,10 @@ export const cancelPlan = (at: CaseAt, input: CancelPlanInput): Promise<AppendOu
     }),
     {
       ...input,
-      sameIntent: firstIs('PlanCancelled', (e) => {
-        const d = e.data as { reason: string; reservation_id: string }
-        return (
-          d.reason === input.reason && (input.reservationId === undefined || d.reservation_id === input.reservationId)
-        )
+      // without a reservation named, whichever the plan's was
+      sameIntent: intentIs('PlanCancelled', {
+        reason: input.reason,
+        ...optional('reservation_id', input.reservationId)
       })
     }
   )
@@ -94,5 +78,5 @@ export interface TopUpInput extends CommandOptions {
 export const topUpBudget = (at: CaseAt, input: TopUpInput): Promise<AppendOutcome> =>
   runCommand(at, (env) => `top-up-${env.newId()}`, deciding('TopUp', { amount: input.amount, reason: input.reason }), {
     ...input,
-    sameIntent: firstIs('BudgetToppedUp', (e) => sameJson(e.data, { amount: input.amount, reason: input.reason }))
+    sameIntent: intentIs('BudgetToppedUp', { amount: input.amount, reason: input.reason })
   })

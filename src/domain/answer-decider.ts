@@ -8,7 +8,7 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../failures/failure.js'
 import { decodeQuery, holdsLoneSurrogate } from './query.js'
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import { describeErrors } from '../events/decode.js'
 import type { CaseState } from './case-state.js'
@@ -60,11 +60,7 @@ export const MAX_ANSWER_CHARS = 200_000
 const reject = (s: CaseState, turn: number, code: string, message: string, now: Date): EventDraft[] => {
   const consecutive = s.consecutiveInvalid + 1
   const events: EventDraft[] = [
-    {
-      type: 'ModelResponseRejected',
-      actor: 'system',
-      data: { turn, code, message: message.slice(0, 500), consecutive }
-    }
+    eventDraft('ModelResponseRejected', { turn, code, message: message.slice(0, 500), consecutive })
   ]
   const limit = s.settings?.max_invalid_responses ?? 3
   if (consecutive >= limit && s.state !== 'BLOCKED' && s.state !== 'NOT_STARTED') {
@@ -180,29 +176,26 @@ const decideTool = (
       now
     )
   }
-  const confirmed: EventDraft = {
-    type: 'PlanConfirmed',
-    actor: 'model',
-    data: { plan_id: planId, turn, operation: 'project.query', arguments: q.right }
-  }
+  const confirmed: EventDraft = eventDraft('PlanConfirmed', {
+    plan_id: planId,
+    turn,
+    operation: 'project.query',
+    arguments: q.right
+  })
   const fromCase = answerFromCase(s, planId, requestDigestOf(q.right), now)
   if (fromCase !== null) return [confirmed, ...fromCase]
   const cost = queryCost(s)
   if (cost > remainingBudget(s)) return [checkpoint(s, 'EXHAUSTED', { reason: 'BUDGET_EXHAUSTED' })]
   return [
     confirmed,
-    {
-      type: 'BudgetReserved',
-      actor: 'controller',
-      data: {
-        reservation_id: `res-${planId}`,
-        action: 'project.query',
-        amount: cost,
-        plan_id: planId,
-        request_digest: null,
-        requester: null
-      }
-    }
+    eventDraft('BudgetReserved', {
+      reservation_id: `res-${planId}`,
+      action: 'project.query',
+      amount: cost,
+      plan_id: planId,
+      request_digest: null,
+      requester: null
+    })
   ]
 }
 
@@ -218,20 +211,21 @@ const decideHypothesis = (
     return reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence ids: ${unknown.join(', ').slice(0, 200)}`, now)
   if (next.action === 'propose')
     return [
-      {
-        type: 'HypothesisProposed',
-        actor: 'model',
-        data: { hypothesis_id: `H${s.hypotheses.size + 1}`, statement: next.statement, evidence: next.evidence }
-      }
+      eventDraft('HypothesisProposed', {
+        hypothesis_id: `H${s.hypotheses.size + 1}`,
+        statement: next.statement,
+        evidence: next.evidence
+      })
     ]
   if (!s.hypotheses.has(next.hypothesis_id))
     return reject(s, turn, 'HYPOTHESIS_UNKNOWN', `unknown hypothesis ${next.hypothesis_id.slice(0, 20)}`, now)
   return [
-    {
-      type: 'HypothesisUpdated',
-      actor: 'model',
-      data: { hypothesis_id: next.hypothesis_id, status: next.status, evidence: next.evidence, note: next.note }
-    }
+    eventDraft('HypothesisUpdated', {
+      hypothesis_id: next.hypothesis_id,
+      status: next.status,
+      evidence: next.evidence,
+      note: next.note
+    })
   ]
 }
 
@@ -252,11 +246,7 @@ const decideConclusion = (
       now
     )
   return [
-    {
-      type: 'ConclusionRecorded',
-      actor: 'model',
-      data: { summary: next.summary, hypotheses: next.hypotheses, evidence: next.evidence }
-    },
+    eventDraft('ConclusionRecorded', { summary: next.summary, hypotheses: next.hypotheses, evidence: next.evidence }),
     checkpoint(s, 'CONCLUDED')
   ]
 }
@@ -280,7 +270,7 @@ export const decideAnswer = (s: CaseState, { turn, raw, planId }: Answer, now: D
         )
       )
     return E.right([
-      { type: 'InterpretationRecorded', actor: 'model', data: { turn, summary: a.right.interpretation.summary } },
+      eventDraft('InterpretationRecorded', { turn, summary: a.right.interpretation.summary }),
       checkpoint(s, 'INVESTIGATING')
     ])
   }
@@ -296,7 +286,7 @@ export const decideAnswer = (s: CaseState, { turn, raw, planId }: Answer, now: D
     case 'lab_test': {
       const id = `L${s.labRequests.size + 1}`
       return E.right([
-        { type: 'LabTestRequested', actor: 'model', data: { request_id: id, description: next.description } },
+        eventDraft('LabTestRequested', { request_id: id, description: next.description }),
         checkpoint(s, 'BLOCKED', { reason: 'AWAITING_TEST_FEEDBACK', resume: 'INVESTIGATING' })
       ])
     }

@@ -6,7 +6,7 @@
  * evidence, at no cost (`QueryAnsweredFromCase`, no reservation). Enrichment captures are
  * reachable the same way: their rows are shown when the model asks their query. Pure.
  */
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { CaseState, AnsweredRequest } from './case-state.js'
 import { stallBlock } from './stall.js'
 
@@ -29,16 +29,12 @@ export const answerFromCase = (
   const recorded = recordedAnswer(s, requestDigest)
   if (recorded === null || requestDigest === null) return null
   return [
-    {
-      type: 'QueryAnsweredFromCase',
-      actor: 'system',
-      data: {
-        plan_id: planId,
-        request_digest: requestDigest,
-        evidence_id: recorded.evidence_id,
-        capture: recorded.capture
-      }
-    },
+    eventDraft('QueryAnsweredFromCase', {
+      plan_id: planId,
+      request_digest: requestDigest,
+      evidence_id: recorded.evidence_id,
+      capture: recorded.capture
+    }),
     ...stallBlock(s, now)
   ]
 }

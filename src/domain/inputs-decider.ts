@@ -7,7 +7,7 @@
 import type { Binding } from '../events/settings.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { Actor, ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
 import type { ExtractedEntity } from '../events/catalog.js'
@@ -177,23 +177,17 @@ export const decideCompleteRevision = (s: CaseState, c: Completion): InputsDecis
       })
       scratch.byDigest.set(c.capture.digest, e.id)
     }
-    return {
-      type: 'EnrichmentCaptured',
-      actor: 'system',
-      data: {
-        revision,
-        capture: c.capture,
-        kind: c.kind,
-        request_digest: c.requestDigest,
-        evidence_id: e.id,
-        repeat: e.repeat
-      }
-    }
+    return eventDraft('EnrichmentCaptured', {
+      revision,
+      capture: c.capture,
+      kind: c.kind,
+      request_digest: c.requestDigest,
+      evidence_id: e.id,
+      repeat: e.repeat
+    })
   })
-  drafts.push({
-    type: 'RevisionCompleted',
-    actor: 'system',
-    data: {
+  drafts.push(
+    eventDraft('RevisionCompleted', {
       revision,
       facts: c.facts,
       fact_count: c.factCount,
@@ -201,7 +195,7 @@ export const decideCompleteRevision = (s: CaseState, c: Completion): InputsDecis
       complete: c.complete,
       binding: c.binding,
       enrichment: c.enrichment
-    }
-  })
+    })
+  )
   return E.right(drafts)
 }

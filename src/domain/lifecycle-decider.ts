@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import type { CaseState, ObjectRefLite } from './case-state.js'
 import { heldBudget, tokensSpent } from './budget.js'
@@ -46,7 +46,7 @@ export const decideStart = (s: CaseState, { settings }: { readonly settings: Inv
       )
     )
   return E.right([
-    { type: 'InvestigationStarted', actor: 'controller', data: { settings, revision: latest.revision } },
+    eventDraft('InvestigationStarted', { settings, revision: latest.revision }, 'controller'),
     checkpoint(s, 'INTERPRETING')
   ])
 }
@@ -76,17 +76,13 @@ export const decideRequest = (s: CaseState, r: TurnRequest): Decision => {
   if (s.pendingPlan?.reservation != null) return moved(`plan ${s.pendingPlan.plan_id} waits to be carried out first`)
   if (tokensSpent(s)) return E.right([checkpoint(s, 'EXHAUSTED', { reason: 'TOKEN_BUDGET_EXHAUSTED' })])
   return E.right([
-    {
-      type: 'ModelRequested',
-      actor: 'controller',
-      data: {
-        turn: r.turn,
-        phase: r.phase,
-        prompt: r.prompt,
-        prompt_version: r.promptVersion,
-        prompt_chars: r.promptChars
-      }
-    }
+    eventDraft('ModelRequested', {
+      turn: r.turn,
+      phase: r.phase,
+      prompt: r.prompt,
+      prompt_version: r.promptVersion,
+      prompt_chars: r.promptChars
+    })
   ])
 }
 
@@ -105,7 +101,7 @@ export interface RecordedAnswer {
 /** The model's answer recorded with which model gave it, and what it means (exactly one decision). */
 export const decideResponse = (s: CaseState, a: RecordedAnswer, now: Date): Decision =>
   E.map((decided: EventDraft[]): EventDraft[] => [
-    { type: 'ModelResponded', actor: 'model', data: { turn: a.turn, raw: a.rawRef, provenance: a.provenance } },
+    eventDraft('ModelResponded', { turn: a.turn, raw: a.rawRef, provenance: a.provenance }),
     ...decided
   ])(decideAnswer(s, { turn: a.turn, raw: a.raw, planId: `P${a.turn}` }, now))
 
@@ -134,7 +130,7 @@ export const decideModelFailure = (
     now.getTime() + Math.max(outageBackoffMs(s.modelFailureStreak + 1), retryAfterOf(f))
   ).toISOString()
   return E.right([
-    { type: 'ModelFailed', actor: 'system', data: { turn, code: f.code, message: f.message.slice(0, 500) } },
+    eventDraft('ModelFailed', { turn, code: f.code, message: f.message.slice(0, 500) }),
     checkpoint(s, 'BLOCKED', { reason: 'MODEL_UNAVAILABLE', resume: s.state, retryNotBefore: retry })
   ])
 }
@@ -187,9 +183,7 @@ export const decideFeedback = (
     return E.left(
       failure('LAB_FEEDBACK_RECORDED', `feedback for ${requestId} is recorded already`, { request_id: requestId })
     )
-  const events: EventDraft[] = [
-    { type: 'LabFeedbackRecorded', actor: 'operator', data: { request_id: requestId, feedback } }
-  ]
+  const events: EventDraft[] = [eventDraft('LabFeedbackRecorded', { request_id: requestId, feedback })]
   if (s.state === 'BLOCKED' && s.reason === 'AWAITING_TEST_FEEDBACK')
     events.push(checkpoint(s, s.resumeState ?? 'INVESTIGATING'))
   return E.right(events)

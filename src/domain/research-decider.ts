@@ -8,7 +8,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { ObjectRef } from '../events/codecs.js'
 import type { QueryKind } from '../events/capture.js'
 import type { LifecycleState, Requester } from '../events/catalog.js'
@@ -29,18 +29,15 @@ export const checkpointDraft = (
     retryNotBefore?: string | null
     manualRetry?: boolean
   } = {}
-): EventDraft => ({
-  type: 'CheckpointRecorded',
-  actor: 'system',
-  data: {
+): EventDraft =>
+  eventDraft('CheckpointRecorded', {
     generation: s.checkpoint + 1,
     state,
     reason: extra.reason ?? null,
     resume_state: extra.resume ?? null,
     retry_not_before: extra.retryNotBefore ?? null,
     manual_retry: extra.manualRetry ?? false
-  }
-})
+  })
 
 /** Backoff after the n-th outage in a row: 30 s, doubling, at most 30 minutes. */
 export const outageBackoffMs = (streak: number): number => Math.min(30_000 * 2 ** Math.max(0, streak - 1), 30 * 60_000)
@@ -90,18 +87,14 @@ export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
     )
   }
   return E.right([
-    {
-      type: 'BudgetReserved',
-      actor: 'controller',
-      data: {
-        reservation_id: c.reservationId,
-        action: 'project.query',
-        amount: c.amount,
-        plan_id: null,
-        request_digest: c.requestDigest,
-        requester: c.requester ?? null
-      }
-    }
+    eventDraft('BudgetReserved', {
+      reservation_id: c.reservationId,
+      action: 'project.query',
+      amount: c.amount,
+      plan_id: null,
+      request_digest: c.requestDigest,
+      requester: c.requester ?? null
+    })
   ])
 }
 
@@ -141,19 +134,15 @@ export const decideRecordCapture = (s: CaseState, c: RecordCapture): ResearchDec
   if (r === undefined) return notOpen(c.reservationId)
   const evidence = evidenceFor(s.research, c.capture.digest)
   return E.right([
-    {
-      type: 'CaptureRecorded',
-      actor: 'system',
-      data: {
-        reservation_id: c.reservationId,
-        capture: c.capture,
-        kind: c.kind,
-        request_digest: c.requestDigest,
-        evidence_id: evidence.id,
-        repeat: evidence.repeat
-      }
-    },
-    { type: 'BudgetConsumed', actor: 'system', data: { reservation_id: c.reservationId, amount: r.amount } },
+    eventDraft('CaptureRecorded', {
+      reservation_id: c.reservationId,
+      capture: c.capture,
+      kind: c.kind,
+      request_digest: c.requestDigest,
+      evidence_id: evidence.id,
+      repeat: evidence.repeat
+    }),
+    eventDraft('BudgetConsumed', { reservation_id: c.reservationId, amount: r.amount }),
     ...resumed(s, c.reservationId, c.manualRetry)
   ])
 }
@@ -171,16 +160,12 @@ export interface RecordFailure {
 export const decideRecordFailure = (s: CaseState, c: RecordFailure, now: Date): ResearchDecision => {
   const r = s.research.open.get(c.reservationId)
   if (r === undefined) return notOpen(c.reservationId)
-  const failed: EventDraft = {
-    type: 'ResearchFailed',
-    actor: 'system',
-    data: {
-      reservation_id: c.reservationId,
-      code: c.failure.code,
-      message: c.failure.message.slice(0, 500),
-      unavailable: c.unavailable
-    }
-  }
+  const failed: EventDraft = eventDraft('ResearchFailed', {
+    reservation_id: c.reservationId,
+    code: c.failure.code,
+    message: c.failure.message.slice(0, 500),
+    unavailable: c.unavailable
+  })
   const mine = s.pendingPlan?.reservation === c.reservationId
   if (!c.unavailable) {
     const resume = resumed(s, c.reservationId, c.manualRetry)
@@ -188,11 +173,7 @@ export const decideRecordFailure = (s: CaseState, c: RecordFailure, now: Date): 
     const block = mine ? stallBlock(s, now, resume.length) : []
     return E.right([
       failed,
-      {
-        type: 'BudgetReleased',
-        actor: 'system',
-        data: { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' }
-      },
+      eventDraft('BudgetReleased', { reservation_id: c.reservationId, amount: r.amount, reason: 'refused' }, 'system'),
       ...resume,
       ...block
     ])
@@ -226,8 +207,8 @@ export const decideCancelPlan = (s: CaseState, c: CancelPlan): ResearchDecision 
   const r = s.research.open.get(id)
   if (r === undefined) return notOpen(id)
   return E.right([
-    { type: 'PlanCancelled', actor: 'operator', data: { reservation_id: id, plan_id: r.plan_id, reason: c.reason } },
-    { type: 'BudgetReleased', actor: 'operator', data: { reservation_id: id, amount: r.amount, reason: 'cancelled' } },
+    eventDraft('PlanCancelled', { reservation_id: id, plan_id: r.plan_id, reason: c.reason }),
+    eventDraft('BudgetReleased', { reservation_id: id, amount: r.amount, reason: 'cancelled' }, 'operator'),
     ...resumed(s, id)
   ])
 }
@@ -250,5 +231,5 @@ export const decideTopUp = (
         state: s.state
       })
     )
-  return E.right([{ type: 'BudgetToppedUp', actor: 'operator', data: { amount, reason } }])
+  return E.right([eventDraft('BudgetToppedUp', { amount, reason })])
 }

@@ -7,7 +7,7 @@
  * New evidence, any other decision, or an operator's resume starts the count anew (case-state.ts).
  * Pure: the deciders append the block, the rules check it (rules.ts).
  */
-import type { EventDraft } from '../events/chain.js'
+import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { CaseState } from './case-state.js'
 
 /** The stall limit of the investigation, or null when stalled queries do not count (version-1 starts). */
@@ -29,17 +29,13 @@ export const stallBlock = (s: CaseState, now: Date, checkpoints = 0): EventDraft
   if (!nextStallBlocks(s)) return []
   const retry = new Date(now.getTime() + (s.settings?.retry_delay_ms ?? 0)).toISOString()
   return [
-    {
-      type: 'CheckpointRecorded',
-      actor: 'system',
-      data: {
-        generation: s.checkpoint + 1 + checkpoints,
-        state: 'BLOCKED',
-        reason: 'INVALID_LLM_RESPONSES',
-        resume_state: 'INVESTIGATING',
-        retry_not_before: retry,
-        manual_retry: false
-      }
-    }
+    eventDraft('CheckpointRecorded', {
+      generation: s.checkpoint + 1 + checkpoints,
+      state: 'BLOCKED',
+      reason: 'INVALID_LLM_RESPONSES',
+      resume_state: 'INVESTIGATING',
+      retry_not_before: retry,
+      manual_retry: false
+    })
   ]
 }

@@ -3,8 +3,9 @@
  * whose schema changes gets a new version plus an upcaster, never an edit of the old codec.
  */
 import * as t from 'io-ts'
-import { defineEvent, makeRegistry } from './registry.js'
-import { Digest, Identifier, ObjectRef, PositiveInt, patternString } from './codecs.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { defineEventType, makeRegistry, type Intent } from './registry.js'
+import { type Actor, Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
 import { QueryKind } from './capture.js'
 import {
   InvestigationStartedEvent,
@@ -23,7 +24,7 @@ import {
   PlanCancelledEvent,
   BudgetToppedUpEvent
 } from './investigation-events.js'
-import { Binding } from './settings.js'
+import { InputsRecordedEvent, EnrichmentCapturedEvent, RevisionCompletedEvent } from './revision-events.js'
 import { CommandSignedEvent } from './command-signature.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -34,9 +35,17 @@ export const NoteRecordedV1 = t.type({ text: t.string }, 'NoteRecordedV1')
 export const NoteRecorded = t.type({ text: t.string, format: t.keyof({ plain: null, markdown: null }) }, 'NoteRecorded')
 export type NoteRecorded = t.TypeOf<typeof NoteRecorded>
 
-export const NoteRecordedEvent = defineEvent('NoteRecorded', NoteRecorded, [
-  { codec: NoteRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof NoteRecordedV1>), format: 'plain' }) }
-])
+// What people hand in may come together: a note with its attachments.
+export const NoteRecordedEvent = defineEventType({
+  type: 'NoteRecorded',
+  codec: NoteRecorded,
+  previous: [
+    { codec: NoteRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof NoteRecordedV1>), format: 'plain' }) }
+  ],
+  actors: ['operator', 'controller'],
+  members: ['NoteRecorded', 'AttachmentAdded'],
+  intent: ({ actor, data }) => ({ actor, text: data.text, format: data.format })
+})
 
 // ---------------------------------------------------------------------------------------------
 // AttachmentAdded: a file handed in by a person (a log, a screenshot), stored as an object.
@@ -44,7 +53,13 @@ export const NoteRecordedEvent = defineEvent('NoteRecorded', NoteRecorded, [
 
 export const AttachmentAdded = t.type({ name: t.string, object: ObjectRef }, 'AttachmentAdded')
 export type AttachmentAdded = t.TypeOf<typeof AttachmentAdded>
-export const AttachmentAddedEvent = defineEvent('AttachmentAdded', AttachmentAdded)
+export const AttachmentAddedEvent = defineEventType({
+  type: 'AttachmentAdded',
+  codec: AttachmentAdded,
+  actors: ['operator', 'controller'],
+  members: ['NoteRecorded', 'AttachmentAdded'],
+  intent: ({ actor, data }) => ({ actor, name: data.name, object: data.object })
+})
 
 // ---------------------------------------------------------------------------------------------
 // Research inside a case: a reservation of action budget, then either the capture (with its
@@ -94,10 +109,17 @@ export const BudgetReserved = t.type(
   'BudgetReserved'
 )
 export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
-export const BudgetReservedEvent = defineEvent('BudgetReserved', BudgetReserved, [
-  { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) },
-  { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
-])
+export const BudgetReservedEvent = defineEventType({
+  type: 'BudgetReserved',
+  codec: BudgetReserved,
+  previous: [
+    { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) },
+    { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
+  ],
+  actors: ['controller'],
+  members: [],
+  intent: ({ data }) => ({ request_digest: data.request_digest })
+})
 
 export const CaptureRecorded = t.type(
   {
@@ -113,18 +135,36 @@ export const CaptureRecorded = t.type(
   'CaptureRecorded'
 )
 export type CaptureRecorded = t.TypeOf<typeof CaptureRecorded>
-export const CaptureRecordedEvent = defineEvent('CaptureRecorded', CaptureRecorded)
+export const CaptureRecordedEvent = defineEventType({
+  type: 'CaptureRecorded',
+  codec: CaptureRecorded,
+  actors: ['system'],
+  members: ['BudgetConsumed', 'CheckpointRecorded'],
+  intent: null
+})
 
 export const BudgetConsumed = t.type({ reservation_id: Identifier, amount: PositiveInt }, 'BudgetConsumed')
 export type BudgetConsumed = t.TypeOf<typeof BudgetConsumed>
-export const BudgetConsumedEvent = defineEvent('BudgetConsumed', BudgetConsumed)
+export const BudgetConsumedEvent = defineEventType({
+  type: 'BudgetConsumed',
+  codec: BudgetConsumed,
+  actors: ['system'],
+  members: [],
+  intent: null
+})
 
 export const BudgetReleased = t.type(
   { reservation_id: Identifier, amount: PositiveInt, reason: t.keyof({ refused: null, cancelled: null }) },
   'BudgetReleased'
 )
 export type BudgetReleased = t.TypeOf<typeof BudgetReleased>
-export const BudgetReleasedEvent = defineEvent('BudgetReleased', BudgetReleased)
+export const BudgetReleasedEvent = defineEventType({
+  type: 'BudgetReleased',
+  codec: BudgetReleased,
+  actors: ['system', 'operator'],
+  members: [],
+  intent: null
+})
 
 /**
  * An identical query asked again is answered from the case: the capture recorded for exactly this
@@ -142,7 +182,14 @@ export const QueryAnsweredFromCase = t.type(
   'QueryAnsweredFromCase'
 )
 export type QueryAnsweredFromCase = t.TypeOf<typeof QueryAnsweredFromCase>
-export const QueryAnsweredFromCaseEvent = defineEvent('QueryAnsweredFromCase', QueryAnsweredFromCase)
+// recorded with the answer whose plan it answers (after PlanConfirmed), never first
+export const QueryAnsweredFromCaseEvent = defineEventType({
+  type: 'QueryAnsweredFromCase',
+  codec: QueryAnsweredFromCase,
+  actors: ['system'],
+  members: [],
+  intent: null
+})
 
 export const ResearchFailed = t.type(
   {
@@ -155,119 +202,15 @@ export const ResearchFailed = t.type(
   'ResearchFailed'
 )
 export type ResearchFailed = t.TypeOf<typeof ResearchFailed>
-export const ResearchFailedEvent = defineEvent('ResearchFailed', ResearchFailed)
+export const ResearchFailedEvent = defineEventType({
+  type: 'ResearchFailed',
+  codec: ResearchFailed,
+  actors: ['system'],
+  members: ['BudgetReleased', 'CheckpointRecorded'],
+  intent: null
+})
 
-// ---------------------------------------------------------------------------------------------
-// Case preparation: a revision's raw inputs, the captures of its enrichment, and its completion
-// with the facts (an object) and the coverage of what was left out.
-// ---------------------------------------------------------------------------------------------
-
-/** Version 1: the report, its entities and attachments, with no word of where the report came from. */
-export const InputsRecordedV1 = t.type(
-  {
-    revision: PositiveInt,
-    /** Version of the inputs index below. */
-    inputs_version: t.literal(1),
-    inputs_digest: Digest,
-    report: ObjectRef,
-    entities: t.array(t.type({ type: t.string, id: t.union([t.number, t.string]) })),
-    attachments: t.array(t.type({ name: t.string, object: ObjectRef }))
-  },
-  'InputsRecordedV1'
-)
-
-/** Where a report came from: the web address of the issue it was exported from (http or https, at most 2048 characters). */
-export const ReportOrigin = patternString('ReportOrigin', /^https?:\/\/[^\s\u0000-\u001f\u007f]{1,2040}$/)
-
-/** An entity found in the report: its type and number, the span of the report it came from and the text there. @category investigations */
-export const ExtractedEntity = t.type(
-  {
-    type: t.string,
-    id: t.number,
-    /** Where in the report (UTF-16 code units, end exclusive). */
-    span: t.type({ start: t.number, end: t.number }),
-    /** The report's text in the span. */
-    text: t.string,
-    /** The kind of mention: link, command or label (as the pattern says; "mention" when it says none). */
-    kind: t.string
-  },
-  'ExtractedEntity'
-)
-export type ExtractedEntity = t.TypeOf<typeof ExtractedEntity>
-
-/**
- * Version 2: also the report's origin (null when it came from no address; the digest covers it
- * when set), and with inputs version 2 the entities extracted from the report.
- */
-export const InputsRecorded = t.intersection(
-  [
-    t.type({
-      ...InputsRecordedV1.props,
-      /** Version of the inputs index: 2 when it holds entities extracted from the report. */
-      inputs_version: t.union([t.literal(1), t.literal(2)]),
-      origin: t.union([ReportOrigin, t.null])
-    }),
-    t.partial({
-      /** Inputs version 2: the entities found in the report, each with its span (derived again by verify). */
-      extracted: t.array(ExtractedEntity)
-    })
-  ],
-  'InputsRecorded'
-)
-export type InputsRecorded = t.TypeOf<typeof InputsRecorded>
-export const InputsRecordedEvent = defineEvent('InputsRecorded', InputsRecorded, [
-  { codec: InputsRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof InputsRecordedV1>), origin: null }) }
-])
-
-export const EnrichmentCaptured = t.type(
-  {
-    revision: PositiveInt,
-    capture: ObjectRef,
-    kind: QueryKind,
-    request_digest: Digest,
-    evidence_id: Identifier,
-    repeat: t.boolean
-  },
-  'EnrichmentCaptured'
-)
-export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCaptured>
-export const EnrichmentCapturedEvent = defineEvent('EnrichmentCaptured', EnrichmentCaptured)
-
-/** Version 1: no binding, no recorded enrichment settings. */
-export const RevisionCompletedV1 = t.type(
-  {
-    revision: PositiveInt,
-    facts: ObjectRef,
-    fact_count: t.number,
-    queries: t.number,
-    complete: t.boolean
-  },
-  'RevisionCompletedV1'
-)
-
-export const RevisionCompleted = t.type(
-  {
-    revision: PositiveInt,
-    facts: ObjectRef,
-    fact_count: t.number,
-    queries: t.number,
-    /** False when anything was left out (see the coverage fact in the facts object). */
-    complete: t.boolean,
-    /** What the revision's enrichment asked (null: recorded by version 1, which did not say). */
-    binding: t.union([Binding, t.null]),
-    /** The enrichment settings it ran with, as an object (canonical JSON; null for version 1). */
-    enrichment: t.union([ObjectRef, t.null])
-  },
-  'RevisionCompleted'
-)
-export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
-export const RevisionCompletedEvent = defineEvent('RevisionCompleted', RevisionCompleted, [
-  {
-    codec: RevisionCompletedV1,
-    upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null })
-  }
-])
-
+export * from './revision-events.js'
 export * from './investigation-events.js'
 export * from './command-signature.js'
 
@@ -313,4 +256,38 @@ export type CaseEventBody = {
 
 export type EventType = CaseEventBody['type']
 
+/** The definition of the event type `K`. */
+export type EventTypeOf<K extends EventType> = Extract<EventDefinitions, { readonly type: K }>
+
+/** The definitions by type. */
+export const EVENT_TYPES = Object.fromEntries(EVENT_DEFINITIONS.map((d) => [d.type, d])) as {
+  readonly [K in EventType]: EventTypeOf<K>
+}
+
+/** A command member that names no event type of the catalog (never, while the catalog compiles). */
+type UnknownMember = Exclude<EventDefinitions['members'][number], EventType>
+// Compiles only while every definition's members name event types of the catalog: the error names the one that does not.
+const membersAreEventTypes: [UnknownMember] extends [never] ? true : UnknownMember = true
+void membersAreEventTypes
+
+/** The event types that may follow an event of type `first` in one command (empty: it stands alone). */
+export const membersOf = (first: EventType): readonly EventType[] => EVENT_TYPES[first].members
+
 export const registry = makeRegistry<EventDefinitions>(EVENT_DEFINITIONS)
+
+/**
+ * The intent of a recorded event (its data decoded and upcast to the current version, then read
+ * by its definition's `intent`), or null when its type has none or its data does not decode.
+ */
+export const intentOf = (e: {
+  readonly type: string
+  readonly version: number
+  readonly actor: Actor
+  readonly data: unknown
+}): Readonly<Record<string, unknown>> | null => {
+  const def = registry.definitions.get(e.type)
+  if (def === undefined || def.intent === null) return null
+  const data = registry.decode(e.type, e.version, e.data)
+  // the data was decoded by this definition's own codec
+  return E.isLeft(data) ? null : (def.intent as NonNullable<Intent<unknown>>)({ actor: e.actor, data: data.right })
+}

@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { canonicalJson, isCanonicalText, sha256Digest } from './canonical.js'
-import { registry, type CaseEventBody } from './catalog.js'
+import { EVENT_TYPES, registry, type CaseEventBody, type EventType, type EventTypeOf } from './catalog.js'
 import { ENVELOPE_KEYS, EVENT_FORMAT, EventEnvelope, type CaseDeclaration } from './envelope.js'
 import { collectRefs, type FoundRef } from './refs.js'
 import { finding, type Finding } from './findings.js'
@@ -28,6 +28,24 @@ export const draft = <B extends CaseEventBody>(body: B, actor: Actor): EventDraf
   data: body.data,
   actor
 })
+
+/** The actor a draft of type `K` names: none when one actor writes the type (it is the definition's), else one of its actors. */
+type ActorArgs<K extends EventType> = EventTypeOf<K>['actors'] extends readonly [Actor]
+  ? []
+  : [actor: EventTypeOf<K>['actors'][number]]
+
+/**
+ * A draft of a current-version event of type `K`: its data typed by the type's codec, its actor
+ * the one its definition names (or, for a type more than one actor writes, the one given).
+ */
+export const eventDraft = <K extends EventType>(
+  type: K,
+  data: Extract<CaseEventBody, { readonly type: K }>['data'],
+  ...actor: ActorArgs<K>
+): EventDraft => {
+  const [given] = actor as readonly Actor[]
+  return { type, data, actor: given ?? (EVENT_TYPES[type].actors[0] as Actor) }
+}
 
 /** Envelope fields of a recorded event, with its data decoded and upcast to the current version. @category cases */
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody

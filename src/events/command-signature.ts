@@ -10,7 +10,7 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { Actor, Digest, Identifier, PositiveInt, patternString } from './codecs.js'
 import { canonicalJson } from './canonical.js'
-import { defineEvent } from './registry.js'
+import { defineEventType } from './registry.js'
 
 /** A principal of an allowed_signers file: no spaces, commas or quotes. */
 export const Principal = patternString('Principal', /^[^\s,"]{1,128}$/)
@@ -39,7 +39,15 @@ export const CommandSigned = t.type(
   'CommandSigned'
 )
 export type CommandSigned = t.TypeOf<typeof CommandSigned>
-export const CommandSignedEvent = defineEvent('CommandSigned', CommandSigned)
+// Written as the actor of the command's last event it signs (command.signature holds it to the command);
+// it ends whatever command it signs, never first.
+export const CommandSignedEvent = defineEventType({
+  type: 'CommandSigned',
+  codec: CommandSigned,
+  actors: ['operator', 'controller', 'model', 'system'],
+  members: [],
+  intent: null
+})
 
 /** What a signature covers, as named in the event. */
 export type SignedCommand = Pick<

@@ -5,7 +5,7 @@
  * the old codec.
  */
 import * as t from 'io-ts'
-import { defineEvent } from './registry.js'
+import { defineEventType } from './registry.js'
 import { Identifier, ObjectRef, PositiveInt } from './codecs.js'
 import { ModelProvenance } from './model-provenance.js'
 import {
@@ -53,29 +53,36 @@ export const InvestigationStarted = t.type(
   { settings: InvestigationSettings, revision: t.number },
   'InvestigationStarted'
 )
-export const InvestigationStartedEvent = defineEvent('InvestigationStarted', InvestigationStarted, [
-  {
-    codec: InvestigationStartedV1,
-    upcast: (d) => {
-      const v = d as t.TypeOf<typeof InvestigationStartedV1>
-      return { ...v, settings: { ...v.settings, max_tokens: null } }
+export const InvestigationStartedEvent = defineEventType({
+  type: 'InvestigationStarted',
+  codec: InvestigationStarted,
+  previous: [
+    {
+      codec: InvestigationStartedV1,
+      upcast: (d) => {
+        const v = d as t.TypeOf<typeof InvestigationStartedV1>
+        return { ...v, settings: { ...v.settings, max_tokens: null } }
+      }
+    },
+    {
+      codec: InvestigationStartedV2,
+      upcast: (d) => {
+        const v = d as t.TypeOf<typeof InvestigationStartedV2>
+        return { ...v, settings: upcastSettingsV2(v.settings) }
+      }
+    },
+    {
+      codec: InvestigationStartedV3,
+      upcast: (d) => {
+        const v = d as t.TypeOf<typeof InvestigationStartedV3>
+        return { ...v, settings: { ...v.settings, binding: null } }
+      }
     }
-  },
-  {
-    codec: InvestigationStartedV2,
-    upcast: (d) => {
-      const v = d as t.TypeOf<typeof InvestigationStartedV2>
-      return { ...v, settings: upcastSettingsV2(v.settings) }
-    }
-  },
-  {
-    codec: InvestigationStartedV3,
-    upcast: (d) => {
-      const v = d as t.TypeOf<typeof InvestigationStartedV3>
-      return { ...v, settings: { ...v.settings, binding: null } }
-    }
-  }
-])
+  ],
+  actors: ['controller', 'operator'],
+  members: ['CheckpointRecorded'],
+  intent: ({ data }) => ({ settings: data.settings })
+})
 
 export const CheckpointRecorded = t.type(
   {
@@ -90,7 +97,13 @@ export const CheckpointRecorded = t.type(
   'CheckpointRecorded'
 )
 export type CheckpointRecorded = t.TypeOf<typeof CheckpointRecorded>
-export const CheckpointRecordedEvent = defineEvent('CheckpointRecorded', CheckpointRecorded)
+export const CheckpointRecordedEvent = defineEventType({
+  type: 'CheckpointRecorded',
+  codec: CheckpointRecorded,
+  actors: ['system'],
+  members: [],
+  intent: null
+})
 
 export const ModelRequested = t.type(
   {
@@ -102,7 +115,13 @@ export const ModelRequested = t.type(
   },
   'ModelRequested'
 )
-export const ModelRequestedEvent = defineEvent('ModelRequested', ModelRequested)
+export const ModelRequestedEvent = defineEventType({
+  type: 'ModelRequested',
+  codec: ModelRequested,
+  actors: ['controller'],
+  members: [],
+  intent: null
+})
 /** Version 1: the raw answer only. */
 export const ModelRespondedV1 = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelRespondedV1')
 /** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
@@ -110,31 +129,81 @@ export const ModelResponded = t.type(
   { turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) },
   'ModelResponded'
 )
-export const ModelRespondedEvent = defineEvent('ModelResponded', ModelResponded, [
-  { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
-])
+/** What the command recording a model's answer may hold after it: what the answer decided, and the checkpoint. */
+const DECISION_MEMBERS = [
+  'InterpretationRecorded',
+  'ModelResponseRejected',
+  'PlanConfirmed',
+  'BudgetReserved',
+  'QueryAnsweredFromCase',
+  'HypothesisProposed',
+  'HypothesisUpdated',
+  'LabTestRequested',
+  'ConclusionRecorded',
+  'CheckpointRecorded'
+] as const
+export const ModelRespondedEvent = defineEventType({
+  type: 'ModelResponded',
+  codec: ModelResponded,
+  previous: [
+    { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
+  ],
+  actors: ['model'],
+  members: DECISION_MEMBERS,
+  intent: null
+})
 /** The model function failed (threw, timed out, the provider refused): no answer for this turn. */
 export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
 // A call the controller cancelled records nothing: its request stays unanswered, and the next turn is asked anew.
-export const ModelFailedEvent = defineEvent('ModelFailed', ModelFailed)
+export const ModelFailedEvent = defineEventType({
+  type: 'ModelFailed',
+  codec: ModelFailed,
+  actors: ['system'],
+  members: ['CheckpointRecorded'],
+  intent: null
+})
 export const ModelResponseRejected = t.type(
   { turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt },
   'ModelResponseRejected'
 )
-export const ModelResponseRejectedEvent = defineEvent('ModelResponseRejected', ModelResponseRejected)
+export const ModelResponseRejectedEvent = defineEventType({
+  type: 'ModelResponseRejected',
+  codec: ModelResponseRejected,
+  actors: ['system'],
+  members: [],
+  intent: null
+})
 
 export const InterpretationRecorded = t.type({ turn: PositiveInt, summary: t.string }, 'InterpretationRecorded')
-export const InterpretationRecordedEvent = defineEvent('InterpretationRecorded', InterpretationRecorded)
+export const InterpretationRecordedEvent = defineEventType({
+  type: 'InterpretationRecorded',
+  codec: InterpretationRecorded,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 export const PlanConfirmed = t.type(
   { plan_id: Identifier, turn: PositiveInt, operation: t.literal('project.query'), arguments: t.UnknownRecord },
   'PlanConfirmed'
 )
-export const PlanConfirmedEvent = defineEvent('PlanConfirmed', PlanConfirmed)
+export const PlanConfirmedEvent = defineEventType({
+  type: 'PlanConfirmed',
+  codec: PlanConfirmed,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 export const HypothesisProposed = t.type(
   { hypothesis_id: Identifier, statement: t.string, evidence: t.array(t.string) },
   'HypothesisProposed'
 )
-export const HypothesisProposedEvent = defineEvent('HypothesisProposed', HypothesisProposed)
+export const HypothesisProposedEvent = defineEventType({
+  type: 'HypothesisProposed',
+  codec: HypothesisProposed,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 export const HypothesisUpdated = t.type(
   {
     hypothesis_id: Identifier,
@@ -144,16 +213,40 @@ export const HypothesisUpdated = t.type(
   },
   'HypothesisUpdated'
 )
-export const HypothesisUpdatedEvent = defineEvent('HypothesisUpdated', HypothesisUpdated)
+export const HypothesisUpdatedEvent = defineEventType({
+  type: 'HypothesisUpdated',
+  codec: HypothesisUpdated,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 export const LabTestRequested = t.type({ request_id: Identifier, description: t.string }, 'LabTestRequested')
-export const LabTestRequestedEvent = defineEvent('LabTestRequested', LabTestRequested)
+export const LabTestRequestedEvent = defineEventType({
+  type: 'LabTestRequested',
+  codec: LabTestRequested,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 export const LabFeedbackRecorded = t.type({ request_id: Identifier, feedback: t.string }, 'LabFeedbackRecorded')
-export const LabFeedbackRecordedEvent = defineEvent('LabFeedbackRecorded', LabFeedbackRecorded)
+export const LabFeedbackRecordedEvent = defineEventType({
+  type: 'LabFeedbackRecorded',
+  codec: LabFeedbackRecorded,
+  actors: ['operator'],
+  members: ['CheckpointRecorded'],
+  intent: ({ data }) => ({ request_id: data.request_id, feedback: data.feedback })
+})
 export const ConclusionRecorded = t.type(
   { summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) },
   'ConclusionRecorded'
 )
-export const ConclusionRecordedEvent = defineEvent('ConclusionRecorded', ConclusionRecorded)
+export const ConclusionRecordedEvent = defineEventType({
+  type: 'ConclusionRecorded',
+  codec: ConclusionRecorded,
+  actors: ['model'],
+  members: [],
+  intent: null
+})
 
 // ---------------------------------------------------------------------------------------------
 // Operator decisions: cancelling a confirmed plan (its reservation is released as `cancelled`)
@@ -164,6 +257,18 @@ export const PlanCancelled = t.type(
   { reservation_id: Identifier, plan_id: t.union([Identifier, t.null]), reason: t.string },
   'PlanCancelled'
 )
-export const PlanCancelledEvent = defineEvent('PlanCancelled', PlanCancelled)
+export const PlanCancelledEvent = defineEventType({
+  type: 'PlanCancelled',
+  codec: PlanCancelled,
+  actors: ['operator'],
+  members: ['BudgetReleased', 'CheckpointRecorded'],
+  intent: ({ data }) => ({ reason: data.reason, reservation_id: data.reservation_id })
+})
 export const BudgetToppedUp = t.type({ amount: PositiveInt, reason: t.string }, 'BudgetToppedUp')
-export const BudgetToppedUpEvent = defineEvent('BudgetToppedUp', BudgetToppedUp)
+export const BudgetToppedUpEvent = defineEventType({
+  type: 'BudgetToppedUp',
+  codec: BudgetToppedUp,
+  actors: ['operator'],
+  members: [],
+  intent: ({ data }) => ({ amount: data.amount, reason: data.reason })
+})

@@ -6,6 +6,7 @@
 import type * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
+import type { Actor } from './codecs.js'
 import { describeErrors } from './decode.js'
 import { unknownMember } from './strict.js'
 
@@ -38,6 +39,66 @@ export const defineEvent = <T extends string, C extends t.Mixed>(
   latest: previous.length + 1,
   versions: [...previous.map((p) => p.codec), codec],
   upcasters: previous.map((p) => p.upcast)
+})
+
+/**
+ * What a command that begins with an event of this type was asked to do, read from the event (its
+ * current version): a retried command id whose recorded first event has another intent is
+ * COMMAND_ID_CONFLICT. Null for a type no retried command begins with.
+ */
+export type Intent<D> = ((e: { readonly actor: Actor; readonly data: D }) => Readonly<Record<string, unknown>>) | null
+
+/**
+ * One event type of the catalog: its codec and versions, the actors its deciders write it as, the
+ * event types a command that begins with it may hold after it (names checked against the catalog
+ * in catalog.ts), and its intent. The fold (src/domain/case-evolve.ts), the rules
+ * (src/domain/rules/events.ts) and the report's timeline (src/projections/report/timeline.ts)
+ * complete it on their floors, each mapped by type.
+ */
+export interface EventTypeDefinition<
+  T extends string,
+  C extends t.Mixed,
+  A extends readonly Actor[] = readonly Actor[],
+  M extends readonly string[] = readonly string[]
+> extends EventDefinition<T, C> {
+  readonly actors: A
+  readonly members: M
+  readonly intent: Intent<t.TypeOf<C>>
+}
+
+/** What {@link defineEventType} takes: `previous` lists older versions oldest first, each with its upcaster. */
+export interface EventTypeSpec<
+  T extends string,
+  C extends t.Mixed,
+  A extends readonly Actor[],
+  M extends readonly string[]
+> {
+  readonly type: T
+  readonly codec: C
+  readonly previous?: ReadonlyArray<{ readonly codec: t.Mixed; readonly upcast: Upcaster }>
+  readonly actors: A
+  readonly members: M
+  readonly intent: Intent<t.TypeOf<C>>
+}
+
+/**
+ * Declares an event type of the catalog.
+ *
+ * @example
+ * defineEventType({ type: 'BudgetToppedUp', codec: BudgetToppedUp, actors: ['operator'], members: [], intent: ({ data }) => data })
+ */
+export const defineEventType = <
+  T extends string,
+  C extends t.Mixed,
+  const A extends readonly [Actor, ...Actor[]],
+  const M extends readonly string[]
+>(
+  spec: EventTypeSpec<T, C, A, M>
+): EventTypeDefinition<T, C, A, M> => ({
+  ...defineEvent(spec.type, spec.codec, spec.previous),
+  actors: spec.actors,
+  members: spec.members,
+  intent: spec.intent
 })
 
 export type DecodeFailure = Failure<'EVENT_UNKNOWN_TYPE' | 'EVENT_UNKNOWN_VERSION' | 'EVENT_DATA_INVALID'>

@@ -13,7 +13,6 @@
  * lists them all). Pure: no IO.
  */
 export { RULES, violation, type RuleId, type RuleViolation } from './ids.js'
-export { ALLOWED_ACTORS } from './actor.js'
 export type { Obligation, ReadObject, DecisionObligation, NotApplied } from './context.js'
 export { ruleFold, type RuleFold, type RuleFoldOptions } from './fold.js'
 export { checkObligations, checkFactsDerivation, obligationRefs } from './objects.js'
