@@ -2,6 +2,7 @@
 import * as path from 'node:path'
 import type { CaseState } from '../domain/case-state.js'
 import type { RecordedEvent } from '../events/chain.js'
+import { collectInto } from '../projections/projection.js'
 import { createCaseAt, openCaseAt, readObjectAt, replayAt, verifyAt } from '../adapters/case-store/at.js'
 import { caseReport, caseReportWithVerification } from '../report/case-report.js'
 import { gcCase } from '../adapters/case-store/gc.js'
@@ -91,20 +92,7 @@ const readMethods = ({ at }: ClientContext): Pick<CasesApi, 'status' | 'facts' |
   },
   events: async (dir) => {
     const all: RecordedEvent[] = []
-    await settle(() =>
-      replayAt(at(dir), [
-        {
-          name: 'events',
-          version: 1,
-          init: () => all,
-          evolve: (s: RecordedEvent[], e: RecordedEvent) => {
-            s.push(e)
-            return s
-          },
-          view: () => null
-        }
-      ])
-    )
+    await settle(() => replayAt(at(dir), [collectInto(all)]))
     return all
   },
   replay: async (dir) => {

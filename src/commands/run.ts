@@ -18,6 +18,7 @@ import type { CaseHandle } from '../adapters/case-store/open.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt, Lease } from '../adapters/case-store/store.js'
 import { appendCommand, recordedOutcome, type AppendOutcome, type RawCommand } from '../adapters/case-store/append.js'
+import { nothingToAppend } from '../adapters/case-store/plan.js'
 import { FailureError, must } from '../failures/error.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { definedMembers, optional } from '../optional.js'
@@ -157,15 +158,7 @@ export const decideAndAppend = async (
       throw e
     }
   }
-  if (first === null)
-    return {
-      status: 'appended',
-      commandId,
-      events: [],
-      generation: handle.cursor.seq,
-      receipt: { seq: handle.cursor.seq, hash: handle.cursor.hash },
-      repairs: []
-    }
+  if (first === null) return nothingToAppend(handle, commandId)
   // Without an explicit expected generation, a case that moved on meanwhile is decided again
   // under the store's lock (on the caught-up state) instead of failing with GENERATION_CONFLICT.
   return appendCommand(handle, first, {

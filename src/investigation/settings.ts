@@ -4,6 +4,7 @@ import type { Failure } from '../failures/failure.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import { analysisOf } from '../research/source/open.js'
+import { recordedAnalysis } from '../research/source/common.js'
 import type { ProjectResearch } from '../research/project-research.js'
 
 /** The prompt version new investigations start with. */
@@ -27,19 +28,7 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     max_invalid_responses: profile.loop.max_invalid_responses ?? 3,
     retry_delay_ms: profile.loop.retry_delay_ms ?? 10 * 60 * 1000,
     prompt_max_chars: profile.loop.prompt_max_chars ?? 20_000,
-    source_context:
-      profile.source !== undefined && a.enabled
-        ? {
-            context_lines: a.context_lines,
-            max_searches: a.max_searches,
-            max_matches: a.max_matches,
-            max_files: a.max_files,
-            max_blocks: a.max_blocks,
-            max_total_lines: a.max_total_lines,
-            registration_prefixes: [...a.registration_prefixes],
-            code_path_prefixes: [...a.code_path_prefixes]
-          }
-        : null,
+    source_context: profile.source !== undefined && a.enabled ? recordedAnalysis(a) : null,
     max_tokens: profile.budget.max_tokens ?? null,
     contract: {
       source: profile.source === undefined ? null : { code_path_prefixes: [...a.code_path_prefixes] },

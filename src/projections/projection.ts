@@ -64,3 +64,18 @@ export const project = <S, V>(p: Projection<S, V>, events: Iterable<RecordedEven
   }
   return p.view(state)
 }
+
+/**
+ * A projection that pushes every event into `events` (its view is null): what a reader that wants
+ * the whole recorded log hands a replay.
+ */
+export const collectInto = (events: RecordedEvent[]): Projection<RecordedEvent[], null> => ({
+  name: 'events',
+  version: 1,
+  init: () => events,
+  evolve: (s, e) => {
+    s.push(e)
+    return s
+  },
+  view: () => null
+})

@@ -4,6 +4,7 @@
  * {@link renderReport}. The same case gives byte-identical HTML on any machine.
  */
 import type { RecordedEvent } from '../events/chain.js'
+import { collectInto } from '../projections/projection.js'
 import type { ObjectRefLite } from '../domain/case-state.js'
 import { locate } from '../adapters/case-store/directory-store.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
@@ -48,18 +49,7 @@ export const caseReportInput = async (
   let handle: Awaited<ReturnType<typeof store.open>>
   try {
     handle = await store.open(ref)
-    await store.replay(ref, [
-      {
-        name: 'events',
-        version: 1,
-        init: () => events,
-        evolve: (s: RecordedEvent[], e: RecordedEvent) => {
-          s.push(e)
-          return s
-        },
-        view: () => null
-      }
-    ])
+    await store.replay(ref, [collectInto(events)])
   } catch (e) {
     if (!(e instanceof FailureError) || e.failure.code !== 'CASE_CORRUPT') throw e
     const input: ReportInput = {

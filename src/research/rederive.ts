@@ -22,7 +22,7 @@ import { captureBytes } from './capture.js'
 import { createProjectResearch, type ProjectResearch } from './project-research.js'
 import { openSourceResearch } from './source/open.js'
 import { firstDifference } from './capture-diff.js'
-import type { VerifyReport } from '../adapters/case-store/verify.js'
+import type { EvidenceSummary, VerifyReport } from '../adapters/case-store/verify.js'
 import { optional } from '../optional.js'
 import { parseBoundedBytes } from '../events/bounds.js'
 import { QUERY_KIND_DEFINITIONS } from '../projections/query-kinds/catalog.js'
@@ -34,18 +34,8 @@ interface Recorded {
   readonly ref: { readonly digest: string; readonly size: number }
 }
 
-export interface RederiveReport {
-  /** Distinct captures the log records. */
-  readonly captures: number
-  /** Asked again and compared. */
-  readonly checked: number
-  readonly matched: number
-  readonly mismatched: number
-  /** Not asked again (another snapshot, no database or source in the profile, an unavailable provider). */
-  readonly not_rechecked: number
-  /** The commits and snapshots the evidence was re-derived at. */
-  readonly commits: readonly string[]
-  readonly snapshots: readonly string[]
+/** What re-deriving found: the evidence summary and the findings of every mismatch. */
+export interface RederiveReport extends EvidenceSummary {
   readonly findings: readonly Finding[]
 }
 

@@ -289,43 +289,42 @@ export const exportCase = (at: CaseAt, out: string, options: ExportOptions = {})
     const view = await store.view(ref)
     const tmp = stagingBeside(target, 'export')
     try {
-      if (options.format === 'dir') {
-        const r = await writeBag(view, dirSink(tmp), options.onProgress)
-        await publishOutput(tmp, target)
-        return {
-          case_id: view.caseId,
-          generation: view.generation,
-          files: r.files,
-          payload_bytes: r.bytes,
-          archive_sha256: null
-        }
-      }
-      const fh = await createStagingFile(tmp)
-      let r: { files: number; bytes: number }
-      let sha256: () => string
-      try {
-        const out = buffered(fh)
-        const tar = tarSink(view.caseId, view.at, out.write)
-        sha256 = tar.sha256
-        r = await writeBag(view, tar.sink, options.onProgress)
-        await out.flush()
-        await fh.sync()
-      } finally {
-        await fh.close()
-      }
+      const written =
+        options.format === 'dir'
+          ? { ...(await writeBag(view, dirSink(tmp), options.onProgress)), sha256: null }
+          : await writeTarFile(tmp, view, options.onProgress)
       await publishOutput(tmp, target)
       return {
         case_id: view.caseId,
         generation: view.generation,
-        files: r.files,
-        payload_bytes: r.bytes,
-        archive_sha256: sha256()
+        files: written.files,
+        payload_bytes: written.bytes,
+        archive_sha256: written.sha256
       }
     } catch (e) {
       await fsp.rm(tmp, { recursive: true, force: true })
       throw e
     }
   })
+
+/** Writes the case's bag as a tar file at `file` (synced): its file count, payload bytes and SHA-256. */
+const writeTarFile = async (
+  file: string,
+  view: CaseView,
+  onProgress: ExportOptions['onProgress']
+): Promise<{ files: number; bytes: number; sha256: string }> => {
+  const fh = await createStagingFile(file)
+  try {
+    const out = buffered(fh)
+    const tar = tarSink(view.caseId, view.at, out.write)
+    const r = await writeBag(view, tar.sink, onProgress)
+    await out.flush()
+    await fh.sync()
+    return { ...r, sha256: tar.sha256() }
+  } finally {
+    await fh.close()
+  }
+}
 
 /** SHA-256 of the archive the case at `dir` would export to (nothing is written). */
 export const canonicalArchiveSha256 = async (dir: string): Promise<string> => {

@@ -35,6 +35,7 @@ import {
   nothingToAppend,
   planCommand,
   rebaseCommand,
+  recordedAs,
   validateCommand,
   type CommandPlan,
   type ObjectLookup
@@ -113,17 +114,7 @@ export const recordedOutcome = (handle: CaseHandle, commandId: string): Promise<
 export const recordedInDirectory = async (handle: CaseHandle, commandId: string): Promise<AppendOutcome | null> => {
   const recorded = handle.cursor.commands.get(commandId)
   if (recorded === undefined) return null
-  const events = await readRecorded(handle.dir, recorded.start, recorded.end)
-  const last = events[events.length - 1]
-  return {
-    status: 'duplicate',
-    commandId,
-    events,
-    generation: handle.cursor.seq,
-    receipt:
-      last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash },
-    repairs: []
-  }
+  return recordedAs(handle, commandId, await readRecorded(handle.dir, recorded.start, recorded.end))
 }
 
 /**

@@ -75,10 +75,15 @@ export const duplicateOf = (
       first_seq: firstSeq
     })
   }
+  return recordedAs(handle, cmd.commandId, events)
+}
+
+/** The outcome of a command recorded before as `events`, as a retry of it returns it. */
+export const recordedAs = (handle: CaseHandle, commandId: string, events: readonly EventEnvelope[]): AppendOutcome => {
   const last = events[events.length - 1]
   const receipt =
     last === undefined ? { seq: handle.cursor.seq, hash: handle.cursor.hash } : { seq: last.seq, hash: last.hash }
-  return { status: 'duplicate', commandId: cmd.commandId, events, generation: handle.cursor.seq, receipt, repairs: [] }
+  return { status: 'duplicate', commandId, events, generation: handle.cursor.seq, receipt, repairs: [] }
 }
 
 /** How a store answers the questions a command's objects raise. */

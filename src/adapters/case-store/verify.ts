@@ -18,6 +18,7 @@ import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { notAppliedFinding, ruleFinding } from './log-checker.js'
 import { ensureCaseDir } from './case-dir.js'
 import { checkPrompts } from '../../projections/prompt-derivation.js'
+import type { EvidenceSummary } from '../../projections/report/render.js'
 import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
@@ -55,16 +56,7 @@ export interface VerifyReport {
   readonly evidence?: EvidenceSummary
 }
 
-/** The evidence re-derived from the world a profile reaches (see src/research/rederive.ts). @category cases */
-export interface EvidenceSummary {
-  readonly captures: number
-  readonly checked: number
-  readonly matched: number
-  readonly mismatched: number
-  readonly not_rechecked: number
-  readonly commits: readonly string[]
-  readonly snapshots: readonly string[]
-}
+export type { EvidenceSummary }
 
 const HEX2 = /^[0-9a-f]{2}$/
 const HEX62 = /^[0-9a-f]{62}$/

@@ -61,6 +61,9 @@ export interface OpenOptions {
 
 export { mapDbError, resolvePassword } from './executors.js'
 
+/** The SQL operator of each ordering comparison. */
+const ORDER_OPERATORS = { lt: '<', le: '<=', gt: '>', ge: '>=' } as const
+
 const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
   switch (f.operator) {
     case 'eq':
@@ -72,16 +75,10 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
       else qb.where(f.column, '<>', f.value)
       return
     case 'lt':
-      qb.where(f.column, '<', f.value)
-      return
     case 'le':
-      qb.where(f.column, '<=', f.value)
-      return
     case 'gt':
-      qb.where(f.column, '>', f.value)
-      return
     case 'ge':
-      qb.where(f.column, '>=', f.value)
+      qb.where(f.column, ORDER_OPERATORS[f.operator], f.value)
       return
     case 'contains':
       // Fixed template; ?? quotes the (validated) identifier, the pattern and escape are bound.

@@ -41,7 +41,7 @@ export interface ReportInput {
     readonly findings: readonly Finding[]
     readonly head: { readonly seq: number; readonly hash: string } | null
     /** The evidence re-derived from a profile's world, when it was (`vba report --against`). */
-    readonly evidence?: EvidenceCheck
+    readonly evidence?: EvidenceSummary
   }
   /** The library version that rendered the page (part of the page, so part of its bytes). */
   readonly version: string
@@ -130,19 +130,26 @@ const buildModel = (input: ReportInput): Model => {
 
 // --- captures ------------------------------------------------------------------------------------
 
-/** What re-deriving the evidence found (the shape of verify's evidence summary). */
-export interface EvidenceCheck {
+/**
+ * The evidence re-derived from the world a profile reaches (see src/research/rederive.ts): what
+ * `verify --against` and `report --against` found. @category cases
+ */
+export interface EvidenceSummary {
+  /** Distinct captures the log records. */
   readonly captures: number
+  /** Asked again and compared. */
   readonly checked: number
   readonly matched: number
   readonly mismatched: number
+  /** Not asked again (another snapshot, no database or source in the profile, an unavailable provider). */
   readonly not_rechecked: number
+  /** The commits and snapshots the evidence was re-derived at. */
   readonly commits: readonly string[]
   readonly snapshots: readonly string[]
 }
 
 /** Says whether the evidence was re-derived, where, and with what result; only chain and rules are claimed otherwise. */
-const evidenceBadge = (e: EvidenceCheck | undefined): string => {
+const evidenceBadge = (e: EvidenceSummary | undefined): string => {
   if (e === undefined)
     return '<span class="badge" id="evidence-check">evidence not re-derived (vba report --against PROFILE)</span>'
   const at =

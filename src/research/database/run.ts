@@ -61,6 +61,30 @@ const settingsOf = (r: DatabaseResearch, database: string): Record<string, unkno
   }
 }
 
+/**
+ * The capture of a database query: the database's origin and settings, the result, bounded by the
+ * result limit (`resultBytes`: its size, when the caller measured it already).
+ */
+const databaseCapture = (
+  r: DatabaseResearch,
+  kind: DatabaseQuery['kind'],
+  q: DatabaseQuery,
+  database: string,
+  result: Record<string, unknown>,
+  resultBytes?: number
+): Capture =>
+  must(
+    buildCapture(
+      kind,
+      q,
+      origin(r, database),
+      settingsOf(r, database),
+      result,
+      r.scope.limits.max_result_bytes,
+      resultBytes
+    )
+  )
+
 const schemaOf = async (r: DatabaseResearch, ref: TableRef): Promise<TableSchema> => {
   const key = `${ref.database}.${ref.table}`
   const cached = r.schemas.get(key)
@@ -87,20 +111,11 @@ const tables = async (r: DatabaseResearch, q: DatabaseTables): Promise<Capture> 
     }
   }
   const first = dbs[0] ?? ''
-  return must(
-    buildCapture(
-      'database.tables',
-      q,
-      origin(r, first),
-      settingsOf(r, first),
-      {
-        tables: found,
-        allowed_but_missing: missing,
-        complete: true
-      },
-      r.scope.limits.max_result_bytes
-    )
-  )
+  return databaseCapture(r, 'database.tables', q, first, {
+    tables: found,
+    allowed_but_missing: missing,
+    complete: true
+  })
 }
 
 const resolveDatabase = (scope: DatabaseScope, database: string): E.Either<Failure, string> =>
@@ -115,21 +130,12 @@ const resolveDatabase = (scope: DatabaseScope, database: string): E.Either<Failu
 const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> => {
   const ref = must(resolveTable(r.scope, q.table, q.database))
   const s = await schemaOf(r, ref)
-  return must(
-    buildCapture(
-      'database.schema',
-      q,
-      origin(r, ref.database),
-      settingsOf(r, ref.database),
-      {
-        table: s.table,
-        columns: s.columns,
-        primary_key: s.primary_key,
-        indexes: s.indexes
-      },
-      r.scope.limits.max_result_bytes
-    )
-  )
+  return databaseCapture(r, 'database.schema', q, ref.database, {
+    table: s.table,
+    columns: s.columns,
+    primary_key: s.primary_key,
+    indexes: s.indexes
+  })
 }
 
 /**
@@ -190,18 +196,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   // An upper bound that fits is as good as the exact size (and needs no serialisation).
   const bound = upperBoundBytes(page) + 4096
   const wholeBytes = bound <= budget ? bound : Buffer.byteLength(JSON.stringify(whole))
-  if (wholeBytes <= budget)
-    return must(
-      buildCapture(
-        'database.rows',
-        q,
-        origin(r, ref.database),
-        settingsOf(r, ref.database),
-        whole,
-        r.scope.limits.max_result_bytes,
-        wholeBytes
-      )
-    )
+  if (wholeBytes <= budget) return databaseCapture(r, 'database.rows', q, ref.database, whole, wholeBytes)
   let used = 0
   let kept = 0
   for (const row of page) {
@@ -219,16 +214,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
       )
     )
   }
-  return must(
-    buildCapture(
-      'database.rows',
-      q,
-      origin(r, ref.database),
-      settingsOf(r, ref.database),
-      resultFor(page.slice(0, kept), true),
-      r.scope.limits.max_result_bytes
-    )
-  )
+  return databaseCapture(r, 'database.rows', q, ref.database, resultFor(page.slice(0, kept), true))
 }
 
 const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> => {
@@ -237,20 +223,11 @@ const count = async (r: DatabaseResearch, q: DatabaseCount): Promise<Capture> =>
   const s = await schemaOf(r, ref)
   const plan = must(planCount(r.scope, s, q))
   const n = await r.db.count(plan)
-  return must(
-    buildCapture(
-      'database.count',
-      q,
-      origin(r, ref.database),
-      settingsOf(r, ref.database),
-      {
-        table: ref.table,
-        count: n,
-        complete: true
-      },
-      r.scope.limits.max_result_bytes
-    )
-  )
+  return databaseCapture(r, 'database.count', q, ref.database, {
+    table: ref.table,
+    count: n,
+    complete: true
+  })
 }
 
 type DatabaseKind = DatabaseQuery['kind']

@@ -22,6 +22,21 @@ export interface SourceAnalysis {
   readonly whole_numbers: boolean
 }
 
+/**
+ * The analysis settings an investigation records as its `source_context` settings, which every
+ * source.context capture records again as its `source_analysis` (and verify compares).
+ */
+export const recordedAnalysis = (a: SourceAnalysis) => ({
+  context_lines: a.context_lines,
+  max_searches: a.max_searches,
+  max_matches: a.max_matches,
+  max_files: a.max_files,
+  max_blocks: a.max_blocks,
+  max_total_lines: a.max_total_lines,
+  registration_prefixes: [...a.registration_prefixes],
+  code_path_prefixes: [...a.code_path_prefixes]
+})
+
 export interface SourceResearch {
   readonly snap: GitSnapshot
   readonly url: string

@@ -26,6 +26,7 @@ import { buildCapture } from '../capture.js'
 import {
   bytesOf,
   gitOrigin,
+  recordedAnalysis,
   reportSkipped,
   scan,
   sourceSettings,
@@ -111,16 +112,7 @@ export const sourceContext = async (r: SourceResearch, q: SourceContext, deadlin
       q,
       gitOrigin(r, shown.origins),
       sourceSettings(r, {
-        source_analysis: {
-          context_lines: a.context_lines,
-          max_searches: a.max_searches,
-          max_matches: a.max_matches,
-          max_files: a.max_files,
-          max_blocks: a.max_blocks,
-          max_total_lines: a.max_total_lines,
-          registration_prefixes: [...a.registration_prefixes],
-          code_path_prefixes: [...a.code_path_prefixes]
-        },
+        source_analysis: recordedAnalysis(a),
         // beside source_analysis, which must equal the investigation's recorded source.context settings
         ...(a.whole_numbers ? { whole_numbers: true } : {}),
         ...missedSettings(r)
