@@ -50,9 +50,8 @@ export const exitCodeOf = (f: Failure): number => {
 }
 
 /**
- * Ends a command with an exit code and no failure line: verify's findings (1), a case that did not
- * conclude or nothing to claim (5), or a failure the verb has already printed in its own words
- * (its code still from {@link exitCodeOf}). A failure travels as a thrown FailureError (or a
+ * Ends a command with an exit code where no failure exists: verify's findings (1), a case that
+ * did not conclude or nothing to claim (5). A failure travels as a thrown FailureError (or a
  * client's VbaError) and becomes its line and exit code in one place, {@link failureLine}.
  */
 export class CliExit extends Error {

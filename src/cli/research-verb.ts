@@ -7,10 +7,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { CliExit, exitCodeOf, formatFailure } from './io.js'
 import { jsonLine } from './json-line.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
-import { fail } from '../failures/error.js'
+import { fail, FailureError } from '../failures/error.js'
 import type { Out } from './case-verbs.js'
 import { parseBoundedJson } from '../events/bounds.js'
 
@@ -52,8 +51,7 @@ export const research = async (io: Out, opts: { config: string; query: string; p
         { error: { code: out.left.code, message: out.left.message, data: out.left.data } },
         opts.pretty === true
       )
-      io.err(formatFailure(out.left))
-      throw new CliExit(exitCodeOf(out.left))
+      throw new FailureError(out.left)
     }
     printJson(io, out.right, opts.pretty === true)
   } finally {

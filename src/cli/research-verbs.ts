@@ -3,13 +3,13 @@ import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
-import { CliExit, exitCodeOf, terminalText } from './io.js'
+import { terminalText } from './io.js'
 import { readQuery } from './research-verb.js'
 import { queryInCase, type CaseQueryResult } from '../commands/case-query.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import { systemEnv } from '../adapters/env.js'
-import { must } from '../failures/error.js'
+import { FailureError, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
 import { provenanceText } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
@@ -41,10 +41,11 @@ export const caseQuery = async (
       const retry = isUnavailable(result.failure)
         ? `; the reservation is kept: retry with --command-id ${commandId}`
         : ''
-      io.err(
-        `vba: ${result.failure.code}: ${terminalText(result.failure.message)} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`
-      )
-      throw new CliExit(exitCodeOf(result.failure))
+      const f = result.failure
+      throw new FailureError({
+        ...f,
+        message: `${f.message} (recorded in the case, generation ${result.generation}, command ${commandId}${retry})`
+      })
     }
     io.out(
       `recorded ${result.capture?.kind ?? 'capture'} as evidence ${result.evidenceId ?? '?'}${result.repeat === true ? ' (a repeat of earlier evidence, not new evidence)' : ''}${ORIGIN_WORDS[result.origin]}; generation ${result.generation}; command ${commandId}; receipt ${result.receipt.seq}:${result.receipt.hash}`
