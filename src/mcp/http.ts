@@ -6,9 +6,10 @@
  * (compared in constant time). The endpoint is `/mcp` for the case the server is bound to, or
  * `/mcp/CASE` with a store and no bound case (the case chosen per session). A body over the
  * message limit is 413 with a JSON-RPC error and a line on the log. All sessions of one case share
- * one {@link McpSession}, so their calls that write run one after the other.
+ * one {@link McpSession}, so their calls that write run one after the other. Session ids outlive
+ * the process (http-sessions.ts): a client that comes back after a restart goes on in its session.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { failure } from '../failures/failure.js'
@@ -16,6 +17,14 @@ import { FailureError } from '../failures/error.js'
 import { createMcpServer, type McpSdk } from './server.js'
 import type { McpSession } from './session.js'
 import { MAX_STDIO_MESSAGE_BYTES } from './stdio.js'
+import {
+  initializeClaim,
+  openSession,
+  resumeSession,
+  sealSession,
+  sessionKey,
+  type SessionClaim
+} from './http-sessions.js'
 
 export interface HttpOptions {
   readonly host: string
@@ -76,89 +85,158 @@ const bodyOf = (req: IncomingMessage, max: number): Promise<{ text: string } | {
     req.on('error', reject)
   })
 
+/** Why a request is refused before the protocol sees it (Host, Origin, token), or null. */
+const gateOf = (
+  req: IncomingMessage,
+  hosts: readonly string[],
+  token: string
+): { status: number; code: string; message: string; headers?: Record<string, string> } | null => {
+  const host = req.headers.host ?? ''
+  if (!hosts.includes(host))
+    return {
+      status: 403,
+      code: 'HOST_NOT_ALLOWED',
+      message: `the Host header ${JSON.stringify(host.slice(0, 100))} does not name this server (${hosts[0]})`
+    }
+  const origin = req.headers.origin
+  if (origin !== undefined && !hosts.some((h) => origin === `http://${h}`))
+    return {
+      status: 403,
+      code: 'ORIGIN_NOT_ALLOWED',
+      message: `requests from ${JSON.stringify(origin.slice(0, 100))} are refused (DNS rebinding)`
+    }
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+  if (bearer !== undefined && sameToken(bearer, token)) return null
+  return {
+    status: 401,
+    code: bearer === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID',
+    message: bearer === undefined ? 'send Authorization: Bearer <token>' : "the bearer token is not this server's",
+    headers: { 'www-authenticate': 'Bearer realm="vba mcp"' }
+  }
+}
+
+/** The JSON body of a POST (undefined for other methods), or the refusal of a body too large or not JSON. */
+const jsonBody = async (
+  req: IncomingMessage,
+  max: number,
+  log: (line: string) => void
+): Promise<{ body: unknown } | { status: number; code: string; message: string }> => {
+  if (req.method !== 'POST') return { body: undefined }
+  const got = await bodyOf(req, max)
+  if ('over' in got) {
+    log(`vba mcp: MESSAGE_TOO_LARGE: refused a request body of ${got.over} bytes (over ${max})`)
+    return {
+      status: 413,
+      code: 'MESSAGE_TOO_LARGE',
+      message: `a body of ${got.over} bytes, over the limit of ${max} bytes, was refused unread`
+    }
+  }
+  try {
+    return { body: JSON.parse(got.text) }
+  } catch {
+    return { status: 400, code: 'MESSAGE_NOT_JSON', message: 'the body is not JSON' }
+  }
+}
+
+interface Sessions {
+  readonly live: Map<string, { transport: StreamableHTTPServerTransport; path: string }>
+  readonly key: Buffer
+  /** Sessions the client ended (DELETE) in this process: not taken back. */
+  readonly ended: Set<string>
+}
+
+/**
+ * The transport of a new session (an initialize request, its id sealing the client's initialize)
+ * or of a session a restart lost (a sealed id of this endpoint: initialized again from its claim).
+ */
+const openTransport = async (
+  sdk: McpSdk,
+  o: HttpOptions,
+  sessions: Sessions,
+  path: string,
+  caseId: string | null,
+  claim: SessionClaim,
+  resumedId: string | null
+): Promise<StreamableHTTPServerTransport> => {
+  const Transport = await loadTransport()
+  const session = await o.sessionOf(caseId)
+  const transport: StreamableHTTPServerTransport = new Transport({
+    sessionIdGenerator: () => resumedId ?? sealSession(sessions.key, claim),
+    onsessioninitialized: (sid) => {
+      sessions.live.set(sid, { transport, path })
+    },
+    onsessionclosed: (sid) => {
+      sessions.ended.add(sid)
+    }
+  })
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) sessions.live.delete(transport.sessionId)
+  }
+  await createMcpServer(sdk, session).connect(transport)
+  if (resumedId !== null) {
+    await resumeSession(transport, claim)
+    o.log(`vba mcp: resumed session of ${claim.name || 'an unnamed client'} on ${path} (opened before a restart)`)
+  }
+  return transport
+}
+
+/** One request: the gate, the endpoint, the body, then the session's transport. */
+const handleRequest = async (
+  sdk: McpSdk,
+  o: HttpOptions,
+  sessions: Sessions,
+  hosts: readonly string[],
+  req: IncomingMessage,
+  res: ServerResponse
+): Promise<void> => {
+  const gate = gateOf(req, hosts, o.token)
+  if (gate !== null) return refuse(res, gate.status, gate.code, gate.message, gate.headers)
+  const path = new URL(req.url ?? '/', 'http://x').pathname
+  const caseId = o.perSession ? /^\/mcp\/([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/.exec(path)?.[1] : undefined
+  if (o.perSession ? caseId === undefined : path !== '/mcp')
+    return refuse(res, 404, 'NOT_FOUND', o.perSession ? 'the endpoint is /mcp/<case id>' : 'the endpoint is /mcp')
+  const got = await jsonBody(req, o.maxBodyBytes ?? MAX_STDIO_MESSAGE_BYTES, o.log)
+  if (!('body' in got)) return refuse(res, got.status, got.code, got.message)
+  const id = req.headers['mcp-session-id']
+  const known = typeof id === 'string' ? sessions.live.get(id) : undefined
+  if (known !== undefined && known.path === path) return known.transport.handleRequest(req, res, got.body)
+  const claim =
+    typeof id === 'string'
+      ? sessions.ended.has(id)
+        ? null
+        : openSession(sessions.key, id, path)
+      : (initializeClaim(got.body, path) ?? emptyClaim(path))
+  if (typeof id === 'string' && (claim === null || known !== undefined))
+    return refuse(
+      res,
+      404,
+      'SESSION_UNKNOWN',
+      'no such session (it ended, or is not one of this server): initialize a new one'
+    )
+  const transport = await openTransport(
+    sdk,
+    o,
+    sessions,
+    path,
+    caseId ?? null,
+    claim ?? emptyClaim(path),
+    typeof id === 'string' ? id : null
+  )
+  return transport.handleRequest(req, res, got.body)
+}
+
+const emptyClaim = (path: string): SessionClaim => ({ name: '', version: '', protocolVersion: '', path })
+
 /** Serves the MCP endpoint; resolves once it listens, with its URL and how to stop it. */
 export const serveMcpHttp = async (
   sdk: McpSdk,
   o: HttpOptions
 ): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
-  const Transport = await loadTransport()
-  const max = o.maxBodyBytes ?? MAX_STDIO_MESSAGE_BYTES
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; path: string }>()
+  await loadTransport()
+  const sessions: Sessions = { live: new Map(), key: sessionKey(o.token), ended: new Set() }
   let hosts: string[] = []
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const host = req.headers.host ?? ''
-    if (!hosts.includes(host))
-      return refuse(
-        res,
-        403,
-        'HOST_NOT_ALLOWED',
-        `the Host header ${JSON.stringify(host.slice(0, 100))} does not name this server (${hosts[0]})`
-      )
-    const origin = req.headers.origin
-    if (origin !== undefined && !hosts.some((h) => origin === `http://${h}`))
-      return refuse(
-        res,
-        403,
-        'ORIGIN_NOT_ALLOWED',
-        `requests from ${JSON.stringify(origin.slice(0, 100))} are refused (DNS rebinding)`
-      )
-    const auth = req.headers.authorization ?? ''
-    const bearer = /^Bearer (.+)$/.exec(auth)?.[1]
-    if (bearer === undefined || !sameToken(bearer, o.token))
-      return refuse(
-        res,
-        401,
-        bearer === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID',
-        bearer === undefined ? 'send Authorization: Bearer <token>' : "the bearer token is not this server's",
-        { 'www-authenticate': 'Bearer realm="vba mcp"' }
-      )
-    const url = new URL(req.url ?? '/', 'http://x')
-    const caseId = o.perSession ? /^\/mcp\/([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/.exec(url.pathname)?.[1] : undefined
-    if (o.perSession ? caseId === undefined : url.pathname !== '/mcp')
-      return refuse(res, 404, 'NOT_FOUND', o.perSession ? 'the endpoint is /mcp/<case id>' : 'the endpoint is /mcp')
-    let body: unknown
-    if (req.method === 'POST') {
-      const got = await bodyOf(req, max)
-      if ('over' in got) {
-        o.log(`vba mcp: MESSAGE_TOO_LARGE: refused a request body of ${got.over} bytes (over ${max})`)
-        return refuse(
-          res,
-          413,
-          'MESSAGE_TOO_LARGE',
-          `a body of ${got.over} bytes, over the limit of ${max} bytes, was refused unread`
-        )
-      }
-      try {
-        body = JSON.parse(got.text)
-      } catch {
-        return refuse(res, 400, 'MESSAGE_NOT_JSON', 'the body is not JSON')
-      }
-    }
-    const id = req.headers['mcp-session-id']
-    const known = typeof id === 'string' ? sessions.get(id) : undefined
-    if (known !== undefined && known.path === url.pathname) return known.transport.handleRequest(req, res, body)
-    if (typeof id === 'string')
-      return refuse(
-        res,
-        404,
-        'SESSION_UNKNOWN',
-        'no such session (it ended, or the server restarted): initialize a new one'
-      )
-    const session = await o.sessionOf(caseId ?? null)
-    const transport: StreamableHTTPServerTransport = new Transport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, path: url.pathname })
-      }
-    })
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
-    }
-    await createMcpServer(sdk, session).connect(transport)
-    return transport.handleRequest(req, res, body)
-  }
   const http = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
+    handleRequest(sdk, o, sessions, hosts, req, res).catch((e: unknown) => {
       const f = e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', String(e).slice(0, 300))
       o.log(`vba mcp: ${f.code}: ${f.message}`)
       if (!res.headersSent) refuse(res, f.code === 'CASE_NOT_FOUND' ? 404 : 500, f.code, f.message)
@@ -179,7 +257,7 @@ export const serveMcpHttp = async (
   return {
     url: `http://${shown}:${port}/mcp`,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()))
+      await Promise.allSettled([...sessions.live.values()].map((s) => s.transport.close()))
       await new Promise<void>((resolve) => http.close(() => resolve()))
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `vba mcp --http` with the SDK's own Client over Streamable HTTP: the token (from the variable or
  * a file, never argv), the Host and Origin checks, a whole investigation, and two clients making
- * 50 calls each on one case at once: no conflict surfaced, every answer attributed to its client.
+ * 50 calls each on one case at once: no conflict surfaced, every answer attributed to its client;
+ * a session that outlives a restart of the server.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -172,6 +173,46 @@ http(
       .filter((x) => x.type === 'ModelResponded')
       .map((x) => (x.data['provenance'] as { requester: { name: string } }).requester.name)
     assert.equal(deciders, ['agent-a', 'agent-a', 'agent-a', 'agent-a'])
+  }
+)
+
+http(
+  'a session outlives a restart: the client goes on with its session id, attributed to it; a forged id is 404',
+  async () => {
+    const dir = newCase()
+    const first = await serve(dir)
+    const client = await connect(first.url, 'agent-resumed')
+    let second: Awaited<ReturnType<typeof serve>> | null = null
+    try {
+      const before = await client.callTool({ name: 'source_files', arguments: { text: 'wolpertinger' } })
+      assert.not.ok(before.isError, textOf(before))
+      await first.stop()
+      second = await startHttp(['--config', profile, '--case', dir], `127.0.0.1:${first.port}`)
+      // The same client, the same transport and session id, on the restarted server.
+      const after = await client.callTool({
+        name: 'source_read',
+        arguments: { path: WOLF, start_line: 1, end_line: 5 }
+      })
+      assert.not.ok(after.isError, textOf(after))
+      assert.match(second.stderr(), 'vba mcp: resumed session of agent-resumed on /mcp')
+      assert.ok(
+        (await client.listTools()).tools.some((t) => t.name === 'conclude' || t.name === 'interpretation_record')
+      )
+      const forged = await post(first.port, {
+        authorization: `Bearer ${TOKEN}`,
+        'mcp-session-id': 'v1.AAAAAAAAAAAAAAAA.WyJ4Il0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+      })
+      assert.is(forged.status, 404, forged.body)
+      assert.match(forged.body, 'SESSION_UNKNOWN')
+    } finally {
+      await client.close()
+      await first.stop()
+      await second?.stop()
+    }
+    const reserved = events(dir).filter((e) => e.type === 'BudgetReserved')
+    assert.is(reserved.length, 2)
+    for (const e of reserved) assert.is((e.data['requester'] as { name: string }).name, 'agent-resumed')
+    assert.ok(right(await verifyCase(dir)()).valid)
   }
 )
 
