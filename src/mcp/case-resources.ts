@@ -32,6 +32,47 @@ const toolNote = (caseId: string): string =>
 
 const rpcError = (code: number, message: string): Error => Object.assign(new Error(message), { code })
 
+/** What resources/read answers for `uri`: the contract, the report or one piece of evidence. */
+const readResource = async (session: McpSession, uri: string, internal: (e: unknown) => never) => {
+  if (uri === CONTRACT_URI) {
+    const s = (await openAt(session.at).catch(internal)).cursor.state
+    const text =
+      s.settings === null
+        ? `case ${session.caseId} has not started: its contract is set by the first call that records something (or the prompt investigate)`
+        : stablePart(s)
+    return { contents: [{ uri, mimeType: 'text/plain', text }] }
+  }
+  if (uri === REPORT_URI) {
+    const [md, html] = await Promise.all([
+      caseSummaryMarkdown(session.at).catch(internal),
+      caseReportWithVerification(session.at).catch(internal)
+    ])
+    return {
+      contents: [
+        { uri, mimeType: 'text/markdown', text: md.markdown },
+        { uri, mimeType: 'text/html', text: html.html }
+      ]
+    }
+  }
+  const id = EVIDENCE_URI.exec(uri)?.[1]
+  const found = id === undefined ? null : await session.readEvidence(id).catch(internal)
+  // -32002: the MCP code for a resource that does not exist.
+  if (found === null)
+    throw Object.assign(
+      rpcError(
+        -32002,
+        `EVIDENCE_UNKNOWN: case ${session.caseId} has no resource ${JSON.stringify(uri.slice(0, 120))} (case_status lists the evidence; ${CONTRACT_URI} and ${REPORT_URI} are the contract and the report)`
+      ),
+      { data: { uri: uri.slice(0, 120) } }
+    )
+  return {
+    contents: [
+      { uri, mimeType: 'text/plain', text: found.text },
+      { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }
+    ]
+  }
+}
+
 /** Registers the prompt and the resources of `session` on `server`. */
 export const caseResources = (
   sdk: McpSdk,
@@ -103,44 +144,7 @@ export const caseResources = (
       }
     ]
   }))
-  server.setRequestHandler(t.ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri
-    if (uri === CONTRACT_URI) {
-      const s = (await openAt(session.at).catch(internal)).cursor.state
-      const text =
-        s.settings === null
-          ? `case ${session.caseId} has not started: its contract is set by the first call that records something (or the prompt investigate)`
-          : stablePart(s)
-      return { contents: [{ uri, mimeType: 'text/plain', text }] }
-    }
-    if (uri === REPORT_URI) {
-      const [md, html] = await Promise.all([
-        caseSummaryMarkdown(session.at).catch(internal),
-        caseReportWithVerification(session.at).catch(internal)
-      ])
-      return {
-        contents: [
-          { uri, mimeType: 'text/markdown', text: md.markdown },
-          { uri, mimeType: 'text/html', text: html.html }
-        ]
-      }
-    }
-    const id = EVIDENCE_URI.exec(uri)?.[1]
-    const found = id === undefined ? null : await session.readEvidence(id).catch(internal)
-    // -32002: the MCP code for a resource that does not exist.
-    if (found === null)
-      throw Object.assign(
-        rpcError(
-          -32002,
-          `EVIDENCE_UNKNOWN: case ${session.caseId} has no resource ${JSON.stringify(uri.slice(0, 120))} (case_status lists the evidence; ${CONTRACT_URI} and ${REPORT_URI} are the contract and the report)`
-        ),
-        { data: { uri: uri.slice(0, 120) } }
-      )
-    return {
-      contents: [
-        { uri, mimeType: 'text/plain', text: found.text },
-        { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }
-      ]
-    }
-  })
+  server.setRequestHandler(t.ReadResourceRequestSchema, (request) =>
+    readResource(session, request.params.uri, internal)
+  )
 }

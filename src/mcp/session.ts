@@ -254,6 +254,42 @@ const requestOf = (kind: ToolQueryKind, args: unknown): Record<string, unknown> 
   return request
 }
 
+type Writing = (work: () => Promise<ToolAnswer>, decision: boolean) => Promise<ToolAnswer>
+
+/** A session's research call: its command id from the digest of the decoded request and the binding. */
+const researchCall =
+  (o: SessionOptions, env: Env, binding: string, writing: Writing) =>
+  async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+    const request = requestOf(kind, args)
+    const canonical = canonicalJson(must(decodeQuery(request)))
+    if (E.isLeft(canonical)) throw new InvalidParams(`${canonical.left.code}: ${canonical.left.message}`)
+    // Identical calls share a command id: the second is answered from the case (after the first).
+    const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
+    return writing(
+      async () => queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env })),
+      false
+    )
+  }
+
+/** A session's decision call: decided again, a few rounds, on the state another writer left. */
+const decisionCall =
+  (o: SessionOptions, env: Env, writing: Writing) =>
+  async (name: DecisionName, args: unknown, requester: Requester): Promise<ToolAnswer> => {
+    const refused = decisionArgsFailure(name, args)
+    if (refused !== null) throw new InvalidParams(refused)
+    // Another writer (another server on the case) may move it on between the prompt and the
+    // answer: the turn is decided again on the state it left, a few rounds, before telling.
+    return writing(async () => {
+      for (let round = 1; ; round++) {
+        try {
+          return await recordDecision(o.at, name, args as Record<string, unknown>, requester, env)
+        } catch (e) {
+          if (round >= DECISION_ROUNDS || thrownFailure(e).code !== 'GENERATION_CONFLICT') throw e
+        }
+      }
+    }, true)
+  }
+
 /** Opens the session: the start-up checks, then the tools the profile and the case's contract enable. */
 export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => {
   const env = o.env ?? systemEnv
@@ -289,7 +325,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
    * A decision (or a refusal that says the case moved on) reads the case again for its tools; a
    * research answer only tells its new evidence (no second read of the case per call).
    */
-  const writing = (work: () => Promise<ToolAnswer>, decision: boolean): Promise<ToolAnswer> =>
+  const writing: Writing = (work, decision) =>
     calls.run(caseId, async () => {
       let answer: ToolAnswer
       try {
@@ -310,32 +346,8 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
       }
       return answer
     })
-  const query = async (kind: ToolQueryKind, args: unknown, requester: Requester): Promise<ToolAnswer> => {
-    const request = requestOf(kind, args)
-    const canonical = canonicalJson(must(decodeQuery(request)))
-    if (E.isLeft(canonical)) throw new InvalidParams(`${canonical.left.code}: ${canonical.left.message}`)
-    // Identical calls share a command id: the second is answered from the case (after the first).
-    const commandId = `mcp-${hex(sha256Digest(canonical.right)).slice(0, 32)}-${binding}`
-    return writing(
-      async () => queryAnswer(await queryInCase(o.at, o.research, request, commandId, { requester, env })),
-      false
-    )
-  }
-  const decideCall = async (name: DecisionName, args: unknown, requester: Requester): Promise<ToolAnswer> => {
-    const refused = decisionArgsFailure(name, args)
-    if (refused !== null) throw new InvalidParams(refused)
-    // Another writer (another server on the case) may move it on between the prompt and the
-    // answer: the turn is decided again on the state it left, a few rounds, before telling.
-    return writing(async () => {
-      for (let round = 1; ; round++) {
-        try {
-          return await recordDecision(o.at, name, args as Record<string, unknown>, requester, env)
-        } catch (e) {
-          if (round >= DECISION_ROUNDS || thrownFailure(e).code !== 'GENERATION_CONFLICT') throw e
-        }
-      }
-    }, true)
-  }
+  const query = researchCall(o, env, binding, writing)
+  const decideCall = decisionCall(o, env, writing)
   const budget = budgetOf(state)
   return {
     caseId,

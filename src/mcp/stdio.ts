@@ -35,6 +35,36 @@ export interface StdioOptions {
   readonly log: (line: string) => void
 }
 
+/** One line of stdin as a JSON-RPC message, or why it is refused (null: a blank line). */
+const readLine = (
+  sdk: McpSdk,
+  text: string
+): { readonly message: JSONRPCMessage } | { readonly refused: { id: Id; code: number; message: string } } | null => {
+  if (text.trim() === '') return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return {
+      refused: {
+        id: null,
+        code: -32700,
+        message: 'MESSAGE_NOT_JSON: a line of stdin is not JSON (one JSON-RPC message per line)'
+      }
+    }
+  }
+  const checked = sdk.types.JSONRPCMessageSchema.safeParse(parsed)
+  if (checked.success) return { message: checked.data }
+  const id = (parsed as { id?: unknown } | null)?.id
+  return {
+    refused: {
+      id: typeof id === 'string' || typeof id === 'number' ? id : null,
+      code: -32600,
+      message: 'MESSAGE_INVALID: the message is not a JSON-RPC 2.0 request, notification or response'
+    }
+  }
+}
+
 /** A stdio server transport that answers what it cannot read. */
 export const stdioTransport = (sdk: McpSdk, o: StdioOptions): Transport => {
   const stdin = o.stdin ?? process.stdin
@@ -74,25 +104,10 @@ export const stdioTransport = (sdk: McpSdk, o: StdioOptions): Transport => {
     void t.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
   }
   const line = (text: string): void => {
-    if (text.trim() === '') return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      reply(null, -32700, 'MESSAGE_NOT_JSON: a line of stdin is not JSON (one JSON-RPC message per line)')
-      return
-    }
-    const checked = sdk.types.JSONRPCMessageSchema.safeParse(parsed)
-    if (!checked.success) {
-      const id = (parsed as { id?: unknown } | null)?.id
-      reply(
-        typeof id === 'string' || typeof id === 'number' ? id : null,
-        -32600,
-        'MESSAGE_INVALID: the message is not a JSON-RPC 2.0 request, notification or response'
-      )
-      return
-    }
-    t.onmessage?.(checked.data)
+    const read = readLine(sdk, text)
+    if (read === null) return
+    if ('refused' in read) reply(read.refused.id, read.refused.code, read.refused.message)
+    else t.onmessage?.(read.message)
   }
   const skipped = (rest: Buffer): void => {
     if (over === null) return
