@@ -19,6 +19,8 @@ import { ALLOWED_WORLD_TABLES } from '../../src/demo/world-fixture.js'
 import { right, left, tempDir } from '../helpers/fs.js'
 import { HOSTILE, REFUSALS, request } from '../helpers/hostile.js'
 import { vba } from '../helpers/cli.js'
+import mysql from 'mysql2'
+import { pipelined, sent as sentQuery } from '../../src/adapters/db/mysql-pipeline.js'
 
 // A server of its own: the hostile tests switch on the server-wide general log (and read the
 // reader's statements from it) and the timeout test write-locks world.smart_scripts.
@@ -387,6 +389,70 @@ hostile(
     assert.is(grants(), before.grants, 'grants unchanged')
     assert.ok(reads > 100, `some generated requests were valid reads (${reads})`)
     assert.ok(refusals > 1000, `most were refused (${refusals})`)
+  }
+)
+
+hostile('every read is its own read-only transaction: begin, its statements, commit, in order', async () => {
+  const sent = await readerStatements(async () => {
+    await ask(maria, { kind: 'database.schema', table: 'quest_template' })
+    await ask(maria, { kind: 'database.count', table: 'creature_template', filters: [] })
+    await ask(maria, {
+      kind: 'database.rows',
+      table: 'creature_template',
+      columns: ['entry', 'name'],
+      filters: [],
+      offset: 0,
+      limit: 5
+    })
+  })
+  // a connection's session set-up (once per connection) may come first
+  const reads = sent.filter((l) => !/^(SET SESSION|SELECT VERSION|SELECT @@SESSION)/.test(l))
+  const shape = reads.map((l) =>
+    l === 'START TRANSACTION READ ONLY' ? 'begin' : l === 'COMMIT' ? 'commit' : /^select /.test(l) ? 'select' : l
+  )
+  // the schema (two statements, unless an earlier test read it), the count, the rows
+  const schema = shape.length === 10 ? ['begin', 'select', 'select', 'commit'] : []
+  assert.equal(shape, [...schema, 'begin', 'select', 'commit', 'begin', 'select', 'commit'], reads.join('\n'))
+})
+
+hostile(
+  'the three statements of a read go out at once, before the first reply is read (mysql2 pipelining)',
+  async () => {
+    const conn = mysql.createConnection({
+      host: '127.0.0.1',
+      port: shared.port,
+      user: READER_USER,
+      password: shared.readerPassword
+    })
+    const marker = `pipelined-${process.pid}`
+    const arrived = (): number =>
+      Number(
+        sql(
+          `SELECT COUNT(*) FROM mysql.general_log WHERE user_host LIKE '${READER_USER}%' AND command_type = 'Query' AND (argument LIKE '%${marker}%' OR argument IN ('START TRANSACTION READ ONLY', 'COMMIT'))`
+        ).trim()
+      )
+    try {
+      await new Promise<void>((resolve, reject) => conn.connect((e) => (e ? reject(e) : resolve())))
+      await readerStatements(async () => {
+        const replies = pipelined(conn as unknown as mysql.PoolConnection, () => {
+          const all = [
+            sentQuery(conn as unknown as mysql.PoolConnection, 'START TRANSACTION READ ONLY'),
+            sentQuery(conn as unknown as mysql.PoolConnection, `SELECT '${marker}' AS m, @@in_transaction AS t`),
+            sentQuery(conn as unknown as mysql.PoolConnection, 'COMMIT')
+          ]
+          return { result: all.map((x) => x.done), commands: all.map((x) => x.command) }
+        })
+        // From here the client reads no reply until resumed: what the server logs came in one write.
+        conn.pause()
+        for (let i = 0; i < 200 && arrived() < 3; i++) await new Promise((r) => setTimeout(r, 50))
+        assert.is(arrived(), 3, 'begin, select and commit reached the server before any reply was read')
+        conn.resume()
+        const [, rows] = await Promise.all(replies)
+        assert.equal(rows, [{ m: marker, t: 1 }], 'the select ran inside the transaction')
+      })
+    } finally {
+      conn.destroy()
+    }
   }
 )
 

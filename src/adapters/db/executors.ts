@@ -11,6 +11,7 @@ import type { DatabaseSection } from '../config/profile.js'
 import { FailureError } from '../../failures/error.js'
 import { loadPeer } from '../peers.js'
 import { optional } from '../../optional.js'
+import { pipelined, sent } from './mysql-pipeline.js'
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
@@ -32,13 +33,7 @@ export interface Executor {
   readonly close: () => Promise<void>
 }
 
-/** A callback-API query as a promise (mysql2/promise captures a stack trace per query). */
-const run = (conn: mysql.PoolConnection, sql: string | mysql.QueryOptions, values?: unknown[]): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    conn.query(sql as mysql.QueryOptions, values ?? [], (err: unknown, rows: unknown) =>
-      err ? reject(err) : resolve(rows)
-    )
-  })
+const run = (conn: mysql.PoolConnection, sql: string): Promise<unknown> => sent(conn, sql).done
 
 /**
  * Drops a connection at once. mysql2's destroy() only half-closes the socket; a server thread still
@@ -174,17 +169,22 @@ const prepareSession = async (
   prepared.add(conn)
 }
 
-/** The rows of each statement, run in one read-only transaction sent back to back; a failure is coded. */
+/** The rows of each statement, run in one read-only transaction sent in one write; a failure is coded. */
 const allInTransaction = async (
   conn: mysql.PoolConnection,
   statements: readonly Statement[],
   timeMs: number,
   secrets: readonly string[]
 ): Promise<Array<Array<Record<string, unknown>>>> => {
-  const begin = run(conn, 'START TRANSACTION READ ONLY')
-  const results = statements.map((st) => run(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings]))
-  const commit = run(conn, 'COMMIT')
-  const settled = await Promise.allSettled([begin, ...results, commit])
+  const replies = pipelined(conn, () => {
+    const all = [
+      sent(conn, 'START TRANSACTION READ ONLY'),
+      ...statements.map((st) => sent(conn, { sql: st.sql, timeout: timeMs }, [...st.bindings])),
+      sent(conn, 'COMMIT')
+    ]
+    return { result: all.map((x) => x.done), commands: all.map((x) => x.command) }
+  })
+  const settled = await Promise.allSettled(replies)
   const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
   if (failed !== undefined) throw new FailureError(mapDbError(failed.reason, timeMs, secrets))
   return settled.slice(1, -1).map((x) => (x as PromiseFulfilledResult<unknown>).value as Array<Record<string, unknown>>)
@@ -192,7 +192,7 @@ const allInTransaction = async (
 
 /**
  * Streams one statement's rows to `take` inside a read-only transaction; true when `take` stopped
- * the read (the connection must then be dropped: the commit queued behind it never runs).
+ * the read (the connection must then be dropped: the commit sent behind it is never read).
  */
 const eachInTransaction = async (
   conn: mysql.PoolConnection,
@@ -200,13 +200,15 @@ const eachInTransaction = async (
   take: (row: Record<string, unknown>) => boolean,
   timeMs: number
 ): Promise<boolean> => {
-  // Begin, query and commit are sent back to back (one round trip), as for `all`.
-  const begin = run(conn, 'START TRANSACTION READ ONLY')
-  const streamed = streamRows(conn, st, take, timeMs)
-  const commit = run(conn, 'COMMIT')
-  // A query stopped early drops the connection: the commit queued behind it never runs.
-  commit.catch(() => undefined)
-  begin.catch(() => undefined)
+  // Begin, query and commit go out in one write (one round trip), as for `all`.
+  const [begin, streamed, commit] = pipelined(conn, () => {
+    const b = sent(conn, 'START TRANSACTION READ ONLY')
+    const q = streamRows(conn, st, take, timeMs)
+    const c = sent(conn, 'COMMIT')
+    return { result: [b.done, q.done, c.done] as const, commands: [b.command, q.command, c.command] }
+  })
+  // A query stopped early, or after a failed begin, drops the connection: what is behind it is never read.
+  for (const p of [begin, streamed, commit]) p.catch(() => undefined)
   await begin
   const stopped = await streamed
   if (!stopped) await commit
@@ -219,8 +221,9 @@ const streamRows = (
   st: Statement,
   take: (row: Record<string, unknown>) => boolean,
   timeMs: number
-): Promise<boolean> =>
-  new Promise<boolean>((resolve, reject) => {
+): { readonly done: Promise<boolean>; readonly command: unknown } => {
+  let command: unknown
+  const done = new Promise<boolean>((resolve, reject) => {
     let settled = false
     // The client-side time limit is a timer of our own: one left behind by a query that was
     // stopped early would keep the process alive after the research is closed.
@@ -235,6 +238,7 @@ const streamRows = (
       then()
     }
     const q = conn.query({ sql: st.sql, values: [...st.bindings] })
+    command = q
     q.on('result', (row: unknown) => {
       if (settled || take(row as Record<string, unknown>)) return
       // Enough: stop reading the socket; the connection is dropped with the rest unread.
@@ -244,6 +248,8 @@ const streamRows = (
     q.on('error', (e: unknown) => finish(() => reject(e)))
     q.on('end', () => finish(() => resolve(false)))
   })
+  return { done, command }
+}
 
 export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
   if (db.filename === undefined) throw unavailable('no SQLite filename configured')
