@@ -16,7 +16,7 @@
  *
  * Deterministic: the same payloads and room give the same lines.
  */
-import { viewLines } from '../capture-text.js'
+import { viewLines, type CaptureView } from '../capture-text.js'
 import type { OlderLine, Payload } from './working-set.js'
 
 /** Items a payload keeps before the guard drops it to its summary. */
@@ -83,21 +83,42 @@ const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
   return [...recent, ...cited, ...latest]
 }
 
-/** The size of a payload's lines with `shown` items (null: its summary), without rendering them: prefix sums of its items. */
-const sizer = (p: Payload): ((shown: number | null) => number) => {
-  const fixed = p.header.length + 1 + linesSize(p.view.head)
-  const prefix = [0]
-  for (const item of p.view.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
-  const sizes = new Map<number, number>()
-  return (shown) => {
-    if (shown === null) return p.summary.length + 1
-    let size = sizes.get(shown)
-    if (size === undefined) {
-      size = fixed + (prefix[shown] ?? 0) + linesSize(p.view.tail(shown))
-      sizes.set(shown, size)
+/** A view's sizes: its head, and its items up to `shown` with the tail they leave (memoised). */
+interface ViewSizes {
+  readonly head: number
+  readonly upTo: (shown: number) => number
+}
+
+/** Views are made once per capture (working-set.ts) and stay in every later prompt: sized once each. */
+const sized = new WeakMap<CaptureView, ViewSizes>()
+const viewSizes = (v: CaptureView): ViewSizes => {
+  let known = sized.get(v)
+  if (known === undefined) {
+    const prefix = [0]
+    for (const item of v.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
+    const upTo = new Array<number>(prefix.length).fill(-1)
+    known = {
+      head: linesSize(v.head),
+      upTo: (shown) => {
+        let size = upTo[shown] ?? -1
+        if (size < 0) {
+          size = (prefix[shown] ?? 0) + linesSize(v.tail(shown))
+          upTo[shown] = size
+        }
+        return size
+      }
     }
-    return size
+    sized.set(v, known)
   }
+  return known
+}
+
+/** The size of a payload's lines with `shown` items (null: its summary), without rendering them. */
+const sizer = (p: Payload): ((shown: number | null) => number) => {
+  const v = viewSizes(p.view)
+  const fixed = p.header.length + 1 + v.head
+  const summary = p.summary.length + 1
+  return (shown) => (shown === null ? summary : fixed + v.upTo(shown))
 }
 
 /** The size of the older-evidence lines from `from` on, without rendering them: suffix sums of their entries. */
@@ -117,9 +138,12 @@ interface Candidate {
 }
 
 /** Whether `a` is trimmed before `b`: the lower rank, the larger, the older among equals, then the first listed. */
-const before = (a: Candidate, b: Candidate): boolean =>
-  a.rank < b.rank ||
-  (a.rank === b.rank && (a.size > b.size || (a.size === b.size && (a.age < b.age || (a.age === b.age && a.i < b.i)))))
+const before = (a: Candidate, b: Candidate): boolean => precedes(a.rank, a.size, a.age, a.i, b)
+
+/** {@link before} for a candidate given by its parts. */
+const precedes = (rank: number, size: number, age: number, i: number, b: Candidate): boolean =>
+  rank < b.rank ||
+  (rank === b.rank && (size > b.size || (size === b.size && (age < b.age || (age === b.age && i < b.i)))))
 
 /** A binary heap of candidates, the next to trim on top. */
 const candidateHeap = () => {
@@ -155,7 +179,18 @@ const candidateHeap = () => {
     }
     return top
   }
-  return { push, pop }
+  return { push, pop, peek: (): Candidate | undefined => h[0] }
+}
+
+/** What the trim and the drops read of one working set, computed once for every room it is fitted to. */
+interface Sizing {
+  readonly payloads: readonly Payload[]
+  readonly sizeOf: ReadonlyArray<(shown: number | null) => number>
+  /** Items each payload keeps at least, and its size then. */
+  readonly floors: readonly number[]
+  readonly floorSizes: readonly number[]
+  /** Trim order's first key: 1 for cited payloads under `newestWhole`, else 0. */
+  readonly ranks: readonly number[]
 }
 
 /**
@@ -163,41 +198,152 @@ const candidateHeap = () => {
  * floor: one item at a time from the payload that is largest then (the older among equals); with
  * `newestWhole`, the uncited before the cited.
  */
-const trim = (
-  payloads: readonly Payload[],
-  sizeOf: ReadonlyArray<(shown: number | null) => number>,
-  shown: Array<number | null>,
-  fixed: number,
-  room: number,
-  o: GuardOptions
-): void => {
-  const floor = (i: number): number => floorOf(payloads[i], o)
-  const rank = (i: number): number => (o.newestWhole === true && (payloads[i]?.cited ?? false) ? 1 : 0)
-  const sizes = payloads.map((_, i) => sizeOf[i]?.(shown[i] ?? null) ?? 0)
-  let total = fixed + sizes.reduce((a, b) => a + b, 0)
+const trim = (z: Sizing, shown: Array<number | null>, fixed: number, room: number): void => {
+  const sizes = shown.map((n, i) => z.sizeOf[i]?.(n) ?? 0)
+  let total = fixed
+  for (const size of sizes) total += size
   if (total <= room) return
   // When no state on the way fits (a payload is never smaller than at its floor or as it is now:
   // a continuation marker only shrinks as items go), trimming ends with all of them at the floor.
-  const atFloor = shown.map((n, i) => (n === null || n <= floor(i) ? n : floor(i)))
-  if (fixed + atFloor.reduce<number>((sum, n, i) => sum + Math.min(sizeOf[i]?.(n) ?? 0, sizes[i] ?? 0), 0) > room) {
-    atFloor.forEach((n, i) => {
-      shown[i] = n
+  let atFloor = fixed
+  shown.forEach((n, i) => {
+    atFloor += n === null || n <= (z.floors[i] ?? 0) ? (sizes[i] ?? 0) : Math.min(z.floorSizes[i] ?? 0, sizes[i] ?? 0)
+  })
+  if (atFloor > room) {
+    shown.forEach((n, i) => {
+      if (n !== null && n > (z.floors[i] ?? 0)) shown[i] = z.floors[i] ?? 0
     })
     return
   }
   const heap = candidateHeap()
   shown.forEach((n, i) => {
-    if (n !== null && n > floor(i)) heap.push({ i, rank: rank(i), size: sizes[i] ?? 0, age: payloads[i]?.age ?? 0 })
+    if (n !== null && n > (z.floors[i] ?? 0))
+      heap.push({ i, rank: z.ranks[i] ?? 0, size: sizes[i] ?? 0, age: z.payloads[i]?.age ?? 0 })
   })
   while (total > room) {
     const c = heap.pop()
-    const n = c === undefined ? null : shown[c.i]
-    if (c === undefined || n === null || n === undefined) return
-    shown[c.i] = n - 1
-    const size = sizeOf[c.i]?.(n - 1) ?? 0
-    total += size - c.size
-    if (n - 1 > floor(c.i)) heap.push({ ...c, size })
+    if (c === undefined) return
+    const { i, rank: r, age } = c
+    const least = z.floors[i] ?? 0
+    const sizeAt = z.sizeOf[i] ?? (() => 0)
+    const next = heap.peek()
+    // One item at a time from this payload while it stays the next to trim (the heap's order is
+    // strict, so it is next exactly while it comes before the heap's top).
+    let size = c.size
+    for (let n = shown[i] ?? 0; ; ) {
+      n--
+      shown[i] = n
+      const smaller = sizeAt(n)
+      total += smaller - size
+      size = smaller
+      if (n <= least) break
+      if (total <= room) return
+      if (next !== undefined && !precedes(r, size, age, i, next)) {
+        heap.push({ i, rank: r, size, age })
+        break
+      }
+    }
   }
+}
+
+/**
+ * The guard of one working set, for any room: what does not depend on the room is computed once
+ * (a prompt is fitted with and without room for the guard's line, and again at each step of the
+ * last resort). `fitsWhole(room)`: whether the working set fits whole, when `fit(room)` leaves
+ * nothing out.
+ */
+export const workingSetFitter = (
+  payloads: readonly Payload[],
+  older: readonly OlderLine[],
+  o: GuardOptions = {}
+): { readonly fit: (room: number) => Fitted; readonly fitsWhole: (room: number) => boolean } => {
+  const sizeOf = payloads.map(sizer)
+  const floors = payloads.map((p) => floorOf(p, o))
+  const z: Sizing = {
+    payloads,
+    sizeOf,
+    floors,
+    floorSizes: payloads.map((_, i) => sizeOf[i]?.(floors[i] ?? 0) ?? 0),
+    ranks: payloads.map((p) => (o.newestWhole === true && p.cited ? 1 : 0))
+  }
+  const wholeSizes = payloads.map((p, i) => sizeOf[i]?.(p.view.items.length) ?? 0)
+  const olderSize = olderSizer(older)
+  const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
+  const wholeTotal = header + wholeSizes.reduce((n, size) => n + size, 0) + olderSize(0)
+  const order = dropOrder(payloads, o)
+  const full = (dropped: ReadonlySet<number>): Array<number | null> =>
+    payloads.map((p, k) => (dropped.has(k) ? null : p.view.items.length))
+  // The payloads at their floors (or whole, where that is smaller): no trim ends smaller.
+  const least = payloads.map((_, i) => Math.min(z.floorSizes[i] ?? 0, wholeSizes[i] ?? 0))
+  const usual = payloads.every((_, i) => (z.floorSizes[i] ?? 0) <= (wholeSizes[i] ?? 0))
+  let withoutOption: ((room: number) => Fitted) | undefined
+  const fit = (room: number): Fitted => {
+    let shown: Array<number | null> = payloads.map((p) => p.view.items.length)
+    // The size of render(payloads, shown, older, from), computed from the parts' sizes.
+    const payloadsSize = (): number => shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), header)
+    let bound = header + olderSize(0) + least.reduce((n, size) => n + size, 0)
+    if (usual) {
+      // No payload is larger at its floor than whole (the usual case): a trim fits exactly when
+      // the payloads at their floors fit, so the drops it takes are counted without trimming after each.
+      const dropped = new Set<number>()
+      for (const i of order) {
+        if (bound <= room) break
+        dropped.add(i)
+        bound += (sizeOf[i]?.(null) ?? 0) - (least[i] ?? 0)
+      }
+      shown = full(dropped)
+      trim(z, shown, header + olderSize(0), room)
+      if (payloadsSize() + olderSize(0) <= room) return fitted(shown, 0)
+    } else {
+      // Every drop trims anew from whole. A trim cannot fit when the payloads at their floors do
+      // not: it then leaves them at their floors. Only the drops where they fit are trimmed; the
+      // others are known without it.
+      const dropped = new Set<number>()
+      for (let j = 0; ; j++) {
+        if (bound <= room) {
+          shown = full(dropped)
+          trim(z, shown, header + olderSize(0), room)
+          if (payloadsSize() + olderSize(0) <= room) return fitted(shown, 0)
+        } else if (j === order.length) shown = payloads.map((_, k) => (dropped.has(k) ? null : (floors[k] ?? 0)))
+        const i = order[j]
+        if (i === undefined) break
+        dropped.add(i)
+        bound += (sizeOf[i]?.(null) ?? 0) - (least[i] ?? 0)
+      }
+    }
+    // The older evidence gives way, oldest first.
+    const shownSize = payloadsSize()
+    let from = 0
+    while (from < older.length && shownSize + olderSize(from) > room) from++
+    // The latest result alone is larger than what is left: fit as without the option.
+    if (o.newestWhole === true && shownSize + olderSize(from) > room && payloads.some((p) => p.latest)) {
+      withoutOption ??= workingSetFitter(payloads, older).fit
+      return withoutOption(room)
+    }
+    return fitted(shown, from)
+  }
+  const fitted = (shown: ReadonlyArray<number | null>, olderFrom: number): Fitted => {
+    const notes: string[] = []
+    let size = header + olderSize(olderFrom)
+    payloads.forEach((p, i) => {
+      const n = shown[i] ?? null
+      size += sizeOf[i]?.(n) ?? 0
+      if (n === null) notes.push(`${p.id} shown as a one-line summary`)
+      else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
+    })
+    if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
+    // Rendered when read: a prompt is fitted more than once and shows only its last fit.
+    let lines: readonly string[] | undefined
+    return {
+      get lines() {
+        lines ??= render(payloads, shown, older, olderFrom)
+        return lines
+      },
+      notes,
+      size
+    }
+  }
+  return { fit, fitsWhole: (room) => wholeTotal <= room }
 }
 
 /** Fits the working set and the older evidence into `room` characters (see the module comment). */
@@ -206,53 +352,4 @@ export const fitWorkingSet = (
   older: readonly OlderLine[],
   room: number,
   o: GuardOptions = {}
-): Fitted => {
-  const full = (): Array<number | null> => payloads.map((p) => p.view.items.length)
-  let shown = full()
-  const sizeOf = payloads.map(sizer)
-  const olderSize = olderSizer(older)
-  const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
-  // The size of render(payloads, shown, older, from), computed from the parts' sizes.
-  const total = (from: number): number =>
-    header + shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), 0) + olderSize(from)
-  const done = (olderFrom: number): Fitted => {
-    const lines = render(payloads, shown, older, olderFrom)
-    const notes: string[] = []
-    payloads.forEach((p, i) => {
-      const n = shown[i]
-      if (n === null || n === undefined) notes.push(`${p.id} shown as a one-line summary`)
-      else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
-    })
-    if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
-    return { lines, notes, size: linesSize(lines) }
-  }
-  const order = dropOrder(payloads, o)
-  const floorSize = (i: number): number => sizeOf[i]?.(floorOf(payloads[i], o)) ?? 0
-  if (payloads.every((p, i) => floorSize(i) <= (sizeOf[i]?.(p.view.items.length) ?? 0))) {
-    // No payload is larger at its floor than whole (the usual case): a trim fits exactly when the
-    // payloads at their floors fit, so the drops it takes are counted without trimming after each.
-    let atFloor = header + olderSize(0) + payloads.reduce((n, _, i) => n + floorSize(i), 0)
-    let drops = 0
-    for (; drops < order.length && atFloor > room; drops++) {
-      const i = order[drops] ?? 0
-      atFloor += (sizeOf[i]?.(null) ?? 0) - floorSize(i)
-    }
-    const dropped = new Set(order.slice(0, drops))
-    shown = full().map((n, k) => (dropped.has(k) ? null : n))
-    trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
-    if (total(0) <= room) return done(0)
-  } else {
-    trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
-    for (const i of order) {
-      if (total(0) <= room) return done(0)
-      shown = full().map((n, k) => (shown[k] === null || k === i ? null : n))
-      trim(payloads, sizeOf, shown, header + olderSize(0), room, o)
-    }
-  }
-  let from = 0
-  while (from < older.length && total(from) > room) from++
-  // The latest result alone is larger than what is left: fit as without the option.
-  if (o.newestWhole === true && total(from) > room && payloads.some((p) => p.latest))
-    return fitWorkingSet(payloads, older, room)
-  return done(from)
-}
+): Fitted => workingSetFitter(payloads, older, o).fit(room)

@@ -20,7 +20,7 @@ import type { Fact } from '../../domain/facts-document.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
 import { factsIndex, FACTS_MAX_CHARS } from './facts-index.js'
-import { fitWorkingSet, type Fitted } from './guard.js'
+import { workingSetFitter, type Fitted } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
 import { selectWorkingSet } from './working-set.js'
 
@@ -97,21 +97,17 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
       ? []
       : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
   ]
-  const guard = { newestWhole: s.settings?.newest_result_whole === true }
+  const fitter = workingSetFitter(set.payloads, set.older, { newestWhole: s.settings?.newest_result_whole === true })
   let result: { fixed: string[]; fitted: Fitted; notes: string[] } | null = null
   for (const [step, bounds] of LAST_RESORT.entries()) {
     const fixed = fixedOf(bounds)
     const resort = step === 0 ? [] : [RESORT_NOTE]
     const base = size([[stable], head, fixed, notices, closing])
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
-    let fitted = fitWorkingSet(set.payloads, set.older, max - base - size([guardLine(resort)]), guard)
-    if (fitted.notes.length > 0)
-      fitted = fitWorkingSet(
-        set.payloads,
-        set.older,
-        max - base - size([guardLine([...longestNotes, ...resort])]),
-        guard
-      )
+    const room = max - base - size([guardLine(resort)])
+    const fitted = fitter.fit(
+      fitter.fitsWhole(room) ? room : max - base - size([guardLine([...longestNotes, ...resort])])
+    )
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }
     if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break

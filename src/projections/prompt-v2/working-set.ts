@@ -107,8 +107,11 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     if (h.status === 'refuted') continue
     for (const id of h.evidence) {
       if (!byId.has(id)) continue
-      if (!citedBy.has(id)) order.push(id)
-      citedBy.set(id, [...new Set([...(citedBy.get(id) ?? []), h.id])])
+      const by = citedBy.get(id)
+      if (by === undefined) {
+        order.push(id)
+        citedBy.set(id, [h.id])
+      } else if (!by.includes(h.id)) by.push(h.id)
     }
   }
   const recent = evidence
@@ -119,10 +122,12 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
   const last = s.lastResult
   const latestId = last?.kind === 'capture' ? last.evidence_id : null
   const payloads: Payload[] = []
+  const shown = new Set<string>()
   for (const id of [...order, ...recent.filter((x) => !citedBy.has(x))]) {
     const e = byId.get(id)
     const c = e === undefined ? undefined : captures.get(e.digest)
-    if (e === undefined || c === undefined || payloads.some((p) => p.id === id)) continue
+    if (e === undefined || c === undefined || shown.has(id)) continue
+    shown.add(id)
     const latest = id === latestId
     const { view, size, request: asked } = describe(c)
     const why = reasons(s, e, citedBy.get(id) ?? [], latest)
@@ -136,7 +141,6 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
       age: e.last_result_seq ?? e.first_seq
     })
   }
-  const shown = new Set(payloads.map((p) => p.id))
   const older = evidence
     .filter((e) => !shown.has(e.id))
     .sort((a, b) => idNumber(a.id) - idNumber(b.id))
