@@ -294,16 +294,19 @@ export const serve = async (
   const port = o.port
   const store = root === undefined && url !== undefined ? await storeAt(url) : null
   const source = store === null ? `directory ${root ?? ''}` : store.url
-  const queue = store === null ? directoryQueue(root as string) : null
+  const queue = store === null ? directoryQueue(root as string, { summaries: true }) : null
   const page = async (q: ListQuery): Promise<QueuePage> => {
     if (queue === null) return (store as NonNullable<typeof store>).page(q)
     const p = await queue.page(q)
     return { ...p, entries: await Promise.all(p.entries.map(withRun)) }
   }
-  const entry = async (slug: string): Promise<QueueEntry | null> =>
-    queue !== null
-      ? ((await queue.list()).find((e) => slugOf(e) === slug) ?? null)
-      : (store as NonNullable<typeof store>).entry(slug)
+  const entry = async (slug: string): Promise<QueueEntry | null> => {
+    if (queue === null) return (store as NonNullable<typeof store>).entry(slug)
+    const found = (await queue.list()).find((e) => slugOf(e) === slug) ?? null
+    // Listed from its summary, maybe: an opened case's log is checked, and listed as it says.
+    if (found?.dir !== undefined) await queue.check(found.dir)
+    return found
+  }
   const served: Served = { source, page, entry, reportOf: reportCache(store), bound: o.host, boundPort: port }
   const server = createServer((req, res) => {
     void handle(served, req, res)

@@ -7,7 +7,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, mkdirSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { request } from 'node:http'
 import * as path from 'node:path'
@@ -198,4 +198,60 @@ cache('a case that does not answer in time is listed as not read, and the listin
   assert.is(rows.find((e) => e.dir?.endsWith('first') === true)?.generation, 4)
 })
 
+cache(
+  'with summaries, a first listing reads no log; a stale summary is not used, a forged one is caught when the case is opened',
+  async () => {
+    const root = await twinRoot()
+    let opens = 0
+    const counting: typeof openCase = (dir) => {
+      opens++
+      return openCase(dir)
+    }
+    const first = path.join(root, 'first')
+    const stale = readFileSync(path.join(first, '.vba-summary'))
+    const rows = await directoryQueue(root, { open: counting, summaries: true }).list()
+    assert.is(opens, 0, 'both cases listed from their summaries')
+    assert.equal(
+      rows.map((e) => [e.case_id, e.generation, e.state]),
+      [
+        ['case-sample', 4, 'NOT_STARTED'],
+        ['case-sample', 5, 'NOT_STARTED']
+      ]
+    )
+    // A summary of an older head (written back after an append) is not used: the log is read.
+    right(await recordNote(first, { text: 'a change' })())
+    writeFileSync(path.join(first, '.vba-summary'), stale)
+    const q = directoryQueue(root, { open: counting, summaries: true })
+    assert.is((await q.list()).find((e) => e.dir === first)?.generation, 5)
+    assert.is(opens, 1, 'the case with a stale summary was read from its log')
+    // A forged summary naming HEAD's head is listed until the case is opened; then the log says.
+    const second = path.join(root, 'second')
+    const forged = JSON.parse(readFileSync(path.join(second, '.vba-summary'), 'utf8')) as { row: { state: string } }
+    forged.row.state = 'CONCLUDED'
+    writeFileSync(path.join(second, '.vba-summary'), `${JSON.stringify(sortKeys(forged))}\n`)
+    const forgedQueue = directoryQueue(root, { open: counting, summaries: true })
+    assert.is((await forgedQueue.list()).find((e) => e.dir === second)?.state, 'CONCLUDED')
+    await forgedQueue.check(second)
+    const checked = (await forgedQueue.list()).find((e) => e.dir === second)
+    assert.is(checked?.state, 'NOT_STARTED')
+    assert.is(checked?.runnable, false)
+    assert.match(checked?.why ?? '', 'SUMMARY_MISMATCH')
+    // verify does not count the summary as part of the package.
+    const v = vba(['verify', second, '--json'])
+    assert.is(v.code, 0, v.stderr)
+  }
+)
+
 cache.run()
+
+/** A JSON value with its object members in code-point order (canonical, as the summary is written). */
+const sortKeys = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(sortKeys)
+    : v !== null && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])
+        )
+      : v

@@ -9,6 +9,7 @@ import { verifyCase } from './verify.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
 import { definedMembers } from '../../optional.js'
+import { writeSummary } from './summary.js'
 
 /** @category Stores */
 export const directoryStore: CaseStore = {
@@ -20,7 +21,15 @@ export const directoryStore: CaseStore = {
       ...definedMembers(o, 'caseId', 'title', 'env')
     }),
   open: (ref) => openCase(ref),
-  append: (handle, cmd, options = {}) => appendToDirectory(handle, cmd, options),
+  append: async (handle, cmd, options = {}) => {
+    const outcome = await appendToDirectory(handle, cmd, options)
+    // The listing's shortcut (src/adapters/case-store/summary.ts), after the append is acknowledged.
+    if (outcome.status === 'appended') {
+      const c = handle.cursor
+      await writeSummary(handle.dir, { seq: c.seq, hash: c.hash, bytes: c.bytes }, c.state)
+    }
+    return outcome
+  },
   recordedOutcome: (handle, commandId) => recordedInDirectory(handle, commandId),
   readObject: (ref, object) => readObject(ref, object),
   verify: (ref, options = {}) => verifyCase(ref, options),

@@ -9,3 +9,5 @@ export const LOCK_FILE = '.vba-lock'
 export const RUN_FILE = '.vba-run'
 /** Prefix of temporary files; leftovers after a crash are harmless and reported as notices. */
 export const TEMP_PREFIX = '.vba-tmp-'
+/** The queue row of the case as of one head (a listing's shortcut, checked against HEAD). Never part of an export. */
+export const SUMMARY_FILE = '.vba-summary'

@@ -13,7 +13,16 @@ import { objectPath } from '../../events/refs.js'
 import { errnoOf } from '../fs-util.js'
 import { coded } from '../../failures/error.js'
 import { eachChunk, isFileRefusal, openRegularSync, readRegularSync } from '../regular-file.js'
-import { DECLARATION_FILE, HEAD_FILE, LOCK_FILE, LOG_FILE, OBJECTS_DIR, RUN_FILE, TEMP_PREFIX } from './layout.js'
+import {
+  DECLARATION_FILE,
+  HEAD_FILE,
+  LOCK_FILE,
+  LOG_FILE,
+  OBJECTS_DIR,
+  RUN_FILE,
+  SUMMARY_FILE,
+  TEMP_PREFIX
+} from './layout.js'
 import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { notAppliedFinding, ruleFinding } from './log-checker.js'
 import { ensureCaseDir } from './case-dir.js'
@@ -156,6 +165,8 @@ const walkPackage = async (
       extra.push(finding('LOCK_PRESENT', 'a writer holds the case, or crashed while holding it', { path: name }))
     } else if (name === RUN_FILE && ent.isFile()) {
       extra.push(finding('RUN_PRESENT', 'a process advances the case, or was killed while it did', { path: name }))
+    } else if (name === SUMMARY_FILE && ent.isFile()) {
+      // the listing's cache, not part of the package (src/adapters/case-store/summary.ts)
     } else if (name.startsWith(TEMP_PREFIX) && ent.isFile()) {
       extra.push(finding('TEMP_FILE_LEFTOVER', 'temporary file left by an interrupted write', { path: name }))
     } else {
