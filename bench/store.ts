@@ -10,7 +10,11 @@
  * ending every command), 1 writer to separate cases, on PostgreSQL and the directory store,
  * unsigned and signed rounds alternating; target: signed within 5% of unsigned.
  *
+ * --writers 4 --one-case runs only that configuration (reference and store alternating, --rounds
+ * times, medians), without the claims and the directory store.
+ *
  *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb] [--signing]
+ *                            [--writers N --one-case --rounds R]
  */
 import * as path from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -35,12 +39,16 @@ const { values } = parseArgs({
     commands: { type: 'string', default: '1600' },
     cases: { type: 'string', default: '10000' },
     mariadb: { type: 'boolean', default: false },
-    signing: { type: 'boolean', default: false }
+    signing: { type: 'boolean', default: false },
+    writers: { type: 'string' },
+    'one-case': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' }
   }
 })
 const COMMANDS = Number(values.commands)
 const QUEUED = Number(values.cases)
-const WRITERS = [1, 4, 16]
+const WRITERS = values.writers === undefined ? [1, 4, 16] : [Number(values.writers)]
+const ONLY = values.writers !== undefined
 const ADMIN = process.env['VBA_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 const admin = async (sql: string): Promise<void> => {
@@ -232,11 +240,33 @@ interface Row {
   ref: number | null
 }
 
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+
+/** One configuration (--writers, --one-case), reference and store alternating: the medians. */
+const onlyRun = async (store: SqlStore, label: string): Promise<Row> => {
+  const [writers, oneCase] = [WRITERS[0] as number, values['one-case'] === true]
+  const refs: number[] = []
+  const cpss: number[] = []
+  for (let r = 0; r < Number(values.rounds); r++) {
+    refs.push(await referenceRun(store.knex, writers, oneCase, `${label}${r}`))
+    cpss.push(await storeRun(store, (n) => n, writers, oneCase, `${label}${r}`))
+    console.log(`    round ${r}: ${cpss.at(-1)?.toFixed(0)} / ${refs.at(-1)?.toFixed(0)} commands/s`)
+  }
+  return {
+    store: label,
+    writers,
+    target: oneCase ? 'one case' : 'separate cases',
+    cps: median(cpss),
+    ref: median(refs)
+  }
+}
+
 const sqlBench = async (label: string, url: string, env: Record<string, string>): Promise<Row[]> => {
   await migrateStore(url, { environment: env })
   const store = await openSqlStore(url, { environment: env, poolSize: 20, lockWaitMs: 60_000 })
   const out: Row[] = []
   try {
+    if (ONLY) return [await onlyRun(store, label)]
     for (const writers of WRITERS) {
       for (const oneCase of [false, true]) {
         const ref = await referenceRun(store.knex, writers, oneCase, label)
@@ -256,7 +286,6 @@ const sqlBench = async (label: string, url: string, env: Record<string, string>)
 const signingBench = async (): Promise<void> => {
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-key-'))
   const { signer } = await writeNewKey(path.join(keyDir, 'k'), 'bench')
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
   const compare = async (label: string, store: CaseStore, refOf: (n: string) => string): Promise<void> => {
     const plain: number[] = []
     const signed: number[] = []
@@ -344,7 +373,7 @@ if (values.mariadb === true) {
 // The directory store (fsync on every append, like the databases' commits).
 const root = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-dirs-'))
 try {
-  for (const writers of WRITERS) {
+  for (const writers of ONLY ? [] : WRITERS) {
     for (const oneCase of [false, true]) {
       const cps = await storeRun(directoryStore, (n) => path.join(root, n), writers, oneCase, 'dir')
       const row: Row = { store: 'directory', writers, target: oneCase ? 'one case' : 'separate cases', cps, ref: null }
