@@ -11,7 +11,8 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice } from '../../src/adapters/git/snapshot.js'
-import { indexDirOf } from '../../src/adapters/git/index-cache.js'
+import { INDEX_VERSION, indexDirOf } from '../../src/adapters/git/index-cache.js'
+import { FILTER_CHUNK } from '../../src/adapters/git/index-format.js'
 import { generateRepo } from '../../bench/generated-repo.js'
 import { answerAll } from '../helpers/snapshot-answers.js'
 import { tempDir } from '../helpers/fs.js'
@@ -35,7 +36,11 @@ const forgeFilters = (dir: string): void => {
   writeFileSync(path.join(dir, 'filters.dat'), filters)
   const text = readFileSync(path.join(dir, 'index.json'), 'utf8')
   const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>
-  body['filters_sha256'] = createHash('sha256').update(filters).digest('hex')
+  body['filters_sha256'] = Array.from({ length: Math.ceil(filters.length / FILTER_CHUNK) }, (_, k) =>
+    createHash('sha256')
+      .update(filters.subarray(k * FILTER_CHUNK, (k + 1) * FILTER_CHUNK))
+      .digest('hex')
+  )
   const json = JSON.stringify(body)
   writeFileSync(path.join(dir, 'index.json'), `${createHash('sha256').update(json).digest('hex')}\n${json}`)
 }
@@ -133,9 +138,9 @@ verify('a user who may not remove the index is told so (exit 1), and the index s
       { env, encoding: 'utf8' }
     )
   } else {
-    chmodSync(path.join(cacheHome, 'vba', 'snapshots', 'v1'), 0o555)
+    chmodSync(path.join(cacheHome, 'vba', 'snapshots', `v${INDEX_VERSION}`), 0o555)
     r = spawnSync(process.execPath, [main, 'index', 'verify', '--config', profile, '--json'], { env, encoding: 'utf8' })
-    chmodSync(path.join(cacheHome, 'vba', 'snapshots', 'v1'), 0o755)
+    chmodSync(path.join(cacheHome, 'vba', 'snapshots', `v${INDEX_VERSION}`), 0o755)
   }
   assert.is(r.status, 1, r.stderr)
   const report = JSON.parse(r.stdout) as { valid: boolean; removed: boolean; not_removed?: string }

@@ -19,6 +19,7 @@ import {
   readFileSync,
   readdirSync,
   truncateSync,
+  unlinkSync,
   utimesSync,
   writeFileSync
 } from 'node:fs'
@@ -26,6 +27,8 @@ import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../src/adapters/git/snapshot.js'
 import { openObjectReader } from '../../src/adapters/git/object-reader.js'
 import { indexDirOf, openIndex } from '../../src/adapters/git/snapshot-index.js'
+import { INDEX_VERSION } from '../../src/adapters/git/index-cache.js'
+import { FILTER_CHUNK } from '../../src/adapters/git/index-format.js'
 import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
@@ -60,7 +63,10 @@ const GEN_QUERIES: unknown[] = [
   { kind: 'source.schema', text: 'CREATE TABLE' },
   { kind: 'source.files', text: 'file_1' },
   { kind: 'source.read', path: 'src/game/module_0/file_7.cpp', start_line: 1, end_line: 60 },
-  { kind: 'source.context', text: 'AddSC_generated_script_7' }
+  { kind: 'source.context', text: 'AddSC_generated_script_7' },
+  // In any case: the case-folded filter (and the missed-match hint of few-hit answers) answer these.
+  { kind: 'source.search', text: 'addsc_GENERATED_script_7(', ignore_case: true },
+  { kind: 'source.symbol', symbol: 'generatedscript_7', ignore_case: true }
 ]
 const FIXTURE_QUERIES: unknown[] = [
   { kind: 'source.search', text: 'Wolpertinger' },
@@ -269,6 +275,7 @@ equality('property: any needle, scope and limits give the same capture with the 
       const base = kind === 'source.search' || kind === 'source.context' ? { kind, text } : { kind, symbol: word }
       return prefix === undefined ? base : { ...base, path_prefix: prefix }
     })
+    .chain((q) => fc.constantFrom(q, { ...q, ignore_case: true }))
   const limits = fc.record({
     max_matches: fc.integer({ min: 1, max: 300 }),
     max_search_bytes: fc.integer({ min: 10_000, max: 10_000_000 }),
@@ -349,10 +356,13 @@ damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index
     'SOURCE_INDEX_CORRUPT',
     'SOURCE_INDEX_BUILT'
   ])
-  await damaged('filter byte', (root) => flip(fileOf(root, 'filters.dat'), 100), [
-    'SOURCE_INDEX_CORRUPT',
-    'SOURCE_INDEX_BUILT'
-  ])
+  // Filter chunks are checked when a query first loads them: the session goes on from git.
+  await damaged(
+    'filter byte',
+    (root) => flip(fileOf(root, 'filters.dat'), 100),
+    ['SOURCE_INDEX_CORRUPT'],
+    'filters.dat does not match its digest'
+  )
   await damaged('truncated index', (root) => truncateSync(fileOf(root, 'index.json'), 500), [
     'SOURCE_INDEX_CORRUPT',
     'SOURCE_INDEX_BUILT'
@@ -481,8 +491,58 @@ damage('filters.dat rewritten in place during a session: no file is skipped any 
   writeFileSync(fileOf(root, 'filters.dat'), Buffer.alloc(readFileSync(fileOf(root, 'filters.dat')).length))
   assert.equal(await answerAll(snap, QUERIES, {}), ref)
   assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
-  assert.match(n.list[0]?.message ?? '', 'filters.dat was written while in use')
+  assert.match(n.list[0]?.message ?? '', 'a filter file was written while in use')
   assert.equal(await answerAll(snap, QUERIES, {}), ref)
+  snap.close()
+  assert.is(existsSync(indexDirOf(root, genCommit)), false)
+})
+
+damage('folded.dat damaged: found on its first use (a search in any case), answered from git, rebuilt', async () => {
+  // QUERIES' symbol search has fewer than 3 hits: its missed-match hint is the first use of folded.dat.
+  await damaged(
+    'folded byte',
+    (root) => flip(fileOf(root, 'folded.dat'), 100),
+    ['SOURCE_INDEX_CORRUPT'],
+    'folded.dat does not match its digest'
+  )
+  await damaged(
+    'truncated folded',
+    (root) => truncateSync(fileOf(root, 'folded.dat'), 1000),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'folded.dat does not match its digest'
+  )
+  await damaged(
+    'missing folded',
+    (root) => unlinkSync(fileOf(root, 'folded.dat')),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'a data file cannot be read (ENOENT)'
+  )
+  // A version 1 index (no folded.dat) re-sealed under version 2's name is refused by its header.
+  await damaged(
+    'version 1 header',
+    resealed((b) => {
+      const header = b as unknown as Record<string, unknown>
+      header['version'] = 1
+      delete header['folded_sha256']
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'not an index of this commit'
+  )
+})
+
+damage('folded.dat rewritten in place during a session: no file is skipped any more, the index goes', async () => {
+  const root = await built()
+  const inAnyCase = [GEN_QUERIES[13], GEN_QUERIES[14]]
+  const ref = await referenceOf(genDir, genCommit, inAnyCase)
+  const n = notices()
+  const snap = await openSnapshot(genDir, genCommit, n.options(root))
+  assert.equal(await answerAll(snap, inAnyCase, {}), ref)
+  assert.equal(codes(n.list), [], 'folded.dat checked and used')
+  // Zero every bit: trusted, the folded filters would hide every file from every search in any case.
+  writeFileSync(fileOf(root, 'folded.dat'), Buffer.alloc(readFileSync(fileOf(root, 'folded.dat')).length))
+  assert.equal(await answerAll(snap, inAnyCase, {}), ref)
+  assert.equal(codes(n.list), ['SOURCE_INDEX_CORRUPT'])
+  assert.match(n.list[0]?.message ?? '', 'a filter file was written while in use')
   snap.close()
   assert.is(existsSync(indexDirOf(root, genCommit)), false)
 })
@@ -549,8 +609,8 @@ race('four processes build the same index at once: one good index, identical ans
     results.some((r) => r.notices.includes('SOURCE_INDEX_BUILT')),
     'at least one of the racers built the index'
   )
-  assert.equal(readdirSync(path.join(root, 'snapshots')), ['v1'], 'no build directory left behind')
-  assert.equal(readdirSync(path.join(root, 'snapshots', 'v1')), [genCommit])
+  assert.equal(readdirSync(path.join(root, 'snapshots')), [`v${INDEX_VERSION}`], 'no build directory left behind')
+  assert.equal(readdirSync(path.join(root, 'snapshots', `v${INDEX_VERSION}`)), [genCommit])
   const good = openIndex(root, genCommit)
   assert.ok(good !== null && !('reason' in good))
 })
@@ -629,7 +689,7 @@ where('the CLI says when an index was damaged, on stderr, and answers exactly as
   assert.is(second.code, 0, second.stderr)
   assert.match(
     second.stderr,
-    /^vba: SOURCE_INDEX_CORRUPT: the snapshot index of [0-9a-f]{40} is damaged \(filters\.dat does not match its digest\); it is rebuilt\n$/
+    /^vba: SOURCE_INDEX_CORRUPT: the snapshot index of [0-9a-f]{40} is damaged \(filters\.dat does not match its digest\); it is discarded and rebuilt by the next process\n$/
   )
   assert.is(second.stdout, first.stdout)
 })
@@ -639,14 +699,22 @@ where.run()
 // ---------------------------------------------------------------------------------------------
 const verbs = suite('vba index build | verify')
 
-/** A forger with write access to the cache: flips filter bits and re-seals both digests. */
-const forgeFilters = (dir: string): void => {
-  const filters = readFileSync(path.join(dir, 'filters.dat'))
+/** The SHA-256 of each FILTER_CHUNK bytes, as index.json lists them for a filter file. */
+const chunkDigests = (b: Buffer): string[] =>
+  Array.from({ length: Math.ceil(b.length / FILTER_CHUNK) }, (_, k) =>
+    createHash('sha256')
+      .update(b.subarray(k * FILTER_CHUNK, (k + 1) * FILTER_CHUNK))
+      .digest('hex')
+  )
+
+/** A forger with write access to the cache: flips filter bits (of filters.dat or folded.dat) and re-seals both digests. */
+const forgeFilters = (dir: string, file: 'filters.dat' | 'folded.dat' = 'filters.dat'): void => {
+  const filters = readFileSync(path.join(dir, file))
   for (let i = 0; i < filters.length; i += 97) filters[i] = 0
-  writeFileSync(path.join(dir, 'filters.dat'), filters)
+  writeFileSync(path.join(dir, file), filters)
   const text = readFileSync(path.join(dir, 'index.json'), 'utf8')
   const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>
-  body['filters_sha256'] = createHash('sha256').update(filters).digest('hex')
+  body[file === 'filters.dat' ? 'filters_sha256' : 'folded_sha256'] = chunkDigests(filters)
   const json = JSON.stringify(body)
   writeFileSync(path.join(dir, 'index.json'), `${createHash('sha256').update(json).digest('hex')}\n${json}`)
 }
@@ -698,6 +766,22 @@ verbs('build ahead of time, verify against git; a consistent forgery passes the 
   assert.is(existsSync(built.dir), false, 'the forged index is removed')
   assert.is(vba(['index', 'build', '--config', file], { env }).code, 0)
   assert.is(vba(['index', 'verify', '--config', file], { env }).code, 0, 'rebuilt and valid')
+
+  // The case-folded filters are re-derived too: a consistent forgery of folded.dat, then damage to it.
+  forgeFilters(built.dir, 'folded.dat')
+  const folded = vba(['index', 'verify', '--config', file, '--json'], { env })
+  assert.is(folded.code, 1)
+  assert.match(
+    (JSON.parse(folded.stdout) as { problems: string[] }).problems[0] ?? '',
+    'its case-folded trigram filter differs from the one its bytes give'
+  )
+  assert.is(vba(['index', 'build', '--config', file], { env }).code, 0)
+  flip(path.join(built.dir, 'folded.dat'), 10)
+  const flipped = vba(['index', 'verify', '--config', file, '--json'], { env })
+  assert.is(flipped.code, 1)
+  assert.equal((JSON.parse(flipped.stdout) as { problems: string[] }).problems, [
+    'folded.dat does not match its digest'
+  ])
 })
 
 verbs('index verbs refuse a profile without an index or without a source', () => {

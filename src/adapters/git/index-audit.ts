@@ -25,7 +25,7 @@ export interface IndexAudit {
 /**
  * Re-derives the whole snapshot index of `commit` from git and compares: the listing (walked from
  * the stored tree objects and from git's), and for every blob its flags, size, stored bytes and
- * trigram filter. This also catches what the digests cannot: a consistent forgery of the derived
+ * trigram filters. This also catches what the digests cannot: a consistent forgery of the derived
  * data. Costs about as much as building the index.
  */
 export const auditSnapshotIndex = async (
@@ -60,6 +60,8 @@ export const auditSnapshotIndex = async (
     const seen = new Map<string, string>()
     for (const e of fromGit) if (e.kind === 'blob' && !seen.has(e.oid)) seen.set(e.oid, e.path)
     if (found.blobCount !== seen.size) problem(`it describes ${found.blobCount} blobs, the commit has ${seen.size}`)
+    const filters = found.filtersProblem()
+    if (filters !== null) problem(filters)
     let done = 0
     let last = Date.now()
     for (const [oid, p] of seen) {

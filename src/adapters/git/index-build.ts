@@ -70,7 +70,8 @@ export const buildIndex = async (
       commit,
       blobs_bytes: copied.blobsBytes,
       filters_bytes: copied.filtersBytes,
-      filters_sha256: written.filtersSha256,
+      filters_sha256: [...written.filtersSha256],
+      folded_sha256: [...written.foldedSha256],
       trees_bytes: trees.bytes,
       objects: trees.objects,
       blobs: copied.rows
@@ -89,9 +90,10 @@ export const buildIndex = async (
   }
 }
 
-/** What the writer thread wrote to filters.dat. */
+/** What the writer thread wrote to filters.dat and folded.dat (as many bytes each). */
 interface Written {
-  readonly filtersSha256: string
+  readonly filtersSha256: readonly string[]
+  readonly foldedSha256: readonly string[]
   readonly filtersBytes: number
 }
 
@@ -136,7 +138,7 @@ const startWriter = (dir: string): IndexWriter => {
     if (m.type === 'ack') {
       inFlight -= m.bytes
       if (inFlight <= IN_FLIGHT / 2) drained?.()
-    } else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
+    } else done?.({ filtersSha256: m.filtersSha256, foldedSha256: m.foldedSha256, filtersBytes: m.filtersBytes })
   })
   return {
     failed: () => failed,

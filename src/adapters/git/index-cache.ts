@@ -1,5 +1,5 @@
 /**
- * The cache directory of snapshot indexes (`<root>/snapshots/v1/<commit>/`): where an index lives,
+ * The cache directory of snapshot indexes (`<root>/snapshots/v2/<commit>/`): where an index lives,
  * whether this process may trust what is there, and its upkeep (pruning, discarding, sweeping what
  * dead builders left).
  *
@@ -14,9 +14,10 @@ import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { errnoOf, processAlive } from '../fs-util.js'
 
-export const INDEX_VERSION = 1
+/** The layout's version, in the directory's name: an index of another version is not read (built anew). */
+export const INDEX_VERSION = 2
 /** The files of a published index. */
-const INDEX_FILES = ['index.json', 'trees.dat', 'blobs.dat', 'filters.dat'] as const
+const INDEX_FILES = ['index.json', 'trees.dat', 'blobs.dat', 'filters.dat', 'folded.dat'] as const
 
 export const indexDirOf = (root: string, commit: string): string =>
   path.join(root, 'snapshots', `v${INDEX_VERSION}`, commit)
@@ -24,7 +25,7 @@ export const indexDirOf = (root: string, commit: string): string =>
 /**
  * Why the index of `commit` under `root` must not be trusted, or null when it may be (or when
  * nothing of it exists yet: a build creates it as this user). Checks the directories
- * `snapshots/`, `snapshots/v1/`, the commit's directory and its files as they exist.
+ * `snapshots/`, `snapshots/v2/`, the commit's directory and its files as they exist.
  */
 export const indexDistrust = (root: string, commit: string): string | null => {
   const uid = typeof process.getuid === 'function' ? process.getuid() : null

@@ -1,7 +1,7 @@
 /**
  * The persisted snapshot index of one commit, kept outside any case in the user's cache directory
- * (`<root>/snapshots/v1/<commit>/`), so that every later process searches the commit without
- * touching git's packs. Three files, published together by one atomic rename of their directory:
+ * (`<root>/snapshots/v2/<commit>/`), so that every later process searches the commit without
+ * touching git's packs. Five files, published together by one atomic rename of their directory:
  *
  * - `index.json`: a first line with the SHA-256 of the rest, then JSON: per blob id its size,
  *   whether it is binary or missing, and where its bytes and filter are; where the commit and tree
@@ -12,11 +12,14 @@
  * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
  *   checked against the blob's git id before it is served.
  * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
- *   checked against the SHA-256 in index.json when the index is opened (streamed), then read
- *   through a small window. A needle whose trigrams are
- *   not all set cannot occur in the blob, so the search skips it without reading it; a set bit only
- *   means "maybe", and the blob is then read and searched as before. Results are therefore exactly
- *   those of a full scan.
+ *   read through a small window of 1 MiB chunks, each checked against its SHA-256 in index.json
+ *   when it is first loaded (index-filters.ts): an open reads none of it, a query only the chunks
+ *   it needs. A needle whose trigrams are not all set cannot occur in the blob, so the search
+ *   skips it without reading it; a set bit only means "maybe", and the blob is then read and
+ *   searched as before. Results are therefore exactly those of a full scan.
+ * - `folded.dat`: the same filters of each blob's bytes with ASCII capitals lowered, at the same
+ *   offsets, read and checked the same way, for searches in any case (ignore_case, the
+ *   missed-match hint).
  *
  * A damaged, truncated or foreign index is reported and rebuilt, never served. Builders write into
  * a private directory and rename it into place; a builder that loses the race discards its copy.
@@ -24,11 +27,13 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { createHash } from 'node:crypto'
 import { objectId } from './object-reader.js'
 import { indexDirOf, markUsed } from './index-cache.js'
+import { filterMayContain, filterWindow, same, type FilterWindow } from './index-filters.js'
 import {
   BINARY,
+  FILTER_CHUNK,
+  IndexCorrupt,
   MISSING,
   STORE_LIMIT,
   STORED,
@@ -36,7 +41,7 @@ import {
   filterLog,
   isBinaryBytes,
   sha256,
-  trigramFilter,
+  trigramFilters,
   type BlobRow,
   type IndexFile,
   type StoredObject,
@@ -79,13 +84,19 @@ export interface SnapshotIndex {
    * and whatever was read before the call must be read again.
    */
   readonly unchanged: () => boolean
-  /** False once filters.dat was found written after it was opened: no file is skipped any more. */
+  /** False once filters.dat or folded.dat was found written after it was opened: no file is skipped any more. */
   readonly filtersTrusted: () => boolean
-  /** False only when the blob certainly does not contain the needle. */
-  readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
+  /**
+   * False only when the blob certainly does not contain the needle; `folded`: in any case (the
+   * hashes are then of the needle with its ASCII capitals lowered). Throws IndexCorrupt when a
+   * chunk of the filters, checked when first loaded, does not match its digest.
+   */
+  readonly mayContain: (oid: string, hashes: Uint32Array | null, folded?: boolean) => boolean
+  /** Loads and checks every chunk of filters.dat and folded.dat: why they cannot be used, or null. */
+  readonly filtersProblem: () => string | null
   /**
    * Checks everything the index says of one blob against the blob as git has it (null: missing):
-   * flags, size, stored bytes and the trigram filter, re-derived. Returns what differs, or null.
+   * flags, size, stored bytes and both trigram filters, re-derived. Returns what differs, or null.
    */
   readonly audit: (oid: string, bytes: Buffer | null) => string | null
   /** How many blobs the index describes. */
@@ -93,12 +104,7 @@ export interface SnapshotIndex {
   readonly close: () => void
 }
 
-/** Thrown when stored bytes do not match their git id: the index is damaged. */
-export class IndexCorrupt extends Error {}
-
-export { indexDirOf }
-/** Bytes of filters.dat read at a time (scans read the filters nearly in file order). */
-const FILTER_WINDOW = 1 << 20
+export { IndexCorrupt, indexDirOf }
 
 /**
  * Opens the published index of `commit`: null when there is none, a problem when it is there but
@@ -110,17 +116,13 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
   if (f === null || 'reason' in f) return f
   const files = openDataFiles(dir)
   if ('reason' in files) return files
-  // The filters are checked against their digest here, streamed (never held whole), and read
-  // later through a small window; a write to the file afterwards shows in `unchanged()`.
-  const filters = filterWindow(files.filters)
-  const problem = dataProblem(f, files, filters)
+  const problem = dataProblem(f, files)
   if (problem !== null) {
-    fs.closeSync(files.blobs)
-    fs.closeSync(files.filters)
+    for (const fd of [files.blobs, files.filters, files.folded]) fs.closeSync(fd)
     return { reason: problem }
   }
   markUsed(path.join(dir, 'index.json'))
-  return indexOver(dir, f, files, filters)
+  return indexOver(dir, f, files)
 }
 
 /** index.json, checked against its digest and its commit; null when there is no index at all. */
@@ -157,37 +159,39 @@ const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | 
   return header.right as IndexFile
 }
 
-/** The data files of an open index: blobs.dat and filters.dat open, trees.dat read whole. */
+/** The data files of an open index: blobs.dat and both filter files open, trees.dat read whole. */
 interface DataFiles {
   readonly blobs: number
   readonly filters: number
+  readonly folded: number
   readonly trees: Buffer
 }
 
 const openDataFiles = (dir: string): DataFiles | IndexProblem => {
-  let blobs: number
-  let filters: number
-  let trees: Buffer
+  const fds: number[] = []
   try {
-    trees = fs.readFileSync(path.join(dir, 'trees.dat'))
-    filters = fs.openSync(path.join(dir, 'filters.dat'), 'r')
+    const trees = fs.readFileSync(path.join(dir, 'trees.dat'))
+    for (const name of ['blobs.dat', 'filters.dat', 'folded.dat']) fds.push(fs.openSync(path.join(dir, name), 'r'))
+    const [blobs = -1, filters = -1, folded = -1] = fds
+    return { blobs, filters, folded, trees }
   } catch (e) {
+    for (const fd of fds) fs.closeSync(fd)
     return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
-  try {
-    blobs = fs.openSync(path.join(dir, 'blobs.dat'), 'r')
-  } catch (e) {
-    fs.closeSync(filters)
-    return { reason: `a data file cannot be read (${(e as { code?: string }).code ?? 'error'})` }
-  }
-  return { blobs, filters, trees }
 }
 
-/** What in the data files differs from what index.json says of them, or null. */
-const dataProblem = (f: IndexFile, files: DataFiles, filters: FilterWindow): string | null => {
-  const streamed = filters.digest()
-  if (streamed.size !== f.filters_bytes || streamed.sha256 !== f.filters_sha256)
-    return 'filters.dat does not match its digest'
+/**
+ * What in the data files differs from what index.json says of them, or null. The filters' bytes
+ * are checked against their chunk digests as they are loaded, not here: an open reads none of them.
+ */
+const dataProblem = (f: IndexFile, files: DataFiles): string | null => {
+  const chunks = Math.ceil(f.filters_bytes / FILTER_CHUNK)
+  for (const [name, fd, digests] of [
+    ['filters.dat', files.filters, f.filters_sha256],
+    ['folded.dat', files.folded, f.folded_sha256]
+  ] as const)
+    if (fs.fstatSync(fd).size !== f.filters_bytes || digests.length !== chunks)
+      return `${name} does not match its digest`
   const size = fs.fstatSync(files.blobs).size
   if (size !== f.blobs_bytes) return `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`
   if (files.trees.length !== f.trees_bytes)
@@ -195,54 +199,19 @@ const dataProblem = (f: IndexFile, files: DataFiles, filters: FilterWindow): str
   return null
 }
 
-/** filters.dat read through a window of FILTER_WINDOW bytes (or one filter, when larger). */
-interface FilterWindow {
-  /** The file's size and SHA-256, streamed through the window. */
-  readonly digest: () => { readonly size: number; readonly sha256: string }
-  /** `length` bytes at `offset`: a view of the window, valid until the next call. */
-  readonly bytes: (offset: number, length: number) => Buffer
-}
-
-const filterWindow = (fd: number): FilterWindow => {
-  let win = Buffer.allocUnsafe(FILTER_WINDOW)
-  let winStart = 0
-  let winEnd = 0
-  return {
-    digest: () => {
-      const digest = createHash('sha256')
-      let size = 0
-      for (let n = fs.readSync(fd, win, 0, win.length, 0); n > 0; n = fs.readSync(fd, win, 0, win.length, size)) {
-        digest.update(win.subarray(0, n))
-        size += n
-      }
-      return { size, sha256: digest.digest('hex') }
-    },
-    bytes: (offset, length) => {
-      if (offset < winStart || offset + length > winEnd) {
-        if (win.length < length) win = Buffer.allocUnsafe(length)
-        let n = 0
-        for (let got = 1; got > 0 && n < win.length; n += got) got = fs.readSync(fd, win, n, win.length - n, offset + n)
-        winStart = offset
-        winEnd = offset + n
-        if (n < length) throw new IndexCorrupt('filters.dat ends early')
-      }
-      return win.subarray(offset - winStart, offset - winStart + length)
-    }
-  }
-}
-
 /** The index over its checked files; reads check what they serve (see SnapshotIndex). */
 const indexOver = (
   dir: string,
   f: IndexFile,
-  { blobs: fd, filters: ffd, trees }: DataFiles,
-  filters: FilterWindow
+  { blobs: fd, filters: ffd, folded: gfd, trees }: DataFiles
 ): SnapshotIndex => {
   const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
   // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
   const opened = fs.fstatSync(fd, { bigint: true })
-  const filtersOpened = fs.fstatSync(ffd, { bigint: true })
+  const filtersOpened = [ffd, gfd].map((x) => ({ fd: x, at: fs.fstatSync(x, { bigint: true }) }))
+  const filters = filterWindow(ffd, 'filters.dat', f.filters_bytes, f.filters_sha256)
+  const folded = filterWindow(gfd, 'folded.dat', f.filters_bytes, f.folded_sha256)
   let filtersTrusted = true
   return {
     dir,
@@ -255,26 +224,26 @@ const indexOver = (
     read: (oid, into) => readStored(fd, oid, rows.get(oid), into, verified),
     unchanged: () => {
       const blobsSame = same(fs.fstatSync(fd, { bigint: true }), opened)
-      const filtersSame = same(fs.fstatSync(ffd, { bigint: true }), filtersOpened)
+      const filtersSame = filtersOpened.every((o) => same(fs.fstatSync(o.fd, { bigint: true }), o.at))
       if (blobsSame && filtersSame) return true
       verified.clear()
-      // Filters written after their digest was checked are not used again: every file is read.
+      // Filters written after their chunks were checked are not used again: every file is read.
       if (!filtersSame) filtersTrusted = false
       return false
     },
     filtersTrusted: () => filtersTrusted,
-    mayContain: (oid, hashes) => hashes === null || !filtersTrusted || filterMayContain(rows.get(oid), hashes, filters),
-    audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, filters),
+    mayContain: (oid, hashes, inAnyCase) =>
+      hashes === null ||
+      !filtersTrusted ||
+      filterMayContain(rows.get(oid), hashes, inAnyCase === true ? folded : filters),
+    filtersProblem: () => filters.check() ?? folded.check(),
+    audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, filters, folded),
     blobCount: rows.size,
     close: () => {
-      fs.closeSync(fd)
-      fs.closeSync(ffd)
+      for (const x of [fd, ffd, gfd]) fs.closeSync(x)
     }
   }
 }
-
-const same = (a: fs.BigIntStats, b: fs.BigIntStats): boolean =>
-  a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino
 
 /** The commit or a tree object of trees.dat, checked against its id; null when not stored or damaged. */
 const storedObject = (f: IndexFile, trees: Buffer, oid: string): StoredObject | null => {
@@ -311,21 +280,14 @@ const readStored = (
   return b
 }
 
-/** False only when a stored text blob's filter lacks a trigram of the needle. */
-const filterMayContain = (r: BlobRow | undefined, hashes: Uint32Array, filters: FilterWindow): boolean => {
-  if (r === undefined || !(r[1] & STORED) || r[1] & BINARY) return true
-  const log = r[4]
-  const shift = 32 - log
-  const filter = filters.bytes(r[3], 1 << (log - 3))
-  for (let i = 0; i < hashes.length; i++) {
-    const h = (hashes[i] ?? 0) >>> shift
-    if (((filter[h >>> 3] ?? 0) & (1 << (h & 7))) === 0) return false
-  }
-  return true
-}
-
 /** What a blob's row says that differs from the blob as git has it (null: missing), or null. */
-const auditRow = (fd: number, r: BlobRow | undefined, bytes: Buffer | null, filters: FilterWindow): string | null => {
+const auditRow = (
+  fd: number,
+  r: BlobRow | undefined,
+  bytes: Buffer | null,
+  filters: FilterWindow,
+  folded: FilterWindow
+): string | null => {
   if (r === undefined) return 'not in the index'
   if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
   if (r[1] & MISSING) return 'listed as missing, but git has it'
@@ -340,8 +302,15 @@ const auditRow = (fd: number, r: BlobRow | undefined, bytes: Buffer | null, filt
   const stored = Buffer.allocUnsafe(r[0])
   if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes))
     return "its stored bytes differ from git's"
-  const derived = trigramFilter(bytes, r[4])
-  if (!filters.bytes(r[3], derived.length).equals(derived))
-    return 'its trigram filter differs from the one its bytes give'
+  const derived = trigramFilters(bytes, r[4])
+  try {
+    if (!filters.bytes(r[3], derived.exact.length).equals(derived.exact))
+      return 'its trigram filter differs from the one its bytes give'
+    if (!folded.bytes(r[3], derived.folded.length).equals(derived.folded))
+      return 'its case-folded trigram filter differs from the one its bytes give'
+  } catch (e) {
+    // A chunk that fails its digest is one problem of the whole index (filtersProblem, asked first).
+    if (!(e instanceof IndexCorrupt)) throw e
+  }
   return null
 }

@@ -38,8 +38,11 @@ export interface GitSnapshot {
   readonly info: (oid: string) => Promise<BlobInfo | null>
   /** Size and kind from the snapshot index without waiting; undefined when the index does not know. */
   readonly known: (oid: string) => BlobInfo | null | undefined
-  /** False only when the blob certainly does not contain the needle (see needleHashes). */
-  readonly mayContain: (oid: string, hashes: Uint32Array | null) => boolean
+  /**
+   * False only when the blob certainly does not contain the needle (see needleHashes); `folded`:
+   * in any case (the hashes of the needle with its ASCII capitals lowered).
+   */
+  readonly mayContain: (oid: string, hashes: Uint32Array | null, folded?: boolean) => boolean
   /** Closes open files; the snapshot must not be used afterwards. */
   readonly close: () => void
 }
@@ -96,7 +99,7 @@ export const openSnapshot = async (
         filtersReported = true
         s.notice(
           'SOURCE_INDEX_CORRUPT',
-          `the snapshot index of ${commit} is damaged (filters.dat was written while in use); it is discarded and rebuilt by the next process`
+          `the snapshot index of ${commit} is damaged (a filter file was written while in use); it is discarded and rebuilt by the next process`
         )
         discardIndex(s.root, commit)
       }
@@ -118,7 +121,21 @@ export const openSnapshot = async (
       return b === null ? null : { size: b.length, binary: isBinaryBytes(b) }
     },
     known: (oid) => s.index?.info(oid),
-    mayContain: (oid, hashes) => s.index === null || s.index.mayContain(oid, hashes),
+    mayContain: (oid, hashes, folded) => {
+      if (s.index === null) return true
+      try {
+        return s.index.mayContain(oid, hashes, folded)
+      } catch (e) {
+        if (!(e instanceof IndexCorrupt) || s.root === undefined) throw e
+        // folded.dat failed its check on first use: nothing is skipped, and the index goes.
+        s.notice(
+          'SOURCE_INDEX_CORRUPT',
+          `the snapshot index of ${commit} is damaged (${e.message}); it is discarded and rebuilt by the next process`
+        )
+        dropIndex(s, s.root)
+        return true
+      }
+    },
     close: () => {
       s.index?.close()
       objects.close()

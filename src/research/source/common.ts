@@ -131,7 +131,7 @@ export interface SourceScanOptions {
   readonly extensions?: readonly string[]
   readonly needle: string
   readonly wholeWord: boolean
-  /** ASCII letters of either case match (the snapshot index's filter, which is exact, is not used). */
+  /** ASCII letters of either case match (the snapshot index's case-folded filter rules files out). */
   readonly ignoreCase?: boolean
   /** Matches only where no digit, nor a decimal point followed or preceded by one, adjoins the needle. */
   readonly wholeNumber?: boolean
@@ -315,8 +315,8 @@ const scanOnce = async (r: SourceResearch, o: SourceScanOptions): Promise<Source
     }
     bytesScanned += info.size
     filesScanned++
-    // The snapshot index's trigram filter rules out most files without reading them.
-    if (!ignoreCase && !r.snap.mayContain(entry.oid, hashes)) continue
+    // The snapshot index's trigram filters (exact, or case-folded) rule out most files unread.
+    if (!r.snap.mayContain(entry.oid, hashes, ignoreCase)) continue
     const bytes = o.keepBytes === true ? await r.snap.blob(entry.oid) : await r.snap.scanBlob(entry.oid)
     if (bytes === null)
       throw new FailureError(
