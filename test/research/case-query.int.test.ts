@@ -124,7 +124,11 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
   writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'creature_template', filters: [] }))
   const outage = vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-1'])
   assert.is(outage.code, 3, outage.stderr)
-  assert.match(outage.stderr, 'retry with --command-id outage-1')
+  assert.match(
+    outage.stderr,
+    /^vba: [A-Z_]+: .+ \(recorded in the case, generation \d+, command outage-1; the reservation is kept: retry with --command-id outage-1\)\n$/,
+    'one line: the failure, where it was recorded and how to resume'
+  )
   v = await view(dir)
   assert.is(v.budget.held, 1, 'the reservation stays for a resume')
   assert.is(v.reservations_open.length, 1)
