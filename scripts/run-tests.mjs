@@ -26,7 +26,9 @@ try {
   console.error('no compiled tests in dist/test: run `npm test` (it compiles first)')
   process.exit(2)
 }
-if (filters.length > 0) files = files.filter((f) => filters.some((s) => f.includes(s)))
+// Filters match the path below the repository (dist/test/...), so a checkout whose own path holds a
+// substring (a worktree named after it) does not select every file.
+if (filters.length > 0) files = files.filter((f) => filters.some((s) => relative(root, f).includes(s)))
 // Slow integration files first so two workers finish together.
 files.sort((a, b) => Number(b.includes('.int.')) - Number(a.includes('.int.')))
 
