@@ -84,6 +84,8 @@ export interface CommandContext {
   readonly commandId: string
   readonly events: RecordedEvent[]
   expectations: Expectation[]
+  /** Whether `events` holds a CommandSigned (kept by the fold: asking each event was quadratic in a command's length). */
+  signed?: boolean
   /** A command that records a model's answer: the answer and the state before it, derived again at its end. */
   answer?: {
     readonly seq: number

@@ -96,6 +96,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
         state: cloneCaseState(s)
       })
     current.events.push(e)
+    if (e.type === 'CommandSigned') current.signed = true
     evolve(s, e)
     return out
   }

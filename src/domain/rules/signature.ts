@@ -12,7 +12,7 @@ const placementProblem = (c: RuleContext<EventOf<'CommandSigned'>>): string | nu
   const d = c.e.data
   const first = c.cmd.events[0]
   if (first === undefined) return 'is the first event of its command (it signs the events before it)'
-  if (c.cmd.events.some((x) => x.type === 'CommandSigned')) return 'follows another CommandSigned in its command'
+  if (c.cmd.signed === true) return 'follows another CommandSigned in its command'
   if (c.s.caseId !== null && d.case_id !== c.s.caseId) return `names case ${d.case_id}, not ${c.s.caseId}`
   if (d.first_seq !== first.seq || d.last_seq !== c.e.seq - 1)
     return `names events ${d.first_seq}..${d.last_seq}, but its command holds ${first.seq}..${c.e.seq - 1}`
@@ -30,6 +30,6 @@ export const checkSigned = (c: RuleContext<EventOf<'CommandSigned'>>): void => {
 
 /** Why an event may not stand where it does after its command's signature (command.members), or null. */
 export const afterSignature = (c: RuleContext): string | null =>
-  c.e.type !== 'CommandSigned' && c.cmd.events.some((x) => x.type === 'CommandSigned')
+  c.e.type !== 'CommandSigned' && c.cmd.signed === true
     ? `${c.e.type} follows the command's CommandSigned (a signature ends its command)`
     : null

@@ -20,11 +20,61 @@ const SEAL_SLACK_MS = 1000
 /** The longest a provider's Retry-After may extend a MODEL_UNAVAILABLE block. */
 const MAX_RETRY_AFTER_MS = 24 * 3_600_000
 
-/** An instant in the envelope's form that is a real one (no month 99, no hour 25). */
-export const isRealInstant = (at: string): boolean => {
-  const ms = Date.parse(at)
-  return !Number.isNaN(ms) && new Date(ms).toISOString() === at
+/**
+ * The last instants parsed, newest first: `Date.parse` and whether the text is a real instant. The
+ * events of one command share one time and every event is compared with the one before it, so
+ * nearly every lookup hits; parsing dominated the time rules over a long log.
+ */
+const recent: Array<{ readonly text: string; readonly ms: number; readonly real: boolean }> = []
+const RECENT = 4
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/** The digits of `at` from `from` to `to` as a number, or -1 when one is not a digit. */
+const digits = (at: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const d = at.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return -1
+    n = n * 10 + d
+  }
+  return n
 }
+
+/**
+ * The epoch ms of an instant written as toISOString writes it (YYYY-MM-DDTHH:MM:SS.sssZ, years
+ * 1970-9999) whose fields are in range, or null to ask Date.parse (any other text). For such a
+ * text Date.parse gives the same ms and toISOString gives the text back.
+ */
+const isoFields = (at: string): number | null => {
+  if (at.length !== 24 || at[4] !== '-' || at[7] !== '-' || at[10] !== 'T' || at[13] !== ':') return null
+  if (at[16] !== ':' || at[19] !== '.' || at[23] !== 'Z') return null
+  const y = digits(at, 0, 4)
+  const mo = digits(at, 5, 7)
+  const d = digits(at, 8, 10)
+  const h = digits(at, 11, 13)
+  const mi = digits(at, 14, 16)
+  const sec = digits(at, 17, 19)
+  const ms = digits(at, 20, 23)
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 || ms < 0)
+    return null
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+  if (d > (DAYS[mo - 1] as number) + (leap ? 1 : 0)) return null
+  return Date.UTC(y, mo - 1, d, h, mi, sec, ms)
+}
+
+const parsedInstant = (at: string): { readonly ms: number; readonly real: boolean } => {
+  for (const r of recent) if (r.text === at) return r
+  const fast = isoFields(at)
+  const ms = fast ?? Date.parse(at)
+  const r = { text: at, ms, real: fast !== null || (!Number.isNaN(ms) && new Date(ms).toISOString() === at) }
+  recent.unshift(r)
+  if (recent.length > RECENT) recent.pop()
+  return r
+}
+
+/** An instant in the envelope's form that is a real one (no month 99, no hour 25). */
+export const isRealInstant = (at: string): boolean => parsedInstant(at).real
 
 /** The retry delay a timed block derives from the state it is recorded in, as [least, most] ms. */
 const retryWindow = (s: CaseState, reason: string): readonly [number, number] | null => {
@@ -58,11 +108,12 @@ export const checkTime = (
   notAfter: number | null
 ): TimeViolation[] => {
   const out: TimeViolation[] = []
-  if (!isRealInstant(e.at)) return [{ rule: 'time.format', message: `${e.at} is not a real UTC instant` }]
-  const at = Date.parse(e.at)
-  if (s.createdAt !== null && at < Date.parse(s.createdAt))
+  const instant = parsedInstant(e.at)
+  if (!instant.real) return [{ rule: 'time.format', message: `${e.at} is not a real UTC instant` }]
+  const at = instant.ms
+  if (s.createdAt !== null && at < parsedInstant(s.createdAt).ms)
     out.push({ rule: 'time.order', message: `dated ${e.at}, before the case was created (${s.createdAt})` })
-  if (s.lastAt !== null && at < Date.parse(s.lastAt))
+  if (s.lastAt !== null && at < parsedInstant(s.lastAt).ms)
     out.push({ rule: 'time.order', message: `dated ${e.at}, before the event it follows (${s.lastAt})` })
   if (commandAt !== null && e.at !== commandAt)
     out.push({ rule: 'time.command', message: `dated ${e.at}, but its command was decided at ${commandAt}` })
