@@ -127,7 +127,8 @@ export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure
 }
 
 export interface LineExpectation {
-  readonly seq: number
+  /** The seq the line must have; null for no sequence check (a line checked on its own, by a worker). */
+  readonly seq: number | null
   /** Hash of the preceding event; null when the preceding line was unreadable (no link check). */
   readonly prev: string | null
   /** 1-based line number, for findings. */
@@ -164,6 +165,34 @@ const HASH_MEMBER_LENGTH = HASH_MEMBER.length + 'sha256:'.length + 64 + 1
 export const lineDigest = (line: string): string => {
   const at = line.lastIndexOf(HASH_MEMBER)
   return sha256Digest(at < 0 ? line : line.slice(0, at) + line.slice(at + HASH_MEMBER_LENGTH))
+}
+
+/**
+ * The checks of a line that need the lines before it: its seq and its link to the previous hash
+ * (`expect.seq` null: no sequence check, `expect.prev` null: no link check).
+ */
+export const sequenceFindings = (
+  env: { readonly seq: number; readonly prev: string },
+  expect: Pick<LineExpectation, 'seq' | 'prev'>,
+  located: { readonly path: string; readonly line: number; readonly seq: number }
+): Finding[] => {
+  const findings: Finding[] = []
+  if (expect.seq !== null && env.seq > expect.seq) {
+    findings.push(
+      finding('SEQ_GAP', `expected seq ${expect.seq}, found ${env.seq}`, { ...located, data: { expected: expect.seq } })
+    )
+  } else if (expect.seq !== null && env.seq < expect.seq) {
+    findings.push(
+      finding('SEQ_REORDERED', `expected seq ${expect.seq}, found ${env.seq} (reordered or duplicated event)`, {
+        ...located,
+        data: { expected: expect.seq }
+      })
+    )
+  }
+  if (expect.prev !== null && env.prev !== expect.prev) {
+    findings.push(finding('CHAIN_BROKEN', 'prev does not match the hash of the preceding event', located))
+  }
+  return findings
 }
 
 /**
@@ -215,21 +244,7 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
   } else if ((expect.precomputed?.digest ?? lineDigest(line)) !== env.hash) {
     findings.push(finding('EVENT_HASH_MISMATCH', 'event content does not match its hash (edited event)', located))
   }
-  if (env.seq > expect.seq) {
-    findings.push(
-      finding('SEQ_GAP', `expected seq ${expect.seq}, found ${env.seq}`, { ...located, data: { expected: expect.seq } })
-    )
-  } else if (env.seq < expect.seq) {
-    findings.push(
-      finding('SEQ_REORDERED', `expected seq ${expect.seq}, found ${env.seq} (reordered or duplicated event)`, {
-        ...located,
-        data: { expected: expect.seq }
-      })
-    )
-  }
-  if (expect.prev !== null && env.prev !== expect.prev) {
-    findings.push(finding('CHAIN_BROKEN', 'prev does not match the hash of the preceding event', located))
-  }
+  findings.push(...sequenceFindings(env, expect, located))
   const { refs, invalid } = collectRefs(env.data)
   for (const bad of invalid) {
     findings.push(

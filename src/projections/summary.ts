@@ -3,6 +3,7 @@
  */
 import { collectRefs } from '../events/refs.js'
 import { registry } from '../events/catalog.js'
+import { refFree } from '../events/ref-free.js'
 import type { Projection } from './projection.js'
 
 export interface SummaryState {
@@ -65,7 +66,7 @@ export const summaryProjection: Projection<SummaryState, SummaryView> = {
       s.lastCommand = e.command_id
     }
     if (e.version < latestVersionOf(e)) s.upcast += 1
-    for (const ref of collectRefs(e.data).refs) s.objects.set(ref.digest, ref.size)
+    if (!refFree(e.type)) for (const ref of collectRefs(e.data).refs) s.objects.set(ref.digest, ref.size)
     return s
   },
   view: (s) => ({

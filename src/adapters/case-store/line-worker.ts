@@ -1,92 +1,94 @@
-/** Worker thread of {@link startLineDigests}: digests (and canonical form) of every log line. */
+/**
+ * Worker thread of {@link startLineChecks}: reads one part of events.jsonl and checks every line
+ * on its own (UTF-8, JSON, bounds, envelope, canonical form when asked, hash, object references,
+ * event data), exactly as checkLine does without the chain. Each chunk read goes to the folding
+ * thread as its bytes (transferred, not copied) with eleven ints per line: where it lies, and for
+ * a line that passed, where its members lie (line-layout.ts). A line that did not pass, or is not
+ * laid out plainly, is marked for the folding thread to check from its bytes, as it always did.
+ *
+ * A line longer than MAX_LINE_BYTES stops the worker: the folding thread goes on from that line's
+ * start by itself, reading the way it always did (an over-long line is cut where its chunks end).
+ */
 import { parentPort, workerData } from 'node:worker_threads'
 import { promises as fsp, constants as fsc } from 'node:fs'
-import { hash } from 'node:crypto'
-import { isCanonicalText } from '../../events/canonical.js'
+import { isUtf8 } from 'node:buffer'
+import { checkLine } from '../../events/chain.js'
+import { describeLine, KIND_BYTES, LINE_INTS } from './line-layout.js'
+import { MAX_LINE_BYTES } from './log-checker.js'
 
-const { file, start, end, checkCanonical } = workerData as {
+const { file, start, end, canonical, control } = workerData as {
   file: string
   start: number
   end: number
-  checkCanonical: boolean
+  canonical: boolean
+  /** [batches consumed by the folding thread, stop flag]: the worker stays at most WINDOW batches ahead. */
+  control: SharedArrayBuffer
 }
 const port = parentPort
 if (port === null) throw new Error('line-worker must run as a worker thread')
 
 const CHUNK = 1 << 22
-const BATCH = 4096
-const MEMBER = Buffer.from(',"hash":"')
-const MEMBER_LENGTH = MEMBER.length + 'sha256:'.length + 64 + 1
+/** Batches (chunks) a worker may be ahead of the folding thread: its memory stays bounded. */
+const WINDOW = 16
+const flags = new Int32Array(control)
 
-// The main thread checked it is a regular file; never follow a symlink swapped in since.
+const ints = (lines: number): Int32Array => new Int32Array(lines * LINE_INTS)
+
+/** Checks the lines of `chunk` up to `complete` into ints; -1 when a line is too long (stop there). */
+const checkChunk = (chunk: Buffer, complete: number): { meta: Int32Array; lines: number; stopAt: number } => {
+  let lines = 0
+  for (let at = chunk.indexOf(10); at >= 0 && at < complete; at = chunk.indexOf(10, at + 1)) lines++
+  const meta = ints(lines)
+  const texts = isUtf8(chunk.subarray(0, complete)) ? chunk.toString('utf8', 0, complete).split('\n') : null
+  let s = 0
+  for (let i = 0; i < lines; i++) {
+    const nl = chunk.indexOf(10, s)
+    if (nl + 1 - s > MAX_LINE_BYTES) return { meta, lines: i, stopAt: s }
+    const m = i * LINE_INTS
+    meta[m] = s
+    meta[m + 1] = nl + 1
+    meta[m + 2] = KIND_BYTES
+    const text = texts?.[i] ?? (isUtf8(chunk.subarray(s, nl)) ? chunk.toString('utf8', s, nl) : null)
+    if (text !== null) {
+      const c = checkLine(text, { seq: null, prev: null, lineNo: 0, canonical })
+      if (c.findings.length === 0 && c.event !== undefined)
+        describeLine(text, nl - s, c.event, meta, m, c.refs.length > 0, canonical)
+    }
+    s = nl + 1
+  }
+  return { meta, lines, stopAt: -1 }
+}
+
 const fh = await fsp.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
-const buf = Buffer.allocUnsafe(CHUNK)
 let carry = Buffer.alloc(0)
 let pos = start
-let line = 0
-let first = 0
-let digests = new Uint8Array(BATCH * 32)
-let canonical = new Uint8Array(BATCH)
-let n = 0
-const scratch = Buffer.allocUnsafe(1 << 21)
-
-const flush = (): void => {
-  if (n === 0) return
-  const d = digests.slice(0, n * 32)
-  const c = canonical.slice(0, n)
-  port.postMessage({ first, digests: d, canonical: c }, [d.buffer, c.buffer])
-  first = line
-  n = 0
-  digests = new Uint8Array(BATCH * 32)
-  canonical = new Uint8Array(BATCH)
-}
-
-const onLine = (bytes: Buffer): void => {
-  const at = bytes.lastIndexOf(MEMBER)
-  let digest: Buffer
-  if (at >= 0 && bytes.length <= scratch.length) {
-    bytes.copy(scratch, 0, 0, at)
-    const rest = bytes.copy(scratch, at, at + MEMBER_LENGTH)
-    digest = hash('sha256', scratch.subarray(0, at + rest), 'buffer')
-  } else {
-    digest = hash('sha256', bytes, 'buffer')
-  }
-  digests.set(digest, n * 32)
-  if (checkCanonical) {
-    let ok = false
-    try {
-      const text = bytes.toString('utf8')
-      ok = isCanonicalText(text, JSON.parse(text))
-    } catch {
-      ok = false
-    }
-    canonical[n] = ok ? 1 : 0
-  } else {
-    canonical[n] = 1
-  }
-  n++
-  line++
-  if (n === BATCH) flush()
-}
-
+let sent = 0
+let stop: number | null = null
 try {
-  while (pos < end) {
-    const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, end - pos), pos)
+  while (pos < end && stop === null && Atomics.load(flags, 1) === 0) {
+    while (sent - Atomics.load(flags, 0) >= WINDOW && Atomics.load(flags, 1) === 0)
+      Atomics.wait(flags, 0, Atomics.load(flags, 0), 100)
+    const want = Math.min(CHUNK, end - pos)
+    const chunk = Buffer.from(new ArrayBuffer(carry.length + want))
+    carry.copy(chunk)
+    const { bytesRead } = await fh.read(chunk, carry.length, want, pos)
     if (bytesRead === 0) break
-    const chunk = carry.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([carry, buf.subarray(0, bytesRead)])
-    let s = 0
-    for (;;) {
-      const nl = chunk.indexOf(10, s)
-      if (nl < 0) break
-      onLine(chunk.subarray(s, nl))
-      s = nl + 1
-    }
-    carry = Buffer.from(chunk.subarray(s))
+    const base = pos - carry.length
+    const filled = chunk.subarray(0, carry.length + bytesRead)
+    const complete = filled.lastIndexOf(10) + 1
+    const { meta, lines, stopAt } = checkChunk(filled, complete)
+    // Copied before the chunk's bytes are handed over.
+    carry = Buffer.from(filled.subarray(complete))
     pos += bytesRead
-    flush()
+    if (stopAt >= 0) stop = base + stopAt
+    else if (carry.length >= MAX_LINE_BYTES) stop = pos - carry.length
+    port.postMessage({ base, buffer: chunk.buffer, meta, lines }, [
+      chunk.buffer as ArrayBuffer,
+      meta.buffer as ArrayBuffer
+    ])
+    sent++
   }
-  flush()
 } finally {
   await fh.close()
 }
-port.postMessage({ done: true })
+port.postMessage(stop === null ? { done: true, carried: carry.length } : { stop })

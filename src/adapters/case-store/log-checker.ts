@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer'
-import { checkLine } from '../../events/chain.js'
+import { checkLine, sequenceFindings, type CheckedLine, type RecordedEvent } from '../../events/chain.js'
+import type { EventEnvelope } from '../../events/envelope.js'
+import { collectRefs } from '../../events/refs.js'
 import { finding, type Finding } from '../../events/findings.js'
 import type { NotApplied, RuleFold, RuleViolation } from '../../domain/rules.js'
 import { LOG_FILE } from './layout.js'
@@ -46,6 +48,31 @@ export const ruleFinding = (v: RuleViolation): Finding =>
   finding(v.code, `${v.rule}: ${v.message}`, { path: LOG_FILE, line: v.seq, seq: v.seq, data: { rule: v.rule } })
 
 /**
+ * Puts an event into the command index: it extends its command's span when it follows the
+ * command's last event (`continues`), else begins a new one; false when its command began earlier
+ * and was interrupted (COMMAND_SPLIT).
+ */
+const indexCommand = (
+  commands: Map<string, CommandSpan>,
+  env: { readonly command_id: string; readonly seq: number },
+  continues: boolean,
+  lineStart: number,
+  lineEnd: number
+): boolean => {
+  if (continues) {
+    const span = commands.get(env.command_id)
+    if (span !== undefined) {
+      span.lastSeq = env.seq
+      span.end = lineEnd
+    }
+    return true
+  }
+  if (commands.has(env.command_id)) return false
+  commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
+  return true
+}
+
+/**
  * The checks of a log, line by line: UTF-8 and size, the envelope, canonical form and hash, the
  * chain, ids and command contiguity, and the rules over every event that passed. Fed by the
  * directory scan (from events.jsonl) and by the SQL store (from its rows, the same line bytes), so
@@ -63,6 +90,40 @@ export const logChecker = (o: LogCheckerOptions) => {
   let runCommand: string | null = o.lastCommand
   const canonical = o.canonical !== false
   const report = o.report
+  /** The rest of a line's checks once it is decoded: ids, commands, rules, and the chain moves on. */
+  const accept = (checked: CheckedLine, lineStart: number, lineEnd: number): void => {
+    for (const f of checked.findings) report(f)
+    const env = checked.envelope
+    if (env === undefined) {
+      expectSeq++
+      expectPrev = null
+      return
+    }
+    if (ids.has(env.id))
+      report(
+        finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { path: LOG_FILE, line: lineNo, seq: env.seq })
+      )
+    ids.add(env.id)
+    if (!indexCommand(o.commands, env, env.command_id === runCommand, lineStart, lineEnd))
+      report(
+        finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, {
+          path: LOG_FILE,
+          line: lineNo,
+          seq: env.seq
+        })
+      )
+    runCommand = env.command_id
+    if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env as EventEnvelope)
+    if (checked.findings.length === 0 && checked.event !== undefined) {
+      if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
+      o.onEvent?.(checked.event)
+    }
+    expectSeq = env.seq + 1
+    expectPrev = env.hash
+    lastSeq = env.seq
+    lastHash = env.hash
+    lastEnd = lineEnd
+  }
   return {
     /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
     line: (
@@ -93,40 +154,16 @@ export const logChecker = (o: LogCheckerOptions) => {
         canonical,
         ...optional('precomputed', precomputed)
       })
-      for (const f of checked.findings) report(f)
-      const env = checked.envelope
-      if (env === undefined) {
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      if (ids.has(env.id))
-        report(finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { ...where, seq: env.seq }))
-      ids.add(env.id)
-      if (env.command_id === runCommand) {
-        const span = o.commands.get(env.command_id)
-        if (span !== undefined) {
-          span.lastSeq = env.seq
-          span.end = lineEnd
-        }
-      } else if (o.commands.has(env.command_id)) {
-        report(
-          finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, { ...where, seq: env.seq })
-        )
-      } else {
-        o.commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
-      }
-      runCommand = env.command_id
-      if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env)
-      if (checked.findings.length === 0 && checked.event !== undefined) {
-        if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
-        o.onEvent?.(checked.event)
-      }
-      expectSeq = env.seq + 1
-      expectPrev = env.hash
-      lastSeq = env.seq
-      lastHash = env.hash
-      lastEnd = lineEnd
+      accept(checked, lineStart, lineEnd)
+    },
+    /** A line a worker checked but for the chain, as its event (`storedData`: its data as stored, if it holds references). */
+    checked: (event: RecordedEvent, storedData: (() => unknown) | null, lineStart: number, lineEnd: number): void => {
+      lineNo++
+      const located = { path: LOG_FILE, line: lineNo, seq: event.seq }
+      const findings = sequenceFindings(event, { seq: expectSeq, prev: expectPrev }, located)
+      const refs = storedData !== null && o.onRef !== undefined ? collectRefs(storedData()).refs : []
+      // The envelope members the rest reads (id, command_id, seq, hash) are the event's own.
+      accept({ envelope: event as unknown as EventEnvelope, event, refs, findings }, lineStart, lineEnd)
     },
     /** The end of the log: what the last command still owed. */
     end: (): void => {

@@ -5,7 +5,6 @@
  */
 import type { promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import { isUtf8 } from 'node:buffer'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../../events/canonical.js'
@@ -20,13 +19,12 @@ import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
-import { PARALLEL_THRESHOLD_BYTES, startLineDigests, type LineDigests } from './line-digests.js'
+import { feedLog } from './feed-log.js'
 import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
 import { definedMembers, optional } from '../../optional.js'
 import { boundsViolation } from '../../events/bounds.js'
 
 /** Longest event line accepted (large payloads belong in objects). */
-const CHUNK_BYTES = 1 << 22
 const MAX_FINDINGS = 1000
 
 /** @category cases */
@@ -248,80 +246,6 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     obligations: rules.obligations(),
     notApplied: rules.notApplied()
   }
-}
-
-/**
- * Feeds the lines of events.jsonl from `from` to `limit` to the checker, chunk by chunk; a log of
- * PARALLEL_THRESHOLD_BYTES or more has its line digests computed on a second thread meanwhile.
- * Returns how many bytes follow the last LF (an incomplete line).
- */
-const feedLog = async (
-  fh: FileHandle,
-  file: string,
-  from: number,
-  limit: number,
-  checker: LogChecker,
-  options: ScanOptions
-): Promise<number> => {
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES)
-  let carry: Buffer = Buffer.alloc(0)
-  let pos = from
-  const canonical = options.canonical !== false
-  let parallel: LineDigests | null =
-    limit - from >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)
-      ? startLineDigests(file, from, limit, canonical)
-      : null
-  let lineIndex = 0
-  /** `text` is the decoded line when the caller already knows the bytes are valid UTF-8. */
-  const processLine = (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
-    const precomputed = parallel?.at(lineIndex++)
-    checker.line(bytes, text, lineStart, lineEnd, precomputed)
-  }
-  try {
-    while (pos < limit) {
-      const want = Math.min(CHUNK_BYTES, limit - pos)
-      const { bytesRead } = await fh.read(buf, 0, want, pos)
-      if (bytesRead === 0) break
-      const chunk = carry.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([carry, buf.subarray(0, bytesRead)])
-      const chunkStart = pos - carry.length
-      const complete = chunk.lastIndexOf(10) + 1
-      // Decode all complete lines of the chunk at once when they are valid UTF-8 (the usual case);
-      // LF never occurs inside a multi-byte sequence, so string and byte lines correspond.
-      const texts =
-        complete > 0 && isUtf8(chunk.subarray(0, complete)) ? chunk.toString('utf8', 0, complete - 1).split('\n') : null
-      if (parallel !== null && complete > 0) {
-        let lines = 0
-        for (let at = chunk.indexOf(10); at >= 0 && at < complete; at = chunk.indexOf(10, at + 1)) lines++
-        await parallel.until(lineIndex + lines - 1)
-      }
-      let s = 0
-      for (let i = 0; s < complete; i++) {
-        const nl = chunk.indexOf(10, s)
-        const text = texts === null ? undefined : texts[i]
-        processLine(
-          text === undefined ? chunk.subarray(s, nl) : null,
-          text ?? null,
-          chunkStart + s,
-          chunkStart + nl + 1
-        )
-        s = nl + 1
-      }
-      // Copy the remainder: `buf` is reused by the next read.
-      carry = Buffer.from(chunk.subarray(s))
-      pos += bytesRead
-      options.onProgress?.(pos, limit)
-      if (carry.length > MAX_LINE_BYTES + 1) {
-        // An over-long line without LF: the worker does not count it, so stop trusting its indices.
-        await parallel?.stop()
-        parallel = null
-        processLine(carry, null, pos - carry.length, pos)
-        carry = Buffer.alloc(0)
-      }
-    }
-  } finally {
-    await parallel?.stop()
-  }
-  return carry.length
 }
 
 /**
