@@ -19,6 +19,7 @@ import { initCase } from '../src/fp.js'
 import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { objectRefOf } from '../src/adapters/case-store/objects.js'
+import { SUMMARY_FILE } from '../src/adapters/case-store/layout.js'
 import { fixedEnv } from '../src/adapters/env.js'
 import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { genesisHash } from '../src/events/chain.js'
@@ -739,6 +740,19 @@ export const writeExamples = async (root: string): Promise<void> => {
     if (receipt !== null) await fsp.writeFile(`${dir}.receipt`, `${receipt}\n`)
     if (forgery.strict === true) await fsp.writeFile(`${dir}.strict`, 'verified with --strict\n')
     await fsp.writeFile(`${dir}.expected.json`, `${JSON.stringify(forgery.expected, null, 2)}\n`)
+  }
+  await dropSummaries(root)
+}
+
+/**
+ * The examples are case packages: the listing summary the directory store writes beside a log
+ * (SUMMARY_FILE, a local cache that verify ignores and no export carries) is not part of them.
+ */
+const dropSummaries = async (dir: string): Promise<void> => {
+  for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) await dropSummaries(p)
+    else if (entry.name === SUMMARY_FILE) await fsp.rm(p)
   }
 }
 
