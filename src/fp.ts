@@ -84,6 +84,7 @@ export { parseReceipt, type VerifyOptions, type VerifyReport } from './adapters/
 export type { TrustPolicy } from './adapters/case-store/signatures.js'
 export type { AllowedSigner } from './events/allowed-signers.js'
 export type { SshPublicKey } from './events/ssh-sig.js'
+export type { NoteSignature, SignedHead } from './events/signed-note.js'
 export type { ReplayResult } from './adapters/case-store/replay.js'
 export type { GcReport } from './adapters/case-store/gc.js'
 export type { ExportReport, ExportOptions } from './adapters/bagit/export.js'

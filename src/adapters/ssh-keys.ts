@@ -29,6 +29,8 @@ export interface Signer {
   readonly publicKey: string
   /** The SSHSIG blob of `message` in `namespace`. */
   readonly sign: (namespace: string, message: Uint8Array) => Promise<Uint8Array>
+  /** The plain Ed25519 signature (64 bytes) of `data`: what a signed head's lines hold. */
+  readonly signBytes: (data: Uint8Array) => Promise<Uint8Array>
 }
 
 const BEGIN = '-----BEGIN OPENSSH PRIVATE KEY-----'
@@ -100,7 +102,8 @@ export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
     fingerprint: fingerprintOf(file.key),
     publicKey: publicKeyLine(file.key),
     sign: async (namespace, message) =>
-      sshsigBlob(file.key, namespace, cryptoSign(null, signedData(namespace, message), file.privateKey))
+      sshsigBlob(file.key, namespace, cryptoSign(null, signedData(namespace, message), file.privateKey)),
+    signBytes: async (data) => cryptoSign(null, data, file.privateKey)
   }
 }
 

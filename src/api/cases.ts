@@ -8,6 +8,7 @@ import { caseReport, caseReportWithVerification } from '../report/case-report.js
 import { gcCase } from '../adapters/case-store/gc.js'
 import { breakLock } from '../adapters/case-store/lock.js'
 import { trustPolicy } from '../adapters/case-store/signatures.js'
+import { expectedHead } from '../adapters/case-store/receipts.js'
 import { defaultProjections } from '../projections/defaults.js'
 import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { Fact } from '../research/enrich.js'
@@ -107,7 +108,7 @@ const checkMethods = ({ at, rederived }: ClientContext): Pick<CasesApi, 'verify'
     const where = at(dir)
     const report = await settle(() =>
       verifyAt(where, {
-        ...optional('expectHead', o.expectHead),
+        ...expectedHead(o.expectHead, o.trust !== undefined),
         ...optional('strict', o.strict),
         ...optional('requireSigned', o.requireSigned),
         ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) }),

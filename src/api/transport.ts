@@ -2,6 +2,7 @@
 import { exportCase } from '../adapters/bagit/export.js'
 import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/import.js'
 import { trustPolicy } from '../adapters/case-store/signatures.js'
+import { expectedHead } from '../adapters/case-store/receipts.js'
 import { settle } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
@@ -34,7 +35,8 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
           target,
           {},
           {
-            ...definedMembers(o, 'expectHead', 'strict', 'requireSigned'),
+            ...expectedHead(o.expectHead, o.trust !== undefined),
+            ...definedMembers(o, 'strict', 'requireSigned'),
             ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
           }
         )

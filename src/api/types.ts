@@ -150,8 +150,12 @@ export interface CasesApi {
 
 /** Options of {@link CasesApi.verify}. @category cases */
 export interface VerifyCaseOptions {
-  /** A receipt kept outside the case: a rollback or a fork is then a finding. */
-  readonly expectHead?: Receipt
+  /**
+   * A receipt kept outside the case: a rollback or a fork is then a finding. As text: `SEQ:HASH`,
+   * or a signed head as `vba head --sign-key` prints it (a C2SP signed note), whose signatures are
+   * checked against `trust` (which it needs): `signed_head` in the report names its signers.
+   */
+  readonly expectHead?: Receipt | string
   readonly onProgress?: (phase: 'log' | 'objects' | 'evidence', done: number, total: number) => void
   /**
    * Re-derive every capture from the world a profile reaches (a TOML file, the sections as an
@@ -300,7 +304,7 @@ export interface TransportApi {
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(
     target: string,
-    options?: { readonly expectHead?: Receipt; readonly strict?: boolean } & Pick<
+    options?: { readonly expectHead?: Receipt | string; readonly strict?: boolean } & Pick<
       VerifyCaseOptions,
       'trust' | 'requireSigned'
     >

@@ -8,6 +8,8 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../commands/typed.js'
 import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
 import type { Receipt } from '../adapters/case-store/append.js'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { coded, fail } from '../failures/error.js'
 import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
@@ -157,16 +159,20 @@ const phaseBars = (): { update: (phase: string, done: number, total: number) => 
   }
 }
 
-/** `--expect-head SEQ:HASH` as a receipt (bad input: exit 2). */
-export const receiptOption = (text: string | undefined): { expectHead?: Receipt } => {
+/**
+ * `--expect-head SEQ:HASH` as a receipt, or `--expect-head FILE`, a signed head as `vba head
+ * --sign-key` prints it (checked against --trust); bad input: exit 2.
+ */
+export const receiptOption = async (text: string | undefined): Promise<{ expectHead?: Receipt | string }> => {
   if (text === undefined) return {}
   const r = parseReceipt(text)
-  if (r === null)
+  if (r !== null) return { expectHead: r }
+  if (/^\d+:/.test(text) || !existsSync(text))
     return fail(
       'INVALID_ARGUMENT',
-      `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append), got ${JSON.stringify(text.slice(0, 100))}`
+      `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append) or the file of a signed head (vba head --sign-key), got ${JSON.stringify(text.slice(0, 100))}`
     )
-  return { expectHead: r }
+  return { expectHead: await coded(`reading the signed head ${text}`, () => readFile(text, 'utf8')) }
 }
 
 export const verify = async (
@@ -175,7 +181,7 @@ export const verify = async (
   opts: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & TrustOptions & StoreOption
 ): Promise<void> => {
   const vba = await cliClient(storeUrl(opts))
-  const expect = receiptOption(opts.expectHead)
+  const expect = await receiptOption(opts.expectHead)
   const trust = await trustOf(opts)
   const bars = phaseBars()
   let report: VerifyReport

@@ -16,6 +16,8 @@ import { cliOpenSource } from './source-open.js'
 import { startSettings } from '../investigation/settings.js'
 import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
+import { signerOf, systemEnv } from '../adapters/env.js'
+import { signedHeadOf } from './signed-head.js'
 import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
 import { jsonLine as json } from './json-line.js'
 import type { Out } from './case-verbs.js'
@@ -190,6 +192,7 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
+  const receipts = signedReceipts(io, o.json === true)
   try {
     const summary = await work({
       store,
@@ -209,8 +212,10 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
           const text = workEventLine(e)
           if (text !== null) (e.kind === 'failed' ? io.err : io.out)(terminalText(text))
         }
+        receipts.add(e)
       }
     })
+    await receipts.done()
     if (o.json === true) io.out(json({ kind: 'summary', summary }))
     else io.out(summaryLine(summary))
     if (summary.ended === 'failure' && summary.stopped_by !== null) {
@@ -224,6 +229,30 @@ export const workVerb = async (io: Out, o: WorkVerbOptions): Promise<void> => {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await research.close()
+  }
+}
+
+/**
+ * With a signing key (the worker's --sign-key), a signed head of every case a worker finishes
+ * (CONCLUDED or EXHAUSTED), printed after its line: the receipt its operator keeps.
+ */
+const signedReceipts = (io: Out, asJson: boolean) => {
+  let chain: Promise<void> = Promise.resolve()
+  return {
+    add: (e: WorkEvent): void => {
+      if (e.kind !== 'advanced' || (e.result.state !== 'CONCLUDED' && e.result.state !== 'EXHAUSTED')) return
+      chain = chain.then(async () => {
+        const signer = await signerOf(systemEnv)
+        if (signer === undefined) return
+        const note = await signedHeadOf(signer, e.case_id, e.result.receipt)
+        if (asJson) io.out(json({ kind: 'signed_head', worker: e.worker, case_id: e.case_id, signed_head: note }))
+        else {
+          io.out(`${e.worker}: ${e.case_id} signed head (keep it: vba verify --expect-head FILE --trust FILE):`)
+          for (const line of note.replace(/\n$/, '').split('\n')) io.out(line)
+        }
+      })
+    },
+    done: (): Promise<void> => chain
   }
 }
 

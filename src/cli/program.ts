@@ -60,6 +60,7 @@ const indexVerify = lazy(indexVerbs, 'indexVerify')
 const indexPrune = lazy(indexVerbs, 'indexPrune')
 const keysNew = lazy(() => import('./keys-verbs.js'), 'keysNew')
 const keysShow = lazy(() => import('./keys-verbs.js'), 'keysShow')
+const headVerb = lazy(() => import('./head-verb.js'), 'headVerb')
 export { VERSION }
 
 /** `vba case …`: create and write to case packages. */
@@ -141,7 +142,10 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
       'verify a case directory, a bag directory or a bag archive: chain, rules, objects; exit 1 on any error finding'
     )
     .option('--json', 'findings as JSON lines, then a summary line')
-    .option('--expect-head <seq:hash>', 'a receipt kept outside the case: report a rollback or a fork')
+    .option(
+      '--expect-head <receipt>',
+      'a receipt kept outside the case (SEQ:HASH, or the file of a signed head, checked against --trust): report a rollback or a fork'
+    )
     .addOption(
       againstOption(
         're-derive every capture from the world the profile reaches: source at the commit it names (from git objects), database rows when the snapshot id is the same'
@@ -175,6 +179,16 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
     .addOption(trustActorOption())
     .option('--require-signed', 'refuse a case with an unsigned command (as verify --require-signed)')
     .action((archive: string, dir: string, o: { strict?: boolean } & TrustOptions) => importVerb(io, archive, dir, o))
+  storeVerb(program, 'head <case>')
+    .description(
+      "the case's head as a receipt (SEQ:HASH); with a signing key (--sign-key), a signed head (a C2SP signed note) that verify --expect-head FILE --trust FILE checks"
+    )
+    .option(
+      '--cosign <file>',
+      "add this key's signature to the signed head in FILE, after verifying this case holds its head (a witness)"
+    )
+    .option('--json', 'the case id, seq, hash and signed head as JSON')
+    .action((ref: string, o: { cosign?: string; json?: boolean } & StoreOption) => headVerb(io, ref, o))
   storeVerb(program, 'replay <dir>')
     .description('rebuild every projection from the log alone')
     .option('--json', 'canonical JSON (byte-identical for the same log)')

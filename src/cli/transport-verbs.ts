@@ -94,7 +94,7 @@ export const verifyBagVerb = async (
 ): Promise<void> => {
   const vba = await cliClient(undefined)
   const checked = await vba.transport.verify(target, {
-    ...receiptOption(opts.expectHead),
+    ...(await receiptOption(opts.expectHead)),
     ...optional('strict', opts.strict),
     ...(await trustOf(opts))
   })

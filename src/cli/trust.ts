@@ -35,12 +35,20 @@ export const trustOf = async (
 /** The signers lines of a verify report: one per key, trusted or not (nothing when the case has no signature and none was asked for). */
 export const signerLines = (report: VerifyReport): string[] => {
   const s = report.signatures
-  if (s === undefined) return []
+  if (s === undefined) return headSignerLines(report)
   const lines = s.signers.map((x) =>
     terminalText(
       `signed by ${x.principal} ${x.fingerprint}: ${x.commands} command${x.commands === 1 ? '' : 's'}${x.trusted === null ? ' (no trust file given)' : x.trusted ? ', trusted' : ', NOT trusted'}`
     )
   )
   lines.push(`unsigned commands: ${s.unsigned_commands}`)
-  return lines
+  return [...lines, ...headSignerLines(report)]
 }
+
+/** Who signed the head a signed receipt names, as verify judged each line. */
+const headSignerLines = (report: VerifyReport): string[] =>
+  (report.signed_head?.signers ?? []).map((x) =>
+    terminalText(
+      `head signed by ${x.principal}${x.fingerprint === null ? '' : ` ${x.fingerprint}`}: ${x.trusted === null ? 'key not in the trust file (ignored)' : x.trusted ? 'trusted' : 'NOT trusted'}`
+    )
+  )

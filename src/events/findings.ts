@@ -94,10 +94,22 @@ export const SIGNATURE_CODES = {
   UNSIGNED_COMMAND: 'error'
 } as const
 
+/**
+ * Findings of a signed head (`verify --expect-head NOTE --trust FILE`): a note of another case, a
+ * signature by a trusted key that does not hold, a note that no allowed key signed.
+ */
+export const SIGNED_HEAD_CODES = {
+  SIGNED_HEAD_OTHER_CASE: 'error',
+  SIGNED_HEAD_SIGNATURE_INVALID: 'error',
+  SIGNED_HEAD_UNTRUSTED: 'error'
+} as const
+
 /** @category cases */
 export type RuleCode = keyof typeof RULE_CODES
 /** @category cases */
 export type SignatureCode = keyof typeof SIGNATURE_CODES
+/** @category cases */
+export type SignedHeadCode = keyof typeof SIGNED_HEAD_CODES
 /** @category cases */
 export type ReceiptCode = keyof typeof RECEIPT_CODES
 /** @category cases */
@@ -108,6 +120,7 @@ export type FindingCode =
   | keyof typeof STORE_CODES
   | keyof typeof EVIDENCE_CODES
   | SignatureCode
+  | SignedHeadCode
 
 const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   ...FINDING_CODES,
@@ -115,7 +128,8 @@ const SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   ...RECEIPT_CODES,
   ...STORE_CODES,
   ...EVIDENCE_CODES,
-  ...SIGNATURE_CODES
+  ...SIGNATURE_CODES,
+  ...SIGNED_HEAD_CODES
 }
 /** @category cases */
 export type Severity = 'error' | 'notice'

@@ -108,7 +108,7 @@ const caseLabelFindings = (info: BagReport['info'], kase: VerifyReport): BagFind
 export const verifyBag = (
   target: string,
   limits: ArchiveLimits = {},
-  caseOptions: Pick<VerifyOptions, 'expectHead' | 'strict' | 'trust' | 'requireSigned'> = {}
+  caseOptions: Pick<VerifyOptions, 'expectHead' | 'strict' | 'trust' | 'requireSigned' | 'signedHead'> = {}
 ): Promise<BagCheck> =>
   coded('verify bag', async () => {
     const st = await fsp.stat(target).catch((e: unknown) => {

@@ -6,8 +6,6 @@
 import { promises as fsp, closeSync, readSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
-import * as E from 'fp-ts/lib/Either.js'
-import { genesisHash } from '../../events/chain.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf } from '../fs-util.js'
@@ -31,9 +29,12 @@ import type { EvidenceSummary } from '../../projections/report/render.js'
 import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
-import type { CaseDeclaration } from '../../events/envelope.js'
 import { definedMembers, optional } from '../../optional.js'
 import { signatureCheck, type SignerSummary, type TrustPolicy } from './signatures.js'
+import { receiptFindings } from './receipts.js'
+
+export { parseReceipt } from './receipts.js'
+import { judgeSignedHead, type HeadSigner, type SignedHead } from '../../events/signed-note.js'
 
 /** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
 const CLOCK_SKEW_MS = 5 * 60_000
@@ -61,6 +62,8 @@ export interface VerifyReport {
    * signature or the verification asked about signers.
    */
   readonly signatures?: { readonly signers: readonly SignerSummary[]; readonly unsigned_commands: number }
+  /** With a signed head (`expectHead` as a note): who signed it and whether the trust file allows each. */
+  readonly signed_head?: { readonly case_id: string; readonly signers: readonly HeadSigner[] }
   /** With `--against`: what re-deriving the evidence from git and the database found (its findings are among `findings`). */
   readonly evidence?: EvidenceSummary
 }
@@ -130,12 +133,11 @@ export interface VerifyOptions {
   readonly trust?: TrustPolicy
   /** Every command must be signed: one that is not is UNSIGNED_COMMAND. */
   readonly requireSigned?: boolean
-}
-
-/** Parses `seq:hash` (as printed by every append and by `vba verify`). @category cases */
-export const parseReceipt = (text: string): Receipt | null => {
-  const m = /^(\d{1,15}):(sha256:[0-9a-f]{64})$/.exec(text.trim())
-  return m === null ? null : { seq: Number(m[1]), hash: m[2] as string }
+  /**
+   * The signed note `expectHead` came from (src/events/signed-note.ts): its signatures are judged
+   * against `trust`, at the time of the event it names.
+   */
+  readonly signedHead?: SignedHead
 }
 
 /** Verifies a case directory. Problems with the case are findings; only IO trouble is a failure. */
@@ -230,11 +232,12 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   // share nothing until the end, so they run at the same time.
   const expect = options.expectHead
   let atReceipt: string | null = null
+  let receiptAt: string | null = null
   const signatures = signatureCheck()
   const [scan, objects] = await Promise.all([
     scanCase(root, {
       onEvent: (e) => {
-        if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        if (expect !== undefined && e.seq === expect.seq) [atReceipt, receiptAt] = [e.hash, e.at]
         signatures.feed(e)
         options.onEvent?.(e)
       },
@@ -295,40 +298,9 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
     logBytes: scan.fileBytes,
     strict: options.strict === true,
     signatures,
-    ...definedMembers(options, 'trust', 'requireSigned')
+    receiptAt,
+    ...definedMembers(options, 'trust', 'requireSigned', 'signedHead')
   })
-}
-
-/**
- * The findings of a receipt kept outside the case against a checked log: a rollback (the case
- * ends before the receipt's seq) or a fork (another event at that seq). `atReceipt` is the hash
- * the log has at the receipt's seq (null when it ends before).
- */
-export const receiptFindings = (
-  expect: Receipt | undefined,
-  scan: { readonly hash: string | null; readonly seq: number; readonly declaration: CaseDeclaration | null },
-  atReceipt: string | null
-): Finding[] => {
-  if (expect === undefined || scan.hash === null) return []
-  const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
-  const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
-  if (expect.seq > scan.seq)
-    return [
-      finding(
-        'HEAD_ROLLBACK',
-        `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`,
-        { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }
-      )
-    ]
-  if (found !== expect.hash)
-    return [
-      finding(
-        'HEAD_FORK',
-        `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`,
-        { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }
-      )
-    ]
-  return []
 }
 
 /**
@@ -352,6 +324,9 @@ export const verifyReportOf = async (
     readonly signatures: ReturnType<typeof signatureCheck>
     readonly trust?: TrustPolicy
     readonly requireSigned?: boolean
+    readonly signedHead?: SignedHead
+    /** The time of the event at the receipt's seq, when the log holds one. */
+    readonly receiptAt?: string | null
   }
 ): Promise<VerifyReport> => {
   const ruleFindings = [
@@ -361,10 +336,21 @@ export const verifyReportOf = async (
   ]
     .map(ruleFinding)
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-  extra.push(...receiptFindings(expect, scan, atReceipt))
+  // A signed head of another case names nothing in this one: its finding is SIGNED_HEAD_OTHER_CASE alone.
+  const otherCase = counts.signedHead !== undefined && counts.signedHead.caseId !== scan.declaration?.case_id
+  extra.push(...receiptFindings(otherCase ? undefined : expect, scan, atReceipt))
   const signed = counts.signatures.judge(scan.declaration?.case_id ?? null, counts)
   const asked = counts.trust !== undefined || counts.requireSigned === true || signed.signers.length > 0
-  const signatureFindings = signed.findings
+  const head =
+    counts.signedHead === undefined
+      ? undefined
+      : judgeSignedHead(
+          counts.signedHead,
+          scan.declaration?.case_id ?? null,
+          counts.trust?.signers ?? [],
+          counts.receiptAt == null ? Date.now() : Date.parse(counts.receiptAt)
+        )
+  const signatureFindings = [...signed.findings, ...(head?.findings ?? [])]
   const notApplied = scan.notApplied.map((n) => notAppliedFinding(n, counts.strict))
   const findings = [...scan.findings, ...ruleFindings, ...signatureFindings, ...notApplied, ...extra.sort(byPath)]
   return {
@@ -378,7 +364,10 @@ export const verifyReportOf = async (
     log_bytes: counts.logBytes,
     findings,
     omitted_findings: scan.omittedFindings,
-    ...(asked ? { signatures: { signers: signed.signers, unsigned_commands: signed.unsigned } } : {})
+    ...(asked ? { signatures: { signers: signed.signers, unsigned_commands: signed.unsigned } } : {}),
+    ...(head === undefined || counts.signedHead === undefined
+      ? {}
+      : { signed_head: { case_id: counts.signedHead.caseId, signers: head.signers } })
   }
 }
 

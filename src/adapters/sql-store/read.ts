@@ -71,12 +71,13 @@ export const verifyInStore = async (
     const extra: Finding[] = []
     const expect = options.expectHead
     let atReceipt: string | null = null
+    let receiptAt: string | null = null
     const signatures = signatureCheck()
     const scan = await scanRows(ctx.k, row, {
       ...optional('rules', options.rules),
       notAfter: verificationTime(),
       onEvent: (e) => {
-        if (expect !== undefined && e.seq === expect.seq) atReceipt = e.hash
+        if (expect !== undefined && e.seq === expect.seq) [atReceipt, receiptAt] = [e.hash, e.at]
         signatures.feed(e)
         options.onEvent?.(e)
       },
@@ -147,7 +148,8 @@ export const verifyInStore = async (
         logBytes: scan.bytes,
         strict: options.strict === true,
         signatures,
-        ...definedMembers(options, 'trust', 'requireSigned')
+        receiptAt,
+        ...definedMembers(options, 'trust', 'requireSigned', 'signedHead')
       }
     )
   })
