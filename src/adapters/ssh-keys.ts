@@ -11,13 +11,16 @@ import {
   WireReader,
   fingerprintOf,
   publicKeyBlob,
+  publicKeyFromBlob,
   publicKeyLine,
   signedData,
   sshString,
   sshsigBlob,
   type SshPublicKey
 } from '../events/ssh-sig.js'
+import * as E from 'fp-ts/lib/Either.js'
 import { coded, fail } from '../failures/error.js'
+import { agentIdentities, agentSign } from './ssh-agent.js'
 
 /** Who signs: a principal (a name in an allowed_signers file), its key and a way to sign. @category Signing */
 export interface Signer {
@@ -47,8 +50,30 @@ export interface KeyFile {
 const invalid = (where: string, why: string): never =>
   fail('KEY_INVALID', `${where} is not an OpenSSH Ed25519 private key: ${why}`, { path: where })
 
-/** Parses an openssh-key-v1 file's text (`where` names it in messages). */
+/**
+ * A key file as read: unencrypted (the key), or protected by a passphrase (its public half only,
+ * which such files keep in the clear: enough to ask an SSH agent for it).
+ */
+export type ParsedKeyFile =
+  | { readonly encrypted: false; readonly file: KeyFile }
+  | { readonly encrypted: true; readonly cipher: string; readonly key: SshPublicKey }
+
+/** Parses an unencrypted openssh-key-v1 file's text (`where` names it in messages); a protected one is KEY_ENCRYPTED. */
 export const parsePrivateKeyFile = (text: string, where: string): KeyFile => {
+  const parsed = parseKeyFile(text, where)
+  if (parsed.encrypted) return encrypted(where, parsed.cipher, 'vba reads it only through an SSH agent that holds it')
+  return parsed.file
+}
+
+const encrypted = (where: string, cipher: string, why: string): never =>
+  fail(
+    'KEY_ENCRYPTED',
+    `${where} is protected by a passphrase (${cipher}): ${why}; add it to an agent (ssh-add ${where}, with SSH_AUTH_SOCK set), make a signing key with vba keys new, or remove the passphrase from a copy with ssh-keygen -p -N '' -f COPY`,
+    { path: where }
+  )
+
+/** Parses an openssh-key-v1 file's text, encrypted or not. */
+export const parseKeyFile = (text: string, where: string): ParsedKeyFile => {
   const t = text.trim()
   if (!t.startsWith(BEGIN) || !t.endsWith(END))
     return invalid(where, `it does not start with ${BEGIN} (ssh-keygen -t ed25519 writes one)`)
@@ -60,14 +85,14 @@ export const parsePrivateKeyFile = (text: string, where: string): KeyFile => {
   r.string()
   const count = r.u32()
   if (cipher === undefined || kdf === undefined || count === undefined) return invalid(where, 'the file is truncated')
-  if (cipher !== 'none' || kdf !== 'none')
-    fail(
-      'KEY_ENCRYPTED',
-      `${where} is protected by a passphrase (${cipher}); vba reads unencrypted keys only: make a signing key with vba keys new, or remove the passphrase from a copy with ssh-keygen -p -N '' -f COPY`,
-      { path: where }
-    )
   if (count !== 1) return invalid(where, `it holds ${count} keys, not 1`)
-  r.string()
+  const publicBlob = r.string()
+  if (cipher !== 'none' || kdf !== 'none') {
+    const key = publicBlob === undefined ? undefined : publicKeyFromBlob(publicBlob)
+    if (key === undefined) return invalid(where, 'the file is truncated')
+    if (E.isLeft(key)) return invalid(where, key.left.message)
+    return { encrypted: true, cipher, key: key.right }
+  }
   const section = r.string()
   if (section === undefined) return invalid(where, 'the file is truncated')
   const p = new WireReader(section)
@@ -86,17 +111,22 @@ export const parsePrivateKeyFile = (text: string, where: string): KeyFile => {
     format: 'jwk'
   })
   secret.fill(0)
-  return { key: { raw: Buffer.from(pub) }, privateKey, comment }
+  return { encrypted: false, file: { key: { raw: Buffer.from(pub) }, privateKey, comment } }
 }
 
-/** A signer over a key read from a file; its principal is `principal`, else the key's comment. */
-export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
-  const name = principal ?? file.comment
+const principalOf = (principal: string | undefined, comment: string): string => {
+  const name = principal ?? comment
   if (name.trim() === '' || /[\s,"]/.test(name))
     fail(
       'KEY_INVALID',
       'a signer needs a principal without spaces, commas or quotes: the key has no such comment; give one (--sign-principal)'
     )
+  return name
+}
+
+/** A signer over a key read from a file; its principal is `principal`, else the key's comment. */
+export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
+  const name = principalOf(principal, file.comment)
   return {
     principal: name,
     fingerprint: fingerprintOf(file.key),
@@ -107,10 +137,30 @@ export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
   }
 }
 
-/** Reads the key file at `path` (never printed beyond its path) into a signer. @category Signing */
+/**
+ * Reads the key file at `path` (never printed beyond its path) into a signer. A passphrase-protected
+ * key signs through the SSH agent SSH_AUTH_SOCK names, when that agent holds it (`ssh-add PATH`);
+ * otherwise it is KEY_ENCRYPTED. @category Signing
+ */
 export const readSigner = async (path: string, principal?: string): Promise<Signer> => {
   const text = await coded(`reading the signing key ${path}`, () => readFile(path, 'utf8'))
-  return signerOfKey(parsePrivateKeyFile(text, path), principal)
+  const parsed = parseKeyFile(text, path)
+  if (!parsed.encrypted) return signerOfKey(parsed.file, principal)
+  const socket = process.env['SSH_AUTH_SOCK']
+  if (socket === undefined || socket === '')
+    return encrypted(path, parsed.cipher, 'no SSH agent is set (SSH_AUTH_SOCK)')
+  const blob = publicKeyBlob(parsed.key)
+  const held = (await agentIdentities(socket)).find((id) => id.blob.equals(blob))
+  if (held === undefined) return encrypted(path, parsed.cipher, `the SSH agent at ${socket} does not hold it`)
+  const key = parsed.key
+  return {
+    principal: principalOf(principal, held.comment),
+    fingerprint: fingerprintOf(key),
+    publicKey: publicKeyLine(key),
+    sign: async (namespace, message) =>
+      sshsigBlob(key, namespace, await agentSign(socket, blob, signedData(namespace, message))),
+    signBytes: (data) => agentSign(socket, blob, data)
+  }
 }
 
 /** The openssh-key-v1 text of a new Ed25519 key and its public line, with `comment`. */

@@ -50,8 +50,10 @@ export const FAILURE_CODES = {
   // signing: keys, trust files, signed receipts
   /** A signing key file that is not an unencrypted OpenSSH Ed25519 key (or has no usable principal). */
   KEY_INVALID: 'permanent',
-  /** A passphrase-protected key file: vba reads unencrypted keys only. */
+  /** A passphrase-protected key file that no SSH agent holds (SSH_AUTH_SOCK): add it with ssh-add, or use an unencrypted key. */
   KEY_ENCRYPTED: 'permanent',
+  /** The SSH agent SSH_AUTH_SOCK names cannot be reached, or refused to list its keys or to sign. */
+  KEY_AGENT_FAILED: 'unavailable',
   /** An allowed_signers file (or a principal-to-actor binding) that cannot be read; `data.line` names the line. */
   TRUST_INVALID: 'permanent',
   /** A signature (SSHSIG, or a signed note's) that does not hold. */
