@@ -19,14 +19,15 @@ export interface Env {
   readonly signer?: Signer
 }
 
-let processSigner: (() => Promise<Signer>) | undefined
-let loaded: Promise<Signer> | undefined
+let processSigner: (() => Promise<Signer | undefined>) | undefined
+let loaded: Promise<Signer | undefined> | undefined
 
 /**
- * The signer of every append whose environment names none (the CLI's --sign-key, VBA_SIGN_KEY),
+ * The signer of every append whose environment names none (the CLI's --sign-key, VBA_SIGN_KEY, the
+ * [signing] of the verb's profile),
  * loaded on the first append: a command that writes nothing never reads the key.
  */
-export const useProcessSigner = (load: (() => Promise<Signer>) | undefined): void => {
+export const useProcessSigner = (load: (() => Promise<Signer | undefined>) | undefined): void => {
   processSigner = load
   loaded = undefined
 }

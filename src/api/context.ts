@@ -12,6 +12,7 @@ import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { openStore } from '../adapters/stores.js'
 import { loadProfile, profileFromObject, type Profile } from '../adapters/config/profile.js'
 import { systemEnv, type Env } from '../adapters/env.js'
+import { readSigner } from '../adapters/ssh-keys.js'
 import { createProjectResearch, type ProjectResearch } from '../research/project-research.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { VbaError, orThrow, settle } from './errors.js'
@@ -65,13 +66,17 @@ export interface ClientContext {
 /** Loads the profile and opens the store of a client's options. */
 export const clientContext = async (options: VbaOptions): Promise<ClientContext> => {
   const clock = options.clock ?? systemEnv
-  const env: Env = options.signer === undefined ? clock : { ...clock, signer: options.signer }
   const profile: Profile | null =
     options.profile === undefined
       ? null
       : typeof options.profile === 'string'
         ? await settle(() => loadProfile(options.profile as string))
         : orThrow(profileFromObject(options.profile, options.baseDir ?? process.cwd()))
+  const signing = profile?.signing
+  const signer =
+    options.signer ??
+    (signing === undefined ? undefined : await settle(() => readSigner(signing.key, signing.principal)))
+  const env: Env = signer === undefined ? clock : { ...clock, signer }
   let research: ProjectResearch | null = null
   let closed = false
   const live = (): void => {

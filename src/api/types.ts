@@ -50,7 +50,8 @@ export interface VbaOptions {
   readonly clock?: Env
   /**
    * Who signs every command this client appends (a `CommandSigned` event ends each): a key read
-   * with `readSigner(path)` (an OpenSSH Ed25519 key file). Default: none, or the clock's signer.
+   * with `readSigner(path)` (an OpenSSH Ed25519 key file). Default: the profile's `[signing]` key
+   * (read when the client opens), else the clock's signer, else none.
    */
   readonly signer?: Signer
   /**

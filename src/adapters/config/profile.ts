@@ -77,6 +77,13 @@ export const DatabaseSection = t.intersection(
   'DatabaseSection'
 )
 
+/**
+ * `[signing]`: the key every command appended under this profile is signed with (an OpenSSH
+ * Ed25519 key file, relative to the profile; a passphrase-protected one through the SSH agent that
+ * holds it), and its principal (default: the key's comment). `--sign-key` and VBA_SIGN_KEY win.
+ */
+export const SigningSection = t.intersection([t.type({ key: Str }), t.partial({ principal: Str })], 'SigningSection')
+
 export const SourceAnalysisSection = t.partial(
   {
     enabled: t.boolean,
@@ -169,6 +176,7 @@ const KNOWN: Record<string, readonly string[] | null> = {
   budget: Object.keys(BudgetSection.props),
   model: Object.keys(ModelSection.props),
   contract: Object.keys(ContractSection.props),
+  signing: ['key', 'principal'],
   enrichment: null
 }
 
@@ -179,6 +187,7 @@ export type ContractSection = t.TypeOf<typeof ContractSection>
 export type SourceSection = t.TypeOf<typeof SourceSection>
 export type DatabaseSection = t.TypeOf<typeof DatabaseSection>
 export type SourceAnalysisSection = t.TypeOf<typeof SourceAnalysisSection>
+export type SigningSection = t.TypeOf<typeof SigningSection>
 
 /** A decoded profile with every path absolute. @category Client */
 export interface Profile {
@@ -192,6 +201,8 @@ export interface Profile {
   readonly budget: BudgetSection
   readonly model: ModelSection
   readonly contract: ContractSection
+  /** Who signs the commands appended under this profile; `key` is absolute. */
+  readonly signing?: SigningSection
   /** The whole document as parsed ([enrichment] is decoded where it is used, strictly). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -308,6 +319,8 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
   if (E.isLeft(model)) return model
   const contract = section('contract', ContractSection)
   if (E.isLeft(contract)) return contract
+  const signing = section('signing', SigningSection)
+  if (E.isLeft(signing)) return signing
   const web = source.right?.web_view
   if (web !== undefined && (!/^https?:\/\/[^\s]+$/.test(web) || !web.includes('{path}')))
     return E.left(
@@ -355,6 +368,7 @@ const decodeProfileDocument = (file: string, doc: Record<string, unknown>): E.Ei
     budget: budget.right ?? {},
     model: model.right ?? {},
     contract: contract.right ?? {},
+    ...(signing.right === undefined ? {} : { signing: { ...signing.right, key: abs(signing.right.key) } }),
     raw: doc
   })
 }
