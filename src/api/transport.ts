@@ -44,11 +44,10 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
       return settle(() =>
-        withVerifiedPackage(
-          source,
-          (d) => s.importDirectory(d, optional('strict', o.strict)),
-          definedMembers(o, 'onProgress', 'strict')
-        )
+        withVerifiedPackage(source, (d) => s.importDirectory(d, optional('strict', o.strict)), {
+          ...definedMembers(o, 'onProgress', 'strict', 'requireSigned'),
+          ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
+        })
       )
     }
   }

@@ -300,7 +300,7 @@ export interface TransportApi {
       readonly onProgress?: (done: number, total: number) => void
       /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, as verify's `strict`). */
       readonly strict?: boolean
-    }
+    } & Pick<VerifyCaseOptions, 'trust' | 'requireSigned'>
   ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(

@@ -18,6 +18,8 @@ import { work, type WorkEvent } from '../investigation/worker.js'
 import { summaryLine } from '../investigation/work-summary.js'
 import { signerOf, systemEnv } from '../adapters/env.js'
 import { signedHeadOf } from './signed-head.js'
+import { trustOf } from './trust.js'
+import type { TrustOptions } from './options.js'
 import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
 import { jsonLine as json } from './json-line.js'
 import type { Out } from './case-verbs.js'
@@ -41,11 +43,12 @@ export const storeMigrate = async (io: Out, o: StoreOption): Promise<void> => {
 export const storeImport = async (
   io: Out,
   source: string,
-  o: StoreOption & { json?: boolean; strict?: boolean }
+  o: StoreOption & { json?: boolean; strict?: boolean } & TrustOptions
 ): Promise<void> => {
   const vba = await cliClient(needStore(o))
+  const trust = await trustOf(o)
   const bar = progressBar('import')
-  const r = await vba.transport.importIntoStore(source, { onProgress: bar.update, strict: o.strict === true })
+  const r = await vba.transport.importIntoStore(source, { onProgress: bar.update, strict: o.strict === true, ...trust })
   bar.stop()
   if (o.json === true) io.out(json(r))
   else io.out(r.case_id)

@@ -254,7 +254,12 @@ const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void
     )
     .option('--json', 'the case id and generation as JSON')
     .option('--strict', 'refuse a case whose rules did not all apply (as verify --strict)')
-    .action((source: string, o: StoreOption & { json?: boolean; strict?: boolean }) => storeImport(io, source, o))
+    .addOption(trustOption())
+    .addOption(trustActorOption())
+    .option('--require-signed', 'refuse a case with an unsigned command (as verify --require-signed)')
+    .action((source: string, o: StoreOption & { json?: boolean; strict?: boolean } & TrustOptions) =>
+      storeImport(io, source, o)
+    )
 
   const index = program
     .command('index')

@@ -255,4 +255,37 @@ t(
   }
 )
 
+t(
+  'vba store import --require-signed --trust refuses an unsigned case or an untrusted signer, and imports a trusted one',
+  async () => {
+    const store = await postgresStore('signedimport')
+    try {
+      const s = ['--store', store.url]
+      assert.is(vba([...s, 'store', 'migrate']).code, 0)
+      const trusted = await signedCase('import-trusted', w1.signer)
+      const untrusted = await signedCase('import-evil', evil.signer)
+      const plain = path.join(root, 'import-plain')
+      const client = await openVba({})
+      await client.cases.create(plain, { id: 'case-import-plain' })
+      await client.cases.note(plain, { text: 'unsigned' })
+      await client.close()
+      const unsigned = vba([...s, 'store', 'import', plain, '--require-signed'])
+      assert.is(unsigned.code, 1, unsigned.stderr)
+      assert.match(unsigned.stderr, 'CASE_CORRUPT')
+      assert.match(unsigned.stderr, 'UNSIGNED_COMMAND')
+      const bag = path.join(root, 'import-evil.tar')
+      assert.is(vba(['export', untrusted, bag]).code, 0)
+      const evilImport = vba([...s, 'store', 'import', bag, '--trust', trustFile])
+      assert.not.equal(evilImport.code, 0)
+      assert.match(evilImport.stderr, 'SIGNER_UNTRUSTED')
+      const ok = vba([...s, 'store', 'import', trusted, '--trust', trustFile, '--require-signed'])
+      assert.is(ok.code, 0, ok.stderr)
+      assert.is(ok.stdout.trim(), 'case-import-trusted')
+      assert.is(vba([...s, 'store', 'import', plain]).code, 0, 'without the options, as before')
+    } finally {
+      await store.drop()
+    }
+  }
+)
+
 t.run()

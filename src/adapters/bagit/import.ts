@@ -225,9 +225,12 @@ export const withVerifiedPackage = async <A>(
     onProgress?: (done: number, total: number) => void
     /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error). */
     strict?: boolean
+    /** Refuse a case with an unsigned command, or (with a trust policy) a signer it does not allow. */
+    requireSigned?: boolean
+    trust?: VerifyOptions['trust']
   } = {}
 ): Promise<A> => {
-  const caseOptions = optional('strict', options.strict)
+  const caseOptions = definedMembers(options, 'strict', 'requireSigned', 'trust')
   const resolved = path.resolve(source)
   let st: Stats
   try {
@@ -249,7 +252,20 @@ export const withVerifiedPackage = async <A>(
       () => true,
       () => false
     )
-    if (!isBag) return work(resolved)
+    if (!isBag) {
+      // The store verifies a case directory as it copies it; who signed it is checked here.
+      if (options.requireSigned === true || options.trust !== undefined) {
+        const report = await verifyCase(resolved, caseOptions)
+        const errors = report.findings.filter((f) => f.severity === 'error')
+        if (!report.valid)
+          throw refuse(
+            'CASE_CORRUPT',
+            `${source} does not verify: ${errors.length} finding(s), first: ${errors[0]?.code ?? 'CASE_CORRUPT'}; nothing was imported`,
+            { findings: errors.slice(0, 20) }
+          )
+      }
+      return work(resolved)
+    }
     const check = await checkBagDir(resolved, null, caseOptions)
     if (!check.valid) refuseCheck(check)
     return work(path.join(resolved, 'data'))
