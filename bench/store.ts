@@ -11,7 +11,7 @@
  * unsigned and signed rounds alternating; target: signed within 5% of unsigned.
  *
  * --writers 4 --one-case runs only that configuration (reference and store alternating, --rounds
- * times, medians), without the claims and the directory store.
+ * times, medians), without the claims and the directory store; with --signing, --rounds pairs.
  *
  *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb] [--signing]
  *                            [--writers N --one-case --rounds R]
@@ -49,6 +49,7 @@ const COMMANDS = Number(values.commands)
 const QUEUED = Number(values.cases)
 const WRITERS = values.writers === undefined ? [1, 4, 16] : [Number(values.writers)]
 const ONLY = values.writers !== undefined
+const ROUNDS = Number(values.rounds)
 const ADMIN = process.env['VBA_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 const admin = async (sql: string): Promise<void> => {
@@ -289,19 +290,30 @@ const signingBench = async (): Promise<void> => {
   const compare = async (label: string, store: CaseStore, refOf: (n: string) => string): Promise<void> => {
     const plain: number[] = []
     const signed: number[] = []
-    for (let round = 0; round < 5; round++) {
-      useProcessSigner(undefined)
-      plain.push(await storeRun(store, refOf, 1, false, `${label}-u${round}`))
-      useProcessSigner(async () => signer)
-      signed.push(await storeRun(store, refOf, 1, false, `${label}-s${round}`))
+    // The client's CPU per command (µs): what signing adds there, less swayed by other processes than wall time.
+    const plainCpu: number[] = []
+    const signedCpu: number[] = []
+    // Short rounds, the order flipped every other pair: a loaded machine's swings fall on both sides.
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [false, true] : [true, false]
+      for (const sign of order) {
+        useProcessSigner(sign ? async () => signer : undefined)
+        const cpu = process.cpuUsage()
+        ;(sign ? signed : plain).push(await storeRun(store, refOf, 1, false, `${label}-${sign ? 's' : 'u'}${round}`))
+        const used = process.cpuUsage(cpu)
+        ;(sign ? signedCpu : plainCpu).push((used.user + used.system) / COMMANDS)
+      }
     }
     useProcessSigner(undefined)
     const [u, s] = [median(plain), median(signed)]
+    const pairs = median(plain.map((p, i) => p / (signed[i] as number)))
     console.log(
-      `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (target <= 5%)`
+      `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (median of pairs ${((pairs - 1) * 100).toFixed(1)}%; target <= 5%); client CPU ${median(plainCpu).toFixed(0)} / ${median(signedCpu).toFixed(0)} µs per command (+${((median(signedCpu) / median(plainCpu) - 1) * 100).toFixed(1)}%)`
     )
   }
-  console.log(`bench/store --signing on ${machine()}; ${COMMANDS} one-event commands per round, 5 rounds each`)
+  console.log(
+    `bench/store --signing on ${machine()}; ${COMMANDS} one-event commands per round, ${ROUNDS} rounds each, alternating`
+  )
   const dbName = `vba_bench_sign_${process.pid}`
   await admin(`CREATE DATABASE ${dbName}`)
   try {
