@@ -8,7 +8,7 @@ import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
 import { fleetCommands, serviceCommands } from './service-commands.js'
 import { lazy, type Build } from './verb-build.js'
-import { useProcessSigner } from '../adapters/env.js'
+import { useSigner } from './signing-option.js'
 import {
   againstOption,
   commandIdOption,
@@ -311,15 +311,6 @@ const keysCommands = (program: Command, { io }: Build): void => {
     .action((path: string, o: { json?: boolean }) => keysShow(io, path, o))
 }
 
-/** The signer the [signing] section of the verb's profile names, if any (read on the first append). */
-const profileSigner = async (config: string, principal: string | undefined) => {
-  const { loadProfile } = await import('../adapters/config/profile.js')
-  const signing = (await loadProfile(config)).signing
-  if (signing === undefined) return undefined
-  const { readSigner } = await import('../adapters/ssh-keys.js')
-  return readSigner(signing.key, principal ?? signing.principal)
-}
-
 /**
  * The whole command line; the verb groups in the order `vba --help` lists them. `--store` is one
  * global option: the verbs made with `storeVerb` get its value (or none) and list it under
@@ -345,18 +336,7 @@ const buildProgram = (io: Out): Command => {
     .addOption(store)
     .addOption(new Option('--sign-key <path>', SIGN_KEY_HELP))
     .option('--sign-principal <name>', "the signer's principal (default: the key's comment)")
-    .hook('preAction', (root, verb) => {
-      const key = (root.getOptionValue('signKey') as string | undefined) ?? process.env['VBA_SIGN_KEY']
-      const principal = root.getOptionValue('signPrincipal') as string | undefined
-      const config = verb.getOptionValue('config') as string | undefined
-      useProcessSigner(
-        key !== undefined && key !== ''
-          ? async () => (await import('../adapters/ssh-keys.js')).readSigner(key, principal)
-          : config === undefined
-            ? undefined
-            : async () => profileSigner(config, principal)
-      )
-    })
+    .hook('preAction', useSigner)
     .hook('preAction', (root, verb) => {
       const url: unknown = root.getOptionValue('store')
       if (url === undefined) return
