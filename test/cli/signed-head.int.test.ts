@@ -13,7 +13,7 @@ import { writeNewKey, type Signer } from '../../src/adapters/ssh-keys.js'
 import { openVba } from '../../src/index.js'
 import { vba, type CliResult } from '../helpers/cli.js'
 import { tempDir } from '../helpers/fs.js'
-import { writeWorld } from '../helpers/investigation.js'
+import { writeShortModel, writeWorld } from '../helpers/investigation.js'
 import { postgresStore } from '../helpers/stores.js'
 
 const root = tempDir('signed-head')
@@ -213,17 +213,7 @@ t('a fleet worker with a key prints a signed receipt of every case it finishes',
   const store = await postgresStore('signedwork')
   const profile = writeWorld(tempDir('signed-head-world'))
   const model = path.join(root, 'model.sh')
-  writeFileSync(
-    model,
-    `#!/bin/sh
-prompt=$(cat)
-case "$prompt" in
-  *'Answer with the interpretation.'*) echo '{"interpretation":{"summary":"Netting should give an item."}}' ;;
-  *) echo '{"next":{"kind":"conclusion","summary":"Nothing found in this short run.","hypotheses":[],"evidence":[]}}' ;;
-esac
-`,
-    { mode: 0o755 }
-  )
+  writeShortModel(model)
   try {
     const s = ['--store', store.url]
     assert.is(run([...s, 'store', 'migrate']).code, 0)

@@ -14,7 +14,7 @@ import { shownStoreUrl } from '../../src/cli/stores.js'
 import { shellWord } from '../../src/cli/next-step.js'
 import { startServe, vba } from '../helpers/cli.js'
 import { right, tempDir } from '../helpers/fs.js'
-import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
+import { writeInvestigation, writeShortModel, writeWorld } from '../helpers/investigation.js'
 import { mariadbServer, postgresStore, STORE_PASSWORD_ENV, type TestStore } from '../helpers/stores.js'
 
 const maria = await mariadbServer()
@@ -28,18 +28,7 @@ const refTar = path.join(tempDir('cli-store-tar'), 'case.tar')
 right(await exportCase(refDir, refTar)())
 const profile = writeWorld(tempDir('cli-store-world2'))
 const model = path.join(tempDir('cli-store-model'), 'model.sh')
-// A command model that answers by the turn number it finds in the prompt.
-writeFileSync(
-  model,
-  `#!/bin/sh
-prompt=$(cat)
-case "$prompt" in
-  *'Answer with the interpretation.'*) echo '{"interpretation":{"summary":"Netting should give an item."}}' ;;
-  *) echo '{"next":{"kind":"conclusion","summary":"Nothing found in this short run.","hypotheses":[],"evidence":[]}}' ;;
-esac
-`,
-  { mode: 0o755 }
-)
+writeShortModel(model)
 
 for (const kind of ['postgres', 'mariadb'] as const) {
   const test = suite(`vba with --store on ${kind}`)

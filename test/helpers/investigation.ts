@@ -150,3 +150,22 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
     await research.close()
   }
 }
+
+/**
+ * Writes an executable `--model-command` script at `file` that answers the interpretation and then
+ * concludes at once (no evidence): the shortest investigation a worker or `vba investigate` runs.
+ */
+export const writeShortModel = (file: string): string => {
+  writeFileSync(
+    file,
+    `#!/bin/sh
+prompt=$(cat)
+case "$prompt" in
+  *'Answer with the interpretation.'*) echo '{"interpretation":{"summary":"Netting should give an item."}}' ;;
+  *) echo '{"next":{"kind":"conclusion","summary":"Nothing found in this short run.","hypotheses":[],"evidence":[]}}' ;;
+esac
+`,
+    { mode: 0o755 }
+  )
+  return file
+}

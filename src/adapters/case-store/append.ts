@@ -31,6 +31,7 @@ import { readHead, scanCase } from './scan.js'
 import type { StoreAppendOptions } from './store.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import {
+  appendedAs,
   duplicateOf,
   nothingToAppend,
   planCommand,
@@ -154,14 +155,7 @@ export const appendToDirectory = async (
     const plan = await planCommand(handle, rebased, env, directoryObjects(handle.dir))
     await writePlan(handle, plan)
     advanceCursor(handle, rebased.commandId, plan)
-    return {
-      status: 'appended' as const,
-      commandId: rebased.commandId,
-      events: plan.sealed.map((s) => s.envelope),
-      generation: plan.newHead.seq,
-      receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash },
-      repairs
-    }
+    return appendedAs(rebased.commandId, plan, repairs)
   } finally {
     await releaseLock(lock)
   }

@@ -290,6 +290,16 @@ export const nothingToAppend = (handle: CaseHandle, commandId: string): AppendOu
   repairs: []
 })
 
+/** The outcome of a command whose plan was written: its sealed events, and the head they end at. */
+export const appendedAs = (commandId: string, plan: CommandPlan, repairs: AppendOutcome['repairs']): AppendOutcome => ({
+  status: 'appended',
+  commandId,
+  events: plan.sealed.map((s) => s.envelope),
+  generation: plan.newHead.seq,
+  receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash },
+  repairs
+})
+
 export const validateCommand = (cmd: RawCommand): void => {
   if (!Identifier.is(cmd.commandId))
     fail(

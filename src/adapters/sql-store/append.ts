@@ -19,7 +19,14 @@ import { systemEnv, type Env } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
 import type { AppendOutcome, RawCommand } from '../case-store/append.js'
-import { duplicateOf, nothingToAppend, planCommand, rebaseCommand, validateCommand } from '../case-store/plan.js'
+import {
+  appendedAs,
+  duplicateOf,
+  nothingToAppend,
+  planCommand,
+  rebaseCommand,
+  validateCommand
+} from '../case-store/plan.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
@@ -248,14 +255,7 @@ const appendTransaction = async (
       },
       ids: plan.sealed.map((x) => x.envelope.id)
     }
-    return {
-      status: 'appended' as const,
-      commandId: cmd.commandId,
-      events: plan.sealed.map((s) => s.envelope),
-      generation: plan.newHead.seq,
-      receipt: { seq: plan.newHead.seq, hash: plan.newHead.hash },
-      repairs: []
-    }
+    return appendedAs(cmd.commandId, plan, [])
   })
   // Acknowledged (committed): only now does the handle move on.
   const a = after as After | null
