@@ -5,7 +5,8 @@ import { fold, type AnyProjection } from '../../projections/projection.js'
 import { FailureError, coded } from '../../failures/error.js'
 import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
-import { scanCase } from './scan.js'
+import { scanCase, type ScanResult } from './scan.js'
+import type { RecordedEvent } from '../../events/chain.js'
 
 /** @category cases */
 export interface ReplayResult {
@@ -18,6 +19,21 @@ export interface ReplayResult {
 }
 
 /**
+ * Folds `projections` over the events a scan of a whole log feeds them (`scan` takes the feed), as
+ * a replay; a log with an error is CASE_CORRUPT. The directory and SQL stores replay through it.
+ */
+export const replayScan = async (
+  projections: readonly AnyProjection[],
+  scan: (onEvent: (event: RecordedEvent) => void) => Promise<ScanResult>
+): Promise<ReplayResult> => {
+  const f = fold(projections)
+  const s = await scan(f.feed)
+  if (s.findings.some(isError) || s.declaration === null || s.hash === null)
+    throw new FailureError(corrupt(s.findings, s.omittedFindings))
+  return { case_id: s.declaration.case_id, generation: s.seq, head_hash: s.hash, views: f.views(), notices: s.findings }
+}
+
+/**
  * Replays a case from its log alone: no repository, database or network. The chain is checked
  * line by line; object contents are not read (that is `verifyCase`'s job). Memory is bounded by
  * the projections' states, not by the log.
@@ -26,16 +42,5 @@ export const replayCase = (dir: string, projections: readonly AnyProjection[]): 
   coded('replay', async () => {
     const root = path.resolve(dir)
     await ensureCaseDir(root)
-    const f = fold(projections)
-    const scan = await scanCase(root, { onEvent: f.feed, canonical: false })
-    if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null) {
-      throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-    }
-    return {
-      case_id: scan.declaration.case_id,
-      generation: scan.seq,
-      head_hash: scan.hash,
-      views: f.views(),
-      notices: scan.findings
-    }
+    return replayScan(projections, (onEvent) => scanCase(root, { onEvent, canonical: false }))
   })

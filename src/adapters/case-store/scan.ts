@@ -8,24 +8,21 @@ import type { FileHandle } from 'node:fs/promises'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { canonicalJson } from '../../events/canonical.js'
-import { genesisHash, type RecordedEvent } from '../../events/chain.js'
+import type { RecordedEvent } from '../../events/chain.js'
 import { CaseDeclaration, Head, type EventEnvelope } from '../../events/envelope.js'
 import { finding, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import { unknownMember } from '../../events/strict.js'
 import { describeErrors } from '../../events/decode.js'
-import { ruleFold, type NotApplied, type Obligation } from '../../domain/rules.js'
+import type { NotApplied, Obligation } from '../../domain/rules.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { feedLog } from './feed-log.js'
-import { MAX_LINE_BYTES, logChecker, type LogChecker } from './log-checker.js'
-import { definedMembers, optional } from '../../optional.js'
+import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
+import { findingSink, logScanResult, startLogScan } from './log-scan.js'
 import { boundsViolation } from '../../events/bounds.js'
-
-/** Longest event line accepted (large payloads belong in objects). */
-const MAX_FINDINGS = 1000
 
 /** @category cases */
 export interface CommandSpan {
@@ -67,8 +64,6 @@ export interface ScanOptions {
     readonly ids?: Set<string>
   }
 }
-
-/** A rule violation as a finding of the log, located at its event. */
 
 export interface ScanResult {
   readonly declaration: CaseDeclaration | null
@@ -152,31 +147,15 @@ export const readHead = async (dir: string): Promise<E.Either<Finding, Head>> =>
 
 /** Scans declaration, HEAD and log. Never changes a file. */
 export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<ScanResult> => {
-  const findings: Finding[] = []
-  let omitted = 0
-  const report = (f: Finding): void => {
-    if (findings.length < MAX_FINDINGS) findings.push(f)
-    else omitted++
-  }
-  const commands = options.resume?.commands ?? new Map<string, CommandSpan>()
+  const sink = findingSink()
+  const report = sink.report
   const decl = await readDeclaration(dir)
   if (E.isLeft(decl)) report(decl.left)
   const head = await readHead(dir)
   if (E.isLeft(head)) report(head.left)
   const declaration = E.isRight(decl) ? decl.right : null
-  const rules = ruleFold(options.resume?.state, {
-    ...(declaration === null ? {} : { createdAt: declaration.created_at }),
-    ...optional('formatGeneration', declaration?.format_generation),
-    ...optional('caseId', declaration?.case_id),
-    ...optional('notAfter', options.notAfter)
-  })
   const headValue = E.isRight(head) ? head.right : null
-  const genesis = declaration === null ? null : genesisHash(declaration)
-  const start = options.resume ?? {
-    seq: 0,
-    hash: genesis !== null && E.isRight(genesis) ? genesis.right : null,
-    bytes: 0
-  }
+  const scan = startLogScan(declaration, options, report)
 
   let fh: Awaited<ReturnType<typeof fsp.open>>
   try {
@@ -188,35 +167,27 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
     return {
       declaration,
       head: headValue,
-      findings,
-      omittedFindings: omitted,
+      findings: sink.findings,
+      omittedFindings: sink.omitted(),
       seq: 0,
-      hash: start.hash,
+      hash: scan.start.hash,
       bytes: 0,
       fileBytes: 0,
-      commands,
+      commands: scan.commands,
       lastCommand: options.resume?.lastCommand ?? null,
       eventIds: 0,
       ids: options.resume?.ids ?? new Set(),
-      state: rules.state(),
+      state: scan.rules.state(),
       obligations: [],
       notApplied: []
     }
   }
   let fileBytes = 0
-  const checker = logChecker({
-    ...definedMembers(options, 'onEvent', 'onRef', 'canonical'),
-    start,
-    commands,
-    lastCommand: options.resume?.lastCommand ?? null,
-    report,
-    rules: options.rules === false ? null : rules,
-    ...(options.resume?.ids === undefined ? {} : { ids: options.resume.ids })
-  })
+  const { checker } = scan
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
-    const carried = await feedLog(fh, path.join(dir, LOG_FILE), start.bytes, limit, checker, options)
+    const carried = await feedLog(fh, path.join(dir, LOG_FILE), scan.start.bytes, limit, checker, options)
     checker.end()
     if (headValue !== null) await checkHead(fh, headValue, fileBytes, carried, checker, report)
     else if (carried > 0)
@@ -229,23 +200,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   } finally {
     await fh.close()
   }
-  return {
-    declaration,
-    head: headValue,
-    findings,
-    omittedFindings: omitted,
-    seq: checker.seq(),
-    hash: checker.hash(),
-    bytes: checker.bytes(),
-    fileBytes,
-    commands,
-    lastCommand: checker.lastCommand(),
-    eventIds: checker.eventIds(),
-    ids: checker.ids(),
-    state: rules.state(),
-    obligations: rules.obligations(),
-    notApplied: rules.notApplied()
-  }
+  return logScanResult(declaration, headValue, sink, scan, fileBytes)
 }
 
 /**

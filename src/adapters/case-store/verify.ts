@@ -6,7 +6,7 @@
 import { promises as fsp, closeSync, readSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
-import { finding, isError, type Finding } from '../../events/findings.js'
+import { finding, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf } from '../fs-util.js'
 import { coded } from '../../failures/error.js'
@@ -21,26 +21,17 @@ import {
   SUMMARY_FILE,
   TEMP_PREFIX
 } from './layout.js'
-import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
-import { notAppliedFinding, ruleFinding } from './log-checker.js'
+import { scanCase, type ScanOptions } from './scan.js'
 import { ensureCaseDir } from './case-dir.js'
-import { checkPrompts } from '../../projections/prompt-derivation.js'
 import type { EvidenceSummary } from '../../projections/report/render.js'
-import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import type { Receipt } from './append.js'
-import { definedMembers, optional } from '../../optional.js'
-import { signatureCheck, type SignerSummary, type TrustPolicy } from './signatures.js'
-import { receiptFindings } from './receipts.js'
+import { optional } from '../../optional.js'
+import type { SignerSummary, TrustPolicy } from './signatures.js'
+import type { HeadSigner, SignedHead } from '../../events/signed-note.js'
+import { verifyWatch } from './verify-report.js'
 
 export { parseReceipt } from './receipts.js'
-import { judgeSignedHead, type HeadSigner, type SignedHead } from '../../events/signed-note.js'
-
-/** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
-const CLOCK_SKEW_MS = 5 * 60_000
-
-/** The time a verification may hold events up to (now, plus clock skew between machines). */
-export const verificationTime = (): number => Date.now() + CLOCK_SKEW_MS
 
 /** The result of verifying a case: valid or not, its head, counts, and every finding. @category cases */
 export interface VerifyReport {
@@ -227,36 +218,15 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   const root = path.resolve(dir)
   const extra: Finding[] = []
   await ensureCaseDir(root)
-  const referenced = new Map<string, number>()
+  const watch = verifyWatch(options, extra)
+  const { referenced } = watch
   // The log scan (main thread plus a digest worker) and the object walk (libuv's IO threads)
   // share nothing until the end, so they run at the same time.
-  const expect = options.expectHead
-  let atReceipt: string | null = null
-  let receiptAt: string | null = null
-  const signatures = signatureCheck()
   const [scan, objects] = await Promise.all([
     scanCase(root, {
-      onEvent: (e) => {
-        if (expect !== undefined && e.seq === expect.seq) [atReceipt, receiptAt] = [e.hash, e.at]
-        signatures.feed(e)
-        options.onEvent?.(e)
-      },
+      ...watch.scanOptions,
       ...optional('parallelFromBytes', options.parallelFromBytes),
-      ...optional('rules', options.rules),
-      notAfter: verificationTime(),
-      onProgress: (done, total) => options.onProgress?.('log', done, total),
-      onRef: (ref, env) => {
-        const known = referenced.get(ref.digest)
-        if (known === undefined) referenced.set(ref.digest, ref.size)
-        else if (known !== ref.size) {
-          extra.push(
-            finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, {
-              seq: env.seq,
-              data: { digest: ref.digest }
-            })
-          )
-        }
-      }
+      onProgress: (done, total) => options.onProgress?.('log', done, total)
     }),
     walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total))
   ])
@@ -292,88 +262,5 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       return undefined
     }
   }
-  return verifyReportOf(scan, read, extra, expect, atReceipt, {
-    objects: objectFiles.length,
-    objectBytes,
-    logBytes: scan.fileBytes,
-    strict: options.strict === true,
-    signatures,
-    receiptAt,
-    ...definedMembers(options, 'trust', 'requireSigned', 'signedHead')
-  })
-}
-
-/**
- * The verify report of a checked log, the same for every store: the rules' checks of object
- * contents (through `read`), the receipt, and the store's own findings (`extra`), in a stable order.
- */
-export const verifyReportOf = async (
-  scan: Pick<
-    ScanResult,
-    'findings' | 'omittedFindings' | 'obligations' | 'notApplied' | 'declaration' | 'seq' | 'hash' | 'eventIds'
-  >,
-  read: (ref: ObjectRefLite) => Uint8Array | undefined,
-  extra: Finding[],
-  expect: Receipt | undefined,
-  atReceipt: string | null,
-  counts: {
-    readonly objects: number
-    readonly objectBytes: number
-    readonly logBytes: number
-    readonly strict: boolean
-    readonly signatures: ReturnType<typeof signatureCheck>
-    readonly trust?: TrustPolicy
-    readonly requireSigned?: boolean
-    readonly signedHead?: SignedHead
-    /** The time of the event at the receipt's seq, when the log holds one. */
-    readonly receiptAt?: string | null
-  }
-): Promise<VerifyReport> => {
-  const ruleFindings = [
-    ...checkObligations(scan.obligations, read),
-    ...checkPrompts(scan.obligations, read),
-    ...(await checkFactsDerivation(scan.obligations, read))
-  ]
-    .map(ruleFinding)
-    .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
-  // A signed head of another case names nothing in this one: its finding is SIGNED_HEAD_OTHER_CASE alone.
-  const otherCase = counts.signedHead !== undefined && counts.signedHead.caseId !== scan.declaration?.case_id
-  extra.push(...receiptFindings(otherCase ? undefined : expect, scan, atReceipt))
-  const signed = counts.signatures.judge(scan.declaration?.case_id ?? null, counts)
-  const asked = counts.trust !== undefined || counts.requireSigned === true || signed.signers.length > 0
-  const head =
-    counts.signedHead === undefined
-      ? undefined
-      : judgeSignedHead(
-          counts.signedHead,
-          scan.declaration?.case_id ?? null,
-          counts.trust?.signers ?? [],
-          counts.receiptAt == null ? Date.now() : Date.parse(counts.receiptAt)
-        )
-  const signatureFindings = [...signed.findings, ...(head?.findings ?? [])]
-  const notApplied = scan.notApplied.map((n) => notAppliedFinding(n, counts.strict))
-  const findings = [...scan.findings, ...ruleFindings, ...signatureFindings, ...notApplied, ...extra.sort(byPath)]
-  return {
-    valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
-    case_id: scan.declaration?.case_id ?? null,
-    generation: scan.seq,
-    head: scan.hash === null ? null : { seq: scan.seq, hash: scan.hash },
-    events: scan.eventIds,
-    objects: counts.objects,
-    object_bytes: counts.objectBytes,
-    log_bytes: counts.logBytes,
-    findings,
-    omitted_findings: scan.omittedFindings,
-    ...(asked ? { signatures: { signers: signed.signers, unsigned_commands: signed.unsigned } } : {}),
-    ...(head === undefined || counts.signedHead === undefined
-      ? {}
-      : { signed_head: { case_id: counts.signedHead.caseId, signers: head.signers } })
-  }
-}
-
-/** Findings in a stable order: by path, code and message. */
-export const byPath = (a: Finding, b: Finding): number => {
-  const ka = `${a.path ?? ''}\u0000${a.code}\u0000${a.message}`
-  const kb = `${b.path ?? ''}\u0000${b.code}\u0000${b.message}`
-  return ka < kb ? -1 : ka > kb ? 1 : 0
+  return watch.report(scan, read, { objects: objectFiles.length, objectBytes, logBytes: scan.fileBytes })
 }

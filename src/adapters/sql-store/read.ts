@@ -7,22 +7,21 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../../events/canonical.js'
 import type { Head } from '../../events/envelope.js'
-import { finding, isError, type Finding } from '../../events/findings.js'
+import { finding, type Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
-import { fold, type AnyProjection } from '../../projections/projection.js'
+import type { AnyProjection } from '../../projections/projection.js'
 import { fail, FailureError } from '../../failures/error.js'
 import type { AppendOutcome } from '../case-store/append.js'
-import { corrupt, handleFromScan, type CaseHandle } from '../case-store/handle.js'
-import type { ReplayResult } from '../case-store/replay.js'
-import { verificationTime, verifyReportOf, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
+import { handleFromScan, type CaseHandle } from '../case-store/handle.js'
+import { replayScan, type ReplayResult } from '../case-store/replay.js'
+import type { VerifyOptions, VerifyReport } from '../case-store/verify.js'
+import { verifyWatch } from '../case-store/verify-report.js'
 import { viewOf, type CaseView } from '../bagit/case-bag.js'
 import type { SqlContext } from './connection.js'
 import { buf, caseRow, num, PAGE_ROWS, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
 import { obligationRefs } from '../../domain/rules.js'
 import { storeConsistency } from './consistency.js'
-import { definedMembers, optional } from '../../optional.js'
-import { signatureCheck } from '../case-store/signatures.js'
 
 /** Opens a case for deciding and appending. */
 export const openInStore = async (ctx: SqlContext, caseId: string): Promise<CaseHandle> => {
@@ -67,32 +66,10 @@ export const verifyInStore = async (
 ): Promise<VerifyReport> =>
   ctx.guard(async () => {
     const row = await caseRow(ctx, ctx.k, caseId, false)
-    const referenced = new Map<string, number>()
     const extra: Finding[] = []
-    const expect = options.expectHead
-    let atReceipt: string | null = null
-    let receiptAt: string | null = null
-    const signatures = signatureCheck()
-    const scan = await scanRows(ctx.k, row, {
-      ...optional('rules', options.rules),
-      notAfter: verificationTime(),
-      onEvent: (e) => {
-        if (expect !== undefined && e.seq === expect.seq) [atReceipt, receiptAt] = [e.hash, e.at]
-        signatures.feed(e)
-        options.onEvent?.(e)
-      },
-      onRef: (ref, env) => {
-        const known = referenced.get(ref.digest)
-        if (known === undefined) referenced.set(ref.digest, ref.size)
-        else if (known !== ref.size)
-          extra.push(
-            finding('OBJECT_SIZE_MISMATCH', `${ref.digest} is referenced with sizes ${known} and ${ref.size}`, {
-              seq: env.seq,
-              data: { digest: ref.digest }
-            })
-          )
-      }
-    })
+    const watch = verifyWatch(options, extra)
+    const { referenced } = watch
+    const scan = await scanRows(ctx.k, row, watch.scanOptions)
     options.onProgress?.('log', row.log_bytes, row.log_bytes)
     // What the store keeps beside the log must agree with it.
     extra.push(...(await storeConsistency(ctx.k, caseId, row.generation, scan.commands, scan.state)))
@@ -133,25 +110,11 @@ export const verifyInStore = async (
       }
       options.onProgress?.('objects', Math.min(i + 100, digests.length), digests.length)
     }
-    return verifyReportOf(
-      scan,
-      (ref) => {
-        const b = kept.get(ref.digest)
-        return b !== undefined && b.length === ref.size ? b : undefined
-      },
-      extra,
-      expect,
-      atReceipt,
-      {
-        objects: present,
-        objectBytes: objectBytesTotal,
-        logBytes: scan.bytes,
-        strict: options.strict === true,
-        signatures,
-        receiptAt,
-        ...definedMembers(options, 'trust', 'requireSigned', 'signedHead')
-      }
-    )
+    const read = (ref: ObjectRefLite): Buffer | undefined => {
+      const b = kept.get(ref.digest)
+      return b !== undefined && b.length === ref.size ? b : undefined
+    }
+    return watch.report(scan, read, { objects: present, objectBytes: objectBytesTotal, logBytes: scan.bytes })
   })
 
 /** Folds the projections over the stored log. */
@@ -162,17 +125,7 @@ export const replayInStore = async (
 ): Promise<ReplayResult> =>
   ctx.guard(async () => {
     const row = await caseRow(ctx, ctx.k, caseId, false)
-    const f = fold(projections)
-    const scan = await scanRows(ctx.k, row, { onEvent: f.feed, canonical: false })
-    if (scan.findings.some(isError) || scan.declaration === null || scan.hash === null)
-      throw new FailureError(corrupt(scan.findings, scan.omittedFindings))
-    return {
-      case_id: scan.declaration.case_id,
-      generation: scan.seq,
-      head_hash: scan.hash,
-      views: f.views(),
-      notices: scan.findings
-    }
+    return replayScan(projections, (onEvent) => scanRows(ctx.k, row, { onEvent, canonical: false }))
   })
 
 /** The case as a package at its head (one transaction: head, log and objects of one generation). */

@@ -6,36 +6,16 @@
  */
 import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
-import type { CaseState } from '../../domain/case-state.js'
-import { ruleFold } from '../../domain/rules.js'
-import { genesisHash, type RecordedEvent } from '../../events/chain.js'
-import { CaseDeclaration, type EventEnvelope } from '../../events/envelope.js'
+import { CaseDeclaration } from '../../events/envelope.js'
 import { finding, type Finding } from '../../events/findings.js'
-import type { FoundRef } from '../../events/refs.js'
-import { decodeRecordFile, type CommandSpan, type ScanResult } from '../case-store/scan.js'
-import { logChecker } from '../case-store/log-checker.js'
+import { decodeRecordFile, type ScanResult } from '../case-store/scan.js'
+import { findingSink, logScanResult, startLogScan, type LogScanOptions } from '../case-store/log-scan.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { buf, num, PAGE_ROWS, type CaseRow } from './rows.js'
-import { definedMembers, optional } from '../../optional.js'
 
-export interface ScanRowsOptions {
-  readonly onEvent?: (e: RecordedEvent) => void
-  readonly onRef?: (ref: FoundRef, envelope: EventEnvelope) => void
-  readonly canonical?: boolean
-  readonly rules?: boolean
-  readonly resume?: {
-    readonly seq: number
-    readonly hash: string
-    readonly bytes: number
-    readonly commands: Map<string, CommandSpan>
-    readonly lastCommand: string | null
-    readonly state: CaseState
-    readonly ids?: Set<string>
-  }
+export interface ScanRowsOptions extends LogScanOptions {
   /** Stop at this generation (the head read in the same transaction). */
   readonly until?: number
-  /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
-  readonly notAfter?: number
 }
 
 /** The declaration stored in `row`, or null when it is invalid or names another case (reported). */
@@ -65,32 +45,12 @@ export const scanRows = async (
   row: CaseRow,
   o: ScanRowsOptions = {}
 ): Promise<ScanResult> => {
-  const findings: Finding[] = []
-  let omitted = 0
-  const report = (f: Finding): void => {
-    if (findings.length < 1000) findings.push(f)
-    else omitted++
-  }
+  const sink = findingSink()
+  const report = sink.report
   // A catch-up (resume) continues a log whose declaration the handle checked already.
   const declaration = o.resume === undefined ? storedDeclaration(row, report) : null
-  const genesis = declaration === null ? null : genesisHash(declaration)
-  const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
-  const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
-  const rules = ruleFold(o.resume?.state, {
-    ...(declaration === null ? {} : { createdAt: declaration.created_at }),
-    ...optional('formatGeneration', declaration?.format_generation),
-    ...optional('caseId', declaration?.case_id),
-    ...optional('notAfter', o.notAfter)
-  })
-  const checker = logChecker({
-    ...definedMembers(o, 'onEvent', 'onRef', 'canonical'),
-    start,
-    commands,
-    lastCommand: o.resume?.lastCommand ?? null,
-    report,
-    rules: o.rules === false ? null : rules,
-    ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids })
-  })
+  const scan = startLogScan(declaration, o, report)
+  const { start, checker } = scan
   const until = o.until ?? row.generation
   let pos = start.bytes
   let after = start.seq
@@ -139,21 +99,11 @@ export const scanRows = async (
       )
     )
   }
-  return {
+  return logScanResult(
     declaration,
-    head: { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes },
-    findings,
-    omittedFindings: omitted,
-    seq: checker.seq(),
-    hash: checker.hash(),
-    bytes: checker.bytes(),
-    fileBytes: checker.bytes(),
-    commands,
-    lastCommand: checker.lastCommand(),
-    eventIds: checker.eventIds(),
-    ids: checker.ids(),
-    state: rules.state(),
-    obligations: rules.obligations(),
-    notApplied: rules.notApplied()
-  }
+    { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes },
+    sink,
+    scan,
+    checker.bytes()
+  )
 }
