@@ -5,6 +5,7 @@
  * (rules.ts). Read-side projections are views of this state; the domain never imports them.
  *
  * `evolve` (case-evolve.ts) updates the state in place: the fold owns it (see projections/projection.ts).
+ * This module imports neither the fold nor the rules: the rules import deciders, which import it.
  */
 import type { ExtractedEntity, LifecycleState } from '../events/catalog.js'
 import type { Binding, InvestigationSettings } from '../events/settings.js'
@@ -252,5 +253,3 @@ export const cloneCaseState = (s: CaseState): CaseState => {
     labRequests: new Map(Array.from(s.labRequests, ([k, v]) => [k, { ...v }]))
   }
 }
-
-export { evolve } from './case-evolve.js'

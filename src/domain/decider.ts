@@ -14,7 +14,8 @@ import type { RecordedEvent } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import type { Failure } from '../failures/failure.js'
 import type { Decision } from './decision.js'
-import { evolve, initCaseState, type CaseState } from './case-state.js'
+import { initCaseState, type CaseState } from './case-state.js'
+import { evolve } from './case-evolve.js'
 import {
   decideAttachment,
   decideCompleteRevision,

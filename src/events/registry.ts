@@ -51,9 +51,9 @@ export type Intent<D> = ((e: { readonly actor: Actor; readonly data: D }) => Rea
 /**
  * One event type of the catalog: its codec and versions, the actors its deciders write it as, the
  * event types a command that begins with it may hold after it (names checked against the catalog
- * in catalog.ts), and its intent. The fold (src/domain/case-evolve.ts), the rules
- * (src/domain/rules/events.ts) and the report's timeline (src/projections/report/timeline.ts)
- * complete it on their floors, each mapped by type.
+ * in catalog.ts), and its intent. Its check and fold (src/domain/event-handling.ts) and the
+ * report's timeline (src/projections/report/timeline.ts) complete it on their floors, each mapped
+ * by type.
  */
 export interface EventTypeDefinition<
   T extends string,

@@ -3,13 +3,8 @@
  * its checkpointed state (with the resume state and retry time when blocked), the model turns,
  * the confirmed plan still to be carried out, hypotheses, lab tests, the conclusion and the budget.
  */
-import {
-  evolve,
-  initCaseState,
-  type CaseLifecycleState,
-  type CaseState,
-  type LatestOutcome
-} from '../domain/case-state.js'
+import { evolve } from '../domain/case-evolve.js'
+import { initCaseState, type CaseLifecycleState, type CaseState, type LatestOutcome } from '../domain/case-state.js'
 import { budgetTotal, heldBudget, remainingBudget } from '../domain/budget.js'
 import type { Projection } from './projection.js'
 import type { BlockReason, LifecycleState } from '../events/catalog.js'

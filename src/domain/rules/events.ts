@@ -1,63 +1,15 @@
 /**
- * Which rules check which event type: one entry per type of the catalog (a type without an entry
- * does not compile). Every event is also checked for its actor, its version (versions.ts) and for belonging to its command.
+ * The check of one event: its actor, its version (versions.ts), its belonging to its command, and
+ * the rules of its type (its `check` in `EVENT_HANDLING`, src/domain/event-handling.ts: one entry
+ * per type of the catalog, so a type without one does not compile).
  */
 import type { RecordedEvent } from '../../events/chain.js'
-import type { EventType } from '../../events/catalog.js'
 import { checkActor } from './actor.js'
 import { checkVersion } from './versions.js'
-import { checkReserved, checkSettled, checkToppedUp } from './budget.js'
-import { checkCheckpoint, checkStart } from './lifecycle.js'
 import { memberProblem } from './members.js'
-import { checkFeedback } from './reference.js'
-import { checkCancelled, checkCapture, checkFailed, checkFromCase } from './research.js'
-import { checkCompleted, checkEnrichment, checkInputs } from './revision.js'
-import {
-  checkAnswer,
-  checkConclusion,
-  checkInterpretation,
-  checkLabTest,
-  checkPlan,
-  checkProposed,
-  checkRejection,
-  checkRequest,
-  checkUpdated
-} from './turn.js'
-import type { EventOf, RuleContext } from './context.js'
-import { afterSignature, checkSigned } from './signature.js'
-
-const none = (): void => {}
-
-/** The check of each event type. */
-export const EVENT_RULES: { readonly [K in EventType]: (c: RuleContext<EventOf<K>>) => void } = {
-  NoteRecorded: none,
-  AttachmentAdded: none,
-  InputsRecorded: checkInputs,
-  EnrichmentCaptured: checkEnrichment,
-  RevisionCompleted: checkCompleted,
-  InvestigationStarted: checkStart,
-  CheckpointRecorded: checkCheckpoint,
-  ModelRequested: checkRequest,
-  ModelResponded: checkAnswer,
-  ModelFailed: checkAnswer,
-  ModelResponseRejected: checkRejection,
-  InterpretationRecorded: checkInterpretation,
-  PlanConfirmed: checkPlan,
-  HypothesisProposed: checkProposed,
-  HypothesisUpdated: checkUpdated,
-  LabTestRequested: checkLabTest,
-  ConclusionRecorded: checkConclusion,
-  LabFeedbackRecorded: checkFeedback,
-  BudgetReserved: checkReserved,
-  BudgetConsumed: checkSettled,
-  BudgetReleased: checkSettled,
-  BudgetToppedUp: checkToppedUp,
-  PlanCancelled: checkCancelled,
-  ResearchFailed: checkFailed,
-  QueryAnsweredFromCase: checkFromCase,
-  CaptureRecorded: checkCapture,
-  CommandSigned: checkSigned
-}
+import type { RuleContext } from './context.js'
+import { afterSignature } from './signature.js'
+import { EVENT_HANDLING } from '../event-handling.js'
 
 /** Checks one event in its context: its actor, its command membership, and the rules of its type. */
 export const checkEvent = (c: RuleContext): void => {
@@ -66,6 +18,6 @@ export const checkEvent = (c: RuleContext): void => {
   const leader = c.cmd.events[0]
   const foreign = leader === undefined ? null : (memberProblem(leader.type, c.e.type) ?? afterSignature(c))
   if (foreign !== null) c.bad('command.members', foreign)
-  const check = EVENT_RULES[c.e.type] as (c: RuleContext<RecordedEvent>) => void
+  const check = EVENT_HANDLING[c.e.type].check as (c: RuleContext<RecordedEvent>) => void
   check(c)
 }

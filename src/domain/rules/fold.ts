@@ -5,7 +5,8 @@
  * decision) is a violation then.
  */
 import type { RecordedEvent } from '../../events/chain.js'
-import { cloneCaseState, evolve, initCaseState, type CaseState } from '../case-state.js'
+import { cloneCaseState, initCaseState, type CaseState } from '../case-state.js'
+import { evolve } from '../case-evolve.js'
 import { checkTime } from './time.js'
 import { checkEvent } from './events.js'
 import { violation, type RuleId, type RuleViolation } from './ids.js'

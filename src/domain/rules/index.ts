@@ -4,7 +4,7 @@
  * write access to a case directory can keep the hash chain intact, but not these.
  *
  * Verify, replay, open and the writer all run the same fold ({@link ruleFold}, fold.ts): `feed`
- * checks an event (events.ts names the check of each type, one file per family) and folds it into
+ * checks an event (events.ts; the check of each type is named in ../event-handling.ts, one file per family here) and folds it into
  * the case state; command boundaries check that each command is a whole decision. Checks that need
  * object contents are returned as obligations for whoever reads objects ({@link checkObligations},
  * objects.ts, pure over a `read` function).
@@ -16,4 +16,3 @@ export { RULES, violation, type RuleId, type RuleViolation } from './ids.js'
 export type { Obligation, ReadObject, DecisionObligation, NotApplied } from './context.js'
 export { ruleFold, type RuleFold, type RuleFoldOptions } from './fold.js'
 export { checkObligations, checkFactsDerivation, obligationRefs } from './objects.js'
-export { EVENT_RULES } from './events.js'
