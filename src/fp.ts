@@ -98,15 +98,7 @@ export { settingsOf } from './investigation/settings.js'
 export { defaultProjections } from './projections/defaults.js'
 export { lifecycleProjection, lifecycleView } from './projections/lifecycle-view.js'
 export type { Projection, AnyProjection } from './projections/projection.js'
-export type {
-  ModelFn,
-  ModelRequest,
-  ModelAnswer,
-  ModelAnswerInfo,
-  ModelProvenance,
-  ModelUsage,
-  ModelParameters
-} from './investigation/model-fn.js'
+export type * from './investigation/model-fn.js'
 export type { AdvanceStep } from './investigation/loop.js'
 export type { Capture } from './events/capture.js'
 export type { RecordedEvent } from './events/chain.js'

@@ -36,15 +36,7 @@ export { VbaError, isVbaError } from './api/errors.js'
 export { FAILURE_CODES, failureKind } from './failures/codes.js'
 export type { FailureCode, FailureKind } from './failures/codes.js'
 export type { Failure } from './failures/failure.js'
-export type {
-  ModelFn,
-  ModelRequest,
-  ModelAnswer,
-  ModelAnswerInfo,
-  ModelProvenance,
-  ModelUsage,
-  ModelParameters
-} from './investigation/model-fn.js'
+export type * from './investigation/model-fn.js'
 export type { AdvanceResult, AdvanceStep } from './investigation/loop.js'
 export {
   commandModel,

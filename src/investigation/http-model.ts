@@ -15,7 +15,8 @@
  */
 import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
-import { originOf, type ModelAnswer, type ModelFn } from './model-fn.js'
+import type { ModelAnswer, ModelFn } from './model-fn.js'
+import { originOf } from './answer-provenance.js'
 import { optional } from '../optional.js'
 import {
   nextStep,

@@ -151,20 +151,22 @@ const refusalOf = (
   ]
 })
 
+/** How an import reads a package and what it refuses (`importCase`, `withVerifiedPackage`). */
+export interface PackageImportOptions {
+  readonly limits?: ArchiveLimits
+  readonly onProgress?: (done: number, total: number) => void
+  /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, see VerifyOptions.strict). */
+  readonly strict?: boolean
+  /**
+   * Refuse a case with an unsigned command (UNSIGNED_COMMAND as an error), and one whose signers
+   * the trust policy does not allow.
+   */
+  readonly requireSigned?: boolean
+  readonly trust?: VerifyOptions['trust']
+}
+
 /** Imports a bag archive as the case directory `dir` (which must not exist or be empty). */
-export const importCase = (
-  archive: string,
-  dir: string,
-  options: {
-    limits?: ArchiveLimits
-    onProgress?: (done: number, total: number) => void
-    /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, see VerifyOptions.strict). */
-    strict?: boolean
-    /** Refuse a case with an unsigned command (UNSIGNED_COMMAND as an error), and check its signers against a trust policy. */
-    requireSigned?: boolean
-    trust?: VerifyOptions['trust']
-  } = {}
-): Promise<ImportReport> =>
+export const importCase = (archive: string, dir: string, options: PackageImportOptions = {}): Promise<ImportReport> =>
   coded('import', async () => {
     const target = path.resolve(dir)
     const parent = path.dirname(target)
@@ -220,15 +222,7 @@ export const importCase = (
 export const withVerifiedPackage = async <A>(
   source: string,
   work: (caseDir: string) => Promise<A>,
-  options: {
-    limits?: ArchiveLimits
-    onProgress?: (done: number, total: number) => void
-    /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error). */
-    strict?: boolean
-    /** Refuse a case with an unsigned command, or (with a trust policy) a signer it does not allow. */
-    requireSigned?: boolean
-    trust?: VerifyOptions['trust']
-  } = {}
+  options: PackageImportOptions = {}
 ): Promise<A> => {
   const caseOptions = definedMembers(options, 'strict', 'requireSigned', 'trust')
   const resolved = path.resolve(source)
