@@ -50,6 +50,22 @@ export const eventDraft = <K extends EventType>(
 /** Envelope fields of a recorded event, with its data decoded and upcast to the current version. @category cases */
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
 
+/** The recorded event of an envelope whose `data` the registry decoded (and upcast) as `data`. */
+const recordedEvent = (env: EventEnvelope, data: unknown): RecordedEvent =>
+  // the registry decoded `data` with the codec registered for `type`, so the pair is well-typed
+  ({
+    seq: env.seq,
+    id: env.id,
+    type: env.type,
+    version: env.version,
+    at: env.at,
+    actor: env.actor,
+    command_id: env.command_id,
+    data,
+    prev: env.prev,
+    hash: env.hash
+  }) as RecordedEvent
+
 /** The hash every chain starts from: the digest of the canonical case declaration. */
 export const genesisHash = (declaration: CaseDeclaration): E.Either<Failure, string> =>
   pipe(canonicalJson(declaration), E.map(sha256Digest))
@@ -110,19 +126,7 @@ export const sealEvent = (d: EventDraft, ctx: SealContext): E.Either<SealFailure
   const line = canonicalJson(withHash)
   if (E.isLeft(line)) return line
   const env = decoded.right
-  // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
-  const event = {
-    seq: env.seq,
-    id: env.id,
-    type: env.type,
-    version: env.version,
-    at: env.at,
-    actor: env.actor,
-    command_id: env.command_id,
-    data: data.right,
-    prev: env.prev,
-    hash: env.hash
-  } as RecordedEvent
+  const event = recordedEvent(env, data.right)
   return E.right({ envelope: env, event, line: line.right })
 }
 
@@ -259,18 +263,6 @@ export const checkLine = (line: string, expect: LineExpectation): CheckedLine =>
     findings.push(finding(body.left.code, body.left.message, located))
     return { envelope: env, refs, findings }
   }
-  // The registry decoded `data` with the codec registered for `type`, so the pair is well-typed.
-  const event = {
-    seq: env.seq,
-    id: env.id,
-    type: env.type,
-    version: env.version,
-    at: env.at,
-    actor: env.actor,
-    command_id: env.command_id,
-    data: body.right,
-    prev: env.prev,
-    hash: env.hash
-  } as RecordedEvent
+  const event = recordedEvent(env, body.right)
   return { envelope: env, event, refs, findings }
 }

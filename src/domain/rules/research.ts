@@ -13,7 +13,7 @@ import { isStallBlock } from './turn.js'
 import type { EventOf, RuleContext } from './context.js'
 
 /** research.evidence-id: new evidence takes the next id; a repeat names the evidence it repeats. */
-export const checkEvidenceId = (c: RuleContext, digest: string, id: string, repeat: boolean): void => {
+const checkEvidenceId = (c: RuleContext, digest: string, id: string, repeat: boolean): void => {
   const want = evidenceFor(c.s.research, digest)
   if (want.id === id && want.repeat === repeat) return
   c.bad(
@@ -22,6 +22,21 @@ export const checkEvidenceId = (c: RuleContext, digest: string, id: string, repe
       ? `this capture was recorded before as ${want.id}: it is a repeat of ${want.id}, not ${repeat ? 'a repeat of ' : 'new evidence '}${id}`
       : `new evidence is numbered ${want.id}, not ${id}${repeat ? ' (and it repeats nothing)' : ''}`
   )
+}
+
+/**
+ * What a recorded capture (research's or a revision's enrichment) owes: its evidence id, and its
+ * object, which must decode as a capture of its kind and request (an obligation).
+ */
+export const checkCaptured = (c: RuleContext, d: EventOf<'CaptureRecorded' | 'EnrichmentCaptured'>['data']): void => {
+  checkEvidenceId(c, d.capture.digest, d.evidence_id, d.repeat)
+  c.obligations.push({
+    kind: 'capture',
+    seq: c.e.seq,
+    ref: d.capture,
+    queryKind: d.kind,
+    requestDigest: d.request_digest
+  })
 }
 
 const expectStallBlock = (c: RuleContext): void => {
@@ -67,14 +82,7 @@ export const checkCapture = (c: RuleContext<EventOf<'CaptureRecorded'>>): void =
     c.bad('research.reservation', `a capture belongs to an open reservation; ${d.reservation_id} is not open`)
   const problem = requestProblem(c)
   if (problem !== null) c.bad('research.request', problem)
-  checkEvidenceId(c, d.capture.digest, d.evidence_id, d.repeat)
-  c.obligations.push({
-    kind: 'capture',
-    seq: c.e.seq,
-    ref: d.capture,
-    queryKind: d.kind,
-    requestDigest: d.request_digest
-  })
+  checkCaptured(c, d)
   c.expect(
     'command.whole',
     `a capture consumes its reservation ${d.reservation_id} in the same command`,

@@ -6,7 +6,7 @@
  */
 import { digestOf } from './digest.js'
 import { digestedIndex } from '../inputs-decider.js'
-import { checkEvidenceId } from './research.js'
+import { checkCaptured } from './research.js'
 import type { EventOf, RuleContext } from './context.js'
 
 export const checkInputs = (c: RuleContext<EventOf<'InputsRecorded'>>): void => {
@@ -43,14 +43,7 @@ export const checkEnrichment = (c: RuleContext<EventOf<'EnrichmentCaptured'>>): 
       'revision.open',
       `revision ${d.revision} is ${r === undefined ? 'unknown' : r.completed ? 'completed already' : 'not the latest'}; enrichment belongs to the latest open revision`
     )
-  checkEvidenceId(c, d.capture.digest, d.evidence_id, d.repeat)
-  c.obligations.push({
-    kind: 'capture',
-    seq: c.e.seq,
-    ref: d.capture,
-    queryKind: d.kind,
-    requestDigest: d.request_digest
-  })
+  checkCaptured(c, d)
   c.expect(
     'command.whole',
     `enrichment of revision ${d.revision} is recorded in the command that completes the revision`,

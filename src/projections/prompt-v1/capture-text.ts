@@ -58,7 +58,8 @@ const filterText = (f: unknown): string => {
   }
 }
 
-const where = (filters: unknown): string => {
+/** Filters as a WHERE clause (empty without filters); the current texts show them so too (values-text.ts). */
+export const where = (filters: unknown): string => {
   const fs = asArr(filters)
   return fs.length === 0 ? '' : ` where ${fs.map(filterText).join(' and ')}`
 }
