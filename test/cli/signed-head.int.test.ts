@@ -143,6 +143,27 @@ t('forged signed receipts: each refused with its own findings', async () => {
   assert.is(verifyWith(dir, noteFile).code, 0)
 })
 
+t('a bag: verify BAG --expect-head NOTE --trust FILE accepts the note, refuses a forged one', async () => {
+  const bagged = await noteCase('bagged', 2)
+  const note = save('bagged.note', run(['--sign-key', op.file, 'head', bagged]).stdout)
+  const bag = path.join(root, 'bagged.tar')
+  assert.is(run(['export', bagged, bag]).code, 0)
+  const ok = run(['verify', bag, '--expect-head', note, '--trust', trustFile])
+  assert.is(ok.code, 0, ok.stdout + ok.stderr)
+  assert.match(ok.stdout, `head signed by op@example.org ${op.signer.fingerprint}: trusted`)
+  // The signature's bytes altered, and a note by a key outside the trust file: each its finding.
+  const text = readFileSync(note, 'utf8')
+  const sigLine = text.split('\n')[4] as string
+  const b = Buffer.from(sigLine.split(' ')[2] as string, 'base64')
+  b[12] = (b[12] as number) ^ 1
+  const flipped = save('bagged-flipped.note', text.replace(sigLine, `\u2014 op@example.org ${b.toString('base64')}`))
+  const refused = verifyWith(bag, flipped)
+  assert.is(refused.code, 1, refused.stdout)
+  assert.equal(errorCodes(refused), ['SIGNED_HEAD_SIGNATURE_INVALID'])
+  const byEvil = save('bagged-evil.note', run(['--sign-key', evil.file, 'head', bagged]).stdout)
+  assert.equal(errorCodes(verifyWith(bag, byEvil)), ['SIGNED_HEAD_UNTRUSTED'])
+})
+
 t('a witness cosigns: its copy must hold the head; the note then verifies with both signers', async () => {
   const cosigned = run(['--sign-key', witness.file, 'head', dir, '--cosign', noteFile])
   assert.is(cosigned.code, 0, cosigned.stderr)
