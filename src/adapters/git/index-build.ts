@@ -12,14 +12,10 @@ import { Worker } from 'node:worker_threads'
 import type { ObjectReader } from './object-reader.js'
 import { indexDirOf, sweepLeftovers } from './index-cache.js'
 import {
-  BINARY,
   FORMAT,
-  MISSING,
-  STORE_LIMIT,
   STORED,
   VERSION,
-  filterLog,
-  isBinaryBytes,
+  blobFiling,
   sha256,
   type BlobRow,
   type IndexFile,
@@ -201,17 +197,12 @@ const copyBlobs = async (
     if (writer.failed() !== null) throw writer.failed()
     const oid = oids[i] as string
     const o = reader.read(oid)
-    if (o === null || o.type !== 'blob') {
-      rows[oid] = [0, MISSING, 0, 0, 0]
+    const bytes = o === null || o.type !== 'blob' ? null : o.content
+    const { flags, log } = blobFiling(bytes)
+    if (bytes === null || flags !== STORED) {
+      rows[oid] = [bytes?.length ?? 0, flags, 0, 0, 0]
       continue
     }
-    const bytes = o.content
-    const binary = isBinaryBytes(bytes)
-    if (binary || bytes.length > STORE_LIMIT) {
-      rows[oid] = [bytes.length, binary ? BINARY : 0, 0, 0, 0]
-      continue
-    }
-    const log = filterLog(bytes.length)
     rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
     // Copied into a batch of its own (the reader's cache keeps the original) that moves to the writer.
     if (batchUsed + bytes.length > batch.length) flush()

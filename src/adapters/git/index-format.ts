@@ -90,6 +90,21 @@ export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8
 /** log2 of a blob's filter size in bits: about half a bit per byte, 512 bits to 4 Mbit. */
 export const filterLog = (size: number): number =>
   Math.min(22, Math.max(9, Math.ceil(Math.log2(Math.max(size, 1))) - 1))
+
+/**
+ * How the index files a blob (null: git does not have it): its flags (MISSING, BINARY, or STORED
+ * for a text blob up to STORE_LIMIT) and, when stored, the log2 of its filter size (else 0). The
+ * builder writes it and the audit checks a row against it.
+ */
+export const blobFiling = (bytes: Uint8Array | null): { readonly flags: number; readonly log: number } =>
+  bytes === null
+    ? { flags: MISSING, log: 0 }
+    : isBinaryBytes(bytes)
+      ? { flags: BINARY, log: 0 }
+      : bytes.length > STORE_LIMIT
+        ? { flags: 0, log: 0 }
+        : { flags: STORED, log: filterLog(bytes.length) }
+
 const HASH = 0x9e3779b1
 
 /** Each byte with ASCII capitals lowered: the folding of folded.dat, as ignore_case matches. */

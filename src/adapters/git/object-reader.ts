@@ -11,6 +11,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { inflateSync } from 'node:zlib'
+import { byteCache, type ByteCache } from './byte-cache.js'
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag'
 
@@ -265,44 +266,10 @@ const loadPacks = (packDir: string): Pack[] => {
   return packs
 }
 
-/** Resolved pack objects by "pack number:offset", least recently used first, within `budget` bytes. */
-interface ObjectCache {
-  /** The object, now the most recently used; undefined when not kept. */
-  readonly get: (key: string) => GitObject | undefined
-  /** Keeps an object (one over a quarter of the budget is not kept), dropping the least recently used. */
-  readonly remember: (key: string, v: GitObject) => void
-  readonly clear: () => void
-}
+/** Resolved pack objects by "pack number:offset", least recently used first, within a budget of bytes. */
+type ObjectCache = ByteCache<GitObject>
 
-const objectCache = (budget: number): ObjectCache => {
-  const cache = new Map<string, GitObject>()
-  let cached = 0
-  return {
-    get: (key) => {
-      const hit = cache.get(key)
-      if (hit !== undefined) {
-        cache.delete(key)
-        cache.set(key, hit)
-      }
-      return hit
-    },
-    remember: (key, v) => {
-      if (v.content.length > budget / 4) return
-      cache.set(key, v)
-      cached += v.content.length
-      while (cached > budget) {
-        const first = cache.entries().next().value as [string, GitObject] | undefined
-        if (first === undefined) break
-        cache.delete(first[0])
-        cached -= first[1].content.length
-      }
-    },
-    clear: () => {
-      cache.clear()
-      cached = 0
-    }
-  }
-}
+const objectCache = (budget: number): ObjectCache => byteCache(budget, (o: GitObject) => o.content.length)
 
 /** The object with raw id `oid` from the first pack that has it, else loose; null when the store has not got it. */
 const readRaw = (store: Store, oid: Buffer, depth: number): GitObject | null => {

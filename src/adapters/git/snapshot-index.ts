@@ -35,11 +35,9 @@ import {
   FILTER_CHUNK,
   IndexCorrupt,
   MISSING,
-  STORE_LIMIT,
   STORED,
   VERSION,
-  filterLog,
-  isBinaryBytes,
+  blobFiling,
   sha256,
   trigramFilters,
   type BlobRow,
@@ -292,13 +290,14 @@ const auditRow = (
   if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
   if (r[1] & MISSING) return 'listed as missing, but git has it'
   if (r[0] !== bytes.length) return `listed with ${r[0]} bytes, git has ${bytes.length}`
-  const binary = isBinaryBytes(bytes)
+  const filing = blobFiling(bytes)
+  const binary = filing.flags === BINARY
   if (((r[1] & BINARY) !== 0) !== binary)
     return binary ? 'listed as text, but it is binary' : 'listed as binary, but it is text'
-  const store = !binary && bytes.length <= STORE_LIMIT
+  const store = filing.flags === STORED
   if (((r[1] & STORED) !== 0) !== store) return store ? 'not stored, but it should be' : 'stored, but it should not be'
   if (!store) return null
-  if (r[4] !== filterLog(bytes.length)) return 'its trigram filter has the wrong size'
+  if (r[4] !== filing.log) return 'its trigram filter has the wrong size'
   const stored = Buffer.allocUnsafe(r[0])
   if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes))
     return "its stored bytes differ from git's"

@@ -9,6 +9,7 @@ import { isBinaryBytes, type StoredObject } from './index-format.js'
 import { buildIndex, type BuildProgress } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
 import { listTree, resolveGitdir, unavailable } from './tree.js'
+import { byteCache } from './byte-cache.js'
 
 export type { BlobInfo, EntryKind, TreeEntry } from './snapshot-index.js'
 export type { BuildProgress } from './index-build.js'
@@ -264,7 +265,8 @@ interface BlobReader {
 }
 
 const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): BlobReader => {
-  const kept = blobCache(budget)
+  // Blobs by id, least recently used first; a blob over a quarter of the budget is not kept.
+  const kept = byteCache(budget, (b: Buffer) => b.length)
   let scratch = Buffer.alloc(0)
   /** From the index: undefined when it has not got the blob or was found damaged (then dropped). */
   const fromIndex = (index: SnapshotIndex, oid: string, transient: boolean): Buffer | undefined => {
@@ -302,35 +304,6 @@ const blobReader = (s: Session, ready: () => Promise<unknown>, budget: number): 
     return bytes
   }
   return { blob: (oid) => read(oid, false), scanBlob: (oid) => read(oid, true), clear: kept.clear }
-}
-
-/** Blobs by id, least recently used first; a blob over a quarter of the budget is not kept. */
-const blobCache = (
-  budget: number
-): { get: (oid: string) => Buffer | undefined; remember: (oid: string, bytes: Buffer) => void; clear: () => void } => {
-  const blobs = new Map<string, Buffer>()
-  let cached = 0
-  return {
-    get: (oid) => {
-      const hit = blobs.get(oid)
-      if (hit !== undefined) {
-        blobs.delete(oid)
-        blobs.set(oid, hit)
-      }
-      return hit
-    },
-    remember: (oid, bytes) => {
-      if (bytes.length > budget / 4) return
-      while (cached + bytes.length > budget && blobs.size > 0) {
-        const [first, b] = blobs.entries().next().value as [string, Buffer]
-        blobs.delete(first)
-        cached -= b.length
-      }
-      blobs.set(oid, bytes)
-      cached += bytes.length
-    },
-    clear: () => blobs.clear()
-  }
 }
 
 /** A blob from git's objects; null when it is missing or not a blob. */
