@@ -199,13 +199,16 @@ const decideTool = (
   ]
 }
 
-/** A hypothesis proposed or updated, citing known evidence only. */
-const decideHypothesis = (
+/** What the model's next action of kind `K` records in its turn, or the rejection of the answer. */
+type DecideNext<K extends Next['kind']> = (
   s: CaseState,
   turn: number,
-  next: Extract<Next, { kind: 'hypothesis' }>,
+  next: Extract<Next, { kind: K }>,
   now: Date
-): EventDraft[] => {
+) => EventDraft[]
+
+/** A hypothesis proposed or updated, citing known evidence only. */
+const decideHypothesis: DecideNext<'hypothesis'> = (s, turn, next, now) => {
   const unknown = unknownEvidence(s, next.evidence)
   if (unknown.length > 0)
     return reject(s, turn, 'EVIDENCE_UNKNOWN', `unknown evidence ids: ${unknown.join(', ').slice(0, 200)}`, now)
@@ -230,12 +233,7 @@ const decideHypothesis = (
 }
 
 /** A conclusion citing known evidence and hypotheses; the case is CONCLUDED. */
-const decideConclusion = (
-  s: CaseState,
-  turn: number,
-  next: Extract<Next, { kind: 'conclusion' }>,
-  now: Date
-): EventDraft[] => {
+const decideConclusion: DecideNext<'conclusion'> = (s, turn, next, now) => {
   const unknown = [...unknownEvidence(s, next.evidence), ...next.hypotheses.filter((h) => !s.hypotheses.has(h))]
   if (unknown.length > 0)
     return reject(

@@ -29,32 +29,14 @@ type TrustFailure = Failure<'TRUST_INVALID'>
 const bad = (line: number, message: string): TrustFailure =>
   failure('TRUST_INVALID', `allowed_signers line ${line}: ${message}`, { line })
 
-/** Splits at whitespace outside double quotes. */
-const tokens = (text: string): string[] => {
+/** Splits at every character `sep` accepts outside double quotes (the pieces between, empty ones too). */
+const splitUnquoted = (text: string, sep: (ch: string) => boolean): string[] => {
   const out: string[] = []
   let cur = ''
   let quoted = false
   for (const ch of text) {
     if (ch === '"') quoted = !quoted
-    if (!quoted && /\s/.test(ch)) {
-      if (cur !== '') out.push(cur)
-      cur = ''
-    } else cur += ch
-  }
-  if (cur !== '') out.push(cur)
-  return out
-}
-
-const unquote = (s: string): string => (s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s)
-
-/** Splits at commas outside double quotes. */
-const options = (text: string): string[] => {
-  const out: string[] = []
-  let cur = ''
-  let quoted = false
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted
-    if (!quoted && ch === ',') {
+    if (!quoted && sep(ch)) {
       out.push(cur)
       cur = ''
     } else cur += ch
@@ -62,6 +44,14 @@ const options = (text: string): string[] => {
   out.push(cur)
   return out
 }
+
+/** Splits at whitespace outside double quotes. */
+const tokens = (text: string): string[] => splitUnquoted(text, (ch) => /\s/.test(ch)).filter((x) => x !== '')
+
+const unquote = (s: string): string => (s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s)
+
+/** Splits at commas outside double quotes. */
+const options = (text: string): string[] => splitUnquoted(text, (ch) => ch === ',')
 
 /**
  * `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`: UTC with a trailing Z, else the system's time zone, as

@@ -51,6 +51,18 @@ export const scopeOf = (r: Rec): string =>
 export const requestScope = (request: Rec): string =>
   `${typeof request['path_prefix'] === 'string' ? ` under ${request['path_prefix']}` : ''}${optionsText(request)}`
 
+/** The request text of a kind asked by its text: the kind, the text JSON-quoted, the scope and options. */
+export const textRequest =
+  (kind: string) =>
+  (request: Rec): string =>
+    `${kind} ${JSON.stringify(request['text'])}${requestScope(request)}`
+
+/** The request text of a kind asked by a symbol: the kind, the symbol as it is, the scope and options. */
+export const symbolRequest =
+  (kind: string) =>
+  (request: Rec): string =>
+    `${kind} ${str(request['symbol'])}${requestScope(request)}`
+
 /**
  * What a query with few hits missed (its `missed` member, missed.ts in research): lines holding the
  * term in another case or inside longer words, and their first files; never hits. Empty without it.

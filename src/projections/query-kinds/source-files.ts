@@ -3,7 +3,7 @@ import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { markers } from '../report/capture-html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { memberNotes, missedText, notShown, one, origin, plural, requestScope, scopeOf, str } from './parts.js'
+import { memberNotes, missedText, notShown, one, origin, plural, scopeOf, str, textRequest } from './parts.js'
 
 /** `1 path matches`, `3 paths match`. */
 const matchText = (n: unknown): string => `${plural(n, 'path')} match${str(n) === '1' ? 'es' : ''}`
@@ -13,7 +13,7 @@ export const sourceFiles = defineQueryKind({
   needs: 'source',
   signature: 'source.files {text, path_prefix?}',
   options: 'ignore_case?',
-  requestText: (request) => `source.files ${JSON.stringify(request['text'])}${requestScope(request)}`,
+  requestText: textRequest('source.files'),
   view: (c, r) => {
     const files = asArr(r['files'])
     return {
