@@ -3,22 +3,61 @@
  * ever skip a blob that cannot match: for any bytes and any needle, the exact filter never rules
  * out a blob holding the needle byte for byte, and the case-folded filter never rules out a blob
  * holding it in any ASCII case (as ignore_case matches: lowerAscii of both sides). Both filters come
- * from one pass; the exact one is the filter of version 1 bit for bit.
+ * from one pass; the exact one is the filter of version 1 bit for bit. Stored bit-sliced (version
+ * 3), every blob's filter is recovered bit for bit, and the candidates a needle's rows leave are
+ * exactly the blobs whose own filter holds every trigram of it.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
 import { fcOptions } from '../helpers/seed.js'
-import { STORED, filterLog, needleHashes, trigramFilters, type BlobRow } from '../../src/adapters/git/index-format.js'
-import { filterMayContain, type FilterWindow } from '../../src/adapters/git/index-filters.js'
+import {
+  STORED,
+  filterClasses,
+  filterLog,
+  needleHashes,
+  rowBytes,
+  sliceFilters,
+  trigramFilters,
+  unsliceFilter,
+  type BlobRow
+} from '../../src/adapters/git/index-format.js'
+import { candidatesOf, filterMayContain, type FilterWindow } from '../../src/adapters/git/index-filters.js'
 import { lowerAscii } from '../../src/research/source/common.js'
 
-/** One blob's filter as the index reads it: a window over the filter's own bytes. */
-const windowOver = (filter: Uint8Array): FilterWindow => ({
+/** A filter file as the index reads it: a window over its bytes. */
+const windowOver = (file: Uint8Array): FilterWindow => ({
   check: () => null,
-  bytes: (offset, length) => Buffer.from(filter.buffer, filter.byteOffset + offset, length)
+  bytes: (offset, length) => Buffer.from(file.buffer, file.byteOffset + offset, length)
 })
-const rowOf = (bytes: Uint8Array): BlobRow => [bytes.length, STORED, 0, 0, filterLog(bytes.length)]
+
+/** Blobs as the index stores them: their rows and both filter files, bit-sliced. */
+const indexOf = (blobs: readonly Uint8Array[]) => {
+  const logs = blobs.map((b) => filterLog(b.length))
+  const filters = blobs.map((b, i) => trigramFilters(b, logs[i] ?? 9))
+  const slots = new Map<number, number>()
+  const rows = logs.map((log, i): BlobRow => {
+    const slot = slots.get(log) ?? 0
+    slots.set(log, slot + 1)
+    return [blobs[i]?.length ?? 0, STORED, 0, slot, log]
+  })
+  const { classes } = filterClasses(logs)
+  const exact = windowOver(sliceFilters(filters.map((f) => f.exact)))
+  const folded = windowOver(sliceFilters(filters.map((f) => f.folded)))
+  /** Whether blob `i` may hold the needle with these hashes, as a scan asks (folded: in any case). */
+  const may = (i: number, hashes: Uint32Array | null, inAnyCase: boolean): boolean =>
+    hashes === null || filterMayContain(rows[i], candidatesOf(classes, hashes, inAnyCase ? folded : exact))
+  return { rows, filters, classes, exact, folded, may }
+}
+
+/** Whether every trigram of the needle is set in one blob's own filter (the test of version 2). */
+const holdsAll = (filter: Uint8Array, hashes: Uint32Array): boolean => {
+  const shift = 32 - (31 - Math.clz32(filter.length) + 3)
+  return hashes.every((x) => {
+    const h = x >>> shift
+    return ((filter[h >>> 3] ?? 0) & (1 << (h & 7))) !== 0
+  })
+}
 
 /** Bytes with many letters of both cases (so folding matters), some digits, punctuation and high bytes. */
 const blobBytes = fc
@@ -43,21 +82,23 @@ const filters = suite('trigram filters')
 filters('property: a needle cut from the bytes, in any case, is never ruled out by the folded filter', () => {
   fc.assert(
     fc.property(
-      blobBytes,
+      fc.array(blobBytes, { minLength: 1, maxLength: 12 }),
+      fc.nat(),
       fc.nat(),
       fc.integer({ min: 1, max: 24 }),
       fc.array(fc.boolean(), { minLength: 1, maxLength: 24 }),
-      (bytes, at, n, mask) => {
+      (blobs, which, at, n, mask) => {
+        const i = which % blobs.length
+        const bytes = blobs[i] as Buffer
         const start = bytes.length === 0 ? 0 : at % bytes.length
         const cut = bytes.subarray(start, start + n)
         const needle = recase(cut, mask)
-        const f = trigramFilters(bytes, filterLog(bytes.length))
-        const row = rowOf(bytes)
+        const index = indexOf(blobs)
         // The case-folded filter, asked with the lowered needle, as scan asks it for ignore_case.
         assert.ok(lowerAscii(bytes).includes(lowerAscii(needle)))
-        assert.ok(filterMayContain(row, needleHashes(lowerAscii(needle)) ?? new Uint32Array(), windowOver(f.folded)))
+        assert.ok(index.may(i, needleHashes(lowerAscii(needle)), true))
         // The exact filter with the needle as cut.
-        assert.ok(filterMayContain(row, needleHashes(cut) ?? new Uint32Array(), windowOver(f.exact)))
+        assert.ok(index.may(i, needleHashes(cut), false))
       }
     ),
     fcOptions(400)
@@ -69,12 +110,7 @@ filters('property: whatever the needle, a blob that holds it in any case is neve
   fc.assert(
     fc.property(blobBytes, fc.uint8Array({ minLength: 3, maxLength: 8 }), (bytes, raw) => {
       const needle = Buffer.from(raw)
-      const f = trigramFilters(bytes, filterLog(bytes.length))
-      const may = filterMayContain(
-        rowOf(bytes),
-        needleHashes(lowerAscii(needle)) ?? new Uint32Array(),
-        windowOver(f.folded)
-      )
+      const may = indexOf([bytes]).may(0, needleHashes(lowerAscii(needle)), true)
       if (lowerAscii(bytes).includes(lowerAscii(needle))) assert.ok(may)
       if (!may) ruledOut++
     }),
@@ -102,6 +138,35 @@ filters('the exact filter is bit for bit the filter of version 1; the folded one
       assert.equal(Buffer.from(f.exact), Buffer.from(v1(bytes, log)))
       assert.equal(Buffer.from(f.folded), Buffer.from(v1(lowerAscii(bytes), log)))
     }),
+    fcOptions(200)
+  )
+})
+
+filters('property: sliced, every filter is recovered bit for bit, and the candidates are those of each filter', () => {
+  fc.assert(
+    fc.property(
+      fc.array(blobBytes, { minLength: 1, maxLength: 30 }),
+      fc.array(fc.uint8Array({ minLength: 3, maxLength: 10 }), { minLength: 1, maxLength: 4 }),
+      (blobs, needles) => {
+        const index = indexOf(blobs)
+        index.rows.forEach((r, i) => {
+          const c = index.classes.find(([log]) => log === r[4])
+          if (c === undefined) throw new Error('a blob of no class')
+          const region = index.exact.bytes(c[2], 2 ** c[0] * rowBytes(c[1]))
+          assert.equal(
+            Buffer.from(unsliceFilter(region, rowBytes(c[1]), r[3], r[4])),
+            Buffer.from(index.filters[i]?.exact ?? [])
+          )
+        })
+        for (const raw of needles) {
+          const hashes = needleHashes(raw) ?? new Uint32Array()
+          index.filters.forEach((f, i) => {
+            assert.is(index.may(i, hashes, false), holdsAll(f.exact, hashes))
+            assert.is(index.may(i, hashes, true), holdsAll(f.folded, hashes))
+          })
+        }
+      }
+    ),
     fcOptions(200)
   )
 })

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import * as path from 'node:path'
 import { openSnapshot, type SnapshotNotice } from '../../src/adapters/git/snapshot.js'
 import { INDEX_VERSION, indexDirOf } from '../../src/adapters/git/index-cache.js'
-import { FILTER_CHUNK } from '../../src/adapters/git/index-format.js'
+import { chunkDigests } from '../../src/adapters/git/index-format.js'
 import { generateRepo } from '../../bench/generated-repo.js'
 import { answerAll } from '../helpers/snapshot-answers.js'
 import { tempDir } from '../helpers/fs.js'
@@ -36,11 +36,7 @@ const forgeFilters = (dir: string): void => {
   writeFileSync(path.join(dir, 'filters.dat'), filters)
   const text = readFileSync(path.join(dir, 'index.json'), 'utf8')
   const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>
-  body['filters_sha256'] = Array.from({ length: Math.ceil(filters.length / FILTER_CHUNK) }, (_, k) =>
-    createHash('sha256')
-      .update(filters.subarray(k * FILTER_CHUNK, (k + 1) * FILTER_CHUNK))
-      .digest('hex')
-  )
+  body['filters_sha256'] = chunkDigests(filters)
   const json = JSON.stringify(body)
   writeFileSync(path.join(dir, 'index.json'), `${createHash('sha256').update(json).digest('hex')}\n${json}`)
 }

@@ -18,6 +18,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  rmSync,
   truncateSync,
   unlinkSync,
   utimesSync,
@@ -28,7 +29,7 @@ import { openSnapshot, type SnapshotNotice, type SnapshotOptions } from '../../s
 import { openObjectReader } from '../../src/adapters/git/object-reader.js'
 import { indexDirOf, openIndex } from '../../src/adapters/git/snapshot-index.js'
 import { INDEX_VERSION } from '../../src/adapters/git/index-cache.js'
-import { FILTER_CHUNK } from '../../src/adapters/git/index-format.js'
+import { chunkDigests, needleHashes, rowBytes } from '../../src/adapters/git/index-format.js'
 import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
@@ -315,6 +316,13 @@ const blobOffset = (root: string, p: string): number => {
   const row = (JSON.parse(text.slice(text.indexOf('\n') + 1)) as { blobs: Record<string, number[]> }).blobs[oid]
   return (row?.[2] ?? 0) + 40
 }
+/** Where the row that the first trigram of `needle` names in the first class of filters is (a query for it reads it). */
+const rowOffset = (root: string, needle: string): number => {
+  const text = readFileSync(fileOf(root, 'index.json'), 'utf8')
+  const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { filter_classes: number[][] }
+  const [log = 0, count = 0, offset = 0] = body.filter_classes[0] ?? []
+  return offset + ((needleHashes(Buffer.from(needle))?.[0] ?? 0) >>> (32 - log)) * rowBytes(count)
+}
 const HIT = 'src/game/module_0/file_7.cpp' // holds AddSC_generated_script_7
 const QUERIES = [GEN_QUERIES[0], GEN_QUERIES[7], GEN_QUERIES[11]]
 
@@ -359,7 +367,7 @@ damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index
   // Filter chunks are checked when a query first loads them: the session goes on from git.
   await damaged(
     'filter byte',
-    (root) => flip(fileOf(root, 'filters.dat'), 100),
+    (root) => flip(fileOf(root, 'filters.dat'), rowOffset(root, 'AddSC_')),
     ['SOURCE_INDEX_CORRUPT'],
     'filters.dat does not match its digest'
   )
@@ -432,6 +440,23 @@ damage('a re-sealed index.json with a malformed row or header is refused by its 
   )
 })
 
+damage('an index of the previous version is not read: this version builds its own beside it', async () => {
+  const root = await built()
+  // The index moved under the previous version's name, its filters zeroed: read, it would hide every file.
+  const old = path.join(root, 'snapshots', `v${INDEX_VERSION - 1}`)
+  cpSync(path.join(root, 'snapshots', `v${INDEX_VERSION}`), old, { recursive: true })
+  rmSync(path.join(root, 'snapshots', `v${INDEX_VERSION}`), { recursive: true })
+  const filters = path.join(old, genCommit, 'filters.dat')
+  writeFileSync(filters, Buffer.alloc(readFileSync(filters).length))
+  const n = notices()
+  assert.equal(
+    await answers(genDir, genCommit, n.options(root), QUERIES),
+    await referenceOf(genDir, genCommit, QUERIES)
+  )
+  assert.equal(codes(n.list), ['SOURCE_INDEX_BUILT'])
+  assert.ok(existsSync(indexDirOf(root, genCommit)))
+})
+
 damage("another commit's index under this commit's name is refused", async () => {
   const root = tempDir('index-root')
   await answers(genDir, genParent, { index: root }, [])
@@ -501,7 +526,7 @@ damage('folded.dat damaged: found on its first use (a search in any case), answe
   // QUERIES' symbol search has fewer than 3 hits: its missed-match hint is the first use of folded.dat.
   await damaged(
     'folded byte',
-    (root) => flip(fileOf(root, 'folded.dat'), 100),
+    (root) => flip(fileOf(root, 'folded.dat'), rowOffset(root, 'addsc_generated_script_7')),
     ['SOURCE_INDEX_CORRUPT'],
     'folded.dat does not match its digest'
   )
@@ -517,13 +542,13 @@ damage('folded.dat damaged: found on its first use (a search in any case), answe
     ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
     'a data file cannot be read (ENOENT)'
   )
-  // A version 1 index (no folded.dat) re-sealed under version 2's name is refused by its header.
+  // A version 2 index (filters not sliced) re-sealed under version 3's name is refused by its header.
   await damaged(
-    'version 1 header',
+    'version 2 header',
     resealed((b) => {
       const header = b as unknown as Record<string, unknown>
-      header['version'] = 1
-      delete header['folded_sha256']
+      header['version'] = 2
+      delete header['filter_classes']
     }),
     ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
     'not an index of this commit'
@@ -684,7 +709,7 @@ where('the CLI says when an index was damaged, on stderr, and answers exactly as
   const first = vba(['research', '--config', file, '--query', q], { env: { XDG_CACHE_HOME: xdg } })
   assert.is(first.code, 0, first.stderr)
   assert.is(first.stderr, '', 'a build is not chatter when stderr is not a terminal')
-  flip(path.join(indexDirOf(path.join(xdg, 'vba'), genCommit), 'filters.dat'), 10)
+  flip(fileOf(path.join(xdg, 'vba'), 'filters.dat'), rowOffset(path.join(xdg, 'vba'), 'AddSC_'))
   const second = vba(['research', '--config', file, '--query', q], { env: { XDG_CACHE_HOME: xdg } })
   assert.is(second.code, 0, second.stderr)
   assert.match(
@@ -698,14 +723,6 @@ where.run()
 
 // ---------------------------------------------------------------------------------------------
 const verbs = suite('vba index build | verify')
-
-/** The SHA-256 of each FILTER_CHUNK bytes, as index.json lists them for a filter file. */
-const chunkDigests = (b: Buffer): string[] =>
-  Array.from({ length: Math.ceil(b.length / FILTER_CHUNK) }, (_, k) =>
-    createHash('sha256')
-      .update(b.subarray(k * FILTER_CHUNK, (k + 1) * FILTER_CHUNK))
-      .digest('hex')
-  )
 
 /** A forger with write access to the cache: flips filter bits (of filters.dat or folded.dat) and re-seals both digests. */
 const forgeFilters = (dir: string, file: 'filters.dat' | 'folded.dat' = 'filters.dat'): void => {

@@ -1,7 +1,7 @@
 /**
  * Building the persisted snapshot index of one commit (format: index-format.ts). The main thread
  * reads and checks every blob through the object reader, one at a time, while a second thread
- * (index-writer-worker.ts) writes blobs.dat and filters.dat, with at most IN_FLIGHT bytes waiting
+ * (index-writer-worker.ts) writes blobs.dat and derives the filters (written at the end), with at most IN_FLIGHT bytes waiting
  * between the two. Everything is written into a private directory and published with one rename;
  * a builder that loses the race discards its copy.
  */
@@ -16,8 +16,10 @@ import {
   STORED,
   VERSION,
   blobFiling,
+  filterClasses,
   sha256,
   type BlobRow,
+  type FilterClass,
   type IndexFile,
   type StoredObject
 } from './index-format.js'
@@ -66,8 +68,9 @@ export const buildIndex = async (
       commit,
       blobs_bytes: copied.blobsBytes,
       filters_bytes: copied.filtersBytes,
-      filters_sha256: [...written.filtersSha256],
-      folded_sha256: [...written.foldedSha256],
+      filter_classes: copied.classes,
+      filters_sha256: written.filtersSha256,
+      folded_sha256: written.foldedSha256,
       trees_bytes: trees.bytes,
       objects: trees.objects,
       blobs: copied.rows
@@ -88,8 +91,8 @@ export const buildIndex = async (
 
 /** What the writer thread wrote to filters.dat and folded.dat (as many bytes each). */
 interface Written {
-  readonly filtersSha256: readonly string[]
-  readonly foldedSha256: readonly string[]
+  readonly filtersSha256: string
+  readonly foldedSha256: string
   readonly filtersBytes: number
 }
 
@@ -162,6 +165,7 @@ interface Copied {
   readonly rows: Record<string, BlobRow>
   readonly blobsBytes: number
   readonly filtersBytes: number
+  readonly classes: FilterClass[]
   /** How many distinct blobs the listing names. */
   readonly count: number
 }
@@ -178,7 +182,9 @@ const copyBlobs = async (
 ): Promise<Copied> => {
   const rows: Record<string, BlobRow> = {}
   let blobsBytes = 0
-  let filtersBytes = 0
+  // The filter size of every stored blob in order; a blob's slot is its rank among those of its size.
+  const logs: number[] = []
+  const slots = new Map<number, number>()
   const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
   let last = Date.now()
   let batch = new Uint8Array(BATCH)
@@ -203,7 +209,10 @@ const copyBlobs = async (
       rows[oid] = [bytes?.length ?? 0, flags, 0, 0, 0]
       continue
     }
-    rows[oid] = [bytes.length, STORED, blobsBytes, filtersBytes, log]
+    const slot = slots.get(log) ?? 0
+    slots.set(log, slot + 1)
+    logs.push(log)
+    rows[oid] = [bytes.length, STORED, blobsBytes, slot, log]
     // Copied into a batch of its own (the reader's cache keeps the original) that moves to the writer.
     if (batchUsed + bytes.length > batch.length) flush()
     if (bytes.length > batch.length) batch = new Uint8Array(bytes.length)
@@ -212,7 +221,6 @@ const copyBlobs = async (
     batchLogs.push(log)
     batchSizes.push(bytes.length)
     blobsBytes += bytes.length
-    filtersBytes += 1 << (log - 3)
     if (writer.behind()) await writer.drained()
     if (Date.now() - last > 50) {
       // Keep the event loop responsive (lease renewals, servers) while a large index builds.
@@ -222,7 +230,8 @@ const copyBlobs = async (
     }
   }
   flush()
-  return { rows, blobsBytes, filtersBytes, count: oids.length }
+  const { classes, bytes: filtersBytes } = filterClasses(logs)
+  return { rows, blobsBytes, filtersBytes, classes, count: oids.length }
 }
 
 /** Writes the commit and tree objects one after another to trees.dat; where each one is. */

@@ -1,10 +1,17 @@
 /**
- * The format of a persisted snapshot index (`<root>/snapshots/v2/<commit>/`), shared by the
+ * The format of a persisted snapshot index (`<root>/snapshots/v3/<commit>/`), shared by the
  * reader (snapshot-index.ts), the builder (index-build.ts) and its writer thread: the layout of
  * `index.json` and its per-blob rows, and the trigram filters of `filters.dat` (one hash per byte
  * trigram, set in a bit set sized to the blob, in the manner of a Bloom filter) and of `folded.dat`
- * (the same of the blob's bytes with ASCII capitals lowered, for searches in any case; same sizes
- * and offsets as filters.dat). Version 2 added folded.dat; a version 1 index is rebuilt.
+ * (the same of the blob's bytes with ASCII capitals lowered, for searches in any case; same
+ * layout as filters.dat).
+ *
+ * The filters are stored bit-sliced: blobs whose filters have the same size (2 ** log bits) form
+ * a class, and a class stores, for each bit position p, one row of a bit per blob of the class
+ * (`ceil(count / 8)` bytes; bit `slot` of row p is bit p of the filter of the class's blob
+ * `slot`). A needle's trigrams name one row per class each, so a search reads a few kilobytes of
+ * rows, not every filter. Version 2 added folded.dat, version 3 sliced both; an index of an older
+ * version is rebuilt.
  */
 import { createHash } from 'node:crypto'
 import * as t from 'io-ts'
@@ -14,7 +21,7 @@ import { INDEX_VERSION } from './index-cache.js'
 export class IndexCorrupt extends Error {}
 
 /** filters.dat and folded.dat are checked in chunks of this many bytes, each against its own SHA-256. */
-export const FILTER_CHUNK = 1 << 20
+export const FILTER_CHUNK = 1 << 12
 
 /** Text blobs larger than this are not copied into the index; they are read from git. */
 export const STORE_LIMIT = 16 << 20
@@ -26,8 +33,14 @@ export const BINARY = 1
 export const STORED = 2
 export const MISSING = 4
 
-/** A blob's row in index.json: where its bytes and its filters are in blobs.dat and filters.dat (folded.dat alike). */
-export type BlobRow = [size: number, flags: number, offset: number, filterOffset: number, filterLog: number]
+/**
+ * A blob's row in index.json: where its bytes are in blobs.dat, and its filters in filters.dat and
+ * folded.dat (its slot in the class of filters of `2 ** filterLog` bits).
+ */
+export type BlobRow = [size: number, flags: number, offset: number, filterSlot: number, filterLog: number]
+
+/** A class of filters of one size: `[log, count, offset]`, its rows from `offset` in both filter files. */
+export type FilterClass = [log: number, count: number, offset: number]
 
 /** A raw git object as stored in trees.dat. */
 export interface StoredObject {
@@ -58,8 +71,9 @@ export const IndexHeaderCodec = t.type({
   commit: t.string,
   blobs_bytes: t.number,
   filters_bytes: t.number,
-  filters_sha256: t.array(t.string),
-  folded_sha256: t.array(t.string),
+  filter_classes: t.array(t.tuple([t.number, t.number, t.number])),
+  filters_sha256: t.string,
+  folded_sha256: t.string,
   trees_bytes: t.number,
   objects: t.UnknownRecord,
   blobs: t.UnknownRecord
@@ -72,10 +86,12 @@ export interface IndexFile {
   commit: string
   blobs_bytes: number
   filters_bytes: number
-  /** The SHA-256 of each FILTER_CHUNK bytes of filters.dat (the last chunk may be shorter). */
-  filters_sha256: string[]
-  /** The same of folded.dat, which has filters_bytes bytes too, its filters at the same offsets. */
-  folded_sha256: string[]
+  /** The classes of filters by size, in both filter files (see filterClasses). */
+  filter_classes: FilterClass[]
+  /** The SHA-256 of each FILTER_CHUNK bytes of filters.dat (the last chunk may be shorter), 32 bytes each, base64. */
+  filters_sha256: string
+  /** The same of folded.dat, which has filters_bytes bytes too, laid out as filters.dat. */
+  folded_sha256: string
   trees_bytes: number
   /** Commit and tree objects in trees.dat: [type, offset, length]. */
   objects: Record<string, [StoredObject['type'], number, number]>
@@ -83,6 +99,76 @@ export interface IndexFile {
 }
 
 export const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
+
+/** The SHA-256 of each FILTER_CHUNK bytes of a filter file, 32 bytes each, base64 (index.json's filters_sha256). */
+export const chunkDigests = (b: Uint8Array): string => {
+  const out = Buffer.allocUnsafe(Math.ceil(b.length / FILTER_CHUNK) * 32)
+  for (let k = 0; k * FILTER_CHUNK < b.length; k++)
+    createHash('sha256')
+      .update(b.subarray(k * FILTER_CHUNK, (k + 1) * FILTER_CHUNK))
+      .digest()
+      .copy(out, k * 32)
+  return out.toString('base64')
+}
+
+/** Bytes of one row of a class of `count` filters. */
+export const rowBytes = (count: number): number => Math.ceil(count / 8)
+
+/** The classes of the filters whose sizes are `logs` (in slot order), by size, and the bytes of a filter file. */
+export const filterClasses = (logs: readonly number[]): { readonly classes: FilterClass[]; readonly bytes: number } => {
+  const counts = new Map<number, number>()
+  for (const log of logs) counts.set(log, (counts.get(log) ?? 0) + 1)
+  const classes: FilterClass[] = []
+  let bytes = 0
+  for (const [log, count] of [...counts].sort((a, b) => a[0] - b[0])) {
+    classes.push([log, count, bytes])
+    bytes += 2 ** log * rowBytes(count)
+  }
+  return { classes, bytes }
+}
+
+/**
+ * One filter file, bit-sliced (see the module comment), from the blobs' filters in slot order (a
+ * blob's slot in its class is its rank among the filters of its size).
+ */
+export const sliceFilters = (filters: readonly Uint8Array[]): Uint8Array<ArrayBuffer> => {
+  const logs = filters.map(logOfFilter)
+  const { classes, bytes } = filterClasses(logs)
+  const out = new Uint8Array(bytes)
+  const at = new Map(classes.map(([log, count, offset]) => [log, { offset, row: rowBytes(count), slot: 0 }]))
+  filters.forEach((f, i) => {
+    const c = at.get(logs[i] ?? 0) as { offset: number; row: number; slot: number }
+    sliceOne(out, f, c.offset + (c.slot >>> 3), 1 << (c.slot & 7), c.row)
+    c.slot++
+  })
+  return out
+}
+
+/** log2 of a filter's size in bits. */
+export const logOfFilter = (f: Uint8Array): number => 31 - Math.clz32(f.length) + 3
+
+/** Sets, for every bit p set in `filter`, bit `bit` of byte `column` of row p (rows of `row` bytes). */
+const sliceOne = (out: Uint8Array, filter: Uint8Array, column: number, bit: number, row: number): void => {
+  for (let q = 0; q < filter.length; q++) {
+    let v = filter[q] ?? 0
+    while (v !== 0) {
+      const t = 31 - Math.clz32(v & -v)
+      const k = column + (8 * q + t) * row
+      out[k] = (out[k] ?? 0) | bit
+      v &= v - 1
+    }
+  }
+}
+
+/** The filter of the blob in `slot` of a class, from the class's rows (`region`, rows of `row` bytes). */
+export const unsliceFilter = (region: Uint8Array, row: number, slot: number, log: number): Uint8Array<ArrayBuffer> => {
+  const out = new Uint8Array(1 << (log - 3))
+  const column = slot >>> 3
+  const bit = 1 << (slot & 7)
+  for (let p = 0; p < 1 << log; p++)
+    if (((region[p * row + column] ?? 0) & bit) !== 0) out[p >>> 3] = (out[p >>> 3] ?? 0) | (1 << (p & 7))
+  return out
+}
 
 /** Git's heuristic: a NUL byte in the first 8000 bytes makes a blob binary. */
 export const isBinaryBytes = (bytes: Uint8Array): boolean => bytes.subarray(0, 8000).indexOf(0) >= 0

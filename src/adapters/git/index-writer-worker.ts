@@ -1,14 +1,13 @@
 /**
  * The writing half of a snapshot index build, on a second thread: the main thread reads and
- * checks git objects; this one writes their bytes to blobs.dat and their trigram filters to
- * filters.dat and folded.dat (in the order received) and acknowledges each, so the main thread can bound what is
- * in flight.
+ * checks git objects; this one writes their bytes to blobs.dat, derives their trigram filters
+ * and acknowledges each batch, so the main thread can bound what is in flight; at the end it
+ * writes filters.dat and folded.dat, bit-sliced (index-format.ts).
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { createHash } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
-import { FILTER_CHUNK, trigramFilters } from './index-format.js'
+import { chunkDigests, sliceFilters, trigramFilters } from './index-format.js'
 
 /** Blobs packed one after another into `bytes` (the first `used` bytes), with their sizes and filter sizes. */
 export type WriterMessage =
@@ -24,8 +23,8 @@ export type WriterReply =
   | { readonly type: 'ack'; readonly bytes: number }
   | {
       readonly type: 'done'
-      readonly filtersSha256: readonly string[]
-      readonly foldedSha256: readonly string[]
+      readonly filtersSha256: string
+      readonly foldedSha256: string
       readonly filtersBytes: number
     }
 
@@ -35,33 +34,21 @@ const dir = (workerData as { dir: string }).dir
 const blobsFd = fs.openSync(path.join(dir, 'blobs.dat'), 'w')
 const filtersFd = fs.openSync(path.join(dir, 'filters.dat'), 'w')
 const foldedFd = fs.openSync(path.join(dir, 'folded.dat'), 'w')
-/** The SHA-256 of each FILTER_CHUNK bytes of a file written in order (index.json's filters_sha256). */
-const chunkDigests = (): { readonly update: (b: Uint8Array) => void; readonly end: () => string[] } => {
-  const digests: string[] = []
-  let hash = createHash('sha256')
-  let inChunk = 0
-  return {
-    update: (b) => {
-      for (let at = 0; at < b.length; ) {
-        const n = Math.min(b.length - at, FILTER_CHUNK - inChunk)
-        hash.update(b.subarray(at, at + n))
-        at += n
-        inChunk += n
-        if (inChunk === FILTER_CHUNK) {
-          digests.push(hash.digest('hex'))
-          hash = createHash('sha256')
-          inChunk = 0
-        }
-      }
-    },
-    end: () => (inChunk > 0 ? [...digests, hash.digest('hex')] : digests)
-  }
-}
-const hash = chunkDigests()
-const foldedHash = chunkDigests()
+// Every blob's two filters, in the order received: both files are written bit-sliced at the end.
+const exact: Uint8Array[] = []
+const folded: Uint8Array[] = []
 let filtersBytes = 0
 const writeAll = (fd: number, b: Uint8Array): void => {
   for (let done = 0; done < b.length; ) done += fs.writeSync(fd, b, done, b.length - done)
+}
+/** Writes one filter file, bit-sliced; its chunk digests. */
+const writeSliced = (fd: number, filters: Uint8Array[]): string => {
+  const sliced = sliceFilters(filters)
+  filters.length = 0
+  writeAll(fd, sliced)
+  fs.closeSync(fd)
+  filtersBytes = sliced.length
+  return chunkDigests(sliced)
 }
 port.on('message', (m: WriterMessage) => {
   if (m.type === 'blobs') {
@@ -69,24 +56,16 @@ port.on('message', (m: WriterMessage) => {
     let at = 0
     m.sizes.forEach((size, i) => {
       const f = trigramFilters(m.bytes.subarray(at, at + size), m.logs[i] ?? 9)
-      writeAll(filtersFd, f.exact)
-      hash.update(f.exact)
-      writeAll(foldedFd, f.folded)
-      foldedHash.update(f.folded)
-      filtersBytes += f.exact.length
+      exact.push(f.exact)
+      folded.push(f.folded)
       at += size
     })
     port.postMessage({ type: 'ack', bytes: m.used } satisfies WriterReply)
   } else {
     fs.closeSync(blobsFd)
-    fs.closeSync(filtersFd)
-    fs.closeSync(foldedFd)
-    port.postMessage({
-      type: 'done',
-      filtersSha256: hash.end(),
-      foldedSha256: foldedHash.end(),
-      filtersBytes
-    } satisfies WriterReply)
+    const filtersSha256 = writeSliced(filtersFd, exact)
+    const foldedSha256 = writeSliced(foldedFd, folded)
+    port.postMessage({ type: 'done', filtersSha256, foldedSha256, filtersBytes } satisfies WriterReply)
     port.close()
   }
 })

@@ -1,6 +1,6 @@
 /**
  * The persisted snapshot index of one commit, kept outside any case in the user's cache directory
- * (`<root>/snapshots/v2/<commit>/`), so that every later process searches the commit without
+ * (`<root>/snapshots/v3/<commit>/`), so that every later process searches the commit without
  * touching git's packs. Five files, published together by one atomic rename of their directory:
  *
  * - `index.json`: a first line with the SHA-256 of the rest, then JSON: per blob id its size,
@@ -12,11 +12,12 @@
  * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
  *   checked against the blob's git id before it is served.
  * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
- *   read through a small window of 1 MiB chunks, each checked against its SHA-256 in index.json
- *   when it is first loaded (index-filters.ts): an open reads none of it, a query only the chunks
- *   it needs. A needle whose trigrams are not all set cannot occur in the blob, so the search
- *   skips it without reading it; a set bit only means "maybe", and the blob is then read and
- *   searched as before. Results are therefore exactly those of a full scan.
+ *   stored bit-sliced by filter size (index-format.ts), read through a small window of 4 KiB
+ *   chunks, each checked against its SHA-256 in index.json when it is first loaded
+ *   (index-filters.ts): an open reads none of it, a query only the rows its trigrams name. A
+ *   needle whose trigrams are not all set cannot occur in the blob, so the search skips it
+ *   without reading it; a set bit only means "maybe", and the blob is then read and searched as
+ *   before. Results are therefore exactly those of a full scan.
  * - `folded.dat`: the same filters of each blob's bytes with ASCII capitals lowered, at the same
  *   offsets, read and checked the same way, for searches in any case (ignore_case, the
  *   missed-match hint).
@@ -29,10 +30,19 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { objectId } from './object-reader.js'
 import { indexDirOf, markUsed } from './index-cache.js'
-import { filterMayContain, filterWindow, same, type FilterWindow } from './index-filters.js'
+import {
+  candidatesOf,
+  filterMayContain,
+  filterWindow,
+  same,
+  type Candidates,
+  type FilterWindow
+} from './index-filters.js'
 import {
   BINARY,
   FILTER_CHUNK,
+  rowBytes,
+  unsliceFilter,
   IndexCorrupt,
   MISSING,
   STORED,
@@ -41,6 +51,7 @@ import {
   sha256,
   trigramFilters,
   type BlobRow,
+  type FilterClass,
   type IndexFile,
   type StoredObject,
   BlobRowCodec,
@@ -150,9 +161,12 @@ const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | 
   for (const oid in objects)
     if (!ObjectRowCodec.is(objects[oid]))
       return { reason: `index.json: object ${JSON.stringify(oid.slice(0, 64))} is malformed` }
-  for (const oid in blobs)
-    if (!BlobRowCodec.is(blobs[oid]))
+  const counts = new Map(header.right.filter_classes.map(([log, count]) => [log, count]))
+  for (const oid in blobs) {
+    const r = blobs[oid]
+    if (!BlobRowCodec.is(r) || (r[1] & STORED && !(r[3] < (counts.get(r[4]) ?? 0))))
       return { reason: `index.json: blob ${JSON.stringify(oid.slice(0, 64))} is malformed` }
+  }
   // Every row passed its codec's guard above.
   return header.right as IndexFile
 }
@@ -188,7 +202,7 @@ const dataProblem = (f: IndexFile, files: DataFiles): string | null => {
     ['filters.dat', files.filters, f.filters_sha256],
     ['folded.dat', files.folded, f.folded_sha256]
   ] as const)
-    if (fs.fstatSync(fd).size !== f.filters_bytes || digests.length !== chunks)
+    if (fs.fstatSync(fd).size !== f.filters_bytes || Buffer.from(digests, 'base64').length !== 32 * chunks)
       return `${name} does not match its digest`
   const size = fs.fstatSync(files.blobs).size
   if (size !== f.blobs_bytes) return `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`
@@ -211,6 +225,26 @@ const indexOver = (
   const filters = filterWindow(ffd, 'filters.dat', f.filters_bytes, f.filters_sha256)
   const folded = filterWindow(gfd, 'folded.dat', f.filters_bytes, f.folded_sha256)
   let filtersTrusted = true
+  // The candidates of the last needle asked (a scan asks the same hashes for every file).
+  let last: { hashes: Uint32Array; folded: boolean; candidates: Candidates } | null = null
+  const candidates = (hashes: Uint32Array, inAnyCase: boolean): Candidates => {
+    if (last?.hashes !== hashes || last.folded !== inAnyCase)
+      last = {
+        hashes,
+        folded: inAnyCase,
+        candidates: candidatesOf(f.filter_classes, hashes, inAnyCase ? folded : filters)
+      }
+    return last.candidates
+  }
+  const classes = new Map(f.filter_classes.map((c) => [c[0], c]))
+  // The rows of each class, kept once an audit read them (an audit visits the classes in turn).
+  const regions = new Map<FilterWindow, Map<number, Uint8Array>>()
+  const region = (w: FilterWindow, [log, count, offset]: FilterClass): Uint8Array => {
+    const kept = regions.get(w) ?? regions.set(w, new Map()).get(w) ?? new Map<number, Uint8Array>()
+    const b = kept.get(log) ?? Buffer.from(w.bytes(offset, 2 ** log * rowBytes(count)))
+    kept.set(log, b)
+    return b
+  }
   return {
     dir,
     object: (oid) => storedObject(f, trees, oid),
@@ -231,11 +265,9 @@ const indexOver = (
     },
     filtersTrusted: () => filtersTrusted,
     mayContain: (oid, hashes, inAnyCase) =>
-      hashes === null ||
-      !filtersTrusted ||
-      filterMayContain(rows.get(oid), hashes, inAnyCase === true ? folded : filters),
+      hashes === null || !filtersTrusted || filterMayContain(rows.get(oid), candidates(hashes, inAnyCase === true)),
     filtersProblem: () => filters.check() ?? folded.check(),
-    audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, filters, folded),
+    audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, classes, filters, folded, region),
     blobCount: rows.size,
     close: () => {
       for (const x of [fd, ffd, gfd]) fs.closeSync(x)
@@ -283,8 +315,10 @@ const auditRow = (
   fd: number,
   r: BlobRow | undefined,
   bytes: Buffer | null,
+  classes: ReadonlyMap<number, FilterClass>,
   filters: FilterWindow,
-  folded: FilterWindow
+  folded: FilterWindow,
+  regions: (w: FilterWindow, c: FilterClass) => Uint8Array
 ): string | null => {
   if (r === undefined) return 'not in the index'
   if (bytes === null) return r[1] & MISSING ? null : 'listed as present, but git does not have it'
@@ -302,10 +336,12 @@ const auditRow = (
   if (fs.readSync(fd, stored, 0, r[0], r[2]) !== r[0] || !stored.equals(bytes))
     return "its stored bytes differ from git's"
   const derived = trigramFilters(bytes, r[4])
+  const c = classes.get(r[4])
+  if (c === undefined) return 'its trigram filter is in no class'
+  const sliced = (w: FilterWindow): Buffer => Buffer.from(unsliceFilter(regions(w, c), rowBytes(c[1]), r[3], r[4]))
   try {
-    if (!filters.bytes(r[3], derived.exact.length).equals(derived.exact))
-      return 'its trigram filter differs from the one its bytes give'
-    if (!folded.bytes(r[3], derived.folded.length).equals(derived.folded))
+    if (!sliced(filters).equals(derived.exact)) return 'its trigram filter differs from the one its bytes give'
+    if (!sliced(folded).equals(derived.folded))
       return 'its case-folded trigram filter differs from the one its bytes give'
   } catch (e) {
     // A chunk that fails its digest is one problem of the whole index (filtersProblem, asked first).
