@@ -1,7 +1,9 @@
 /**
  * FROZEN: the capture text of prompt version investigation_project_v1, byte for byte as it was
- * released. Recorded v1 prompts are re-rendered from it, so it is never edited; the current text is
- * ../capture-text.ts.
+ * released. Recorded v1 prompts are re-rendered from it, so what it renders is never changed (its
+ * code was: the values, filters and registration candidates the current texts share are exported,
+ * and the files' headers are one helper, with every recorded v1 prompt rendered again); the current
+ * text is ../capture-text.ts.
  *
  * Captures as compact, deterministic text for the model: source lines numbered under one header
  * per file (path and blob once, the commit in the header), search hits grouped by file, database
@@ -125,20 +127,34 @@ const limitsText = (l: unknown): string[] => {
   return names.length === 0 ? [] : [`limits reached: ${names.join(', ')} (the answer is partial)`]
 }
 
-const hitLines = (c: Capture, hits: readonly unknown[]): string[] => {
+/**
+ * Groups of lines under a header per file (its path and blob); `again` stands before a group of
+ * the file the group before it was of (null: nothing).
+ */
+const byFile = (
+  c: Capture,
+  groups: ReadonlyArray<{ readonly path: string; readonly lines: readonly string[] }>,
+  again: string | null
+): string[] => {
   const out: string[] = []
-  const width = Math.max(1, ...hits.map((h) => String(num(asRec(h)['line'])).length))
   let current: string | null = null
-  for (const h of hits) {
-    const r = asRec(h)
-    const path = str(r['path'])
-    if (path !== current) {
-      out.push(`${path}${blobOf(c, path)}:`)
-      current = path
-    }
-    out.push(numbered(width, num(r['line']), r))
+  for (const g of groups) {
+    if (g.path !== current) {
+      out.push(`${g.path}${blobOf(c, g.path)}:`)
+      current = g.path
+    } else if (again !== null) out.push(again)
+    out.push(...g.lines)
   }
   return out
+}
+
+const hitLines = (c: Capture, hits: readonly unknown[]): string[] => {
+  const width = Math.max(1, ...hits.map((h) => String(num(asRec(h)['line'])).length))
+  return byFile(
+    c,
+    hits.map((h) => ({ path: str(asRec(h)['path']), lines: [numbered(width, num(asRec(h)['line']), asRec(h))] })),
+    null
+  )
 }
 
 /**
@@ -152,25 +168,27 @@ export interface CaptureText {
   readonly tail: readonly string[]
 }
 
+/** A search's registration candidates (not proof), or that a registration search found none. */
+export const registrationLines = (c: Capture, r: Rec): string[] => {
+  const regs = asArr(r['registrations'])
+  if (regs.length > 0)
+    return [
+      `registration candidates (not proof): ${regs.map((x) => `${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`).join('; ')}`
+    ]
+  return c.kind === 'source.registration'
+    ? [`registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`]
+    : []
+}
+
 const renderSearch = (c: Capture, r: Rec): CaptureText => {
   const hits = asArr(r['hits'])
   const head = [
     `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${typeof asRec(r['scope'])['path_prefix'] === 'string' ? ` under ${str(asRec(r['scope'])['path_prefix'])}` : ''} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned, ${str(r['result'])}`
   ]
-  const tail: string[] = []
-  const regs = asArr(r['registrations'])
-  if (regs.length > 0)
-    tail.push(
-      `registration candidates (not proof): ${regs.map((x) => `${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`).join('; ')}`
-    )
-  else if (c.kind === 'source.registration')
-    tail.push(
-      `registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`
-    )
   return {
     head,
     body: hitLines(c, hits),
-    tail: [...tail, ...skippedText(r['skipped']), ...limitsText(r['limits_reached'])]
+    tail: [...registrationLines(c, r), ...skippedText(r['skipped']), ...limitsText(r['limits_reached'])]
   }
 }
 
@@ -219,26 +237,27 @@ const renderContext = (c: Capture, r: Rec): CaptureText => {
       `candidates: ${candidates.map((x) => `${str(asRec(x)['kind'])} ${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}${asRec(x)['context_returned'] === true ? '' : ' (no context returned)'}`).join('; ')}`
     )
   const head = out
-  const body: string[] = []
   const hitSet = new Set(asArr(r['hits']).map((h) => `${str(asRec(h)['path'])}:${str(asRec(h)['line'])}`))
   const blocks = asArr(r['blocks'])
   const width = Math.max(
     1,
     ...blocks.map((b) => String(num(asRec(b)['start_line']) + asArr(asRec(b)['lines']).length).length)
   )
-  let current: string | null = null
-  for (const b of blocks) {
-    const x = asRec(b)
-    const path = str(x['path'])
-    if (path !== current) {
-      body.push(`${path}${blobOf(c, path)}:`)
-      current = path
-    } else body.push(`${' '.repeat(width + 1)}⋮`)
-    asArr(x['lines']).forEach((l, i) => {
-      const line = num(x['start_line']) + i
-      body.push(numbered(width, line, l, hitSet.has(`${path}:${line}`) ? '>' : ' '))
-    })
-  }
+  const body = byFile(
+    c,
+    blocks.map((b) => {
+      const x = asRec(b)
+      const path = str(x['path'])
+      return {
+        path,
+        lines: asArr(x['lines']).map((l, i) => {
+          const line = num(x['start_line']) + i
+          return numbered(width, line, l, hitSet.has(`${path}:${line}`) ? '>' : ' ')
+        })
+      }
+    }),
+    `${' '.repeat(width + 1)}⋮`
+  )
   const tail: string[] = []
   const missing = asArr(r['hits'])
     .filter((h) => asRec(h)['context_returned'] !== true)

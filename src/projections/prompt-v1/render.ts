@@ -1,7 +1,7 @@
 /**
  * FROZEN: the prompt renderer of version investigation_project_v1: its output is byte for byte as
  * released (its exports were renamed, and its sections moved into helpers with the output compared
- * on 3,000 random states and every recorded v1 prompt). Investigations started with that prompt
+ * on 3,000 random states and every recorded v1 prompt; the answer contract prompt v2 shares is exported). Investigations started with that prompt
  * version keep it for their life, and their recorded prompts are re-rendered from it: what it
  * renders is never changed.
  *
@@ -56,6 +56,19 @@ const KINDS = [
   'database.count {table, filters, database?}'
 ]
 
+/** The role and the answer contract: what the model is and how it answers (prompt v2 says the same). */
+export const ANSWER_CONTRACT: readonly string[] = [
+  'You investigate a bug report of a TrinityCore-family game server (C++ core, MySQL world database).',
+  'Answer with exactly one JSON object and nothing else.',
+  'Interpretation phase: {"interpretation": {"summary": "..."}}',
+  'Investigation phase, one of:',
+  '  {"next": {"kind": "tool", "operation": "project.query", "arguments": {"kind": "...", ...}}}',
+  '  {"next": {"kind": "hypothesis", "action": "propose", "statement": "...", "evidence": ["E1"]}}',
+  '  {"next": {"kind": "hypothesis", "action": "update", "hypothesis_id": "H1", "status": "supported|refuted|open", "evidence": ["E2"], "note": "..."}}',
+  '  {"next": {"kind": "lab_test", "description": "..."}}',
+  '  {"next": {"kind": "conclusion", "summary": "...", "hypotheses": ["H1"], "evidence": ["E1"]}}'
+]
+
 /** The stable part: identical for every turn of one investigation. */
 export const stablePartV1 = (s: CaseState): string => {
   const st = s.settings
@@ -63,15 +76,7 @@ export const stablePartV1 = (s: CaseState): string => {
   const kinds = ctx === null ? KINDS : [...KINDS, 'source.context {text, path_prefix?}']
   return [
     `=== ${PROMPT_VERSION_V1} ===`,
-    'You investigate a bug report of a TrinityCore-family game server (C++ core, MySQL world database).',
-    'Answer with exactly one JSON object and nothing else.',
-    'Interpretation phase: {"interpretation": {"summary": "..."}}',
-    'Investigation phase, one of:',
-    '  {"next": {"kind": "tool", "operation": "project.query", "arguments": {"kind": "...", ...}}}',
-    '  {"next": {"kind": "hypothesis", "action": "propose", "statement": "...", "evidence": ["E1"]}}',
-    '  {"next": {"kind": "hypothesis", "action": "update", "hypothesis_id": "H1", "status": "supported|refuted|open", "evidence": ["E2"], "note": "..."}}',
-    '  {"next": {"kind": "lab_test", "description": "..."}}',
-    '  {"next": {"kind": "conclusion", "summary": "...", "hypotheses": ["H1"], "evidence": ["E1"]}}',
+    ...ANSWER_CONTRACT,
     'project.query kinds (read-only; the pinned commit and the allow-listed world tables only):',
     ...kinds.map((k) => `  - ${k}`),
     'database filters: {column, operator: eq|ne|lt|le|gt|ge|contains|in, value}; joined with AND.',

@@ -9,6 +9,7 @@ import type { CaseState } from '../../domain/case-state.js'
 import type { QueryContract } from '../../events/settings.js'
 import { QUERY_KIND_DEFINITIONS } from '../query-kinds/catalog.js'
 import { signatureOf, type QueryNeeds } from '../query-kinds/define.js'
+import { ANSWER_CONTRACT } from '../prompt-v1/render.js'
 
 export const PROMPT_VERSION_V2 = 'investigation_project_v2'
 
@@ -91,15 +92,7 @@ export const stablePartV2 = (s: CaseState): string => {
   ]
   return [
     `=== ${PROMPT_VERSION_V2} ===`,
-    'You investigate a bug report of a TrinityCore-family game server (C++ core, MySQL world database).',
-    'Answer with exactly one JSON object and nothing else.',
-    'Interpretation phase: {"interpretation": {"summary": "..."}}',
-    'Investigation phase, one of:',
-    '  {"next": {"kind": "tool", "operation": "project.query", "arguments": {"kind": "...", ...}}}',
-    '  {"next": {"kind": "hypothesis", "action": "propose", "statement": "...", "evidence": ["E1"]}}',
-    '  {"next": {"kind": "hypothesis", "action": "update", "hypothesis_id": "H1", "status": "supported|refuted|open", "evidence": ["E2"], "note": "..."}}',
-    '  {"next": {"kind": "lab_test", "description": "..."}}',
-    '  {"next": {"kind": "conclusion", "summary": "...", "hypotheses": ["H1"], "evidence": ["E1"]}}',
+    ...ANSWER_CONTRACT,
     'project.query kinds (read-only; the pinned commit and the allowed tables only):',
     // two kinds a line: the list stays readable and short
     ...kinds.flatMap((k, i) =>

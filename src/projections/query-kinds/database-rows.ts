@@ -7,14 +7,25 @@ import { cell, where } from '../values-text.js'
 import { alwaysRecheckable, defineQueryKind, type CaptureView } from './define.js'
 import { databasePrefix, memberNotes, num, one, orderText, origin, plural, str } from './parts.js'
 
+/** The limits a page of rows reached, in words (`text` shows a value: the prompt's way or the report's). */
+const pageLimits = (r: Rec, text: (u: unknown) => string): string[] => [
+  ...(r['row_limit_capped'] === true
+    ? [`row limit: ${text(r['requested_limit'])} rows were requested, at most ${text(r['limit'])} are returned`]
+    : []),
+  ...(r['byte_limit_reached'] === true ? ['byte limit reached: the page was cut to fit max_result_bytes'] : [])
+]
+
+/** Whether a page holds every row matching the filters, in words. */
+const wholePage = (r: Rec): string =>
+  r['complete_filtered_rows'] === true
+    ? 'complete: these are all rows matching the filters'
+    : 'not all rows matching the filters are in this page'
+
 const rowsView = (c: Capture, r: Rec): CaptureView => {
   const columns = asArr(r['columns']).map((x) => str(asRec(x)['name']))
   const rows = asArr(r['rows'])
   const offset = num(r['offset'])
-  const capped: string[] = []
-  if (r['row_limit_capped'] === true)
-    capped.push(`row limit: ${str(r['requested_limit'])} rows were requested, at most ${str(r['limit'])} are returned`)
-  if (r['byte_limit_reached'] === true) capped.push('byte limit reached: the page was cut to fit max_result_bytes')
+  const capped = pageLimits(r, str)
   const whole = r['complete_filtered_rows'] === true
   return {
     head: [
@@ -37,9 +48,7 @@ const rowsView = (c: Capture, r: Rec): CaptureView => {
       return [
         ...(r['has_more'] === true ? [`has_more: more rows exist; continue with offset ${str(r['next_offset'])}`] : []),
         ...capped,
-        whole
-          ? 'complete: these are all rows matching the filters'
-          : 'not all rows matching the filters are in this page'
+        wholePage(r)
       ]
     },
     unit: 'rows',
@@ -50,16 +59,11 @@ const rowsView = (c: Capture, r: Rec): CaptureView => {
 const rowsBody = (_c: Capture, r: Rec): string => {
   const cols = asArr(r['columns']).map((x) => asRec(x))
   const rows = asArr(r['rows'])
-  const m: string[] = []
-  if (r['has_more'] === true) m.push(`more rows exist: continue with offset ${hstr(r['next_offset'])}`)
-  if (r['row_limit_capped'] === true)
-    m.push(`row limit: ${hstr(r['requested_limit'])} rows were requested, at most ${hstr(r['limit'])} are returned`)
-  if (r['byte_limit_reached'] === true) m.push('byte limit reached: the page was cut to fit max_result_bytes')
-  m.push(
-    r['complete_filtered_rows'] === true
-      ? 'complete: these are all rows matching the filters'
-      : 'not all rows matching the filters are in this page'
-  )
+  const m = [
+    ...(r['has_more'] === true ? [`more rows exist: continue with offset ${hstr(r['next_offset'])}`] : []),
+    ...pageLimits(r, hstr),
+    wholePage(r)
+  ]
   return `<p>${esc(`${hstr(r['row_count'])} rows from offset ${hstr(r['offset'])} (limit ${hstr(r['limit'])}), ordered by ${orderText(r['order'])}`)}</p><table><thead><tr>${cols.map((x) => `<th>${esc(hstr(x['name']))}<br><span class="muted">${esc(hstr(x['type']))}</span></th>`).join('')}</tr></thead><tbody>${rows.map((row) => `<tr>${cols.map((x) => valueCell(asRec(row)[hstr(x['name'])])).join('')}</tr>`).join('')}</tbody></table>${markers(m)}`
 }
 

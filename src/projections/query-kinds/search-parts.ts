@@ -28,22 +28,19 @@ import {
   skippedText,
   str
 } from './parts.js'
+import { registrationLines } from '../prompt-v1/capture-text.js'
 
 /** Hits grouped by file, the registration candidates and the markers. */
 export const searchView = (c: Capture, r: Rec): CaptureView => {
   const hits = asArr(r['hits'])
   const width = Math.max(1, ...hits.map((h) => String(num(asRec(h)['line'])).length))
-  const regs = asArr(r['registrations'])
-  const markers: string[] = []
-  if (regs.length > 0)
-    markers.push(
-      `registration candidates (not proof): ${regs.map((x) => `${str(asRec(x)['name'])} at ${str(asRec(x)['path'])}:${str(asRec(x)['line'])}`).join('; ')}`
-    )
-  else if (c.kind === 'source.registration')
-    markers.push(
-      `registration candidates: none with the prefixes ${asArr(r['registration_prefixes']).map(str).join(', ')}`
-    )
-  markers.push(...skippedText(r['skipped']), ...limitsText(r['limits_reached']), ...missedText(r, r['term']))
+  const markers = [
+    // the frozen v1 capture text's words, which the current one keeps
+    ...registrationLines(c, r),
+    ...skippedText(r['skipped']),
+    ...limitsText(r['limits_reached']),
+    ...missedText(r, r['term'])
+  ]
   return {
     head: [
       `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${scopeOf(r)} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned, ${str(r['result'])}`
