@@ -7,7 +7,7 @@
  * count and skip; a claim that reaches one finds its log does not verify and passes it over.
  */
 import type { Knex } from 'knex'
-import { QUEUE_COLUMNS } from '../../src/adapters/sql-store/consistency.js'
+import { QUEUE_COLUMNS } from '../../src/adapters/sql-store/rows.js'
 
 /** The columns a copy takes from its source row: the head, then the queue columns verify compares. */
 const COPIED = [

@@ -42,27 +42,23 @@ const writeMethods = ({ env, at, write }: ClientContext): Pick<CasesApi, 'create
     return { case_id: d.case_id, dir: typeof where === 'string' ? path.resolve(dir) : d.case_id }
   },
   note: async (dir, n) =>
-    appended(
-      await settle(() =>
-        recordNote(at(dir), {
-          text: n.text,
-          ...optional('format', n.format),
-          ...optional('author', n.author),
-          ...write(n)
-        })
-      )
+    appended(() =>
+      recordNote(at(dir), {
+        text: n.text,
+        ...optional('format', n.format),
+        ...optional('author', n.author),
+        ...write(n)
+      })
     ),
   attach: async (dir, a) =>
-    appended(
-      await settle(() =>
-        addAttachment(at(dir), {
-          name: a.name,
-          bytes: a.bytes,
-          ...optional('mediaType', a.mediaType),
-          ...optional('author', a.author),
-          ...write(a)
-        })
-      )
+    appended(() =>
+      addAttachment(at(dir), {
+        name: a.name,
+        bytes: a.bytes,
+        ...optional('mediaType', a.mediaType),
+        ...optional('author', a.author),
+        ...write(a)
+      })
     )
 })
 

@@ -19,13 +19,11 @@ import { VbaError, orThrow, settle } from './errors.js'
 import type { Appended, VbaOptions, VerifyCaseOptions, WriteOptions } from './types.js'
 import { optional } from '../optional.js'
 
-/** An append's outcome as the client returns it. */
-export const appended = (o: AppendOutcome): Appended => ({
-  status: o.status,
-  commandId: o.commandId,
-  generation: o.generation,
-  receipt: o.receipt
-})
+/** Runs an append (its failure as a VbaError, see `settle`); its outcome as the client returns it. */
+export const appended = async (append: () => Promise<AppendOutcome>): Promise<Appended> => {
+  const o = await settle(append)
+  return { status: o.status, commandId: o.commandId, generation: o.generation, receipt: o.receipt }
+}
 
 /** The refusal of a method that needs a profile the client was opened without. */
 export const noProfile = (): VbaError =>

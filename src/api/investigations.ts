@@ -59,17 +59,14 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       )
     }),
     cancelPlan: async (dir, o) =>
-      appended(
-        await settle(() =>
-          cancelPlan(at(dir), {
-            reason: o.reason,
-            ...optional('reservationId', o.reservationId),
-            ...write(o)
-          })
-        )
+      appended(() =>
+        cancelPlan(at(dir), {
+          reason: o.reason,
+          ...optional('reservationId', o.reservationId),
+          ...write(o)
+        })
       ),
-    topUp: async (dir, o) =>
-      appended(await settle(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) }))),
+    topUp: async (dir, o) => appended(() => topUpBudget(at(dir), { amount: o.amount, reason: o.reason, ...write(o) })),
     nextPrompt: async (dir) => settle(() => nextPrompt(at(dir)))
   }
 }

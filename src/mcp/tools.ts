@@ -109,69 +109,57 @@ const factsOf = (c: ToolContext): ToolFacts => {
 const recorded = (c: ToolContext): string =>
   ` Read-only: it never changes the game server's code or world. The case keeps the audit trail: every answer is recorded as evidence in case ${c.caseId} (its id heads the answer; cite it) and costs ${plural(c.queryCost, 'budget unit')}; the same call again is answered from the case at no cost. Each query has ${c.profile.limits.time_ms} ms and ${c.profile.limits.max_result_bytes} bytes of result.`
 
+/** An object schema every member of which is required. */
+const allRequired = (properties: Readonly<Record<string, JsonSchema>>) =>
+  ({ type: 'object', properties, required: Object.keys(properties) }) as const
+
 /** The structured content of an answer: the capture with the evidence it was recorded as. */
-export const ANSWER_SCHEMA = {
-  type: 'object',
-  properties: {
-    evidence_id: { type: 'string', description: 'the evidence id the answer is recorded as (E1, E2, …)' },
-    repeat: {
-      type: 'boolean',
-      description: 'the answer equals earlier evidence (the same evidence, not new evidence)'
-    },
-    answered_from_case: {
-      type: 'boolean',
-      description: 'this exact call was recorded before: nothing ran, no budget was spent'
-    },
-    budget_left: {
-      anyOf: [{ type: 'integer' }, { type: 'null' }],
-      description: 'budget units the case has left (null: no limit)'
-    },
-    capture: toJsonSchema(Capture)
+export const ANSWER_SCHEMA = allRequired({
+  evidence_id: { type: 'string', description: 'the evidence id the answer is recorded as (E1, E2, …)' },
+  repeat: {
+    type: 'boolean',
+    description: 'the answer equals earlier evidence (the same evidence, not new evidence)'
   },
-  required: ['evidence_id', 'repeat', 'answered_from_case', 'budget_left', 'capture']
-} as const
+  answered_from_case: {
+    type: 'boolean',
+    description: 'this exact call was recorded before: nothing ran, no budget was spent'
+  },
+  budget_left: {
+    anyOf: [{ type: 'integer' }, { type: 'null' }],
+    description: 'budget units the case has left (null: no limit)'
+  },
+  capture: toJsonSchema(Capture)
+})
 
 /** The structured content of case_status. */
-export const STATUS_SCHEMA = {
-  type: 'object',
-  properties: {
-    case_id: { type: 'string' },
-    state: { type: 'string' },
-    reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    budget: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          properties: {
-            total: { type: 'integer' },
-            consumed: { type: 'integer' },
-            held: { type: 'integer' },
-            left: { type: 'integer' },
-            query_cost: { type: 'integer' }
-          },
-          required: ['total', 'consumed', 'held', 'left', 'query_cost']
-        }
-      ]
-    },
-    evidence: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          kind: { type: 'string' },
-          request: { type: 'string' },
-          uri: { type: 'string' },
-          first_seq: { type: 'integer' },
-          repeats: { type: 'integer' }
-        },
-        required: ['id', 'kind', 'request', 'uri', 'first_seq', 'repeats']
-      }
-    }
+export const STATUS_SCHEMA = allRequired({
+  case_id: { type: 'string' },
+  state: { type: 'string' },
+  reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+  budget: {
+    anyOf: [
+      { type: 'null' },
+      allRequired({
+        total: { type: 'integer' },
+        consumed: { type: 'integer' },
+        held: { type: 'integer' },
+        left: { type: 'integer' },
+        query_cost: { type: 'integer' }
+      })
+    ]
   },
-  required: ['case_id', 'state', 'reason', 'budget', 'evidence']
-} as const
+  evidence: {
+    type: 'array',
+    items: allRequired({
+      id: { type: 'string' },
+      kind: { type: 'string' },
+      request: { type: 'string' },
+      uri: { type: 'string' },
+      first_seq: { type: 'integer' },
+      repeats: { type: 'integer' }
+    })
+  }
+})
 
 /** The query kinds this profile (and the case's contract) enables, in the contract's order. */
 export const enabledKinds = (c: ToolContext): ToolQueryKind[] =>

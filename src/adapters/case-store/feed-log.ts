@@ -26,13 +26,23 @@ export const feedLog = async (
   checker: LogChecker,
   options: ScanOptions
 ): Promise<number> => {
+  const feed: LogFeed = { fh, file, limit, checker, options }
   let pos = from
   if (limit - from >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)) {
-    const fed = await feedChecked(fh, file, from, limit, checker, options)
+    const fed = await feedChecked(feed, from)
     if ('carried' in fed) return fed.carried
     pos = fed.resume
   }
-  return feedInline(fh, from, pos, limit, checker, options)
+  return feedInline(feed, from, pos)
+}
+
+/** What both ways of feeding read and feed: the open log up to `limit`, into the checker. */
+interface LogFeed {
+  readonly fh: FileHandle
+  readonly file: string
+  readonly limit: number
+  readonly checker: LogChecker
+  readonly options: ScanOptions
 }
 
 /** The start of the first line at or after the middle of [from, limit), or null (one part). */
@@ -51,12 +61,8 @@ const findSeam = async (fh: FileHandle, from: number, limit: number): Promise<nu
  * MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
  */
 const feedChecked = async (
-  fh: FileHandle,
-  file: string,
-  from: number,
-  limit: number,
-  checker: LogChecker,
-  options: ScanOptions
+  { fh, file, limit, checker, options }: LogFeed,
+  from: number
 ): Promise<{ readonly carried: number } | { readonly resume: number }> => {
   const checks = startLineChecks(file, from, await findSeam(fh, from, limit), limit, options.canonical !== false)
   let next = from
@@ -94,14 +100,7 @@ const feedChecked = async (
  * Feeds lines from `pos` (a line start) to `limit`, reading in chunks aligned to `base` as a read
  * from `base` would, so a line over MAX_LINE_BYTES is cut where it always was.
  */
-const feedInline = async (
-  fh: FileHandle,
-  base: number,
-  from: number,
-  limit: number,
-  checker: LogChecker,
-  options: ScanOptions
-): Promise<number> => {
+const feedInline = async ({ fh, limit, checker, options }: LogFeed, base: number, from: number): Promise<number> => {
   const buf = Buffer.allocUnsafe(CHUNK_BYTES)
   let carry: Buffer = Buffer.alloc(0)
   let pos = from

@@ -9,6 +9,7 @@ import type { DatabaseSection } from '../config/profile.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
 import { optional } from '../../optional.js'
+import { UNREACHABLE_CODES } from '../unreachable-codes.js'
 
 /** Reads the reader's password from the configured source; never echoes it. */
 export const resolvePassword = async (
@@ -40,19 +41,7 @@ export const resolvePassword = async (
 }
 
 const TIMEOUT_CODES = new Set(['ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'])
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ECONNRESET',
-  'PROTOCOL_CONNECTION_LOST',
-  'ER_BAD_DB_ERROR',
-  'ER_CON_COUNT_ERROR',
-  'EPIPE',
-  'SQLITE_CANTOPEN',
-  'SQLITE_NOTADB'
-])
+const CONNECT_CODES = new Set<string>([...UNREACHABLE_CODES, 'ER_BAD_DB_ERROR', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB'])
 
 /**
  * What the server (or driver) said, for the operator: its code, error number and message, on one

@@ -13,6 +13,7 @@ import { MIGRATIONS_TABLE, MIGRATION_NAMES, migrationSource } from './migrations
 import { parseStoreUrl, type StoreConnection } from './url.js'
 import { storeObjects, type StoreObjects } from './objects.js'
 import { optional } from '../../optional.js'
+import { UNREACHABLE_CODES } from '../unreachable-codes.js'
 
 /** @category Stores */
 export interface SqlStoreOptions {
@@ -53,15 +54,9 @@ interface DriverError {
   readonly errno?: number
 }
 
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ECONNRESET',
-  'PROTOCOL_CONNECTION_LOST',
-  'EPIPE',
-  'ER_CON_COUNT_ERROR',
+/** Unreachable, and PostgreSQL's codes for a server shutting down, a connection failure, or too many clients. */
+const UNREACHABLE = new Set<string>([
+  ...UNREACHABLE_CODES,
   '57P01',
   '57P02',
   '57P03',

@@ -9,23 +9,7 @@ import type { CaseState } from '../../domain/case-state.js'
 import { finding, type Finding } from '../../events/findings.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import { HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
-import { num, queueColumns } from './rows.js'
-
-/** The queue columns compared with the fold (the lease and timestamps are the store's own). */
-export const QUEUE_COLUMNS = [
-  'state',
-  'reason',
-  'retry_not_before',
-  'retry_not_before_ms',
-  'revision',
-  'budget_left',
-  'pending_plan',
-  'model',
-  'tokens_total',
-  'last_failure_code',
-  'last_failure_message',
-  'claimable'
-] as const
+import { num, QUEUE_COLUMNS, queueColumns } from './rows.js'
 
 const same = (a: unknown, b: unknown): boolean =>
   a === null || a === undefined

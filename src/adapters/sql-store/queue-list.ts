@@ -16,22 +16,14 @@ import { checkPageOptions } from '../case-store/queue-page.js'
 import type { QueuePageOptions } from '../../projections/queue.js'
 import type { SqlContext } from './connection.js'
 import { dbNowMs } from './dialect.js'
-import { buf, num, numOrNull } from './rows.js'
+import { buf, num, numOrNull, QUEUE_COLUMNS } from './rows.js'
 
+/** The columns of a queue entry: the case's identity, its queue columns, its lease and times. */
 const ENTRY_COLUMNS = [
   'case_id',
   'declaration',
   'generation',
-  'state',
-  'reason',
-  'retry_not_before',
-  'revision',
-  'budget_left',
-  'pending_plan',
-  'model',
-  'tokens_total',
-  'last_failure_code',
-  'last_failure_message',
+  ...QUEUE_COLUMNS,
   'lease_owner',
   'lease_expires_ms',
   'updated_ms',

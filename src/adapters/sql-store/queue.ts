@@ -13,9 +13,9 @@ import { fail, FailureError } from '../../failures/error.js'
 import { LEASE_MS, type Lease } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
 import { dbNowMs } from './dialect.js'
-import { caseRow, queueColumns } from './rows.js'
+import { caseRow, QUEUE_COLUMNS, queueColumns } from './rows.js'
 import { scanRows } from './scan-rows.js'
-import { QUEUE_COLUMNS, queueDifferences } from './consistency.js'
+import { queueDifferences } from './consistency.js'
 
 const checkLease = (worker: string, leaseMs: number): void => {
   const name = checkWorkerName(worker)

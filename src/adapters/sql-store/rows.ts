@@ -74,8 +74,29 @@ export const caseRow = async (
   }
 }
 
+/**
+ * The queue columns of a case row: the fold of its log ({@link queueColumns}), compared with it by
+ * verify and the claim (the lease and timestamps are the store's own).
+ */
+export const QUEUE_COLUMNS = [
+  'state',
+  'reason',
+  'retry_not_before',
+  'retry_not_before_ms',
+  'revision',
+  'budget_left',
+  'pending_plan',
+  'model',
+  'tokens_total',
+  'last_failure_code',
+  'last_failure_message',
+  'claimable'
+] as const
+
+export type QueueColumn = (typeof QUEUE_COLUMNS)[number]
+
 /** The queue columns of a case row, from the case state (a pure projection, {@link queueRow}). */
-export const queueColumns = (s: CaseState): Record<string, unknown> => {
+export const queueColumns = (s: CaseState): Record<QueueColumn, unknown> => {
   const r = queueRow(s)
   return {
     state: r.state,
