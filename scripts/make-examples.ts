@@ -10,7 +10,9 @@ import { attempt } from '../src/failures/error.js'
  * regenerated, so later versions of the library must keep replaying it. So is
  * examples/valid/written-with-v1-prompts: the whole investigation as the library wrote it with
  * prompt version investigation_project_v1 (and InvestigationStarted version 1); its recorded prompts
- * must keep rendering byte for byte from the state before them.
+ * must keep rendering byte for byte from the state before them. And so is
+ * examples/valid/written-with-v2-legacy-wording: valid/investigation as the library wrote it before
+ * starts recorded exact_wording (its v2 prompts say `1 rows`) and before BudgetReserved version 4.
  */
 import { promises as fsp, existsSync } from 'node:fs'
 import * as path from 'node:path'
@@ -355,6 +357,11 @@ const LEFTOVERS: Record<string, (dir: string) => Promise<void>> = {
 interface Forgery {
   /** Verified with --strict (a `<NAME>.strict` file beside it). */
   readonly strict?: boolean
+  /**
+   * Written over valid/investigation as started without exact_wording (its prompts in the wording
+   * of the starts it forges, which cannot record it), not over valid/investigation itself.
+   */
+  readonly legacyWording?: boolean
   readonly write: (dir: string) => string | null
   readonly expected: ReadonlyArray<{ code: string; rule?: string; seq?: number }>
 }
@@ -396,6 +403,7 @@ const downgradeStart = (f: ReturnType<typeof forger>): void => {
         binding: _b,
         newest_result_whole: _n,
         search_options: _o,
+        exact_wording: _w,
         ...settings
       } = (d as { settings: Record<string, unknown> }).settings
       return { ...(d as Record<string, unknown>), settings }
@@ -642,6 +650,7 @@ const FORGED: Record<string, Forgery> = {
     ]
   },
   'RULE_VERSION-start': {
+    legacyWording: true,
     write: (d) => {
       downgradeStart(forger(d))
       return null
@@ -665,6 +674,7 @@ const FORGED: Record<string, Forgery> = {
   },
   'RULE_NOT_APPLIED-start': {
     strict: true,
+    legacyWording: true,
     write: (d) => {
       const f = forger(d)
       beforeGenerations(f)
@@ -728,18 +738,25 @@ export const writeExamples = async (root: string): Promise<void> => {
   }
   const investigation = path.join(root, 'valid', 'investigation')
   const world = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-examples-world-'))
+  const legacy = path.join(world, 'legacy-wording')
   try {
     await writeInvestigation(investigation, world)
+    const other = await fsp.mkdtemp(path.join(os.tmpdir(), 'vba-examples-world-'))
+    try {
+      await writeInvestigation(legacy, other, ({ exact_wording: _w, ...s }) => s)
+    } finally {
+      await fsp.rm(other, { recursive: true, force: true })
+    }
+    for (const [name, forgery] of Object.entries(FORGED)) {
+      const dir = path.join(root, 'forged', name)
+      await fsp.cp(forgery.legacyWording === true ? legacy : investigation, dir, { recursive: true })
+      const receipt = forgery.write(dir)
+      if (receipt !== null) await fsp.writeFile(`${dir}.receipt`, `${receipt}\n`)
+      if (forgery.strict === true) await fsp.writeFile(`${dir}.strict`, 'verified with --strict\n')
+      await fsp.writeFile(`${dir}.expected.json`, `${JSON.stringify(forgery.expected, null, 2)}\n`)
+    }
   } finally {
     await fsp.rm(world, { recursive: true, force: true })
-  }
-  for (const [name, forgery] of Object.entries(FORGED)) {
-    const dir = path.join(root, 'forged', name)
-    await fsp.cp(investigation, dir, { recursive: true })
-    const receipt = forgery.write(dir)
-    if (receipt !== null) await fsp.writeFile(`${dir}.receipt`, `${receipt}\n`)
-    if (forgery.strict === true) await fsp.writeFile(`${dir}.strict`, 'verified with --strict\n')
-    await fsp.writeFile(`${dir}.expected.json`, `${JSON.stringify(forgery.expected, null, 2)}\n`)
   }
   await dropSummaries(root)
 }
@@ -763,20 +780,24 @@ if (isMain) {
   const root = path.join(repoRoot(), 'case-format', 'examples')
   const frozen = path.join(root, 'valid', 'written-with-v1-events')
   const keep = path.join(repoRoot(), '.examples-frozen-tmp')
-  const prompts = path.join(root, 'valid', 'written-with-v1-prompts')
-  const keepPrompts = path.join(repoRoot(), '.examples-frozen-prompts-tmp')
-  if (!existsSync(prompts))
-    throw new Error(
-      'examples/valid/written-with-v1-prompts is missing: restore it from git (it cannot be written again)'
-    )
-  await fsp.rename(prompts, keepPrompts)
+  // the frozen cases that cannot be written again, kept aside while the others are written
+  const kept = ['written-with-v1-prompts', 'written-with-v2-legacy-wording'].map((name) => ({
+    name,
+    dir: path.join(root, 'valid', name),
+    aside: path.join(repoRoot(), `.examples-frozen-${name}-tmp`)
+  }))
+  for (const k of kept) {
+    if (!existsSync(k.dir))
+      throw new Error(`examples/valid/${k.name} is missing: restore it from git (it cannot be written again)`)
+    await fsp.rename(k.dir, k.aside)
+  }
   const replay = `${frozen}.replay.json`
   const keepReplay = `${keep}.replay.json`
   if (existsSync(frozen)) await fsp.rename(frozen, keep)
   if (existsSync(replay)) await fsp.rename(replay, keepReplay)
   await writeExamples(root)
   if (existsSync(keepReplay)) await fsp.rename(keepReplay, replay)
-  await fsp.rename(keepPrompts, prompts)
+  for (const k of kept) await fsp.rename(k.aside, k.dir)
   if (existsSync(keep)) await fsp.rename(keep, frozen)
   else {
     await writeV1(frozen)

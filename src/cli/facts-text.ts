@@ -50,7 +50,7 @@ export const latestFacts = async (
  * item left out, with its code), at most `max` lines and then how many were left unshown.
  */
 export const factLines = (revision: number, facts: readonly Fact[], max = 60): string[] => {
-  const lines = facts.flatMap(factEntry)
+  const lines = facts.flatMap((f) => factEntry(f))
   const header = `facts of revision ${revision} (${facts.length}):`
   if (lines.length <= max) return [header, ...lines]
   return [header, ...lines.slice(0, max), `  … ${lines.length - max} more line(s): vba show CASE --json`]

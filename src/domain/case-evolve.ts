@@ -6,7 +6,14 @@
 import type { RecordedEvent } from '../events/chain.js'
 import type { CaseState } from './case-state.js'
 import { EVENT_HANDLING, type PendingPlan } from './event-handling.js'
+import type { Requester } from '../events/requester.js'
 import { evolveResearch, evolveRevisions } from './research-fold.js'
+
+/** Who asked for the query of an open reservation that is no plan's (an MCP client), to keep with its outcome. */
+const requesterOf = (s: CaseState, reservationId: string, mine: boolean): { requester?: Requester } => {
+  const r = mine ? null : (s.research.open.get(reservationId)?.requester ?? null)
+  return r === null ? {} : { requester: r }
+}
 
 /** What the pending plan's outcome changes, read before the research state forgets the reservation. */
 const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): void => {
@@ -20,7 +27,8 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
         repeat: e.data.repeat,
         plan_id: mine ? plan.plan_id : null,
         seq: e.seq,
-        from_case: false
+        from_case: false,
+        ...requesterOf(s, e.data.reservation_id, mine)
       }
       if (mine) {
         s.pendingPlan = null
@@ -50,7 +58,8 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
           message: e.data.message,
           plan_id: mine ? plan.plan_id : null,
           arguments: mine ? plan.arguments : null,
-          seq: e.seq
+          seq: e.seq,
+          ...requesterOf(s, e.data.reservation_id, mine)
         }
         if (mine) s.stalled += 1
       }

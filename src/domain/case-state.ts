@@ -7,7 +7,7 @@
  * `evolve` (case-evolve.ts) updates the state in place: the fold owns it (see projections/projection.ts).
  * This module imports neither the fold nor the rules: the rules import deciders, which import it.
  */
-import type { ExtractedEntity, LifecycleState } from '../events/catalog.js'
+import type { ExtractedEntity, LifecycleState, Requester } from '../events/catalog.js'
 import type { Binding, InvestigationSettings } from '../events/settings.js'
 
 /** @category Projections */
@@ -23,6 +23,8 @@ export interface Reservation {
   readonly seq: number
   readonly plan_id: string | null
   readonly request_digest: string | null
+  /** The program that asked for an operator's query (an MCP client), as its reservation records it. */
+  readonly requester: Requester | null
 }
 
 /** @category Projections */
@@ -104,6 +106,8 @@ export type LatestOutcome =
       readonly plan_id: string | null
       readonly seq: number
       readonly from_case: boolean
+      /** Who asked for the query it answers when that is no plan (an MCP client); absent: an operator, or a plan. */
+      readonly requester?: { readonly protocol: 'mcp'; readonly name: string; readonly version: string }
     }
   | {
       readonly kind: 'failure'
@@ -112,6 +116,8 @@ export type LatestOutcome =
       readonly plan_id: string | null
       readonly arguments: Readonly<Record<string, unknown>> | null
       readonly seq: number
+      /** Who asked for the refused query when that is no plan (an MCP client); absent: an operator, or a plan. */
+      readonly requester?: { readonly protocol: 'mcp'; readonly name: string; readonly version: string }
     }
   | { readonly kind: 'cancelled'; readonly plan_id: string | null; readonly reason: string; readonly seq: number }
 

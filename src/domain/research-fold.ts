@@ -15,7 +15,8 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
         amount: e.data.amount,
         seq: e.seq,
         plan_id: e.data.plan_id,
-        request_digest: e.data.request_digest
+        request_digest: e.data.request_digest,
+        requester: e.data.requester
       })
       r.reserved += e.data.amount
       return r

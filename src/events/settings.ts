@@ -147,7 +147,13 @@ export const InvestigationSettings = t.intersection(
        * The contract names the search options (ignore_case, whole_number) and says that a search
        * with few hits tells what it missed; absent in starts before them.
        */
-      search_options: t.boolean
+      search_options: t.boolean,
+      /**
+       * The prompt words counts exactly (`1 path matches`, `1 hit`) and names who asked for a query
+       * that is no plan (the MCP client by the name and version it gave); absent in starts before
+       * it (their prompts say `1 paths match` and "an operator's query", as they were recorded).
+       */
+      exact_wording: t.boolean
     })
   ],
   'InvestigationSettings'

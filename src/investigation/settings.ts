@@ -52,7 +52,8 @@ export const settingsOf = (profile: Profile): E.Either<Failure, InvestigationSet
     answer_repeats_from_case: true,
     binding: bindingOf(profile),
     newest_result_whole: true,
-    search_options: true
+    search_options: true,
+    exact_wording: true
   })
 }
 

@@ -13,11 +13,16 @@
 import type { Capture } from '../events/capture.js'
 import { QUERY_KIND_DEFINITIONS } from './query-kinds/catalog.js'
 import type { CaptureView } from './query-kinds/define.js'
+import type { Wording } from './query-kinds/parts.js'
 
 export type { CaptureItem, CaptureView } from './query-kinds/define.js'
 
-/** The view of a capture (see the module comment): its query kind's. */
-export const captureView = (c: Capture): CaptureView => QUERY_KIND_DEFINITIONS[c.kind].view(c, c.result)
+/**
+ * The view of a capture (see the module comment): its query kind's, its counts worded exactly
+ * unless a recorded prompt's wording (`legacy`, parts.ts) is asked for.
+ */
+export const captureView = (c: Capture, w: Wording = 'exact'): CaptureView =>
+  QUERY_KIND_DEFINITIONS[c.kind].view(c, c.result, w)
 
 /** A capture's view with its first `shown` items (all by default), as lines. */
 export const viewLines = (v: CaptureView, shown = v.items.length): string[] => [

@@ -22,6 +22,7 @@ import Database from 'better-sqlite3'
 import { writeWorldSqliteWith } from '../../src/demo/world-sqlite.js'
 import { DEMO_DATABASE } from '../../src/demo/world.js'
 import type { CaseAt } from '../../src/adapters/case-store/store.js'
+import type { InvestigationSettings } from '../../src/events/settings.js'
 
 const must = <A>(r: E.Either<unknown, A>): A => {
   if (E.isLeft(r)) throw new Error(JSON.stringify(r.left))
@@ -88,9 +89,14 @@ export const writeWorld = (worldDir: string): string => {
 
 /**
  * Writes the concluded investigation into `dir` (a directory that must not exist, or a case id
- * in a store, named case-investigation), with its world in `worldDir`. Deterministic: the same bytes on every run and machine.
+ * in a store, named case-investigation), with its world in `worldDir`, started with the profile's
+ * settings as `settings` changes them. Deterministic: the same bytes on every run and machine.
  */
-export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise<void> => {
+export const writeInvestigation = async (
+  dir: CaseAt,
+  worldDir: string,
+  settings: (s: InvestigationSettings) => InvestigationSettings = (s) => s
+): Promise<void> => {
   const env = fixedEnv('2026-11-30T10:00:00.000Z', 'inv')
   const profile = must(await loadProfile(writeWorld(worldDir))())
   const research = createProjectResearch(profile)
@@ -111,7 +117,7 @@ export const writeInvestigation = async (dir: CaseAt, worldDir: string): Promise
         { env }
       )()
     )
-    must(await startInvestigation(dir, { settings: must(settingsOf(profile)), env })())
+    must(await startInvestigation(dir, { settings: settings(must(settingsOf(profile))), env })())
     const first = scriptedModel([
       JSON.stringify({
         interpretation: { summary: 'Netting a wild wolpertinger should give an item; the creature despawns instead.' }

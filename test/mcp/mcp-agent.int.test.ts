@@ -225,4 +225,34 @@ defects(
   }
 )
 
+defects(
+  'the investigate prompt names the agent that asked a query and counts exactly (1 path matches, 1 hit); the case verifies',
+  async () => {
+    const dir = newCase()
+    const c = await open(dir)
+    try {
+      await c.client.getPrompt({ name: 'investigate' })
+      await call(c, 'interpretation_record', { summary: 'netting the wolpertinger despawns it' })
+      const files = await call(c, 'source_files', { text: 'ScriptLoader' })
+      assert.match(files.text, ': 1 path matches')
+      const search = await call(c, 'source_search', { text: 'int b = 2' })
+      assert.match(search.text, ': 1 hit in 1 of ')
+      const prompt = await c.client.getPrompt({ name: 'investigate' })
+      const text = (prompt.messages[0]?.content as { text: string }).text
+      assert.match(
+        text,
+        `Latest result ${String(search.s?.['evidence_id'])} (answers a query of the MCP client "test-agent 1.2.3"):`
+      )
+      assert.match(text, '(answers a query of the MCP client "test-agent 1.2.3"):')
+      assert.match(text, ': 1 path matches\n')
+      assert.match(text, ': 1 hit in 1 of ')
+      assert.not.match(text, "an operator's query")
+      assert.not.match(text, /\b1 (paths|hits|rows) /)
+    } finally {
+      await c.close()
+    }
+    assert.ok(right(await verifyCase(dir)()).valid)
+  }
+)
+
 defects.run()

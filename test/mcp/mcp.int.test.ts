@@ -83,26 +83,26 @@ const CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
  */
 const EXPECTED_TEXT: Record<string, readonly string[]> = {
   source_files: [
-    'source.files "wolpertinger" @ commit C: 1 paths match',
+    'source.files "wolpertinger" @ commit C: 1 path matches',
     '  src/server/scripts/World/npc_wolpertinger.cpp',
     'missed: no path holds "wolpertinger" in another case either'
   ],
   source_search: [
-    'source.search "DespawnOrUnsummon" (literal) under src/server/ @ commit C: 1 hits in 1 of 7 files scanned, hits_partial',
+    'source.search "DespawnOrUnsummon" (literal) under src/server/ @ commit C: 1 hit in 1 of 7 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '14|             me->DespawnOrUnsummon();',
     'skipped: too_large 1, missing_object 1, binary 1, symlink 1',
     'missed: no line holds "DespawnOrUnsummon" in another case or inside a longer word either (partial)'
   ],
   source_symbol: [
-    'source.symbol "NPC_WILD_WOLPERTINGER" (word) @ commit C: 1 hits in 1 of 9 files scanned, hits_partial',
+    'source.symbol "NPC_WILD_WOLPERTINGER" (word) @ commit C: 1 hit in 1 of 9 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '5|     NPC_WILD_WOLPERTINGER = 23487,',
     'skipped: too_large 1, missing_object 1, binary 1, symlink 1',
     'missed (not hits): "NPC_WILD_WOLPERTINGER" in 2 lines in another case, in 1 file: src/server/scripts/World/npc_wolpertinger.cpp; ignore_case: true finds them (partial)'
   ],
   source_registration: [
-    'source.registration "npc_wild_wolpertinger" (word) @ commit C: 1 hits in 1 of 9 files scanned, hits_partial',
+    'source.registration "npc_wild_wolpertinger" (word) @ commit C: 1 hit in 1 of 9 files scanned, hits_partial',
     'src/server/scripts/World/npc_wolpertinger.cpp (blob B):',
     '20|     new CreatureScript<npc_wild_wolpertingerAI>("npc_wild_wolpertinger");',
     'registration candidates (not proof): AddSC_npc_wolpertinger at src/server/scripts/World/npc_wolpertinger.cpp:18',
@@ -110,7 +110,7 @@ const EXPECTED_TEXT: Record<string, readonly string[]> = {
     'missed (not hits): "npc_wild_wolpertinger" in 1 line in another case, 1 line inside longer words or numbers, in 1 file: src/server/scripts/World/npc_wolpertinger.cpp; ignore_case: true finds them (partial)'
   ],
   source_schema: [
-    'source.schema "creature_template" (literal) @ commit C: 2 hits in 1 of 1 files scanned, hits_complete',
+    'source.schema "creature_template" (literal) @ commit C: 2 hits in 1 of 1 file scanned, hits_complete',
     'sql/base/world.sql (blob B):',
     '1| CREATE TABLE `creature_template` (',
     "5| INSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');",
@@ -189,7 +189,7 @@ const EXPECTED_TEXT: Record<string, readonly string[]> = {
     'complete: these are all rows matching the filters'
   ],
   database_count: [
-    'database.count creature_queststarter where quest = 11117 @ world snapshot world-test-fixture-1: 1 rows'
+    'database.count creature_queststarter where quest = 11117 @ world snapshot world-test-fixture-1: 1 row'
   ]
 }
 const withoutIds = (lines: readonly string[]): string[] =>

@@ -571,3 +571,114 @@ newest('a latest result larger than the room alone is fitted as before, within t
 })
 
 newest.run()
+
+const wording = suite('exact wording (exact_wording, recorded by starts since issue 32)')
+
+/** INVESTIGATING with one result E1, a source.files capture with one path, asked by an MCP client (no plan). */
+const clientQuery = (): Case => {
+  const s = initCaseState()
+  s.settings = settings
+  s.state = 'INVESTIGATING'
+  s.turn = 2
+  const files: Capture = {
+    ...base,
+    kind: 'source.files',
+    origin: git,
+    request: { kind: 'source.files', text: 'Big' },
+    result: {
+      text: 'Big',
+      match_count: 1,
+      files: [{ path: 'src/server/game/Big.cpp', kind: 'blob' }],
+      truncated: false
+    }
+  }
+  const captures = new Map<string, Capture>()
+  withEvidence(s, captures, [{ capture: files, result: true }])
+  s.lastResult = {
+    kind: 'capture',
+    evidence_id: 'E1',
+    digest: digest(100),
+    repeat: false,
+    plan_id: null,
+    seq: 10,
+    from_case: false,
+    requester: { protocol: 'mcp', name: 'test-agent', version: '1.2.3' }
+  }
+  s.lastDecisionSeq = 5
+  return { s, inputs: { report: 'The wolpertinger vanishes.', facts: [], captures } }
+}
+const withWording = (c: Case, exact: boolean): string =>
+  renderPrompt({ ...c.s, settings: { ...settings, ...(exact ? { exact_wording: true } : {}) } }, c.inputs).text
+
+wording('counts agree with their nouns and a client query names its client; without the setting as recorded', () => {
+  const c = clientQuery()
+  const exact = withWording(c, true)
+  assert.match(exact, 'Latest result E1 (answers a query of the MCP client "test-agent 1.2.3"):')
+  assert.match(exact, ': 1 path matches\n')
+  assert.not.match(exact, "an operator's query")
+  const old = withWording(c, false)
+  assert.match(old, "Latest result E1 (answers an operator's query):")
+  assert.match(old, ': 1 paths match\n')
+  assert.is(old.replace("an operator's query", '').length, old.length - "an operator's query".length)
+})
+
+wording('a refused client query says who asked; a refused operator query says an operator', () => {
+  const c = clientQuery()
+  const requester = { protocol: 'mcp' as const, name: 'test-agent', version: '1.2.3' }
+  const refused = (r?: typeof requester): Case => ({
+    s: {
+      ...c.s,
+      lastResult: {
+        kind: 'failure',
+        code: 'PATH_INVALID',
+        message: 'no',
+        plan_id: null,
+        arguments: null,
+        seq: 11,
+        ...(r === undefined ? {} : { requester: r })
+      }
+    },
+    inputs: c.inputs
+  })
+  assert.match(
+    withWording(refused(requester), true),
+    'The last query, asked by the MCP client "test-agent 1.2.3", was refused (PATH_INVALID): no'
+  )
+  assert.match(withWording(refused(), true), 'The last query, asked by an operator, was refused (PATH_INVALID)')
+  assert.match(withWording(refused(requester), false), 'Your last query was refused (PATH_INVALID): no')
+})
+
+wording('the facts index counts exactly: 1 hit, 1 row, 1 query', () => {
+  const prov = { capture: digest(100), pointer: '/result' }
+  const list: Fact[] = [
+    {
+      fact_id: 'F1',
+      type: 'source_symbol',
+      relation: 'symbol_in_source',
+      symbol: 'NPC_X',
+      hits: 1,
+      path_prefix: null,
+      complete: true,
+      provenance: prov
+    } as unknown as Fact,
+    {
+      fact_id: 'F2',
+      type: 'project_context_coverage',
+      complete: true,
+      queries_run: 1,
+      identical_queries_reused: 0,
+      left_out: [],
+      cycles_cut: [],
+      notice: '',
+      provenance: prov
+    } as unknown as Fact
+  ]
+  const exact = factsIndex(list, 6000, 'exact').join('\n')
+  assert.match(exact, 'has 1 hit in the source')
+  assert.match(exact, 'nothing left out (1 query)')
+  const old = factsIndex(list, 6000, 'legacy').join('\n')
+  assert.match(old, 'has 1 hits in the source')
+  assert.match(old, 'nothing left out (1 queries)')
+})
+
+wording.run()

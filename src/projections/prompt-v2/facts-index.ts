@@ -8,6 +8,7 @@
  */
 import type { CoverageGap, Fact } from '../../domain/facts-document.js'
 import { cell, requestText } from '../request-text.js'
+import { counted, type Wording } from '../query-kinds/parts.js'
 
 /** Characters of one value of an entity fact shown whole. */
 export const VALUE_MAX_CHARS = 300
@@ -43,8 +44,8 @@ const gapText = (g: CoverageGap): string => {
     : `${line.slice(0, VALUE_MAX_CHARS * 2)}${cutMark(VALUE_MAX_CHARS * 2, line.length)}`
 }
 
-/** The lines of one fact (the coverage has one line per item left out). */
-export const factEntry = (f: Fact): string[] => {
+/** The lines of one fact (the coverage has one line per item left out), its counts worded as `w` says. */
+export const factEntry = (f: Fact, w: Wording = 'exact'): string[] => {
   switch (f.type) {
     case 'entity': {
       const values = Object.entries(f.values)
@@ -63,19 +64,19 @@ export const factEntry = (f: Fact): string[] => {
       ]
     case 'relationship':
       return [
-        `  ${f.fact_id} ${f.relation}: ${f.from.table}.${f.from.column}=${valueText(f.from.value)}${f.from.id === undefined ? '' : ` (row ${valueText(f.from.id)})`} → ${f.to.table}.${f.to.column} (${f.to.rows} rows${f.to.complete ? '' : ', not all fetched'})`
+        `  ${f.fact_id} ${f.relation}: ${f.from.table}.${f.from.column}=${valueText(f.from.value)}${f.from.id === undefined ? '' : ` (row ${valueText(f.from.id)})`} → ${f.to.table}.${f.to.column} (${counted(w, f.to.rows, 'row')}${f.to.complete ? '' : ', not all fetched'})`
       ]
     case 'source_symbol':
       return [
-        `  ${f.fact_id} ${f.relation}: symbol ${f.symbol} has ${f.hits} hits in the source${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}${f.complete ? '' : ' (partial search)'}`
+        `  ${f.fact_id} ${f.relation}: symbol ${f.symbol} has ${counted(w, f.hits, 'hit')} in the source${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}${f.complete ? '' : ' (partial search)'}`
       ]
     case 'not_found':
       return [`  ${f.fact_id} not found: ${f.table}.${f.column}=${valueText(f.value)} (about this table only)`]
     case 'project_context_coverage':
       return f.complete
-        ? [`  ${f.fact_id} coverage: nothing left out (${f.queries_run} queries)`]
+        ? [`  ${f.fact_id} coverage: nothing left out (${counted(w, f.queries_run, 'query')})`]
         : [
-            `  ${f.fact_id} coverage: partial (${f.queries_run} queries); left out:`,
+            `  ${f.fact_id} coverage: partial (${counted(w, f.queries_run, 'query')}); left out:`,
             ...f.left_out.map(gapText),
             ...(f.cycles_cut.length === 0 ? [] : [`    cycles cut: ${f.cycles_cut.length}`])
           ]
@@ -90,12 +91,12 @@ export const factEntry = (f: Fact): string[] => {
  * The facts index: a header, the entries that fit `maxChars`, and a marker naming the rest.
  * Empty when there are no facts.
  */
-export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS): string[] => {
+export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS, w: Wording = 'exact'): string[] => {
   if (facts.length === 0) return []
   const out = ['Facts of the prepared revision (context with provenance, not a diagnosis):']
   let used = 0
   for (const [i, f] of facts.entries()) {
-    const entry = factEntry(f)
+    const entry = factEntry(f, w)
     const size = entry.reduce((n, l) => n + l.length + 1, 0)
     if (used + size > maxChars) {
       const rest = facts.slice(i)

@@ -7,6 +7,7 @@
  */
 import type { CaseState } from '../../domain/case-state.js'
 import { requestText } from '../request-text.js'
+import { askerText, wordingOf } from './working-set.js'
 
 /** Bounds of the state's texts (characters), given as `clip` (the last-resort guard lowers them). */
 export interface TextBounds {
@@ -101,8 +102,15 @@ export const noticeLines = (s: CaseState): string[] => {
   const last = s.lastResult
   const fresh = last !== null && last.seq > s.lastDecisionSeq
   if (fresh && last.kind === 'failure') {
+    const w = wordingOf(s)
+    const which =
+      last.plan_id !== null
+        ? `Your last query (plan ${last.plan_id})`
+        : w === 'exact'
+          ? `The last query, asked by ${askerText(w, last.requester)},`
+          : 'Your last query'
     out.push(
-      `Your last query${last.plan_id === null ? '' : ` (plan ${last.plan_id})`} was refused (${last.code}): ${clip(last.message, 500)}`,
+      `${which} was refused (${last.code}): ${clip(last.message, 500)}`,
       `Request: ${clip(last.arguments === null ? 'unknown' : requestText(String(last.arguments['kind']), last.arguments), 600)}`,
       `No evidence was recorded and no budget was used. ${refusalAdvice(s, last.code, last.arguments)}`
     )

@@ -22,7 +22,7 @@ import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
 import { factsIndex, FACTS_MAX_CHARS } from './facts-index.js'
 import { workingSetFitter, type Fitted } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
-import { selectWorkingSet } from './working-set.js'
+import { selectWorkingSet, wordingOf } from './working-set.js'
 
 /** Characters of the report shown whole; a longer one ends in a marker with its length. */
 export const REPORT_MAX_CHARS = 3000
@@ -80,7 +80,7 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
       ? [
           `[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`
         ]
-      : factsIndex(inputs.facts, b.facts)),
+      : factsIndex(inputs.facts, b.facts, wordingOf(s))),
     ...stateLines(s, b.texts)
   ]
   const guardLine = (notes: readonly string[]): string[] =>

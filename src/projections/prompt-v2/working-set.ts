@@ -4,7 +4,7 @@
  *
  * 1. the evidence cited by hypotheses that are not refuted (open or supported), in hypothesis
  *    order and citation order;
- * 2. the latest RECENT_RESULTS results (captures that answered a plan or an operator's query,
+ * 2. the latest RECENT_RESULTS results (captures that answered a plan or a query an operator or an MCP client asked,
  *    repeats and answers from the case included), newest first.
  *
  * Every other piece of evidence (older results, the enrichment's captures) is one line: its id,
@@ -13,7 +13,9 @@
  */
 import type { CaseState, Evidence } from '../../domain/case-state.js'
 import type { Capture } from '../../events/capture.js'
+import type { Requester } from '../../events/requester.js'
 import { captureView, viewLines, type CaptureView } from '../capture-text.js'
+import type { Wording } from '../query-kinds/parts.js'
 import { requestText } from '../request-text.js'
 
 /** Results shown with their payload besides the cited evidence. */
@@ -54,30 +56,54 @@ const request = (c: Capture): string => {
 
 const sizeOf = (v: CaptureView): number => viewLines(v).reduce((n, l) => n + l.length + 1, 0)
 
+/** The wording of the investigation's prompts: exact for starts that record `exact_wording`. */
+export const wordingOf = (s: CaseState): Wording => (s.settings?.exact_wording === true ? 'exact' : 'legacy')
+
+interface Described {
+  readonly view: CaptureView
+  readonly size: number
+  readonly request: string
+}
+
 /**
- * A capture's view, its size and its request in words, made once per capture object: verify
- * renders every prompt of a case again, and a capture stays in every later prompt's state.
+ * A capture's view, its size and its request in words, made once per capture object and wording:
+ * verify renders every prompt of a case again, and a capture stays in every later prompt's state.
  */
-const described = new WeakMap<
-  Capture,
-  { readonly view: CaptureView; readonly size: number; readonly request: string }
->()
-const describe = (c: Capture): { readonly view: CaptureView; readonly size: number; readonly request: string } => {
-  let d = described.get(c)
+const described: { readonly [W in Wording]: WeakMap<Capture, Described> } = {
+  exact: new WeakMap(),
+  legacy: new WeakMap()
+}
+const describe = (c: Capture, w: Wording): Described => {
+  let d = described[w].get(c)
   if (d === undefined) {
-    const view = captureView(c)
+    const view = captureView(c, w)
     d = { view, size: sizeOf(view), request: request(c) }
-    described.set(c, d)
+    described[w].set(c, d)
   }
   return d
 }
+
+/**
+ * Who asked for a query that is no plan: an operator, or (exact wording) the MCP client that
+ * recorded it, by the name and version it gave (quoted: its own claim).
+ */
+export const askerText = (w: Wording, requester: Requester | undefined): string =>
+  w === 'exact' && requester !== undefined
+    ? `the ${requester.protocol.toUpperCase()} client ${JSON.stringify(`${requester.name} ${requester.version}`.trim())}`
+    : 'an operator'
 
 /** Why a piece of evidence is in the working set, in words. */
 const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: boolean): string[] => {
   const out: string[] = []
   const last = s.lastResult
   if (latest && last?.kind === 'capture') {
-    const whose = last.plan_id === null ? "an operator's query" : `plan ${last.plan_id}`
+    const asker = askerText(wordingOf(s), last.requester)
+    const whose =
+      last.plan_id !== null
+        ? `plan ${last.plan_id}`
+        : asker === 'an operator'
+          ? "an operator's query"
+          : `a query of ${asker}`
     out.push(
       last.from_case
         ? `answers ${whose} from the case: an identical query was asked before; a repeat, no budget used, not new evidence`
@@ -91,14 +117,15 @@ const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: 
 }
 
 /** The line of a piece of evidence outside the payloads. */
-export const olderLine = (e: Evidence, c: Capture | undefined): string => {
+export const olderLine = (e: Evidence, c: Capture | undefined, w: Wording): string => {
   if (c === undefined) return `  ${e.id} ${e.kind} (its capture cannot be read)`
-  const d = describe(c)
+  const d = describe(c, w)
   return `  ${e.id} ${d.request}: ${d.view.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${d.size} chars)`
 }
 
 /** Selects the working set (see the module comment). */
 export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Capture>): WorkingSet => {
+  const w = wordingOf(s)
   const evidence = [...s.research.evidence.values()]
   const byId = new Map(evidence.map((e) => [e.id, e]))
   const citedBy = new Map<string, string[]>()
@@ -129,7 +156,7 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     if (e === undefined || c === undefined || shown.has(id)) continue
     shown.add(id)
     const latest = id === latestId
-    const { view, size, request: asked } = describe(c)
+    const { view, size, request: asked } = describe(c, w)
     const why = reasons(s, e, citedBy.get(id) ?? [], latest)
     payloads.push({
       id,
@@ -144,6 +171,6 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
   const older = evidence
     .filter((e) => !shown.has(e.id))
     .sort((a, b) => idNumber(a.id) - idNumber(b.id))
-    .map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest)) }))
+    .map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest), w) }))
   return { payloads, older }
 }

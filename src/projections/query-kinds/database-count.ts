@@ -2,7 +2,7 @@
 import { esc } from '../report/html.js'
 import { where } from '../values-text.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { databasePrefix, flat, memberNotes, origin, plural, str } from './parts.js'
+import { counted, databasePrefix, flat, memberNotes, origin, plural, str } from './parts.js'
 
 export const databaseCount = defineQueryKind({
   kind: 'database.count',
@@ -10,9 +10,9 @@ export const databaseCount = defineQueryKind({
   signature: 'database.count {table, filters, database?}',
   requestText: (request) =>
     `database.count ${databasePrefix(request)}${str(request['table'])}${where(request['filters'])}`,
-  view: (c, r) =>
+  view: (c, r, w) =>
     flat(
-      `database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['count'])} rows`,
+      `database.count ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${counted(w, r['count'], 'row')}`,
       [],
       plural(r['count'], 'row')
     ),

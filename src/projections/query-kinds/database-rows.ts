@@ -5,7 +5,18 @@ import { esc, str as hstr } from '../report/html.js'
 import { markers, valueCell } from '../report/capture-html.js'
 import { cell, where } from '../values-text.js'
 import { alwaysRecheckable, defineQueryKind, type CaptureView } from './define.js'
-import { databasePrefix, memberNotes, num, one, orderText, origin, plural, str } from './parts.js'
+import {
+  counted,
+  databasePrefix,
+  memberNotes,
+  num,
+  one,
+  orderText,
+  origin,
+  plural,
+  str,
+  type Wording
+} from './parts.js'
 
 /** The limits a page of rows reached, in words (`text` shows a value: the prompt's way or the report's). */
 const pageLimits = (r: Rec, text: (u: unknown) => string): string[] => [
@@ -21,7 +32,7 @@ const wholePage = (r: Rec): string =>
     ? 'complete: these are all rows matching the filters'
     : 'not all rows matching the filters are in this page'
 
-const rowsView = (c: Capture, r: Rec): CaptureView => {
+const rowsView = (c: Capture, r: Rec, w: Wording): CaptureView => {
   const columns = asArr(r['columns']).map((x) => str(asRec(x)['name']))
   const rows = asArr(r['rows'])
   const offset = num(r['offset'])
@@ -29,7 +40,7 @@ const rowsView = (c: Capture, r: Rec): CaptureView => {
   const whole = r['complete_filtered_rows'] === true
   return {
     head: [
-      `database.rows ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${str(r['row_count'])} rows from offset ${offset} (limit ${str(r['limit'])}), ordered by ${orderText(r['order'])} (${str(r['order_source'])})`,
+      `database.rows ${str(r['table'])}${where(c.request['filters'])} @ ${origin(c)}: ${counted(w, r['row_count'], 'row')} from offset ${offset} (limit ${str(r['limit'])}), ordered by ${orderText(r['order'])} (${str(r['order_source'])})`,
       asArr(r['columns'])
         .map((x) => `${str(asRec(x)['name'])} (${str(asRec(x)['type'])})`)
         .join('|')
@@ -64,7 +75,7 @@ const rowsBody = (_c: Capture, r: Rec): string => {
     ...pageLimits(r, hstr),
     wholePage(r)
   ]
-  return `<p>${esc(`${hstr(r['row_count'])} rows from offset ${hstr(r['offset'])} (limit ${hstr(r['limit'])}), ordered by ${orderText(r['order'])}`)}</p><table><thead><tr>${cols.map((x) => `<th>${esc(hstr(x['name']))}<br><span class="muted">${esc(hstr(x['type']))}</span></th>`).join('')}</tr></thead><tbody>${rows.map((row) => `<tr>${cols.map((x) => valueCell(asRec(row)[hstr(x['name'])])).join('')}</tr>`).join('')}</tbody></table>${markers(m)}`
+  return `<p>${esc(`${plural(r['row_count'], 'row')} from offset ${hstr(r['offset'])} (limit ${hstr(r['limit'])}), ordered by ${orderText(r['order'])}`)}</p><table><thead><tr>${cols.map((x) => `<th>${esc(hstr(x['name']))}<br><span class="muted">${esc(hstr(x['type']))}</span></th>`).join('')}</tr></thead><tbody>${rows.map((row) => `<tr>${cols.map((x) => valueCell(asRec(row)[hstr(x['name'])])).join('')}</tr>`).join('')}</tbody></table>${markers(m)}`
 }
 
 export const databaseRows = defineQueryKind({

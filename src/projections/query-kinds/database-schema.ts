@@ -2,14 +2,14 @@
 import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { databasePrefix, memberNotes, notShown, one, origin, str } from './parts.js'
+import { counted, databasePrefix, memberNotes, notShown, one, origin, str } from './parts.js'
 
 export const databaseSchema = defineQueryKind({
   kind: 'database.schema',
   needs: 'database',
   signature: 'database.schema {table, database?}',
   requestText: (request) => `database.schema ${databasePrefix(request)}${str(request['table'])}`,
-  view: (c, r) => {
+  view: (c, r, w) => {
     const columns = asArr(r['columns']).map(asRec)
     const markers = [
       `primary key: ${asArr(r['primary_key']).map(str).join(', ') || 'none'}`,
@@ -27,7 +27,7 @@ export const databaseSchema = defineQueryKind({
       ),
       tail: (shown) => [...notShown('columns', shown, columns.length), ...markers],
       unit: 'columns',
-      summary: `${columns.length} columns of ${str(r['table'])}`
+      summary: `${counted(w, columns.length, 'column')} of ${str(r['table'])}`
     }
   },
   reportBody: (_c, r) =>

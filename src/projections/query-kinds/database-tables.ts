@@ -2,7 +2,7 @@
 import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { databasePrefix, flat, memberNotes, origin, str } from './parts.js'
+import { counted, databasePrefix, flat, memberNotes, origin, str } from './parts.js'
 
 /** The tables as `database.table` (with how a missing member is written: the prompt's and the report's). */
 const names = (u: unknown, text: (v: unknown) => string = str): string =>
@@ -18,11 +18,11 @@ export const databaseTables = defineQueryKind({
     const db = databasePrefix(request)
     return `database.tables${typeof request['text'] === 'string' ? ` ${JSON.stringify(request['text'])}` : ''}${db === '' ? '' : ` in ${db.slice(0, -1)}`}`
   },
-  view: (c, r) =>
+  view: (c, r, w) =>
     flat(
       `database.tables @ ${origin(c)}: present: ${names(r['tables'])}`,
       [`allowed but missing: ${names(r['allowed_but_missing'])}`],
-      `${asArr(r['tables']).length} tables present`
+      `${counted(w, asArr(r['tables']).length, 'table')} present`
     ),
   reportBody: (_c, r) => `<p>${esc(`present: ${names(r['tables'], hstr)}`)}</p>`,
   tool: {

@@ -9,6 +9,7 @@ import type { Capture } from '../../events/capture.js'
 import type { QueryKind } from '../../events/query-requests.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import type { Rec } from '../json-read.js'
+import type { Wording } from './parts.js'
 
 /** One unit a prompt guard may leave out (a row, a line, a hit, a block, a path, a column), with its lines. */
 export interface CaptureItem {
@@ -61,8 +62,8 @@ export interface QueryKindDefinition<K extends QueryKind = QueryKind> {
   readonly options?: string
   /** The request in one line. */
   readonly requestText: (request: Rec) => string
-  /** What a prompt (and an MCP answer) shows of a capture of this kind. */
-  readonly view: (c: Capture, r: Rec) => CaptureView
+  /** What a prompt (and an MCP answer) shows of a capture of this kind, its counts worded as `w` says. */
+  readonly view: (c: Capture, r: Rec, w: Wording) => CaptureView
   /** The capture's body in the case report (HTML). */
   readonly reportBody: (c: Capture, r: Rec) => string
   /** The MCP tool: what it does, and a note on each member of its request. */

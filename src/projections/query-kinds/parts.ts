@@ -98,9 +98,24 @@ export const missedText = (r: Rec, term: unknown): string[] => {
 export const databasePrefix = (request: Rec): string =>
   typeof request['database'] === 'string' ? `${request['database']}.` : ''
 
-/** `1 hit`, `2 hits`, `4 searches`: a count with its noun. */
-export const plural = (n: unknown, word: string): string =>
-  `${str(n)} ${word}${num(n) === 1 ? '' : /(?:s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
+/** The plural of a noun: `hits`, `searches`, `queries`. */
+const pluralNoun = (word: string): string =>
+  /[^aeiou]y$/.test(word) ? `${word.slice(0, -1)}ies` : `${word}${/(?:s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
+
+/** `1 hit`, `2 hits`, `4 searches`, `3 queries`: a count with its noun. */
+export const plural = (n: unknown, word: string): string => `${str(n)} ${num(n) === 1 ? word : pluralNoun(word)}`
+
+/**
+ * How a capture view words its counts: `exact` agrees a count with its noun (`1 path matches`,
+ * `1 hit`), as every text outside a recorded prompt does and the v2 prompts of starts that record
+ * `exact_wording`; `legacy` words them as the v2 prompts of earlier starts were recorded
+ * (`1 paths match`, `1 hits`), so those render byte for byte again.
+ */
+export type Wording = 'exact' | 'legacy'
+
+/** A count with its noun in the view's wording: {@link plural}, or (`legacy`) the plural noun whatever the count. */
+export const counted = (w: Wording, n: unknown, word: string): string =>
+  w === 'exact' ? plural(n, word) : `${str(n)} ${pluralNoun(word)}`
 
 export const one = (lines: readonly string[]): CaptureItem => ({ lines })
 

@@ -15,6 +15,7 @@ import {
   type ToolFacts
 } from './define.js'
 import {
+  counted,
   grouped,
   limitsText,
   memberNotes,
@@ -26,12 +27,13 @@ import {
   plural,
   scopeOf,
   skippedText,
-  str
+  str,
+  type Wording
 } from './parts.js'
 import { registrationLines } from '../prompt-v1/capture-text.js'
 
 /** Hits grouped by file, the registration candidates and the markers. */
-export const searchView = (c: Capture, r: Rec): CaptureView => {
+export const searchView = (c: Capture, r: Rec, w: Wording): CaptureView => {
   const hits = asArr(r['hits'])
   const width = Math.max(1, ...hits.map((h) => String(num(asRec(h)['line'])).length))
   const markers = [
@@ -43,7 +45,7 @@ export const searchView = (c: Capture, r: Rec): CaptureView => {
   ]
   return {
     head: [
-      `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${scopeOf(r)} @ ${origin(c)}: ${str(r['hit_count'])} hits in ${str(r['files_with_hits'])} of ${str(r['files_scanned'])} files scanned, ${str(r['result'])}`
+      `${c.kind} ${JSON.stringify(r['term'])} (${str(r['mode'])})${scopeOf(r)} @ ${origin(c)}: ${counted(w, r['hit_count'], 'hit')} in ${str(r['files_with_hits'])} of ${counted(w, r['files_scanned'], 'file')} scanned, ${str(r['result'])}`
     ],
     items: grouped(
       c,

@@ -5,6 +5,7 @@ import { esc, str as hstr } from '../report/html.js'
 import { blobOf, limitsOf, lineText, markers, sourceTable } from '../report/capture-html.js'
 import { defineQueryKind, type CaptureView } from './define.js'
 import {
+  counted,
   grouped,
   limitsText,
   memberNotes,
@@ -16,14 +17,21 @@ import {
   requestScope,
   scopeOf,
   skippedText,
-  str
+  str,
+  type Wording
 } from './parts.js'
 
 const base = (p: unknown): string => str(p).slice(str(p).lastIndexOf('/') + 1)
 
+/** Files scanned by the searches: one count, or each search's when they differ (`120/118 files scanned`). */
+const scannedText = (searches: readonly Rec[], w: Wording): string => {
+  const counts = [...new Set(searches.map((x) => str(x['files_scanned'])))]
+  return `${counts.length === 1 ? counted(w, counts[0], 'file') : `${counts.join('/')} files`} scanned`
+}
+
 /** The searches in one line: term, why it was followed and from where, what it found. */
-const searchesLine = (searches: readonly Rec[]): string =>
-  `searches: ${searches.map((x) => `${JSON.stringify(x['term'])}${x['reason'] === 'term' ? '' : ` (${x['reason'] === 'assignment' ? 'alias' : str(x['reason'])}, ${base(asRec(x['from'])['path'])}:${str(asRec(x['from'])['line'])})`} ${plural(x['hit_count'], 'hit')}${x['complete'] === true ? '' : ` (partial${asArr(x['limits_reached']).length > 0 ? `: ${asArr(x['limits_reached']).map(str).join(', ')}` : ''})`}`).join('; ')}; ${[...new Set(searches.map((x) => str(x['files_scanned'])))].join('/')} files scanned`
+const searchesLine = (searches: readonly Rec[], w: Wording): string =>
+  `searches: ${searches.map((x) => `${JSON.stringify(x['term'])}${x['reason'] === 'term' ? '' : ` (${x['reason'] === 'assignment' ? 'alias' : str(x['reason'])}, ${base(asRec(x['from'])['path'])}:${str(asRec(x['from'])['line'])})`} ${plural(x['hit_count'], 'hit')}${x['complete'] === true ? '' : ` (partial${asArr(x['limits_reached']).length > 0 ? `: ${asArr(x['limits_reached']).map(str).join(', ')}` : ''})`}`).join('; ')}; ${scannedText(searches, w)}`
 
 // a line that is a hit of several searches is marked by its best role (the term before a follow-up)
 const ROLES = ['term', 'alias', 'registration', 'loader', 'same_name']
@@ -60,12 +68,12 @@ const contextMarkers = (r: Rec, hits: readonly Rec[]): string[] => {
   return markers
 }
 
-const contextView = (c: Capture, r: Rec): CaptureView => {
+const contextView = (c: Capture, r: Rec, w: Wording): CaptureView => {
   const head = [
     `source.context ${JSON.stringify(r['term'])} (${r['whole_number'] === true ? 'whole number' : str(r['mode'])})${scopeOf({ ...r, whole_number: false })} @ ${origin(c)}: ${str(r['completeness'])}`
   ]
   const searches = asArr(r['searches']).map(asRec)
-  head.push(searchesLine(searches))
+  head.push(searchesLine(searches, w))
   const skips = [...new Set(searches.map((x) => skippedText(x['skipped']).join('')).filter((x) => x !== ''))]
   if (skips.length > 0)
     head.push(skips.length === 1 && searches.length > 1 ? `every search ${skips[0] ?? ''}` : skips.join('; '))
@@ -119,7 +127,7 @@ const contextBody = (c: Capture, r: Rec): string => {
   const searches = asArr(r['searches'])
     .map((s) => {
       const x = asRec(s)
-      return `<li>${esc(`search ${hstr(x['index'])}: ${JSON.stringify(x['term'])} (${hstr(x['reason'])}): ${hstr(x['hit_count'])} hits, ${hstr(x['files_scanned'])} files scanned${x['complete'] === true ? '' : ', partial'}`)}</li>`
+      return `<li>${esc(`search ${hstr(x['index'])}: ${JSON.stringify(x['term'])} (${hstr(x['reason'])}): ${plural(x['hit_count'], 'hit')}, ${plural(x['files_scanned'], 'file')} scanned${x['complete'] === true ? '' : ', partial'}`)}</li>`
     })
     .join('')
   return `<p>${esc(`completeness: ${hstr(r['completeness'])}`)}</p><ul>${searches}</ul>${blocks}${markers([...limitsOf(r), ...missedText(r, r['term'])])}`

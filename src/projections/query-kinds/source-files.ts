@@ -3,10 +3,23 @@ import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { markers } from '../report/capture-html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { memberNotes, missedText, notShown, one, origin, plural, scopeOf, str, textRequest } from './parts.js'
+import {
+  counted,
+  memberNotes,
+  missedText,
+  notShown,
+  one,
+  origin,
+  plural,
+  scopeOf,
+  str,
+  textRequest,
+  type Wording
+} from './parts.js'
 
-/** `1 path matches`, `3 paths match`. */
-const matchText = (n: unknown): string => `${plural(n, 'path')} match${str(n) === '1' ? 'es' : ''}`
+/** `1 path matches`, `3 paths match` (`1 paths match` in the legacy wording). */
+const matchText = (n: unknown, w: Wording = 'exact'): string =>
+  `${counted(w, n, 'path')} match${w === 'exact' && str(n) === '1' ? 'es' : ''}`
 
 export const sourceFiles = defineQueryKind({
   kind: 'source.files',
@@ -14,11 +27,11 @@ export const sourceFiles = defineQueryKind({
   signature: 'source.files {text, path_prefix?}',
   options: 'ignore_case?',
   requestText: textRequest('source.files'),
-  view: (c, r) => {
+  view: (c, r, w) => {
     const files = asArr(r['files'])
     return {
       head: [
-        `source.files ${JSON.stringify(r['text'])}${scopeOf(r)} @ ${origin(c)}: ${str(r['match_count'])} paths match`
+        `source.files ${JSON.stringify(r['text'])}${scopeOf(r)} @ ${origin(c)}: ${matchText(r['match_count'], w)}`
       ],
       items: files.map((f) =>
         one([`  ${str(asRec(f)['path'])}${asRec(f)['kind'] === 'blob' ? '' : ` (${str(asRec(f)['kind'])})`}`])
@@ -31,7 +44,7 @@ export const sourceFiles = defineQueryKind({
         ...missedText(r, r['text'])
       ],
       unit: 'paths',
-      summary: `${str(r['match_count'])} paths`
+      summary: counted(w, r['match_count'], 'path')
     }
   },
   reportBody: (_c, r) => {

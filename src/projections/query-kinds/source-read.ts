@@ -3,7 +3,7 @@ import { asArr, asRec } from '../json-read.js'
 import { esc, str as hstr } from '../report/html.js'
 import { lineText, markers, sourceTable } from '../report/capture-html.js'
 import { alwaysRecheckable, defineQueryKind } from './define.js'
-import { memberNotes, num, numbered, one, origin, plural, short, str } from './parts.js'
+import { counted, memberNotes, num, numbered, one, origin, plural, short, str } from './parts.js'
 
 export const sourceRead = defineQueryKind({
   kind: 'source.read',
@@ -11,7 +11,7 @@ export const sourceRead = defineQueryKind({
   signature: 'source.read {path, start_line, end_line}',
   requestText: (request) =>
     `source.read ${str(request['path'])} lines ${str(request['start_line'])}-${str(request['end_line'])}`,
-  view: (c, r) => {
+  view: (c, r, w) => {
     const lines = asArr(r['lines'])
     const first = num(asRec(lines[0])['line'])
     const last = num(asRec(lines[lines.length - 1])['line'])
@@ -40,7 +40,7 @@ export const sourceRead = defineQueryKind({
       summary:
         lines.length === 0
           ? `no lines of ${str(r['path'])}`
-          : `lines ${first}-${last} of ${str(r['path'])} (${str(r['total_lines'])} lines)`
+          : `lines ${first}-${last} of ${str(r['path'])} (${counted(w, r['total_lines'], 'line')})`
     }
   },
   reportBody: (_c, r) => {

@@ -22,6 +22,7 @@ import { STYLE, esc, escPlain, linked, refLinks, utf8, type KnownIds } from './h
 import { captureBody, requesterText, valueCell } from './captures.js'
 import { budgetChart, budgetSeries } from './budget.js'
 import { timelineItem } from './timeline.js'
+import { plural } from '../query-kinds/parts.js'
 import { provenanceText } from '../../domain/extract.js'
 import { MAX_WINDOWS, permalink, sourceWindows, windowText } from './permalinks.js'
 import { notDerived } from './not-derived.js'
@@ -203,11 +204,11 @@ const factItem = (f: Fact, byDigest: ReadonlyMap<string, string>, known: ReturnT
     case 'relationship':
       return `<li>${esc(`${f.relation}: ${f.from.table}.${f.from.column} = ${cell(f.from.value)} → ${f.to.rows} row(s) in ${f.to.table}.${f.to.column}${f.to.complete ? '' : ' (partial)'}`)}${src(f.to.provenance)}</li>`
     case 'source_symbol':
-      return `<li>${esc(`${f.relation}: symbol ${f.symbol}${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}: ${f.hits} hit(s)${f.complete ? '' : ' (partial)'}`)}${src(f.provenance)}</li>`
+      return `<li>${esc(`${f.relation}: symbol ${f.symbol}${f.path_prefix === null ? '' : ` under ${f.path_prefix}`}: ${plural(f.hits, 'hit')}${f.complete ? '' : ' (partial)'}`)}${src(f.provenance)}</li>`
     case 'not_found':
       return `<li class="warn">${esc(`not found: ${f.table}.${f.column} = ${cell(f.value)}: ${f.notice}`)}${src(f.provenance)}</li>`
     case 'project_context_coverage':
-      return `<li><b>coverage</b>: ${esc(`${f.queries_run} queries run, ${f.identical_queries_reused} reused; ${f.complete ? 'complete' : 'incomplete'}`)}${f.left_out.length === 0 ? '' : `<ul>${f.left_out.map((g) => `<li class="warn">${esc(`left out (${g.reason}): ${g.what}${g.count === undefined ? '' : `, ${g.count} item(s)`}${g.code === undefined ? '' : `, ${g.code}`}${g.detail === undefined ? '' : `: ${g.detail}`}`)}</li>`).join('')}</ul>`}<p class="muted">${esc(f.notice)}</p></li>`
+      return `<li><b>coverage</b>: ${esc(`${plural(f.queries_run, 'query')} run, ${f.identical_queries_reused} reused; ${f.complete ? 'complete' : 'incomplete'}`)}${f.left_out.length === 0 ? '' : `<ul>${f.left_out.map((g) => `<li class="warn">${esc(`left out (${g.reason}): ${g.what}${g.count === undefined ? '' : `, ${plural(g.count, 'item')}`}${g.code === undefined ? '' : `, ${g.code}`}${g.detail === undefined ? '' : `: ${g.detail}`}`)}</li>`).join('')}</ul>`}<p class="muted">${esc(f.notice)}</p></li>`
     default:
       return `<li><pre>${linked(JSON.stringify(f), known)}</pre></li>`
   }
@@ -239,7 +240,7 @@ const modelCell = (u: ModelUsageView): string => {
   const tokens =
     u.answersWithUsage === 0
       ? ''
-      : `; ${u.tokens.total} tokens (${u.tokens.prompt} prompt, ${u.tokens.completion} completion) over ${u.answersWithUsage} answer(s)`
+      : `; ${u.tokens.total} tokens (${u.tokens.prompt} prompt, ${u.tokens.completion} completion) over ${plural(u.answersWithUsage, 'answer')}`
   const failed =
     u.failure === null
       ? ''

@@ -10,6 +10,7 @@ import { requestText } from '../request-text.js'
 import { asRec } from '../json-read.js'
 import { esc, escPlain, linked, refLinks, str, utf8, type KnownIds } from './html.js'
 import { requesterText } from './captures.js'
+import { plural } from '../query-kinds/parts.js'
 
 type EventOf<T extends EventType> = Extract<RecordedEvent, { type: T }>
 
@@ -47,7 +48,7 @@ export const TIMELINE: { readonly [K in EventType]: TimelineEntry<K> } = {
     li(
       e,
       'op',
-      `revision ${e.data.revision} prepared: ${e.data.fact_count} facts from ${e.data.queries} queries${e.data.complete ? '' : ' <span class="warn">(coverage incomplete)</span>'}`
+      `revision ${e.data.revision} prepared: ${plural(e.data.fact_count, 'fact')} from ${plural(e.data.queries, 'query')}${e.data.complete ? '' : ' <span class="warn">(coverage incomplete)</span>'}`
     ),
   InvestigationStarted: (e) =>
     li(e, 'op', `investigation started on revision ${e.data.revision}, budget ${e.data.settings.budget_total}`),
