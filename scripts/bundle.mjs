@@ -59,6 +59,22 @@ const esModules = {
   }
 }
 
+// commander requires node:child_process (and with it net, dgram and streams) when it loads, for
+// executable subcommands, which vba has none of: the bundle gives it the module on first use.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'vba-lazy' } : undefined
+    )
+    b.onLoad({ filter: /.*/, namespace: 'vba-lazy' }, () => ({
+      contents:
+        "let m; module.exports = new Proxy({}, { get: (_, k) => (m ??= process.getBuiltinModule('node:child_process'))[k] })",
+      loader: 'js'
+    }))
+  }
+}
+
 const result = await build({
   entryPoints: {
     main: join(src, 'cli', 'main.js'),
@@ -74,7 +90,7 @@ const result = await build({
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
   external: EXTERNAL,
-  plugins: [esModules],
+  plugins: [esModules, lazyChildProcess],
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"

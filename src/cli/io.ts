@@ -1,6 +1,6 @@
 /** Terminal output helpers shared by the CLI verbs: exit codes, one-line errors, progress. */
 import { isUtf8 } from 'node:buffer'
-import cliProgress from 'cli-progress'
+import type { SingleBar } from 'cli-progress'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
 import { thrownFailure } from '../failures/error.js'
 import { VbaError } from '../api/errors.js'
@@ -72,31 +72,47 @@ export const failureLine = (e: unknown): { readonly line: string; readonly code:
   return { line: formatFailure(f), code: exitCodeOf(f) }
 }
 
-/** A progress bar on stderr when it is a terminal; silent otherwise. */
+/**
+ * A progress bar on stderr when it is a terminal; silent otherwise. The bar's package loads only
+ * for a terminal (a verb run by a script or a test never loads it); what is reported before it has
+ * loaded is drawn as the bar's first state.
+ */
 export const progressBar = (label: string): { update: (done: number, total: number) => void; stop: () => void } => {
   if (process.stderr.isTTY !== true) return { update: () => undefined, stop: () => undefined }
-  const bar = new cliProgress.SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% {value}/{total}`,
-      stream: process.stderr,
-      clearOnComplete: true,
-      hideCursor: true
-    },
-    cliProgress.Presets.shades_classic
-  )
-  let started = false
+  let bar: SingleBar | null = null
+  let last: { done: number; total: number } | null = null
+  let stopped = false
   let lastTotal = -1
+  const draw = (done: number, total: number): void => {
+    if (bar === null) return
+    if (lastTotal < 0) bar.start(total, done)
+    else if (total !== lastTotal) bar.setTotal(total)
+    lastTotal = total
+    bar.update(done)
+  }
+  void import('cli-progress').then(
+    ({ default: cliProgress }) => {
+      bar = new cliProgress.SingleBar(
+        {
+          format: `${label} [{bar}] {percentage}% {value}/{total}`,
+          stream: process.stderr,
+          clearOnComplete: true,
+          hideCursor: true
+        },
+        cliProgress.Presets.shades_classic
+      )
+      if (last !== null && !stopped) draw(last.done, last.total)
+    },
+    () => undefined
+  )
   return {
     update: (done, total) => {
-      if (!started) {
-        bar.start(total, done)
-        started = true
-      } else if (total !== lastTotal) bar.setTotal(total)
-      lastTotal = total
-      bar.update(done)
+      last = { done, total }
+      draw(done, total)
     },
     stop: () => {
-      if (started) bar.stop()
+      stopped = true
+      if (bar !== null && lastTotal >= 0) bar.stop()
     }
   }
 }

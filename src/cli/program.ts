@@ -7,13 +7,13 @@ import { VERSION } from '../version.js'
 import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
 import { fleetCommands, serviceCommands } from './service-commands.js'
-import { lazy, type Build } from './verb-build.js'
+import { groupsFor, lazy, type Build, type VerbGroup } from './verb-build.js'
+import { storeAndIndexCommands } from './store-index-commands.js'
 import { useSigner } from './signing-option.js'
 import {
   againstOption,
   commandIdOption,
   configOption,
-  days,
   expectGenerationOption,
   forceOption,
   maxTurnsOption,
@@ -32,8 +32,6 @@ const caseVerbs = (): Promise<typeof import('./case-verbs.js')> => import('./cas
 const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
 const investigationVerbs = (): Promise<typeof import('./investigation-verbs.js')> => import('./investigation-verbs.js')
 const transportVerbs = (): Promise<typeof import('./transport-verbs.js')> => import('./transport-verbs.js')
-const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
-const indexVerbs = (): Promise<typeof import('./index-verbs.js')> => import('./index-verbs.js')
 const caseGc = lazy(caseVerbs, 'caseGc')
 const caseInit = lazy(caseVerbs, 'caseInit')
 const caseNote = lazy(caseVerbs, 'caseNote')
@@ -53,11 +51,6 @@ const importVerb = lazy(transportVerbs, 'importVerb')
 const isBagTarget = lazy(transportVerbs, 'isBagTarget')
 const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
 const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
-const storeImport = lazy(fleetVerbs, 'storeImport')
-const storeMigrate = lazy(fleetVerbs, 'storeMigrate')
-const indexBuild = lazy(indexVerbs, 'indexBuild')
-const indexVerify = lazy(indexVerbs, 'indexVerify')
-const indexPrune = lazy(indexVerbs, 'indexPrune')
 const keysNew = lazy(() => import('./keys-verbs.js'), 'keysNew')
 const keysShow = lazy(() => import('./keys-verbs.js'), 'keysShow')
 const headVerb = lazy(() => import('./head-verb.js'), 'headVerb')
@@ -240,59 +233,6 @@ const investigationCommands = (program: Command, { io, storeVerb }: Build): void
     .action(async (dir: string, o: InvestigateOptions & StoreOption) => investigate(io, await caseAt(dir, o), o))
 }
 
-/** SQL stores and the snapshot index: `vba store …`, `vba index …`. */
-const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void => {
-  const store = program
-    .command('store')
-    .description('SQL stores of cases (PostgreSQL, MariaDB/MySQL): schema and import')
-  storeVerb(store, 'migrate')
-    .description("create or upgrade the store's schema (knex migrations)")
-    .action((o: StoreOption) => storeMigrate(io, o))
-  storeVerb(store, 'import <source>')
-    .description(
-      'verify a case directory, bag directory or bag archive completely, then copy its case into the store; prints the case id'
-    )
-    .option('--json', 'the case id and generation as JSON')
-    .option('--strict', 'refuse a case whose rules did not all apply (as verify --strict)')
-    .addOption(trustOption())
-    .addOption(trustActorOption())
-    .option('--require-signed', 'refuse a case with an unsigned command (as verify --require-signed)')
-    .action((source: string, o: StoreOption & { json?: boolean; strict?: boolean } & TrustOptions) =>
-      storeImport(io, source, o)
-    )
-
-  const index = program
-    .command('index')
-    .description(
-      "the persisted snapshot index of the profile's source commit (in [source] cache_dir, else $XDG_CACHE_HOME/vba, else ~/.cache/vba)"
-    )
-  index
-    .command('build')
-    .description('build it now (a deploy step: no research session pays for it later); nothing to do when it is there')
-    .addOption(configOption())
-    .option('--json', 'the result as JSON')
-    .action((o: { config: string; json?: boolean }) => indexBuild(io, o))
-  index
-    .command('verify')
-    .description(
-      're-derive all of it from git (listing, sizes, flags, stored bytes, trigram filters); remove it and exit 1 when anything differs'
-    )
-    .addOption(configOption())
-    .option('--json', 'the result as JSON')
-    .action((o: { config: string; json?: boolean }) => indexVerify(io, o))
-  index
-    .command('prune')
-    .description("remove the indexes of other commits not used for DAYS days (the profile's commit is kept)")
-    .addOption(configOption('project profile (TOML): where the indexes are, which commit to keep'))
-    .addOption(
-      new Option('--older-than <days>', 'unused for at least this many days (0: every other commit)')
-        .argParser(days('--older-than'))
-        .makeOptionMandatory()
-    )
-    .option('--json', 'the result as JSON')
-    .action((o: { config: string; olderThan: number; json?: boolean }) => indexPrune(io, o))
-}
-
 /** Signing keys: `vba keys new|show`. */
 const keysCommands = (program: Command, { io }: Build): void => {
   const keys = program
@@ -311,12 +251,25 @@ const keysCommands = (program: Command, { io }: Build): void => {
     .action((path: string, o: { json?: boolean }) => keysShow(io, path, o))
 }
 
+/** The verb groups in the order `vba --help` lists them, each with the top-level verbs it adds. */
+export const VERB_GROUPS: readonly VerbGroup[] = [
+  { verbs: ['case'], add: caseCommands },
+  { verbs: ['verify', 'export', 'import', 'head', 'replay', 'show', 'report'], add: readCommands },
+  { verbs: ['status', 'resume', 'investigate'], add: investigationCommands },
+  { verbs: ['store', 'index'], add: storeAndIndexCommands },
+  { verbs: ['queue', 'work'], add: fleetCommands },
+  { verbs: ['serve', 'mcp', 'demo-world', 'check', 'research'], add: serviceCommands },
+  { verbs: ['keys'], add: keysCommands },
+  { verbs: ['eval'], add: (program, build) => evalCommands(program, build.io) }
+]
+
 /**
- * The whole command line; the verb groups in the order `vba --help` lists them. `--store` is one
- * global option: the verbs made with `storeVerb` get its value (or none) and list it under
- * "Global Options"; any other verb refuses it as an unknown option, as before it was global.
+ * The command line with the verb `argv` names (only its group is built: a one-shot command does
+ * not build every verb), or with every verb. `--store` is one global option: the verbs made with
+ * `storeVerb` get its value (or none) and list it under "Global Options"; any other verb refuses
+ * it as an unknown option, as before it was global.
  */
-const buildProgram = (io: Out): Command => {
+export const buildProgram = (io: Out, argv: readonly string[] = []): Command => {
   const store = new Option('--store <url>', STORE_HELP).hideHelp()
   const takesStore = new WeakSet<Command>()
   const program = new Command('vba')
@@ -351,20 +304,13 @@ const buildProgram = (io: Out): Command => {
       return verb
     }
   }
-  caseCommands(program, build)
-  readCommands(program, build)
-  investigationCommands(program, build)
-  storeAndIndexCommands(program, build)
-  fleetCommands(program, build)
-  serviceCommands(program, build)
-  keysCommands(program, build)
-  evalCommands(program, io)
+  for (const group of groupsFor(VERB_GROUPS, argv)) group.add(program, build)
   return program
 }
 
 /** Runs the CLI and resolves to the exit code; never throws. */
 export const run = async (argv: readonly string[], io: Out): Promise<number> => {
-  const program = buildProgram(io)
+  const program = buildProgram(io, argv)
   try {
     await program.parseAsync([...argv], { from: 'user' })
     return EXIT.OK

@@ -10,7 +10,7 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import { ExtractedEntity } from '../events/catalog.js'
+import { ExtractedEntity } from '../events/revision-events.js'
 
 export { ExtractedEntity }
 

@@ -10,8 +10,15 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
-import { inflateSync } from 'node:zlib'
 import { byteCache, type ByteCache } from './byte-cache.js'
+
+// zlib (and the streams it brings) loads on the first object inflated: a process that reads the
+// snapshot index only (a later research process) never inflates anything.
+let zlib: typeof import('node:zlib') | undefined
+const inflateSync = (b: Buffer): Buffer => {
+  zlib ??= process.getBuiltinModule('node:zlib')
+  return zlib.inflateSync(b)
+}
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag'
 

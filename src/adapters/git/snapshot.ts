@@ -6,7 +6,7 @@ import { ObjectStoreError, type ObjectReader } from './object-reader.js'
 import { isoObjects, packObjects, type Objects } from './object-source.js'
 import { IndexCorrupt, openIndex, type BlobInfo, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
 import { isBinaryBytes, type StoredObject } from './index-format.js'
-import { buildIndex, type BuildProgress } from './index-build.js'
+import type { BuildProgress } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
 import { listTree, resolveGitdir, unavailable } from './tree.js'
 import { byteCache } from './byte-cache.js'
@@ -240,6 +240,8 @@ const publishIndex = async (
   onProgress: SnapshotOptions['onProgress']
 ): Promise<void> => {
   try {
+    // The builder (and its writer thread) loads only when an index is built, not when one is opened.
+    const { buildIndex } = await import('./index-build.js')
     await buildIndex(root, s.commit, trees, listed, reader, onProgress)
     const built = openIndex(root, s.commit)
     if (built === null || 'reason' in built)

@@ -42,8 +42,11 @@ export const resolveGitdir = (repository: string): string => {
 }
 
 // Mirrors git's verify_path() as isomorphic-git applies it: separators, `.`/`..` and names that
-// alias them on Windows, `.git` in every spelling (NTFS, HFS+, 8.3 short names).
+// alias them on Windows, `.git` in every spelling (NTFS, HFS+, 8.3 short names). A plain name
+// (letters, digits, `_`, `-` and dots, not first) is none of these: most names take that test only.
+const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/
 const assertSafeName = (name: string): boolean => {
+  if (PLAIN_NAME.test(name)) return true
   const hfs = name.replace(/[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g, '')
   const ntfs = hfs.split(':')[0] ?? ''
   let lower = ntfs.toLowerCase()
