@@ -379,10 +379,12 @@ damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index
     'SOURCE_INDEX_CORRUPT',
     'SOURCE_INDEX_BUILT'
   ])
-  await damaged('tree byte', (root) => flip(fileOf(root, 'trees.dat'), 30), [
-    'SOURCE_INDEX_CORRUPT',
-    'SOURCE_INDEX_BUILT'
-  ])
+  await damaged(
+    'tree byte',
+    (root) => flip(fileOf(root, 'trees.dat'), 30),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'trees.dat does not match its digest'
+  )
   await damaged('missing file', (root) => writeFileSync(fileOf(root, 'filters.dat'), ''), [
     'SOURCE_INDEX_CORRUPT',
     'SOURCE_INDEX_BUILT'
@@ -391,12 +393,13 @@ damage('truncated blobs.dat, a flipped filter byte, a truncated or altered index
 
 /** Rewrites index.json's body with `mutate` and re-seals its digest (a consistent forgery of the file). */
 const resealed =
-  (mutate: (body: { blobs: Record<string, unknown>; objects: Record<string, unknown> }) => void) =>
+  (mutate: (body: { blobs: Record<string, unknown>; objects: Record<string, unknown>; listing: unknown[] }) => void) =>
   (root: string): void => {
     const text = readFileSync(fileOf(root, 'index.json'), 'utf8')
     const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as {
       blobs: Record<string, unknown>
       objects: Record<string, unknown>
+      listing: unknown[]
     }
     mutate(body)
     const json = JSON.stringify(body)
@@ -429,6 +432,14 @@ damage('a re-sealed index.json with a malformed row or header is refused by its 
     }),
     ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
     'object'
+  )
+  await damaged(
+    'listing row of numbers',
+    resealed((b) => {
+      b.listing[3] = [1, 2, 3]
+    }),
+    ['SOURCE_INDEX_CORRUPT', 'SOURCE_INDEX_BUILT'],
+    'its listing is malformed'
   )
   await damaged(
     'blobs not an object',
@@ -799,6 +810,29 @@ verbs('build ahead of time, verify against git; a consistent forgery passes the 
   assert.equal((JSON.parse(flipped.stdout) as { problems: string[] }).problems, [
     'folded.dat does not match its digest'
   ])
+})
+
+verbs('a consistent forgery of the stored listing passes the digests but not verify', async () => {
+  const xdg = tempDir('xdg-listing')
+  const env = { XDG_CACHE_HOME: xdg }
+  const file = profileWith('')
+  assert.is(vba(['index', 'build', '--config', file], { env }).code, 0)
+  const root = path.join(xdg, 'vba')
+  // The file of the first hit of AddSC_ left out of the listing, index.json re-sealed.
+  resealed((b) => {
+    b.listing = b.listing.filter((row) => (row as string[])[0] !== HIT)
+  })(root)
+  const n = notices()
+  const snap = await openSnapshot(genDir, genCommit, n.options(root))
+  assert.ok(
+    (await snap.entries()).every((e) => e.path !== HIT),
+    'the forged listing is what the digests let through'
+  )
+  snap.close()
+  assert.equal(codes(n.list), [])
+  const caught = vba(['index', 'verify', '--config', file, '--json'], { env })
+  assert.is(caught.code, 1)
+  assert.ok((JSON.parse(caught.stdout) as { problems: string[] }).problems.includes("its listing differs from git's"))
 })
 
 verbs('index verbs refuse a profile without an index or without a source', () => {

@@ -56,7 +56,9 @@ export const auditSnapshotIndex = async (
     } catch {
       problem('its commit or tree objects do not match their ids')
     }
-    if (stored !== null && JSON.stringify(stored) !== JSON.stringify(fromGit)) problem("its listing differs from git's")
+    if (stored !== null && JSON.stringify(stored) !== JSON.stringify(fromGit))
+      problem("its commit and tree objects give a listing that differs from git's")
+    if (JSON.stringify(found.listing()) !== JSON.stringify(fromGit)) problem("its listing differs from git's")
     const seen = new Map<string, string>()
     for (const e of fromGit) if (e.kind === 'blob' && !seen.has(e.oid)) seen.set(e.oid, e.path)
     if (found.blobCount !== seen.size) problem(`it describes ${found.blobCount} blobs, the commit has ${seen.size}`)

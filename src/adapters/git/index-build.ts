@@ -21,6 +21,7 @@ import {
   type BlobRow,
   type FilterClass,
   type IndexFile,
+  type ListingRow,
   type StoredObject
 } from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
@@ -72,7 +73,9 @@ export const buildIndex = async (
       filters_sha256: written.filtersSha256,
       folded_sha256: written.foldedSha256,
       trees_bytes: trees.bytes,
+      trees_sha256: trees.sha256,
       objects: trees.objects,
+      listing: entries.map((e): ListingRow => [e.path, e.oid, e.mode]),
       blobs: copied.rows
     } satisfies IndexFile)
     fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
@@ -238,7 +241,7 @@ const copyBlobs = async (
 const writeTrees = (
   dir: string,
   treeObjects: ReadonlyMap<string, StoredObject>
-): { readonly objects: IndexFile['objects']; readonly bytes: number } => {
+): { readonly objects: IndexFile['objects']; readonly bytes: number; readonly sha256: string } => {
   const objects: IndexFile['objects'] = {}
   const parts: Buffer[] = []
   let bytes = 0
@@ -247,6 +250,7 @@ const writeTrees = (
     parts.push(o.content)
     bytes += o.content.length
   }
-  fs.writeFileSync(path.join(dir, 'trees.dat'), Buffer.concat(parts))
-  return { objects, bytes }
+  const trees = Buffer.concat(parts)
+  fs.writeFileSync(path.join(dir, 'trees.dat'), trees)
+  return { objects, bytes, sha256: sha256(trees) }
 }

@@ -1,5 +1,5 @@
 /**
- * The cache directory of snapshot indexes (`<root>/snapshots/v3/<commit>/`): where an index lives,
+ * The cache directory of snapshot indexes (`<root>/snapshots/v4/<commit>/`): where an index lives,
  * whether this process may trust what is there, and its upkeep (pruning, discarding, sweeping what
  * dead builders left).
  *
@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { errnoOf, processAlive } from '../fs-util.js'
 
 /** The layout's version, in the directory's name: an index of another version is not read (built anew). */
-export const INDEX_VERSION = 3
+export const INDEX_VERSION = 4
 /** The files of a published index. */
 const INDEX_FILES = ['index.json', 'trees.dat', 'blobs.dat', 'filters.dat', 'folded.dat'] as const
 
@@ -25,7 +25,7 @@ export const indexDirOf = (root: string, commit: string): string =>
 /**
  * Why the index of `commit` under `root` must not be trusted, or null when it may be (or when
  * nothing of it exists yet: a build creates it as this user). Checks the directories
- * `snapshots/`, `snapshots/v3/`, the commit's directory and its files as they exist.
+ * `snapshots/`, `snapshots/v4/`, the commit's directory and its files as they exist.
  */
 export const indexDistrust = (root: string, commit: string): string | null => {
   const uid = typeof process.getuid === 'function' ? process.getuid() : null

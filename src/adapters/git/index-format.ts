@@ -10,8 +10,9 @@
  * a class, and a class stores, for each bit position p, one row of a bit per blob of the class
  * (`ceil(count / 8)` bytes; bit `slot` of row p is bit p of the filter of the class's blob
  * `slot`). A needle's trigrams name one row per class each, so a search reads a few kilobytes of
- * rows, not every filter. Version 2 added folded.dat, version 3 sliced both; an index of an older
- * version is rebuilt.
+ * rows, not every filter. Version 2 added folded.dat, version 3 sliced both, version 4 stored the
+ * listing in index.json (an open no longer walks the trees); an index of an older version is
+ * rebuilt.
  */
 import { createHash } from 'node:crypto'
 import * as t from 'io-ts'
@@ -57,6 +58,10 @@ export const BlobRowCodec: t.Type<BlobRow, BlobRow, unknown> = t.tuple([
   t.number
 ])
 
+/** A listing row: path, object id and mode of one entry of the commit's tree (directories flattened). */
+export type ListingRow = [path: string, oid: string, mode: string]
+export const ListingRowCodec: t.Type<ListingRow, ListingRow, unknown> = t.tuple([t.string, t.string, t.string])
+
 /** An object row's codec ([type, offset, length] in trees.dat). */
 export const ObjectRowCodec = t.tuple([t.keyof({ commit: null, tree: null }), t.number, t.number])
 
@@ -75,7 +80,9 @@ export const IndexHeaderCodec = t.type({
   filters_sha256: t.string,
   folded_sha256: t.string,
   trees_bytes: t.number,
+  trees_sha256: t.string,
   objects: t.UnknownRecord,
+  listing: t.UnknownArray,
   blobs: t.UnknownRecord
 })
 
@@ -93,8 +100,12 @@ export interface IndexFile {
   /** The same of folded.dat, which has filters_bytes bytes too, laid out as filters.dat. */
   folded_sha256: string
   trees_bytes: number
+  /** The SHA-256 of trees.dat, checked on every open. */
+  trees_sha256: string
   /** Commit and tree objects in trees.dat: [type, offset, length]. */
   objects: Record<string, [StoredObject['type'], number, number]>
+  /** The listing walked from those objects when the index was built, sorted by path: [path, oid, mode]. */
+  listing: ListingRow[]
   blobs: Record<string, BlobRow>
 }
 

@@ -1,14 +1,16 @@
 /**
  * The persisted snapshot index of one commit, kept outside any case in the user's cache directory
- * (`<root>/snapshots/v3/<commit>/`), so that every later process searches the commit without
+ * (`<root>/snapshots/v4/<commit>/`), so that every later process searches the commit without
  * touching git's packs. Five files, published together by one atomic rename of their directory:
  *
- * - `index.json`: a first line with the SHA-256 of the rest, then JSON: per blob id its size,
- *   whether it is binary or missing, and where its bytes and filter are; where the commit and tree
- *   objects are in `trees.dat`.
- * - `trees.dat`: the commit object and every tree object of the commit, raw. The listing is walked
- *   from them on every open, each checked against its git id, starting from the commit id itself,
- *   so a listing can only ever be the commit's own.
+ * - `index.json`: a first line with the SHA-256 of the rest, then JSON: the listing of the
+ *   commit's tree (walked from git's objects when the index was built, sorted by path), per blob
+ *   id its size, whether it is binary or missing, and where its bytes and filter are; where the
+ *   commit and tree objects are in `trees.dat`, and its SHA-256. An open takes the listing from
+ *   here (sealed by the digest line) instead of walking and hashing every tree again.
+ * - `trees.dat`: the commit object and every tree object of the commit, raw, checked against its
+ *   digest on every open; `vba index verify` walks the listing from them again, each checked
+ *   against its git id, and compares it with git's and with the stored listing.
  * - `blobs.dat`: the bytes of every text blob up to STORE_LIMIT, one after another. Every read is
  *   checked against the blob's git id before it is served.
  * - `filters.dat`: per text blob a bit set of its hashed byte trigrams (one hash, sized to the blob),
@@ -29,6 +31,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { objectId } from './object-reader.js'
+import { kindOf } from './tree.js'
 import { indexDirOf, markUsed } from './index-cache.js'
 import {
   candidatesOf,
@@ -56,6 +59,7 @@ import {
   type StoredObject,
   BlobRowCodec,
   IndexHeaderCodec,
+  ListingRowCodec,
   ObjectRowCodec
 } from './index-format.js'
 
@@ -78,6 +82,8 @@ export type IndexProblem = { readonly reason: string }
 
 export interface SnapshotIndex {
   readonly dir: string
+  /** The listing of the commit's tree as the index stores it, sorted by path (directories flattened). */
+  readonly listing: () => TreeEntry[]
   /** The commit or a tree object, checked against its id; null when not stored or damaged. */
   readonly object: (oid: string) => StoredObject | null
   /** Size and kind of a blob; null when the blob was missing from the repository at build time. */
@@ -157,7 +163,8 @@ const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | 
   const header = IndexHeaderCodec.decode(parsed)
   if (header._tag === 'Left' || header.right.version !== VERSION || header.right.commit !== commit)
     return { reason: 'index.json is not an index of this commit' }
-  const { objects, blobs } = header.right
+  const { objects, blobs, listing } = header.right
+  if (!listing.every((row) => ListingRowCodec.is(row))) return { reason: 'index.json: its listing is malformed' }
   for (const oid in objects)
     if (!ObjectRowCodec.is(objects[oid]))
       return { reason: `index.json: object ${JSON.stringify(oid.slice(0, 64))} is malformed` }
@@ -208,6 +215,7 @@ const dataProblem = (f: IndexFile, files: DataFiles): string | null => {
   if (size !== f.blobs_bytes) return `blobs.dat has ${size} bytes, the index says ${f.blobs_bytes}`
   if (files.trees.length !== f.trees_bytes)
     return `trees.dat has ${files.trees.length} bytes, the index says ${f.trees_bytes}`
+  if (sha256(files.trees) !== f.trees_sha256) return 'trees.dat does not match its digest'
   return null
 }
 
@@ -247,6 +255,7 @@ const indexOver = (
   }
   return {
     dir,
+    listing: () => f.listing.map(([p, oid, mode]) => ({ path: p, oid, mode, kind: kindOf(mode) })),
     object: (oid) => storedObject(f, trees, oid),
     info: (oid) => {
       const r = rows.get(oid)

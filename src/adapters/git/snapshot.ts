@@ -209,20 +209,8 @@ const treeListing = (s: Session, onProgress: SnapshotOptions['onProgress']): Pic
 
 /** The listing from the index, or walked from git (and the index built from that walk). */
 const loadListing = async (s: Session, onProgress: SnapshotOptions['onProgress']): Promise<readonly TreeEntry[]> => {
-  const stored = s.index
-  if (stored !== null && s.root !== undefined) {
-    try {
-      // Walked from the stored commit and tree objects, each checked against its git id.
-      return await listTree({ read: async (oid) => stored.object(oid), close: () => undefined }, s.commit)
-    } catch (e) {
-      if (e instanceof FailureError && e.failure.code === 'SOURCE_TREE_UNSAFE') throw e
-      s.notice(
-        'SOURCE_INDEX_CORRUPT',
-        `the snapshot index of ${s.commit} is damaged (its commit or tree objects do not match their ids); it is rebuilt`
-      )
-      dropIndex(s, s.root)
-    }
-  }
+  // The listing the index stores, sealed by index.json's digest (checked when it was opened).
+  if (s.index !== null && s.root !== undefined) return s.index.listing()
   const trees = new Map<string, StoredObject>()
   const listed = await listTree(s.objects, s.commit, trees)
   if (s.root !== undefined && s.objects.sync !== undefined)

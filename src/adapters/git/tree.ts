@@ -9,7 +9,7 @@ import { errnoOf } from '../fs-util.js'
 import { FailureError } from '../../failures/error.js'
 import { ObjectStoreError, type ObjectType } from './object-reader.js'
 import type { Objects } from './object-source.js'
-import type { TreeEntry } from './snapshot-index.js'
+import type { EntryKind, TreeEntry } from './snapshot-index.js'
 import type { StoredObject } from './index-format.js'
 
 export const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
@@ -84,6 +84,10 @@ const parseTree = (content: Buffer): Array<{ mode: string; name: string; oid: st
   return out
 }
 
+/** What a listing entry of this (non-tree) mode is. */
+export const kindOf = (mode: string): EntryKind =>
+  mode === '160000' ? 'submodule' : mode === '120000' ? 'symlink' : 'blob'
+
 const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
 
 /**
@@ -114,8 +118,7 @@ export const listTree = async (
     for (const e of parseTree(t.content)) {
       const p = prefix + e.name
       if (e.mode === '040000') await walk(e.oid, `${p}/`)
-      else if (e.mode === '160000') out.push({ path: p, oid: e.oid, mode: e.mode, kind: 'submodule' })
-      else out.push({ path: p, oid: e.oid, mode: e.mode, kind: e.mode === '120000' ? 'symlink' : 'blob' })
+      else out.push({ path: p, oid: e.oid, mode: e.mode, kind: kindOf(e.mode) })
     }
   }
   try {
