@@ -40,6 +40,13 @@ export const signerOf = async (env: Env): Promise<Signer | undefined> => {
   return loaded
 }
 
+/**
+ * Whether `env` signs, when that is known without reading a key (its own signer, or the process's
+ * once loaded); undefined while the process's key was never read.
+ */
+export const signsKnown = (env: Env): Promise<Signer | undefined> | undefined =>
+  env.signer !== undefined ? Promise.resolve(env.signer) : processSigner === undefined ? undefined : loaded
+
 /** @category Fixtures */
 export const systemEnv: Env = { now: () => new Date(), newId: () => randomUUID() }
 

@@ -16,7 +16,9 @@ import {
   signedData,
   sshString,
   sshsigBlob,
-  type SshPublicKey
+  sshsigFrame,
+  type SshPublicKey,
+  type SshsigFrame
 } from '../events/ssh-sig.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { coded, fail } from '../failures/error.js'
@@ -127,12 +129,23 @@ const principalOf = (principal: string | undefined, comment: string): string => 
 /** A signer over a key read from a file; its principal is `principal`, else the key's comment. */
 export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
   const name = principalOf(principal, file.comment)
+  // The fixed parts of each namespace's SSHSIG are encoded once (a signer signs every command).
+  const frames = new Map<string, SshsigFrame>()
+  const frameOf = (namespace: string): SshsigFrame => {
+    const known = frames.get(namespace)
+    if (known !== undefined) return known
+    const frame = sshsigFrame(file.key, namespace)
+    frames.set(namespace, frame)
+    return frame
+  }
   return {
     principal: name,
     fingerprint: fingerprintOf(file.key),
     publicKey: publicKeyLine(file.key),
-    sign: async (namespace, message) =>
-      sshsigBlob(file.key, namespace, cryptoSign(null, signedData(namespace, message), file.privateKey)),
+    sign: async (namespace, message) => {
+      const frame = frameOf(namespace)
+      return frame.blob(cryptoSign(null, frame.data(message), file.privateKey))
+    },
     signBytes: async (data) => cryptoSign(null, data, file.privateKey)
   }
 }

@@ -58,11 +58,27 @@ export type SignedCommand = Pick<
 /** The format tag of the signed message. */
 export const SIGNED_COMMAND_FORMAT = 'vba-signed-command/1'
 
+/** Printable ASCII: JSON.stringify writes such a string as RFC 8785 does. */
+const PRINTABLE = /^[\x20-\x7e]*$/
+
 /**
  * The bytes SSHSIG signs for a command: the canonical JSON of its case id, sequence range, last
  * hash, actors and principal, tagged with {@link SIGNED_COMMAND_FORMAT} (no trailing newline).
+ * Spelled out in canonical member order when every string is printable ASCII (what a signer
+ * signs every command), else through the RFC 8785 encoder; a test compares the two.
  */
 export const signedMessage = (c: SignedCommand): Buffer => {
+  const strings = [c.case_id, c.last_hash, c.principal, ...c.actors]
+  if (Number.isSafeInteger(c.first_seq) && Number.isSafeInteger(c.last_seq) && strings.every((x) => PRINTABLE.test(x)))
+    return Buffer.from(
+      `{"actors":[${c.actors.map((a) => JSON.stringify(a)).join(',')}],"case_id":${JSON.stringify(c.case_id)},"first_seq":${c.first_seq},"format":"${SIGNED_COMMAND_FORMAT}","last_hash":${JSON.stringify(c.last_hash)},"last_seq":${c.last_seq},"principal":${JSON.stringify(c.principal)}}`,
+      'utf8'
+    )
+  return canonicalMessage(c)
+}
+
+/** {@link signedMessage} through the RFC 8785 encoder. */
+export const canonicalMessage = (c: SignedCommand): Buffer => {
   const text = canonicalJson({
     format: SIGNED_COMMAND_FORMAT,
     case_id: c.case_id,

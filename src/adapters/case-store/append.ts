@@ -25,6 +25,7 @@ import { fail, FailureError, coded } from '../../failures/error.js'
 import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
 import { acquireLock, releaseLock } from './lock.js'
+import { planAhead } from './plan-ahead.js'
 import { writeObject } from './objects.js'
 import { catchUp, corrupt, type CaseHandle } from './handle.js'
 import { readHead, scanCase } from './scan.js'
@@ -136,7 +137,9 @@ export const appendToDirectory = async (
 ): Promise<AppendOutcome> => {
   validateCommand(cmd)
   const env = options.env ?? systemEnv
-  const lock = await acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
+  const locking = acquireLock(handle.dir, { waitMs: options.waitMs ?? 5000 })
+  const ahead = planAhead(handle, cmd, env, directoryObjects(handle.dir))
+  const lock = await locking
   try {
     const head = await readHead(handle.dir)
     if (E.isLeft(head)) throw corruptError([head.left])
@@ -152,7 +155,8 @@ export const appendToDirectory = async (
     const rebased = rebaseCommand(handle, cmd, options)
     if (rebased === null) return { ...nothingToAppend(handle, cmd.commandId), repairs }
 
-    const plan = await planCommand(handle, rebased, env, directoryObjects(handle.dir))
+    const plan =
+      (await ahead?.take(head.right)) ?? (await planCommand(handle, rebased, env, directoryObjects(handle.dir)))
     await writePlan(handle, plan)
     advanceCursor(handle, rebased.commandId, plan)
     return appendedAs(rebased.commandId, plan, repairs)

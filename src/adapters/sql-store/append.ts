@@ -15,7 +15,7 @@
  */
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
-import { systemEnv, type Env } from '../env.js'
+import { systemEnv } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
 import type { AppendOutcome, RawCommand } from '../case-store/append.js'
@@ -25,9 +25,11 @@ import {
   nothingToAppend,
   planCommand,
   rebaseCommand,
+  type ObjectLookup,
   validateCommand
 } from '../case-store/plan.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
+import { planAhead } from '../case-store/plan-ahead.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
@@ -136,23 +138,20 @@ const checkLease = (row: LockedRow, ref: string, options: StoreAppendOptions): v
   }
 }
 
-/** Plans `cmd` with the store's objects (sizes and bytes read inside the transaction). */
-const planIn = (trx: Knex.Transaction, ctx: SqlContext, handle: CaseHandle, cmd: RawCommand, env: Env): Promise<Plan> =>
-  planCommand(handle, cmd, env, {
-    sizeOf: async (digest) => {
-      const r = (await trx('vba_objects').select('size').where({ digest }).first()) as
-        | Record<string, unknown>
-        | undefined
-      return r === undefined ? null : num(r['size'])
-    },
-    read: async (ref) => {
-      try {
-        return await ctx.objects.read(trx, ref)
-      } catch {
-        return undefined
-      }
+/** The store's objects as a plan asks about them (sizes and bytes read inside the transaction). */
+const lookupIn = (trx: Knex.Transaction, ctx: SqlContext): ObjectLookup => ({
+  sizeOf: async (digest) => {
+    const r = (await trx('vba_objects').select('size').where({ digest }).first()) as Record<string, unknown> | undefined
+    return r === undefined ? null : num(r['size'])
+  },
+  read: async (ref) => {
+    try {
+      return await ctx.objects.read(trx, ref)
+    } catch {
+      return undefined
     }
-  })
+  }
+})
 
 /** Writes a planned command's event rows, command row and case row; the rows the case update touched. */
 const writePlan = async (
@@ -226,7 +225,9 @@ const appendTransaction = async (
   const env = options.env ?? systemEnv
   let after: After | null = null
   const outcome = await ctx.transaction(async (trx) => {
-    const row = await lockRow(ctx, trx, handle.ref)
+    const locking = lockRow(ctx, trx, handle.ref)
+    const ahead = planAhead(handle, first, env, lookupIn(trx, ctx))
+    const row = await locking
     checkLease(row, handle.ref, options)
     await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
       scanRows(trx, row, { canonical: false, resume })
@@ -236,7 +237,9 @@ const appendTransaction = async (
       return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
     const cmd = rebaseCommand(handle, first, options)
     if (cmd === null) return nothingToAppend(handle, first.commandId)
-    const plan = await planIn(trx, ctx, handle, cmd, env)
+    const plan =
+      (await ahead?.take({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes })) ??
+      (await planCommand(handle, cmd, env, lookupIn(trx, ctx)))
     const updated = await writePlan(trx, ctx, handle, cmd, plan)
     if (updated !== 1)
       fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', {

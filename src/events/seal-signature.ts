@@ -1,0 +1,52 @@
+/**
+ * Sealing a CommandSigned event without the generic encoder: a signer-configured writer seals one
+ * after every command, and its members are all strings, integers and an array of actors, so its
+ * canonical (RFC 8785) line can be spelled out in member order. Every value is checked with the
+ * same codecs {@link sealEvent} decodes with; anything the spelled-out form does not cover (a
+ * string beyond printable ASCII, an unknown member, a value the codecs refuse) returns undefined
+ * and the caller seals it the generic way, which says what is wrong. A test compares both ways.
+ */
+import { sha256Digest } from './canonical.js'
+import type { SealContext, SealedEvent, RecordedEvent } from './chain.js'
+import { Actor, Digest, Identifier, PositiveInt, Timestamp } from './codecs.js'
+import { CommandSigned } from './command-signature.js'
+import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
+
+/** Printable ASCII: JSON.stringify writes such a string as RFC 8785 does. */
+const PRINTABLE = /^[\x20-\x7e]*$/
+const MEMBERS = 9
+const q = (s: string): string => JSON.stringify(s)
+
+/** The sealed CommandSigned of `data` at `ctx` (version `version`), or undefined to seal it the generic way. */
+export const sealCommandSigned = (
+  data: unknown,
+  actor: string,
+  version: number,
+  ctx: SealContext
+): SealedEvent | undefined => {
+  if (!CommandSigned.is(data) || Object.keys(data).length !== MEMBERS) return undefined
+  if (!Actor.is(actor) || !PositiveInt.is(version) || !PositiveInt.is(ctx.seq)) return undefined
+  if (!Identifier.is(ctx.id) || !Identifier.is(ctx.commandId) || !Timestamp.is(ctx.at) || !Digest.is(ctx.prev))
+    return undefined
+  const d = data
+  const strings = [d.principal, d.key, d.fingerprint, d.case_id, d.last_hash, d.signature, ctx.id, ctx.commandId]
+  if (!strings.every((s) => PRINTABLE.test(s))) return undefined
+  const dataText = `{"actors":[${d.actors.map(q).join(',')}],"case_id":${q(d.case_id)},"fingerprint":${q(d.fingerprint)},"first_seq":${d.first_seq},"key":${q(d.key)},"last_hash":${q(d.last_hash)},"last_seq":${d.last_seq},"principal":${q(d.principal)},"signature":${q(d.signature)}}`
+  const head = `{"actor":${q(actor)},"at":${q(ctx.at)},"command_id":${q(ctx.commandId)},"data":${dataText},"format":"${EVENT_FORMAT}",`
+  const tail = `"id":${q(ctx.id)},"prev":${q(ctx.prev)},"seq":${ctx.seq},"type":"CommandSigned","version":${version}}`
+  const hash = sha256Digest(head + tail)
+  const event = {
+    seq: ctx.seq,
+    id: ctx.id,
+    type: 'CommandSigned',
+    version,
+    at: ctx.at,
+    actor,
+    command_id: ctx.commandId,
+    data: d,
+    prev: ctx.prev,
+    hash
+  } as RecordedEvent
+  const envelope: EventEnvelope = { format: EVENT_FORMAT, ...event }
+  return { envelope, event, line: `${head}"hash":${q(hash)},${tail}` }
+}
