@@ -150,9 +150,10 @@ export interface LineExpectation {
   readonly canonical?: boolean
   /**
    * The answers of {@link lineDigest} and {@link isCanonicalText} for this line, when another
-   * thread computed them already. They are trusted as if computed here.
+   * thread computed them already (the canonical form is checked here when only the digest is
+   * given). They are trusted as if computed here.
    */
-  readonly precomputed?: { readonly digest: string; readonly canonical: boolean }
+  readonly precomputed?: { readonly digest: string; readonly canonical?: boolean }
 }
 
 export interface CheckedLine {
@@ -175,6 +176,27 @@ const HASH_MEMBER_LENGTH = HASH_MEMBER.length + 'sha256:'.length + 64 + 1
 export const lineDigest = (line: string): string => {
   const at = line.lastIndexOf(HASH_MEMBER)
   return sha256Digest(at < 0 ? line : line.slice(0, at) + line.slice(at + HASH_MEMBER_LENGTH))
+}
+
+const HASH_MEMBER_BYTES = Buffer.from(HASH_MEMBER)
+/** Where a line without its hash member is put together to be hashed (lines are at most a few MiB). */
+let scratch = Buffer.allocUnsafe(1 << 16)
+
+/**
+ * {@link lineDigest} of the line whose UTF-8 bytes are `bytes` (valid UTF-8), without decoding or
+ * re-encoding it: the member is ASCII, so it lies at the same place in both; when the bytes it
+ * covers are not all ASCII (then characters and bytes differ there), the text is hashed instead.
+ */
+export const lineDigestOfBytes = (bytes: Buffer): string => {
+  const at = bytes.lastIndexOf(HASH_MEMBER_BYTES)
+  if (at < 0) return sha256Digest(bytes)
+  const cut = Math.min(bytes.length, at + HASH_MEMBER_LENGTH)
+  for (let i = at; i < cut; i++) if ((bytes[i] as number) >= 0x80) return lineDigest(bytes.toString('utf8'))
+  const length = bytes.length - (cut - at)
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+  bytes.copy(scratch, 0, 0, at)
+  bytes.copy(scratch, at, cut)
+  return sha256Digest(scratch.subarray(0, length))
 }
 
 /**

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import * as path from 'node:path'
 import { parseReceipt } from '../../src/adapters/case-store/verify.js'
+import { scanCase, type ScanOptions } from '../../src/adapters/case-store/scan.js'
 import { verifyCase } from '../../src/fp.js'
 import { replayCase } from '../../src/fp.js'
 import { defaultProjections } from '../../src/projections/defaults.js'
@@ -194,7 +195,7 @@ frozen('replays into current event versions, byte-identical to its recorded repl
 
 frozen.run()
 
-const parallel = suite('line digests on a worker thread')
+const parallel = suite('line checks on worker threads')
 
 parallel('give the same findings as inline checks for every example', async () => {
   for (const group of ['valid', 'broken', 'leftovers', 'forged']) {
@@ -203,6 +204,25 @@ parallel('give the same findings as inline checks for every example', async () =
       const inline = right(await verifyCase(dir, { parallelFromBytes: Number.MAX_SAFE_INTEGER })())
       const worker = right(await verifyCase(dir, { parallelFromBytes: 0 })())
       assert.equal(worker, inline, `${group}/${name}`)
+    }
+  }
+})
+
+parallel('fold the same events with the same findings on one and two workers, in verify and in replay', async () => {
+  for (const group of ['valid', 'broken', 'leftovers', 'forged']) {
+    for (const name of dirs(group)) {
+      const dir = path.join(EXAMPLES, group, name)
+      for (const canonical of [true, false]) {
+        const scan = async (o: ScanOptions) => {
+          // Each event as JSON: its data too, which a worker's line parses only when read.
+          const events: string[] = []
+          const r = await scanCase(dir, { ...o, canonical, onEvent: (e) => events.push(JSON.stringify(e)) })
+          return { findings: r.findings, seq: r.seq, hash: r.hash, bytes: r.bytes, ids: r.eventIds, events }
+        }
+        const inline = await scan({ parallelFromBytes: Number.MAX_SAFE_INTEGER })
+        for (const lineWorkers of [1, 2])
+          assert.equal(await scan({ parallelFromBytes: 0, lineWorkers }), inline, `${group}/${name} ${lineWorkers}`)
+      }
     }
   }
 })

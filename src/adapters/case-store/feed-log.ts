@@ -1,35 +1,42 @@
 /**
- * Reading events.jsonl into the log checker: on two worker threads for a large log
- * (line-checks.ts), inline otherwise and for whatever the workers do not take.
+ * Reading events.jsonl into the log checker: for a large log on worker threads and this thread
+ * together (line-checks.ts), inline otherwise and from a line the workers do not take on.
  */
 import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
-import { PARALLEL_THRESHOLD_BYTES, startLineChecks } from './line-checks.js'
+import { type CheckedPiece, defaultLineWorkers, PARALLEL_THRESHOLD_BYTES, startLineWorkers } from './line-checks.js'
 import { eventOfLine, KIND_BYTES, KIND_CHECKED_REFS, LINE_INTS, storedDataOf } from './line-layout.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
+import { eachPieceLine, type PassedLine } from './piece-lines.js'
 import type { ScanOptions } from './scan.js'
+import type { RecordedEvent } from '../../events/chain.js'
 
-/** Bytes read at a time. */
+/** Bytes read at a time inline. */
 const CHUNK_BYTES = 1 << 22
+/** The most bytes a piece for the workers is read in (a log of a few pieces gets smaller ones). */
+const PIECE_BYTES = 1 << 18
+/** Pieces a worker holds at most: one it checks, one waiting, so it never waits for this thread. */
+const HELD = 2
+/** Pieces this thread checks ahead of the one it folds at most (memory stays bounded). */
+const OWN_AHEAD = 2
 
 /**
  * Feeds the lines of events.jsonl from `from` to `limit` to the checker; a log of
- * PARALLEL_THRESHOLD_BYTES or more has its lines checked on two worker threads (line-checks.ts)
- * up to the first line they do not take, the rest inline. Returns how many bytes follow the last
- * LF (an incomplete line).
+ * PARALLEL_THRESHOLD_BYTES or more has its lines checked on worker threads and this one up to the
+ * first line they do not take, the rest inline. Returns how many bytes follow the last LF (an
+ * incomplete line).
  */
 export const feedLog = async (
   fh: FileHandle,
-  file: string,
   from: number,
   limit: number,
   checker: LogChecker,
   options: ScanOptions
 ): Promise<number> => {
-  const feed: LogFeed = { fh, file, limit, checker, options }
+  const feed: LogFeed = { fh, limit, checker, options }
   let pos = from
   if (limit - from >= (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)) {
-    const fed = await feedChecked(feed, from)
+    const fed = await feedShared(feed, from)
     if ('carried' in fed) return fed.carried
     pos = fed.resume
   }
@@ -39,61 +46,180 @@ export const feedLog = async (
 /** What both ways of feeding read and feed: the open log up to `limit`, into the checker. */
 interface LogFeed {
   readonly fh: FileHandle
-  readonly file: string
   readonly limit: number
   readonly checker: LogChecker
   readonly options: ScanOptions
 }
 
-/** The start of the first line at or after the middle of [from, limit), or null (one part). */
-const findSeam = async (fh: FileHandle, from: number, limit: number): Promise<number | null> => {
-  const middle = from + Math.floor((limit - from) / 2)
-  const window = Buffer.allocUnsafe(Math.min(MAX_LINE_BYTES, limit - middle))
-  const { bytesRead } = await fh.read(window, 0, window.length, middle)
-  const lf = window.subarray(0, bytesRead).indexOf(10)
-  const seam = lf < 0 ? null : middle + lf + 1
-  return seam === null || seam >= limit ? null : seam
+/** A piece of whole lines read from `base`: `length` bytes of `bytes`, whose buffer is its own. */
+interface Piece {
+  readonly base: number
+  readonly bytes: Buffer
+  readonly length: number
 }
 
+/** How reading in pieces ends: at the log's end (bytes after the last LF), or at a line that may be over MAX_LINE_BYTES. */
+type PiecesEnd = { readonly carried: number } | { readonly resume: number }
+
 /**
- * The lines the workers checked, in order: a line they passed is folded from its offsets, any other
- * is checked inline from its bytes. Ends at the log's end, or where the workers stop (a line over
- * MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
+ * Reads [from, limit) in pieces of whole lines, each in a buffer of its own (a worker takes it).
+ * Stops before a line that may be longer than MAX_LINE_BYTES: the inline reader cuts such a line
+ * where its chunks end, so it is read inline from its start.
  */
-const feedChecked = async (
-  { fh, file, limit, checker, options }: LogFeed,
-  from: number
-): Promise<{ readonly carried: number } | { readonly resume: number }> => {
-  const checks = startLineChecks(file, from, await findSeam(fh, from, limit), limit, options.canonical !== false)
-  let next = from
+const pieceReader = (fh: FileHandle, from: number, limit: number) => {
+  const size = Math.min(PIECE_BYTES, Math.max(256, Math.floor((limit - from) / 16)))
+  let pos = from
+  let carry: Buffer = Buffer.alloc(0)
+  let end: PiecesEnd | null = null
+  return async (): Promise<Piece | PiecesEnd> => {
+    for (;;) {
+      if (end !== null) return end
+      const want = Math.min(size, limit - pos)
+      const bytes = Buffer.from(new ArrayBuffer(carry.length + Math.max(want, 0)))
+      carry.copy(bytes)
+      const { bytesRead } = want <= 0 ? { bytesRead: 0 } : await fh.read(bytes, carry.length, want, pos)
+      if (bytesRead === 0) {
+        end = { carried: carry.length }
+        continue
+      }
+      const base = pos - carry.length
+      const filled = carry.length + bytesRead
+      pos += bytesRead
+      const complete = bytes.subarray(0, filled).lastIndexOf(10) + 1
+      carry = Buffer.from(bytes.subarray(complete, filled))
+      if (carry.length >= MAX_LINE_BYTES) end = { resume: base + complete }
+      if (complete > 0) return { base, bytes, length: complete }
+    }
+  }
+}
+
+/** A piece this thread checked: per line, what passed, else its text (null: not UTF-8). */
+interface OwnPiece {
+  readonly piece: Piece
+  readonly starts: Int32Array
+  readonly passed: Array<PassedLine | string | null>
+  readonly lines: number
+  readonly stopAt: number
+}
+
+const checkOwn = (piece: Piece, canonical: boolean): OwnPiece => {
+  let starts = new Int32Array(0)
+  const passed: Array<PassedLine | string | null> = []
+  const { lines, stopAt } = eachPieceLine(
+    piece.bytes.subarray(0, piece.length),
+    canonical,
+    (count) => {
+      starts = new Int32Array(count + 1)
+    },
+    (i, s, e, text, p) => {
+      starts[i] = s
+      starts[i + 1] = e
+      passed.push(p ?? text)
+    }
+  )
+  return { piece, starts, passed, lines, stopAt }
+}
+
+type Entry = { readonly id: number; readonly base: number; readonly own?: OwnPiece }
+
+/**
+ * The lines from `from` in order, checked on the workers and this thread: a piece goes to a worker
+ * while one holds fewer than HELD; while the piece to fold next is still on a worker this thread
+ * checks the next one itself. A line that passed is folded from what was found, any other is
+ * checked inline from its bytes. Ends at the log's end, or where the pieces stop (a line that may
+ * be over MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
+ */
+const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number): Promise<PiecesEnd> => {
+  const canonical = options.canonical !== false
+  const read = pieceReader(fh, from, limit)
+  const workers = startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), canonical)
+  const queue: Entry[] = []
+  const answered = new Map<number, CheckedPiece>()
+  let ended: PiecesEnd | null = null
+  let ids = 0
+  let own = 0
+  const cursor = { next: from }
+  const take = async (): Promise<Piece | null> => {
+    if (ended !== null) return null
+    const p = await read()
+    if ('bytes' in p) return p
+    ended = p
+    return null
+  }
   try {
     for (;;) {
-      const b = await checks.next().catch(() => ({ stop: next }))
-      if ('stop' in b) return { resume: next }
-      if ('done' in b) return { carried: b.carried }
-      const buf = Buffer.from(b.buffer)
-      const m = b.meta
-      for (let i = 0, at = 0; i < b.lines; i++, at += LINE_INTS) {
-        const s = m[at] as number
-        const e = m[at + 1] as number
-        // The workers read what this thread would have: a line elsewhere is a disagreement.
-        if (b.base + s !== next) return { resume: next }
-        const kind = m[at + 2]
-        if (kind === KIND_BYTES) checker.line(buf.subarray(s, e - 1), null, next, b.base + e)
-        else
-          checker.checked(
-            eventOfLine(buf, s, m, at),
-            kind === KIND_CHECKED_REFS ? () => storedDataOf(buf, s, m, at) : null,
-            next,
-            b.base + e
-          )
-        next = b.base + e
+      for (let w = 0; w < workers.count; w++)
+        while (workers.held(w) < HELD) {
+          const p = await take()
+          if (p === null) break
+          queue.push({ id: ids, base: p.base })
+          workers.send(w, ids++, p.bytes.buffer as ArrayBuffer, p.length)
+        }
+      // A worker that failed: the rest is read inline.
+      if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
+      const head = queue[0]
+      if (head === undefined) return ended ?? { resume: cursor.next }
+      const ready = head.own ?? answered.get(head.id)
+      if (ready !== undefined) {
+        queue.shift()
+        answered.delete(head.id)
+        if (head.own !== undefined) own--
+        const stop = 'piece' in ready ? foldOwn(ready, cursor, checker) : foldChecked(ready, head.base, cursor, checker)
+        if (stop) return { resume: cursor.next }
+        options.onProgress?.(cursor.next, limit)
+        continue
       }
-      options.onProgress?.(next, limit)
+      const p = own < OWN_AHEAD ? await take() : null
+      if (p !== null) {
+        queue.push({ id: ids++, base: p.base, own: checkOwn(p, canonical) })
+        own++
+        continue
+      }
+      if (!(await workers.next((a) => answered.set(a.id, a)))) return { resume: cursor.next }
     }
   } finally {
-    await checks.stop()
+    await workers.stop()
   }
+}
+
+/** Folds a piece this thread checked; true when reading goes on inline from `cursor.next`. */
+const foldOwn = (o: OwnPiece, cursor: { next: number }, checker: LogChecker): boolean => {
+  const base = o.piece.base
+  for (let i = 0; i < o.lines; i++) {
+    const s = o.starts[i] as number
+    const e = o.starts[i + 1] as number
+    if (base + s !== cursor.next) return true
+    const p = o.passed[i]
+    if (typeof p === 'object' && p !== null) checker.passed(p, base + s, base + e)
+    else checker.line(p === null ? o.piece.bytes.subarray(s, e - 1) : null, p ?? null, base + s, base + e)
+    cursor.next = base + e
+  }
+  return o.stopAt >= 0
+}
+
+/** Folds a piece a worker checked; true when reading goes on inline from `cursor.next`. */
+const foldChecked = (b: CheckedPiece, base: number, cursor: { next: number }, checker: LogChecker): boolean => {
+  const buf = Buffer.from(b.buffer)
+  const m = b.meta
+  const strings = { buf: Buffer.from(b.strings), used: 0 }
+  let before: RecordedEvent | null = null
+  for (let i = 0, at = 0; i < b.lines; i++, at += LINE_INTS) {
+    const s = m[at] as number
+    const e = m[at + 1] as number
+    // The worker read what this thread would have: a line elsewhere is a disagreement.
+    if (base + s !== cursor.next) return true
+    const kind = m[at + 2]
+    if (kind === KIND_BYTES) {
+      checker.line(buf.subarray(s, e - 1), null, base + s, base + e)
+      before = null
+    } else {
+      const event = eventOfLine(buf, s, e, m, at, strings, before)
+      checker.checked(event, kind === KIND_CHECKED_REFS ? () => storedDataOf(buf, s, e) : null, base + s, base + e)
+      before = event
+    }
+    cursor.next = base + e
+  }
+  return b.stopAt >= 0
 }
 
 /**

@@ -1,101 +1,96 @@
 /**
- * Line checks on both cores. For a large log, two worker threads each take one part of the byte
- * range (split after an LF near the middle) and check every line on its own (line-worker.ts); the
- * folding thread takes their chunks in order and does only what needs the lines before: the seq,
- * the link to the previous hash (across the seam too), ids, commands, rules and projections.
+ * Line checks on more than one core. The folding thread reads the log in pieces of whole lines and
+ * hands each to a worker thread (line-worker.ts) that checks every line on its own, as checkLine
+ * does without the chain; a piece comes back transferred, not copied, with LINE_INTS ints per line
+ * (line-layout.ts). While the piece it must fold next is still on a worker, the folding thread
+ * checks a later piece itself (feed-log.ts), so on two cores both are busy and on more the workers
+ * take the most.
  *
  * The workers only speed up; they decide nothing the inline path would not. A line they did not
  * pass comes back as bytes and is checked inline, so every finding is the inline one.
  */
+import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 
-/** Logs smaller than this are checked inline (starting the workers costs ~50 ms). */
+/** Logs smaller than this are checked inline (starting a worker costs ~50 ms of its own CPU). */
 export const PARALLEL_THRESHOLD_BYTES = 8 << 20
 
-/** One chunk as a worker read it: its bytes from `base`, and LINE_INTS ints per complete line. */
-export interface LineBatch {
-  readonly base: number
+/**
+ * Worker threads for line checks: one beside the folding thread on two cores (a second would only
+ * take CPU from it), two where there are more.
+ */
+export const defaultLineWorkers = (): number => Math.min(2, Math.max(1, availableParallelism() - 1))
+
+/** A piece as a worker checked it: its bytes, and LINE_INTS ints per line up to `lines`. */
+export interface CheckedPiece {
+  readonly id: number
   readonly buffer: ArrayBuffer
   readonly meta: Int32Array
   readonly lines: number
+  /** The envelope strings of the lines that passed (line-layout.ts). */
+  readonly strings: ArrayBuffer
+  /** The offset in the piece of a line longer than MAX_LINE_BYTES (not checked, nor any after it), or -1. */
+  readonly stopAt: number
 }
 
-/** What ends a part: its last chunk was read (bytes after its last LF), or a line the workers do not take. */
-export type PartEnd = { readonly done: true; readonly carried: number } | { readonly stop: number }
-
-export interface LineChecks {
-  /** The next batch of the log in order, or how the log's checked range ends. */
-  readonly next: () => Promise<LineBatch | PartEnd>
+export interface LineWorkers {
+  /** How many pieces worker `w` holds (sent, not yet answered). */
+  readonly held: (w: number) => number
+  readonly count: number
+  /** Sends the piece (`length` bytes of `buffer`, which is transferred) to worker `w`. */
+  readonly send: (w: number, id: number, buffer: ArrayBuffer, length: number) => void
+  /** Passes every answer already in to `take`; false when a worker failed. */
+  readonly poll: (take: (a: CheckedPiece) => void) => boolean
+  /** Waits for an answer and passes it and any others to `take`; false when a worker failed. */
+  readonly next: (take: (a: CheckedPiece) => void) => Promise<boolean>
   readonly stop: () => Promise<void>
 }
 
-interface Part {
-  readonly worker: Worker
-  readonly control: Int32Array
-  readonly queue: Array<LineBatch | PartEnd | Error>
-  wake: (() => void) | null
-  taken: number
-}
-
-const startPart = (file: string, start: number, end: number, canonical: boolean): Part => {
-  const control = new Int32Array(new SharedArrayBuffer(8))
-  const worker = new Worker(new URL('./line-worker.js', import.meta.url), {
-    workerData: { file, start, end, canonical, control: control.buffer }
+/** Starts `count` line workers checking canonical form when `canonical`. */
+export const startLineWorkers = (count: number, canonical: boolean): LineWorkers => {
+  const answers: Array<CheckedPiece | Error> = []
+  let wake: (() => void) | null = null
+  const push = (m: CheckedPiece | Error): void => {
+    answers.push(m)
+    wake?.()
+    wake = null
+  }
+  const held: number[] = []
+  const workers = Array.from({ length: count }, (_, w) => {
+    held.push(0)
+    const worker = new Worker(new URL('./line-worker.js', import.meta.url), { workerData: { canonical } })
+    worker.on('message', (m: CheckedPiece) => {
+      held[w] = (held[w] as number) - 1
+      push(m)
+    })
+    worker.on('error', (e: Error) => push(e))
+    worker.on('exit', () => push(new Error('line worker ended early')))
+    return worker
   })
-  const part: Part = { worker, control, queue: [], wake: null, taken: 0 }
-  const push = (m: LineBatch | PartEnd | Error): void => {
-    part.queue.push(m)
-    part.wake?.()
-    part.wake = null
-  }
-  worker.on('message', push)
-  worker.on('error', (e: Error) => push(e))
-  worker.on('exit', () => push(new Error('line worker ended early')))
-  return part
-}
-
-/** Checks [start, seam) and [seam, end) on two workers (one when `seam` is null). */
-export const startLineChecks = (
-  file: string,
-  start: number,
-  seam: number | null,
-  end: number,
-  canonical: boolean
-): LineChecks => {
-  const parts =
-    seam === null
-      ? [startPart(file, start, end, canonical)]
-      : [startPart(file, start, seam, canonical), startPart(file, seam, end, canonical)]
-  let current = 0
-  const take = async (p: Part): Promise<LineBatch | PartEnd | Error> => {
-    while (p.queue.length === 0) await new Promise<void>((resolve) => (p.wake = resolve))
-    return p.queue.shift() as LineBatch | PartEnd | Error
-  }
-  const next = async (): Promise<LineBatch | PartEnd> => {
-    for (;;) {
-      const p = parts[current] as Part
-      const m = await take(p)
-      if (m instanceof Error) throw m
-      if ('buffer' in m) {
-        p.taken++
-        Atomics.store(p.control, 0, p.taken)
-        Atomics.notify(p.control, 0)
-        return m
-      }
-      // The end of a part that is not the last: a seam with bytes before it is a line the workers do not take.
-      if (current === parts.length - 1 || !('done' in m)) return m
-      if (m.carried > 0) return { stop: (seam as number) - m.carried }
-      current++
+  let stopped = false
+  const poll = (take: (a: CheckedPiece) => void): boolean => {
+    for (let m = answers.shift(); m !== undefined; m = answers.shift()) {
+      if (m instanceof Error) return false
+      take(m)
     }
+    return true
   }
   return {
-    next,
+    count,
+    held: (w) => held[w] as number,
+    send: (w, id, buffer, length) => {
+      held[w] = (held[w] as number) + 1
+      ;(workers[w] as Worker).postMessage({ id, buffer, length }, [buffer])
+    },
+    poll,
+    next: async (take) => {
+      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+      return poll(take)
+    },
     stop: async () => {
-      for (const p of parts) {
-        Atomics.store(p.control, 1, 1)
-        Atomics.notify(p.control, 0)
-      }
-      await Promise.all(parts.map((p) => p.worker.terminate()))
+      if (stopped) return
+      stopped = true
+      await Promise.all(workers.map((w) => w.terminate()))
     }
   }
 }

@@ -20,7 +20,7 @@ export interface LogCheckerOptions {
   readonly ids?: Set<string>
 }
 import type { CommandSpan, ScanOptions } from './scan.js'
-import { optional } from '../../optional.js'
+import type { PassedLine } from './piece-lines.js'
 
 /** The longest line a log may hold. */
 export const MAX_LINE_BYTES = 1 << 20
@@ -124,47 +124,43 @@ export const logChecker = (o: LogCheckerOptions) => {
     lastHash = env.hash
     lastEnd = lineEnd
   }
+  /** A line that passed every check it has on its own: the chain's checks, then the rest. */
+  const passed = (p: PassedLine, lineStart: number, lineEnd: number): void => {
+    lineNo++
+    const located = { path: LOG_FILE, line: lineNo, seq: p.event.seq }
+    accept(
+      { ...p, findings: sequenceFindings(p.event, { seq: expectSeq, prev: expectPrev }, located) },
+      lineStart,
+      lineEnd
+    )
+  }
   return {
     /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
-    line: (
-      bytes: Buffer | null,
-      text: string | null,
-      lineStart: number,
-      lineEnd: number,
-      precomputed?: { readonly digest: string; readonly canonical: boolean }
-    ): void => {
+    line: (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
       lineNo++
-      const where = { path: LOG_FILE, line: lineNo }
-      if (lineEnd - lineStart > MAX_LINE_BYTES) {
-        report(finding('EVENT_MALFORMED', `line is longer than ${MAX_LINE_BYTES} bytes`, where))
+      const unreadable =
+        lineEnd - lineStart > MAX_LINE_BYTES
+          ? `line is longer than ${MAX_LINE_BYTES} bytes`
+          : text === null && (bytes === null || !isUtf8(bytes))
+            ? 'line is not valid UTF-8'
+            : null
+      if (unreadable !== null) {
+        report(finding('EVENT_MALFORMED', unreadable, { path: LOG_FILE, line: lineNo }))
         expectSeq++
         expectPrev = null
         return
       }
-      if (text === null && (bytes === null || !isUtf8(bytes))) {
-        report(finding('EVENT_MALFORMED', 'line is not valid UTF-8', where))
-        expectSeq++
-        expectPrev = null
-        return
-      }
-      const checked = checkLine(text ?? (bytes as Buffer).toString('utf8'), {
-        seq: expectSeq,
-        prev: expectPrev,
-        lineNo,
-        canonical,
-        ...optional('precomputed', precomputed)
-      })
-      accept(checked, lineStart, lineEnd)
+      const line = text ?? (bytes as Buffer).toString('utf8')
+      accept(checkLine(line, { seq: expectSeq, prev: expectPrev, lineNo, canonical }), lineStart, lineEnd)
     },
     /** A line a worker checked but for the chain, as its event (`storedData`: its data as stored, if it holds references). */
     checked: (event: RecordedEvent, storedData: (() => unknown) | null, lineStart: number, lineEnd: number): void => {
-      lineNo++
-      const located = { path: LOG_FILE, line: lineNo, seq: event.seq }
-      const findings = sequenceFindings(event, { seq: expectSeq, prev: expectPrev }, located)
       const refs = storedData !== null && o.onRef !== undefined ? collectRefs(storedData()).refs : []
       // The envelope members the rest reads (id, command_id, seq, hash) are the event's own.
-      accept({ envelope: event as unknown as EventEnvelope, event, refs, findings }, lineStart, lineEnd)
+      passed({ envelope: event as unknown as EventEnvelope, event, refs }, lineStart, lineEnd)
     },
+    /** A line this thread checked but for the chain (it passed every check it has on its own). */
+    passed,
     /** The end of the log: what the last command still owed. */
     end: (): void => {
       if (rules !== null) for (const v of rules.end()) report(ruleFinding(v))

@@ -44,8 +44,10 @@ export interface ScanOptions {
   readonly rules?: boolean
   /** Check RFC 8785 canonical form of every line (default true; replay and open skip it). */
   readonly canonical?: boolean
-  /** Use a worker thread for line digests from this log size on (default 8 MiB; tests lower it). */
+  /** Check lines on worker threads too from this log size on (default 8 MiB; tests lower it). */
   readonly parallelFromBytes?: number
+  /** How many worker threads check lines (default: one on two cores, two on more; tests set it). */
+  readonly lineWorkers?: number
   /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
   readonly onProgress?: (done: number, total: number) => void
   /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
@@ -187,7 +189,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   try {
     fileBytes = (await fh.stat()).size
     const limit = headValue === null ? fileBytes : Math.min(headValue.bytes, fileBytes)
-    const carried = await feedLog(fh, path.join(dir, LOG_FILE), scan.start.bytes, limit, checker, options)
+    const carried = await feedLog(fh, scan.start.bytes, limit, checker, options)
     checker.end()
     if (headValue !== null) await checkHead(fh, headValue, fileBytes, carried, checker, report)
     else if (carried > 0)
