@@ -7,7 +7,7 @@ import { VERSION } from '../version.js'
 import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
 import { fleetCommands, serviceCommands } from './service-commands.js'
-import { groupsFor, lazy, type Build, type VerbGroup } from './verb-build.js'
+import { groupsFor, lazy, lazyVerbs, type Build, type VerbGroup } from './verb-build.js'
 import { storeAndIndexCommands } from './store-index-commands.js'
 import { useSigner } from './signing-option.js'
 import {
@@ -28,32 +28,13 @@ import {
 
 // Each verb's module loads when the verb runs: a command pays only for what it uses (a one-shot
 // `vba research` does not load the SQL store drivers, the report renderer or the HTTP server).
-const caseVerbs = (): Promise<typeof import('./case-verbs.js')> => import('./case-verbs.js')
-const researchVerbs = (): Promise<typeof import('./research-verbs.js')> => import('./research-verbs.js')
-const investigationVerbs = (): Promise<typeof import('./investigation-verbs.js')> => import('./investigation-verbs.js')
-const transportVerbs = (): Promise<typeof import('./transport-verbs.js')> => import('./transport-verbs.js')
-const caseGc = lazy(caseVerbs, 'caseGc')
-const caseInit = lazy(caseVerbs, 'caseInit')
-const caseNote = lazy(caseVerbs, 'caseNote')
-const caseUnlock = lazy(caseVerbs, 'caseUnlock')
-const replay = lazy(caseVerbs, 'replay')
-const reportVerb = lazy(caseVerbs, 'reportVerb')
-const summaryVerb = lazy(caseVerbs, 'summaryVerb')
-const show = lazy(caseVerbs, 'show')
-const verify = lazy(caseVerbs, 'verify')
-const caseQuery = lazy(researchVerbs, 'caseQuery')
-const casePrepare = lazy(researchVerbs, 'casePrepare')
-const feedback = lazy(investigationVerbs, 'feedback')
-const resume = lazy(investigationVerbs, 'resume')
-const status = lazy(investigationVerbs, 'status')
-const exportVerb = lazy(transportVerbs, 'exportVerb')
-const importVerb = lazy(transportVerbs, 'importVerb')
-const isBagTarget = lazy(transportVerbs, 'isBagTarget')
-const verifyBagVerb = lazy(transportVerbs, 'verifyBagVerb')
+const caseVerbs = lazyVerbs(() => import('./case-verbs.js'))
+const researchVerbs = lazyVerbs(() => import('./research-verbs.js'))
+const investigationVerbs = lazyVerbs(() => import('./investigation-verbs.js'))
+const transportVerbs = lazyVerbs(() => import('./transport-verbs.js'))
 const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
-const keysNew = lazy(() => import('./keys-verbs.js'), 'keysNew')
-const keysShow = lazy(() => import('./keys-verbs.js'), 'keysShow')
 const headVerb = lazy(() => import('./head-verb.js'), 'headVerb')
+const keysVerbs = lazyVerbs(() => import('./keys-verbs.js'))
 export { VERSION }
 
 /** `vba case …`: create and write to case packages. */
@@ -63,7 +44,7 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
     .description('create an empty case package in the directory CASE (or, with --store, the case CASE in the store)')
     .option('--id <id>', 'case id (default: case-<uuid>)')
     .option('--title <title>', 'a short human title')
-    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseInit(io, dir, o))
+    .action(async (dir: string, o: { id?: string; title?: string } & StoreOption) => caseVerbs.caseInit(io, dir, o))
   storeVerb(kase, 'note <dir> <text>')
     .description('record an operator note')
     .addOption(expectGenerationOption())
@@ -74,7 +55,7 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
         dir: string,
         text: string,
         o: { expectGeneration?: number; commandId?: string; markdown?: boolean } & StoreOption
-      ) => caseNote(io, await caseAt(dir, o), text, o)
+      ) => caseVerbs.caseNote(io, await caseAt(dir, o), text, o)
     )
   storeVerb(kase, 'query <dir>')
     .description('run one project.query inside the case: reserve budget, record the capture as evidence')
@@ -82,7 +63,7 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
     .requiredOption('--query <file>', 'query JSON file, or - for stdin')
     .addOption(commandIdOption())
     .action(async (dir: string, o: { config: string; query: string; commandId?: string } & StoreOption) =>
-      caseQuery(io, await caseAt(dir, o), o)
+      researchVerbs.caseQuery(io, await caseAt(dir, o), o)
     )
   storeVerb(kase, 'prepare <dir>')
     .description('add inputs as a new revision, run the configured enrichment, complete the revision')
@@ -98,7 +79,7 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
     )
     .action(
       async (dir: string, o: { config: string; input: string; extract: boolean; again?: boolean } & StoreOption) =>
-        casePrepare(io, await caseAt(dir, o), o)
+        researchVerbs.casePrepare(io, await caseAt(dir, o), o)
     )
   storeVerb(kase, 'summary <case>')
     .description(
@@ -107,12 +88,12 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
     .requiredOption('--markdown', 'as Markdown (the only format)')
     .option('--config <file>', 'a project profile whose [source] web_view turns the cited windows into permalinks')
     .action(async (dir: string, o: { markdown: boolean; config?: string } & StoreOption) =>
-      summaryVerb(io, await caseAt(dir, o), o)
+      caseVerbs.summaryVerb(io, await caseAt(dir, o), o)
     )
   storeVerb(kase, 'feedback <dir> <request-id> <text>')
     .description('record lab test feedback (a case waiting for it continues)')
     .action(async (dir: string, requestId: string, text: string, o: StoreOption) =>
-      feedback(io, dir, requestId, text, o)
+      investigationVerbs.feedback(io, dir, requestId, text, o)
     )
   kase
     .command('gc <dir>')
@@ -120,12 +101,12 @@ const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
       'remove what interrupted writers left: orphan objects, old temporary files, an unacknowledged log tail'
     )
     .option('--json', 'the report as JSON')
-    .action((dir: string, o: { json?: boolean }) => caseGc(io, dir, o))
+    .action((dir: string, o: { json?: boolean }) => caseVerbs.caseGc(io, dir, o))
   kase
     .command('unlock <dir>')
     .description('remove the lock of a writer that is gone (check the case first)')
     .option('--force', 'also remove a lock held by another host or a live process')
-    .action((dir: string, o: { force?: boolean }) => caseUnlock(io, dir, o))
+    .action((dir: string, o: { force?: boolean }) => caseVerbs.caseUnlock(io, dir, o))
 }
 
 /** The verbs that read a case, or move it as a bag: verify, export, import, replay, show, report. */
@@ -155,14 +136,17 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
       async (
         target: string,
         o: { json?: boolean; expectHead?: string; against?: string; strict?: boolean } & TrustOptions & StoreOption
-      ) => (o.store === undefined && (await isBagTarget(target)) ? verifyBagVerb(io, target, o) : verify(io, target, o))
+      ) =>
+        o.store === undefined && (await transportVerbs.isBagTarget(target))
+          ? transportVerbs.verifyBagVerb(io, target, o)
+          : caseVerbs.verify(io, target, o)
     )
   storeVerb(program, 'export <dir> <out>')
     .description('export a case as a BagIt 1.0 bag: a deterministic tar, or a directory with --dir')
     .option('--dir', 'write a bag directory instead of a tar')
     .addOption(forceOption('OUT'))
     .action(async (dir: string, out: string, o: { dir?: boolean; force?: boolean } & StoreOption) =>
-      exportVerb(io, dir, out, o)
+      transportVerbs.exportVerb(io, dir, out, o)
     )
   program
     .command('import <archive> <dir>')
@@ -171,7 +155,9 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
     .addOption(trustOption())
     .addOption(trustActorOption())
     .option('--require-signed', 'refuse a case with an unsigned command (as verify --require-signed)')
-    .action((archive: string, dir: string, o: { strict?: boolean } & TrustOptions) => importVerb(io, archive, dir, o))
+    .action((archive: string, dir: string, o: { strict?: boolean } & TrustOptions) =>
+      transportVerbs.importVerb(io, archive, dir, o)
+    )
   storeVerb(program, 'head <case>')
     .description(
       "the case's head as a receipt (SEQ:HASH); with a signing key (--sign-key), a signed head (a C2SP signed note) that verify --expect-head FILE --trust FILE checks"
@@ -185,11 +171,11 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
   storeVerb(program, 'replay <dir>')
     .description('rebuild every projection from the log alone')
     .option('--json', 'canonical JSON (byte-identical for the same log)')
-    .action(async (dir: string, o: { json?: boolean } & StoreOption) => replay(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { json?: boolean } & StoreOption) => caseVerbs.replay(io, await caseAt(dir, o), o))
   storeVerb(program, 'show <dir>')
     .description('summarise a case')
     .option('--json', 'canonical JSON')
-    .action(async (dir: string, o: { json?: boolean } & StoreOption) => show(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { json?: boolean } & StoreOption) => caseVerbs.show(io, await caseAt(dir, o), o))
   storeVerb(program, 'report <case>')
     .description(
       'write the case report: one self-contained HTML page (no script, no outside resource), byte-identical for the same case'
@@ -203,7 +189,7 @@ const readCommands = (program: Command, { io, storeVerb }: Build): void => {
     )
     .option('--config <file>', 'a project profile whose [source] web_view links the source windows to the repository')
     .action(async (dir: string, o: { out: string; force?: boolean; against?: string; config?: string } & StoreOption) =>
-      reportVerb(io, await caseAt(dir, o), o)
+      caseVerbs.reportVerb(io, await caseAt(dir, o), o)
     )
 }
 
@@ -212,13 +198,15 @@ const investigationCommands = (program: Command, { io, storeVerb }: Build): void
   storeVerb(program, 'status <dir>')
     .description('the lifecycle of the investigation: state, block reason, budget, hypotheses')
     .option('--json', 'JSON')
-    .action(async (dir: string, o: { json?: boolean } & StoreOption) => status(io, await caseAt(dir, o), o))
+    .action(async (dir: string, o: { json?: boolean } & StoreOption) =>
+      investigationVerbs.status(io, await caseAt(dir, o), o)
+    )
   storeVerb(program, 'resume <dir>')
     .description(RESUME_HELP)
     .option('--manual-retry', 'resume now, before retry_not_before (recorded as manual_retry)')
     .addOption(expectGenerationOption())
     .action(async (dir: string, o: { manualRetry?: boolean; expectGeneration?: number } & StoreOption) =>
-      resume(io, dir, o)
+      investigationVerbs.resume(io, dir, o)
     )
   const investigateVerb = storeVerb(program, 'investigate <dir>')
     .description(
@@ -243,12 +231,12 @@ const keysCommands = (program: Command, { io }: Build): void => {
     .description('write a new signing key to PATH (mode 0600) and PATH.pub; print its allowed_signers line')
     .requiredOption('--principal <name>', 'the name the trust file lists the key under (alice@example.org, worker-a)')
     .option('--json', 'the result as JSON')
-    .action((path: string, o: { principal: string; json?: boolean }) => keysNew(io, path, o))
+    .action((path: string, o: { principal: string; json?: boolean }) => keysVerbs.keysNew(io, path, o))
   keys
     .command('show <path>')
     .description("a key file's principal (its comment) and SHA256 fingerprint, and its allowed_signers line")
     .option('--json', 'as JSON')
-    .action((path: string, o: { json?: boolean }) => keysShow(io, path, o))
+    .action((path: string, o: { json?: boolean }) => keysVerbs.keysShow(io, path, o))
 }
 
 /** The verb groups in the order `vba --help` lists them, each with the top-level verbs it adds. */

@@ -16,19 +16,15 @@ import {
   SERVE_PORT,
   wholeNumber
 } from './options.js'
-import { lazy, type Build } from './verb-build.js'
+import { lazy, lazyVerbs, type Build } from './verb-build.js'
 import { fail } from '../failures/error.js'
 
-const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
+const fleetVerbs = lazyVerbs(() => import('./fleet-verbs.js'))
 const research = lazy(() => import('./research-verb.js'), 'research')
 const check = lazy(() => import('./check-verb.js'), 'checkVerb')
 const serve = lazy(() => import('./serve.js'), 'serve')
 const mcp = lazy(() => import('./mcp-verb.js'), 'mcpVerb')
 const writeDemoWorld = lazy(() => import('../demo/world.js'), 'writeDemoWorld')
-const queueClaim = lazy(fleetVerbs, 'queueClaim')
-const queueList = lazy(fleetVerbs, 'queueList')
-const queueRelease = lazy(fleetVerbs, 'queueRelease')
-const workVerb = lazy(fleetVerbs, 'workVerb')
 
 /** The fleet: `vba queue …` and `vba work`. */
 export const fleetCommands = (program: Command, { io, storeVerb }: Build): void => {
@@ -56,17 +52,17 @@ export const fleetCommands = (program: Command, { io, storeVerb }: Build): void 
       )
     )
     .option('--json', 'one JSON line per case, then {"page": {"next", "counts"}}')
-    .action((root: string | undefined, o: QueueListOptions) => queueList(io, root, o))
+    .action((root: string | undefined, o: QueueListOptions) => fleetVerbs.queueList(io, root, o))
   storeVerb(queue, 'claim')
     .description('lease one runnable case to a worker (exit 5 when nothing is runnable)')
     .requiredOption('--worker <name>', 'the worker taking the lease')
     .addOption(leaseMsOption('how long the lease lasts', CLAIM_LEASE_MS))
     .option('--json', 'the lease as JSON')
-    .action((o: StoreOption & { worker: string; leaseMs: number; json?: boolean }) => queueClaim(io, o))
+    .action((o: StoreOption & { worker: string; leaseMs: number; json?: boolean }) => fleetVerbs.queueClaim(io, o))
   storeVerb(queue, 'release <case>')
     .description('give a leased case back to the queue')
     .requiredOption('--worker <name>', 'the worker holding the lease')
-    .action((caseId: string, o: StoreOption & { worker: string }) => queueRelease(io, caseId, o))
+    .action((caseId: string, o: StoreOption & { worker: string }) => fleetVerbs.queueRelease(io, caseId, o))
   const work = storeVerb(program, 'work')
     .description(
       'a fleet worker: claim runnable cases from the store, advance them with the model under a lease, release, repeat (SIGINT stops after the current step)'
@@ -82,7 +78,7 @@ export const fleetCommands = (program: Command, { io, storeVerb }: Build): void 
       'refuse (CASE_CORRUPT, the worker stops) a case whose rules did not all apply (RULE_NOT_APPLIED), as verify --strict'
     )
   for (const m of modelOptions()) work.addOption(m)
-  work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => workVerb(io, o))
+  work.option('--json', 'one JSON line per worker event').action((o: WorkVerbOptions) => fleetVerbs.workVerb(io, o))
 }
 
 /** Serving and exploring: serve, mcp, demo-world, research. */

@@ -2,10 +2,10 @@
 import { Option, type Command } from 'commander'
 import type { StoreOption } from './stores.js'
 import { configOption, days, trustActorOption, trustOption, type TrustOptions } from './options.js'
-import { lazy, type Build } from './verb-build.js'
+import { lazyVerbs, type Build } from './verb-build.js'
 
-const fleetVerbs = (): Promise<typeof import('./fleet-verbs.js')> => import('./fleet-verbs.js')
-const indexVerbs = (): Promise<typeof import('./index-verbs.js')> => import('./index-verbs.js')
+const fleetVerbs = lazyVerbs(() => import('./fleet-verbs.js'))
+const indexVerbs = lazyVerbs(() => import('./index-verbs.js'))
 
 /** SQL stores and the snapshot index: `vba store …`, `vba index …`. */
 export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build): void => {
@@ -14,7 +14,7 @@ export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build
     .description('SQL stores of cases (PostgreSQL, MariaDB/MySQL): schema and import')
   storeVerb(store, 'migrate')
     .description("create or upgrade the store's schema (knex migrations)")
-    .action((o: StoreOption) => lazy(fleetVerbs, 'storeMigrate')(io, o))
+    .action((o: StoreOption) => fleetVerbs.storeMigrate(io, o))
   storeVerb(store, 'import <source>')
     .description(
       'verify a case directory, bag directory or bag archive completely, then copy its case into the store; prints the case id'
@@ -25,7 +25,7 @@ export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build
     .addOption(trustActorOption())
     .option('--require-signed', 'refuse a case with an unsigned command (as verify --require-signed)')
     .action((source: string, o: StoreOption & { json?: boolean; strict?: boolean } & TrustOptions) =>
-      lazy(fleetVerbs, 'storeImport')(io, source, o)
+      fleetVerbs.storeImport(io, source, o)
     )
 
   const index = program
@@ -38,7 +38,7 @@ export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build
     .description('build it now (a deploy step: no research session pays for it later); nothing to do when it is there')
     .addOption(configOption())
     .option('--json', 'the result as JSON')
-    .action((o: { config: string; json?: boolean }) => lazy(indexVerbs, 'indexBuild')(io, o))
+    .action((o: { config: string; json?: boolean }) => indexVerbs.indexBuild(io, o))
   index
     .command('verify')
     .description(
@@ -46,7 +46,7 @@ export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build
     )
     .addOption(configOption())
     .option('--json', 'the result as JSON')
-    .action((o: { config: string; json?: boolean }) => lazy(indexVerbs, 'indexVerify')(io, o))
+    .action((o: { config: string; json?: boolean }) => indexVerbs.indexVerify(io, o))
   index
     .command('prune')
     .description("remove the indexes of other commits not used for DAYS days (the profile's commit is kept)")
@@ -57,5 +57,5 @@ export const storeAndIndexCommands = (program: Command, { io, storeVerb }: Build
         .makeOptionMandatory()
     )
     .option('--json', 'the result as JSON')
-    .action((o: { config: string; olderThan: number; json?: boolean }) => lazy(indexVerbs, 'indexPrune')(io, o))
+    .action((o: { config: string; olderThan: number; json?: boolean }) => indexVerbs.indexPrune(io, o))
 }

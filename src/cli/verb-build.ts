@@ -8,6 +8,10 @@ export type Lazy<F> = F extends (...a: infer A) => infer R ? (...a: A) => Promis
 export const lazy = <M, K extends keyof M>(load: () => Promise<M>, key: K): Lazy<M[K]> =>
   (async (...args: unknown[]) => ((await load())[key] as (...a: unknown[]) => unknown)(...args)) as Lazy<M[K]>
 
+/** Every verb of one module, each loading the module when it runs (as {@link lazy}): `caseVerbs.verify(io, …)`. */
+export const lazyVerbs = <M>(load: () => Promise<M>): { readonly [K in keyof M]: Lazy<M[K]> } =>
+  new Proxy({} as { readonly [K in keyof M]: Lazy<M[K]> }, { get: (_, key) => lazy(load, key as keyof M) })
+
 /** What the verb groups are built with: the terminal, and how a verb that takes the global --store is made. */
 export interface Build {
   readonly io: Out
