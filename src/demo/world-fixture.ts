@@ -64,7 +64,8 @@ export const WORLD_TABLES: readonly FixtureTable[] = [
       col('faction', 'SMALLINT UNSIGNED NOT NULL DEFAULT 0'),
       col('npcflag', 'BIGINT UNSIGNED NOT NULL DEFAULT 0'),
       col('speed_walk', 'FLOAT NOT NULL DEFAULT 1'),
-      // SQLite: TEXT affinity keeps DECIMAL digits exact; the type name still says DECIMAL.
+      // SQLite: the TEXT_ prefix gives TEXT affinity, so DECIMAL digits stay exact; research reports
+      // the type it stands for, DECIMAL(14,4) (world-db.ts, SqliteTypes).
       col('DamageModifier', 'DECIMAL(14,4) NOT NULL DEFAULT 1', "TEXT_DECIMAL(14,4) NOT NULL DEFAULT '1.0000'"),
       col('AIName', "VARCHAR(64) NOT NULL DEFAULT ''"),
       col('ScriptName', "VARCHAR(64) NOT NULL DEFAULT ''"),

@@ -11,7 +11,7 @@ import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import type { Binding } from '../events/settings.js'
-import type { WorldDb } from '../adapters/db/world-db.js'
+import type { SqliteTypes, WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
@@ -39,6 +39,8 @@ export interface ResearchOptions {
   readonly openSource?: (profile: Profile, options: SourceOpenOptions) => Promise<SourceRunner>
   /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
   readonly onNotice?: (n: SnapshotNotice) => void
+  /** How an SQLite world's column types are reported (world-db.ts; default `mysql`). */
+  readonly sqliteTypes?: SqliteTypes
 }
 
 export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
@@ -59,7 +61,11 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     const section = profile.database
     // The database half (knex and its drivers) loads on first use: source-only sessions start faster.
     db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) =>
-      openWorldDb(section, { limits: profile.limits, ...optional('env', options.env) })
+      openWorldDb(section, {
+        limits: profile.limits,
+        ...optional('env', options.env),
+        ...optional('sqliteTypes', options.sqliteTypes)
+      })
     )
     const opened = await db.catch((e: unknown) => {
       db = undefined

@@ -190,7 +190,9 @@ const sessionFor = (
   if (open !== undefined) return open
   const research = createProjectResearch(profileFor(profile, c), {
     openSource: openSourceResearch,
-    ...optional('env', options.env)
+    ...optional('env', options.env),
+    // captures recorded before sqlite_types reported an SQLite world's types as declared
+    sqliteTypes: rec(c.settings)['sqlite_types'] === 'mysql' ? 'mysql' : 'declared'
   })
   sessions.set(key, research)
   return research

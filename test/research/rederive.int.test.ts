@@ -13,9 +13,12 @@ import * as path from 'node:path'
 import { openVba, type VerifyReport } from '../../src/index.js'
 import { forger, writeDemoWorld } from '../../src/testing.js'
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
-import { tempDir } from '../helpers/fs.js'
+import { right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
 import { postgresStore, type TestStore } from '../helpers/stores.js'
+import { loadProfile } from '../../src/fp.js'
+import { createProjectResearch } from '../../src/research/project-research.js'
+import { queryInCase } from '../../src/commands/case-query.js'
 
 const world = await writeDemoWorld(path.join(tempDir('rederive'), 'demo'))
 const READ = { kind: 'source.read', path: 'src/server/scripts/World/npc_wolpertinger.cpp', start_line: 1, end_line: 20 }
@@ -248,6 +251,35 @@ test('a made-up table at the bound snapshot is EVIDENCE_MISMATCH naming TABLE_NO
       'a database re-imported under the unchanged snapshot id demo-world-fixture has the same effect'
     )
     assert.match(f?.message ?? '', 'give every import its own snapshot_id')
+  } finally {
+    await client.close()
+  }
+})
+
+test('an SQLite world reports the type a column stands for (DECIMAL(14,4), not TEXT_DECIMAL); a capture recorded before that re-derives as it was', async () => {
+  const dir = await honestCase()
+  const SCHEMA = { kind: 'database.schema', table: 'creature_template' }
+  const typeOf = (c: { result: Record<string, unknown> }): unknown =>
+    (c.result['columns'] as Array<{ name: string; type: string }>).find((x) => x.name === 'DamageModifier')?.type
+  const profile = right(await loadProfile(world.profile)())
+  // what a library before sqlite_types recorded: the declared type, no sqlite_types in the settings
+  const before = createProjectResearch(profile, { sqliteTypes: 'declared' })
+  try {
+    const old = await queryInCase(dir, before, SCHEMA, 'q-schema-before')
+    assert.is(old.capture === undefined ? null : typeOf(old.capture), 'TEXT_DECIMAL(14,4)')
+    assert.is((old.capture?.settings as Record<string, unknown>)['sqlite_types'], undefined)
+  } finally {
+    await before.close()
+  }
+  const client = await openVba({ profile: world.profile })
+  try {
+    const now = await client.research.queryInCase(dir, SCHEMA, { commandId: 'q-schema' })
+    assert.is(now.capture === undefined ? null : typeOf(now.capture), 'DECIMAL(14,4)')
+    assert.is((now.capture?.settings as Record<string, unknown>)['sqlite_types'], 'mysql')
+    const r = await client.cases.verify(dir, { against: true })
+    assert.ok(r.valid, JSON.stringify(r.findings))
+    assert.is(r.evidence?.mismatched, 0, JSON.stringify(r.findings))
+    assert.ok((r.evidence?.matched ?? 0) >= 4, JSON.stringify(r.evidence))
   } finally {
     await client.close()
   }

@@ -35,6 +35,8 @@ export type Row = Readonly<Record<string, JsonValue>>
 
 export interface WorldDb {
   readonly client: 'mysql2' | 'better-sqlite3'
+  /** How an SQLite world's column types are reported ({@link SqliteTypes}); null for MariaDB/MySQL. */
+  readonly sqliteTypes: SqliteTypes | null
   /** `mariadb`, `mysql` or `sqlite`, known after the first connection. */
   readonly dialect: () => string
   readonly listTables: (database: string) => Promise<string[]>
@@ -53,8 +55,21 @@ export interface WorldDb {
   readonly close: () => Promise<void>
 }
 
+/**
+ * How an SQLite world reports its column types: `mysql` (the default) as the MariaDB/MySQL type
+ * they stand for: a column declared `TEXT_<type>` (the demo world's way to give a DECIMAL TEXT
+ * affinity, so its digits stay exact) is of `<type>`; `declared` as SQLite's pragma says them, the
+ * prefix kept (how captures recorded before `sqlite_types` in their settings were answered).
+ */
+export type SqliteTypes = 'mysql' | 'declared'
+
+/** The prefix that gives a declared SQLite type TEXT affinity without changing the type it stands for. */
+export const TEXT_AFFINITY_PREFIX = 'TEXT_'
+
 export interface OpenOptions {
   readonly limits: ProjectLimits
+  /** How an SQLite world's column types are reported (default `mysql`). */
+  readonly sqliteTypes?: SqliteTypes
   /** Where password_env is looked up (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>
 }
@@ -148,9 +163,11 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
           dialect = d
         })
       : await sqliteExecutor(db)
-  const s: Session = { k, exec, sqlite: db.client === 'better-sqlite3' }
+  const sqliteTypes = db.client === 'better-sqlite3' ? (options.sqliteTypes ?? 'mysql') : null
+  const s: Session = { k, exec, sqlite: db.client === 'better-sqlite3', sqliteTypes: sqliteTypes ?? 'declared' }
   return {
     client: db.client,
+    sqliteTypes,
     dialect: () => dialect,
     listTables: (database) => listTables(s, database),
     tableSchema: (ref) => (s.sqlite ? sqliteTableSchema(s, ref) : mysqlTableSchema(s, ref)),
@@ -165,6 +182,7 @@ interface Session {
   readonly k: Knex
   readonly exec: Executor
   readonly sqlite: boolean
+  readonly sqliteTypes: SqliteTypes
 }
 
 const build = (qb: Knex.QueryBuilder | Knex.Raw): Statement => {
@@ -231,10 +249,15 @@ const sqliteTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema
   const indexed = new Set(indexes.map((i) => i.columns[0]))
   const columns: ColumnInfo[] = cols.map((c) => {
     const name = String(c['name'])
+    const declared = String(c['type'])
+    const type =
+      s.sqliteTypes === 'mysql' && declared.startsWith(TEXT_AFFINITY_PREFIX)
+        ? declared.slice(TEXT_AFFINITY_PREFIX.length)
+        : declared
     return {
       name,
-      type: String(c['type']),
-      data_type: sqliteDataType(String(c['type'])),
+      type,
+      data_type: sqliteDataType(declared),
       nullable: c['notnull'] === 0n && c['pk'] === 0n,
       key: pk[0] === name ? 'PRI' : uniqueCols.has(name) ? 'UNI' : indexed.has(name) ? 'MUL' : null,
       position: Number(c['cid']) + 1

@@ -49,6 +49,8 @@ const settingsOf = (r: DatabaseResearch, database: string): Record<string, unkno
   const l = r.scope.limits
   return {
     client: r.db.client,
+    // captures recorded before it reported an SQLite world's types as declared (TEXT_DECIMAL(14,4))
+    ...(r.db.sqliteTypes === 'mysql' ? { sqlite_types: 'mysql' } : {}),
     allowed_tables: [...(r.scope.allowedTables[database] ?? [])].sort(),
     limits: {
       time_ms: l.time_ms,
