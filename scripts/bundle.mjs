@@ -11,7 +11,7 @@
 // external and are resolved from node_modules at run time, only by the verbs that need them.
 // Usage: node scripts/bundle.mjs [--quiet] [--meta FILE]   (--meta: esbuild's metafile, what each chunk holds)
 import { build } from 'esbuild'
-import { statSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -75,7 +75,8 @@ const lazyChildProcess = {
   }
 }
 
-const result = await build({
+const options = {
+  absWorkingDir: root,
   entryPoints: {
     main: join(src, 'cli', 'main.js'),
     'line-worker': join(src, 'adapters', 'case-store', 'line-worker.js'),
@@ -90,7 +91,6 @@ const result = await build({
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
   external: EXTERNAL,
-  plugins: [esModules, lazyChildProcess],
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
@@ -100,7 +100,56 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning'
-})
+}
+
+// Every command loads the program (cli/program.js) and what it imports; split by which verbs also
+// import each module, that was a dozen small chunks, each one more file to resolve, read and link
+// at every start. A first pass finds those modules and the lazily imported verb modules; in the
+// second, each verb module imports them all first, so they are one chunk (none of it is new to a
+// verb: the program has loaded it before any verb runs). fp-ts and io-ts declare no side effects,
+// so an import for its side effects would be dropped: they keep their own chunks.
+const PROGRAM = join(src, 'cli', 'program.js')
+const first = await build({ ...options, plugins: [esModules, lazyChildProcess], write: false })
+const inputs = first.metafile.inputs
+const abs = (key) => join(root, key)
+const core = new Set()
+const todo = [PROGRAM]
+while (todo.length > 0) {
+  const file = todo.pop()
+  const key = Object.keys(inputs).find((k) => abs(k) === file)
+  for (const i of inputs[key]?.imports ?? []) {
+    if (i.external || (i.kind !== 'import-statement' && i.kind !== 'require-call') || i.path.includes(':')) continue
+    const dep = abs(i.path)
+    if (!core.has(dep)) {
+      core.add(dep)
+      todo.push(dep)
+    }
+  }
+}
+for (const p of core) if (/[\\/]node_modules[\\/](fp-ts|io-ts)[\\/]/.test(p)) core.delete(p)
+const workers = Object.values(options.entryPoints)
+const verbModules = new Set(
+  Object.values(first.metafile.outputs)
+    .flatMap((o) => (o.entryPoint === undefined ? [] : [abs(o.entryPoint)]))
+    .filter((p) => p.startsWith(src) && !workers.includes(p) && !core.has(p))
+)
+const programChunk = {
+  name: 'program-chunk',
+  setup(b) {
+    b.onResolve({ filter: /^vba:program-modules$/ }, () => ({ path: 'modules', namespace: 'vba-program' }))
+    b.onLoad({ filter: /.*/, namespace: 'vba-program' }, () => ({
+      contents: [...core].map((p) => `import ${JSON.stringify(p)}`).join('\n'),
+      resolveDir: root,
+      loader: 'js'
+    }))
+    b.onLoad({ filter: /\.js$/ }, (args) =>
+      verbModules.has(args.path)
+        ? { contents: `import 'vba:program-modules'\n${readFileSync(args.path, 'utf8')}`, loader: 'js' }
+        : undefined
+    )
+  }
+}
+const result = await build({ ...options, plugins: [esModules, lazyChildProcess, programChunk] })
 const meta = process.argv.indexOf('--meta')
 if (meta > 0 && process.argv[meta + 1] !== undefined)
   writeFileSync(process.argv[meta + 1], JSON.stringify(result.metafile))

@@ -29,13 +29,13 @@ const runProgram = async (): Promise<number> => {
   } catch {
     raw = null
   }
-  const { EXIT, nonUtf8Argument } = await import('./io.js')
+  // One import: the program and what it imports are one chunk of the bundle (scripts/bundle.mjs).
+  const { EXIT, nonUtf8Argument, run } = await import('./program.js')
   const bad = raw === null ? null : nonUtf8Argument(raw, argv.length)
   if (bad !== null) {
     process.stderr.write(`vba: INPUT_NOT_UTF8: argument ${bad} is not valid UTF-8; nothing was done\n`)
     return EXIT.INPUT
   }
-  const { run } = await import('./program.js')
   return run(argv, {
     out: (line) => {
       if (!stdoutClosed) process.stdout.write(`${line}\n`)

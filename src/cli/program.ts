@@ -36,6 +36,7 @@ const investigate = lazy(() => import('./investigate-verb.js'), 'investigate')
 const headVerb = lazy(() => import('./head-verb.js'), 'headVerb')
 const keysVerbs = lazyVerbs(() => import('./keys-verbs.js'))
 export { VERSION }
+export { EXIT, nonUtf8Argument } from './io.js'
 
 /** `vba case …`: create and write to case packages. */
 const caseCommands = (program: Command, { io, storeVerb }: Build): void => {
