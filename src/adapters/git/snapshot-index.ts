@@ -142,21 +142,22 @@ export const openIndex = (root: string, commit: string): SnapshotIndex | IndexPr
 
 /** index.json, checked against its digest and its commit; null when there is no index at all. */
 const readIndexFile = (dir: string, commit: string): IndexFile | IndexProblem | null => {
-  let text: string
+  let bytes: Buffer
   try {
-    text = fs.readFileSync(path.join(dir, 'index.json'), 'utf8')
+    bytes = fs.readFileSync(path.join(dir, 'index.json'))
   } catch (e) {
     const code = (e as { code?: string }).code
     // Nothing there (or the cache path is not a directory at all: building will say so).
     if ((code === 'ENOENT' && !fs.existsSync(dir)) || code === 'ENOTDIR') return null
     return { reason: `index.json cannot be read (${(e as { code?: string }).code ?? 'error'})` }
   }
-  const nl = text.indexOf('\n')
-  if (nl !== 64 || sha256(text.slice(nl + 1)) !== text.slice(0, 64))
+  // The digest line is the SHA-256 of the rest's bytes (hashed as read, not re-encoded from a string).
+  const nl = bytes.indexOf(10)
+  if (nl !== 64 || sha256(bytes.subarray(nl + 1)) !== bytes.toString('latin1', 0, 64))
     return { reason: 'index.json does not match its digest (truncated or altered)' }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text.slice(nl + 1))
+    parsed = JSON.parse(bytes.toString('utf8', nl + 1))
   } catch {
     return { reason: 'index.json is not JSON' }
   }
@@ -225,7 +226,10 @@ const indexOver = (
   f: IndexFile,
   { blobs: fd, filters: ffd, folded: gfd, trees }: DataFiles
 ): SnapshotIndex => {
-  const rows = new Map<string, BlobRow>(Object.entries(f.blobs))
+  // The rows as parsed (no map built on every open): blob ids are 40 hex digits, no prototype's names.
+  const blobRows = f.blobs
+  const rows = { get: (oid: string): BlobRow | undefined => (Object.hasOwn(blobRows, oid) ? blobRows[oid] : undefined) }
+  const blobCount = Object.keys(blobRows).length
   // Blobs whose bytes in blobs.dat matched their id in this process, and the files' state then.
   const verified = new Set<string>()
   const opened = fs.fstatSync(fd, { bigint: true })
@@ -277,7 +281,7 @@ const indexOver = (
       hashes === null || !filtersTrusted || filterMayContain(rows.get(oid), candidates(hashes, inAnyCase === true)),
     filtersProblem: () => filters.check() ?? folded.check(),
     audit: (oid, bytes) => auditRow(fd, rows.get(oid), bytes, classes, filters, folded, region),
-    blobCount: rows.size,
+    blobCount,
     close: () => {
       for (const x of [fd, ffd, gfd]) fs.closeSync(x)
     }
