@@ -64,7 +64,7 @@ prep(
     assert.match(shown.stdout, '2 InputsRecorded')
     assert.match(shown.stdout, /facts of revision 2 \(\d+\):/)
     assert.match(shown.stdout, 'coverage: nothing left out')
-    assert.match(shown.stdout, 'F8 quest_starter: quest_template.ID=11117 → creature_queststarter.quest (1 rows)')
+    assert.match(shown.stdout, 'F8 quest_starter: quest_template.ID=11117 → creature_queststarter.quest (1 row)')
     const json = JSON.parse(vba(['show', dir, '--json']).stdout) as {
       views: { revisions: { view: { revisions: { revision: number; completed: boolean; complete: boolean }[] } } }
     }
