@@ -15,10 +15,10 @@ import type { RecordedEvent } from '../../events/chain.js'
 const CHUNK_BYTES = 1 << 22
 /** The most bytes a piece for the workers is read in (a log of a few pieces gets smaller ones). */
 const PIECE_BYTES = 1 << 18
-/** Pieces a worker holds at most: one it checks, one waiting, so it never waits for this thread. */
-const HELD = 2
+/** Pieces a worker holds at most: enough waiting that it never waits while this thread checks one. */
+const HELD = 4
 /** Pieces this thread checks ahead of the one it folds at most (memory stays bounded). */
-const OWN_AHEAD = 2
+const OWN_AHEAD = 1
 
 /**
  * Feeds the lines of events.jsonl from `from` to `limit` to the checker; a log of

@@ -25,6 +25,8 @@ import type { PassedLine } from './piece-lines.js'
 /** The longest line a log may hold. */
 export const MAX_LINE_BYTES = 1 << 20
 
+const NO_FINDINGS: readonly Finding[] = []
+
 /** The events a RULE_NOT_APPLIED finding lists by seq (the rest are counted). */
 const LISTED_SEQS = 20
 
@@ -127,12 +129,13 @@ export const logChecker = (o: LogCheckerOptions) => {
   /** A line that passed every check it has on its own: the chain's checks, then the rest. */
   const passed = (p: PassedLine, lineStart: number, lineEnd: number): void => {
     lineNo++
-    const located = { path: LOG_FILE, line: lineNo, seq: p.event.seq }
-    accept(
-      { ...p, findings: sequenceFindings(p.event, { seq: expectSeq, prev: expectPrev }, located) },
-      lineStart,
-      lineEnd
-    )
+    const e = p.event
+    // In sequence and linked (the usual case): no findings to look for.
+    const findings =
+      e.seq === expectSeq && (expectPrev === null || e.prev === expectPrev)
+        ? NO_FINDINGS
+        : sequenceFindings(e, { seq: expectSeq, prev: expectPrev }, { path: LOG_FILE, line: lineNo, seq: e.seq })
+    accept({ envelope: p.envelope, event: e, refs: p.refs, findings }, lineStart, lineEnd)
   }
   return {
     /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
