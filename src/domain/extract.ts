@@ -10,9 +10,11 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import { ExtractedEntity } from '../events/revision-events.js'
+// The type only: importing the codec would evaluate the preparation events' codecs and the event
+// registry in every process that reads a profile.
+import type { ExtractedEntity } from '../events/revision-events.js'
 
-export { ExtractedEntity }
+export type { ExtractedEntity }
 
 /** An entity as the inputs name it. */
 type EntityRef = { readonly type: string; readonly id: number | string }
