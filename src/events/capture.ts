@@ -5,7 +5,7 @@
  * time, so an identical answer is byte-identical and stored once.
  */
 import * as t from 'io-ts'
-import { Digest, NonNegativeInt, patternString } from './codecs.js'
+import { Digest, Identifier, NonNegativeInt, ObjectRef, patternString } from './codecs.js'
 import { QueryKind } from './query-requests.js'
 
 export const CAPTURE_FORMAT = 'vba-capture'
@@ -41,6 +41,17 @@ export const DatabaseOrigin = t.type(
   },
   'DatabaseOrigin'
 )
+
+/** The members of an event that records a capture (research's or an enrichment's) as evidence. */
+export const CAPTURED = {
+  capture: ObjectRef,
+  kind: QueryKind,
+  /** SHA-256 of the canonical request. */
+  request_digest: Digest,
+  evidence_id: Identifier,
+  /** True when an identical capture was recorded before: the same evidence, not new evidence. */
+  repeat: t.boolean
+}
 
 /** @category research */
 export const Capture = t.type(

@@ -6,25 +6,9 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { defineEventType, makeRegistry, type Intent } from './registry.js'
 import { type Actor, Digest, Identifier, ObjectRef, PositiveInt } from './codecs.js'
-import { QueryKind } from './capture.js'
-import {
-  InvestigationStartedEvent,
-  CheckpointRecordedEvent,
-  ModelRequestedEvent,
-  ModelRespondedEvent,
-  ModelFailedEvent,
-  ModelResponseRejectedEvent,
-  InterpretationRecordedEvent,
-  PlanConfirmedEvent,
-  HypothesisProposedEvent,
-  HypothesisUpdatedEvent,
-  LabTestRequestedEvent,
-  LabFeedbackRecordedEvent,
-  ConclusionRecordedEvent,
-  PlanCancelledEvent,
-  BudgetToppedUpEvent
-} from './investigation-events.js'
-import { InputsRecordedEvent, EnrichmentCapturedEvent, RevisionCompletedEvent } from './revision-events.js'
+import { CAPTURED } from './capture.js'
+import { INVESTIGATION_EVENTS } from './investigation-events.js'
+import { REVISION_EVENTS } from './revision-events.js'
 import { CommandSignedEvent } from './command-signature.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -32,34 +16,36 @@ import { CommandSignedEvent } from './command-signature.js'
 // ---------------------------------------------------------------------------------------------
 
 export const NoteRecordedV1 = t.type({ text: t.string }, 'NoteRecordedV1')
-export const NoteRecorded = t.type({ text: t.string, format: t.keyof({ plain: null, markdown: null }) }, 'NoteRecorded')
-export type NoteRecorded = t.TypeOf<typeof NoteRecorded>
 
 // What people hand in may come together: a note with its attachments.
-export const NoteRecordedEvent = defineEventType({
-  type: 'NoteRecorded',
-  codec: NoteRecorded,
-  previous: [
-    { codec: NoteRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof NoteRecordedV1>), format: 'plain' }) }
-  ],
-  actors: ['operator', 'controller'],
-  members: ['NoteRecorded', 'AttachmentAdded'],
-  intent: ({ actor, data }) => ({ actor, text: data.text, format: data.format })
-})
+export const NoteRecordedEvent = defineEventType(
+  'NoteRecorded',
+  { text: t.string, format: t.keyof({ plain: null, markdown: null }) },
+  {
+    previous: [
+      { codec: NoteRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof NoteRecordedV1>), format: 'plain' }) }
+    ],
+    actors: ['operator', 'controller'],
+    members: ['NoteRecorded', 'AttachmentAdded'],
+    intent: ({ actor, data }) => ({ actor, text: data.text, format: data.format })
+  }
+)
+export type NoteRecorded = t.TypeOf<typeof NoteRecordedEvent.codec>
 
 // ---------------------------------------------------------------------------------------------
 // AttachmentAdded: a file handed in by a person (a log, a screenshot), stored as an object.
 // ---------------------------------------------------------------------------------------------
 
-export const AttachmentAdded = t.type({ name: t.string, object: ObjectRef }, 'AttachmentAdded')
-export type AttachmentAdded = t.TypeOf<typeof AttachmentAdded>
-export const AttachmentAddedEvent = defineEventType({
-  type: 'AttachmentAdded',
-  codec: AttachmentAdded,
-  actors: ['operator', 'controller'],
-  members: ['NoteRecorded', 'AttachmentAdded'],
-  intent: ({ actor, data }) => ({ actor, name: data.name, object: data.object })
-})
+export const AttachmentAddedEvent = defineEventType(
+  'AttachmentAdded',
+  { name: t.string, object: ObjectRef },
+  {
+    actors: ['operator', 'controller'],
+    members: ['NoteRecorded', 'AttachmentAdded'],
+    intent: ({ actor, data }) => ({ actor, name: data.name, object: data.object })
+  }
+)
+export type AttachmentAdded = t.TypeOf<typeof AttachmentAddedEvent.codec>
 
 // ---------------------------------------------------------------------------------------------
 // Research inside a case: a reservation of action budget, then either the capture (with its
@@ -90,7 +76,8 @@ export const BudgetReservedV2 = t.type(
 import { Requester } from './requester.js'
 export { Requester } from './requester.js'
 
-export const BudgetReserved = t.type(
+export const BudgetReservedEvent = defineEventType(
+  'BudgetReserved',
   {
     reservation_id: Identifier,
     action: t.literal('project.query'),
@@ -106,71 +93,49 @@ export const BudgetReserved = t.type(
     /** The program that asked for an operator's query (an MCP client); null otherwise (and before version 3). */
     requester: t.union([Requester, t.null])
   },
-  'BudgetReserved'
-)
-export type BudgetReserved = t.TypeOf<typeof BudgetReserved>
-export const BudgetReservedEvent = defineEventType({
-  type: 'BudgetReserved',
-  codec: BudgetReserved,
-  previous: [
-    { codec: BudgetReservedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null }) },
-    { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
-  ],
-  actors: ['controller'],
-  members: [],
-  intent: ({ data }) => ({ request_digest: data.request_digest })
-})
-
-export const CaptureRecorded = t.type(
   {
-    reservation_id: Identifier,
-    capture: ObjectRef,
-    kind: QueryKind,
-    /** SHA-256 of the canonical request. */
-    request_digest: Digest,
-    evidence_id: Identifier,
-    /** True when an identical capture was recorded before: the same evidence, not new evidence. */
-    repeat: t.boolean
-  },
-  'CaptureRecorded'
+    previous: [
+      {
+        codec: BudgetReservedV1,
+        upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null })
+      },
+      { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
+    ],
+    actors: ['controller'],
+    members: [],
+    intent: ({ data }) => ({ request_digest: data.request_digest })
+  }
 )
-export type CaptureRecorded = t.TypeOf<typeof CaptureRecorded>
-export const CaptureRecordedEvent = defineEventType({
-  type: 'CaptureRecorded',
-  codec: CaptureRecorded,
-  actors: ['system'],
-  members: ['BudgetConsumed', 'CheckpointRecorded'],
-  intent: null
-})
+export type BudgetReserved = t.TypeOf<typeof BudgetReservedEvent.codec>
 
-export const BudgetConsumed = t.type({ reservation_id: Identifier, amount: PositiveInt }, 'BudgetConsumed')
-export type BudgetConsumed = t.TypeOf<typeof BudgetConsumed>
-export const BudgetConsumedEvent = defineEventType({
-  type: 'BudgetConsumed',
-  codec: BudgetConsumed,
-  actors: ['system'],
-  members: [],
-  intent: null
-})
+export const CaptureRecordedEvent = defineEventType(
+  'CaptureRecorded',
+  { reservation_id: Identifier, ...CAPTURED },
+  { actors: ['system'], members: ['BudgetConsumed', 'CheckpointRecorded'], intent: null }
+)
+export type CaptureRecorded = t.TypeOf<typeof CaptureRecordedEvent.codec>
 
-export const BudgetReleased = t.type(
+export const BudgetConsumedEvent = defineEventType(
+  'BudgetConsumed',
+  { reservation_id: Identifier, amount: PositiveInt },
+  { actors: ['system'], members: [], intent: null }
+)
+export type BudgetConsumed = t.TypeOf<typeof BudgetConsumedEvent.codec>
+
+export const BudgetReleasedEvent = defineEventType(
+  'BudgetReleased',
   { reservation_id: Identifier, amount: PositiveInt, reason: t.keyof({ refused: null, cancelled: null }) },
-  'BudgetReleased'
+  { actors: ['system', 'operator'], members: [], intent: null }
 )
-export type BudgetReleased = t.TypeOf<typeof BudgetReleased>
-export const BudgetReleasedEvent = defineEventType({
-  type: 'BudgetReleased',
-  codec: BudgetReleased,
-  actors: ['system', 'operator'],
-  members: [],
-  intent: null
-})
+export type BudgetReleased = t.TypeOf<typeof BudgetReleasedEvent.codec>
 
 /**
  * An identical query asked again is answered from the case: the capture recorded for exactly this
- * request is shown again as a repeat of its evidence, and costs nothing (no reservation).
+ * request is shown again as a repeat of its evidence, and costs nothing (no reservation). Recorded
+ * with the answer whose plan it answers (after PlanConfirmed), never first.
  */
-export const QueryAnsweredFromCase = t.type(
+export const QueryAnsweredFromCaseEvent = defineEventType(
+  'QueryAnsweredFromCase',
   {
     plan_id: Identifier,
     /** SHA-256 of the canonical request (the plan's arguments). */
@@ -179,19 +144,12 @@ export const QueryAnsweredFromCase = t.type(
     evidence_id: Identifier,
     capture: ObjectRef
   },
-  'QueryAnsweredFromCase'
+  { actors: ['system'], members: [], intent: null }
 )
-export type QueryAnsweredFromCase = t.TypeOf<typeof QueryAnsweredFromCase>
-// recorded with the answer whose plan it answers (after PlanConfirmed), never first
-export const QueryAnsweredFromCaseEvent = defineEventType({
-  type: 'QueryAnsweredFromCase',
-  codec: QueryAnsweredFromCase,
-  actors: ['system'],
-  members: [],
-  intent: null
-})
+export type QueryAnsweredFromCase = t.TypeOf<typeof QueryAnsweredFromCaseEvent.codec>
 
-export const ResearchFailed = t.type(
+export const ResearchFailedEvent = defineEventType(
+  'ResearchFailed',
   {
     reservation_id: Identifier,
     code: t.string,
@@ -199,16 +157,9 @@ export const ResearchFailed = t.type(
     /** The provider was unavailable (not a bad question): the reservation stays for a resume. */
     unavailable: t.boolean
   },
-  'ResearchFailed'
+  { actors: ['system'], members: ['BudgetReleased', 'CheckpointRecorded'], intent: null }
 )
-export type ResearchFailed = t.TypeOf<typeof ResearchFailed>
-export const ResearchFailedEvent = defineEventType({
-  type: 'ResearchFailed',
-  codec: ResearchFailed,
-  actors: ['system'],
-  members: ['BudgetReleased', 'CheckpointRecorded'],
-  intent: null
-})
+export type ResearchFailed = t.TypeOf<typeof ResearchFailedEvent.codec>
 
 export * from './revision-events.js'
 export * from './investigation-events.js'
@@ -225,24 +176,8 @@ export const EVENT_DEFINITIONS = [
   BudgetConsumedEvent,
   BudgetReleasedEvent,
   ResearchFailedEvent,
-  InputsRecordedEvent,
-  EnrichmentCapturedEvent,
-  RevisionCompletedEvent,
-  InvestigationStartedEvent,
-  CheckpointRecordedEvent,
-  ModelRequestedEvent,
-  ModelRespondedEvent,
-  ModelResponseRejectedEvent,
-  InterpretationRecordedEvent,
-  PlanConfirmedEvent,
-  HypothesisProposedEvent,
-  HypothesisUpdatedEvent,
-  LabTestRequestedEvent,
-  LabFeedbackRecordedEvent,
-  ConclusionRecordedEvent,
-  ModelFailedEvent,
-  PlanCancelledEvent,
-  BudgetToppedUpEvent,
+  ...REVISION_EVENTS,
+  ...INVESTIGATION_EVENTS,
   QueryAnsweredFromCaseEvent,
   CommandSignedEvent
 ] as const

@@ -24,7 +24,10 @@ export const SshFingerprint = patternString('SshFingerprint', /^SHA256:[A-Za-z0-
 /** An SSHSIG blob in base64 (one line; `armor` gives ssh-keygen's form). */
 export const SshSignature = patternString('SshSignature', /^[A-Za-z0-9+/]{16,1024}={0,2}$/)
 
-export const CommandSigned = t.type(
+// Written as the actor of the command's last event it signs (command.signature holds it to the command);
+// it ends whatever command it signs, never first.
+export const CommandSignedEvent = defineEventType(
+  'CommandSigned',
   {
     principal: Principal,
     key: SshPublicKeyLine,
@@ -36,18 +39,9 @@ export const CommandSigned = t.type(
     actors: t.array(Actor),
     signature: SshSignature
   },
-  'CommandSigned'
+  { actors: ['operator', 'controller', 'model', 'system'], members: [], intent: null }
 )
-export type CommandSigned = t.TypeOf<typeof CommandSigned>
-// Written as the actor of the command's last event it signs (command.signature holds it to the command);
-// it ends whatever command it signs, never first.
-export const CommandSignedEvent = defineEventType({
-  type: 'CommandSigned',
-  codec: CommandSigned,
-  actors: ['operator', 'controller', 'model', 'system'],
-  members: [],
-  intent: null
-})
+export type CommandSigned = t.TypeOf<typeof CommandSignedEvent.codec>
 
 /** What a signature covers, as named in the event. */
 export type SignedCommand = Pick<

@@ -78,31 +78,28 @@ export const EVIDENCE_CODES = {
   EVIDENCE_NOT_RECHECKED: 'notice'
 } as const
 
+/** A family of finding codes that are all errors. */
+const errorCodes = <const C extends readonly string[]>(...codes: C): { readonly [K in C[number]]: 'error' } =>
+  Object.fromEntries(codes.map((c) => [c, 'error'])) as { readonly [K in C[number]]: 'error' }
+
 /** Findings against a receipt (seq, hash) kept outside the case: `verify --expect-head`. */
-export const RECEIPT_CODES = {
-  HEAD_ROLLBACK: 'error',
-  HEAD_FORK: 'error'
-} as const
+export const RECEIPT_CODES = errorCodes('HEAD_ROLLBACK', 'HEAD_FORK')
 
 /**
  * Findings about who signed the commands (CommandSigned): a signature that does not hold where it
  * stands; with a trust file, a signer it does not allow; with `--require-signed`, an unsigned command.
  */
-export const SIGNATURE_CODES = {
-  SIGNATURE_INVALID: 'error',
-  SIGNER_UNTRUSTED: 'error',
-  UNSIGNED_COMMAND: 'error'
-} as const
+export const SIGNATURE_CODES = errorCodes('SIGNATURE_INVALID', 'SIGNER_UNTRUSTED', 'UNSIGNED_COMMAND')
 
 /**
  * Findings of a signed head (`verify --expect-head NOTE --trust FILE`): a note of another case, a
  * signature by a trusted key that does not hold, a note that no allowed key signed.
  */
-export const SIGNED_HEAD_CODES = {
-  SIGNED_HEAD_OTHER_CASE: 'error',
-  SIGNED_HEAD_SIGNATURE_INVALID: 'error',
-  SIGNED_HEAD_UNTRUSTED: 'error'
-} as const
+export const SIGNED_HEAD_CODES = errorCodes(
+  'SIGNED_HEAD_OTHER_CASE',
+  'SIGNED_HEAD_SIGNATURE_INVALID',
+  'SIGNED_HEAD_UNTRUSTED'
+)
 
 /** @category cases */
 export type RuleCode = keyof typeof RULE_CODES

@@ -49,42 +49,41 @@ export const InvestigationStartedV3 = t.type(
   { settings: InvestigationSettingsV3, revision: t.number },
   'InvestigationStartedV3'
 )
-export const InvestigationStarted = t.type(
+export const InvestigationStartedEvent = defineEventType(
+  'InvestigationStarted',
   { settings: InvestigationSettings, revision: t.number },
-  'InvestigationStarted'
+  {
+    previous: [
+      {
+        codec: InvestigationStartedV1,
+        upcast: (d) => {
+          const v = d as t.TypeOf<typeof InvestigationStartedV1>
+          return { ...v, settings: { ...v.settings, max_tokens: null } }
+        }
+      },
+      {
+        codec: InvestigationStartedV2,
+        upcast: (d) => {
+          const v = d as t.TypeOf<typeof InvestigationStartedV2>
+          return { ...v, settings: upcastSettingsV2(v.settings) }
+        }
+      },
+      {
+        codec: InvestigationStartedV3,
+        upcast: (d) => {
+          const v = d as t.TypeOf<typeof InvestigationStartedV3>
+          return { ...v, settings: { ...v.settings, binding: null } }
+        }
+      }
+    ],
+    actors: ['controller', 'operator'],
+    members: ['CheckpointRecorded'],
+    intent: ({ data }) => ({ settings: data.settings })
+  }
 )
-export const InvestigationStartedEvent = defineEventType({
-  type: 'InvestigationStarted',
-  codec: InvestigationStarted,
-  previous: [
-    {
-      codec: InvestigationStartedV1,
-      upcast: (d) => {
-        const v = d as t.TypeOf<typeof InvestigationStartedV1>
-        return { ...v, settings: { ...v.settings, max_tokens: null } }
-      }
-    },
-    {
-      codec: InvestigationStartedV2,
-      upcast: (d) => {
-        const v = d as t.TypeOf<typeof InvestigationStartedV2>
-        return { ...v, settings: upcastSettingsV2(v.settings) }
-      }
-    },
-    {
-      codec: InvestigationStartedV3,
-      upcast: (d) => {
-        const v = d as t.TypeOf<typeof InvestigationStartedV3>
-        return { ...v, settings: { ...v.settings, binding: null } }
-      }
-    }
-  ],
-  actors: ['controller', 'operator'],
-  members: ['CheckpointRecorded'],
-  intent: ({ data }) => ({ settings: data.settings })
-})
 
-export const CheckpointRecorded = t.type(
+export const CheckpointRecordedEvent = defineEventType(
+  'CheckpointRecorded',
   {
     /** Counts checkpoints: 1, 2, 3 … */
     generation: PositiveInt,
@@ -94,18 +93,12 @@ export const CheckpointRecorded = t.type(
     retry_not_before: t.union([t.string, t.null]),
     manual_retry: t.boolean
   },
-  'CheckpointRecorded'
+  { actors: ['system'], members: [], intent: null }
 )
-export type CheckpointRecorded = t.TypeOf<typeof CheckpointRecorded>
-export const CheckpointRecordedEvent = defineEventType({
-  type: 'CheckpointRecorded',
-  codec: CheckpointRecorded,
-  actors: ['system'],
-  members: [],
-  intent: null
-})
+export type CheckpointRecorded = t.TypeOf<typeof CheckpointRecordedEvent.codec>
 
-export const ModelRequested = t.type(
+export const ModelRequestedEvent = defineEventType(
+  'ModelRequested',
   {
     turn: PositiveInt,
     phase: t.keyof({ interpretation: null, investigation: null }),
@@ -113,22 +106,10 @@ export const ModelRequested = t.type(
     prompt_version: t.string,
     prompt_chars: t.number
   },
-  'ModelRequested'
+  { actors: ['controller'], members: [], intent: null }
 )
-export const ModelRequestedEvent = defineEventType({
-  type: 'ModelRequested',
-  codec: ModelRequested,
-  actors: ['controller'],
-  members: [],
-  intent: null
-})
 /** Version 1: the raw answer only. */
 export const ModelRespondedV1 = t.type({ turn: PositiveInt, raw: ObjectRef }, 'ModelRespondedV1')
-/** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
-export const ModelResponded = t.type(
-  { turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) },
-  'ModelResponded'
-)
 /** What the command recording a model's answer may hold after it: what the answer decided, and the checkpoint. */
 const DECISION_MEMBERS = [
   'InterpretationRecorded',
@@ -142,110 +123,83 @@ const DECISION_MEMBERS = [
   'ConclusionRecorded',
   'CheckpointRecorded'
 ] as const
-export const ModelRespondedEvent = defineEventType({
-  type: 'ModelResponded',
-  codec: ModelResponded,
-  previous: [
-    { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
-  ],
-  actors: ['model'],
-  members: DECISION_MEMBERS,
-  intent: null
-})
-/** The model function failed (threw, timed out, the provider refused): no answer for this turn. */
-export const ModelFailed = t.type({ turn: PositiveInt, code: t.string, message: t.string }, 'ModelFailed')
-// A call the controller cancelled records nothing: its request stays unanswered, and the next turn is asked anew.
-export const ModelFailedEvent = defineEventType({
-  type: 'ModelFailed',
-  codec: ModelFailed,
-  actors: ['system'],
-  members: ['CheckpointRecorded'],
-  intent: null
-})
-export const ModelResponseRejected = t.type(
-  { turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt },
-  'ModelResponseRejected'
-)
-export const ModelResponseRejectedEvent = defineEventType({
-  type: 'ModelResponseRejected',
-  codec: ModelResponseRejected,
-  actors: ['system'],
-  members: [],
-  intent: null
-})
-
-export const InterpretationRecorded = t.type({ turn: PositiveInt, summary: t.string }, 'InterpretationRecorded')
-export const InterpretationRecordedEvent = defineEventType({
-  type: 'InterpretationRecorded',
-  codec: InterpretationRecorded,
-  actors: ['model'],
-  members: [],
-  intent: null
-})
-export const PlanConfirmed = t.type(
-  { plan_id: Identifier, turn: PositiveInt, operation: t.literal('project.query'), arguments: t.UnknownRecord },
-  'PlanConfirmed'
-)
-export const PlanConfirmedEvent = defineEventType({
-  type: 'PlanConfirmed',
-  codec: PlanConfirmed,
-  actors: ['model'],
-  members: [],
-  intent: null
-})
-export const HypothesisProposed = t.type(
-  { hypothesis_id: Identifier, statement: t.string, evidence: t.array(t.string) },
-  'HypothesisProposed'
-)
-export const HypothesisProposedEvent = defineEventType({
-  type: 'HypothesisProposed',
-  codec: HypothesisProposed,
-  actors: ['model'],
-  members: [],
-  intent: null
-})
-export const HypothesisUpdated = t.type(
+/** The raw answer and which model gave it at what cost (null: recorded by version 1, which did not say). */
+export const ModelRespondedEvent = defineEventType(
+  'ModelResponded',
+  { turn: PositiveInt, raw: ObjectRef, provenance: t.union([ModelProvenance, t.null]) },
   {
-    hypothesis_id: Identifier,
-    status: t.keyof({ open: null, supported: null, refuted: null }),
-    evidence: t.array(t.string),
-    note: t.string
-  },
-  'HypothesisUpdated'
+    previous: [
+      { codec: ModelRespondedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof ModelRespondedV1>), provenance: null }) }
+    ],
+    actors: ['model'],
+    members: DECISION_MEMBERS,
+    intent: null
+  }
 )
-export const HypothesisUpdatedEvent = defineEventType({
-  type: 'HypothesisUpdated',
-  codec: HypothesisUpdated,
-  actors: ['model'],
-  members: [],
-  intent: null
-})
-export const LabTestRequested = t.type({ request_id: Identifier, description: t.string }, 'LabTestRequested')
-export const LabTestRequestedEvent = defineEventType({
-  type: 'LabTestRequested',
-  codec: LabTestRequested,
-  actors: ['model'],
-  members: [],
-  intent: null
-})
-export const LabFeedbackRecorded = t.type({ request_id: Identifier, feedback: t.string }, 'LabFeedbackRecorded')
-export const LabFeedbackRecordedEvent = defineEventType({
-  type: 'LabFeedbackRecorded',
-  codec: LabFeedbackRecorded,
-  actors: ['operator'],
-  members: ['CheckpointRecorded'],
-  intent: ({ data }) => ({ request_id: data.request_id, feedback: data.feedback })
-})
-export const ConclusionRecorded = t.type(
-  { summary: t.string, hypotheses: t.array(t.string), evidence: t.array(t.string) },
-  'ConclusionRecorded'
+/**
+ * The model function failed (threw, timed out, the provider refused): no answer for this turn. A
+ * call the controller cancelled records nothing: its request stays unanswered, and the next turn
+ * is asked anew.
+ */
+export const ModelFailedEvent = defineEventType(
+  'ModelFailed',
+  { turn: PositiveInt, code: t.string, message: t.string },
+  { actors: ['system'], members: ['CheckpointRecorded'], intent: null }
 )
-export const ConclusionRecordedEvent = defineEventType({
-  type: 'ConclusionRecorded',
-  codec: ConclusionRecorded,
-  actors: ['model'],
-  members: [],
-  intent: null
+export const ModelResponseRejectedEvent = defineEventType(
+  'ModelResponseRejected',
+  { turn: PositiveInt, code: t.string, message: t.string, consecutive: PositiveInt },
+  { actors: ['system'], members: [], intent: null }
+)
+
+/**
+ * What a decision of the model's answer is: written as the model, in the command of the answer
+ * (the answer's members, DECISION_MEMBERS), which no retry begins with.
+ */
+const MODEL_DECISION = { actors: ['model'], members: [], intent: null } as const
+
+/** Declares a decision of the model's answer whose data holds `props`. */
+const modelDecision = <T extends string, P extends t.Props>(type: T, props: P) =>
+  defineEventType(type, props, MODEL_DECISION)
+
+export const InterpretationRecordedEvent = modelDecision('InterpretationRecorded', {
+  turn: PositiveInt,
+  summary: t.string
+})
+export const PlanConfirmedEvent = modelDecision('PlanConfirmed', {
+  plan_id: Identifier,
+  turn: PositiveInt,
+  operation: t.literal('project.query'),
+  arguments: t.UnknownRecord
+})
+export const HypothesisProposedEvent = modelDecision('HypothesisProposed', {
+  hypothesis_id: Identifier,
+  statement: t.string,
+  evidence: t.array(t.string)
+})
+export const HypothesisUpdatedEvent = modelDecision('HypothesisUpdated', {
+  hypothesis_id: Identifier,
+  status: t.keyof({ open: null, supported: null, refuted: null }),
+  evidence: t.array(t.string),
+  note: t.string
+})
+export const LabTestRequestedEvent = modelDecision('LabTestRequested', {
+  request_id: Identifier,
+  description: t.string
+})
+export const LabFeedbackRecordedEvent = defineEventType(
+  'LabFeedbackRecorded',
+  { request_id: Identifier, feedback: t.string },
+  {
+    actors: ['operator'],
+    members: ['CheckpointRecorded'],
+    intent: ({ data }) => ({ request_id: data.request_id, feedback: data.feedback })
+  }
+)
+export const ConclusionRecordedEvent = modelDecision('ConclusionRecorded', {
+  summary: t.string,
+  hypotheses: t.array(t.string),
+  evidence: t.array(t.string)
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -253,22 +207,36 @@ export const ConclusionRecordedEvent = defineEventType({
 // and topping up the budget of a running investigation, each with a reason.
 // ---------------------------------------------------------------------------------------------
 
-export const PlanCancelled = t.type(
+export const PlanCancelledEvent = defineEventType(
+  'PlanCancelled',
   { reservation_id: Identifier, plan_id: t.union([Identifier, t.null]), reason: t.string },
-  'PlanCancelled'
+  {
+    actors: ['operator'],
+    members: ['BudgetReleased', 'CheckpointRecorded'],
+    intent: ({ data }) => ({ reason: data.reason, reservation_id: data.reservation_id })
+  }
 )
-export const PlanCancelledEvent = defineEventType({
-  type: 'PlanCancelled',
-  codec: PlanCancelled,
-  actors: ['operator'],
-  members: ['BudgetReleased', 'CheckpointRecorded'],
-  intent: ({ data }) => ({ reason: data.reason, reservation_id: data.reservation_id })
-})
-export const BudgetToppedUp = t.type({ amount: PositiveInt, reason: t.string }, 'BudgetToppedUp')
-export const BudgetToppedUpEvent = defineEventType({
-  type: 'BudgetToppedUp',
-  codec: BudgetToppedUp,
-  actors: ['operator'],
-  members: [],
-  intent: ({ data }) => ({ amount: data.amount, reason: data.reason })
-})
+export const BudgetToppedUpEvent = defineEventType(
+  'BudgetToppedUp',
+  { amount: PositiveInt, reason: t.string },
+  { actors: ['operator'], members: [], intent: ({ data }) => ({ amount: data.amount, reason: data.reason }) }
+)
+
+/** The investigation's event definitions, in the order they were introduced (catalog.ts lists them in its own). */
+export const INVESTIGATION_EVENTS = [
+  InvestigationStartedEvent,
+  CheckpointRecordedEvent,
+  ModelRequestedEvent,
+  ModelRespondedEvent,
+  ModelResponseRejectedEvent,
+  InterpretationRecordedEvent,
+  PlanConfirmedEvent,
+  HypothesisProposedEvent,
+  HypothesisUpdatedEvent,
+  LabTestRequestedEvent,
+  LabFeedbackRecordedEvent,
+  ConclusionRecordedEvent,
+  ModelFailedEvent,
+  PlanCancelledEvent,
+  BudgetToppedUpEvent
+] as const

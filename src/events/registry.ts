@@ -3,7 +3,7 @@
  * lift an older version's data to the next one. Old events are never rewritten; they are upcast
  * on read, so a case written years ago decodes into today's types and replays unchanged.
  */
-import type * as t from 'io-ts'
+import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import type { Actor } from './codecs.js'
@@ -66,36 +66,38 @@ export interface EventTypeDefinition<
   readonly intent: Intent<t.TypeOf<C>>
 }
 
-/** What {@link defineEventType} takes: `previous` lists older versions oldest first, each with its upcaster. */
-export interface EventTypeSpec<
-  T extends string,
-  C extends t.Mixed,
-  A extends readonly Actor[],
-  M extends readonly string[]
-> {
-  readonly type: T
-  readonly codec: C
+/**
+ * What {@link defineEventType} takes besides the type and its data: `previous` lists older versions
+ * oldest first, each with its upcaster.
+ */
+export interface EventTypeSpec<C extends t.Mixed, A extends readonly Actor[], M extends readonly string[]> {
   readonly previous?: ReadonlyArray<{ readonly codec: t.Mixed; readonly upcast: Upcaster }>
   readonly actors: A
   readonly members: M
   readonly intent: Intent<t.TypeOf<C>>
 }
 
+/** The data codec of an event type: the record of the members given, or the codec given. */
+export type DataCodec<D extends t.Props | t.Mixed> = D extends t.Mixed ? D : t.TypeC<Extract<D, t.Props>>
+
 /**
- * Declares an event type of the catalog.
+ * Declares an event type of the catalog. Its data is a record of the members given (its codec
+ * named after the type), or the codec given when it is not a plain record (it carries its name).
  *
  * @example
- * defineEventType({ type: 'BudgetToppedUp', codec: BudgetToppedUp, actors: ['operator'], members: [], intent: ({ data }) => data })
+ * defineEventType('BudgetToppedUp', { amount: PositiveInt, reason: t.string }, { actors: ['operator'], members: [], intent: ({ data }) => data })
  */
 export const defineEventType = <
   T extends string,
-  C extends t.Mixed,
+  D extends t.Props | t.Mixed,
   const A extends readonly [Actor, ...Actor[]],
   const M extends readonly string[]
 >(
-  spec: EventTypeSpec<T, C, A, M>
-): EventTypeDefinition<T, C, A, M> => ({
-  ...defineEvent(spec.type, spec.codec, spec.previous),
+  type: T,
+  data: D,
+  spec: EventTypeSpec<DataCodec<D>, A, M>
+): EventTypeDefinition<T, DataCodec<D>, A, M> => ({
+  ...defineEvent(type, (data instanceof t.Type ? data : t.type(data as t.Props, type)) as DataCodec<D>, spec.previous),
   actors: spec.actors,
   members: spec.members,
   intent: spec.intent

@@ -5,8 +5,8 @@
  */
 import * as t from 'io-ts'
 import { defineEventType } from './registry.js'
-import { Digest, Identifier, ObjectRef, PositiveInt, patternString } from './codecs.js'
-import { QueryKind } from './capture.js'
+import { Digest, ObjectRef, PositiveInt, patternString } from './codecs.js'
+import { CAPTURED } from './capture.js'
 import { Binding } from './settings.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -67,9 +67,7 @@ export const InputsRecorded = t.intersection(
   'InputsRecorded'
 )
 export type InputsRecorded = t.TypeOf<typeof InputsRecorded>
-export const InputsRecordedEvent = defineEventType({
-  type: 'InputsRecorded',
-  codec: InputsRecorded,
+export const InputsRecordedEvent = defineEventType('InputsRecorded', InputsRecorded, {
   previous: [
     { codec: InputsRecordedV1, upcast: (d) => ({ ...(d as t.TypeOf<typeof InputsRecordedV1>), origin: null }) }
   ],
@@ -78,25 +76,12 @@ export const InputsRecordedEvent = defineEventType({
   intent: null
 })
 
-export const EnrichmentCaptured = t.type(
-  {
-    revision: PositiveInt,
-    capture: ObjectRef,
-    kind: QueryKind,
-    request_digest: Digest,
-    evidence_id: Identifier,
-    repeat: t.boolean
-  },
-  'EnrichmentCaptured'
+export const EnrichmentCapturedEvent = defineEventType(
+  'EnrichmentCaptured',
+  { revision: PositiveInt, ...CAPTURED },
+  { actors: ['system'], members: ['EnrichmentCaptured', 'RevisionCompleted'], intent: null }
 )
-export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCaptured>
-export const EnrichmentCapturedEvent = defineEventType({
-  type: 'EnrichmentCaptured',
-  codec: EnrichmentCaptured,
-  actors: ['system'],
-  members: ['EnrichmentCaptured', 'RevisionCompleted'],
-  intent: null
-})
+export type EnrichmentCaptured = t.TypeOf<typeof EnrichmentCapturedEvent.codec>
 
 /** Version 1: no binding, no recorded enrichment settings. */
 export const RevisionCompletedV1 = t.type(
@@ -110,7 +95,8 @@ export const RevisionCompletedV1 = t.type(
   'RevisionCompletedV1'
 )
 
-export const RevisionCompleted = t.type(
+export const RevisionCompletedEvent = defineEventType(
+  'RevisionCompleted',
   {
     revision: PositiveInt,
     facts: ObjectRef,
@@ -123,19 +109,19 @@ export const RevisionCompleted = t.type(
     /** The enrichment settings it ran with, as an object (canonical JSON; null for version 1). */
     enrichment: t.union([ObjectRef, t.null])
   },
-  'RevisionCompleted'
+  {
+    previous: [
+      {
+        codec: RevisionCompletedV1,
+        upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null })
+      }
+    ],
+    actors: ['system'],
+    members: [],
+    intent: null
+  }
 )
-export type RevisionCompleted = t.TypeOf<typeof RevisionCompleted>
-export const RevisionCompletedEvent = defineEventType({
-  type: 'RevisionCompleted',
-  codec: RevisionCompleted,
-  previous: [
-    {
-      codec: RevisionCompletedV1,
-      upcast: (d) => ({ ...(d as t.TypeOf<typeof RevisionCompletedV1>), binding: null, enrichment: null })
-    }
-  ],
-  actors: ['system'],
-  members: [],
-  intent: null
-})
+export type RevisionCompleted = t.TypeOf<typeof RevisionCompletedEvent.codec>
+
+/** The preparation's event definitions, in the order they were introduced (catalog.ts lists them in its own). */
+export const REVISION_EVENTS = [InputsRecordedEvent, EnrichmentCapturedEvent, RevisionCompletedEvent] as const

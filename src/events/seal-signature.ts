@@ -9,7 +9,7 @@
 import { sha256Digest } from './canonical.js'
 import type { SealContext, SealedEvent, RecordedEvent } from './chain.js'
 import { Actor, Digest, Identifier, PositiveInt, Timestamp } from './codecs.js'
-import { CommandSigned } from './command-signature.js'
+import { CommandSignedEvent } from './command-signature.js'
 import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
 
 /** Printable ASCII: JSON.stringify writes such a string as RFC 8785 does. */
@@ -24,7 +24,7 @@ export const sealCommandSigned = (
   version: number,
   ctx: SealContext
 ): SealedEvent | undefined => {
-  if (!CommandSigned.is(data) || Object.keys(data).length !== MEMBERS) return undefined
+  if (!CommandSignedEvent.codec.is(data) || Object.keys(data).length !== MEMBERS) return undefined
   if (!Actor.is(actor) || !PositiveInt.is(version) || !PositiveInt.is(ctx.seq)) return undefined
   if (!Identifier.is(ctx.id) || !Identifier.is(ctx.commandId) || !Timestamp.is(ctx.at) || !Digest.is(ctx.prev))
     return undefined
