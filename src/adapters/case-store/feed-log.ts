@@ -75,7 +75,8 @@ const pieceReader = (fh: FileHandle, from: number, limit: number) => {
     for (;;) {
       if (end !== null) return end
       const want = Math.min(size, limit - pos)
-      const bytes = Buffer.from(new ArrayBuffer(carry.length + Math.max(want, 0)))
+      // Not zero-filled, and not from the pool: its ArrayBuffer is its own, to be transferred.
+      const bytes = Buffer.allocUnsafeSlow(carry.length + Math.max(want, 0))
       carry.copy(bytes)
       const { bytesRead } = want <= 0 ? { bytesRead: 0 } : await fh.read(bytes, carry.length, want, pos)
       if (bytesRead === 0) {

@@ -37,11 +37,11 @@ export interface PieceStrings {
 }
 
 /** Room for the strings of a piece (a buffer of its own: it is transferred). */
-export const pieceStrings = (bytes: number): PieceStrings => ({ buf: Buffer.from(new ArrayBuffer(bytes)), used: 0 })
+export const pieceStrings = (bytes: number): PieceStrings => ({ buf: Buffer.allocUnsafeSlow(bytes), used: 0 })
 
 const put = (out: PieceStrings, s: string): number => {
   if (out.used + s.length > out.buf.length) {
-    const bigger = Buffer.from(new ArrayBuffer(Math.max(out.buf.length * 2, out.used + s.length)))
+    const bigger = Buffer.allocUnsafeSlow(Math.max(out.buf.length * 2, out.used + s.length))
     out.buf.copy(bigger, 0, 0, out.used)
     out.buf = bigger
   }
