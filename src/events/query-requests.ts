@@ -162,16 +162,16 @@ export type QueryKind = t.TypeOf<typeof QueryKind>
 export type QueryOf<K extends QueryKind> = t.TypeOf<(typeof QUERY_REQUESTS)[K]>
 
 export type SourceFiles = QueryOf<'source.files'>
-export type SourceSearch = t.TypeOf<typeof SourceSearch>
-export type SourceSymbol = t.TypeOf<typeof SourceSymbol>
-export type SourceRegistration = t.TypeOf<typeof SourceRegistration>
-export type SourceSchema = t.TypeOf<typeof SourceSchema>
-export type SourceRead = t.TypeOf<typeof SourceRead>
-export type SourceContext = t.TypeOf<typeof SourceContext>
-export type DatabaseTables = t.TypeOf<typeof DatabaseTables>
-export type DatabaseSchema = t.TypeOf<typeof DatabaseSchema>
-export type DatabaseRows = t.TypeOf<typeof DatabaseRows>
-export type DatabaseCount = t.TypeOf<typeof DatabaseCount>
+export type SourceSearch = QueryOf<'source.search'>
+export type SourceSymbol = QueryOf<'source.symbol'>
+export type SourceRegistration = QueryOf<'source.registration'>
+export type SourceSchema = QueryOf<'source.schema'>
+export type SourceRead = QueryOf<'source.read'>
+export type SourceContext = QueryOf<'source.context'>
+export type DatabaseTables = QueryOf<'database.tables'>
+export type DatabaseSchema = QueryOf<'database.schema'>
+export type DatabaseRows = QueryOf<'database.rows'>
+export type DatabaseCount = QueryOf<'database.count'>
 
 /** @category research */
 export type ProjectQuery = { readonly [K in QueryKind]: QueryOf<K> }[QueryKind]
