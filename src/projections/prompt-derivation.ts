@@ -91,7 +91,9 @@ export const checkPrompts = (
       bad(`the prompt says version ${ob.version}, but the investigation renders ${rendered.version}`)
       continue
     }
-    if (!Buffer.from(rendered.text, 'utf8').equals(Buffer.from(recorded))) {
+    // A view of the recorded bytes, not a copy: a prompt is ~20 KB and verify compares every one.
+    const bytes = Buffer.from(recorded.buffer, recorded.byteOffset, recorded.byteLength)
+    if (!Buffer.from(rendered.text, 'utf8').equals(bytes)) {
       const text = Buffer.from(recorded).toString('utf8')
       let at = 0
       while (at < text.length && at < rendered.text.length && text[at] === rendered.text[at]) at++

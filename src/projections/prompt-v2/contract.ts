@@ -78,8 +78,26 @@ const contractLines = (c: QueryContract): string[] => {
   return out
 }
 
+/**
+ * Stable parts by settings object: the settings are replaced, never changed, and verify renders
+ * every prompt of an investigation again.
+ */
+const stableBySettings = new WeakMap<object, string>()
+
 /** The stable part: identical for every turn of one investigation. */
 export const stablePartV2 = (s: CaseState): string => {
+  const st = s.settings
+  if (st === null) return stableText(s)
+  let text = stableBySettings.get(st)
+  if (text === undefined) {
+    text = stableText(s)
+    stableBySettings.set(st, text)
+  }
+  return text
+}
+
+/** The stable part, made from the settings (the only part of the state it reads). */
+const stableText = (s: CaseState): string => {
   const st = s.settings
   const ctx = st?.source_context ?? null
   const c = st?.contract ?? null

@@ -93,6 +93,27 @@ export const factEntry = (f: Fact, w: Wording = 'exact'): string[] => {
  */
 export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS, w: Wording = 'exact'): string[] => {
   if (facts.length === 0) return []
+  let known = indexed.get(facts)
+  if (known === undefined) {
+    known = new Map()
+    indexed.set(facts, known)
+  }
+  const key = `${w} ${maxChars}`
+  let lines = known.get(key)
+  if (lines === undefined) {
+    lines = indexOf(facts, maxChars, w)
+    known.set(key, lines)
+  }
+  return [...lines]
+}
+
+/**
+ * Indexes by facts array, limit and wording: a revision's facts are decoded once and never
+ * changed, and every prompt of an investigation shows the same index.
+ */
+const indexed = new WeakMap<readonly Fact[], Map<string, readonly string[]>>()
+
+const indexOf = (facts: readonly Fact[], maxChars: number, w: Wording): string[] => {
   const out = ['Facts of the prepared revision (context with provenance, not a diagnosis):']
   let used = 0
   for (const [i, f] of facts.entries()) {

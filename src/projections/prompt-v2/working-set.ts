@@ -63,6 +63,8 @@ interface Described {
   readonly view: CaptureView
   readonly size: number
   readonly request: string
+  /** Its older-evidence lines, by evidence id and origin. */
+  readonly older: Map<string, string>
 }
 
 /**
@@ -77,7 +79,7 @@ const describe = (c: Capture, w: Wording): Described => {
   let d = described[w].get(c)
   if (d === undefined) {
     const view = captureView(c, w)
-    d = { view, size: sizeOf(view), request: request(c) }
+    d = { view, size: sizeOf(view), request: request(c), older: new Map() }
     described[w].set(c, d)
   }
   return d
@@ -120,7 +122,13 @@ const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: 
 export const olderLine = (e: Evidence, c: Capture | undefined, w: Wording): string => {
   if (c === undefined) return `  ${e.id} ${e.kind} (its capture cannot be read)`
   const d = describe(c, w)
-  return `  ${e.id} ${d.request}: ${d.view.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${d.size} chars)`
+  const key = `${e.origin === 'enrichment' ? 'p' : 'r'}${e.id}`
+  let line = d.older.get(key)
+  if (line === undefined) {
+    line = `  ${e.id} ${d.request}: ${d.view.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${d.size} chars)`
+    d.older.set(key, line)
+  }
+  return line
 }
 
 /** Selects the working set (see the module comment). */
