@@ -143,16 +143,36 @@ export const filterClasses = (logs: readonly number[]): { readonly classes: Filt
  * blob's slot in its class is its rank among the filters of its size).
  */
 export const sliceFilters = (filters: readonly Uint8Array[]): Uint8Array<ArrayBuffer> => {
-  const logs = filters.map(logOfFilter)
-  const { classes, bytes } = filterClasses(logs)
-  const out = new Uint8Array(bytes)
-  const at = new Map(classes.map(([log, count, offset]) => [log, { offset, row: rowBytes(count), slot: 0 }]))
-  filters.forEach((f, i) => {
-    const c = at.get(logs[i] ?? 0) as { offset: number; row: number; slot: number }
-    sliceOne(out, f, c.offset + (c.slot >>> 3), 1 << (c.slot & 7), c.row)
-    c.slot++
-  })
+  const out = new Uint8Array(filterClasses(filters.map(logOfFilter)).bytes)
+  let at = 0
+  for (const region of slicedClasses(filters.length, (i) => filters[i] as Uint8Array)) {
+    out.set(region, at)
+    at += region.length
+  }
   return out
+}
+
+/**
+ * The rows of each class of filters in turn (classes by size, as filterClasses orders them), from
+ * `count` filters in slot order, each read by `filterOf` when its class is sliced (so only one
+ * class's filters and rows are needed at a time).
+ */
+export function* slicedClasses(
+  count: number,
+  filterOf: (i: number) => Uint8Array,
+  logs: readonly number[] = Array.from({ length: count }, (_, i) => logOfFilter(filterOf(i)))
+): Generator<Uint8Array<ArrayBuffer>> {
+  for (const [log, n] of filterClasses(logs).classes) {
+    const row = rowBytes(n)
+    const region = new Uint8Array(2 ** log * row)
+    let slot = 0
+    for (let i = 0; i < count && slot < n; i++)
+      if (logs[i] === log) {
+        sliceOne(region, filterOf(i), slot >>> 3, 1 << (slot & 7), row)
+        slot++
+      }
+    yield region
+  }
 }
 
 /** log2 of a filter's size in bits. */
