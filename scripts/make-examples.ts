@@ -447,7 +447,8 @@ const FORGED: Record<string, Forgery> = {
             amount: 10,
             plan_id: null,
             request_digest: planDigest(),
-            requester: null
+            requester: null,
+            request: null
           }
         }
       ])

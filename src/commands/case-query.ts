@@ -135,7 +135,8 @@ const reserve = (handle: CaseHandle, call: QueryCall): Promise<AppendOutcome> =>
               reservationId: call.reservationId,
               amount: queryCost(s),
               requestDigest: call.requestDigest,
-              requester: call.options.requester ?? null
+              requester: call.options.requester ?? null,
+              request: call.query
             },
             now
           ),

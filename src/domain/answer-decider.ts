@@ -194,7 +194,8 @@ const decideTool = (
       amount: cost,
       plan_id: planId,
       request_digest: null,
-      requester: null
+      requester: null,
+      request: null
     })
   ]
 }

@@ -57,7 +57,7 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
           code: e.data.code,
           message: e.data.message,
           plan_id: mine ? plan.plan_id : null,
-          arguments: mine ? plan.arguments : null,
+          arguments: mine ? plan.arguments : (s.research.open.get(e.data.reservation_id)?.request ?? null),
           seq: e.seq,
           ...requesterOf(s, e.data.reservation_id, mine)
         }

@@ -25,6 +25,8 @@ export interface Reservation {
   readonly request_digest: string | null
   /** The program that asked for an operator's query (an MCP client), as its reservation records it. */
   readonly requester: Requester | null
+  /** The request of an operator's query, when its reservation records it (BudgetReserved version 4 on). */
+  readonly request: Readonly<Record<string, unknown>> | null
 }
 
 /** @category Projections */

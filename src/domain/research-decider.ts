@@ -50,6 +50,8 @@ export interface Reserve {
   readonly requestDigest: string
   /** The program that asked (an MCP client), recorded with the reservation. */
   readonly requester?: Requester | null
+  /** The canonical, decoded request itself (its digest is requestDigest), recorded so a refusal shows it. */
+  readonly request?: Readonly<Record<string, unknown>> | null
 }
 
 /**
@@ -93,7 +95,8 @@ export const decideReserve = (s: CaseState, c: Reserve): ResearchDecision => {
       amount: c.amount,
       plan_id: null,
       request_digest: c.requestDigest,
-      requester: c.requester ?? null
+      requester: c.requester ?? null,
+      request: c.request ?? null
     })
   ])
 }

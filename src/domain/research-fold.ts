@@ -16,7 +16,8 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
         seq: e.seq,
         plan_id: e.data.plan_id,
         request_digest: e.data.request_digest,
-        requester: e.data.requester
+        requester: e.data.requester,
+        request: e.data.request
       })
       r.reserved += e.data.amount
       return r

@@ -76,6 +76,15 @@ export const BudgetReservedV2 = t.type(
 import { Requester } from './requester.js'
 export { Requester } from './requester.js'
 
+/** Version 3: an operator's query names its request's digest and who asked, but not the request. */
+export const BudgetReservedV3 = t.type(
+  {
+    ...BudgetReservedV2.props,
+    requester: t.union([Requester, t.null])
+  },
+  'BudgetReservedV3'
+)
+
 export const BudgetReservedEvent = defineEventType(
   'BudgetReserved',
   {
@@ -91,7 +100,12 @@ export const BudgetReservedEvent = defineEventType(
      */
     request_digest: t.union([Digest, t.null]),
     /** The program that asked for an operator's query (an MCP client); null otherwise (and before version 3). */
-    requester: t.union([Requester, t.null])
+    requester: t.union([Requester, t.null]),
+    /**
+     * The canonical request of an operator's query, whose digest is request_digest (so a refusal
+     * shows what was refused); null for a plan (its PlanConfirmed holds it) and before version 4.
+     */
+    request: t.union([t.UnknownRecord, t.null])
   },
   {
     previous: [
@@ -99,7 +113,8 @@ export const BudgetReservedEvent = defineEventType(
         codec: BudgetReservedV1,
         upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV1>), request_digest: null })
       },
-      { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) }
+      { codec: BudgetReservedV2, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV2>), requester: null }) },
+      { codec: BudgetReservedV3, upcast: (d) => ({ ...(d as t.TypeOf<typeof BudgetReservedV3>), request: null }) }
     ],
     actors: ['controller'],
     members: [],

@@ -20,6 +20,15 @@ export const FORMAT_GENERATIONS: ReadonlyArray<Readonly<Record<string, number>>>
     RevisionCompleted: 2,
     InvestigationStarted: 4,
     ModelResponded: 2
+  },
+  // generation 2: a reservation for an operator's query records the request itself
+  {
+    NoteRecorded: 2,
+    BudgetReserved: 4,
+    InputsRecorded: 2,
+    RevisionCompleted: 2,
+    InvestigationStarted: 4,
+    ModelResponded: 2
   }
 ]
 

@@ -11,7 +11,7 @@ import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import type { Binding } from '../events/settings.js'
-import type { SqliteTypes, WorldDb } from '../adapters/db/world-db.js'
+import type { WorldDb } from '../adapters/db/world-db.js'
 import { FailureError, toFailure } from '../failures/error.js'
 import type { SourceOpenOptions } from './source/open.js'
 import type { SnapshotNotice } from '../adapters/git/snapshot.js'
@@ -39,8 +39,12 @@ export interface ResearchOptions {
   readonly openSource?: (profile: Profile, options: SourceOpenOptions) => Promise<SourceRunner>
   /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
   readonly onNotice?: (n: SnapshotNotice) => void
-  /** How an SQLite world's column types are reported (world-db.ts; default `mysql`). */
-  readonly sqliteTypes?: SqliteTypes
+  /**
+   * How an SQLite world's column types are reported (SqliteTypes in world-db.ts): `mysql` (the
+   * default) as the MariaDB/MySQL type a column declared `TEXT_<type>` stands for, `declared` as
+   * SQLite declares them (captures recorded before their settings named sqlite_types).
+   */
+  readonly sqliteTypes?: 'mysql' | 'declared'
 }
 
 export const databaseScope = (profile: Profile): DatabaseScope | undefined =>

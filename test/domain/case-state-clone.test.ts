@@ -67,11 +67,25 @@ const synthetic = (): RecordedEvent[] => {
       }
     }),
     ev('PlanConfirmed', { plan_id: 'P1', turn: 1, operation: 'project.query', arguments: { kind: 'x' } }, 'model'),
-    ev('BudgetReserved', { reservation_id: 'R1', amount: 1, plan_id: 'P1', request_digest: null, requester: null }),
+    ev('BudgetReserved', {
+      reservation_id: 'R1',
+      amount: 1,
+      plan_id: 'P1',
+      request_digest: null,
+      requester: null,
+      request: null
+    }),
     capture('E2', 'c', 'R1', false),
     ev('BudgetConsumed', { reservation_id: 'R1', amount: 1 }),
     ev('PlanConfirmed', { plan_id: 'P2', turn: 2, operation: 'project.query', arguments: { kind: 'x' } }, 'model'),
-    ev('BudgetReserved', { reservation_id: 'R2', amount: 1, plan_id: 'P2', request_digest: null, requester: null }),
+    ev('BudgetReserved', {
+      reservation_id: 'R2',
+      amount: 1,
+      plan_id: 'P2',
+      request_digest: null,
+      requester: null,
+      request: null
+    }),
     capture('E2', 'c', 'R2', true),
     ev('BudgetReleased', { reservation_id: 'R2', amount: 1 }),
     ev('QueryAnsweredFromCase', { plan_id: 'P3', evidence_id: 'E2', capture: ref('c') }),

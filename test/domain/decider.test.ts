@@ -256,7 +256,8 @@ test('RecordAnswer: the answer with exactly one decision; a plan reserves the co
     amount: 1,
     plan_id: 'P2',
     request_digest: null,
-    requester: null
+    requester: null,
+    request: null
   })
   const rejected = given(...investigating, request(2, 'investigation', at(5)))
     .when(answer(2, '{', at(6)))
@@ -348,7 +349,8 @@ test('Reserve: an operator query within the budget; over it BUDGET_EXHAUSTED; ne
           amount: 1,
           plan_id: null,
           request_digest: QUERY_DIGEST,
-          requester: null
+          requester: null,
+          request: null
         }
       }
     ])

@@ -473,7 +473,8 @@ memory(
             amount: 1,
             plan_id: 'P3',
             request_digest: null,
-            requester: null
+            requester: null,
+            request: null
           }
         }
       ])

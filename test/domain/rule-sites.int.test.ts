@@ -193,7 +193,8 @@ const reserve = (id: string, amount: number, plan: string | null, requestDigest:
     amount,
     plan_id: plan,
     request_digest: requestDigest,
-    requester: null
+    requester: null,
+    request: null
   }
 })
 const confirm = (turn: number, planId: string, args: unknown = SMART_QUERY): Draft => ({
@@ -440,6 +441,22 @@ const CASES: Record<string, Case> = {
     violations: () => forge(17, [reserve('res-op', 1, null, null)]),
     seq: 18
   },
+  'research.request @ budget.ts:checkReserved: the request reservation ${d.reservation_id} records is not the one its request_digest names: a refusal would show another query than was asked':
+    {
+      violations: () => {
+        const r = reserve('res-op', 1, null, PLAN_DIGEST)
+        return forge(17, [{ ...r, data: { ...(r.data as object), request: { kind: 'source.files', text: 'x' } } }])
+      },
+      seq: 18
+    },
+  "research.request @ budget.ts:checkReserved: plan ${d.plan_id}'s request is the one its PlanConfirmed holds; its reservation records none":
+    {
+      violations: () => {
+        const r = reserve('res-P9', 1, 'P9', null)
+        return forge(17, [{ ...r, data: { ...(r.data as object), request: SMART_QUERY } }])
+      },
+      seq: 18
+    },
   'research.request @ research.ts:checkCapture: <problem>': {
     violations: () => forge(15, [capture('res-P2', 'E5', sha256Digest('another request')), consumed('res-P2', 1)]),
     seq: 16

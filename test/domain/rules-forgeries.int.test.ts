@@ -202,7 +202,8 @@ test('turn.answer: a model answer recorded while the case is BLOCKED', () => {
             amount: 1,
             plan_id: null,
             request_digest: sha256Digest('q'),
-            requester: null
+            requester: null,
+            request: null
           }
         }
       ]
@@ -269,7 +270,8 @@ test('lifecycle.resume: a RESEARCH_UNAVAILABLE block ended by an unrelated reser
             amount: 1,
             plan_id: null,
             request_digest: sha256Digest('q'),
-            requester: null
+            requester: null,
+            request: null
           }
         }
       ]
@@ -518,6 +520,30 @@ cli(
     assert.is(invented.length, 1, JSON.stringify(invented))
   }
 )
+
+test('research.request: a reservation records another request than its digest names (a refusal would show the wrong query)', () => {
+  const asked = { kind: 'source.files', text: 'wolpertinger' }
+  const shown = { kind: 'source.files', text: 'something harmless' }
+  const reserve = (request: unknown): Draft => ({
+    type: 'BudgetReserved',
+    actor: 'controller',
+    data: {
+      reservation_id: 'res-forged',
+      action: 'project.query',
+      amount: 1,
+      plan_id: null,
+      request_digest: sha256Digest(right(canonicalJson(asked))),
+      requester: null,
+      request
+    }
+  })
+  const honest = forge(noteSeq, { events: [reserve(asked)] })
+  assert.not.ok(
+    honest.some((v) => v.rule === 'research.request'),
+    JSON.stringify(honest)
+  )
+  fires(forge(noteSeq, { events: [reserve(shown)] }), 'RULE_RESEARCH', 'research.request', noteSeq + 1)
+})
 
 test.run()
 cli.run()

@@ -247,7 +247,8 @@ const reserve = (id: string, amount: number, plan: string | null, requestDigest:
     amount,
     plan_id: plan,
     request_digest: requestDigest,
-    requester: null
+    requester: null,
+    request: null
   }
 })
 
@@ -395,7 +396,8 @@ rules("research.requester: a plan's reservation claiming an MCP client asked", (
             amount: 1,
             plan_id: 'P2',
             request_digest: null,
-            requester: { protocol: 'mcp', name: 'someone-else', version: '1.0' }
+            requester: { protocol: 'mcp', name: 'someone-else', version: '1.0' },
+            request: null
           }
         }
       ]

@@ -16,21 +16,35 @@ upcasting('decodes version 1 NoteRecorded into the current version', () => {
 })
 
 upcasting(
-  'BudgetReserved versions 1 and 2 lift to version 3 with no requester; version 3 refuses a requester with control characters',
+  'BudgetReserved versions 1 to 3 lift to version 4 with no requester and no request; version 3 refuses a requester with control characters; version 4 holds the request',
   () => {
     const v1 = { reservation_id: 'res-1', action: 'project.query', amount: 1, plan_id: null }
-    assert.equal(right(registry.decode('BudgetReserved', 1, v1)), { ...v1, request_digest: null, requester: null })
+    assert.equal(right(registry.decode('BudgetReserved', 1, v1)), {
+      ...v1,
+      request_digest: null,
+      requester: null,
+      request: null
+    })
     const digest = `sha256:${'a'.repeat(64)}`
     assert.equal(right(registry.decode('BudgetReserved', 2, { ...v1, request_digest: digest })), {
       ...v1,
       request_digest: digest,
-      requester: null
+      requester: null,
+      request: null
     })
     const requester = { protocol: 'mcp', name: 'claude-code', version: '2.1.0' }
     assert.equal(right(registry.decode('BudgetReserved', 3, { ...v1, request_digest: digest, requester })), {
       ...v1,
       request_digest: digest,
-      requester
+      requester,
+      request: null
+    })
+    const request = { kind: 'source.files', text: 'wolpertinger' }
+    assert.equal(right(registry.decode('BudgetReserved', 4, { ...v1, request_digest: digest, requester, request })), {
+      ...v1,
+      request_digest: digest,
+      requester,
+      request
     })
     assert.is(
       left(

@@ -201,6 +201,15 @@ defects(
       await c.close()
     }
     assert.ok(right(await verifyCase(dir)()).valid)
+    // the report shows each refused request with its refusal
+    const out = path.join(tempDir('mcp-refusals-report'), 'report.html')
+    assert.is(vba(['report', dir, '--out', out]).code, 0)
+    const html = readFileSync(out, 'utf8')
+    assert.match(html, `research refused: SOURCE_LINES_PAST_END</span>: `)
+    assert.match(html, `<br>request: <span class="mono">source.read ${WOLF} lines 1000-1010</span>`)
+    assert.match(html, '<br>request: <span class="mono">source.read ' + WOLF + ' lines 10-5</span>')
+    for (const prefix of ['../', '/etc', '.git', 'src//server'])
+      assert.match(html, `<br>request: <span class="mono">source.files &quot;x&quot; under ${prefix}</span>`)
   }
 )
 

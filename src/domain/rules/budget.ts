@@ -26,8 +26,18 @@ export const checkReserved = (c: RuleContext<EventOf<'BudgetReserved'>>): void =
   if (d.plan_id === null) {
     if (d.request_digest === null)
       c.bad('research.request', "an operator query's reservation names the digest of its request")
+    else if (d.request !== null && digestOf(d.request) !== d.request_digest)
+      c.bad(
+        'research.request',
+        `the request reservation ${d.reservation_id} records is not the one its request_digest names: a refusal would show another query than was asked`
+      )
     return
   }
+  if (d.request !== null)
+    c.bad(
+      'research.request',
+      `plan ${d.plan_id}'s request is the one its PlanConfirmed holds; its reservation records none`
+    )
   const plan = s.pendingPlan
   if (
     plan === null ||

@@ -21,7 +21,7 @@ import { modelUsage, type ModelUsageView } from '../model-usage.js'
 import { STYLE, esc, escPlain, linked, refLinks, utf8, type KnownIds } from './html.js'
 import { captureBody, requesterText, valueCell } from './captures.js'
 import { budgetChart, budgetSeries } from './budget.js'
-import { timelineItem } from './timeline.js'
+import { reservedRequests, timelineItem } from './timeline.js'
 import { plural } from '../query-kinds/parts.js'
 import { provenanceText } from '../../domain/extract.js'
 import { MAX_WINDOWS, permalink, sourceWindows, windowText } from './permalinks.js'
@@ -333,9 +333,10 @@ ${v.findings.length === 0 ? '' : `<details open><summary class="${v.valid ? '' :
     `<section id="hypotheses"><h2>Hypotheses</h2>${m.hypotheses.size === 0 ? '<p class="muted">None.</p>' : [...m.hypotheses.values()].map((h) => `<div class="card" id="${escPlain(h.id)}"><h3>${esc(h.id)} <span class="badge">${esc(h.history[h.history.length - 1]?.status ?? '')}</span></h3><p>${linked(h.statement, known)}</p><table><thead><tr><th>seq</th><th>status</th><th>evidence</th><th>note</th></tr></thead><tbody>${h.history.map((x) => `<tr><td>${x.seq}</td><td>${esc(x.status)}</td><td>${refLinks(x.evidence, known)}</td><td>${linked(x.note, known)}</td></tr>`).join('')}</tbody></table></div>`).join('')}</section>`
   )
   parts.push(`<section id="budget"><h2>Budget</h2>${budgetChart(budgetSeries(ev))}</section>`)
+  const requests = reservedRequests(ev)
   parts.push(
     `<section id="timeline"><h2>Timeline</h2><ol class="timeline">${ev
-      .map((e) => timelineItem(e, input.objects, known))
+      .map((e) => timelineItem(e, input.objects, known, requests))
       .filter((x): x is string => x !== null)
       .join('\n')}</ol></section>`
   )

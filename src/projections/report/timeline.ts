@@ -23,6 +23,25 @@ const li = (e: RecordedEvent, cls: string, body: string): string => `<li class="
 export interface TimelineContext {
   readonly objects: ReadonlyMap<string, Uint8Array>
   readonly known: KnownIds
+  /** The request of each reservation whose request the log holds, in words (see {@link reservedRequests}). */
+  readonly requests: ReadonlyMap<string, string>
+}
+
+/**
+ * The request of every reservation the log holds it for, in words, by reservation id: a plan's
+ * from its PlanConfirmed, an operator's query from its BudgetReserved (version 4 on; earlier ones
+ * record only the digest, so their refusals show no request).
+ */
+export const reservedRequests = (events: readonly RecordedEvent[]): Map<string, string> => {
+  const plans = new Map<string, Readonly<Record<string, unknown>>>()
+  const out = new Map<string, string>()
+  for (const e of events) {
+    if (e.type === 'PlanConfirmed') plans.set(e.data.plan_id, e.data.arguments)
+    if (e.type !== 'BudgetReserved') continue
+    const asked = e.data.plan_id === null ? e.data.request : (plans.get(e.data.plan_id) ?? null)
+    if (asked !== null) out.set(e.data.reservation_id, requestText(str(asRec(asked)['kind']), asked))
+  }
+  return out
 }
 
 /** The timeline entry of one event type: its HTML, or null for an event shown elsewhere. */
@@ -105,12 +124,14 @@ export const TIMELINE: { readonly [K in EventType]: TimelineEntry<K> } = {
       'turn',
       `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`
     ),
-  ResearchFailed: (e) =>
-    li(
+  ResearchFailed: (e, { requests }) => {
+    const asked = requests.get(e.data.reservation_id)
+    return li(
       e,
       e.data.unavailable ? 'block' : 'op',
-      `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}`
-    ),
+      `<span class="${e.data.unavailable ? 'bad' : 'warn'}">research ${e.data.unavailable ? 'unavailable' : 'refused'}: ${esc(e.data.code)}</span>: ${esc(e.data.message)}${asked === undefined ? '' : `<br>request: <span class="mono">${esc(asked)}</span>`}`
+    )
+  },
   PlanCancelled: (e) => li(e, 'op', `plan ${esc(str(e.data.plan_id))} cancelled: ${esc(e.data.reason)}`),
 
   // The budget: reservations, releases and top-ups (consumption shows in the budget chart).
@@ -181,8 +202,9 @@ export const TIMELINE: { readonly [K in EventType]: TimelineEntry<K> } = {
 export const timelineItem = (
   e: RecordedEvent,
   objects: ReadonlyMap<string, Uint8Array>,
-  known: KnownIds
+  known: KnownIds,
+  requests: ReadonlyMap<string, string> = new Map()
 ): string | null => {
   const entry = TIMELINE[e.type] as TimelineEntry<EventType> | undefined
-  return entry === undefined ? null : entry(e, { objects, known })
+  return entry === undefined ? null : entry(e, { objects, known, requests })
 }
