@@ -283,7 +283,8 @@ objects('a capture recorded under another request digest than its object holds',
         amount: 1,
         plan_id: null,
         request_digest: sha256Digest('a request that was never asked'),
-        requester: null
+        requester: null,
+        request: null
       }
     }
   ])
@@ -300,7 +301,8 @@ objects('a capture recorded under another request digest than its object holds',
         amount: 1,
         plan_id: null,
         request_digest: sha256Digest('a request that was never asked'),
-        requester: null
+        requester: null,
+        request: null
       }
     }
   ])
