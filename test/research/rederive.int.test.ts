@@ -88,7 +88,12 @@ const forgeRequest = (dir: string, kind: string, edit: (capture: Record<string, 
         e.type === 'BudgetReserved' && (e.data as { reservation_id?: string }).reservation_id === data.reservation_id
     )
   if (reservation !== undefined)
-    f.rewrite(reservation.seq, (d) => ({ ...(d as Record<string, unknown>), request_digest: digest }))
+    f.rewrite(reservation.seq, (d) => {
+      const data = d as Record<string, unknown>
+      // A version-4 reservation records the request itself: the forger rewrites it with its digest.
+      const recorded = data['request'] === undefined || data['request'] === null ? {} : { request: capture['request'] }
+      return { ...data, request_digest: digest, ...recorded }
+    })
   f.rewrite(event.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged, request_digest: digest }))
 }
 
