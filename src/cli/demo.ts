@@ -4,6 +4,7 @@
  * appends commands (including an idempotent retry and a stale-generation conflict), verifies and
  * replays it, and prints where the case is.
  */
+import { plural } from '../projections/query-kinds/parts.js'
 import { attempt } from '../failures/error.js'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
@@ -220,7 +221,7 @@ const investigationSteps = async (target: string, world: string): Promise<void> 
     entities: [{ type: 'quest', id: 11117 }]
   })
   say(
-    `9. prepared revision ${prepared.revision}: ${prepared.facts} facts from ${prepared.captures} queries${prepared.complete ? '' : ' (partial: see coverage)'}`
+    `9. prepared revision ${prepared.revision}: ${plural(prepared.facts, 'fact')} from ${plural(prepared.captures, 'query')}${prepared.complete ? '' : ' (partial: see coverage)'}`
   )
   await startInvestigation(target, { settings: orQuit(await startSettings(full, investigator)) })
   const script = scriptedModel(investigationScript())

@@ -3,6 +3,7 @@
  * `vba case prepare` (the refused lookups with their codes), `vba status` and `vba show`; and
  * whether a conclusion rests only on weak evidence (`vba status`).
  */
+import { plural } from '../projections/query-kinds/parts.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { openCaseAt, readObjectAt } from '../adapters/case-store/at.js'
 import { Capture } from '../events/capture.js'
@@ -18,7 +19,7 @@ import { fail } from '../failures/error.js'
 
 /** One line per item enrichment left out: why (the reason and the failure code), what, the detail. */
 export const gapLine = (g: CoverageGap): string =>
-  `left out (${[g.reason, ...(g.code === undefined ? [] : [g.code])].join(', ')}): ${g.what}${g.count === undefined ? '' : `, ${g.count} item(s)`}${g.detail === undefined ? '' : `: ${g.detail}`}`
+  `left out (${[g.reason, ...(g.code === undefined ? [] : [g.code])].join(', ')}): ${g.what}${g.count === undefined ? '' : `, ${plural(g.count, 'item')}`}${g.detail === undefined ? '' : `: ${g.detail}`}`
 
 /** The facts document of the latest completed revision, as it is stored (null when none completed). */
 export const latestFactsDocument = async (

@@ -5,6 +5,7 @@
  * because the model or research is unavailable (the last failure's code and message are shown);
  * 5 blocked by the case's own state, exhausted, or stopped at --max-turns; 2, 4 as elsewhere.
  */
+import { plural } from '../projections/query-kinds/parts.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { openCaseAt } from '../adapters/case-store/at.js'
 import type { CaseHandle } from '../adapters/case-store/open.js'
@@ -78,8 +79,8 @@ export const resultLine = (r: AdvanceResult, before?: Spent, after?: Spent): str
   const model = r.model === null ? '' : `, model ${r.model}`
   const run =
     before === undefined
-      ? `this run ${r.turns} model turn(s); the case ${r.tokens} tokens${model}`
-      : `this run ${r.turns} model turn(s), ${r.tokens - before.tokens} tokens; the case ${after?.turns ?? before.turns + r.turns} turn(s), ${r.tokens} tokens${model}`
+      ? `this run ${plural(r.turns, 'model turn')}; the case ${r.tokens} tokens${model}`
+      : `this run ${plural(r.turns, 'model turn')}, ${r.tokens - before.tokens} tokens; the case ${plural(after?.turns ?? before.turns + r.turns, 'turn')}, ${r.tokens} tokens${model}`
   return `${r.state}${r.reason === null ? '' : ` / ${r.reason}`}${r.retry_not_before === null ? '' : `, retry not before ${r.retry_not_before}`}${r.cancelled ? ' (stopped by a signal)' : ''}: ${run}, generation ${r.generation}, receipt ${r.receipt.seq}:${r.receipt.hash}${why}`
 }
 

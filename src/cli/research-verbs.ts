@@ -1,4 +1,5 @@
 /** `vba research`: one project.query without a case or a model; prints the capture. */
+import { plural } from '../projections/query-kinds/parts.js'
 import { isUnavailable } from '../domain/research-failures.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
@@ -91,7 +92,7 @@ export const casePrepare = async (
     io.out(
       p.status === 'unchanged'
         ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
-        : `revision ${p.revision}${again} completed: ${p.facts} facts from ${p.captures} queries${p.complete ? '' : `, partial: ${p.left_out.length} item(s) left out (above)`}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
+        : `revision ${p.revision}${again} completed: ${plural(p.facts, 'fact')} from ${plural(p.captures, 'query')}${p.complete ? '' : `, partial: ${plural(p.left_out.length, 'item')} left out (above)`}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
     )
   } finally {
     await r.close()

@@ -55,10 +55,10 @@ honest(
     const model = weakModel(root)
     const first = vba(['investigate', dir, '--config', profile, '--model-command', model, '--max-turns', '1'])
     assert.is(first.code, 5, first.stdout + first.stderr)
-    assert.match(first.stdout, /INVESTIGATING: this run 1 model turn\(s\), 0 tokens; the case 1 turn\(s\), 0 tokens,/)
+    assert.match(first.stdout, /INVESTIGATING: this run 1 model turn, 0 tokens; the case 1 turn, 0 tokens,/)
     const rest = vba(['investigate', dir, '--config', profile, '--model-command', model])
     assert.is(rest.code, 0, rest.stdout + rest.stderr)
-    assert.match(rest.stdout, /CONCLUDED: this run 2 model turn\(s\), 0 tokens; the case 3 turn\(s\), 0 tokens,/)
+    assert.match(rest.stdout, /CONCLUDED: this run 2 model turns, 0 tokens; the case 3 turns, 0 tokens,/)
     const warning = /warning: the conclusion rests only on partial or empty evidence: (E\d+) \(no hits\)/
     const id = warning.exec(rest.stdout)?.[1] ?? ''
     assert.ok(id !== '', rest.stdout)
@@ -119,7 +119,7 @@ await new Promise((r) => setTimeout(r, 20000))
     r.stdout,
     'cancelled by the controller: the request of turn 1 is recorded, no answer to it (the next run asks again, as turn 2)'
   )
-  assert.match(r.stdout, /\(stopped by a signal\): this run 0 model turn\(s\)/)
+  assert.match(r.stdout, /\(stopped by a signal\): this run 0 model turns/)
   assert.not.match(r.stdout, 'nothing recorded')
   const next = vba(['investigate', dir, '--config', profile, '--model-command', weakModel(root), '--max-turns', '1'])
   assert.match(next.stdout, 'turn 2 (interpretation, prompt')

@@ -96,7 +96,7 @@ investigate('--model-command drives the demo case to CONCLUDED, one line per ste
   assert.match(r.stdout, 'hypothesis H1 proposed')
   assert.match(
     r.stdout,
-    /CONCLUDED: this run 4 model turn\(s\), 0 tokens; the case 4 turn\(s\), 0 tokens, generation \d+, receipt \d+:sha256:/
+    /CONCLUDED: this run 4 model turns, 0 tokens; the case 4 turns, 0 tokens, generation \d+, receipt \d+:sha256:/
   )
   assert.is(vba(['verify', dir]).code, 0)
   const status = JSON.parse(vba(['status', dir, '--json']).stdout) as { state: string; conclusion: { summary: string } }

@@ -33,10 +33,7 @@ prep(
       first.stdout,
       'left out (refused, TABLE_NOT_ALLOWED): quest_starter = 11117: table creature_queststarter is not on the allowlist of world'
     )
-    assert.match(
-      first.stdout,
-      /revision 1 completed: \d+ facts from \d+ queries, partial: 1 item\(s\) left out \(above\)/
-    )
+    assert.match(first.stdout, /revision 1 completed: \d+ facts from \d+ queries, partial: 1 item left out \(above\)/)
     assert.match(
       first.stdout,
       `title: "Netted wolpertingers vanish", the case's (vba case init --title); the report's own title "Wolpertingers vanish" stays the report's`

@@ -50,7 +50,7 @@ firstHour('every command of the walk-through runs: a concluded case, verified, e
   }
   assert.match(r.stdout, 'WARN enrichment allowlist: TABLE_NOT_ALLOWED: [enrichment] reads gameobject_template')
   assert.match(r.stdout, 'check: the profile is ready (1 warning(s): WARN above)')
-  assert.match(r.stdout, 'CONCLUDED: this run 2 model turn(s)')
+  assert.match(r.stdout, 'CONCLUDED: this run 2 model turns')
   assert.match(r.stdout, 'bag VALID')
   assert.match(r.stdout, /^case VALID$/m)
   assert.ok(existsSync(path.join(root, 'first-hour', 'imported', 'bug-1', 'events.jsonl')))

@@ -5,6 +5,7 @@
  * (with the profile's web view; the path and lines otherwise), the budget spent and the
  * verification status in words. Pure over the report's input: the same case gives the same text.
  */
+import { plural } from '../query-kinds/parts.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { Capture } from '../../events/capture.js'
 import { decodeJson } from '../../events/decode.js'
@@ -80,7 +81,7 @@ export const renderSummaryMarkdown = (input: ReportInput, webView: string | null
     if (weak !== null) out.push('', `**Warning**: ${md(weakSupportText(weak))}.`)
   } else
     out.push(
-      `**Not concluded**: the case is ${s.state}${s.reason === null ? '' : ` (${s.reason})`} after ${s.turn} model turn(s).`
+      `**Not concluded**: the case is ${s.state}${s.reason === null ? '' : ` (${s.reason})`} after ${plural(s.turn, 'model turn')}.`
     )
   if (agents.length > 0) out.push('', `**Decided by**: ${agents.join('; ')}.`)
   if (s.hypotheses.size > 0) {
