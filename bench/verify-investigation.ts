@@ -4,7 +4,8 @@
  * processes: what the rules cost (verify against verify without the rule fold and its derivations:
  * prompts rendered again, decisions derived again from the raw answers, facts derived again), and
  * what `--against` costs per capture against running the same queries directly.
- * Targets (issue 20): the rules' share of verify at most 20%; --against measured per capture.
+ * Targets: the rules' share of verify at most 50% (issue 36; issue 20 had asked for 20%); --against
+ * measured per capture.
  *
  *   node dist/bench/verify-investigation.js [--queries N] [--runs R] [--keep DIR]
  */
@@ -209,7 +210,7 @@ const main = async (): Promise<void> => {
   console.log(`  verify                       ${v.toFixed(0)} ms`)
   console.log(`  verify without rules         ${c.toFixed(0)} ms`)
   console.log(
-    `  rules (fold + derivations)   ${(v - c).toFixed(0)} ms = ${(share * 100).toFixed(1)}% of verify (target <= 20%: ${share <= 0.2 ? 'met' : 'NOT met'})`
+    `  rules (fold + derivations)   ${(v - c).toFixed(0)} ms = ${(share * 100).toFixed(1)}% of verify (target <= 50%, issue 36: ${share <= 0.5 ? 'met' : 'NOT met'})`
   )
   console.log(
     `  verify --against             ${median(against).toFixed(0)} ms; re-deriving ${median(rederive).toFixed(0)} ms = ${perCapture.toFixed(2)} ms per capture`
