@@ -4,7 +4,7 @@
  * each event type changes (its `evolve` in `EVENT_HANDLING`, event-handling.ts).
  */
 import type { RecordedEvent } from '../events/chain.js'
-import type { CaseState } from './case-state.js'
+import { partsOf, type CaseState, type Parts } from './case-state.js'
 import { EVENT_HANDLING, type PendingPlan } from './event-handling.js'
 import type { Requester } from '../events/requester.js'
 import { evolveResearch, evolveRevisions } from './research-fold.js'
@@ -72,13 +72,19 @@ const evolvePlanOutcome = (s: CaseState, e: RecordedEvent, plan: PendingPlan): v
   }
 }
 
-/** Folds one recorded event into the case state (in place) and returns it. */
+/** Folds one recorded event into the case state (in place, copying first what a snapshot shares: Parts) and returns it. */
 export const evolve = (s: CaseState, e: RecordedEvent): CaseState => {
   const plan = s.pendingPlan
+  const w = partsOf(s)
   evolvePlanOutcome(s, e, plan)
-  s.research = evolveResearch(s.research, e)
-  s.revisions = evolveRevisions(s.revisions, e)
+  s.research = evolveResearch(s.research, e, w)
+  s.revisions = evolveRevisions(s.revisions, e, w)
   s.lastAt = e.at
-  ;(EVENT_HANDLING[e.type].evolve as (s: CaseState, e: RecordedEvent, plan: PendingPlan) => void)(s, e, plan)
+  ;(EVENT_HANDLING[e.type].evolve as (s: CaseState, e: RecordedEvent, plan: PendingPlan, w: Parts) => void)(
+    s,
+    e,
+    plan,
+    w
+  )
   return s
 }

@@ -233,6 +233,70 @@ export const initCaseState = (): CaseState => ({
 })
 
 /**
+ * How `evolve` reaches the parts it changes in place: the part itself, or, for a state a
+ * snapshot shares its parts with ({@link snapshotCaseState}), a copy made on the first change
+ * after the snapshot (copy on write: the snapshot keeps the part as it was).
+ */
+export interface Parts {
+  /** `x` to change in place, or a copy of it when a snapshot shares it (the caller keeps the copy where `x` was). */
+  readonly mine: <T extends object>(x: T) => T
+  /** `o[k]`, to change in place: copied into `o` first when a snapshot shares it (`o` itself must be the state's own). */
+  readonly own: <T extends object, K extends keyof T>(o: T, k: K) => T[K]
+  /** The entry `k` of a map `own` returned, to change in place (copied into the map first when shared). */
+  readonly entry: <V extends object>(m: Map<string, V>, k: string) => V | undefined
+}
+
+/** The parts of a state no snapshot shares: changed where they are. */
+export const IN_PLACE: Parts = { mine: (x) => x, own: (o, k) => o[k], entry: (m, k) => m.get(k) }
+
+/** What each snapshotted state (and its research state) has copied since its last snapshot: its own parts. */
+const owned = new WeakMap<object, WeakSet<object>>()
+
+const copyOf = <T extends object>(x: T): T =>
+  (x instanceof Map ? new Map(x) : x instanceof Set ? new Set(x) : Array.isArray(x) ? [...x] : { ...x }) as T
+
+/** How `evolve` changes the parts of state `s` (or of its research state `s`): see {@link Parts}. */
+export const partsOf = (s: CaseState | ResearchState): Parts => {
+  const owns = owned.get(s)
+  if (owns === undefined) return IN_PLACE
+  const mine = <T extends object>(x: T): T => {
+    if (owns.has(x)) return x
+    const c = copyOf(x)
+    owns.add(c)
+    return c
+  }
+  const own = <T extends object, K extends keyof T>(o: T, k: K): T[K] => {
+    const x = o[k]
+    if (typeof x !== 'object' || x === null || owns.has(x)) return x
+    const c = mine(x)
+    o[k] = c
+    return c
+  }
+  const entry = <V extends object>(m: Map<string, V>, k: string): V | undefined => {
+    const x = m.get(k)
+    if (x === undefined || owns.has(x)) return x
+    const c = mine(x)
+    m.set(k, c)
+    return c
+  }
+  return { mine, own, entry }
+}
+
+/**
+ * The state as it is now, for reading only (never evolve it): it shares every part with `s`, and
+ * `s` copies a part on its first change after this (see {@link Parts}). The rule fold keeps the
+ * state before every prompt and answer for their re-derivation: a few parts change between two
+ * turns, so a snapshot costs far less than a copy. test/domain/case-state-clone.test.ts holds it
+ * to a deep copy taken at the same point.
+ */
+export const snapshotCaseState = (s: CaseState): CaseState => {
+  const mine = new WeakSet<object>()
+  owned.set(s, mine)
+  owned.set(s.research, mine)
+  return { ...s, research: { ...s.research } }
+}
+
+/**
  * A copy that no later `evolve` of either side can change: a writer checks a command on a copy and
  * keeps the original if it is refused, and the rule fold keeps the state before every prompt and
  * answer for their re-derivation. What `evolve` mutates in place is copied (the research maps and

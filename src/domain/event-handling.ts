@@ -10,7 +10,7 @@
 import type { RecordedEvent } from '../events/chain.js'
 import type { EventType } from '../events/catalog.js'
 import { tokensOf } from '../events/model-provenance.js'
-import type { CaseState } from './case-state.js'
+import type { CaseState, Parts } from './case-state.js'
 import { checkReserved, checkSettled, checkToppedUp } from './rules/budget.js'
 import { checkCheckpoint, checkStart } from './rules/lifecycle.js'
 import { checkFeedback } from './rules/reference.js'
@@ -37,8 +37,8 @@ export type PendingPlan = CaseState['pendingPlan']
 export interface EventHandling<K extends EventType> {
   /** Its rules, in its context (its actor, version and command membership are checked for every type). */
   readonly check: (c: RuleContext<EventOf<K>>) => void
-  /** What it changes in the case state (in place), besides research and revisions. */
-  readonly evolve: (s: CaseState, e: EventOf<K>, plan: PendingPlan) => void
+  /** What it changes in the case state (in place, through `w` for the parts it changes: see Parts), besides research and revisions. */
+  readonly evolve: (s: CaseState, e: EventOf<K>, plan: PendingPlan, w: Parts) => void
 }
 
 const answered = (s: CaseState, e: RecordedEvent): void => {
@@ -92,17 +92,18 @@ export const EVENT_HANDLING: { readonly [K in EventType]: EventHandling<K> } = {
     s.turn = e.data.turn
     s.openTurn = { turn: e.data.turn, phase: e.data.phase }
   }),
-  ModelResponded: on(checkAnswer, (s, e) => {
+  ModelResponded: on(checkAnswer, (s, e, _plan, w) => {
     s.openTurn = null
     s.modelFailureStreak = 0
     const p = e.data.provenance
     if (p === null) return
     s.lastModel = { kind: p.kind, model: p.model, endpoint: p.endpoint }
     if (p.usage === null) return
-    s.tokens.prompt += p.usage.prompt_tokens ?? 0
-    s.tokens.completion += p.usage.completion_tokens ?? 0
-    s.tokens.total += tokensOf(p.usage)
-    s.tokens.answers_with_usage += 1
+    const tokens = w.own(s, 'tokens')
+    tokens.prompt += p.usage.prompt_tokens ?? 0
+    tokens.completion += p.usage.completion_tokens ?? 0
+    tokens.total += tokensOf(p.usage)
+    tokens.answers_with_usage += 1
   }),
   ModelFailed: on(checkAnswer, (s, e) => {
     s.openTurn = null
@@ -122,8 +123,8 @@ export const EVENT_HANDLING: { readonly [K in EventType]: EventHandling<K> } = {
     answered(s, e)
   }),
   // The reasoning: hypotheses, lab tests and their feedback, the conclusion.
-  HypothesisProposed: on(checkProposed, (s, e) => {
-    s.hypotheses.set(e.data.hypothesis_id, {
+  HypothesisProposed: on(checkProposed, (s, e, _plan, w) => {
+    w.own(s, 'hypotheses').set(e.data.hypothesis_id, {
       id: e.data.hypothesis_id,
       statement: e.data.statement,
       status: 'open',
@@ -131,20 +132,21 @@ export const EVENT_HANDLING: { readonly [K in EventType]: EventHandling<K> } = {
     })
     answered(s, e)
   }),
-  HypothesisUpdated: on(checkUpdated, (s, e) => {
-    const h = s.hypotheses.get(e.data.hypothesis_id)
+  HypothesisUpdated: on(checkUpdated, (s, e, _plan, w) => {
+    const h = w.entry(w.own(s, 'hypotheses'), e.data.hypothesis_id)
     if (h !== undefined) {
       h.status = e.data.status
-      for (const id of e.data.evidence) if (!h.evidence.includes(id)) h.evidence.push(id)
+      const evidence = w.own(h, 'evidence')
+      for (const id of e.data.evidence) if (!evidence.includes(id)) evidence.push(id)
     }
     answered(s, e)
   }),
-  LabTestRequested: on(checkLabTest, (s, e) => {
-    s.labRequests.set(e.data.request_id, { description: e.data.description, feedback: null })
+  LabTestRequested: on(checkLabTest, (s, e, _plan, w) => {
+    w.own(s, 'labRequests').set(e.data.request_id, { description: e.data.description, feedback: null })
     answered(s, e)
   }),
-  LabFeedbackRecorded: on(checkFeedback, (s, e) => {
-    const r = s.labRequests.get(e.data.request_id)
+  LabFeedbackRecorded: on(checkFeedback, (s, e, _plan, w) => {
+    const r = w.entry(w.own(s, 'labRequests'), e.data.request_id)
     if (r !== undefined) r.feedback = e.data.feedback
   }),
   ConclusionRecorded: on(checkConclusion, (s, e) => {
@@ -152,13 +154,13 @@ export const EVENT_HANDLING: { readonly [K in EventType]: EventHandling<K> } = {
     answered(s, e)
   }),
   // The budget and the research of confirmed plans.
-  BudgetReserved: on(checkReserved, (s, e) => {
-    if (s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id)
-      s.pendingPlan.reservation = e.data.reservation_id
+  BudgetReserved: on(checkReserved, (s, e, _plan, w) => {
+    const pending = s.pendingPlan !== null && e.data.plan_id === s.pendingPlan.plan_id ? w.own(s, 'pendingPlan') : null
+    if (pending !== null) pending.reservation = e.data.reservation_id
   }),
   // the plan a capture answered (its evidence exists only once research has folded it in)
-  CaptureRecorded: on(checkCapture, (s, e, plan) => {
-    const ev = s.research.evidence.get(e.data.evidence_id)
+  CaptureRecorded: on(checkCapture, (s, e, plan, w) => {
+    const ev = w.entry(w.own(s.research, 'evidence'), e.data.evidence_id)
     if (ev !== undefined) ev.last_plan = plan?.reservation === e.data.reservation_id ? plan.plan_id : null
   }),
   BudgetConsumed: on(checkSettled, nothing),

@@ -4,13 +4,13 @@
  * fold in case-state.ts and by the research and revisions projections.
  */
 import type { RecordedEvent } from '../events/chain.js'
-import type { ResearchState, RevisionInfo } from './case-state.js'
+import { partsOf, IN_PLACE, type Parts, type ResearchState, type RevisionInfo } from './case-state.js'
 
 /** Research events: reservations, captures (evidence and repeats), settlements, failures. */
-export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchState => {
+export const evolveResearch = (r: ResearchState, e: RecordedEvent, w: Parts = partsOf(r)): ResearchState => {
   switch (e.type) {
     case 'BudgetReserved':
-      r.open.set(e.data.reservation_id, {
+      w.own(r, 'open').set(e.data.reservation_id, {
         id: e.data.reservation_id,
         amount: e.data.amount,
         seq: e.seq,
@@ -22,19 +22,19 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
       r.reserved += e.data.amount
       return r
     case 'BudgetConsumed':
-      r.open.delete(e.data.reservation_id)
-      r.closed.add(e.data.reservation_id)
+      w.own(r, 'open').delete(e.data.reservation_id)
+      w.own(r, 'closed').add(e.data.reservation_id)
       r.consumed += e.data.amount
       return r
     case 'BudgetReleased':
-      r.open.delete(e.data.reservation_id)
-      r.closed.add(e.data.reservation_id)
+      w.own(r, 'open').delete(e.data.reservation_id)
+      w.own(r, 'closed').add(e.data.reservation_id)
       r.released += e.data.amount
       return r
     case 'CaptureRecorded':
     case 'EnrichmentCaptured': {
       const answered = e.type === 'CaptureRecorded' ? e.seq : null
-      const existing = r.evidence.get(e.data.evidence_id)
+      const existing = w.entry(w.own(r, 'evidence'), e.data.evidence_id)
       if (existing !== undefined) {
         existing.repeats += e.data.repeat ? 1 : 0
         if (answered !== null) existing.last_result_seq = answered
@@ -49,10 +49,13 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
           last_result_seq: answered,
           last_plan: null
         })
-        r.byDigest.set(e.data.capture.digest, e.data.evidence_id)
-        r.evidenceRefs.set(e.data.capture.digest, { digest: e.data.capture.digest, size: e.data.capture.size })
+        w.own(r, 'byDigest').set(e.data.capture.digest, e.data.evidence_id)
+        w.own(r, 'evidenceRefs').set(e.data.capture.digest, {
+          digest: e.data.capture.digest,
+          size: e.data.capture.size
+        })
       }
-      r.byRequest.set(e.data.request_digest, {
+      w.own(r, 'byRequest').set(e.data.request_digest, {
         evidence_id: e.data.evidence_id,
         capture: { digest: e.data.capture.digest, size: e.data.capture.size }
       })
@@ -60,7 +63,7 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
       return r
     }
     case 'QueryAnsweredFromCase': {
-      const existing = r.evidence.get(e.data.evidence_id)
+      const existing = w.entry(w.own(r, 'evidence'), e.data.evidence_id)
       if (existing !== undefined) {
         existing.repeats += 1
         existing.last_result_seq = e.seq
@@ -81,11 +84,21 @@ export const evolveResearch = (r: ResearchState, e: RecordedEvent): ResearchStat
   }
 }
 
-/** Revisions: inputs, enrichment captures, completion with facts. */
-export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): RevisionInfo[] => {
+/** The revision numbered `n`, to change in place (see Parts). */
+const revisionOf = (revisions: RevisionInfo[], n: number, w: Parts): RevisionInfo | undefined => {
+  const i = revisions.findIndex((x) => x.revision === n)
+  return i < 0 ? undefined : w.own(revisions, i)
+}
+
+/**
+ * Revisions: inputs, enrichment captures, completion with facts. The array of a state a snapshot
+ * shares it with is copied first (`w`, see Parts): the fold assigns what this returns.
+ */
+export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent, w: Parts = IN_PLACE): RevisionInfo[] => {
   switch (e.type) {
-    case 'InputsRecorded':
-      revisions.push({
+    case 'InputsRecorded': {
+      const own = w.mine(revisions)
+      own.push({
         revision: e.data.revision,
         inputs_digest: e.data.inputs_digest,
         entities: [...e.data.entities, ...(e.data.extracted ?? []).map((x) => ({ type: x.type, id: x.id }))],
@@ -97,14 +110,17 @@ export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): Re
         captures: 0,
         binding: null
       })
-      return revisions
+      return own
+    }
     case 'EnrichmentCaptured': {
-      const r = revisions.find((x) => x.revision === e.data.revision)
+      const own = w.mine(revisions)
+      const r = revisionOf(own, e.data.revision, w)
       if (r !== undefined) r.captures += 1
-      return revisions
+      return own
     }
     case 'RevisionCompleted': {
-      const r = revisions.find((x) => x.revision === e.data.revision)
+      const own = w.mine(revisions)
+      const r = revisionOf(own, e.data.revision, w)
       if (r !== undefined) {
         r.completed = true
         r.facts = { digest: e.data.facts.digest, size: e.data.facts.size }
@@ -112,7 +128,7 @@ export const evolveRevisions = (revisions: RevisionInfo[], e: RecordedEvent): Re
         r.complete = e.data.complete
         r.binding = e.data.binding
       }
-      return revisions
+      return own
     }
     default:
       return revisions

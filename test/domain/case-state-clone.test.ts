@@ -1,6 +1,9 @@
 /**
  * cloneCaseState copies what evolve mutates in place and shares the rest: a copy taken at any
  * point must stay equal to a deep copy taken at the same point, however both sides evolve later.
+ * snapshotCaseState shares every part, and the state copies a part on its first change after it:
+ * a snapshot must stay equal to a deep copy taken at the same point while the state evolves on,
+ * and the state must end as a fold without snapshots does.
  * Checked on the valid example cases and on a synthetic history that reaches every in-place
  * mutation of the fold (evidence repeats, revisions, hypotheses and their evidence lists, lab
  * feedback, token counts, the pending plan's reservation, the research counters and maps).
@@ -10,7 +13,7 @@ import * as assert from 'uvu/assert'
 import { readdirSync } from 'node:fs'
 import * as path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
-import { cloneCaseState, initCaseState } from '../../src/domain/case-state.js'
+import { cloneCaseState, initCaseState, snapshotCaseState } from '../../src/domain/case-state.js'
 import { evolve } from '../../src/domain/case-evolve.js'
 import type { RecordedEvent } from '../../src/events/chain.js'
 import { openVba } from '../../src/index.js'
@@ -122,9 +125,44 @@ const holds = (events: readonly RecordedEvent[], name: string): void => {
   }
 }
 
+/** Snapshots taken before the events `every` picks: each stays as it was, and the state ends as without them. */
+const snapshotsHold = (events: readonly RecordedEvent[], name: string, every: (i: number) => boolean): void => {
+  const s = initCaseState()
+  const plain = initCaseState()
+  const kept: Array<{ readonly snap: ReturnType<typeof initCaseState>; readonly deep: unknown; readonly at: number }> =
+    []
+  for (const [i, e] of events.entries()) {
+    if (every(i)) kept.push({ snap: snapshotCaseState(s), deep: structuredClone(s), at: i })
+    evolve(s, e)
+    evolve(plain, e)
+    // the snapshots stay as they were after every event, not only at the end
+    for (const k of kept.slice(-3))
+      assert.ok(isDeepStrictEqual(k.snap, k.deep), `${name}: the snapshot before event ${k.at} changed at ${i}`)
+  }
+  for (const k of kept)
+    assert.ok(
+      isDeepStrictEqual(k.snap, k.deep),
+      `${name}: the snapshot before event ${k.at} changed as the state evolved`
+    )
+  assert.ok(isDeepStrictEqual(s, plain), `${name}: the state with snapshots is not the state without them`)
+  // A copy of a snapshotted state is a state of its own: evolving it changes neither.
+  const copy = cloneCaseState(s)
+  const before = structuredClone(s)
+  for (const e of events) evolve(copy, e)
+  assert.ok(isDeepStrictEqual(s, before), `${name}: evolving a copy changed the snapshotted state`)
+}
+
+const snapshotPatterns: ReadonlyArray<readonly [string, (i: number) => boolean]> = [
+  ['every event', () => true],
+  ['every other event', (i) => i % 2 === 1],
+  ['every third event', (i) => i % 3 === 0],
+  ['once', (i) => i === 5]
+]
+
 test('a synthetic history reaching every in-place mutation of the fold', () => {
   const events = synthetic()
   holds(events, 'synthetic')
+  for (const [what, every] of snapshotPatterns) snapshotsHold(events, `synthetic, snapshots ${what}`, every)
   // The history does reach the mutations it is there for.
   const s = initCaseState()
   for (const e of events) evolve(s, e)
@@ -145,6 +183,7 @@ test('the valid example cases', async () => {
     const events = await vba.cases.events(path.join(root, d.name))
     assert.ok(events.length > 0, d.name)
     holds(events, d.name)
+    for (const [what, every] of snapshotPatterns) snapshotsHold(events, `${d.name}, snapshots ${what}`, every)
   }
   await vba.close()
 })

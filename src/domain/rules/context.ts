@@ -25,7 +25,7 @@ export interface DecisionObligation {
   readonly ref: ObjectRefLite & { readonly media_type?: string }
   readonly turn: number
   readonly at: string
-  /** The case state before the answer (a copy). */
+  /** The case state before the answer (a snapshot: read only). */
   readonly state: CaseState
   /** The events the command recorded after the answer. */
   readonly decided: ReadonlyArray<Pick<RecordedEvent, 'type' | 'actor' | 'data'>>

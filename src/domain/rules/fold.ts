@@ -5,7 +5,7 @@
  * decision) is a violation then.
  */
 import type { RecordedEvent } from '../../events/chain.js'
-import { cloneCaseState, initCaseState, type CaseState } from '../case-state.js'
+import { initCaseState, snapshotCaseState, type CaseState } from '../case-state.js'
 import { evolve } from '../case-evolve.js'
 import { checkTime } from './time.js'
 import { checkEvent } from './events.js'
@@ -86,7 +86,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
     }
     checkEvent(context)
     if (e.type === 'ModelResponded' && current.events.length === 0)
-      current.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: cloneCaseState(s) }
+      current.answer = { seq: e.seq, ref: e.data.raw, turn: e.data.turn, at: e.at, state: snapshotCaseState(s) }
     if (e.type === 'ModelRequested')
       obligations.push({
         kind: 'prompt',
@@ -94,7 +94,7 @@ export const ruleFold = (initial: CaseState = initCaseState(), options: RuleFold
         ref: e.data.prompt,
         turn: e.data.turn,
         version: e.data.prompt_version,
-        state: cloneCaseState(s)
+        state: snapshotCaseState(s)
       })
     current.events.push(e)
     if (e.type === 'CommandSigned') current.signed = true
