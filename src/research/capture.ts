@@ -6,19 +6,48 @@ import { CAPTURE_FORMAT, CAPTURE_SCHEMA, type Capture, type QueryKind } from '..
 
 export type Origin = Capture['origin']
 
+/**
+ * Settings with their hash, computed once for the settings a research session answers under (they
+ * do not change while it lasts). Frozen: the hash stays the hash of what is recorded.
+ */
+export class HashedSettings {
+  private constructor(
+    readonly settings: Readonly<Record<string, unknown>>,
+    readonly hash: string
+  ) {}
+
+  static of(settings: Record<string, unknown>): E.Either<Failure, HashedSettings> {
+    const hash = settingsHash(settings)
+    return E.isLeft(hash) ? hash : E.right(new HashedSettings(deepFreeze(settings), hash.right))
+  }
+}
+
+const settingsHash = (settings: Record<string, unknown>): E.Either<Failure, string> => {
+  const text = canonicalJson(settings)
+  return E.isLeft(text) ? text : E.right(sha256Digest(text.right))
+}
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
 /** Assembles a capture; its canonical size must stay within `maxBytes` (RESULT_TOO_LARGE). */
 export const buildCapture = (
   kind: QueryKind,
   request: Record<string, unknown>,
   origin: Origin,
-  settings: Record<string, unknown>,
+  settings: Record<string, unknown> | HashedSettings,
   result: Record<string, unknown>,
   maxBytes: number,
   /** Size (or an upper bound) of JSON.stringify(result) when the caller measured it already. */
   resultBytes?: number
 ): E.Either<Failure, Capture> => {
-  const settingsText = canonicalJson(settings)
-  if (E.isLeft(settingsText)) return settingsText
+  const hash = settings instanceof HashedSettings ? E.right(settings.hash) : settingsHash(settings)
+  if (E.isLeft(hash)) return hash
   const capture: Capture = {
     format: CAPTURE_FORMAT,
     format_version: 1,
@@ -26,8 +55,8 @@ export const buildCapture = (
     kind,
     request,
     origin,
-    settings,
-    settings_hash: sha256Digest(settingsText.right),
+    settings: (settings instanceof HashedSettings ? settings.settings : settings) as Record<string, unknown>,
+    settings_hash: hash.right,
     result
   }
   // Canonical JSON differs from JSON.stringify only in member order, so the size is the same

@@ -7,7 +7,7 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure, type FailureCode } from '../failures/failure.js'
 import { decodeQuery, isDatabaseQuery, type DatabaseQuery, type SourceQuery } from '../domain/query.js'
-import type { DatabaseScope, TableSchema } from '../domain/database-plan.js'
+import type { DatabaseScope } from '../domain/database-plan.js'
 import type { Capture } from '../events/capture.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import type { Binding } from '../events/settings.js'
@@ -54,8 +54,8 @@ export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
 
 /** @category research */
 export const createProjectResearch = (profile: Profile, options: ResearchOptions = {}): ProjectResearch => {
-  let db: Promise<WorldDb> | undefined
-  const schemas = new Map<string, TableSchema>()
+  // The database half: the world database and what its session keeps (schemas, settings).
+  let db: Promise<DatabaseSession> | undefined
   let source: Promise<SourceRunner> | undefined
   const database = async (q: DatabaseQuery): Promise<Capture> => {
     const scope = databaseScope(profile)
@@ -64,19 +64,22 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     }
     const section = profile.database
     // The database half (knex and its drivers) loads on first use: source-only sessions start faster.
-    db ??= import('../adapters/db/world-db.js').then(({ openWorldDb }) =>
-      openWorldDb(section, {
-        limits: profile.limits,
-        ...optional('env', options.env),
-        ...optional('sqliteTypes', options.sqliteTypes)
-      })
+    db ??= Promise.all([import('../adapters/db/world-db.js'), import('./database/run.js')]).then(
+      async ([{ openWorldDb }, { runDatabaseQuery }]) => {
+        const world = await openWorldDb(section, {
+          limits: profile.limits,
+          ...optional('env', options.env),
+          ...optional('sqliteTypes', options.sqliteTypes)
+        })
+        const research = { db: world, scope, snapshotId: section.snapshot_id, schemas: new Map(), settings: new Map() }
+        return { world, run: (query: DatabaseQuery) => runDatabaseQuery(research, query) }
+      }
     )
     const opened = await db.catch((e: unknown) => {
       db = undefined
       throw e
     })
-    const { runDatabaseQuery } = await import('./database/run.js')
-    return runDatabaseQuery({ db: opened, scope, snapshotId: section.snapshot_id, schemas }, q)
+    return opened.run(q)
   }
   const sourceQuery = async (q: SourceQuery): Promise<Capture> => {
     if (profile.source === undefined || options.openSource === undefined) {
@@ -109,7 +112,7 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
       if (db !== undefined)
         closing.push(
           db.then(
-            (d) => d.close(),
+            (d) => d.world.close(),
             () => undefined
           )
         )
@@ -123,6 +126,12 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
       await Promise.all(closing)
     }
   }
+}
+
+/** An opened world database and the research session over it. */
+interface DatabaseSession {
+  readonly world: WorldDb
+  readonly run: (q: DatabaseQuery) => Promise<Capture>
 }
 
 const failureError = (code: FailureCode, message: string): FailureError => new FailureError(failure(code, message))

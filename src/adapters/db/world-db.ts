@@ -28,10 +28,11 @@ import {
 } from '../../domain/database-plan.js'
 import type { ProjectLimits } from '../../domain/limits.js'
 import type { DatabaseSection } from '../config/profile.js'
-import { columnConverter, sqliteDataType, toJsonValue, type JsonValue } from './values.js'
+import { columnConverter, sqliteDataType, toJsonValue } from './values.js'
+import { rowReader, type Row, type RowBytes } from './row-reader.js'
 import { mysqlExecutor, sqliteExecutor, type Executor, type Statement } from './executors.js'
 
-export type Row = Readonly<Record<string, JsonValue>>
+export type { Row } from './row-reader.js'
 
 export interface WorldDb {
   readonly client: 'mysql2' | 'better-sqlite3'
@@ -50,7 +51,12 @@ export interface WorldDb {
     plan: RowsPlan,
     schema: TableSchema,
     maxBytes?: number
-  ) => Promise<{ readonly rows: Row[]; readonly stopped: boolean }>
+  ) => Promise<{
+    readonly rows: Row[]
+    readonly stopped: boolean
+    /** An upper bound of the JSON size of the first plan.limit rows (the ones a result may return). */
+    readonly upperBytes: number
+  }>
   readonly count: (plan: CountPlan) => Promise<number | string>
   readonly close: () => Promise<void>
 }
@@ -107,23 +113,6 @@ const applyFilter = (qb: Knex.QueryBuilder, f: PlannedFilter): void => {
       throw new TypeError(`unhandled filter ${JSON.stringify(_never)}`)
     }
   }
-}
-
-/**
- * A lower bound of a row's JSON size: every UTF-16 unit of a string is at least one byte, every
- * key is quoted and followed by a colon, values and members are separated. Exact sizes would cost a
- * serialisation per row; a lower bound is enough to know the rows read already exceed a limit.
- */
-const jsonBytesAtLeast = (row: Row): number => {
-  let n = 3
-  for (const key in row) {
-    const v = row[key]
-    n +=
-      key.length +
-      4 +
-      (typeof v === 'string' ? v.length : typeof v === 'object' && v !== null ? v.$base64.length + 13 : 1)
-  }
-  return n
 }
 
 const MYSQL_EXACT = new Set([
@@ -325,7 +314,7 @@ const selectRows = async (
   plan: RowsPlan,
   schema: TableSchema,
   maxBytes = Number.POSITIVE_INFINITY
-): Promise<{ rows: Row[]; stopped: boolean }> => {
+): Promise<{ rows: Row[]; stopped: boolean; upperBytes: number }> => {
   const qb = s.k.select([...plan.columns]).from(tableName(s, plan.ref))
   for (const f of plan.filters) applyFilter(qb, f)
   qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
@@ -333,19 +322,21 @@ const selectRows = async (
   const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
   // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
   // BIGINT); only the others are converted.
-  const converters = plan.columns
-    .filter((c) => s.sqlite || !MYSQL_EXACT.has(types.get(c) ?? 'unknown'))
-    .map((c) => [c, columnConverter(types.get(c) ?? 'unknown')] as const)
-  const rows: Row[] = []
-  let bytes = 2
-  const stopped = await s.exec.each(build(qb), (row) => {
-    // The driver's row objects are ours: converted in place instead of copied.
-    for (const [c, convert] of converters) row[c] = convert(row[c])
-    rows.push(row as Row)
-    bytes += jsonBytesAtLeast(row as Row)
-    return bytes <= maxBytes
+  const converters = plan.columns.map((c) => {
+    const type = types.get(c) ?? 'unknown'
+    return s.sqlite || !MYSQL_EXACT.has(type) ? columnConverter(type) : null
   })
-  return { rows, stopped }
+  const read = rowReader(
+    plan.columns,
+    converters.map((c) => c !== null)
+  )
+  const rows: Row[] = []
+  const sizes: RowBytes = { lower: 2, upper: 2 }
+  const stopped = await s.exec.each(build(qb), (row) => {
+    rows.push(read(row, converters, sizes, rows.length < plan.limit))
+    return sizes.lower <= maxBytes
+  })
+  return { rows, stopped, upperBytes: sizes.upper }
 }
 
 const count = async (s: Session, plan: CountPlan): Promise<number | string> => {

@@ -25,7 +25,7 @@ import type {
 import type { Capture } from '../../events/capture.js'
 import { FailureError, must } from '../../failures/error.js'
 import type { Row, WorldDb } from '../../adapters/db/world-db.js'
-import { buildCapture, type Origin } from '../capture.js'
+import { buildCapture, HashedSettings, type Origin } from '../capture.js'
 
 export interface DatabaseResearch {
   readonly db: WorldDb
@@ -36,6 +36,8 @@ export interface DatabaseResearch {
    * that is re-imported gets a new snapshot id and so a new session.
    */
   readonly schemas: Map<string, TableSchema>
+  /** The settings of each database's captures with their hash, computed once per session. */
+  readonly settings: Map<string, HashedSettings>
 }
 
 const origin = (r: DatabaseResearch, database: string): Origin => ({
@@ -45,22 +47,28 @@ const origin = (r: DatabaseResearch, database: string): Origin => ({
   snapshot_id: r.snapshotId
 })
 
-const settingsOf = (r: DatabaseResearch, database: string): Record<string, unknown> => {
+const settingsOf = (r: DatabaseResearch, database: string): HashedSettings => {
+  const cached = r.settings.get(database)
+  if (cached !== undefined) return cached
   const l = r.scope.limits
-  return {
-    client: r.db.client,
-    // captures recorded before it reported an SQLite world's types as declared (TEXT_DECIMAL(14,4))
-    ...(r.db.sqliteTypes === 'mysql' ? { sqlite_types: 'mysql' } : {}),
-    allowed_tables: [...(r.scope.allowedTables[database] ?? [])].sort(),
-    limits: {
-      time_ms: l.time_ms,
-      max_rows: l.max_rows,
-      max_result_bytes: l.max_result_bytes,
-      max_in_values: l.max_in_values,
-      max_filters: l.max_filters,
-      max_columns: l.max_columns
-    }
-  }
+  const settings = must(
+    HashedSettings.of({
+      client: r.db.client,
+      // captures recorded before it reported an SQLite world's types as declared (TEXT_DECIMAL(14,4))
+      ...(r.db.sqliteTypes === 'mysql' ? { sqlite_types: 'mysql' } : {}),
+      allowed_tables: [...(r.scope.allowedTables[database] ?? [])].sort(),
+      limits: {
+        time_ms: l.time_ms,
+        max_rows: l.max_rows,
+        max_result_bytes: l.max_result_bytes,
+        max_in_values: l.max_in_values,
+        max_filters: l.max_filters,
+        max_columns: l.max_columns
+      }
+    })
+  )
+  r.settings.set(database, settings)
+  return settings
 }
 
 /**
@@ -140,26 +148,6 @@ const schema = async (r: DatabaseResearch, q: DatabaseSchema): Promise<Capture> 
   })
 }
 
-/**
- * A cheap upper bound of the JSON size of rows. Keys are validated ASCII identifiers (their
- * length plus quotes, colon and comma); a string takes at most 6 bytes per UTF-16 unit (a \\u
- * escape) plus quotes; numbers at most 24 characters.
- */
-const upperBoundBytes = (rows: readonly Row[]): number => {
-  let bytes = 2
-  for (const row of rows) {
-    bytes += 3
-    for (const key in row) {
-      const v = row[key]
-      bytes +=
-        key.length +
-        4 +
-        (typeof v === 'string' ? v.length * 6 + 2 : typeof v === 'object' && v !== null ? v.$base64.length + 14 : 24)
-    }
-  }
-  return bytes
-}
-
 /** Canonical size of a row (canonical JSON only reorders members, so JSON.stringify's length is it). */
 const rowBytes = (row: Row): number => Buffer.byteLength(JSON.stringify(row)) + 1
 
@@ -169,7 +157,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const s = await schemaOf(r, ref)
   const plan = must(planRows(r.scope, s, q))
   // Reading stops once the rows hold more than the result may (memory bounded by max_result_bytes).
-  const { rows: fetched } = await r.db.selectRows(plan, s, r.scope.limits.max_result_bytes - 2048)
+  const { rows: fetched, upperBytes } = await r.db.selectRows(plan, s, r.scope.limits.max_result_bytes - 2048)
   const more = fetched.length > plan.limit
   const page = more ? fetched.slice(0, plan.limit) : fetched
   const types = new Map(s.columns.map((c) => [c.name, c.type]))
@@ -196,7 +184,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const budget = r.scope.limits.max_result_bytes - 2048
   const whole = resultFor(page, false)
   // An upper bound that fits is as good as the exact size (and needs no serialisation).
-  const bound = upperBoundBytes(page) + 4096
+  const bound = upperBytes + 4096
   const wholeBytes = bound <= budget ? bound : Buffer.byteLength(JSON.stringify(whole))
   if (wholeBytes <= budget) return databaseCapture(r, 'database.rows', q, ref.database, whole, wholeBytes)
   let used = 0
