@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto'
 import * as t from 'io-ts'
 import { INDEX_VERSION } from './index-cache.js'
+import { HASH, filterKernel, type FilterKernel } from './trigram-kernel.js'
 
 /** Thrown when stored bytes do not match their git id, or a data file its digest: the index is damaged. */
 export class IndexCorrupt extends Error {}
@@ -165,12 +166,18 @@ export function* slicedClasses(
   for (const [log, n] of filterClasses(logs).classes) {
     const row = rowBytes(n)
     const region = new Uint8Array(2 ** log * row)
-    let slot = 0
-    for (let i = 0; i < count && slot < n; i++)
+    // The filters of 8 slots at a time: their bytes at one offset are one byte of 8 rows each.
+    const group: Uint8Array[] = []
+    let column = 0
+    for (let i = 0; i < count && column * 8 + group.length < n; i++)
       if (logs[i] === log) {
-        sliceOne(region, filterOf(i), slot >>> 3, 1 << (slot & 7), row)
-        slot++
+        group.push(filterOf(i))
+        if (group.length === 8) {
+          sliceGroup(region, group, column++, row)
+          group.length = 0
+        }
       }
+    if (group.length > 0) sliceGroup(region, group, column, row)
     yield region
   }
 }
@@ -178,16 +185,34 @@ export function* slicedClasses(
 /** log2 of a filter's size in bits. */
 export const logOfFilter = (f: Uint8Array): number => 31 - Math.clz32(f.length) + 3
 
-/** Sets, for every bit p set in `filter`, bit `bit` of byte `column` of row p (rows of `row` bytes). */
-const sliceOne = (out: Uint8Array, filter: Uint8Array, column: number, bit: number, row: number): void => {
-  for (let q = 0; q < filter.length; q++) {
-    let v = filter[q] ?? 0
-    while (v !== 0) {
-      const t = 31 - Math.clz32(v & -v)
-      const k = column + (8 * q + t) * row
-      out[k] = (out[k] ?? 0) | bit
-      v &= v - 1
-    }
+const NONE = new Uint8Array(0)
+
+/**
+ * Writes byte `column` of every row from the filters of its slots (up to 8, one size; slot
+ * 8 * column + s is `group[s]`): for each filter byte q, the 8 bytes the slots hold there, as an
+ * 8x8 bit matrix (bit t of byte s), transposed, are byte `column` of rows 8q to 8q + 7.
+ */
+const sliceGroup = (out: Uint8Array, group: readonly Uint8Array[], column: number, row: number): void => {
+  const [f0, f1 = NONE, f2 = NONE, f3 = NONE, f4 = NONE, f5 = NONE, f6 = NONE, f7 = NONE] = group as [Uint8Array]
+  for (let q = 0; q < f0.length; q++) {
+    let lo = (f0[q] ?? 0) | ((f1[q] ?? 0) << 8) | ((f2[q] ?? 0) << 16) | ((f3[q] ?? 0) << 24)
+    let hi = (f4[q] ?? 0) | ((f5[q] ?? 0) << 8) | ((f6[q] ?? 0) << 16) | ((f7[q] ?? 0) << 24)
+    if ((lo | hi) === 0) continue
+    // The 64-bit transpose of bit 8s+t to bit 8t+s, on the two 32-bit halves.
+    let t = 0x0f0f0f0f & (hi ^ (lo >>> 4))
+    hi ^= t
+    lo ^= t << 4
+    t = 0x33330000 & (lo ^ (lo << 14))
+    lo ^= t ^ (t >>> 14)
+    t = 0x33330000 & (hi ^ (hi << 14))
+    hi ^= t ^ (t >>> 14)
+    t = 0x55005500 & (lo ^ (lo << 7))
+    lo ^= t ^ (t >>> 7)
+    t = 0x55005500 & (hi ^ (hi << 7))
+    hi ^= t ^ (t >>> 7)
+    let k = 8 * q * row + column
+    for (let b = 0; b < 32; b += 8, k += row) out[k] = (lo >>> b) & 255
+    for (let b = 0; b < 32; b += 8, k += row) out[k] = (hi >>> b) & 255
   }
 }
 
@@ -222,39 +247,18 @@ export const blobFiling = (bytes: Uint8Array | null): { readonly flags: number; 
         ? { flags: 0, log: 0 }
         : { flags: STORED, log: filterLog(bytes.length) }
 
-const HASH = 0x9e3779b1
-
-/** Each byte with ASCII capitals lowered: the folding of folded.dat, as ignore_case matches. */
-const FOLD = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b))
+let kernel: FilterKernel | undefined
 
 /**
  * The two trigram filters of a blob's bytes, `2 ** log` bits each, from one pass: of the bytes as
- * they are, and of the bytes case-folded (FOLD). A needle lowered the same way whose trigrams are
- * not all set in the folded filter cannot occur in the blob in any case.
+ * they are (bit `imul(trigram, HASH) >>> (32 - log)` of each byte trigram, first byte highest), and
+ * of the bytes with ASCII capitals lowered, as ignore_case matches. A needle lowered the same way
+ * whose trigrams are not all set in the folded filter cannot occur in the blob in any case. The
+ * loop runs in WebAssembly (trigram-kernel.ts), on one kernel per thread.
  */
-export const trigramFilters = (
-  bytes: Uint8Array,
-  log: number
-): { readonly exact: Uint8Array<ArrayBuffer>; readonly folded: Uint8Array<ArrayBuffer> } => {
-  const exact = new Uint8Array(1 << (log - 3))
-  const folded = new Uint8Array(1 << (log - 3))
-  const shift = 32 - log
-  const n = bytes.length
-  if (n < 3) return { exact, folded }
-  const b0 = bytes[0] ?? 0
-  const b1 = bytes[1] ?? 0
-  let t = (b0 << 8) | b1
-  let u = ((FOLD[b0] ?? 0) << 8) | (FOLD[b1] ?? 0)
-  for (let i = 2; i < n; i++) {
-    const b = bytes[i] ?? 0
-    t = ((t << 8) | b) & 0xffffff
-    u = ((u << 8) | (FOLD[b] ?? 0)) & 0xffffff
-    const h = Math.imul(t, HASH) >>> shift
-    exact[h >>> 3] = (exact[h >>> 3] ?? 0) | (1 << (h & 7))
-    const g = Math.imul(u, HASH) >>> shift
-    folded[g >>> 3] = (folded[g >>> 3] ?? 0) | (1 << (g & 7))
-  }
-  return { exact, folded }
+export const trigramFilters: FilterKernel = (bytes, log) => {
+  kernel ??= filterKernel()
+  return kernel(bytes, log)
 }
 
 /**

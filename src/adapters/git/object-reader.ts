@@ -15,10 +15,18 @@ import { byteCache, type ByteCache } from './byte-cache.js'
 // zlib (and the streams it brings) loads on the first object inflated: a process that reads the
 // snapshot index only (a later research process) never inflates anything.
 let zlib: typeof import('node:zlib') | undefined
-const inflateSync = (b: Buffer): Buffer => {
+/**
+ * Inflates `b`; given the size it inflates to, into one buffer of that size and one byte more (so
+ * zlib needs no second output chunk to find the end, and no concatenation of chunks of 16 KiB).
+ */
+const inflateSync = (b: Buffer, expected?: number): Buffer => {
   zlib ??= process.getBuiltinModule('node:zlib')
-  return zlib.inflateSync(b)
+  return expected === undefined || expected >= ONE_CHUNK
+    ? zlib.inflateSync(b)
+    : zlib.inflateSync(b, { chunkSize: Math.max(64, expected + 1) })
 }
+/** Objects up to this size inflate into one buffer (a larger claim of a damaged pack allocates no more). */
+const ONE_CHUNK = 64 << 20
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag'
 
@@ -170,12 +178,13 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
       if (size === 0) size = 0x10000
       if (off + size > base.length || o + size > targetSize)
         throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta copies outside its base')
-      base.copy(out, o, off, off + size)
+      if (size < 32) for (let k = 0; k < size; k++) out[o + k] = base[off + k] ?? 0
+      else out.set(base.subarray(off, off + size), o)
       o += size
     } else if (cmd !== 0) {
       if (i + cmd > delta.length || o + cmd > targetSize)
         throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta inserts past its end')
-      delta.copy(out, o, i, i + cmd)
+      for (let k = 0; k < cmd; k++) out[o + k] = delta[i + k] ?? 0
       i += cmd
       o += cmd
     } else throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta holds a reserved instruction')
@@ -187,7 +196,7 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
 const inflate = (b: Buffer, expected: number): Buffer => {
   let out: Buffer
   try {
-    out = inflateSync(b)
+    out = inflateSync(b, expected)
   } catch (e) {
     throw new ObjectStoreError(
       'OBJECT_CORRUPT',
