@@ -131,6 +131,9 @@ export const planCommand = async (
   }
 }
 
+/** The earliest date a command on the handle's head may have: the case's last event's, or its creation's. */
+export const clockFloor = (handle: CaseHandle): string => handle.cursor.state.lastAt ?? handle.declaration.created_at
+
 /**
  * The command's drafts sealed into a chain continuing the handle's head, all dated alike (never
  * before the case's last event: CLOCK_BEHIND), each with a fresh id, with the writer's signature
@@ -140,7 +143,7 @@ const sealCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env): Promi
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = cmd.at ?? env.now().toISOString()
   // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
-  const floor = handle.cursor.state.lastAt ?? handle.declaration.created_at
+  const floor = clockFloor(handle)
   if (at < floor)
     fail(
       'CLOCK_BEHIND',

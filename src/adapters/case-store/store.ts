@@ -34,7 +34,8 @@ export interface StoreAppendOptions extends AppendOptions {
   readonly lease?: Lease
   /**
    * When the case moved on since the command was decided (its expected generation is stale), the
-   * store calls this under its lock with the caught-up handle instead of failing with
+   * store calls this with the caught-up handle (under its lock, or before a write guarded by
+   * the head it decides on) instead of failing with
    * GENERATION_CONFLICT: the command decided again on the current state (same command id), or
    * null when there is nothing to append any more. Typed commands without an explicit expected
    * generation use it, so concurrent writers of one case do not retry whole transactions.

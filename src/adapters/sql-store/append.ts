@@ -1,5 +1,8 @@
 /**
- * Appending to a case in the SQL store: one transaction.
+ * Appending to a case in the SQL store. On PostgreSQL a new command without objects, on the head
+ * the handle knows, is planned first and written in one autocommitted statement guarded by that
+ * head and the lease (append-one.ts); every other command, and one whose statement kept losing
+ * to other writers, is written in one transaction:
  *  1. `SELECT … FOR UPDATE` on the case's row reads the head, the lease and the database's clock
  *     in one statement: writers of one case queue here (READ COMMITTED, a lock wait bounded by
  *     `lockWaitMs`: CASE_LOCKED), writers of different cases do not meet;
@@ -14,7 +17,6 @@
  * A writer killed before COMMIT leaves nothing: the server rolls the transaction back.
  */
 import type { Knex } from 'knex'
-import type { CaseState } from '../../domain/case-state.js'
 import { systemEnv } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
@@ -25,58 +27,18 @@ import {
   nothingToAppend,
   planCommand,
   rebaseCommand,
-  type ObjectLookup,
+  clockFloor,
   validateCommand
 } from '../case-store/plan.js'
+import { recordDraws, type Draws } from '../case-store/draws.js'
 import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
 import { planAhead } from '../case-store/plan-ahead.js'
-import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
-import { INSERT_ROWS, insertEvents, num, numOrNull, queueColumns, recordedEvents, type CaseRow } from './rows.js'
+import { INSERT_ROWS, insertEvents, recordedEvents } from './rows.js'
+import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, type After } from './append-parts.js'
+import { appendInOneStatement, fitsOneStatement } from './append-one.js'
 import { scanRows } from './scan-rows.js'
-
-/** The case row locked for an append, with its lease and the database's clock. */
-const lockRow = async (
-  ctx: SqlContext,
-  trx: Knex.Transaction,
-  caseId: string
-): Promise<
-  CaseRow & {
-    readonly lease: { owner: string | null; token: string | null; expires: number | null }
-    readonly now: number
-  }
-> => {
-  const locked = (await trx('vba_cases')
-    .select(
-      'case_id',
-      'generation',
-      'head_hash',
-      'log_bytes',
-      'lease_owner',
-      'lease_token',
-      'lease_expires_ms',
-      trx.raw(`${ctx.dialect.nowMs} AS now_ms`)
-    )
-    .where({ case_id: caseId })
-    .forUpdate()
-    .first()) as Record<string, unknown> | undefined
-  if (locked === undefined)
-    return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
-  return {
-    case_id: caseId,
-    declaration: Buffer.alloc(0),
-    generation: num(locked['generation']),
-    head_hash: String(locked['head_hash']),
-    log_bytes: num(locked['log_bytes']),
-    lease: {
-      owner: (locked['lease_owner'] as string | null) ?? null,
-      token: (locked['lease_token'] as string | null) ?? null,
-      expires: numOrNull(locked['lease_expires_ms'])
-    },
-    now: num(locked['now_ms'])
-  }
-}
 
 /** Appends a command to a case of the store (see the module comment). */
 export const appendInStore = async (
@@ -85,8 +47,15 @@ export const appendInStore = async (
   first: RawCommand,
   options: StoreAppendOptions = {}
 ): Promise<AppendOutcome> => {
+  validateCommand(first)
+  // Every plan of the command (a retry, the fallback, a plan made ahead) takes the same draws.
+  const draws = recordDraws(options.env ?? systemEnv)
   try {
-    return await appendTransaction(ctx, handle, first, options)
+    if (fitsOneStatement(ctx, handle, first)) {
+      const done = await appendInOneStatement(ctx, handle, first, options, draws)
+      if (done !== undefined) return done
+    }
+    return await appendTransaction(ctx, handle, first, options, draws)
   } catch (e) {
     // A key the log does not explain (event rows past the head, a planted command row) is a store
     // that does not verify: CASE_CORRUPT, never an internal error.
@@ -106,52 +75,7 @@ export const appendInStore = async (
   }
 }
 
-type LockedRow = Awaited<ReturnType<typeof lockRow>>
 type Plan = Awaited<ReturnType<typeof planCommand>>
-/** Where the handle moves once the transaction committed. */
-interface After {
-  readonly state: CaseState
-  readonly seq: number
-  readonly hash: string
-  readonly bytes: number
-  readonly span: CommandSpan
-  readonly ids: string[]
-}
-
-/** An append under a lease needs it still held (LEASE_LOST); one without is refused while another's is live (CASE_LEASED). */
-const checkLease = (row: LockedRow, ref: string, options: StoreAppendOptions): void => {
-  const live = row.lease.expires !== null && row.lease.expires > row.now
-  if (options.lease !== undefined) {
-    if (row.lease.token !== options.lease.token || !live) {
-      fail(
-        'LEASE_LOST',
-        `the lease of ${options.lease.worker} on case ${ref} was lost (expired or taken over); stop working on the case`,
-        { case_id: ref, worker: options.lease.worker }
-      )
-    }
-  } else if (live && row.lease.owner !== null) {
-    fail(
-      'CASE_LEASED',
-      `case ${ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`,
-      { case_id: ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() }
-    )
-  }
-}
-
-/** The store's objects as a plan asks about them (sizes and bytes read inside the transaction). */
-const lookupIn = (trx: Knex.Transaction, ctx: SqlContext): ObjectLookup => ({
-  sizeOf: async (digest) => {
-    const r = (await trx('vba_objects').select('size').where({ digest }).first()) as Record<string, unknown> | undefined
-    return r === undefined ? null : num(r['size'])
-  },
-  read: async (ref) => {
-    try {
-      return await ctx.objects.read(trx, ref)
-    } catch {
-      return undefined
-    }
-  }
-})
 
 /** Writes a planned command's event rows, command row and case row; the rows the case update touched. */
 const writePlan = async (
@@ -162,28 +86,7 @@ const writePlan = async (
   plan: Plan
 ): Promise<number> => {
   await ctx.objects.insert(trx, plan.provided.values())
-  const lines = plan.sealed.map((x) => ({
-    seq: x.envelope.seq,
-    command_id: x.envelope.command_id,
-    hash: x.envelope.hash,
-    line: Buffer.from(x.line, 'utf8')
-  }))
-  // The queue's clock is the events' own time (the env clock is not consumed twice).
-  const lastAt = plan.sealed[plan.sealed.length - 1]?.envelope.at ?? new Date(0).toISOString()
-  const head = {
-    generation: plan.newHead.seq,
-    head_hash: plan.newHead.hash,
-    log_bytes: plan.newHead.bytes,
-    last_event_at: lastAt,
-    updated_ms: Date.parse(lastAt),
-    ...queueColumns(plan.rules.state())
-  }
-  const commandRow = {
-    case_id: handle.ref,
-    command_id: cmd.commandId,
-    first_seq: handle.cursor.seq + 1,
-    last_seq: plan.newHead.seq
-  }
+  const { lines, head, commandRow } = planRows(handle, cmd, plan)
   if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
     // Events, command and head in one statement (data-modifying CTEs): one round trip while the
     // case row is locked, instead of three.
@@ -204,29 +107,18 @@ const writePlan = async (
   return trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
 }
 
-/** Moves the handle past a committed command. */
-const moveHandle = (handle: CaseHandle, commandId: string, a: After): void => {
-  handle.cursor.commands.set(commandId, a.span)
-  handle.cursor.lastCommand = commandId
-  handle.cursor.seq = a.seq
-  handle.cursor.hash = a.hash
-  handle.cursor.bytes = a.bytes
-  handle.cursor.state = a.state
-  for (const id of a.ids) handle.cursor.ids.add(id)
-}
-
+/** The transaction (see the module comment), its plans taking the command's draws. */
 const appendTransaction = async (
   ctx: SqlContext,
   handle: CaseHandle,
   first: RawCommand,
-  options: StoreAppendOptions
+  options: StoreAppendOptions,
+  draws: Draws
 ): Promise<AppendOutcome> => {
-  validateCommand(first)
-  const env = options.env ?? systemEnv
   let after: After | null = null
   const outcome = await ctx.transaction(async (trx) => {
-    const locking = lockRow(ctx, trx, handle.ref)
-    const ahead = planAhead(handle, first, env, lookupIn(trx, ctx))
+    const locking = appendRow(ctx, trx, handle.ref, true)
+    const ahead = planAhead(handle, first, draws.env(clockFloor(handle)), lookupIn(trx, ctx))
     const row = await locking
     checkLease(row, handle.ref, options)
     await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
@@ -239,25 +131,13 @@ const appendTransaction = async (
     if (cmd === null) return nothingToAppend(handle, first.commandId)
     const plan =
       (await ahead?.take({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes })) ??
-      (await planCommand(handle, cmd, env, lookupIn(trx, ctx)))
+      (await planCommand(handle, cmd, draws.env(clockFloor(handle)), lookupIn(trx, ctx)))
     const updated = await writePlan(trx, ctx, handle, cmd, plan)
     if (updated !== 1)
       fail('GENERATION_CONFLICT', 'the case moved while the command was written; retry', {
         expected: cmd.expectedGeneration
       })
-    after = {
-      state: plan.rules.state(),
-      seq: plan.newHead.seq,
-      hash: plan.newHead.hash,
-      bytes: plan.newHead.bytes,
-      span: {
-        firstSeq: handle.cursor.seq + 1,
-        lastSeq: plan.newHead.seq,
-        start: handle.cursor.bytes,
-        end: plan.newHead.bytes
-      },
-      ids: plan.sealed.map((x) => x.envelope.id)
-    }
+    after = afterPlan(handle, plan)
     return appendedAs(cmd.commandId, plan, [])
   })
   // Acknowledged (committed): only now does the handle move on.
