@@ -30,6 +30,7 @@ import type { ProjectLimits } from '../../domain/limits.js'
 import type { DatabaseSection } from '../config/profile.js'
 import { columnConverter, sqliteDataType, toJsonValue } from './values.js'
 import { rowReader, type Row, type RowBytes } from './row-reader.js'
+import { countShape, rowsShape, StatementCache } from './statement-cache.js'
 import { mysqlExecutor, sqliteExecutor, type Executor, type Statement } from './executors.js'
 
 export type { Row } from './row-reader.js'
@@ -153,7 +154,13 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
         })
       : await sqliteExecutor(db)
   const sqliteTypes = db.client === 'better-sqlite3' ? (options.sqliteTypes ?? 'mysql') : null
-  const s: Session = { k, exec, sqlite: db.client === 'better-sqlite3', sqliteTypes: sqliteTypes ?? 'declared' }
+  const s: Session = {
+    k,
+    statements: new StatementCache(),
+    exec,
+    sqlite: db.client === 'better-sqlite3',
+    sqliteTypes: sqliteTypes ?? 'declared'
+  }
   return {
     client: db.client,
     sqliteTypes,
@@ -169,6 +176,8 @@ export const openWorldDb = async (db: DatabaseSection, options: OpenOptions): Pr
 /** What every statement needs: the builder, the driver that executes it, and which driver that is. */
 interface Session {
   readonly k: Knex
+  /** The SQL of the rows and count statements knex built, by their plan's shape. */
+  readonly statements: StatementCache
   readonly exec: Executor
   readonly sqlite: boolean
   readonly sqliteTypes: SqliteTypes
@@ -183,7 +192,23 @@ const build = (qb: Knex.QueryBuilder | Knex.Raw): Statement => {
 const one = async (s: Session, qb: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> =>
   (await s.exec.all([build(qb)]))[0] ?? []
 
-const tableName = (s: Session, ref: TableRef): string => (s.sqlite ? ref.table : `${ref.database}.${ref.table}`)
+const tableName = (s: { readonly sqlite: boolean }, ref: TableRef): string =>
+  s.sqlite ? ref.table : `${ref.database}.${ref.table}`
+
+/** knex's SELECT of a rows plan (one row more than the limit: whether more exist). */
+export const rowsStatement = (k: Knex, sqlite: boolean, plan: RowsPlan): Statement => {
+  const qb = k.select([...plan.columns]).from(tableName({ sqlite }, plan.ref))
+  for (const f of plan.filters) applyFilter(qb, f)
+  qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
+  return build(qb.limit(plan.limit + 1).offset(plan.offset))
+}
+
+/** knex's count of a count plan. */
+export const countStatement = (k: Knex, sqlite: boolean, plan: CountPlan): Statement => {
+  const qb = k.count({ n: '*' }).from(tableName({ sqlite }, plan.ref))
+  for (const f of plan.filters) applyFilter(qb, f)
+  return build(qb)
+}
 
 const listTables = async (s: Session, database: string): Promise<string[]> => {
   const k = s.k
@@ -309,17 +334,25 @@ const mysqlTableSchema = async (s: Session, ref: TableRef): Promise<TableSchema 
   }
 }
 
+/** Each column's base type, by name, of a (session-cached) schema. */
+const TYPES = new WeakMap<TableSchema, ReadonlyMap<string, string>>()
+const typesOf = (schema: TableSchema): ReadonlyMap<string, string> => {
+  let types = TYPES.get(schema)
+  if (types === undefined) {
+    types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
+    TYPES.set(schema, types)
+  }
+  return types
+}
+
 const selectRows = async (
   s: Session,
   plan: RowsPlan,
   schema: TableSchema,
   maxBytes = Number.POSITIVE_INFINITY
 ): Promise<{ rows: Row[]; stopped: boolean; upperBytes: number }> => {
-  const qb = s.k.select([...plan.columns]).from(tableName(s, plan.ref))
-  for (const f of plan.filters) applyFilter(qb, f)
-  qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
-  qb.limit(plan.limit + 1).offset(plan.offset)
-  const types = new Map(schema.columns.map((c) => [c.name, c.data_type]))
+  const statement = s.statements.statement(rowsShape(plan), () => rowsStatement(s.k, s.sqlite, plan))
+  const types = typesOf(schema)
   // mysql2 already gives exact JSON for these types (numbers for INT, strings for text, DECIMAL and
   // BIGINT); only the others are converted.
   const converters = plan.columns.map((c) => {
@@ -332,7 +365,7 @@ const selectRows = async (
   )
   const rows: Row[] = []
   const sizes: RowBytes = { lower: 2, upper: 2 }
-  const stopped = await s.exec.each(build(qb), (row) => {
+  const stopped = await s.exec.each(statement, (row) => {
     rows.push(read(row, converters, sizes, rows.length < plan.limit))
     return sizes.lower <= maxBytes
   })
@@ -340,9 +373,8 @@ const selectRows = async (
 }
 
 const count = async (s: Session, plan: CountPlan): Promise<number | string> => {
-  const qb = s.k.count({ n: '*' }).from(tableName(s, plan.ref))
-  for (const f of plan.filters) applyFilter(qb, f)
-  const rows = await one(s, qb)
+  const statement = s.statements.statement(countShape(plan), () => countStatement(s.k, s.sqlite, plan))
+  const rows = (await s.exec.all([statement]))[0] ?? []
   const value = toJsonValue('bigint', rows[0]?.['n'])
   return typeof value === 'string' && /^\d{1,15}$/.test(value)
     ? Number(value)
