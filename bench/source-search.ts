@@ -5,6 +5,8 @@
  *   first-ever search   a new process, no snapshot index yet (it builds and publishes it)   ≤ 3x
  *   later process       a new process, the persisted index of the commit exists          ≤ 0.5x
  *   later vba research  the same as users run it: the bundled binary, one query           ≤ 0.5x
+ *                       (when NODE_EXTRA_CA_CERTS is set, also without it: Node 20 parses
+ *                       every certificate of that file when any process starts)
  *   warm session        repeated searches in one research session                        ≤ 0.25x
  *   peak RSS            one research session (largest of the rows above)                 ≤ 300 MiB
  *   case prepare        the demo report's revision against this core, first run, default limits
@@ -36,12 +38,21 @@ const RUNS = Number(values.runs)
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'source-search-worker.js')
 const VBA = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
 
+/** The environment without NODE_EXTRA_CA_CERTS, or null when it is not set. */
+const withoutExtraCerts = (): NodeJS.ProcessEnv | null => {
+  if (process.env['NODE_EXTRA_CA_CERTS'] === undefined) return null
+  const env = { ...process.env }
+  delete env['NODE_EXTRA_CA_CERTS']
+  return env
+}
+
 /** Wall time of one `vba research` process (the bundle) asking one source.search. */
-const timeCli = (profile: string, queryFile: string, term: string): number => {
+const timeCli = (profile: string, queryFile: string, term: string, env: NodeJS.ProcessEnv = process.env): number => {
   writeFileSync(queryFile, JSON.stringify({ kind: 'source.search', text: term }))
   const t0 = process.hrtime.bigint()
   const r = spawnSync(process.execPath, [VBA, 'research', '--config', profile, '--query', queryFile], {
-    stdio: ['ignore', 'ignore', 'pipe']
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env
   })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.status !== 0) throw new Error(`vba research failed: ${r.stderr.toString().slice(0, 400)}`)
@@ -115,6 +126,30 @@ const main = async (): Promise<void> => {
     }
     cli.push({ term, ours: median(ours), git: median(theirs) })
   }
+  // The same without NODE_EXTRA_CA_CERTS, interleaved with git grep, and what it costs `node -e 0`.
+  const bare = withoutExtraCerts()
+  const cliBare: Row[] = []
+  const nodeStart: { with: number[]; without: number[] } = { with: [], without: [] }
+  if (bare !== null) {
+    for (const term of terms) {
+      const ours: number[] = []
+      const theirs: number[] = []
+      for (let i = 0; i < RUNS; i++) {
+        ours.push(timeCli(profile, queryFile, term, bare))
+        theirs.push(timeGitGrep(repo, commit, term))
+      }
+      cliBare.push({ term, ours: median(ours), git: median(theirs) })
+    }
+    for (let i = 0; i < RUNS; i++)
+      for (const [key, env] of [
+        ['with', process.env],
+        ['without', bare]
+      ] as const) {
+        const t0 = process.hrtime.bigint()
+        spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env })
+        nodeStart[key].push(Number(process.hrtime.bigint() - t0) / 1e6)
+      }
+  }
   // The fixed cost of any new process: Node's start plus loading the modules and the profile.
   const floor: number[] = []
   for (let i = 0; i < RUNS; i++) {
@@ -173,6 +208,14 @@ const main = async (): Promise<void> => {
   for (const r of cli)
     out(
       `later vba research ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 0.5x)`
+    )
+  for (const r of cliBare)
+    out(
+      `later vba research ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (NODE_EXTRA_CA_CERTS unset)`
+    )
+  if (bare !== null)
+    out(
+      `node -e 0: ${median(nodeStart.with).toFixed(0)} ms with NODE_EXTRA_CA_CERTS set, ${median(nodeStart.without).toFixed(0)} ms without`
     )
   for (const r of warm)
     out(
