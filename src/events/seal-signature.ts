@@ -16,6 +16,12 @@ import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
 const PRINTABLE = /^[\x20-\x7e]*$/
 const MEMBERS = 9
 const q = (s: string): string => JSON.stringify(s)
+/**
+ * A string whose codec (checked first) admits only letters, digits, spaces and `+/=._:-` (keys,
+ * fingerprints, signatures, identifiers, digests, timestamps, actors), quoted as JSON.stringify
+ * and RFC 8785 quote it, without scanning it again for characters to escape.
+ */
+const plain = (s: string): string => `"${s}"`
 
 /** The sealed CommandSigned of `data` at `ctx` (version `version`), or undefined to seal it the generic way. */
 export const sealCommandSigned = (
@@ -29,11 +35,11 @@ export const sealCommandSigned = (
   if (!Identifier.is(ctx.id) || !Identifier.is(ctx.commandId) || !Timestamp.is(ctx.at) || !Digest.is(ctx.prev))
     return undefined
   const d = data
-  const strings = [d.principal, d.key, d.fingerprint, d.case_id, d.last_hash, d.signature, ctx.id, ctx.commandId]
-  if (!strings.every((s) => PRINTABLE.test(s))) return undefined
-  const dataText = `{"actors":[${d.actors.map(q).join(',')}],"case_id":${q(d.case_id)},"fingerprint":${q(d.fingerprint)},"first_seq":${d.first_seq},"key":${q(d.key)},"last_hash":${q(d.last_hash)},"last_seq":${d.last_seq},"principal":${q(d.principal)},"signature":${q(d.signature)}}`
-  const head = `{"actor":${q(actor)},"at":${q(ctx.at)},"command_id":${q(ctx.commandId)},"data":${dataText},"format":"${EVENT_FORMAT}",`
-  const tail = `"id":${q(ctx.id)},"prev":${q(ctx.prev)},"seq":${ctx.seq},"type":"CommandSigned","version":${version}}`
+  // The principal is the one string its codec lets hold quotes, backslashes or more than ASCII.
+  if (!PRINTABLE.test(d.principal)) return undefined
+  const dataText = `{"actors":[${d.actors.map(plain).join(',')}],"case_id":${plain(d.case_id)},"fingerprint":${plain(d.fingerprint)},"first_seq":${d.first_seq},"key":${plain(d.key)},"last_hash":${plain(d.last_hash)},"last_seq":${d.last_seq},"principal":${q(d.principal)},"signature":${plain(d.signature)}}`
+  const head = `{"actor":${plain(actor)},"at":${plain(ctx.at)},"command_id":${plain(ctx.commandId)},"data":${dataText},"format":"${EVENT_FORMAT}",`
+  const tail = `"id":${plain(ctx.id)},"prev":${plain(ctx.prev)},"seq":${ctx.seq},"type":"CommandSigned","version":${version}}`
   const hash = sha256Digest(head + tail)
   const event = {
     seq: ctx.seq,
@@ -48,5 +54,5 @@ export const sealCommandSigned = (
     hash
   } as RecordedEvent
   const envelope: EventEnvelope = { format: EVENT_FORMAT, ...event }
-  return { envelope, event, line: `${head}"hash":${q(hash)},${tail}` }
+  return { envelope, event, line: `${head}"hash":${plain(hash)},${tail}` }
 }

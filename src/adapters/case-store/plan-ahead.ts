@@ -53,7 +53,11 @@ export const planAhead = (
     sizeOf: (digest) => ask(() => objects.sizeOf(digest)),
     read: (ref) => ask(() => objects.read(ref))
   }
+  // The plan starts a turn of the event loop later, once the lock's request is out (the SQL
+  // store's statement is written a few promise turns after the call): its CPU runs while that
+  // request is in flight instead of delaying it.
   const planned = signer
+    .then((s) => new Promise<typeof s>((resolve) => setImmediate(() => resolve(s))))
     .then((s) => (s === undefined ? undefined : planCommand(handle, cmd, env, gated)))
     .then(
       (plan) => ({ plan }),

@@ -34,7 +34,7 @@ export const signatureDraft = async (
       ...signed,
       key: signer.publicKey,
       fingerprint: signer.fingerprint,
-      signature: Buffer.from(signature).toString('base64')
+      signature: Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('base64')
     }
   }
 }
