@@ -26,43 +26,64 @@ export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [
 ]
 
 /**
+ * What the prompts of one case read once: each object decoded once by digest (a capture stays in
+ * every later prompt's state), and the captures of each set of evidence references (a snapshot of
+ * the state shares that set with the states after it until new evidence is recorded).
+ */
+export interface PromptMemo {
+  readonly decoded: Map<string, unknown>
+  readonly captures: WeakMap<ReadonlyMap<string, ObjectRefLite>, ReadonlyMap<string, Capture> | null>
+}
+
+export const promptMemo = (): PromptMemo => ({ decoded: new Map(), captures: new WeakMap() })
+
+/**
  * The renderer's inputs for state `s`, from objects read by reference (null when one is missing:
  * reported elsewhere as a missing object).
  */
 export const promptInputsFrom = (
   s: CaseState,
   read: (ref: ObjectRefLite) => Uint8Array | undefined,
-  memo: Map<string, unknown> = new Map()
+  memo: PromptMemo = promptMemo()
 ): PromptInputs | null => {
-  const bytes = (ref: ObjectRefLite): Uint8Array | null => read(ref) ?? null
-  // Objects decoded once for all the prompts of a case (a capture stays in every later prompt's state).
-  const decodedOnce = <A>(ref: ObjectRefLite, decode: (b: Uint8Array) => A): A | null => {
-    if (memo.has(ref.digest)) return memo.get(ref.digest) as A
-    const b = bytes(ref)
-    if (b === null) return null
+  // Objects decoded once for all the prompts of a case, by what they are decoded as and digest.
+  const decodedOnce = <A>(as: string, ref: ObjectRefLite, decode: (b: Uint8Array) => A): A | null => {
+    const key = `${as} ${ref.digest}`
+    if (memo.decoded.has(key)) return memo.decoded.get(key) as A
+    const b = read(ref)
+    if (b === undefined) return null
     const value = decode(b)
-    memo.set(ref.digest, value)
+    memo.decoded.set(key, value)
     return value
   }
   let report = ''
   if (s.report !== null) {
-    const b = bytes(s.report)
-    if (b === null) return null
-    report = Buffer.from(b).toString('utf8')
+    const text = decodedOnce('report', s.report, (b) => Buffer.from(b).toString('utf8'))
+    if (text === null) return null
+    report = text
   }
   let facts: PromptInputs['facts'] = []
   if (s.facts !== null) {
-    const doc = decodedOnce(s.facts, (b) => FactsDocument.decode(parse(b)))
+    const doc = decodedOnce('facts', s.facts, (b) => FactsDocument.decode(parse(b)))
     if (doc === null) return null
     facts = E.isRight(doc) ? doc.right.facts : []
   }
-  const captures = new Map<string, Capture>()
-  for (const [digest, ref] of s.research.evidenceRefs) {
-    const decoded = decodedOnce(ref, (b) => Capture.decode(parse(b)))
-    if (decoded === null) return null
-    if (E.isRight(decoded)) captures.set(digest, decoded.right)
+  const refs = s.research.evidenceRefs
+  let captures = memo.captures.get(refs)
+  if (captures === undefined) {
+    const found = new Map<string, Capture>()
+    captures = found
+    for (const [digest, ref] of refs) {
+      const decoded = decodedOnce('capture', ref, (b) => Capture.decode(parse(b)))
+      if (decoded === null) {
+        captures = null
+        break
+      }
+      if (E.isRight(decoded)) found.set(digest, decoded.right)
+    }
+    memo.captures.set(refs, captures)
   }
-  return { report, facts, captures }
+  return captures === null ? null : { report, facts, captures }
 }
 
 /** The violations of the prompt obligations: prompts that are not what the renderer makes of their state. */
@@ -71,7 +92,7 @@ export const checkPrompts = (
   read: (ref: ObjectRefLite) => Uint8Array | undefined
 ): RuleViolation[] => {
   const out: RuleViolation[] = []
-  const memo = new Map<string, unknown>()
+  const memo = promptMemo()
   for (const ob of obligations) {
     if (ob.kind !== 'prompt') continue
     const bad = (message: string): void => {

@@ -1,8 +1,8 @@
 /**
  * Property: the prompt guard of version 2 fits exactly as its frozen copy of df62d4c
- * (test/reference) on random working sets, with and without `newestWhole`: the same lines, the
- * same notes on what was left out, the same size; and a prompt's two fits (without a guard line,
- * then with room for one) give what they gave. Today's guard sizes each capture view once, trims
+ * (test/reference) on random working sets, with and without `newestWhole`: the same lines (and,
+ * joined, the same text in the runs a prompt is made of), the same notes on what was left out, the
+ * same size; and a prompt's two fits (without a guard line, then with room for one) give what they gave. Today's guard sizes each capture view once, trims
  * after a drop only where a trim can fit, and fits once when the working set does not fit whole.
  * Recorded v2 prompts are rendered again by verify, so a difference of one character would make
  * honest cases fail turn.prompt.
@@ -91,6 +91,8 @@ test('the guard fits exactly as its frozen copy: lines, notes and size, with and
         // twice: the second fit reads the sizes the first one memoised for the same views
         for (const got of [fitWorkingSet(payloads, older, room, o), fitWorkingSet(payloads, older, room, o)]) {
           assert.equal(got.lines, want.lines)
+          // the runs a prompt is made of are the same text
+          assert.is(got.pieces.join('\n'), want.lines.join('\n'))
           assert.equal(got.notes, want.notes)
           assert.is(got.size, want.size)
         }
@@ -125,6 +127,7 @@ test('a room that shrinks by one character at a time gives the same fits as the 
           const want = referenceFitWorkingSet(payloads, older, room, { newestWhole })
           const got = fitters[k]?.fit(room) ?? fitWorkingSet(payloads, older, room)
           assert.equal(got.lines, want.lines, `room ${room}`)
+          assert.is(got.pieces.join('\n'), want.lines.join('\n'), `room ${room}`)
           assert.equal(got.notes, want.notes, `room ${room}`)
         }
     }),

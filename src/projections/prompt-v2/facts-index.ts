@@ -87,31 +87,45 @@ export const factEntry = (f: Fact, w: Wording = 'exact'): string[] => {
   }
 }
 
+/** Lines joined with LF (null: no lines) and their size, characters plus one LF per line. */
+export interface LinesRun {
+  readonly text: string | null
+  readonly size: number
+}
+
+/** The index's lines and its run, made once per facts array, limit and wording. */
+const known = (facts: readonly Fact[], maxChars: number, w: Wording): { lines: readonly string[]; run: LinesRun } => {
+  let byKey = indexed.get(facts)
+  if (byKey === undefined) {
+    byKey = new Map()
+    indexed.set(facts, byKey)
+  }
+  const key = `${w} ${maxChars}`
+  let made = byKey.get(key)
+  if (made === undefined) {
+    const lines = indexOf(facts, maxChars, w)
+    made = { lines, run: { text: lines.join('\n'), size: lines.reduce((n, l) => n + l.length + 1, 0) } }
+    byKey.set(key, made)
+  }
+  return made
+}
+
 /**
  * The facts index: a header, the entries that fit `maxChars`, and a marker naming the rest.
  * Empty when there are no facts.
  */
-export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS, w: Wording = 'exact'): string[] => {
-  if (facts.length === 0) return []
-  let known = indexed.get(facts)
-  if (known === undefined) {
-    known = new Map()
-    indexed.set(facts, known)
-  }
-  const key = `${w} ${maxChars}`
-  let lines = known.get(key)
-  if (lines === undefined) {
-    lines = indexOf(facts, maxChars, w)
-    known.set(key, lines)
-  }
-  return [...lines]
-}
+export const factsIndex = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS, w: Wording = 'exact'): string[] =>
+  facts.length === 0 ? [] : [...known(facts, maxChars, w).lines]
+
+/** The facts index as one run (see LinesRun): what a prompt is made of. */
+export const factsIndexRun = (facts: readonly Fact[], maxChars = FACTS_MAX_CHARS, w: Wording = 'exact'): LinesRun =>
+  facts.length === 0 ? { text: null, size: 0 } : known(facts, maxChars, w).run
 
 /**
  * Indexes by facts array, limit and wording: a revision's facts are decoded once and never
  * changed, and every prompt of an investigation shows the same index.
  */
-const indexed = new WeakMap<readonly Fact[], Map<string, readonly string[]>>()
+const indexed = new WeakMap<readonly Fact[], Map<string, { lines: readonly string[]; run: LinesRun }>>()
 
 const indexOf = (facts: readonly Fact[], maxChars: number, w: Wording): string[] => {
   const out = ['Facts of the prepared revision (context with provenance, not a diagnosis):']

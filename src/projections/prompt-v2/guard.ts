@@ -16,7 +16,8 @@
  *
  * Deterministic: the same payloads and room give the same lines.
  */
-import { viewLines, type CaptureView } from '../capture-text.js'
+import { viewLines } from '../capture-text.js'
+import { linesSize, viewSizes } from './view-sizes.js'
 import type { OlderLine, Payload } from './working-set.js'
 
 /** Items a payload keeps before the guard drops it to its summary. */
@@ -28,13 +29,16 @@ export const OLDER_HEADER = 'Older evidence (cite it, or ask its query again, to
 export interface Fitted {
   /** The working set section and the older-evidence section, as lines. */
   readonly lines: readonly string[]
+  /**
+   * The same lines in runs (a payload's view is one run, made once per view and items shown):
+   * joined with LF they are `lines` joined with LF. What a prompt is made of.
+   */
+  readonly pieces: readonly string[]
   /** What was left out, in words (one entry per payload or range). */
   readonly notes: readonly string[]
   /** Characters of `lines` joined with LF (plus one LF per line). */
   readonly size: number
 }
-
-const linesSize = (lines: readonly string[]): number => lines.reduce((n, l) => n + l.length + 1, 0)
 
 const payloadLines = (p: Payload, shown: number | null): string[] =>
   shown === null ? [p.summary] : [p.header, ...viewLines(p.view, shown)]
@@ -81,36 +85,6 @@ const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
   const cited = idx.filter((i) => (payloads[i]?.cited ?? false) && !(payloads[i]?.latest ?? false)).reverse()
   const latest = idx.filter((i) => (payloads[i]?.latest ?? false) && !kept(payloads[i], o))
   return [...recent, ...cited, ...latest]
-}
-
-/** A view's sizes: its head, and its items up to `shown` with the tail they leave (memoised). */
-interface ViewSizes {
-  readonly head: number
-  readonly upTo: (shown: number) => number
-}
-
-/** Views are made once per capture (working-set.ts) and stay in every later prompt: sized once each. */
-const sized = new WeakMap<CaptureView, ViewSizes>()
-const viewSizes = (v: CaptureView): ViewSizes => {
-  let known = sized.get(v)
-  if (known === undefined) {
-    const prefix = [0]
-    for (const item of v.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
-    const upTo = new Array<number>(prefix.length).fill(-1)
-    known = {
-      head: linesSize(v.head),
-      upTo: (shown) => {
-        let size = upTo[shown] ?? -1
-        if (size < 0) {
-          size = (prefix[shown] ?? 0) + linesSize(v.tail(shown))
-          upTo[shown] = size
-        }
-        return size
-      }
-    }
-    sized.set(v, known)
-  }
-  return known
 }
 
 /** The size of a payload's lines with `shown` items (null: its summary), without rendering them. */
@@ -246,6 +220,28 @@ const trim = (z: Sizing, shown: Array<number | null>, fixed: number, room: numbe
   }
 }
 
+/** {@link render} in runs of lines: each payload's view as one block (see Fitted). */
+const renderPieces = (
+  payloads: readonly Payload[],
+  shown: ReadonlyArray<number | null>,
+  older: readonly OlderLine[],
+  olderFrom: number
+): string[] => {
+  const out: string[] = payloads.length === 0 ? [] : [WORKING_SET_HEADER]
+  payloads.forEach((p, i) => {
+    const n = shown[i] ?? null
+    if (n === null) out.push(p.summary)
+    else {
+      out.push(p.header)
+      const block = viewSizes(p.view).block(n)
+      if (block !== null) out.push(block)
+    }
+  })
+  if (older.length > 0) out.push(OLDER_HEADER, ...olderMarker(older, olderFrom))
+  for (let k = olderFrom; k < older.length; k++) out.push(older[k]?.text ?? '')
+  return out
+}
+
 /**
  * The guard of one working set, for any room: what does not depend on the room is computed once
  * (a prompt is fitted with and without room for the guard's line, and again at each step of the
@@ -334,10 +330,15 @@ export const workingSetFitter = (
     if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
     // Rendered when read: a prompt is fitted more than once and shows only its last fit.
     let lines: readonly string[] | undefined
+    let pieces: readonly string[] | undefined
     return {
       get lines() {
         lines ??= render(payloads, shown, older, olderFrom)
         return lines
+      },
+      get pieces() {
+        pieces ??= renderPieces(payloads, shown, older, olderFrom)
+        return pieces
       },
       notes,
       size

@@ -19,10 +19,10 @@ import { queryCost, remainingBudget } from '../../domain/budget.js'
 import type { Fact } from '../../domain/facts-document.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
-import { factsIndex, FACTS_MAX_CHARS } from './facts-index.js'
+import { factsIndexRun, FACTS_MAX_CHARS, type LinesRun } from './facts-index.js'
 import { workingSetFitter, type Fitted } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
-import { selectWorkingSet, wordingOf } from './working-set.js'
+import { selectWorkingSet, wordingOf, type WorkingSet } from './working-set.js'
 
 /** Characters of the report shown whole; a longer one ends in a marker with its length. */
 export const REPORT_MAX_CHARS = 3000
@@ -62,6 +62,38 @@ const RESORT_NOTE =
 const size = (parts: ReadonlyArray<readonly string[]>): number =>
   parts.reduce((n, p) => n + p.reduce((m, l) => m + l.length + 1, 0), 0)
 
+/** Lines as one run (see LinesRun). */
+const linesRun = (lines: readonly string[]): LinesRun => ({
+  text: lines.length === 0 ? null : lines.join('\n'),
+  size: size([lines])
+})
+
+/**
+ * The notes of the longest guard line the fit can need (every payload and the older evidence
+ * named), as their lengths: a prompt fitted with room for it stays within the limit whatever the
+ * guard ends up saying.
+ */
+const longestNotes = (set: WorkingSet): number[] => [
+  ...set.payloads.map((p) =>
+    Math.max(
+      `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.length,
+      `${p.id} shown as a one-line summary`.length
+    )
+  ),
+  ...(set.older.length === 0
+    ? []
+    : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`.length])
+]
+
+/** The size of the guard line (with its LF) of notes of these lengths and the last resort's notes. */
+const guardLineSize = (max: number, lengths: readonly number[], resort: readonly string[]): number => {
+  const notes = [...lengths, ...resort.map((n) => n.length)]
+  if (notes.length === 0) return 0
+  return (
+    `[prompt guard (limit ${max} characters): ]`.length + notes.reduce((n, l) => n + l, 0) + 2 * (notes.length - 1) + 1
+  )
+}
+
 export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPromptV2 => {
   const max = s.settings?.prompt_max_chars ?? 20_000
   const stable = stablePartV2(s)
@@ -73,50 +105,61 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
     phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'
   ]
   const set = selectWorkingSet(s, inputs.captures)
-  const fixedOf = (b: FixedBounds): string[] => [
-    'Report:',
-    ...clip(inputs.report, b.report).split('\n'),
-    ...(b.facts === 0 && inputs.facts.length > 0
-      ? [
-          `[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`
-        ]
-      : factsIndex(inputs.facts, b.facts, wordingOf(s))),
-    ...stateLines(s, b.texts)
+  // The fixed parts at a step's bounds as runs of lines with their sizes, each made once per
+  // prompt (the steps share most of their bounds; the facts index is made once per case).
+  const made = new Map<unknown, LinesRun>()
+  const runOf = (key: unknown, make: () => string[] | LinesRun): LinesRun => {
+    let run = made.get(key)
+    if (run === undefined) {
+      const got = make()
+      run = Array.isArray(got) ? linesRun(got) : got
+      made.set(key, run)
+    }
+    return run
+  }
+  const fixedOf = (b: FixedBounds): LinesRun[] => [
+    runOf(`report ${b.report}`, () => ['Report:', ...clip(inputs.report, b.report).split('\n')]),
+    runOf(`facts ${b.facts}`, () =>
+      b.facts === 0 && inputs.facts.length > 0
+        ? [
+            `[facts F1–F${inputs.facts.length} are not listed: the prompt limit of ${max} characters is too small for them; the case holds them]`
+          ]
+        : factsIndexRun(inputs.facts, b.facts, wordingOf(s))
+    ),
+    runOf(b.texts, () => stateLines(s, b.texts))
   ]
   const guardLine = (notes: readonly string[]): string[] =>
     notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`]
-  // The longest guard line the fit can need (every payload and the older evidence named), so a
-  // prompt fitted with room for it stays within the limit whatever the guard ends up saying.
-  const longestNotes = [
-    ...set.payloads.map((p) =>
-      `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.padEnd(
-        `${p.id} shown as a one-line summary`.length
-      )
-    ),
-    ...(set.older.length === 0
-      ? []
-      : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`])
-  ]
   const fitter = workingSetFitter(set.payloads, set.older, { newestWhole: s.settings?.newest_result_whole === true })
-  let result: { fixed: string[]; fitted: Fitted; notes: string[] } | null = null
+  const around = size([[stable], head, notices, closing])
+  let longest: number[] | undefined
+  let result: { fixed: LinesRun[]; fitted: Fitted; notes: string[] } | null = null
   for (const [step, bounds] of LAST_RESORT.entries()) {
     const fixed = fixedOf(bounds)
     const resort = step === 0 ? [] : [RESORT_NOTE]
-    const base = size([[stable], head, fixed, notices, closing])
+    const base = around + fixed.reduce((n, r) => n + r.size, 0)
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
     const room = max - base - size([guardLine(resort)])
-    const fitted = fitter.fit(
-      fitter.fitsWhole(room) ? room : max - base - size([guardLine([...longestNotes, ...resort])])
-    )
+    const whole = fitter.fitsWhole(room)
+    if (!whole) longest ??= longestNotes(set)
+    const fitted = fitter.fit(whole ? room : max - base - guardLineSize(max, longest ?? [], resort))
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }
     if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
   }
-  const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { lines: [], notes: [], size: 0 }, notes: [] }
+  const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { pieces: [], notes: [], size: 0 }, notes: [] }
+  const text = [
+    stable,
+    ...head,
+    ...fixed.flatMap((r) => (r.text === null ? [] : [r.text])),
+    ...fitted.pieces,
+    ...notices,
+    ...guardLine(notes),
+    ...closing
+  ].join('\n')
   const cut =
     inputs.report.length > REPORT_MAX_CHARS
       ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes]
       : notes
-  const text = [stable, ...head, ...fixed, ...fitted.lines, ...notices, ...guardLine(notes), ...closing].join('\n')
   return { text, stable, version: PROMPT_VERSION_V2, cut }
 }

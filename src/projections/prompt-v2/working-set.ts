@@ -131,11 +131,28 @@ export const olderLine = (e: Evidence, c: Capture | undefined, w: Wording): stri
   return line
 }
 
+/** The latest RECENT_RESULTS results, newest first (in one pass: a stable sort by last result, cut). */
+const recentResults = (evidence: Iterable<Evidence>): string[] => {
+  const top: Evidence[] = []
+  for (const e of evidence) {
+    const at = e.last_result_seq
+    if (at === null) continue
+    // after every entry as new or newer: the order a stable sort gives among equals
+    let k = top.length
+    while (k > 0 && (top[k - 1]?.last_result_seq ?? 0) < at) k--
+    if (k < RECENT_RESULTS) {
+      top.splice(k, 0, e)
+      if (top.length > RECENT_RESULTS) top.pop()
+    }
+  }
+  return top.map((e) => e.id)
+}
+
 /** Selects the working set (see the module comment). */
 export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Capture>): WorkingSet => {
   const w = wordingOf(s)
-  const evidence = [...s.research.evidence.values()]
-  const byId = new Map(evidence.map((e) => [e.id, e]))
+  // evidence by id: the research state keys its evidence by id
+  const byId = s.research.evidence
   const citedBy = new Map<string, string[]>()
   const order: string[] = []
   for (const h of [...s.hypotheses.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id))) {
@@ -149,11 +166,7 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
       } else if (!by.includes(h.id)) by.push(h.id)
     }
   }
-  const recent = evidence
-    .filter((e) => e.last_result_seq !== null)
-    .sort((a, b) => (b.last_result_seq ?? 0) - (a.last_result_seq ?? 0))
-    .slice(0, RECENT_RESULTS)
-    .map((e) => e.id)
+  const recent = recentResults(byId.values())
   const last = s.lastResult
   const latestId = last?.kind === 'capture' ? last.evidence_id : null
   const payloads: Payload[] = []
@@ -165,20 +178,21 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     shown.add(id)
     const latest = id === latestId
     const { view, size, request: asked } = describe(c, w)
-    const why = reasons(s, e, citedBy.get(id) ?? [], latest)
+    const header = `${latest ? 'Latest result ' : ''}${id} (${reasons(s, e, citedBy.get(id) ?? [], latest).join('; ')})`
     payloads.push({
       id,
-      header: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}):`,
+      header: `${header}:`,
       view,
-      summary: `${latest ? 'Latest result ' : ''}${id} (${why.join('; ')}): ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
+      summary: `${header}: ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
       cited: citedBy.has(id),
       latest,
       age: e.last_result_seq ?? e.first_seq
     })
   }
-  const older = evidence
-    .filter((e) => !shown.has(e.id))
-    .sort((a, b) => idNumber(a.id) - idNumber(b.id))
-    .map((e) => ({ id: e.id, text: olderLine(e, captures.get(e.digest), w) }))
+  const rest: Array<readonly [number, Evidence]> = []
+  for (const e of byId.values()) if (!shown.has(e.id)) rest.push([idNumber(e.id), e])
+  const older = rest
+    .sort((a, b) => a[0] - b[0])
+    .map(([, e]) => ({ id: e.id, text: olderLine(e, captures.get(e.digest), w) }))
   return { payloads, older }
 }
