@@ -11,7 +11,8 @@ import type { CaseDeclaration } from '../../events/envelope.js'
 import { finding, isError, type Finding } from '../../events/findings.js'
 import { FailureError } from '../../failures/error.js'
 import { HEAD_FILE } from './layout.js'
-import type { CommandSpan, ScanResult } from './scan.js'
+import type { ScanResult } from './scan.js'
+import type { CommandIndex, IdSet } from './id-table.js'
 import type { CaseStore } from './store.js'
 
 /** Where an open handle stands in the log; advanced by every append through this handle. @category cases */
@@ -19,12 +20,12 @@ export interface Cursor {
   seq: number
   hash: string
   bytes: number
-  commands: Map<string, CommandSpan>
+  commands: CommandIndex
   lastCommand: string | null
   /** The case state at `seq` (the rules' fold): what deciders decide on. */
   state: CaseState
   /** Every event id up to `seq`: a writer never acknowledges an id twice. */
-  readonly ids: Set<string>
+  readonly ids: IdSet
 }
 
 /** An open case: what a writer appends through (reads need no handle). @category cases */

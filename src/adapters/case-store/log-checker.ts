@@ -13,13 +13,14 @@ export interface LogCheckerOptions {
   /** The rule fold the events go through (null: no rule checks, for benchmarks only). */
   readonly rules: RuleFold | null
   readonly start: { readonly seq: number; readonly hash: string | null; readonly bytes: number }
-  readonly commands: Map<string, CommandSpan>
+  readonly commands: CommandIndex
   readonly lastCommand: string | null
   readonly report: (f: Finding) => void
   /** The ids of the events before `start` (a catch-up), so a repeated id is found across appends. */
-  readonly ids?: Set<string>
+  readonly ids?: IdSet
 }
-import type { CommandSpan, ScanOptions } from './scan.js'
+import type { ScanOptions } from './scan.js'
+import { IdSet, type CommandIndex } from './id-table.js'
 import type { PassedLine } from './piece-lines.js'
 
 /** The longest line a log may hold. */
@@ -50,28 +51,27 @@ export const ruleFinding = (v: RuleViolation): Finding =>
   finding(v.code, `${v.rule}: ${v.message}`, { path: LOG_FILE, line: v.seq, seq: v.seq, data: { rule: v.rule } })
 
 /**
- * Puts an event into the command index: it extends its command's span when it follows the
- * command's last event (`continues`), else begins a new one; false when its command began earlier
- * and was interrupted (COMMAND_SPLIT).
+ * The command index as a log is read: an event extends its command's span when it follows the
+ * command's last event, else begins one; `index` is false when its command began earlier and was
+ * interrupted (COMMAND_SPLIT).
  */
-const indexCommand = (
-  commands: Map<string, CommandSpan>,
-  env: { readonly command_id: string; readonly seq: number },
-  continues: boolean,
-  lineStart: number,
-  lineEnd: number
-): boolean => {
-  if (continues) {
-    const span = commands.get(env.command_id)
-    if (span !== undefined) {
-      span.lastSeq = env.seq
-      span.end = lineEnd
-    }
-    return true
+const commandRuns = (commands: CommandIndex, lastCommand: string | null) => {
+  let run = lastCommand
+  /** The index's entry of `run` (-1: not looked up yet). */
+  let entry = -1
+  return {
+    index: (commandId: string, seq: number, lineStart: number, lineEnd: number): boolean => {
+      if (commandId === run) {
+        if (entry < 0) entry = commands.indexOf(commandId)
+        if (entry >= 0) commands.extend(entry, seq, lineEnd)
+        return true
+      }
+      run = commandId
+      entry = commands.begin(commandId, seq, lineStart, lineEnd)
+      return entry >= 0
+    },
+    last: (): string | null => run
   }
-  if (commands.has(env.command_id)) return false
-  commands.set(env.command_id, { firstSeq: env.seq, lastSeq: env.seq, start: lineStart, end: lineEnd })
-  return true
 }
 
 /**
@@ -82,14 +82,14 @@ const indexCommand = (
  */
 export const logChecker = (o: LogCheckerOptions) => {
   const rules = o.rules
-  const ids = o.ids ?? new Set<string>()
+  const ids = o.ids ?? new IdSet()
   let expectSeq = o.start.seq + 1
   let expectPrev: string | null = o.start.hash
   let lastSeq = o.start.seq
   let lastHash: string | null = o.start.hash
   let lastEnd = o.start.bytes
   let lineNo = o.start.seq // lines and seqs agree in a valid log
-  let runCommand: string | null = o.lastCommand
+  const runs = commandRuns(o.commands, o.lastCommand)
   const canonical = o.canonical !== false
   const report = o.report
   /** The rest of a line's checks once it is decoded: ids, commands, rules, and the chain moves on. */
@@ -101,12 +101,11 @@ export const logChecker = (o: LogCheckerOptions) => {
       expectPrev = null
       return
     }
-    if (ids.has(env.id))
+    if (!ids.insert(env.id))
       report(
         finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { path: LOG_FILE, line: lineNo, seq: env.seq })
       )
-    ids.add(env.id)
-    if (!indexCommand(o.commands, env, env.command_id === runCommand, lineStart, lineEnd))
+    if (!runs.index(env.command_id, env.seq, lineStart, lineEnd))
       report(
         finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, {
           path: LOG_FILE,
@@ -114,7 +113,6 @@ export const logChecker = (o: LogCheckerOptions) => {
           seq: env.seq
         })
       )
-    runCommand = env.command_id
     if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env as EventEnvelope)
     if (checked.findings.length === 0 && checked.event !== undefined) {
       if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
@@ -171,9 +169,9 @@ export const logChecker = (o: LogCheckerOptions) => {
     seq: (): number => lastSeq,
     hash: (): string | null => lastHash,
     bytes: (): number => lastEnd,
-    lastCommand: (): string | null => runCommand,
+    lastCommand: runs.last,
     eventIds: (): number => ids.size,
-    ids: (): Set<string> => ids
+    ids: (): IdSet => ids
   }
 }
 

@@ -10,7 +10,8 @@ import type { Finding } from '../../events/findings.js'
 import { ruleFold, type RuleFold } from '../../domain/rules.js'
 import { definedMembers, optional } from '../../optional.js'
 import { logChecker, type LogChecker } from './log-checker.js'
-import type { CommandSpan, ScanOptions, ScanResult } from './scan.js'
+import type { ScanOptions, ScanResult } from './scan.js'
+import { CommandIndex } from './id-table.js'
 
 /** Findings a scan keeps (the rest are counted). */
 const MAX_FINDINGS = 1000
@@ -36,7 +37,7 @@ export type LogScanOptions = Pick<ScanOptions, 'onEvent' | 'onRef' | 'canonical'
 /** A scan under way: where the log is read from, its command index, rule fold and checker. */
 export interface LogScan {
   readonly start: { readonly seq: number; readonly hash: string | null; readonly bytes: number }
-  readonly commands: Map<string, CommandSpan>
+  readonly commands: CommandIndex
   readonly rules: RuleFold
   readonly checker: LogChecker
 }
@@ -49,7 +50,7 @@ export const startLogScan = (
 ): LogScan => {
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
-  const commands = o.resume?.commands ?? new Map<string, CommandSpan>()
+  const commands = o.resume?.commands ?? new CommandIndex()
   const rules = ruleFold(o.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
     ...optional('formatGeneration', declaration?.format_generation),

@@ -23,6 +23,7 @@ import { feedLog } from './feed-log.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
 import { findingSink, logScanResult, startLogScan } from './log-scan.js'
 import { boundsViolation } from '../../events/bounds.js'
+import { type CommandIndex, IdSet } from './id-table.js'
 
 /** @category cases */
 export interface CommandSpan {
@@ -58,12 +59,12 @@ export interface ScanOptions {
     readonly hash: string
     readonly bytes: number
     /** The command index of the prefix; extended in place. */
-    readonly commands: Map<string, CommandSpan>
+    readonly commands: CommandIndex
     readonly lastCommand: string | null
     /** The case state after the prefix; folded further in place. */
     readonly state: CaseState
     /** The prefix's event ids; extended in place. */
-    readonly ids?: Set<string>
+    readonly ids?: IdSet
   }
 }
 
@@ -78,11 +79,11 @@ export interface ScanResult {
   readonly bytes: number
   /** Size of events.jsonl when it was read (may exceed HEAD's bytes after a crash). */
   readonly fileBytes: number
-  readonly commands: Map<string, CommandSpan>
+  readonly commands: CommandIndex
   readonly lastCommand: string | null
   readonly eventIds: number
   /** Every event id of the log (seeded from a resume's set): the writer refuses a repeated one. */
-  readonly ids: Set<string>
+  readonly ids: IdSet
   /** The case state folded from every event that passed the chain checks. */
   readonly state: CaseState
   /** Checks of object contents the rules left for a reader of objects (verify, the writer). */
@@ -178,7 +179,7 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
       commands: scan.commands,
       lastCommand: options.resume?.lastCommand ?? null,
       eventIds: 0,
-      ids: options.resume?.ids ?? new Set(),
+      ids: options.resume?.ids ?? new IdSet(),
       state: scan.rules.state(),
       obligations: [],
       notApplied: []

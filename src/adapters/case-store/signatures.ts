@@ -30,68 +30,80 @@ export interface SignerSummary {
   readonly trusted: boolean | null
 }
 
+/** A command's signature as its check reads it (not the event: a checked line's event holds its piece). */
+type SignatureSeen = Pick<RecordedEvent, 'seq' | 'at'> & { readonly data: CommandSigned }
+
 interface CommandSeen {
   readonly commandId: string
   readonly firstSeq: number
   lastSeq: number
   lastHash: string
-  at: string
+  /** Each actor of the command's events once. */
   readonly actors: Array<{ actor: Actor }>
-  signature: (RecordedEvent & { data: CommandSigned }) | null
+  signature: SignatureSeen | null
 }
 
-/** Collects the commands of a log as the scan feeds it, then judges their signatures. */
-export const signatureCheck = (): {
+/**
+ * Collects the commands of a log as the scan feeds it, then judges their signatures. Only signed
+ * commands are kept until the judgement (and, when every command must be signed, the findings of
+ * the others): an unsigned command is counted when the next one begins, so memory follows the
+ * signatures, not the commands.
+ */
+export const signatureCheck = (
+  o: { readonly requireSigned?: boolean } = {}
+): {
   readonly feed: (e: RecordedEvent) => void
   readonly judge: (
     caseId: string | null,
-    options: { readonly trust?: TrustPolicy; readonly requireSigned?: boolean }
+    options: { readonly trust?: TrustPolicy }
   ) => { findings: Finding[]; signers: SignerSummary[]; unsigned: number }
 } => {
-  const commands: CommandSeen[] = []
+  /** In log order: the signed commands, and the UNSIGNED_COMMAND findings. */
+  const seen: Array<CommandSeen | Finding> = []
+  let unsigned = 0
+  let cur: CommandSeen | undefined
+  const close = (c: CommandSeen): void => {
+    if (c.signature !== null) {
+      seen.push(c)
+      return
+    }
+    unsigned++
+    if (o.requireSigned === true)
+      seen.push(
+        finding('UNSIGNED_COMMAND', `command ${c.commandId} (events ${c.firstSeq}–${c.lastSeq}) is not signed`, {
+          seq: c.firstSeq,
+          data: { command_id: c.commandId }
+        })
+      )
+  }
   const feed = (e: RecordedEvent): void => {
-    let cur = commands[commands.length - 1]
     if (cur === undefined || cur.commandId !== e.command_id) {
-      cur = {
-        commandId: e.command_id,
-        firstSeq: e.seq,
-        lastSeq: e.seq,
-        lastHash: e.hash,
-        at: e.at,
-        actors: [],
-        signature: null
-      }
-      commands.push(cur)
+      if (cur !== undefined) close(cur)
+      cur = { commandId: e.command_id, firstSeq: e.seq, lastSeq: e.seq, lastHash: e.hash, actors: [], signature: null }
     }
     if (e.type === 'CommandSigned') {
-      cur.signature ??= e as RecordedEvent & { data: CommandSigned }
+      cur.signature ??= { seq: e.seq, at: e.at, data: e.data as CommandSigned }
       return
     }
     if (cur.signature !== null) return
     cur.lastSeq = e.seq
     cur.lastHash = e.hash
-    cur.actors.push({ actor: e.actor })
+    if (!cur.actors.some((a) => a.actor === e.actor)) cur.actors.push({ actor: e.actor })
   }
   const judge = (
     caseId: string | null,
-    options: { readonly trust?: TrustPolicy; readonly requireSigned?: boolean }
+    options: { readonly trust?: TrustPolicy }
   ): { findings: Finding[]; signers: SignerSummary[]; unsigned: number } => {
+    if (cur !== undefined) close(cur)
+    cur = undefined
     const findings: Finding[] = []
     const signers = new Map<string, { principal: string; fingerprint: string; commands: number; trusted: boolean }>()
-    let unsigned = 0
-    for (const c of commands) {
-      const s = c.signature
-      if (s === null) {
-        unsigned++
-        if (options.requireSigned === true)
-          findings.push(
-            finding('UNSIGNED_COMMAND', `command ${c.commandId} (events ${c.firstSeq}–${c.lastSeq}) is not signed`, {
-              seq: c.firstSeq,
-              data: { command_id: c.commandId }
-            })
-          )
+    for (const c of seen) {
+      if (!('commandId' in c)) {
+        findings.push(c)
         continue
       }
+      const s = c.signature as SignatureSeen
       const invalid = signatureProblem(s, c, caseId)
       if (invalid !== null) {
         findings.push(
@@ -131,7 +143,7 @@ export const signatureCheck = (): {
 }
 
 /** Why a signature does not hold where it stands, or null. */
-const signatureProblem = (s: RecordedEvent & { data: CommandSigned }, c: CommandSeen, caseId: string | null) => {
+const signatureProblem = (s: SignatureSeen, c: CommandSeen, caseId: string | null) => {
   const d = s.data
   const blob = Buffer.from(d.signature, 'base64')
   const v = verifySshsig(blob, CASE_NAMESPACE, signedMessage(d))
@@ -148,7 +160,7 @@ const signatureProblem = (s: RecordedEvent & { data: CommandSigned }, c: Command
 }
 
 /** Why the trust policy does not allow a (valid) signature, or null. */
-const trustProblem = (trust: TrustPolicy, s: RecordedEvent & { data: CommandSigned }, c: CommandSeen) => {
+const trustProblem = (trust: TrustPolicy, s: SignatureSeen, c: CommandSeen) => {
   const refusal = signerRefusal(trust.signers, {
     fingerprint: s.data.fingerprint,
     principal: s.data.principal,

@@ -32,7 +32,7 @@ export const verificationTime = (): number => Date.now() + CLOCK_SKEW_MS
 export const verifyWatch = (options: VerifyOptions, extra: Finding[]) => {
   const expect = options.expectHead
   const referenced = new Map<string, number>()
-  const signatures = signatureCheck()
+  const signatures = signatureCheck({ requireSigned: options.requireSigned === true })
   let atReceipt: string | null = null
   let receiptAt: string | null = null
   const scanOptions = {

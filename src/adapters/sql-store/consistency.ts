@@ -7,7 +7,7 @@
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
 import { finding, type Finding } from '../../events/findings.js'
-import type { CommandSpan } from '../case-store/scan.js'
+import type { CommandIndex } from '../case-store/id-table.js'
 import { HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { num, QUEUE_COLUMNS, queueColumns } from './rows.js'
 
@@ -27,7 +27,7 @@ export const storeConsistency = async (
   q: Knex | Knex.Transaction,
   caseId: string,
   generation: number,
-  commands: ReadonlyMap<string, CommandSpan>,
+  commands: CommandIndex,
   state: CaseState
 ): Promise<Finding[]> => {
   const out: Finding[] = []

@@ -1,0 +1,226 @@
+/**
+ * The two indexes a scan keeps one entry in per event and per command: the event ids (a writer
+ * never acknowledges one twice) and the command index (where each command's events are). As a JS
+ * Set of strings and a Map of span objects they were the largest per-event cost of the fold (a
+ * probe into a large table of strings, and every id kept alive into the old generation) and, on a
+ * log of 100,000 one-event commands, ~20 MiB of heap: more than a 48 MiB heap cap leaves beside
+ * the projections. Here a key's characters go into one byte pool (identifiers are ASCII by their
+ * pattern), found through an open-addressing table of 32-bit hashes; a hash that matches is
+ * confirmed against the stored characters, so membership is exact. Everything is in typed arrays,
+ * outside the JS heap: about 50 bytes an event id, 80 a command.
+ */
+import type { CommandSpan } from './scan.js'
+
+const EMPTY = -1
+
+/** FNV-1a over a key's UTF-16 code units. */
+const hashOf = (key: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h
+}
+
+/** Spreads a hash's bits over the low ones (a slot is the low bits). */
+const mix = (h: number): number => {
+  let x = h ^ (h >>> 16)
+  x = Math.imul(x, 0x85ebca6b)
+  return x ^ (x >>> 13)
+}
+
+/** Keys (strings of code units below 256) numbered in the order they were added. */
+class KeyTable {
+  #slots = new Int32Array(64).fill(EMPTY)
+  #hashes = new Int32Array(32)
+  /** Where key `i` starts in the pool; `#offsets[count]` is where the next one goes. */
+  #offsets = new Float64Array(33)
+  #pool = new Uint8Array(1024)
+  count = 0
+
+  /** The number of key `key` (whose hash is `h`), or -1. */
+  find(key: string, h: number): number {
+    const slots = this.#slots
+    const mask = slots.length - 1
+    for (let s = mix(h) & mask; ; s = (s + 1) & mask) {
+      const e = slots[s] as number
+      if (e === EMPTY) return -1
+      if (this.#hashes[e] === h && this.#is(e, key)) return e
+    }
+  }
+
+  /** Adds `key` (absent, hash `h`); its number, or -1 when it has a code unit of 256 or more. */
+  insert(key: string, h: number): number {
+    const e = this.count
+    let at = this.#offsets[e] as number
+    if (at + key.length > this.#pool.length) this.#pool = grown(this.#pool, at + key.length)
+    const pool = this.#pool
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i)
+      if (c > 0xff) return -1
+      pool[at++] = c
+    }
+    if (e + 1 >= this.#hashes.length) {
+      this.#hashes = grown(this.#hashes, e + 2)
+      this.#offsets = grown(this.#offsets, e + 3)
+    }
+    this.#hashes[e] = h
+    this.#offsets[e + 1] = at
+    this.count = e + 1
+    if (2 * this.count > this.#slots.length) this.#rehash(this.#slots.length * 2)
+    else this.#place(e)
+    return e
+  }
+
+  /** Key number `e`. */
+  keyAt(e: number): string {
+    return Buffer.from(this.#pool.buffer, this.#pool.byteOffset).toString(
+      'latin1',
+      this.#offsets[e] as number,
+      this.#offsets[e + 1] as number
+    )
+  }
+
+  #is(e: number, key: string): boolean {
+    const start = this.#offsets[e] as number
+    if ((this.#offsets[e + 1] as number) - start !== key.length) return false
+    const pool = this.#pool
+    for (let i = 0; i < key.length; i++) if (pool[start + i] !== key.charCodeAt(i)) return false
+    return true
+  }
+
+  #place(e: number): void {
+    const slots = this.#slots
+    const mask = slots.length - 1
+    let s = mix(this.#hashes[e] as number) & mask
+    while (slots[s] !== EMPTY) s = (s + 1) & mask
+    slots[s] = e
+  }
+
+  #rehash(size: number): void {
+    this.#slots = new Int32Array(size).fill(EMPTY)
+    for (let e = 0; e < this.count; e++) this.#place(e)
+  }
+}
+
+/** A typed array of at least `length` elements holding `a`'s (doubling). */
+const grown = <A extends Int32Array | Float64Array | Uint8Array>(a: A, length: number): A => {
+  const b = new (a.constructor as new (n: number) => A)(Math.max(length, a.length * 2))
+  b.set(a)
+  return b
+}
+
+/**
+ * A set of event ids, kept compactly: every id's characters in one byte pool, found through a
+ * table of 32-bit hashes and confirmed against the characters (so membership is exact), all in
+ * typed arrays outside the JS heap. Ids are identifiers (ASCII by their pattern): adding a string
+ * with a code unit of 256 or more throws a TypeError.
+ * @category cases
+ */
+export class IdSet {
+  readonly #keys = new KeyTable()
+
+  get size(): number {
+    return this.#keys.count
+  }
+
+  has(id: string): boolean {
+    return this.#keys.find(id, hashOf(id)) >= 0
+  }
+
+  /** Adds `id`; false when it was there already. */
+  insert(id: string): boolean {
+    const h = hashOf(id)
+    if (this.#keys.find(id, h) >= 0) return false
+    if (this.#keys.insert(id, h) < 0) throw new TypeError(`not an identifier: ${JSON.stringify(id)}`)
+    return true
+  }
+
+  add(id: string): this {
+    this.insert(id)
+    return this
+  }
+
+  /** The ids, in the order they were added. */
+  *[Symbol.iterator](): IterableIterator<string> {
+    for (let e = 0; e < this.#keys.count; e++) yield this.#keys.keyAt(e)
+  }
+}
+
+/** Members of a span, per command. */
+const SPAN = 4
+
+/**
+ * The command index: each command id with the span of its events, kept like {@link IdSet}'s ids
+ * (command ids are identifiers too) with the spans in a typed array. `get` returns a copy: a span
+ * changes through `set` or {@link CommandIndex.extend}.
+ * @category cases
+ */
+export class CommandIndex {
+  readonly #keys = new KeyTable()
+  #spans = new Float64Array(32 * SPAN)
+
+  get size(): number {
+    return this.#keys.count
+  }
+
+  /** The number of `commandId`'s entry, or -1. */
+  indexOf(commandId: string): number {
+    return this.#keys.find(commandId, hashOf(commandId))
+  }
+
+  has(commandId: string): boolean {
+    return this.indexOf(commandId) >= 0
+  }
+
+  get(commandId: string): CommandSpan | undefined {
+    const e = this.indexOf(commandId)
+    if (e < 0) return undefined
+    const s = this.#spans
+    const at = e * SPAN
+    return {
+      firstSeq: s[at] as number,
+      lastSeq: s[at + 1] as number,
+      start: s[at + 2] as number,
+      end: s[at + 3] as number
+    }
+  }
+
+  /** Begins the span of a command not in the index; its entry's number, or -1 when it is there already. */
+  begin(commandId: string, seq: number, start: number, end: number): number {
+    const h = hashOf(commandId)
+    if (this.#keys.find(commandId, h) >= 0) return -1
+    const e = this.#keys.insert(commandId, h)
+    if (e < 0) throw new TypeError(`not an identifier: ${JSON.stringify(commandId)}`)
+    if ((e + 1) * SPAN > this.#spans.length) this.#spans = grown(this.#spans, (e + 1) * SPAN)
+    this.#write(e, seq, seq, start, end)
+    return e
+  }
+
+  /** Extends entry `e`'s span to the event `seq` whose line ends at `end`. */
+  extend(e: number, seq: number, end: number): void {
+    this.#spans[e * SPAN + 1] = seq
+    this.#spans[e * SPAN + 3] = end
+  }
+
+  set(commandId: string, span: CommandSpan): this {
+    const e = this.indexOf(commandId)
+    if (e < 0) {
+      const added = this.begin(commandId, span.firstSeq, span.start, span.end)
+      this.extend(added, span.lastSeq, span.end)
+    } else this.#write(e, span.firstSeq, span.lastSeq, span.start, span.end)
+    return this
+  }
+
+  /** The command ids, in the order they were added. */
+  *keys(): IterableIterator<string> {
+    for (let e = 0; e < this.#keys.count; e++) yield this.#keys.keyAt(e)
+  }
+
+  #write(e: number, firstSeq: number, lastSeq: number, start: number, end: number): void {
+    const s = this.#spans
+    const at = e * SPAN
+    s[at] = firstSeq
+    s[at + 1] = lastSeq
+    s[at + 2] = start
+    s[at + 3] = end
+  }
+}
