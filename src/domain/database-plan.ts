@@ -6,7 +6,6 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import * as A from 'fp-ts/lib/Array.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { checkIdentifier } from './identifiers.js'
 import type { ProjectLimits } from './limits.js'
@@ -59,28 +58,33 @@ export type PlanFailure = Failure<
 >
 
 /** Resolves the database (default: the first configured) and checks the table is allowed. */
-export const resolveTable = (scope: DatabaseScope, table: string, database?: string): E.Either<PlanFailure, TableRef> =>
-  pipe(
-    checkIdentifier('table', table),
-    E.chainW(() => (database === undefined ? E.right(undefined) : checkIdentifier('database', database))),
-    E.chainW((): E.Either<PlanFailure, TableRef> => {
-      const db = database ?? scope.databases[0]
-      if (db === undefined || !scope.databases.includes(db)) {
-        return E.left(
-          failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database)} is not configured`, {
-            database: database ?? null
-          })
-        )
-      }
-      const allowed = scope.allowedTables[db] ?? []
-      if (!allowed.includes(table)) {
-        return E.left(
-          failure('TABLE_NOT_ALLOWED', `table ${table} is not on the allowlist of ${db}`, { database: db, table })
-        )
-      }
-      return E.right({ database: db, table })
-    })
-  )
+export const resolveTable = (
+  scope: DatabaseScope,
+  table: string,
+  database?: string
+): E.Either<PlanFailure, TableRef> => {
+  const name = checkIdentifier('table', table)
+  if (E.isLeft(name)) return name
+  if (database !== undefined) {
+    const named = checkIdentifier('database', database)
+    if (E.isLeft(named)) return named
+  }
+  const db = database ?? scope.databases[0]
+  if (db === undefined || !scope.databases.includes(db)) {
+    return E.left(
+      failure('DATABASE_NOT_ALLOWED', `database ${JSON.stringify(database)} is not configured`, {
+        database: database ?? null
+      })
+    )
+  }
+  const allowed = scope.allowedTables[db] ?? []
+  if (!allowed.includes(table)) {
+    return E.left(
+      failure('TABLE_NOT_ALLOWED', `table ${table} is not on the allowlist of ${db}`, { database: db, table })
+    )
+  }
+  return E.right({ database: db, table })
+}
 
 /** A filter ready for the builder: operator and value checked against each other. */
 export type PlannedFilter =
@@ -154,8 +158,25 @@ const planFilters = (
       })
     )
   }
-  const columns = schema === null ? null : new Set(schema.columns.map((c) => c.name))
-  return A.traverse(E.Applicative)((f: Filter) => planFilter(limits, columns, f))([...filters])
+  const columns = schema === null ? null : columnNames(schema)
+  const planned: PlannedFilter[] = []
+  for (const f of filters) {
+    const p = planFilter(limits, columns, f)
+    if (E.isLeft(p)) return p
+    planned.push(p.right)
+  }
+  return E.right(planned)
+}
+
+/** The column names of a schema, kept per schema (schemas are read once per research session). */
+const NAMES = new WeakMap<TableSchema, ReadonlySet<string>>()
+const columnNames = (schema: TableSchema): ReadonlySet<string> => {
+  let names = NAMES.get(schema)
+  if (names === undefined) {
+    names = new Set(schema.columns.map((c) => c.name))
+    NAMES.set(schema, names)
+  }
+  return names
 }
 
 export interface CountPlan {
@@ -214,35 +235,40 @@ export const planRows = (
   q: DatabaseRows
 ): E.Either<PlanFailure, RowsPlan> => {
   const pre = precheck(scope, q)
-  if (E.isLeft(pre)) return pre
-  const names = new Set(schema.columns.map((c) => c.name))
+  return E.isLeft(pre) ? pre : planPrecheckedRows(scope, schema, q)
+}
+
+/** {@link planRows} of a query {@link precheck} accepted already. */
+export const planPrecheckedRows = (
+  scope: DatabaseScope,
+  schema: TableSchema,
+  q: DatabaseRows
+): E.Either<PlanFailure, RowsPlan> => {
+  const names = columnNames(schema)
   for (const c of [...q.columns, ...(q.order_by ?? []).map((o) => o.column)]) {
     if (!names.has(c))
       return E.left(failure('COLUMN_UNKNOWN', `column ${c} does not exist in ${schema.table}`, { column: c }))
   }
-  return pipe(
-    planFilters(scope.limits, schema, q.filters),
-    E.map((filters) => {
-      const requested = q.order_by ?? []
-      const key = stableKey(schema)
-      const seen = new Set(requested.map((o) => o.column))
-      const order = [
-        ...requested,
-        ...key.columns.filter((c) => !seen.has(c)).map((column) => ({ column, direction: 'asc' as const }))
-      ]
-      return {
-        kind: 'database.rows' as const,
-        ref: { database: schema.database, table: schema.table },
-        columns: q.columns,
-        filters,
-        order,
-        order_source: key.source,
-        offset: q.offset,
-        limit: Math.min(q.limit, scope.limits.max_rows),
-        requested_limit: q.limit
-      }
-    })
-  )
+  const filters = planFilters(scope.limits, schema, q.filters)
+  if (E.isLeft(filters)) return filters
+  const requested = q.order_by ?? []
+  const key = stableKey(schema)
+  const seen = new Set(requested.map((o) => o.column))
+  const order = [
+    ...requested,
+    ...key.columns.filter((c) => !seen.has(c)).map((column) => ({ column, direction: 'asc' as const }))
+  ]
+  return E.right({
+    kind: 'database.rows' as const,
+    ref: { database: schema.database, table: schema.table },
+    columns: q.columns,
+    filters: filters.right,
+    order,
+    order_source: key.source,
+    offset: q.offset,
+    limit: Math.min(q.limit, scope.limits.max_rows),
+    requested_limit: q.limit
+  })
 }
 
 export const planCount = (

@@ -27,6 +27,11 @@ const allowedKeys = (codec: t.Mixed): Set<string> => {
   return new Set()
 }
 
+/** The members each kind allows, computed once. */
+const ALLOWED: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries(CODECS).map(([kind, codec]) => [kind, allowedKeys(codec)])
+)
+
 const FILTER_KEYS = new Set(['column', 'operator', 'value'])
 const ORDER_KEYS = new Set(['column', 'direction'])
 
@@ -52,7 +57,7 @@ export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> =>
     )
   }
   const codec = CODECS[kind as ProjectQuery['kind']]
-  const allowed = allowedKeys(codec)
+  const allowed = ALLOWED.get(kind) ?? new Set<string>()
   const extra = Object.keys(u).filter((k) => !allowed.has(k))
   if (extra.length > 0)
     return invalid(

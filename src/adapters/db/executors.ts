@@ -12,6 +12,7 @@ import { FailureError } from '../../failures/error.js'
 import { loadPeer } from '../peers.js'
 import { optional } from '../../optional.js'
 import { pipelined, sent } from './mysql-pipeline.js'
+import { Deadlines } from './deadlines.js'
 
 const unavailable = (message: string, data: Record<string, unknown> = {}): FailureError =>
   new FailureError(failure('DATABASE_UNAVAILABLE', message, data))
@@ -101,6 +102,7 @@ export const mysqlExecutor = async (
     maxIdle: 2
   })
   const prepared = new WeakSet<object>()
+  const deadlines = new Deadlines(timeMs)
   const acquire = async (): Promise<mysql.PoolConnection> => {
     let conn: mysql.PoolConnection
     try {
@@ -115,7 +117,7 @@ export const mysqlExecutor = async (
       const conn = await acquire()
       let healthy = true
       try {
-        await prepareSession(conn, prepared, timeMs, onDialect)
+        if (!prepared.has(conn)) await prepareSession(conn, prepared, timeMs, onDialect)
         return await allInTransaction(conn, statements, timeMs, secrets)
       } catch (e) {
         healthy = false
@@ -129,8 +131,8 @@ export const mysqlExecutor = async (
       const conn = await acquire()
       let healthy = true
       try {
-        await prepareSession(conn, prepared, timeMs, onDialect)
-        const stopped = await eachInTransaction(conn, st, take, timeMs)
+        if (!prepared.has(conn)) await prepareSession(conn, prepared, timeMs, onDialect)
+        const stopped = await eachInTransaction(conn, st, take, deadlines)
         if (stopped) healthy = false
         return stopped
       } catch (e) {
@@ -198,12 +200,12 @@ const eachInTransaction = async (
   conn: mysql.PoolConnection,
   st: Statement,
   take: (row: Record<string, unknown>) => boolean,
-  timeMs: number
+  deadlines: Deadlines
 ): Promise<boolean> => {
   // Begin, query and commit go out in one write (one round trip), as for `all`.
   const [begin, streamed, commit] = pipelined(conn, () => {
     const b = sent(conn, 'START TRANSACTION READ ONLY')
-    const q = streamRows(conn, st, take, timeMs)
+    const q = streamRows(conn, st, take, deadlines)
     const c = sent(conn, 'COMMIT')
     return { result: [b.done, q.done, c.done] as const, commands: [b.command, q.command, c.command] }
   })
@@ -215,26 +217,23 @@ const eachInTransaction = async (
   return stopped
 }
 
-/** Hands the rows of one query to `take` as they arrive, within `timeMs`; true when `take` stopped it. */
+/** Hands the rows of one query to `take` as they arrive, within the time limit; true when `take` stopped it. */
 const streamRows = (
   conn: mysql.PoolConnection,
   st: Statement,
   take: (row: Record<string, unknown>) => boolean,
-  timeMs: number
+  deadlines: Deadlines
 ): { readonly done: Promise<boolean>; readonly command: unknown } => {
   let command: unknown
   const done = new Promise<boolean>((resolve, reject) => {
     let settled = false
-    // The client-side time limit is a timer of our own: one left behind by a query that was
-    // stopped early would keep the process alive after the research is closed.
-    const timer = setTimeout(
-      () => finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }))),
-      timeMs
+    const stop = deadlines.start(() =>
+      finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' })))
     )
     const finish = (then: () => void): void => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      stop()
       then()
     }
     const q = conn.query({ sql: st.sql, values: [...st.bindings] })

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../../failures/failure.js'
 import {
   planCount,
-  planRows,
+  planPrecheckedRows,
   precheck,
   resolveTable,
   type DatabaseScope,
@@ -155,7 +155,7 @@ const rows = async (r: DatabaseResearch, q: DatabaseRows): Promise<Capture> => {
   const ref = must(resolveTable(r.scope, q.table, q.database))
   must(precheck(r.scope, q))
   const s = await schemaOf(r, ref)
-  const plan = must(planRows(r.scope, s, q))
+  const plan = must(planPrecheckedRows(r.scope, s, q))
   // Reading stops once the rows hold more than the result may (memory bounded by max_result_bytes).
   const { rows: fetched, upperBytes } = await r.db.selectRows(plan, s, r.scope.limits.max_result_bytes - 2048)
   const more = fetched.length > plan.limit
