@@ -1,15 +1,16 @@
 /**
  * Building the persisted snapshot index of one commit (format: index-format.ts). The main thread
- * reads and checks every blob through the object reader, one at a time, while a second thread
- * (index-writer-worker.ts) writes blobs.dat and derives the filters (written at the end), with at most IN_FLIGHT bytes waiting
- * between the two. Everything is written into a private directory and published with one rename;
- * a builder that loses the race discards its copy.
+ * reads every blob through the object reader, one at a time, while a second thread
+ * (index-writer-worker.ts) checks the stored ones against their ids, writes blobs.dat and derives
+ * the filters, with at most IN_FLIGHT bytes waiting between the two; at the end each thread slices
+ * one filter file (index-slices.ts). Everything is written into a private directory and published
+ * with one rename; a builder that loses the race discards its copy.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import type { ObjectReader } from './object-reader.js'
+import { ObjectStoreError, mismatch, type ObjectReader } from './object-reader.js'
 import { indexDirOf, sweepLeftovers } from './index-cache.js'
 import {
   FORMAT,
@@ -26,6 +27,7 @@ import {
 } from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
+import { SCRATCH, writeSliced } from './index-slices.js'
 
 /** @category research */
 export interface BuildProgress {
@@ -58,8 +60,11 @@ export const buildIndex = async (
   const writer = startWriter(tmp)
   try {
     const copied = await copyBlobs(entries, reader, writer, onProgress)
+    // Both filter files are sliced at once: filters.dat by the writer, folded.dat here.
+    await writer.filtered()
+    const folded = writeSliced(path.join(tmp, 'folded.dat'), path.join(tmp, SCRATCH[1]), copied.logs)
     const written = await writer.end()
-    if (written.filtersBytes !== copied.filtersBytes)
+    if (written.filtersBytes !== copied.filtersBytes || folded.bytes !== copied.filtersBytes)
       throw new Error('the index writer wrote an unexpected number of filter bytes')
     onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
     const trees = writeTrees(tmp, treeObjects)
@@ -71,7 +76,7 @@ export const buildIndex = async (
       filters_bytes: copied.filtersBytes,
       filter_classes: copied.classes,
       filters_sha256: written.filtersSha256,
-      folded_sha256: written.foldedSha256,
+      folded_sha256: folded.sha256,
       trees_bytes: trees.bytes,
       trees_sha256: trees.sha256,
       objects: trees.objects,
@@ -92,10 +97,9 @@ export const buildIndex = async (
   }
 }
 
-/** What the writer thread wrote to filters.dat and folded.dat (as many bytes each). */
+/** What the writer thread wrote to filters.dat. */
 interface Written {
   readonly filtersSha256: string
-  readonly foldedSha256: string
   readonly filtersBytes: number
 }
 
@@ -103,49 +107,65 @@ interface Written {
 interface IndexWriter {
   /** Why the writer failed, or null. */
   readonly failed: () => unknown
-  /** Sends the first `used` bytes of `batch` (its buffer moves to the writer) with each blob's size and filter size. */
-  readonly send: (batch: Uint8Array<ArrayBuffer>, used: number, sizes: number[], logs: number[]) => void
+  /** Sends the first `used` bytes of `batch` (its buffer moves to the writer) with each blob's id, size and filter size. */
+  readonly send: (batch: Uint8Array<ArrayBuffer>, used: number, oids: string[], sizes: number[], logs: number[]) => void
   /** True when more than IN_FLIGHT bytes wait: the reader waits for `drained()`. */
   readonly behind: () => boolean
   /** Resolves once at most half of IN_FLIGHT waits (or the writer failed). */
   readonly drained: () => Promise<void>
-  /** Ends the stream; resolves with what was written to filters.dat, rejects when the writer failed. */
+  /** Ends the stream; resolves once every blob is written and filtered, rejects when the writer failed. */
+  readonly filtered: () => Promise<void>
+  /** Resolves with what was written to filters.dat, rejects when the writer failed. */
   readonly end: () => Promise<Written>
+  /** An empty buffer of BATCH bytes: one the writer gave back, else a new one. */
+  readonly batch: () => Uint8Array<ArrayBuffer>
   readonly terminate: () => Promise<number>
 }
 
 const startWriter = (dir: string): IndexWriter => {
   const worker = new Worker(new URL('./index-writer-worker.js', import.meta.url), { workerData: { dir } })
   let inFlight = 0
+  // Batch buffers the writer gave back, to be filled again (no new buffer of BATCH bytes per batch).
+  const spare: Uint8Array<ArrayBuffer>[] = []
   let drained: (() => void) | null = null
   let failed: unknown = null
+  let filtered: (() => void) | null = null
   let done: ((r: Written) => void) | null = null
-  const finished = new Promise<Written>((resolve, reject) => {
-    done = resolve
-    worker.on('error', (e) => {
-      failed = e
-      drained?.()
-      reject(e)
+  const fail = (e: unknown, reject: (e: unknown) => void): void => {
+    failed ??= e
+    drained?.()
+    reject(failed)
+  }
+  const stages = [
+    new Promise<void>((resolve) => {
+      filtered = resolve
+    }),
+    new Promise<Written>((resolve) => {
+      done = resolve
     })
+  ] as const
+  const failure = new Promise<never>((_, reject) => {
+    worker.on('error', (e) => fail(e, reject))
     worker.on('exit', (code) => {
-      if (code !== 0) {
-        failed ??= new Error(`the index writer stopped (${code})`)
-        drained?.()
-        reject(failed)
-      }
+      if (code !== 0) fail(new Error(`the index writer stopped (${code})`), reject)
+    })
+    worker.on('message', (m: WriterReply) => {
+      if (m.type === 'ack') {
+        inFlight -= m.bytes
+        if (m.batch.length === BATCH && spare.length < IN_FLIGHT / BATCH) spare.push(m.batch)
+        if (inFlight <= IN_FLIGHT / 2) drained?.()
+      } else if (m.type === 'corrupt') fail(new ObjectStoreError('OBJECT_CORRUPT', m.message), reject)
+      else if (m.type === 'filtered') filtered?.()
+      else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
     })
   })
-  finished.catch(() => undefined)
-  worker.on('message', (m: WriterReply) => {
-    if (m.type === 'ack') {
-      inFlight -= m.bytes
-      if (inFlight <= IN_FLIGHT / 2) drained?.()
-    } else done?.({ filtersSha256: m.filtersSha256, foldedSha256: m.foldedSha256, filtersBytes: m.filtersBytes })
-  })
+  failure.catch(() => undefined)
   return {
     failed: () => failed,
-    send: (batch, used, sizes, logs) => {
-      worker.postMessage({ type: 'blobs', bytes: batch, used, sizes, logs } satisfies WriterMessage, [batch.buffer])
+    send: (batch, used, oids, sizes, logs) => {
+      worker.postMessage({ type: 'blobs', bytes: batch, used, oids, sizes, logs } satisfies WriterMessage, [
+        batch.buffer
+      ])
       inFlight += used
     },
     behind: () => inFlight > IN_FLIGHT,
@@ -155,10 +175,12 @@ const startWriter = (dir: string): IndexWriter => {
       })
       drained = null
     },
-    end: () => {
+    filtered: () => {
       worker.postMessage({ type: 'end' } satisfies WriterMessage)
-      return finished
+      return Promise.race([stages[0], failure])
     },
+    end: () => Promise.race([stages[1], failure]),
+    batch: () => spare.pop() ?? new Uint8Array(BATCH),
     terminate: () => worker.terminate()
   }
 }
@@ -169,13 +191,16 @@ interface Copied {
   readonly blobsBytes: number
   readonly filtersBytes: number
   readonly classes: FilterClass[]
+  /** The filter size of every stored blob in the order sent (as in the scratch files). */
+  readonly logs: readonly number[]
   /** How many distinct blobs the listing names. */
   readonly count: number
 }
 
 /**
  * Reads every blob of the listing once, describes it in a row, and sends the text blobs up to
- * STORE_LIMIT to the writer in batches.
+ * STORE_LIMIT to the writer in batches; the writer checks those against their ids, this thread
+ * every other object.
  */
 const copyBlobs = async (
   entries: readonly TreeEntry[],
@@ -190,25 +215,29 @@ const copyBlobs = async (
   const slots = new Map<number, number>()
   const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
   let last = Date.now()
-  let batch = new Uint8Array(BATCH)
+  let batch = writer.batch()
   let batchUsed = 0
   let batchLogs: number[] = []
   let batchSizes: number[] = []
+  let batchOids: string[] = []
   const flush = (): void => {
     if (batchUsed === 0) return
-    writer.send(batch, batchUsed, batchSizes, batchLogs)
-    batch = new Uint8Array(BATCH)
+    writer.send(batch, batchUsed, batchOids, batchSizes, batchLogs)
+    batch = writer.batch()
     batchUsed = 0
     batchLogs = []
     batchSizes = []
+    batchOids = []
   }
   for (let i = 0; i < oids.length; i++) {
     if (writer.failed() !== null) throw writer.failed()
     const oid = oids[i] as string
-    const o = reader.read(oid)
+    const o = reader.readUnchecked(oid)
     const bytes = o === null || o.type !== 'blob' ? null : o.content
     const { flags, log } = blobFiling(bytes)
     if (bytes === null || flags !== STORED) {
+      const wrong = o === null ? null : mismatch(oid, o)
+      if (wrong !== null) throw wrong
       rows[oid] = [bytes?.length ?? 0, flags, 0, 0, 0]
       continue
     }
@@ -223,6 +252,7 @@ const copyBlobs = async (
     batchUsed += bytes.length
     batchLogs.push(log)
     batchSizes.push(bytes.length)
+    batchOids.push(oid)
     blobsBytes += bytes.length
     if (writer.behind()) await writer.drained()
     if (Date.now() - last > 50) {
@@ -234,7 +264,7 @@ const copyBlobs = async (
   }
   flush()
   const { classes, bytes: filtersBytes } = filterClasses(logs)
-  return { rows, blobsBytes, filtersBytes, classes, count: oids.length }
+  return { rows, blobsBytes, filtersBytes, classes, logs, count: oids.length }
 }
 
 /** Writes the commit and tree objects one after another to trees.dat; where each one is. */

@@ -218,8 +218,19 @@ export interface ObjectReaderOptions {
 export interface ObjectReader {
   /** The object, checked against its id; null when the store does not have it. */
   readonly read: (oid: string) => GitObject | null
+  /**
+   * The object NOT yet checked against its id (null when the store does not have it): the caller
+   * checks it (`mismatch`) before any of it is used or kept, e.g. on another thread.
+   */
+  readonly readUnchecked: (oid: string) => GitObject | null
   readonly close: () => void
 }
+
+/** The error of an object whose bytes are not those of its id `oid`, or null when they are. */
+export const mismatch = (oid: string, o: GitObject): ObjectStoreError | null =>
+  objectId(o.type, o.content) === oid
+    ? null
+    : new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
 
 /** Opens the object store of `gitdir`; pack indexes are read now, packs only object by object. */
 export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = {}): ObjectReader => {
@@ -229,24 +240,26 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
     packs: loadPacks(path.join(objects, 'pack')),
     cache: objectCache(options.cacheBytes ?? 64 << 20)
   }
+  const readUnchecked = (oid: string): GitObject | null => {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null
+    try {
+      return readRaw(store, Buffer.from(oid, 'hex'), 0)
+    } catch (e) {
+      if (e instanceof ObjectStoreError) throw e
+      throw new ObjectStoreError(
+        'READ_ERROR',
+        `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`
+      )
+    }
+  }
   return {
     read: (oid) => {
-      if (!/^[0-9a-f]{40}$/.test(oid)) return null
-      let o: GitObject | null
-      try {
-        o = readRaw(store, Buffer.from(oid, 'hex'), 0)
-      } catch (e) {
-        if (e instanceof ObjectStoreError) throw e
-        throw new ObjectStoreError(
-          'READ_ERROR',
-          `object ${oid} cannot be read (${(e as { code?: string }).code ?? 'read error'})`
-        )
-      }
-      if (o === null) return null
-      if (objectId(o.type, o.content) !== oid)
-        throw new ObjectStoreError('OBJECT_CORRUPT', `object ${oid} does not match its id`)
+      const o = readUnchecked(oid)
+      const wrong = o === null ? null : mismatch(oid, o)
+      if (wrong !== null) throw wrong
       return o
     },
+    readUnchecked,
     close: () => {
       for (const p of store.packs) {
         if (p.fd !== null) fs.closeSync(p.fd)

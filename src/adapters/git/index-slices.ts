@@ -1,0 +1,80 @@
+/**
+ * The last step of a snapshot index build: one filter file (filters.dat or folded.dat, format:
+ * index-format.ts) written bit-sliced from its scratch file, which holds every blob's filter one
+ * after another in the build's order. Slicing goes one class at a time (so no more than one class
+ * is held in memory). The writer thread slices filters.dat while the main thread slices folded.dat.
+ */
+import * as fs from 'node:fs'
+import { createHash } from 'node:crypto'
+import { FILTER_CHUNK, slicedClasses } from './index-format.js'
+
+/** The scratch files of the filters (exact, folded) as derived, in the main thread's order. */
+export const SCRATCH = ['filters.tmp', 'folded.tmp'] as const
+
+/** The SHA-256 of each FILTER_CHUNK bytes of a file written in order, 32 bytes each, base64. */
+const chunkDigester = (): { readonly update: (b: Uint8Array) => void; readonly end: () => string } => {
+  const digests: Buffer[] = []
+  let hash = createHash('sha256')
+  let inChunk = 0
+  return {
+    update: (b) => {
+      for (let at = 0; at < b.length; ) {
+        const n = Math.min(b.length - at, FILTER_CHUNK - inChunk)
+        hash.update(b.subarray(at, at + n))
+        at += n
+        inChunk += n
+        if (inChunk === FILTER_CHUNK) {
+          digests.push(hash.digest())
+          hash = createHash('sha256')
+          inChunk = 0
+        }
+      }
+    },
+    end: () => Buffer.concat(inChunk > 0 ? [...digests, hash.digest()] : digests).toString('base64')
+  }
+}
+
+/** Writes all of `b` to `fd` (at `at`, else at the file's position). */
+export const writeAll = (fd: number, b: Uint8Array, at?: number): void => {
+  for (let done = 0; done < b.length; )
+    done += fs.writeSync(fd, b, done, b.length - done, at === undefined ? null : at + done)
+}
+
+/**
+ * Writes `target` bit-sliced from `scratch` (the filters of sizes `logs`, one after another) and
+ * removes the scratch file; the chunk digests (index.json's filters_sha256 or folded_sha256) and
+ * the bytes written.
+ */
+export const writeSliced = (
+  target: string,
+  scratch: string,
+  logs: readonly number[]
+): { readonly sha256: string; readonly bytes: number } => {
+  const from = fs.openSync(scratch, 'r')
+  const fd = fs.openSync(target, 'w')
+  try {
+    const starts: number[] = []
+    let at = 0
+    for (const log of logs) {
+      starts.push(at)
+      at += 1 << (log - 3)
+    }
+    const filterOf = (i: number): Uint8Array => {
+      const b = Buffer.allocUnsafe(1 << ((logs[i] ?? 9) - 3))
+      if (fs.readSync(from, b, 0, b.length, starts[i] ?? 0) !== b.length) throw new Error('a scratch file ended early')
+      return b
+    }
+    const digests = chunkDigester()
+    let bytes = 0
+    for (const region of slicedClasses(logs.length, filterOf, logs)) {
+      writeAll(fd, region)
+      digests.update(region)
+      bytes += region.length
+    }
+    return { sha256: digests.end(), bytes }
+  } finally {
+    fs.closeSync(fd)
+    fs.closeSync(from)
+    fs.rmSync(scratch, { force: true })
+  }
+}
