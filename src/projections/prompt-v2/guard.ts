@@ -220,6 +220,9 @@ const trim = (z: Sizing, shown: Array<number | null>, fixed: number, room: numbe
   }
 }
 
+/** Fits with everything given way: every payload a summary, no older entry listed (see `fit`). */
+const leastFits = new WeakSet<Fitted>()
+
 /** {@link render} in runs of lines: each payload's view as one block (see Fitted). */
 const renderPieces = (
   payloads: readonly Payload[],
@@ -240,6 +243,43 @@ const renderPieces = (
   if (older.length > 0) out.push(OLDER_HEADER, ...olderMarker(older, olderFrom))
   for (let k = olderFrom; k < older.length; k++) out.push(older[k]?.text ?? '')
   return out
+}
+
+/** The fit showing `shown` items of each payload (null: its summary) and the older entries from `olderFrom` on; `around`: the size of the headers and older entries. */
+const fittedOf = (
+  payloads: readonly Payload[],
+  older: readonly OlderLine[],
+  shown: ReadonlyArray<number | null>,
+  olderFrom: number,
+  around: number,
+  sizeOf: ReadonlyArray<(shown: number | null) => number>
+): Fitted => {
+  const notes: string[] = []
+  let size = around
+  payloads.forEach((p, i) => {
+    const n = shown[i] ?? null
+    size += sizeOf[i]?.(n) ?? 0
+    if (n === null) notes.push(`${p.id} shown as a one-line summary`)
+    else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
+  })
+  if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
+  // Rendered when read: a prompt is fitted more than once and shows only its last fit.
+  let lines: readonly string[] | undefined
+  let pieces: readonly string[] | undefined
+  const made: Fitted = {
+    get lines() {
+      lines ??= render(payloads, shown, older, olderFrom)
+      return lines
+    },
+    get pieces() {
+      pieces ??= renderPieces(payloads, shown, older, olderFrom)
+      return pieces
+    },
+    notes,
+    size
+  }
+  if (olderFrom === older.length && shown.every((n) => n === null)) leastFits.add(made)
+  return made
 }
 
 /**
@@ -273,7 +313,16 @@ export const workingSetFitter = (
   const least = payloads.map((_, i) => Math.min(z.floorSizes[i] ?? 0, wholeSizes[i] ?? 0))
   const usual = payloads.every((_, i) => (z.floorSizes[i] ?? 0) <= (wholeSizes[i] ?? 0))
   let withoutOption: ((room: number) => Fitted) | undefined
+  // The largest room fitted with everything given way (every payload a summary, no older entry):
+  // a smaller room gives that same fit (drops, trims and the older entries only go further).
+  let floor: { readonly room: number; readonly fitted: Fitted } | undefined
   const fit = (room: number): Fitted => {
+    if (floor !== undefined && room <= floor.room) return floor.fitted
+    const got = fitIn(room)
+    if (leastFits.has(got) && (floor === undefined || room > floor.room)) floor = { room, fitted: got }
+    return got
+  }
+  const fitIn = (room: number): Fitted => {
     let shown: Array<number | null> = payloads.map((p) => p.view.items.length)
     // The size of render(payloads, shown, older, from), computed from the parts' sizes.
     const payloadsSize = (): number => shown.reduce<number>((n, k, i) => n + (sizeOf[i]?.(k) ?? 0), header)
@@ -318,32 +367,8 @@ export const workingSetFitter = (
     }
     return fitted(shown, from)
   }
-  const fitted = (shown: ReadonlyArray<number | null>, olderFrom: number): Fitted => {
-    const notes: string[] = []
-    let size = header + olderSize(olderFrom)
-    payloads.forEach((p, i) => {
-      const n = shown[i] ?? null
-      size += sizeOf[i]?.(n) ?? 0
-      if (n === null) notes.push(`${p.id} shown as a one-line summary`)
-      else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
-    })
-    if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
-    // Rendered when read: a prompt is fitted more than once and shows only its last fit.
-    let lines: readonly string[] | undefined
-    let pieces: readonly string[] | undefined
-    return {
-      get lines() {
-        lines ??= render(payloads, shown, older, olderFrom)
-        return lines
-      },
-      get pieces() {
-        pieces ??= renderPieces(payloads, shown, older, olderFrom)
-        return pieces
-      },
-      notes,
-      size
-    }
-  }
+  const fitted = (shown: ReadonlyArray<number | null>, olderFrom: number): Fitted =>
+    fittedOf(payloads, older, shown, olderFrom, header + olderSize(olderFrom), sizeOf)
   return { fit, fitsWhole: (room) => wholeTotal <= room }
 }
 
