@@ -49,7 +49,7 @@ export const decodeQuery = (u: unknown): E.Either<QueryFailure, ProjectQuery> =>
   const bounds = boundsViolation(u)
   if (bounds !== null) return invalid(`a query is ${bounds.message}`, { limit: bounds.limit, depth: bounds.depth })
   const kind = (u as { kind?: unknown }).kind
-  if (typeof kind !== 'string' || !(kind in CODECS)) {
+  if (typeof kind !== 'string' || !Object.hasOwn(CODECS, kind)) {
     return E.left(
       failure('QUERY_UNKNOWN_KIND', `unknown query kind; expected one of ${QUERY_KINDS.join(', ')}`, {
         kind: typeof kind === 'string' ? kind.slice(0, 40) : typeof kind

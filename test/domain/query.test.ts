@@ -50,6 +50,9 @@ decode('refuses members the contract does not name (argument injection)', () => 
 
 decode('refuses wrong types, non-positive or non-integer lines, unknown kinds and operators', () => {
   assert.is(left(decodeQuery({ kind: 'shell.exec', cmd: 'id' })).code, 'QUERY_UNKNOWN_KIND')
+  // Names of Object.prototype members are unknown kinds too, not kinds that "do not take: kind".
+  for (const kind of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+    assert.is(left(decodeQuery({ kind })).code, 'QUERY_UNKNOWN_KIND', kind)
   assert.is(left(decodeQuery(null)).code, 'QUERY_INVALID')
   assert.is(left(decodeQuery([])).code, 'QUERY_INVALID')
   for (const start of [0, -1, 1.5, '1', null])

@@ -257,7 +257,8 @@ export const profileFromObject = (doc: unknown, baseDir: string): E.Either<Failu
 /** The document's sections and keys are all known ones, each section a table. */
 const checkSections = (file: string, doc: Record<string, unknown>): E.Either<Failure, void> => {
   for (const [section, value] of Object.entries(doc)) {
-    if (!(section in KNOWN))
+    // Own keys only: a section named after an Object.prototype member ([constructor]) is unknown too.
+    if (!Object.hasOwn(KNOWN, section))
       return E.left(configError(file, `unknown section [${section}] (known: ${Object.keys(KNOWN).join(', ')})`))
     const keys = KNOWN[section]
     if (typeof value !== 'object' || value === null || Array.isArray(value))
