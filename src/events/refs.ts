@@ -25,12 +25,15 @@ const escapePointer = (key: string): string =>
 export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: InvalidRef[] } => {
   const refs: FoundRef[] = []
   const invalid: InvalidRef[] = []
-  const walk = (value: unknown, pointer: string): void => {
+  // Only objects and arrays are walked into: a pointer is built for them alone, not for every
+  // string and number of the data (a note's text is most of a log).
+  const walk = (value: object, pointer: string): void => {
     if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${pointer}/${i}`))
+      value.forEach((v: unknown, i) => {
+        if (typeof v === 'object' && v !== null) walk(v, `${pointer}/${i}`)
+      })
       return
     }
-    if (typeof value !== 'object' || value === null) return
     const record = value as Record<string, unknown>
     if (Object.hasOwn(record, 'digest')) {
       const { digest, size } = record
@@ -42,9 +45,12 @@ export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: Invalid
         refs.push({ digest, size, pointer })
       }
     }
-    for (const key of Object.keys(record)) walk(record[key], `${pointer}/${escapePointer(key)}`)
+    for (const key of Object.keys(record)) {
+      const v = record[key]
+      if (typeof v === 'object' && v !== null) walk(v, `${pointer}/${escapePointer(key)}`)
+    }
   }
-  walk(data, '')
+  if (typeof data === 'object' && data !== null) walk(data, '')
   return { refs, invalid }
 }
 
