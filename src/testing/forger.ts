@@ -123,7 +123,9 @@ export const forger = (dir: string): Forger => {
       const file = path.join(dir, 'case.json')
       const declaration = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
       writeFileSync(file, `${must(canonicalJson(edit(declaration)))}\n`)
-      return acknowledgedLines(dir).length === 0 ? (writeLog(dir, []), self.head()) : self.rewrite(1, (d) => d)
+      if (acknowledgedLines(dir).length > 0) return self.rewrite(1, (d) => d)
+      writeLog(dir, [])
+      return self.head()
     },
     head: () => {
       const h = JSON.parse(readFileSync(path.join(dir, 'HEAD'), 'utf8')) as { seq: number; hash: string }

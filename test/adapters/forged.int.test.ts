@@ -17,6 +17,7 @@ import { createProjectResearch } from '../../src/research/project-research.js'
 import { captureBytes } from '../../src/research/capture.js'
 import { queryInCase } from '../../src/fp.js'
 import { recordNote } from '../../src/fp.js'
+import { initCase } from '../../src/fp.js'
 import { forger } from '../helpers/forger.js'
 import { writeInvestigation, writeWorld } from '../helpers/investigation.js'
 import { vba } from '../helpers/cli.js'
@@ -167,6 +168,26 @@ forged(
     const valid = path.join(tempDir('forged-report'), 'valid.html')
     assert.is(vba(['report', base, '--out', valid]).code, 0)
     assert.match(readFileSync(valid, 'utf8'), 'verified: chain and rules hold')
+  }
+)
+
+forged(
+  'redeclare: a case.json with another title, every event sealed again over the new genesis, verifies; an empty case too',
+  async () => {
+    const dir = copy()
+    const before = forger(dir).head()
+    const receipt = forger(dir).redeclare((d) => ({ ...d, title: 'a forged title' }))
+    const declaration = JSON.parse(readFileSync(path.join(dir, 'case.json'), 'utf8')) as { title?: string }
+    assert.is(declaration.title, 'a forged title')
+    assert.is(receipt.split(':')[0], before.split(':')[0], 'the same number of events')
+    assert.is.not(receipt, before, 'every hash changed with the genesis')
+    assert.equal(await codes(dir), [], 'no hash can show the edit')
+    const empty = path.join(tempDir('forged-empty'), 'case')
+    right(await initCase({ dir: empty })())
+    const emptyReceipt = forger(empty).redeclare((d) => ({ ...d, title: 'empty' }))
+    assert.is(emptyReceipt.split(':')[0], '0')
+    assert.is(forger(empty).head(), emptyReceipt)
+    assert.equal(await codes(empty), [])
   }
 )
 
