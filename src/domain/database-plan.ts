@@ -208,6 +208,20 @@ export const stableKey = (schema: TableSchema): { columns: readonly string[]; so
 }
 
 /**
+ * Names a row object cannot hold as a member: mysql2 refuses to read a result with such a column
+ * (a fatal error of the connection), and better-sqlite3 sets `__proto__` through the accessor, so
+ * its values vanish or become the row's prototype. Selecting them is refused; filters and order
+ * only name them in SQL.
+ */
+const UNREADABLE_COLUMNS: ReadonlySet<string> = new Set([
+  '__proto__',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__'
+])
+
+/**
  * Every check that needs no schema: identifiers, column count, duplicates, operators, values and
  * list sizes. Run before anything is sent to the server; hostile input stops here.
  */
@@ -222,6 +236,15 @@ export const precheck = (scope: DatabaseScope, q: DatabaseRows | DatabaseCount):
     }
     if (new Set(q.columns).size !== q.columns.length)
       return E.left(failure('QUERY_INVALID', 'columns are listed twice', {}))
+    const unreadable = q.columns.find((c) => UNREADABLE_COLUMNS.has(c))
+    if (unreadable !== undefined)
+      return E.left(
+        failure(
+          'QUERY_INVALID',
+          `column ${unreadable} cannot be read: a row member of that name is not a value (the drivers refuse or drop it); filter or order by it, or read it through a view that names it otherwise`,
+          { column: unreadable }
+        )
+      )
   }
   return pipe(
     planFilters(scope.limits, null, q.filters),

@@ -230,10 +230,16 @@ const streamRows = (
     const stop = deadlines.start(() =>
       finish(() => reject(Object.assign(new Error('timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' })))
     )
+    // A fatal error of the connection (lost, killed, a row parser mysql2 cannot build) reaches only
+    // the connection when the running query has no callback: without this the query would never
+    // end, and the deadline's timer, unreferenced, keeps no process alive to report it.
+    const lost = (e: unknown): void => finish(() => reject(e))
+    conn.on('error', lost)
     const finish = (then: () => void): void => {
       if (settled) return
       settled = true
       stop()
+      conn.removeListener('error', lost)
       then()
     }
     const q = conn.query({ sql: st.sql, values: [...st.bindings] })
@@ -249,6 +255,13 @@ const streamRows = (
   })
   return { done, command }
 }
+
+/**
+ * better-sqlite3 binds no booleans (knex's own runner turns them into 1 and 0 before it binds; the
+ * drivers here run knex's statements themselves): a filter `eq true` would be refused otherwise.
+ */
+const sqliteBindings = (bindings: readonly unknown[]): unknown[] =>
+  bindings.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v))
 
 export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => {
   if (db.filename === undefined) throw unavailable('no SQLite filename configured')
@@ -275,7 +288,7 @@ export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => 
       try {
         return handle.transaction(() =>
           statements.map(
-            (st) => handle.prepare(st.sql).all(...(st.bindings as unknown[])) as Array<Record<string, unknown>>
+            (st) => handle.prepare(st.sql).all(...sqliteBindings(st.bindings)) as Array<Record<string, unknown>>
           )
         )()
       } catch (e) {
@@ -285,7 +298,7 @@ export const sqliteExecutor = async (db: DatabaseSection): Promise<Executor> => 
     each: async (st, take) => {
       try {
         return handle.transaction(() => {
-          for (const row of handle.prepare(st.sql).iterate(...(st.bindings as unknown[]))) {
+          for (const row of handle.prepare(st.sql).iterate(...sqliteBindings(st.bindings))) {
             if (!take(row as Record<string, unknown>)) return true
           }
           return false
