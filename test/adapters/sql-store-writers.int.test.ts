@@ -108,6 +108,30 @@ for (const kind of ['postgres', 'mariadb'] as const) {
     assert.ok((await store.verify(id)).valid)
   })
 
+  test('concurrent appends through one handle are all appended, in order, as in a directory', async () => {
+    const store = await fresh(kind, 'onehandle')
+    const id = 'case-one-handle'
+    await store.create(id, { caseId: id })
+    const h = await store.open(id)
+    const cmd =
+      (commandId: string) =>
+      (x: CaseHandle): RawCommand => ({ commandId, expectedGeneration: x.cursor.seq, events: [note(commandId)] })
+    // Each planned on the handle as it is when the call is made; the later ones decided again.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.append(h, cmd(`c${i}`)(h), { rebase: cmd(`c${i}`) }))
+    )
+    const failed = outcomes.flatMap((o) =>
+      o.status === 'rejected' ? [(o.reason as { failure?: { code: string } }).failure?.code ?? String(o.reason)] : []
+    )
+    assert.equal(failed, [], 'no append failed (a false CASE_CORRUPT was)')
+    const generations = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.generation : -1))
+    assert.equal(generations, [1, 2, 3, 4, 5, 6, 7, 8])
+    assert.is(h.cursor.seq, 8)
+    const report = await store.verify(id)
+    assert.ok(report.valid, JSON.stringify(report.findings.slice(0, 3)))
+    assert.is((await store.open(id)).cursor.seq, 8)
+  })
+
   test('an append under a lost lease writes nothing (LEASE_LOST); without a lease, a live one refuses it (CASE_LEASED)', async () => {
     const store = await fresh(kind, 'lease')
     const id = 'case-lease'

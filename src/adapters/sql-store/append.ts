@@ -40,12 +40,43 @@ import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, type 
 import { appendInOneStatement, fitsOneStatement } from './append-one.js'
 import { scanRows } from './scan-rows.js'
 
-/** Appends a command to a case of the store (see the module comment). */
-export const appendInStore = async (
+/** The last append through each handle (settled or not): the next one starts after it. */
+const inFlight = new WeakMap<CaseHandle, Promise<unknown>>()
+
+/**
+ * Appends a command to a case of the store (see the module comment). Appends through one handle
+ * run one at a time, in the order they were called, as the directory store's lock runs them: each
+ * plans on the handle's cursor and moves it once committed, so two at once would plan on the same
+ * head (one statement's plan written over a head the other had moved the handle past, a catch-up
+ * scanning events the other was about to add): a false CASE_CORRUPT.
+ */
+export const appendInStore = (
   ctx: SqlContext,
   handle: CaseHandle,
   first: RawCommand,
   options: StoreAppendOptions = {}
+): Promise<AppendOutcome> => {
+  const before = inFlight.get(handle)
+  const run =
+    before === undefined
+      ? appendNow(ctx, handle, first, options)
+      : before.then(
+          () => appendNow(ctx, handle, first, options),
+          () => appendNow(ctx, handle, first, options)
+        )
+  const settled = run.catch(() => undefined)
+  inFlight.set(handle, settled)
+  void settled.then(() => {
+    if (inFlight.get(handle) === settled) inFlight.delete(handle)
+  })
+  return run
+}
+
+const appendNow = async (
+  ctx: SqlContext,
+  handle: CaseHandle,
+  first: RawCommand,
+  options: StoreAppendOptions
 ): Promise<AppendOutcome> => {
   validateCommand(first)
   // Every plan of the command (a retry, the fallback, a plan made ahead) takes the same draws.
