@@ -28,7 +28,15 @@ const ONE_CHUNK = 64 << 20
  * (a Transform, its state and buffers) that inflateSync builds for every call.
  */
 interface ZlibHandle {
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    out: Uint8Array,
+    outOff: number,
+    outLen: number
+  ): void
   reset(): void
   close(): void
   onerror: (message: string, errno: number, code?: string) => void
@@ -71,7 +79,8 @@ const newInflater = (): Inflater | null => {
  * inflateSync. Throws an error with zlib's code when the stream is damaged or ends early.
  */
 const inflateKnown = (b: Buffer, expected: number): Buffer => {
-  const current = inflater === undefined ? (inflater = newInflater()) : inflater
+  if (inflater === undefined) inflater = newInflater()
+  const current = inflater
   if (current === null || expected >= ONE_CHUNK) return zlibOf().inflateSync(b)
   const { handle, state } = current
   const out = Buffer.allocUnsafe(expected + 1)
