@@ -1,0 +1,89 @@
+/**
+ * Inflating git objects (object-reader.ts): a loose object through zlib's inflateSync, a packed one,
+ * whose size the pack states, through one native zlib handle reused for every object.
+ */
+// zlib (and the streams it brings) loads on the first object inflated: a process that reads the
+// snapshot index only (a later research process) never inflates anything.
+let zlib: typeof import('node:zlib') | undefined
+const zlibOf = (): typeof import('node:zlib') => (zlib ??= process.getBuiltinModule('node:zlib'))
+/** Inflates `b` (a loose object, whose size is not known before), into chunks of 16 KiB. */
+export const inflateSync = (b: Buffer): Buffer => zlibOf().inflateSync(b)
+/** Objects up to this size inflate into one buffer (a larger claim of a damaged pack allocates no more). */
+const ONE_CHUNK = 64 << 20
+
+/**
+ * The native zlib handle of one `zlib.Inflate`, as Node's own inflateSync drives it (lib/zlib.js:
+ * `writeSync` into an output buffer, the output and input left in `_writeState`, `onerror`
+ * called during the write): one handle reset after every object, instead of the stream object
+ * (a Transform, its state and buffers) that inflateSync builds for every call.
+ */
+interface ZlibHandle {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    out: Uint8Array,
+    outOff: number,
+    outLen: number
+  ): void
+  reset(): void
+  close(): void
+  onerror: (message: string, errno: number, code?: string) => void
+}
+/** The reused handle and its write state (bytes of output space left, of input left). */
+interface Inflater {
+  readonly handle: ZlibHandle
+  readonly state: Uint32Array
+  /** The stream that owns the handle, kept as long as the handle is used. */
+  readonly stream: object
+}
+/** The handle in use; null when this Node's zlib streams look otherwise (inflateSync is used). */
+let inflater: Inflater | null | undefined
+/** The zlib code of the error the last write reported (Z_DATA_ERROR, Z_BUF_ERROR...), or null. */
+let inflateError: string | null = null
+
+const newInflater = (): Inflater | null => {
+  const z = zlibOf()
+  const stream = new z.Inflate() as unknown as { _handle?: Partial<ZlibHandle>; _writeState?: unknown }
+  const handle = stream._handle
+  const state = stream._writeState
+  if (
+    typeof handle?.writeSync !== 'function' ||
+    typeof handle.reset !== 'function' ||
+    typeof handle.close !== 'function' ||
+    !(state instanceof Uint32Array) ||
+    state.length < 2
+  )
+    return null
+  handle.onerror = (message, errno) => {
+    inflateError = (z as unknown as { codes: Record<number, string | undefined> }).codes[errno] ?? message
+  }
+  return { handle: handle as ZlibHandle, state, stream }
+}
+
+/**
+ * Inflates the zlib stream `b` of an object of `expected` bytes into a buffer of its own: into one
+ * buffer of that size and one byte more (so a stream that inflates to more is seen at once) through
+ * the reused handle; a size over ONE_CHUNK, or a Node whose handle looks otherwise, through
+ * inflateSync. Throws an error with zlib's code when the stream is damaged or ends early.
+ */
+export const inflateKnown = (b: Buffer, expected: number): Buffer => {
+  if (inflater === undefined) inflater = newInflater()
+  const current = inflater
+  if (current === null || expected >= ONE_CHUNK) return zlibOf().inflateSync(b)
+  const { handle, state } = current
+  const out = Buffer.allocUnsafe(expected + 1)
+  inflateError = null
+  handle.writeSync(zlibOf().constants.Z_FINISH, b, 0, b.length, out, 0, out.length)
+  const error = inflateError as string | null
+  if (error !== null) {
+    // A handle that saw an error is not reused.
+    handle.close()
+    inflater = undefined
+    throw Object.assign(new Error(error), { code: error })
+  }
+  const produced = out.length - (state[0] ?? 0)
+  handle.reset()
+  return out.subarray(0, produced)
+}
