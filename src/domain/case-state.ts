@@ -297,6 +297,22 @@ export const snapshotCaseState = (s: CaseState): CaseState => {
 }
 
 /**
+ * A state to evolve on while `s` stays as it is: it shares every part with `s` and copies a part
+ * on its own first change (see {@link Parts}), the mirror of {@link snapshotCaseState}. `s` itself
+ * must not be evolved while the fork is in use (it would change the parts they share): a writer
+ * checks a command on a fork of its handle's state, and either keeps the fork once the command is
+ * written (the old state is dropped) or drops the fork (a refused or lost command), before the
+ * handle's state moves on. test/domain/case-state-clone.test.ts holds it to deep copies.
+ */
+export const forkCaseState = (s: CaseState): CaseState => {
+  const fork = { ...s, research: { ...s.research } }
+  const mine = new WeakSet<object>()
+  owned.set(fork, mine)
+  owned.set(fork.research, mine)
+  return fork
+}
+
+/**
  * A copy that no later `evolve` of either side can change: a writer checks a command on a copy and
  * keeps the original if it is refused, and the rule fold keeps the state before every prompt and
  * answer for their re-derivation. What `evolve` mutates in place is copied (the research maps and

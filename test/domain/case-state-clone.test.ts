@@ -3,7 +3,10 @@
  * point must stay equal to a deep copy taken at the same point, however both sides evolve later.
  * snapshotCaseState shares every part, and the state copies a part on its first change after it:
  * a snapshot must stay equal to a deep copy taken at the same point while the state evolves on,
- * and the state must end as a fold without snapshots does.
+ * and the state must end as a fold without snapshots does. forkCaseState is the mirror (the fork
+ * copies, the state it was taken from stays): as a writer uses it, a fork taken before each event
+ * evolves on while the state it was taken from stays equal to its deep copy, the forks of forks end
+ * as a plain fold does, and snapshots taken of a fork (the rule fold's) stay as they were.
  * Checked on the valid example cases and on a synthetic history that reaches every in-place
  * mutation of the fold (evidence repeats, revisions, hypotheses and their evidence lists, lab
  * feedback, token counts, the pending plan's reservation, the research counters and maps).
@@ -13,7 +16,7 @@ import * as assert from 'uvu/assert'
 import { readdirSync } from 'node:fs'
 import * as path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
-import { cloneCaseState, initCaseState, snapshotCaseState } from '../../src/domain/case-state.js'
+import { cloneCaseState, forkCaseState, initCaseState, snapshotCaseState } from '../../src/domain/case-state.js'
 import { evolve } from '../../src/domain/case-evolve.js'
 import type { RecordedEvent } from '../../src/events/chain.js'
 import { openVba } from '../../src/index.js'
@@ -152,6 +155,45 @@ const snapshotsHold = (events: readonly RecordedEvent[], name: string, every: (i
   assert.ok(isDeepStrictEqual(s, before), `${name}: evolving a copy changed the snapshotted state`)
 }
 
+/**
+ * A writer's forks: before each event a fork of the current state is evolved (its snapshots taken
+ * before the events `every` picks) and becomes the current state, or is dropped (every third one,
+ * as a refused or lost command's: the event is then folded into a fork taken again). The state a
+ * fork was taken from stays as it was; the last state is the plain fold's.
+ */
+const forksHold = (events: readonly RecordedEvent[], name: string, every: (i: number) => boolean): void => {
+  let s = initCaseState()
+  const plain = initCaseState()
+  const kept: Array<{ readonly state: ReturnType<typeof initCaseState>; readonly deep: unknown; readonly at: number }> =
+    []
+  for (const [i, e] of events.entries()) {
+    kept.push({ state: s, deep: structuredClone(s), at: i })
+    if (i % 3 === 2) {
+      const dropped = forkCaseState(s)
+      for (const x of events.slice(i)) evolve(dropped, x)
+    }
+    const fork = forkCaseState(s)
+    if (every(i)) kept.push({ state: snapshotCaseState(fork), deep: structuredClone(fork), at: i })
+    evolve(fork, e)
+    evolve(plain, e)
+    s = fork
+    for (const k of kept.slice(-4))
+      assert.ok(isDeepStrictEqual(k.state, k.deep), `${name}: the state kept before event ${k.at} changed at ${i}`)
+  }
+  for (const k of kept)
+    assert.ok(isDeepStrictEqual(k.state, k.deep), `${name}: the state kept before event ${k.at} changed later`)
+  assert.ok(isDeepStrictEqual(s, plain), `${name}: the forks evolved to the end are not the plain fold`)
+  // A fork evolved to the end from any kept state is that fold too, and leaves the kept state alone.
+  for (const k of kept.filter((_, j) => j % 5 === 0)) {
+    const fork = forkCaseState(k.state)
+    for (const e of events.slice(k.at)) evolve(fork, e)
+    assert.ok(
+      isDeepStrictEqual(k.state, k.deep),
+      `${name}: a fork from event ${k.at} changed the state it was taken from`
+    )
+  }
+}
+
 const snapshotPatterns: ReadonlyArray<readonly [string, (i: number) => boolean]> = [
   ['every event', () => true],
   ['every other event', (i) => i % 2 === 1],
@@ -162,7 +204,10 @@ const snapshotPatterns: ReadonlyArray<readonly [string, (i: number) => boolean]>
 test('a synthetic history reaching every in-place mutation of the fold', () => {
   const events = synthetic()
   holds(events, 'synthetic')
-  for (const [what, every] of snapshotPatterns) snapshotsHold(events, `synthetic, snapshots ${what}`, every)
+  for (const [what, every] of snapshotPatterns) {
+    snapshotsHold(events, `synthetic, snapshots ${what}`, every)
+    forksHold(events, `synthetic, forks, snapshots ${what}`, every)
+  }
   // The history does reach the mutations it is there for.
   const s = initCaseState()
   for (const e of events) evolve(s, e)
@@ -183,7 +228,10 @@ test('the valid example cases', async () => {
     const events = await vba.cases.events(path.join(root, d.name))
     assert.ok(events.length > 0, d.name)
     holds(events, d.name)
-    for (const [what, every] of snapshotPatterns) snapshotsHold(events, `${d.name}, snapshots ${what}`, every)
+    for (const [what, every] of snapshotPatterns) {
+      snapshotsHold(events, `${d.name}, snapshots ${what}`, every)
+      forksHold(events, `${d.name}, forks, snapshots ${what}`, every)
+    }
   }
   await vba.close()
 })

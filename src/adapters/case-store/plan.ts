@@ -21,7 +21,7 @@ import {
   type RuleFold,
   type RuleViolation
 } from '../../domain/rules.js'
-import { cloneCaseState, type ObjectRefLite } from '../../domain/case-state.js'
+import { forkCaseState, type ObjectRefLite } from '../../domain/case-state.js'
 import type { AppendOutcome, RawCommand } from './append.js'
 
 /** Most events one command may append. */
@@ -107,7 +107,7 @@ export interface CommandPlan {
 /**
  * Everything about a command that does not depend on where it is written: its drafts sealed into
  * a chain continuing the handle's head, every object reference backed (by the command or the
- * store), and the case's rules checked on a copy of the state (RULE_VIOLATION, nothing written).
+ * store), and the case's rules checked on a fork of the state (RULE_VIOLATION, nothing written).
  */
 export const planCommand = async (
   handle: CaseHandle,
@@ -220,8 +220,10 @@ const checkObjectRefs = async (
 }
 
 /**
- * The case's rules fed the sealed events on a copy of the handle's state, their obligations
- * checked against the objects they name: the fold after the command, or RULE_VIOLATION.
+ * The case's rules fed the sealed events on a fork of the handle's state (it copies what it
+ * changes; the handle's state is left as it is, and replaced by the fork only once the command is
+ * written), their obligations checked against the objects they name: the fold after the command,
+ * or RULE_VIOLATION.
  */
 const checkRules = async (
   handle: CaseHandle,
@@ -229,7 +231,7 @@ const checkRules = async (
   provided: ReadonlyMap<string, Uint8Array>,
   objects: ObjectLookup
 ): Promise<RuleFold> => {
-  const rules = ruleFold(cloneCaseState(handle.cursor.state))
+  const rules = ruleFold(forkCaseState(handle.cursor.state))
   const violations: RuleViolation[] = sealed.flatMap((x) => rules.feed(x.event))
   violations.push(...rules.end())
   // The obligations' objects are fetched first: the check itself reads synchronously.
