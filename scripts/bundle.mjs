@@ -1,17 +1,23 @@
 #!/usr/bin/env node
-// Bundles the `vba` binary (the CLI and `vba mcp`) into dist/vba: one entry file that loads in
-// a single read, and a chunk per lazily imported verb group, so `vba --version` and a one-shot
-// research process do not resolve and compile ~70 modules each. The library's ESM entries
-// (dist/src/index.js and the subpath exports) stay as tsc emits them.
+// Bundles the `vba` binary (the CLI and `vba mcp`) into dist/vba:
+//   main.js           the bin (src/cli/bin.ts): answers --version, else runs the CLI script
+//   cli-script.js     every verb in one classic (CommonJS) script, wrapped in a function
+//   cli-script.cache  V8's code cache of that script, made at build time by scripts/code-cache.mjs
+//                     after a representative warm-up (a first-ever and later `vba research`)
+//   line-worker.js, index-writer-worker.js and their chunks: the worker threads, ES modules
+// Node 20 caches the compiled code of no ES module, so a start-up that loaded a graph of ES chunks
+// parsed and compiled all of them on every run; one script with its code cache does neither
+// (src/cli/script-loader.ts says how the cache is checked and why it is trusted like the code).
+// The library's ESM entries (dist/src/index.js and the subpath exports) stay as tsc emits them.
 //
-// Input is tsc's output (dist/src), so run after `tsc -p tsconfig.json`. The two worker entries
-// are bundled beside the chunks under their own names: `new URL('./line-worker.js',
-// import.meta.url)` resolves from whichever chunk starts them. Packages that load code by
-// computed paths (knex's dialects), native or optional ones, and the report's Chromium stay
-// external and are resolved from node_modules at run time, only by the verbs that need them.
-// Usage: node scripts/bundle.mjs [--quiet] [--meta FILE]   (--meta: esbuild's metafile, what each chunk holds)
+// Input is tsc's output (dist/src), so run after `tsc -p tsconfig.json`. `new URL('./line-worker.js',
+// import.meta.url)` resolves from the script (import.meta.url is its file's URL there). Packages that
+// load code by computed paths (knex's dialects), native or optional ones, and the report's Chromium
+// stay external and are resolved from node_modules at run time, only by the verbs that need them.
+// Usage: node scripts/bundle.mjs [--quiet] [--meta FILE]   (--meta: esbuild's metafile of the script)
 import { build } from 'esbuild'
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -75,26 +81,12 @@ const lazyChildProcess = {
   }
 }
 
-const options = {
+const common = {
   absWorkingDir: root,
-  entryPoints: {
-    main: join(src, 'cli', 'main.js'),
-    'line-worker': join(src, 'adapters', 'case-store', 'line-worker.js'),
-    'index-writer-worker': join(src, 'adapters', 'git', 'index-writer-worker.js')
-  },
-  outdir,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
   external: EXTERNAL,
-  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-  banner: {
-    js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
-  },
   legalComments: 'eof',
   metafile: true,
   minifyWhitespace: true,
@@ -102,59 +94,94 @@ const options = {
   logLevel: 'warning'
 }
 
-// Every command loads the program (cli/program.js) and what it imports; split by which verbs also
-// import each module, that was a dozen small chunks, each one more file to resolve, read and link
-// at every start. A first pass finds those modules and the lazily imported verb modules; in the
-// second, each verb module imports them all first, so they are one chunk (none of it is new to a
-// verb: the program has loaded it before any verb runs). fp-ts and io-ts declare no side effects,
-// so an import for its side effects would be dropped: they keep their own chunks.
-const PROGRAM = join(src, 'cli', 'program.js')
-const first = await build({ ...options, plugins: [esModules, lazyChildProcess], write: false })
-const inputs = first.metafile.inputs
-const abs = (key) => join(root, key)
-const core = new Set()
-const todo = [PROGRAM]
-while (todo.length > 0) {
-  const file = todo.pop()
-  const key = Object.keys(inputs).find((k) => abs(k) === file)
-  for (const i of inputs[key]?.imports ?? []) {
-    if (i.external || (i.kind !== 'import-statement' && i.kind !== 'require-call') || i.path.includes(':')) continue
-    const dep = abs(i.path)
-    if (!core.has(dep)) {
-      core.add(dep)
-      todo.push(dep)
-    }
-  }
-}
-for (const p of core) if (/[\\/]node_modules[\\/](fp-ts|io-ts)[\\/]/.test(p)) core.delete(p)
-const workers = Object.values(options.entryPoints)
-const verbModules = new Set(
-  Object.values(first.metafile.outputs)
-    .flatMap((o) => (o.entryPoint === undefined ? [] : [abs(o.entryPoint)]))
-    .filter((p) => p.startsWith(src) && !workers.includes(p) && !core.has(p))
+rmSync(outdir, { recursive: true, force: true })
+mkdirSync(outdir, { recursive: true })
+
+// The CLI script: src/cli/start.ts and all it imports, lazily imported verb modules included (esbuild
+// evaluates those on first import), as the body of a function the loader calls with what a CommonJS
+// module gets, and the URL of the script for import.meta.url.
+const script = await build({
+  ...common,
+  entryPoints: [join(src, 'cli', 'start.js')],
+  write: false,
+  outfile: join(outdir, 'cli-script.js'),
+  format: 'cjs',
+  charset: 'ascii',
+  define: { 'import.meta.url': '__vbaMetaUrl' },
+  banner: { js: '(function (exports, require, module, __filename, __dirname, __vbaMetaUrl, __vbaImport) {' },
+  footer: { js: '})' },
+  plugins: [esModules, lazyChildProcess]
+})
+// esbuild keeps other characters of regular expression literals as they are: escaped here, so the
+// script is ASCII and is read as Latin-1. A \u escape means the same character in a string, a
+// template's cooked text, a regular expression and an identifier (not in a tagged template's raw text).
+let text = script.outputFiles[0].text.replace(
+  /[^\x00-\x7f]/g,
+  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
 )
-const programChunk = {
-  name: 'program-chunk',
-  setup(b) {
-    b.onResolve({ filter: /^vba:program-modules$/ }, () => ({ path: 'modules', namespace: 'vba-program' }))
-    b.onLoad({ filter: /.*/, namespace: 'vba-program' }, () => ({
-      contents: [...core].map((p) => `import ${JSON.stringify(p)}`).join('\n'),
-      resolveDir: root,
-      loader: 'js'
-    }))
-    b.onLoad({ filter: /\.js$/ }, (args) =>
-      verbModules.has(args.path)
-        ? { contents: `import 'vba:program-modules'\n${readFileSync(args.path, 'utf8')}`, loader: 'js' }
-        : undefined
-    )
-  }
+// The optional peers esbuild left as `import("name")` are imported through the loader's function
+// (src/cli/script-loader.ts says why); every one of them, and nothing else, is rewritten.
+const peers = new Set(
+  Object.values(script.metafile.outputs).flatMap((o) =>
+    o.imports.filter((i) => i.kind === 'dynamic-import' && i.external).map((i) => i.path)
+  )
+)
+const rewritten = new Set()
+text = text.replace(/(?<![\w$.])import\("([^"\\]+)"\)/g, (call, name) => {
+  if (!peers.has(name)) return call
+  rewritten.add(name)
+  return `__vbaImport(${JSON.stringify(name)})`
+})
+if (rewritten.size !== peers.size) {
+  console.error(`bundle: import() of ${[...peers].filter((p) => !rewritten.has(p)).join(', ')} not found in the script`)
+  process.exit(1)
 }
-const result = await build({ ...options, plugins: [esModules, lazyChildProcess, programChunk] })
+writeFileSync(join(outdir, 'cli-script.js'), text, 'latin1')
+
+// The bin: no verb, so `vba --version` reads one small file.
+const bin = await build({ ...common, entryPoints: { main: join(src, 'cli', 'bin.js') }, outdir, format: 'esm' })
+
+// The worker threads, started by URL from the script.
+const workers = await build({
+  ...common,
+  entryPoints: {
+    'line-worker': join(src, 'adapters', 'case-store', 'line-worker.js'),
+    'index-writer-worker': join(src, 'adapters', 'git', 'index-writer-worker.js')
+  },
+  outdir,
+  splitting: true,
+  format: 'esm',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
+  banner: {
+    js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
+  },
+  plugins: [esModules]
+})
+
+// The code cache, made by running the script (a failure leaves none: the bin then compiles the
+// script without one, correct but slower to start).
+const cache = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.mjs')], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  encoding: 'utf8'
+})
+if (cache.status !== 0) {
+  rmSync(join(outdir, 'cli-script.cache'), { force: true })
+  console.error(`bundle: no code cache for dist/vba/cli-script.js (scripts/code-cache.mjs failed):\n${cache.stderr}`)
+}
+
 const meta = process.argv.indexOf('--meta')
 if (meta > 0 && process.argv[meta + 1] !== undefined)
-  writeFileSync(process.argv[meta + 1], JSON.stringify(result.metafile))
+  writeFileSync(process.argv[meta + 1], JSON.stringify(script.metafile))
 if (!process.argv.includes('--quiet')) {
-  const outputs = Object.entries(result.metafile.outputs)
-  const bytes = outputs.reduce((n, [, o]) => n + o.bytes, 0)
-  console.log(`bundle: dist/vba, ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB`)
+  const outputs = [bin, workers].flatMap((r) => Object.values(r.metafile.outputs))
+  const bytes = outputs.reduce((n, o) => n + o.bytes, text.length)
+  let cached = 0
+  try {
+    cached = statSync(join(outdir, 'cli-script.cache')).size
+  } catch {}
+  console.log(
+    `bundle: dist/vba, ${outputs.length + 1} files, ${(bytes / 1024).toFixed(0)} KiB, code cache ${(cached / 1024).toFixed(0)} KiB`
+  )
 }
