@@ -214,6 +214,8 @@ const copyBlobs = async (
   const logs: number[] = []
   const slots = new Map<number, number>()
   const oids = [...new Set(entries.filter((e) => e.kind === 'blob').map((e) => e.oid))]
+  // Each delta base is then kept exactly as long as a blob still to be read needs it.
+  reader.plan(oids)
   let last = Date.now()
   let batch = writer.batch()
   let batchUsed = 0

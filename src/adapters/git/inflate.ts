@@ -64,16 +64,16 @@ const newInflater = (): Inflater | null => {
 
 /**
  * Inflates the zlib stream `b` of an object of `expected` bytes into a buffer of its own: into one
- * buffer of that size and one byte more (so a stream that inflates to more is seen at once) through
+ * buffer of that size and one byte more from `alloc` (so a stream that inflates to more is seen at once) through
  * the reused handle; a size over ONE_CHUNK, or a Node whose handle looks otherwise, through
  * inflateSync. Throws an error with zlib's code when the stream is damaged or ends early.
  */
-export const inflateKnown = (b: Buffer, expected: number): Buffer => {
+export const inflateKnown = (b: Buffer, expected: number, alloc: (n: number) => Buffer): Buffer => {
   if (inflater === undefined) inflater = newInflater()
   const current = inflater
   if (current === null || expected >= ONE_CHUNK) return zlibOf().inflateSync(b)
   const { handle, state } = current
-  const out = Buffer.allocUnsafe(expected + 1)
+  const out = alloc(expected + 1)
   inflateError = null
   handle.writeSync(zlibOf().constants.Z_FINISH, b, 0, b.length, out, 0, out.length)
   const error = inflateError as string | null

@@ -11,7 +11,11 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { byteCache, type ByteCache } from './byte-cache.js'
+import { bufferPool, type BufferPool } from './buffer-pool.js'
 import { inflateKnown, inflateSync } from './inflate.js'
+import { ObjectStoreError, endOf, fdOf, findInPack, loadPacks, readAt, type Pack } from './pack-file.js'
+
+export { ObjectStoreError }
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag'
 
@@ -20,117 +24,10 @@ export interface GitObject {
   readonly content: Buffer
 }
 
-/** A damaged or unsupported object store; `code` names what was wrong. */
-export class ObjectStoreError extends Error {
-  constructor(
-    readonly code: 'OBJECT_CORRUPT' | 'PACK_UNSUPPORTED' | 'READ_ERROR',
-    message: string
-  ) {
-    super(message)
-  }
-}
-
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' }
 const OFS_DELTA = 6
 const REF_DELTA = 7
-
-interface Pack {
-  readonly file: string
-  fd: number | null
-  readonly size: number
-  readonly count: number
-  readonly fanout: Uint32Array
-  readonly ids: Buffer
-  readonly offsets: Float64Array
-  /** Offsets sorted ascending: the next larger offset ends an object's bytes. */
-  readonly sorted: Float64Array
-}
-
-/** The pack's file descriptor, opened on first use. */
-const fdOf = (p: Pack): number => (p.fd ??= fs.openSync(p.file, 'r'))
-
-// One read buffer for all packed objects (their compressed bytes are inflated before the next read).
-let scratch = Buffer.allocUnsafe(1 << 16)
-const readAt = (fd: number, length: number, position: number): Buffer => {
-  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
-  const b = scratch.subarray(0, length)
-  let done = 0
-  while (done < length) {
-    const n = fs.readSync(fd, b, done, length - done, position + done)
-    if (n === 0) throw new ObjectStoreError('OBJECT_CORRUPT', 'a pack file ends early')
-    done += n
-  }
-  return b
-}
-
-const loadPackIndex = (idxFile: string, packFile: string): Pack => {
-  const idx = fs.readFileSync(idxFile)
-  if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63)
-    throw new ObjectStoreError('PACK_UNSUPPORTED', `${path.basename(idxFile)} is not a version-2 pack index`)
-  if (idx.readUInt32BE(4) !== 2)
-    throw new ObjectStoreError(
-      'PACK_UNSUPPORTED',
-      `${path.basename(idxFile)} has pack index version ${idx.readUInt32BE(4)}`
-    )
-  const fanout = new Uint32Array(256)
-  for (let i = 0; i < 256; i++) fanout[i] = idx.readUInt32BE(8 + i * 4)
-  const count = fanout[255] ?? 0
-  const idsAt = 8 + 1024
-  const offAt = idsAt + count * 20 + count * 4
-  const bigAt = offAt + count * 4
-  if (idx.length < bigAt + 40) throw new ObjectStoreError('OBJECT_CORRUPT', `${path.basename(idxFile)} is truncated`)
-  const offsets = new Float64Array(count)
-  for (let i = 0; i < count; i++) {
-    const o = idx.readUInt32BE(offAt + i * 4)
-    if (o & 0x80000000) {
-      const j = bigAt + (o & 0x7fffffff) * 8
-      if (j + 8 > idx.length - 40)
-        throw new ObjectStoreError('OBJECT_CORRUPT', `${path.basename(idxFile)} has a bad large offset`)
-      offsets[i] = idx.readUInt32BE(j) * 2 ** 32 + idx.readUInt32BE(j + 4)
-    } else offsets[i] = o
-  }
-  const size = fs.statSync(packFile).size
-  return {
-    file: packFile,
-    fd: null,
-    size,
-    count,
-    fanout,
-    ids: idx.subarray(idsAt, idsAt + count * 20),
-    offsets,
-    sorted: Float64Array.from(offsets).sort()
-  }
-}
-
-/** Position of `oid` (20 raw bytes) in the pack's sorted id table, or -1. */
-const findInPack = (p: Pack, oid: Buffer): number => {
-  const first = oid[0] ?? 0
-  let lo = first === 0 ? 0 : (p.fanout[first - 1] ?? 0)
-  let hi = (p.fanout[first] ?? 0) - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const c = p.ids.compare(oid, 0, 20, mid * 20, mid * 20 + 20)
-    if (c === 0) return mid
-    if (c < 0) lo = mid + 1
-    else hi = mid - 1
-  }
-  return -1
-}
-
-/** The offset after `offset` in the pack (where this object's bytes end). */
-const endOf = (p: Pack, offset: number): number => {
-  let lo = 0
-  let hi = p.sorted.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const v = p.sorted[mid] ?? 0
-    if (v <= offset) lo = mid + 1
-    else hi = mid - 1
-  }
-  return lo < p.sorted.length ? (p.sorted[lo] ?? p.size - 20) : p.size - 20
-}
-
-const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
+const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Buffer): Buffer => {
   let i = 0
   const varint = (): number => {
     let v = 0
@@ -146,7 +43,7 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
   const sourceSize = varint()
   const targetSize = varint()
   if (sourceSize !== base.length) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta does not fit its base')
-  const out = Buffer.allocUnsafe(targetSize)
+  const out = alloc(targetSize)
   let o = 0
   while (i < delta.length) {
     const cmd = delta[i++] ?? 0
@@ -178,10 +75,10 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
   return out
 }
 
-const inflate = (b: Buffer, expected: number): Buffer => {
+const inflate = (b: Buffer, expected: number, alloc: (n: number) => Buffer): Buffer => {
   let out: Buffer
   try {
-    out = inflateKnown(b, expected)
+    out = inflateKnown(b, expected, alloc)
   } catch (e) {
     throw new ObjectStoreError(
       'OBJECT_CORRUPT',
@@ -205,9 +102,16 @@ export interface ObjectReader {
   readonly read: (oid: string) => GitObject | null
   /**
    * The object NOT yet checked against its id (null when the store does not have it): the caller
-   * checks it (`mismatch`) before any of it is used or kept, e.g. on another thread.
+   * checks it (`mismatch`) before any of it is used, e.g. on another thread. Its bytes are valid
+   * until the next call of `read` or `readUnchecked` only (their buffer is then reused): a caller
+   * copies what it keeps.
    */
   readonly readUnchecked: (oid: string) => GitObject | null
+  /**
+   * Tells the reader the objects about to be read (each once, in any order): from then on it keeps
+   * a resolved pack object only while one of them, or a delta on the way to one, still needs it.
+   */
+  readonly plan: (oids: readonly string[]) => void
   readonly close: () => void
 }
 
@@ -220,12 +124,20 @@ export const mismatch = (oid: string, o: GitObject): ObjectStoreError | null =>
 /** Opens the object store of `gitdir`; pack indexes are read now, packs only object by object. */
 export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = {}): ObjectReader => {
   const objects = path.join(gitdir, 'objects')
+  const pool = bufferPool()
   const store: Store = {
     objects,
     packs: loadPacks(path.join(objects, 'pack')),
-    cache: objectCache(options.cacheBytes ?? 64 << 20)
+    cache: objectCache(options.cacheBytes ?? 64 << 20, pool),
+    pool,
+    uses: new Map()
   }
-  const readUnchecked = (oid: string): GitObject | null => {
+  // The object readUnchecked handed out last: its buffer is released on the next call.
+  let lent: GitObject | null = null
+  /** The object, held once for the caller. */
+  const readHeld = (oid: string): GitObject | null => {
+    if (lent !== null) pool.release(lent.content)
+    lent = null
     if (!/^[0-9a-f]{40}$/.test(oid)) return null
     try {
       return readRaw(store, Buffer.from(oid, 'hex'), 0)
@@ -239,18 +151,25 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
   }
   return {
     read: (oid) => {
-      const o = readUnchecked(oid)
+      const o = readHeld(oid)
+      // Handed out to be kept: its buffer is never reused.
+      if (o !== null) pool.escape(o.content)
       const wrong = o === null ? null : mismatch(oid, o)
       if (wrong !== null) throw wrong
       return o
     },
-    readUnchecked,
+    readUnchecked: (oid) => {
+      lent = readHeld(oid)
+      return lent
+    },
+    plan: (oids) => planUses(store, oids),
     close: () => {
       for (const p of store.packs) {
         if (p.fd !== null) fs.closeSync(p.fd)
         p.fd = null
       }
       store.cache.clear()
+      pool.clear()
     }
   }
 }
@@ -260,32 +179,30 @@ interface Store {
   readonly objects: string
   readonly packs: readonly Pack[]
   readonly cache: ObjectCache
+  /** The buffers of objects, deltas and delta results (buffer-pool.ts). */
+  readonly pool: BufferPool
+  /**
+   * For the pack objects of a plan (by "pack number:offset"): how many more times each is needed
+   * (read itself, or as the base of a delta yet to be resolved). A planned object is kept while
+   * it has uses left; an object of no plan is kept as any other (least recently used).
+   */
+  readonly uses: Map<string, number>
 }
-
-/** The pack indexes of `packDir` (sorted by name), each with its pack file; none when there is no such directory. */
-const loadPacks = (packDir: string): Pack[] => {
-  const packs: Pack[] = []
-  let names: string[] = []
-  try {
-    names = fs.readdirSync(packDir)
-  } catch {
-    // no packs
-  }
-  for (const n of names.sort()) {
-    if (!n.endsWith('.idx')) continue
-    const packFile = path.join(packDir, `${n.slice(0, -4)}.pack`)
-    if (!fs.existsSync(packFile)) continue
-    packs.push(loadPackIndex(path.join(packDir, n), packFile))
-  }
-  return packs
-}
-
 /** Resolved pack objects by "pack number:offset", least recently used first, within a budget of bytes. */
 type ObjectCache = ByteCache<GitObject>
 
-const objectCache = (budget: number): ObjectCache => byteCache(budget, (o: GitObject) => o.content.length)
+/** The cache holds each object it keeps once, counted at its buffer's capacity. */
+const objectCache = (budget: number, pool: BufferPool): ObjectCache =>
+  byteCache(
+    budget,
+    (o: GitObject) => pool.sizeOf(o.content),
+    (o) => pool.release(o.content)
+  )
 
-/** The object with raw id `oid` from the first pack that has it, else loose; null when the store has not got it. */
+/**
+ * The object with raw id `oid` from the first pack that has it, else loose; null when the store has
+ * not got it. The caller holds its buffer once (store.pool) and releases it when done.
+ */
 const readRaw = (store: Store, oid: Buffer, depth: number): GitObject | null => {
   for (let pi = 0; pi < store.packs.length; pi++) {
     const p = store.packs[pi] as Pack
@@ -295,11 +212,22 @@ const readRaw = (store: Store, oid: Buffer, depth: number): GitObject | null => 
   return readLoose(store.objects, oid.toString('hex'))
 }
 
-/** The object at `offset` of pack `pi`, its delta chain resolved (`depth` links so far). */
+/** The object at `offset` of pack `pi`, its delta chain resolved (`depth` links so far), held once for the caller. */
 const readPacked = (store: Store, pi: number, offset: number, depth: number): GitObject => {
   const key = `${pi}:${offset}`
+  const { pool, uses } = store
+  const planned = uses.get(key)
+  if (planned !== undefined) {
+    // One use of a planned object: the last one drops it.
+    if (planned <= 1) uses.delete(key)
+    else uses.set(key, planned - 1)
+  }
   const hit = store.cache.get(key)
-  if (hit !== undefined) return hit
+  if (hit !== undefined) {
+    pool.hold(hit.content)
+    if (planned !== undefined && planned <= 1) store.cache.forget(key)
+    return hit
+  }
   if (depth > 10_000) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
   const p = store.packs[pi] as Pack
   const end = endOf(p, offset)
@@ -325,23 +253,27 @@ const readPacked = (store: Store, pi: number, offset: number, depth: number): Gi
       back = (back + 1) * 128 + (c & 0x7f)
     }
     // Inflated before the base is read: the base's read reuses the read buffer.
-    const delta = inflate(raw.subarray(i), size)
+    const delta = inflate(raw.subarray(i), size, pool.alloc)
     const base = readPacked(store, pi, offset - back, depth + 1)
-    result = { type: base.type, content: applyDelta(base.content, delta) }
+    result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
+    pool.release(delta)
+    pool.release(base.content)
   } else if (type === REF_DELTA) {
     const baseId = Buffer.from(raw.subarray(i, i + 20))
     i += 20
-    const delta = inflate(raw.subarray(i), size)
+    const delta = inflate(raw.subarray(i), size, pool.alloc)
     const base = readRaw(store, baseId, depth + 1)
     if (base === null)
       throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
-    result = { type: base.type, content: applyDelta(base.content, delta) }
+    result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
+    pool.release(delta)
+    pool.release(base.content)
   } else {
     const t = TYPES[type]
     if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
-    result = { type: t, content: inflate(raw.subarray(i), size) }
+    result = { type: t, content: inflate(raw.subarray(i), size, pool.alloc) }
   }
-  store.cache.remember(key, result)
+  if ((planned === undefined || planned > 1) && store.cache.remember(key, result)) pool.hold(result.content)
   return result
 }
 
@@ -364,4 +296,58 @@ const readLoose = (objects: string, hex: string): GitObject | null => {
   if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1)
     throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
   return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
+}
+
+/** Where the pack object of raw id `oid` is: [pack number, offset], or null (loose, or not in the store). */
+const locate = (store: Store, oid: Buffer): readonly [number, number] | null => {
+  for (let pi = 0; pi < store.packs.length; pi++) {
+    const p = store.packs[pi] as Pack
+    const at = findInPack(p, oid)
+    if (at >= 0) return [pi, p.offsets[at] ?? 0]
+  }
+  return null
+}
+
+/** The delta base of the pack object at `offset` of pack `pi` ([pack number, offset]), or null (a whole object, a loose base, or a header that does not parse: reading it reports that). */
+const baseOf = (store: Store, pi: number, offset: number): readonly [number, number] | null => {
+  const p = store.packs[pi] as Pack
+  const end = endOf(p, offset)
+  if (end <= offset || end > p.size) return null
+  const raw = readAt(fdOf(p), Math.min(end - offset, 48), offset)
+  let i = 0
+  let c = raw[i++] ?? 0
+  const type = (c >> 4) & 7
+  while (c & 0x80 && i < raw.length) c = raw[i++] ?? 0
+  if (type === OFS_DELTA) {
+    c = raw[i++] ?? 0
+    let back = c & 0x7f
+    while (c & 0x80 && i < raw.length) {
+      c = raw[i++] ?? 0
+      back = (back + 1) * 128 + (c & 0x7f)
+    }
+    return back > 0 && back <= offset ? [pi, offset - back] : null
+  }
+  if (type === REF_DELTA && i + 20 <= raw.length) return locate(store, Buffer.from(raw.subarray(i, i + 20)))
+  return null
+}
+
+/** Counts the uses of every pack object that reading `oids` resolves (store.uses). */
+const planUses = (store: Store, oids: readonly string[]): void => {
+  const seen = new Set<string>()
+  const use = (key: string): void => {
+    store.uses.set(key, (store.uses.get(key) ?? 0) + 1)
+  }
+  for (const oid of oids) {
+    if (!/^[0-9a-f]{40}$/.test(oid)) continue
+    let at = locate(store, Buffer.from(oid, 'hex'))
+    if (at !== null) use(`${at[0]}:${at[1]}`)
+    // Each object of a chain resolved for the first time is one use of its base.
+    while (at !== null) {
+      const key = `${at[0]}:${at[1]}`
+      if (seen.has(key)) break
+      seen.add(key)
+      at = baseOf(store, at[0], at[1])
+      if (at !== null) use(`${at[0]}:${at[1]}`)
+    }
+  }
 }
