@@ -52,7 +52,7 @@ export const eventDraft = <K extends EventType>(
 export type RecordedEvent = Omit<EventEnvelope, 'type' | 'data' | 'format'> & CaseEventBody
 
 /** The recorded event of an envelope whose `data` the registry decoded (and upcast) as `data`. */
-const recordedEvent = (env: EventEnvelope, data: unknown): RecordedEvent =>
+export const recordedEvent = (env: EventEnvelope, data: unknown): RecordedEvent =>
   // the registry decoded `data` with the codec registered for `type`, so the pair is well-typed
   ({
     seq: env.seq,
@@ -181,6 +181,18 @@ export const lineDigest = (line: string): string => {
 const HASH_MEMBER_BYTES = Buffer.from(HASH_MEMBER)
 /** Where a line without its hash member is put together to be hashed (lines are at most a few MiB). */
 let scratch = Buffer.allocUnsafe(1 << 16)
+
+/**
+ * {@link lineDigestOfBytes} of the line `b[start, end)` whose envelope's hash member (all ASCII)
+ * begins at `at`, as its last occurrence does: the bytes before and after it, hashed together.
+ */
+export const lineDigestCut = (b: Buffer, start: number, at: number, end: number): string => {
+  const length = end - start - HASH_MEMBER_LENGTH
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+  b.copy(scratch, 0, start, at)
+  b.copy(scratch, at - start, at + HASH_MEMBER_LENGTH, end)
+  return sha256Digest(scratch.subarray(0, length))
+}
 
 /**
  * {@link lineDigest} of the line whose UTF-8 bytes are `bytes` (valid UTF-8), without decoding or

@@ -25,7 +25,7 @@ port.on('message', (m: { id: number; buffer: ArrayBuffer; length: number }) => {
   let before: RecordedEvent | null = null
   const { lines, stopAt } = eachPieceLine(
     piece,
-    canonical,
+    { canonical, fresh: false },
     (count) => {
       meta = new Int32Array(count * LINE_INTS)
       strings.buf = pieceStrings(count * 256).buf
@@ -45,3 +45,5 @@ port.on('message', (m: { id: number; buffer: ArrayBuffer; length: number }) => {
     strings.buf.buffer as ArrayBuffer
   ])
 })
+// Loaded: the folding thread sends pieces from now on (it checks them itself until then).
+port.postMessage({ ready: true })
