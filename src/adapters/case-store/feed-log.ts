@@ -4,13 +4,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
-import {
-  type CheckedPiece,
-  defaultLineWorkers,
-  type LineWorkers,
-  PARALLEL_THRESHOLD_BYTES,
-  startLineWorkers
-} from './line-checks.js'
+import { type CheckedPiece, defaultLineWorkers, PARALLEL_THRESHOLD_BYTES, startLineWorkers } from './line-checks.js'
 import { eventOfLine, KIND_BYTES, KIND_CHECKED_REFS, LINE_INTS, storedDataOf } from './line-layout.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
 import { eachPieceLine, type PassedLine } from './piece-lines.js'
@@ -140,9 +134,6 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   const canonical = options.canonical !== false
   const read = pieceReader(fh, from, limit)
   const workers = startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), canonical)
-  // Until a worker has started (loaded its modules, ~50-100 ms) this thread checks the pieces itself.
-  const first = options.workersFirst === true
-  const takes = (w: number): boolean => first || workers.ready(w)
   const queue: Entry[] = []
   const answered = new Map<number, CheckedPiece>()
   let ended: PiecesEnd | null = null
@@ -159,7 +150,7 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   try {
     for (;;) {
       for (let w = 0; w < workers.count; w++)
-        while (takes(w) && workers.held(w) < HELD) {
+        while (workers.held(w) < HELD) {
           const p = await take()
           if (p === null) break
           queue.push({ id: ids, base: p.base })
@@ -168,14 +159,7 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
       // A worker that failed: the rest is read inline.
       if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
       const head = queue[0]
-      if (head === undefined) {
-        // No worker has started yet: this thread checks the next piece itself.
-        const p = ended === null && !first && !anyReady(workers) ? await take() : null
-        if (p === null) return ended ?? { resume: cursor.next }
-        queue.push({ id: ids++, base: p.base, own: checkOwn(p, canonical) })
-        own++
-        continue
-      }
+      if (head === undefined) return ended ?? { resume: cursor.next }
       const ready = head.own ?? answered.get(head.id)
       if (ready !== undefined) {
         queue.shift()
@@ -197,11 +181,6 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   } finally {
     await workers.stop()
   }
-}
-
-const anyReady = (workers: LineWorkers): boolean => {
-  for (let w = 0; w < workers.count; w++) if (workers.ready(w)) return true
-  return false
 }
 
 /** Folds a piece this thread checked; true when reading goes on inline from `cursor.next`. */

@@ -34,8 +34,6 @@ export interface CheckedPiece {
 }
 
 export interface LineWorkers {
-  /** Whether worker `w` has started (loaded its modules): until then this thread checks pieces itself. */
-  readonly ready: (w: number) => boolean
   /** How many pieces worker `w` holds (sent, not yet answered). */
   readonly held: (w: number) => number
   readonly count: number
@@ -43,7 +41,7 @@ export interface LineWorkers {
   readonly send: (w: number, id: number, buffer: ArrayBuffer, length: number) => void
   /** Passes every answer already in to `take`; false when a worker failed. */
   readonly poll: (take: (a: CheckedPiece) => void) => boolean
-  /** Waits for an answer or a worker's start and passes every answer in to `take`; false when a worker failed. */
+  /** Waits for an answer and passes it and any others to `take`; false when a worker failed. */
   readonly next: (take: (a: CheckedPiece) => void) => Promise<boolean>
   readonly stop: () => Promise<void>
 }
@@ -58,18 +56,10 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
     wake = null
   }
   const held: number[] = []
-  const ready: boolean[] = []
   const workers = Array.from({ length: count }, (_, w) => {
     held.push(0)
-    ready.push(false)
     const worker = new Worker(new URL('./line-worker.js', import.meta.url), { workerData: { canonical } })
-    worker.on('message', (m: CheckedPiece | { readonly ready: true }) => {
-      if ('ready' in m) {
-        ready[w] = true
-        wake?.()
-        wake = null
-        return
-      }
+    worker.on('message', (m: CheckedPiece) => {
       held[w] = (held[w] as number) - 1
       push(m)
     })
@@ -87,7 +77,6 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
   }
   return {
     count,
-    ready: (w) => ready[w] as boolean,
     held: (w) => held[w] as number,
     send: (w, id, buffer, length) => {
       held[w] = (held[w] as number) + 1
@@ -95,7 +84,7 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
     },
     poll,
     next: async (take) => {
-      if (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve))
       return poll(take)
     },
     stop: async () => {

@@ -45,5 +45,3 @@ port.on('message', (m: { id: number; buffer: ArrayBuffer; length: number }) => {
     strings.buf.buffer as ArrayBuffer
   ])
 })
-// Loaded: the folding thread sends pieces from now on (it checks them itself until then).
-port.postMessage({ ready: true })

@@ -49,11 +49,6 @@ export interface ScanOptions {
   readonly parallelFromBytes?: number
   /** How many worker threads check lines (default: one on two cores, two on more; tests set it). */
   readonly lineWorkers?: number
-  /**
-   * Give the line workers pieces from the start, before they have started (tests: so a small log's
-   * lines go through them too); by default this thread checks the pieces until a worker is ready.
-   */
-  readonly workersFirst?: boolean
   /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
   readonly onProgress?: (done: number, total: number) => void
   /** The verification time (epoch ms): an event dated after it is a finding (verify only). */
