@@ -17,7 +17,7 @@
  *                            [--writers N --one-case --rounds R]
  */
 import * as path from 'node:path'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
@@ -283,32 +283,75 @@ const sqlBench = async (label: string, url: string, env: Record<string, string>)
   return out
 }
 
+/**
+ * CPU time (µs) of this process's main thread (Linux: /proc's schedstat, in ns): the client's
+ * critical path, without V8's and libuv's background threads; null where /proc has no schedstat.
+ */
+const mainThreadCpu = (): number | null => {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000
+  } catch {
+    return null
+  }
+}
+
+/** CPU time (µs) of the PostgreSQL backends serving database `db` (the server's share of an append), or null. */
+const backendCpu = async (db: string): Promise<number | null> => {
+  const c = new pg.Client({ connectionString: ADMIN })
+  await c.connect()
+  try {
+    const r = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db])
+    let total = 0
+    for (const { pid } of r.rows) total += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+    return total / 1000
+  } catch {
+    return null
+  } finally {
+    await c.end()
+  }
+}
+
 /** Signed against unsigned appends, alternating rounds; the median commands/s of each. */
 const signingBench = async (): Promise<void> => {
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-key-'))
   const { signer } = await writeNewKey(path.join(keyDir, 'k'), 'bench')
-  const compare = async (label: string, store: CaseStore, refOf: (n: string) => string): Promise<void> => {
+  const compare = async (
+    label: string,
+    store: CaseStore,
+    refOf: (n: string) => string,
+    server?: () => Promise<number | null>
+  ): Promise<void> => {
     const plain: number[] = []
     const signed: number[] = []
-    // The client's CPU per command (µs): what signing adds there, less swayed by other processes than wall time.
-    const plainCpu: number[] = []
-    const signedCpu: number[] = []
+    // CPU per command (µs), less swayed by other processes than wall time: the client process's,
+    // its main thread's (the append's critical path) and the PostgreSQL backends'.
+    const cpu = { process: { u: [] as number[], s: [] as number[] }, main: { u: [] as number[], s: [] as number[] } }
+    const serverCpu = { u: [] as number[], s: [] as number[] }
     // Short rounds, the order flipped every other pair: a loaded machine's swings fall on both sides.
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [false, true] : [true, false]
       for (const sign of order) {
+        const side = sign ? 's' : 'u'
         useProcessSigner(sign ? async () => signer : undefined)
-        const cpu = process.cpuUsage()
-        ;(sign ? signed : plain).push(await storeRun(store, refOf, 1, false, `${label}-${sign ? 's' : 'u'}${round}`))
-        const used = process.cpuUsage(cpu)
-        ;(sign ? signedCpu : plainCpu).push((used.user + used.system) / COMMANDS)
+        const [server0, main0, process0] = [await server?.(), mainThreadCpu(), process.cpuUsage()]
+        ;(sign ? signed : plain).push(await storeRun(store, refOf, 1, false, `${label}-${side}${round}`))
+        const used = process.cpuUsage(process0)
+        const [main1, server1] = [mainThreadCpu(), await server?.()]
+        cpu.process[side].push((used.user + used.system) / COMMANDS)
+        if (main0 !== null && main1 !== null) cpu.main[side].push((main1 - main0) / COMMANDS)
+        if (server0 != null && server1 != null) serverCpu[side].push((server1 - server0) / COMMANDS)
       }
     }
     useProcessSigner(undefined)
     const [u, s] = [median(plain), median(signed)]
     const pairs = median(plain.map((p, i) => p / (signed[i] as number)))
+    const cpuText = (what: string, x: { u: number[]; s: number[] }): string =>
+      x.u.length === 0
+        ? ''
+        : `; ${what} ${median(x.u).toFixed(0)} / ${median(x.s).toFixed(0)} µs per command (+${(median(x.s) - median(x.u)).toFixed(0)})`
     console.log(
-      `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (median of pairs ${((pairs - 1) * 100).toFixed(1)}%; target <= 5%); client CPU ${median(plainCpu).toFixed(0)} / ${median(signedCpu).toFixed(0)} µs per command (+${((median(signedCpu) / median(plainCpu) - 1) * 100).toFixed(1)}%)`
+      `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (median of pairs ${((pairs - 1) * 100).toFixed(1)}%; target <= 5%)` +
+        `${cpuText('client CPU', cpu.process)}${cpuText('its main thread', cpu.main)}${cpuText('server CPU', serverCpu)}`
     )
   }
   console.log(
@@ -322,7 +365,12 @@ const signingBench = async (): Promise<void> => {
     await migrateStore(u.toString(), { environment: {} })
     const store = await openSqlStore(u.toString(), { environment: {}, poolSize: 4, lockWaitMs: 60_000 })
     try {
-      await compare('postgresql', store, (n) => n)
+      await compare(
+        'postgresql',
+        store,
+        (n) => n,
+        () => backendCpu(dbName)
+      )
     } finally {
       await store.close()
     }
