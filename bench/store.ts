@@ -348,7 +348,7 @@ const signingBench = async (): Promise<void> => {
     const cpuText = (what: string, x: { u: number[]; s: number[] }): string =>
       x.u.length === 0
         ? ''
-        : `; ${what} ${median(x.u).toFixed(0)} / ${median(x.s).toFixed(0)} µs per command (+${(median(x.s) - median(x.u)).toFixed(0)})`
+        : `; ${what} ${median(x.u).toFixed(0)} / ${median(x.s).toFixed(0)} µs per command (${median(x.s) >= median(x.u) ? '+' : ''}${(median(x.s) - median(x.u)).toFixed(0)})`
     console.log(
       `  ${label.padEnd(11)} unsigned ${u.toFixed(0).padStart(6)} commands/s, signed ${s.toFixed(0).padStart(6)} commands/s: signing adds ${((u / s - 1) * 100).toFixed(1)}% per append (median of pairs ${((pairs - 1) * 100).toFixed(1)}%; target <= 5%)` +
         `${cpuText('client CPU', cpu.process)}${cpuText('its main thread', cpu.main)}${cpuText('server CPU', serverCpu)}`
