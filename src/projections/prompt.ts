@@ -12,7 +12,7 @@ import type { Fact } from '../domain/facts-document.js'
 import type { CaseState } from '../domain/case-state.js'
 import { renderPromptV1, stablePartV1 } from './prompt-v1/render.js'
 import { factLinesV1 } from './prompt-v1/facts.js'
-import { renderPromptV2 } from './prompt-v2/render.js'
+import { renderPromptV2, type RenderMemoV2 } from './prompt-v2/render.js'
 import { stablePartV2 } from './prompt-v2/contract.js'
 
 export interface PromptInputs {
@@ -35,6 +35,8 @@ export interface RenderedPrompt {
   readonly version: string
   /** What the guard cut, in words (empty when nothing was cut). */
   readonly cut: readonly string[]
+  /** The text in runs, when the renderer made it so: joined with LF they are `text`. */
+  readonly pieces?: readonly string[]
 }
 
 const isV1 = (s: CaseState): boolean => s.settings?.prompt_version === 'investigation_project_v1'
@@ -45,9 +47,10 @@ export const stablePart = (s: CaseState): string => (isV1(s) ? stablePartV1(s) :
 /**
  * Renders the next prompt with the renderer of the investigation's prompt version: version 2
  * (prompt-v2/render.ts) for investigations started with settings version 2, the frozen version 1
- * (prompt-v1/render.ts) for those started before.
+ * (prompt-v1/render.ts) for those started before. `memo`: what the prompts of the same case
+ * made before, for a caller that renders many of them from snapshots of its state (verify).
  */
-export const renderPrompt = (s: CaseState, inputs: PromptInputs): RenderedPrompt =>
+export const renderPrompt = (s: CaseState, inputs: PromptInputs, memo?: RenderMemoV2): RenderedPrompt =>
   isV1(s)
     ? renderPromptV1(s, { report: inputs.report, facts: factLinesV1(inputs.facts), captures: inputs.captures })
-    : renderPromptV2(s, inputs)
+    : renderPromptV2(s, inputs, memo)

@@ -74,10 +74,6 @@ export interface GuardOptions {
 /** Whether payload `p` is kept whole under `o`. */
 const kept = (p: Payload | undefined, o: GuardOptions): boolean => o.newestWhole === true && (p?.latest ?? false)
 
-/** The items payload `p` keeps at least: MIN_ITEMS, or all of them when it is kept whole. */
-const floorOf = (p: Payload | undefined, o: GuardOptions): number =>
-  kept(p, o) ? (p?.view.items.length ?? 0) : Math.min(MIN_ITEMS, p?.view.items.length ?? 0)
-
 /** The order payloads are dropped to their summary: older results, then cited (last first), the latest last. */
 const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
   const idx = payloads.map((_, i) => i)
@@ -87,13 +83,51 @@ const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
   return [...recent, ...cited, ...latest]
 }
 
-/** The size of a payload's lines with `shown` items (null: its summary), without rendering them. */
-const sizer = (p: Payload): ((shown: number | null) => number) => {
-  const v = viewSizes(p.view)
-  const fixed = p.header.length + 1 + v.head
-  const summary = p.summary.length + 1
-  return (shown) => (shown === null ? summary : fixed + v.upTo(shown))
+/** What the guard derives from one payload, whatever the room and the other payloads. */
+interface PayloadFit {
+  /** The size of its lines with `shown` items (null: its summary), without rendering them. */
+  readonly sizeOf: (shown: number | null) => number
+  /** Its size whole. */
+  readonly whole: number
+  /** Its floor (items kept at least) and the size there, when it is kept whole and when not. */
+  readonly floor: { readonly kept: number; readonly plain: number }
+  readonly floorSize: { readonly kept: number; readonly plain: number }
+  /** The note when it is shown as its summary. */
+  readonly summaryNote: string
+  /** The length of the longest note on it (see longestNotes in render.ts). */
+  readonly longestNote: number
 }
+
+/**
+ * Payloads are immutable and, in verify, the same object across the prompts of a case
+ * (working-set.ts): what the guard derives from one is made once per payload.
+ */
+const payloadFits = new WeakMap<Payload, PayloadFit>()
+const payloadFit = (p: Payload): PayloadFit => {
+  let known = payloadFits.get(p)
+  if (known === undefined) {
+    const v = viewSizes(p.view)
+    const fixed = p.header.length + 1 + v.head
+    const summary = p.summary.length + 1
+    const sizeOf = (shown: number | null): number => (shown === null ? summary : fixed + v.upTo(shown))
+    const items = p.view.items.length
+    const plain = Math.min(MIN_ITEMS, items)
+    const kept = p.latest ? items : plain
+    known = {
+      sizeOf,
+      whole: sizeOf(items),
+      floor: { kept, plain },
+      floorSize: { kept: sizeOf(kept), plain: sizeOf(plain) },
+      summaryNote: `${p.id} shown as a one-line summary`,
+      longestNote: Math.max(`${p.id}: ${p.view.unit} ${items}-${items} not shown`.length, `${p.id} shown as a one-line summary`.length)
+    }
+    payloadFits.set(p, known)
+  }
+  return known
+}
+
+/** The length of the longest note the guard can write on `p`. */
+export const longestNoteOf = (p: Payload): number => payloadFit(p).longestNote
 
 /** The size of the older-evidence lines from `from` on, without rendering them: suffix sums of their entries. */
 const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => {
@@ -259,7 +293,7 @@ const fittedOf = (
   payloads.forEach((p, i) => {
     const n = shown[i] ?? null
     size += sizeOf[i]?.(n) ?? 0
-    if (n === null) notes.push(`${p.id} shown as a one-line summary`)
+    if (n === null) notes.push(payloadFit(p).summaryNote)
     else if (n < p.view.items.length) notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${p.view.items.length} not shown`)
   })
   if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
@@ -293,16 +327,18 @@ export const workingSetFitter = (
   older: readonly OlderLine[],
   o: GuardOptions = {}
 ): { readonly fit: (room: number) => Fitted; readonly fitsWhole: (room: number) => boolean } => {
-  const sizeOf = payloads.map(sizer)
-  const floors = payloads.map((p) => floorOf(p, o))
+  const fits = payloads.map(payloadFit)
+  const sizeOf = fits.map((f) => f.sizeOf)
+  const keep = o.newestWhole === true
   const z: Sizing = {
     payloads,
     sizeOf,
-    floors,
-    floorSizes: payloads.map((_, i) => sizeOf[i]?.(floors[i] ?? 0) ?? 0),
-    ranks: payloads.map((p) => (o.newestWhole === true && p.cited ? 1 : 0))
+    floors: fits.map((f) => (keep ? f.floor.kept : f.floor.plain)),
+    floorSizes: fits.map((f) => (keep ? f.floorSize.kept : f.floorSize.plain)),
+    ranks: payloads.map((p) => (keep && p.cited ? 1 : 0))
   }
-  const wholeSizes = payloads.map((p, i) => sizeOf[i]?.(p.view.items.length) ?? 0)
+  const { floors } = z
+  const wholeSizes = fits.map((f) => f.whole)
   const olderSize = olderSizer(older)
   const header = payloads.length === 0 ? 0 : WORKING_SET_HEADER.length + 1
   const wholeTotal = header + wholeSizes.reduce((n, size) => n + size, 0) + olderSize(0)

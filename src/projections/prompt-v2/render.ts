@@ -20,9 +20,9 @@ import type { Fact } from '../../domain/facts-document.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
 import { factsIndexRun, FACTS_MAX_CHARS, type LinesRun } from './facts-index.js'
-import { workingSetFitter, type Fitted } from './guard.js'
+import { longestNoteOf, workingSetFitter, type Fitted } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
-import { selectWorkingSet, wordingOf, type WorkingSet } from './working-set.js'
+import { selectWorkingSet, wordingOf, type PayloadMemo, type WorkingSet } from './working-set.js'
 
 /** Characters of the report shown whole; a longer one ends in a marker with its length. */
 export const REPORT_MAX_CHARS = 3000
@@ -35,10 +35,23 @@ export interface PromptInputsV2 {
 
 export interface RenderedPromptV2 {
   readonly text: string
+  /** The text in runs: joined with LF they are `text` (joined when `text` is first read). */
+  readonly pieces: readonly string[]
   readonly stable: string
   readonly version: typeof PROMPT_VERSION_V2
   readonly cut: readonly string[]
 }
+
+/**
+ * What the prompts of one case share, for a caller that renders many of them from snapshots of
+ * its state (verify): the payloads made so far (working-set.ts) and the report at each bound.
+ */
+export interface RenderMemoV2 {
+  readonly payloads: PayloadMemo
+  readonly reports: Map<string, Map<number, LinesRun>>
+}
+
+export const renderMemoV2 = (): RenderMemoV2 => ({ payloads: new WeakMap(), reports: new Map() })
 
 interface FixedBounds {
   readonly report: number
@@ -74,12 +87,7 @@ const linesRun = (lines: readonly string[]): LinesRun => ({
  * guard ends up saying.
  */
 const longestNotes = (set: WorkingSet): number[] => [
-  ...set.payloads.map((p) =>
-    Math.max(
-      `${p.id}: ${p.view.unit} ${p.view.items.length}-${p.view.items.length} not shown`.length,
-      `${p.id} shown as a one-line summary`.length
-    )
-  ),
+  ...set.payloads.map(longestNoteOf),
   ...(set.older.length === 0
     ? []
     : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`.length])
@@ -94,7 +102,8 @@ const guardLineSize = (max: number, lengths: readonly number[], resort: readonly
   )
 }
 
-export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPromptV2 => {
+/** Renders the prompt of state `s`; `memo`: what the prompts of the same case made before (see RenderMemoV2). */
+export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: RenderMemoV2): RenderedPromptV2 => {
   const max = s.settings?.prompt_max_chars ?? 20_000
   const stable = stablePartV2(s)
   const phase = s.state === 'INTERPRETING' ? 'interpretation' : 'investigation'
@@ -104,7 +113,7 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
     `Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}${s.settings?.answer_repeats_from_case === true ? '; an identical query again costs nothing' : ''}).`,
     phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'
   ]
-  const set = selectWorkingSet(s, inputs.captures)
+  const set = selectWorkingSet(s, inputs.captures, memo?.payloads)
   // The fixed parts at a step's bounds as runs of lines with their sizes, each made once per
   // prompt (the steps share most of their bounds; the facts index is made once per case).
   const made = new Map<unknown, LinesRun>()
@@ -118,7 +127,7 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
     return run
   }
   const fixedOf = (b: FixedBounds): LinesRun[] => [
-    runOf(`report ${b.report}`, () => ['Report:', ...clip(inputs.report, b.report).split('\n')]),
+    runOf(`report ${b.report}`, () => reportRun(inputs.report, b.report, memo)),
     runOf(`facts ${b.facts}`, () =>
       b.facts === 0 && inputs.facts.length > 0
         ? [
@@ -148,18 +157,36 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2): RenderedPr
     if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
   }
   const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { pieces: [], notes: [], size: 0 }, notes: [] }
-  const text = [
-    stable,
-    ...head,
-    ...fixed.flatMap((r) => (r.text === null ? [] : [r.text])),
-    ...fitted.pieces,
-    ...notices,
-    ...guardLine(notes),
-    ...closing
-  ].join('\n')
+  const pieces = [stable, ...head]
+  for (const r of fixed) if (r.text !== null) pieces.push(r.text)
+  pieces.push(...fitted.pieces, ...notices, ...guardLine(notes), ...closing)
   const cut =
     inputs.report.length > REPORT_MAX_CHARS
       ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes]
       : notes
-  return { text, stable, version: PROMPT_VERSION_V2, cut }
+  let text: string | undefined
+  return {
+    get text() {
+      text ??= pieces.join('\n')
+      return text
+    },
+    pieces,
+    stable,
+    version: PROMPT_VERSION_V2,
+    cut
+  }
+}
+
+/** The report's lines at `bound` as a run (once per report and bound with a memo). */
+const reportRun = (report: string, bound: number, memo: RenderMemoV2 | undefined): LinesRun => {
+  const byBound = memo?.reports.get(report)
+  let run = byBound?.get(bound)
+  if (run === undefined) {
+    run = linesRun(['Report:', ...clip(report, bound).split('\n')])
+    if (memo !== undefined) {
+      if (byBound === undefined) memo.reports.set(report, new Map([[bound, run]]))
+      else byBound.set(bound, run)
+    }
+  }
+  return run
 }

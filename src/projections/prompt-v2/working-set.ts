@@ -148,8 +148,41 @@ const recentResults = (evidence: Iterable<Evidence>): string[] => {
   return top.map((e) => e.id)
 }
 
-/** Selects the working set (see the module comment). */
-export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Capture>): WorkingSet => {
+/**
+ * Payloads made before, by what they are made of (a payload other than the latest result reads
+ * nothing else: its evidence's fields, its citations, its capture and the wording). Verify renders
+ * every prompt of a case again, and a payload recurs in the prompts after it until its evidence
+ * answers again or its citations change: one memo per case keeps the payload (and what the guard
+ * derives from it) the same object across them.
+ */
+export type PayloadMemo = WeakMap<Evidence, PayloadMade>
+
+/** A payload with what it was made of (checked on every use: a state folded on may change an entry in place). */
+interface PayloadMade {
+  readonly payload: Payload
+  readonly wording: Wording
+  readonly capture: Capture
+  readonly digest: string
+  readonly firstSeq: number
+  readonly lastResultSeq: number | null
+  readonly lastPlan: string | null
+  readonly origin: Evidence['origin']
+  readonly citedBy: readonly string[] | undefined
+}
+
+const sameCitations = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => {
+  if (a === undefined || b === undefined) return a === b
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
+/** Selects the working set (see the module comment); `memo`: payloads made before for the same case. */
+export const selectWorkingSet = (
+  s: CaseState,
+  captures: ReadonlyMap<string, Capture>,
+  memo?: PayloadMemo
+): WorkingSet => {
   const w = wordingOf(s)
   // evidence by id: the research state keys its evidence by id
   const byId = s.research.evidence
@@ -177,17 +210,49 @@ export const selectWorkingSet = (s: CaseState, captures: ReadonlyMap<string, Cap
     if (e === undefined || c === undefined || shown.has(id)) continue
     shown.add(id)
     const latest = id === latestId
+    const by = citedBy.get(id)
+    // A payload made before from the same fields, citations, capture and wording (never the
+    // latest result: its header reads the last result too).
+    const known = memo === undefined || latest ? undefined : memo.get(e)
+    if (
+      known !== undefined &&
+      known.wording === w &&
+      known.capture === c &&
+      known.digest === e.digest &&
+      known.firstSeq === e.first_seq &&
+      known.lastResultSeq === e.last_result_seq &&
+      known.lastPlan === e.last_plan &&
+      known.origin === e.origin &&
+      known.payload.id === id &&
+      sameCitations(known.citedBy, by)
+    ) {
+      payloads.push(known.payload)
+      continue
+    }
     const { view, size, request: asked } = describe(c, w)
-    const header = `${latest ? 'Latest result ' : ''}${id} (${reasons(s, e, citedBy.get(id) ?? [], latest).join('; ')})`
-    payloads.push({
+    const header = `${latest ? 'Latest result ' : ''}${id} (${reasons(s, e, by ?? [], latest).join('; ')})`
+    const made: Payload = {
       id,
       header: `${header}:`,
       view,
       summary: `${header}: ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
-      cited: citedBy.has(id),
+      cited: by !== undefined,
       latest,
       age: e.last_result_seq ?? e.first_seq
-    })
+    }
+    if (memo !== undefined && !latest)
+      memo.set(e, {
+        payload: made,
+        wording: w,
+        capture: c,
+        digest: e.digest,
+        firstSeq: e.first_seq,
+        lastResultSeq: e.last_result_seq,
+        lastPlan: e.last_plan,
+        origin: e.origin,
+        citedBy: by === undefined ? undefined : [...by]
+      })
+    payloads.push(made)
   }
   const rest: Array<readonly [number, Evidence]> = []
   for (const e of byId.values()) if (!shown.has(e.id)) rest.push([idNumber(e.id), e])
