@@ -119,7 +119,10 @@ const payloadFit = (p: Payload): PayloadFit => {
       floor: { kept, plain },
       floorSize: { kept: sizeOf(kept), plain: sizeOf(plain) },
       summaryNote: `${p.id} shown as a one-line summary`,
-      longestNote: Math.max(`${p.id}: ${p.view.unit} ${items}-${items} not shown`.length, `${p.id} shown as a one-line summary`.length)
+      longestNote: Math.max(
+        `${p.id}: ${p.view.unit} ${items}-${items} not shown`.length,
+        `${p.id} shown as a one-line summary`.length
+      )
     }
     payloadFits.set(p, known)
   }
