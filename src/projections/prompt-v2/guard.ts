@@ -19,6 +19,7 @@
 import { viewLines } from '../capture-text.js'
 import { linesSize, viewSizes } from './view-sizes.js'
 import type { OlderLine, Payload } from './working-set.js'
+import { candidateHeap, precedes } from './candidate-heap.js'
 
 /** Items a payload keeps before the guard drops it to its summary. */
 export const MIN_ITEMS = 3
@@ -138,59 +139,6 @@ const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => 
   for (let i = older.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (older[i]?.text.length ?? 0) + 1
   return (from) =>
     older.length === 0 ? 0 : OLDER_HEADER.length + 1 + linesSize(olderMarker(older, from)) + (suffix[from] ?? 0)
-}
-
-/** Entries of the trim heap: a payload's index, its rank (0 first), its current size and age. */
-interface Candidate {
-  readonly i: number
-  readonly rank: number
-  readonly size: number
-  readonly age: number
-}
-
-/** Whether `a` is trimmed before `b`: the lower rank, the larger, the older among equals, then the first listed. */
-const before = (a: Candidate, b: Candidate): boolean => precedes(a.rank, a.size, a.age, a.i, b)
-
-/** {@link before} for a candidate given by its parts. */
-const precedes = (rank: number, size: number, age: number, i: number, b: Candidate): boolean =>
-  rank < b.rank ||
-  (rank === b.rank && (size > b.size || (size === b.size && (age < b.age || (age === b.age && i < b.i)))))
-
-/** A binary heap of candidates, the next to trim on top. */
-const candidateHeap = () => {
-  const h: Candidate[] = []
-  const swap = (a: number, b: number): void => {
-    const x = h[a] as Candidate
-    h[a] = h[b] as Candidate
-    h[b] = x
-  }
-  const push = (c: Candidate): void => {
-    h.push(c)
-    for (let k = h.length - 1; k > 0; ) {
-      const up = (k - 1) >> 1
-      if (!before(h[k] as Candidate, h[up] as Candidate)) break
-      swap(k, up)
-      k = up
-    }
-  }
-  const pop = (): Candidate | undefined => {
-    const top = h[0]
-    const last = h.pop()
-    if (h.length === 0 || last === undefined) return top
-    h[0] = last
-    for (let k = 0; ; ) {
-      const l = 2 * k + 1
-      const r = l + 1
-      let m = k
-      if (l < h.length && before(h[l] as Candidate, h[m] as Candidate)) m = l
-      if (r < h.length && before(h[r] as Candidate, h[m] as Candidate)) m = r
-      if (m === k) break
-      swap(k, m)
-      k = m
-    }
-    return top
-  }
-  return { push, pop, peek: (): Candidate | undefined => h[0] }
 }
 
 /** What the trim and the drops read of one working set, computed once for every room it is fitted to. */
