@@ -40,60 +40,92 @@ const IN_FLIGHT = 8 << 20
 const BATCH = 1 << 20
 const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
+/** A build under way: its private directory exists and its writer thread is starting. */
+export interface IndexBuild {
+  /**
+   * Writes the index of the commit's listing (walked meanwhile) and publishes it. Blobs are read
+   * one at a time through `reader` (so memory stays bounded) and written straight to disk; the
+   * writer thread stops and the private directory goes, whatever the outcome.
+   */
+  readonly finish: (
+    treeObjects: ReadonlyMap<string, StoredObject>,
+    entries: readonly TreeEntry[],
+    reader: ObjectReader,
+    onProgress?: (p: BuildProgress) => void
+  ) => Promise<void>
+  /** Gives the build up: the writer thread stops, the private directory goes. */
+  readonly abandon: () => Promise<void>
+}
+
 /**
- * Builds the index of a commit whose listing is known and publishes it. Blobs are read one at a
- * time through `reader` (so memory stays bounded) and written straight to disk.
+ * Starts building the index of `commit` before its listing is known, so the writer thread loads
+ * its modules while the listing is walked.
  */
-export const buildIndex = async (
-  root: string,
-  commit: string,
-  treeObjects: ReadonlyMap<string, StoredObject>,
-  entries: readonly TreeEntry[],
-  reader: ObjectReader,
-  onProgress?: (p: BuildProgress) => void
-): Promise<void> => {
+export const startIndexBuild = (root: string, commit: string): IndexBuild => {
   const base = path.join(root, 'snapshots', `v${VERSION}`)
   fs.mkdirSync(base, { recursive: true })
   sweepLeftovers(root)
   const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
   fs.mkdirSync(tmp)
   const writer = startWriter(tmp)
-  try {
-    const copied = await copyBlobs(entries, reader, writer, onProgress)
-    // Both filter files are sliced at once: filters.dat by the writer, folded.dat here.
-    await writer.filtered()
-    const folded = writeSliced(path.join(tmp, 'folded.dat'), path.join(tmp, SCRATCH[1]), copied.logs)
-    const written = await writer.end()
-    if (written.filtersBytes !== copied.filtersBytes || folded.bytes !== copied.filtersBytes)
-      throw new Error('the index writer wrote an unexpected number of filter bytes')
-    onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
-    const trees = writeTrees(tmp, treeObjects)
-    const body = JSON.stringify({
-      format: FORMAT,
-      version: VERSION,
-      commit,
-      blobs_bytes: copied.blobsBytes,
-      filters_bytes: copied.filtersBytes,
-      filter_classes: copied.classes,
-      filters_sha256: written.filtersSha256,
-      folded_sha256: folded.sha256,
-      trees_bytes: trees.bytes,
-      trees_sha256: trees.sha256,
-      objects: trees.objects,
-      listing: entries.map((e): ListingRow => [e.path, e.oid, e.mode]),
-      blobs: copied.rows
-    } satisfies IndexFile)
-    fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
-    try {
-      fs.renameSync(tmp, indexDirOf(root, commit))
-    } catch (e) {
-      const code = (e as { code?: string }).code
-      // Another process published the same commit first: its index is as good as ours.
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
-    }
-  } finally {
+  const abandon = async (): Promise<void> => {
     await writer.terminate()
     fs.rmSync(tmp, { recursive: true, force: true })
+  }
+  return {
+    finish: async (treeObjects, entries, reader, onProgress) => {
+      try {
+        await publish(root, commit, tmp, writer, treeObjects, entries, reader, onProgress)
+      } finally {
+        await abandon()
+      }
+    },
+    abandon
+  }
+}
+
+/** Copies the blobs, slices the filters, writes index.json and renames `tmp` into place. */
+const publish = async (
+  root: string,
+  commit: string,
+  tmp: string,
+  writer: IndexWriter,
+  treeObjects: ReadonlyMap<string, StoredObject>,
+  entries: readonly TreeEntry[],
+  reader: ObjectReader,
+  onProgress?: (p: BuildProgress) => void
+): Promise<void> => {
+  const copied = await copyBlobs(entries, reader, writer, onProgress)
+  // Both filter files are sliced at once: filters.dat by the writer, folded.dat here.
+  await writer.filtered()
+  const folded = writeSliced(path.join(tmp, 'folded.dat'), path.join(tmp, SCRATCH[1]), copied.logs)
+  const written = await writer.end()
+  if (written.filtersBytes !== copied.filtersBytes || folded.bytes !== copied.filtersBytes)
+    throw new Error('the index writer wrote an unexpected number of filter bytes')
+  onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
+  const trees = writeTrees(tmp, treeObjects)
+  const body = JSON.stringify({
+    format: FORMAT,
+    version: VERSION,
+    commit,
+    blobs_bytes: copied.blobsBytes,
+    filters_bytes: copied.filtersBytes,
+    filter_classes: copied.classes,
+    filters_sha256: written.filtersSha256,
+    folded_sha256: folded.sha256,
+    trees_bytes: trees.bytes,
+    trees_sha256: trees.sha256,
+    objects: trees.objects,
+    listing: entries.map((e): ListingRow => [e.path, e.oid, e.mode]),
+    blobs: copied.rows
+  } satisfies IndexFile)
+  fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
+  try {
+    fs.renameSync(tmp, indexDirOf(root, commit))
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    // Another process published the same commit first: its index is as good as ours.
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
   }
 }
 

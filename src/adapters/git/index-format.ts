@@ -256,9 +256,9 @@ let kernel: FilterKernel | undefined
  * whose trigrams are not all set in the folded filter cannot occur in the blob in any case. The
  * loop runs in WebAssembly (trigram-kernel.ts), on one kernel per thread.
  */
-export const trigramFilters: FilterKernel = (bytes, log) => {
+export const trigramFilters: FilterKernel = (bytes, log, views) => {
   kernel ??= filterKernel()
-  return kernel(bytes, log)
+  return kernel(bytes, log, views)
 }
 
 /**

@@ -39,6 +39,20 @@ const blobsFd = fs.openSync(path.join(dir, 'blobs.dat'), 'w')
 const [exactFd, foldedFd] = SCRATCH.map((f) => fs.openSync(path.join(dir, f), 'w')) as [number, number]
 const logs: number[] = []
 let failed = false
+/** The filters of one batch, one after another, written with one call per scratch file. */
+const pending = [new Uint8Array(1 << 18), new Uint8Array(1 << 18)]
+const pendingUsed = [0, 0]
+const append = (k: number, f: Uint8Array): void => {
+  const used = pendingUsed[k] ?? 0
+  let into = pending[k] as Uint8Array
+  if (used + f.length > into.length) {
+    const grown = new Uint8Array(Math.max(2 * into.length, used + f.length))
+    grown.set(into.subarray(0, used))
+    pending[k] = into = grown
+  }
+  into.set(f, used)
+  pendingUsed[k] = used + f.length
+}
 port.on('message', (m: WriterMessage) => {
   if (failed) return
   if (m.type === 'blobs') {
@@ -54,13 +68,17 @@ port.on('message', (m: WriterMessage) => {
         return
       }
       const log = m.logs[i] ?? 9
-      const f = trigramFilters(bytes, log)
-      writeAll(exactFd, f.exact)
-      writeAll(foldedFd, f.folded)
+      // Views of the kernel's memory, copied into the batch's filters before the next blob.
+      const f = trigramFilters(bytes, log, true)
+      append(0, f.exact)
+      append(1, f.folded)
       logs.push(log)
       at += size
     }
     writeAll(blobsFd, m.bytes.subarray(0, m.used))
+    writeAll(exactFd, (pending[0] as Uint8Array).subarray(0, pendingUsed[0]))
+    writeAll(foldedFd, (pending[1] as Uint8Array).subarray(0, pendingUsed[1]))
+    pendingUsed[0] = pendingUsed[1] = 0
     port.postMessage({ type: 'ack', bytes: m.used, batch: m.bytes } satisfies WriterReply, [m.bytes.buffer])
   } else {
     for (const fd of [blobsFd, exactFd, foldedFd]) fs.closeSync(fd)

@@ -6,7 +6,7 @@ import { ObjectStoreError, type ObjectReader } from './object-reader.js'
 import { isoObjects, packObjects, type Objects } from './object-source.js'
 import { IndexCorrupt, openIndex, type BlobInfo, type SnapshotIndex, type TreeEntry } from './snapshot-index.js'
 import { isBinaryBytes, type StoredObject } from './index-format.js'
-import type { BuildProgress } from './index-build.js'
+import type { BuildProgress, IndexBuild } from './index-build.js'
 import { discardIndex, indexDistrust } from './index-cache.js'
 import { listTree, resolveGitdir, unavailable } from './tree.js'
 import { byteCache } from './byte-cache.js'
@@ -212,25 +212,41 @@ const loadListing = async (s: Session, onProgress: SnapshotOptions['onProgress']
   // The listing the index stores, sealed by index.json's digest (checked when it was opened).
   if (s.index !== null && s.root !== undefined) return s.index.listing()
   const trees = new Map<string, StoredObject>()
-  const listed = await listTree(s.objects, s.commit, trees)
-  if (s.root !== undefined && s.objects.sync !== undefined)
-    await publishIndex(s, s.root, s.objects.sync, trees, listed, onProgress)
+  const reader = s.objects.sync
+  // The build starts first: its writer thread loads while the listing is walked.
+  const build = s.root !== undefined && reader !== undefined ? await startBuild(s.root, s.commit) : undefined
+  let listed: readonly TreeEntry[]
+  try {
+    listed = await listTree(s.objects, s.commit, trees)
+  } catch (e) {
+    if (build !== undefined && !('failed' in build)) await build.abandon()
+    throw e
+  }
+  if (build !== undefined && s.root !== undefined && reader !== undefined)
+    await publishIndex(s, s.root, build, reader, trees, listed, onProgress)
   return listed
 }
+
+/** A build started (index-build.ts), or why it could not start. */
+type StartedBuild = IndexBuild | { readonly failed: unknown }
+
+const startBuild = (root: string, commit: string): Promise<StartedBuild> =>
+  // The builder (and its writer thread) loads only when an index is built, not when one is opened.
+  import('./index-build.js').then((m) => m.startIndexBuild(root, commit)).catch((e: unknown) => ({ failed: e }))
 
 /** Builds, publishes and opens the index; one that cannot be written is reported and git is read. */
 const publishIndex = async (
   s: Session,
   root: string,
+  build: StartedBuild,
   reader: ObjectReader,
   trees: ReadonlyMap<string, StoredObject>,
   listed: readonly TreeEntry[],
   onProgress: SnapshotOptions['onProgress']
 ): Promise<void> => {
   try {
-    // The builder (and its writer thread) loads only when an index is built, not when one is opened.
-    const { buildIndex } = await import('./index-build.js')
-    await buildIndex(root, s.commit, trees, listed, reader, onProgress)
+    if ('failed' in build) throw build.failed
+    await build.finish(trees, listed, reader, onProgress)
     const built = openIndex(root, s.commit)
     if (built === null || 'reason' in built)
       throw new Error(built === null ? 'it vanished after publishing' : built.reason)

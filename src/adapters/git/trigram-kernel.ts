@@ -89,10 +89,15 @@ const wasm = (
   }
 ).WebAssembly
 
-/** Both filters of `bytes`, `2 ** log` bits each (see trigramFilters). */
+/**
+ * Both filters of `bytes`, `2 ** log` bits each (see trigramFilters): copies, or with `views` set,
+ * views of the kernel's memory that the next call overwrites (a caller that writes them out at once
+ * need not copy them).
+ */
 export type FilterKernel = (
   bytes: Uint8Array,
-  log: number
+  log: number,
+  views?: boolean
 ) => { readonly exact: Uint8Array<ArrayBuffer>; readonly folded: Uint8Array<ArrayBuffer> }
 
 /** A kernel of its own memory (one per thread that filters). */
@@ -102,7 +107,7 @@ export const filterKernel = (): FilterKernel => {
   const run = exports['f'] as (src: number, n: number, exact: number, folded: number, shift: number) => void
   let heap = new Uint8Array(memory.buffer)
   for (let b = 0; b < 256; b++) heap[b] = b >= 65 && b <= 90 ? b + 32 : b
-  return (bytes, log) => {
+  return (bytes, log, views = false) => {
     const size = 1 << (log - 3)
     const src = 256 + 2 * size
     if (src + bytes.length > heap.length) {
@@ -114,6 +119,8 @@ export const filterKernel = (): FilterKernel => {
       heap.set(bytes, src)
       run(src, bytes.length, 256, 256 + size, 32 - log)
     }
-    return { exact: heap.slice(256, 256 + size), folded: heap.slice(256 + size, src) }
+    return views
+      ? { exact: heap.subarray(256, 256 + size), folded: heap.subarray(256 + size, src) }
+      : { exact: heap.slice(256, 256 + size), folded: heap.slice(256 + size, src) }
   }
 }
