@@ -39,31 +39,28 @@ export const eachPieceLine = (
   onLine: (i: number, start: number, end: number, text: string | null, passed: PassedLine | null) => void
 ): { readonly lines: number; readonly stopAt: number } => {
   const { canonical, fresh } = checks
-  // ASCII (the usual piece) reads as latin1 to the same text at about half the cost, and its
-  // characters are its bytes: lines are found in the text. Otherwise LF never occurs inside a
-  // multi-byte sequence, so the text's lines are the bytes' lines.
-  const ascii = isAscii(piece)
-  const all = ascii ? piece.toString('latin1', 0, piece.length) : null
   let count = 0
-  if (all !== null) for (let at = all.indexOf('\n'); at >= 0; at = all.indexOf('\n', at + 1)) count++
-  else for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) count++
+  for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) count++
   onCount(count)
-  const texts = !ascii && isUtf8(piece) ? piece.toString('utf8', 0, piece.length - 1).split('\n') : null
+  // Each line read by itself: a string of a whole piece (over 128 KiB) is a large object of V8's,
+  // ~8x the cost of the lines' strings. ASCII (the usual piece) reads as latin1, to the same text
+  // at about half the cost of UTF-8; LF never occurs inside a multi-byte sequence, so a valid
+  // piece's lines are valid too.
+  const encoding = isAscii(piece) ? 'latin1' : isUtf8(piece) ? 'utf8' : null
   let hashBefore: string | null = null
   let s = 0
   for (let i = 0; i < count; i++) {
-    const nl = all !== null ? all.indexOf('\n', s) : piece.indexOf(10, s)
+    const nl = piece.indexOf(10, s)
     if (nl + 1 - s > MAX_LINE_BYTES) return { lines: i, stopAt: s }
     const text =
-      all !== null
-        ? all.slice(s, nl)
-        : (texts?.[i] ?? (isUtf8(piece.subarray(s, nl)) ? piece.toString('utf8', s, nl) : null))
+      encoding !== null
+        ? piece.toString(encoding, s, nl)
+        : isUtf8(piece.subarray(s, nl))
+          ? piece.toString('utf8', s, nl)
+          : null
     let passed: PassedLine | null = null
     if (text !== null) {
-      const line =
-        all !== null
-          ? { bytes: piece, start: s, end: nl, text: all, from: s, to: nl }
-          : { bytes: piece, start: s, end: nl, text, from: 0, to: text.length }
+      const line = { bytes: piece, start: s, end: nl, text, from: 0, to: text.length }
       const c: CheckedLine =
         checkLineFast(line, { canonical, fresh, hashBefore }) ??
         // The digest from the bytes: hashing the text would encode it to UTF-8 again.
