@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type { CaseState, ObjectRefLite } from '../domain/case-state.js'
 import { FactsDocument } from '../domain/facts-document.js'
-import type { Obligation, RuleViolation } from '../domain/rules.js'
-import { Capture } from '../events/capture.js'
+import { decodeCaptureOnce, type CaptureDecodes, type Obligation, type RuleViolation } from '../domain/rules.js'
+import type { Capture } from '../events/capture.js'
 import { renderPrompt, type PromptInputs } from './prompt.js'
 import { renderMemoV2, type RenderMemoV2 } from './prompt-v2/render.js'
 import { parseBoundedBytes } from '../events/bounds.js'
@@ -37,9 +37,16 @@ export interface PromptMemo {
   readonly captures: WeakMap<ReadonlyMap<string, ObjectRefLite>, ReadonlyMap<string, Capture> | null>
   /** What the renderer made for the prompts before (payloads, the report's runs). */
   readonly render: RenderMemoV2
+  /** Capture objects parsed and decoded, shared with the object checks of the same verification. */
+  readonly captureDecodes: CaptureDecodes
 }
 
-export const promptMemo = (): PromptMemo => ({ decoded: new Map(), captures: new WeakMap(), render: renderMemoV2() })
+export const promptMemo = (captureDecodes: CaptureDecodes = new Map()): PromptMemo => ({
+  decoded: new Map(),
+  captures: new WeakMap(),
+  render: renderMemoV2(),
+  captureDecodes
+})
 
 /**
  * The digest of `pieces` joined with LF, as an object reference names it. A recorded prompt is an
@@ -92,25 +99,26 @@ export const promptInputsFrom = (
     const found = new Map<string, Capture>()
     captures = found
     for (const [digest, ref] of refs) {
-      const decoded = decodedOnce('capture', ref, (b) => Capture.decode(parse(b)))
-      if (decoded === null) {
+      const once = decodeCaptureOnce(read, memo.captureDecodes, ref)
+      if (once === undefined) {
         captures = null
         break
       }
-      if (E.isRight(decoded)) found.set(digest, decoded.right)
+      if (E.isRight(once.decoded)) found.set(digest, once.decoded.right)
     }
     memo.captures.set(refs, captures)
   }
   return captures === null ? null : { report, facts, captures }
 }
 
-/** The violations of the prompt obligations: prompts that are not what the renderer makes of their state. */
+/** The violations of the prompt obligations: prompts that are not what the renderer makes of their state; `captureDecodes`: captures decoded by the object checks. */
 export const checkPrompts = (
   obligations: readonly Obligation[],
-  read: (ref: ObjectRefLite) => Uint8Array | undefined
+  read: (ref: ObjectRefLite) => Uint8Array | undefined,
+  captureDecodes?: CaptureDecodes
 ): RuleViolation[] => {
   const out: RuleViolation[] = []
-  const memo = promptMemo()
+  const memo = promptMemo(captureDecodes)
   for (const ob of obligations) {
     if (ob.kind !== 'prompt') continue
     const bad = (message: string): void => {

@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../../events/chain.js'
 import type { EventEnvelope } from '../../events/envelope.js'
 import { judgeSignedHead, type SignedHead } from '../../events/signed-note.js'
 import { checkPrompts } from '../../projections/prompt-derivation.js'
-import { checkFactsDerivation, checkObligations } from '../../domain/rules.js'
+import { checkFactsDerivation, checkObligations, type CaptureDecodes } from '../../domain/rules.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
 import { definedMembers, optional } from '../../optional.js'
 import type { Receipt } from './append.js'
@@ -96,9 +96,11 @@ const verifyReportOf = async (
     readonly receiptAt?: string | null
   }
 ): Promise<VerifyReport> => {
+  // Both read every capture: decoded once for the two.
+  const decodes: CaptureDecodes = new Map()
   const ruleFindings = [
-    ...checkObligations(scan.obligations, read),
-    ...checkPrompts(scan.obligations, read),
+    ...checkObligations(scan.obligations, read, decodes),
+    ...checkPrompts(scan.obligations, read, decodes),
     ...(await checkFactsDerivation(scan.obligations, read))
   ]
     .map(ruleFinding)

@@ -15,4 +15,5 @@
 export { RULES, violation, type RuleId, type RuleViolation } from './ids.js'
 export type { Obligation, ReadObject, DecisionObligation, NotApplied } from './context.js'
 export { ruleFold, type RuleFold, type RuleFoldOptions } from './fold.js'
-export { checkObligations, checkFactsDerivation, obligationRefs } from './objects.js'
+export { checkObligations, checkFactsDerivation, decodeCaptureOnce, obligationRefs } from './objects.js'
+export type { CaptureDecodes, DecodedCapture } from './objects.js'

@@ -87,15 +87,46 @@ const bindingProblem = (b: Binding, c: Capture): string | null => {
   return null
 }
 
-/** Captures by digest, decoded once: null when the object is not a capture of this format, undefined when unreadable. */
-const captureReader = (read: ReadObject): ((ref: ObjectRefLite) => Capture | null | undefined) => {
-  const captures = new Map<string, Capture | null>()
-  return (ref) => {
-    if (captures.has(ref.digest)) return captures.get(ref.digest)
+/** A capture object parsed and decoded (see CaptureDecodes). */
+export interface DecodedCapture {
+  readonly parsed: unknown
+  readonly decoded: E.Either<t.Errors, Capture>
+}
+
+/**
+ * Capture objects parsed and decoded by digest, shared by the checks of one verification (the
+ * object checks and the prompt derivation both read every capture).
+ */
+export type CaptureDecodes = Map<string, DecodedCapture>
+
+/** The capture object `ref` parsed and decoded, once per digest in `memo`; undefined when unreadable. */
+export const decodeCaptureOnce = (
+  read: ReadObject,
+  memo: CaptureDecodes,
+  ref: ObjectRefLite
+): DecodedCapture | undefined => {
+  let known = memo.get(ref.digest)
+  if (known === undefined) {
     const bytes = read(ref)
     if (bytes === undefined) return undefined
     const parsed = parseJson(bytes)
-    const decoded = Capture.decode(parsed)
+    known = { parsed, decoded: Capture.decode(parsed) }
+    memo.set(ref.digest, known)
+  }
+  return known
+}
+
+/** Captures by digest, decoded once: null when the object is not a capture of this format, undefined when unreadable. */
+const captureReader = (
+  read: ReadObject,
+  decodes: CaptureDecodes = new Map()
+): ((ref: ObjectRefLite) => Capture | null | undefined) => {
+  const captures = new Map<string, Capture | null>()
+  return (ref) => {
+    if (captures.has(ref.digest)) return captures.get(ref.digest)
+    const once = decodeCaptureOnce(read, decodes, ref)
+    if (once === undefined) return undefined
+    const { parsed, decoded } = once
     // A capture with members its format does not name is not a capture of this format.
     const c = E.isRight(decoded) && unknownMember(Capture, parsed) === null ? decoded.right : null
     captures.set(ref.digest, c)
@@ -163,10 +194,14 @@ const checkFacts = (ob: FactsObligation, read: ReadObject, captureOf: CaptureOf,
   if (claimed) checkCoverage(ob, captureOf, bad)
 }
 
-/** Checks the obligations of a fold against object contents (prompts are checked by the prompt derivation). */
-export const checkObligations = (obligations: readonly Obligation[], read: ReadObject): RuleViolation[] => {
+/** Checks the obligations of a fold against object contents (prompts are checked by the prompt derivation); `decodes`: captures decoded by another check of the same objects. */
+export const checkObligations = (
+  obligations: readonly Obligation[],
+  read: ReadObject,
+  decodes?: CaptureDecodes
+): RuleViolation[] => {
   const out: RuleViolation[] = []
-  const captureOf = captureReader(read)
+  const captureOf = captureReader(read, decodes)
   for (const ob of obligations) {
     const bad: Bad = (rule, message) => {
       out.push(violation(rule, message, ob.seq))
