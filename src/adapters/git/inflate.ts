@@ -1,15 +1,52 @@
 /**
  * Inflating git objects (object-reader.ts): a loose object through zlib's inflateSync, a packed one,
- * whose size the pack states, through one native zlib handle reused for every object.
+ * whose size the pack states, through one native zlib handle reused for every object; neither
+ * ever inflates past the size its header claims.
  */
+import { constants } from 'node:buffer'
+
 // zlib (and the streams it brings) loads on the first object inflated: a process that reads the
 // snapshot index only (a later research process) never inflates anything.
 let zlib: typeof import('node:zlib') | undefined
 const zlibOf = (): typeof import('node:zlib') => (zlib ??= process.getBuiltinModule('node:zlib'))
-/** Inflates `b` (a loose object, whose size is not known before), into chunks of 16 KiB. */
-export const inflateSync = (b: Buffer): Buffer => zlibOf().inflateSync(b)
+/**
+ * Inflates `b`, which claims to inflate to `claimed` bytes, into chunks of 16 KiB, never past that
+ * size: a stream that holds more (a damaged or hostile object store: a few hundred KiB of zlib
+ * inflate to gigabytes) stops with TOO_LARGE as soon as it passes it.
+ */
+export const inflateSync = (b: Buffer, claimed: number): Buffer =>
+  zlibOf().inflateSync(b, { maxOutputLength: Math.min(Math.max(1, claimed), constants.MAX_LENGTH) })
+/** zlib's error code when a stream inflates past its maxOutputLength. */
+export const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE'
 /** Objects up to this size inflate into one buffer (a larger claim of a damaged pack allocates no more). */
 const ONE_CHUNK = 64 << 20
+
+/**
+ * Compressed bytes inflated to find a loose object's header ("blob 123\0"): its first block's
+ * header (a dynamic Huffman block's code tables take up to about 300 bytes) and a few literals.
+ */
+export const LOOSE_HEADER_INPUT = 1024
+
+/**
+ * The size a loose object's header gives, where its content starts, and what the first bytes of its
+ * zlib stream inflate to (as far as they go: all of it when `start` is the whole stream); null when
+ * they hold no header.
+ */
+export const looseHeader = (
+  start: Buffer
+): { readonly size: number; readonly at: number; readonly inflated: Buffer } | null => {
+  const z = zlibOf()
+  let inflated: Buffer
+  try {
+    // 1 KiB of zlib inflates to at most about 1 MiB.
+    inflated = z.inflateSync(start, { finishFlush: z.constants.Z_SYNC_FLUSH })
+  } catch {
+    return null
+  }
+  const nul = inflated.indexOf(0)
+  const m = /^(?:commit|tree|blob|tag) (\d{1,15})$/.exec(inflated.toString('latin1', 0, Math.max(nul, 0)))
+  return nul < 0 || m === null ? null : { size: Number(m[1]), at: nul + 1, inflated }
+}
 
 /**
  * The native zlib handle of one `zlib.Inflate`, as Node's own inflateSync drives it (lib/zlib.js:
@@ -71,7 +108,7 @@ const newInflater = (): Inflater | null => {
 export const inflateKnown = (b: Buffer, expected: number, alloc: (n: number) => Buffer): Buffer => {
   if (inflater === undefined) inflater = newInflater()
   const current = inflater
-  if (current === null || expected >= ONE_CHUNK) return zlibOf().inflateSync(b)
+  if (current === null || expected >= ONE_CHUNK) return inflateSync(b, expected)
   const { handle, state } = current
   const out = alloc(expected + 1)
   inflateError = null
@@ -85,5 +122,7 @@ export const inflateKnown = (b: Buffer, expected: number, alloc: (n: number) => 
   }
   const produced = out.length - (state[0] ?? 0)
   handle.reset()
+  // The byte past the claim is there: the stream holds more (it was stopped there).
+  if (produced > expected) throw Object.assign(new Error(TOO_LARGE), { code: TOO_LARGE })
   return out.subarray(0, produced)
 }

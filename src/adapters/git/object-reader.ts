@@ -12,7 +12,7 @@ import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { byteCache, type ByteCache } from './byte-cache.js'
 import { bufferPool, type BufferPool } from './buffer-pool.js'
-import { inflateKnown, inflateSync } from './inflate.js'
+import { inflateKnown, inflateSync, LOOSE_HEADER_INPUT, looseHeader, TOO_LARGE } from './inflate.js'
 import { ObjectStoreError, endOf, fdOf, findInPack, loadPacks, readAt, type Pack } from './pack-file.js'
 
 export { ObjectStoreError }
@@ -80,9 +80,12 @@ const inflate = (b: Buffer, expected: number, alloc: (n: number) => Buffer): Buf
   try {
     out = inflateKnown(b, expected, alloc)
   } catch (e) {
+    const code = (e as { code?: string }).code
     throw new ObjectStoreError(
       'OBJECT_CORRUPT',
-      `an object does not inflate (${(e as { code?: string }).code ?? 'zlib error'})`
+      code === TOO_LARGE
+        ? 'an object inflates past the size it claims'
+        : `an object does not inflate (${code ?? 'zlib error'})`
     )
   }
   if (out.length !== expected) throw new ObjectStoreError('OBJECT_CORRUPT', 'an object inflates to the wrong size')
@@ -285,16 +288,26 @@ const readLoose = (objects: string, hex: string): GitObject | null => {
   } catch {
     return null
   }
+  // The header first (from the stream's first bytes), then the whole object, never past the size
+  // the header gives it.
+  const bad = (): ObjectStoreError => new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
+  const header = looseHeader(file.subarray(0, LOOSE_HEADER_INPUT))
+  if (header === null) throw bad()
   let all: Buffer
   try {
-    all = inflateSync(file)
-  } catch {
-    throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} does not inflate`)
+    // A small object's stream was inflated whole already.
+    all = file.length <= LOOSE_HEADER_INPUT ? header.inflated : inflateSync(file, header.at + header.size)
+  } catch (e) {
+    throw new ObjectStoreError(
+      'OBJECT_CORRUPT',
+      (e as { code?: string }).code === TOO_LARGE
+        ? `the loose object ${hex} inflates past the size its header gives`
+        : `the loose object ${hex} does not inflate`
+    )
   }
   const nul = all.indexOf(0)
   const m = /^(commit|tree|blob|tag) (\d+)$/.exec(all.toString('latin1', 0, Math.max(nul, 0)))
-  if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1)
-    throw new ObjectStoreError('OBJECT_CORRUPT', `the loose object ${hex} has a bad header`)
+  if (nul < 0 || m === null || Number(m[2]) !== all.length - nul - 1) throw bad()
   return { type: m[1] as ObjectType, content: all.subarray(nul + 1) }
 }
 
