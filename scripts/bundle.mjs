@@ -4,7 +4,8 @@
 //   cli-script.js     every verb in one classic (CommonJS) script, wrapped in a function
 //   cli-script.cache  V8's code cache of that script, made at build time by scripts/code-cache.mjs
 //                     after a representative warm-up (a first-ever and later `vba research`)
-//   line-worker.js, index-writer-worker.js and their chunks: the worker threads, ES modules
+//   line-worker.js, index-writer-worker.js: the worker threads
+//   package.json      {"type":"commonjs"}: the bin and the workers are CommonJS
 // Node 20 caches the compiled code of no ES module, so a start-up that loaded a graph of ES chunks
 // parsed and compiled all of them on every run; one script with its code cache does neither
 // (src/cli/script-loader.ts says how the cache is checked and why it is trusted like the code).
@@ -138,25 +139,25 @@ if (rewritten.size !== peers.size) {
 }
 writeFileSync(join(outdir, 'cli-script.js'), text, 'latin1')
 
+// The bin and the worker threads are CommonJS too (dist/vba/package.json says so): Node then starts
+// them without its ES module loader (~15 M instructions of a ~600 M later `vba research`).
+const commonJs = {
+  ...common,
+  format: 'cjs',
+  define: { 'import.meta.url': '__vbaMetaUrl' },
+  banner: { js: 'var __vbaMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
+}
+writeFileSync(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
 // The bin: no verb, so `vba --version` reads one small file.
-const bin = await build({ ...common, entryPoints: { main: join(src, 'cli', 'bin.js') }, outdir, format: 'esm' })
-
+const bin = await build({ ...commonJs, entryPoints: { main: join(src, 'cli', 'bin.js') }, outdir })
 // The worker threads, started by URL from the script.
 const workers = await build({
-  ...common,
+  ...commonJs,
   entryPoints: {
     'line-worker': join(src, 'adapters', 'case-store', 'line-worker.js'),
     'index-writer-worker': join(src, 'adapters', 'git', 'index-writer-worker.js')
   },
   outdir,
-  splitting: true,
-  format: 'esm',
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
-  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-  banner: {
-    js: "import { createRequire as __vbaCreateRequire } from 'node:module'; const require = __vbaCreateRequire(import.meta.url);"
-  },
   plugins: [esModules]
 })
 

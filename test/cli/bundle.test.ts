@@ -1,14 +1,16 @@
 /**
  * The bundled binary (scripts/bundle.mjs): dist/vba/main.js runs the CLI script with the code cache
  * made at build time (src/cli/script-loader.ts). This Node accepts the cache; a stale, damaged or
- * missing cache is not used and changes no answer; running the bin never writes the cache; and
- * the package ships the bin, the script, its cache and the workers.
+ * missing cache is not used and changes no answer; an optional peer loads; the line worker runs;
+ * running the bin never writes the cache; and the package ships the bin, the script, its cache and
+ * the workers.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { loadCliScript, readCodeCache } from '../../src/cli/script-loader.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 import { VBA_BIN } from '../helpers/cli.js'
@@ -101,6 +103,23 @@ bundle('an optional peer loads from code the cache holds (an ES module, through 
   assert.not.match(out, /ExperimentalWarning|dynamic import/)
 })
 
+bundle('the line worker starts as the bundle ships it (CommonJS) and checks a piece', async () => {
+  const worker = new Worker(path.join(dist, 'line-worker.js'), { workerData: { canonical: true } })
+  try {
+    const piece = Buffer.from('not json\n{"also": "not an event"}\n')
+    const buffer = piece.buffer.slice(piece.byteOffset, piece.byteOffset + piece.length)
+    const answer = await new Promise<{ id: number; lines: number }>((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+      worker.postMessage({ id: 7, buffer, length: piece.length }, [buffer])
+    })
+    assert.is(answer.id, 7)
+    assert.is(answer.lines, 2)
+  } finally {
+    await worker.terminate()
+  }
+})
+
 bundle('running the bin does not write the code cache', () => {
   const before = readFileSync(CACHE)
   assert.ok(run(VBA_BIN, ['--help']).startsWith('0\n'))
@@ -118,7 +137,14 @@ bundle('the package ships the bin, the CLI script, its code cache and the worker
     (JSON.parse(r.stdout) as { files: { path: string }[] }[]).flatMap((p) => p.files.map((f) => f.path))
   )
   const built = readdirSync(dist)
-  for (const f of ['main.js', 'cli-script.js', 'cli-script.cache', 'line-worker.js', 'index-writer-worker.js'])
+  for (const f of [
+    'main.js',
+    'package.json',
+    'cli-script.js',
+    'cli-script.cache',
+    'line-worker.js',
+    'index-writer-worker.js'
+  ])
     assert.ok(built.includes(f), `dist/vba/${f} is built`)
   for (const f of built) assert.ok(files.has(`dist/vba/${f}`), `dist/vba/${f} is in the package`)
 })
