@@ -11,20 +11,50 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The props a codec names, or null when it names none (open records, primitives). */
-const propsOf = (codec: t.Mixed): Record<string, t.Mixed> | null => {
+const propsOfCodec = (codec: t.Mixed): Record<string, t.Mixed> | null => {
   if (codec instanceof t.InterfaceType || codec instanceof t.PartialType) return codec.props as Record<string, t.Mixed>
   if (codec instanceof t.ExactType || codec instanceof t.RefinementType || codec instanceof t.ReadonlyType)
-    return propsOf(codec.type as t.Mixed)
+    return propsOfCodec(codec.type as t.Mixed)
   if (codec instanceof t.IntersectionType) {
     const all: Record<string, t.Mixed> = {}
     for (const c of codec.types as t.Mixed[]) {
-      const p = propsOf(c)
+      const p = propsOfCodec(c)
       if (p === null) return null
       Object.assign(all, p)
     }
     return all
   }
   return null
+}
+
+// Codecs do not change: what is found of one is kept (every event's data is checked, on the
+// replay hot path).
+const propsCache = new WeakMap<t.Mixed, Record<string, t.Mixed> | null>()
+const propsOf = (codec: t.Mixed): Record<string, t.Mixed> | null => {
+  const known = propsCache.get(codec)
+  if (known !== undefined) return known
+  const found = propsOfCodec(codec)
+  propsCache.set(codec, found)
+  return found
+}
+
+/** Whether unknownMember has nothing to look for under `codec` (no wrapper, union, array, record or props). */
+const leaves = new WeakMap<t.Mixed, boolean>()
+const isLeaf = (codec: t.Mixed): boolean => {
+  const known = leaves.get(codec)
+  if (known !== undefined) return known
+  const leaf =
+    !(
+      codec instanceof t.RefinementType ||
+      codec instanceof t.ExactType ||
+      codec instanceof t.ReadonlyType ||
+      codec instanceof t.UnionType ||
+      codec instanceof t.ArrayType ||
+      codec instanceof t.ReadonlyArrayType ||
+      codec instanceof t.DictionaryType
+    ) && propsOf(codec) === null
+  leaves.set(codec, leaf)
+  return leaf
 }
 
 /** The path of the first member of `value` that `codec` does not name (`a.b[2].c`), or null. */
@@ -54,10 +84,12 @@ export const unknownMember = (codec: t.Mixed, value: unknown, at = ''): string |
   }
   const props = propsOf(codec)
   if (props === null || !isPlainObject(value)) return null
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
     const c = props[k]
     if (c === undefined) return `${at}.${k}`.replace(/^\./, '')
-    const r = unknownMember(c, v, `${at}.${k}`)
+    // A string, a number, a literal: nothing under it (and no path to build for it).
+    if (isLeaf(c)) continue
+    const r = unknownMember(c, value[k], `${at}.${k}`)
     if (r !== null) return r
   }
   return null
