@@ -33,6 +33,8 @@ sql(`CREATE DATABASE ${dbName}; USE ${dbName};
 CREATE TABLE odd (id INT PRIMARY KEY, \`__proto__\` VARCHAR(10), \`constructor\` VARCHAR(10), \`toString\` BLOB,
   \`valueOf\` DATETIME, \`hasOwnProperty\` DECIMAL(10,2), \`isPrototypeOf\` INT, flag TINYINT(1));
 INSERT INTO odd VALUES (1, 'p', 'c', 'ts', '2024-01-02 03:04:05', 1.50, 7, 1), (2, NULL, NULL, NULL, NULL, NULL, NULL, 0);
+CREATE VIEW odd_view AS SELECT id, id * 2 AS \`x.y\`, id * 3 AS \`p q\`, \`constructor\` AS \`a"b\`\`c\` FROM odd;
+CREATE VIEW ask_view AS SELECT id, id * 2 AS \`a?b\` FROM odd;
 CREATE USER '${reader}'@'127.0.0.1' IDENTIFIED BY '${password}'; GRANT SELECT ON ${dbName}.* TO '${reader}'@'127.0.0.1';`)
 process.on('exit', () => {
   try {
@@ -51,6 +53,8 @@ lite
   .prepare('INSERT INTO odd VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   .run(1, 'p', 'c', Buffer.from('ts'), '2024-01-02 03:04:05', '1.50', 7, 1)
 lite.prepare('INSERT INTO odd VALUES (2, NULL, NULL, NULL, NULL, NULL, NULL, 0)').run()
+lite.exec(`CREATE VIEW odd_view AS SELECT id, id * 2 AS "x.y", id * 3 AS "p q", "constructor" AS "a""b\`c" FROM odd;
+  CREATE VIEW ask_view AS SELECT id, id * 2 AS "a?b" FROM odd`)
 lite.close()
 
 const profiles = {
@@ -61,7 +65,7 @@ const profileFor = (kind: keyof typeof profiles): string => {
   const file = path.join(tempDir(`hostile-${kind}`), 'project.toml')
   writeFileSync(
     file,
-    `[database]\n${profiles[kind]}\ndatabases = ["${dbName}"]\nsnapshot_id = "odd-1"\n\n[database.allowed_tables]\n${dbName} = ["odd"]\n`
+    `[database]\n${profiles[kind]}\ndatabases = ["${dbName}"]\nsnapshot_id = "odd-1"\n\n[database.allowed_tables]\n${dbName} = ["odd", "odd_view", "ask_view"]\n`
   )
   return file
 }
@@ -126,6 +130,21 @@ for (const kind of ['mariadb', 'sqlite'] as const) {
     assert.equal((r.out['result'] as { rows: unknown[] }).rows, [{ id: 1 }])
     const off = research(kind, rows(['id'], [{ column: 'flag', operator: 'ne', value: true }]))
     assert.equal((off.out['result'] as { rows: unknown[] }).rows, [{ id: 2 }])
+  })
+
+  test(`${kind}: a table without a key, its columns named with dots, spaces and quotes, is read in their order`, () => {
+    // The order's tie-breaker is every column, as the server names them.
+    const r = research(kind, { ...(rows(['id']) as object), table: 'odd_view' })
+    assert.is(r.code, 0, JSON.stringify(r.out).slice(0, 400))
+    assert.equal((r.out['result'] as { rows: unknown[] }).rows, [{ id: 1 }, { id: 2 }])
+    assert.equal(
+      (r.out['result'] as { order: Array<{ column: string }> }).order.map((o) => o.column),
+      ['id', 'x.y', 'p q', 'a"b`c']
+    )
+    const asked = research(kind, { ...(rows(['id']) as object), table: 'ask_view' })
+    if (kind === 'sqlite') assert.equal((asked.out['result'] as { rows: unknown[] }).rows, [{ id: 1 }, { id: 2 }])
+    else
+      assert.is((asked.out['error'] as { code: string } | undefined)?.code, 'QUERY_INVALID', JSON.stringify(asked.out))
   })
 }
 

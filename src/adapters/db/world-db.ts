@@ -31,6 +31,7 @@ import type { DatabaseSection } from '../config/profile.js'
 import { columnConverter, sqliteDataType, toJsonValue } from './values.js'
 import { rowReader, type Row, type RowBytes } from './row-reader.js'
 import { countShape, rowsShape, StatementCache } from './statement-cache.js'
+import { orderBySql } from './order-by.js'
 import { mysqlExecutor, sqliteExecutor, type Executor, type Statement } from './executors.js'
 
 export type { Row } from './row-reader.js'
@@ -199,7 +200,7 @@ const tableName = (s: { readonly sqlite: boolean }, ref: TableRef): string =>
 export const rowsStatement = (k: Knex, sqlite: boolean, plan: RowsPlan): Statement => {
   const qb = k.select([...plan.columns]).from(tableName({ sqlite }, plan.ref))
   for (const f of plan.filters) applyFilter(qb, f)
-  qb.orderBy(plan.order.map((o) => ({ column: o.column, order: o.direction })))
+  qb.orderByRaw(orderBySql(sqlite, plan.order))
   return build(qb.limit(plan.limit + 1).offset(plan.offset))
 }
 
