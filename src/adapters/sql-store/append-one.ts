@@ -45,6 +45,7 @@ import type { SqlContext } from './connection.js'
 import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, TURNSTILE } from './append-parts.js'
 import { INSERT_ROWS, recordedEvents } from './rows.js'
 import { scanRows } from './scan-rows.js'
+import { oneStatement } from './append-statements.js'
 
 /** Statements sent for one command before it is left to the transaction. */
 const ATTEMPTS = 16
@@ -67,9 +68,6 @@ export const fitsOneStatement = (ctx: SqlContext, handle: CaseHandle, cmd: RawCo
   cmd.expectedGeneration === handle.cursor.seq &&
   !handle.cursor.commands.has(cmd.commandId)
 
-/** `?` placeholders cast to the columns' types (a VALUES list has no target to take them from). */
-const EVENT_VALUES = '(?::varchar, ?::integer, ?::varchar, ?::varchar, ?::bytea)'
-
 /** What the one statement did: wrote the command, or not, and whether another writer's statement was in flight. */
 interface Sent {
   readonly written: boolean
@@ -85,37 +83,15 @@ const sendPlan = async (
   options: StoreAppendOptions
 ): Promise<Sent> => {
   const { lines, head, commandRow } = planRows(handle, cmd, plan)
-  const { k } = ctx
-  const now = ctx.dialect.nowMs
-  let up = k('vba_cases')
-    .where({
-      case_id: handle.ref,
-      generation: handle.cursor.seq,
-      head_hash: handle.cursor.hash,
-      log_bytes: handle.cursor.bytes
-    })
-    .whereRaw('(SELECT got FROM lk)')
-  // The lease on the database's clock, as the transaction's checkLease reads it.
-  up =
-    options.lease === undefined
-      ? up.whereRaw(`(lease_owner IS NULL OR lease_expires_ms IS NULL OR lease_expires_ms <= ${now})`)
-      : up.whereRaw(`lease_token = ? AND lease_expires_ms > ${now}`, [options.lease.token])
-  const update = up.update(head).returning('case_id').toSQL()
-  const events = lines.flatMap((l) => [handle.ref, l.seq, l.command_id, l.hash, l.line])
-  const sql =
-    `WITH lk AS (SELECT ${TURNSTILE('pg_try_advisory_xact_lock')} AS got), up AS (${update.sql}), ` +
-    `ev AS (INSERT INTO vba_events (case_id, seq, command_id, hash, line) SELECT * FROM (VALUES ${lines.map(() => EVENT_VALUES).join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM up)), ` +
-    'cm AS (INSERT INTO vba_commands (case_id, command_id, first_seq, last_seq) SELECT ?::varchar, ?::varchar, ?::integer, ?::integer WHERE EXISTS (SELECT 1 FROM up)) ' +
-    'SELECT (SELECT count(*) FROM up) AS written, (SELECT got FROM lk) AS got'
-  const r = (await k.raw(sql, [
-    handle.ref,
-    ...update.bindings,
-    ...events,
-    commandRow.case_id,
-    commandRow.command_id,
-    commandRow.first_seq,
-    commandRow.last_seq
-  ] as Knex.RawBinding[])) as { rows: Array<{ written: unknown; got: unknown }> }
+  const { sql, bindings } = oneStatement(ctx.k, ctx.dialect.nowMs, {
+    ref: handle.ref,
+    cursor: handle.cursor,
+    lines,
+    head,
+    commandRow,
+    leaseToken: options.lease?.token
+  })
+  const r = (await ctx.k.raw(sql, bindings as Knex.RawBinding[])) as { rows: Array<{ written: unknown; got: unknown }> }
   const row = r.rows[0]
   return { written: Number(row?.written) === 1, busy: row?.got !== true }
 }

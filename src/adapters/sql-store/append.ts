@@ -39,6 +39,7 @@ import { INSERT_ROWS, insertEvents, recordedEvents } from './rows.js'
 import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, type After } from './append-parts.js'
 import { appendInOneStatement, fitsOneStatement } from './append-one.js'
 import { scanRows } from './scan-rows.js'
+import { writeStatement } from './append-statements.js'
 
 /** The last append through each handle (settled or not): the next one starts after it. */
 const inFlight = new WeakMap<CaseHandle, Promise<unknown>>()
@@ -121,16 +122,14 @@ const writePlan = async (
   if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
     // Events, command and head in one statement (data-modifying CTEs): one round trip while the
     // case row is locked, instead of three.
-    const ev = trx('vba_events')
-      .insert(lines.map((l) => ({ case_id: handle.ref, ...l })))
-      .toSQL()
-    const cm = trx('vba_commands').insert(commandRow).toSQL()
-    const up = trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head).toSQL()
-    const r = (await trx.raw(`WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`, [
-      ...ev.bindings,
-      ...cm.bindings,
-      ...up.bindings
-    ] as Knex.RawBinding[])) as { rowCount: number }
+    const { sql, bindings } = writeStatement(ctx.k, trx, {
+      ref: handle.ref,
+      cursor: handle.cursor,
+      lines,
+      head,
+      commandRow
+    })
+    const r = (await trx.raw(sql, bindings as Knex.RawBinding[])) as { rowCount: number }
     return r.rowCount
   }
   await insertEvents(trx, handle.ref, lines)
