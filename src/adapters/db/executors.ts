@@ -96,6 +96,9 @@ export const mysqlExecutor = async (
     supportBigNumbers: true,
     bigNumberStrings: true,
     dateStrings: true,
+    // MySQL's JSON columns as the server's text, as MariaDB (JSON = LONGTEXT) sends them: parsed by
+    // mysql2 they would reach the capture as an object, not the exact value.
+    jsonStrings: true,
     multipleStatements: false,
     connectTimeout: db.connect_timeout_ms ?? 5000,
     connectionLimit: 2,
