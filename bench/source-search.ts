@@ -3,6 +3,7 @@
  * commit, in the same run (page cache warm for both). Rows, each a ratio to git grep:
  *
  *   first-ever search   a new process, no snapshot index yet (it builds and publishes it)   ≤ 3x
+ *   first-ever vba research  the same through the bundled binary, as users run it            ≤ 3x
  *   later process       a new process, the persisted index of the commit exists          ≤ 0.5x
  *   later vba research  the same as users run it: the bundled binary, one query           ≤ 0.5x
  *                       (when NODE_EXTRA_CA_CERTS is set, also without it: Node 20 parses
@@ -102,6 +103,19 @@ const main = async (): Promise<void> => {
     }
     first.push({ term, ours: median(ours), git: median(theirs) })
   }
+  // The first-ever search as users run it: the bundled binary builds the index in its one query.
+  const firstCli: Row[] = []
+  const queryFile = path.join(work, 'query.json')
+  for (const term of terms) {
+    const ours: number[] = []
+    const theirs: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      rmSync(indexRoot, { recursive: true, force: true })
+      ours.push(timeCli(profile, queryFile, term))
+      theirs.push(timeGitGrep(repo, commit, term))
+    }
+    firstCli.push({ term, ours: median(ours), git: median(theirs) })
+  }
   const indexBytes = Number(execFileSync('du', ['-sb', indexRoot], { encoding: 'utf8' }).split('\t')[0])
   for (const term of terms) {
     const ours: number[] = []
@@ -116,7 +130,6 @@ const main = async (): Promise<void> => {
     later.push({ term, ours: median(ours), git: median(theirs) })
   }
   const cli: Row[] = []
-  const queryFile = path.join(work, 'query.json')
   for (const term of terms) {
     const ours: number[] = []
     const theirs: number[] = []
@@ -197,6 +210,10 @@ const main = async (): Promise<void> => {
   for (const r of first)
     out(
       `first-ever search  ${r.term.padEnd(20)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 3x)`
+    )
+  for (const r of firstCli)
+    out(
+      `first-ever vba research ${r.term.padEnd(15)} ${r.ours.toFixed(0).padStart(6)} ms vs git grep ${r.git.toFixed(0).padStart(5)} ms  ratio ${ratio(r)}x (target <= 3x)`
     )
   out(
     `new process, modules and profile loaded, no query: ${median(floor).toFixed(0)} ms (the floor of the two rows above and below)`
