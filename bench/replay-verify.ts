@@ -29,7 +29,7 @@ import { canonicalJson } from '../src/events/canonical.js'
 import { randomUUID } from 'node:crypto'
 import { createWriteStream, writeFileSync } from 'node:fs'
 import { machine, mb, median, rate, runWorker, timeShell } from './lib.js'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { execSync } from 'node:child_process'
 import * as os from 'node:os'
 
@@ -189,9 +189,11 @@ const main = async (): Promise<void> => {
       .map((x) => x.toFixed(1))
       .join(' ')} at the end`,
     `bounded memory: replay and verify of this case also pass with V8's heap capped at ${HEAP_CAP_MB} MiB (--max-old-space-size): ${capped}`,
-    `case kept at ${dir}`
+    values.keep === undefined ? 'case removed (--keep DIR keeps it)' : `case kept at ${dir}`
   ]
   for (const l of lines) process.stdout.write(`${l}\n`)
+  // A generated case of ~90 MiB is not left in the temp directory.
+  if (values.keep === undefined) rmSync(path.dirname(dir), { recursive: true, force: true })
 }
 
 await main()

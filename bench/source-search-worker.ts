@@ -8,7 +8,7 @@
  *
  * The snapshot index location comes from the profile ([source] cache_dir or cache = false).
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { loadProfile } from '../src/fp.js'
@@ -64,5 +64,6 @@ if (mode === 'load') {
   process.stdout.write(
     `${JSON.stringify({ ms: since(t0), maxRssMb: rss(), complete: p.complete, facts: p.facts, captures: p.captures })}\n`
   )
+  rmSync(path.dirname(dir), { recursive: true, force: true })
 }
 await r.close()

@@ -9,7 +9,7 @@
  *
  *   node dist/bench/verify-investigation.js [--queries N] [--runs R] [--keep DIR]
  */
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -218,6 +218,7 @@ const main = async (): Promise<void> => {
   console.log(
     `  the same queries directly    ${median(direct).toFixed(0)} ms = ${directPer.toFixed(2)} ms per capture; ratio ${(perCapture / directPer).toFixed(2)}`
   )
+  if (values.keep === undefined) rmSync(root, { recursive: true, force: true })
 }
 
 await main()
