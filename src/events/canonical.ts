@@ -7,7 +7,7 @@
  * computation (no file, network or clock access) and native speed on the replay hot path.
  */
 import canonicalize from 'canonicalize'
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 
@@ -32,6 +32,16 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 
 /** `sha256:<hex>` of the given bytes or UTF-8 text. */
 export const sha256Digest = (bytes: Uint8Array | string): string => `sha256:${hash('sha256', bytes, 'hex')}`
+
+/** `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8). */
+export const sha256DigestOfLines = (pieces: readonly string[]): string => {
+  const h = createHash('sha256')
+  for (let k = 0; k < pieces.length; k++) {
+    if (k > 0) h.update('\n')
+    h.update(pieces[k] ?? '', 'utf8')
+  }
+  return `sha256:${h.digest('hex')}`
+}
 
 const keysSorted = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null) return true

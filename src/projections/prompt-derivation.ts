@@ -5,12 +5,12 @@
  * A prompt telling the model what to conclude, or one of a version this library does not know, is
  * a finding, never accepted. Pure: objects come through `read`.
  */
-import { createHash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type { CaseState, ObjectRefLite } from '../domain/case-state.js'
 import { FactsDocument } from '../domain/facts-document.js'
 import { decodeCaptureOnce, type CaptureDecodes, type Obligation, type RuleViolation } from '../domain/rules.js'
 import type { Capture } from '../events/capture.js'
+import { sha256DigestOfLines } from '../events/canonical.js'
 import { renderPrompt, type PromptInputs } from './prompt.js'
 import { renderMemoV2, type RenderMemoV2 } from './prompt-v2/render.js'
 import { parseBoundedBytes } from '../events/bounds.js'
@@ -47,20 +47,6 @@ export const promptMemo = (captureDecodes: CaptureDecodes = new Map()): PromptMe
   render: renderMemoV2(),
   captureDecodes
 })
-
-/**
- * The digest of `pieces` joined with LF, as an object reference names it. A recorded prompt is an
- * object whose bytes verify checks against their digest: a rendered prompt of that digest is the
- * recorded one, byte for byte, without reading it (~20 KB per prompt).
- */
-const digestOf = (pieces: readonly string[]): string => {
-  const h = createHash('sha256')
-  for (let k = 0; k < pieces.length; k++) {
-    if (k > 0) h.update('\n')
-    h.update(pieces[k] ?? '', 'utf8')
-  }
-  return `sha256:${h.digest('hex')}`
-}
 
 /**
  * The renderer's inputs for state `s`, from objects read by reference (null when one is missing:
@@ -133,7 +119,10 @@ export const checkPrompts = (
     const inputs = promptInputsFrom(ob.state, read, memo)
     if (inputs === null) continue
     const rendered = renderPrompt(ob.state, inputs, memo.render)
-    if (rendered.version === ob.version && digestOf(rendered.pieces ?? [rendered.text]) === ob.ref.digest) continue
+    // A recorded prompt's bytes are checked against their digest by the object walk: a rendered
+    // prompt of that digest is the recorded one, byte for byte, without reading it (~20 KB each).
+    if (rendered.version === ob.version && sha256DigestOfLines(rendered.pieces ?? [rendered.text]) === ob.ref.digest)
+      continue
     // Not the recorded bytes, or another version: a finding unless the prompt object cannot be read
     // (a missing or damaged object, reported as such).
     const recorded = read(ob.ref)

@@ -206,8 +206,9 @@ const agrees = (l: string): void => {
 
 const fast = suite('checkLineFast')
 
-fast('takes a writer’s lines, and gives what checkLine gives', () => {
-  const l = sealed(
+/** A sealed operator note 'hello' at seq 7. */
+const helloNote = (): string =>
+  sealed(
     { type: 'NoteRecorded', actor: 'operator', data: { text: 'hello', format: 'plain' } },
     7,
     'evt-1',
@@ -215,19 +216,15 @@ fast('takes a writer’s lines, and gives what checkLine gives', () => {
     '2026-01-01T00:00:00.000Z',
     digestOf('x')
   )
+
+fast('takes a writer’s lines, and gives what checkLine gives', () => {
+  const l = helloNote()
   for (const r of readings(l)) assert.ok(checkLineFast(r, { canonical: true, fresh: false, hashBefore: null }) !== null)
   agrees(l)
 })
 
 fast('refuses what checkLine refuses: an edited hash, a prev that is no digest, a non-canonical number', () => {
-  const l = sealed(
-    { type: 'NoteRecorded', actor: 'operator', data: { text: 'hello', format: 'plain' } },
-    7,
-    'evt-1',
-    'cmd-1',
-    '2026-01-01T00:00:00.000Z',
-    digestOf('x')
-  )
+  const l = helloNote()
   const [r] = readings(l.replace('hello', 'hellO'))
   assert.is(checkLineFast(r as FastLine, { canonical: false, fresh: false, hashBefore: null }), null)
   const badPrev = l.replace(/"prev":"sha256:[0-9a-f]/, '"prev":"sha256:G')
