@@ -27,7 +27,7 @@ import {
 } from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
-import { SCRATCH, writeSliced } from './index-slices.js'
+import { SCRATCH, writeFileAll, writeSliced } from './index-slices.js'
 
 /** @category research */
 export interface BuildProgress {
@@ -58,10 +58,22 @@ export interface IndexBuild {
 }
 
 /**
+ * Detaches one empty ArrayBuffer before the build's code runs hot. The first batch sent to the
+ * writer detaches its buffer (a transfer), and V8 then discards every optimized function that
+ * assumed no ArrayBuffer of the isolate was ever detached (its ArrayBufferDetaching protector):
+ * the reader's and the listing's hot functions were compiled twice.
+ */
+const detachOnce = (): void => {
+  const empty = new ArrayBuffer(0)
+  structuredClone(empty, { transfer: [empty] })
+}
+
+/**
  * Starts building the index of `commit` before its listing is known, so the writer thread loads
  * its modules while the listing is walked.
  */
 export const startIndexBuild = (root: string, commit: string): IndexBuild => {
+  detachOnce()
   const base = path.join(root, 'snapshots', `v${VERSION}`)
   fs.mkdirSync(base, { recursive: true })
   sweepLeftovers(root)
@@ -119,7 +131,7 @@ const publish = async (
     listing: entries.map((e): ListingRow => [e.path, e.oid, e.mode]),
     blobs: copied.rows
   } satisfies IndexFile)
-  fs.writeFileSync(path.join(tmp, 'index.json'), `${sha256(body)}\n${body}`)
+  writeFileAll(path.join(tmp, 'index.json'), Buffer.from(`${sha256(body)}\n${body}`))
   try {
     fs.renameSync(tmp, indexDirOf(root, commit))
   } catch (e) {
@@ -315,6 +327,6 @@ const writeTrees = (
     bytes += o.content.length
   }
   const trees = Buffer.concat(parts)
-  fs.writeFileSync(path.join(dir, 'trees.dat'), trees)
+  writeFileAll(path.join(dir, 'trees.dat'), trees)
   return { objects, bytes, sha256: sha256(trees) }
 }

@@ -34,10 +34,30 @@ const chunkDigester = (): { readonly update: (b: Uint8Array) => void; readonly e
   }
 }
 
-/** Writes all of `b` to `fd` (at `at`, else at the file's position). */
+/**
+ * Bytes per write call. Linux sizes the page-cache folios of a buffered write by the write's
+ * length: a 1 MiB write takes high-order free blocks, which a VM's free page reporting may have
+ * handed back to its host (every page faults again on the host when written), while folios up to
+ * 32 KiB come from the allocator's per-CPU lists of recently freed pages. Writing the 119 MB of
+ * blobs.dat on the 2-core test VM: 280-350 ms of system time in 1 MiB writes, 27-44 ms in 32 KiB
+ * writes (3,600 more calls cost a few ms where no such effect exists).
+ */
+const WRITE_PIECE = 32 << 10
+
+/** Writes all of `b` to `fd` (at `at`, else at the file's position), WRITE_PIECE bytes a call. */
 export const writeAll = (fd: number, b: Uint8Array, at?: number): void => {
   for (let done = 0; done < b.length; )
-    done += fs.writeSync(fd, b, done, b.length - done, at === undefined ? null : at + done)
+    done += fs.writeSync(fd, b, done, Math.min(b.length - done, WRITE_PIECE), at === undefined ? null : at + done)
+}
+
+/** Writes `b` as the file `file` (created or truncated) through writeAll. */
+export const writeFileAll = (file: string, b: Uint8Array): void => {
+  const fd = fs.openSync(file, 'w')
+  try {
+    writeAll(fd, b)
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 /**
