@@ -20,6 +20,7 @@ import { viewLines } from '../capture-text.js'
 import { linesSize, viewSizes } from './view-sizes.js'
 import type { OlderLine, Payload } from './working-set.js'
 import { candidateHeap, precedes } from './candidate-heap.js'
+import { trimAhead, type TrimSizing } from './trim-ahead.js'
 
 /** Items a payload keeps before the guard drops it to its summary. */
 export const MIN_ITEMS = 3
@@ -88,6 +89,8 @@ const dropOrder = (payloads: readonly Payload[], o: GuardOptions): number[] => {
 interface PayloadFit {
   /** The size of its lines with `shown` items (null: its summary), without rendering them. */
   readonly sizeOf: (shown: number | null) => number
+  /** Its size is `fixed` plus its view's (view-sizes.ts): its header, and the view's head. */
+  readonly fixed: number
   /** Its size whole. */
   readonly whole: number
   /** Its floor (items kept at least) and the size there, when it is kept whole and when not. */
@@ -116,6 +119,7 @@ const payloadFit = (p: Payload): PayloadFit => {
     const kept = p.latest ? items : plain
     known = {
       sizeOf,
+      fixed,
       whole: sizeOf(items),
       floor: { kept, plain },
       floorSize: { kept: sizeOf(kept), plain: sizeOf(plain) },
@@ -142,14 +146,10 @@ const olderSizer = (older: readonly OlderLine[]): ((from: number) => number) => 
 }
 
 /** What the trim and the drops read of one working set, computed once for every room it is fitted to. */
-interface Sizing {
+interface Sizing extends TrimSizing {
   readonly payloads: readonly Payload[]
-  readonly sizeOf: ReadonlyArray<(shown: number | null) => number>
-  /** Items each payload keeps at least, and its size then. */
-  readonly floors: readonly number[]
+  /** Each payload's size at its floor. */
   readonly floorSizes: readonly number[]
-  /** Trim order's first key: 1 for cited payloads under `newestWhole`, else 0. */
-  readonly ranks: readonly number[]
 }
 
 /**
@@ -174,6 +174,8 @@ const trim = (z: Sizing, shown: Array<number | null>, fixed: number, room: numbe
     })
     return
   }
+  // The steps no state on the way can fit with, at once (trim-ahead.ts).
+  total = trimAhead(z, shown, sizes, total, room)
   const heap = candidateHeap()
   shown.forEach((n, i) => {
     if (n !== null && n > (z.floors[i] ?? 0))
@@ -284,6 +286,8 @@ export const workingSetFitter = (
   const z: Sizing = {
     payloads,
     sizeOf,
+    views: payloads.map((p) => p.view),
+    fixed: fits.map((f) => f.fixed),
     floors: fits.map((f) => (keep ? f.floor.kept : f.floor.plain)),
     floorSizes: fits.map((f) => (keep ? f.floorSize.kept : f.floorSize.plain)),
     ranks: payloads.map((p) => (keep && p.cited ? 1 : 0))

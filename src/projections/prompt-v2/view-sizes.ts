@@ -16,6 +16,11 @@ export interface ViewSizes {
   readonly upTo: (shown: number) => number
   /** Its lines with `shown` items joined with LF, or null for no lines (memoised). */
   readonly block: (shown: number) => string | null
+  /**
+   * For every `shown`, the least of `upTo(k)` for k from `shown` to all items: the smallest the
+   * view has been when items go one at a time from the end down to `shown` (made once, when first read).
+   */
+  readonly least: () => readonly number[]
 }
 
 /** Views are made once per capture (working-set.ts) and stay in every later prompt: sized once each. */
@@ -25,8 +30,17 @@ export const viewSizes = (v: CaptureView): ViewSizes => {
   if (known === undefined) {
     const prefix = [0]
     for (const item of v.items) prefix.push((prefix[prefix.length - 1] ?? 0) + linesSize(item.lines))
-    const upTo = new Array<number>(prefix.length).fill(-1)
+    const sizes = new Array<number>(prefix.length).fill(-1)
     const blocks = new Map<number, string | null>()
+    const upTo = (shown: number): number => {
+      let size = sizes[shown] ?? -1
+      if (size < 0) {
+        size = (prefix[shown] ?? 0) + linesSize(v.tail(shown))
+        sizes[shown] = size
+      }
+      return size
+    }
+    let least: number[] | undefined
     known = {
       head: linesSize(v.head),
       block: (shown) => {
@@ -38,13 +52,17 @@ export const viewSizes = (v: CaptureView): ViewSizes => {
         }
         return b
       },
-      upTo: (shown) => {
-        let size = upTo[shown] ?? -1
-        if (size < 0) {
-          size = (prefix[shown] ?? 0) + linesSize(v.tail(shown))
-          upTo[shown] = size
+      upTo,
+      least: () => {
+        if (least === undefined) {
+          least = new Array<number>(prefix.length)
+          let min = Number.POSITIVE_INFINITY
+          for (let k = prefix.length - 1; k >= 0; k--) {
+            min = Math.min(min, upTo(k))
+            least[k] = min
+          }
         }
-        return size
+        return least
       }
     }
     sized.set(v, known)
