@@ -11,9 +11,10 @@
  * unsigned and signed rounds alternating; target: signed within 5% of unsigned.
  *
  * --writers 4 --one-case runs only that configuration (reference and store alternating, --rounds
- * times, medians), without the claims and the directory store; with --signing, --rounds pairs.
+ * times, medians, with the store's client CPU per command), without the claims and the directory
+ * store; with --signing, --rounds pairs. --only-mariadb: MariaDB without PostgreSQL.
  *
- *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb] [--signing]
+ *   node dist/bench/store.js [--commands N] [--cases N] [--mariadb | --only-mariadb] [--signing]
  *                            [--writers N --one-case --rounds R]
  */
 import * as path from 'node:path'
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     commands: { type: 'string', default: '1600' },
     cases: { type: 'string', default: '10000' },
     mariadb: { type: 'boolean', default: false },
+    'only-mariadb': { type: 'boolean', default: false },
     signing: { type: 'boolean', default: false },
     writers: { type: 'string' },
     'one-case': { type: 'boolean', default: false },
@@ -248,11 +250,23 @@ const onlyRun = async (store: SqlStore, label: string): Promise<Row> => {
   const [writers, oneCase] = [WRITERS[0] as number, values['one-case'] === true]
   const refs: number[] = []
   const cpss: number[] = []
+  // The store's client CPU per command (µs): the process's and its main thread's.
+  const cpu = { process: [] as number[], main: [] as number[] }
   for (let r = 0; r < Number(values.rounds); r++) {
     refs.push(await referenceRun(store.knex, writers, oneCase, `${label}${r}`))
+    const [main0, process0] = [mainThreadCpu(), process.cpuUsage()]
     cpss.push(await storeRun(store, (n) => n, writers, oneCase, `${label}${r}`))
-    console.log(`    round ${r}: ${cpss.at(-1)?.toFixed(0)} / ${refs.at(-1)?.toFixed(0)} commands/s`)
+    const [used, main1] = [process.cpuUsage(process0), mainThreadCpu()]
+    const commands = Math.floor(COMMANDS / writers) * writers
+    cpu.process.push((used.user + used.system) / commands)
+    if (main0 !== null && main1 !== null) cpu.main.push((main1 - main0) / commands)
+    console.log(
+      `    round ${r}: ${cpss.at(-1)?.toFixed(0)} / ${refs.at(-1)?.toFixed(0)} commands/s; client CPU ${cpu.process.at(-1)?.toFixed(0)} µs per command, its main thread ${cpu.main.at(-1)?.toFixed(0) ?? '-'}`
+    )
   }
+  console.log(
+    `    ${label} medians: client CPU ${median(cpu.process).toFixed(0)} µs per command${cpu.main.length === 0 ? '' : `, its main thread ${median(cpu.main).toFixed(0)}`} (load ${os.loadavg()[0]?.toFixed(1)})`
+  )
   return {
     store: label,
     writers,
@@ -401,17 +415,19 @@ const print = (list: readonly Row[]): void => {
 }
 console.log('  store       writers  target           commands/s  bare INSERT ref/s  ratio')
 const dbName = `vba_bench_store_${process.pid}`
-await admin(`CREATE DATABASE ${dbName}`)
-try {
-  const u = new URL(ADMIN)
-  u.pathname = `/${dbName}`
-  const pgRows = await sqlBench('postgresql', u.toString(), {})
-  print(pgRows)
-  rows.push(...pgRows)
-} finally {
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+if (values['only-mariadb'] !== true) {
+  await admin(`CREATE DATABASE ${dbName}`)
+  try {
+    const u = new URL(ADMIN)
+    u.pathname = `/${dbName}`
+    const pgRows = await sqlBench('postgresql', u.toString(), {})
+    print(pgRows)
+    rows.push(...pgRows)
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+  }
 }
-if (values.mariadb === true) {
+if (values.mariadb === true || values['only-mariadb'] === true) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vba-bench-store-'))
   const server = await startMariaDb({ dir: path.join(dir, 'server') })
   try {

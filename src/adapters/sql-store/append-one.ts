@@ -30,21 +30,12 @@
 import type { Knex } from 'knex'
 import type { AppendOutcome, RawCommand } from '../case-store/append.js'
 import type { Draws } from '../case-store/draws.js'
-import { catchUp, type CaseHandle } from '../case-store/handle.js'
-import {
-  appendedAs,
-  clockFloor,
-  duplicateOf,
-  nothingToAppend,
-  planCommand,
-  rebaseCommand,
-  type CommandPlan
-} from '../case-store/plan.js'
+import type { CaseHandle } from '../case-store/handle.js'
+import { appendedAs, clockFloor, planCommand, type CommandPlan } from '../case-store/plan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
-import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, TURNSTILE } from './append-parts.js'
-import { INSERT_ROWS, recordedEvents } from './rows.js'
-import { scanRows } from './scan-rows.js'
+import { afterPlan, appendRow, decideOnRow, lookupIn, moveHandle, planRows, TURNSTILE } from './append-parts.js'
+import { INSERT_ROWS } from './rows.js'
 import { oneStatement } from './append-statements.js'
 
 /** Statements sent for one command before it is left to the transaction. */
@@ -108,21 +99,9 @@ const decideAgain = async (
   options: StoreAppendOptions
 ): Promise<AppendOutcome | RawCommand | null> => {
   const row = await ctx.guard(() => appendRow(ctx, ctx.k, handle.ref, false))
-  checkLease(row, handle.ref, options)
-  await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
-    ctx.guard(() => scanRows(ctx.k, row, { canonical: false, resume }))
-  )
-  const recorded = handle.cursor.commands.get(first.commandId)
-  if (recorded !== undefined)
-    return duplicateOf(
-      handle,
-      first,
-      await ctx.guard(() => recordedEvents(ctx.k, handle.ref, recorded)),
-      options.sameIntent
-    )
-  const cmd = rebaseCommand(handle, first, options)
-  if (cmd === null) return nothingToAppend(handle, first.commandId)
-  return fitsOneStatement(ctx, handle, cmd) ? cmd : null
+  const next = await decideOnRow(ctx.k, row, handle, first, options, ctx.guard)
+  if ('status' in next) return next
+  return fitsOneStatement(ctx, handle, next) ? next : null
 }
 
 /**

@@ -1,25 +1,23 @@
 /**
  * What both of the SQL store's append paths share (the transaction of append.ts and the one
  * statement of append-one.ts): the case row with its lease and the database's clock, the lease
- * check, the store's answers to a plan's object questions, the rows a plan writes, and moving the
- * handle past a committed command.
+ * check, deciding a command again on the row read, the store's answers to a plan's object
+ * questions, the rows a plan writes, and moving the handle past a committed command.
  */
 import type { Knex } from 'knex'
 import type { CaseState } from '../../domain/case-state.js'
 import { fail } from '../../failures/error.js'
-import type { RawCommand } from '../case-store/append.js'
-import type { CommandPlan, ObjectLookup } from '../case-store/plan.js'
-import type { CaseHandle } from '../case-store/handle.js'
+import type { AppendOutcome, RawCommand } from '../case-store/append.js'
+import { duplicateOf, nothingToAppend, rebaseCommand, type CommandPlan, type ObjectLookup } from '../case-store/plan.js'
+import { catchUp, type CaseHandle } from '../case-store/handle.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
-import { num, numOrNull, queueColumns, type CaseRow, type EventRow } from './rows.js'
+import { num, queueColumns, readCaseRow, recordedEvents, type EventRow, type LeasedCaseRow } from './rows.js'
+import { scanRows } from './scan-rows.js'
 
 /** A case row as an append reads it: its head, its lease and the database's clock. */
-export type AppendRow = CaseRow & {
-  readonly lease: { owner: string | null; token: string | null; expires: number | null }
-  readonly now: number
-}
+export type AppendRow = LeasedCaseRow & { readonly now: number }
 
 /**
  * The turnstile of one case's appends on PostgreSQL: a transaction-level advisory lock (class
@@ -42,57 +40,54 @@ export const appendRow = async (
   caseId: string,
   lock: boolean
 ): Promise<AppendRow> => {
-  let query = q('vba_cases')
-    .select(
-      'case_id',
-      'generation',
-      'head_hash',
-      'log_bytes',
-      'lease_owner',
-      'lease_token',
-      'lease_expires_ms',
-      q.raw(`${ctx.dialect.nowMs} AS now_ms`)
-    )
-    .where({ case_id: caseId })
-  if (lock && ctx.dialect.appendInOneStatement)
-    query = query.whereRaw(`${TURNSTILE('pg_advisory_xact_lock')} IS NOT NULL`, [caseId])
-  if (lock) query = query.forUpdate()
-  const row = (await query.first()) as Record<string, unknown> | undefined
-  if (row === undefined)
-    return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
-  return {
-    case_id: caseId,
-    declaration: Buffer.alloc(0),
-    generation: num(row['generation']),
-    head_hash: String(row['head_hash']),
-    log_bytes: num(row['log_bytes']),
-    lease: {
-      owner: (row['lease_owner'] as string | null) ?? null,
-      token: (row['lease_token'] as string | null) ?? null,
-      expires: numOrNull(row['lease_expires_ms'])
-    },
-    now: num(row['now_ms'])
-  }
+  const turnstile = lock && ctx.dialect.appendInOneStatement ? { before: TURNSTILE('pg_advisory_xact_lock') } : {}
+  const row = await readCaseRow(ctx, q, caseId, { lock, clock: true, ...turnstile })
+  return { ...row, now: row.now_ms ?? 0 }
 }
 
 /** An append under a lease needs it still held (LEASE_LOST); one without is refused while another's is live (CASE_LEASED). */
 export const checkLease = (row: AppendRow, ref: string, options: StoreAppendOptions): void => {
-  const live = row.lease.expires !== null && row.lease.expires > row.now
+  const live = row.lease_expires_ms !== null && row.lease_expires_ms > row.now
   if (options.lease !== undefined) {
-    if (row.lease.token !== options.lease.token || !live) {
+    if (row.lease_token !== options.lease.token || !live) {
       fail(
         'LEASE_LOST',
         `the lease of ${options.lease.worker} on case ${ref} was lost (expired or taken over); stop working on the case`,
         { case_id: ref, worker: options.lease.worker }
       )
     }
-  } else if (live && row.lease.owner !== null) {
+  } else if (live && row.lease_owner !== null) {
     fail(
       'CASE_LEASED',
-      `case ${ref} is being worked on by ${row.lease.owner} until ${new Date(row.lease.expires ?? 0).toISOString()}; retry when it is released`,
-      { case_id: ref, worker: row.lease.owner, expires_at: new Date(row.lease.expires ?? 0).toISOString() }
+      `case ${ref} is being worked on by ${row.lease_owner} until ${new Date(row.lease_expires_ms ?? 0).toISOString()}; retry when it is released`,
+      { case_id: ref, worker: row.lease_owner, expires_at: new Date(row.lease_expires_ms ?? 0).toISOString() }
     )
   }
+}
+
+/**
+ * On the case row just read (in the transaction, or on the pool after a statement that wrote
+ * nothing): the lease checked, the handle caught up with what other writers committed, and the
+ * command decided again: the outcome when that settles it (a duplicate, nothing left to append),
+ * else the command to write. `run` wraps each read: ctx.guard on the pool; in the transaction,
+ * which retries a deadlock on the driver's own error, nothing.
+ */
+export const decideOnRow = async (
+  q: Knex | Knex.Transaction,
+  row: AppendRow,
+  handle: CaseHandle,
+  first: RawCommand,
+  options: StoreAppendOptions,
+  run: <A>(work: () => Promise<A>) => Promise<A>
+): Promise<AppendOutcome | RawCommand> => {
+  checkLease(row, handle.ref, options)
+  await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
+    run(() => scanRows(q, row, { canonical: false, resume }))
+  )
+  const recorded = handle.cursor.commands.get(first.commandId)
+  if (recorded !== undefined)
+    return duplicateOf(handle, first, await run(() => recordedEvents(q, handle.ref, recorded)), options.sameIntent)
+  return rebaseCommand(handle, first, options) ?? nothingToAppend(handle, first.commandId)
 }
 
 /**

@@ -1,19 +1,22 @@
 /**
- * The SQL of PostgreSQL's append statements (the one statement of append-one.ts and the
- * transaction's write of append.ts), kept per shape. Building them with knex took 57-142 µs of an
- * append of about 1,160 µs, and 15 µs more for a signed command's second event row; their text
- * depends only on the number of event rows, whether the append holds a lease, and which of the
- * case row's columns it sets (knex leaves undefined ones out) and which guards are null: the
- * values are bound. So the text of a shape is kept (StatementCache, as the database research keeps
- * its SELECTs) and the values of an append are bound in the order knex binds them, an order
- * checked against knex's own bindings the first time a shape is built: a shape where they differ
- * is never kept, and knex builds it every time.
+ * The SQL of the append statements (the one statement of append-one.ts, PostgreSQL's, and the
+ * transaction's write of append.ts on either dialect), kept per shape. Building them with knex
+ * took 57-142 µs of a PostgreSQL append of about 1,160 µs, and 15 µs more for a signed command's
+ * second event row; their text depends only on the store's dialect, the number of event rows,
+ * whether the append holds a lease, and which of the case row's columns it sets (knex leaves
+ * undefined ones out) and which guards are null: the values are bound. So the text of a shape is
+ * kept per store (StatementCache, as the database research keeps its SELECTs) and the values of an
+ * append are bound in the order knex binds them, an order checked against knex's own bindings the
+ * first time a shape is built: a shape where they differ is never kept, and knex builds it every
+ * time. What differs between the dialects is data: the text knex builds for the store's client,
+ * and whether the write is one statement (Dialect.appendInOneStatement) or three.
  */
 import type { Knex } from 'knex'
 import { StatementCache } from '../db/statement-cache.js'
 import type { Statement } from '../db/executors.js'
 import { TURNSTILE } from './append-parts.js'
-import type { EventRow } from './rows.js'
+import type { Dialect } from './dialect.js'
+import { INSERT_ROWS, type EventRow } from './rows.js'
 
 /** The rows an append writes on the head it planned on. */
 export interface AppendRows {
@@ -93,29 +96,79 @@ export const oneStatementShape = (x: AppendRows): { readonly key: string; readon
   return { key: `one ${x.lines.length} ${x.leaseToken === undefined ? '-' : 'l'} ${guards} ${columns}`, bindings: b }
 }
 
-/** The transaction's write on PostgreSQL (events, command and head in one statement) as knex builds it. */
-export const writeStatementByKnex = (q: Knex | Knex.Transaction, x: AppendRows): Statement => {
-  const ev = q('vba_events')
-    .insert(x.lines.map((l) => ({ case_id: x.ref, ...l })))
-    .toSQL()
-  const cm = q('vba_commands').insert(x.commandRow).toSQL()
-  const up = q('vba_cases').where({ case_id: x.ref, generation: x.cursor.seq }).update(x.head).toSQL()
+/** A statement of an append: its shape's key and values (in knex's order), and how knex builds it. */
+export interface AppendPart {
+  readonly key: string
+  readonly bindings: unknown[]
+  readonly build: () => Statement
+}
+
+/** The text and values of a query knex built (without the rest of its toSQL()). */
+const built = (query: Knex.QueryBuilder): Statement => {
+  const { sql, bindings } = query.toSQL()
+  return { sql, bindings }
+}
+
+/** The event rows (at most INSERT_ROWS); knex sorts an insert's columns: case_id, command_id, hash, line, seq. */
+const eventsPart = (q: Knex | Knex.Transaction, ref: string, lines: readonly EventRow[]): AppendPart => {
+  const b: unknown[] = []
+  for (const l of lines) b.push(ref, l.command_id, l.hash, l.line, l.seq)
   return {
-    sql: `WITH ev AS (${ev.sql}), cm AS (${cm.sql}) ${up.sql}`,
-    bindings: [...ev.bindings, ...cm.bindings, ...up.bindings]
+    key: `ev ${lines.length}`,
+    bindings: b,
+    build: () => built(q('vba_events').insert(lines.map((l) => ({ case_id: ref, ...l }))))
   }
 }
 
-/** The shape of the transaction's write of `x` and the values it binds, in knex's order (its insert's columns sorted). */
-export const writeStatementShape = (x: AppendRows): { readonly key: string; readonly bindings: unknown[] } => {
+/** The command row (case_id, command_id, first_seq, last_seq). */
+const commandPart = (q: Knex | Knex.Transaction, c: AppendRows['commandRow']): AppendPart => ({
+  key: 'cm',
+  bindings: [c.case_id, c.command_id, c.first_seq, c.last_seq],
+  build: () => built(q('vba_commands').insert(c))
+})
+
+/** The case row's new head and queue columns, `WHERE generation = expected`. */
+const headPart = (q: Knex | Knex.Transaction, x: AppendRows): AppendPart => {
   const b: unknown[] = []
-  // vba_events (case_id, command_id, hash, line, seq), vba_commands (case_id, command_id, first_seq, last_seq)
-  for (const l of x.lines) b.push(x.ref, l.command_id, l.hash, l.line, l.seq)
-  const c = x.commandRow
-  b.push(c.case_id, c.command_id, c.first_seq, c.last_seq)
   const columns = setColumns(x.head, b)
   const guards = guard(x.ref, b) + guard(x.cursor.seq, b)
-  return { key: `write ${x.lines.length} ${guards} ${columns}`, bindings: b }
+  return {
+    key: `up ${guards} ${columns}`,
+    bindings: b,
+    build: () => built(q('vba_cases').where({ case_id: x.ref, generation: x.cursor.seq }).update(x.head))
+  }
+}
+
+/**
+ * The statements of the transaction's write of `x`, built in `q`: where the dialect writes an
+ * append in one statement (PostgreSQL's data-modifying CTEs) and its events fit one INSERT, events,
+ * command and head in one; else the events' INSERTs (INSERT_ROWS rows each), the command's and the
+ * case row's UPDATE. The last statement is the UPDATE: the rows it touched are the head's.
+ */
+export const writeParts = (q: Knex | Knex.Transaction, dialect: Dialect, x: AppendRows): AppendPart[] => {
+  const cm = commandPart(q, x.commandRow)
+  const up = headPart(q, x)
+  if (dialect.appendInOneStatement && x.lines.length <= INSERT_ROWS) {
+    const ev = eventsPart(q, x.ref, x.lines)
+    return [
+      {
+        key: `write ${ev.key} ${up.key}`,
+        bindings: [...ev.bindings, ...cm.bindings, ...up.bindings],
+        build: () => {
+          const [e, c, u] = [ev.build(), cm.build(), up.build()]
+          return {
+            sql: `WITH ev AS (${e.sql}), cm AS (${c.sql}) ${u.sql}`,
+            bindings: [...e.bindings, ...c.bindings, ...u.bindings]
+          }
+        }
+      }
+    ]
+  }
+  const parts: AppendPart[] = []
+  for (let i = 0; i < x.lines.length; i += INSERT_ROWS)
+    parts.push(eventsPart(q, x.ref, x.lines.slice(i, i + INSERT_ROWS)))
+  parts.push(cm, up)
+  return parts
 }
 
 /** The kept statements of each store (its knex instance: its dialect and its clock). */
@@ -134,6 +187,8 @@ const cacheOf = (k: Knex): StatementCache => {
 export const oneStatement = (k: Knex, now: string, x: AppendRows): Statement =>
   cacheOf(k).statement(oneStatementShape(x), () => oneStatementByKnex(k, now, x))
 
-/** The transaction's write of `x` on the store of `k`, built in `q`, kept per shape. */
-export const writeStatement = (k: Knex, q: Knex | Knex.Transaction, x: AppendRows): Statement =>
-  cacheOf(k).statement(writeStatementShape(x), () => writeStatementByKnex(q, x))
+/** The statements of the transaction's write of `x` ({@link writeParts}) on the store of `k`, built in `q`, kept per shape. */
+export const writeStatements = (k: Knex, dialect: Dialect, q: Knex | Knex.Transaction, x: AppendRows): Statement[] => {
+  const cache = cacheOf(k)
+  return writeParts(q, dialect, x).map((p) => cache.statement(p, p.build))
+}

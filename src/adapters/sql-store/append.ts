@@ -21,25 +21,15 @@ import { systemEnv } from '../env.js'
 import { fail, FailureError } from '../../failures/error.js'
 import { finding } from '../../events/findings.js'
 import type { AppendOutcome, RawCommand } from '../case-store/append.js'
-import {
-  appendedAs,
-  duplicateOf,
-  nothingToAppend,
-  planCommand,
-  rebaseCommand,
-  clockFloor,
-  validateCommand
-} from '../case-store/plan.js'
+import { appendedAs, planCommand, clockFloor, validateCommand } from '../case-store/plan.js'
 import { recordDraws, type Draws } from '../case-store/draws.js'
-import { catchUp, corrupt, type CaseHandle } from '../case-store/handle.js'
+import { corrupt, type CaseHandle } from '../case-store/handle.js'
 import { planAhead } from '../case-store/plan-ahead.js'
 import type { StoreAppendOptions } from '../case-store/store.js'
 import type { SqlContext } from './connection.js'
-import { INSERT_ROWS, insertEvents, recordedEvents } from './rows.js'
-import { afterPlan, appendRow, checkLease, lookupIn, moveHandle, planRows, type After } from './append-parts.js'
+import { afterPlan, appendRow, decideOnRow, lookupIn, moveHandle, planRows, type After } from './append-parts.js'
 import { appendInOneStatement, fitsOneStatement } from './append-one.js'
-import { scanRows } from './scan-rows.js'
-import { writeStatement } from './append-statements.js'
+import { writeStatements } from './append-statements.js'
 
 /** The last append through each handle (settled or not): the next one starts after it. */
 const inFlight = new WeakMap<CaseHandle, Promise<unknown>>()
@@ -119,22 +109,19 @@ const writePlan = async (
 ): Promise<number> => {
   await ctx.objects.insert(trx, plan.provided.values())
   const { lines, head, commandRow } = planRows(handle, cmd, plan)
-  if (ctx.dialect.appendInOneStatement && lines.length <= INSERT_ROWS) {
-    // Events, command and head in one statement (data-modifying CTEs): one round trip while the
-    // case row is locked, instead of three.
-    const { sql, bindings } = writeStatement(ctx.k, trx, {
-      ref: handle.ref,
-      cursor: handle.cursor,
-      lines,
-      head,
-      commandRow
-    })
-    const r = (await trx.raw(sql, bindings as Knex.RawBinding[])) as { rowCount: number }
-    return r.rowCount
-  }
-  await insertEvents(trx, handle.ref, lines)
-  await trx('vba_commands').insert(commandRow)
-  return trx('vba_cases').where({ case_id: handle.ref, generation: handle.cursor.seq }).update(head)
+  // On PostgreSQL events, command and head in one statement (data-modifying CTEs): one round trip
+  // while the case row is locked, instead of three.
+  const statements = writeStatements(ctx.k, ctx.dialect, trx, {
+    ref: handle.ref,
+    cursor: handle.cursor,
+    lines,
+    head,
+    commandRow
+  })
+  let updated = 0
+  for (const { sql, bindings } of statements)
+    updated = ctx.dialect.rowsWritten(await trx.raw(sql, bindings as Knex.RawBinding[]))
+  return updated
 }
 
 /** The transaction (see the module comment), its plans taking the command's draws. */
@@ -150,15 +137,8 @@ const appendTransaction = async (
     const locking = appendRow(ctx, trx, handle.ref, true)
     const ahead = planAhead(handle, first, draws.env(clockFloor(handle)), lookupIn(trx, ctx))
     const row = await locking
-    checkLease(row, handle.ref, options)
-    await catchUp(handle, { seq: row.generation, hash: row.head_hash, bytes: row.log_bytes }, (resume) =>
-      scanRows(trx, row, { canonical: false, resume })
-    )
-    const recorded = handle.cursor.commands.get(first.commandId)
-    if (recorded !== undefined)
-      return duplicateOf(handle, first, await recordedEvents(trx, handle.ref, recorded), options.sameIntent)
-    const cmd = rebaseCommand(handle, first, options)
-    if (cmd === null) return nothingToAppend(handle, first.commandId)
+    const cmd = await decideOnRow(trx, row, handle, first, options, (work) => work())
+    if ('status' in cmd) return cmd
     const plan =
       (await ahead?.take({ seq: row.generation, hash: row.head_hash, bytes: row.log_bytes })) ??
       (await planCommand(handle, cmd, draws.env(clockFloor(handle)), lookupIn(trx, ctx)))

@@ -20,6 +20,8 @@ export interface Dialect {
   readonly nowMs: string
   /** The rows of a `knex.raw` result. */
   readonly rows: <R>(raw: unknown) => R[]
+  /** The rows a `knex.raw` INSERT or UPDATE touched. */
+  readonly rowsWritten: (raw: unknown) => number
   /** Data-modifying CTEs: events, command and head of an append in one statement. */
   readonly appendInOneStatement: boolean
   /** The column type of exact bytes. */
@@ -34,6 +36,7 @@ export const postgres: Dialect = {
   connection: (connectTimeoutMs) => ({ connectionTimeoutMillis: connectTimeoutMs }),
   nowMs: 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)',
   rows: <R>(raw: unknown): R[] => (raw as { rows: R[] }).rows,
+  rowsWritten: (raw) => (raw as { rowCount: number }).rowCount,
   appendInOneStatement: true,
   bytes: 'bytea'
 }
@@ -51,6 +54,7 @@ export const mysql: Dialect = {
   connection: (connectTimeoutMs) => ({ supportBigNumbers: true, connectTimeout: connectTimeoutMs }),
   nowMs: 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS UNSIGNED)',
   rows: <R>(raw: unknown): R[] => (raw as [R[]])[0],
+  rowsWritten: (raw) => (raw as [{ affectedRows: number }])[0].affectedRows,
   appendInOneStatement: false,
   bytes: 'longblob'
 }

@@ -67,6 +67,15 @@ const candidateRunnable = async (ctx: SqlContext, trx: Knex.Transaction, caseId:
   return runnability(queueRow(scan.state), now).runnable
 }
 
+/** Leases the locked case to `worker` until `expiresAt` (a new token). */
+const grantLease = async (trx: Knex.Transaction, caseId: string, worker: string, expiresAt: number): Promise<Lease> => {
+  const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt }
+  await trx('vba_cases')
+    .where({ case_id: caseId })
+    .update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
+  return lease
+}
+
 /**
  * Leases one runnable case to `worker`, or null (cases held by a live lease are skipped; an
  * expired one is taken over). The queue columns only nominate candidates: each is re-derived from
@@ -87,11 +96,7 @@ export const claimCase = async (ctx: SqlContext, worker: string, leaseMs: number
         passed.push(caseId)
         continue
       }
-      const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
-      await trx('vba_cases')
-        .where({ case_id: caseId })
-        .update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
-      return lease
+      return grantLease(trx, caseId, worker, now + leaseMs)
     }
     return null
   })
@@ -125,11 +130,7 @@ export const leaseNamedCase = async (
         { case_id: caseId, worker: row.lease_owner, expires_at: new Date(row.lease_expires_ms).toISOString() }
       )
     }
-    const lease: Lease = { caseId, worker, token: randomUUID(), expiresAt: now + leaseMs }
-    await trx('vba_cases')
-      .where({ case_id: caseId })
-      .update({ lease_owner: worker, lease_token: lease.token, lease_expires_ms: lease.expiresAt })
-    return lease
+    return grantLease(trx, caseId, worker, now + leaseMs)
   })
 }
 

@@ -5,11 +5,10 @@
  */
 import type { Knex } from 'knex'
 import * as E from 'fp-ts/lib/Either.js'
-import { failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
 import { EventEnvelope } from '../../events/envelope.js'
 import { claimable, queueRow } from '../../projections/queue.js'
-import { fail, FailureError } from '../../failures/error.js'
+import { fail } from '../../failures/error.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { SqlContext } from './connection.js'
 
@@ -37,42 +36,62 @@ export interface LeasedCaseRow extends CaseRow {
   readonly lease_expires_ms: number | null
 }
 
-/** The case row (locked with `lock`), or CASE_NOT_FOUND. */
-export const caseRow = async (
+/** How a case row is read beside its head and lease. */
+export interface CaseRowRead {
+  /** Locked FOR UPDATE. */
+  readonly lock: boolean
+  /** With the database's clock as `now_ms` (an append's lease check) instead of the declaration. */
+  readonly clock?: boolean
+  /** A condition taken before the row's lock, its one binding the case id (an append's turnstile). */
+  readonly before?: string
+}
+
+/** The case row as `read` asks for it (`now_ms`: null unless `clock`), or CASE_NOT_FOUND. */
+export const readCaseRow = async (
   ctx: SqlContext,
   q: Knex | Knex.Transaction,
   caseId: string,
-  lock: boolean
-): Promise<LeasedCaseRow> => {
+  read: CaseRowRead
+): Promise<LeasedCaseRow & { readonly now_ms: number | null }> => {
+  const clock = read.clock === true
   let query = q('vba_cases')
     .select(
       'case_id',
-      'declaration',
+      ...(clock ? [] : ['declaration']),
       'generation',
       'head_hash',
       'log_bytes',
       'lease_owner',
       'lease_token',
-      'lease_expires_ms'
+      'lease_expires_ms',
+      ...(clock ? [q.raw(`${ctx.dialect.nowMs} AS now_ms`)] : [])
     )
     .where({ case_id: caseId })
-  if (lock) query = query.forUpdate()
+  if (read.before !== undefined) query = query.whereRaw(`${read.before} IS NOT NULL`, [caseId])
+  if (read.lock) query = query.forUpdate()
   const row = (await query.first()) as Record<string, unknown> | undefined
   if (row === undefined)
-    throw new FailureError(
-      failure('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
-    )
+    return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
   return {
     case_id: String(row['case_id']),
-    declaration: buf(row['declaration']),
+    declaration: clock ? Buffer.alloc(0) : buf(row['declaration']),
     generation: num(row['generation']),
     head_hash: String(row['head_hash']),
     log_bytes: num(row['log_bytes']),
     lease_owner: (row['lease_owner'] as string | null) ?? null,
     lease_token: (row['lease_token'] as string | null) ?? null,
-    lease_expires_ms: numOrNull(row['lease_expires_ms'])
+    lease_expires_ms: numOrNull(row['lease_expires_ms']),
+    now_ms: clock ? num(row['now_ms']) : null
   }
 }
+
+/** The case row (locked with `lock`), or CASE_NOT_FOUND. */
+export const caseRow = (
+  ctx: SqlContext,
+  q: Knex | Knex.Transaction,
+  caseId: string,
+  lock: boolean
+): Promise<LeasedCaseRow> => readCaseRow(ctx, q, caseId, { lock })
 
 /**
  * The queue columns of a case row: the fold of its log ({@link queueColumns}), compared with it by
