@@ -185,15 +185,17 @@ export function* slicedClasses(
 /** log2 of a filter's size in bits. */
 export const logOfFilter = (f: Uint8Array): number => 31 - Math.clz32(f.length) + 3
 
-const NONE = new Uint8Array(0)
-
 /**
  * Writes byte `column` of every row from the filters of its slots (up to 8, one size; slot
  * 8 * column + s is `group[s]`): for each filter byte q, the 8 bytes the slots hold there, as an
  * 8x8 bit matrix (bit t of byte s), transposed, are byte `column` of rows 8q to 8q + 7.
  */
 const sliceGroup = (out: Uint8Array, group: readonly Uint8Array[], column: number, row: number): void => {
-  const [f0, f1 = NONE, f2 = NONE, f3 = NONE, f4 = NONE, f5 = NONE, f6 = NONE, f7 = NONE] = group as [Uint8Array]
+  const f0 = group[0] as Uint8Array
+  // An empty slot reads as zeros of the same length: reads past the end of a shorter array made V8
+  // deoptimise sliceGroup at the last group of every class.
+  const none = group.length < 8 ? new Uint8Array(f0.length) : f0
+  const [, f1 = none, f2 = none, f3 = none, f4 = none, f5 = none, f6 = none, f7 = none] = group
   for (let q = 0; q < f0.length; q++) {
     let lo = (f0[q] ?? 0) | ((f1[q] ?? 0) << 8) | ((f2[q] ?? 0) << 16) | ((f3[q] ?? 0) << 24)
     let hi = (f4[q] ?? 0) | ((f5[q] ?? 0) << 8) | ((f6[q] ?? 0) << 16) | ((f7[q] ?? 0) << 24)

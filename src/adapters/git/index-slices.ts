@@ -80,7 +80,7 @@ export const writeSliced = (
       at += 1 << (log - 3)
     }
     const filterOf = (i: number): Uint8Array => {
-      // A plain Uint8Array, as NONE in sliceGroup is: a Buffer's other map made V8 compile sliceGroup again and again.
+      // A plain Uint8Array, as sliceGroup's empty slots are: a Buffer's other map made V8 compile sliceGroup again and again.
       const b = new Uint8Array(1 << ((logs[i] ?? 9) - 3))
       if (fs.readSync(from, b, 0, b.length, starts[i] ?? 0) !== b.length) throw new Error('a scratch file ended early')
       return b
