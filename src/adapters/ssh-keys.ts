@@ -138,7 +138,7 @@ export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
     frames.set(namespace, frame)
     return frame
   }
-  return {
+  const signer: Signer = {
     principal: name,
     fingerprint: fingerprintOf(file.key),
     publicKey: publicKeyLine(file.key),
@@ -148,7 +148,28 @@ export const signerOfKey = (file: KeyFile, principal?: string): Signer => {
     },
     signBytes: async (data) => cryptoSign(null, data, file.privateKey)
   }
+  offThread.set(signer, (namespace, message) => {
+    const frame = frameOf(namespace)
+    return new Promise((resolve, reject) =>
+      cryptoSign(null, frame.data(message), file.privateKey, (e, signature) =>
+        e === null ? resolve(frame.blob(signature)) : reject(e)
+      )
+    )
+  })
+  return signer
 }
+
+/** The `sign` of the key-file signers, made on node:crypto's threadpool (the same bytes: Ed25519 is deterministic). */
+const offThread = new WeakMap<Signer, Signer['sign']>()
+
+/**
+ * The signer's `sign` computed off the main thread, when it is a key file's: for a plan made while
+ * the store's IO is in flight (plan-ahead.ts), where the main thread has that IO's callbacks to run
+ * meanwhile. A plan with nothing in flight signs on the main thread: handing the signature to the
+ * threadpool and back costs the process more CPU than the signature itself.
+ */
+export const signOffThread = (signer: Signer): Signer['sign'] =>
+  offThread.get(signer) ?? ((namespace, message) => signer.sign(namespace, message))
 
 /**
  * Reads the key file at `path` (never printed beyond its path) into a signer. A passphrase-protected

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { readSigner } from '../../src/adapters/ssh-keys.js'
+import { readSigner, signOffThread, type Signer } from '../../src/adapters/ssh-keys.js'
 import { armor, dearmor, verifySshsig } from '../../src/events/ssh-sig.js'
 import { parseAllowedSigners, signerRefusal } from '../../src/events/allowed-signers.js'
 import { FailureError } from '../../src/failures/error.js'
@@ -97,6 +97,47 @@ keys('our SSHSIG passes ssh-keygen -Y verify; ssh-keygen -Y sign passes ours', a
   flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 1
   assert.ok(E.isLeft(verifySshsig(flipped, 'vba-case', message)))
 })
+
+keys(
+  'signed off the main thread: the same bytes as ssh-keygen -Y sign and the signer itself; other signers sign themselves',
+  async () => {
+    const dir = tempDir('keys')
+    const file = path.join(dir, 'k')
+    assert.is(vba(['keys', 'new', file, '--principal', 'alice@example.org']).code, 0)
+    const signer = await readSigner(file)
+    const msgFile = path.join(dir, 'msg')
+    for (const [namespace, text] of [
+      ['vba-case', 'case-1 1..3 sha256:00'],
+      ['vba-case', 'case-2 4..9 sha256:ff'],
+      ['git', 'another namespace']
+    ] as const) {
+      const message = Buffer.from(text, 'utf8')
+      const off = Buffer.from(await signOffThread(signer)(namespace, message))
+      assert.ok(off.equals(Buffer.from(await signer.sign(namespace, message))), `${namespace}: the signer's own bytes`)
+      // Ed25519 is deterministic: OpenSSH's own signature of the same message is the same blob.
+      writeFileSync(msgFile, message)
+      rmSync(`${msgFile}.sig`, { force: true })
+      const signed = keygen(['-Y', 'sign', '-f', file, '-n', namespace, msgFile])
+      assert.is(signed.code, 0, signed.stderr)
+      const theirs = E.getOrElseW(() => Buffer.alloc(0))(dearmor(readFileSync(`${msgFile}.sig`, 'utf8')))
+      assert.ok(off.equals(theirs), `${namespace}: ssh-keygen's bytes`)
+    }
+    // A signer this module did not make (an agent's, the API's own) signs with its own sign, as itself.
+    const calls: string[] = []
+    const own: Signer = {
+      ...signer,
+      sign(namespace, message) {
+        calls.push(`${this === own} ${namespace}`)
+        return signer.sign(namespace, message)
+      }
+    }
+    const m = Buffer.from('x')
+    assert.ok(
+      Buffer.from(await signOffThread(own)('vba-case', m)).equals(Buffer.from(await signer.sign('vba-case', m)))
+    )
+    assert.equal(calls, ['true vba-case'])
+  }
+)
 
 keys('passphrase-protected and non-Ed25519 keys are refused with their codes', async () => {
   const dir = tempDir('keys')

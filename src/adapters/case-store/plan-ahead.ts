@@ -8,7 +8,9 @@
  * where they would have (under the lock, after the lease and duplicate checks); a failure planning
  * met is the append's failure only then. When the head moved the plan is dropped and the command
  * planned again: its clock and ids are drawn twice, which is why only signing writers plan ahead
- * (an unsigned writer's draws, and so its bytes, are exactly what they were).
+ * (an unsigned writer's draws, and so its bytes, are exactly what they were). The plan's
+ * signature is made on node:crypto's threadpool (signOffThread) and its rules checked a turn of the
+ * event loop later, so the lock's IO callbacks run in between instead of waiting for the whole plan.
  */
 import { signsKnown, type Env } from '../env.js'
 import type { RawCommand } from './append.js'
@@ -58,7 +60,7 @@ export const planAhead = (
   // request is in flight instead of delaying it.
   const planned = signer
     .then((s) => new Promise<typeof s>((resolve) => setImmediate(() => resolve(s))))
-    .then((s) => (s === undefined ? undefined : planCommand(handle, cmd, env, gated)))
+    .then((s) => (s === undefined ? undefined : planCommand(handle, cmd, env, gated, true)))
     .then(
       (plan) => ({ plan }),
       (error: unknown) => ({ plan: undefined, error })

@@ -108,16 +108,21 @@ export interface CommandPlan {
  * Everything about a command that does not depend on where it is written: its drafts sealed into
  * a chain continuing the handle's head, every object reference backed (by the command or the
  * store), and the case's rules checked on a fork of the state (RULE_VIOLATION, nothing written).
+ * `ahead`: planned while the store's IO is in flight (plan-ahead.ts), the signature made off the
+ * main thread.
  */
 export const planCommand = async (
   handle: CaseHandle,
   cmd: RawCommand,
   env: Env,
-  objects: ObjectLookup
+  objects: ObjectLookup,
+  ahead = false
 ): Promise<CommandPlan> => {
-  const sealed = await sealCommand(handle, cmd, env)
+  const sealed = await sealCommand(handle, cmd, env, ahead)
   const provided = new Map((cmd.objects ?? []).map((bytes) => [objectRefOf(bytes).digest, bytes]))
   await checkObjectRefs(sealed, provided, objects)
+  // Ahead of the lock, the IO callbacks that came in while the command was sealed run first.
+  if (ahead) await new Promise((resolve) => setImmediate(resolve))
   const rules = await checkRules(handle, sealed, provided, objects)
   const bytes = Buffer.from(sealed.map((x) => `${x.line}\n`).join(''), 'utf8')
   const last = sealed[sealed.length - 1]
@@ -139,7 +144,7 @@ export const clockFloor = (handle: CaseHandle): string => handle.cursor.state.la
  * before the case's last event: CLOCK_BEHIND), each with a fresh id, with the writer's signature
  * event last when the env signs.
  */
-const sealCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env): Promise<SealedEvent[]> => {
+const sealCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env, ahead: boolean): Promise<SealedEvent[]> => {
   const drafts = cmd.events.map((d) => ({ ...d, version: d.version ?? latestOf(d.type) }))
   const at = cmd.at ?? env.now().toISOString()
   // Time never runs backwards in a case: a clock behind the head (or the creation) is refused.
@@ -176,7 +181,7 @@ const sealCommand = async (handle: CaseHandle, cmd: RawCommand, env: Env): Promi
   const sealed = drafts.map(seal)
   const signer = await signerOf(env)
   if (signer !== undefined)
-    sealed.push(seal(await signatureDraft(handle.declaration.case_id, sealed, signer), sealed.length))
+    sealed.push(seal(await signatureDraft(handle.declaration.case_id, sealed, signer, ahead), sealed.length))
   return sealed
 }
 

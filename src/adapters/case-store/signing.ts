@@ -7,13 +7,14 @@ import type { EventDraft, SealedEvent } from '../../events/chain.js'
 import { actorsOf, signedMessage, type SignedCommand } from '../../events/command-signature.js'
 import { CASE_NAMESPACE } from '../../events/ssh-sig.js'
 import { fail } from '../../failures/error.js'
-import type { Signer } from '../ssh-keys.js'
+import { signOffThread, type Signer } from '../ssh-keys.js'
 
-/** The draft of the command's signature, after its sealed events. */
+/** The draft of the command's signature, after its sealed events (`ahead`: signed off the main thread, see signOffThread). */
 export const signatureDraft = async (
   caseId: string,
   sealed: readonly SealedEvent[],
-  signer: Signer
+  signer: Signer,
+  ahead = false
 ): Promise<EventDraft> => {
   const first = sealed[0]?.envelope
   const last = sealed[sealed.length - 1]?.envelope
@@ -26,7 +27,10 @@ export const signatureDraft = async (
     last_hash: last.hash,
     actors: actorsOf(sealed.map((s) => s.envelope))
   }
-  const signature = await signer.sign(CASE_NAMESPACE, signedMessage(signed))
+  const message = signedMessage(signed)
+  const signature = await (ahead
+    ? signOffThread(signer)(CASE_NAMESPACE, message)
+    : signer.sign(CASE_NAMESPACE, message))
   return {
     type: 'CommandSigned',
     actor: last.actor,
