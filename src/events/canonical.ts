@@ -27,6 +27,61 @@ export const canonicalJson = (value: unknown): E.Either<CanonicalFailure, string
   }
 }
 
+/**
+ * Whether `a` and `b` have the same canonical JSON text, decided without making it: true only
+ * when both are JSON values made of plain objects, arrays, finite numbers, well-formed strings,
+ * booleans and null that are equal member for member (key order aside), so `canonicalJson` of
+ * each succeeds with the same text. False says nothing: compare `canonicalJson` texts then.
+ */
+export const sameCanonicalJson = (a: unknown, b: unknown, depth = 0): boolean => {
+  if (depth > 64) return false
+  if (a === null || b === null) return a === b
+  switch (typeof a) {
+    case 'string':
+      return a === b && wellFormed(a)
+    case 'number':
+      return a === b && Number.isFinite(a)
+    case 'boolean':
+      return a === b
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (typeof b !== 'object') return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let k = 0; k < a.length; k++) if (!sameCanonicalJson(a[k], b[k], depth + 1)) return false
+    return true
+  }
+  if (Array.isArray(b) || !plain(a) || !plain(b)) return false
+  const ra = a as Record<string, unknown>
+  const rb = b as Record<string, unknown>
+  const keys = Object.keys(ra)
+  if (keys.length !== Object.keys(rb).length) return false
+  for (const key of keys)
+    if (!Object.hasOwn(rb, key) || !wellFormed(key) || !sameCanonicalJson(ra[key], rb[key], depth + 1)) return false
+  return true
+}
+
+/** Whether `s` has no lone surrogate (what canonicalize refuses). */
+const wellFormed = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdfff) continue
+    const next = s.charCodeAt(i + 1)
+    if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return false
+    i++
+  }
+  return true
+}
+
+/** An object canonicalize reads member by member: a plain object without toJSON. */
+const plain = (o: object): boolean => {
+  const proto = Object.getPrototypeOf(o)
+  return (proto === Object.prototype || proto === null) && typeof (o as { toJSON?: unknown }).toJSON !== 'function'
+}
+
 /** Digest strings are always `sha256:` followed by 64 lowercase hex digits. */
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 

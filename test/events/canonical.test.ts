@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { canonicalJson, sha256Digest, DIGEST_PATTERN } from '../../src/events/canonical.js'
+import fc from 'fast-check'
+import { canonicalJson, sameCanonicalJson, sha256Digest, DIGEST_PATTERN } from '../../src/events/canonical.js'
+import { fcOptions } from '../helpers/seed.js'
 import { right, left } from '../helpers/fs.js'
 
 const canonical = suite('canonicalJson (RFC 8785)')
@@ -48,6 +50,65 @@ canonical('refuses values without a JSON form', () => {
   assert.is(left(canonicalJson({ x: Infinity })).code, 'NOT_CANONICALIZABLE')
   assert.is(left(canonicalJson('\ud800')).code, 'NOT_CANONICALIZABLE')
   assert.is(left(canonicalJson(undefined)).code, 'NOT_CANONICALIZABLE')
+})
+
+/** A copy of a JSON value with every object's members in reverse order. */
+const reordered = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(reordered)
+    : v !== null && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .reverse()
+            .map(([k, x]) => [k, reordered(x)])
+        )
+      : v
+
+canonical('sameCanonicalJson: true only when both have the same canonical text, and of a reordered copy', () => {
+  // what canonicalize refuses or reads otherwise: NaN, Infinity, lone surrogates, undefined, toJSON
+  const odd = fc.constantFrom<unknown>(
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    '\ud800',
+    'a\udc00',
+    undefined,
+    new Date(0),
+    -0,
+    0
+  )
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small' },
+      fc.jsonValue({ maxDepth: 2 }),
+      odd,
+      fc.array(tie('v'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('a', 'b', '\ud800', 'c'), tie('v'), { maxKeys: 3 })
+    )
+  })).v
+  let same = 0
+  fc.assert(
+    fc.property(value, value, (a, b) => {
+      for (const [x, y] of [
+        [a, b],
+        [a, reordered(a)]
+      ]) {
+        if (!sameCanonicalJson(x, y)) continue
+        same++
+        const cx = canonicalJson(x)
+        const cy = canonicalJson(y)
+        assert.ok(cx._tag === 'Right' && cy._tag === 'Right' && cx.right === cy.right, JSON.stringify([x, y]))
+      }
+    }),
+    fcOptions(2000)
+  )
+  assert.ok(same > 1000, `${same} pairs were the same`)
+  // a JSON value and its reordered copy are the same
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => sameCanonicalJson(v, reordered(v))),
+    fcOptions(500)
+  )
+  assert.not.ok(sameCanonicalJson([Number.NaN], [Number.NaN]))
+  assert.not.ok(sameCanonicalJson('\ud800', '\ud800'))
 })
 
 canonical.run()

@@ -8,7 +8,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { EventDraft } from '../../events/chain.js'
-import { canonicalJson } from '../../events/canonical.js'
+import { canonicalJson, sameCanonicalJson } from '../../events/canonical.js'
 import { decideAnswer } from '../answer-decider.js'
 import type { DecisionObligation } from './context.js'
 
@@ -31,12 +31,16 @@ export const decisionProblem = (ob: DecisionObligation, bytes: Uint8Array): stri
     new Date(ob.at)
   )
   if (E.isLeft(derived)) return `the deciders refuse this answer (${derived.left.code}), but a decision was recorded`
-  const want = canonicalJson(derived.right.map(comparable))
-  const got = canonicalJson(ob.decided.map(comparable))
+  const wanted = derived.right.map(comparable)
+  const decided = ob.decided.map(comparable)
+  // Equal member for member: the same canonical text, without making it (else the texts decide).
+  if (sameCanonicalJson(wanted, decided)) return null
+  const want = canonicalJson(wanted)
+  const got = canonicalJson(decided)
   if (E.isRight(want) && E.isRight(got) && want.right === got.right) return null
-  const wanted = derived.right.map((e) => e.type).join(', ')
+  const types = derived.right.map((e) => e.type).join(', ')
   const recorded = ob.decided.map((e) => e.type).join(', ')
-  return wanted === recorded
-    ? `the answer of turn ${ob.turn} decides ${wanted} with other data than recorded`
-    : `the answer of turn ${ob.turn} decides ${wanted || 'nothing'}, but ${recorded || 'nothing'} was recorded`
+  return types === recorded
+    ? `the answer of turn ${ob.turn} decides ${types} with other data than recorded`
+    : `the answer of turn ${ob.turn} decides ${types || 'nothing'}, but ${recorded || 'nothing'} was recorded`
 }

@@ -93,14 +93,13 @@ const longestNotes = (set: WorkingSet): number[] => [
     : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`.length])
 ]
 
-/** The size of the guard line (with its LF) of notes of these lengths and the last resort's notes. */
-const guardLineSize = (max: number, lengths: readonly number[], resort: readonly string[]): number => {
-  const notes = [...lengths, ...resort.map((n) => n.length)]
-  if (notes.length === 0) return 0
-  return (
-    `[prompt guard (limit ${max} characters): ]`.length + notes.reduce((n, l) => n + l, 0) + 2 * (notes.length - 1) + 1
-  )
-}
+/** The size of the guard line (with its LF) of `count` notes of `chars` characters in all; `frame`: its length without notes. */
+const guardLineSize = (frame: number, count: number, chars: number): number =>
+  count === 0 ? 0 : frame + chars + 2 * (count - 1) + 1
+
+const sum = (ns: readonly number[]): number => ns.reduce((n, k) => n + k, 0)
+
+const charsOf = (texts: readonly string[]): number => texts.reduce((n, t) => n + t.length, 0)
 
 /** Renders the prompt of state `s`; `memo`: what the prompts of the same case made before (see RenderMemoV2). */
 export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: RenderMemoV2): RenderedPromptV2 => {
@@ -139,6 +138,7 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
   ]
   const guardLine = (notes: readonly string[]): string[] =>
     notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`]
+  const frame = `[prompt guard (limit ${max} characters): ]`.length
   const fitter = workingSetFitter(set.payloads, set.older, { newestWhole: s.settings?.newest_result_whole === true })
   const around = size([[stable], head, notices, closing])
   let longest: number[] | undefined
@@ -148,13 +148,19 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
     const resort = step === 0 ? [] : [RESORT_NOTE]
     const base = around + fixed.reduce((n, r) => n + r.size, 0)
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
-    const room = max - base - size([guardLine(resort)])
+    const room = max - base - guardLineSize(frame, resort.length, charsOf(resort))
     const whole = fitter.fitsWhole(room)
     if (!whole) longest ??= longestNotes(set)
-    const fitted = fitter.fit(whole ? room : max - base - guardLineSize(max, longest ?? [], resort))
+    const fitted = fitter.fit(
+      whole
+        ? room
+        : max -
+            base -
+            guardLineSize(frame, (longest?.length ?? 0) + resort.length, sum(longest ?? []) + charsOf(resort))
+    )
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }
-    if (base + fitted.size + size([guardLine(notes)]) - 1 <= max) break
+    if (base + fitted.size + guardLineSize(frame, notes.length, charsOf(notes)) - 1 <= max) break
   }
   const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { pieces: [], notes: [], size: 0 }, notes: [] }
   const pieces = [stable, ...head]
