@@ -5,16 +5,16 @@
  * second event row; their text depends only on the store's dialect, the number of event rows,
  * whether the append holds a lease, and which of the case row's columns it sets (knex leaves
  * undefined ones out) and which guards are null: the values are bound. So the text of a shape is
- * kept per store (StatementCache, as the database research keeps its SELECTs) and the values of an
- * append are bound in the order knex binds them, an order checked against knex's own bindings the
- * first time a shape is built: a shape where they differ is never kept, and knex builds it every
- * time. What differs between the dialects is data: the text knex builds for the store's client,
+ * kept per store (kept-statements.ts, as the database research keeps its SELECTs) and the values
+ * of an append are bound in the order knex binds them, an order checked against knex's own
+ * bindings the first time a shape is built: a shape where they differ is never kept, and knex
+ * builds it every time. What differs between the dialects is data: the text knex builds for the store's client,
  * and whether the write is one statement (Dialect.appendInOneStatement) or three.
  */
 import type { Knex } from 'knex'
-import { StatementCache } from '../db/statement-cache.js'
 import type { Statement } from '../db/executors.js'
 import { TURNSTILE } from './append-parts.js'
+import { built, keptStatements } from './kept-statements.js'
 import type { Dialect } from './dialect.js'
 import { INSERT_ROWS, type EventRow } from './rows.js'
 
@@ -103,12 +103,6 @@ export interface AppendPart {
   readonly build: () => Statement
 }
 
-/** The text and values of a query knex built (without the rest of its toSQL()). */
-const built = (query: Knex.QueryBuilder): Statement => {
-  const { sql, bindings } = query.toSQL()
-  return { sql, bindings }
-}
-
 /** The event rows (at most INSERT_ROWS); knex sorts an insert's columns: case_id, command_id, hash, line, seq. */
 const eventsPart = (q: Knex | Knex.Transaction, ref: string, lines: readonly EventRow[]): AppendPart => {
   const b: unknown[] = []
@@ -171,24 +165,12 @@ export const writeParts = (q: Knex | Knex.Transaction, dialect: Dialect, x: Appe
   return parts
 }
 
-/** The kept statements of each store (its knex instance: its dialect and its clock). */
-const caches = new WeakMap<Knex, StatementCache>()
-
-const cacheOf = (k: Knex): StatementCache => {
-  let cache = caches.get(k)
-  if (cache === undefined) {
-    cache = new StatementCache()
-    caches.set(k, cache)
-  }
-  return cache
-}
-
 /** The one statement of `x` on the store of `k` (`now`: its clock, fixed per store), kept per shape. */
 export const oneStatement = (k: Knex, now: string, x: AppendRows): Statement =>
-  cacheOf(k).statement(oneStatementShape(x), () => oneStatementByKnex(k, now, x))
+  keptStatements(k).statement(oneStatementShape(x), () => oneStatementByKnex(k, now, x))
 
 /** The statements of the transaction's write of `x` ({@link writeParts}) on the store of `k`, built in `q`, kept per shape. */
 export const writeStatements = (k: Knex, dialect: Dialect, q: Knex | Knex.Transaction, x: AppendRows): Statement[] => {
-  const cache = cacheOf(k)
+  const cache = keptStatements(k)
   return writeParts(q, dialect, x).map((p) => cache.statement(p, p.build))
 }

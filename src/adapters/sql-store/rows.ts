@@ -11,6 +11,7 @@ import { claimable, queueRow } from '../../projections/queue.js'
 import { fail } from '../../failures/error.js'
 import type { CommandSpan } from '../case-store/scan.js'
 import type { SqlContext } from './connection.js'
+import { built, keptStatements } from './kept-statements.js'
 
 /** Event rows per INSERT statement. */
 export const INSERT_ROWS = 500
@@ -54,22 +55,31 @@ export const readCaseRow = async (
   read: CaseRowRead
 ): Promise<LeasedCaseRow & { readonly now_ms: number | null }> => {
   const clock = read.clock === true
-  let query = q('vba_cases')
-    .select(
-      'case_id',
-      ...(clock ? [] : ['declaration']),
-      'generation',
-      'head_hash',
-      'log_bytes',
-      'lease_owner',
-      'lease_token',
-      'lease_expires_ms',
-      ...(clock ? [q.raw(`${ctx.dialect.nowMs} AS now_ms`)] : [])
-    )
-    .where({ case_id: caseId })
-  if (read.before !== undefined) query = query.whereRaw(`${read.before} IS NOT NULL`, [caseId])
-  if (read.lock) query = query.forUpdate()
-  const row = (await query.first()) as Record<string, unknown> | undefined
+  const byKnex = () => {
+    let query = q('vba_cases')
+      .select(
+        'case_id',
+        ...(clock ? [] : ['declaration']),
+        'generation',
+        'head_hash',
+        'log_bytes',
+        'lease_owner',
+        'lease_token',
+        'lease_expires_ms',
+        ...(clock ? [q.raw(`${ctx.dialect.nowMs} AS now_ms`)] : [])
+      )
+      .where({ case_id: caseId })
+    if (read.before !== undefined) query = query.whereRaw(`${read.before} IS NOT NULL`, [caseId])
+    if (read.lock) query = query.forUpdate()
+    return query.first()
+  }
+  // Kept per shape, as the appends' statements are (the values: the case id, and LIMIT 1).
+  const shape = {
+    key: `row ${read.lock ? 'lock' : '-'} ${clock ? 'clock' : '-'} ${read.before ?? '-'}`,
+    bindings: read.before === undefined ? [caseId, 1] : [caseId, caseId, 1]
+  }
+  const { sql, bindings } = keptStatements(ctx.k).statement(shape, () => built(byKnex()))
+  const row = ctx.dialect.rows<Record<string, unknown>>(await q.raw(sql, bindings as Knex.RawBinding[]))[0]
   if (row === undefined)
     return fail('CASE_NOT_FOUND', `no case ${caseId} in the store ${ctx.display}`, { case_id: caseId })
   return {
