@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto'
 import { byteCache, type ByteCache } from './byte-cache.js'
 import { bufferPool, type BufferPool } from './buffer-pool.js'
 import { inflateKnown, inflateSync, LOOSE_HEADER_INPUT, looseHeader, TOO_LARGE } from './inflate.js'
+import { applyDelta } from './delta.js'
 import { ObjectStoreError, endOf, fdOf, findInPack, loadPacks, readAt, type Pack } from './pack-file.js'
 
 export { ObjectStoreError }
@@ -27,54 +28,6 @@ export interface GitObject {
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' }
 const OFS_DELTA = 6
 const REF_DELTA = 7
-const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Buffer): Buffer => {
-  let i = 0
-  const varint = (): number => {
-    let v = 0
-    let shift = 0
-    let c: number
-    do {
-      c = delta[i++] ?? 0
-      v += (c & 0x7f) * 2 ** shift
-      shift += 7
-    } while (c & 0x80 && i < delta.length)
-    return v
-  }
-  const sourceSize = varint()
-  const targetSize = varint()
-  if (sourceSize !== base.length) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta does not fit its base')
-  const out = alloc(targetSize)
-  let o = 0
-  while (i < delta.length) {
-    const cmd = delta[i++] ?? 0
-    if (cmd & 0x80) {
-      let off = 0
-      let size = 0
-      if (cmd & 0x01) off |= delta[i++] ?? 0
-      if (cmd & 0x02) off |= (delta[i++] ?? 0) << 8
-      if (cmd & 0x04) off |= (delta[i++] ?? 0) << 16
-      if (cmd & 0x08) off += (delta[i++] ?? 0) * 2 ** 24
-      if (cmd & 0x10) size |= delta[i++] ?? 0
-      if (cmd & 0x20) size |= (delta[i++] ?? 0) << 8
-      if (cmd & 0x40) size |= (delta[i++] ?? 0) << 16
-      if (size === 0) size = 0x10000
-      if (off + size > base.length || o + size > targetSize)
-        throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta copies outside its base')
-      if (size < 32) for (let k = 0; k < size; k++) out[o + k] = base[off + k] ?? 0
-      else out.set(base.subarray(off, off + size), o)
-      o += size
-    } else if (cmd !== 0) {
-      if (i + cmd > delta.length || o + cmd > targetSize)
-        throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta inserts past its end')
-      for (let k = 0; k < cmd; k++) out[o + k] = delta[i + k] ?? 0
-      i += cmd
-      o += cmd
-    } else throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta holds a reserved instruction')
-  }
-  if (o !== targetSize) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta ends short of its target size')
-  return out
-}
-
 const inflate = (b: Buffer, expected: number, alloc: (n: number) => Buffer): Buffer => {
   let out: Buffer
   try {
@@ -143,7 +96,7 @@ export const openObjectReader = (gitdir: string, options: ObjectReaderOptions = 
     lent = null
     if (!/^[0-9a-f]{40}$/.test(oid)) return null
     try {
-      return readRaw(store, Buffer.from(oid, 'hex'), 0)
+      return readRaw(store, Buffer.from(oid, 'hex'))
     } catch (e) {
       if (e instanceof ObjectStoreError) throw e
       throw new ObjectStoreError(
@@ -206,78 +159,120 @@ const objectCache = (budget: number, pool: BufferPool): ObjectCache =>
  * The object with raw id `oid` from the first pack that has it, else loose; null when the store has
  * not got it. The caller holds its buffer once (store.pool) and releases it when done.
  */
-const readRaw = (store: Store, oid: Buffer, depth: number): GitObject | null => {
-  for (let pi = 0; pi < store.packs.length; pi++) {
-    const p = store.packs[pi] as Pack
-    const at = findInPack(p, oid)
-    if (at >= 0) return readPacked(store, pi, p.offsets[at] ?? 0, depth)
-  }
-  return readLoose(store.objects, oid.toString('hex'))
+const readRaw = (store: Store, oid: Buffer): GitObject | null => {
+  const at = locate(store, oid)
+  return at === null ? readLoose(store.objects, oid.toString('hex')) : readPacked(store, at[0], at[1])
 }
 
-/** The object at `offset` of pack `pi`, its delta chain resolved (`depth` links so far), held once for the caller. */
-const readPacked = (store: Store, pi: number, offset: number, depth: number): GitObject => {
-  const key = `${pi}:${offset}`
+/** The longest delta chain read (git writes at most 4,095 links). */
+const MAX_CHAIN = 10_000
+
+/** A delta on the way from the object asked for to its chain's base: where it is, its uses, its zlib stream (a copy) and the size it claims. */
+interface ChainLink {
+  readonly key: string
+  readonly planned: number | undefined
+  readonly stream: Buffer
+  readonly size: number
+}
+
+/**
+ * The object at `offset` of pack `pi`, its delta chain resolved, held once for the caller. The
+ * chain is walked down to its base first (a resolved object kept in the cache, a whole object, or
+ * a loose base), keeping only each delta's compressed bytes, then resolved up from the base one
+ * delta at a time: no recursion (a chain of git's 4,095 links overflowed the stack), a chain that
+ * comes back to one of its own objects is refused, and at most one delta is inflated at a time (a
+ * damaged or hostile pack's cycle of two deltas of a few MiB of zeros each held a delta per link
+ * until the stack overflowed: gigabytes).
+ */
+const readPacked = (store: Store, pi: number, offset: number): GitObject => {
   const { pool, uses } = store
-  const planned = uses.get(key)
-  if (planned !== undefined) {
-    // One use of a planned object: the last one drops it.
-    if (planned <= 1) uses.delete(key)
-    else uses.set(key, planned - 1)
-  }
-  const hit = store.cache.get(key)
-  if (hit !== undefined) {
-    pool.hold(hit.content)
-    if (planned !== undefined && planned <= 1) store.cache.forget(key)
-    return hit
-  }
-  if (depth > 10_000) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
-  const p = store.packs[pi] as Pack
-  const end = endOf(p, offset)
-  if (end <= offset || end > p.size)
-    throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
-  const raw = readAt(fdOf(p), end - offset, offset)
-  let i = 0
-  let c = raw[i++] ?? 0
-  const type = (c >> 4) & 7
-  let size = c & 15
-  let shift = 4
-  while (c & 0x80) {
-    c = raw[i++] ?? 0
-    size += (c & 0x7f) * 2 ** shift
-    shift += 7
-  }
-  let result: GitObject
-  if (type === OFS_DELTA) {
-    c = raw[i++] ?? 0
-    let back = c & 0x7f
+  const chain: ChainLink[] = []
+  // The REF_DELTA bases walked to: an OFS_DELTA's base lies before it, so a chain that loops
+  // follows a REF_DELTA to an object twice.
+  let refs: Set<string> | undefined
+  let base: GitObject | undefined
+  while (base === undefined) {
+    const key = `${pi}:${offset}`
+    const planned = uses.get(key)
+    if (planned !== undefined) {
+      // One use of a planned object: the last one drops it.
+      if (planned <= 1) uses.delete(key)
+      else uses.set(key, planned - 1)
+    }
+    const hit = store.cache.get(key)
+    if (hit !== undefined) {
+      pool.hold(hit.content)
+      if (planned !== undefined && planned <= 1) store.cache.forget(key)
+      base = hit
+      break
+    }
+    const p = store.packs[pi] as Pack
+    const end = endOf(p, offset)
+    if (offset < 12 || end <= offset || end > p.size)
+      throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
+    const raw = readAt(fdOf(p), end - offset, offset)
+    let i = 0
+    let c = raw[i++] ?? 0
+    const type = (c >> 4) & 7
+    let size = c & 15
+    let shift = 4
     while (c & 0x80) {
       c = raw[i++] ?? 0
-      back = (back + 1) * 128 + (c & 0x7f)
+      size += (c & 0x7f) * 2 ** shift
+      shift += 7
     }
-    // Inflated before the base is read: the base's read reuses the read buffer.
-    const delta = inflate(raw.subarray(i), size, pool.alloc)
-    const base = readPacked(store, pi, offset - back, depth + 1)
-    result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
-    pool.release(delta)
-    pool.release(base.content)
-  } else if (type === REF_DELTA) {
-    const baseId = Buffer.from(raw.subarray(i, i + 20))
-    i += 20
-    const delta = inflate(raw.subarray(i), size, pool.alloc)
-    const base = readRaw(store, baseId, depth + 1)
-    if (base === null)
-      throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
-    result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
-    pool.release(delta)
-    pool.release(base.content)
-  } else {
-    const t = TYPES[type]
-    if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
-    result = { type: t, content: inflate(raw.subarray(i), size, pool.alloc) }
+    if ((type === OFS_DELTA || type === REF_DELTA) && chain.length >= MAX_CHAIN)
+      throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
+    if (type === OFS_DELTA) {
+      c = raw[i++] ?? 0
+      let back = c & 0x7f
+      while (c & 0x80) {
+        c = raw[i++] ?? 0
+        back = (back + 1) * 128 + (c & 0x7f)
+      }
+      // The read buffer is reused by the next read: the stream is copied.
+      if (back === 0) throw loops()
+      chain.push({ key, planned, stream: Buffer.from(raw.subarray(i)), size })
+      offset -= back
+    } else if (type === REF_DELTA) {
+      const baseId = Buffer.from(raw.subarray(i, i + 20))
+      chain.push({ key, planned, stream: Buffer.from(raw.subarray(i + 20)), size })
+      const at = locate(store, baseId)
+      if (at !== null) {
+        const to = `${at[0]}:${at[1]}`
+        if ((refs ??= new Set()).has(to)) throw loops()
+        refs.add(to)
+        ;[pi, offset] = at
+      } else {
+        const loose = readLoose(store.objects, baseId.toString('hex'))
+        if (loose === null)
+          throw new ObjectStoreError('OBJECT_CORRUPT', `the delta base ${baseId.toString('hex')} is missing`)
+        base = loose
+      }
+    } else {
+      const t = TYPES[type]
+      if (t === undefined) throw new ObjectStoreError('OBJECT_CORRUPT', `an object has the unknown type ${type}`)
+      base = keep(store, key, planned, { type: t, content: inflate(raw.subarray(i), size, pool.alloc) })
+    }
   }
-  if ((planned === undefined || planned > 1) && store.cache.remember(key, result)) pool.hold(result.content)
-  return result
+  for (let k = chain.length - 1; k >= 0; k--) {
+    const link = chain[k] as ChainLink
+    const delta = inflate(link.stream, link.size, pool.alloc)
+    const result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
+    pool.release(delta)
+    pool.release(base.content)
+    base = keep(store, link.key, link.planned, result)
+  }
+  return base
+}
+
+const loops = (): ObjectStoreError =>
+  new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain comes back to one of its objects')
+
+/** `o`, resolved at `key`, kept in the cache unless its plan has no use of it left. */
+const keep = (store: Store, key: string, planned: number | undefined, o: GitObject): GitObject => {
+  if ((planned === undefined || planned > 1) && store.cache.remember(key, o)) store.pool.hold(o.content)
+  return o
 }
 
 /** A loose object of `objects` as git stores it (zlib of "type size\0" + content); null when there is none. */
