@@ -94,11 +94,12 @@ export const writePack = (gitdir: string, entries: readonly PackEntry[]): number
     const first = Number.parseInt(e.id.slice(0, 2), 16)
     counts[first] = (counts[first] ?? 0) + 1
   }
-  let sum = 0
+  // The fanout: how many ids begin with each byte or a smaller one.
+  for (let b = 1; b < 256; b++) counts[b] = (counts[b] ?? 0) + (counts[b - 1] ?? 0)
   const idx = Buffer.concat([
     Buffer.from([0xff, 0x74, 0x4f, 0x63]),
     u32(2),
-    ...Array.from(counts, (c) => u32((sum += c))),
+    ...Array.from(counts, u32),
     ...order.map((i) => Buffer.from(entries[i]?.id ?? '', 'hex')),
     ...order.map((i) => u32(crc32(bodies[i] ?? Buffer.alloc(0)))),
     ...order.map((i) => u32(offsets[i] ?? 0)),

@@ -40,7 +40,13 @@ const chain = (links: number, kind: 'ofs' | 'ref'): { entries: PackEntry[]; id: 
   // Each entry's offset, as writePack places them in order.
   const offsets: number[] = []
   const first = entries[0] as PackEntry
-  entries[0] = { id: first.id, bytes: (at) => ((offsets[0] = at), first.bytes(at)) }
+  entries[0] = {
+    id: first.id,
+    bytes: (at) => {
+      offsets[0] = at
+      return first.bytes(at)
+    }
+  }
   for (let k = 1; k <= links; k++) {
     const base = content
     content = Buffer.concat([base, Buffer.from([97 + (k % 26)])])

@@ -171,7 +171,9 @@ const MAX_CHAIN = 10_000
 interface ChainLink {
   readonly key: string
   readonly planned: number | undefined
-  readonly stream: Buffer
+  /** A view of the read buffer until the next read, then a copy from the pool. */
+  stream: Buffer
+  copied: boolean
   readonly size: number
 }
 
@@ -210,6 +212,15 @@ const readPacked = (store: Store, pi: number, offset: number): GitObject => {
     const end = endOf(p, offset)
     if (offset < 12 || end <= offset || end > p.size)
       throw new ObjectStoreError('OBJECT_CORRUPT', 'an object offset lies outside its pack')
+    // The read buffer is reused by this read: the delta read before is copied (a base the cache
+    // holds, the usual one in a planned build, needs no read and no copy).
+    const above = chain[chain.length - 1]
+    if (above !== undefined && !above.copied) {
+      const copy = pool.alloc(above.stream.length)
+      copy.set(above.stream)
+      above.stream = copy
+      above.copied = true
+    }
     const raw = readAt(fdOf(p), end - offset, offset)
     let i = 0
     let c = raw[i++] ?? 0
@@ -230,17 +241,17 @@ const readPacked = (store: Store, pi: number, offset: number): GitObject => {
         c = raw[i++] ?? 0
         back = (back + 1) * 128 + (c & 0x7f)
       }
-      // The read buffer is reused by the next read: the stream is copied.
       if (back === 0) throw loops()
-      chain.push({ key, planned, stream: Buffer.from(raw.subarray(i)), size })
+      chain.push({ key, planned, stream: raw.subarray(i), copied: false, size })
       offset -= back
     } else if (type === REF_DELTA) {
       const baseId = Buffer.from(raw.subarray(i, i + 20))
-      chain.push({ key, planned, stream: Buffer.from(raw.subarray(i + 20)), size })
+      chain.push({ key, planned, stream: raw.subarray(i + 20), copied: false, size })
       const at = locate(store, baseId)
       if (at !== null) {
         const to = `${at[0]}:${at[1]}`
-        if ((refs ??= new Set()).has(to)) throw loops()
+        refs ??= new Set()
+        if (refs.has(to)) throw loops()
         refs.add(to)
         ;[pi, offset] = at
       } else {
@@ -258,6 +269,7 @@ const readPacked = (store: Store, pi: number, offset: number): GitObject => {
   for (let k = chain.length - 1; k >= 0; k--) {
     const link = chain[k] as ChainLink
     const delta = inflate(link.stream, link.size, pool.alloc)
+    if (link.copied) pool.release(link.stream)
     const result = { type: base.type, content: applyDelta(base.content, delta, pool.alloc) }
     pool.release(delta)
     pool.release(base.content)
