@@ -8,7 +8,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { loadCliScript, readCodeCache } from '../../src/cli/script-loader.js'
@@ -86,6 +86,19 @@ bundle('without its cache, or with a damaged one, the bin answers the same', () 
     assert.is(run(bin, ['--version']), run(VBA_BIN, ['--version']))
   } finally {
     rmSync(copy, { recursive: true, force: true })
+  }
+})
+
+bundle('the bin runs through a link Node does not resolve (node --preserve-symlinks-main)', () => {
+  // Found attacking 22ab9f9: the bin looked for the script beside the link (ENOENT, a stack trace).
+  const d = tempDir('vba-bundle-link')
+  const link = path.join(d, 'vba')
+  symlinkSync(path.join(dist, 'main.js'), link)
+  const expected = run(VBA_BIN, ['research', '--help'])
+  assert.ok(expected.startsWith('0\nUsage: vba research'), expected)
+  for (const flags of [[], ['--preserve-symlinks-main'], ['--preserve-symlinks', '--preserve-symlinks-main']]) {
+    const r = spawnSync(process.execPath, [...flags, link, 'research', '--help'], { encoding: 'utf8' })
+    assert.is(`${r.status}\n${r.stdout}\n${r.stderr}`, expected, flags.join(' '))
   }
 })
 
