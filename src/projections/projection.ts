@@ -43,9 +43,9 @@ export const fold = (projections: readonly AnyProjection[]): Fold => {
       // Idempotent delivery: an event already folded (same or lower seq) changes nothing.
       if (event.seq <= last) return
       last = event.seq
-      projections.forEach((p, i) => {
-        states[i] = p.evolve(states[i], event)
-      })
+      // A loop, not forEach: its callback would be a new closure per event.
+      for (let i = 0; i < projections.length; i++)
+        states[i] = (projections[i] as AnyProjection).evolve(states[i], event)
     },
     views: () =>
       Object.fromEntries(projections.map((p, i) => [p.name, { version: p.version, view: p.view(states[i]) }])),

@@ -244,7 +244,7 @@ const started = at(6).data as { settings: Record<string, unknown> }
 
 /** A forged case: the violations of its forgery, and the seq the site must fire at. */
 interface Case {
-  readonly violations: () => RuleViolation[] | Promise<RuleViolation[]>
+  readonly violations: () => readonly RuleViolation[] | Promise<readonly RuleViolation[]>
   readonly seq: number
 }
 

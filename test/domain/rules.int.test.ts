@@ -50,7 +50,7 @@ const forge = (cut: number, ...commands: Draft[][]): RuleViolation[] => {
 }
 
 /** Asserts that `rule` (of family `code`) fires at `seq`. */
-const fires = (violations: RuleViolation[], code: string, rule: string, seq: number): void => {
+const fires = (violations: readonly RuleViolation[], code: string, rule: string, seq: number): void => {
   assert.ok(
     violations.some((v) => v.code === code && v.rule === rule && v.seq === seq),
     `expected ${code} ${rule} at seq ${seq}, got ${JSON.stringify(violations)}`

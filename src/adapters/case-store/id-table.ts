@@ -11,12 +11,13 @@
  */
 import type { CommandSpan } from './scan.js'
 
-const EMPTY = -1
+const FNV_BASIS = 0x811c9dc5
+const FNV_PRIME = 0x01000193
 
-/** FNV-1a over a key's UTF-16 code units. */
+/** FNV-1a over a key's UTF-16 code units (KeyTable.add computes the same as it copies). */
 const hashOf = (key: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  let h = FNV_BASIS
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), FNV_PRIME)
   return h
 }
 
@@ -29,7 +30,9 @@ const mix = (h: number): number => {
 
 /** Keys (strings of code units below 256) numbered in the order they were added. */
 class KeyTable {
-  #slots = new Int32Array(64).fill(EMPTY)
+  /** Slot `s` is `[hash, number + 1]` at `2s` (0: empty): a probe compares hashes without reading another array. */
+  #slots = new Int32Array(128)
+  /** Key `i`'s hash, to place it again when the slots grow. */
   #hashes = new Int32Array(32)
   /** Where key `i` starts in the pool; `#offsets[count]` is where the next one goes. */
   #offsets = new Float64Array(33)
@@ -39,34 +42,52 @@ class KeyTable {
   /** The number of key `key` (whose hash is `h`), or -1. */
   find(key: string, h: number): number {
     const slots = this.#slots
-    const mask = slots.length - 1
+    const mask = (slots.length >> 1) - 1
     for (let s = mix(h) & mask; ; s = (s + 1) & mask) {
-      const e = slots[s] as number
-      if (e === EMPTY) return -1
-      if (this.#hashes[e] === h && this.#is(e, key)) return e
+      const e = (slots[2 * s + 1] as number) - 1
+      if (e < 0) return -1
+      if (slots[2 * s] === h && this.#is(e, key)) return e
     }
   }
 
-  /** Adds `key` (absent, hash `h`); its number, or -1 when it has a code unit of 256 or more. */
-  insert(key: string, h: number): number {
+  /**
+   * Adds `key` unless it is there, in one pass over its characters (hashed as they are copied to
+   * the pool's end): its new number; `-2 - n` when it is key `n` already; -1 when it has a code
+   * unit of 256 or more (nothing is added).
+   */
+  add(key: string): number {
     const e = this.count
-    let at = this.#offsets[e] as number
-    if (at + key.length > this.#pool.length) this.#pool = grown(this.#pool, at + key.length)
+    const at = this.#offsets[e] as number
+    const n = key.length
+    if (at + n > this.#pool.length) this.#pool = grown(this.#pool, at + n)
     const pool = this.#pool
-    for (let i = 0; i < key.length; i++) {
+    let h = FNV_BASIS
+    for (let i = 0; i < n; i++) {
       const c = key.charCodeAt(i)
       if (c > 0xff) return -1
-      pool[at++] = c
+      pool[at + i] = c
+      h = Math.imul(h ^ c, FNV_PRIME)
+    }
+    const slots = this.#slots
+    const mask = (slots.length >> 1) - 1
+    let s = mix(h) & mask
+    for (; ; s = (s + 1) & mask) {
+      const x = (slots[2 * s + 1] as number) - 1
+      if (x < 0) break
+      if (slots[2 * s] === h && this.#same(x, at, n)) return -2 - x
     }
     if (e + 1 >= this.#hashes.length) {
       this.#hashes = grown(this.#hashes, e + 2)
       this.#offsets = grown(this.#offsets, e + 3)
     }
     this.#hashes[e] = h
-    this.#offsets[e + 1] = at
+    this.#offsets[e + 1] = at + n
     this.count = e + 1
-    if (2 * this.count > this.#slots.length) this.#rehash(this.#slots.length * 2)
-    else this.#place(e)
+    if (4 * this.count > slots.length) this.#rehash(slots.length * 2)
+    else {
+      slots[2 * s] = h
+      slots[2 * s + 1] = e + 1
+    }
     return e
   }
 
@@ -87,17 +108,27 @@ class KeyTable {
     return true
   }
 
-  #place(e: number): void {
-    const slots = this.#slots
-    const mask = slots.length - 1
-    let s = mix(this.#hashes[e] as number) & mask
-    while (slots[s] !== EMPTY) s = (s + 1) & mask
-    slots[s] = e
+  /** Whether key `e` is the `n` characters at `at` in the pool (past its end: a key being added). */
+  #same(e: number, at: number, n: number): boolean {
+    const start = this.#offsets[e] as number
+    if ((this.#offsets[e + 1] as number) - start !== n) return false
+    const pool = this.#pool
+    for (let i = 0; i < n; i++) if (pool[start + i] !== pool[at + i]) return false
+    return true
   }
 
-  #rehash(size: number): void {
-    this.#slots = new Int32Array(size).fill(EMPTY)
-    for (let e = 0; e < this.count; e++) this.#place(e)
+  #rehash(length: number): void {
+    const slots = new Int32Array(length)
+    const mask = (length >> 1) - 1
+    const hashes = this.#hashes
+    for (let e = 0; e < this.count; e++) {
+      const h = hashes[e] as number
+      let s = mix(h) & mask
+      while (slots[2 * s + 1] !== 0) s = (s + 1) & mask
+      slots[2 * s] = h
+      slots[2 * s + 1] = e + 1
+    }
+    this.#slots = slots
   }
 }
 
@@ -128,10 +159,9 @@ export class IdSet {
 
   /** Adds `id`; false when it was there already. */
   insert(id: string): boolean {
-    const h = hashOf(id)
-    if (this.#keys.find(id, h) >= 0) return false
-    if (this.#keys.insert(id, h) < 0) throw new TypeError(`not an identifier: ${JSON.stringify(id)}`)
-    return true
+    const e = this.#keys.add(id)
+    if (e === -1) throw new TypeError(`not an identifier: ${JSON.stringify(id)}`)
+    return e >= 0
   }
 
   add(id: string): this {
@@ -186,10 +216,9 @@ export class CommandIndex {
 
   /** Begins the span of a command not in the index; its entry's number, or -1 when it is there already. */
   begin(commandId: string, seq: number, start: number, end: number): number {
-    const h = hashOf(commandId)
-    if (this.#keys.find(commandId, h) >= 0) return -1
-    const e = this.#keys.insert(commandId, h)
-    if (e < 0) throw new TypeError(`not an identifier: ${JSON.stringify(commandId)}`)
+    const e = this.#keys.add(commandId)
+    if (e === -1) throw new TypeError(`not an identifier: ${JSON.stringify(commandId)}`)
+    if (e < 0) return -1
     if ((e + 1) * SPAN > this.#spans.length) this.#spans = grown(this.#spans, (e + 1) * SPAN)
     this.#write(e, seq, seq, start, end)
     return e

@@ -27,6 +27,7 @@ import type { PassedLine } from './piece-lines.js'
 export const MAX_LINE_BYTES = 1 << 20
 
 const NO_FINDINGS: readonly Finding[] = []
+const NO_REFS: CheckedLine['refs'] = []
 
 /** The events a RULE_NOT_APPLIED finding lists by seq (the rest are counted). */
 const LISTED_SEQS = 20
@@ -45,6 +46,22 @@ export const notAppliedFinding = (n: NotApplied, strict: boolean): Finding => {
   )
   return strict ? { ...f, severity: 'error' } : f
 }
+
+/** Why a line cannot be read as text (too long, not UTF-8), or null. */
+const unreadableLine = (bytes: Buffer | null, text: string | null, length: number): string | null =>
+  length > MAX_LINE_BYTES
+    ? `line is longer than ${MAX_LINE_BYTES} bytes`
+    : text === null && (bytes === null || !isUtf8(bytes))
+      ? 'line is not valid UTF-8'
+      : null
+
+/** COMMAND_SPLIT: the event at `line` belongs to a command that began earlier and was interrupted. */
+const commandSplit = (env: Pick<EventEnvelope, 'command_id' | 'seq'>, line: number): Finding =>
+  finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, {
+    path: LOG_FILE,
+    line,
+    seq: env.seq
+  })
 
 /** A rule violation as a finding of the log. */
 export const ruleFinding = (v: RuleViolation): Finding =>
@@ -92,10 +109,16 @@ export const logChecker = (o: LogCheckerOptions) => {
   const runs = commandRuns(o.commands, o.lastCommand)
   const canonical = o.canonical !== false
   const report = o.report
-  /** The rest of a line's checks once it is decoded: ids, commands, rules, and the chain moves on. */
-  const accept = (checked: CheckedLine, lineStart: number, lineEnd: number): void => {
-    for (const f of checked.findings) report(f)
-    const env = checked.envelope
+  /** The rest of a line's checks once decoded (a CheckedLine's members, apart): ids, commands, rules; the chain moves on. */
+  const accept = (
+    env: EventEnvelope | undefined,
+    event: RecordedEvent | undefined,
+    refs: CheckedLine['refs'],
+    findings: readonly Finding[],
+    lineStart: number,
+    lineEnd: number
+  ): void => {
+    for (const f of findings) report(f)
     if (env === undefined) {
       expectSeq++
       expectPrev = null
@@ -105,18 +128,11 @@ export const logChecker = (o: LogCheckerOptions) => {
       report(
         finding('EVENT_ID_DUPLICATE', `event id ${env.id} occurs twice`, { path: LOG_FILE, line: lineNo, seq: env.seq })
       )
-    if (!runs.index(env.command_id, env.seq, lineStart, lineEnd))
-      report(
-        finding('COMMAND_SPLIT', `events of command ${env.command_id} are not contiguous`, {
-          path: LOG_FILE,
-          line: lineNo,
-          seq: env.seq
-        })
-      )
-    if (o.onRef !== undefined) for (const r of checked.refs) o.onRef(r, env as EventEnvelope)
-    if (checked.findings.length === 0 && checked.event !== undefined) {
-      if (rules !== null) for (const v of rules.feed(checked.event)) report(ruleFinding(v))
-      o.onEvent?.(checked.event)
+    if (!runs.index(env.command_id, env.seq, lineStart, lineEnd)) report(commandSplit(env, lineNo))
+    if (o.onRef !== undefined) for (const r of refs) o.onRef(r, env as EventEnvelope)
+    if (findings.length === 0 && event !== undefined) {
+      if (rules !== null) for (const v of rules.feed(event)) report(ruleFinding(v))
+      o.onEvent?.(event)
     }
     expectSeq = env.seq + 1
     expectPrev = env.hash
@@ -125,26 +141,26 @@ export const logChecker = (o: LogCheckerOptions) => {
     lastEnd = lineEnd
   }
   /** A line that passed every check it has on its own: the chain's checks, then the rest. */
-  const passed = (p: PassedLine, lineStart: number, lineEnd: number): void => {
+  const passedParts = (
+    env: EventEnvelope,
+    e: RecordedEvent,
+    refs: CheckedLine['refs'],
+    lineStart: number,
+    lineEnd: number
+  ): void => {
     lineNo++
-    const e = p.event
     // In sequence and linked (the usual case): no findings to look for.
     const findings =
       e.seq === expectSeq && (expectPrev === null || e.prev === expectPrev)
         ? NO_FINDINGS
         : sequenceFindings(e, { seq: expectSeq, prev: expectPrev }, { path: LOG_FILE, line: lineNo, seq: e.seq })
-    accept({ envelope: p.envelope, event: e, refs: p.refs, findings }, lineStart, lineEnd)
+    accept(env, e, refs, findings, lineStart, lineEnd)
   }
   return {
     /** One line (without its LF): the bytes, or the text when it is known to be valid UTF-8. */
     line: (bytes: Buffer | null, text: string | null, lineStart: number, lineEnd: number): void => {
       lineNo++
-      const unreadable =
-        lineEnd - lineStart > MAX_LINE_BYTES
-          ? `line is longer than ${MAX_LINE_BYTES} bytes`
-          : text === null && (bytes === null || !isUtf8(bytes))
-            ? 'line is not valid UTF-8'
-            : null
+      const unreadable = unreadableLine(bytes, text, lineEnd - lineStart)
       if (unreadable !== null) {
         report(finding('EVENT_MALFORMED', unreadable, { path: LOG_FILE, line: lineNo }))
         expectSeq++
@@ -152,16 +168,18 @@ export const logChecker = (o: LogCheckerOptions) => {
         return
       }
       const line = text ?? (bytes as Buffer).toString('utf8')
-      accept(checkLine(line, { seq: expectSeq, prev: expectPrev, lineNo, canonical }), lineStart, lineEnd)
+      const c = checkLine(line, { seq: expectSeq, prev: expectPrev, lineNo, canonical })
+      accept(c.envelope, c.event, c.refs, c.findings, lineStart, lineEnd)
     },
     /** A line a worker checked but for the chain, as its event (`storedData`: its data as stored, if it holds references). */
     checked: (event: RecordedEvent, storedData: (() => unknown) | null, lineStart: number, lineEnd: number): void => {
-      const refs = storedData !== null && o.onRef !== undefined ? collectRefs(storedData()).refs : []
+      const refs = storedData !== null && o.onRef !== undefined ? collectRefs(storedData()).refs : NO_REFS
       // The envelope members the rest reads (id, command_id, seq, hash) are the event's own.
-      passed({ envelope: event as unknown as EventEnvelope, event, refs }, lineStart, lineEnd)
+      passedParts(event as unknown as EventEnvelope, event, refs, lineStart, lineEnd)
     },
     /** A line this thread checked but for the chain (it passed every check it has on its own). */
-    passed,
+    passed: (p: PassedLine, lineStart: number, lineEnd: number): void =>
+      passedParts(p.envelope, p.event, p.refs, lineStart, lineEnd),
     /** The end of the log: what the last command still owed. */
     end: (): void => {
       if (rules !== null) for (const v of rules.end()) report(ruleFinding(v))

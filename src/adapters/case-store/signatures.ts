@@ -34,13 +34,32 @@ export interface SignerSummary {
 type SignatureSeen = Pick<RecordedEvent, 'seq' | 'at'> & { readonly data: CommandSigned }
 
 interface CommandSeen {
-  readonly commandId: string
-  readonly firstSeq: number
+  commandId: string
+  firstSeq: number
   lastSeq: number
   lastHash: string
   /** Each actor of the command's events once. */
-  readonly actors: Array<{ actor: Actor }>
+  readonly actors: Array<{ readonly actor: Actor }>
   signature: SignatureSeen | null
+}
+
+const ACTOR_ENTRIES = new Map(
+  (Object.keys(Actor.keys) as Actor[]).map((actor): [Actor, { readonly actor: Actor }] => [actor, { actor }])
+)
+
+/** An actor as a command's list holds it (one shared record per actor). */
+const actorEntry = (actor: Actor): { readonly actor: Actor } => ACTOR_ENTRIES.get(actor) ?? { actor }
+
+/** The record of the command `e` begins: `done`'s when that command was unsigned (only counted, not kept). */
+const commandSeen = (done: CommandSeen | undefined, e: RecordedEvent): CommandSeen => {
+  if (done === undefined || done.signature !== null)
+    return { commandId: e.command_id, firstSeq: e.seq, lastSeq: e.seq, lastHash: e.hash, actors: [], signature: null }
+  done.commandId = e.command_id
+  done.firstSeq = e.seq
+  done.lastSeq = e.seq
+  done.lastHash = e.hash
+  done.actors.length = 0
+  return done
 }
 
 /**
@@ -79,7 +98,7 @@ export const signatureCheck = (
   const feed = (e: RecordedEvent): void => {
     if (cur === undefined || cur.commandId !== e.command_id) {
       if (cur !== undefined) close(cur)
-      cur = { commandId: e.command_id, firstSeq: e.seq, lastSeq: e.seq, lastHash: e.hash, actors: [], signature: null }
+      cur = commandSeen(cur, e)
     }
     if (e.type === 'CommandSigned') {
       cur.signature ??= { seq: e.seq, at: e.at, data: e.data as CommandSigned }
@@ -88,7 +107,7 @@ export const signatureCheck = (
     if (cur.signature !== null) return
     cur.lastSeq = e.seq
     cur.lastHash = e.hash
-    if (!cur.actors.some((a) => a.actor === e.actor)) cur.actors.push({ actor: e.actor })
+    if (!cur.actors.some((a) => a.actor === e.actor)) cur.actors.push(actorEntry(e.actor))
   }
   const judge = (
     caseId: string | null,

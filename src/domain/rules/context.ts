@@ -82,18 +82,18 @@ export type ReadObject = (ref: ObjectRefLite) => Uint8Array | undefined
 /** The command an event belongs to, as far as the fold has seen it. */
 export interface CommandContext {
   readonly commandId: string
-  readonly events: RecordedEvent[]
-  expectations: Expectation[]
+  readonly events: readonly RecordedEvent[]
+  readonly expectations: readonly Expectation[]
   /** Whether `events` holds a CommandSigned (kept by the fold: asking each event was quadratic in a command's length). */
-  signed?: boolean
+  readonly signed: boolean
   /** A command that records a model's answer: the answer and the state before it, derived again at its end. */
-  answer?: {
+  readonly answer: {
     readonly seq: number
     readonly ref: ObjectRefLite & { readonly media_type?: string }
     readonly turn: number
     readonly at: string
     readonly state: CaseState
-  }
+  } | null
 }
 
 /** What the check of one event of type `E` is given. */
@@ -114,6 +114,13 @@ export interface NotApplied {
   readonly rule: RuleId
   readonly reason: string
   readonly seqs: readonly number[]
+}
+
+/** `out` with `v` appended (a new array when `out` is null): a check allocates only what it reports. */
+export const appended = <T>(out: T[] | null, v: T): T[] => {
+  if (out === null) return [v]
+  out.push(v)
+  return out
 }
 
 /** Whether an event of the command so far meets `pred`. */

@@ -9,6 +9,7 @@ import type { RecordedEvent } from '../../events/chain.js'
 import { outageBackoffMs } from '../research-decider.js'
 import type { CaseState } from '../case-state.js'
 import type { RuleId } from './ids.js'
+import { appended } from './context.js'
 
 export interface TimeViolation {
   readonly rule: RuleId
@@ -19,14 +20,6 @@ export interface TimeViolation {
 const SEAL_SLACK_MS = 1000
 /** The longest a provider's Retry-After may extend a MODEL_UNAVAILABLE block. */
 const MAX_RETRY_AFTER_MS = 24 * 3_600_000
-
-/**
- * The last instants parsed, newest first: `Date.parse` and whether the text is a real instant. The
- * events of one command share one time and every event is compared with the one before it, so
- * nearly every lookup hits; parsing dominated the time rules over a long log.
- */
-const recent: Array<{ readonly text: string; readonly ms: number; readonly real: boolean }> = []
-const RECENT = 4
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
@@ -63,18 +56,63 @@ const isoFields = (at: string): number | null => {
   return Date.UTC(y, mo - 1, d, h, mi, sec, ms)
 }
 
-const parsedInstant = (at: string): { readonly ms: number; readonly real: boolean } => {
-  for (const r of recent) if (r.text === at) return r
+/** Whether `at` is a real instant in the envelope's form (no month 99, no hour 25), and its epoch ms. */
+const parseInstant = (at: string, into: { ms: number; real: boolean }): void => {
   const fast = isoFields(at)
   const ms = fast ?? Date.parse(at)
-  const r = { text: at, ms, real: fast !== null || (!Number.isNaN(ms) && new Date(ms).toISOString() === at) }
-  recent.unshift(r)
-  if (recent.length > RECENT) recent.pop()
-  return r
+  into.ms = ms
+  into.real = fast !== null || (!Number.isNaN(ms) && new Date(ms).toISOString() === at)
 }
 
-/** An instant in the envelope's form that is a real one (no month 99, no hour 25). */
-export const isRealInstant = (at: string): boolean => parsedInstant(at).real
+/**
+ * The instants one fold parsed last: the latest event's and the case's creation. Every event is
+ * compared with the one before it (its `lastAt`, the very string parsed for it) and with the
+ * creation, and the events of one command share one time: nearly every instant but the event's
+ * own is known already, by identity. Parsing dominated the time rules over a long log.
+ */
+export class Instants {
+  #last: string | null = null
+  #lastMs = 0
+  #lastReal = false
+  #created: string | null = null
+  #createdMs = 0
+  readonly #scratch = { ms: 0, real: false }
+
+  /** The epoch ms of `at` (NaN when it is no instant), as the last event's if it is that text. */
+  #msOf(at: string): number {
+    if (at === this.#last) return this.#lastMs
+    if (at === this.#created) return this.#createdMs
+    parseInstant(at, this.#scratch)
+    return this.#scratch.ms
+  }
+
+  created(at: string): number {
+    if (at !== this.#created) {
+      this.#createdMs = this.#msOf(at)
+      this.#created = at
+    }
+    return this.#createdMs
+  }
+
+  before(at: string): number {
+    return this.#msOf(at)
+  }
+
+  /** The event's own instant: whether it is real, its ms in `lastMs()`; it becomes the last one. */
+  event(at: string): boolean {
+    if (at !== this.#last) {
+      parseInstant(at, this.#scratch)
+      this.#last = at
+      this.#lastMs = this.#scratch.ms
+      this.#lastReal = this.#scratch.real
+    }
+    return this.#lastReal
+  }
+
+  lastMs(): number {
+    return this.#lastMs
+  }
+}
 
 /** The retry delay a timed block derives from the state it is recorded in, as [least, most] ms. */
 const retryWindow = (s: CaseState, reason: string): readonly [number, number] | null => {
@@ -105,20 +143,22 @@ export const checkTime = (
   s: CaseState,
   e: RecordedEvent,
   commandAt: string | null,
-  notAfter: number | null
-): TimeViolation[] => {
-  const out: TimeViolation[] = []
-  const instant = parsedInstant(e.at)
-  if (!instant.real) return [{ rule: 'time.format', message: `${e.at} is not a real UTC instant` }]
-  const at = instant.ms
-  if (s.createdAt !== null && at < parsedInstant(s.createdAt).ms)
-    out.push({ rule: 'time.order', message: `dated ${e.at}, before the case was created (${s.createdAt})` })
-  if (s.lastAt !== null && at < parsedInstant(s.lastAt).ms)
-    out.push({ rule: 'time.order', message: `dated ${e.at}, before the event it follows (${s.lastAt})` })
+  notAfter: number | null,
+  instants: Instants
+): readonly TimeViolation[] => {
+  // The instant before the event's own is read first: the event's becomes the last one.
+  const lastMs = s.lastAt === null ? null : instants.before(s.lastAt)
+  if (!instants.event(e.at)) return [{ rule: 'time.format', message: `${e.at} is not a real UTC instant` }]
+  const at = instants.lastMs()
+  let out: TimeViolation[] | null = null
+  if (s.createdAt !== null && at < instants.created(s.createdAt))
+    out = appended(out, { rule: 'time.order', message: `dated ${e.at}, before the case was created (${s.createdAt})` })
+  if (lastMs !== null && at < lastMs)
+    out = appended(out, { rule: 'time.order', message: `dated ${e.at}, before the event it follows (${s.lastAt})` })
   if (commandAt !== null && e.at !== commandAt)
-    out.push({ rule: 'time.command', message: `dated ${e.at}, but its command was decided at ${commandAt}` })
+    out = appended(out, { rule: 'time.command', message: `dated ${e.at}, but its command was decided at ${commandAt}` })
   if (notAfter !== null && at > notAfter)
-    out.push({
+    out = appended(out, {
       rule: 'time.future',
       message: `dated ${e.at}, after the verification (${new Date(notAfter).toISOString()})`
     })
@@ -133,12 +173,14 @@ export const checkTime = (
     if (window !== null && !Number.isNaN(retry)) {
       const [least, most] = window
       if (retry < at + least - SEAL_SLACK_MS || retry > at + most) {
-        out.push({
+        out = appended(out, {
           rule: 'time.retry',
           message: `${e.data.reason} retries at ${e.data.retry_not_before}; decided at ${e.at} it retries ${least === most ? `${least} ms later` : `between ${least} and ${most} ms later`}`
         })
       }
     }
   }
-  return out
+  return out ?? NO_TIME_VIOLATIONS
 }
+
+const NO_TIME_VIOLATIONS: readonly TimeViolation[] = []
