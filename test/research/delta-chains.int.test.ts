@@ -139,4 +139,23 @@ test('an OFS_DELTA that is its own base, and one whose base lies before the pack
   }
 })
 
+test('a delta claiming more than a buffer holds is OBJECT_CORRUPT', () => {
+  // Found attacking 2fbb181: a claim over 4 GiB was a READ_ERROR (ERR_OUT_OF_RANGE from the pool's buffer).
+  const gitdir = bareRepo()
+  const base = Buffer.from('x')
+  // Source size 1, target size 2^33 (a varint), an insert of one byte.
+  const delta = Buffer.from([1, 0x80, 0x80, 0x80, 0x80, 0x20, 1, 0x41])
+  const stream = deflateSync(delta)
+  writePack(gitdir, [
+    blobEntry(base),
+    {
+      id: A,
+      bytes: (at) => Buffer.concat([entryHeader(OBJ_OFS_DELTA, delta.length), ofsDistance(at - 12), stream])
+    }
+  ])
+  const e = refusal(gitdir, A, false)
+  assert.is(e?.code, 'OBJECT_CORRUPT')
+  assert.match(e?.message ?? '', 'a delta claims 8589934592 bytes')
+})
+
 test.run()

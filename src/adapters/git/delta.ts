@@ -1,4 +1,5 @@
 /** Git's delta format: a pack object stored as the instructions that rebuild it from its base (object-reader.ts). */
+import { constants } from 'node:buffer'
 import { ObjectStoreError } from './pack-file.js'
 
 /** The object `delta` rebuilds from `base`, in a buffer from `alloc`; OBJECT_CORRUPT when the delta does not fit the base or itself. */
@@ -18,6 +19,8 @@ export const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Bu
   const sourceSize = varint()
   const targetSize = varint()
   if (sourceSize !== base.length) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta does not fit its base')
+  if (targetSize > constants.MAX_LENGTH)
+    throw new ObjectStoreError('OBJECT_CORRUPT', `a delta claims ${targetSize} bytes, more than a buffer holds`)
   const out = alloc(targetSize)
   let o = 0
   while (i < delta.length) {
