@@ -38,7 +38,7 @@ export const sameCanonicalJson = (a: unknown, b: unknown, depth = 0): boolean =>
   if (a === null || b === null) return a === b
   switch (typeof a) {
     case 'string':
-      return a === b && wellFormed(a)
+      return a === b && a.isWellFormed()
     case 'number':
       return a === b && Number.isFinite(a)
     case 'boolean':
@@ -60,19 +60,7 @@ export const sameCanonicalJson = (a: unknown, b: unknown, depth = 0): boolean =>
   const keys = Object.keys(ra)
   if (keys.length !== Object.keys(rb).length) return false
   for (const key of keys)
-    if (!Object.hasOwn(rb, key) || !wellFormed(key) || !sameCanonicalJson(ra[key], rb[key], depth + 1)) return false
-  return true
-}
-
-/** Whether `s` has no lone surrogate (what canonicalize refuses). */
-const wellFormed = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0xd800 || c > 0xdfff) continue
-    const next = s.charCodeAt(i + 1)
-    if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return false
-    i++
-  }
+    if (!Object.hasOwn(rb, key) || !key.isWellFormed() || !sameCanonicalJson(ra[key], rb[key], depth + 1)) return false
   return true
 }
 
