@@ -34,6 +34,20 @@ export const boundsViolation = (
   maxMembers: number = MAX_JSON_MEMBERS
 ): BoundsViolation | null => {
   if (typeof value !== 'object' || value === null) return null
+  // An object with no object or array in it (most event data) is one level deep: its members counted.
+  if (!Array.isArray(value) && maxDepth >= 1) {
+    let members = 0
+    let flat = true
+    for (const k in value) {
+      members++
+      const c = (value as Record<string, unknown>)[k]
+      if (typeof c === 'object' && c !== null) {
+        flat = false
+        break
+      }
+    }
+    if (flat && members <= maxMembers) return null
+  }
   const values: unknown[] = [value]
   const depths: number[] = [1]
   let members = 0

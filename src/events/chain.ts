@@ -4,6 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
+import { hash } from 'node:crypto'
 import { failure, type Failure } from '../failures/failure.js'
 import { canonicalJson, isCanonicalText, sha256Digest } from './canonical.js'
 import { EVENT_TYPES, registry, type CaseEventBody, type EventType, type EventTypeOf } from './catalog.js'
@@ -186,12 +187,16 @@ let scratch = Buffer.allocUnsafe(1 << 16)
  * {@link lineDigestOfBytes} of the line `b[start, end)` whose envelope's hash member (all ASCII)
  * begins at `at`, as its last occurrence does: the bytes before and after it, hashed together.
  */
-export const lineDigestCut = (b: Buffer, start: number, at: number, end: number): string => {
+export const lineDigestCut = (b: Buffer, start: number, at: number, end: number): string =>
+  `sha256:${lineDigestHexCut(b, start, at, end)}`
+
+/** The 64 hex digits of {@link lineDigestCut} (no `sha256:` before them: a reader compares them with its bytes). */
+export const lineDigestHexCut = (b: Buffer, start: number, at: number, end: number): string => {
   const length = end - start - HASH_MEMBER_LENGTH
   if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
   b.copy(scratch, 0, start, at)
   b.copy(scratch, at - start, at + HASH_MEMBER_LENGTH, end)
-  return sha256Digest(scratch.subarray(0, length))
+  return hash('sha256', scratch.subarray(0, length), 'hex')
 }
 
 /**

@@ -15,7 +15,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { isCanonicalText } from './canonical.js'
 import { registry } from './catalog.js'
-import { lineDigestCut, recordedEvent, type CheckedLine } from './chain.js'
+import { lineDigestHexCut, recordedEvent, type CheckedLine } from './chain.js'
 import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
 import { boundsViolation, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './bounds.js'
 import { collectRefs } from './refs.js'
@@ -35,12 +35,15 @@ const SEQ = bytesOf('","seq":')
 const TYPE = bytesOf(',"type":"')
 const VERSION = bytesOf('","version":')
 const SHA256 = bytesOf('sha256:')
-const DIGEST_CHARS = 'sha256:'.length + 64
+/** Characters of a digest (`sha256:` and 64 hex digits). */
+export const DIGEST_CHARS = 'sha256:'.length + 64
 const ACTORS = ['operator', 'controller', 'model', 'system'] as const
 const ACTOR_BYTES = ACTORS.map(bytesOf)
 /** An envelope's members besides `data`: its bounds are the line's less one level and these. */
 const ENVELOPE_MEMBERS = 11
 const TIMESTAMP = '0000-00-00T00:00:00.000Z'
+/** Characters of an event's time. */
+export const AT_CHARS = TIMESTAMP.length
 
 /** Character classes of bytes, as bits: a digit, [A-Za-z0-9], an Identifier's, a lowercase hex digit, [A-Z]. */
 const DIGIT = 1
@@ -126,6 +129,160 @@ const intOf = (b: Uint8Array, p: number, end: number): number => {
   return n
 }
 
+/** Where {@link scanLine} puts the offsets of a writer's line's members (into the line's bytes). */
+export const S_ACTOR = 0
+export const S_AT = 1
+export const S_CMD = 2
+export const S_CMD_END = 3
+export const S_DATA = 4
+export const S_DATA_END = 5
+export const S_HASH = 6
+export const S_ID = 7
+export const S_ID_END = 8
+export const S_PREV = 9
+export const S_SEQ = 10
+export const S_SEQ_END = 11
+export const S_TYPE = 12
+export const S_TYPE_END = 13
+export const S_VERSION = 14
+/** Set by {@link checkScanned}: 1 when the data holds object references. */
+export const S_REFS = 15
+/** Slots of a scan. */
+export const SCAN_SLOTS = 16
+
+/** The actors in the order a scan numbers them (`S_ACTOR`). */
+export const SCAN_ACTORS: readonly string[] = ACTORS
+
+/**
+ * Reads the line `b[start, end)` (no LF) as a writer writes it: the members in canonical order,
+ * every value but `data` an ASCII string of its pattern without escapes or an integer of up to 15
+ * digits; their offsets go to `out`. False when the line is not in that form. The prev member is
+ * only located: whether it is a digest is the caller's to check (equal to the line before's hash,
+ * or {@link isDigestAt}), and so are the hash's value and `data`.
+ */
+export const scanLine = (b: Uint8Array, start: number, end: number, out: Int32Array): boolean => {
+  // The envelope's members after data, read backwards from the line's end.
+  if (b[end - 1] !== 125) return false
+  const versionStart = positiveIntTo(b, end - 1, start)
+  const typeEnd = before(b, versionStart, VERSION)
+  let typeStart = typeEnd - 1
+  while (typeStart > start && typeStart > typeEnd - 64 && is(b, typeStart, ALNUM)) typeStart--
+  if (typeEnd < 0 || !is(b, ++typeStart, UPPER) || typeEnd - typeStart < 2) return false
+  const seqEnd = before(b, typeStart, TYPE)
+  const seqStart = positiveIntTo(b, seqEnd, start)
+  const prevEnd = before(b, seqStart, SEQ)
+  const prevStart = prevEnd - DIGEST_CHARS
+  const idEnd = before(b, prevStart, PREV)
+  const idStart = identifierTo(b, idEnd, start)
+  const hashEnd = before(b, idStart, ID)
+  const hashStart = hashEnd - DIGEST_CHARS
+  const dataEnd = before(b, hashStart, FORMAT_HASH)
+  if (dataEnd < 0 || b[dataEnd - 1] !== 125) return false
+  // The members before data, read forwards.
+  if (!at(b, start, ACTOR)) return false
+  let p = start + ACTOR.length
+  let actor = -1
+  for (let a = 0; a < ACTORS.length && actor < 0; a++) {
+    const q = after(b, p, ACTOR_BYTES[a] as Uint8Array)
+    if (q >= 0 && b[q] === 34) {
+      actor = a
+      p = q
+    }
+  }
+  if (actor < 0) return false
+  const atStart = after(b, p, AT)
+  const atEnd = timestampFrom(b, atStart)
+  const cmdStart = after(b, atEnd, COMMAND_ID)
+  const cmdEnd = identifierFrom(b, cmdStart)
+  const dataStart = after(b, cmdEnd, DATA)
+  if (dataStart < 0 || dataStart >= dataEnd || b[dataStart] !== 123) return false
+  out[S_ACTOR] = actor
+  out[S_AT] = atStart
+  out[S_CMD] = cmdStart
+  out[S_CMD_END] = cmdEnd
+  out[S_DATA] = dataStart
+  out[S_DATA_END] = dataEnd
+  out[S_HASH] = hashStart
+  out[S_ID] = idStart
+  out[S_ID_END] = idEnd
+  out[S_PREV] = prevStart
+  out[S_SEQ] = seqStart
+  out[S_SEQ_END] = seqEnd
+  out[S_TYPE] = typeStart
+  out[S_TYPE_END] = typeEnd
+  out[S_VERSION] = versionStart
+  return true
+}
+
+/** Whether a Digest (`^sha256:[0-9a-f]{64}$`) is at `p`. */
+export const isDigestAt = (b: Uint8Array, p: number): boolean => isDigest(b, p)
+
+/** Whether the bytes at `p` are the (ASCII) string `s`. */
+const bytesAre = (b: Uint8Array, p: number, s: string): boolean => {
+  if (p < 0 || p + s.length > b.length) return false
+  for (let i = 0; i < s.length; i++) if (b[p + i] !== s.charCodeAt(i)) return false
+  return true
+}
+
+/** Whether the bytes at `p` and `q` are the same for `n` bytes. */
+export const sameBytes = (b: Uint8Array, p: number, q: number, n: number): boolean => {
+  for (let i = 0; i < n; i++) if (b[p + i] !== b[q + i]) return false
+  return true
+}
+
+/** What {@link checkScanned} found in a line's data: the data as stored, and as decoded (upcast). */
+export interface ScannedData {
+  readonly type: string
+  readonly data: Record<string, unknown>
+  readonly body: unknown
+  readonly refs: CheckedLine['refs']
+}
+
+/**
+ * The checks of a scanned line (`s` from {@link scanLine}; its prev checked by the caller) that
+ * need no other line: its hash, and its data (`dataText`, the data's characters) parsed, within
+ * bounds (one level and the envelope's members less than a line), canonical when asked, with
+ * well-formed object references, decoding by its type's codec. Null when one fails. Sets
+ * `s[S_REFS]`.
+ */
+export const checkScanned = (
+  b: Buffer,
+  start: number,
+  end: number,
+  s: Int32Array,
+  dataText: string,
+  canonical: boolean
+): ScannedData | null => {
+  const dataEnd = s[S_DATA_END] as number
+  // The hash is compared with a digest computed here: equal, it is a digest.
+  const hashAt = s[S_HASH] as number
+  if (
+    !at(b, hashAt, SHA256) ||
+    !bytesAre(b, hashAt + SHA256.length, lineDigestHexCut(b, start, dataEnd + HASH_MEMBER_AT, end))
+  )
+    return null
+  let data: unknown
+  try {
+    data = JSON.parse(dataText)
+  } catch {
+    return null
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null
+  if (boundsViolation(data, MAX_JSON_DEPTH - 1, MAX_JSON_MEMBERS - ENVELOPE_MEMBERS) !== null) return null
+  if (canonical && !isCanonicalText(dataText, data)) return null
+  const { refs, invalid } = collectRefs(data)
+  if (invalid.length > 0) return null
+  const type = b.toString('latin1', s[S_TYPE] as number, s[S_TYPE_END] as number)
+  const body = registry.decode(type, intOf(b, s[S_VERSION] as number, end - 1), data)
+  if (E.isLeft(body)) return null
+  s[S_REFS] = refs.length > 0 ? 1 : 0
+  return { type, data: data as Record<string, unknown>, body: body.right, refs }
+}
+
+/** A member of a scanned line that is an integer (seq: `S_SEQ`, version: `S_VERSION`). */
+export const scannedInt = (b: Uint8Array, s: Int32Array, slot: typeof S_SEQ | typeof S_VERSION, end: number): number =>
+  slot === S_SEQ ? intOf(b, s[S_SEQ] as number, s[S_SEQ_END] as number) : intOf(b, s[S_VERSION] as number, end - 1)
+
 /** How a line is read: its bytes, and its text (`text` from `from`, the line's characters up to `to`). */
 export interface FastLine {
   readonly bytes: Buffer
@@ -139,14 +296,11 @@ export interface FastLine {
 export interface FastOptions {
   /** Check canonical form too (verify). */
   readonly canonical: boolean
-  /**
-   * Strings of their own rather than slices of the text: for events kept beyond the text (a slice
-   * holds all of it).
-   */
-  readonly fresh: boolean
   /** The hash of the line before, when it passed: a prev equal to it is a digest. */
   readonly hashBefore: string | null
 }
+
+const scan = new Int32Array(SCAN_SLOTS)
 
 /**
  * checkLine's answer for the line (no LF), checked on its own (no sequence or link), or null when
@@ -155,81 +309,31 @@ export interface FastOptions {
 export const checkLineFast = (l: FastLine, o: FastOptions): CheckedLine | null => {
   const b = l.bytes
   const { start, end } = l
-  // The envelope's members after data, read backwards from the line's end.
-  if (b[end - 1] !== 125) return null
-  const versionStart = positiveIntTo(b, end - 1, start)
-  const typeEnd = before(b, versionStart, VERSION)
-  let typeStart = typeEnd - 1
-  while (typeStart > start && typeStart > typeEnd - 64 && is(b, typeStart, ALNUM)) typeStart--
-  if (typeEnd < 0 || !is(b, ++typeStart, UPPER) || typeEnd - typeStart < 2) return null
-  const seqEnd = before(b, typeStart, TYPE)
-  const seqStart = positiveIntTo(b, seqEnd, start)
-  const prevEnd = before(b, seqStart, SEQ)
-  const prevStart = prevEnd - DIGEST_CHARS
-  const idEnd = before(b, prevStart, PREV)
-  const idStart = identifierTo(b, idEnd, start)
-  const hashEnd = before(b, idStart, ID)
-  const hashStart = hashEnd - DIGEST_CHARS
-  const dataEnd = before(b, hashStart, FORMAT_HASH)
-  if (dataEnd < 0 || b[dataEnd - 1] !== 125) return null
-  // The members before data, read forwards.
-  if (!at(b, start, ACTOR)) return null
-  let p = start + ACTOR.length
-  let actor: (typeof ACTORS)[number] | null = null
-  for (let a = 0; a < ACTORS.length && actor === null; a++) {
-    const q = after(b, p, ACTOR_BYTES[a] as Uint8Array)
-    if (q >= 0 && b[q] === 34) {
-      actor = ACTORS[a] as (typeof ACTORS)[number]
-      p = q
-    }
-  }
-  if (actor === null) return null
-  const atStart = after(b, p, AT)
-  const atEnd = timestampFrom(b, atStart)
-  const cmdStart = after(b, atEnd, COMMAND_ID)
-  const cmdEnd = identifierFrom(b, cmdStart)
-  const dataStart = after(b, cmdEnd, DATA)
-  if (dataStart < 0 || dataStart >= dataEnd || b[dataStart] !== 123) return null
-  // Every member but data is ASCII: a byte there is a character, at the same distance from the
-  // line's start (before data) or end (after it).
-  const head = (p: number, q: number): string =>
-    o.fresh ? b.toString('latin1', p, q) : l.text.slice(l.from + (p - start), l.from + (q - start))
-  const tail = (p: number, q: number): string =>
-    o.fresh ? b.toString('latin1', p, q) : l.text.slice(l.to - (end - p), l.to - (end - q))
-  const hash = tail(hashStart, hashEnd)
-  const prev = tail(prevStart, prevEnd)
-  if (prev !== o.hashBefore && !isDigest(b, prevStart)) return null
-  // The hash is compared with a digest computed here: equal, it is a digest.
-  if (hash !== lineDigestCut(b, start, dataEnd + HASH_MEMBER_AT, end)) return null
-  const dataText = l.text.slice(l.from + (dataStart - start), l.to - (end - dataEnd))
-  let data: unknown
-  try {
-    data = JSON.parse(dataText)
-  } catch {
-    return null
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null
-  if (boundsViolation(data, MAX_JSON_DEPTH - 1, MAX_JSON_MEMBERS - ENVELOPE_MEMBERS) !== null) return null
-  if (o.canonical && !isCanonicalText(dataText, data)) return null
-  const { refs, invalid } = collectRefs(data)
-  if (invalid.length > 0) return null
-  const type = tail(typeStart, typeEnd)
-  const version = intOf(b, versionStart, end - 1)
-  const body = registry.decode(type, version, data)
-  if (E.isLeft(body)) return null
+  if (!scanLine(b, start, end, scan)) return null
+  const prevStart = scan[S_PREV] as number
+  if (!(o.hashBefore !== null && bytesAre(b, prevStart, o.hashBefore)) && !isDigest(b, prevStart)) return null
+  // Data's characters: before data every member is ASCII, so a byte there is a character; after it too.
+  const dataText = l.text.slice(
+    l.from + ((scan[S_DATA] as number) - start),
+    l.to - (end - (scan[S_DATA_END] as number))
+  )
+  const c = checkScanned(b, start, end, scan, dataText, o.canonical)
+  if (c === null) return null
+  const str = (slot: number, length: number): string =>
+    b.toString('latin1', scan[slot] as number, (scan[slot] as number) + length)
   // In the members' order, as JSON.parse gives them for a canonical line.
   const env: EventEnvelope = {
-    actor,
-    at: head(atStart, atEnd),
-    command_id: head(cmdStart, cmdEnd),
-    data: data as Record<string, unknown>,
+    actor: ACTORS[scan[S_ACTOR] as number] as (typeof ACTORS)[number],
+    at: str(S_AT, TIMESTAMP.length),
+    command_id: b.toString('latin1', scan[S_CMD] as number, scan[S_CMD_END] as number),
+    data: c.data,
     format: EVENT_FORMAT,
-    hash,
-    id: tail(idStart, idEnd),
-    prev,
-    seq: intOf(b, seqStart, seqEnd),
-    type,
-    version
+    hash: str(S_HASH, DIGEST_CHARS),
+    id: b.toString('latin1', scan[S_ID] as number, scan[S_ID_END] as number),
+    prev: str(S_PREV, DIGEST_CHARS),
+    seq: scannedInt(b, scan, S_SEQ, end),
+    type: c.type,
+    version: scannedInt(b, scan, S_VERSION, end)
   }
-  return { envelope: env, event: recordedEvent(env, body.right), refs, findings: [] }
+  return { envelope: env, event: recordedEvent(env, c.body), refs: c.refs, findings: [] }
 }

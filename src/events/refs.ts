@@ -21,10 +21,23 @@ export interface InvalidRef {
 const escapePointer = (key: string): string =>
   key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
 
+/** Whether `record` has no `digest` member and no member that is an object or an array. */
+const flatWithoutDigest = (record: object): boolean => {
+  if (Object.hasOwn(record, 'digest')) return false
+  for (const key in record) {
+    const v = (record as Record<string, unknown>)[key]
+    if (typeof v === 'object' && v !== null) return false
+  }
+  return true
+}
+
 /** Walks `data` and returns its object references and malformed ones, in document order. */
 export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: InvalidRef[] } => {
   const refs: FoundRef[] = []
   const invalid: InvalidRef[] = []
+  // An object without a digest member and with no object or array in it (a note's data) holds none.
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && flatWithoutDigest(data))
+    return { refs, invalid }
   // Only objects and arrays are walked into: a pointer is built for them alone, not for every
   // string and number of the data (a note's text is most of a log).
   const walk = (value: object, pointer: string): void => {

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { Worker } from 'node:worker_threads'
+import { LINE_LAYOUT } from '../../src/adapters/case-store/line-layout.js'
 import { loadCliScript, readCodeCache } from '../../src/cli/script-loader.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
 import { VBA_BIN } from '../helpers/cli.js'
@@ -121,11 +122,16 @@ bundle('the line worker starts as the bundle ships it (CommonJS) and checks a pi
   try {
     const piece = Buffer.from('not json\n{"also": "not an event"}\n')
     const buffer = piece.buffer.slice(piece.byteOffset, piece.byteOffset + piece.length)
-    const answer = await new Promise<{ id: number; lines: number }>((resolve, reject) => {
-      worker.once('message', resolve)
-      worker.once('error', reject)
-      worker.postMessage({ id: 7, buffer, length: piece.length }, [buffer])
-    })
+    const message = (): Promise<{ id: number; lines: number; ready?: string }> =>
+      new Promise((resolve, reject) => {
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+    // It says it has loaded, with the layout of its ints (the folding thread refuses another build's).
+    assert.is((await message()).ready, LINE_LAYOUT)
+    const next = message()
+    worker.postMessage({ id: 7, buffer, length: piece.length }, [buffer])
+    const answer = await next
     assert.is(answer.id, 7)
     assert.is(answer.lines, 2)
   } finally {

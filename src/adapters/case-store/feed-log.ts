@@ -5,9 +5,18 @@
 import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
 import { type CheckedPiece, defaultLineWorkers, PARALLEL_THRESHOLD_BYTES, startLineWorkers } from './line-checks.js'
-import { eventOfLine, KIND_BYTES, KIND_CHECKED_REFS, LINE_INTS, storedDataOf } from './line-layout.js'
+import {
+  eventOfLine,
+  KIND_BYTES,
+  KIND_CHECKED_REFS,
+  L_END,
+  L_KIND,
+  L_START,
+  LINE_INTS,
+  storedDataOf
+} from './line-layout.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
-import { eachPieceLine, type PassedLine } from './piece-lines.js'
+import { checkPiece, type PieceLines } from './piece-lines.js'
 import type { ScanOptions } from './scan.js'
 import type { RecordedEvent } from '../../events/chain.js'
 
@@ -94,41 +103,16 @@ const pieceReader = (fh: FileHandle, from: number, limit: number) => {
   }
 }
 
-/** A piece this thread checked: per line, what passed, else its text (null: not UTF-8). */
-interface OwnPiece {
-  readonly piece: Piece
-  readonly starts: Int32Array
-  readonly passed: Array<PassedLine | string | null>
-  readonly lines: number
-  readonly stopAt: number
-}
-
-const checkOwn = (piece: Piece, canonical: boolean): OwnPiece => {
-  let starts = new Int32Array(0)
-  const passed: Array<PassedLine | string | null> = []
-  const { lines, stopAt } = eachPieceLine(
-    piece.bytes.subarray(0, piece.length),
-    { canonical, fresh: true },
-    (count) => {
-      starts = new Int32Array(count + 1)
-    },
-    (i, s, e, text, p) => {
-      starts[i] = s
-      starts[i + 1] = e
-      passed.push(p ?? text)
-    }
-  )
-  return { piece, starts, passed, lines, stopAt }
-}
-
-type Entry = { readonly id: number; readonly base: number; readonly own?: OwnPiece }
+/** A piece on its way: sent to a worker (`id`), or checked by this thread (`own`). */
+type Entry = { readonly id: number; readonly base: number; readonly own?: PieceLines & { readonly bytes: Buffer } }
 
 /**
  * The lines from `from` in order, checked on the workers and this thread: a piece goes to a worker
- * while one holds fewer than HELD; while the piece to fold next is still on a worker this thread
- * checks the next one itself. A line that passed is folded from what was found, any other is
- * checked inline from its bytes. Ends at the log's end, or where the pieces stop (a line that may
- * be over MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
+ * that has loaded while it holds fewer than HELD; until one has, this thread checks every piece
+ * itself, and after, while the piece to fold next is still on a worker, it checks the next one
+ * itself. A line that passed is folded from its ints, any other is checked inline from its bytes.
+ * Ends at the log's end, or where the pieces stop (a line that may be over MAX_LINE_BYTES, a worker
+ * that failed): then the rest is read inline from `resume`.
  */
 const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number): Promise<PiecesEnd> => {
   const canonical = options.canonical !== false
@@ -150,7 +134,7 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   try {
     for (;;) {
       for (let w = 0; w < workers.count; w++)
-        while (workers.held(w) < HELD) {
+        while (workers.ready(w) && workers.held(w) < HELD) {
           const p = await take()
           if (p === null) break
           queue.push({ id: ids, base: p.base })
@@ -159,23 +143,25 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
       // A worker that failed: the rest is read inline.
       if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
       const head = queue[0]
-      if (head === undefined) return ended ?? { resume: cursor.next }
-      const ready = head.own ?? answered.get(head.id)
-      if (ready !== undefined) {
+      const ready = head === undefined ? undefined : (head.own ?? answered.get(head.id))
+      if (head !== undefined && ready !== undefined) {
         queue.shift()
         answered.delete(head.id)
         if (head.own !== undefined) own--
-        const stop = 'piece' in ready ? foldOwn(ready, cursor, checker) : foldChecked(ready, head.base, cursor, checker)
-        if (stop) return { resume: cursor.next }
+        const bytes = head.own?.bytes ?? Buffer.from((ready as CheckedPiece).buffer)
+        if (foldChecked(ready, bytes, head.base, cursor, checker)) return { resume: cursor.next }
         options.onProgress?.(cursor.next, limit)
         continue
       }
-      const p = own < OWN_AHEAD ? await take() : null
+      // Nothing sent yet (no worker has loaded), or the next piece is on a worker: check one here.
+      const p = head === undefined || own < OWN_AHEAD ? await take() : null
       if (p !== null) {
-        queue.push({ id: ids++, base: p.base, own: checkOwn(p, canonical) })
+        const bytes = p.bytes.subarray(0, p.length)
+        queue.push({ id: ids++, base: p.base, own: { ...checkPiece(bytes, canonical), bytes } })
         own++
         continue
       }
+      if (head === undefined) return ended ?? { resume: cursor.next }
       if (!(await workers.next((a) => answered.set(a.id, a)))) return { resume: cursor.next }
     }
   } finally {
@@ -183,38 +169,27 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   }
 }
 
-/** Folds a piece this thread checked; true when reading goes on inline from `cursor.next`. */
-const foldOwn = (o: OwnPiece, cursor: { next: number }, checker: LogChecker): boolean => {
-  const base = o.piece.base
-  for (let i = 0; i < o.lines; i++) {
-    const s = o.starts[i] as number
-    const e = o.starts[i + 1] as number
-    if (base + s !== cursor.next) return true
-    const p = o.passed[i]
-    if (typeof p === 'object' && p !== null) checker.passed(p, base + s, base + e)
-    else checker.line(p === null ? o.piece.bytes.subarray(s, e - 1) : null, p ?? null, base + s, base + e)
-    cursor.next = base + e
-  }
-  return o.stopAt >= 0
-}
-
-/** Folds a piece a worker checked; true when reading goes on inline from `cursor.next`. */
-const foldChecked = (b: CheckedPiece, base: number, cursor: { next: number }, checker: LogChecker): boolean => {
-  const buf = Buffer.from(b.buffer)
+/** Folds a checked piece (`bytes` its lines); true when reading goes on inline from `cursor.next`. */
+const foldChecked = (
+  b: PieceLines,
+  buf: Buffer,
+  base: number,
+  cursor: { next: number },
+  checker: LogChecker
+): boolean => {
   const m = b.meta
-  const strings = { buf: Buffer.from(b.strings), used: 0 }
   let before: RecordedEvent | null = null
   for (let i = 0, at = 0; i < b.lines; i++, at += LINE_INTS) {
-    const s = m[at] as number
-    const e = m[at + 1] as number
-    // The worker read what this thread would have: a line elsewhere is a disagreement.
+    const s = m[at + L_START] as number
+    const e = m[at + L_END] as number
+    // The lines are read where this thread would have read them: a line elsewhere is a disagreement.
     if (base + s !== cursor.next) return true
-    const kind = m[at + 2]
+    const kind = m[at + L_KIND]
     if (kind === KIND_BYTES) {
       checker.line(buf.subarray(s, e - 1), null, base + s, base + e)
       before = null
     } else {
-      const event = eventOfLine(buf, s, e, m, at, strings, before)
+      const event = eventOfLine(buf, m, at, before)
       checker.checked(event, kind === KIND_CHECKED_REFS ? () => storedDataOf(buf, s, e) : null, base + s, base + e)
       before = event
     }

@@ -11,6 +11,8 @@
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
+import { workerScript } from '../worker-script.js'
+import { LINE_LAYOUT } from './line-layout.js'
 
 /** Logs smaller than this are checked inline (starting a worker costs ~50 ms of its own CPU). */
 export const PARALLEL_THRESHOLD_BYTES = 8 << 20
@@ -27,8 +29,6 @@ export interface CheckedPiece {
   readonly buffer: ArrayBuffer
   readonly meta: Int32Array
   readonly lines: number
-  /** The envelope strings of the lines that passed (line-layout.ts). */
-  readonly strings: ArrayBuffer
   /** The offset in the piece of a line longer than MAX_LINE_BYTES (not checked, nor any after it), or -1. */
   readonly stopAt: number
 }
@@ -36,12 +36,14 @@ export interface CheckedPiece {
 export interface LineWorkers {
   /** How many pieces worker `w` holds (sent, not yet answered). */
   readonly held: (w: number) => number
+  /** Whether worker `w` has loaded (it said so): a piece sent before would wait. */
+  readonly ready: (w: number) => boolean
   readonly count: number
   /** Sends the piece (`length` bytes of `buffer`, which is transferred) to worker `w`. */
   readonly send: (w: number, id: number, buffer: ArrayBuffer, length: number) => void
   /** Passes every answer already in to `take`; false when a worker failed. */
   readonly poll: (take: (a: CheckedPiece) => void) => boolean
-  /** Waits for an answer and passes it and any others to `take`; false when a worker failed. */
+  /** Waits for an answer or a worker to be ready, and passes every answer to `take`; false when a worker failed. */
   readonly next: (take: (a: CheckedPiece) => void) => Promise<boolean>
   readonly stop: () => Promise<void>
 }
@@ -56,10 +58,27 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
     wake = null
   }
   const held: number[] = []
+  const ready: boolean[] = []
+  let readied = false
   const workers = Array.from({ length: count }, (_, w) => {
     held.push(0)
-    const worker = new Worker(new URL('./line-worker.js', import.meta.url), { workerData: { canonical } })
-    worker.on('message', (m: CheckedPiece) => {
+    ready.push(false)
+    const worker = new Worker(workerScript('line-worker.js', import.meta.url, 'adapters/case-store/line-checks.js'), {
+      workerData: { canonical }
+    })
+    worker.on('message', (m: CheckedPiece | { ready: string }) => {
+      if ('ready' in m) {
+        // A worker built from other sources (a stale bundle) would describe lines otherwise.
+        if (m.ready !== LINE_LAYOUT) {
+          push(new Error('line worker of another build'))
+          return
+        }
+        ready[w] = true
+        readied = true
+        wake?.()
+        wake = null
+        return
+      }
       held[w] = (held[w] as number) - 1
       push(m)
     })
@@ -78,13 +97,15 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
   return {
     count,
     held: (w) => held[w] as number,
+    ready: (w) => ready[w] as boolean,
     send: (w, id, buffer, length) => {
       held[w] = (held[w] as number) + 1
       ;(workers[w] as Worker).postMessage({ id, buffer, length }, [buffer])
     },
     poll,
     next: async (take) => {
-      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+      readied = false
+      while (answers.length === 0 && !readied) await new Promise<void>((resolve) => (wake = resolve))
       return poll(take)
     },
     stop: async () => {

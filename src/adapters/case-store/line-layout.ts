@@ -1,98 +1,60 @@
 /**
  * How a line checked on a worker thread reaches the folding thread without its event being
  * cloned (structured cloning an event costs about what parsing it does): the line's bytes stay in
- * the piece, which is transferred back, and beside them go eleven ints per line and the envelope's
- * strings (at, id, command_id, hash, prev: ASCII by their patterns) written one after the other as
- * latin1 into one buffer per piece. A command id and a prev the line before in the piece already
- * holds (its command id, its hash) are not written again: the folding thread reuses its strings.
- * The data is parsed from the line again only when it is read: the folds that never look at a
- * note's text never parse it.
+ * the piece, which is transferred back, and beside them go LINE_INTS ints per line: what the
+ * envelope's integers are, and where its strings (at, id, command_id, hash, prev: ASCII by their
+ * patterns) are in the piece. A command id and a prev equal to the line before's (its command id,
+ * its hash) are marked so, and the folding thread reuses that line's strings. The folding thread
+ * makes the strings from the bytes; the data is parsed from the line again only when it is read:
+ * the folds that never look at a note's text never parse it. The folding thread checks pieces of
+ * its own the same way (piece-lines.ts), so both hold a checked line alike.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../../events/chain.js'
 import { registry } from '../../events/catalog.js'
+import { AT_CHARS, DIGEST_CHARS, SCAN_ACTORS } from '../../events/line-fast.js'
 
 /**
- * Ints per line in a piece: start, end, kind, type, actor, version, seq, and the lengths of at,
- * id, command_id (0: the line before's) and prev (0: the line before's hash) in the strings.
+ * Ints per line in a piece: start, end (one past its LF), kind, type, actor, version, seq, and
+ * the offsets in the piece of at, id (and its end), command_id (and its end; complemented, ~offset,
+ * when it is the line before's), hash, prev (-1: the line before's hash).
  */
-export const LINE_INTS = 11
+export const LINE_INTS = 14
+export const L_START = 0
+export const L_END = 1
+export const L_KIND = 2
+export const L_TYPE = 3
+export const L_ACTOR = 4
+export const L_VERSION = 5
+export const L_SEQ = 6
+export const L_AT = 7
+export const L_ID = 8
+export const L_ID_END = 9
+export const L_CMD = 10
+export const L_CMD_END = 11
+export const L_HASH = 12
+export const L_PREV = 13
 
 /** A line the folding thread checks from its bytes. */
 export const KIND_BYTES = 0
-/** A line that passed its own checks, described by its ints and strings. */
+/** A line that passed its own checks, described by its ints. */
 export const KIND_CHECKED = 1
 /** The same, and its data holds object references (walked again by whoever collects them). */
 export const KIND_CHECKED_REFS = 2
 
 const TYPES: readonly string[] = [...registry.definitions.keys()]
-const TYPE_INDEX = new Map(TYPES.map((t, i) => [t, i]))
-const ACTORS: readonly string[] = ['operator', 'controller', 'model', 'system']
-const HASH_CHARS = 'sha256:'.length + 64
-
-/** The envelope strings of a piece's lines, written by the worker as latin1. */
-export interface PieceStrings {
-  buf: Buffer
-  used: number
-}
-
-/** Room for the strings of a piece (a buffer of its own: it is transferred). */
-export const pieceStrings = (bytes: number): PieceStrings => ({ buf: Buffer.allocUnsafeSlow(bytes), used: 0 })
-
-const put = (out: PieceStrings, s: string): number => {
-  if (out.used + s.length > out.buf.length) {
-    const bigger = Buffer.allocUnsafeSlow(Math.max(out.buf.length * 2, out.used + s.length))
-    out.buf.copy(bigger, 0, 0, out.used)
-    out.buf = bigger
-  }
-  out.used += out.buf.write(s, out.used, 'latin1')
-  return s.length
-}
-
 /**
- * Describes the checked event `e` of a line into `m` at `at` (its start and end are there already)
- * and `out`; `before` is the event of the line before in the piece when that one was described too.
- * False when the event does not fit the ints (then the line travels as bytes).
+ * What a piece's ints mean, as a worker says it when it starts: the ints per line and the event
+ * types in the order they are numbered (a worker of another build would number them otherwise).
  */
-export const describeLine = (
-  e: RecordedEvent,
-  hasRefs: boolean,
-  before: RecordedEvent | null,
-  m: Int32Array,
-  at: number,
-  out: PieceStrings
-): boolean => {
-  const type = TYPE_INDEX.get(e.type)
-  const actor = ACTORS.indexOf(e.actor)
-  if (type === undefined || actor < 0 || e.seq > 0x7fffffff || e.version > 0x7fffffff) return false
-  m[at + 2] = hasRefs ? KIND_CHECKED_REFS : KIND_CHECKED
-  m[at + 3] = type
-  m[at + 4] = actor
-  m[at + 5] = e.version
-  m[at + 6] = e.seq
-  m[at + 7] = put(out, e.at)
-  m[at + 8] = put(out, e.id)
-  m[at + 9] = before !== null && before.command_id === e.command_id ? 0 : put(out, e.command_id)
-  put(out, e.hash)
-  m[at + 10] = before !== null && before.hash === e.prev ? 0 : put(out, e.prev)
-  return true
-}
+export const LINE_LAYOUT = `${LINE_INTS}:${TYPES.join(',')}`
+
+/** The number of each event type in a line's ints. */
+export const TYPE_INDEX: ReadonlyMap<string, number> = new Map(TYPES.map((t, i) => [t, i]))
 
 /** The data of a checked line as stored (not upcast), parsed from its bytes: where its object references are looked for. */
 export const storedDataOf = (buf: Buffer, start: number, end: number): unknown =>
   (JSON.parse(buf.toString('utf8', start, end - 1)) as { data: unknown }).data
-
-/** Where the folding thread reads a piece's strings: the next one starts at `used`. */
-export interface StringsCursor {
-  readonly buf: Buffer
-  used: number
-}
-
-const take = (c: StringsCursor, length: number): string => {
-  const s = c.buf.toString('latin1', c.used, c.used + length)
-  c.used += length
-  return s
-}
 
 /**
  * The event of a checked line, its data parsed from the line's bytes when first read. `data` is an
@@ -127,11 +89,13 @@ class LineEvent {
     commandId: string,
     prev: string,
     hash: string,
-    line: { readonly buf: Buffer; readonly start: number; readonly end: number }
+    buf: Buffer,
+    start: number,
+    end: number
   ) {
-    this.#buf = line.buf
-    this.#start = line.start
-    this.#end = line.end
+    this.#buf = buf
+    this.#start = start
+    this.#end = end
     this.seq = seq
     this.id = id
     this.type = type
@@ -155,7 +119,7 @@ class LineEvent {
   #read(): unknown {
     if (!this.#parsed) {
       const decoded = registry.decode(this.type, this.version, storedDataOf(this.#buf, this.#start, this.#end))
-      // The worker decoded these very bytes already.
+      // The line's checks decoded these very bytes already.
       if (E.isLeft(decoded)) throw new TypeError(`a checked line no longer decodes: ${decoded.left.message}`)
       this.#data = decoded.right
       this.#parsed = true
@@ -165,42 +129,29 @@ class LineEvent {
 }
 
 /**
- * The event of a checked line (`buf` from `start` to `end`, its ints at `m[at...]`, its strings
- * next in `c`; `before` the event of the line before when it was checked too). Its data is
- * parsed from the line when first read.
+ * The event of the checked line whose ints are at `m[at...]` in the piece `buf`; `before` is the
+ * event of the line before when that one was checked too. Its data is parsed from the line when
+ * first read.
  */
-export const eventOfLine = (
-  buf: Buffer,
-  start: number,
-  end: number,
-  m: Int32Array,
-  at: number,
-  c: StringsCursor,
-  before: RecordedEvent | null
-): RecordedEvent => {
-  const type = TYPES[m[at + 3] as number] as string
-  const version = m[at + 5] as number
-  const atText = take(c, m[at + 7] as number)
-  const id = take(c, m[at + 8] as number)
-  const cmdLength = m[at + 9] as number
-  const prevLength = m[at + 10] as number
-  if (before === null && (cmdLength === 0 || prevLength === 0))
+export const eventOfLine = (buf: Buffer, m: Int32Array, at: number, before: RecordedEvent | null): RecordedEvent => {
+  const cmd = m[at + L_CMD] as number
+  const prev = m[at + L_PREV] as number
+  if (before === null && (cmd < 0 || prev < 0))
     throw new TypeError('a checked line refers to a line before it that was not checked')
-  const commandId = cmdLength === 0 ? (before as RecordedEvent).command_id : take(c, cmdLength)
-  const hash = take(c, HASH_CHARS)
-  const prev = prevLength === 0 ? (before as RecordedEvent).hash : take(c, prevLength)
-  const actor = ACTORS[m[at + 4] as number] as string
-  const line = { buf, start, end }
+  const atStart = m[at + L_AT] as number
+  const hashStart = m[at + L_HASH] as number
   return new LineEvent(
-    m[at + 6] as number,
-    id,
-    type,
-    version,
-    atText,
-    actor,
-    commandId,
-    prev,
-    hash,
-    line
+    m[at + L_SEQ] as number,
+    buf.toString('latin1', m[at + L_ID] as number, m[at + L_ID_END] as number),
+    TYPES[m[at + L_TYPE] as number] as string,
+    m[at + L_VERSION] as number,
+    buf.toString('latin1', atStart, atStart + AT_CHARS),
+    SCAN_ACTORS[m[at + L_ACTOR] as number] as string,
+    cmd < 0 ? (before as RecordedEvent).command_id : buf.toString('latin1', cmd, m[at + L_CMD_END] as number),
+    prev < 0 ? (before as RecordedEvent).hash : buf.toString('latin1', prev, prev + DIGEST_CHARS),
+    buf.toString('latin1', hashStart, hashStart + DIGEST_CHARS),
+    buf,
+    m[at + L_START] as number,
+    m[at + L_END] as number
   ) as unknown as RecordedEvent
 }

@@ -21,7 +21,6 @@ export interface LogCheckerOptions {
 }
 import type { ScanOptions } from './scan.js'
 import { IdSet, type CommandIndex } from './id-table.js'
-import type { PassedLine } from './piece-lines.js'
 
 /** The longest line a log may hold. */
 export const MAX_LINE_BYTES = 1 << 20
@@ -177,9 +176,6 @@ export const logChecker = (o: LogCheckerOptions) => {
       // The envelope members the rest reads (id, command_id, seq, hash) are the event's own.
       passedParts(event as unknown as EventEnvelope, event, refs, lineStart, lineEnd)
     },
-    /** A line this thread checked but for the chain (it passed every check it has on its own). */
-    passed: (p: PassedLine, lineStart: number, lineEnd: number): void =>
-      passedParts(p.envelope, p.event, p.refs, lineStart, lineEnd),
     /** The end of the log: what the last command still owed. */
     end: (): void => {
       if (rules !== null) for (const v of rules.end()) report(ruleFinding(v))

@@ -1,82 +1,143 @@
 /**
  * The checks a line of events.jsonl has on its own, over a piece of whole lines: what a line
  * worker (line-worker.ts) and the folding thread, when it takes a piece itself (feed-log.ts), both
- * run, so the two can never judge a line differently.
+ * run, so the two can never judge a line differently. A line is checked by the shorter way for a
+ * writer's lines (line-fast.ts) on its bytes: no text of the line and no strings of its envelope
+ * are made, only its data's text for JSON.parse. Any other line is left to the folding thread's
+ * inline check (checkLine), so every finding is checkLine's.
  */
 import { isAscii, isUtf8 } from 'node:buffer'
-import { checkLine, lineDigestOfBytes, type CheckedLine, type RecordedEvent } from '../../events/chain.js'
-import { checkLineFast } from '../../events/line-fast.js'
-import type { EventEnvelope } from '../../events/envelope.js'
+import {
+  checkScanned,
+  DIGEST_CHARS,
+  isDigestAt,
+  S_ACTOR,
+  S_AT,
+  S_CMD,
+  S_CMD_END,
+  S_DATA,
+  S_DATA_END,
+  S_HASH,
+  S_ID,
+  S_ID_END,
+  S_PREV,
+  S_REFS,
+  S_SEQ,
+  S_VERSION,
+  sameBytes,
+  SCAN_SLOTS,
+  scanLine,
+  scannedInt
+} from '../../events/line-fast.js'
+import {
+  KIND_BYTES,
+  KIND_CHECKED,
+  KIND_CHECKED_REFS,
+  L_ACTOR,
+  L_AT,
+  L_CMD,
+  L_CMD_END,
+  L_END,
+  L_HASH,
+  L_ID,
+  L_ID_END,
+  L_KIND,
+  L_PREV,
+  L_SEQ,
+  L_START,
+  L_TYPE,
+  L_VERSION,
+  LINE_INTS,
+  TYPE_INDEX
+} from './line-layout.js'
 import { MAX_LINE_BYTES } from './log-checker.js'
 
-/** A line that passed every check it has on its own. */
-export interface PassedLine {
-  readonly envelope: EventEnvelope
-  readonly event: RecordedEvent
-  readonly refs: CheckedLine['refs']
+/** The lines of a piece as checked: LINE_INTS ints per line up to `lines` (line-layout.ts). */
+export interface PieceLines {
+  readonly meta: Int32Array
+  readonly lines: number
+  /** The offset in the piece of a line longer than MAX_LINE_BYTES (not checked, nor any after it), or -1. */
+  readonly stopAt: number
 }
 
-/** How a piece's lines are checked. */
-export interface PieceChecks {
-  /** Check canonical form too (verify). */
-  readonly canonical: boolean
-  /** The events are kept beyond the piece (the folding thread's own pieces): strings of their own, not slices of its text. */
-  readonly fresh: boolean
-}
+const scan = new Int32Array(SCAN_SLOTS)
 
 /**
- * Calls `onLine` for every line of `piece` (whole lines, each ending with an LF) in order, with its
- * offsets (`end` one past its LF), its text (null when it is not UTF-8) and, when it passed every
- * check it has on its own, what checkLine found (by its shorter way for a writer's line,
- * line-fast.ts); `onCount` first, with the number of lines. Stops at a line longer than
- * MAX_LINE_BYTES: `stopAt` is its offset (-1 when there is none), `lines` how many lines were
- * passed to `onLine`.
+ * Checks every line of `piece` (whole lines, each ending with an LF) on its own (canonical form
+ * too when `canonical`), in order, into LINE_INTS ints per line. Stops at a line longer than
+ * MAX_LINE_BYTES.
  */
-export const eachPieceLine = (
-  piece: Buffer,
-  checks: PieceChecks,
-  onCount: (lines: number) => void,
-  onLine: (i: number, start: number, end: number, text: string | null, passed: PassedLine | null) => void
-): { readonly lines: number; readonly stopAt: number } => {
-  const { canonical, fresh } = checks
+export const checkPiece = (piece: Buffer, canonical: boolean): PieceLines => {
   let count = 0
   for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) count++
-  onCount(count)
-  // Each line read by itself: a string of a whole piece (over 128 KiB) is a large object of V8's,
-  // ~8x the cost of the lines' strings. ASCII (the usual piece) reads as latin1, to the same text
-  // at about half the cost of UTF-8; LF never occurs inside a multi-byte sequence, so a valid
-  // piece's lines are valid too.
-  const encoding = isAscii(piece) ? 'latin1' : isUtf8(piece) ? 'utf8' : null
-  let hashBefore: string | null = null
+  const meta = new Int32Array(count * LINE_INTS)
+  // An ASCII piece (the usual one) has its data's text read as latin1, to the same text at about
+  // half the cost of UTF-8; LF never occurs inside a multi-byte sequence, so a valid piece's lines
+  // are valid too.
+  const ascii = isAscii(piece)
+  const utf8 = ascii || isUtf8(piece)
+  let before = -1
   let s = 0
   for (let i = 0; i < count; i++) {
     const nl = piece.indexOf(10, s)
-    if (nl + 1 - s > MAX_LINE_BYTES) return { lines: i, stopAt: s }
-    const text =
-      encoding !== null
-        ? piece.toString(encoding, s, nl)
-        : isUtf8(piece.subarray(s, nl))
-          ? piece.toString('utf8', s, nl)
-          : null
-    let passed: PassedLine | null = null
-    if (text !== null) {
-      const line = { bytes: piece, start: s, end: nl, text, from: 0, to: text.length }
-      const c: CheckedLine =
-        checkLineFast(line, { canonical, fresh, hashBefore }) ??
-        // The digest from the bytes: hashing the text would encode it to UTF-8 again.
-        checkLine(text, {
-          seq: null,
-          prev: null,
-          lineNo: 0,
-          canonical,
-          precomputed: { digest: lineDigestOfBytes(piece.subarray(s, nl)) }
-        })
-      if (c.findings.length === 0 && c.event !== undefined && c.envelope !== undefined)
-        passed = { envelope: c.envelope, event: c.event, refs: c.refs }
-    }
-    hashBefore = passed === null ? null : passed.event.hash
-    onLine(i, s, nl + 1, text, passed)
+    if (nl + 1 - s > MAX_LINE_BYTES) return { meta, lines: i, stopAt: s }
+    const at = i * LINE_INTS
+    meta[at + L_START] = s
+    meta[at + L_END] = nl + 1
+    const passed = checkOne(piece, s, nl, ascii, utf8 || isUtf8(piece.subarray(s, nl)), canonical, meta, at, before)
+    meta[at + L_KIND] = passed
+    before = passed === KIND_BYTES ? -1 : at
     s = nl + 1
   }
-  return { lines: count, stopAt: -1 }
+  return { meta, lines: count, stopAt: -1 }
+}
+
+/**
+ * Checks the line `b[start, end)` on its own and describes it at `m[at...]` (`before`: where the
+ * line before's ints are when it passed, else -1): its kind, KIND_BYTES when it did not pass.
+ */
+const checkOne = (
+  b: Buffer,
+  start: number,
+  end: number,
+  ascii: boolean,
+  utf8: boolean,
+  canonical: boolean,
+  m: Int32Array,
+  at: number,
+  before: number
+): number => {
+  if (!utf8 || !scanLine(b, start, end, scan)) return KIND_BYTES
+  const prev = scan[S_PREV] as number
+  const sameLink = before >= 0 && sameBytes(b, prev, m[before + L_HASH] as number, DIGEST_CHARS)
+  if (!sameLink && !isDigestAt(b, prev)) return KIND_BYTES
+  const ds = scan[S_DATA] as number
+  const de = scan[S_DATA_END] as number
+  const c = checkScanned(b, start, end, scan, b.toString(ascii ? 'latin1' : 'utf8', ds, de), canonical)
+  if (c === null) return KIND_BYTES
+  const type = TYPE_INDEX.get(c.type)
+  const seq = scannedInt(b, scan, S_SEQ, end)
+  const version = scannedInt(b, scan, S_VERSION, end)
+  if (type === undefined || seq > 0x7fffffff || version > 0x7fffffff) return KIND_BYTES
+  const cmd = scan[S_CMD] as number
+  const cmdEnd = scan[S_CMD_END] as number
+  // The line before's command id is where its ints say (complemented when it is the one before it).
+  const beforeCmd = before < 0 ? -1 : (m[before + L_CMD] as number)
+  const beforeAt = beforeCmd < 0 ? ~beforeCmd : beforeCmd
+  const sameCommand =
+    before >= 0 &&
+    (m[before + L_CMD_END] as number) - beforeAt === cmdEnd - cmd &&
+    sameBytes(b, cmd, beforeAt, cmdEnd - cmd)
+  m[at + L_TYPE] = type
+  m[at + L_ACTOR] = scan[S_ACTOR] as number
+  m[at + L_VERSION] = version
+  m[at + L_SEQ] = seq
+  m[at + L_AT] = scan[S_AT] as number
+  m[at + L_ID] = scan[S_ID] as number
+  m[at + L_ID_END] = scan[S_ID_END] as number
+  m[at + L_CMD] = sameCommand ? ~cmd : cmd
+  m[at + L_CMD_END] = cmdEnd
+  m[at + L_HASH] = scan[S_HASH] as number
+  m[at + L_PREV] = sameLink ? -1 : prev
+  return scan[S_REFS] === 1 ? KIND_CHECKED_REFS : KIND_CHECKED
 }
