@@ -24,3 +24,15 @@ export const workerScript = (name: string, callerUrl: string, callerPath: string
   const bundled = new URL(`vba/${name}`, callerUrl.slice(0, callerUrl.length - tail.length + 1))
   return existsSync(fileURLToPath(bundled)) ? bundled : own
 }
+
+/**
+ * Detaches one empty ArrayBuffer, before a thread's hot code runs, in a thread that will transfer
+ * buffers (a piece to a line worker and back, a batch to the index writer). The first transfer
+ * detaches its buffer, and V8 then discards every optimized function of the isolate that assumed
+ * no ArrayBuffer was ever detached (its ArrayBufferDetaching protector): those hot functions were
+ * compiled twice.
+ */
+export const detachOnce = (): void => {
+  const empty = new ArrayBuffer(0)
+  structuredClone(empty, { transfer: [empty] })
+}

@@ -1,6 +1,6 @@
 /**
- * Reading events.jsonl into the log checker: for a large log on worker threads and this thread
- * together (line-checks.ts), inline otherwise and from a line the workers do not take on.
+ * Reading events.jsonl into the log checker: for a large log its lines checked on worker threads
+ * (line-checks.ts) and folded here, inline otherwise and from a line the workers do not take on.
  */
 import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
@@ -16,18 +16,16 @@ import {
   storedDataOf
 } from './line-layout.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
-import { checkPiece, type PieceLines } from './piece-lines.js'
 import type { ScanOptions } from './scan.js'
 import type { RecordedEvent } from '../../events/chain.js'
+import { detachOnce } from '../worker-script.js'
 
 /** Bytes read at a time inline. */
 const CHUNK_BYTES = 1 << 22
 /** The most bytes a piece for the workers is read in (a log of a few pieces gets smaller ones). */
 const PIECE_BYTES = 1 << 18
-/** Pieces a worker holds at most: enough waiting that it never waits while this thread checks one. */
+/** Pieces a worker holds at most: enough waiting that it never waits while this thread folds one. */
 const HELD = 4
-/** Pieces this thread checks ahead of the one it folds at most (memory stays bounded). */
-const OWN_AHEAD = 1
 
 /**
  * Feeds the lines of events.jsonl from `from` to `limit` to the checker; a log of
@@ -103,65 +101,53 @@ const pieceReader = (fh: FileHandle, from: number, limit: number) => {
   }
 }
 
-/** A piece on its way: sent to a worker (`id`), or checked by this thread (`own`). */
-type Entry = { readonly id: number; readonly base: number; readonly own?: PieceLines & { readonly bytes: Buffer } }
-
 /**
- * The lines from `from` in order, checked on the workers and this thread: a piece goes to a worker
- * that has loaded while it holds fewer than HELD; until one has, this thread checks every piece
- * itself, and after, while the piece to fold next is still on a worker, it checks the next one
- * itself. A line that passed is folded from its ints, any other is checked inline from its bytes.
- * Ends at the log's end, or where the pieces stop (a line that may be over MAX_LINE_BYTES, a worker
- * that failed): then the rest is read inline from `resume`.
+ * The lines from `from` in order, checked on the workers: a piece goes to a worker that has loaded
+ * while it holds fewer than HELD, and the pieces are folded in order as they come back. This
+ * thread checks no piece itself: on two cores it would compete with the worker for the second
+ * core (and V8 would compile the line checks for this thread too), while folding takes less time
+ * than checking, so the worker sets the pace. A line that passed is folded from its ints, any
+ * other is checked inline from its bytes. Ends at the log's end, or where the pieces stop (a line
+ * that may be over MAX_LINE_BYTES, a worker that failed): then the rest is read inline from
+ * `resume`.
  */
 const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number): Promise<PiecesEnd> => {
-  const canonical = options.canonical !== false
+  // Pieces go to the workers transferred: the first transfer would discard the fold's optimized code.
+  detachOnce()
   const read = pieceReader(fh, from, limit)
-  const workers = startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), canonical)
-  const queue: Entry[] = []
+  const workers = startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), options.canonical !== false)
+  /** The pieces sent, in order: their ids and where each starts. */
+  const queue: Array<{ readonly id: number; readonly base: number }> = []
   const answered = new Map<number, CheckedPiece>()
   let ended: PiecesEnd | null = null
   let ids = 0
-  let own = 0
   const cursor = { next: from }
-  const take = async (): Promise<Piece | null> => {
-    if (ended !== null) return null
-    const p = await read()
-    if ('bytes' in p) return p
-    ended = p
-    return null
-  }
   try {
     for (;;) {
       for (let w = 0; w < workers.count; w++)
-        while (workers.ready(w) && workers.held(w) < HELD) {
-          const p = await take()
-          if (p === null) break
+        while (ended === null && workers.ready(w) && workers.held(w) < HELD) {
+          const p = await read()
+          if (!('bytes' in p)) {
+            ended = p
+            break
+          }
           queue.push({ id: ids, base: p.base })
           workers.send(w, ids++, p.bytes.buffer as ArrayBuffer, p.length)
         }
       // A worker that failed: the rest is read inline.
       if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
       const head = queue[0]
-      const ready = head === undefined ? undefined : (head.own ?? answered.get(head.id))
+      const ready = head === undefined ? undefined : answered.get(head.id)
       if (head !== undefined && ready !== undefined) {
         queue.shift()
         answered.delete(head.id)
-        if (head.own !== undefined) own--
-        const bytes = head.own?.bytes ?? Buffer.from((ready as CheckedPiece).buffer)
-        if (foldChecked(ready, bytes, head.base, cursor, checker)) return { resume: cursor.next }
+        if (foldChecked(ready.meta, ready.lines, ready.stopAt, Buffer.from(ready.buffer), head.base, cursor, checker))
+          return { resume: cursor.next }
         options.onProgress?.(cursor.next, limit)
         continue
       }
-      // Nothing sent yet (no worker has loaded), or the next piece is on a worker: check one here.
-      const p = head === undefined || own < OWN_AHEAD ? await take() : null
-      if (p !== null) {
-        const bytes = p.bytes.subarray(0, p.length)
-        queue.push({ id: ids++, base: p.base, own: { ...checkPiece(bytes, canonical), bytes } })
-        own++
-        continue
-      }
-      if (head === undefined) return ended ?? { resume: cursor.next }
+      if (head === undefined && ended !== null) return ended
+      // The next piece is on a worker, or no worker has loaded yet.
       if (!(await workers.next((a) => answered.set(a.id, a)))) return { resume: cursor.next }
     }
   } finally {
@@ -169,17 +155,21 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   }
 }
 
-/** Folds a checked piece (`bytes` its lines); true when reading goes on inline from `cursor.next`. */
+/**
+ * Folds a checked piece (`lines` lines of `buf`, their ints in `m`; `stopAt`: where a line over
+ * MAX_LINE_BYTES stopped its checks, or -1); true when reading goes on inline from `cursor.next`.
+ */
 const foldChecked = (
-  b: PieceLines,
+  m: Int32Array,
+  lines: number,
+  stopAt: number,
   buf: Buffer,
   base: number,
   cursor: { next: number },
   checker: LogChecker
 ): boolean => {
-  const m = b.meta
   let before: RecordedEvent | null = null
-  for (let i = 0, at = 0; i < b.lines; i++, at += LINE_INTS) {
+  for (let i = 0, at = 0; i < lines; i++, at += LINE_INTS) {
     const s = m[at + L_START] as number
     const e = m[at + L_END] as number
     // The lines are read where this thread would have read them: a line elsewhere is a disagreement.
@@ -195,7 +185,7 @@ const foldChecked = (
     }
     cursor.next = base + e
   }
-  return b.stopAt >= 0
+  return stopAt >= 0
 }
 
 /**

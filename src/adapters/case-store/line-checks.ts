@@ -2,9 +2,7 @@
  * Line checks on more than one core. The folding thread reads the log in pieces of whole lines and
  * hands each to a worker thread (line-worker.ts) that checks every line on its own, as checkLine
  * does without the chain; a piece comes back transferred, not copied, with LINE_INTS ints per line
- * (line-layout.ts). While the piece it must fold next is still on a worker, the folding thread
- * checks a later piece itself (feed-log.ts), so on two cores both are busy and on more the workers
- * take the most.
+ * (line-layout.ts), and the folding thread folds it (feed-log.ts).
  *
  * The workers only speed up; they decide nothing the inline path would not. A line they did not
  * pass comes back as bytes and is checked inline, so every finding is the inline one.

@@ -6,8 +6,7 @@
  * patterns) are in the piece. A command id and a prev equal to the line before's (its command id,
  * its hash) are marked so, and the folding thread reuses that line's strings. The folding thread
  * makes the strings from the bytes; the data is parsed from the line again only when it is read:
- * the folds that never look at a note's text never parse it. The folding thread checks pieces of
- * its own the same way (piece-lines.ts), so both hold a checked line alike.
+ * the folds that never look at a note's text never parse it.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../../events/chain.js'

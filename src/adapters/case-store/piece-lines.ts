@@ -1,7 +1,6 @@
 /**
- * The checks a line of events.jsonl has on its own, over a piece of whole lines: what a line
- * worker (line-worker.ts) and the folding thread, when it takes a piece itself (feed-log.ts), both
- * run, so the two can never judge a line differently. A line is checked by the shorter way for a
+ * The checks a line of events.jsonl has on its own, over a piece of whole lines, as a line worker
+ * runs them (line-worker.ts). A line is checked by the shorter way for a
  * writer's lines (line-fast.ts) on its bytes: no text of the line and no strings of its envelope
  * are made, only its data's text for JSON.parse. Any other line is left to the folding thread's
  * inline check (checkLine), so every finding is checkLine's.

@@ -10,6 +10,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
+import { detachOnce } from '../worker-script.js'
 import { ObjectStoreError, mismatch, type ObjectReader } from './object-reader.js'
 import { indexDirOf, sweepLeftovers } from './index-cache.js'
 import {
@@ -55,17 +56,6 @@ export interface IndexBuild {
   ) => Promise<void>
   /** Gives the build up: the writer thread stops, the private directory goes. */
   readonly abandon: () => Promise<void>
-}
-
-/**
- * Detaches one empty ArrayBuffer before the build's code runs hot. The first batch sent to the
- * writer detaches its buffer (a transfer), and V8 then discards every optimized function that
- * assumed no ArrayBuffer of the isolate was ever detached (its ArrayBufferDetaching protector):
- * the reader's and the listing's hot functions were compiled twice.
- */
-const detachOnce = (): void => {
-  const empty = new ArrayBuffer(0)
-  structuredClone(empty, { transfer: [empty] })
 }
 
 /**
