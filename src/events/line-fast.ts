@@ -218,7 +218,7 @@ export const scanLine = (b: Uint8Array, start: number, end: number, out: Int32Ar
 export const isDigestAt = (b: Uint8Array, p: number): boolean => isDigest(b, p)
 
 /** Whether the bytes at `p` are the (ASCII) string `s`. */
-const bytesAre = (b: Uint8Array, p: number, s: string): boolean => {
+export const bytesAre = (b: Uint8Array, p: number, s: string): boolean => {
   if (p < 0 || p + s.length > b.length) return false
   for (let i = 0; i < s.length; i++) if (b[p + i] !== s.charCodeAt(i)) return false
   return true
@@ -242,8 +242,8 @@ export interface ScannedData {
  * The checks of a scanned line (`s` from {@link scanLine}; its prev checked by the caller) that
  * need no other line: its hash, and its data (`dataText`, the data's characters) parsed, within
  * bounds (one level and the envelope's members less than a line), canonical when asked, with
- * well-formed object references, decoding by its type's codec. Null when one fails. Sets
- * `s[S_REFS]`.
+ * well-formed object references, decoding by its type's codec (`type`: its type, when the caller
+ * has it). Null when one fails. Sets `s[S_REFS]`.
  */
 export const checkScanned = (
   b: Buffer,
@@ -251,7 +251,8 @@ export const checkScanned = (
   end: number,
   s: Int32Array,
   dataText: string,
-  canonical: boolean
+  canonical: boolean,
+  type: string = scannedType(b, s)
 ): ScannedData | null => {
   const dataEnd = s[S_DATA_END] as number
   // The hash is compared with a digest computed here: equal, it is a digest.
@@ -272,12 +273,15 @@ export const checkScanned = (
   if (canonical && !isCanonicalText(dataText, data)) return null
   const { refs, invalid } = collectRefs(data)
   if (invalid.length > 0) return null
-  const type = b.toString('latin1', s[S_TYPE] as number, s[S_TYPE_END] as number)
   const body = registry.decode(type, intOf(b, s[S_VERSION] as number, end - 1), data)
   if (E.isLeft(body)) return null
   s[S_REFS] = refs.length > 0 ? 1 : 0
   return { type, data: data as Record<string, unknown>, body: body.right, refs }
 }
+
+/** The type of a scanned line. */
+export const scannedType = (b: Buffer, s: Int32Array): string =>
+  b.toString('latin1', s[S_TYPE] as number, s[S_TYPE_END] as number)
 
 /** A member of a scanned line that is an integer (seq: `S_SEQ`, version: `S_VERSION`). */
 export const scannedInt = (b: Uint8Array, s: Int32Array, slot: typeof S_SEQ | typeof S_VERSION, end: number): number =>

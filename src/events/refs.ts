@@ -21,6 +21,15 @@ export interface InvalidRef {
 const escapePointer = (key: string): string =>
   key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
 
+/** The object references of a value, and the malformed ones, in document order. */
+export interface FoundRefs {
+  readonly refs: readonly FoundRef[]
+  readonly invalid: readonly InvalidRef[]
+}
+
+/** What a value without references has (shared: nobody changes it). */
+const NO_REFS: FoundRefs = Object.freeze({ refs: Object.freeze([]), invalid: Object.freeze([]) })
+
 /** Whether `record` has no `digest` member and no member that is an object or an array. */
 const flatWithoutDigest = (record: object): boolean => {
   if (Object.hasOwn(record, 'digest')) return false
@@ -32,12 +41,11 @@ const flatWithoutDigest = (record: object): boolean => {
 }
 
 /** Walks `data` and returns its object references and malformed ones, in document order. */
-export const collectRefs = (data: unknown): { refs: FoundRef[]; invalid: InvalidRef[] } => {
+export const collectRefs = (data: unknown): FoundRefs => {
+  // An object without a digest member and with no object or array in it (a note's data) holds none.
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && flatWithoutDigest(data)) return NO_REFS
   const refs: FoundRef[] = []
   const invalid: InvalidRef[] = []
-  // An object without a digest member and with no object or array in it (a note's data) holds none.
-  if (typeof data === 'object' && data !== null && !Array.isArray(data) && flatWithoutDigest(data))
-    return { refs, invalid }
   // Only objects and arrays are walked into: a pointer is built for them alone, not for every
   // string and number of the data (a note's text is most of a log).
   const walk = (value: object, pointer: string): void => {

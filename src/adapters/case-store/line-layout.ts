@@ -41,7 +41,8 @@ export const KIND_CHECKED = 1
 /** The same, and its data holds object references (walked again by whoever collects them). */
 export const KIND_CHECKED_REFS = 2
 
-const TYPES: readonly string[] = [...registry.definitions.keys()]
+/** The event types in the order a line's ints number them. */
+export const TYPES: readonly string[] = [...registry.definitions.keys()]
 /**
  * What a piece's ints mean, as a worker says it when it starts: the ints per line and the event
  * types in the order they are numbered (a worker of another build would number them otherwise).

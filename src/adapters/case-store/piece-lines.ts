@@ -24,6 +24,10 @@ import {
   S_SEQ,
   S_VERSION,
   sameBytes,
+  bytesAre,
+  scannedType,
+  S_TYPE,
+  S_TYPE_END,
   SCAN_SLOTS,
   scanLine,
   scannedInt
@@ -47,7 +51,8 @@ import {
   L_TYPE,
   L_VERSION,
   LINE_INTS,
-  TYPE_INDEX
+  TYPE_INDEX,
+  TYPES
 } from './line-layout.js'
 import { MAX_LINE_BYTES } from './log-checker.js'
 
@@ -60,6 +65,16 @@ export interface PieceLines {
 }
 
 const scan = new Int32Array(SCAN_SLOTS)
+
+/** The type of the line just scanned: the line before's string when it has the same (runs of one type are the usual log). */
+const typeOf = (b: Buffer, m: Int32Array, before: number): string => {
+  if (before >= 0) {
+    const t = TYPES[m[before + L_TYPE] as number] as string
+    const ts = scan[S_TYPE] as number
+    if ((scan[S_TYPE_END] as number) - ts === t.length && bytesAre(b, ts, t)) return t
+  }
+  return scannedType(b, scan)
+}
 
 /**
  * Checks every line of `piece` (whole lines, each ending with an LF) on its own (canonical form
@@ -112,7 +127,15 @@ const checkOne = (
   if (!sameLink && !isDigestAt(b, prev)) return KIND_BYTES
   const ds = scan[S_DATA] as number
   const de = scan[S_DATA_END] as number
-  const c = checkScanned(b, start, end, scan, b.toString(ascii ? 'latin1' : 'utf8', ds, de), canonical)
+  const c = checkScanned(
+    b,
+    start,
+    end,
+    scan,
+    b.toString(ascii ? 'latin1' : 'utf8', ds, de),
+    canonical,
+    typeOf(b, m, before)
+  )
   if (c === null) return KIND_BYTES
   const type = TYPE_INDEX.get(c.type)
   const seq = scannedInt(b, scan, S_SEQ, end)
