@@ -16,6 +16,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { isCanonicalText } from './canonical.js'
 import { registry } from './catalog.js'
 import { lineDigestHexCut, recordedEvent, type CheckedLine } from './chain.js'
+import { type GivenDigests, HEX_DIGITS, sameAcross } from './line-digests.js'
 import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
 import { boundsViolation, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './bounds.js'
 import { collectRefs } from './refs.js'
@@ -252,16 +253,20 @@ export const checkScanned = (
   s: Int32Array,
   dataText: string,
   canonical: boolean,
-  type: string = scannedType(b, s)
+  type: string = scannedType(b, s),
+  given: GivenDigests | null = null,
+  line = 0
 ): ScannedData | null => {
   const dataEnd = s[S_DATA_END] as number
-  // The hash is compared with a digest computed here: equal, it is a digest.
+  // The hash is compared with the digest of the line without its hash member (computed here, or
+  // given for the very same cut of these bytes): equal, it is a digest.
   const hashAt = s[S_HASH] as number
-  if (
-    !at(b, hashAt, SHA256) ||
-    !bytesAre(b, hashAt + SHA256.length, lineDigestHexCut(b, start, dataEnd + HASH_MEMBER_AT, end))
-  )
-    return null
+  const cut = dataEnd + HASH_MEMBER_AT
+  if (!at(b, hashAt, SHA256)) return null
+  const digits = hashAt + SHA256.length
+  if (given !== null && given.cuts[line] === cut) {
+    if (!sameAcross(b, digits, given.hex, line * HEX_DIGITS, HEX_DIGITS)) return null
+  } else if (!bytesAre(b, digits, lineDigestHexCut(b, start, cut, end))) return null
   let data: unknown
   try {
     data = JSON.parse(dataText)

@@ -19,6 +19,7 @@ import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
 import type { ScanOptions } from './scan.js'
 import type { RecordedEvent } from '../../events/chain.js'
 import { detachOnce } from '../worker-script.js'
+import { digestLines } from '../../events/line-digests.js'
 
 /** Bytes read at a time inline. */
 const CHUNK_BYTES = 1 << 22
@@ -26,6 +27,11 @@ const CHUNK_BYTES = 1 << 22
 const PIECE_BYTES = 1 << 18
 /** Pieces a worker holds at most: enough waiting that it never waits while this thread folds one. */
 const HELD = 4
+/**
+ * Pieces a worker is kept at as they are read; this thread tops it up to HELD with pieces whose
+ * lines it hashed itself while it had nothing to fold (the worker then only compares digests).
+ */
+const LOW = 2
 
 /**
  * Feeds the lines of events.jsonl from `from` to `limit` to the checker; a log of
@@ -103,13 +109,14 @@ const pieceReader = (fh: FileHandle, from: number, limit: number) => {
 
 /**
  * The lines from `from` in order, checked on the workers: a piece goes to a worker that has loaded
- * while it holds fewer than HELD, and the pieces are folded in order as they come back. This
- * thread checks no piece itself: on two cores it would compete with the worker for the second
- * core (and V8 would compile the line checks for this thread too), while folding takes less time
- * than checking, so the worker sets the pace. A line that passed is folded from its ints, any
- * other is checked inline from its bytes. Ends at the log's end, or where the pieces stop (a line
- * that may be over MAX_LINE_BYTES, a worker that failed): then the rest is read inline from
- * `resume`.
+ * as it is read while the worker holds fewer than LOW, and the pieces are folded in order as they
+ * come back. This thread checks no line itself: on two cores it would compete with the worker for
+ * the second core (and V8 would compile the line checks for this thread too); folding takes less
+ * time than checking, so the worker sets the pace, and whenever this thread has nothing to fold it
+ * hashes the lines of the next piece for the worker (native SHA-256, little JavaScript) and tops
+ * the worker up to HELD. A line that passed is folded from its ints, any other is checked inline
+ * from its bytes. Ends at the log's end, or where the pieces stop (a line that may be over
+ * MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
  */
 const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number): Promise<PiecesEnd> => {
   // Pieces go to the workers transferred: the first transfer would discard the fold's optimized code.
@@ -122,18 +129,22 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   let ended: PiecesEnd | null = null
   let ids = 0
   const cursor = { next: from }
+  /** Reads the next piece and sends it to worker `w` (its lines hashed here first when `digest`); false at the end. */
+  const send = async (w: number, digest: boolean): Promise<boolean> => {
+    const p = await read()
+    if (!('bytes' in p)) {
+      ended = p
+      return false
+    }
+    const lines = digest ? countLines(p.bytes, p.length) : 0
+    queue.push({ id: ids, base: p.base })
+    workers.send(w, ids++, p.bytes.buffer as ArrayBuffer, p.length, digest ? digestLines(p.bytes, lines) : null, lines)
+    return true
+  }
   try {
     for (;;) {
       for (let w = 0; w < workers.count; w++)
-        while (ended === null && workers.ready(w) && workers.held(w) < HELD) {
-          const p = await read()
-          if (!('bytes' in p)) {
-            ended = p
-            break
-          }
-          queue.push({ id: ids, base: p.base })
-          workers.send(w, ids++, p.bytes.buffer as ArrayBuffer, p.length)
-        }
+        while (ended === null && workers.ready(w) && workers.held(w) < LOW) if (!(await send(w, false))) break
       // A worker that failed: the rest is read inline.
       if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
       const head = queue[0]
@@ -147,12 +158,24 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
         continue
       }
       if (head === undefined && ended !== null) return ended
+      // Nothing to fold: hash the lines of a piece for a worker that holds fewer than HELD.
+      let topped = false
+      for (let w = 0; w < workers.count && !topped; w++)
+        if (ended === null && workers.ready(w) && workers.held(w) < HELD) topped = await send(w, true)
+      if (topped) continue
       // The next piece is on a worker, or no worker has loaded yet.
       if (!(await workers.next((a) => answered.set(a.id, a)))) return { resume: cursor.next }
     }
   } finally {
     await workers.stop()
   }
+}
+
+/** The lines (LFs) in the first `length` bytes of `bytes`. */
+const countLines = (bytes: Buffer, length: number): number => {
+  let n = 0
+  for (let at = bytes.indexOf(10); at >= 0 && at < length; at = bytes.indexOf(10, at + 1)) n++
+  return n
 }
 
 /**

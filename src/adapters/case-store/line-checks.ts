@@ -37,8 +37,18 @@ export interface LineWorkers {
   /** Whether worker `w` has loaded (it said so): a piece sent before would wait. */
   readonly ready: (w: number) => boolean
   readonly count: number
-  /** Sends the piece (`length` bytes of `buffer`, which is transferred) to worker `w`. */
-  readonly send: (w: number, id: number, buffer: ArrayBuffer, length: number) => void
+  /**
+   * Sends the piece (`length` bytes of `buffer`, which is transferred) to worker `w`, with the
+   * digests of its `lines` lines when this thread computed them (transferred too).
+   */
+  readonly send: (
+    w: number,
+    id: number,
+    buffer: ArrayBuffer,
+    length: number,
+    digests: ArrayBuffer | null,
+    lines: number
+  ) => void
   /** Passes every answer already in to `take`; false when a worker failed. */
   readonly poll: (take: (a: CheckedPiece) => void) => boolean
   /** Waits for an answer or a worker to be ready, and passes every answer to `take`; false when a worker failed. */
@@ -96,9 +106,12 @@ export const startLineWorkers = (count: number, canonical: boolean): LineWorkers
     count,
     held: (w) => held[w] as number,
     ready: (w) => ready[w] as boolean,
-    send: (w, id, buffer, length) => {
+    send: (w, id, buffer, length, digests, lines) => {
       held[w] = (held[w] as number) + 1
-      ;(workers[w] as Worker).postMessage({ id, buffer, length }, [buffer])
+      ;(workers[w] as Worker).postMessage(
+        { id, buffer, length, digests, lines },
+        digests === null ? [buffer] : [buffer, digests]
+      )
     },
     poll,
     next: async (take) => {

@@ -6,6 +6,7 @@
  * inline check (checkLine), so every finding is checkLine's.
  */
 import { isAscii, isUtf8 } from 'node:buffer'
+import type { GivenDigests } from '../../events/line-digests.js'
 import {
   checkScanned,
   DIGEST_CHARS,
@@ -78,10 +79,11 @@ const typeOf = (b: Buffer, m: Int32Array, before: number): string => {
 
 /**
  * Checks every line of `piece` (whole lines, each ending with an LF) on its own (canonical form
- * too when `canonical`), in order, into LINE_INTS ints per line. Stops at a line longer than
+ * too when `canonical`), in order, into LINE_INTS ints per line; `given`: the lines' digests, when
+ * the thread that handed the piece over computed them (line-fast.ts). Stops at a line longer than
  * MAX_LINE_BYTES.
  */
-export const checkPiece = (piece: Buffer, canonical: boolean): PieceLines => {
+export const checkPiece = (piece: Buffer, canonical: boolean, given: GivenDigests | null = null): PieceLines => {
   let count = 0
   for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) count++
   const meta = new Int32Array(count * LINE_INTS)
@@ -98,7 +100,8 @@ export const checkPiece = (piece: Buffer, canonical: boolean): PieceLines => {
     const at = i * LINE_INTS
     meta[at + L_START] = s
     meta[at + L_END] = nl + 1
-    const passed = checkOne(piece, s, nl, ascii, utf8 || isUtf8(piece.subarray(s, nl)), canonical, meta, at, before)
+    const text = utf8 || isUtf8(piece.subarray(s, nl))
+    const passed = checkOne(piece, s, nl, text, ascii, canonical, given, i, meta, at, before)
     meta[at + L_KIND] = passed
     before = passed === KIND_BYTES ? -1 : at
     s = nl + 1
@@ -114,9 +117,11 @@ const checkOne = (
   b: Buffer,
   start: number,
   end: number,
-  ascii: boolean,
   utf8: boolean,
+  ascii: boolean,
   canonical: boolean,
+  given: GivenDigests | null,
+  line: number,
   m: Int32Array,
   at: number,
   before: number
@@ -127,15 +132,8 @@ const checkOne = (
   if (!sameLink && !isDigestAt(b, prev)) return KIND_BYTES
   const ds = scan[S_DATA] as number
   const de = scan[S_DATA_END] as number
-  const c = checkScanned(
-    b,
-    start,
-    end,
-    scan,
-    b.toString(ascii ? 'latin1' : 'utf8', ds, de),
-    canonical,
-    typeOf(b, m, before)
-  )
+  const dataText = b.toString(ascii ? 'latin1' : 'utf8', ds, de)
+  const c = checkScanned(b, start, end, scan, dataText, canonical, typeOf(b, m, before), given, line)
   if (c === null) return KIND_BYTES
   const type = TYPE_INDEX.get(c.type)
   const seq = scannedInt(b, scan, S_SEQ, end)

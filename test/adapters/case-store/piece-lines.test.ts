@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as fc from 'fast-check'
 import { checkLine, type RecordedEvent } from '../../../src/events/chain.js'
+import { digestLines, givenDigests } from '../../../src/events/line-digests.js'
 import { checkPiece } from '../../../src/adapters/case-store/piece-lines.js'
 import {
   eventOfLine,
@@ -115,6 +116,49 @@ pieces('a line not valid UTF-8 is left to the inline check, and the line after i
   // b's prev is a's hash, but a is not the line before it: b's prev is read from its own bytes.
   const event = eventOfLine(piece, meta, 2 * LINE_INTS, null)
   assert.is(event.prev, checkLine(b, { seq: null, prev: null, lineNo: 0 }).event?.prev)
+})
+
+/** checkPiece of `piece` with the digests its lines have (computed as the folding thread does). */
+const withDigests = (piece: Buffer, canonical: boolean, edit?: (d: ArrayBuffer, lines: number) => void) => {
+  const lines = piece.toString('latin1').split('\n').length - 1
+  const digests = digestLines(piece, lines)
+  edit?.(digests, lines)
+  return checkPiece(piece, canonical, givenDigests(digests, lines))
+}
+
+pieces('property: lines whose digests were given are judged as lines whose digests are computed', () => {
+  fc.assert(
+    fc.property(linkedLines, edits, fc.boolean(), ([a, b], e, canonical) => {
+      for (const text of [
+        [a, b],
+        [a, edited(b, e)],
+        [edited(a, e), b]
+      ]) {
+        const piece = Buffer.from(`${text.join('\n')}\n`)
+        assert.equal(withDigests(piece, canonical), checkPiece(piece, canonical))
+      }
+    }),
+    { numRuns: 1000 }
+  )
+})
+
+pieces("a given digest that is not the line's is never taken for it; one given for another cut is not used", () => {
+  const [a, b] = fc.sample(linkedLines, { numRuns: 1, seed: 11 })[0] as [string, string]
+  const piece = Buffer.from(`${a}\n${b}\n`)
+  assert.ok(checkPiece(piece, true).meta[LINE_INTS + L_KIND] !== KIND_BYTES)
+  // The second line's digest changed in its last hex digit: the line no longer checks out.
+  const wrong = withDigests(piece, true, (d, lines) => {
+    const { hex } = givenDigests(d, lines)
+    hex[2 * 64 - 1] = hex[2 * 64 - 1] === 0x30 ? 0x31 : 0x30
+  })
+  assert.is(wrong.meta[LINE_INTS + L_KIND], KIND_BYTES)
+  // A digest said to be of another cut of the line: the worker hashes the line itself.
+  const moved = withDigests(piece, true, (d, lines) => {
+    const { cuts, hex } = givenDigests(d, lines)
+    cuts[1] = (cuts[1] as number) - 1
+    hex.fill(0x30, 64, 128)
+  })
+  assert.equal(moved, checkPiece(piece, true))
 })
 
 pieces.run()
