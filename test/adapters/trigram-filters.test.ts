@@ -5,7 +5,8 @@
  * holding it in any ASCII case (as ignore_case matches: lowerAscii of both sides). Both filters come
  * from one pass; the exact one is the filter of version 1 bit for bit. Stored bit-sliced (version
  * 3), every blob's filter is recovered bit for bit, and the candidates a needle's rows leave are
- * exactly the blobs whose own filter holds every trigram of it.
+ * exactly the blobs whose own filter holds every trigram of it. A build slices the filters as it
+ * derives them (filter-slicer.ts): the same bytes as slicing every filter afterwards.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -23,6 +24,7 @@ import {
   type BlobRow
 } from '../../src/adapters/git/index-format.js'
 import { candidatesOf, filterMayContain, type FilterWindow } from '../../src/adapters/git/index-filters.js'
+import { filterSlicer } from '../../src/adapters/git/filter-slicer.js'
 import { lowerAscii } from '../../src/research/source/common.js'
 
 /** A filter file as the index reads it: a window over its bytes. */
@@ -181,5 +183,35 @@ filters('property: sliced, every filter is recovered bit for bit, and the candid
     fcOptions(200)
   )
 })
+
+filters(
+  'property: the filters a build slices as it derives them are both files as sliced from every filter, byte for byte',
+  () => {
+    // Blob sizes around the class boundaries (so classes of one to dozens of slots, a last column part-filled).
+    const sized = fc.oneof(
+      blobBytes,
+      fc
+        .integer({ min: 1000, max: 70_000 })
+        .map((n) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + (i >>> 7)) % 253)))
+    )
+    fc.assert(
+      fc.property(fc.array(sized, { minLength: 0, maxLength: 40 }), (blobs) => {
+        const slicer = filterSlicer(1 << 17)
+        for (const b of blobs) slicer.add(b, filterLog(b.length))
+        const exact: Uint8Array[] = []
+        const folded: Uint8Array[] = []
+        for (const [e, f] of slicer.regions()) {
+          exact.push(Buffer.from(e))
+          folded.push(Buffer.from(f))
+        }
+        const filters = blobs.map((b) => trigramFilters(b, filterLog(b.length)))
+        assert.equal(Buffer.concat(exact), Buffer.from(sliceFilters(filters.map((f) => f.exact))))
+        assert.equal(Buffer.concat(folded), Buffer.from(sliceFilters(filters.map((f) => f.folded))))
+      }),
+      fcOptions(60)
+    )
+    assert.throws(() => filterSlicer(100).add(Buffer.alloc(101), 9), /over 100/)
+  }
+)
 
 filters.run()

@@ -2,9 +2,10 @@
  * Building the persisted snapshot index of one commit (format: index-format.ts). The main thread
  * reads every blob through the object reader, one at a time, while a second thread
  * (index-writer-worker.ts) checks the stored ones against their ids, writes blobs.dat and derives
- * the filters, with at most IN_FLIGHT bytes waiting between the two; at the end each thread slices
- * one filter file (index-slices.ts). Everything is written into a private directory and published
- * with one rename; a builder that loses the race discards its copy.
+ * the filters into their sliced rows (filter-slicer.ts), with at most IN_FLIGHT bytes waiting
+ * between the two; at the end it writes both filter files while this thread writes trees.dat.
+ * Everything is written into a private directory and published with one rename; a builder that
+ * loses the race discards its copy.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -28,7 +29,7 @@ import {
 } from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
-import { SCRATCH, writeFileAll, writeSliced } from './index-slices.js'
+import { writeFileAll } from './index-slices.js'
 
 /** @category research */
 export interface BuildProgress {
@@ -86,7 +87,7 @@ export const startIndexBuild = (root: string, commit: string): IndexBuild => {
   }
 }
 
-/** Copies the blobs, slices the filters, writes index.json and renames `tmp` into place. */
+/** Copies the blobs, writes trees.dat while the writer writes the filters, then index.json, and renames `tmp` into place. */
 const publish = async (
   root: string,
   commit: string,
@@ -98,14 +99,12 @@ const publish = async (
   onProgress?: (p: BuildProgress) => void
 ): Promise<void> => {
   const copied = await copyBlobs(entries, reader, writer, onProgress)
-  // Both filter files are sliced at once: filters.dat by the writer, folded.dat here.
-  await writer.filtered()
-  const folded = writeSliced(path.join(tmp, 'folded.dat'), path.join(tmp, SCRATCH[1]), copied.logs)
-  const written = await writer.end()
-  if (written.filtersBytes !== copied.filtersBytes || folded.bytes !== copied.filtersBytes)
+  const ended = writer.end()
+  const trees = writeTrees(tmp, treeObjects)
+  const written = await ended
+  if (written.filtersBytes !== copied.filtersBytes)
     throw new Error('the index writer wrote an unexpected number of filter bytes')
   onProgress?.({ done: copied.count, total: copied.count, bytes: copied.blobsBytes })
-  const trees = writeTrees(tmp, treeObjects)
   const body = JSON.stringify({
     format: FORMAT,
     version: VERSION,
@@ -114,7 +113,7 @@ const publish = async (
     filters_bytes: copied.filtersBytes,
     filter_classes: copied.classes,
     filters_sha256: written.filtersSha256,
-    folded_sha256: folded.sha256,
+    folded_sha256: written.foldedSha256,
     trees_bytes: trees.bytes,
     trees_sha256: trees.sha256,
     objects: trees.objects,
@@ -131,9 +130,10 @@ const publish = async (
   }
 }
 
-/** What the writer thread wrote to filters.dat. */
+/** What the writer thread wrote to filters.dat and folded.dat. */
 interface Written {
   readonly filtersSha256: string
+  readonly foldedSha256: string
   readonly filtersBytes: number
 }
 
@@ -147,9 +147,7 @@ interface IndexWriter {
   readonly behind: () => boolean
   /** Resolves once at most half of IN_FLIGHT waits (or the writer failed). */
   readonly drained: () => Promise<void>
-  /** Ends the stream; resolves once every blob is written and filtered, rejects when the writer failed. */
-  readonly filtered: () => Promise<void>
-  /** Resolves with what was written to filters.dat, rejects when the writer failed. */
+  /** Ends the stream; resolves with what was written to the filter files, rejects when the writer failed. */
   readonly end: () => Promise<Written>
   /** An empty buffer of BATCH bytes: one the writer gave back, else a new one. */
   readonly batch: () => Uint8Array<ArrayBuffer>
@@ -163,21 +161,15 @@ const startWriter = (dir: string): IndexWriter => {
   const spare: Uint8Array<ArrayBuffer>[] = []
   let drained: (() => void) | null = null
   let failed: unknown = null
-  let filtered: (() => void) | null = null
   let done: ((r: Written) => void) | null = null
   const fail = (e: unknown, reject: (e: unknown) => void): void => {
     failed ??= e
     drained?.()
     reject(failed)
   }
-  const stages = [
-    new Promise<void>((resolve) => {
-      filtered = resolve
-    }),
-    new Promise<Written>((resolve) => {
-      done = resolve
-    })
-  ] as const
+  const ended = new Promise<Written>((resolve) => {
+    done = resolve
+  })
   const failure = new Promise<never>((_, reject) => {
     worker.on('error', (e) => fail(e, reject))
     worker.on('exit', (code) => {
@@ -189,8 +181,7 @@ const startWriter = (dir: string): IndexWriter => {
         if (m.batch.length === BATCH && spare.length < IN_FLIGHT / BATCH) spare.push(m.batch)
         if (inFlight <= IN_FLIGHT / 2) drained?.()
       } else if (m.type === 'corrupt') fail(new ObjectStoreError('OBJECT_CORRUPT', m.message), reject)
-      else if (m.type === 'filtered') filtered?.()
-      else done?.({ filtersSha256: m.filtersSha256, filtersBytes: m.filtersBytes })
+      else done?.({ filtersSha256: m.filtersSha256, foldedSha256: m.foldedSha256, filtersBytes: m.filtersBytes })
     })
   })
   failure.catch(() => undefined)
@@ -209,11 +200,10 @@ const startWriter = (dir: string): IndexWriter => {
       })
       drained = null
     },
-    filtered: () => {
+    end: () => {
       worker.postMessage({ type: 'end' } satisfies WriterMessage)
-      return Promise.race([stages[0], failure])
+      return Promise.race([ended, failure])
     },
-    end: () => Promise.race([stages[1], failure]),
     batch: () => spare.pop() ?? new Uint8Array(BATCH),
     terminate: () => worker.terminate()
   }
@@ -225,8 +215,6 @@ interface Copied {
   readonly blobsBytes: number
   readonly filtersBytes: number
   readonly classes: FilterClass[]
-  /** The filter size of every stored blob in the order sent (as in the scratch files). */
-  readonly logs: readonly number[]
   /** How many distinct blobs the listing names. */
   readonly count: number
 }
@@ -300,7 +288,7 @@ const copyBlobs = async (
   }
   flush()
   const { classes, bytes: filtersBytes } = filterClasses(logs)
-  return { rows, blobsBytes, filtersBytes, classes, logs, count: oids.length }
+  return { rows, blobsBytes, filtersBytes, classes, count: oids.length }
 }
 
 /** Writes the commit and tree objects one after another to trees.dat; where each one is. */

@@ -1,18 +1,10 @@
-/**
- * The last step of a snapshot index build: one filter file (filters.dat or folded.dat, format:
- * index-format.ts) written bit-sliced from its scratch file, which holds every blob's filter one
- * after another in the build's order. Slicing goes one class at a time (so no more than one class
- * is held in memory). The writer thread slices filters.dat while the main thread slices folded.dat.
- */
+/** Writing the files of a snapshot index build (index-build.ts, index-writer-worker.ts). */
 import * as fs from 'node:fs'
 import { createHash } from 'node:crypto'
-import { FILTER_CHUNK, slicedClasses } from './index-format.js'
-
-/** The scratch files of the filters (exact, folded) as derived, in the main thread's order. */
-export const SCRATCH = ['filters.tmp', 'folded.tmp'] as const
+import { FILTER_CHUNK } from './index-format.js'
 
 /** The SHA-256 of each FILTER_CHUNK bytes of a file written in order, 32 bytes each, base64. */
-const chunkDigester = (): { readonly update: (b: Uint8Array) => void; readonly end: () => string } => {
+export const chunkDigester = (): { readonly update: (b: Uint8Array) => void; readonly end: () => string } => {
   const digests: Buffer[] = []
   let hash = createHash('sha256')
   let inChunk = 0
@@ -57,45 +49,5 @@ export const writeFileAll = (file: string, b: Uint8Array): void => {
     writeAll(fd, b)
   } finally {
     fs.closeSync(fd)
-  }
-}
-
-/**
- * Writes `target` bit-sliced from `scratch` (the filters of sizes `logs`, one after another) and
- * removes the scratch file; the chunk digests (index.json's filters_sha256 or folded_sha256) and
- * the bytes written.
- */
-export const writeSliced = (
-  target: string,
-  scratch: string,
-  logs: readonly number[]
-): { readonly sha256: string; readonly bytes: number } => {
-  const from = fs.openSync(scratch, 'r')
-  const fd = fs.openSync(target, 'w')
-  try {
-    const starts: number[] = []
-    let at = 0
-    for (const log of logs) {
-      starts.push(at)
-      at += 1 << (log - 3)
-    }
-    const filterOf = (i: number): Uint8Array => {
-      // A plain Uint8Array, as sliceGroup's empty slots are: a Buffer's other map made V8 compile sliceGroup again and again.
-      const b = new Uint8Array(1 << ((logs[i] ?? 9) - 3))
-      if (fs.readSync(from, b, 0, b.length, starts[i] ?? 0) !== b.length) throw new Error('a scratch file ended early')
-      return b
-    }
-    const digests = chunkDigester()
-    let bytes = 0
-    for (const region of slicedClasses(logs.length, filterOf, logs)) {
-      writeAll(fd, region)
-      digests.update(region)
-      bytes += region.length
-    }
-    return { sha256: digests.end(), bytes }
-  } finally {
-    fs.closeSync(fd)
-    fs.closeSync(from)
-    fs.rmSync(scratch, { force: true })
   }
 }

@@ -44,6 +44,10 @@ const STORE16 = [0x3b, 1, 0]
 const V128_LOAD = [0xfd, 0x00, 4, 0]
 const V128_STORE = [0xfd, 0x0b, 4, 0]
 const BITMASK = [0xfd, 0x64]
+const I32_LOAD = [0x28, 2, 0]
+const I64_LOAD = [0x29, 3, 0]
+const I64_STORE8 = [0x3c, 0, 0]
+const I64_SHR_U = 0x88
 const [ADD, MUL, AND, SHL, SHR_U, OR, LT_U, LE_U, EQZ] = [0x6a, 0x6c, 0x71, 0x74, 0x76, 0x72, 0x49, 0x4d, 0x45]
 const [BLOCK, LOOP, IF, BR_IF, BR, RETURN, END] = [0x02, 0x03, 0x04, 0x0d, 0x0c, 0x0f, 0x0b]
 const v128 = (lanes: readonly number[]): number[] => [0xfd, 0x0c, ...lanes.map((b) => b & 255)]
@@ -133,18 +137,96 @@ const pack = [
   [...get(3), ...int(2), ADD, ...set(3), BR, 0],
   [END, END, END]
 ].flat()
+/**
+ * gather(map, column, bit, rows): the byte map at `map` into one slot of a column of sliced rows:
+ * byte r of the column gets `bit` where byte r of the map is set (16 rows a step); the map is zeroed
+ * again. Locals: 4 k, 5 the column's address, 6 the map's; v128: 7 `bit` in every lane.
+ */
+const gather = [
+  [...get(2), 0xfd, 0x0f, ...set(7)], // i8x16.splat
+  [BLOCK, 0x40, LOOP, 0x40],
+  [...get(4), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(k < rows): break
+  [...get(1), ...get(4), ADD, ...tee(5), ...get(5), ...V128_LOAD],
+  [...get(0), ...get(4), ADD, ...tee(6), ...V128_LOAD, ...get(7), ...V_AND, ...V_OR, ...V128_STORE],
+  [...get(6), ...splat8(0), ...V128_STORE],
+  [...get(4), ...int(16), ADD, ...set(4), BR, 0],
+  [END, END, END]
+].flat()
+/**
+ * transpose(table, count, rows, out): the rows of a class from its `count` columns (their addresses
+ * at `table`, 4 bytes each): byte c of row r (at out + r * count + c) is byte r of column c; 8 rows
+ * of a column a step. Locals: 4 r, 5 c, 6 where the next byte goes, 7 out + r * count; i64: 8 eight
+ * bytes of a column.
+ */
+const transpose = [
+  [BLOCK, 0x40, LOOP, 0x40],
+  [...get(4), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(r < rows): break
+  [...get(3), ...get(4), ...get(1), MUL, ADD, ...set(7), ...int(0), ...set(5)],
+  [BLOCK, 0x40, LOOP, 0x40],
+  [...get(5), ...get(1), LT_U, EQZ, BR_IF, 1], // if !(c < count): break
+  [...get(0), ...get(5), ...int(2), SHL, ADD, ...I32_LOAD, ...get(4), ADD, ...I64_LOAD, ...set(8)],
+  [...get(7), ...get(5), ADD, ...set(6)],
+  [0, 1, 2, 3, 4, 5, 6, 7].flatMap((j) => [
+    ...get(6),
+    ...get(8),
+    ...[0x42, 8 * j], // i64.const
+    I64_SHR_U,
+    ...I64_STORE8,
+    ...get(6),
+    ...get(1),
+    ADD,
+    ...set(6)
+  ]),
+  [...get(5), ...int(1), ADD, ...set(5), BR, 0],
+  [END, END],
+  [...get(4), ...int(8), ADD, ...set(4), BR, 0],
+  [END, END, END]
+].flat()
 const section = (id: number, bytes: readonly number[]): number[] => [id, ...uleb(bytes.length), ...bytes]
-const fn = (locals: number, body: readonly number[], vectors = 0): number[] => {
-  const code = vectors > 0 ? [2, locals, 0x7f, vectors, 0x7b, ...body] : [1, locals, 0x7f, ...body]
+/** A function's code: its locals (groups of [count, type]: 0x7f i32, 0x7e i64, 0x7b v128) and instructions. */
+const fn = (locals: readonly (readonly [number, number])[], body: readonly number[]): number[] => {
+  const code = [locals.length, ...locals.flat(), ...body]
   return [...uleb(code.length), ...code]
 }
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-  ...section(1, [1, 0x60, 3, 0x7f, 0x7f, 0x7f, 0]), // type: (i32 x 3) -> ()
-  ...section(3, [2, 0, 0]), // two functions of that type
+  ...section(1, [2, 0x60, 3, 0x7f, 0x7f, 0x7f, 0, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]), // (i32 x 3) -> (), (i32 x 4) -> ()
+  ...section(3, [4, 0, 0, 1, 1]), // mark and pack of the first type, gather and transpose of the second
   ...section(5, [1, 0, ...uleb(FILTERS >>> 16)]), // one memory, the table and the maps to start
-  ...section(7, [3, 1, 0x66, 0, 0, 1, 0x70, 0, 1, 1, 0x6d, 2, 0]), // exports "f", "p" and "m" (the memory)
-  ...section(10, [2, ...fn(4, mark, 3), ...fn(2, pack)])
+  // exports "f", "p", "g", "t" (the functions) and "m" (the memory)
+  ...section(7, [
+    5,
+    ...[1, 0x66, 0, 0],
+    ...[1, 0x70, 0, 1],
+    ...[1, 0x67, 0, 2],
+    ...[1, 0x74, 0, 3],
+    ...[1, 0x6d, 2, 0]
+  ]),
+  ...section(10, [
+    4,
+    ...fn(
+      [
+        [4, 0x7f],
+        [3, 0x7b]
+      ],
+      mark
+    ),
+    ...fn([[2, 0x7f]], pack),
+    ...fn(
+      [
+        [3, 0x7f],
+        [1, 0x7b]
+      ],
+      gather
+    ),
+    ...fn(
+      [
+        [4, 0x7f],
+        [1, 0x7e]
+      ],
+      transpose
+    )
+  ])
 ])
 
 /** The part of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
@@ -168,29 +250,59 @@ export type FilterKernel = (
   views?: boolean
 ) => { readonly exact: Uint8Array<ArrayBuffer>; readonly folded: Uint8Array<ArrayBuffer> }
 
-/** A kernel of its own memory (one per thread that filters). */
-export const filterKernel = (): FilterKernel => {
+/** One instance of the module: its memory as bytes, and its functions (see above). */
+export interface KernelInstance {
+  /** The memory; a new view after every `reserve` that grew it. */
+  readonly heap: () => Uint8Array<ArrayBuffer>
+  /** Grows the memory to at least `bytes` bytes (by a quarter more at least). */
+  readonly reserve: (bytes: number) => void
+  readonly mark: (src: number, n: number, shift: number) => void
+  readonly pack: (map: number, filter: number, bytes: number) => void
+  readonly gather: (map: number, column: number, bit: number, rows: number) => void
+  readonly transpose: (table: number, count: number, rows: number, out: number) => void
+}
+
+/** Where the byte maps of a filter of 2 ** log bits are ([exact, folded]); they hold zeros between calls. */
+export const MAPS = [MAP_EXACT, MAP_FOLDED] as const
+/** The first byte of the memory that the kernel does not use itself (packed filters go there). */
+export const FREE = FILTERS
+export { MAX_LOG }
+
+export const kernelInstance = (): KernelInstance => {
   const { exports } = new wasm.Instance(new wasm.Module(MODULE))
   const memory = exports['m'] as { readonly buffer: ArrayBuffer; readonly grow: (pages: number) => number }
-  const mark = exports['f'] as (src: number, n: number, shift: number) => void
-  const pack = exports['p'] as (map: number, filter: number, bytes: number) => void
   let heap = new Uint8Array(memory.buffer)
   for (let b = 0; b < 256; b++) heap[b] = b >= 65 && b <= 90 ? b + 32 : b
+  return {
+    heap: () => heap,
+    reserve: (bytes) => {
+      if (bytes <= heap.length) return
+      memory.grow(Math.ceil(Math.max(bytes - heap.length, heap.length / 4) / 65536))
+      heap = new Uint8Array(memory.buffer)
+    },
+    mark: exports['f'] as KernelInstance['mark'],
+    pack: exports['p'] as KernelInstance['pack'],
+    gather: exports['g'] as KernelInstance['gather'],
+    transpose: exports['t'] as KernelInstance['transpose']
+  }
+}
+
+/** A kernel of its own memory (one per thread that filters). */
+export const filterKernel = (): FilterKernel => {
+  const k = kernelInstance()
   return (bytes, log, views = false) => {
     if (!(log >= 4 && log <= MAX_LOG)) throw new RangeError(`a filter of 2 ** ${log} bits`)
     const size = 1 << (log - 3)
     const src = FILTERS + 2 * size
     // mark reads up to 6 bytes past the blob.
-    if (src + bytes.length + 16 > heap.length) {
-      memory.grow(Math.ceil((src + bytes.length + 16 - heap.length) / 65536))
-      heap = new Uint8Array(memory.buffer)
-    }
+    k.reserve(src + bytes.length + 16)
+    const heap = k.heap()
     if (bytes.length >= 3) {
       heap.set(bytes, src)
-      mark(src, bytes.length, 32 - log)
+      k.mark(src, bytes.length, 32 - log)
     }
-    pack(MAP_EXACT, FILTERS, size)
-    pack(MAP_FOLDED, FILTERS + size, size)
+    k.pack(MAP_EXACT, FILTERS, size)
+    k.pack(MAP_FOLDED, FILTERS + size, size)
     return views
       ? { exact: heap.subarray(FILTERS, FILTERS + size), folded: heap.subarray(FILTERS + size, src) }
       : { exact: heap.slice(FILTERS, FILTERS + size), folded: heap.slice(FILTERS + size, src) }
