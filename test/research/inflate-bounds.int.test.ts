@@ -104,6 +104,39 @@ test('a pack object claiming 64 MiB or more (inflated in chunks) is refused past
   assert.match(e.message, 'inflates past the size it claims')
 })
 
+test('a pack object whose zlib header is not that of deflate data without a preset dictionary is refused', () => {
+  // The reader inflates the deflate data after the header itself (no Adler-32: the object's id is
+  // checked): the header is checked as zlib checks it.
+  const stream = deflateSync(Buffer.from('tiny\n'))
+  /** `stream` with its header's CMF and FLG bytes replaced, the check bits of FLG made right. */
+  const withHeader = (cmf: number, flags: number): Buffer => {
+    const flg = flags & 0xe0
+    return Buffer.concat([Buffer.from([cmf, flg + ((31 - ((cmf * 256 + flg) % 31)) % 31)]), stream.subarray(2)])
+  }
+  const cases: Record<string, Buffer> = {
+    'a preset dictionary': withHeader(0x78, 0x20 | (stream[1] ?? 0)),
+    'compression method 9': withHeader(0x79, stream[1] ?? 0),
+    'a window of 64 KiB': withHeader(0x88, stream[1] ?? 0),
+    'wrong check bits': Buffer.concat([Buffer.from([0x78, ((stream[1] ?? 0) + 1) & 0xff]), stream.subarray(2)])
+  }
+  for (const [what, bytes] of Object.entries(cases)) {
+    const { gitdir, oid } = repo()
+    packBomb(gitdir, oid, 5, bytes)
+    const e = refusal(gitdir, oid)
+    assert.is(e.code, 'OBJECT_CORRUPT', what)
+    assert.match(e.message, 'does not inflate', what)
+  }
+  // The same stream with its own header reads.
+  const { gitdir, oid } = repo()
+  packBomb(gitdir, oid, 5, stream)
+  const reader = openObjectReader(gitdir)
+  try {
+    assert.equal(reader.read(oid)?.content.toString(), 'tiny\n')
+  } finally {
+    reader.close()
+  }
+})
+
 test('a loose object that inflates past the size its header gives is refused there', () => {
   const { gitdir, oid } = repo()
   // "blob 5\0" and then 64 MiB of zeros, in one stream.

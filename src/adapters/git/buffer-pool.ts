@@ -36,9 +36,11 @@ export interface BufferPool {
 /** Size classes of four steps per power of two (at most a quarter of a buffer unused): [index, capacity]. */
 const classOf = (n: number): readonly [number, number] => {
   const k = 31 - Math.clz32(n - 1)
-  const step = 2 ** (k - 2)
-  const j = Math.ceil((n - 2 ** k) / step)
-  return [k * 4 + j, 2 ** k + j * step]
+  // 2 ** k without V8's pow (a call for a variable exponent): n - 1 < 2 ** 32, so k <= 31.
+  const power = (1 << k) >>> 0
+  const step = power / 4
+  const j = Math.ceil((n - power) / step)
+  return [k * 4 + j, power + j * step]
 }
 
 export const bufferPool = (): BufferPool => {

@@ -226,11 +226,12 @@ const readPacked = (store: Store, pi: number, offset: number): GitObject => {
     let c = raw[i++] ?? 0
     const type = (c >> 4) & 7
     let size = c & 15
-    let shift = 4
+    // Powers of two by multiplication: `2 ** shift` is a call of V8's pow.
+    let scale = 16
     while (c & 0x80) {
       c = raw[i++] ?? 0
-      size += (c & 0x7f) * 2 ** shift
-      shift += 7
+      size += (c & 0x7f) * scale
+      scale *= 128
     }
     if ((type === OFS_DELTA || type === REF_DELTA) && chain.length >= MAX_CHAIN)
       throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta chain does not end')
