@@ -9,6 +9,8 @@ import {
   eventOfLine,
   KIND_BYTES,
   KIND_CHECKED_REFS,
+  L_DATA,
+  L_DATA_END,
   L_END,
   L_KIND,
   L_START,
@@ -203,7 +205,9 @@ const foldChecked = (
       before = null
     } else {
       const event = eventOfLine(buf, m, at, before)
-      checker.checked(event, kind === KIND_CHECKED_REFS ? () => storedDataOf(buf, s, e) : null, base + s, base + e)
+      const ds = m[at + L_DATA] as number
+      const de = m[at + L_DATA_END] as number
+      checker.checked(event, kind === KIND_CHECKED_REFS ? () => storedDataOf(buf, ds, de) : null, base + s, base + e)
       before = event
     }
     cursor.next = base + e

@@ -16,9 +16,9 @@ import { AT_CHARS, DIGEST_CHARS, SCAN_ACTORS } from '../../events/line-fast.js'
 /**
  * Ints per line in a piece: start, end (one past its LF), kind, type, actor, version, seq, and
  * the offsets in the piece of at, id (and its end), command_id (and its end; complemented, ~offset,
- * when it is the line before's), hash, prev (-1: the line before's hash).
+ * when it is the line before's), hash, prev (-1: the line before's hash), data (and its end).
  */
-export const LINE_INTS = 14
+export const LINE_INTS = 16
 export const L_START = 0
 export const L_END = 1
 export const L_KIND = 2
@@ -33,6 +33,8 @@ export const L_CMD = 10
 export const L_CMD_END = 11
 export const L_HASH = 12
 export const L_PREV = 13
+export const L_DATA = 14
+export const L_DATA_END = 15
 
 /** A line the folding thread checks from its bytes. */
 export const KIND_BYTES = 0
@@ -52,9 +54,12 @@ export const LINE_LAYOUT = `${LINE_INTS}:${TYPES.join(',')}`
 /** The number of each event type in a line's ints. */
 export const TYPE_INDEX: ReadonlyMap<string, number> = new Map(TYPES.map((t, i) => [t, i]))
 
-/** The data of a checked line as stored (not upcast), parsed from its bytes: where its object references are looked for. */
+/**
+ * The data of a checked line as stored (not upcast), parsed from its bytes (`start` to `end`, where
+ * the line's ints say its data is): where its object references are looked for.
+ */
 export const storedDataOf = (buf: Buffer, start: number, end: number): unknown =>
-  (JSON.parse(buf.toString('utf8', start, end - 1)) as { data: unknown }).data
+  JSON.parse(buf.toString('utf8', start, end))
 
 /**
  * The event of a checked line, its data parsed from the line's bytes when first read. `data` is an
@@ -73,6 +78,7 @@ class LineEvent {
   declare readonly prev: string
   declare readonly hash: string
   readonly #buf: Buffer
+  /** Where the line's data is in `#buf`. */
   readonly #start: number
   readonly #end: number
   #data: unknown = undefined
@@ -151,7 +157,7 @@ export const eventOfLine = (buf: Buffer, m: Int32Array, at: number, before: Reco
     prev < 0 ? (before as RecordedEvent).hash : buf.toString('latin1', prev, prev + DIGEST_CHARS),
     buf.toString('latin1', hashStart, hashStart + DIGEST_CHARS),
     buf,
-    m[at + L_START] as number,
-    m[at + L_END] as number
+    m[at + L_DATA] as number,
+    m[at + L_DATA_END] as number
   ) as unknown as RecordedEvent
 }

@@ -41,6 +41,8 @@ import {
   L_AT,
   L_CMD,
   L_CMD_END,
+  L_DATA,
+  L_DATA_END,
   L_END,
   L_HASH,
   L_ID,
@@ -159,5 +161,7 @@ const checkOne = (
   m[at + L_CMD_END] = cmdEnd
   m[at + L_HASH] = scan[S_HASH] as number
   m[at + L_PREV] = sameLink ? -1 : prev
+  m[at + L_DATA] = ds
+  m[at + L_DATA_END] = de
   return scan[S_REFS] === 1 ? KIND_CHECKED_REFS : KIND_CHECKED
 }
