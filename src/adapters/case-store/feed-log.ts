@@ -73,6 +73,13 @@ interface Piece {
   readonly length: number
 }
 
+/** A piece read for a worker, with its lines' digests when this thread hashed them. */
+interface Outgoing {
+  readonly piece: Piece
+  readonly lines: number
+  readonly digests: ArrayBuffer | null
+}
+
 /** How reading in pieces ends: at the log's end (bytes after the last LF), or at a line that may be over MAX_LINE_BYTES. */
 type PiecesEnd = { readonly carried: number } | { readonly resume: number }
 
@@ -116,7 +123,7 @@ const pieceReader = (fh: FileHandle, from: number, limit: number) => {
  * the second core (and V8 would compile the line checks for this thread too); folding takes less
  * time than checking, so the worker sets the pace, and whenever this thread has nothing to fold it
  * hashes the lines of the next piece for the worker (native SHA-256, little JavaScript) and tops
- * the worker up to HELD. A line that passed is folded from its ints, any other is checked inline
+ * the worker up to HELD (while no worker has loaded, it hashes the first pieces ahead). A line that passed is folded from its ints, any other is checked inline
  * from its bytes. Ends at the log's end, or where the pieces stop (a line that may be over
  * MAX_LINE_BYTES, a worker that failed): then the rest is read inline from `resume`.
  */
@@ -131,22 +138,36 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   let ended: PiecesEnd | null = null
   let ids = 0
   const cursor = { next: from }
-  /** Reads the next piece and sends it to worker `w` (its lines hashed here first when `digest`); false at the end. */
-  const send = async (w: number, digest: boolean): Promise<boolean> => {
+  /** Pieces read, and their lines hashed, while no worker had loaded yet: the first sent. */
+  const ahead: Outgoing[] = []
+  /** Reads the next piece (its lines hashed here when `digest`); null at the end. */
+  const readPiece = async (digest: boolean): Promise<Outgoing | null> => {
+    if (ended !== null) return null
     const p = await read()
     if (!('bytes' in p)) {
       ended = p
-      return false
+      return null
     }
     const lines = digest ? countLines(p.bytes, p.length) : 0
-    queue.push({ id: ids, base: p.base })
-    workers.send(w, ids++, p.bytes.buffer as ArrayBuffer, p.length, digest ? digestLines(p.bytes, lines) : null, lines)
+    return { piece: p, lines, digests: digest ? digestLines(p.bytes, lines) : null }
+  }
+  const more = (): boolean => ahead.length > 0 || ended === null
+  /** Sends the next piece to worker `w`; false at the end. */
+  const send = async (w: number, digest: boolean): Promise<boolean> => {
+    const o = ahead.shift() ?? (await readPiece(digest))
+    if (o === null) return false
+    queue.push({ id: ids, base: o.piece.base })
+    workers.send(w, ids++, o.piece.bytes.buffer as ArrayBuffer, o.piece.length, o.digests, o.lines)
     return true
   }
   try {
     for (;;) {
-      for (let w = 0; w < workers.count; w++)
-        while (ended === null && workers.ready(w) && workers.held(w) < LOW) if (!(await send(w, false))) break
+      let loaded = false
+      for (let w = 0; w < workers.count; w++) {
+        if (!workers.ready(w)) continue
+        loaded = true
+        while (more() && workers.held(w) < LOW) if (!(await send(w, false))) break
+      }
       // A worker that failed: the rest is read inline.
       if (!workers.poll((a) => answered.set(a.id, a))) return { resume: cursor.next }
       const head = queue[0]
@@ -159,11 +180,17 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
         options.onProgress?.(cursor.next, limit)
         continue
       }
-      if (head === undefined && ended !== null) return ended
-      // Nothing to fold: hash the lines of a piece for a worker that holds fewer than HELD.
+      if (head === undefined && !more()) return ended ?? { resume: cursor.next }
+      // Nothing to fold: hash the lines of a piece for a worker that holds fewer than HELD, or,
+      // while no worker has loaded, of a piece it will be sent first.
       let topped = false
       for (let w = 0; w < workers.count && !topped; w++)
-        if (ended === null && workers.ready(w) && workers.held(w) < HELD) topped = await send(w, true)
+        if (more() && workers.ready(w) && workers.held(w) < HELD) topped = await send(w, true)
+      if (!loaded && ahead.length < HELD) {
+        const o = await readPiece(true)
+        if (o !== null) ahead.push(o)
+        topped = o !== null
+      }
       if (topped) continue
       // The next piece is on a worker, or no worker has loaded yet.
       if (!(await workers.next((a) => answered.set(a.id, a)))) return { resume: cursor.next }
