@@ -7,7 +7,7 @@
  */
 import type { CaseState } from '../../domain/case-state.js'
 import { requestText } from '../request-text.js'
-import { askerText, wordingOf } from './working-set.js'
+import { askerText, wordingOf } from './evidence-text.js'
 
 /** Bounds of the state's texts (characters), given as `clip` (the last-resort guard lowers them). */
 export interface TextBounds {

@@ -20,9 +20,10 @@ import type { Fact } from '../../domain/facts-document.js'
 import type { Capture } from '../../events/capture.js'
 import { PROMPT_VERSION_V2, stablePartV2 } from './contract.js'
 import { factsIndexRun, FACTS_MAX_CHARS, type LinesRun } from './facts-index.js'
-import { longestNoteOf, workingSetFitter, type Fitted } from './guard.js'
+import { sizingMemo, workingSetFitter, type Fitted, type SizingMemo } from './guard.js'
 import { clip, noticeLines, stateLines, TEXT_BOUNDS, type TextBounds } from './notices.js'
-import { selectWorkingSet, wordingOf, type PayloadMemo, type WorkingSet } from './working-set.js'
+import { wordingOf } from './evidence-text.js'
+import { selectionMemo, selectWorkingSet, type SelectionMemo } from './working-set.js'
 
 /** Characters of the report shown whole; a longer one ends in a marker with its length. */
 export const REPORT_MAX_CHARS = 3000
@@ -44,14 +45,20 @@ export interface RenderedPromptV2 {
 
 /**
  * What the prompts of one case share, for a caller that renders many of them from snapshots of
- * its state (verify): the payloads made so far (working-set.ts) and the report at each bound.
+ * its state (verify): the working sets' payloads and older lines (working-set.ts), their sizings
+ * (payload-fit.ts) and the report at each bound.
  */
 export interface RenderMemoV2 {
-  readonly payloads: PayloadMemo
+  readonly selection: SelectionMemo
+  readonly sizings: SizingMemo
   readonly reports: Map<string, Map<number, LinesRun>>
 }
 
-export const renderMemoV2 = (): RenderMemoV2 => ({ payloads: new WeakMap(), reports: new Map() })
+export const renderMemoV2 = (): RenderMemoV2 => ({
+  selection: selectionMemo(),
+  sizings: sizingMemo(),
+  reports: new Map()
+})
 
 interface FixedBounds {
   readonly report: number
@@ -81,23 +88,9 @@ const linesRun = (lines: readonly string[]): LinesRun => ({
   size: size([lines])
 })
 
-/**
- * The notes of the longest guard line the fit can need (every payload and the older evidence
- * named), as their lengths: a prompt fitted with room for it stays within the limit whatever the
- * guard ends up saying.
- */
-const longestNotes = (set: WorkingSet): number[] => [
-  ...set.payloads.map(longestNoteOf),
-  ...(set.older.length === 0
-    ? []
-    : [`older evidence ${set.older[0]?.id ?? ''}–${set.older[set.older.length - 1]?.id ?? ''} not listed`.length])
-]
-
 /** The size of the guard line (with its LF) of `count` notes of `chars` characters in all; `frame`: its length without notes. */
 const guardLineSize = (frame: number, count: number, chars: number): number =>
   count === 0 ? 0 : frame + chars + 2 * (count - 1) + 1
-
-const sum = (ns: readonly number[]): number => ns.reduce((n, k) => n + k, 0)
 
 const charsOf = (texts: readonly string[]): number => texts.reduce((n, t) => n + t.length, 0)
 
@@ -112,7 +105,7 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
     `Budget remaining: ${remainingBudget(s)} (a query costs ${queryCost(s)}${s.settings?.answer_repeats_from_case === true ? '; an identical query again costs nothing' : ''}).`,
     phase === 'interpretation' ? 'Answer with the interpretation.' : 'Answer with the next action.'
   ]
-  const set = selectWorkingSet(s, inputs.captures, memo?.payloads)
+  const set = selectWorkingSet(s, inputs.captures, memo?.selection)
   // The fixed parts at a step's bounds as runs of lines with their sizes, each made once per
   // prompt (the steps share most of their bounds; the facts index is made once per case).
   const made = new Map<unknown, LinesRun>()
@@ -139,9 +132,13 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
   const guardLine = (notes: readonly string[]): string[] =>
     notes.length === 0 ? [] : [`[prompt guard (limit ${max} characters): ${notes.join('; ')}]`]
   const frame = `[prompt guard (limit ${max} characters): ]`.length
-  const fitter = workingSetFitter(set.payloads, set.older, { newestWhole: s.settings?.newest_result_whole === true })
+  const fitter = workingSetFitter(
+    set.payloads,
+    set.older,
+    { newestWhole: s.settings?.newest_result_whole === true },
+    memo?.sizings
+  )
   const around = size([[stable], head, notices, closing])
-  let longest: number[] | undefined
   let result: { fixed: LinesRun[]; fitted: Fitted; notes: string[] } | null = null
   for (const [step, bounds] of LAST_RESORT.entries()) {
     const fixed = fixedOf(bounds)
@@ -149,14 +146,13 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
     const base = around + fixed.reduce((n, r) => n + r.size, 0)
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
     const room = max - base - guardLineSize(frame, resort.length, charsOf(resort))
-    const whole = fitter.fitsWhole(room)
-    if (!whole) longest ??= longestNotes(set)
+    // With room for the longest guard line the fit can need (every payload and the older evidence
+    // named): a prompt fitted so stays within the limit whatever the guard ends up saying.
+    const { longestNotes } = fitter
     const fitted = fitter.fit(
-      whole
+      fitter.fitsWhole(room)
         ? room
-        : max -
-            base -
-            guardLineSize(frame, (longest?.length ?? 0) + resort.length, sum(longest ?? []) + charsOf(resort))
+        : max - base - guardLineSize(frame, longestNotes.count + resort.length, longestNotes.chars + charsOf(resort))
     )
     const notes = [...fitted.notes, ...resort]
     result = { fixed, fitted, notes }

@@ -11,12 +11,11 @@
  * its query in a few words, what it held and its size (citing it, or asking its query again,
  * which is answered from the case at no cost, shows it again). Pure: selected from the case state and the captures.
  */
-import type { CaseState, Evidence } from '../../domain/case-state.js'
+import type { CaseState, Evidence, Hypothesis } from '../../domain/case-state.js'
 import type { Capture } from '../../events/capture.js'
-import type { Requester } from '../../events/requester.js'
-import { captureView, viewLines, type CaptureView } from '../capture-text.js'
+import type { CaptureView } from '../capture-text.js'
 import type { Wording } from '../query-kinds/parts.js'
-import { requestText } from '../request-text.js'
+import { describe, idNumber, olderLine, reasons, wordingOf } from './evidence-text.js'
 
 /** Results shown with their payload besides the cited evidence. */
 export const RECENT_RESULTS = 3
@@ -45,99 +44,6 @@ export interface WorkingSet {
   readonly older: readonly OlderLine[]
 }
 
-/** The number in an id (E12: 12; 0 without one): `Number(id.replace(/^\D+/, '')) || 0` without a regular expression. */
-const idNumber = (id: string): number => {
-  let k = 0
-  while (k < id.length && !isDigit(id.charCodeAt(k))) k++
-  return Number(k === 0 ? id : id.slice(k)) || 0
-}
-
-const isDigit = (c: number): boolean => c >= 48 && c <= 57
-
-/** The query in a few words: a page of rows without its column list (the payload shows the columns). */
-const request = (c: Capture): string => {
-  if (c.kind !== 'database.rows') return requestText(c.kind, c.request)
-  const text = requestText(c.kind, { ...c.request, columns: [] }).replace(' [] ', ' ')
-  return text.replace(/ offset 0 limit \d+$/, '')
-}
-
-const sizeOf = (v: CaptureView): number => viewLines(v).reduce((n, l) => n + l.length + 1, 0)
-
-/** The wording of the investigation's prompts: exact for starts that record `exact_wording`. */
-export const wordingOf = (s: CaseState): Wording => (s.settings?.exact_wording === true ? 'exact' : 'legacy')
-
-interface Described {
-  readonly view: CaptureView
-  readonly size: number
-  readonly request: string
-  /** Its older-evidence lines, by evidence id and origin. */
-  readonly older: Map<string, string>
-}
-
-/**
- * A capture's view, its size and its request in words, made once per capture object and wording:
- * verify renders every prompt of a case again, and a capture stays in every later prompt's state.
- */
-const described: { readonly [W in Wording]: WeakMap<Capture, Described> } = {
-  exact: new WeakMap(),
-  legacy: new WeakMap()
-}
-const describe = (c: Capture, w: Wording): Described => {
-  let d = described[w].get(c)
-  if (d === undefined) {
-    const view = captureView(c, w)
-    d = { view, size: sizeOf(view), request: request(c), older: new Map() }
-    described[w].set(c, d)
-  }
-  return d
-}
-
-/**
- * Who asked for a query that is no plan: an operator, or (exact wording) the MCP client that
- * recorded it, by the name and version it gave (quoted: its own claim).
- */
-export const askerText = (w: Wording, requester: Requester | undefined): string =>
-  w === 'exact' && requester !== undefined
-    ? `the ${requester.protocol.toUpperCase()} client ${JSON.stringify(`${requester.name} ${requester.version}`.trim())}`
-    : 'an operator'
-
-/** Why a piece of evidence is in the working set, in words. */
-const reasons = (s: CaseState, e: Evidence, citedBy: readonly string[], latest: boolean): string[] => {
-  const out: string[] = []
-  const last = s.lastResult
-  if (latest && last?.kind === 'capture') {
-    const asker = askerText(wordingOf(s), last.requester)
-    const whose =
-      last.plan_id !== null
-        ? `plan ${last.plan_id}`
-        : asker === 'an operator'
-          ? "an operator's query"
-          : `a query of ${asker}`
-    out.push(
-      last.from_case
-        ? `answers ${whose} from the case: an identical query was asked before; a repeat, no budget used, not new evidence`
-        : `answers ${whose}${last.repeat ? '; identical to earlier evidence, not new evidence' : ''}`
-    )
-  } else if (e.last_result_seq !== null && citedBy.length === 0)
-    out.push(e.last_plan === null ? 'an earlier result' : `result of plan ${e.last_plan}`)
-  if (citedBy.length > 0) out.push(`cited by ${citedBy.join(', ')}`)
-  if (e.origin === 'enrichment') out.push('from the case preparation')
-  return out
-}
-
-/** The line of a piece of evidence outside the payloads. */
-export const olderLine = (e: Evidence, c: Capture | undefined, w: Wording): string => {
-  if (c === undefined) return `  ${e.id} ${e.kind} (its capture cannot be read)`
-  const d = describe(c, w)
-  const key = `${e.origin === 'enrichment' ? 'p' : 'r'}${e.id}`
-  let line = d.older.get(key)
-  if (line === undefined) {
-    line = `  ${e.id} ${d.request}: ${d.view.summary} (${e.origin === 'enrichment' ? 'preparation, ' : ''}${d.size} chars)`
-    d.older.set(key, line)
-  }
-  return line
-}
-
 /** The latest RECENT_RESULTS results, newest first (in one pass: a stable sort by last result, cut). */
 const recentResults = (evidence: Iterable<Evidence>): string[] => {
   const top: Evidence[] = []
@@ -156,15 +62,52 @@ const recentResults = (evidence: Iterable<Evidence>): string[] => {
 }
 
 /**
- * Payloads made before, by what they are made of (a payload other than the latest result reads
- * nothing else: its evidence's fields, its citations, its capture and the wording). Verify renders
- * every prompt of a case again, and a payload recurs in the prompts after it until its evidence
- * answers again or its citations change: one memo per case keeps the payload (and what the guard
- * derives from it) the same object across them.
+ * What the working sets of one case share, made before and kept by what they are made of. Verify
+ * renders every prompt of a case again from snapshots of its state, which share every part the
+ * log did not change between them: a payload recurs in the prompts after it until its evidence
+ * answers again or its citations change, the hypotheses' citations until a hypothesis changes, an
+ * older-evidence line until its evidence changes. Each is checked against what it was made of on
+ * every use (a state folded on may change an entry in place), so a memo never changes what a
+ * working set is: {@link selectWorkingSet} with one is what it is without (a property test holds them).
  */
-export type PayloadMemo = WeakMap<Evidence, PayloadMade>
+export interface SelectionMemo {
+  readonly payloads: WeakMap<Evidence, PayloadMade>
+  readonly olderLines: WeakMap<Evidence, OlderMade>
+  /** The citations of the hypotheses read last. */
+  citations: Citations | undefined
+  /** The selection made last, with what it read. */
+  last: Selected | undefined
+}
 
-/** A payload with what it was made of (checked on every use: a state folded on may change an entry in place). */
+export const selectionMemo = (): SelectionMemo => ({
+  payloads: new WeakMap(),
+  olderLines: new WeakMap(),
+  citations: undefined,
+  last: undefined
+})
+
+/**
+ * A selection with the parts of the state it read: a state's evidence map is the same object as
+ * the one before only when no evidence changed (snapshots share what the log did not change).
+ */
+interface Selected {
+  readonly evidence: ReadonlyMap<string, Evidence>
+  readonly captures: ReadonlyMap<string, Capture>
+  readonly wording: Wording
+  /** The latest results among that evidence (recentResults). */
+  readonly recent: readonly string[]
+  /** The ids of its payloads, in order, and its older-evidence entries. */
+  readonly shown: readonly string[]
+  readonly older: readonly OlderLine[]
+}
+
+const sameIds = (a: readonly string[], b: readonly string[]): boolean => {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
+/** A payload with what it was made of. */
 interface PayloadMade {
   readonly payload: Payload
   readonly wording: Wording
@@ -177,28 +120,61 @@ interface PayloadMade {
   readonly citedBy: readonly string[] | undefined
 }
 
-const sameCitations = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => {
-  if (a === undefined || b === undefined) return a === b
-  if (a.length !== b.length) return false
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+/** An older-evidence entry with what it was made of. */
+interface OlderMade {
+  readonly line: OlderLine
+  readonly wording: Wording
+  readonly capture: Capture | undefined
+  readonly id: string
+  readonly origin: Evidence['origin']
+}
+
+/** A hypothesis as it was read: the object, its status and its evidence list with the list's length then (lists only grow). */
+interface HypothesisRead {
+  readonly h: Hypothesis
+  readonly status: Hypothesis['status']
+  readonly evidence: readonly string[]
+  readonly length: number
+}
+
+/**
+ * The evidence the hypotheses that are not refuted cite, in hypothesis order and citation order,
+ * with the hypotheses citing each (ids the case does not hold included: the selection skips them).
+ */
+interface Citations {
+  readonly read: readonly HypothesisRead[]
+  readonly order: readonly string[]
+  readonly citedBy: ReadonlyMap<string, readonly string[]>
+}
+
+const sameRead = (hypotheses: ReadonlyMap<string, Hypothesis>, read: readonly HypothesisRead[]): boolean => {
+  if (hypotheses.size !== read.length) return false
+  let k = 0
+  for (const h of hypotheses.values()) {
+    const r = read[k++]
+    if (
+      r === undefined ||
+      r.h !== h ||
+      r.status !== h.status ||
+      r.evidence !== h.evidence ||
+      r.length !== h.evidence.length
+    )
+      return false
+  }
   return true
 }
 
-/** Selects the working set (see the module comment); `memo`: payloads made before for the same case. */
-export const selectWorkingSet = (
-  s: CaseState,
-  captures: ReadonlyMap<string, Capture>,
-  memo?: PayloadMemo
-): WorkingSet => {
-  const w = wordingOf(s)
-  // evidence by id: the research state keys its evidence by id
-  const byId = s.research.evidence
+const citationsOf = (hypotheses: ReadonlyMap<string, Hypothesis>, memo: SelectionMemo | undefined): Citations => {
+  const known = memo?.citations
+  if (known !== undefined && sameRead(hypotheses, known.read)) return known
+  const read: HypothesisRead[] = []
+  for (const h of hypotheses.values())
+    read.push({ h, status: h.status, evidence: h.evidence, length: h.evidence.length })
   const citedBy = new Map<string, string[]>()
   const order: string[] = []
-  for (const h of [...s.hypotheses.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id))) {
+  for (const { h } of [...read].sort((a, b) => idNumber(a.h.id) - idNumber(b.h.id))) {
     if (h.status === 'refuted') continue
     for (const id of h.evidence) {
-      if (!byId.has(id)) continue
       const by = citedBy.get(id)
       if (by === undefined) {
         order.push(id)
@@ -206,65 +182,158 @@ export const selectWorkingSet = (
       } else if (!by.includes(h.id)) by.push(h.id)
     }
   }
-  const recent = recentResults(byId.values())
+  const made: Citations = { read, order, citedBy }
+  if (memo !== undefined) memo.citations = made
+  return made
+}
+
+const sameCitations = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => {
+  if (a === undefined || b === undefined) return a === b
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
+/** The payload of evidence `e` (see selectWorkingSet); `memo`: payloads made before for the same case. */
+const payloadOf = (
+  s: CaseState,
+  e: Evidence,
+  c: Capture,
+  w: Wording,
+  by: readonly string[] | undefined,
+  latest: boolean,
+  memo: SelectionMemo | undefined
+): Payload => {
+  // A payload made before from the same fields, citations, capture and wording (never the
+  // latest result: its header reads the last result too).
+  const known = memo === undefined || latest ? undefined : memo.payloads.get(e)
+  if (
+    known !== undefined &&
+    known.wording === w &&
+    known.capture === c &&
+    known.digest === e.digest &&
+    known.firstSeq === e.first_seq &&
+    known.lastResultSeq === e.last_result_seq &&
+    known.lastPlan === e.last_plan &&
+    known.origin === e.origin &&
+    known.payload.id === e.id &&
+    sameCitations(known.citedBy, by)
+  )
+    return known.payload
+  const { view, size, request: asked } = describe(c, w)
+  const header = `${latest ? 'Latest result ' : ''}${e.id} (${reasons(s, e, by ?? [], latest).join('; ')})`
+  const made: Payload = {
+    id: e.id,
+    header: `${header}:`,
+    view,
+    summary: `${header}: ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
+    cited: by !== undefined,
+    latest,
+    age: e.last_result_seq ?? e.first_seq
+  }
+  if (memo !== undefined && !latest)
+    memo.payloads.set(e, {
+      payload: made,
+      wording: w,
+      capture: c,
+      digest: e.digest,
+      firstSeq: e.first_seq,
+      lastResultSeq: e.last_result_seq,
+      lastPlan: e.last_plan,
+      origin: e.origin,
+      citedBy: by === undefined ? undefined : [...by]
+    })
+  return made
+}
+
+/** The older-evidence entry of `e` (once per evidence, capture and wording with a memo). */
+const olderOf = (e: Evidence, c: Capture | undefined, w: Wording, memo: SelectionMemo | undefined): OlderLine => {
+  const known = memo?.olderLines.get(e)
+  if (
+    known !== undefined &&
+    known.wording === w &&
+    known.capture === c &&
+    known.id === e.id &&
+    known.origin === e.origin
+  )
+    return known.line
+  const line = { id: e.id, text: olderLine(e, c, w) }
+  memo?.olderLines.set(e, { line, wording: w, capture: c, id: e.id, origin: e.origin })
+  return line
+}
+
+/** The older-evidence entries: every piece of evidence not in `shown`, by id number (the order evidence is recorded in). */
+const olderEntries = (
+  byId: ReadonlyMap<string, Evidence>,
+  shown: ReadonlySet<string>,
+  captures: ReadonlyMap<string, Capture>,
+  w: Wording,
+  memo: SelectionMemo | undefined
+): OlderLine[] => {
+  const rest: Evidence[] = []
+  const numbers: number[] = []
+  let sorted = true
+  for (const e of byId.values()) {
+    if (shown.has(e.id)) continue
+    const n = idNumber(e.id)
+    if (numbers.length > 0 && n < (numbers[numbers.length - 1] ?? 0)) sorted = false
+    rest.push(e)
+    numbers.push(n)
+  }
+  // sorted only when it is not already
+  if (!sorted) {
+    const byNumber = rest.map((e, k) => [numbers[k] ?? 0, e] as const).sort((a, b) => a[0] - b[0])
+    for (const [k, [, e]] of byNumber.entries()) rest[k] = e
+  }
+  const older: OlderLine[] = []
+  for (let k = 0; k < rest.length; k++) {
+    const e = rest[k] as Evidence
+    older.push(olderOf(e, captures.get(e.digest), w, memo))
+  }
+  return older
+}
+
+/**
+ * Selects the working set (see the module comment); `memo`: what the working sets of the same
+ * case made before, for states that do not change once selected from (verify's snapshots).
+ */
+export const selectWorkingSet = (
+  s: CaseState,
+  captures: ReadonlyMap<string, Capture>,
+  memo?: SelectionMemo
+): WorkingSet => {
+  const w = wordingOf(s)
+  // evidence by id: the research state keys its evidence by id
+  const byId = s.research.evidence
+  const { order, citedBy } = citationsOf(s.hypotheses, memo)
+  const before = memo?.last
+  const recent = before !== undefined && before.evidence === byId ? before.recent : recentResults(byId.values())
   const last = s.lastResult
   const latestId = last?.kind === 'capture' ? last.evidence_id : null
   const payloads: Payload[] = []
-  const shown = new Set<string>()
-  for (const id of [...order, ...recent.filter((x) => !citedBy.has(x))]) {
+  const ids: string[] = []
+  for (let j = 0; j < order.length + recent.length; j++) {
+    const cited = j < order.length
+    const id = (cited ? order[j] : recent[j - order.length]) as string
+    if (!cited && citedBy.has(id)) continue
     const e = byId.get(id)
     const c = e === undefined ? undefined : captures.get(e.digest)
-    if (e === undefined || c === undefined || shown.has(id)) continue
-    shown.add(id)
-    const latest = id === latestId
-    const by = citedBy.get(id)
-    // A payload made before from the same fields, citations, capture and wording (never the
-    // latest result: its header reads the last result too).
-    const known = memo === undefined || latest ? undefined : memo.get(e)
-    if (
-      known !== undefined &&
-      known.wording === w &&
-      known.capture === c &&
-      known.digest === e.digest &&
-      known.firstSeq === e.first_seq &&
-      known.lastResultSeq === e.last_result_seq &&
-      known.lastPlan === e.last_plan &&
-      known.origin === e.origin &&
-      known.payload.id === id &&
-      sameCitations(known.citedBy, by)
-    ) {
-      payloads.push(known.payload)
-      continue
-    }
-    const { view, size, request: asked } = describe(c, w)
-    const header = `${latest ? 'Latest result ' : ''}${id} (${reasons(s, e, by ?? [], latest).join('; ')})`
-    const made: Payload = {
-      id,
-      header: `${header}:`,
-      view,
-      summary: `${header}: ${asked} → ${view.summary} [its payload is not shown: the prompt limit; ${size} characters]`,
-      cited: by !== undefined,
-      latest,
-      age: e.last_result_seq ?? e.first_seq
-    }
-    if (memo !== undefined && !latest)
-      memo.set(e, {
-        payload: made,
-        wording: w,
-        capture: c,
-        digest: e.digest,
-        firstSeq: e.first_seq,
-        lastResultSeq: e.last_result_seq,
-        lastPlan: e.last_plan,
-        origin: e.origin,
-        citedBy: by === undefined ? undefined : [...by]
-      })
-    payloads.push(made)
+    if (e === undefined || c === undefined) continue
+    ids.push(id)
+    payloads.push(payloadOf(s, e, c, w, cited ? citedBy.get(id) : undefined, id === latestId, memo))
   }
-  const rest: Array<readonly [number, Evidence]> = []
-  for (const e of byId.values()) if (!shown.has(e.id)) rest.push([idNumber(e.id), e])
-  const older = rest
-    .sort((a, b) => a[0] - b[0])
-    .map(([, e]) => ({ id: e.id, text: olderLine(e, captures.get(e.digest), w) }))
+  let older = before?.older ?? []
+  if (
+    before === undefined ||
+    before.evidence !== byId ||
+    before.captures !== captures ||
+    before.wording !== w ||
+    !sameIds(before.shown, ids)
+  ) {
+    const made = olderEntries(byId, new Set(ids), captures, w, memo)
+    // the same array while its entries are the same (the guard sizes it once)
+    if (made.length !== older.length || made.some((line, k) => line !== older[k])) older = made
+  }
+  if (memo !== undefined) memo.last = { evidence: byId, captures, wording: w, recent, shown: ids, older }
   return { payloads, older }
 }
