@@ -76,14 +76,39 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 /** `sha256:<hex>` of the given bytes or UTF-8 text. */
 export const sha256Digest = (bytes: Uint8Array | string): string => `sha256:${hash('sha256', bytes, 'hex')}`
 
-/** `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8). */
+/**
+ * Where {@link sha256DigestOfLines} encodes its pieces: reused from call to call (a verify hashes
+ * every prompt of a case, ~20 KB each), replaced by a larger one when a text needs it. Holds no
+ * state between calls: every call writes the bytes it hashes before hashing them.
+ */
+let encoded = Buffer.allocUnsafeSlow(1 << 16)
+
+/** Texts up to this many characters are encoded into the reused buffer; longer ones are hashed piece by piece. */
+const ENCODE_MAX_CHARS = 1 << 20
+
+/**
+ * `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8): each piece encoded into
+ * one buffer, hashed at once (one call per piece, where hashing each piece and each LF was two).
+ */
 export const sha256DigestOfLines = (pieces: readonly string[]): string => {
-  const h = createHash('sha256')
-  for (let k = 0; k < pieces.length; k++) {
-    if (k > 0) h.update('\n')
-    h.update(pieces[k] ?? '', 'utf8')
+  let chars = pieces.length
+  for (let k = 0; k < pieces.length; k++) chars += (pieces[k] ?? '').length
+  if (chars > ENCODE_MAX_CHARS) {
+    const h = createHash('sha256')
+    for (let k = 0; k < pieces.length; k++) {
+      if (k > 0) h.update('\n')
+      h.update(pieces[k] ?? '', 'utf8')
+    }
+    return `sha256:${h.digest('hex')}`
   }
-  return `sha256:${h.digest('hex')}`
+  // A UTF-16 code unit is at most 3 bytes of UTF-8.
+  if (encoded.length < 3 * chars) encoded = Buffer.allocUnsafeSlow(3 * chars)
+  let at = 0
+  for (let k = 0; k < pieces.length; k++) {
+    if (k > 0) encoded[at++] = 0x0a
+    at += encoded.write(pieces[k] ?? '', at, 'utf8')
+  }
+  return `sha256:${createHash('sha256').update(encoded.subarray(0, at)).digest('hex')}`
 }
 
 const keysSorted = (value: unknown): boolean => {

@@ -1,7 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
-import { canonicalJson, sameCanonicalJson, sha256Digest, DIGEST_PATTERN } from '../../src/events/canonical.js'
+import {
+  canonicalJson,
+  sameCanonicalJson,
+  sha256Digest,
+  sha256DigestOfLines,
+  DIGEST_PATTERN
+} from '../../src/events/canonical.js'
 import { fcOptions } from '../helpers/seed.js'
 import { right, left } from '../helpers/fs.js'
 
@@ -121,6 +127,33 @@ digest('is sha256: plus 64 lowercase hex digits of the UTF-8 bytes', () => {
   assert.ok(DIGEST_PATTERN.test(sha256Digest('')))
   assert.not.ok(DIGEST_PATTERN.test('sha256:../../etc/passwd'))
   assert.not.ok(DIGEST_PATTERN.test(`sha256:${'A'.repeat(64)}`))
+})
+
+digest('of lines: the digest of the pieces joined with LF, whatever their characters and sizes', () => {
+  // ASCII, Latin-1, BMP text, astral pairs and lone surrogates (UTF-8 encodes them as U+FFFD either way)
+  const char = fc.oneof(
+    fc.constantFrom('a', '\n', 'é', '→', '–', '\ud83d\ude00', '\ud800', '\udc00'),
+    fc.string({ maxLength: 3 }),
+    fc.string({ unit: 'grapheme', maxLength: 2 })
+  )
+  const piece = fc.oneof(
+    { weight: 9, arbitrary: fc.array(char, { maxLength: 40 }).map((cs) => cs.join('')) },
+    // long pieces: the reused buffer grows, and a text past its bound is hashed piece by piece
+    { weight: 1, arbitrary: fc.tuple(char, fc.integer({ min: 1, max: 400_000 })).map(([c, n]) => c.repeat(n)) }
+  )
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+      assert.is(sha256DigestOfLines(pieces), sha256Digest(pieces.join('\n')))
+      // again, now that the buffer holds the bytes of this call: nothing carries over
+      assert.is(sha256DigestOfLines(pieces), sha256Digest(pieces.join('\n')))
+    }),
+    fcOptions(200)
+  )
+  // past the bound of the reused buffer
+  const long = ['x'.repeat(700_000), '→'.repeat(400_000)]
+  assert.is(sha256DigestOfLines(long), sha256Digest(long.join('\n')))
+  assert.is(sha256DigestOfLines([]), sha256Digest(''))
+  assert.is(sha256DigestOfLines(['']), sha256Digest(''))
 })
 
 digest.run()
