@@ -59,26 +59,47 @@ const isLeaf = (codec: t.Mixed): boolean => {
 
 /** The path of the first member of `value` that `codec` does not name (`a.b[2].c`), or null. */
 export const unknownMember = (codec: t.Mixed, value: unknown, at = ''): string | null => {
+  const path = unknownPath(codec, value)
+  if (path === null) return null
+  let text = at
+  for (let k = path.length - 1; k >= 0; k--) text += path[k]
+  return text.replace(/^\./, '')
+}
+
+/**
+ * {@link unknownMember}'s path as its parts (`[2]`, `.c`), the innermost first: made only for the
+ * member it finds (every event and capture is checked, and they have none).
+ */
+const unknownPath = (codec: t.Mixed, value: unknown): string[] | null => {
   if (codec instanceof t.RefinementType || codec instanceof t.ExactType || codec instanceof t.ReadonlyType)
-    return unknownMember(codec.type as t.Mixed, value, at)
+    return unknownPath(codec.type as t.Mixed, value)
   if (codec instanceof t.UnionType) {
     // The first member the value is: its structure decides.
-    const match = (codec.types as t.Mixed[]).find((c) => c.is(value))
-    return match === undefined ? null : unknownMember(match, value, at)
+    for (const c of codec.types as t.Mixed[]) if (c.is(value)) return unknownPath(c, value)
+    return null
   }
   if (codec instanceof t.ArrayType || codec instanceof t.ReadonlyArrayType) {
     if (!Array.isArray(value)) return null
-    for (const [i, v] of value.entries()) {
-      const r = unknownMember(codec.type as t.Mixed, v, `${at}[${i}]`)
-      if (r !== null) return r
+    const item = codec.type as t.Mixed
+    if (isLeaf(item)) return null
+    for (let i = 0; i < value.length; i++) {
+      const r = unknownPath(item, value[i])
+      if (r !== null) {
+        r.push(`[${i}]`)
+        return r
+      }
     }
     return null
   }
   if (codec instanceof t.DictionaryType) {
     if (!isPlainObject(value)) return null
-    for (const [k, v] of Object.entries(value)) {
-      const r = unknownMember(codec.codomain as t.Mixed, v, `${at}.${k}`)
-      if (r !== null) return r
+    const item = codec.codomain as t.Mixed
+    for (const k of Object.keys(value)) {
+      const r = unknownPath(item, value[k])
+      if (r !== null) {
+        r.push(`.${k}`)
+        return r
+      }
     }
     return null
   }
@@ -86,11 +107,14 @@ export const unknownMember = (codec: t.Mixed, value: unknown, at = ''): string |
   if (props === null || !isPlainObject(value)) return null
   for (const k of Object.keys(value)) {
     const c = props[k]
-    if (c === undefined) return `${at}.${k}`.replace(/^\./, '')
-    // A string, a number, a literal: nothing under it (and no path to build for it).
+    if (c === undefined) return [`.${k}`]
+    // A string, a number, a literal: nothing under it.
     if (isLeaf(c)) continue
-    const r = unknownMember(c, value[k], `${at}.${k}`)
-    if (r !== null) return r
+    const r = unknownPath(c, value[k])
+    if (r !== null) {
+      r.push(`.${k}`)
+      return r
+    }
   }
   return null
 }
