@@ -9,7 +9,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../failures/failure.js'
 import { decodeQuery, holdsLoneSurrogate } from './query.js'
 import { eventDraft, type EventDraft } from '../events/chain.js'
-import { canonicalJson, sha256Digest } from '../events/canonical.js'
+import { canonicalJson, sameCanonicalJson, sha256Digest } from '../events/canonical.js'
 import { describeErrors } from '../events/decode.js'
 import type { CaseState } from './case-state.js'
 import { queryCost, remainingBudget } from './budget.js'
@@ -135,8 +135,10 @@ const parseRaw = (
   const bounds = boundsViolation(parsed)
   if (bounds !== null)
     return { rejected: reject(s, turn, 'MODEL_ANSWER_INVALID', `the answer is ${bounds.message}`, now) }
-  // Escaped lone surrogates ("\ud800") parse, but can be neither canonicalised nor stored.
-  if (E.isLeft(canonicalJson(parsed)))
+  // Escaped lone surrogates ("\ud800") parse, but can be neither canonicalised nor stored (nor can
+  // a number too large for a double). A value of plain members only, checked without making its
+  // text, canonicalises; anything else is decided by the canonical encoder.
+  if (!sameCanonicalJson(parsed, parsed) && E.isLeft(canonicalJson(parsed)))
     return {
       rejected: reject(
         s,

@@ -217,6 +217,17 @@ deciders('answers with lone surrogates are rejected, escaped or raw', () => {
   assert.is(stateOf(log).lastRejection?.code, 'MODEL_ANSWER_INVALID')
   const raw = given(...started, ...turnOf('{"interpretation": {"summary": "\ud800"}}'))
   assert.is(stateOf(raw).lastRejection?.code, 'MODEL_ANSWER_INVALID')
+  // in a member's name too, and a number no double holds (neither can be canonicalised)
+  for (const answer of [
+    '{"interpretation": {"summary": "s", "\\udc00": 1}}',
+    '{"interpretation": {"summary": "s", "n": 1e400}}'
+  ]) {
+    const odd = given(...started, ...turnOf(answer))
+    assert.is(stateOf(odd).lastRejection?.code, 'MODEL_ANSWER_INVALID', answer)
+    assert.match(stateOf(odd).lastRejection?.message ?? '', 'lone UTF-16 surrogates')
+  }
+  const fine = given(...started, ...turnOf('{"interpretation": {"summary": "s \\u00e9 \\ud83d\\ude00", "n": 1e300}}'))
+  assert.is(stateOf(fine).lastRejection, null)
 })
 
 deciders('a rejection ends no hypothesis and changes no evidence', () => {
