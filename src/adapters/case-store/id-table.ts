@@ -28,16 +28,30 @@ const mix = (h: number): number => {
   return x ^ (x >>> 13)
 }
 
+/** The most keys a table is sized for ahead (~300 MB of tables; more grow as they come). */
+const MAX_EXPECTED = 1 << 22
+
 /** Keys (strings of code units below 256) numbered in the order they were added. */
 class KeyTable {
   /** Slot `s` is `[hash, number + 1]` at `2s` (0: empty): a probe compares hashes without reading another array. */
-  #slots = new Int32Array(128)
+  #slots: Int32Array
   /** Key `i`'s hash, to place it again when the slots grow. */
-  #hashes = new Int32Array(32)
+  #hashes: Int32Array
   /** Where key `i` starts in the pool; `#offsets[count]` is where the next one goes. */
-  #offsets = new Float64Array(33)
-  #pool = new Uint8Array(1024)
+  #offsets: Float64Array
+  #pool: Uint8Array
   count = 0
+
+  /** A table sized for `expected` keys of ~40 characters (it grows past them as needed). */
+  constructor(expected: number) {
+    const keys = Math.max(32, Math.min(Math.floor(expected), MAX_EXPECTED))
+    let slots = 64
+    while (slots < 2 * keys) slots *= 2
+    this.#slots = new Int32Array(2 * slots)
+    this.#hashes = new Int32Array(keys + 1)
+    this.#offsets = new Float64Array(keys + 2)
+    this.#pool = new Uint8Array(keys * 40)
+  }
 
   /** The number of key `key` (whose hash is `h`), or -1. */
   find(key: string, h: number): number {
@@ -147,7 +161,12 @@ const grown = <A extends Int32Array | Float64Array | Uint8Array>(a: A, length: n
  * @category cases
  */
 export class IdSet {
-  readonly #keys = new KeyTable()
+  readonly #keys: KeyTable
+
+  /** A set sized for `expected` ids (a scan knows about how many events its log holds: no table grows while it runs). */
+  constructor(expected = 0) {
+    this.#keys = new KeyTable(expected)
+  }
 
   get size(): number {
     return this.#keys.count
@@ -185,8 +204,14 @@ const SPAN = 4
  * @category cases
  */
 export class CommandIndex {
-  readonly #keys = new KeyTable()
-  #spans = new Float64Array(32 * SPAN)
+  readonly #keys: KeyTable
+  #spans: Float64Array
+
+  /** An index sized for `expected` commands. */
+  constructor(expected = 0) {
+    this.#keys = new KeyTable(expected)
+    this.#spans = new Float64Array(Math.max(32, Math.min(Math.floor(expected), MAX_EXPECTED)) * SPAN)
+  }
 
   get size(): number {
     return this.#keys.count

@@ -18,6 +18,8 @@ export interface LogCheckerOptions {
   readonly report: (f: Finding) => void
   /** The ids of the events before `start` (a catch-up), so a repeated id is found across appends. */
   readonly ids?: IdSet
+  /** About how many events the log holds (its tables are sized for them). */
+  readonly expected?: number
 }
 import type { ScanOptions } from './scan.js'
 import { IdSet, type CommandIndex } from './id-table.js'
@@ -98,7 +100,7 @@ const commandRuns = (commands: CommandIndex, lastCommand: string | null) => {
  */
 export const logChecker = (o: LogCheckerOptions) => {
   const rules = o.rules
-  const ids = o.ids ?? new IdSet()
+  const ids = o.ids ?? new IdSet(o.expected ?? 0)
   let expectSeq = o.start.seq + 1
   let expectPrev: string | null = o.start.hash
   let lastSeq = o.start.seq

@@ -32,7 +32,10 @@ export const findingSink = () => {
 export type FindingSink = ReturnType<typeof findingSink>
 
 /** The options both scans take. */
-export type LogScanOptions = Pick<ScanOptions, 'onEvent' | 'onRef' | 'canonical' | 'rules' | 'notAfter' | 'resume'>
+export type LogScanOptions = Pick<ScanOptions, 'onEvent' | 'onRef' | 'canonical' | 'rules' | 'notAfter' | 'resume'> & {
+  /** About how many events the log holds (HEAD says), so the id tables need not grow. */
+  readonly expected?: number
+}
 
 /** A scan under way: where the log is read from, its command index, rule fold and checker. */
 export interface LogScan {
@@ -50,7 +53,7 @@ export const startLogScan = (
 ): LogScan => {
   const genesis = declaration === null ? null : genesisHash(declaration)
   const start = o.resume ?? { seq: 0, hash: genesis !== null && E.isRight(genesis) ? genesis.right : null, bytes: 0 }
-  const commands = o.resume?.commands ?? new CommandIndex()
+  const commands = o.resume?.commands ?? new CommandIndex(o.expected ?? 0)
   const rules = ruleFold(o.resume?.state, {
     ...(declaration === null ? {} : { createdAt: declaration.created_at }),
     ...optional('formatGeneration', declaration?.format_generation),
@@ -64,7 +67,8 @@ export const startLogScan = (
     lastCommand: o.resume?.lastCommand ?? null,
     report,
     rules: o.rules === false ? null : rules,
-    ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids })
+    ...(o.resume?.ids === undefined ? {} : { ids: o.resume.ids }),
+    ...(o.expected === undefined ? {} : { expected: o.expected })
   })
   return { start, commands, rules, checker }
 }

@@ -158,7 +158,10 @@ export const scanCase = async (dir: string, options: ScanOptions = {}): Promise<
   if (E.isLeft(head)) report(head.left)
   const declaration = E.isRight(decl) ? decl.right : null
   const headValue = E.isRight(head) ? head.right : null
-  const scan = startLogScan(declaration, options, report)
+  // HEAD says how many events the log holds; a HEAD that lies only sizes the tables (an event
+  // line is over 200 bytes, so its byte count bounds what it may claim).
+  const expected = headValue === null ? 0 : Math.min(headValue.seq, Math.floor(headValue.bytes / 200))
+  const scan = startLogScan(declaration, { ...options, expected }, report)
 
   let fh: Awaited<ReturnType<typeof fsp.open>>
   try {
