@@ -182,6 +182,22 @@ export const lineDigest = (line: string): string => {
 const HASH_MEMBER_BYTES = Buffer.from(HASH_MEMBER)
 /** Where a line without its hash member is put together to be hashed (lines are at most a few MiB). */
 let scratch = Buffer.allocUnsafe(1 << 16)
+/** Views of the first n bytes of `scratch`, by n (a view per line hashed was ~5% of a line's checks). */
+let views: Uint8Array[] = []
+
+/** The first `length` bytes of `scratch` (grown to hold them). */
+const scratchOf = (length: number): Uint8Array => {
+  if (scratch.length < length) {
+    scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+    views = []
+  }
+  let v = length < 1 << 16 ? views[length] : undefined
+  if (v === undefined) {
+    v = new Uint8Array(scratch.buffer, scratch.byteOffset, length)
+    if (length < 1 << 16) views[length] = v
+  }
+  return v
+}
 
 /**
  * {@link lineDigestOfBytes} of the line `b[start, end)` whose envelope's hash member (all ASCII)
@@ -193,10 +209,10 @@ export const lineDigestCut = (b: Buffer, start: number, at: number, end: number)
 /** The 64 hex digits of {@link lineDigestCut} (no `sha256:` before them: a reader compares them with its bytes). */
 export const lineDigestHexCut = (b: Buffer, start: number, at: number, end: number): string => {
   const length = end - start - HASH_MEMBER_LENGTH
-  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+  const view = scratchOf(length)
   b.copy(scratch, 0, start, at)
   b.copy(scratch, at - start, at + HASH_MEMBER_LENGTH, end)
-  return hash('sha256', scratch.subarray(0, length), 'hex')
+  return hash('sha256', view, 'hex')
 }
 
 /**
@@ -210,10 +226,10 @@ export const lineDigestOfBytes = (bytes: Buffer): string => {
   const cut = Math.min(bytes.length, at + HASH_MEMBER_LENGTH)
   for (let i = at; i < cut; i++) if ((bytes[i] as number) >= 0x80) return lineDigest(bytes.toString('utf8'))
   const length = bytes.length - (cut - at)
-  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2))
+  const view = scratchOf(length)
   bytes.copy(scratch, 0, 0, at)
   bytes.copy(scratch, at, cut)
-  return sha256Digest(scratch.subarray(0, length))
+  return sha256Digest(view)
 }
 
 /**
