@@ -2,6 +2,9 @@
 import { constants } from 'node:buffer'
 import { ObjectStoreError } from './pack-file.js'
 
+/** The largest buffer (a module-level constant: no property load in applyDelta). */
+const MAX_LENGTH = constants.MAX_LENGTH
+
 /** The object `delta` rebuilds from `base`, in a buffer from `alloc`; OBJECT_CORRUPT when the delta does not fit the base or itself. */
 export const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Buffer): Buffer => {
   // Lengths and the position in locals: a closure over `i` (the varint reader it was) put it in a
@@ -12,7 +15,10 @@ export const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Bu
   // Symbol.species through V8's generic property loads.
   const { buffer, byteOffset } = base
   let i = 0
-  const sizes = [0, 0]
+  // The sizes in two variables: destructuring an array goes through the iterator protocol, whose
+  // property loads made V8 throw the optimized code away when they had no type feedback yet.
+  let sourceSize = -1
+  let targetSize = 0
   for (let k = 0; k < 2; k++) {
     let v = 0
     // Powers of two by multiplication: `2 ** shift` is a call of V8's pow.
@@ -23,11 +29,11 @@ export const applyDelta = (base: Buffer, delta: Buffer, alloc: (n: number) => Bu
       v += (c & 0x7f) * scale
       scale *= 128
     } while (c & 0x80 && i < end)
-    sizes[k] = v
+    if (k === 0) sourceSize = v
+    else targetSize = v
   }
-  const [sourceSize, targetSize = 0] = sizes
   if (sourceSize !== baseLength) throw new ObjectStoreError('OBJECT_CORRUPT', 'a delta does not fit its base')
-  if (targetSize > constants.MAX_LENGTH)
+  if (targetSize > MAX_LENGTH)
     throw new ObjectStoreError('OBJECT_CORRUPT', `a delta claims ${targetSize} bytes, more than a buffer holds`)
   const out = alloc(targetSize)
   let o = 0

@@ -60,6 +60,43 @@ const loadPackIndex = (idxFile: string, packFile: string): Pack => {
   const offAt = idsAt + count * 20 + count * 4
   const bigAt = offAt + count * 4
   if (idx.length < bigAt + 40) throw new ObjectStoreError('OBJECT_CORRUPT', `${path.basename(idxFile)} is truncated`)
+  const { offsets, sorted } = offsetsOf(idx, idxFile, count, offAt, bigAt)
+  const size = fs.statSync(packFile).size
+  return {
+    file: packFile,
+    fd: null,
+    size,
+    count,
+    fanout,
+    ids: idx.subarray(idsAt, idsAt + count * 20),
+    offsets,
+    sorted
+  }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1
+
+/**
+ * The pack's offsets (in the order of the index's ids) and the same sorted ascending. Where no
+ * object lies past 2 GiB (no large offsets) and the machine is little-endian, the 32-bit table is
+ * byte-swapped and sorted natively (202,460 offsets: ~3 ms); else read one by one.
+ */
+const offsetsOf = (
+  idx: Buffer,
+  idxFile: string,
+  count: number,
+  offAt: number,
+  bigAt: number
+): { readonly offsets: Float64Array; readonly sorted: Float64Array } => {
+  if (LITTLE_ENDIAN) {
+    const table = new Uint32Array(count)
+    const bytes = Buffer.from(table.buffer)
+    idx.copy(bytes, 0, offAt, offAt + 4 * count)
+    bytes.swap32()
+    const sorted = table.slice().sort()
+    if (count === 0 || (sorted[count - 1] ?? 0) < 0x80000000)
+      return { offsets: new Float64Array(table), sorted: new Float64Array(sorted) }
+  }
   const offsets = new Float64Array(count)
   for (let i = 0; i < count; i++) {
     const o = idx.readUInt32BE(offAt + i * 4)
@@ -70,22 +107,8 @@ const loadPackIndex = (idxFile: string, packFile: string): Pack => {
       offsets[i] = idx.readUInt32BE(j) * 2 ** 32 + idx.readUInt32BE(j + 4)
     } else offsets[i] = o
   }
-  const size = fs.statSync(packFile).size
-  return {
-    file: packFile,
-    fd: null,
-    size,
-    count,
-    fanout,
-    ids: idx.subarray(idsAt, idsAt + count * 20),
-    offsets,
-    sorted: sortedOffsets(offsets, size)
-  }
+  return { offsets, sorted: Float64Array.from(offsets).sort() }
 }
-
-/** The offsets sorted ascending: as 32-bit integers when the pack is under 4 GiB (202,460 offsets: 14 ms against 25). */
-const sortedOffsets = (offsets: Float64Array, size: number): Float64Array =>
-  size < 2 ** 32 ? Float64Array.from(Uint32Array.from(offsets).sort()) : Float64Array.from(offsets).sort()
 
 /** Position of `oid` (20 raw bytes) in the pack's sorted id table, or -1. */
 export const findInPack = (p: Pack, oid: Uint8Array): number => {
