@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
 import vm from 'node:vm'
 
 /**
@@ -72,7 +73,22 @@ export const codeCacheHeader = (source: Uint8Array, data: Uint8Array): Buffer =>
  * top-level code defines the modules, `exports.start` runs a command line. The script is ASCII (the
  * bundle escapes every other character), so it is read as Latin-1: one byte a character, as V8 keeps it.
  */
+/**
+ * V8's flags for the CLI: an interrupt budget of four times V8's default (67,584), so a function
+ * is compiled by TurboFan only when it has run four times as long. A first-ever research builds
+ * the snapshot index on two threads while V8 compiled ~95 functions on its helper threads, ~300 ms
+ * of CPU on the 2-core test machine, many of them warm only briefly (the listing's walk, the plan,
+ * Node's own buffer and file functions, the search's): there TurboFan's CPU ~300 -> ~180 ms, the
+ * process's ~1.55 -> ~1.43 s, with the two threads' own CPU unchanged; a later search ~178 -> ~163 ms
+ * of task-clock (docs/performance.md). Set before the script is compiled: its code cache is made and
+ * used under the same flags (V8 rejects a cache made under others). Node's code cache of its own
+ * modules was made under the defaults, so the modules it loads afterwards are compiled (~20 ms of
+ * the writer thread's CPU, counted in the figures above).
+ */
+export const V8_FLAGS = '--interrupt-budget=270336'
+
 export const loadCliScript = (file: string, cacheFile: string | null): LoadedCliScript => {
+  setFlagsFromString(V8_FLAGS)
   const source = readFileSync(file)
   const cached = cacheFile === null ? 'absent' : readCodeCache(cacheFile, source)
   const script = new vm.Script(source.toString('latin1'), {
