@@ -3,7 +3,8 @@
  * reads every blob through the object reader, one at a time, while a second thread
  * (index-writer-worker.ts) checks the stored ones against their ids, writes blobs.dat and derives
  * the filters into their sliced rows (filter-slicer.ts), with at most IN_FLIGHT bytes waiting
- * between the two; at the end it writes both filter files while this thread writes trees.dat.
+ * between the two; at the end it writes filters.dat while this thread writes trees.dat and folded.dat
+ * (its rows from the writer).
  * Everything is written into a private directory and published with one rename; a builder that
  * loses the race discards its copy.
  */
@@ -29,7 +30,7 @@ import {
 } from './index-format.js'
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
-import { writeFileAll } from './index-slices.js'
+import { chunkDigester, writeAll, writeFileAll } from './index-slices.js'
 
 /** @category research */
 export interface BuildProgress {
@@ -87,7 +88,7 @@ export const startIndexBuild = (root: string, commit: string): IndexBuild => {
   }
 }
 
-/** Copies the blobs, writes trees.dat while the writer writes the filters, then index.json, and renames `tmp` into place. */
+/** Copies the blobs, writes trees.dat and folded.dat while the writer writes filters.dat, then index.json, and renames `tmp` into place. */
 const publish = async (
   root: string,
   commit: string,
@@ -162,6 +163,9 @@ const startWriter = (dir: string): IndexWriter => {
   let drained: (() => void) | null = null
   let failed: unknown = null
   let done: ((r: Written) => void) | null = null
+  // folded.dat, written here from the rows the writer sends at the end.
+  let folded: number | null = null
+  const foldedDigests = chunkDigester()
   const fail = (e: unknown, reject: (e: unknown) => void): void => {
     failed ??= e
     drained?.()
@@ -181,7 +185,19 @@ const startWriter = (dir: string): IndexWriter => {
         if (m.batch.length === BATCH && spare.length < IN_FLIGHT / BATCH) spare.push(m.batch)
         if (inFlight <= IN_FLIGHT / 2) drained?.()
       } else if (m.type === 'corrupt') fail(new ObjectStoreError('OBJECT_CORRUPT', m.message), reject)
-      else done?.({ filtersSha256: m.filtersSha256, foldedSha256: m.foldedSha256, filtersBytes: m.filtersBytes })
+      else
+        try {
+          folded ??= fs.openSync(path.join(dir, 'folded.dat'), 'w')
+          if (m.type === 'folded') {
+            writeAll(folded, m.bytes)
+            foldedDigests.update(m.bytes)
+          } else {
+            fs.closeSync(folded)
+            done?.({ filtersSha256: m.filtersSha256, foldedSha256: foldedDigests.end(), filtersBytes: m.filtersBytes })
+          }
+        } catch (e) {
+          fail(e, reject)
+        }
     })
   })
   failure.catch(() => undefined)

@@ -2,8 +2,8 @@
  * The writing half of a snapshot index build, on a second thread: the main thread reads git
  * objects; this one checks each stored blob against its id, writes its bytes to blobs.dat, derives
  * its trigram filters into their slots of the sliced rows (filter-slicer.ts) and acknowledges each
- * batch, so the main thread can bound what is in flight. At the end it writes filters.dat and
- * folded.dat.
+ * batch, so the main thread can bound what is in flight. At the end it writes filters.dat and hands
+ * the rows of folded.dat to the main thread, which writes that file meanwhile.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -29,13 +29,10 @@ export type WriterReply =
   | { readonly type: 'ack'; readonly bytes: number; readonly batch: Uint8Array<ArrayBuffer> }
   /** A blob whose bytes are not those of its id: the build stops. */
   | { readonly type: 'corrupt'; readonly oid: string; readonly message: string }
-  /** Both filter files are written: the SHA-256 of each of their chunks (index.json's filters_sha256, folded_sha256) and their size. */
-  | {
-      readonly type: 'done'
-      readonly filtersSha256: string
-      readonly foldedSha256: string
-      readonly filtersBytes: number
-    }
+  /** The rows of the next class in folded.dat (the main thread writes them). */
+  | { readonly type: 'folded'; readonly bytes: Uint8Array<ArrayBuffer> }
+  /** filters.dat is written: the SHA-256 of each of its chunks (index.json's filters_sha256) and its size. */
+  | { readonly type: 'done'; readonly filtersSha256: string; readonly filtersBytes: number }
 
 const port = parentPort
 if (port === null) throw new Error('index-writer-worker runs as a worker thread')
@@ -64,19 +61,18 @@ port.on('message', (m: WriterMessage) => {
     port.postMessage({ type: 'ack', bytes: m.used, batch: m.bytes } satisfies WriterReply, [m.bytes.buffer])
   } else {
     fs.closeSync(blobsFd)
-    const files = ['filters.dat', 'folded.dat'].map((f) => fs.openSync(path.join(dir, f), 'w'))
-    const digests = [chunkDigester(), chunkDigester()]
+    const fd = fs.openSync(path.join(dir, 'filters.dat'), 'w')
+    const digests = chunkDigester()
     let filtersBytes = 0
-    for (const regions of slicer.regions()) {
-      regions.forEach((r, k) => {
-        writeAll(files[k] ?? -1, r)
-        digests[k]?.update(r)
-      })
-      filtersBytes += regions[0].length
+    for (const [exact, folded] of slicer.regions()) {
+      const rows = folded.slice()
+      port.postMessage({ type: 'folded', bytes: rows } satisfies WriterReply, [rows.buffer])
+      writeAll(fd, exact)
+      digests.update(exact)
+      filtersBytes += exact.length
     }
-    for (const fd of files) fs.closeSync(fd)
-    const [filtersSha256 = '', foldedSha256 = ''] = digests.map((d) => d.end())
-    port.postMessage({ type: 'done', filtersSha256, foldedSha256, filtersBytes } satisfies WriterReply)
+    fs.closeSync(fd)
+    port.postMessage({ type: 'done', filtersSha256: digests.end(), filtersBytes } satisfies WriterReply)
     port.close()
   }
 })
