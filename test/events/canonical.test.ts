@@ -8,6 +8,7 @@ import {
   sha256DigestOfLines,
   DIGEST_PATTERN
 } from '../../src/events/canonical.js'
+import canonicalize from 'canonicalize'
 import { fcOptions } from '../helpers/seed.js'
 import { right, left } from '../helpers/fs.js'
 
@@ -115,6 +116,68 @@ canonical('sameCanonicalJson: true only when both have the same canonical text, 
   )
   assert.not.ok(sameCanonicalJson([Number.NaN], [Number.NaN]))
   assert.not.ok(sameCanonicalJson('\ud800', '\ud800'))
+})
+
+canonical('canonicalJson: the text canonicalize makes, or its refusal, of any value', () => {
+  // plain values take a path of their own: every other value, and every refusal, is canonicalize's
+  const reference = (v: unknown): string | null => {
+    try {
+      return canonicalize(v) ?? null
+    } catch {
+      return null
+    }
+  }
+  const odd = fc.constantFrom<unknown>(
+    Number.NaN,
+    Number.NEGATIVE_INFINITY,
+    '\ud800',
+    'a\udc00b',
+    '\ud83d\ude00',
+    undefined,
+    null,
+    -0,
+    1e21,
+    5e-324,
+    new Date(0),
+    { toJSON: () => 'x' },
+    Object.create(null) as object,
+    Object.assign(Object.create(null) as object, { b: 1, a: [2] }),
+    // a sparse array
+    Object.assign(new Array<unknown>(3), { 0: 1, 2: 3 })
+  )
+  const key = fc.oneof(
+    fc.constantFrom('a', 'b', 'B', '1', '10', '2', '', 'é', '\u20ac', '\ud83d\ude00', '\ud800', '__proto__x'),
+    fc.string({ maxLength: 3 })
+  )
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small' },
+      fc.jsonValue({ maxDepth: 2 }),
+      odd,
+      fc.array(tie('v'), { maxLength: 4 }),
+      fc.dictionary(key, tie('v'), { maxKeys: 5 })
+    )
+  })).v
+  let refused = 0
+  fc.assert(
+    fc.property(value, (v) => {
+      const want = reference(v)
+      const got = canonicalJson(v)
+      if (want === null) {
+        refused++
+        assert.is(got._tag, 'Left')
+      } else assert.is(right(got), want)
+    }),
+    fcOptions(3000)
+  )
+  assert.ok(refused > 100, `${refused} values refused`)
+  // past 64 levels, a cycle
+  let deep: unknown = 'x'
+  for (let k = 0; k < 100; k++) deep = k % 2 === 0 ? [deep] : { k: deep }
+  assert.is(right(canonicalJson(deep)), reference(deep))
+  const cycle: Record<string, unknown> = { a: 1 }
+  cycle['self'] = cycle
+  assert.is(canonicalJson(cycle)._tag, 'Left')
 })
 
 canonical.run()
