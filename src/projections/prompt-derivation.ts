@@ -33,7 +33,8 @@ export const promptObjectRefs = (s: CaseState): ObjectRefLite[] => [
  * the state shares that set with the states after it until new evidence is recorded).
  */
 export interface PromptMemo {
-  readonly decoded: Map<string, unknown>
+  readonly reports: Map<string, string>
+  readonly facts: Map<string, E.Either<unknown, FactsDocument>>
   readonly captures: WeakMap<ReadonlyMap<string, ObjectRefLite>, ReadonlyMap<string, Capture> | null>
   /** What the renderer made for the prompts before (payloads, the report's runs). */
   readonly render: RenderMemoV2
@@ -42,7 +43,8 @@ export interface PromptMemo {
 }
 
 export const promptMemo = (captureDecodes: CaptureDecodes = new Map()): PromptMemo => ({
-  decoded: new Map(),
+  reports: new Map(),
+  facts: new Map(),
   captures: new WeakMap(),
   render: renderMemoV2(),
   captureDecodes
@@ -57,26 +59,27 @@ export const promptInputsFrom = (
   read: (ref: ObjectRefLite) => Uint8Array | undefined,
   memo: PromptMemo = promptMemo()
 ): PromptInputs | null => {
-  // Objects decoded once for all the prompts of a case, by what they are decoded as and digest.
-  const decodedOnce = <A>(as: string, ref: ObjectRefLite, decode: (b: Uint8Array) => A): A | null => {
-    const key = `${as} ${ref.digest}`
-    if (memo.decoded.has(key)) return memo.decoded.get(key) as A
-    const b = read(ref)
-    if (b === undefined) return null
-    const value = decode(b)
-    memo.decoded.set(key, value)
-    return value
-  }
+  // The report and the facts decoded once for all the prompts of a case, by digest.
   let report = ''
   if (s.report !== null) {
-    const text = decodedOnce('report', s.report, (b) => Buffer.from(b).toString('utf8'))
-    if (text === null) return null
+    let text = memo.reports.get(s.report.digest)
+    if (text === undefined) {
+      const b = read(s.report)
+      if (b === undefined) return null
+      text = Buffer.from(b).toString('utf8')
+      memo.reports.set(s.report.digest, text)
+    }
     report = text
   }
   let facts: PromptInputs['facts'] = []
   if (s.facts !== null) {
-    const doc = decodedOnce('facts', s.facts, (b) => FactsDocument.decode(parse(b)))
-    if (doc === null) return null
+    let doc = memo.facts.get(s.facts.digest)
+    if (doc === undefined) {
+      const b = read(s.facts)
+      if (b === undefined) return null
+      doc = FactsDocument.decode(parse(b))
+      memo.facts.set(s.facts.digest, doc)
+    }
     facts = E.isRight(doc) ? doc.right.facts : []
   }
   const refs = s.research.evidenceRefs

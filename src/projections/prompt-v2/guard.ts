@@ -19,9 +19,12 @@
 import { viewLines } from '../capture-text.js'
 import type { OlderLine, Payload } from './working-set.js'
 import { candidateHeap, precedes } from './candidate-heap.js'
-import { trimAhead } from './trim-ahead.js'
+import { rankOf, trimAhead } from './trim-ahead.js'
 import {
   dropOrder,
+  floorOf,
+  floorSizeOf,
+  leastOf,
   OLDER_HEADER,
   olderMarker,
   olderSizer,
@@ -44,6 +47,8 @@ export interface Fitted {
   readonly pieces: readonly string[]
   /** What was left out, in words (one entry per payload or range). */
   readonly notes: readonly string[]
+  /** The characters of the notes, all together. */
+  readonly noteChars: number
   /** Characters of `lines` joined with LF (plus one LF per line). */
   readonly size: number
 }
@@ -78,7 +83,7 @@ export interface GuardOptions {
  * their sizes and `total` their sum with `fixed`; both are updated, and the total returned.
  */
 const trim = (z: Sizing, shown: Array<number | null>, sizes: number[], total: number, room: number): number => {
-  const { sizeOf, floors, floorSizes } = z
+  const { fits, keep } = z
   if (total <= room) return total
   // When no state on the way fits (a payload is never smaller than at its floor or as it is now:
   // a continuation marker only shrinks as items go), trimming ends with all of them at the floor.
@@ -86,15 +91,17 @@ const trim = (z: Sizing, shown: Array<number | null>, sizes: number[], total: nu
   for (let i = 0; i < shown.length; i++) {
     const n = shown[i] ?? null
     const size = sizes[i] ?? 0
-    if (n !== null && n > (floors[i] ?? 0)) atFloor += Math.min(floorSizes[i] ?? 0, size) - size
+    const f = fits[i] as PayloadFit
+    if (n !== null && n > floorOf(f, keep)) atFloor += Math.min(floorSizeOf(f, keep), size) - size
   }
   if (atFloor > room) {
     for (let i = 0; i < shown.length; i++) {
       const n = shown[i] ?? null
-      if (n !== null && n > (floors[i] ?? 0)) {
-        shown[i] = floors[i] ?? 0
-        total += (floorSizes[i] ?? 0) - (sizes[i] ?? 0)
-        sizes[i] = floorSizes[i] ?? 0
+      const f = fits[i] as PayloadFit
+      if (n !== null && n > floorOf(f, keep)) {
+        shown[i] = floorOf(f, keep)
+        total += floorSizeOf(f, keep) - (sizes[i] ?? 0)
+        sizes[i] = floorSizeOf(f, keep)
       }
     }
     return total
@@ -104,15 +111,16 @@ const trim = (z: Sizing, shown: Array<number | null>, sizes: number[], total: nu
   const heap = candidateHeap()
   for (let i = 0; i < shown.length; i++) {
     const n = shown[i] ?? null
-    if (n !== null && n > (floors[i] ?? 0))
-      heap.push({ i, rank: z.ranks[i] ?? 0, size: sizes[i] ?? 0, age: z.ages[i] ?? 0 })
+    const f = fits[i] as PayloadFit
+    if (n !== null && n > floorOf(f, keep)) heap.push({ i, rank: rankOf(f, keep), size: sizes[i] ?? 0, age: f.age })
   }
   while (total > room) {
     const c = heap.pop()
     if (c === undefined) return total
     const { i, rank: r, age } = c
-    const least = floors[i] ?? 0
-    const sizeAt = sizeOf[i] ?? (() => 0)
+    const f = fits[i] as PayloadFit
+    const least = floorOf(f, keep)
+    const sizeAt = f.sizeOf
     const next = heap.peek()
     // One item at a time from this payload while it stays the next to trim (the heap's order is
     // strict, so it is next exactly while it comes before the heap's top).
@@ -172,20 +180,30 @@ const fittedOf = (
   size: number
 ): Fitted => {
   const notes: string[] = []
+  let noteChars = 0
   let least = olderFrom === older.length
   for (let i = 0; i < payloads.length; i++) {
     const n = shown[i] ?? null
-    if (n === null) notes.push((fits[i] as PayloadFit).summaryNote)
-    else {
+    if (n === null) {
+      const note = (fits[i] as PayloadFit).summaryNote
+      notes.push(note)
+      noteChars += note.length
+    } else {
       least = false
       const items = (fits[i] as PayloadFit).items
       if (n < items) {
         const p = payloads[i] as Payload
-        notes.push(`${p.id}: ${p.view.unit} ${n + 1}-${items} not shown`)
+        const note = `${p.id}: ${p.view.unit} ${n + 1}-${items} not shown`
+        notes.push(note)
+        noteChars += note.length
       }
     }
   }
-  if (olderFrom > 0) notes.push(`older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`)
+  if (olderFrom > 0) {
+    const note = `older evidence ${older[0]?.id ?? ''}–${older[olderFrom - 1]?.id ?? ''} not listed`
+    notes.push(note)
+    noteChars += note.length
+  }
   // Rendered when read: a prompt is fitted more than once and shows only its last fit.
   let lines: readonly string[] | undefined
   let pieces: readonly string[] | undefined
@@ -199,6 +217,7 @@ const fittedOf = (
       return pieces
     },
     notes,
+    noteChars,
     size
   }
   if (least) leastFits.add(made)
@@ -206,29 +225,25 @@ const fittedOf = (
 }
 
 /**
- * Every payload whole but the first `dropped` of the drop order, shown as summaries: into `shown`
- * and `sizes` (empty), the sum of their sizes returned.
+ * Every payload whole but the first `dropped` of the drop order, shown as summaries: what is shown
+ * of each, their sizes and the sum of the sizes.
  */
 const wholeBut = (
   z: Sizing,
   order: readonly number[],
-  dropped: number,
-  shown: Array<number | null>,
-  sizes: number[]
-): number => {
-  const { fits, wholes, summaries } = z
-  for (let i = 0; i < fits.length; i++) {
-    shown.push((fits[i] as PayloadFit).items)
-    sizes.push(wholes[i] ?? 0)
-  }
+  dropped: number
+): { shown: Array<number | null>; sizes: number[]; total: number } => {
+  const shown: Array<number | null> = z.items.slice()
+  const sizes = z.wholes.slice()
   let total = z.wholeTotal
   for (let j = 0; j < dropped; j++) {
     const i = order[j] ?? 0
+    const summary = z.fits[i]?.summary ?? 0
     shown[i] = null
-    total += (summaries[i] ?? 0) - (sizes[i] ?? 0)
-    sizes[i] = summaries[i] ?? 0
+    total += summary - (sizes[i] ?? 0)
+    sizes[i] = summary
   }
-  return total
+  return { shown, sizes, total }
 }
 
 /** The guard of one working set (see workingSetFitter). */
@@ -277,7 +292,7 @@ export const workingSetFitter = (
 
 /** {@link workingSetFitter} over a sizing of its payloads. */
 const fitterOf = (z: Sizing, older: readonly OlderLine[], memo: SizingMemo | undefined): WorkingSetFitter => {
-  const { payloads, fits, floors, floorSizes, least, keep, summaries } = z
+  const { payloads, fits, keep } = z
   const n = payloads.length
   const olderSize = olderSizer(older)
   const header = n === 0 ? 0 : WORKING_SET_HEADER.length + 1
@@ -307,11 +322,12 @@ const fitterOf = (z: Sizing, older: readonly OlderLine[], memo: SizingMemo | und
       // counted without trimming after each.
       let dropped = 0
       for (; dropped < order.length && bound > room; dropped++) {
-        const i = order[dropped] ?? 0
-        bound += (summaries[i] ?? 0) - (least[i] ?? 0)
+        const f = fits[order[dropped] ?? 0] as PayloadFit
+        bound += f.summary - leastOf(f, keep)
       }
-      const sizes: number[] = []
-      const total = trim(z, shown, sizes, header + olderWhole + wholeBut(z, order, dropped, shown, sizes), room)
+      const start = wholeBut(z, order, dropped)
+      shown = start.shown
+      const total = trim(z, shown, start.sizes, header + olderWhole + start.total, room)
       if (total <= room) return fitted(shown, 0, total - olderWhole)
       shownSize = total - olderWhole
     } else {
@@ -320,24 +336,26 @@ const fitterOf = (z: Sizing, older: readonly OlderLine[], memo: SizingMemo | und
       // others are known without it.
       for (let j = 0; ; j++) {
         if (bound <= room) {
-          shown = []
-          const sizes: number[] = []
-          const total = trim(z, shown, sizes, header + olderWhole + wholeBut(z, order, j, shown, sizes), room)
+          const start = wholeBut(z, order, j)
+          shown = start.shown
+          const total = trim(z, shown, start.sizes, header + olderWhole + start.total, room)
           if (total <= room) return fitted(shown, 0, total - olderWhole)
           shownSize = total - olderWhole
         } else if (j === order.length) {
-          shown = []
-          const sizes: number[] = []
-          shownSize = header + wholeBut(z, order, j, shown, sizes)
+          const start = wholeBut(z, order, j)
+          shown = start.shown
+          shownSize = header + start.total
           for (let k = 0; k < n; k++)
             if (shown[k] !== null) {
-              shown[k] = floors[k] ?? 0
-              shownSize += (floorSizes[k] ?? 0) - (sizes[k] ?? 0)
+              const f = fits[k] as PayloadFit
+              shown[k] = floorOf(f, keep)
+              shownSize += floorSizeOf(f, keep) - (start.sizes[k] ?? 0)
             }
         }
         const i = order[j]
         if (i === undefined) break
-        bound += (summaries[i] ?? 0) - (least[i] ?? 0)
+        const f = fits[i] as PayloadFit
+        bound += f.summary - leastOf(f, keep)
       }
     }
     // The older evidence gives way, oldest first.

@@ -9,7 +9,6 @@
 import type { CaptureView } from '../capture-text.js'
 import { linesSize, viewSizes, type ViewSizes } from './view-sizes.js'
 import type { OlderLine, Payload } from './working-set.js'
-import type { TrimSizing } from './trim-ahead.js'
 
 /** Items a payload keeps before the guard drops it to its summary. */
 export const MIN_ITEMS = 3
@@ -26,6 +25,11 @@ export const olderMarker = (older: readonly OlderLine[], from: number): string[]
 
 /** What the guard derives from one payload, whatever the room and the other payloads. */
 export interface PayloadFit {
+  /** The payload's view, age (its trim order's third key) and flags. */
+  readonly view: CaptureView
+  readonly age: number
+  readonly cited: boolean
+  readonly latest: boolean
   /** The size of its lines with `shown` items (null: its summary), without rendering them. */
   readonly sizeOf: (shown: number | null) => number
   /** Its view's sizes and blocks (view-sizes.ts). */
@@ -36,14 +40,26 @@ export interface PayloadFit {
   readonly items: number
   readonly whole: number
   readonly summary: number
-  /** Its floor (items kept at least) and the size there, when it is kept whole and when not. */
-  readonly floor: { readonly kept: number; readonly plain: number }
-  readonly floorSize: { readonly kept: number; readonly plain: number }
+  /**
+   * Its floor (items kept at least), the size there, and the least of that and its whole size (no
+   * trim ends smaller), when it is kept whole (`newestWhole`) and when not.
+   */
+  readonly floorKept: number
+  readonly floorPlain: number
+  readonly floorSizeKept: number
+  readonly floorSizePlain: number
+  readonly leastKept: number
+  readonly leastPlain: number
   /** The note when it is shown as its summary. */
   readonly summaryNote: string
   /** The length of the longest note on it (see longestNotes in render.ts). */
   readonly longestNote: number
 }
+
+/** A payload's floor, its size there and its least size, under option `keep`. */
+export const floorOf = (f: PayloadFit, keep: boolean): number => (keep ? f.floorKept : f.floorPlain)
+export const floorSizeOf = (f: PayloadFit, keep: boolean): number => (keep ? f.floorSizeKept : f.floorSizePlain)
+export const leastOf = (f: PayloadFit, keep: boolean): number => (keep ? f.leastKept : f.leastPlain)
 
 /**
  * Payloads are immutable and, in verify, the same object across the prompts of a case
@@ -60,15 +76,24 @@ export const payloadFit = (p: Payload): PayloadFit => {
     const items = p.view.items.length
     const plain = Math.min(MIN_ITEMS, items)
     const kept = p.latest ? items : plain
+    const whole = sizeOf(items)
     known = {
+      view: p.view,
+      age: p.age,
+      cited: p.cited,
+      latest: p.latest,
       sizeOf,
       sizes: v,
       fixed,
       items,
-      whole: sizeOf(items),
+      whole,
       summary,
-      floor: { kept, plain },
-      floorSize: { kept: sizeOf(kept), plain: sizeOf(plain) },
+      floorKept: kept,
+      floorPlain: plain,
+      floorSizeKept: sizeOf(kept),
+      floorSizePlain: sizeOf(plain),
+      leastKept: Math.min(sizeOf(kept), whole),
+      leastPlain: Math.min(sizeOf(plain), whole),
       summaryNote: `${p.id} shown as a one-line summary`,
       longestNote: Math.max(
         `${p.id}: ${p.view.unit} ${items}-${items} not shown`.length,
@@ -107,127 +132,77 @@ export const olderSizer = (older: readonly OlderLine[]): ((from: number) => numb
 }
 
 /** What the trim and the drops read of one working set under one option, computed once for every room it is fitted to. */
-export interface Sizing extends TrimSizing {
+export interface Sizing {
   readonly payloads: readonly Payload[]
   /** Whether the latest result is kept whole (`newestWhole`). */
   readonly keep: boolean
+  /** Each payload's fit, in order, and its items and size whole (a fit starts from them). */
   readonly fits: readonly PayloadFit[]
-  /** Each payload's age (its trim order's third key). */
-  readonly ages: readonly number[]
-  /** Each payload's size whole and as its summary. */
+  readonly items: readonly number[]
   readonly wholes: readonly number[]
-  readonly summaries: readonly number[]
-  /** Each payload's size at its floor, and the least of that and its whole size (no trim ends smaller). */
-  readonly floorSizes: readonly number[]
-  readonly least: readonly number[]
-  /** Sums over the payloads: whole sizes, least sizes, longest notes. */
+  /** Sums over the payloads: whole sizes, least sizes (under `keep`), longest notes. */
   readonly wholeTotal: number
   readonly leastTotal: number
   readonly notesTotal: number
-  /** How many payloads are larger at their floor than whole, and how many are latest results. */
+  /** How many payloads are larger at their floor than whole (under `keep`), and how many are latest results. */
   readonly unusual: number
   readonly latest: number
 }
 
-/** The arrays of a sizing one payload at a time: from scratch, or from the sizing before (see sizingOf). */
-interface Draft {
-  fits: PayloadFit[]
-  sizeOf: Array<(shown: number | null) => number>
-  views: CaptureView[]
-  fixed: number[]
-  ages: number[]
-  wholes: number[]
-  summaries: number[]
-  floors: number[]
-  floorSizes: number[]
-  ranks: number[]
-  least: number[]
-  wholeTotal: number
-  leastTotal: number
-  notesTotal: number
-  unusual: number
-  latest: number
-}
-
-/** Sets (or appends) payload `i`'s own entries, adding it to the totals. */
-const setOwn = (d: Draft, i: number, p: Payload): void => {
-  const f = payloadFit(p)
-  d.fits[i] = f
-  d.sizeOf[i] = f.sizeOf
-  d.views[i] = p.view
-  d.fixed[i] = f.fixed
-  d.ages[i] = p.age
-  d.wholes[i] = f.whole
-  d.summaries[i] = f.summary
-  d.wholeTotal += f.whole
-  d.notesTotal += f.longestNote
-  if (p.latest) d.latest++
-}
-
-/** Sets (or appends) payload `i`'s entries under option `keep` (its own are set), adding it to the totals. */
-const setKept = (d: Draft, i: number, p: Payload, keep: boolean): void => {
-  const f = d.fits[i] as PayloadFit
-  const floorSize = keep ? f.floorSize.kept : f.floorSize.plain
-  d.floors[i] = keep ? f.floor.kept : f.floor.plain
-  d.floorSizes[i] = floorSize
-  d.ranks[i] = keep && p.cited ? 1 : 0
-  d.least[i] = Math.min(floorSize, f.whole)
-  d.leastTotal += Math.min(floorSize, f.whole)
-  if (floorSize > f.whole) d.unusual++
-}
-
-/** Takes payload `i` of sizing `b` out of the totals of `d` (its entries of this option too when `same`). */
-const unsetAt = (d: Draft, b: Sizing, i: number, same: boolean): void => {
-  d.wholeTotal -= b.wholes[i] ?? 0
-  d.notesTotal -= b.fits[i]?.longestNote ?? 0
-  if (b.payloads[i]?.latest === true) d.latest--
-  if (same) {
-    d.leastTotal -= b.least[i] ?? 0
-    if ((b.floorSizes[i] ?? 0) > (b.wholes[i] ?? 0)) d.unusual--
-  }
-}
-
 /**
  * The sizing of `payloads` under `keep`; `before`: the sizing of a working set before (of either
- * option), whose entries it takes over where a payload is the same object at the same place (those
- * of this option only from a sizing of this option), sizing only the payloads that differ.
+ * option), whose fits it takes over where a payload is the same object at the same place, fitting
+ * only the payloads that differ and adjusting its sums for them.
  */
 export const sizingOf = (payloads: readonly Payload[], keep: boolean, before?: Sizing): Sizing => {
   const n = payloads.length
   const b = before
   const k = b === undefined ? 0 : Math.min(n, b.payloads.length)
-  const same = b !== undefined && b.keep === keep
-  const d: Draft = {
-    fits: b === undefined ? [] : b.fits.slice(0, k),
-    sizeOf: b === undefined ? [] : b.sizeOf.slice(0, k),
-    views: b === undefined ? [] : b.views.slice(0, k),
-    fixed: b === undefined ? [] : b.fixed.slice(0, k),
-    ages: b === undefined ? [] : b.ages.slice(0, k),
-    wholes: b === undefined ? [] : b.wholes.slice(0, k),
-    summaries: b === undefined ? [] : b.summaries.slice(0, k),
-    floors: b !== undefined && same ? b.floors.slice(0, k) : [],
-    floorSizes: b !== undefined && same ? b.floorSizes.slice(0, k) : [],
-    ranks: b !== undefined && same ? b.ranks.slice(0, k) : [],
-    least: b !== undefined && same ? b.least.slice(0, k) : [],
-    wholeTotal: b?.wholeTotal ?? 0,
-    leastTotal: b !== undefined && same ? b.leastTotal : 0,
-    notesTotal: b?.notesTotal ?? 0,
-    unusual: b !== undefined && same ? b.unusual : 0,
-    latest: b?.latest ?? 0
+  const fits = b === undefined ? [] : b.fits.slice(0, k)
+  const items = b === undefined ? [] : b.items.slice(0, k)
+  const wholes = b === undefined ? [] : b.wholes.slice(0, k)
+  let wholeTotal = b?.wholeTotal ?? 0
+  let notesTotal = b?.notesTotal ?? 0
+  let latest = b?.latest ?? 0
+  // the sums of the option, from the sizing before when it has the same
+  const same = b?.keep === keep
+  let leastTotal = same ? (b?.leastTotal ?? 0) : 0
+  let unusual = same ? (b?.unusual ?? 0) : 0
+  const drop = (f: PayloadFit): void => {
+    wholeTotal -= f.whole
+    notesTotal -= f.longestNote
+    if (f.latest) latest--
+    if (same) {
+      leastTotal -= leastOf(f, keep)
+      if (floorSizeOf(f, keep) > f.whole) unusual--
+    }
   }
-  // The entries past this working set's end leave the totals.
-  if (b !== undefined) for (let i = k; i < b.payloads.length; i++) unsetAt(d, b, i, same)
+  const add = (f: PayloadFit): void => {
+    wholeTotal += f.whole
+    notesTotal += f.longestNote
+    if (f.latest) latest++
+    if (same) {
+      leastTotal += leastOf(f, keep)
+      if (floorSizeOf(f, keep) > f.whole) unusual++
+    }
+  }
+  if (b !== undefined) for (let i = k; i < b.fits.length; i++) drop(b.fits[i] as PayloadFit)
   for (let i = 0; i < n; i++) {
     const p = payloads[i] as Payload
-    const taken = b !== undefined && i < k && p === b.payloads[i]
-    if (taken && same) continue
-    if (!taken) {
-      if (b !== undefined && i < k) unsetAt(d, b, i, same)
-      setOwn(d, i, p)
-    }
-    setKept(d, i, p, keep)
+    if (b !== undefined && i < k && p === b.payloads[i]) continue
+    const f = payloadFit(p)
+    if (i < k) drop(fits[i] as PayloadFit)
+    fits[i] = f
+    items[i] = f.items
+    wholes[i] = f.whole
+    add(f)
   }
-  return { payloads, keep, ...d }
+  if (!same)
+    for (const f of fits) {
+      leastTotal += leastOf(f, keep)
+      if (floorSizeOf(f, keep) > f.whole) unusual++
+    }
+  return { payloads, keep, fits, items, wholes, wholeTotal, leastTotal, notesTotal, unusual, latest }
 }
 
 /** The order payloads are dropped to their summary: older results, then cited (last first), the latest last (unless kept). */

@@ -92,8 +92,6 @@ const linesRun = (lines: readonly string[]): LinesRun => ({
 const guardLineSize = (frame: number, count: number, chars: number): number =>
   count === 0 ? 0 : frame + chars + 2 * (count - 1) + 1
 
-const charsOf = (texts: readonly string[]): number => texts.reduce((n, t) => n + t.length, 0)
-
 /** Renders the prompt of state `s`; `memo`: what the prompts of the same case made before (see RenderMemoV2). */
 export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: RenderMemoV2): RenderedPromptV2 => {
   const max = s.settings?.prompt_max_chars ?? 20_000
@@ -139,26 +137,31 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
     memo?.sizings
   )
   const around = size([[stable], head, notices, closing])
-  let result: { fixed: LinesRun[]; fitted: Fitted; notes: string[] } | null = null
-  for (const [step, bounds] of LAST_RESORT.entries()) {
-    const fixed = fixedOf(bounds)
-    const resort = step === 0 ? [] : [RESORT_NOTE]
-    const base = around + fixed.reduce((n, r) => n + r.size, 0)
+  let result: { fixed: LinesRun[]; fitted: Fitted; resort: boolean } | null = null
+  for (let step = 0; step < LAST_RESORT.length; step++) {
+    const fixed = fixedOf(LAST_RESORT[step] as FixedBounds)
+    // past the first step, the guard line also says that the fixed parts were shortened
+    const resort = step === 0 ? 0 : 1
+    const resortChars = resort * RESORT_NOTE.length
+    let base = around
+    for (const r of fixed) base += r.size
     // Without a guard line when nothing needs to be left out; else with room for the longest one.
-    const room = max - base - guardLineSize(frame, resort.length, charsOf(resort))
+    const room = max - base - guardLineSize(frame, resort, resortChars)
     // With room for the longest guard line the fit can need (every payload and the older evidence
     // named): a prompt fitted so stays within the limit whatever the guard ends up saying.
     const { longestNotes } = fitter
     const fitted = fitter.fit(
       fitter.fitsWhole(room)
         ? room
-        : max - base - guardLineSize(frame, longestNotes.count + resort.length, longestNotes.chars + charsOf(resort))
+        : max - base - guardLineSize(frame, longestNotes.count + resort, longestNotes.chars + resortChars)
     )
-    const notes = [...fitted.notes, ...resort]
-    result = { fixed, fitted, notes }
-    if (base + fitted.size + guardLineSize(frame, notes.length, charsOf(notes)) - 1 <= max) break
+    result = { fixed, fitted, resort: resort === 1 }
+    const count = fitted.notes.length + resort
+    if (base + fitted.size + guardLineSize(frame, count, fitted.noteChars + resortChars) - 1 <= max) break
   }
-  const { fixed, fitted, notes } = result ?? { fixed: [], fitted: { pieces: [], notes: [], size: 0 }, notes: [] }
+  const fixed = result?.fixed ?? []
+  const fitted = result?.fitted ?? { pieces: [], notes: [], noteChars: 0, size: 0 }
+  const notes = result?.resort === true ? [...fitted.notes, RESORT_NOTE] : fitted.notes
   const pieces = [stable, ...head]
   for (const r of fixed) if (r.text !== null) pieces.push(r.text)
   pieces.push(...fitted.pieces, ...notices, ...guardLine(notes), ...closing)

@@ -14,20 +14,11 @@
  * one step at a time from there, where the fit is near.
  */
 
-import type { CaptureView } from '../capture-text.js'
 import { viewSizes } from './view-sizes.js'
+import { floorOf, type PayloadFit, type Sizing } from './payload-fit.js'
 
-/** What the trim knows of its payloads (guard.ts). */
-export interface TrimSizing {
-  readonly sizeOf: ReadonlyArray<(shown: number | null) => number>
-  /** Each payload's view, and what its size adds to the view's (its header and the view's head). */
-  readonly views: readonly CaptureView[]
-  readonly fixed: readonly number[]
-  /** Items each payload keeps at least. */
-  readonly floors: readonly number[]
-  /** Trim order's first key: 1 for cited payloads under `newestWhole`, else 0. */
-  readonly ranks: readonly number[]
-}
+/** A payload's trim order's first key: 1 for cited payloads under `newestWhole` (`keep`), else 0. */
+export const rankOf = (f: PayloadFit, keep: boolean): number => (keep && f.cited ? 1 : 0)
 
 /** One payload of the rank being taken: its least sizes by items shown, and what the search knows. */
 interface Member {
@@ -61,51 +52,34 @@ const itemsAfter = (m: Member, level: number): number => {
  * a rank with a payload already trimmed is left to the stepping trim.
  */
 export const trimAhead = (
-  z: TrimSizing,
+  z: Sizing,
   shown: Array<number | null>,
   sizes: number[],
   total: number,
   room: number
 ): number => {
-  const ranks = [...new Set(z.ranks)].sort((a, b) => a - b)
+  const { fits, keep } = z
+  const ranks: number[] = []
+  for (const f of fits) if (!ranks.includes(rankOf(f, keep))) ranks.push(rankOf(f, keep))
+  ranks.sort((a, b) => a - b)
   for (const rank of ranks) {
     const members: Member[] = []
     let others = total
     for (let i = 0; i < shown.length; i++) {
       const n = shown[i] ?? null
-      const view = z.views[i]
-      const floor = z.floors[i] ?? 0
-      if (n === null || view === undefined || z.ranks[i] !== rank || n <= floor) continue
-      if (n !== view.items.length) return total
-      members.push({ i, least: viewSizes(view).least(), add: z.fixed[i] ?? 0, low: floor, high: n })
+      const f = fits[i]
+      if (n === null || f === undefined) continue
+      const floor = floorOf(f, keep)
+      if (rankOf(f, keep) !== rank || n <= floor) continue
+      if (n !== f.items) return total
+      members.push({ i, least: viewSizes(f.view).least(), add: f.fixed, low: floor, high: n })
       others -= sizes[i] ?? 0
     }
     if (members.length === 0) continue
-    // The least total on the way to the steps above `level`, with each payload's items then.
-    const leastTotal = (level: number, items: number[]): number => {
-      let t = others
-      members.forEach((m, k) => {
-        const n = itemsAfter(m, level)
-        items[k] = n
-        t += (m.least[n] ?? 0) + m.add
-      })
-      return t
-    }
     const items: number[] = []
-    const take = (): number => {
-      let t = others
-      members.forEach((m, k) => {
-        const n = items[k] ?? m.high
-        shown[m.i] = n
-        const size = z.sizeOf[m.i]?.(n) ?? 0
-        sizes[m.i] = size
-        t += size
-      })
-      return t
-    }
     // Every step of this rank (each payload at its floor): then the next rank's.
-    if (leastTotal(-1, items) > room) {
-      total = take()
+    if (leastTotal(members, others, -1, items) > room) {
+      total = take(z, members, items, shown, sizes, others)
       continue
     }
     // No step is above the largest size: the total there, larger than the room.
@@ -115,17 +89,51 @@ export const trimAhead = (
     const at: number[] = []
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2)
-      const above = leastTotal(mid, at) > room
-      members.forEach((m, k) => {
+      const above = leastTotal(members, others, mid, at) > room
+      for (let k = 0; k < members.length; k++) {
+        const m = members[k] as Member
         const n = at[k] ?? m.high
         if (above) m.high = n
         else m.low = n
-      })
+      }
       if (above) hi = mid
       else lo = mid
     }
-    leastTotal(hi, items)
-    return take()
+    leastTotal(members, others, hi, items)
+    return take(z, members, items, shown, sizes, others)
   }
   return total
+}
+
+/** The least total on the way to the steps above `level` (`others` plus each member's), with each member's items then into `items`. */
+const leastTotal = (members: readonly Member[], others: number, level: number, items: number[]): number => {
+  let t = others
+  for (let k = 0; k < members.length; k++) {
+    const m = members[k] as Member
+    const n = itemsAfter(m, level)
+    items[k] = n
+    t += (m.least[n] ?? 0) + m.add
+  }
+  return t
+}
+
+/** Shows each member with its `items`: `shown` and `sizes` updated, the new total (`others` plus theirs) returned. */
+const take = (
+  z: Sizing,
+  members: readonly Member[],
+  items: readonly number[],
+  shown: Array<number | null>,
+  sizes: number[],
+  others: number
+): number => {
+  let t = others
+  for (let k = 0; k < members.length; k++) {
+    const m = members[k] as Member
+    const n = items[k] ?? m.high
+    shown[m.i] = n
+    const size = z.fits[m.i]?.sizeOf(n) ?? 0
+    sizes[m.i] = size
+    t += size
+  }
+  return t
 }
