@@ -18,10 +18,11 @@ const comparable = (e: Pick<EventDraft, 'type' | 'actor' | 'data'>): unknown => 
   return { type: e.type, actor: e.actor, data: { turn: d.turn, code: d.code, consecutive: d.consecutive } }
 }
 
+/** UTF-8 as the raw answers are stored (a decoder holds no state between whole decodes). */
+const utf8 = new TextDecoder('utf-8')
+
 const text = (bytes: Uint8Array, mediaType: string | undefined): string =>
-  (mediaType ?? '').includes('utf-16le')
-    ? Buffer.from(bytes).toString('utf16le')
-    : new TextDecoder('utf-8').decode(bytes)
+  (mediaType ?? '').includes('utf-16le') ? Buffer.from(bytes).toString('utf16le') : utf8.decode(bytes)
 
 /** Why the recorded decision is not what the deciders make of the answer, or null. */
 export const decisionProblem = (ob: DecisionObligation, bytes: Uint8Array): string | null => {
