@@ -14,6 +14,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { isCanonicalText } from './canonical.js'
+import { canonicalBytes, NOT_CANONICAL, UNDECIDED } from './canonical-bytes.js'
 import { registry } from './catalog.js'
 import { lineDigestHexCut, recordedEvent, type CheckedLine } from './chain.js'
 import { type GivenDigests, HEX_DIGITS, sameAcross } from './line-digests.js'
@@ -244,7 +245,8 @@ export interface ScannedData {
  * need no other line: its hash, and its data (`dataText`, the data's characters) parsed, within
  * bounds (one level and the envelope's members less than a line), canonical when asked, with
  * well-formed object references, decoding by its type's codec (`type`: its type, when the caller
- * has it). Null when one fails. Sets `s[S_REFS]`.
+ * has it; `utf8`: the line's bytes are valid UTF-8, so canonical form is read off them). Null
+ * when one fails. Sets `s[S_REFS]`.
  */
 export const checkScanned = (
   b: Buffer,
@@ -255,7 +257,8 @@ export const checkScanned = (
   canonical: boolean,
   type: string = scannedType(b, s),
   given: GivenDigests | null = null,
-  line = 0
+  line = 0,
+  utf8 = false
 ): ScannedData | null => {
   const dataEnd = s[S_DATA_END] as number
   // The hash is compared with the digest of the line without its hash member (computed here, or
@@ -275,7 +278,11 @@ export const checkScanned = (
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return null
   if (boundsViolation(data, MAX_JSON_DEPTH - 1, MAX_JSON_MEMBERS - ENVELOPE_MEMBERS) !== null) return null
-  if (canonical && !isCanonicalText(dataText, data)) return null
+  if (canonical) {
+    // Read off the bytes when they are known to be UTF-8 (they are dataText's), else serialised.
+    const c = utf8 ? canonicalBytes(b, s[S_DATA] as number, dataEnd) : UNDECIDED
+    if (c === NOT_CANONICAL || (c === UNDECIDED && !isCanonicalText(dataText, data))) return null
+  }
   const { refs, invalid } = collectRefs(data)
   if (invalid.length > 0) return null
   const body = registry.decode(type, intOf(b, s[S_VERSION] as number, end - 1), data)

@@ -135,7 +135,7 @@ const checkOne = (
   const ds = scan[S_DATA] as number
   const de = scan[S_DATA_END] as number
   const dataText = b.toString(ascii ? 'latin1' : 'utf8', ds, de)
-  const c = checkScanned(b, start, end, scan, dataText, canonical, typeOf(b, m, before), given, line)
+  const c = checkScanned(b, start, end, scan, dataText, canonical, typeOf(b, m, before), given, line, true)
   if (c === null) return KIND_BYTES
   const type = TYPE_INDEX.get(c.type)
   const seq = scannedInt(b, scan, S_SEQ, end)
