@@ -4,7 +4,14 @@
  */
 import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
-import { type CheckedPiece, defaultLineWorkers, PARALLEL_THRESHOLD_BYTES, startLineWorkers } from './line-checks.js'
+import { lstat } from 'node:fs/promises'
+import {
+  type CheckedPiece,
+  defaultLineWorkers,
+  type LineWorkers,
+  PARALLEL_THRESHOLD_BYTES,
+  startLineWorkers
+} from './line-checks.js'
 import {
   eventOfLine,
   KIND_BYTES,
@@ -56,6 +63,21 @@ export const feedLog = async (
     pos = fed.resume
   }
   return feedInline(feed, from, pos)
+}
+
+/**
+ * Line workers started ahead of a scan of the log at `file`, when it is a regular file large enough
+ * for them (else null): a worker takes ~35 ms to load, and started before the case's records are
+ * read it has loaded about when the log's first piece is (pass them as `startedWorkers`). The
+ * caller stops them once the scan ended (or failed before it reached the log).
+ */
+export const startLineWorkersFor = async (
+  file: string,
+  options: Pick<ScanOptions, 'canonical' | 'parallelFromBytes' | 'lineWorkers'>
+): Promise<LineWorkers | null> => {
+  const st = await lstat(file).catch(() => null)
+  if (st === null || !st.isFile() || st.size < (options.parallelFromBytes ?? PARALLEL_THRESHOLD_BYTES)) return null
+  return startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), options.canonical !== false)
 }
 
 /** What both ways of feeding read and feed: the open log up to `limit`, into the checker. */
@@ -131,7 +153,8 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
   // Pieces go to the workers transferred: the first transfer would discard the fold's optimized code.
   detachOnce()
   const read = pieceReader(fh, from, limit)
-  const workers = startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), options.canonical !== false)
+  const workers =
+    options.startedWorkers ?? startLineWorkers(options.lineWorkers ?? defaultLineWorkers(), options.canonical !== false)
   /** The pieces sent, in order: their ids and where each starts. */
   const queue: Array<{ readonly id: number; readonly base: number }> = []
   const answered = new Map<number, CheckedPiece>()
@@ -187,7 +210,10 @@ const feedShared = async ({ fh, limit, checker, options }: LogFeed, from: number
       for (let w = 0; w < workers.count && !topped; w++)
         if (more() && workers.ready(w) && workers.held(w) < HELD) topped = await send(w, true)
       if (!loaded && ahead.length < HELD) {
-        const o = await readPiece(true)
+        // The first piece goes without digests: the worker's checks then meet both ways of checking
+        // a line's hash before V8 optimizes them (a piece without digests after only pieces with
+        // them threw the optimized checks away, and they were compiled again).
+        const o = await readPiece(ids > 0 || ahead.length > 0)
         if (o !== null) ahead.push(o)
         topped = o !== null
       }

@@ -6,6 +6,8 @@ import { FailureError, coded } from '../../failures/error.js'
 import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase, type ScanResult } from './scan.js'
+import { startLineWorkersFor } from './feed-log.js'
+import { LOG_FILE } from './layout.js'
 import type { RecordedEvent } from '../../events/chain.js'
 
 /** @category cases */
@@ -41,6 +43,11 @@ export const replayScan = async (
 export const replayCase = (dir: string, projections: readonly AnyProjection[]): Promise<ReplayResult> =>
   coded('replay', async () => {
     const root = path.resolve(dir)
-    await ensureCaseDir(root)
-    return replayScan(projections, (onEvent) => scanCase(root, { onEvent, canonical: false }))
+    const startedWorkers = await startLineWorkersFor(path.join(root, LOG_FILE), { canonical: false })
+    try {
+      await ensureCaseDir(root)
+      return await replayScan(projections, (onEvent) => scanCase(root, { onEvent, canonical: false, startedWorkers }))
+    } finally {
+      await startedWorkers?.stop()
+    }
   })

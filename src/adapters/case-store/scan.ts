@@ -20,6 +20,7 @@ import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from './layout.js'
 import { errnoOf } from '../fs-util.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { feedLog } from './feed-log.js'
+import type { LineWorkers } from './line-checks.js'
 import { MAX_LINE_BYTES, type LogChecker } from './log-checker.js'
 import { findingSink, logScanResult, startLogScan } from './log-scan.js'
 import { boundsViolation } from '../../events/bounds.js'
@@ -49,6 +50,8 @@ export interface ScanOptions {
   readonly parallelFromBytes?: number
   /** How many worker threads check lines (default: one on two cores, two on more; tests set it). */
   readonly lineWorkers?: number
+  /** Line workers started ahead (startLineWorkersFor), used when the log is checked on workers; the caller stops them. */
+  readonly startedWorkers?: LineWorkers | null
   /** Called after every chunk read: bytes of the log checked so far, and the total to check. */
   readonly onProgress?: (done: number, total: number) => void
   /** The verification time (epoch ms): an event dated after it is a finding (verify only). */

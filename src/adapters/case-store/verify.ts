@@ -21,7 +21,8 @@ import {
   SUMMARY_FILE,
   TEMP_PREFIX
 } from './layout.js'
-import { scanCase, type ScanOptions } from './scan.js'
+import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
+import { startLineWorkersFor } from './feed-log.js'
 import { ensureCaseDir } from './case-dir.js'
 import type { EvidenceSummary } from '../../projections/report/render.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
@@ -219,19 +220,29 @@ const walkPackage = async (
 const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
   const root = path.resolve(dir)
   const extra: Finding[] = []
-  await ensureCaseDir(root)
+  const startedWorkers = await startLineWorkersFor(path.join(root, LOG_FILE), {
+    ...optional('parallelFromBytes', options.parallelFromBytes)
+  })
   const watch = verifyWatch(options, extra)
   const { referenced } = watch
-  // The log scan (main thread plus a digest worker) and the object walk (libuv's IO threads)
-  // share nothing until the end, so they run at the same time.
-  const [scan, objects] = await Promise.all([
-    scanCase(root, {
-      ...watch.scanOptions,
-      ...optional('parallelFromBytes', options.parallelFromBytes),
-      onProgress: (done, total) => options.onProgress?.('log', done, total)
-    }),
-    walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total))
-  ])
+  let scan: ScanResult
+  let objects: Awaited<ReturnType<typeof walkPackage>>
+  try {
+    await ensureCaseDir(root)
+    // The log scan (main thread plus a line worker) and the object walk (libuv's IO threads)
+    // share nothing until the end, so they run at the same time.
+    ;[scan, objects] = await Promise.all([
+      scanCase(root, {
+        ...watch.scanOptions,
+        ...optional('parallelFromBytes', options.parallelFromBytes),
+        startedWorkers,
+        onProgress: (done, total) => options.onProgress?.('log', done, total)
+      }),
+      walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total))
+    ])
+  } finally {
+    await startedWorkers?.stop()
+  }
   const { present, objectFiles, objectBytes } = objects
   for (const [digest, size] of [...referenced.entries()].sort()) {
     const actual = present.get(digest)
