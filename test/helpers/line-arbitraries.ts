@@ -62,14 +62,16 @@ const lineParts = fc
 export const line = lineParts.map((r) => sealed(r.d, r.seq, r.id, r.commandId, r.at, r.prev))
 
 /**
- * Two sealed lines, the second linked to the first (its prev the first's hash) and of the same
- * command or of another, as a writer appends them.
+ * Two sealed lines, the second linked to the first (its prev the first's hash), of the same
+ * command or of another and at the same time or another, as a writer appends them.
  */
-export const linkedLines = fc.tuple(lineParts, lineParts, fc.boolean()).map(([a, b, sameCommand]): [string, string] => {
-  const first = sealed(a.d, a.seq, a.id, a.commandId, a.at, a.prev)
-  const hash = /"hash":"(sha256:[0-9a-f]{64})"/.exec(first.slice(first.lastIndexOf(',"hash":"')))?.[1] ?? a.prev
-  return [first, sealed(b.d, a.seq + 1, b.id, sameCommand ? a.commandId : b.commandId, b.at, hash)]
-})
+export const linkedLines = fc
+  .tuple(lineParts, lineParts, fc.boolean(), fc.boolean())
+  .map(([a, b, sameCommand, sameAt]): [string, string] => {
+    const first = sealed(a.d, a.seq, a.id, a.commandId, a.at, a.prev)
+    const hash = /"hash":"(sha256:[0-9a-f]{64})"/.exec(first.slice(first.lastIndexOf(',"hash":"')))?.[1] ?? a.prev
+    return [first, sealed(b.d, a.seq + 1, b.id, sameCommand ? a.commandId : b.commandId, sameAt ? a.at : b.at, hash)]
+  })
 
 /** Mutations of a line's text: what a careless hand or a broken disk does to it. */
 export const nasty = fc.constantFrom(

@@ -3,8 +3,8 @@
  * cloned (structured cloning an event costs about what parsing it does): the line's bytes stay in
  * the piece, which is transferred back, and beside them go LINE_INTS ints per line: what the
  * envelope's integers are, and where its strings (at, id, command_id, hash, prev: ASCII by their
- * patterns) are in the piece. A command id and a prev equal to the line before's (its command id,
- * its hash) are marked so, and the folding thread reuses that line's strings. The folding thread
+ * patterns) are in the piece. A time, a command id and a prev equal to the line before's (its
+ * time, its command id, its hash) are marked so, and the folding thread reuses that line's strings. The folding thread
  * makes the strings from the bytes; the data is parsed from the line again only when it is read:
  * the folds that never look at a note's text never parse it.
  */
@@ -15,8 +15,9 @@ import { AT_CHARS, DIGEST_CHARS, SCAN_ACTORS } from '../../events/line-fast.js'
 
 /**
  * Ints per line in a piece: start, end (one past its LF), kind, type, actor, version, seq, and
- * the offsets in the piece of at, id (and its end), command_id (and its end; complemented, ~offset,
- * when it is the line before's), hash, prev (-1: the line before's hash), data (and its end).
+ * the offsets in the piece of at (complemented, ~offset, when it is the line before's), id (and its
+ * end), command_id (and its end; complemented when it is the line before's), hash, prev (-1: the
+ * line before's hash), data (and its end).
  */
 export const LINE_INTS = 16
 export const L_START = 0
@@ -142,16 +143,16 @@ class LineEvent {
 export const eventOfLine = (buf: Buffer, m: Int32Array, at: number, before: RecordedEvent | null): RecordedEvent => {
   const cmd = m[at + L_CMD] as number
   const prev = m[at + L_PREV] as number
-  if (before === null && (cmd < 0 || prev < 0))
-    throw new TypeError('a checked line refers to a line before it that was not checked')
   const atStart = m[at + L_AT] as number
+  if (before === null && (cmd < 0 || prev < 0 || atStart < 0))
+    throw new TypeError('a checked line refers to a line before it that was not checked')
   const hashStart = m[at + L_HASH] as number
   return new LineEvent(
     m[at + L_SEQ] as number,
     buf.toString('latin1', m[at + L_ID] as number, m[at + L_ID_END] as number),
     TYPES[m[at + L_TYPE] as number] as string,
     m[at + L_VERSION] as number,
-    buf.toString('latin1', atStart, atStart + AT_CHARS),
+    atStart < 0 ? (before as RecordedEvent).at : buf.toString('latin1', atStart, atStart + AT_CHARS),
     SCAN_ACTORS[m[at + L_ACTOR] as number] as string,
     cmd < 0 ? (before as RecordedEvent).command_id : buf.toString('latin1', cmd, m[at + L_CMD_END] as number),
     prev < 0 ? (before as RecordedEvent).hash : buf.toString('latin1', prev, prev + DIGEST_CHARS),

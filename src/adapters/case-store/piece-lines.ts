@@ -8,6 +8,7 @@
 import { isAscii, isUtf8 } from 'node:buffer'
 import type { GivenDigests } from '../../events/line-digests.js'
 import {
+  AT_CHARS,
   checkScanned,
   DIGEST_CHARS,
   isDigestAt,
@@ -154,7 +155,11 @@ const checkOne = (
   m[at + L_ACTOR] = scan[S_ACTOR] as number
   m[at + L_VERSION] = version
   m[at + L_SEQ] = seq
-  m[at + L_AT] = scan[S_AT] as number
+  // The line before's time when it is the same (a command's events are stamped at once).
+  const atStart = scan[S_AT] as number
+  const beforeTime = before < 0 ? -1 : (m[before + L_AT] as number)
+  const beforeTimeAt = beforeTime < 0 ? ~beforeTime : beforeTime
+  m[at + L_AT] = before >= 0 && sameBytes(b, atStart, beforeTimeAt, AT_CHARS) ? ~atStart : atStart
   m[at + L_ID] = scan[S_ID] as number
   m[at + L_ID_END] = scan[S_ID_END] as number
   m[at + L_CMD] = sameCommand ? ~cmd : cmd

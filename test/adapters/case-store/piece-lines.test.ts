@@ -8,6 +8,7 @@ import {
   eventOfLine,
   KIND_BYTES,
   KIND_CHECKED_REFS,
+  L_AT,
   L_KIND,
   LINE_INTS
 } from '../../../src/adapters/case-store/line-layout.js'
@@ -24,6 +25,7 @@ const pieces = suite('checkPiece')
 
 let taken = 0
 let linkedTaken = 0
+let sameTimeTaken = 0
 
 /** Ints hold a seq and a version up to 2^31 - 1: a line with a larger one is left to the inline check. */
 const fitsInts = (l: string): boolean => !/"(seq|version)":\d{10,}/.test(l)
@@ -51,6 +53,7 @@ const agrees = (text: readonly string[], canonical: boolean): boolean => {
     }
     taken++
     if (i > 0 && before !== null) linkedTaken++
+    if ((meta[at + L_AT] as number) < 0) sameTimeTaken++
     assert.equal(full.findings, [], `checkLine finds something in a line checkPiece passes: ${l}`)
     const event = eventOfLine(piece, meta, at, before)
     assert.equal({ ...event }, full.event)
@@ -65,6 +68,7 @@ const agrees = (text: readonly string[], canonical: boolean): boolean => {
 pieces('property: linked lines a writer sealed are all taken, and read as checkLine reads them', () => {
   taken = 0
   linkedTaken = 0
+  sameTimeTaken = 0
   fc.assert(
     fc.property(linkedLines, fc.boolean(), ([a, b], canonical) => {
       assert.ok(agrees([a, b], canonical), 'a sealed line was left to the inline check')
@@ -73,6 +77,8 @@ pieces('property: linked lines a writer sealed are all taken, and read as checkL
     { numRuns: 500 }
   )
   assert.ok(linkedTaken > 250, `lines read after the line before them: ${linkedTaken}`)
+  // Half of the second lines have the first's time: read as that line's string.
+  assert.ok(sameTimeTaken > 100, `lines with the time of the line before: ${sameTimeTaken}`)
 })
 
 pieces(
