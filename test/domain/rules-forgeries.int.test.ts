@@ -15,6 +15,7 @@ import { checkLine, sealEvent, type RecordedEvent } from '../../src/events/chain
 import { canonicalJson, sha256Digest } from '../../src/events/canonical.js'
 import type { Actor } from '../../src/events/codecs.js'
 import { verifyCase } from '../../src/fp.js'
+import { objectPath } from '../../src/events/refs.js'
 import { forger } from '../../src/testing.js'
 import { writeInvestigation } from '../helpers/investigation.js'
 import { right, tempDir } from '../helpers/fs.js'
@@ -386,6 +387,53 @@ cli(
     }
   }
 )
+
+/** The base investigation with a forged turn after its note: `raw` answered, and a conclusion recorded for it. */
+const concludedAfter = async (raw: Buffer): Promise<{ dir: string; raw: { digest: string; size: number } }> => {
+  const dir = path.join(tempDir('forgeries-read'), 'case')
+  await writeInvestigation(dir, tempDir('forgeries-world-5'))
+  const f = forger(dir)
+  f.cut(noteSeq)
+  const turn = s0.turn + 1
+  const prompt = f.object(Buffer.from('a prompt'), 'text/plain')
+  const rawRef = f.object(raw, 'text/plain')
+  const ask: Draft = {
+    type: 'ModelRequested',
+    actor: 'controller',
+    data: { turn, phase: 'investigation', prompt, prompt_version: 'investigation_project_v1', prompt_chars: 8 }
+  }
+  f.append('forged-request', [ask], [], { at: LATER })
+  f.append(
+    'forged-answer',
+    [
+      { type: 'ModelResponded', actor: 'model', data: { turn, raw: rawRef, provenance: null } },
+      { type: 'ConclusionRecorded', actor: 'model', data: { summary: 'Forged.', hypotheses: [], evidence: [] } },
+      checkpoint(s0.checkpoint + 1, 'CONCLUDED')
+    ],
+    [],
+    { at: LATER }
+  )
+  return { dir, raw: rawRef }
+}
+const rulesOf = (r: { findings: ReadonlyArray<{ code: string; data?: Record<string, unknown> }> }): unknown[] =>
+  r.findings.map((x) => x.data?.['rule'] ?? x.code)
+
+cli('turn.derived reads a raw answer too large to be kept from the hash walk from its file', async () => {
+  // 300,000 characters: past the bytes verify keeps while hashing, and rejected as too large.
+  const { dir } = await concludedAfter(Buffer.from(`"${'x'.repeat(300_000)}"`))
+  const r = right(await verifyCase(dir)())
+  assert.ok(rulesOf(r).includes('turn.derived'), JSON.stringify(rulesOf(r)))
+})
+
+cli('an answer whose file does not hash to its name is not derived: it is OBJECT_DIGEST_MISMATCH', async () => {
+  const { dir, raw } = await concludedAfter(Buffer.from('I refuse to answer in JSON.'))
+  // Bytes of the same size that the deciders would reject too: derived from, they would be turn.derived.
+  writeFileSync(path.join(dir, objectPath(raw.digest)), 'x'.repeat(raw.size))
+  const r = right(await verifyCase(dir)())
+  const rules = rulesOf(r)
+  assert.ok(rules.includes('OBJECT_DIGEST_MISMATCH'), JSON.stringify(rules))
+  assert.not.ok(rules.includes('turn.derived'), JSON.stringify(rules))
+})
 
 cli(
   'no unknown members: verified_by on a conclusion, a member added to case.json, a member added to a capture',

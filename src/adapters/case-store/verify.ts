@@ -68,22 +68,37 @@ const HEX62 = /^[0-9a-f]{62}$/
 /** Objects up to this size are read in one call; larger ones are hashed in chunks (memory stays bounded). */
 const SMALL_OBJECT = 4 << 20
 
-const hashFile = async (file: string, rel: string): Promise<{ digest: string; size: number }> => {
+/**
+ * Objects up to this size keep the bytes they were hashed from, while the kept bytes stay within
+ * KEPT_BYTES: the rules read them (raw answers, captures, the report and the facts) without
+ * opening the file again, and check the very bytes whose digest matched.
+ */
+const KEPT_OBJECT = 256 << 10
+const KEPT_BYTES = 32 << 20
+
+const hashFile = async (
+  file: string,
+  rel: string,
+  keep: boolean
+): Promise<{ digest: string; size: number; bytes: Buffer | null }> => {
   const h = createHash('sha256')
   const { fd, size } = openRegularSync(file, { shown: rel })
   let read: number
+  let kept: Buffer | null = null
   try {
     // Objects are mostly small: one synchronous read beats a promise per open/read/close.
     if (size <= SMALL_OBJECT) {
       const bytes = Buffer.allocUnsafe(size)
       read = readSync(fd, bytes, 0, size, 0)
-      h.update(bytes.subarray(0, read))
+      const got = bytes.subarray(0, read)
+      h.update(got)
+      if (keep && read <= KEPT_OBJECT) kept = got
     } else read = -1
   } finally {
     closeSync(fd)
   }
   if (read === -1) read = await eachChunk(file, (chunk) => h.update(chunk), { shown: rel })
-  return { digest: `sha256:${h.digest('hex')}`, size: read }
+  return { digest: `sha256:${h.digest('hex')}`, size: read, bytes: kept }
 }
 
 /** Objects hashed between two turns of the event loop (~20 us each). */
@@ -142,13 +157,18 @@ export const verifyCase = (dir: string, options: VerifyOptions = {}): Promise<Ve
 const walkPackage = async (
   root: string,
   extra: Finding[],
-  progress: (done: number, total: number) => void
+  progress: (done: number, total: number) => void,
+  keep: boolean
 ): Promise<{
   present: Map<string, number>
+  /** The bytes of small objects that hash to their names (see KEPT_OBJECT). */
+  kept: Map<string, Buffer>
   objectFiles: Array<{ rel: string; digest: string }>
   objectBytes: number
 }> => {
   const present = new Map<string, number>()
+  const kept = new Map<string, Buffer>()
+  let keptBytes = 0
   let objectBytes = 0
   const entries = await fsp.readdir(root, { withFileTypes: true })
   for (const ent of entries) {
@@ -199,9 +219,9 @@ const walkPackage = async (
   let hashed = 0
   await forEachYielding(objectFiles, async ({ rel, digest }) => {
     progress(++hashed, objectFiles.length)
-    let actual: { digest: string; size: number }
+    let actual: Awaited<ReturnType<typeof hashFile>>
     try {
-      actual = await hashFile(path.join(root, rel), rel)
+      actual = await hashFile(path.join(root, rel), rel, keep && keptBytes < KEPT_BYTES)
     } catch (e) {
       // Swapped for a link or a FIFO since it was listed: not an object file.
       if (!isFileRefusal(e)) throw e
@@ -212,9 +232,12 @@ const walkPackage = async (
     objectBytes += actual.size
     if (actual.digest !== digest) {
       extra.push(finding('OBJECT_DIGEST_MISMATCH', `${rel} does not hash to its name`, { path: rel, data: { digest } }))
+    } else if (actual.bytes !== null && keptBytes + actual.size <= KEPT_BYTES) {
+      kept.set(digest, actual.bytes)
+      keptBytes += actual.size
     }
   })
-  return { present, objectFiles, objectBytes }
+  return { present, kept, objectFiles, objectBytes }
 }
 
 const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
@@ -238,12 +261,13 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
         startedWorkers,
         onProgress: (done, total) => options.onProgress?.('log', done, total)
       }),
-      walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total))
+      // Without the rules nothing reads the objects' contents: no bytes are kept.
+      walkPackage(root, extra, (done, total) => options.onProgress?.('objects', done, total), options.rules !== false)
     ])
   } finally {
     await startedWorkers?.stop()
   }
-  const { present, objectFiles, objectBytes } = objects
+  const { present, kept, objectFiles, objectBytes } = objects
   for (const [digest, size] of [...referenced.entries()].sort()) {
     const actual = present.get(digest)
     const rel = objectPath(digest)
@@ -269,6 +293,8 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   const damaged = new Set(extra.filter((f) => f.code === 'OBJECT_DIGEST_MISMATCH').map((f) => f.data?.['digest']))
   const read = (ref: ObjectRefLite): Uint8Array | undefined => {
     if (present.get(ref.digest) !== ref.size || damaged.has(ref.digest)) return undefined
+    const bytes = kept.get(ref.digest)
+    if (bytes !== undefined) return bytes
     try {
       return readRegularSync(path.join(root, objectPath(ref.digest)), { maxBytes: ref.size })
     } catch {
