@@ -33,8 +33,16 @@ const MAX_EXPECTED = 1 << 22
 
 /** Keys (strings of code units below 256) numbered in the order they were added. */
 class KeyTable {
-  /** Slot `s` is `[hash, number + 1]` at `2s` (0: empty): a probe compares hashes without reading another array. */
+  /**
+   * Slot `s` is 0 (empty) or a key's number + 1 in its low `#bits` bits (a table holds at most half
+   * as many keys as it has slots, 2^#bits) and the top bits of the key's hash above them: a probe
+   * past other keys reads no other array (~1 in 2^(32 - #bits) of them has the same top bits), and
+   * a slot takes 4 bytes, so the table of 100,000 keys is 1 MiB (random probes into it are most of
+   * an insert's cost while a log is read).
+   */
   #slots: Int32Array
+  /** log2 of the slots. */
+  #bits: number
   /** Key `i`'s hash, to place it again when the slots grow. */
   #hashes: Int32Array
   /** Where key `i` starts in the pool; `#offsets[count]` is where the next one goes. */
@@ -47,7 +55,8 @@ class KeyTable {
     const keys = Math.max(32, Math.min(Math.floor(expected), MAX_EXPECTED))
     let slots = 64
     while (slots < 2 * keys) slots *= 2
-    this.#slots = new Int32Array(2 * slots)
+    this.#slots = new Int32Array(slots)
+    this.#bits = 31 - Math.clz32(slots)
     this.#hashes = new Int32Array(keys + 1)
     this.#offsets = new Float64Array(keys + 2)
     this.#pool = new Uint8Array(keys * 40)
@@ -56,11 +65,14 @@ class KeyTable {
   /** The number of key `key` (whose hash is `h`), or -1. */
   find(key: string, h: number): number {
     const slots = this.#slots
-    const mask = (slots.length >> 1) - 1
+    const bits = this.#bits
+    const mask = slots.length - 1
+    const top = h >>> bits
     for (let s = mix(h) & mask; ; s = (s + 1) & mask) {
-      const e = (slots[2 * s + 1] as number) - 1
-      if (e < 0) return -1
-      if (slots[2 * s] === h && this.#is(e, key)) return e
+      const v = slots[s] as number
+      if (v === 0) return -1
+      const e = (v & mask) - 1
+      if (v >>> bits === top && this.#hashes[e] === h && this.#is(e, key)) return e
     }
   }
 
@@ -83,12 +95,15 @@ class KeyTable {
       h = Math.imul(h ^ c, FNV_PRIME)
     }
     const slots = this.#slots
-    const mask = (slots.length >> 1) - 1
+    const bits = this.#bits
+    const mask = slots.length - 1
+    const top = h >>> bits
     let s = mix(h) & mask
     for (; ; s = (s + 1) & mask) {
-      const x = (slots[2 * s + 1] as number) - 1
-      if (x < 0) break
-      if (slots[2 * s] === h && this.#same(x, at, n)) return -2 - x
+      const v = slots[s] as number
+      if (v === 0) break
+      const x = (v & mask) - 1
+      if (v >>> bits === top && this.#hashes[x] === h && this.#same(x, at, n)) return -2 - x
     }
     if (e + 1 >= this.#hashes.length) {
       this.#hashes = grown(this.#hashes, e + 2)
@@ -97,11 +112,8 @@ class KeyTable {
     this.#hashes[e] = h
     this.#offsets[e + 1] = at + n
     this.count = e + 1
-    if (4 * this.count > slots.length) this.#rehash(slots.length * 2)
-    else {
-      slots[2 * s] = h
-      slots[2 * s + 1] = e + 1
-    }
+    if (2 * this.count > slots.length) this.#rehash(slots.length * 2)
+    else slots[s] = (top << bits) | (e + 1)
     return e
   }
 
@@ -133,16 +145,17 @@ class KeyTable {
 
   #rehash(length: number): void {
     const slots = new Int32Array(length)
-    const mask = (length >> 1) - 1
+    const bits = 31 - Math.clz32(length)
+    const mask = length - 1
     const hashes = this.#hashes
     for (let e = 0; e < this.count; e++) {
       const h = hashes[e] as number
       let s = mix(h) & mask
-      while (slots[2 * s + 1] !== 0) s = (s + 1) & mask
-      slots[2 * s] = h
-      slots[2 * s + 1] = e + 1
+      while (slots[s] !== 0) s = (s + 1) & mask
+      slots[s] = ((h >>> bits) << bits) | (e + 1)
     }
     this.#slots = slots
+    this.#bits = bits
   }
 }
 

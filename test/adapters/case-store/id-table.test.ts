@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import fc from 'fast-check'
 import { CommandIndex, IdSet } from '../../../src/adapters/case-store/id-table.js'
+import { fcOptions } from '../../helpers/seed.js'
 
 // These two have the same 32-bit FNV-1a hash: membership must still tell them apart.
 const COLLIDING = ['evt-462789', 'evt-679192'] as const
@@ -40,6 +42,29 @@ ids('a string that is no identifier is refused, and never a member', () => {
   assert.not.ok(s.has('evt-\u2603'))
   s.add('evt-')
   assert.not.ok(s.has('evt-\u2603'))
+})
+
+ids('property: inserts and lookups answer as a Set does, from any size ahead, across growth', () => {
+  const key = fc.oneof(
+    fc.stringMatching(/^[a-z0-9-]{1,12}$/),
+    fc.constantFrom(...COLLIDING),
+    fc.nat(3000).map((n) => `evt-${n}`)
+  )
+  fc.assert(
+    fc.property(fc.nat(5000), fc.array(key, { maxLength: 4000 }), (expected, keys) => {
+      const s = new IdSet(expected)
+      const model = new Set<string>()
+      for (const k of keys) {
+        assert.is(s.insert(k), !model.has(k), k)
+        model.add(k)
+      }
+      assert.is(s.size, model.size)
+      for (const k of keys) assert.ok(s.has(k))
+      for (let i = 0; i < 200; i++) assert.is(s.has(`evt-${i}x`), model.has(`evt-${i}x`))
+      assert.equal([...s], [...model])
+    }),
+    fcOptions(60)
+  )
 })
 
 const commands = suite('CommandIndex')
