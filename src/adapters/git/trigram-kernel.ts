@@ -91,143 +91,150 @@ const mark4 = (from: number, first: number, map: number): number[] =>
     [0, 1, 2, 3].flatMap((k) => [...get(9), ...lane32(k), ...int(-1), ...store8(map)])
   ].flat()
 /**
- * mark(src, n, shift): for each byte trigram of the n bytes at src, the byte of the exact map at its
- * hash and the byte of the folded map at the hash of its folded bytes are set to 0xff: a store per
- * trigram and filter, where setting a bit would load, shift and store. Eight trigrams a step from
- * 16 bytes loaded at once (SIMD: the bytes folded and the hashes computed 4 at a time; it reads up
- * to 6 bytes past the blob), the last few one at a time.
- * Locals: 3 end, 4 t, 5 u (the last three bytes, as they are and folded), 6 byte; v128: 7 the
- * bytes, 8 them folded, 9 four hashes.
+ * The module's bytes, assembled on first use (a process that never filters, such as a later
+ * search, does not run the assembly).
  */
-const mark = [
-  [...get(0), ...get(1), ADD, ...set(3)], // end = src + n
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(0), ...int(10), ADD, ...get(3), LE_U, EQZ, BR_IF, 1], // if !(src + 10 <= end): break
-  [...get(0), ...V128_LOAD, ...tee(7)],
-  // Folded: bytes 65-90 (A-Z) get 32 more, as the table says.
-  [...get(7), ...splat8(65), ...SUB8, ...splat8(26), ...LT_U8, ...splat8(32), ...V_AND, ...V_OR, ...set(8)],
-  [...mark4(7, 2, MAP_EXACT), ...mark4(7, 6, MAP_EXACT), ...mark4(8, 2, MAP_FOLDED), ...mark4(8, 6, MAP_FOLDED)],
-  [...get(0), ...int(8), ADD, ...set(0), BR, 0],
-  [END, END],
-  [...get(0), ...int(2), ADD, ...get(3), LT_U, EQZ, IF, 0x40, RETURN, END], // if !(src + 2 < end): return
-  [...get(0), ...load8(), ...int(8), SHL, ...get(0), ...load8(1), OR, ...set(4)], // t = mem[src] << 8 | mem[src + 1]
-  [...get(0), ...load8(), ...load8(), ...int(8), SHL, ...get(0), ...load8(1), ...load8(), OR, ...set(5)], // u, folded
-  [...get(0), ...int(2), ADD, ...set(0)], // src += 2
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(0), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(src < end): break
-  [...get(0), ...load8(), ...set(6)], // byte = mem[src]
-  [...get(4), ...int(8), SHL, ...get(6), OR, ...int(0xffffff), AND, ...tee(4)],
-  [...int(HASH | 0), MUL, ...get(2), SHR_U, ...int(-1), ...store8(MAP_EXACT)], // exact map [hash(t)] = 0xff
-  [...get(5), ...int(8), SHL, ...get(6), ...load8(), OR, ...int(0xffffff), AND, ...tee(5)],
-  [...int(HASH | 0), MUL, ...get(2), SHR_U, ...int(-1), ...store8(MAP_FOLDED)], // folded map [hash(u)] = 0xff
-  [...get(0), ...int(1), ADD, ...set(0), BR, 0],
-  [END, END, END]
-].flat()
-/**
- * pack(map, filter, bytes): the byte map at `map` as the bit set of `bytes` bytes at `filter` (bit
- * k is set when byte k of the map is: 16 map bytes a step, i8x16.bitmask), the map zeroed again.
- * Local: 3 k.
- */
-const pack = [
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(3), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(k < bytes): break
-  [...get(1), ...get(3), ADD], // the address of filter bytes k and k + 1
-  [...get(3), ...int(3), SHL, ...get(0), ADD, ...tee(4), ...V128_LOAD, ...BITMASK, ...STORE16],
-  [...get(4), ...splat8(0), ...V128_STORE],
-  [...get(3), ...int(2), ADD, ...set(3), BR, 0],
-  [END, END, END]
-].flat()
-/**
- * gather(map, column, bit, rows): the byte map at `map` into one slot of a column of sliced rows:
- * byte r of the column gets `bit` where byte r of the map is set (16 rows a step); the map is zeroed
- * again. Locals: 4 k, 5 the column's address, 6 the map's; v128: 7 `bit` in every lane.
- */
-const gather = [
-  [...get(2), 0xfd, 0x0f, ...set(7)], // i8x16.splat
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(4), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(k < rows): break
-  [...get(1), ...get(4), ADD, ...tee(5), ...get(5), ...V128_LOAD],
-  [...get(0), ...get(4), ADD, ...tee(6), ...V128_LOAD, ...get(7), ...V_AND, ...V_OR, ...V128_STORE],
-  [...get(6), ...splat8(0), ...V128_STORE],
-  [...get(4), ...int(16), ADD, ...set(4), BR, 0],
-  [END, END, END]
-].flat()
-/**
- * transpose(table, count, rows, out): the rows of a class from its `count` columns (their addresses
- * at `table`, 4 bytes each): byte c of row r (at out + r * count + c) is byte r of column c; 8 rows
- * of a column a step. Locals: 4 r, 5 c, 6 where the next byte goes, 7 out + r * count; i64: 8 eight
- * bytes of a column.
- */
-const transpose = [
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(4), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(r < rows): break
-  [...get(3), ...get(4), ...get(1), MUL, ADD, ...set(7), ...int(0), ...set(5)],
-  [BLOCK, 0x40, LOOP, 0x40],
-  [...get(5), ...get(1), LT_U, EQZ, BR_IF, 1], // if !(c < count): break
-  [...get(0), ...get(5), ...int(2), SHL, ADD, ...I32_LOAD, ...get(4), ADD, ...I64_LOAD, ...set(8)],
-  [...get(7), ...get(5), ADD, ...set(6)],
-  [0, 1, 2, 3, 4, 5, 6, 7].flatMap((j) => [
-    ...get(6),
-    ...get(8),
-    ...[0x42, 8 * j], // i64.const
-    I64_SHR_U,
-    ...I64_STORE8,
-    ...get(6),
-    ...get(1),
-    ADD,
-    ...set(6)
-  ]),
-  [...get(5), ...int(1), ADD, ...set(5), BR, 0],
-  [END, END],
-  [...get(4), ...int(8), ADD, ...set(4), BR, 0],
-  [END, END, END]
-].flat()
-const section = (id: number, bytes: readonly number[]): number[] => [id, ...uleb(bytes.length), ...bytes]
-/** A function's code: its locals (groups of [count, type]: 0x7f i32, 0x7e i64, 0x7b v128) and instructions. */
-const fn = (locals: readonly (readonly [number, number])[], body: readonly number[]): number[] => {
-  const code = [locals.length, ...locals.flat(), ...body]
-  return [...uleb(code.length), ...code]
-}
-const MODULE = Uint8Array.from([
-  ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-  ...section(1, [2, 0x60, 3, 0x7f, 0x7f, 0x7f, 0, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]), // (i32 x 3) -> (), (i32 x 4) -> ()
-  ...section(3, [4, 0, 0, 1, 1]), // mark and pack of the first type, gather and transpose of the second
-  ...section(5, [1, 0, ...uleb(FILTERS >>> 16)]), // one memory, the table and the maps to start
-  // exports "f", "p", "g", "t" (the functions) and "m" (the memory)
-  ...section(7, [
-    5,
-    ...[1, 0x66, 0, 0],
-    ...[1, 0x70, 0, 1],
-    ...[1, 0x67, 0, 2],
-    ...[1, 0x74, 0, 3],
-    ...[1, 0x6d, 2, 0]
-  ]),
-  ...section(10, [
-    4,
-    ...fn(
-      [
-        [4, 0x7f],
-        [3, 0x7b]
-      ],
-      mark
-    ),
-    ...fn([[2, 0x7f]], pack),
-    ...fn(
-      [
-        [3, 0x7f],
-        [1, 0x7b]
-      ],
-      gather
-    ),
-    ...fn(
-      [
-        [4, 0x7f],
-        [1, 0x7e]
-      ],
-      transpose
-    )
+const assemble = (): Uint8Array => {
+  /**
+   * mark(src, n, shift): for each byte trigram of the n bytes at src, the byte of the exact map at its
+   * hash and the byte of the folded map at the hash of its folded bytes are set to 0xff: a store per
+   * trigram and filter, where setting a bit would load, shift and store. Eight trigrams a step from
+   * 16 bytes loaded at once (SIMD: the bytes folded and the hashes computed 4 at a time; it reads up
+   * to 6 bytes past the blob), the last few one at a time.
+   * Locals: 3 end, 4 t, 5 u (the last three bytes, as they are and folded), 6 byte; v128: 7 the
+   * bytes, 8 them folded, 9 four hashes.
+   */
+  const mark = [
+    [...get(0), ...get(1), ADD, ...set(3)], // end = src + n
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(0), ...int(10), ADD, ...get(3), LE_U, EQZ, BR_IF, 1], // if !(src + 10 <= end): break
+    [...get(0), ...V128_LOAD, ...tee(7)],
+    // Folded: bytes 65-90 (A-Z) get 32 more, as the table says.
+    [...get(7), ...splat8(65), ...SUB8, ...splat8(26), ...LT_U8, ...splat8(32), ...V_AND, ...V_OR, ...set(8)],
+    [...mark4(7, 2, MAP_EXACT), ...mark4(7, 6, MAP_EXACT), ...mark4(8, 2, MAP_FOLDED), ...mark4(8, 6, MAP_FOLDED)],
+    [...get(0), ...int(8), ADD, ...set(0), BR, 0],
+    [END, END],
+    [...get(0), ...int(2), ADD, ...get(3), LT_U, EQZ, IF, 0x40, RETURN, END], // if !(src + 2 < end): return
+    [...get(0), ...load8(), ...int(8), SHL, ...get(0), ...load8(1), OR, ...set(4)], // t = mem[src] << 8 | mem[src + 1]
+    [...get(0), ...load8(), ...load8(), ...int(8), SHL, ...get(0), ...load8(1), ...load8(), OR, ...set(5)], // u, folded
+    [...get(0), ...int(2), ADD, ...set(0)], // src += 2
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(0), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(src < end): break
+    [...get(0), ...load8(), ...set(6)], // byte = mem[src]
+    [...get(4), ...int(8), SHL, ...get(6), OR, ...int(0xffffff), AND, ...tee(4)],
+    [...int(HASH | 0), MUL, ...get(2), SHR_U, ...int(-1), ...store8(MAP_EXACT)], // exact map [hash(t)] = 0xff
+    [...get(5), ...int(8), SHL, ...get(6), ...load8(), OR, ...int(0xffffff), AND, ...tee(5)],
+    [...int(HASH | 0), MUL, ...get(2), SHR_U, ...int(-1), ...store8(MAP_FOLDED)], // folded map [hash(u)] = 0xff
+    [...get(0), ...int(1), ADD, ...set(0), BR, 0],
+    [END, END, END]
+  ].flat()
+  /**
+   * pack(map, filter, bytes): the byte map at `map` as the bit set of `bytes` bytes at `filter` (bit
+   * k is set when byte k of the map is: 16 map bytes a step, i8x16.bitmask), the map zeroed again.
+   * Local: 3 k.
+   */
+  const pack = [
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(3), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(k < bytes): break
+    [...get(1), ...get(3), ADD], // the address of filter bytes k and k + 1
+    [...get(3), ...int(3), SHL, ...get(0), ADD, ...tee(4), ...V128_LOAD, ...BITMASK, ...STORE16],
+    [...get(4), ...splat8(0), ...V128_STORE],
+    [...get(3), ...int(2), ADD, ...set(3), BR, 0],
+    [END, END, END]
+  ].flat()
+  /**
+   * gather(map, column, bit, rows): the byte map at `map` into one slot of a column of sliced rows:
+   * byte r of the column gets `bit` where byte r of the map is set (16 rows a step); the map is zeroed
+   * again. Locals: 4 k, 5 the column's address, 6 the map's; v128: 7 `bit` in every lane.
+   */
+  const gather = [
+    [...get(2), 0xfd, 0x0f, ...set(7)], // i8x16.splat
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(4), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(k < rows): break
+    [...get(1), ...get(4), ADD, ...tee(5), ...get(5), ...V128_LOAD],
+    [...get(0), ...get(4), ADD, ...tee(6), ...V128_LOAD, ...get(7), ...V_AND, ...V_OR, ...V128_STORE],
+    [...get(6), ...splat8(0), ...V128_STORE],
+    [...get(4), ...int(16), ADD, ...set(4), BR, 0],
+    [END, END, END]
+  ].flat()
+  /**
+   * transpose(table, count, rows, out): the rows of a class from its `count` columns (their addresses
+   * at `table`, 4 bytes each): byte c of row r (at out + r * count + c) is byte r of column c; 8 rows
+   * of a column a step. Locals: 4 r, 5 c, 6 where the next byte goes, 7 out + r * count; i64: 8 eight
+   * bytes of a column.
+   */
+  const transpose = [
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(4), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(r < rows): break
+    [...get(3), ...get(4), ...get(1), MUL, ADD, ...set(7), ...int(0), ...set(5)],
+    [BLOCK, 0x40, LOOP, 0x40],
+    [...get(5), ...get(1), LT_U, EQZ, BR_IF, 1], // if !(c < count): break
+    [...get(0), ...get(5), ...int(2), SHL, ADD, ...I32_LOAD, ...get(4), ADD, ...I64_LOAD, ...set(8)],
+    [...get(7), ...get(5), ADD, ...set(6)],
+    [0, 1, 2, 3, 4, 5, 6, 7].flatMap((j) => [
+      ...get(6),
+      ...get(8),
+      ...[0x42, 8 * j], // i64.const
+      I64_SHR_U,
+      ...I64_STORE8,
+      ...get(6),
+      ...get(1),
+      ADD,
+      ...set(6)
+    ]),
+    [...get(5), ...int(1), ADD, ...set(5), BR, 0],
+    [END, END],
+    [...get(4), ...int(8), ADD, ...set(4), BR, 0],
+    [END, END, END]
+  ].flat()
+  const section = (id: number, bytes: readonly number[]): number[] => [id, ...uleb(bytes.length), ...bytes]
+  /** A function's code: its locals (groups of [count, type]: 0x7f i32, 0x7e i64, 0x7b v128) and instructions. */
+  const fn = (locals: readonly (readonly [number, number])[], body: readonly number[]): number[] => {
+    const code = [locals.length, ...locals.flat(), ...body]
+    return [...uleb(code.length), ...code]
+  }
+  const MODULE = Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+    ...section(1, [2, 0x60, 3, 0x7f, 0x7f, 0x7f, 0, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]), // (i32 x 3) -> (), (i32 x 4) -> ()
+    ...section(3, [4, 0, 0, 1, 1]), // mark and pack of the first type, gather and transpose of the second
+    ...section(5, [1, 0, ...uleb(FILTERS >>> 16)]), // one memory, the table and the maps to start
+    // exports "f", "p", "g", "t" (the functions) and "m" (the memory)
+    ...section(7, [
+      5,
+      ...[1, 0x66, 0, 0],
+      ...[1, 0x70, 0, 1],
+      ...[1, 0x67, 0, 2],
+      ...[1, 0x74, 0, 3],
+      ...[1, 0x6d, 2, 0]
+    ]),
+    ...section(10, [
+      4,
+      ...fn(
+        [
+          [4, 0x7f],
+          [3, 0x7b]
+        ],
+        mark
+      ),
+      ...fn([[2, 0x7f]], pack),
+      ...fn(
+        [
+          [3, 0x7f],
+          [1, 0x7b]
+        ],
+        gather
+      ),
+      ...fn(
+        [
+          [4, 0x7f],
+          [1, 0x7e]
+        ],
+        transpose
+      )
+    ])
   ])
-])
+  return MODULE
+}
 
 /** The part of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
 const wasm = (
@@ -268,8 +275,12 @@ export const MAPS = [MAP_EXACT, MAP_FOLDED] as const
 export const FREE = FILTERS
 export { MAX_LOG }
 
+/** The module compiled, once a thread first asks for an instance. */
+let compiled: object | null = null
+
 export const kernelInstance = (): KernelInstance => {
-  const { exports } = new wasm.Instance(new wasm.Module(MODULE))
+  compiled ??= new wasm.Module(assemble())
+  const { exports } = new wasm.Instance(compiled)
   const memory = exports['m'] as { readonly buffer: ArrayBuffer; readonly grow: (pages: number) => number }
   let heap = new Uint8Array(memory.buffer)
   for (let b = 0; b < 256; b++) heap[b] = b >= 65 && b <= 90 ? b + 32 : b
