@@ -11,7 +11,8 @@
  */
 import type { CommandSpan } from './scan.js'
 
-const FNV_BASIS = 0x811c9dc5
+/** As a 32-bit signed value, as every hash is stored (the empty key's hash is the basis itself). */
+const FNV_BASIS = 0x811c9dc5 | 0
 const FNV_PRIME = 0x01000193
 
 /** FNV-1a over a key's UTF-16 code units (KeyTable.add computes the same as it copies). */
@@ -30,6 +31,9 @@ const mix = (h: number): number => {
 
 /** The most keys a table is sized for ahead (~300 MB of tables; more grow as they come). */
 const MAX_EXPECTED = 1 << 22
+
+/** The keys a table is sized for when `expected` are expected (at least 32; not a number: 32). */
+const sizedFor = (expected: number): number => Math.max(32, Math.min(Math.floor(expected) || 0, MAX_EXPECTED))
 
 /** Keys (strings of code units below 256) numbered in the order they were added. */
 class KeyTable {
@@ -52,7 +56,7 @@ class KeyTable {
 
   /** A table sized for `expected` keys of ~40 characters (it grows past them as needed). */
   constructor(expected: number) {
-    const keys = Math.max(32, Math.min(Math.floor(expected), MAX_EXPECTED))
+    const keys = sizedFor(expected)
     let slots = 64
     while (slots < 2 * keys) slots *= 2
     this.#slots = new Int32Array(slots)
@@ -223,7 +227,7 @@ export class CommandIndex {
   /** An index sized for `expected` commands. */
   constructor(expected = 0) {
     this.#keys = new KeyTable(expected)
-    this.#spans = new Float64Array(Math.max(32, Math.min(Math.floor(expected), MAX_EXPECTED)) * SPAN)
+    this.#spans = new Float64Array(sizedFor(expected) * SPAN)
   }
 
   get size(): number {

@@ -67,6 +67,24 @@ ids('property: inserts and lookups answer as a Set does, from any size ahead, ac
   )
 })
 
+ids('the empty key is a key like any other, and a size ahead that is not a number is none', () => {
+  for (const expected of [0, 100, Number.NaN, Number.POSITIVE_INFINITY, -5, 2.5]) {
+    const s = new IdSet(expected)
+    assert.not.ok(s.has(''))
+    assert.ok(s.insert(''))
+    assert.not.ok(s.insert(''), `expected ${expected}`)
+    assert.ok(s.has(''))
+    assert.ok(s.insert('evt-1'))
+    assert.not.ok(s.insert('evt-1'))
+    assert.is(s.size, 2)
+    assert.equal([...s], ['', 'evt-1'])
+    const c = new CommandIndex(expected)
+    assert.is(c.begin('', 1, 0, 1), 0)
+    assert.is(c.begin('', 2, 1, 2), -1)
+    assert.equal(c.get(''), { firstSeq: 1, lastSeq: 1, start: 0, end: 1 })
+  }
+})
+
 const commands = suite('CommandIndex')
 
 commands('spans begin, extend and are replaced by set; get returns a copy', () => {
