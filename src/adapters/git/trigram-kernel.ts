@@ -91,20 +91,16 @@ const mark4 = (from: number, first: number, map: number): number[] =>
     [0, 1, 2, 3].flatMap((k) => [...get(9), ...lane32(k), ...int(-1), ...store8(map)])
   ].flat()
 /**
- * The module's bytes, assembled on first use (a process that never filters, such as a later
- * search, does not run the assembly).
+ * mark(src, n, shift): for each byte trigram of the n bytes at src, the byte of the exact map at its
+ * hash and the byte of the folded map at the hash of its folded bytes are set to 0xff: a store per
+ * trigram and filter, where setting a bit would load, shift and store. Eight trigrams a step from
+ * 16 bytes loaded at once (SIMD: the bytes folded and the hashes computed 4 at a time; it reads up
+ * to 6 bytes past the blob), the last few one at a time.
+ * Locals: 3 end, 4 t, 5 u (the last three bytes, as they are and folded), 6 byte; v128: 7 the
+ * bytes, 8 them folded, 9 four hashes.
  */
-const assemble = (): Uint8Array => {
-  /**
-   * mark(src, n, shift): for each byte trigram of the n bytes at src, the byte of the exact map at its
-   * hash and the byte of the folded map at the hash of its folded bytes are set to 0xff: a store per
-   * trigram and filter, where setting a bit would load, shift and store. Eight trigrams a step from
-   * 16 bytes loaded at once (SIMD: the bytes folded and the hashes computed 4 at a time; it reads up
-   * to 6 bytes past the blob), the last few one at a time.
-   * Locals: 3 end, 4 t, 5 u (the last three bytes, as they are and folded), 6 byte; v128: 7 the
-   * bytes, 8 them folded, 9 four hashes.
-   */
-  const mark = [
+const markCode = (): number[] =>
+  [
     [...get(0), ...get(1), ADD, ...set(3)], // end = src + n
     [BLOCK, 0x40, LOOP, 0x40],
     [...get(0), ...int(10), ADD, ...get(3), LE_U, EQZ, BR_IF, 1], // if !(src + 10 <= end): break
@@ -128,12 +124,13 @@ const assemble = (): Uint8Array => {
     [...get(0), ...int(1), ADD, ...set(0), BR, 0],
     [END, END, END]
   ].flat()
-  /**
-   * pack(map, filter, bytes): the byte map at `map` as the bit set of `bytes` bytes at `filter` (bit
-   * k is set when byte k of the map is: 16 map bytes a step, i8x16.bitmask), the map zeroed again.
-   * Local: 3 k.
-   */
-  const pack = [
+/**
+ * pack(map, filter, bytes): the byte map at `map` as the bit set of `bytes` bytes at `filter` (bit
+ * k is set when byte k of the map is: 16 map bytes a step, i8x16.bitmask), the map zeroed again.
+ * Local: 3 k.
+ */
+const packCode = (): number[] =>
+  [
     [BLOCK, 0x40, LOOP, 0x40],
     [...get(3), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(k < bytes): break
     [...get(1), ...get(3), ADD], // the address of filter bytes k and k + 1
@@ -142,12 +139,13 @@ const assemble = (): Uint8Array => {
     [...get(3), ...int(2), ADD, ...set(3), BR, 0],
     [END, END, END]
   ].flat()
-  /**
-   * gather(map, column, bit, rows): the byte map at `map` into one slot of a column of sliced rows:
-   * byte r of the column gets `bit` where byte r of the map is set (16 rows a step); the map is zeroed
-   * again. Locals: 4 k, 5 the column's address, 6 the map's; v128: 7 `bit` in every lane.
-   */
-  const gather = [
+/**
+ * gather(map, column, bit, rows): the byte map at `map` into one slot of a column of sliced rows:
+ * byte r of the column gets `bit` where byte r of the map is set (16 rows a step); the map is zeroed
+ * again. Locals: 4 k, 5 the column's address, 6 the map's; v128: 7 `bit` in every lane.
+ */
+const gatherCode = (): number[] =>
+  [
     [...get(2), 0xfd, 0x0f, ...set(7)], // i8x16.splat
     [BLOCK, 0x40, LOOP, 0x40],
     [...get(4), ...get(3), LT_U, EQZ, BR_IF, 1], // if !(k < rows): break
@@ -157,13 +155,14 @@ const assemble = (): Uint8Array => {
     [...get(4), ...int(16), ADD, ...set(4), BR, 0],
     [END, END, END]
   ].flat()
-  /**
-   * transpose(table, count, rows, out): the rows of a class from its `count` columns (their addresses
-   * at `table`, 4 bytes each): byte c of row r (at out + r * count + c) is byte r of column c; 8 rows
-   * of a column a step. Locals: 4 r, 5 c, 6 where the next byte goes, 7 out + r * count; i64: 8 eight
-   * bytes of a column.
-   */
-  const transpose = [
+/**
+ * transpose(table, count, rows, out): the rows of a class from its `count` columns (their addresses
+ * at `table`, 4 bytes each): byte c of row r (at out + r * count + c) is byte r of column c; 8 rows
+ * of a column a step. Locals: 4 r, 5 c, 6 where the next byte goes, 7 out + r * count; i64: 8 eight
+ * bytes of a column.
+ */
+const transposeCode = (): number[] =>
+  [
     [BLOCK, 0x40, LOOP, 0x40],
     [...get(4), ...get(2), LT_U, EQZ, BR_IF, 1], // if !(r < rows): break
     [...get(3), ...get(4), ...get(1), MUL, ADD, ...set(7), ...int(0), ...set(5)],
@@ -187,13 +186,19 @@ const assemble = (): Uint8Array => {
     [...get(4), ...int(8), ADD, ...set(4), BR, 0],
     [END, END, END]
   ].flat()
-  const section = (id: number, bytes: readonly number[]): number[] => [id, ...uleb(bytes.length), ...bytes]
-  /** A function's code: its locals (groups of [count, type]: 0x7f i32, 0x7e i64, 0x7b v128) and instructions. */
-  const fn = (locals: readonly (readonly [number, number])[], body: readonly number[]): number[] => {
-    const code = [locals.length, ...locals.flat(), ...body]
-    return [...uleb(code.length), ...code]
-  }
-  const MODULE = Uint8Array.from([
+const section = (id: number, bytes: readonly number[]): number[] => [id, ...uleb(bytes.length), ...bytes]
+/** A function's code: its locals (groups of [count, type]: 0x7f i32, 0x7e i64, 0x7b v128) and instructions. */
+const fn = (locals: readonly (readonly [number, number])[], body: readonly number[]): number[] => {
+  const code = [locals.length, ...locals.flat(), ...body]
+  return [...uleb(code.length), ...code]
+}
+/**
+ * The module's bytes, assembled on first use: a process that never builds a filter (a later
+ * search) does not run the assembly, which made every one-shot `vba research` ~9 ms slower when it
+ * ran as the module loaded.
+ */
+const assemble = (): Uint8Array =>
+  Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
     ...section(1, [2, 0x60, 3, 0x7f, 0x7f, 0x7f, 0, 0x60, 4, 0x7f, 0x7f, 0x7f, 0x7f, 0]), // (i32 x 3) -> (), (i32 x 4) -> ()
     ...section(3, [4, 0, 0, 1, 1]), // mark and pack of the first type, gather and transpose of the second
@@ -214,27 +219,25 @@ const assemble = (): Uint8Array => {
           [4, 0x7f],
           [3, 0x7b]
         ],
-        mark
+        markCode()
       ),
-      ...fn([[2, 0x7f]], pack),
+      ...fn([[2, 0x7f]], packCode()),
       ...fn(
         [
           [3, 0x7f],
           [1, 0x7b]
         ],
-        gather
+        gatherCode()
       ),
       ...fn(
         [
           [4, 0x7f],
           [1, 0x7e]
         ],
-        transpose
+        transposeCode()
       )
     ])
   ])
-  return MODULE
-}
 
 /** The part of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
 const wasm = (
