@@ -170,6 +170,30 @@ const renderPieces = (
   return out
 }
 
+/** A fit whose lines and runs are made when read; a class (a literal defines its getters at each fit). */
+class FitOf implements Fitted {
+  #lines: readonly string[] | undefined = undefined
+  #pieces: readonly string[] | undefined = undefined
+  constructor(
+    private readonly payloads: readonly Payload[],
+    private readonly fits: readonly PayloadFit[],
+    private readonly older: readonly OlderLine[],
+    private readonly shown: ReadonlyArray<number | null>,
+    private readonly olderFrom: number,
+    readonly notes: readonly string[],
+    readonly noteChars: number,
+    readonly size: number
+  ) {}
+  get lines(): readonly string[] {
+    this.#lines ??= render(this.payloads, this.shown, this.older, this.olderFrom)
+    return this.#lines
+  }
+  get pieces(): readonly string[] {
+    this.#pieces ??= renderPieces(this.payloads, this.fits, this.shown, this.older, this.olderFrom)
+    return this.#pieces
+  }
+}
+
 /** The fit showing `shown` items of each payload (null: its summary) and the older entries from `olderFrom` on, `size` characters in all. */
 const fittedOf = (
   payloads: readonly Payload[],
@@ -204,30 +228,12 @@ const fittedOf = (
     notes.push(note)
     noteChars += note.length
   }
-  // Rendered when read: a prompt is fitted more than once and shows only its last fit.
-  let lines: readonly string[] | undefined
-  let pieces: readonly string[] | undefined
-  const made: Fitted = {
-    get lines() {
-      lines ??= render(payloads, shown, older, olderFrom)
-      return lines
-    },
-    get pieces() {
-      pieces ??= renderPieces(payloads, fits, shown, older, olderFrom)
-      return pieces
-    },
-    notes,
-    noteChars,
-    size
-  }
+  const made = new FitOf(payloads, fits, older, shown, olderFrom, notes, noteChars, size)
   if (least) leastFits.add(made)
   return made
 }
 
-/**
- * Every payload whole but the first `dropped` of the drop order, shown as summaries: what is shown
- * of each, their sizes and the sum of the sizes.
- */
+/** Every payload whole but the first `dropped` of the drop order (summaries): what each shows, the sizes, their sum. */
 const wholeBut = (
   z: Sizing,
   order: readonly number[],

@@ -169,16 +169,23 @@ export const renderPromptV2 = (s: CaseState, inputs: PromptInputsV2, memo?: Rend
     inputs.report.length > REPORT_MAX_CHARS
       ? [`report shown to ${REPORT_MAX_CHARS} of ${inputs.report.length} characters`, ...notes]
       : notes
-  let text: string | undefined
-  return {
-    get text() {
-      text ??= pieces.join('\n')
-      return text
-    },
-    pieces,
-    stable,
-    version: PROMPT_VERSION_V2,
-    cut
+  return new PromptOf(pieces, stable, cut)
+}
+
+/** A rendered prompt whose text is joined when first read (verify hashes its pieces; a class: no getter defined per prompt). */
+class PromptOf implements RenderedPromptV2 {
+  #text: string | undefined = undefined
+  readonly version = PROMPT_VERSION_V2
+
+  constructor(
+    readonly pieces: readonly string[],
+    readonly stable: string,
+    readonly cut: readonly string[]
+  ) {}
+
+  get text(): string {
+    this.#text ??= this.pieces.join('\n')
+    return this.#text
   }
 }
 
