@@ -89,8 +89,11 @@ export const trimAhead = (
     const at: number[] = []
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2)
-      const above = leastTotal(members, others, mid, at) > room
-      for (let k = 0; k < members.length; k++) {
+      // Above the room, the members not read keep their bounds (looser, as true).
+      const read = readUntilAbove(members, others, mid, at, room)
+      const above = read > 0
+      const count = above ? read : members.length
+      for (let k = 0; k < count; k++) {
         const m = members[k] as Member
         const n = at[k] ?? m.high
         if (above) m.high = n
@@ -115,6 +118,28 @@ const leastTotal = (members: readonly Member[], others: number, level: number, i
     t += (m.least[n] ?? 0) + m.add
   }
   return t
+}
+
+/**
+ * {@link leastTotal} until it exceeds `room` (its parts only grow): how many members it read into
+ * `items` then, or 0 when the whole total is within the room (every member read).
+ */
+const readUntilAbove = (
+  members: readonly Member[],
+  others: number,
+  level: number,
+  items: number[],
+  room: number
+): number => {
+  let t = others
+  for (let k = 0; k < members.length; k++) {
+    const m = members[k] as Member
+    const n = itemsAfter(m, level)
+    items[k] = n
+    t += (m.least[n] ?? 0) + m.add
+    if (t > room) return k + 1
+  }
+  return 0
 }
 
 /** Shows each member with its `items`: `shown` and `sizes` updated, the new total (`others` plus theirs) returned. */
