@@ -134,6 +134,21 @@ let encoded = Buffer.allocUnsafeSlow(1 << 16)
 /** Texts up to this many characters are encoded into the reused buffer; longer ones are hashed piece by piece. */
 const ENCODE_MAX_CHARS = 1 << 20
 
+/** A Buffer's own UTF-8 encoder (Node's, not in its typings): what `write` calls after checking its arguments. */
+interface Utf8Writable {
+  utf8Write(s: string, offset: number, length: number): number
+}
+
+/**
+ * Writes `s` as UTF-8 into `buf` at `at` (room for it is there) and returns the bytes written,
+ * through the buffer's own encoder where Node has one: `write` checks its arguments in JavaScript
+ * first, which took three times what the encoding did over a verify's ~22,000 prompt pieces.
+ */
+const writeUtf8: (buf: Buffer, s: string, at: number) => number =
+  typeof (Buffer.prototype as unknown as Partial<Utf8Writable>).utf8Write === 'function'
+    ? (buf, s, at) => (buf as unknown as Utf8Writable).utf8Write(s, at, buf.length - at)
+    : (buf, s, at) => buf.write(s, at, 'utf8')
+
 /**
  * `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8): each piece encoded into
  * one buffer, hashed at once (one call per piece, where hashing each piece and each LF was two).
@@ -154,7 +169,7 @@ export const sha256DigestOfLines = (pieces: readonly string[]): string => {
   let at = 0
   for (let k = 0; k < pieces.length; k++) {
     if (k > 0) encoded[at++] = 0x0a
-    at += encoded.write(pieces[k] ?? '', at, 'utf8')
+    at += writeUtf8(encoded, pieces[k] ?? '', at)
   }
   return `sha256:${hash('sha256', encoded.subarray(0, at), 'hex')}`
 }
