@@ -15,6 +15,7 @@ import type { Actor } from './codecs.js'
 import { describeErrors } from './decode.js'
 import { boundsViolation } from './bounds.js'
 import { sealCommandSigned } from './seal-signature.js'
+import { copyBytes } from './buffer-text.js'
 
 /** What a command asks to append. `version` defaults to the type's current version. @category Raw appends */
 export interface EventDraft {
@@ -210,8 +211,8 @@ export const lineDigestCut = (b: Buffer, start: number, at: number, end: number)
 export const lineDigestHexCut = (b: Buffer, start: number, at: number, end: number): string => {
   const length = end - start - HASH_MEMBER_LENGTH
   const view = scratchOf(length)
-  b.copy(scratch, 0, start, at)
-  b.copy(scratch, at - start, at + HASH_MEMBER_LENGTH, end)
+  copyBytes(b, start, at, scratch, 0)
+  copyBytes(b, at + HASH_MEMBER_LENGTH, end, scratch, at - start)
   return hash('sha256', view, 'hex')
 }
 

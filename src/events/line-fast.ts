@@ -21,6 +21,7 @@ import { type GivenDigests, HEX_DIGITS, sameAcross } from './line-digests.js'
 import { EVENT_FORMAT, type EventEnvelope } from './envelope.js'
 import { boundsViolation, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from './bounds.js'
 import { collectRefs } from './refs.js'
+import { latin1Of } from './buffer-text.js'
 
 const bytesOf = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 
@@ -293,7 +294,7 @@ export const checkScanned = (
 
 /** The type of a scanned line. */
 export const scannedType = (b: Buffer, s: Int32Array): string =>
-  b.toString('latin1', s[S_TYPE] as number, s[S_TYPE_END] as number)
+  latin1Of(b, s[S_TYPE] as number, s[S_TYPE_END] as number)
 
 /** A member of a scanned line that is an integer (seq: `S_SEQ`, version: `S_VERSION`). */
 export const scannedInt = (b: Uint8Array, s: Int32Array, slot: typeof S_SEQ | typeof S_VERSION, end: number): number =>

@@ -12,6 +12,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { RecordedEvent } from '../../events/chain.js'
 import { registry } from '../../events/catalog.js'
 import { AT_CHARS, DIGEST_CHARS, SCAN_ACTORS } from '../../events/line-fast.js'
+import { latin1Of, utf8Of } from '../../events/buffer-text.js'
 
 /**
  * Ints per line in a piece: start, end (one past its LF), kind, type, actor, version, seq, and
@@ -59,8 +60,7 @@ export const TYPE_INDEX: ReadonlyMap<string, number> = new Map(TYPES.map((t, i) 
  * The data of a checked line as stored (not upcast), parsed from its bytes (`start` to `end`, where
  * the line's ints say its data is): where its object references are looked for.
  */
-export const storedDataOf = (buf: Buffer, start: number, end: number): unknown =>
-  JSON.parse(buf.toString('utf8', start, end))
+export const storedDataOf = (buf: Buffer, start: number, end: number): unknown => JSON.parse(utf8Of(buf, start, end))
 
 /**
  * The event of a checked line, its data parsed from the line's bytes when first read. `data` is an
@@ -149,14 +149,14 @@ export const eventOfLine = (buf: Buffer, m: Int32Array, at: number, before: Reco
   const hashStart = m[at + L_HASH] as number
   return new LineEvent(
     m[at + L_SEQ] as number,
-    buf.toString('latin1', m[at + L_ID] as number, m[at + L_ID_END] as number),
+    latin1Of(buf, m[at + L_ID] as number, m[at + L_ID_END] as number),
     TYPES[m[at + L_TYPE] as number] as string,
     m[at + L_VERSION] as number,
-    atStart < 0 ? (before as RecordedEvent).at : buf.toString('latin1', atStart, atStart + AT_CHARS),
+    atStart < 0 ? (before as RecordedEvent).at : latin1Of(buf, atStart, atStart + AT_CHARS),
     SCAN_ACTORS[m[at + L_ACTOR] as number] as string,
-    cmd < 0 ? (before as RecordedEvent).command_id : buf.toString('latin1', cmd, m[at + L_CMD_END] as number),
-    prev < 0 ? (before as RecordedEvent).hash : buf.toString('latin1', prev, prev + DIGEST_CHARS),
-    buf.toString('latin1', hashStart, hashStart + DIGEST_CHARS),
+    cmd < 0 ? (before as RecordedEvent).command_id : latin1Of(buf, cmd, m[at + L_CMD_END] as number),
+    prev < 0 ? (before as RecordedEvent).hash : latin1Of(buf, prev, prev + DIGEST_CHARS),
+    latin1Of(buf, hashStart, hashStart + DIGEST_CHARS),
     buf,
     m[at + L_DATA] as number,
     m[at + L_DATA_END] as number

@@ -59,6 +59,7 @@ import {
   TYPES
 } from './line-layout.js'
 import { MAX_LINE_BYTES } from './log-checker.js'
+import { latin1Of, utf8Of } from '../../events/buffer-text.js'
 
 /** The lines of a piece as checked: LINE_INTS ints per line up to `lines` (line-layout.ts). */
 export interface PieceLines {
@@ -135,7 +136,7 @@ const checkOne = (
   if (!sameLink && !isDigestAt(b, prev)) return KIND_BYTES
   const ds = scan[S_DATA] as number
   const de = scan[S_DATA_END] as number
-  const dataText = b.toString(ascii ? 'latin1' : 'utf8', ds, de)
+  const dataText = ascii ? latin1Of(b, ds, de) : utf8Of(b, ds, de)
   const c = checkScanned(b, start, end, scan, dataText, canonical, typeOf(b, m, before), given, line, true)
   if (c === null) return KIND_BYTES
   const type = TYPE_INDEX.get(c.type)
