@@ -8,10 +8,11 @@
  * where a Node has no such method, `toString` does. The callers pass ranges inside the buffer. Pure.
  */
 
-/** A Buffer's own decoders (what `toString` calls after choosing one). */
+/** A Buffer's own decoders and encoder (what `toString` and `write` call after choosing one). */
 interface Slicing {
   latin1Slice(start: number, end: number): string
   utf8Slice(start: number, end: number): string
+  latin1Write(s: string, offset: number, length: number): number
 }
 
 const own = Buffer.prototype as unknown as Partial<Slicing>
@@ -28,7 +29,20 @@ export const utf8Of: (b: Buffer, start: number, end: number) => string =
     ? (b, start, end) => (b as unknown as Slicing).utf8Slice(start, end)
     : (b, start, end) => b.toString('utf8', start, end)
 
-/** Copies the bytes `start` to `end` of `from` into `to` at `at` (TypedArray#set: no argument checks in JavaScript). */
+/** Writes `s` (characters below 256) into `b` at `at` as one byte a character (there is room for it). */
+export const writeLatin1: (b: Buffer, s: string, at: number) => void =
+  typeof own.latin1Write === 'function'
+    ? (b, s, at) => {
+        ;(b as unknown as Slicing).latin1Write(s, at, s.length)
+      }
+    : (b, s, at) => {
+        b.write(s, at, s.length, 'latin1')
+      }
+
+/**
+ * Copies the bytes `start` to `end` of `from` into `to` at `at`: TypedArray#set from a plain view
+ * (a Buffer's own `subarray` is Node's JavaScript again, and makes a Buffer).
+ */
 export const copyBytes = (from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void => {
-  to.set(from.subarray(start, end), at)
+  to.set(new Uint8Array(from.buffer, from.byteOffset + start, end - start), at)
 }

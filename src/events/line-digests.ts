@@ -5,6 +5,7 @@
  * A given digest is used only for the very cut of the very bytes it was computed over. Pure.
  */
 import { lineDigestHexCut } from './chain.js'
+import { writeLatin1 } from './buffer-text.js'
 
 /** Hex digits of a digest. */
 export const HEX_DIGITS = 64
@@ -48,7 +49,7 @@ export const digestLines = (piece: Buffer, lines: number): ArrayBuffer => {
     const cut = nl - s > HASH_MEMBER_CHARS ? piece.lastIndexOf(HASH_MEMBER, nl - HASH_MEMBER_CHARS) : -1
     if (cut >= s) {
       cuts[i] = cut
-      out.write(lineDigestHexCut(piece, s, cut, nl), i * HEX_DIGITS, HEX_DIGITS, 'latin1')
+      writeLatin1(out, lineDigestHexCut(piece, s, cut, nl), i * HEX_DIGITS)
     } else cuts[i] = -1
     s = nl + 1
   }
