@@ -10,6 +10,7 @@ import canonicalize from 'canonicalize'
 import { createHash, hash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
+import { writeUtf8 } from './buffer-text.js'
 
 export type CanonicalFailure = Failure<'NOT_CANONICALIZABLE'>
 
@@ -133,21 +134,6 @@ let encoded = Buffer.allocUnsafeSlow(1 << 16)
 
 /** Texts up to this many characters are encoded into the reused buffer; longer ones are hashed piece by piece. */
 const ENCODE_MAX_CHARS = 1 << 20
-
-/** A Buffer's own UTF-8 encoder (Node's, not in its typings): what `write` calls after checking its arguments. */
-interface Utf8Writable {
-  utf8Write(s: string, offset: number, length: number): number
-}
-
-/**
- * Writes `s` as UTF-8 into `buf` at `at` (room for it is there) and returns the bytes written,
- * through the buffer's own encoder where Node has one: `write` checks its arguments in JavaScript
- * first, which took three times what the encoding did over a verify's ~22,000 prompt pieces.
- */
-const writeUtf8: (buf: Buffer, s: string, at: number) => number =
-  typeof (Buffer.prototype as unknown as Partial<Utf8Writable>).utf8Write === 'function'
-    ? (buf, s, at) => (buf as unknown as Utf8Writable).utf8Write(s, at, buf.length - at)
-    : (buf, s, at) => buf.write(s, at, 'utf8')
 
 /**
  * `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8): each piece encoded into
