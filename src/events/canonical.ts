@@ -7,7 +7,7 @@
  * computation (no file, network or clock access) and native speed on the replay hot path.
  */
 import canonicalize from 'canonicalize'
-import { createHash, hash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
 import { writeUtf8 } from './buffer-text.js'
@@ -126,30 +126,23 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/
 export const sha256Digest = (bytes: Uint8Array | string): string => `sha256:${hash('sha256', bytes, 'hex')}`
 
 /**
- * Where {@link sha256DigestOfLines} encodes its pieces: reused from call to call (a verify hashes
- * every prompt of a case, ~20 KB each), replaced by a larger one when a text needs it. Holds no
- * state between calls: every call writes the bytes it hashes before hashing them.
+ * Where {@link utf8OfLines} encodes its pieces: reused from call to call (a verify compares every
+ * prompt of a case, ~20 KB each), replaced by a larger one when a text needs it. Holds no state
+ * between calls: every call writes the bytes it returns a view of.
  */
 let encoded = Buffer.allocUnsafeSlow(1 << 16)
 
-/** Texts up to this many characters are encoded into the reused buffer; longer ones are hashed piece by piece. */
+/** Texts up to this many characters are encoded into the reused buffer; longer ones into their own. */
 const ENCODE_MAX_CHARS = 1 << 20
 
 /**
- * `sha256Digest` of `pieces` joined with LF, without joining them (UTF-8): each piece encoded into
- * one buffer, hashed at once (one call per piece, where hashing each piece and each LF was two).
+ * `pieces` joined with LF, as UTF-8, without joining them: each piece encoded into one buffer. The
+ * bytes are a view of a buffer the next call writes over: read them before calling again.
  */
-export const sha256DigestOfLines = (pieces: readonly string[]): string => {
+export const utf8OfLines = (pieces: readonly string[]): Uint8Array => {
   let chars = pieces.length
   for (let k = 0; k < pieces.length; k++) chars += (pieces[k] ?? '').length
-  if (chars > ENCODE_MAX_CHARS) {
-    const h = createHash('sha256')
-    for (let k = 0; k < pieces.length; k++) {
-      if (k > 0) h.update('\n')
-      h.update(pieces[k] ?? '', 'utf8')
-    }
-    return `sha256:${h.digest('hex')}`
-  }
+  if (chars > ENCODE_MAX_CHARS) return Buffer.from(pieces.join('\n'), 'utf8')
   // A UTF-16 code unit is at most 3 bytes of UTF-8.
   if (encoded.length < 3 * chars) encoded = Buffer.allocUnsafeSlow(3 * chars)
   let at = 0
@@ -157,7 +150,7 @@ export const sha256DigestOfLines = (pieces: readonly string[]): string => {
     if (k > 0) encoded[at++] = 0x0a
     at += writeUtf8(encoded, pieces[k] ?? '', at)
   }
-  return `sha256:${hash('sha256', encoded.subarray(0, at), 'hex')}`
+  return new Uint8Array(encoded.buffer, encoded.byteOffset, at)
 }
 
 const keysSorted = (value: unknown): boolean => {

@@ -3,7 +3,7 @@
  * digest and size, every reference's target, and every file's right to be in the package.
  * Read-only: a verified case is byte-for-byte what it was before.
  */
-import { promises as fsp, closeSync, readSync } from 'node:fs'
+import { type Dirent, promises as fsp, closeSync, readdirSync, readSync } from 'node:fs'
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { finding, type Finding } from '../../events/findings.js'
@@ -195,21 +195,29 @@ const walkPackage = async (
   }
   const objectsDir = path.join(root, OBJECTS_DIR)
   const objectFiles: Array<{ rel: string; digest: string }> = []
-  const listDir = async (d: string) =>
-    fsp.readdir(d, { withFileTypes: true }).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
-  for (const algo of await listDir(objectsDir)) {
+  // Listed synchronously, ~20 us a directory: a promise each waited for the IO threads and then for
+  // the event loop, 257 times, while the log scan held the thread and the other core was busy.
+  const listDir = (d: string): Dirent[] => {
+    try {
+      return readdirSync(d, { withFileTypes: true })
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return []
+      throw e
+    }
+  }
+  for (const algo of listDir(objectsDir)) {
     const algoRel = `${OBJECTS_DIR}/${algo.name}`
     if (algo.name !== 'sha256' || !algo.isDirectory()) {
       extra.push(finding('FOREIGN_FILE', `${algoRel} does not belong to a case package`, { path: algoRel }))
       continue
     }
-    for (const shard of await listDir(path.join(objectsDir, 'sha256'))) {
+    for (const shard of listDir(path.join(objectsDir, 'sha256'))) {
       const shardRel = `${algoRel}/${shard.name}`
       if (!HEX2.test(shard.name) || !shard.isDirectory()) {
         extra.push(finding('FOREIGN_FILE', `${shardRel} does not belong to a case package`, { path: shardRel }))
         continue
       }
-      for (const obj of await listDir(path.join(objectsDir, 'sha256', shard.name))) {
+      for (const obj of listDir(path.join(objectsDir, 'sha256', shard.name))) {
         const rel = `${shardRel}/${obj.name}`
         if (!HEX62.test(obj.name) || !obj.isFile()) {
           extra.push(finding('FOREIGN_FILE', `${rel} is not an object file`, { path: rel }))
