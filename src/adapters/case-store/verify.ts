@@ -7,6 +7,7 @@ import { type Dirent, promises as fsp, closeSync, readdirSync, readSync } from '
 import * as path from 'node:path'
 import { createHash } from 'node:crypto'
 import { finding, type Finding } from '../../events/findings.js'
+import { sha256Digest } from '../../events/canonical.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf } from '../fs-util.js'
 import { coded } from '../../failures/error.js'
@@ -309,15 +310,41 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
   }
   // The rules' checks of object contents, over objects whose bytes match their names.
   const damaged = new Set(extra.filter((f) => f.code === 'OBJECT_DIGEST_MISMATCH').map((f) => f.data?.['digest']))
+  // An object the walk did not keep is read again for the rules, and believed only while it still
+  // hashes to its name: a file swapped after the walk hashed it (another prompt, capture or answer
+  // than the one the log names) is a finding, never judged by its new bytes.
+  const changed = new Set<string>()
   const read = (ref: ObjectRefLite): Uint8Array | undefined => {
     if (present.get(ref.digest) !== ref.size || damaged.has(ref.digest)) return undefined
     const bytes = kept.get(ref.digest)
     if (bytes !== undefined) return bytes
+    const rel = objectPath(ref.digest)
+    let again: Buffer | null = null
     try {
-      return readRegularSync(path.join(root, objectPath(ref.digest)), { maxBytes: ref.size })
+      again = readRegularSync(path.join(root, rel), { maxBytes: ref.size })
     } catch {
-      return undefined
+      // gone, or no longer a regular file: below
     }
+    if (again !== null && again.length === ref.size && sha256Digest(again) === ref.digest) return again
+    if (!changed.has(ref.digest)) {
+      changed.add(ref.digest)
+      extra.push(
+        again === null
+          ? finding('OBJECT_MISSING', `${rel} could not be read again while the case was verified (gone, not a regular file, or grown)`, {
+              path: rel,
+              data: { digest: ref.digest }
+            })
+          : finding(
+              'OBJECT_DIGEST_MISMATCH',
+              `${rel} changed while the case was verified: it no longer hashes to its name`,
+              {
+                path: rel,
+                data: { digest: ref.digest }
+              }
+            )
+      )
+    }
+    return undefined
   }
   return watch.report(scan, read, { objects: objectFiles.length, objectBytes, logBytes: scan.fileBytes })
 }
