@@ -330,10 +330,14 @@ const verifyImpl = async (dir: string, options: VerifyOptions): Promise<VerifyRe
       changed.add(ref.digest)
       extra.push(
         again === null
-          ? finding('OBJECT_MISSING', `${rel} could not be read again while the case was verified (gone, not a regular file, or grown)`, {
-              path: rel,
-              data: { digest: ref.digest }
-            })
+          ? finding(
+              'OBJECT_MISSING',
+              `${rel} could not be read again while the case was verified (gone, not a regular file, or grown)`,
+              {
+                path: rel,
+                data: { digest: ref.digest }
+              }
+            )
           : finding(
               'OBJECT_DIGEST_MISMATCH',
               `${rel} changed while the case was verified: it no longer hashes to its name`,
