@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
@@ -155,6 +155,25 @@ files('an object replaced by a link to /dev/zero is OBJECT_CORRUPT when read, a 
     after.findings.some((x) => x.code === 'FOREIGN_FILE' && x.path?.endsWith(name) === true),
     JSON.stringify(after.findings.map((x) => x.code))
   )
+})
+
+files('objects as a link to another directory is not walked through: every referenced object is missing', async () => {
+  const h = await sampleCase()
+  assert.ok(right(await verifyCase(h.dir)()).valid)
+  // The very objects, moved outside the case and linked back in.
+  const outside = path.join(tempDir('objects-elsewhere'), 'objects')
+  renameSync(path.join(h.dir, 'objects'), outside)
+  symlinkSync(outside, path.join(h.dir, 'objects'))
+  const r = right(await verifyCase(h.dir)())
+  assert.not.ok(r.valid)
+  assert.ok(
+    r.findings.some((f) => f.code === 'FOREIGN_FILE' && f.path === 'objects'),
+    JSON.stringify(r.findings.map((f) => f.code))
+  )
+  const missing = r.findings.filter((f) => f.code === 'OBJECT_MISSING')
+  assert.ok(missing.length > 0, JSON.stringify(r.findings.map((f) => f.code)))
+  assert.is(r.objects, 0)
+  assert.not.ok(r.findings.some((f) => f.code === 'ORPHAN_OBJECT' || f.code === 'OBJECT_DIGEST_MISMATCH'))
 })
 
 files.run()

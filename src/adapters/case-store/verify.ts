@@ -175,13 +175,18 @@ const walkPackage = async (
   const kept = new Map<string, Buffer>()
   let keptBytes = 0
   let objectBytes = 0
+  let objectsDir = false
   const entries = await fsp.readdir(root, { withFileTypes: true })
   for (const ent of entries) {
     const name = ent.name
     if (name === DECLARATION_FILE || name === LOG_FILE || name === HEAD_FILE) {
       if (!ent.isFile()) extra.push(finding('FOREIGN_FILE', `${name} is not a regular file`, { path: name }))
     } else if (name === OBJECTS_DIR && ent.isDirectory()) {
-      // walked below
+      objectsDir = true
+    } else if (name === OBJECTS_DIR) {
+      // A link (or another file) in its place is not walked through: the objects outside the case
+      // are none of its own, and every object the log references is then missing.
+      extra.push(finding('FOREIGN_FILE', `${name} is not a directory (a link or another file)`, { path: name }))
     } else if (name === LOCK_FILE && ent.isFile()) {
       extra.push(finding('LOCK_PRESENT', 'a writer holds the case, or crashed while holding it', { path: name }))
     } else if (name === RUN_FILE && ent.isFile()) {
@@ -194,7 +199,7 @@ const walkPackage = async (
       extra.push(finding('FOREIGN_FILE', `${name} does not belong to a case package`, { path: name }))
     }
   }
-  const objectsDir = path.join(root, OBJECTS_DIR)
+  const objectsPath = path.join(root, OBJECTS_DIR)
   const objectFiles: Array<{ rel: string; digest: string }> = []
   // Listed synchronously, ~20 us a directory: a promise each waited for the IO threads and then for
   // the event loop, 257 times, while the log scan held the thread and the other core was busy.
@@ -206,19 +211,19 @@ const walkPackage = async (
       throw e
     }
   }
-  for (const algo of listDir(objectsDir)) {
+  for (const algo of objectsDir ? listDir(objectsPath) : []) {
     const algoRel = `${OBJECTS_DIR}/${algo.name}`
     if (algo.name !== 'sha256' || !algo.isDirectory()) {
       extra.push(finding('FOREIGN_FILE', `${algoRel} does not belong to a case package`, { path: algoRel }))
       continue
     }
-    for (const shard of listDir(path.join(objectsDir, 'sha256'))) {
+    for (const shard of listDir(path.join(objectsPath, 'sha256'))) {
       const shardRel = `${algoRel}/${shard.name}`
       if (!HEX2.test(shard.name) || !shard.isDirectory()) {
         extra.push(finding('FOREIGN_FILE', `${shardRel} does not belong to a case package`, { path: shardRel }))
         continue
       }
-      for (const obj of listDir(path.join(objectsDir, 'sha256', shard.name))) {
+      for (const obj of listDir(path.join(objectsPath, 'sha256', shard.name))) {
         const rel = `${shardRel}/${obj.name}`
         if (!HEX62.test(obj.name) || !obj.isFile()) {
           extra.push(finding('FOREIGN_FILE', `${rel} is not an object file`, { path: rel }))
