@@ -7,7 +7,17 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync
+} from 'node:fs'
 import * as path from 'node:path'
 import { sampleCase } from '../helpers/case.js'
 import { verifyCase } from '../../src/fp.js'
@@ -137,6 +147,45 @@ gc('refuses a case held by a live writer, and a case that does not verify', asyn
   assert.is(corrupt.code, 1, corrupt.stderr)
   assert.match(corrupt.stderr, 'CASE_CORRUPT')
 })
+
+gc(
+  'never removes through a link: objects/ or a shard pointing outside the case is refused, and nothing is removed',
+  async () => {
+    // Files named like objects in a directory outside the case (another case's objects, say).
+    const outside = path.join(tempDir('gc-outside'), 'objects')
+    const theirs = Buffer.from('an object of another case\n')
+    const theirFile = path.join(outside, '..', objectPath(sha256Digest(theirs)))
+    mkdirSync(path.dirname(theirFile), { recursive: true })
+    writeFileSync(theirFile, theirs)
+    const shard = path.basename(path.dirname(theirFile))
+
+    // objects/ itself a link to them
+    const linked = path.join(tempDir('gc-linked'), 'case')
+    await sampleCase(linked)
+    renameSync(path.join(linked, 'objects'), path.join(path.dirname(linked), 'own-objects'))
+    symlinkSync(outside, path.join(linked, 'objects'))
+    const r = vba(['case', 'gc', linked])
+    assert.is(r.code, 1, r.stderr)
+    assert.match(r.stderr, 'CASE_CORRUPT')
+    assert.ok(existsSync(theirFile), 'the file outside the case is still there')
+
+    // a shard a link to theirs, beside an orphan of the case's own that a gc would remove
+    const dir = path.join(tempDir('gc-shard'), 'case')
+    await sampleCase(dir)
+    const orphan = Buffer.from('an orphan of this case\n')
+    const orphanFile = path.join(dir, objectPath(sha256Digest(orphan)))
+    mkdirSync(path.dirname(orphanFile), { recursive: true })
+    writeFileSync(orphanFile, orphan)
+    const own = path.join(dir, 'objects', 'sha256', shard)
+    if (existsSync(own)) renameSync(own, path.join(path.dirname(dir), 'own-shard'))
+    symlinkSync(path.dirname(theirFile), own)
+    const s = vba(['case', 'gc', dir])
+    assert.is(s.code, 1, s.stderr)
+    assert.match(s.stderr, 'FOREIGN_FILE')
+    assert.ok(existsSync(theirFile), 'the file outside the case is still there')
+    assert.ok(existsSync(orphanFile), 'a refusal removes nothing')
+  }
+)
 
 gc.run()
 

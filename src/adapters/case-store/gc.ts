@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import { isError } from '../../events/findings.js'
+import { finding, isError } from '../../events/findings.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError, coded } from '../../failures/error.js'
 import { LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
@@ -56,8 +56,26 @@ export const gcCase = (dir: string, options: GcOptions = {}): Promise<GcReport> 
       const objects = path.join(root, OBJECTS_DIR, 'sha256')
       const list = async (d: string): Promise<string[]> =>
         fsp.readdir(d).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
-      for (const shard of (await list(objects)).sort()) {
-        if (!HEX2.test(shard)) continue
+      // Never through a link: objects/, objects/sha256 and every shard must be directories of the
+      // case itself, or gc would remove files of whatever they point at (another case's objects).
+      const notOwn = async (rel: string): Promise<boolean> => {
+        const st = await fsp.lstat(path.join(root, rel)).catch((e: unknown) => {
+          if (errnoOf(e) === 'ENOENT') return null
+          throw e
+        })
+        return st !== null && !st.isDirectory()
+      }
+      const refuse = (rel: string): never => {
+        throw new FailureError(
+          corrupt([finding('FOREIGN_FILE', `${rel} is not a directory (a link or another file)`, { path: rel })])
+        )
+      }
+      for (const rel of [OBJECTS_DIR, `${OBJECTS_DIR}/sha256`]) if (await notOwn(rel)) refuse(rel)
+      // Every shard checked before anything is removed: a refusal leaves the case as it was.
+      const shards = (await list(objects)).filter((shard) => HEX2.test(shard)).sort()
+      for (const shard of shards)
+        if (await notOwn(`${OBJECTS_DIR}/sha256/${shard}`)) refuse(`${OBJECTS_DIR}/sha256/${shard}`)
+      for (const shard of shards) {
         const shardDir = path.join(objects, shard)
         const names = await list(shardDir)
         for (const name of names.sort()) {
