@@ -16,6 +16,8 @@ import { optional } from '../optional.js'
 
 /** Flags of every read here: read-only, never through a final symlink, never blocking on a FIFO. */
 const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
+/** The same for a file that is also written (never created: it must be there). */
+const WRITE_FLAGS = fsc.O_RDWR | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
 
 /** What a non-regular file is, for messages. */
 const kindOf = (st: Stats): string =>
@@ -61,12 +63,17 @@ const openRefusal = (e: unknown, shown: string): FailureError | null => {
  */
 export const openRegular = async (
   file: string,
-  options: { readonly maxBytes?: number; readonly shown?: string } = {}
+  options: {
+    readonly maxBytes?: number
+    readonly shown?: string
+    /** Open for reading and writing (a writer's append or cut of its log), under the same checks. */
+    readonly write?: boolean
+  } = {}
 ): Promise<{ fh: fsp.FileHandle; size: number }> => {
   const shown = options.shown ?? file
   let fh: fsp.FileHandle
   try {
-    fh = await fsp.open(file, READ_FLAGS)
+    fh = await fsp.open(file, options.write === true ? WRITE_FLAGS : READ_FLAGS)
   } catch (e) {
     throw openRefusal(e, shown) ?? e
   }

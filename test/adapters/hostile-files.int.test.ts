@@ -6,7 +6,16 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
@@ -15,6 +24,10 @@ import { exportCase } from '../../src/fp.js'
 import { verifyCase } from '../../src/fp.js'
 import { openCase } from '../../src/fp.js'
 import { readObject } from '../../src/fp.js'
+import { addAttachment } from '../../src/fp.js'
+import { appendCommand } from '../../src/adapters/case-store/append.js'
+import { objectPath } from '../../src/events/refs.js'
+import { sha256Digest } from '../../src/events/canonical.js'
 import { inspectLock } from '../../src/adapters/case-store/lock.js'
 import { sampleCase } from '../helpers/case.js'
 import { left, right, tempDir } from '../helpers/fs.js'
@@ -174,6 +187,52 @@ files('objects as a link to another directory is not walked through: every refer
   assert.ok(missing.length > 0, JSON.stringify(r.findings.map((f) => f.code)))
   assert.is(r.objects, 0)
   assert.not.ok(r.findings.some((f) => f.code === 'ORPHAN_OBJECT' || f.code === 'OBJECT_DIGEST_MISMATCH'))
+})
+
+files('the writer never writes through a link: objects/, a shard, an object file or a swapped log', async () => {
+  const bytes = Buffer.from('an attachment the writer stores\n')
+  const rel = objectPath(sha256Digest(bytes))
+  const shard = path.dirname(rel)
+  const attach = async (dir: string) => left(await addAttachment(dir, { name: 'x.log', bytes })())
+  // objects/sha256 and then one shard linked to a directory outside the case: refused, nothing written there
+  for (const linked of [path.dirname(shard), shard]) {
+    const h = await sampleCase()
+    const outside = tempDir('writer-outside')
+    if (existsSync(path.join(h.dir, linked))) renameSync(path.join(h.dir, linked), path.join(outside, 'moved'))
+    symlinkSync(outside, path.join(h.dir, linked))
+    const before = readdirSync(outside).sort()
+    const f = await attach(h.dir)
+    assert.is(f.code, 'CASE_CORRUPT', f.message)
+    assert.match(f.message, `${linked} is not a directory of the case`)
+    assert.equal(readdirSync(outside).sort(), before, linked)
+  }
+  // the object's own name a link to a file of its size: not taken for the object, and not written through
+  const h = await sampleCase()
+  const decoy = path.join(tempDir('writer-decoy'), 'decoy')
+  writeFileSync(decoy, Buffer.alloc(bytes.length, 65))
+  mkdirSync(path.join(h.dir, shard), { recursive: true })
+  symlinkSync(decoy, path.join(h.dir, rel))
+  const f = await attach(h.dir)
+  assert.is(f.code, 'CASE_CORRUPT', f.message)
+  assert.equal(readFileSync(decoy), Buffer.alloc(bytes.length, 65))
+  // the log replaced by a link to a longer file after a writer opened the case: no byte of it changes
+  const c = await sampleCase()
+  const handle = right(await openCase(c.dir)())
+  const precious = path.join(tempDir('writer-log'), 'precious.txt')
+  writeFileSync(precious, 'PRECIOUS FILE OUTSIDE THE CASE '.repeat(200))
+  const was = readFileSync(precious)
+  rmSync(path.join(c.dir, 'events.jsonl'))
+  symlinkSync(precious, path.join(c.dir, 'events.jsonl'))
+  const appended = await appendCommand(handle, {
+    commandId: 'cmd-through-a-link',
+    expectedGeneration: handle.cursor.seq,
+    events: [{ type: 'NoteRecorded', actor: 'operator', data: { text: 'hi', format: 'plain' } }]
+  }).then(
+    () => null,
+    (e: unknown) => e as { failure?: { code: string } }
+  )
+  assert.is(appended?.failure?.code, 'FILE_NOT_REGULAR')
+  assert.equal(readFileSync(precious), was)
 })
 
 files.run()

@@ -21,6 +21,7 @@ import { EventEnvelope } from '../../events/envelope.js'
 import type { Finding } from '../../events/findings.js'
 import { objectPath } from '../../events/refs.js'
 import { errnoOf, writeAll, writeFileDurably } from '../fs-util.js'
+import { openRegular } from '../regular-file.js'
 import { fail, FailureError, coded } from '../../failures/error.js'
 import { systemEnv, type Env } from '../env.js'
 import { HEAD_FILE, LOG_FILE } from './layout.js'
@@ -171,7 +172,9 @@ export const appendToDirectory = async (
  */
 const cutTornTail = async (dir: string, acknowledged: number): Promise<Finding[]> => {
   const logFile = path.join(dir, LOG_FILE)
-  const size = (await fsp.stat(logFile)).size
+  // The log as it is now (never through a link that replaced it since the case was opened).
+  const { fh, size } = await openRegular(logFile, { shown: LOG_FILE })
+  await fh.close()
   if (size < acknowledged)
     throw corruptError([
       {
@@ -198,9 +201,10 @@ const cutTornTail = async (dir: string, acknowledged: number): Promise<Finding[]
 const directoryObjects = (dir: string): ObjectLookup => ({
   sizeOf: async (digest) => {
     const st = await fsp
-      .stat(path.join(dir, objectPath(digest)))
+      .lstat(path.join(dir, objectPath(digest)))
       .catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
-    return st === null ? null : st.size
+    // A link or another file named like the object is not the object.
+    return st === null || !st.isFile() ? null : st.size
   },
   read: async (ref) => readStoredObject(dir, ref)
 })
@@ -221,7 +225,7 @@ const writePlan = async (handle: CaseHandle, plan: CommandPlan): Promise<void> =
       const written = await writeObject(handle.dir, object)
       if (written.created !== null) createdObjects.push(written.created)
     }
-    const fh = await fsp.open(logFile, 'r+')
+    const { fh } = await openRegular(logFile, { shown: LOG_FILE, write: true })
     try {
       await writeAll(fh, plan.bytes, handle.cursor.bytes)
       await fh.sync()
@@ -270,7 +274,7 @@ const readStoredObject = (dir: string, ref: ObjectRefLite): Uint8Array | undefin
 const corruptError = (findings: Finding[]): FailureError => new FailureError(corrupt(findings))
 
 const truncateDurably = async (file: string, length: number): Promise<void> => {
-  const fh = await fsp.open(file, 'r+')
+  const { fh } = await openRegular(file, { shown: path.basename(file), write: true })
   try {
     await fh.truncate(length)
     await fh.sync()

@@ -1,5 +1,5 @@
 /** Content-addressed objects: objects/sha256/ab/cdef… holding exactly the bytes they are named by. */
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, type Stats } from 'node:fs'
 import * as path from 'node:path'
 import { DIGEST_PATTERN, sha256Digest } from '../../events/canonical.js'
 import type { ObjectRef } from '../../events/codecs.js'
@@ -7,8 +7,28 @@ import { objectPath } from '../../events/refs.js'
 import { errnoOf, fsyncDir, tempName, writeNewSynced } from '../fs-util.js'
 import { fail, coded } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
-import { TEMP_PREFIX } from './layout.js'
+import { OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { optional } from '../../optional.js'
+
+/** The lstat of `file`, or null when there is none. */
+const lstatOrNull = (file: string): Promise<Stats | null> =>
+  fsp.lstat(file).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
+
+/**
+ * Fails with CASE_CORRUPT unless the case-relative `rel` is absent or a directory of the case
+ * itself: a link there (to another case's objects, say) is never written through.
+ */
+const ownDirectory = async (dir: string, rel: string): Promise<void> => {
+  const st = await lstatOrNull(path.join(dir, rel))
+  if (st !== null && !st.isDirectory())
+    fail(
+      'CASE_CORRUPT',
+      `${rel} is not a directory of the case (a link or another file): no object is written through it`,
+      {
+        path: rel
+      }
+    )
+}
 
 /** The reference an object would have (pure; no file is written). */
 export const objectRefOf = (bytes: Uint8Array, mediaType?: string): ObjectRef => ({
@@ -26,14 +46,20 @@ export const writeObject = async (
   bytes: Uint8Array
 ): Promise<{ ref: ObjectRef; created: string | null }> => {
   const ref = objectRefOf(bytes)
-  const target = path.join(dir, objectPath(ref.digest))
-  try {
-    const st = await fsp.stat(target)
+  const rel = objectPath(ref.digest)
+  const target = path.join(dir, rel)
+  // Never through a link: objects/, objects/sha256 and the shard are the case's own directories,
+  // and an object already there is a regular file (a link of the right size is not the object).
+  await ownDirectory(dir, OBJECTS_DIR)
+  await ownDirectory(dir, path.posix.dirname(path.posix.dirname(rel)))
+  await ownDirectory(dir, path.posix.dirname(rel))
+  const st = await lstatOrNull(target)
+  if (st !== null) {
+    if (!st.isFile())
+      fail('CASE_CORRUPT', `${rel} is not a regular file (a link or another file)`, { digest: ref.digest, path: rel })
     if (st.size !== ref.size)
       fail('CASE_CORRUPT', `object ${ref.digest} on disk has the wrong size`, { digest: ref.digest })
     return { ref, created: null }
-  } catch (e) {
-    if (errnoOf(e) !== 'ENOENT') throw e
   }
   const tmp = path.join(dir, tempName(`${TEMP_PREFIX}obj-`))
   await writeNewSynced(tmp, bytes, 0o444)
@@ -47,6 +73,7 @@ export const writeObject = async (
       if (errnoOf(e) !== 'EEXIST') throw e
     }
     if (created) await fsyncDir(path.dirname(shard))
+    else await ownDirectory(dir, path.posix.dirname(rel))
     await fsp.rename(tmp, target)
     await fsyncDir(shard)
   } catch (e) {
