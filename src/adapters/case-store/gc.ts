@@ -14,6 +14,7 @@ import { acquireLock, releaseLock } from './lock.js'
 import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
+import { openRegular } from '../regular-file.js'
 
 /** What `gc` removed from a case. @category cases */
 export interface GcReport {
@@ -100,17 +101,16 @@ export const gcCase = (dir: string, options: GcOptions = {}): Promise<GcReport> 
         await fsp.rm(file, { force: true })
         removedTemp.push(name)
       }
-      const logFile = path.join(root, LOG_FILE)
-      const size = (await fsp.stat(logFile)).size
+      // The log checked above, opened without following a link (one swapped in since is refused).
+      const { fh, size } = await openRegular(path.join(root, LOG_FILE), { shown: LOG_FILE, write: true })
       const cut = size - scan.head.bytes
-      if (cut > 0) {
-        const fh = await fsp.open(logFile, 'r+')
-        try {
+      try {
+        if (cut > 0) {
           await fh.truncate(scan.head.bytes)
           await fh.sync()
-        } finally {
-          await fh.close()
         }
+      } finally {
+        await fh.close()
       }
       return {
         removed_objects: removedObjects,
