@@ -187,6 +187,12 @@ files('objects as a link to another directory is not walked through: every refer
   assert.ok(missing.length > 0, JSON.stringify(r.findings.map((f) => f.code)))
   assert.is(r.objects, 0)
   assert.not.ok(r.findings.some((f) => f.code === 'ORPHAN_OBJECT' || f.code === 'OBJECT_DIGEST_MISMATCH'))
+  // Export reads no object through it either: refused, nothing written.
+  const out = path.join(tempDir('objects-link-export'), 'case.tar')
+  const refused = left(await exportCase(h.dir, out)())
+  assert.is(refused.code, 'CASE_CORRUPT', refused.message)
+  assert.match(JSON.stringify(refused.data), 'objects is not a directory of the case')
+  assert.not.ok(existsSync(out))
 })
 
 files('the writer never writes through a link: objects/, a shard, an object file or a swapped log', async () => {

@@ -15,6 +15,7 @@ import { FailureError } from '../../failures/error.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
 import { corrupt } from '../case-store/handle.js'
 import { ensureCaseDir } from '../case-store/case-dir.js'
+import { linkedObjectDirectory, notOwnDirectory } from '../case-store/objects.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE } from '../case-store/layout.js'
 import { VERSION } from '../../version.js'
 import { parseBoundedBytes } from '../../events/bounds.js'
@@ -95,6 +96,9 @@ export const caseView = async (dir: string): Promise<CaseView> => {
   } finally {
     await fh.close()
   }
+  // Objects are read by their paths: never through a link to directories outside the case.
+  const linked = await linkedObjectDirectory(root)
+  if (linked !== null) throw new FailureError(corrupt([notOwnDirectory(linked)]))
   return viewOf(headBytes, declBytes, log, (rel) => ({ file: path.join(root, rel) }))
 }
 

@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
-import { finding, isError } from '../../events/findings.js'
+import { isError } from '../../events/findings.js'
 import { errnoOf } from '../fs-util.js'
 import { FailureError, coded } from '../../failures/error.js'
 import { LOG_FILE, OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
@@ -15,6 +15,7 @@ import { corrupt } from './handle.js'
 import { ensureCaseDir } from './case-dir.js'
 import { scanCase } from './scan.js'
 import { openRegular } from '../regular-file.js'
+import { linkedObjectDirectory, notOwnDirectory } from './objects.js'
 
 /** What `gc` removed from a case. @category cases */
 export interface GcReport {
@@ -59,23 +60,10 @@ export const gcCase = (dir: string, options: GcOptions = {}): Promise<GcReport> 
         fsp.readdir(d).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
       // Never through a link: objects/, objects/sha256 and every shard must be directories of the
       // case itself, or gc would remove files of whatever they point at (another case's objects).
-      const notOwn = async (rel: string): Promise<boolean> => {
-        const st = await fsp.lstat(path.join(root, rel)).catch((e: unknown) => {
-          if (errnoOf(e) === 'ENOENT') return null
-          throw e
-        })
-        return st !== null && !st.isDirectory()
-      }
-      const refuse = (rel: string): never => {
-        throw new FailureError(
-          corrupt([finding('FOREIGN_FILE', `${rel} is not a directory (a link or another file)`, { path: rel })])
-        )
-      }
-      for (const rel of [OBJECTS_DIR, `${OBJECTS_DIR}/sha256`]) if (await notOwn(rel)) refuse(rel)
-      // Every shard checked before anything is removed: a refusal leaves the case as it was.
+      // All are checked before anything is removed: a refusal leaves the case as it was.
+      const linked = await linkedObjectDirectory(root)
+      if (linked !== null) throw new FailureError(corrupt([notOwnDirectory(linked)]))
       const shards = (await list(objects)).filter((shard) => HEX2.test(shard)).sort()
-      for (const shard of shards)
-        if (await notOwn(`${OBJECTS_DIR}/sha256/${shard}`)) refuse(`${OBJECTS_DIR}/sha256/${shard}`)
       for (const shard of shards) {
         const shardDir = path.join(objects, shard)
         const names = await list(shardDir)

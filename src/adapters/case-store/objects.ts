@@ -9,18 +9,42 @@ import { fail, coded } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
 import { OBJECTS_DIR, TEMP_PREFIX } from './layout.js'
 import { optional } from '../../optional.js'
+import { finding, type Finding } from '../../events/findings.js'
 
 /** The lstat of `file`, or null when there is none. */
 const lstatOrNull = (file: string): Promise<Stats | null> =>
   fsp.lstat(file).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? null : Promise.reject(e)))
 
-/**
- * Fails with CASE_CORRUPT unless the case-relative `rel` is absent or a directory of the case
- * itself: a link there (to another case's objects, say) is never written through.
- */
-const ownDirectory = async (dir: string, rel: string): Promise<void> => {
+/** Whether the case-relative `rel` is absent or a directory of the case itself (never a link). */
+export const isOwnDirectory = async (dir: string, rel: string): Promise<boolean> => {
   const st = await lstatOrNull(path.join(dir, rel))
-  if (st !== null && !st.isDirectory())
+  return st === null || st.isDirectory()
+}
+
+/**
+ * The first of `objects/`, `objects/sha256` and its shards that is not a directory of the case
+ * itself (a link to another case's objects, say), or null: nothing reads, writes or removes
+ * objects through it (gc, export).
+ */
+export const linkedObjectDirectory = async (dir: string): Promise<string | null> => {
+  for (const rel of [OBJECTS_DIR, `${OBJECTS_DIR}/sha256`]) if (!(await isOwnDirectory(dir, rel))) return rel
+  const shards = await fsp
+    .readdir(path.join(dir, OBJECTS_DIR, 'sha256'))
+    .catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? [] : Promise.reject(e)))
+  for (const shard of shards.sort()) {
+    const rel = `${OBJECTS_DIR}/sha256/${shard}`
+    if (!(await isOwnDirectory(dir, rel))) return rel
+  }
+  return null
+}
+
+/** A FOREIGN_FILE finding for `rel`, which is not a directory of the case (see linkedObjectDirectory). */
+export const notOwnDirectory = (rel: string): Finding =>
+  finding('FOREIGN_FILE', `${rel} is not a directory of the case (a link or another file)`, { path: rel })
+
+/** Fails with CASE_CORRUPT unless `rel` is absent or a directory of the case: no object is written through a link. */
+const ownDirectory = async (dir: string, rel: string): Promise<void> => {
+  if (!(await isOwnDirectory(dir, rel)))
     fail(
       'CASE_CORRUPT',
       `${rel} is not a directory of the case (a link or another file): no object is written through it`,
