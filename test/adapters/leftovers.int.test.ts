@@ -90,15 +90,21 @@ failed.run()
 
 const gc = suite('vba case gc')
 
+/** Writes `text` as an object file under `dir` (a case, or objects elsewhere) that no event references; its path. */
+const plantObject = (dir: string, text: string): string => {
+  const bytes = Buffer.from(text)
+  const file = path.join(dir, objectPath(sha256Digest(bytes)))
+  mkdirSync(path.dirname(file), { recursive: true })
+  writeFileSync(file, bytes)
+  return file
+}
+
 gc(
   'removes orphan objects, old temporary files and an unacknowledged tail, reports them, and leaves a clean case',
   async () => {
     const dir = path.join(tempDir('gc'), 'case')
     await sampleCase(dir)
-    const orphan = Buffer.from('written by an append that was killed before its events\n')
-    const file = path.join(dir, objectPath(sha256Digest(orphan)))
-    mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, orphan)
+    const file = plantObject(dir, 'written by an append that was killed before its events\n')
     writeFileSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), 'partial')
     const old = new Date(Date.now() - 3600_000)
     utimesSync(path.join(dir, '.vba-tmp-4242-0a1b2c3d4e5f'), old, old)
@@ -153,10 +159,7 @@ gc(
   async () => {
     // Files named like objects in a directory outside the case (another case's objects, say).
     const outside = path.join(tempDir('gc-outside'), 'objects')
-    const theirs = Buffer.from('an object of another case\n')
-    const theirFile = path.join(outside, '..', objectPath(sha256Digest(theirs)))
-    mkdirSync(path.dirname(theirFile), { recursive: true })
-    writeFileSync(theirFile, theirs)
+    const theirFile = plantObject(path.dirname(outside), 'an object of another case\n')
     const shard = path.basename(path.dirname(theirFile))
 
     // objects/ itself a link to them
@@ -172,10 +175,7 @@ gc(
     // a shard a link to theirs, beside an orphan of the case's own that a gc would remove
     const dir = path.join(tempDir('gc-shard'), 'case')
     await sampleCase(dir)
-    const orphan = Buffer.from('an orphan of this case\n')
-    const orphanFile = path.join(dir, objectPath(sha256Digest(orphan)))
-    mkdirSync(path.dirname(orphanFile), { recursive: true })
-    writeFileSync(orphanFile, orphan)
+    const orphanFile = plantObject(dir, 'an orphan of this case\n')
     const own = path.join(dir, 'objects', 'sha256', shard)
     if (existsSync(own)) renameSync(own, path.join(path.dirname(dir), 'own-shard'))
     symlinkSync(path.dirname(theirFile), own)

@@ -24,6 +24,7 @@ import {
 } from './layout.js'
 import { scanCase, type ScanOptions, type ScanResult } from './scan.js'
 import { startLineWorkersFor } from './feed-log.js'
+import { notOwnDirectory } from './objects.js'
 import { ensureCaseDir } from './case-dir.js'
 import type { EvidenceSummary } from '../../projections/report/render.js'
 import type { ObjectRefLite } from '../../domain/case-state.js'
@@ -186,7 +187,7 @@ const walkPackage = async (
     } else if (name === OBJECTS_DIR) {
       // A link (or another file) in its place is not walked through: the objects outside the case
       // are none of its own, and every object the log references is then missing.
-      extra.push(finding('FOREIGN_FILE', `${name} is not a directory (a link or another file)`, { path: name }))
+      extra.push(notOwnDirectory(name))
     } else if (name === LOCK_FILE && ent.isFile()) {
       extra.push(finding('LOCK_PRESENT', 'a writer holds the case, or crashed while holding it', { path: name }))
     } else if (name === RUN_FILE && ent.isFile()) {
