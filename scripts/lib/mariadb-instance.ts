@@ -109,6 +109,17 @@ export interface StartOptions {
 const BIND_FAILED = /Bind on TCP\/IP port|Address already in use|Can't start server: Bind/
 
 /**
+ * The instance's own directory for the server's temporary files (its bootstrap's too): not the
+ * test run's shared TMPDIR, where a bootstrap once failed deleting its own temporary table while
+ * other test files ran beside it.
+ */
+const instanceTmp = (dir: string): string => {
+  const tmp = path.join(dir, 'tmp')
+  mkdirSync(tmp, { recursive: true })
+  return tmp
+}
+
+/**
  * Starts mariadbd on `port` and waits until it answers through its socket: its pid, or 'port taken'
  * when it could not bind the port (another process took it after it was picked).
  */
@@ -137,6 +148,7 @@ const launch = async (
       '--user=root',
       `--pid-file=${o.pidFile}`,
       `--log-error=${errLog}`,
+      `--tmpdir=${instanceTmp(o.dir)}`,
       '--skip-log-bin',
       '--innodb-buffer-pool-size=64M',
       '--innodb-log-file-size=16M',
@@ -193,7 +205,8 @@ export const startMariaDb = async (options: StartOptions): Promise<MariaDbInstan
         `--datadir=${data}`,
         '--user=root',
         '--auth-root-authentication-method=normal',
-        '--skip-test-db'
+        '--skip-test-db',
+        `--tmpdir=${instanceTmp(dir)}`
       ],
       { encoding: 'utf8' }
     )
