@@ -19,21 +19,18 @@ import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { verifyBag } from '../src/fp.js'
 import { exportCase } from '../src/fp.js'
 import { initCase } from '../src/fp.js'
 import { openCase } from '../src/fp.js'
 import { appendCommand } from '../src/adapters/case-store/append.js'
-import { machine, mb, median, timeShell } from './lib.js'
+import { machine, mb, median, timeShell, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    files: { type: 'string', default: '2500,5000,10000,20000' },
-    'size-mib': { type: 'string', default: '1024' },
-    runs: { type: 'string', default: '3' }
-  }
+const values = benchArgs(import.meta.url, {
+  files: { type: 'string', default: '2500,5000,10000,20000' },
+  'size-mib': { type: 'string', default: '1024' },
+  runs: { type: 'string', default: '3' }
 })
 const RUNS = Number(values.runs)
 const COUNTS = (values.files ?? '').split(',').map(Number)

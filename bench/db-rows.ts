@@ -9,15 +9,14 @@
 import * as path from 'node:path'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
-import { parseArgs } from 'node:util'
 import mysql from 'mysql2/promise'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { loadWorld, READER_USER } from '../scripts/lib/world-db.js'
 import { loadProfile } from '../src/fp.js'
 import { createProjectResearch } from '../src/research/project-research.js'
-import { machine, median } from './lib.js'
+import { machine, median, benchArgs } from './lib.js'
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' } } })
+const values = benchArgs(import.meta.url, { runs: { type: 'string', default: '200' } })
 const RUNS = Number(values.runs)
 const COLUMNS = [
   'entry',

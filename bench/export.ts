@@ -8,7 +8,6 @@ import { attempt } from '../src/failures/error.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
 import { initCase } from '../src/fp.js'
 import { openCase } from '../src/fp.js'
@@ -17,10 +16,11 @@ import { objectRefOf } from '../src/adapters/case-store/objects.js'
 import { exportCase } from '../src/fp.js'
 import { importCase } from '../src/fp.js'
 import type { EventDraft } from '../src/events/chain.js'
-import { machine, median, timeShell } from './lib.js'
+import { machine, median, timeShell, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: { objects: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' } }
+const values = benchArgs(import.meta.url, {
+  objects: { type: 'string', default: '10000' },
+  runs: { type: 'string', default: '3' }
 })
 const OBJECTS = Number(values.objects)
 const RUNS = Number(values.runs)

@@ -8,7 +8,6 @@
  *
  *   node dist/bench/fleet.js [--cases N] [--delay-ms MS]
  */
-import { parseArgs } from 'node:util'
 import { mkdtempSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
@@ -25,10 +24,11 @@ import { work } from '../src/investigation/worker.js'
 import { httpModel } from '../src/investigation/http-model.js'
 import { writeWorld } from '../test/helpers/investigation.js'
 import { startModelEndpoint } from '../test/helpers/model-endpoint.js'
-import { machine } from './lib.js'
+import { machine, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: { cases: { type: 'string', default: '16' }, 'delay-ms': { type: 'string', default: '300' } }
+const values = benchArgs(import.meta.url, {
+  cases: { type: 'string', default: '16' },
+  'delay-ms': { type: 'string', default: '300' }
 })
 const CASES = Number(values.cases)
 const DELAY = Number(values['delay-ms'])

@@ -13,14 +13,13 @@ import { createHash } from 'node:crypto'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { attempt } from '../src/failures/error.js'
 import { exportCase, openCase } from '../src/fp.js'
 import { sampleCase } from '../test/helpers/case.js'
-import { machine } from './lib.js'
+import { machine, benchArgs } from './lib.js'
 
-const { values } = parseArgs({ options: { mib: { type: 'string', default: '384' } } })
+const values = benchArgs(import.meta.url, { mib: { type: 'string', default: '384' } })
 const size = Number(values.mib) << 20
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vba', 'main.js')
 const TARGET_MIB = 200

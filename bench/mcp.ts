@@ -13,7 +13,6 @@
 import * as path from 'node:path'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -27,10 +26,11 @@ import { openSourceResearch } from '../src/research/source/open.js'
 import { enrichmentConfig } from '../src/commands/prepare.js'
 import { prepareRevision } from '../src/fp.js'
 import { queryInCase } from '../src/fp.js'
-import { machine, median } from './lib.js'
+import { machine, median, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '150' }, dir: { type: 'string', default: os.tmpdir() } }
+const values = benchArgs(import.meta.url, {
+  runs: { type: 'string', default: '150' },
+  dir: { type: 'string', default: os.tmpdir() }
 })
 const RUNS = Number(values.runs)
 const WARMUP = 10

@@ -17,7 +17,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { parseArgs } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
 import { DEMO_CORE_FILES } from '../src/demo/core-repo.js'
 import { DEMO_DATABASE, ADAPTER_PROFILE } from '../src/demo/world.js'
@@ -34,15 +33,13 @@ import { renderPromptV1 } from '../src/projections/prompt-v1/render.js'
 import { factLinesV1 } from '../src/projections/prompt-v1/facts.js'
 import { runScriptedInvestigation } from '../scripts/lib/scripted-investigation.js'
 import { generateRepo } from './generated-repo.js'
-import { machine } from './lib.js'
+import { machine, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    files: { type: 'string', default: '2000' },
-    repository: { type: 'string' },
-    commit: { type: 'string' },
-    show: { type: 'string' }
-  }
+const values = benchArgs(import.meta.url, {
+  files: { type: 'string', default: '2000' },
+  repository: { type: 'string' },
+  commit: { type: 'string' },
+  show: { type: 'string' }
 })
 
 /** The [source] section: the given repository at its commit, or a generated one under `root`. */

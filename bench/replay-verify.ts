@@ -17,7 +17,6 @@ import { attempt } from '../src/failures/error.js'
 import { existsSync, statSync } from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
 import { initCase } from '../src/fp.js'
 import { openCase } from '../src/fp.js'
@@ -28,19 +27,17 @@ import { genesisHash, sealEvent } from '../src/events/chain.js'
 import { canonicalJson } from '../src/events/canonical.js'
 import { randomUUID } from 'node:crypto'
 import { createWriteStream, writeFileSync } from 'node:fs'
-import { machine, mb, median, rate, runWorker, timeShell } from './lib.js'
+import { machine, mb, median, rate, runWorker, timeShell, benchArgs } from './lib.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { execSync } from 'node:child_process'
 import * as os from 'node:os'
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '100000' },
-    runs: { type: 'string', default: '3' },
-    keep: { type: 'string' },
-    'one-event-commands': { type: 'boolean', default: false },
-    baseline: { type: 'string' }
-  }
+const values = benchArgs(import.meta.url, {
+  events: { type: 'string', default: '100000' },
+  runs: { type: 'string', default: '3' },
+  keep: { type: 'string' },
+  'one-event-commands': { type: 'boolean', default: false },
+  baseline: { type: 'string' }
 })
 const EVENTS = Number(values.events)
 const RUNS = Number(values.runs)

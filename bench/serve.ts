@@ -10,20 +10,17 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { directoryQueue } from '../src/adapters/case-store/directory-queue.js'
 import { sampleCase } from '../test/helpers/case.js'
-import { machine, median, runWorker, timeShell } from './lib.js'
+import { machine, median, runWorker, timeShell, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    cases: { type: 'string', default: '10000' },
-    runs: { type: 'string', default: '5' },
-    logs: { type: 'boolean', default: false },
-    worker: { type: 'string' },
-    'no-summaries': { type: 'boolean', default: false }
-  }
+const values = benchArgs(import.meta.url, {
+  cases: { type: 'string', default: '10000' },
+  runs: { type: 'string', default: '5' },
+  logs: { type: 'boolean', default: false },
+  worker: { type: 'string' },
+  'no-summaries': { type: 'boolean', default: false }
 })
 
 /** The worker: the first page of the listing (as serve's `/`), then two more, timed. */

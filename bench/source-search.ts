@@ -22,18 +22,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { writeDemoWorld } from '../src/demo/world.js'
 import { benchRepository } from './generated-repo.js'
-import { machine, median, runWorker } from './lib.js'
+import { machine, median, runWorker, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    repo: { type: 'string' },
-    commit: { type: 'string' },
-    runs: { type: 'string', default: '5' },
-    files: { type: 'string', default: '10000' }
-  }
+const values = benchArgs(import.meta.url, {
+  repo: { type: 'string' },
+  commit: { type: 'string' },
+  runs: { type: 'string', default: '5' },
+  files: { type: 'string', default: '10000' }
 })
 const RUNS = Number(values.runs)
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'source-search-worker.js')

@@ -15,7 +15,6 @@ import { randomBytes } from 'node:crypto'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { appendCommand } from '../src/adapters/case-store/append.js'
 import { objectRefOf } from '../src/adapters/case-store/objects.js'
 import { migrateStore } from '../src/adapters/sql-store/sql-store.js'
@@ -23,9 +22,9 @@ import { attempt } from '../src/failures/error.js'
 import { openCase } from '../src/fp.js'
 import { sampleCase } from '../test/helpers/case.js'
 import { postgresStore, type TestStore } from '../test/helpers/stores.js'
-import { machine } from './lib.js'
+import { machine, benchArgs } from './lib.js'
 
-const { values } = parseArgs({ options: { mib: { type: 'string', default: '192' } } })
+const values = benchArgs(import.meta.url, { mib: { type: 'string', default: '192' } })
 const size = Number(values.mib) << 20
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js')
 

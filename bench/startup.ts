@@ -18,18 +18,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { benchRepository } from './generated-repo.js'
-import { machine, median, runWorker } from './lib.js'
+import { machine, median, runWorker, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    repo: { type: 'string' },
-    commit: { type: 'string' },
-    runs: { type: 'string', default: '15' },
-    files: { type: 'string', default: '10000' },
-    term: { type: 'string', default: 'HandleLoot(' }
-  }
+const values = benchArgs(import.meta.url, {
+  repo: { type: 'string' },
+  commit: { type: 'string' },
+  runs: { type: 'string', default: '15' },
+  files: { type: 'string', default: '10000' },
+  term: { type: 'string', default: 'HandleLoot(' }
 })
 const RUNS = Number(values.runs)
 const here = path.dirname(fileURLToPath(import.meta.url))

@@ -22,7 +22,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { migrateStore, openSqlStore, type SqlStore } from '../src/adapters/sql-store/sql-store.js'
 import { claimCandidateSql } from '../src/adapters/sql-store/queue.js'
@@ -36,14 +35,12 @@ import { must } from '../src/failures/error.js'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
 import { copyQueueRows } from '../scripts/lib/queue-rows.js'
 import { writeWorld } from '../test/helpers/investigation.js'
-import { machine, median } from './lib.js'
+import { machine, median, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    samples: { type: 'string', default: '25' },
-    'no-mariadb': { type: 'boolean', default: false }
-  }
+const values = benchArgs(import.meta.url, {
+  quick: { type: 'boolean', default: false },
+  samples: { type: 'string', default: '25' },
+  'no-mariadb': { type: 'boolean', default: false }
 })
 const SIZES = values.quick === true ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
 const SAMPLES = Number(values.samples)

@@ -20,7 +20,6 @@
 import * as path from 'node:path'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import * as os from 'node:os'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
 import type { Knex } from 'knex'
 import { migrateStore, openSqlStore, type SqlStore } from '../src/adapters/sql-store/sql-store.js'
@@ -31,21 +30,19 @@ import type { RawCommand } from '../src/adapters/case-store/append.js'
 import { FailureError } from '../src/failures/error.js'
 import { canonicalJson, sha256Digest } from '../src/events/canonical.js'
 import { startMariaDb } from '../scripts/lib/mariadb-instance.js'
-import { machine } from './lib.js'
+import { machine, benchArgs } from './lib.js'
 import { writeNewKey } from '../src/adapters/ssh-keys.js'
 import { useProcessSigner } from '../src/adapters/env.js'
 
-const { values } = parseArgs({
-  options: {
-    commands: { type: 'string', default: '1600' },
-    cases: { type: 'string', default: '10000' },
-    mariadb: { type: 'boolean', default: false },
-    'only-mariadb': { type: 'boolean', default: false },
-    signing: { type: 'boolean', default: false },
-    writers: { type: 'string' },
-    'one-case': { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '3' }
-  }
+const values = benchArgs(import.meta.url, {
+  commands: { type: 'string', default: '1600' },
+  cases: { type: 'string', default: '10000' },
+  mariadb: { type: 'boolean', default: false },
+  'only-mariadb': { type: 'boolean', default: false },
+  signing: { type: 'boolean', default: false },
+  writers: { type: 'string' },
+  'one-case': { type: 'boolean', default: false },
+  rounds: { type: 'string', default: '3' }
 })
 const COMMANDS = Number(values.commands)
 const QUEUED = Number(values.cases)

@@ -13,7 +13,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
 import { initCase } from '../src/fp.js'
 import { loadProfile } from '../src/fp.js'
@@ -28,14 +27,12 @@ import { createProjectResearch } from '../src/research/project-research.js'
 import { enrichmentConfig } from '../src/commands/prepare.js'
 import { prepareRevision } from '../src/fp.js'
 import { openSourceResearch } from '../src/research/source/open.js'
-import { machine, median, runWorker } from './lib.js'
+import { machine, median, runWorker, benchArgs } from './lib.js'
 
-const { values } = parseArgs({
-  options: {
-    queries: { type: 'string', default: '150' },
-    runs: { type: 'string', default: '5' },
-    keep: { type: 'string' }
-  }
+const values = benchArgs(import.meta.url, {
+  queries: { type: 'string', default: '150' },
+  runs: { type: 'string', default: '5' },
+  keep: { type: 'string' }
 })
 const QUERIES = Number(values.queries)
 const RUNS = Number(values.runs)
