@@ -35,6 +35,7 @@ import { sameJson } from '../commands/run.js'
 import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { CaseState } from '../domain/case-state.js'
 import { FailureError } from '../failures/error.js'
+import { researchPreflight } from './research-preflight.js'
 
 export interface InvestigateOptions {
   readonly config: string
@@ -139,6 +140,11 @@ export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions & 
   const model = modelFrom(profile, o, progress.onAttempt, progress.onCommand)
 
   const handle = await openCaseAt(dir)
+  // Before anything is written: a profile whose commit is not in its repository, or whose binding
+  // is not the started investigation's, is refused; one the case was not prepared under is said.
+  const warning = await researchPreflight(handle.cursor.state, profile, o.config, true)
+  if (warning !== null)
+    io.out(o.json === true ? jsonLine({ warning: { message: warning } }) : terminalText(`warning: ${warning}`))
   // In a store, the case is leased for the run: no worker of the fleet advances it meanwhile.
   let lease: Lease | undefined
   let renewal: NodeJS.Timeout | undefined

@@ -17,6 +17,7 @@ import type { Out } from './case-verbs.js'
 import { gapLine } from './facts-text.js'
 import { shellWord } from './next-step.js'
 import { shownStore, type StoreOption } from './stores.js'
+import { refuseSourceMistake, researchPreflight } from './research-preflight.js'
 
 /** Whose answer `vba case query` printed, when it is not this call's own. */
 const ORIGIN_WORDS: Readonly<Record<CaseQueryResult['origin'], string>> = {
@@ -34,6 +35,10 @@ export const caseQuery = async (
 ): Promise<void> => {
   const profile = await loadProfile(opts.config)
   const query = await readQuery(opts.query)
+  // A profile mistake (a commit the repository does not hold, another binding than the started
+  // investigation's) is refused before a reservation is recorded; a different preparation is said.
+  const warning = await researchPreflight((await openCaseAt(dir)).cursor.state, profile, opts.config, false)
+  if (warning !== null) io.err(`warning: ${terminalText(warning)}`)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
     const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
@@ -77,6 +82,8 @@ export const casePrepare = async (
   const profile = await loadProfile(opts.config)
   const config = must(enrichmentConfig(profile))
   const inputs = await readInputs(opts.input)
+  // A commit the repository does not hold would leave every source lookup of the enrichment out as an outage.
+  await refuseSourceMistake(profile, opts.config)
   const store = shownStore(opts)
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {

@@ -67,7 +67,8 @@ const pathsOf = (profile: Profile, env: Env): CheckReport['paths'] => {
   return out
 }
 
-const checkSource = async (profile: Profile): Promise<CheckStep[]> => {
+/** The source half of a check: the repository the profile names, and its commit in it (`vba investigate` and `vba case query` refuse a mistake here before they write). */
+export const checkSource = async (profile: Profile): Promise<CheckStep[]> => {
   const source = profile.source
   if (source === undefined)
     return [{ step: 'source', outcome: 'ok', text: 'no [source] section: source questions are refused' }]

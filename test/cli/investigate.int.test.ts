@@ -7,13 +7,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createServer, type IncomingMessage } from 'node:http'
-import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import * as path from 'node:path'
 import { spawn } from 'node:child_process'
-import { writeDemoWorld } from '../../src/demo/world.js'
 import { vba, VBA_BIN } from '../helpers/cli.js'
-import { tempDir } from '../helpers/fs.js'
+import { preparedDemoCase } from '../helpers/prepared-case.js'
 
 const MODEL_PROGRAM = `let prompt = ''
 for await (const c of process.stdin) prompt += c
@@ -28,24 +27,7 @@ const answers = [
 process.stdout.write(JSON.stringify(answers[turn - 1] ?? answers[3]))
 `
 
-/** A prepared case on a fresh demo world. */
-const prepared = async (extraProfile = ''): Promise<{ dir: string; profile: string; root: string }> => {
-  const root = tempDir('investigate')
-  const world = await writeDemoWorld(path.join(root, 'world'))
-  if (extraProfile !== '') appendFileSync(world.profile, extraProfile)
-  const dir = path.join(root, 'case')
-  assert.is(vba(['case', 'init', dir]).code, 0)
-  writeFileSync(
-    path.join(root, 'report.json'),
-    JSON.stringify({
-      report: 'Players cannot catch wild wolpertingers for quest 11117.',
-      entities: [{ type: 'quest', id: 11117 }]
-    })
-  )
-  const p = vba(['case', 'prepare', dir, '--config', world.profile, '--input', path.join(root, 'report.json')])
-  assert.is(p.code, 0, p.stderr)
-  return { dir, profile: world.profile, root }
-}
+const prepared = preparedDemoCase
 
 /** `vba` asynchronously (the HTTP server runs in this process). */
 const vbaAsync = (

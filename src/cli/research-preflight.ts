@@ -1,0 +1,99 @@
+/**
+ * What `vba investigate` and `vba case query` check of a profile against the case before they
+ * write anything: mistakes that would otherwise surface only after the case was started, a model
+ * was paid and a query ran, and then as the wrong kind of failure.
+ *
+ * - A commit the repository does not hold (or a repository that is not there): the first source
+ *   question would fail as SOURCE_UNAVAILABLE and block the case as an outage, retried in vain,
+ *   and a case started under that profile is bound to the commit for good. Refused as the
+ *   profile mistake it is (CONFIG_INVALID, exit 2), as `vba check` reports it.
+ * - A profile whose research binding (repository URL and commit, the world database's client,
+ *   databases and snapshot id) is not the one the started investigation is bound to: every capture
+ *   would be refused by the rule research.binding after its query ran. Refused, naming both.
+ * - A case prepared under another binding than the profile's, not started yet: the investigation
+ *   would be bound to the profile's and the revision's facts would come from the other. Said as a
+ *   warning (preparing again brings the facts to the profile's).
+ */
+import type { Binding } from '../events/settings.js'
+import { bindingOf, type Profile } from '../adapters/config/profile.js'
+import type { CaseState } from '../domain/case-state.js'
+import { checkSource } from '../research/check.js'
+import { fail } from '../failures/error.js'
+
+/** A binding in words: the repository at its commit, and the database's snapshot. */
+const bindingWords = (b: Binding): string =>
+  [
+    b.source === null ? 'no repository' : `${b.source.url} at ${b.source.commit.slice(0, 12)}`,
+    b.database === null
+      ? 'no world database'
+      : `${b.database.client} ${b.database.databases.join(', ')} (snapshot ${b.database.snapshot_id})`
+  ].join('; ')
+
+/** The parts of two bindings that differ, in words (empty when they agree). */
+export const bindingDifferences = (was: Binding, now: Binding): string[] => {
+  const out: string[] = []
+  const a = was.source
+  const b = now.source
+  if ((a === null) !== (b === null) || (a !== null && b !== null && (a.url !== b.url || a.commit !== b.commit)))
+    out.push(
+      `source: ${a === null ? 'none' : `${a.url} at ${a.commit.slice(0, 12)}`}, the profile has ${b === null ? 'none' : `${b.url} at ${b.commit.slice(0, 12)}`}`
+    )
+  const x = was.database
+  const y = now.database
+  const dbWords = (d: Binding['database']): string =>
+    d === null ? 'none' : `${d.client} ${d.databases.join(', ')} (snapshot ${d.snapshot_id})`
+  if (dbWords(x) !== dbWords(y)) out.push(`database: ${dbWords(x)}, the profile has ${dbWords(y)}`)
+  return out
+}
+
+/**
+ * Refuses (CONFIG_INVALID) a profile whose [source] repository is not there or does not hold its
+ * commit, as `vba check` finds it; a repository that cannot be read now is left to the run (an outage).
+ */
+export const refuseSourceMistake = async (profile: Profile, file: string): Promise<void> => {
+  const mistake = (await checkSource(profile)).find((step) => step.outcome === 'mistake')
+  if (mistake !== undefined)
+    fail('CONFIG_INVALID', `${file}: ${mistake.text} (vba check --config ${file} checks the whole profile)`, {
+      step: mistake.step,
+      ...(mistake.code === undefined ? {} : { cause: mistake.code })
+    })
+}
+
+/**
+ * Refuses (throws a FailureError) a profile whose source cannot answer, or whose binding is not
+ * the one research of the case is bound to: the started investigation's, and before the start the
+ * last completed revision's (what `vba case query` records under). `runs`: the caller runs the
+ * investigation (`vba investigate`): it starts one that has not started, which binds it to the
+ * profile (a revision prepared under another binding is then a warning line, not a refusal), and
+ * asks nothing of one that has ended. Null: nothing to say.
+ * `file`: the profile's path, as given.
+ */
+export const researchPreflight = async (
+  s: CaseState,
+  profile: Profile,
+  file: string,
+  runs: boolean
+): Promise<string | null> => {
+  await refuseSourceMistake(profile, file)
+  // A run of a case that has ended asks nothing.
+  if (runs && (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED')) return null
+  const now = bindingOf(profile)
+  const started = s.state === 'NOT_STARTED' ? null : (s.settings?.binding ?? null)
+  const prepared = [...s.revisions].reverse().find((r) => r.completed)?.binding ?? null
+  const bound = started ?? (runs ? null : prepared)
+  if (bound !== null) {
+    const differ = bindingDifferences(bound, now)
+    if (differ.length > 0)
+      fail(
+        'CONFIG_INVALID',
+        `${file}: research of this case is bound to ${bindingWords(bound)} (${started === null ? 'the revision it was prepared under' : 'since the investigation started'}), and research under this profile would not be (${differ.join('; ')}): every capture would be refused (rule research.binding); use the profile it ${started === null ? 'was prepared with, or prepare it again under this one (vba case prepare --again)' : 'started with'}`,
+        { bound, profile: now }
+      )
+    return null
+  }
+  if (prepared === null) return null
+  const differ = bindingDifferences(prepared, now)
+  return differ.length === 0
+    ? null
+    : `the case was prepared under ${bindingWords(prepared)}, the profile has another (${differ.join('; ')}): the investigation will be bound to the profile's, and the facts of the revision come from the other (vba case prepare --again prepares them under this profile)`
+}
