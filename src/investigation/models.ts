@@ -68,11 +68,25 @@ export const commandModel =
     const max = options.maxAnswerBytes ?? 1 << 20
     const program = programOf(command)
     return new Promise<ModelAnswer>((resolve, reject) => {
+      // The shell leads a process group of its own: a timeout, a cancellation or an answer cut at
+      // its limit ends the group, and with it whatever the command started (killing the shell alone
+      // left them running, holding the pipes, and the caller waited for them to end).
       const child = spawn('/bin/sh', ['-c', command], {
         stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
         env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
       })
-      const run: RunState = { out: [], outBytes: 0, err: '', timedOut: false }
+      const end = (sig: NodeJS.Signals): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, sig)
+        } catch {
+          // the group has ended already
+        }
+        child.kill(sig)
+        child.stdout?.destroy()
+        child.stderr?.destroy()
+      }
+      const run: RunState = { out: [], outBytes: 0, err: '', errHead: '', timedOut: false }
       if (options.onEvent !== undefined) reportRun(child, run, { program, turn, timeoutMs }, options.onEvent)
       let settled = false
       const finish = (f: () => void): void => {
@@ -91,12 +105,12 @@ export const commandModel =
           })
         )
       const onAbort = (): void => {
-        child.kill('SIGTERM')
+        end('SIGKILL')
         fail(failure('MODEL_CALL_CANCELLED', 'the controller cancelled the model call'))
       }
       const timer = setTimeout(() => {
         run.timedOut = true
-        child.kill('SIGKILL')
+        end('SIGKILL')
         fail(
           failure('MODEL_COMMAND_FAILED', `the model command did not answer within ${timeoutMs} ms`, {
             timeout_ms: timeoutMs
@@ -106,12 +120,14 @@ export const commandModel =
       signal.addEventListener('abort', onAbort)
       child.stdout.on('data', (d: Buffer) => {
         if (!keepAnswer(run, d, max)) {
-          child.kill('SIGKILL')
+          end('SIGKILL')
           answer(null, 'length')
         }
       })
       child.stderr.on('data', (d: Buffer) => {
-        run.err = (run.err + d.toString('utf8')).slice(-2000)
+        const text = d.toString('utf8')
+        if (run.errHead.length < ERR_HEAD) run.errHead = (run.errHead + text).slice(0, ERR_HEAD)
+        run.err = (run.err + text).slice(-2000)
       })
       child.on('error', (e) =>
         fail(
@@ -121,7 +137,7 @@ export const commandModel =
           )
         )
       )
-      child.on('close', (code, sig) => (code === 0 ? answer(0, 'stop') : fail(commandFailed(code, sig, run.err))))
+      child.on('close', (code, sig) => (code === 0 ? answer(0, 'stop') : fail(commandFailed(code, sig, run))))
       // A command that does not read its stdin must not fail the call with EPIPE.
       child.stdin.on('error', () => undefined)
       child.stdin.end(prompt)
@@ -132,8 +148,9 @@ export const commandModel =
 interface RunState {
   readonly out: Buffer[]
   outBytes: number
-  /** The last 2000 characters of its stderr. */
+  /** The last 2000 characters of its stderr, and its first ERR_HEAD. */
   err: string
+  errHead: string
   timedOut: boolean
 }
 
@@ -171,12 +188,48 @@ const reportRun = (
   )
 }
 
-/** MODEL_COMMAND_FAILED for a command that exited non-zero or was killed, with the end of its stderr. */
-const commandFailed = (code: number | null, sig: NodeJS.Signals | null, err: string): Failure =>
-  failure(
+/** The characters of a command's stderr kept from its beginning (where a program says what went wrong). */
+const ERR_HEAD = 1000
+
+/**
+ * A command's stderr in a failure's one-line message: its first lines (where a program names the
+ * error: "Error: Cannot find module ...") and, when more followed, its last line, joined with " | ",
+ * at most ~300 characters. Its end alone was a stack trace cut mid-word.
+ */
+export const stderrGist = (head: string, tail: string): string => {
+  const lines = (t: string): string[] =>
+    t
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+  const first = lines(head)
+  const shown: string[] = []
+  let size = 0
+  let whole = head.length < ERR_HEAD
+  for (const l of first) {
+    if (size + l.length > 220) {
+      if (shown.length === 0) shown.push(`${l.slice(0, 220)}…`)
+      whole = false
+      break
+    }
+    shown.push(l)
+    size += l.length + 3
+  }
+  const last = lines(tail).pop()
+  // Where it ended, when that is not shown already: the end of its last line.
+  if (!whole && last !== undefined && last !== shown[shown.length - 1])
+    shown.push(`… ${last.length > 80 ? last.slice(-80) : last}`)
+  return shown.join(' | ')
+}
+
+/** MODEL_COMMAND_FAILED for a command that exited non-zero or was killed, with the gist of its stderr. */
+const commandFailed = (code: number | null, sig: NodeJS.Signals | null, run: RunState): Failure => {
+  const gist = stderrGist(run.errHead, run.err)
+  return failure(
     'MODEL_COMMAND_FAILED',
-    `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${err.trim() === '' ? '' : `: ${err.trim().slice(-300)}`}`,
+    `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${gist === '' ? '' : `: ${gist}`}`,
     { exit_code: code, signal: sig }
   )
+}
 
 export { httpModel, chatCompletionsUrl, HTTP_MODEL_DEFAULTS, type HttpModelOptions } from './http-model.js'
