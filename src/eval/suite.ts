@@ -19,6 +19,8 @@ import { EntityRef } from '../domain/enrichment-config.js'
 import { ReportOrigin } from '../events/catalog.js'
 import { patternString, schemaHints } from '../events/codecs.js'
 import { objectHints, schemaDocument, type JsonSchema } from '../events/json-schema.js'
+import { readRegular } from '../adapters/regular-file.js'
+import { checkSourcePath } from '../domain/source-paths.js'
 
 const run = promisify(execFile)
 
@@ -84,9 +86,29 @@ export interface Bug {
   readonly truth: Truth
 }
 
-/** Reads and checks truth.json of one bug folder. */
-const readTruth = async (file: string): Promise<Truth> => {
-  const text = await fsp.readFile(file, 'utf8').catch(() => fail('INPUT_INVALID', `cannot read ${file}`))
+/** The most bytes of a truth.json read. */
+const TRUTH_MAX_BYTES = 1 << 20
+
+/**
+ * The text of a suite's file `file` (shown as `shown`): a regular file of the suite itself, never
+ * followed through a symbolic link (a suite is shared input: a link to a secret would put the
+ * secret into a case, its prompts and its published report).
+ */
+const suiteText = async (file: string, shown: string, maxBytes: number): Promise<string> => {
+  try {
+    return (await readRegular(file, { maxBytes, shown })).toString('utf8')
+  } catch (e) {
+    if (e instanceof FailureError)
+      return fail('INPUT_INVALID', `${e.failure.message} (a suite's files are its own regular files)`, {
+        cause: e.failure.code
+      })
+    return fail('INPUT_INVALID', `cannot read ${shown}`)
+  }
+}
+
+/** Reads and checks truth.json of one bug folder (`shown`: its name in messages). */
+const readTruth = async (file: string, shown = file): Promise<Truth> => {
+  const text = await suiteText(file, shown, TRUTH_MAX_BYTES)
   const parsed = parseBoundedJson(text)
   if (E.isLeft(parsed)) return fail('INPUT_INVALID', `${file}: ${parsed.left}`)
   const d = Truth.decode(parsed.right)
@@ -99,6 +121,12 @@ const readTruth = async (file: string): Promise<Truth> => {
     return fail('INPUT_INVALID', `${file}: name either fix_commit or changed, not both and not neither`)
   if (truth.changed !== undefined && truth.changed.length === 0)
     return fail('INPUT_INVALID', `${file}: changed lists no place`)
+  // A changed path is a path in the repository, as a source query names one (relative, normalised).
+  for (const c of truth.changed ?? []) {
+    const p = checkSourcePath('path', c.path)
+    if (E.isLeft(p))
+      return fail('INPUT_INVALID', `${file}: changed: ${p.left.message} (${JSON.stringify(c.path.slice(0, 80))})`)
+  }
   return truth
 }
 
@@ -109,14 +137,29 @@ export const readSuite = async (suiteDir: string): Promise<Bug[]> => {
     .readdir(root, { withFileTypes: true })
     .catch(() => fail('INPUT_INVALID', `${suiteDir} is not a readable folder`))
   const bugs: Bug[] = []
-  for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  // A link in place of a bug folder would be left out of the counts, or read from elsewhere: refused.
+  const link = entries.find((e) => e.isSymbolicLink() && !e.name.startsWith('.'))
+  if (link !== undefined)
+    fail('INPUT_INVALID', `${link.name} is a symbolic link: a suite holds its bug folders itself`, { file: link.name })
+  // Hidden folders (.git of a suite kept in git) are not bugs.
+  const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+  for (const entry of folders.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const dir = path.join(root, entry.name)
     const files = await fsp.readdir(dir)
     const reports = files.filter((f) => /^report\.[A-Za-z0-9]+$/.test(f))
     if (!files.includes('truth.json')) fail('INPUT_INVALID', `${entry.name}: no truth.json`)
     if (reports.length !== 1)
       fail('INPUT_INVALID', `${entry.name}: ${reports.length === 0 ? 'no report.*' : 'more than one report.*'}`)
-    const truth = await readTruth(path.join(dir, 'truth.json'))
+    const reportShown = `${entry.name}/${reports[0] as string}`
+    // The report is read by case prepare later: it must be the suite's own regular file.
+    const st = await fsp.lstat(path.join(dir, reports[0] as string))
+    if (!st.isFile())
+      fail(
+        'INPUT_INVALID',
+        `${reportShown} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: a suite's files are its own regular files`,
+        { file: reportShown }
+      )
+    const truth = await readTruth(path.join(dir, 'truth.json'), `${entry.name}/truth.json`)
     const id = truth.id ?? entry.name
     if (E.isLeft(BugId.decode(id))) fail('INPUT_INVALID', `${entry.name}: the id ${JSON.stringify(id)} is not a bug id`)
     bugs.push({ id, dir, reportFile: path.join(dir, reports[0] as string), truth })

@@ -1,11 +1,12 @@
 /** The suite format: the truth's JSON Schema as committed, the ranges of a diff, and the public suite read whole. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { parseDiffRanges, readSuite, truthSchema } from '../../src/eval/suite.js'
 import { readInputs } from '../../src/commands/prepare.js'
-import { repoRoot } from '../helpers/fs.js'
+import { FailureError } from '../../src/failures/error.js'
+import { repoRoot, tempDir } from '../helpers/fs.js'
 
 const s = suite('eval suite format')
 
@@ -46,5 +47,75 @@ s(
     }
   }
 )
+
+/** A suite of one bug `a`: report.md, and truth.json at a commit whose fix changed `changed`. */
+const oneBug = (changed: unknown = [{ path: 'src/a.cpp', lines: [1, 2] }]): string => {
+  const root = path.join(tempDir('suite-hostile'), 'suite')
+  mkdirSync(path.join(root, 'a'), { recursive: true })
+  writeFileSync(path.join(root, 'a', 'report.md'), 'The quest item is not given.')
+  writeFileSync(path.join(root, 'a', 'truth.json'), JSON.stringify({ commit: 'a'.repeat(40), changed }))
+  return root
+}
+
+const refusal = async (root: string): Promise<string> => {
+  try {
+    await readSuite(root)
+  } catch (e) {
+    if (e instanceof FailureError) return `${e.failure.code}: ${e.failure.message}`
+    throw e
+  }
+  throw new Error('the suite was read')
+}
+
+s(
+  'a suite is read only from its own regular files: links to a report, a truth or a bug folder are refused',
+  async () => {
+    const secret = path.join(tempDir('suite-secret'), 'token')
+    writeFileSync(secret, 'S3CRET-TOKEN')
+
+    const report = oneBug()
+    const reportFile = path.join(report, 'a', 'report.md')
+    rmSync(reportFile)
+    symlinkSync(secret, reportFile)
+    const r = await refusal(report)
+    assert.match(r, 'INPUT_INVALID: a/report.md is a symbolic link')
+    assert.not.match(r, 'S3CRET')
+
+    const truth = oneBug()
+    const truthFile = path.join(truth, 'a', 'truth.json')
+    const copy = path.join(tempDir('suite-truth'), 'truth.json')
+    writeFileSync(copy, readFileSync(truthFile))
+    rmSync(truthFile)
+    symlinkSync(copy, truthFile)
+    assert.match(await refusal(truth), /^INPUT_INVALID: a\/truth\.json is a symbolic link/)
+
+    const folder = oneBug()
+    symlinkSync(path.join(folder, 'a'), path.join(folder, 'b'))
+    assert.match(await refusal(folder), 'INPUT_INVALID: b is a symbolic link: a suite holds its bug folders itself')
+  }
+)
+
+s('a changed path is a repository path: absolute, traversing, option-like or empty ones are refused', async () => {
+  for (const [p, why] of [
+    ['/etc/passwd', 'must be relative'],
+    ['../../etc/passwd', 'no . or .. segments'],
+    ['-rf', 'must not start with "-"'],
+    ['', 'is empty']
+  ] as const) {
+    const r = await refusal(oneBug([{ path: p, lines: [1, 2] }]))
+    assert.match(r, 'INPUT_INVALID', p)
+    assert.match(r, why, p)
+  }
+})
+
+s('hidden folders of a suite (its .git) are not bugs', async () => {
+  const root = oneBug()
+  mkdirSync(path.join(root, '.git', 'objects'), { recursive: true })
+  const bugs = await readSuite(root)
+  assert.equal(
+    bugs.map((b) => b.id),
+    ['a']
+  )
+})
 
 s.run()
