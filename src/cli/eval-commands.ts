@@ -37,7 +37,8 @@ export const evalCommands = (program: Command, io: Out): void => {
     )
     .option('--suite <dir>', 'the suite (default: the one the run names in run.json)')
     .option('--repository <path>', 'the repository for truths given as fix commits (default: the one run.json names)')
-    .addOption(new Option('--out <file>', 'write the recomputed results there'))
+    .addOption(new Option('--out <file>', 'write the recomputed results there (a new file)'))
+    .option('--force', 'replace the --out file when it exists (a regular file only)')
     .option('--json', 'the recomputed results.json on stdout instead of the table')
     .action(async (dir: string, o: EvalScoreOptions) => (await evalVerb()).evalScore(io, dir, o))
 }

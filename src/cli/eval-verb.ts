@@ -9,7 +9,10 @@ import * as path from 'node:path'
 import { loadProfile } from '../adapters/config/profile.js'
 import { fail } from '../failures/error.js'
 import { openSourceResearch } from '../research/source/open.js'
-import { runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
+import { readRunFile, runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { parseBoundedJson } from '../events/bounds.js'
+import { prepareOutput, writeOutputFile } from '../adapters/output.js'
 import { baselineModel } from '../eval/baseline-model.js'
 import { changedOfAll, readSuite } from '../eval/suite.js'
 import { resultsText, type Results } from '../eval/score.js'
@@ -37,6 +40,8 @@ export interface EvalScoreOptions {
   readonly suite?: string
   readonly repository?: string
   readonly out?: string
+  /** Replace an existing regular file at `out`. */
+  readonly force?: boolean
   readonly json?: boolean
 }
 
@@ -81,8 +86,10 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
 }
 
 export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Promise<void> => {
+  // An --out that would be refused is refused before the cases are verified and scored.
+  if (o.out !== undefined) await prepareOutput(o.out, { force: o.force === true })
   const runFile = path.join(dir, 'run.json')
-  const run = existsSync(runFile) ? (JSON.parse(await fsp.readFile(runFile, 'utf8')) as Partial<RunFile>) : {}
+  const run: Partial<RunFile> = existsSync(runFile) ? await readRunFile(runFile) : {}
   const suite = o.suite ?? run.suite
   if (suite === undefined) fail('INPUT_INVALID', `${dir} has no run.json naming its suite: give --suite`)
   const repository = o.repository === undefined ? (run.repository ?? null) : path.resolve(o.repository)
@@ -93,12 +100,16 @@ export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Prom
   const before = existsSync(published) ? await fsp.readFile(published, 'utf8') : null
   // The heads the published results name: a case rolled back, forked or re-chained since is a finding.
   const heads = new Map<string, string>()
-  if (before !== null)
-    for (const b of (JSON.parse(before) as Partial<Results>).bugs ?? [])
-      if (typeof b.head === 'string') heads.set(b.id, b.head)
+  if (before !== null) {
+    const published = parseBoundedJson(before)
+    if (E.isLeft(published)) fail('INPUT_INVALID', `${path.join(dir, 'results.json')}: ${published.left}`)
+    const bugs = (published.right as Partial<Results> | null)?.bugs
+    for (const b of Array.isArray(bugs) ? bugs : [])
+      if (typeof b?.head === 'string' && typeof b.id === 'string') heads.set(b.id, b.head)
+  }
   const results = await scoreRun(dir, bugs, changed, path.basename(path.resolve(suite)), heads)
   const text = resultsText(results)
-  if (o.out !== undefined) await fsp.writeFile(o.out, text)
+  if (o.out !== undefined) await writeOutputFile(o.out, text, 'report', { force: o.force === true })
   print(io, results, o.json)
   const same = before === text
   const say = o.json === true ? io.err : io.out

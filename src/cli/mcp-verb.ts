@@ -32,7 +32,18 @@ export interface McpOptions extends StoreOption {
 
 /** The bearer token of `--http`: from --token-file or VBA_MCP_TOKEN, never from the command line. */
 const tokenOf = async (opts: McpOptions): Promise<string> => {
-  const raw = opts.tokenFile === undefined ? process.env['VBA_MCP_TOKEN'] : await readFile(opts.tokenFile, 'utf8')
+  const file = opts.tokenFile
+  const raw =
+    file === undefined
+      ? process.env['VBA_MCP_TOKEN']
+      : await readFile(file, 'utf8').catch((e: unknown) => {
+          throw new FailureError(
+            failure(
+              'INVALID_ARGUMENT',
+              `--token-file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): give a file holding the bearer token`
+            )
+          )
+        })
   const token = raw?.trim() ?? ''
   if (token.length < 16)
     throw new FailureError(

@@ -18,6 +18,9 @@ import { settingsOf } from '../investigation/settings.js'
 import { createProjectResearch, type ResearchOptions } from '../research/project-research.js'
 import { caseReport } from '../report/case-report.js'
 import { fail, must, thrownFailure } from '../failures/error.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { readRegular } from '../adapters/regular-file.js'
+import { parseBoundedJson } from '../events/bounds.js'
 import { changedOfAll, readSuite, type Bug, type ChangedRange } from './suite.js'
 import { scoreCase, totalsOf, resultsText, type BugScore, type Results } from './score.js'
 import { summaryHtml } from './summary.js'
@@ -74,12 +77,48 @@ export const profileAt = (profile: Profile, commit: string, repository: string |
   }
 }
 
+/**
+ * OUT/run.json as a run wrote it: a JSON object of format vba-eval-run naming its suite (and its
+ * repository or null). Anything else (not JSON, another shape, a link, over 1 MiB) is INPUT_INVALID
+ * naming the file.
+ */
+export const readRunFile = async (file: string): Promise<Partial<RunFile> & { suite: string }> => {
+  let text: string
+  try {
+    text = (await readRegular(file, { maxBytes: 1 << 20 })).toString('utf8')
+  } catch (e) {
+    return fail('INPUT_INVALID', `${file} cannot be read: ${thrownFailure(e).message}`)
+  }
+  const parsed = parseBoundedJson(text)
+  if (E.isLeft(parsed)) return fail('INPUT_INVALID', `${file}: ${parsed.left}`)
+  const r = parsed.right as Record<string, unknown> | null
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    Array.isArray(r) ||
+    r['format'] !== 'vba-eval-run' ||
+    typeof r['suite'] !== 'string' ||
+    !(r['repository'] === undefined || r['repository'] === null || typeof r['repository'] === 'string')
+  )
+    return fail(
+      'INPUT_INVALID',
+      `${file} is not the run file of vba eval (an object of format "vba-eval-run" naming its suite folder, and its repository or null)`
+    )
+  return r as Partial<RunFile> & { suite: string }
+}
+
 /** The run folder: run.json written (or checked against the same suite) and the cases folder made. */
 export const openRun = async (out: string, suite: string, repository: string | null): Promise<RunFile> => {
   const file = path.join(out, 'run.json')
   const run: RunFile = { format: 'vba-eval-run', version: 1, suite: path.resolve(suite), repository }
+  const st = await fsp.lstat(out).catch(() => null)
+  if (st !== null && !st.isDirectory())
+    fail(
+      'INVALID_ARGUMENT',
+      `--out ${out} is ${st.isSymbolicLink() ? 'a symbolic link' : 'a file'}, not a folder: a run goes into a folder of its own`
+    )
   if (existsSync(file)) {
-    const before = JSON.parse(await fsp.readFile(file, 'utf8')) as Partial<RunFile>
+    const before = await readRunFile(file)
     if (before.suite !== run.suite)
       fail('INPUT_INVALID', `${out} holds a run of another suite (${String(before.suite)}); choose another --out`)
     return { ...run, repository: repository ?? before.repository ?? null }

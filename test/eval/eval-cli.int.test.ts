@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import type { Results } from '../../src/eval/score.js'
 import { readerBrain, writeEvalFixture } from '../helpers/eval-suite.js'
@@ -152,6 +152,44 @@ cli(
     const s = vba(['eval', 'score', out])
     assert.is(s.code, 0, s.stdout + s.stderr)
     assert.match(s.stdout, 'reproduced byte for byte')
+
+    // Operator mistakes are coded refusals (exit 2), not internal errors (exit 70).
+    const published = path.join(out, 'results.json')
+    const exists = vba(['eval', 'score', out, '--out', published])
+    assert.is(exists.code, 2, exists.stderr)
+    assert.match(exists.stderr, `vba: OUTPUT_EXISTS: ${published} exists`)
+    const forced = vba(['eval', 'score', out, '--out', published, '--force'])
+    assert.is(forced.code, 0, forced.stderr)
+    const broken = path.join(tempDir('eval-broken'), 'run')
+    cpSync(out, broken, { recursive: true })
+    writeFileSync(path.join(broken, 'run.json'), '[')
+    const notJson = vba(['eval', 'score', broken])
+    assert.is(notJson.code, 2, notJson.stderr)
+    assert.match(notJson.stderr, `vba: INPUT_INVALID: ${path.join(broken, 'run.json')}: not JSON`)
+    writeFileSync(path.join(broken, 'run.json'), '{"format":"vba-eval-run","version":1,"suite":5}')
+    const shape = vba(['eval', 'score', broken])
+    assert.is(shape.code, 2, shape.stderr)
+    assert.match(shape.stderr, 'is not the run file of vba eval')
+    const file = path.join(tempDir('eval-file'), 'keep.txt')
+    writeFileSync(file, 'keep')
+    const intoFile = vba(['eval', fixture.suite, '--config', fixture.sourceless, '--baseline', '--out', file])
+    assert.is(intoFile.code, 2, intoFile.stderr)
+    assert.match(intoFile.stderr, `vba: INVALID_ARGUMENT: --out ${file} is a file, not a folder`)
+    assert.is(readFileSync(file, 'utf8'), 'keep')
+    const token = vba([
+      'mcp',
+      '--config',
+      fixture.sourceless,
+      '--case',
+      path.join(out, 'cases', 'bug-a'),
+      '--http',
+      '127.0.0.1:0',
+      '--token-file',
+      path.join(out, 'no-token')
+    ])
+    assert.is(token.code, 2, token.stderr)
+    assert.match(token.stderr, 'vba: INVALID_ARGUMENT: --token-file')
+    assert.match(token.stderr, 'cannot be read (ENOENT)')
   }
 )
 
