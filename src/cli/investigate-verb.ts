@@ -131,6 +131,20 @@ export const modelFrom = (
   )
 }
 
+/** The model flags of a run, as placeholders ('' when it used the profile's model). */
+export const modelFlags = (o: {
+  readonly modelCommand?: string
+  readonly modelUrl?: string
+  readonly model?: string
+}): string =>
+  o.modelCommand !== undefined
+    ? ' --model-command CMD'
+    : o.modelUrl !== undefined
+      ? ` --model-url URL${o.model === undefined ? '' : ' --model NAME'}`
+      : o.model !== undefined
+        ? ' --model NAME'
+        : ''
+
 export const investigate = async (io: Out, dir: CaseAt, o: InvestigateOptions & StoreOption): Promise<void> => {
   const profile = await loadProfile(o.config)
   const progress = modelProgress(
@@ -190,9 +204,16 @@ const runLeased = async (
     io.out(o.json === true ? jsonLine(value) : terminalText(text))
   }
   const ref = typeof dir === 'string' ? dir : dir.caseId
+  const store = shownStore(o)
+  // The next run names the model this one was given (without the profile's it would go elsewhere):
+  // as placeholders, since a command or URL may hold a secret that output must not show.
+  const models = modelFlags(o)
+  const runLine = `vba investigate ${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`} --config`
   const next = (s: CaseState): string[] =>
-    nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref, shownStore(o)).map((l) =>
-      l.replaceAll('--config PROFILE', `--config ${shellWord(o.config)}`)
+    nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref, store).map((l) =>
+      l
+        .replaceAll(`${runLine} PROFILE`, `${runLine} ${shellWord(o.config)}${models}`)
+        .replaceAll('--config PROFILE', `--config ${shellWord(o.config)}`)
     )
   refuseOtherContext(handle.cursor.state, profile, o.config)
   const research = createProjectResearch(profile, { openSource: cliOpenSource })

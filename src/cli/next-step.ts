@@ -52,7 +52,7 @@ export const nextSteps = (v: NextInput, ref: string, store?: string): string[] =
       ]
     case 'INVALID_LLM_RESPONSES':
       return [
-        `next: ${run}${after}, or now: ${run} --manual-retry (recorded); see the refused answers with vba show ${c}, and tell the model with vba case note ${c} TEXT`
+        `next: ${run}${after}, or now: ${run} --manual-retry (recorded); see the refused answers in vba report ${c} --out report.html, and tell the model with vba case note ${c} TEXT`
       ]
     case 'RESEARCH_UNAVAILABLE':
       return [

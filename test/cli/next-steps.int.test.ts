@@ -67,12 +67,13 @@ next(
     assert.ok(retry !== '', down.stdout)
     assert.match(
       down.stdout,
-      `next: vba investigate ${dir} --config ${profile} after ${retry} (the retry), or now: vba investigate ${dir} --config ${profile} --manual-retry`
+      `next: vba investigate ${dir} --config ${profile} --model-command CMD after ${retry} (the retry), or now: vba investigate ${dir} --config ${profile} --model-command CMD --manual-retry`
     )
+    assert.not.match(down.stdout, 'echo "down"', 'the command itself (it may hold a secret) is not shown')
     const early = vba(['investigate', dir, '--config', profile, '--model-command', 'exit 7'])
     assert.is(early.code, 5, early.stdout + early.stderr)
     assert.match(early.stdout, `vba: RETRY_NOT_YET: the case is blocked (MODEL_UNAVAILABLE) until ${retry}`)
-    assert.match(early.stdout, `or now: vba investigate ${dir} --config ${profile} --manual-retry`)
+    assert.match(early.stdout, `or now: vba investigate ${dir} --config ${profile} --model-command CMD --manual-retry`)
     const json = vba(['investigate', dir, '--config', profile, '--model-command', 'exit 7', '--json'])
     assert.is(json.code, 5)
     const blocked = JSON.parse(json.stdout.trim()) as { blocked: { code: string; next: string[] } }
@@ -96,9 +97,13 @@ next('INVALID_LLM_RESPONSES: the next command, where to see the answers, how to 
   assert.match(r.stdout, 'BLOCKED / INVALID_LLM_RESPONSES')
   assert.match(
     r.stdout,
-    `or now: vba investigate ${dir} --config ${profile} --manual-retry (recorded); see the refused answers with vba show ${dir}`
+    `or now: vba investigate ${dir} --config ${profile} --model-command CMD --manual-retry (recorded); see the refused answers in vba report ${dir} --out report.html`
   )
   assert.match(vba(['status', dir]).stdout, `vba case note ${dir} TEXT`)
+  // where the hint sends the operator, the refused answers are
+  const page = path.join(root, 'report.html')
+  assert.is(vba(['report', dir, '--out', page]).code, 0)
+  assert.match(readFileSync(page, 'utf8'), 'not json')
 })
 
 next(
