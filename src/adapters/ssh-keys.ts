@@ -177,7 +177,17 @@ export const signOffThread = (signer: Signer): Signer['sign'] =>
  * otherwise it is KEY_ENCRYPTED. @category Signing
  */
 export const readSigner = async (path: string, principal?: string): Promise<Signer> => {
-  const text = await coded(`reading the signing key ${path}`, () => readFile(path, 'utf8'))
+  const text = await coded(`reading the signing key ${path}`, () =>
+    readFile(path, 'utf8').catch((e: unknown) => {
+      // A key file that is not there (or is a directory, or not ours to read) is the operator's to fix.
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EACCES' || code === 'EPERM')
+        fail('KEY_INVALID', `the signing key ${path} cannot be read (${code}): name an OpenSSH Ed25519 key file`, {
+          file: path
+        })
+      throw e
+    })
+  )
   const parsed = parseKeyFile(text, path)
   if (!parsed.encrypted) return signerOfKey(parsed.file, principal)
   const socket = process.env['SSH_AUTH_SOCK']

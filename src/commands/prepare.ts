@@ -102,6 +102,11 @@ export const enrichmentConfig = (profile: Profile): E.Either<Failure, Enrichment
 /** Checks inputs from anywhere (memory or a file) the same way. */
 export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionInputs> => {
   if (inputs.report.trim() === '') return E.left(failure('INPUT_INVALID', 'the report is empty'))
+  // Text a person wrote holds no NUL and something visible (a report of 200 NUL bytes is valid UTF-8).
+  if (inputs.report.includes('\u0000'))
+    return E.left(failure('INPUT_INVALID', 'the report holds NUL characters: it is not text (a binary file?)'))
+  if (!/[^\p{Cc}\p{Cf}\p{Z}]/u.test(inputs.report))
+    return E.left(failure('INPUT_INVALID', 'the report holds no visible character'))
   if (inputs.report.length > MAX_REPORT_CHARS)
     return E.left(
       failure('INPUT_INVALID', `the report has ${inputs.report.length} characters, over ${MAX_REPORT_CHARS}`)

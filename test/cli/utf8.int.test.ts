@@ -72,6 +72,18 @@ test('a query file, a report file and a profile that are not UTF-8 are INPUT_NOT
   const p = vba(['case', 'prepare', dir, '--config', world.profile, '--input', report])
   assert.is(p.code, 2, p.stderr)
   assert.match(p.stderr, /^vba: INPUT_NOT_UTF8: report.json is not valid UTF-8/)
+  // UTF-8 that is no text: NUL bytes (a binary file), or nothing visible
+  for (const [bytes, why] of [
+    [Buffer.alloc(200), 'the report holds NUL characters: it is not text'],
+    [Buffer.from('\u200b\u00a0\t\u2028 \u0007'), 'the report holds no visible character']
+  ] as const) {
+    const md = path.join(root, 'report.md')
+    writeFileSync(md, bytes)
+    const n = vba(['case', 'prepare', dir, '--config', world.profile, '--input', md])
+    assert.is(n.code, 2, n.stderr)
+    assert.match(n.stderr, `vba: INPUT_INVALID: ${why}`)
+  }
+  assert.is(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), '', 'nothing recorded')
   const profile = path.join(root, 'bad.toml')
   writeFileSync(
     profile,
