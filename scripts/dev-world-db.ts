@@ -11,12 +11,12 @@
  * The reader's password is written to DIR/reader.local.txt (mode 0600) and never printed; point
  * a profile's password_file at it. A port that answers for another data directory is refused.
  */
-import { existsSync, readFileSync, writeFileSync, createReadStream } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync, createReadStream } from 'node:fs'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { alive, findBinaries, startMariaDb, INSTALL_HINT } from './lib/mariadb-instance.js'
+import { alive, findBinaries, startMariaDb, INSTALL_HINT, type MariaDbInstance } from './lib/mariadb-instance.js'
 import { loadWorld, READER_USER } from './lib/world-db.js'
 
 const { values, positionals } = parseArgs({
@@ -83,37 +83,63 @@ const main = async (): Promise<void> => {
   if ((verb === 'restore' || verb === 'fixture') && existsSync(path.join(dir, 'data'))) {
     fail(`${dir} already holds a data directory; ${verb} needs a fresh one`)
   }
+  // What restore reads is checked before a server is started for it.
+  const dump = values.dump === undefined ? undefined : path.resolve(values.dump)
+  if (verb === 'restore') {
+    if (dump === undefined) fail('restore needs --dump FILE')
+    const st = statSync(dump ?? '', { throwIfNoEntry: false })
+    if (st === undefined) fail(`the dump ${values.dump ?? ''} does not exist (${dump ?? ''})`)
+    if (st !== undefined && !st.isFile()) fail(`the dump ${values.dump ?? ''} is not a file`)
+  }
   if (ownPid() !== null) fail(`the server of ${dir} is already running`)
-  const server = await startMariaDb({ dir, ...(port === undefined ? {} : { port }) })
+  // A server started again keeps the port its profile names: the one DIR/port recorded.
+  const recorded = existsSync(path.join(dir, 'port'))
+    ? Number(readFileSync(path.join(dir, 'port'), 'utf8').trim())
+    : NaN
+  const at = port ?? (verb === 'start' && Number.isInteger(recorded) && recorded > 0 ? recorded : undefined)
+  const server = await startMariaDb({ dir, ...(at === undefined ? {} : { port: at }) })
   writeFileSync(path.join(dir, 'port'), `${server.port}\n`)
   if (verb === 'fixture') {
     loadWorld(server.sql, writeReaderPassword())
   } else if (verb === 'restore') {
-    if (values.dump === undefined) fail('restore needs --dump FILE')
     const db = values.database ?? 'world'
-    server.sql(`CREATE DATABASE IF NOT EXISTS \`${db}\` CHARACTER SET utf8mb4;`)
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(bin?.client ?? 'mariadb', ['--no-defaults', `--socket=${server.socket}`, '--user=root', db], {
-        stdio: ['pipe', 'inherit', 'inherit']
-      })
-      createReadStream(values.dump ?? '')
-        .on('error', reject)
-        .pipe(child.stdin)
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`restore failed (exit ${code})`))))
-    })
-    const password = writeReaderPassword()
-    server.sql(
-      `${[
-        `CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`,
-        `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
-        `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`,
-        `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`,
-        'FLUSH PRIVILEGES'
-      ].join(';\n')};\n`
-    )
+    try {
+      await restoreDump(server, db, dump ?? '')
+    } catch (e) {
+      // Nothing half-made is left behind: the server this run started is stopped and its data
+      // directory removed, so the same command can be run again once the dump is fixed.
+      await server.stop()
+      for (const name of ['data', 'pid', 'port', 'sock', 'tmp'])
+        rmSync(path.join(dir, name), { recursive: true, force: true })
+      fail(
+        `${e instanceof Error ? e.message : String(e)}; the server was stopped and its data directory removed: run the same command again once the dump is fixed`
+      )
+    }
   }
   process.stdout.write(
     `running on 127.0.0.1:${server.port} (socket ${server.socket}); reader ${READER_USER}, password in ${path.join(dir, 'reader.local.txt')}\n`
+  )
+}
+
+/** Loads the dump into `db` and creates the SELECT-only reader (its password in DIR/reader.local.txt). */
+const restoreDump = async (server: MariaDbInstance, db: string, dump: string): Promise<void> => {
+  server.sql(`CREATE DATABASE IF NOT EXISTS \`${db}\` CHARACTER SET utf8mb4;`)
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(bin?.client ?? 'mariadb', ['--no-defaults', `--socket=${server.socket}`, '--user=root', db], {
+      stdio: ['pipe', 'inherit', 'inherit']
+    })
+    createReadStream(dump).on('error', reject).pipe(child.stdin)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`restore failed (exit ${code})`))))
+  })
+  const password = writeReaderPassword()
+  server.sql(
+    `${[
+      `CREATE USER IF NOT EXISTS '${READER_USER}'@'localhost' IDENTIFIED BY '${password}'`,
+      `CREATE USER IF NOT EXISTS '${READER_USER}'@'127.0.0.1' IDENTIFIED BY '${password}'`,
+      `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'localhost'`,
+      `GRANT SELECT ON \`${db}\`.* TO '${READER_USER}'@'127.0.0.1'`,
+      'FLUSH PRIVILEGES'
+    ].join(';\n')};\n`
   )
 }
 
