@@ -9,7 +9,7 @@ import * as path from 'node:path'
 import { loadProfile } from '../adapters/config/profile.js'
 import { fail } from '../failures/error.js'
 import { openSourceResearch } from '../research/source/open.js'
-import { readRunFile, runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
+import { OUTAGES, readRunFile, runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { parseBoundedJson } from '../events/bounds.js'
 import { prepareOutput, writeOutputFile } from '../adapters/output.js'
@@ -82,6 +82,13 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
   if (stop.signal.aborted) {
     io.err('vba: stopped by a signal: run the same command again to resume')
     throw new CliExit(EXIT.NOT_CONCLUDED)
+  }
+  // Scores of a run in which no bug could be investigated measure the outage, not the model.
+  if (results.bugs.every((b) => b.state === 'MISSING' || (b.state === 'BLOCKED' && OUTAGES.has(b.reason ?? '')))) {
+    io.err(
+      'vba: no bug of the suite could be investigated: every one is blocked by an outage or has no case (the lines above say why); run the same command again once the model and the research answer'
+    )
+    throw new CliExit(EXIT.UNAVAILABLE)
   }
 }
 

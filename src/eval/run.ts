@@ -62,6 +62,8 @@ export interface RunFile {
 }
 
 const TERMINAL = new Set(['CONCLUDED', 'EXHAUSTED', 'BLOCKED'])
+/** Blocks for a provider that could not be used: a run again tries them (see runBug). */
+export const OUTAGES: ReadonlySet<string> = new Set(['MODEL_UNAVAILABLE', 'RESEARCH_UNAVAILABLE'])
 
 /** The profile bound to one bug: its commit, in the repository named (the URL kept). */
 export const profileAt = (profile: Profile, commit: string, repository: string | null): Profile => {
@@ -147,7 +149,10 @@ const runBug = async (bug: Bug, changed: readonly ChangedRange[], o: EvalOptions
       ...(bug.truth.title === undefined ? {} : { title: bug.truth.title })
     })
   const state = (await openCaseAt(caseDir)).cursor.state
-  if (TERMINAL.has(state.state)) return 'kept'
+  // A case blocked by an outage (the model or the research down, a key missing) is run again: the
+  // cause may be fixed since; one that ended (or was blocked by its own answers) is kept.
+  const outage = state.state === 'BLOCKED' && OUTAGES.has(state.reason ?? '')
+  if (TERMINAL.has(state.state) && !outage) return { kept: true, failure: null }
   const profile = profileAt(o.profile, bug.truth.commit, repository)
   const research = createProjectResearch(profile, o.openSource === undefined ? {} : { openSource: o.openSource })
   try {
@@ -157,14 +162,15 @@ const runBug = async (bug: Bug, changed: readonly ChangedRange[], o: EvalOptions
       await startInvestigation(caseDir, { settings: must(settingsOf(profile)) })
     }
     const left = o.maxTurns - state.turn
-    if (left > 0)
-      await advance(caseDir, {
-        model: o.model({ id: bug.id, caseDir, changed }),
-        research,
-        maxTurns: left,
-        ...(o.signal === undefined ? {} : { signal: o.signal })
-      })
-    return 'ran'
+    if (left <= 0) return { kept: false, failure: null }
+    const r = await advance(caseDir, {
+      model: o.model({ id: bug.id, caseDir, changed }),
+      research,
+      maxTurns: left,
+      ...(outage ? { manualRetry: true } : {}),
+      ...(o.signal === undefined ? {} : { signal: o.signal })
+    })
+    return { kept: false, failure: r.state === 'BLOCKED' ? r.last_model_failure : null }
   } finally {
     await research.close()
   }
@@ -230,8 +236,12 @@ export const runEval = async (o: EvalOptions): Promise<Results> => {
       const unreadable = failures.get(bug.id)
       try {
         if (unreadable !== undefined) fail('SOURCE_UNAVAILABLE', unreadable.replace(/^SOURCE_UNAVAILABLE: /, ''))
-        note =
-          (await runBug(bug, changed.get(bug.id) ?? [], o, repository)) === 'kept' ? ' (kept from an earlier run)' : ''
+        const ran = await runBug(bug, changed.get(bug.id) ?? [], o, repository)
+        note = ran.kept
+          ? ' (kept from an earlier run)'
+          : ran.failure === null
+            ? ''
+            : ` (the model: ${ran.failure.code}: ${ran.failure.message.slice(0, 300)})`
       } catch (e) {
         const f = thrownFailure(e)
         note = ` (failed: ${f.code}: ${f.message.slice(0, 300)})`

@@ -193,4 +193,23 @@ cli(
   }
 )
 
+cli(
+  'a run in which the model fails for every bug exits 3 and says why per bug; run again, the blocked bugs are retried',
+  () => {
+    const out = path.join(tempDir('eval-down'), 'run')
+    const args = ['eval', fixture.suite, '--config', fixture.sourceless, '--repository', fixture.repo, '--out', out]
+    const down = vba([...args, '--model-command', 'echo "no route to the model" >&2; exit 3'])
+    assert.is(down.code, 3, down.stdout + down.stderr)
+    assert.match(
+      down.stdout,
+      /^\[\d\/3\] bug-a: BLOCKED \/ MODEL_UNAVAILABLE.*\(the model: MODEL_COMMAND_FAILED: the model command exited with 3: no route to the model\)$/m
+    )
+    assert.match(down.stderr, 'vba: no bug of the suite could be investigated')
+    const again = vba([...args, '--baseline'])
+    assert.is(again.code, 0, again.stdout + again.stderr)
+    assert.not.match(again.stdout, 'kept from an earlier run')
+    assert.match(again.stdout, /^\[\d\/3\] bug-a: CONCLUDED/m)
+  }
+)
+
 cli.run()
