@@ -153,7 +153,11 @@ keys('passphrase-protected and non-Ed25519 keys are refused with their codes', a
   assert.is(await codeOf(readSigner(rsa)), 'KEY_INVALID')
   writeFileSync(path.join(dir, 'junk'), 'not a key')
   assert.is(await codeOf(readSigner(path.join(dir, 'junk'))), 'KEY_INVALID')
-  assert.is(await codeOf(readSigner(path.join(dir, 'missing'))), 'IO_ERROR')
+  assert.is(
+    await codeOf(readSigner(path.join(dir, 'missing'))),
+    'KEY_INVALID',
+    "a key file that is not there is the operator's to fix"
+  )
 })
 
 keys('allowed_signers: options read as ssh-keygen reads them (valid-before checked by both)', async () => {
