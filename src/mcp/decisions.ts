@@ -18,7 +18,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { failure } from '../failures/failure.js'
 import type * as t from 'io-ts'
-import { NEXT_ANSWERS, InterpretationAnswer } from '../domain/answer-decider.js'
+import { MAX_ANSWER_CHARS, NEXT_ANSWERS, InterpretationAnswer } from '../domain/answer-decider.js'
 import type { CaseState } from '../domain/case-state.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { EventDraft } from '../events/chain.js'
@@ -145,7 +145,13 @@ export const decisionArgsFailure = (name: DecisionName, args: unknown): string |
       .join(', ')
       .slice(0, 200)}; ${name} takes ${known.join(', ')}`
   const decoded = d.codec.decode({ ...d.fixed, ...args })
-  return E.isLeft(decoded) ? `INVALID_ARGUMENT: ${describeErrors(decoded.left).slice(0, 400)}` : null
+  if (E.isLeft(decoded)) return `INVALID_ARGUMENT: ${describeErrors(decoded.left).slice(0, 400)}`
+  // An answer the decider would refuse for its size is refused here, before it is recorded: a
+  // refused answer is kept whole in the case, and a call may carry up to the message limit.
+  const raw = canonicalJson(answerOf(d, args as Record<string, unknown>))
+  if (E.isRight(raw) && raw.right.length > MAX_ANSWER_CHARS)
+    return `INVALID_ARGUMENT: the decision has ${raw.right.length} characters as an answer, over ${MAX_ANSWER_CHARS}: nothing was recorded; say it in fewer words`
+  return null
 }
 
 /** The decision tools a case in `state` offers. */

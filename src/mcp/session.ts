@@ -118,10 +118,17 @@ export const bindingDigest = (p: Profile): string => {
   return sha256Digest(must(canonicalJson(binding)))
 }
 
+/**
+ * The case's budget; before the start, the one the start will record (the profile's settings: the
+ * first call that records something starts the case with them). Null: no budget limit.
+ */
 const budgetOf = (
-  s: CaseState
-): { total: number; consumed: number; held: number; left: number; query_cost: number } | null =>
-  s.settings === null
+  state: CaseState,
+  profile: Profile
+): { total: number; consumed: number; held: number; left: number; query_cost: number } | null => {
+  const starting = state.settings === null ? settingsOf(profile) : null
+  const s = starting === null ? state : E.isRight(starting) ? { ...state, settings: starting.right } : state
+  return s.settings === null
     ? null
     : {
         total: budgetTotal(s),
@@ -130,6 +137,7 @@ const budgetOf = (
         left: remainingBudget(s),
         query_cost: queryCost(s)
       }
+}
 
 const checkStart = async (o: SessionOptions): Promise<CaseHandle> => {
   const lease = o.leaseOf === undefined ? null : await o.leaseOf()
@@ -175,12 +183,12 @@ const evidenceOf = async (h: CaseHandle, requests: Map<string, string>): Promise
   return out
 }
 
-const statusAnswer = async (h: CaseHandle, requests: Map<string, string>): Promise<ToolAnswer> => {
+const statusAnswer = async (h: CaseHandle, requests: Map<string, string>, profile: Profile): Promise<ToolAnswer> => {
   const list = await evidenceOf(h, requests)
   const s = h.cursor.state
-  const budget = budgetOf(s)
+  const budget = budgetOf(s, profile)
   const caseId = h.declaration.case_id
-  const head = `case ${caseId}: ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}; ${budget === null ? 'no budget limit' : `budget ${budget.consumed} of ${budget.total} consumed, ${budget.held} held, ${budget.left} left (a query costs ${budget.query_cost})`}`
+  const head = `case ${caseId}: ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}; ${budget === null ? 'no budget limit' : `budget ${budget.consumed} of ${budget.total} consumed, ${budget.held} held, ${budget.left} left (a query costs ${budget.query_cost})${s.settings === null ? "; the profile's, which the first call that records something starts the case with" : ''}`}`
   const lines = list.map(
     (e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`
   )
@@ -348,7 +356,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
     })
   const query = researchCall(o, env, binding, writing)
   const decideCall = decisionCall(o, env, writing)
-  const budget = budgetOf(state)
+  const budget = budgetOf(state, o.profile)
   return {
     caseId,
     at: o.at,
@@ -368,7 +376,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
     },
     status: async () => {
       try {
-        return await statusAnswer(await openAt(o.at), requests)
+        return await statusAnswer(await openAt(o.at), requests, o.profile)
       } catch (e) {
         return refusalAnswer(thrownFailure(e))
       }

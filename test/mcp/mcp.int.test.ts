@@ -369,6 +369,15 @@ tools(
     const dir = newCase()
     const c = await open(dir, { profile: profileWith(3) })
     try {
+      // before the first recorded call starts the case: the budget the start will record, not "no limit"
+      const fresh = await c.client.callTool({ name: 'case_status', arguments: {} })
+      const f = fresh.structuredContent as { state: string; budget: { left: number; total: number } | null }
+      assert.is(f.state, 'NOT_STARTED')
+      assert.equal([f.budget?.total, f.budget?.left], [3, 3])
+      assert.match(
+        textOf(fresh),
+        "3 left (a query costs 1); the profile's, which the first call that records something"
+      )
       for (const [name, args] of CALLS.slice(7, 10))
         assert.not.ok((await c.client.callTool({ name, arguments: args })).isError)
       const before = events(dir).length
