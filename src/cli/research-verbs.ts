@@ -12,7 +12,7 @@ import { openCaseAt } from '../adapters/case-store/at.js'
 import { systemEnv } from '../adapters/env.js'
 import { FailureError, must } from '../failures/error.js'
 import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepare.js'
-import { provenanceText } from '../domain/extract.js'
+import { provenanceText, untypedNumbers } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
 import { gapLine } from './facts-text.js'
 import { shellWord } from './next-step.js'
@@ -92,6 +92,14 @@ export const casePrepare = async (
       again: opts.again === true
     })
     for (const x of p.extracted) io.out(`extracted ${terminalText(provenanceText(x))}`)
+    // an id typed elsewhere (extracted at another mention, or listed) is not untyped
+    const typed = new Set([...p.extracted, ...inputs.entities].map((x) => String(x.id)))
+    const untyped =
+      opts.extract === false ? [] : untypedNumbers(inputs.report, p.extracted).filter((n) => !typed.has(n))
+    if (untyped.length > 0)
+      io.out(
+        `numbers of the report given no type: ${untyped.join(', ')} (no pattern recognised them; name the ones that are ids in "entities" of a REPORT.json to look them up)`
+      )
     const title = titleNotice((await openCaseAt(dir)).declaration.title, inputs.title)
     if (title !== null) io.out(terminalText(title))
     for (const g of p.left_out) io.out(terminalText(gapLine(g)))

@@ -103,6 +103,26 @@ export const extractEntities = (
   return out
 }
 
+/**
+ * The numbers of 3 to 10 digits in `report` that no extracted entity covers (not part of a word,
+ * a path, a version, a time or a date), distinct, in order, at most `max`: ids a pattern did not
+ * recognise, for the operator to name (a bare number is never given a type).
+ */
+export const untypedNumbers = (
+  report: string,
+  extracted: ReadonlyArray<{ readonly span: { readonly start: number; readonly end: number } }>,
+  max = 10
+): string[] => {
+  const out: string[] = []
+  for (const m of report.matchAll(/(?<![\w.:/#=-])[0-9]{3,10}(?![\w:/-]|\.[0-9])/g)) {
+    const at = m.index ?? 0
+    if (extracted.some((x) => at < x.span.end && x.span.start < at + m[0].length)) continue
+    if (!out.includes(m[0])) out.push(m[0])
+    if (out.length === max) break
+  }
+  return out
+}
+
 /** The entities enrichment resolves: the listed ones first, then the extracted ones. */
 export const revisionEntities = (listed: readonly EntityRef[], extracted: readonly ExtractedEntity[]): EntityRef[] => [
   ...listed,

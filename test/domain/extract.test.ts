@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { parse } from 'smol-toml'
 import { decodeEnrichment } from '../../src/domain/enrichment-config.js'
-import { extractEntities, provenanceText, type ExtractPattern } from '../../src/domain/extract.js'
+import { extractEntities, provenanceText, untypedNumbers, type ExtractPattern } from '../../src/domain/extract.js'
 import { left, repoRoot, right } from '../helpers/fs.js'
 
 const adapter = parse(readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')) as {
@@ -48,6 +48,39 @@ extract('the TrinityCore profile finds database-site links, GM commands and labe
   for (const x of got) assert.is(report.slice(x.span.start, x.span.end), x.text)
   assert.is(got[0]?.span.start, report.indexOf('quest=12713'))
   assert.match(provenanceText(got[0]!), /^quest 12713: link "quest=12713" at characters \d+-\d+ of the report$/)
+})
+
+extract('the forms real reports use: labels with a colon, bracketed quests, more GM commands', () => {
+  const report = [
+    'Item: 35228 is not given. Creature: 25744 despawns. [Quest 11912] cannot be completed.',
+    'Quest ID 11913 and Spell ID 46202 too.',
+    '`.quest complete 11914`, `.quest remove 11915`, `.gobject add 188125`, `.go c id 25743`,',
+    '`.cast target 46201`, `.cast self 46203`, `.go c 119367`'
+  ].join('\n')
+  assert.equal(found(report), [
+    'item 35228 label "Item: 35228"',
+    'creature 25744 label "Creature: 25744"',
+    'quest 11912 label "[Quest 11912]"',
+    'quest 11913 label "Quest ID 11913"',
+    'spell 46202 label "Spell ID 46202"',
+    'quest 11914 command ".quest complete 11914"',
+    'quest 11915 command ".quest remove 11915"',
+    'gameobject 188125 command ".gobject add 188125"',
+    'creature 25743 command ".go c id 25743"',
+    'spell 46201 command ".cast target 46201"',
+    'spell 46203 command ".cast self 46203"',
+    'creature_spawn 119367 command ".go c 119367"'
+  ])
+  // still no type for a number a word merely precedes
+  assert.equal(found('the item 35228 and the creature 25744 and quest 11912'), [])
+})
+
+extract('the numbers no pattern typed: ids, not versions, times, dates, paths or words', () => {
+  const report =
+    'Build 12340, version 3.3.5a, at 12:30 on 2024-05-01: item 35228 and creature 25744 vanish; npc=28503; see src/a/100.cpp and x123 and 99'
+  const got = extractEntities(report, patterns)
+  assert.equal(untypedNumbers(report, got), ['12340', '35228', '25744'])
+  assert.equal(untypedNumbers('a 1234 b 1235 c 1236', [], 2), ['1234', '1235'])
 })
 
 extract('a report with no ids gives none; a bare number is never given a type', () => {
