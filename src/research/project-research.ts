@@ -45,6 +45,11 @@ export interface ResearchOptions {
    * SQLite declares them (captures recorded before their settings named sqlite_types).
    */
   readonly sqliteTypes?: 'mysql' | 'declared'
+  /**
+   * Whether a source query whose path_prefix holds no file says so, with the folders that match it
+   * (default true; false re-derives captures asked before it: their settings' missed_matches name no empty_scope).
+   */
+  readonly emptyScope?: boolean
 }
 
 export const databaseScope = (profile: Profile): DatabaseScope | undefined =>
@@ -87,7 +92,8 @@ export const createProjectResearch = (profile: Profile, options: ResearchOptions
     }
     source ??= options.openSource(profile, {
       ...optional('env', options.env),
-      ...optional('onNotice', options.onNotice)
+      ...optional('onNotice', options.onNotice),
+      ...optional('emptyScope', options.emptyScope)
     })
     const opened = await source.catch((e: unknown) => {
       source = undefined

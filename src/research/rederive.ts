@@ -192,7 +192,9 @@ const sessionFor = (
     openSource: openSourceResearch,
     ...optional('env', options.env),
     // captures recorded before sqlite_types reported an SQLite world's types as declared
-    sqliteTypes: rec(c.settings)['sqlite_types'] === 'mysql' ? 'mysql' : 'declared'
+    sqliteTypes: rec(c.settings)['sqlite_types'] === 'mysql' ? 'mysql' : 'declared',
+    // captures recorded before a path_prefix without files was said name no empty_scope
+    emptyScope: rec(rec(c.settings)['missed_matches'])['empty_scope'] === true
   })
   sessions.set(key, research)
   return research

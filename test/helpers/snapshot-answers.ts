@@ -20,7 +20,8 @@ export const answerAll = async (
     analysis: { ...DEFAULT_ANALYSIS, enabled: true },
     // A clock that stands still: no answer here depends on how fast the machine is.
     now: () => 0,
-    missedMatches: true
+    missedMatches: true,
+    emptyScope: true
   }
   const out: string[] = []
   for (const q of queries) {

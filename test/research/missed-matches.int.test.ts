@@ -64,7 +64,7 @@ const setup = async (): Promise<void> => {
 }
 
 /** One query's capture, with the hint (current research) or without it (research before the hint). */
-const ask = async (query: unknown, missedMatches = true): Promise<Capture> => {
+const ask = async (query: unknown, missedMatches = true, emptyScope = missedMatches): Promise<Capture> => {
   const d = decodeQuery(query)
   if (d._tag === 'Left') throw new Error(`not a query: ${JSON.stringify(query)}`)
   return runSourceQuery(
@@ -75,12 +75,14 @@ const ask = async (query: unknown, missedMatches = true): Promise<Capture> => {
       limits: { ...DEFAULT_LIMITS, time_ms: 600_000 },
       analysis: { ...DEFAULT_ANALYSIS, enabled: true, whole_numbers: missedMatches },
       now: () => 0,
-      missedMatches
+      missedMatches,
+      emptyScope
     },
     d.right as SourceQuery
   )
 }
 const result = (c: Capture): Record<string, unknown> => c.result as Record<string, unknown>
+const asRecord = (v: unknown): Record<string, unknown> => (v ?? {}) as Record<string, unknown>
 const text = (c: Capture): string => viewLines(captureView(c)).join('\n')
 const hitLines = (c: Capture): string[] =>
   ((result(c)['hits'] ?? []) as Array<{ path: string; line: number }>).map((h) => `${h.path}:${h.line}`)
@@ -102,7 +104,7 @@ missed('a mixed-case name found only in other cases: counted with its file, not 
     text(c),
     'missed (not hits): "Drakuru" in 3 lines in another case, in 1 file: src/server/scripts/Northrend/zone_zuldrak.cpp; ignore_case: true finds them'
   )
-  assert.equal(c.settings['missed_matches'], { below: 3, paths: 5 }, 'recorded with the capture')
+  assert.equal(c.settings['missed_matches'], { below: 3, paths: 5, empty_scope: true }, 'recorded with the capture')
 })
 
 missed('source.context of a word with no hits says where it is in other cases (the Trespasser trap)', async () => {
@@ -181,6 +183,38 @@ missed('whole_number: 52307 no longer matches inside 6.2052307f or 1523070', asy
   )
   assert.is(ctx.settings['whole_numbers'], true)
 })
+
+missed(
+  'a path_prefix that holds no file: said, with the folders it may have meant (the result alone read as absence)',
+  async () => {
+    for (const [q, nearest] of [
+      [{ kind: 'source.search', text: 'Drakuru', path_prefix: 'scripts/' }, ['src/server/scripts/']],
+      [{ kind: 'source.symbol', symbol: 'Drakuru', path_prefix: 'src/Server' }, ['src/server']],
+      [{ kind: 'source.search', text: 'Drakuru', path_prefix: 'nowhere/' }, []]
+    ] as const) {
+      const c = await ask(q)
+      assert.is(result(c)['files_scanned'], 0)
+      assert.is(result(c)['result'], 'no_hits_complete')
+      assert.equal(asRecord(result(c)['missed'])['empty_scope'], { path_prefix: q.path_prefix, nearest })
+      assert.match(
+        text(c),
+        `missed: path_prefix ${JSON.stringify(q.path_prefix)} holds no file at this commit, so nothing was searched`
+      )
+      assert.match(
+        text(c),
+        nearest.length === 0 ? 'no folder of the commit holds it' : `folders that hold it: ${nearest[0]}`
+      )
+    }
+    // a scope with files and no hits is no empty scope
+    const none = await ask({ kind: 'source.search', text: 'zz-nothing-zz', path_prefix: 'src/server/' })
+    assert.is(asRecord(result(none)['missed'])['empty_scope'], undefined)
+    // research from before it (captures whose settings name no empty_scope) answers as it did
+    const before = await ask({ kind: 'source.search', text: 'Drakuru', path_prefix: 'scripts/' }, true, false)
+    assert.equal(before.settings['missed_matches'], { below: 3, paths: 5 })
+    assert.is(asRecord(result(before)['missed'])['empty_scope'], undefined)
+    assert.not.match(text(before), 'holds no file')
+  }
+)
 
 missed(
   'defaults unchanged: research before the hint answers exactly as it did (no missed, no new settings)',

@@ -71,6 +71,13 @@ export const missedText = (r: Rec, term: unknown): string[] => {
   const m = asRec(r['missed'])
   if (Object.keys(m).length === 0) return []
   const t = JSON.stringify(term)
+  const scope = asRec(m['empty_scope'])
+  if (Object.keys(scope).length > 0) {
+    const nearest = asArr(scope['nearest']).map(str)
+    return [
+      `missed: path_prefix ${JSON.stringify(str(scope['path_prefix']))} holds no file at this commit, so nothing was searched (the result says nothing about ${t}); ${nearest.length === 0 ? 'no folder of the commit holds it' : `folders that hold it: ${nearest.join(', ')}`}`
+    ]
+  }
   const partial = m['complete'] === true ? '' : m['timed_out'] === true ? ' (partial: out of time)' : ' (partial)'
   const files = asArr(m['files'] ?? m['paths']).map(str)
   const more = num(m['file_count'] ?? m['other_case_paths']) - files.length

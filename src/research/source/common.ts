@@ -47,6 +47,8 @@ export interface SourceResearch {
   readonly now: () => number
   /** Queries with few hits say what they missed (missed.ts); off to re-derive captures asked before it. */
   readonly missedMatches: boolean
+  /** A query whose path_prefix holds no file says so (missed.ts); off to re-derive captures asked before it. */
+  readonly emptyScope: boolean
 }
 
 export interface OriginFile {

@@ -18,7 +18,9 @@ export const MISSED_PATHS = 5
 
 /** The settings member of a capture whose query may say what it missed. */
 export const missedSettings = (r: SourceResearch): Record<string, unknown> =>
-  r.missedMatches ? { missed_matches: { below: MISSED_BELOW, paths: MISSED_PATHS } } : {}
+  r.missedMatches
+    ? { missed_matches: { below: MISSED_BELOW, paths: MISSED_PATHS, ...(r.emptyScope ? { empty_scope: true } : {}) } }
+    : {}
 
 export interface MissedScope {
   readonly term: string
@@ -31,6 +33,34 @@ export interface MissedScope {
   readonly extensions?: readonly string[]
   readonly maxBytes: number
   readonly deadline: number
+  /** The query's scan read no file: its path_prefix holds none (of its extensions). */
+  readonly emptyScope?: boolean
+}
+
+/** Folders a wrong path_prefix may have meant, at most this many. */
+export const SCOPE_NEAREST = 5
+
+/**
+ * The folders of the commit that hold `prefix` at a segment boundary, in any case (`scripts/`
+ * under `src/server/scripts/`, `src/Server` as `src/server`), as prefixes to ask with: the most
+ * files first, at most SCOPE_NEAREST.
+ */
+export const nearestPrefixes = (paths: Iterable<string>, prefix: string): string[] => {
+  const want = prefix.toLowerCase()
+  const counts = new Map<string, number>()
+  for (const p of paths) {
+    const lower = p.toLowerCase()
+    for (let at = lower.indexOf(want); at >= 0; at = lower.indexOf(want, at + 1)) {
+      if (at > 0 && p[at - 1] !== '/') continue
+      const found = p.slice(0, at + prefix.length)
+      if (found !== prefix) counts.set(found, (counts.get(found) ?? 0) + 1)
+      break
+    }
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, SCOPE_NEAREST)
+    .map(([p]) => p)
 }
 
 /**
@@ -38,6 +68,24 @@ export interface MissedScope {
  * record it, the query had enough hits, or nothing could differ (a literal search in any case).
  */
 export const missedMatches = async (r: SourceResearch, m: MissedScope): Promise<Record<string, unknown>> => {
+  // A path_prefix that holds no file: nothing was searched, whatever the result says; the folders it may have meant.
+  if (r.missedMatches && r.emptyScope && m.emptyScope === true && m.prefix !== undefined)
+    return {
+      missed: {
+        other_case_lines: 0,
+        inside_word_lines: 0,
+        file_count: 0,
+        files: [],
+        complete: true,
+        empty_scope: {
+          path_prefix: m.prefix,
+          nearest: nearestPrefixes(
+            (await r.snap.entries()).map((e) => e.path),
+            m.prefix
+          )
+        }
+      }
+    }
   if (!r.missedMatches || m.hits.length >= MISSED_BELOW || (m.ignoreCase && !m.whole)) return {}
   let found: { hits: readonly Hit[]; complete: boolean; timedOut: boolean }
   try {

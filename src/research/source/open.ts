@@ -70,6 +70,8 @@ export interface SourceOpenOptions {
   readonly onProgress?: (p: BuildProgress) => void
   /** The clock a query's time limit (`[limits] time_ms`) is read from (default Date.now; a test passes its own). */
   readonly now?: () => number
+  /** See ResearchOptions.emptyScope (default true). */
+  readonly emptyScope?: boolean
 }
 
 /** @category research */
@@ -101,7 +103,8 @@ export const openSourceResearch = async (profile: Profile, options: SourceOpenOp
     limits: profile.limits,
     analysis: analysisOf(profile),
     now: options.now ?? Date.now,
-    missedMatches: source.missed_matches !== false
+    missedMatches: source.missed_matches !== false,
+    emptyScope: source.missed_matches !== false && options.emptyScope !== false
   }
   return { run: (q) => runSourceQuery(research, q), close: async () => snap.close() }
 }

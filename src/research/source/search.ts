@@ -59,6 +59,10 @@ const searchResult = (
         : 'hits_partial'
 })
 
+/** A scan that read no file, skipped none and stopped at no limit: its scope holds no file. */
+const holdsNoFile = (s: SourceScanResult): boolean =>
+  s.filesScanned === 0 && s.skipped.length === 0 && s.limitsReached.length === 0
+
 const prefixOf = (p: string | undefined): string | undefined =>
   p === undefined ? undefined : must(checkSourcePath('path_prefix', p))
 
@@ -102,7 +106,8 @@ export const sourceSearch = async (
     ...optional('prefix', prefix),
     extensions,
     maxBytes: r.limits.max_search_bytes,
-    deadline
+    deadline,
+    emptyScope: holdsNoFile(s)
   })
   const origin = gitOrigin(
     r,
@@ -150,7 +155,8 @@ export const sourceRegistration = async (
     whole: true,
     ...optional('prefix', prefix),
     maxBytes: r.limits.max_search_bytes,
-    deadline
+    deadline,
+    emptyScope: holdsNoFile(s)
   })
   const prefixes = r.analysis.registration_prefixes
   const registrations: Array<{ path: string; line: number; name: string; text: string }> = []
