@@ -165,8 +165,20 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
       throw new FailureError(failure('INPUT_INVALID', `attachment ${name} is not a regular file`))
     if (st !== null && st.size > MAX_ATTACHMENT_BYTES)
       throw new FailureError(failure('INPUT_INVALID', `attachment ${name} is over ${MAX_ATTACHMENT_BYTES} bytes`))
-    const bytes = st === null ? null : await fsp.readFile(target).catch(() => null)
-    if (bytes === null) throw new FailureError(failure('INPUT_INVALID', `cannot read attachment ${name}`))
+    let why = st === null ? 'ENOENT' : ''
+    const bytes =
+      st === null
+        ? null
+        : await fsp.readFile(target).catch((e: unknown) => {
+            why = (e as NodeJS.ErrnoException).code ?? 'error'
+            return null
+          })
+    if (bytes === null)
+      throw new FailureError(
+        failure('INPUT_INVALID', `cannot read attachment ${name}: ${JSON.stringify(a.path.slice(0, 200))} (${why})`, {
+          path: a.path.slice(0, 200)
+        })
+      )
     attachments.push({ name: a.name, bytes })
   }
   return must(

@@ -12,11 +12,15 @@ import { ReportOrigin } from '../events/catalog.js'
 import { describeErrors } from '../events/decode.js'
 import { parseBoundedJson } from '../events/bounds.js'
 
-/** REPORT.json: `{report, entities: [{type, id}], attachments?: [{name, path}], origin?}` (paths relative to the file). */
+/**
+ * REPORT.json: `{report, entities?: [{type, id}], attachments?: [{name, path}], origin?}` (paths
+ * relative to the file); without `entities`, the report's own ids are what extraction finds.
+ */
 export const ReportFile = t.intersection(
   [
-    t.type({ report: t.string, entities: t.array(EntityRef) }),
+    t.type({ report: t.string }),
     t.partial({
+      entities: t.array(EntityRef),
       title: t.string,
       origin: ReportOrigin,
       attachments: t.array(t.type({ name: t.string, path: t.string }))
@@ -104,7 +108,7 @@ export const parseReportText = (text: string, name: string): E.Either<Failure, P
     return E.right({
       format: 'report-json',
       report: d.right.report,
-      entities: d.right.entities,
+      entities: d.right.entities ?? [],
       attachments: d.right.attachments ?? [],
       origin: d.right.origin ?? null,
       title: d.right.title ?? null

@@ -69,6 +69,13 @@ formats('REPORT.json as before, with an optional origin', () => {
   }
 })
 
+formats('REPORT.json without entities: the report alone (extraction finds its ids)', () => {
+  const r = parseReportText(JSON.stringify({ report: 'Quest ID: 11912 broken' }), 'ok.json')
+  assert.ok(E.isRight(r) && r.right.format === 'report-json' && r.right.entities.length === 0)
+  const wrong = parseReportText(JSON.stringify({ report: 'r', entities: 'quest 5' }), 'ok.json')
+  assert.ok(E.isLeft(wrong) && wrong.left.message.includes('entities'))
+})
+
 formats('Markdown and text are the report verbatim, whatever the name', () => {
   const md = '# Quest 11117 broken\n\nThe wolpertingers vanish.\r\n'
   for (const name of ['report.md', 'report.txt', 'report']) {
