@@ -105,7 +105,8 @@ const gateOf = (
       code: 'ORIGIN_NOT_ALLOWED',
       message: `requests from ${JSON.stringify(origin.slice(0, 100))} are refused (DNS rebinding)`
     }
-  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+  // The scheme is case-insensitive (RFC 9110, 11.1), and one or more spaces may follow it.
+  const bearer = /^bearer +(\S.*)$/i.exec(req.headers.authorization ?? '')?.[1]
   if (bearer !== undefined && sameToken(bearer, token)) return null
   return {
     status: 401,

@@ -79,6 +79,11 @@ http(
       assert.match(host.body, 'HOST_NOT_ALLOWED')
       const own = await post(port, { ...ok, origin: `http://localhost:${port}` })
       assert.is(own.status, 200, own.body)
+      // the scheme's case is free (RFC 9110): a client sending "bearer" is not told its token is missing
+      const lower = await post(port, { authorization: `bearer ${TOKEN}` })
+      assert.is(lower.status, 200, lower.body)
+      const lowerWrong = await post(port, { authorization: 'bearer not-the-token-at-all' })
+      assert.match(lowerWrong.body, 'TOKEN_INVALID')
     } finally {
       await server.stop()
     }
