@@ -190,7 +190,14 @@ const checkTables = async (profile: Profile, world: WorldDb): Promise<CheckStep[
   }
   steps.push(
     problems.length === 0
-      ? { step: 'enrichment', outcome: 'ok', text: 'every table and column [enrichment] reads exists and is allowed' }
+      ? {
+          step: 'enrichment',
+          outcome: 'ok',
+          text:
+            notAllowed.length === 0
+              ? 'every table and column [enrichment] reads exists and is allowed'
+              : 'every allowed table [enrichment] reads exists, with its columns (the others: below)'
+        }
       : { step: 'enrichment', outcome: 'mistake', code: 'COLUMN_UNKNOWN', text: problems.join('; ') }
   )
   // A lookup of a table the allowlist leaves out is refused by research like any other question:

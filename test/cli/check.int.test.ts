@@ -132,6 +132,12 @@ check('an [enrichment] table outside the allowlist is a warning, not a mistake: 
     'WARN enrichment allowlist: TABLE_NOT_ALLOWED: [enrichment] reads gameobject_template, not in [database.allowed_tables]'
   )
   assert.match(r.stdout, 'check: the profile is ready (1 warning(s): WARN above)')
+  // the ok line does not claim every table is allowed right above the warning that one is not
+  assert.match(
+    r.stdout,
+    'ok   enrichment: every allowed table [enrichment] reads exists, with its columns (the others: below)'
+  )
+  assert.not.match(r.stdout, 'reads exists and is allowed')
   const j = JSON.parse(vba(['check', '--config', profile, '--json'], { env }).stdout) as Record<string, unknown>
   assert.is(j['warnings'], 1)
   assert.is(j['exit'], 0)
