@@ -45,7 +45,7 @@ export const extensionOf = (path: string): string => {
   return dot <= 0 ? '' : base.slice(dot).toLowerCase()
 }
 
-/** Text extensions searched by default: C/C++, SQL, Python, JS/TS, C#, Java, Go, Rust, Lua. */
+/** Text extensions searched by default: C/C++, SQL, Python, JS/TS, C#, Java, Go, Rust, Lua, configuration and build files. */
 export const DEFAULT_TEXT_EXTENSIONS: readonly string[] = [
   '.c',
   '.cc',
@@ -70,5 +70,13 @@ export const DEFAULT_TEXT_EXTENSIONS: readonly string[] = [
   '.java',
   '.go',
   '.rs',
-  '.lua'
+  '.lua',
+  // the server's configuration (worldserver.conf.dist) and build files (CMakeLists.txt), where a
+  // report about a rate or a module may lead: searched like the code
+  '.dist',
+  '.conf',
+  '.cnf',
+  '.ini',
+  '.cmake',
+  '.txt'
 ]

@@ -87,7 +87,7 @@ void AddScripts()
     "CREATE TABLE `creature_template` (\n  `entry` INT UNSIGNED NOT NULL,\n  `name` VARCHAR(100)\n);\nINSERT INTO `creature_template` VALUES (23487, 'Wild Wolpertinger');\n",
   'tools/extract.py':
     'def wolpertinger_count(rows):\n    """Count Wolpertinger rows."""\n    return sum(1 for r in rows if r.name == "Wild Wolpertinger")\n',
-  'docs/readme.txt': 'Wolpertinger (not a text extension: never searched)\n',
+  'docs/readme.md': 'Wolpertinger (not a text extension: never searched)\n',
   'src/server/game/crlf.cpp': 'int c = 1;\r\nint d = 2; // Wolpertinger\r\n'
 }
 
