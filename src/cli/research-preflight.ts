@@ -29,20 +29,33 @@ const bindingWords = (b: Binding): string =>
       : `${b.database.client} ${b.database.databases.join(', ')} (snapshot ${b.database.snapshot_id})`
   ].join('; ')
 
-/** The parts of two bindings that differ, in words (empty when they agree). */
+/**
+ * Where research under the profile's binding `now` would not be of the binding `was`, in words (empty
+ * when none), as the rule research.binding judges a capture: a source capture by the repository's
+ * URL and commit, a database capture by the client, the snapshot id and its database being one of
+ * the bound ones. Only what the profile can ask is compared: a profile without [database] asks no
+ * database question, and one whose databases include a bound one asks that one.
+ */
 export const bindingDifferences = (was: Binding, now: Binding): string[] => {
   const out: string[] = []
   const a = was.source
   const b = now.source
-  if ((a === null) !== (b === null) || (a !== null && b !== null && (a.url !== b.url || a.commit !== b.commit)))
+  if (b !== null && (a === null || a.url !== b.url || a.commit !== b.commit))
     out.push(
-      `source: ${a === null ? 'none' : `${a.url} at ${a.commit.slice(0, 12)}`}, the profile has ${b === null ? 'none' : `${b.url} at ${b.commit.slice(0, 12)}`}`
+      `source: ${a === null ? 'none' : `${a.url} at ${a.commit.slice(0, 12)}`}, the profile has ${b.url} at ${b.commit.slice(0, 12)}`
     )
   const x = was.database
   const y = now.database
-  const dbWords = (d: Binding['database']): string =>
-    d === null ? 'none' : `${d.client} ${d.databases.join(', ')} (snapshot ${d.snapshot_id})`
-  if (dbWords(x) !== dbWords(y)) out.push(`database: ${dbWords(x)}, the profile has ${dbWords(y)}`)
+  const dbWords = (d: NonNullable<Binding['database']>): string =>
+    `${d.client} ${d.databases.join(', ')} (snapshot ${d.snapshot_id})`
+  if (
+    y !== null &&
+    (x === null ||
+      x.client !== y.client ||
+      x.snapshot_id !== y.snapshot_id ||
+      !y.databases.some((d) => x.databases.includes(d)))
+  )
+    out.push(`database: ${x === null ? 'none' : dbWords(x)}, the profile has ${dbWords(y)}`)
   return out
 }
 
@@ -74,9 +87,9 @@ export const researchPreflight = async (
   file: string,
   runs: boolean
 ): Promise<string | null> => {
-  await refuseSourceMistake(profile, file)
-  // A run of a case that has ended asks nothing.
+  // A run of a case that has ended asks nothing (not even the repository).
   if (runs && (s.state === 'CONCLUDED' || s.state === 'EXHAUSTED')) return null
+  await refuseSourceMistake(profile, file)
   const now = bindingOf(profile)
   const started = s.state === 'NOT_STARTED' ? null : (s.settings?.binding ?? null)
   const prepared = [...s.revisions].reverse().find((r) => r.completed)?.binding ?? null
