@@ -21,6 +21,7 @@ import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
 import { FailureError, must } from '../failures/error.js'
+import { readRegular } from '../adapters/regular-file.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
@@ -132,10 +133,27 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
  * shape) and the attachments REPORT.json names. Attachment paths are relative to the file and
  * must stay inside its directory (no absolute paths, no `..`): a report may come from outside.
  */
-export const readInputs = async (file: string): Promise<RevisionInputs> => {
+export const readInputs = async (
+  file: string,
+  options: {
+    /**
+     * The report is the caller's own regular file, read without following a link (an evaluation
+     * suite: shared input, where a link could bring any file the operator can read into a case).
+     */
+    readonly ownFile?: boolean
+  } = {}
+): Promise<RevisionInputs> => {
   let text: string
   try {
-    const bytes = await fsp.readFile(file)
+    const bytes =
+      options.ownFile === true
+        ? await readRegular(file, { maxBytes: 8 * MAX_REPORT_CHARS + 1, shown: path.basename(file) }).catch(
+            (e: unknown) => {
+              if (e instanceof FailureError) throw new FailureError(failure('INPUT_INVALID', e.failure.message))
+              throw e
+            }
+          )
+        : await fsp.readFile(file)
     if (bytes.length > 8 * MAX_REPORT_CHARS)
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     text = decodeUtf8(bytes, path.basename(file))
@@ -160,6 +178,18 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
       )
     }
     const name = JSON.stringify(a.name.slice(0, 80))
+    // Inside the directory as it resolves too: a folder on the way may be a link to elsewhere.
+    const real = await fsp.realpath(target).catch(() => null)
+    if (real !== null && !real.startsWith((await fsp.realpath(base)) + path.sep))
+      throw new FailureError(
+        failure(
+          'INPUT_INVALID',
+          `attachment ${name}: ${JSON.stringify(a.path.slice(0, 200))} leads outside the directory of the report file (a link)`,
+          {
+            path: a.path.slice(0, 200)
+          }
+        )
+      )
     const st = await fsp.lstat(target).catch(() => null)
     if (st !== null && !st.isFile())
       throw new FailureError(failure('INPUT_INVALID', `attachment ${name} is not a regular file`))
@@ -169,7 +199,7 @@ export const readInputs = async (file: string): Promise<RevisionInputs> => {
     const bytes =
       st === null
         ? null
-        : await fsp.readFile(target).catch((e: unknown) => {
+        : await readRegular(target, { maxBytes: MAX_ATTACHMENT_BYTES }).catch((e: unknown) => {
             why = (e as NodeJS.ErrnoException).code ?? 'error'
             return null
           })

@@ -131,7 +131,7 @@ export const openRun = async (out: string, suite: string, repository: string | n
 }
 
 const inputsOf = async (bug: Bug): Promise<RevisionInputs> => {
-  const read = await readInputs(bug.reportFile)
+  const read = await readInputs(bug.reportFile, { ownFile: true })
   const listed = bug.truth.entities ?? []
   const key = (e: { type: string; id: number | string }): string => `${e.type}:${String(e.id)}`
   const entities = [...listed, ...read.entities.filter((e) => !listed.some((l) => key(l) === key(e)))]

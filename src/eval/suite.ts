@@ -138,7 +138,17 @@ export const readSuite = async (suiteDir: string): Promise<Bug[]> => {
     .catch(() => fail('INPUT_INVALID', `${suiteDir} is not a readable folder`))
   const bugs: Bug[] = []
   // A link in place of a bug folder would be left out of the counts, or read from elsewhere: refused.
-  const link = entries.find((e) => e.isSymbolicLink() && !e.name.startsWith('.'))
+  const links = entries.filter((e) => e.isSymbolicLink() && !e.name.startsWith('.'))
+  const folderLinks = await Promise.all(
+    links.map((e) =>
+      fsp
+        .stat(path.join(root, e.name))
+        .then((st) => st.isDirectory())
+        .catch(() => false)
+    )
+  )
+  // (a link to a file beside the bug folders, a README, is no bug and is left alone)
+  const link = links.find((_, i) => folderLinks[i] === true)
   if (link !== undefined)
     fail('INPUT_INVALID', `${link.name} is a symbolic link: a suite holds its bug folders itself`, { file: link.name })
   // Hidden folders (.git of a suite kept in git) are not bugs.

@@ -90,8 +90,43 @@ s(
     assert.match(await refusal(truth), /^INPUT_INVALID: a\/truth\.json is a symbolic link/)
 
     const folder = oneBug()
+    symlinkSync(secret, path.join(folder, 'README.md'))
+    assert.equal(
+      (await readSuite(folder)).map((b) => b.id),
+      ['a'],
+      'a link to a file beside the bugs is no bug'
+    )
     symlinkSync(path.join(folder, 'a'), path.join(folder, 'b'))
     assert.match(await refusal(folder), 'INPUT_INVALID: b is a symbolic link: a suite holds its bug folders itself')
+  }
+)
+
+s(
+  "a report and its attachments are read as the suite's own files: no link, nor a folder on the way that is one",
+  async () => {
+    const secretDir = tempDir('suite-secret-dir')
+    writeFileSync(path.join(secretDir, 'token.txt'), 'S3CRET-TOKEN')
+    const root = oneBug()
+    const report = path.join(root, 'a', 'report.json')
+    rmSync(path.join(root, 'a', 'report.md'))
+    symlinkSync(secretDir, path.join(root, 'a', 'att'))
+    writeFileSync(report, JSON.stringify({ report: 'x', attachments: [{ name: 'log', path: 'att/token.txt' }] }))
+    const leaked = await readInputs(report, { ownFile: true }).then(
+      () => 'read',
+      (e: unknown) => (e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e))
+    )
+    assert.match(
+      leaked,
+      'INPUT_INVALID: attachment "log": "att/token.txt" leads outside the directory of the report file'
+    )
+    // the report itself, swapped for a link after the suite was read
+    const linked = path.join(root, 'a', 'report.md')
+    symlinkSync(path.join(secretDir, 'token.txt'), linked)
+    const swapped = await readInputs(linked, { ownFile: true }).then(
+      () => 'read',
+      (e: unknown) => (e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e))
+    )
+    assert.match(swapped, 'INPUT_INVALID: report.md is a symbolic link')
   }
 )
 
