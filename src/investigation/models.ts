@@ -6,6 +6,7 @@
  * API keys are read from the environment when the call is made and never written anywhere.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
@@ -68,21 +69,24 @@ export const commandModel =
     const max = options.maxAnswerBytes ?? 1 << 20
     const program = programOf(command)
     return new Promise<ModelAnswer>((resolve, reject) => {
-      // The shell leads a process group of its own: a timeout, a cancellation or an answer cut at
-      // its limit ends the group, and with it whatever the command started (killing the shell alone
-      // left them running, holding the pipes, and the caller waited for them to end).
+      // A timeout, a cancellation or an answer cut at its limit ends the shell and whatever it
+      // started (killing the shell alone left them running, holding the pipes, and the caller
+      // waited for them to end). The command stays in this process's group, so a signal to the
+      // group (a terminal's hang-up, a supervisor's kill) still reaches it.
       const child = spawn('/bin/sh', ['-c', command], {
         stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
         env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
       })
       const end = (sig: NodeJS.Signals): void => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, sig)
-        } catch {
-          // the group has ended already
-        }
+        const started = child.pid === undefined ? [] : descendants(child.pid)
         child.kill(sig)
+        for (const pid of started) {
+          try {
+            process.kill(pid, sig)
+          } catch {
+            // it has ended already
+          }
+        }
         child.stdout?.destroy()
         child.stderr?.destroy()
       }
@@ -143,6 +147,46 @@ export const commandModel =
       child.stdin.end(prompt)
     })
   }
+
+/**
+ * The processes `pid` started, and theirs, from /proc (Linux; none where there is no /proc): read
+ * before the shell is killed, since its children are then given to init.
+ */
+export const descendants = (pid: number): number[] => {
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const children = new Map<number, number[]>()
+  for (const name of names) {
+    if (!/^[0-9]+$/.test(name)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+    } catch {
+      continue // it has ended
+    }
+    // pid (comm) state ppid …: the name may hold spaces and parentheses, so from its last ")"
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    const list = children.get(ppid)
+    if (list === undefined) children.set(ppid, [Number(name)])
+    else list.push(Number(name))
+  }
+  const out: number[] = []
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next: number[] = []
+    for (const p of queue)
+      for (const c of children.get(p) ?? [])
+        if (!out.includes(c)) {
+          out.push(c)
+          next.push(c)
+        }
+    queue = next
+  }
+  return out
+}
 
 /** What one run of a model command has produced so far. */
 interface RunState {
