@@ -89,7 +89,8 @@ const main = async (): Promise<void> => {
     if (dump === undefined) fail('restore needs --dump FILE')
     const st = statSync(dump ?? '', { throwIfNoEntry: false })
     if (st === undefined) fail(`the dump ${values.dump ?? ''} does not exist (${dump ?? ''})`)
-    if (st !== undefined && !st.isFile()) fail(`the dump ${values.dump ?? ''} is not a file`)
+    // a file, or a stream such as <(zcat world.sql.gz)
+    if (st?.isDirectory() === true) fail(`the dump ${values.dump ?? ''} is a directory, not a file`)
   }
   if (ownPid() !== null) fail(`the server of ${dir} is already running`)
   // A server started again keeps the port its profile names: the one DIR/port recorded.

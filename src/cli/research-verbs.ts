@@ -94,8 +94,7 @@ export const casePrepare = async (
     for (const x of p.extracted) io.out(`extracted ${terminalText(provenanceText(x))}`)
     // an id typed elsewhere (extracted at another mention, or listed) is not untyped
     const typed = new Set([...p.extracted, ...inputs.entities].map((x) => String(x.id)))
-    const untyped =
-      opts.extract === false ? [] : untypedNumbers(inputs.report, p.extracted).filter((n) => !typed.has(n))
+    const untyped = opts.extract === false ? [] : untypedNumbers(inputs.report, p.extracted, 10, typed)
     if (untyped.length > 0)
       io.out(
         `numbers of the report given no type: ${untyped.join(', ')} (no pattern recognised them; name the ones that are ids in "entities" of a REPORT.json to look them up)`

@@ -111,12 +111,13 @@ export const extractEntities = (
 export const untypedNumbers = (
   report: string,
   extracted: ReadonlyArray<{ readonly span: { readonly start: number; readonly end: number } }>,
-  max = 10
+  max = 10,
+  typed: ReadonlySet<string> = new Set()
 ): string[] => {
   const out: string[] = []
   for (const m of report.matchAll(/(?<![\w.:/#=-])[0-9]{3,10}(?![\w:/-]|\.[0-9])/g)) {
     const at = m.index ?? 0
-    if (extracted.some((x) => at < x.span.end && x.span.start < at + m[0].length)) continue
+    if (typed.has(m[0]) || extracted.some((x) => at < x.span.end && x.span.start < at + m[0].length)) continue
     if (!out.includes(m[0])) out.push(m[0])
     if (out.length === max) break
   }

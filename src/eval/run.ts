@@ -113,7 +113,8 @@ export const readRunFile = async (file: string): Promise<Partial<RunFile> & { su
 export const openRun = async (out: string, suite: string, repository: string | null): Promise<RunFile> => {
   const file = path.join(out, 'run.json')
   const run: RunFile = { format: 'vba-eval-run', version: 1, suite: path.resolve(suite), repository }
-  const st = await fsp.lstat(out).catch(() => null)
+  // (a trailing slash would make lstat follow a link)
+  const st = await fsp.lstat(out.replace(/[\\/]+$/, '') || out).catch(() => null)
   if (st !== null && !st.isDirectory())
     fail(
       'INVALID_ARGUMENT',
@@ -170,7 +171,11 @@ const runBug = async (bug: Bug, changed: readonly ChangedRange[], o: EvalOptions
       ...(outage ? { manualRetry: true } : {}),
       ...(o.signal === undefined ? {} : { signal: o.signal })
     })
-    return { kept: false, failure: r.state === 'BLOCKED' ? r.last_model_failure : null }
+    // the model's failure only when the model is what blocks the case (it stays recorded until an answer is accepted)
+    return {
+      kept: false,
+      failure: r.state === 'BLOCKED' && r.reason === 'MODEL_UNAVAILABLE' ? r.last_model_failure : null
+    }
   } finally {
     await research.close()
   }

@@ -81,6 +81,8 @@ extract('the numbers no pattern typed: ids, not versions, times, dates, paths or
   const got = extractEntities(report, patterns)
   assert.equal(untypedNumbers(report, got), ['12340', '35228', '25744'])
   assert.equal(untypedNumbers('a 1234 b 1235 c 1236', [], 2), ['1234', '1235'])
+  // typed elsewhere (listed, or extracted at another mention): neither listed nor counted toward the cap
+  assert.equal(untypedNumbers('a 1234 b 1235 c 1236', [], 2, new Set(['1234'])), ['1235', '1236'])
 })
 
 extract('a report with no ids gives none; a bare number is never given a type', () => {

@@ -23,6 +23,8 @@ import { git } from '../helpers/git-repo.js'
 import { tempDir } from '../helpers/fs.js'
 
 const FILES: Record<string, string> = {
+  // a folder whose only file no search reads (not a text extension)
+  'data/dbc/Spell.dbc': 'Drakuru\n',
   'src/server/scripts/Northrend/zone_zuldrak.cpp': [
     'enum Drakuru',
     '{',
@@ -205,6 +207,10 @@ missed(
         nearest.length === 0 ? 'no folder of the commit holds it' : `folders that hold it: ${nearest[0]}`
       )
     }
+    // a scope whose files the extensions leave out was searched as asked: no empty scope either
+    const skipped = await ask({ kind: 'source.search', text: 'Drakuru', path_prefix: 'data/' })
+    assert.is(result(skipped)['files_scanned'], 0)
+    assert.is(asRecord(result(skipped)['missed'])['empty_scope'], undefined)
     // a scope with files and no hits is no empty scope
     const none = await ask({ kind: 'source.search', text: 'zz-nothing-zz', path_prefix: 'src/server/' })
     assert.is(asRecord(result(none)['missed'])['empty_scope'], undefined)

@@ -69,6 +69,9 @@ dev('restore checks its dump before it starts a server; a dump that fails leaves
   assert.match(missing.stderr, 'the dump')
   assert.match(missing.stderr, 'does not exist')
   assert.not.ok(existsSync(path.join(dir, 'data')), 'no server was started for a dump that is not there')
+  const folder = run('restore', '--dir', dir, '--dump', root)
+  assert.is(folder.status, 2)
+  assert.match(folder.stderr, 'is a directory, not a file')
 
   const broken = path.join(root, 'broken.sql')
   writeFileSync(broken, 'CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1, 2);\n')

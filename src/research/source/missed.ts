@@ -68,24 +68,23 @@ export const nearestPrefixes = (paths: Iterable<string>, prefix: string): string
  * record it, the query had enough hits, or nothing could differ (a literal search in any case).
  */
 export const missedMatches = async (r: SourceResearch, m: MissedScope): Promise<Record<string, unknown>> => {
-  // A path_prefix that holds no file: nothing was searched, whatever the result says; the folders it may have meant.
-  if (r.missedMatches && r.emptyScope && m.emptyScope === true && m.prefix !== undefined)
-    return {
-      missed: {
-        other_case_lines: 0,
-        inside_word_lines: 0,
-        file_count: 0,
-        files: [],
-        complete: true,
-        empty_scope: {
-          path_prefix: m.prefix,
-          nearest: nearestPrefixes(
-            (await r.snap.entries()).map((e) => e.path),
-            m.prefix
-          )
+  // A path_prefix that holds no file at all: nothing was searched, whatever the result says; the
+  // folders it may have meant. (One whose files the query's extensions leave out was searched as asked.)
+  const prefix = m.prefix
+  if (r.missedMatches && r.emptyScope && m.emptyScope === true && prefix !== undefined) {
+    const paths = (await r.snap.entries()).map((e) => e.path)
+    if (!paths.some((p) => p.startsWith(prefix)))
+      return {
+        missed: {
+          other_case_lines: 0,
+          inside_word_lines: 0,
+          file_count: 0,
+          files: [],
+          complete: true,
+          empty_scope: { path_prefix: prefix, nearest: nearestPrefixes(paths, prefix) }
         }
       }
-    }
+  }
   if (!r.missedMatches || m.hits.length >= MISSED_BELOW || (m.ignoreCase && !m.whole)) return {}
   let found: { hits: readonly Hit[]; complete: boolean; timedOut: boolean }
   try {
