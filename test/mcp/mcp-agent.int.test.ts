@@ -80,11 +80,13 @@ agent(
       assert.is(shape.code, -32602)
       assert.ok(shape.message.startsWith('MCP error -32602: INVALID_ARGUMENT: '), shape.message)
       // an answer too large for the decider is refused before it is recorded (it was kept whole)
+      const beforeHuge = events(dir).length
       const huge = await rejection(
         c.client.callTool({ name: 'hypothesis_propose', arguments: { statement: 'x'.repeat(250_000), evidence: [e] } })
       )
       assert.is(huge.code, -32602)
       assert.match(huge.message, 'over 200000: nothing was recorded')
+      assert.is(events(dir).length, beforeHuge, 'no turn, no answer object')
       const proposed = await call(c, 'hypothesis_propose', { statement: 'the net despawns it', evidence: [e] })
       assert.is(proposed.s?.['decided'], 'hypothesis H1 proposed', proposed.text)
       const unknownH = await call(c, 'hypothesis_update', {
