@@ -73,10 +73,8 @@ export const commandModel =
       // started (killing the shell alone left them running, holding the pipes, and the caller
       // waited for them to end). The command stays in this process's group, so a signal to the
       // group (a terminal's hang-up, a supervisor's kill) still reaches it.
-      const child = spawn('/bin/sh', ['-c', command], {
-        stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
-      })
+      const env = { ...process.env, ...options.env, VBA_TURN: String(turn), VBA_PHASE: phase }
+      const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env })
       const end = (sig: NodeJS.Signals): void => {
         const started = child.pid === undefined ? [] : descendants(child.pid)
         child.kill(sig)
@@ -141,7 +139,7 @@ export const commandModel =
           )
         )
       )
-      child.on('close', (code, sig) => (code === 0 ? answer(0, 'stop') : fail(commandFailed(code, sig, run))))
+      child.on('close', (code, sig) => (code === 0 ? answer(0, 'stop') : fail(commandFailed(code, sig, run, env))))
       // A command that does not read its stdin must not fail the call with EPIPE.
       child.stdin.on('error', () => undefined)
       child.stdin.end(prompt)
@@ -266,9 +264,33 @@ export const stderrGist = (head: string, tail: string): string => {
   return shown.join(' | ')
 }
 
+/** Names of environment variables whose values are secrets (an API key, a token, a password). */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
+
+/**
+ * `text` with what looks like a secret replaced: the value of every variable of `env` whose name
+ * says it is one (as `$NAME`), bearer tokens and `sk-` style keys. A model command's stderr goes
+ * into the case and its published report; a client that prints its key on an error would put it there.
+ */
+export const withoutSecrets = (text: string, env: Readonly<Record<string, string | undefined>>): string => {
+  let out = text
+  const values = Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 8)
+    .sort((a, b) => (b[1] ?? '').length - (a[1] ?? '').length)
+  for (const [name, value] of values) out = out.replaceAll(value as string, `$${name}`)
+  return out
+    .replace(/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1…')
+    .replace(/\b((?:sk|pk|rk)-[A-Za-z0-9]{0,8}-?)[A-Za-z0-9_-]{12,}/g, '$1…')
+}
+
 /** MODEL_COMMAND_FAILED for a command that exited non-zero or was killed, with the gist of its stderr. */
-const commandFailed = (code: number | null, sig: NodeJS.Signals | null, run: RunState): Failure => {
-  const gist = stderrGist(run.errHead, run.err)
+const commandFailed = (
+  code: number | null,
+  sig: NodeJS.Signals | null,
+  run: RunState,
+  env: Readonly<Record<string, string | undefined>>
+): Failure => {
+  const gist = withoutSecrets(stderrGist(run.errHead, run.err), env)
   return failure(
     'MODEL_COMMAND_FAILED',
     `the model command ${sig === null ? `exited with ${String(code)}` : `was killed by ${sig}`}${gist === '' ? '' : `: ${gist}`}`,

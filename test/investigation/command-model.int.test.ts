@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { commandModel, stderrGist } from '../../src/investigation/models.js'
+import { commandModel, stderrGist, withoutSecrets } from '../../src/investigation/models.js'
 import { FailureError } from '../../src/failures/error.js'
 import { tempDir } from '../helpers/fs.js'
 
@@ -100,6 +100,26 @@ command("a failed command's message begins with what its stderr begins with", as
   assert.not.match(f.failure.message, '\n')
   assert.ok(f.failure.message.length < 400, f.failure.message)
 })
+
+command(
+  'a secret the command prints on stderr is not recorded: variables named as secrets, bearer tokens, sk- keys',
+  async () => {
+    const f = await failureOf(
+      commandModel(
+        'echo "401: key $MY_API_KEY refused (Authorization: Bearer abcdefgh12345678; sk-proj-abcdefghijklmnop1234)" >&2; exit 3',
+        {
+          env: { MY_API_KEY: 'supersecretvalue123' }
+        }
+      )(request(new AbortController().signal))
+    )
+    assert.match(f.failure.message, '401: key $MY_API_KEY refused (Authorization: Bearer …; sk-proj-…)')
+    assert.not.match(f.failure.message, 'supersecretvalue123')
+    assert.not.match(f.failure.message, 'abcdefgh12345678')
+    assert.not.match(f.failure.message, 'abcdefghijklmnop1234')
+    // words that only look like keys are left alone
+    assert.is(withoutSecrets('task-runner failed; skipped', {}), 'task-runner failed; skipped')
+  }
+)
 
 command('stderrGist: short stderr whole, on one line; a long first line cut', () => {
   assert.is(stderrGist('rate limited\n', 'rate limited\n'), 'rate limited')
