@@ -20,14 +20,14 @@ import type { CaseState } from '../domain/case-state.js'
 import { checkSource } from '../research/check.js'
 import { fail } from '../failures/error.js'
 
-/** A binding in words: the repository at its commit, and the database's snapshot. */
+/** A binding's parts in words: the repository at its commit; the database's client, databases and snapshot. */
+const sourceWords = (b: NonNullable<Binding['source']>): string => `${b.url} at ${b.commit.slice(0, 12)}`
+const databaseWords = (d: NonNullable<Binding['database']>): string =>
+  `${d.client} ${d.databases.join(', ')} (snapshot ${d.snapshot_id})`
+
+/** A binding in words. */
 const bindingWords = (b: Binding): string =>
-  [
-    b.source === null ? 'no repository' : `${b.source.url} at ${b.source.commit.slice(0, 12)}`,
-    b.database === null
-      ? 'no world database'
-      : `${b.database.client} ${b.database.databases.join(', ')} (snapshot ${b.database.snapshot_id})`
-  ].join('; ')
+  `${b.source === null ? 'no repository' : sourceWords(b.source)}; ${b.database === null ? 'no world database' : databaseWords(b.database)}`
 
 /**
  * Where research under the profile's binding `now` would not be of the binding `was`, in words (empty
@@ -41,13 +41,9 @@ export const bindingDifferences = (was: Binding, now: Binding): string[] => {
   const a = was.source
   const b = now.source
   if (b !== null && (a === null || a.url !== b.url || a.commit !== b.commit))
-    out.push(
-      `source: ${a === null ? 'none' : `${a.url} at ${a.commit.slice(0, 12)}`}, the profile has ${b.url} at ${b.commit.slice(0, 12)}`
-    )
+    out.push(`source: ${a === null ? 'none' : sourceWords(a)}, the profile has ${sourceWords(b)}`)
   const x = was.database
   const y = now.database
-  const dbWords = (d: NonNullable<Binding['database']>): string =>
-    `${d.client} ${d.databases.join(', ')} (snapshot ${d.snapshot_id})`
   if (
     y !== null &&
     (x === null ||
@@ -55,7 +51,7 @@ export const bindingDifferences = (was: Binding, now: Binding): string[] => {
       x.snapshot_id !== y.snapshot_id ||
       !y.databases.some((d) => x.databases.includes(d)))
   )
-    out.push(`database: ${x === null ? 'none' : dbWords(x)}, the profile has ${dbWords(y)}`)
+    out.push(`database: ${x === null ? 'none' : databaseWords(x)}, the profile has ${databaseWords(y)}`)
   return out
 }
 
