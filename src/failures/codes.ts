@@ -31,6 +31,10 @@ export const FAILURE_CODES = {
   MESSAGE_TOO_LARGE: 'permanent',
   MESSAGE_NOT_JSON: 'permanent',
   MESSAGE_INVALID: 'permanent',
+  /** An MCP request for a method, tool or prompt the server does not offer (tools/list and prompts/list say what it does). */
+  METHOD_UNKNOWN: 'permanent',
+  TOOL_UNKNOWN: 'permanent',
+  PROMPT_UNKNOWN: 'permanent',
   QUERY_UNKNOWN_KIND: 'permanent',
   QUERY_UNREADABLE: 'permanent',
   PATH_INVALID: 'permanent',

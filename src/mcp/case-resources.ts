@@ -94,7 +94,7 @@ export const caseResources = (
     if (request.params.name !== 'investigate')
       throw rpcError(
         -32602,
-        `unknown prompt ${JSON.stringify(request.params.name.slice(0, 80))}; the prompt is investigate`
+        `PROMPT_UNKNOWN: unknown prompt ${JSON.stringify(request.params.name.slice(0, 80))}; the prompt is investigate`
       )
     await session.start().catch(internal)
     const handle = await openAt(session.at).catch(internal)

@@ -69,7 +69,13 @@ const sameToken = (given: string, token: string): boolean => {
 
 const refuse = (res: ServerResponse, status: number, code: string, message: string, headers = {}): void => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `${code}: ${message}` } }))
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: `${code}: ${message}`, data: { code } }
+    })
+  )
 }
 
 /** The request's body, or null when it is over `max` bytes (the rest is drained unread). */

@@ -101,7 +101,9 @@ export const stdioTransport = (sdk: McpSdk, o: StdioOptions): Transport => {
   const reply = (id: Id, code: number, message: string): void => {
     o.log(`vba mcp: ${message}`)
     // JSON-RPC answers a request it cannot read with id null.
-    void t.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
+    // The failure code the message starts with is data.code too (as the server's errors carry it).
+    const data = { code: message.slice(0, message.indexOf(':')) }
+    void t.send({ jsonrpc: '2.0', id, error: { code, message, data } } as unknown as JSONRPCMessage)
   }
   const line = (text: string): void => {
     const read = readLine(sdk, text)

@@ -197,7 +197,10 @@ defects(
       assert.ok(reversed.text.startsWith('QUERY_INVALID: '), reversed.text)
       assert.match(reversed.text, 'Recorded in the case as a refused query')
       const unknown = await rejection(c.client.callTool({ name: 'shell_exec', arguments: {} }))
-      assert.ok(unknown.message.startsWith('MCP error -32602: unknown tool "shell_exec"'), unknown.message)
+      assert.ok(
+        unknown.message.startsWith('MCP error -32602: TOOL_UNKNOWN: unknown tool "shell_exec"'),
+        unknown.message
+      )
       const oversize = await rejection(
         c.client.callTool({ name: 'source_files', arguments: { text: 'y'.repeat(11 * 1024 * 1024) } })
       )
