@@ -85,7 +85,7 @@ check('a short commit is refused in words (a full 40-hex commit id, got 9 charac
     assert.is(r.code, 2, r.stderr)
     assert.match(
       r.stderr,
-      'CONFIG_INVALID: project.toml: [source] commit: expected a full 40-hex commit id, got 9 characters'
+      'CONFIG_INVALID: project.toml: [source] commit must be a full 40-hex commit id, got 9 characters'
     )
     assert.not.match(r.stderr, 'FullCommit')
   }

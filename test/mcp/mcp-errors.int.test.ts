@@ -1,7 +1,8 @@
 /**
  * Every error a client can cause over `vba mcp` carries the failure code: its JSON-RPC message
  * starts with it and `data.code` holds it (an unknown tool, method or prompt; a request the SDK's
- * schemas refuse; arguments of the wrong shape, case_status's included). Raw JSON-RPC lines over stdio (a real
+ * schemas refuse; arguments of the wrong shape, case_status's included), and argument errors say
+ * what a member takes in words, not the codec's name. Raw JSON-RPC lines over stdio (a real
  * process, the demo world's SQLite snapshot: no database server), so malformed requests reach it.
  */
 import { suite } from 'uvu'
@@ -104,11 +105,44 @@ errors('unknown tools, methods and prompts, malformed requests and arguments: co
     coded(await call('case_status', { x: 1 }), -32602, 'INVALID_ARGUMENT', 'case_status members')
     coded(await call('case_status', [1]), -32602, 'INVALID_ARGUMENT', 'case_status list')
     assert.is((await call('case_status', {})).error, undefined, 'case_status {} answers')
-    // Arguments of the wrong shape
+    // Arguments in words, not codec names (LineNumber, Limit, Operator, Array<string>).
     const read = { path: 'src/server/scripts/World/npc_wolpertinger.cpp', end_line: 2 }
     for (const start of [0, '1', 1.5])
-      coded(await call('source_read', { ...read, start_line: start }), -32602, 'QUERY_INVALID', String(start))
-    coded(await call('interpretation_record', { summary: 5 }), -32602, 'INVALID_ARGUMENT', 'summary')
+      assert.is(
+        coded(await call('source_read', { ...read, start_line: start }), -32602, 'QUERY_INVALID', String(start)),
+        'QUERY_INVALID: source.read: start_line must be a whole number from 1'
+      )
+    assert.match(
+      coded(await call('source_read', { start_line: 1, end_line: 2 }), -32602, 'QUERY_INVALID', 'no path'),
+      'path is missing: it must be a string of 1-1024 characters'
+    )
+    const rows = { table: 'creature_template', columns: ['entry'], filters: [], offset: 0, limit: 1 }
+    assert.match(
+      coded(await call('database_rows', { ...rows, limit: 0 }), -32602, 'QUERY_INVALID', 'limit'),
+      'limit must be a whole number from 1'
+    )
+    assert.match(
+      coded(
+        await call('database_rows', { ...rows, filters: [{ column: 'entry', operator: 'like', value: 1 }] }),
+        -32602,
+        'QUERY_INVALID',
+        'operator'
+      ),
+      'filters.0.operator must be one of "eq", "ne", "lt", "le", "gt", "ge", "contains", "in"'
+    )
+    assert.is(
+      coded(await call('interpretation_record', { summary: 5 }), -32602, 'INVALID_ARGUMENT', 'summary'),
+      'INVALID_ARGUMENT: summary must be a string'
+    )
+    assert.is(
+      coded(
+        await call('hypothesis_propose', { statement: 'x', evidence: 'E1' }),
+        -32602,
+        'INVALID_ARGUMENT',
+        'evidence'
+      ),
+      'INVALID_ARGUMENT: evidence must be a list (each a string)'
+    )
     assert.is(caseEvents(dir).length, before, 'nothing recorded')
     assert.ok((await s.request('ping')).result !== undefined, 'the server stays up')
   } finally {

@@ -180,14 +180,14 @@ strict('typos, keys that do not fit together, and columns no lookup selects', as
     [enrichment(3).replace('when_value = "SmartAI"\n', ''), 'when_column and when_value go together'],
     ['\n[loop]\nmax_invalid_respones = 5\n', 'unknown key [loop].max_invalid_respones'],
     ['\n[budget]\ntotl = 5\n', 'unknown key [budget].totl'],
-    ['\n[loop]\nprompt_max_chars = 4000\n', '[loop] prompt_max_chars: expected a whole number from 8000 to 2000000'],
+    ['\n[loop]\nprompt_max_chars = 4000\n', '[loop] prompt_max_chars must be a whole number from 8000 to 2000000'],
     [
       '\n[source_analysis]\ncode_path_prefixes = ["../src/"]\n',
       '[source_analysis].code_path_prefixes: "../src/" is not a relative path prefix'
     ],
-    ['\n[limits]\ntime_ms = 1e12\n', '[limits] time_ms: expected a whole number from 1 to 600000'],
-    ['\n[budget]\ntotal = 2.5\n', '[budget] total: expected a whole number'],
-    ['\n[source_analysis]\ncontext_lines = -1\n', '[source_analysis] context_lines: expected a whole number']
+    ['\n[limits]\ntime_ms = 1e12\n', '[limits] time_ms must be a whole number from 1 to 600000'],
+    ['\n[budget]\ntotal = 2.5\n', '[budget] total must be a whole number'],
+    ['\n[source_analysis]\ncontext_lines = -1\n', '[source_analysis] context_lines must be a whole number']
   ]
   for (const [extra, message] of bad) {
     const f = await profileWith(extra)
