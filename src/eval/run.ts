@@ -229,8 +229,9 @@ export const writePages = async (out: string, results: Results): Promise<void> =
 export const runEval = async (o: EvalOptions): Promise<Results> => {
   const bugs = await readSuite(o.suite)
   const repository = o.repository === undefined ? (o.profile.source?.repository ?? null) : path.resolve(o.repository)
-  await openRun(o.out, o.suite, repository)
+  // The truths first: a bad one (a listed range past the end of its file) is refused before the run folder is made.
   const { changed, failures } = await changedOfAll(bugs, repository)
+  await openRun(o.out, o.suite, repository)
   const say = o.onProgress ?? (() => undefined)
   let done = 0
   await pool(

@@ -121,7 +121,9 @@ const readTruth = async (file: string, shown = file): Promise<Truth> => {
     return fail('INPUT_INVALID', `${file}: name either fix_commit or changed, not both and not neither`)
   if (truth.changed !== undefined && truth.changed.length === 0)
     return fail('INPUT_INVALID', `${file}: changed lists no place`)
-  // A changed path is a path in the repository, as a source query names one (relative, normalised).
+  // A changed path is a path in the repository, as a source query names one (relative, normalised);
+  // that it is a file at the commit, and its ranges within its lines, is checked against the
+  // repository (changedOf).
   for (const c of truth.changed ?? []) {
     const p = checkSourcePath('path', c.path)
     if (E.isLeft(p))
@@ -207,9 +209,83 @@ export const parseDiffRanges = (diff: string): ChangedRange[] => {
   return out
 }
 
-/** What the fix of `bug` changed, as ranges at its commit (from git when it names a fix commit). */
+/** The first line of git's complaint, for a message. */
+const gitSays = (e: unknown): string =>
+  (e instanceof Error ? e.message.split('\n')[0]?.slice(0, 200) : 'failed') ?? 'failed'
+
+/** The lines of a file's bytes, counted as source.read counts them (a last line without a newline is one). */
+const lineCount = (bytes: Buffer): number => {
+  let n = 0
+  for (const b of bytes) if (b === 0x0a) n++
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? n + 1 : n
+}
+
+/**
+ * Checks the listed `changed` ranges of `bug` against its commit in `repository`: each path must be
+ * a file there and each range must lie within its lines (a range past the end would never be hit,
+ * so the bug would count as a miss whatever the model cites). A path or range that does not is
+ * INPUT_INVALID naming the bug, the path, the range and the file's line count; a commit the
+ * repository lacks is SOURCE_UNAVAILABLE (told on the bug's line, as for a fix commit).
+ */
+const checkListedRanges = async (bug: Bug, ranges: readonly ChangedRange[], repository: string): Promise<void> => {
+  const commit = bug.truth.commit
+  const at = commit.slice(0, 12)
+  try {
+    await run('git', ['-C', repository, 'rev-parse', '--verify', '--quiet', `${commit}^{commit}`])
+  } catch (e) {
+    throw new FailureError(
+      failure('SOURCE_UNAVAILABLE', `${bug.id}: the commit ${at} is not in ${repository} (${gitSays(e)})`)
+    )
+  }
+  const lines = new Map<string, number>()
+  for (const c of ranges) {
+    let total = lines.get(c.path)
+    if (total === undefined) {
+      const object = `${commit}:${c.path}`
+      const type = await run('git', ['-C', repository, 'cat-file', '-t', object], { encoding: 'utf8' }).then(
+        (r) => r.stdout.trim(),
+        () => null
+      )
+      if (type !== 'blob')
+        fail(
+          'INPUT_INVALID',
+          `${bug.id}: changed names ${c.path}, which is ${type === null ? 'no file' : `a ${type}, not a file,`} at ${at}`,
+          { bug: bug.id, path: c.path }
+        )
+      try {
+        const { stdout } = await run('git', ['-C', repository, 'cat-file', 'blob', object], {
+          maxBuffer: 256 << 20,
+          encoding: 'buffer'
+        })
+        total = lineCount(stdout)
+      } catch (e) {
+        throw new FailureError(
+          failure(
+            'SOURCE_UNAVAILABLE',
+            `${bug.id}: git cannot read ${c.path} at ${at} in ${repository} (${gitSays(e)})`
+          )
+        )
+      }
+      lines.set(c.path, total)
+    }
+    if (c.lines[1] > total)
+      fail(
+        'INPUT_INVALID',
+        `${bug.id}: changed ${c.path} lines ${c.lines[0]}-${c.lines[1]} lie past the end of the file: it has ${total} lines at ${at}`,
+        { bug: bug.id, path: c.path, lines: c.lines, total_lines: total }
+      )
+  }
+}
+
+/**
+ * What the fix of `bug` changed, as ranges at its commit (from git when it names a fix commit;
+ * listed ranges are checked against the file at the commit when a repository is named).
+ */
 export const changedOf = async (bug: Bug, repository: string | null): Promise<ChangedRange[]> => {
-  if (bug.truth.changed !== undefined) return bug.truth.changed
+  if (bug.truth.changed !== undefined) {
+    if (repository !== null) await checkListedRanges(bug, bug.truth.changed, repository)
+    return bug.truth.changed
+  }
   if (repository === null)
     return fail('INPUT_INVALID', `${bug.id}: its truth is a fix commit; name the repository (--repository PATH)`)
   const fix = bug.truth.fix_commit as string
@@ -228,7 +304,7 @@ export const changedOf = async (bug: Bug, repository: string | null): Promise<Ch
     throw new FailureError(
       failure(
         'SOURCE_UNAVAILABLE',
-        `${bug.id}: git cannot diff ${bug.truth.commit.slice(0, 12)}..${fix.slice(0, 12)} in ${repository} (${e instanceof Error ? e.message.split('\n')[0]?.slice(0, 200) : 'failed'})`
+        `${bug.id}: git cannot diff ${bug.truth.commit.slice(0, 12)}..${fix.slice(0, 12)} in ${repository} (${gitSays(e)})`
       )
     )
   }

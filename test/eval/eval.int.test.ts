@@ -12,7 +12,8 @@ import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
 import { runEval, type EvalModel } from '../../src/eval/run.js'
-import { changedOf, readSuite } from '../../src/eval/suite.js'
+import { changedOf, readSuite, type Bug } from '../../src/eval/suite.js'
+import { FailureError } from '../../src/failures/error.js'
 import type { Results } from '../../src/eval/score.js'
 import { garbageModel, oracleModel, writeEvalFixture, wrongFileModel } from '../helpers/eval-suite.js'
 import { tempDir } from '../helpers/fs.js'
@@ -253,6 +254,45 @@ ev('a suite with a bad truth is refused with a coded message', async () => {
   assert.is(r.code, 2, r.stderr)
   assert.match(r.stderr, 'INPUT_INVALID')
   assert.match(r.stderr, 'truth.json')
+})
+
+ev('listed changed ranges are checked against the file at the commit: a range past its end is refused', async () => {
+  const pet = 'src/server/game/Entities/Pet/Pet.cpp'
+  const suiteDir = path.join(tempDir('eval-past'), 'suite')
+  cpSync(fixture.suite, suiteDir, { recursive: true })
+  const truthFile = path.join(suiteDir, 'bug-c', 'truth.json')
+  const truth = JSON.parse(readFileSync(truthFile, 'utf8')) as Record<string, unknown>
+  const bugC = async (changed: unknown): Promise<Bug> => {
+    writeFileSync(truthFile, JSON.stringify({ ...truth, changed }))
+    return (await readSuite(suiteDir)).find((b) => b.id === 'bug-c')!
+  }
+  const refusal = (bug: Bug): Promise<string> =>
+    changedOf(bug, fixture.repo).then(
+      () => 'accepted',
+      (e: unknown) => (e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e))
+    )
+  // Pet.cpp has 85 lines at bug-c's commit: its last lines are a range; one line more is not.
+  const last = await bugC([{ path: pet, lines: [80, 85] }])
+  assert.equal(await changedOf(last, fixture.repo), [{ path: pet, lines: [80, 85] }])
+  const at = (fixture.commits[2] as string).slice(0, 12)
+  assert.is(
+    await refusal(await bugC([{ path: pet, lines: [80, 86] }])),
+    `INPUT_INVALID: bug-c: changed ${pet} lines 80-86 lie past the end of the file: it has 85 lines at ${at}`
+  )
+  assert.is(
+    await refusal(await bugC([{ path: 'src/server/game/Nowhere.cpp', lines: [1, 2] }])),
+    `INPUT_INVALID: bug-c: changed names src/server/game/Nowhere.cpp, which is no file at ${at}`
+  )
+  // Without a repository a listed range cannot be checked, and needs none.
+  assert.equal(await changedOf(await bugC([{ path: pet, lines: [900, 901] }]), null), [
+    { path: pet, lines: [900, 901] }
+  ])
+  // vba eval refuses the suite before anything runs: exit 2, no run folder.
+  const out = path.join(tempDir('eval-past-run'), 'run')
+  const r = vba(['eval', suiteDir, '--config', fixture.profile, '--baseline', '--out', out])
+  assert.is(r.code, 2, r.stdout + r.stderr)
+  assert.match(r.stderr, `vba: INPUT_INVALID: bug-c: changed ${pet} lines 900-901 lie past the end of the file`)
+  assert.not.ok(existsSync(out), 'no run folder is made')
 })
 
 ev.run()
