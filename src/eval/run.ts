@@ -25,6 +25,7 @@ import { changedOfAll, readSuite, type Bug, type ChangedRange } from './suite.js
 import { scoreCase, totalsOf, resultsText, type BugScore, type Results } from './score.js'
 import { summaryHtml } from './summary.js'
 import { scoreLine } from './table.js'
+import { checkOutOutsideSuite } from './run-folder.js'
 
 /** What an evaluation model knows of its bug: its id, its case and (for an oracle in tests) the truth. */
 export interface EvalBug {
@@ -227,6 +228,8 @@ export const writePages = async (out: string, results: Results): Promise<void> =
 
 /** Runs (or resumes) an evaluation and returns its results (also written under `out`). */
 export const runEval = async (o: EvalOptions): Promise<Results> => {
+  // Before the suite is read: a run inside it would be read as its bugs (and a resume refused).
+  await checkOutOutsideSuite(o.out, o.suite)
   const bugs = await readSuite(o.suite)
   const repository = o.repository === undefined ? (o.profile.source?.repository ?? null) : path.resolve(o.repository)
   // The truths first: a bad one (a listed range past the end of its file) is refused before the run folder is made.

@@ -7,7 +7,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
@@ -293,6 +293,23 @@ ev('listed changed ranges are checked against the file at the commit: a range pa
   assert.is(r.code, 2, r.stdout + r.stderr)
   assert.match(r.stderr, `vba: INPUT_INVALID: bug-c: changed ${pet} lines 900-901 lie past the end of the file`)
   assert.not.ok(existsSync(out), 'no run folder is made')
+})
+
+ev('a run folder in the suite folder (itself, inside it, or inside it through a link) is refused', () => {
+  const suiteDir = path.join(tempDir('eval-inside'), 'suite')
+  cpSync(fixture.suite, suiteDir, { recursive: true })
+  const link = path.join(tempDir('eval-inside-link'), 'suite-link')
+  symlinkSync(suiteDir, link)
+  for (const [out, what] of [
+    [path.join(suiteDir, 'run'), 'inside the suite folder'],
+    [suiteDir, 'the suite folder'],
+    [path.join(link, 'runs', 'one'), 'inside the suite folder']
+  ] as const) {
+    const r = vba(['eval', suiteDir, '--config', fixture.profile, '--baseline', '--out', out])
+    assert.is(r.code, 2, r.stdout + r.stderr)
+    assert.match(r.stderr, `vba: INVALID_ARGUMENT: --out ${out} is ${what} ${suiteDir}`)
+  }
+  assert.equal(readdirSync(suiteDir).sort(), ['bug-a', 'bug-b', 'bug-c'], 'nothing was written into the suite')
 })
 
 ev.run()
