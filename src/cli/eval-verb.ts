@@ -9,7 +9,9 @@ import * as path from 'node:path'
 import { loadProfile } from '../adapters/config/profile.js'
 import { fail } from '../failures/error.js'
 import { openSourceResearch } from '../research/source/open.js'
-import { OUTAGES, readRunFile, runEval, scoreRun, type EvalModel, type RunFile } from '../eval/run.js'
+import { OUTAGES, runEval, scoreRun, type EvalModel } from '../eval/run.js'
+import { commandProgram, endpointOrigin, readRunFile, type RunFile, type RunModel } from '../eval/run-folder.js'
+import type { Profile } from '../adapters/config/profile.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { parseBoundedJson } from '../events/bounds.js'
 import { prepareOutput, writeOutputFile } from '../adapters/output.js'
@@ -45,6 +47,21 @@ export interface EvalScoreOptions {
   readonly json?: boolean
 }
 
+/**
+ * What identifies the model `o` names (as modelFrom, which has checked the flags, chooses it): the
+ * baseline; a command by its program name only; an endpoint by its URL's origin and the model name.
+ */
+const runModelOf = (profile: Profile, o: EvalRunOptions): RunModel => {
+  if (o.baseline === true) return { kind: 'baseline' }
+  const command = o.modelCommand ?? profile.model.command
+  if (o.modelUrl === undefined && command !== undefined) return { kind: 'command', program: commandProgram(command) }
+  return {
+    kind: 'http',
+    origin: endpointOrigin(o.modelUrl ?? profile.model.url ?? ''),
+    name: o.model ?? profile.model.name ?? ''
+  }
+}
+
 const print = (io: Out, r: Results, json: boolean | undefined): void => {
   if (json === true) io.out(resultsText(r).trimEnd())
   else for (const l of resultsTable(r)) io.out(terminalText(l))
@@ -67,6 +84,7 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
     profile,
     ...optional('repository', o.repository),
     model,
+    modelId: runModelOf(profile, o),
     concurrency: o.concurrency,
     maxTurns: o.maxTurns,
     signal: stop.signal,
@@ -114,7 +132,7 @@ export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Prom
     for (const b of Array.isArray(bugs) ? bugs : [])
       if (typeof b?.head === 'string' && typeof b.id === 'string') heads.set(b.id, b.head)
   }
-  const results = await scoreRun(dir, bugs, changed, path.basename(path.resolve(suite)), heads)
+  const results = await scoreRun(dir, bugs, changed, path.basename(path.resolve(suite)), heads, run.model)
   const text = resultsText(results)
   if (o.out !== undefined) await writeOutputFile(o.out, text, 'report', { force: o.force === true })
   print(io, results, o.json)

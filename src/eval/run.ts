@@ -18,14 +18,12 @@ import { settingsOf } from '../investigation/settings.js'
 import { createProjectResearch, type ResearchOptions } from '../research/project-research.js'
 import { caseReport } from '../report/case-report.js'
 import { fail, must, thrownFailure } from '../failures/error.js'
-import * as E from 'fp-ts/lib/Either.js'
-import { readRegular } from '../adapters/regular-file.js'
-import { parseBoundedJson } from '../events/bounds.js'
 import { changedOfAll, readSuite, type Bug, type ChangedRange } from './suite.js'
 import { scoreCase, totalsOf, resultsText, type BugScore, type Results } from './score.js'
 import { summaryHtml } from './summary.js'
 import { scoreLine } from './table.js'
-import { checkOutOutsideSuite } from './run-folder.js'
+import { checkOutOutsideSuite, checkRun, writeRun, type RunModel } from './run-folder.js'
+import { optional } from '../optional.js'
 
 /** What an evaluation model knows of its bug: its id, its case and (for an oracle in tests) the truth. */
 export interface EvalBug {
@@ -44,6 +42,8 @@ export interface EvalOptions {
   /** The repository to investigate (default: the profile's [source] repository). */
   readonly repository?: string
   readonly model: EvalModel
+  /** What identifies the model (run.json and results.json record it; a resume with another is refused). */
+  readonly modelId: RunModel
   readonly concurrency?: number
   /** The turns of one investigation, in all (a resumed run continues up to it). */
   readonly maxTurns: number
@@ -52,14 +52,6 @@ export interface EvalOptions {
   readonly onProgress?: (line: string) => void
   /** Stops the run: the investigations under way stop after their current step, no bug is started. */
   readonly signal?: AbortSignal
-}
-
-/** OUT/run.json: which suite and repository the run is of (eval score reads them). */
-export interface RunFile {
-  readonly format: 'vba-eval-run'
-  readonly version: 1
-  readonly suite: string
-  readonly repository: string | null
 }
 
 const TERMINAL = new Set(['CONCLUDED', 'EXHAUSTED', 'BLOCKED'])
@@ -78,58 +70,6 @@ export const profileAt = (profile: Profile, commit: string, repository: string |
         ? { repository: repository as string, url: `file://${repository as string}`, commit }
         : { ...source, commit, ...(repository === null ? {} : { repository }) }
   }
-}
-
-/**
- * OUT/run.json as a run wrote it: a JSON object of format vba-eval-run naming its suite (and its
- * repository or null). Anything else (not JSON, another shape, a link, over 1 MiB) is INPUT_INVALID
- * naming the file.
- */
-export const readRunFile = async (file: string): Promise<Partial<RunFile> & { suite: string }> => {
-  let text: string
-  try {
-    text = (await readRegular(file, { maxBytes: 1 << 20 })).toString('utf8')
-  } catch (e) {
-    return fail('INPUT_INVALID', `${file} cannot be read: ${thrownFailure(e).message}`)
-  }
-  const parsed = parseBoundedJson(text)
-  if (E.isLeft(parsed)) return fail('INPUT_INVALID', `${file}: ${parsed.left}`)
-  const r = parsed.right as Record<string, unknown> | null
-  if (
-    typeof r !== 'object' ||
-    r === null ||
-    Array.isArray(r) ||
-    r['format'] !== 'vba-eval-run' ||
-    typeof r['suite'] !== 'string' ||
-    !(r['repository'] === undefined || r['repository'] === null || typeof r['repository'] === 'string')
-  )
-    return fail(
-      'INPUT_INVALID',
-      `${file} is not the run file of vba eval (an object of format "vba-eval-run" naming its suite folder, and its repository or null)`
-    )
-  return r as Partial<RunFile> & { suite: string }
-}
-
-/** The run folder: run.json written (or checked against the same suite) and the cases folder made. */
-export const openRun = async (out: string, suite: string, repository: string | null): Promise<RunFile> => {
-  const file = path.join(out, 'run.json')
-  const run: RunFile = { format: 'vba-eval-run', version: 1, suite: path.resolve(suite), repository }
-  // (a trailing slash would make lstat follow a link)
-  const st = await fsp.lstat(out.replace(/[\\/]+$/, '') || out).catch(() => null)
-  if (st !== null && !st.isDirectory())
-    fail(
-      'INVALID_ARGUMENT',
-      `--out ${out} is ${st.isSymbolicLink() ? 'a symbolic link' : 'a file'}, not a folder: a run goes into a folder of its own`
-    )
-  if (existsSync(file)) {
-    const before = await readRunFile(file)
-    if (before.suite !== run.suite)
-      fail('INPUT_INVALID', `${out} holds a run of another suite (${String(before.suite)}); choose another --out`)
-    return { ...run, repository: repository ?? before.repository ?? null }
-  }
-  await fsp.mkdir(path.join(out, 'cases'), { recursive: true })
-  await fsp.writeFile(file, `${JSON.stringify(run, null, 2)}\n`)
-  return run
 }
 
 const inputsOf = async (bug: Bug): Promise<RevisionInputs> => {
@@ -205,7 +145,8 @@ export const scoreRun = async (
   bugs: readonly Bug[],
   changed: ReadonlyMap<string, readonly ChangedRange[]>,
   suiteName: string,
-  heads: ReadonlyMap<string, string> = new Map()
+  heads: ReadonlyMap<string, string> = new Map(),
+  model?: RunModel
 ): Promise<Results> => {
   const scores: BugScore[] = []
   for (const bug of bugs) {
@@ -214,7 +155,15 @@ export const scoreRun = async (
     const expect = m === null ? undefined : { seq: Number(m[1]), hash: m[2] as string }
     scores.push(await scoreCase(bug, path.join(out, 'cases', bug.id), changed.get(bug.id) ?? [], expect))
   }
-  return { format: 'vba-eval-results', version: 1, suite: suiteName, bugs: scores, totals: totalsOf(scores) }
+  return {
+    format: 'vba-eval-results',
+    version: 1,
+    suite: suiteName,
+    // (none for a run whose run.json predates the model's record, so that its results.json is reproduced)
+    ...optional('model', model),
+    bugs: scores,
+    totals: totalsOf(scores)
+  }
 }
 
 /** Writes a report page per verified case and the summary linking them. */
@@ -232,9 +181,11 @@ export const runEval = async (o: EvalOptions): Promise<Results> => {
   await checkOutOutsideSuite(o.out, o.suite)
   const bugs = await readSuite(o.suite)
   const repository = o.repository === undefined ? (o.profile.source?.repository ?? null) : path.resolve(o.repository)
-  // The truths first: a bad one (a listed range past the end of its file) is refused before the run folder is made.
+  // Before anything runs: a run folder of another suite, repository or model is refused, and so is
+  // a bad truth (a listed range past the end of its file); then run.json is written.
+  const opened = await checkRun(o.out, o.suite, repository, o.modelId)
   const { changed, failures } = await changedOfAll(bugs, repository)
-  await openRun(o.out, o.suite, repository)
+  if (opened.write) await writeRun(o.out, opened.run)
   const say = o.onProgress ?? (() => undefined)
   let done = 0
   await pool(
@@ -263,7 +214,7 @@ export const runEval = async (o: EvalOptions): Promise<Results> => {
     },
     o.signal
   )
-  const results = await scoreRun(o.out, bugs, changed, path.basename(path.resolve(o.suite)))
+  const results = await scoreRun(o.out, bugs, changed, path.basename(path.resolve(o.suite)), new Map(), o.modelId)
   await fsp.writeFile(path.join(o.out, 'results.json'), resultsText(results))
   await writePages(o.out, results)
   return results

@@ -16,6 +16,7 @@ import { modelUsage } from '../projections/model-usage.js'
 import { parseBoundedBytes } from '../events/bounds.js'
 import { citedEvidence, evidenceCaptures, hitsOf, placesOf, type Place } from './places.js'
 import type { Bug, ChangedRange } from './suite.js'
+import type { RunModel } from './run-folder.js'
 
 /** One bug's scores. Hit fields are null for a case that is missing or does not verify. */
 export interface BugScore {
@@ -68,6 +69,8 @@ export interface Results {
   readonly format: 'vba-eval-results'
   readonly version: 1
   readonly suite: string
+  /** The run's model, as run.json records it (none for a run whose run.json predates that record). */
+  readonly model?: RunModel
   readonly bugs: readonly BugScore[]
   readonly totals: Totals
 }

@@ -5,6 +5,7 @@
  */
 import { esc, escPlain, STYLE } from '../projections/report/html.js'
 import type { BugScore, Results } from './score.js'
+import { modelLabel } from './run-folder.js'
 
 const yes = (b: boolean | null): string =>
   b === null
@@ -38,7 +39,7 @@ export const summaryHtml = (r: Results): string => {
 <title>${escPlain(`vba eval: ${r.suite}`)}</title>
 <style>${STYLE}</style></head><body><main>
 <header><h1>Evaluation: ${esc(r.suite)}</h1>
-<p>${t.bugs} bugs: ${t.concluded} concluded; file hits ${t.file_hits} (${pct(t.file_hit_rate)}), line hits ${t.line_hits} (${pct(t.line_hit_rate)}); ${t.unverified} not verified, ${t.missing} without a case. Medians over the ${t.scored} scored bugs: first hit at ${num(t.median_first_hit_rank)}, ${num(t.median_turns)} turns, ${num(t.median_queries)} queries, budget ${num(t.median_budget_spent)}, prompts ${num(t.median_prompt_chars)} characters, ${num(t.median_tokens)} tokens, model ${num(t.median_model_latency_ms)} ms, wall ${num(t.median_wall_ms)} ms.</p>
+${r.model === undefined ? '' : `<p>Model: <span class="mono">${esc(modelLabel(r.model))}</span></p>\n`}<p>${t.bugs} bugs: ${t.concluded} concluded; file hits ${t.file_hits} (${pct(t.file_hit_rate)}), line hits ${t.line_hits} (${pct(t.line_hit_rate)}); ${t.unverified} not verified, ${t.missing} without a case. Medians over the ${t.scored} scored bugs: first hit at ${num(t.median_first_hit_rank)}, ${num(t.median_turns)} turns, ${num(t.median_queries)} queries, budget ${num(t.median_budget_spent)}, prompts ${num(t.median_prompt_chars)} characters, ${num(t.median_tokens)} tokens, model ${num(t.median_model_latency_ms)} ms, wall ${num(t.median_wall_ms)} ms.</p>
 <p class="muted">Every figure is computed from the cases in cases/ (each verified first) and the suite's truth: <span class="mono">vba eval score DIR</span> recomputes them.</p></header>
 <section><table>
 <thead><tr><th>bug</th><th>title</th><th>state</th><th>file hit</th><th>line hit</th><th>first hit</th><th>turns</th><th>queries</th><th>budget</th><th>prompt chars</th><th>tokens</th><th>model ms</th><th>wall ms</th><th>changed</th></tr></thead>

@@ -1,5 +1,6 @@
 /** The run's table as text: one line per bug, the totals below (what `vba eval` and `vba eval score` print). */
 import type { BugScore, Results } from './score.js'
+import { modelLabel } from './run-folder.js'
 
 const yes = (b: boolean | null): string => (b === null ? '-' : b ? 'yes' : 'no')
 const n = (v: number | null): string => (v === null ? '-' : String(v))
@@ -13,7 +14,7 @@ export const scoreLine = (b: BugScore): string => {
 
 const pct = (r: number): string => `${(r * 100).toFixed(1)}%`
 
-/** The table: a header, a row per bug, the totals. */
+/** The table: the model (when the run names it), a header, a row per bug, the totals. */
 export const resultsTable = (r: Results): string[] => {
   const cols = [
     'bug',
@@ -68,7 +69,7 @@ export const resultsTable = (r: Results): string[] => {
       .map((c, i) => c.padEnd(width[i] ?? 0))
       .join('  ')
       .trimEnd()
-  const out = [line(cols), ...rows.map(line)]
+  const out = [...(r.model === undefined ? [] : [`model: ${modelLabel(r.model)}`]), line(cols), ...rows.map(line)]
   out.push(
     `(totals: hit rates over all ${t.bugs} bugs, medians over the ${t.scored} scored; ${t.unverified} not verified, ${t.missing} without a case)`
   )

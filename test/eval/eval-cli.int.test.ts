@@ -44,11 +44,11 @@ const expectTwoHits = (out: string, stdout: string): Results => {
 
 const cli = suite('vba eval (CLI)')
 
-cli('--model-command with --concurrency 2', () => {
-  const script = path.join(tempDir('eval-model'), 'model.mjs')
-  writeFileSync(
-    script,
-    `import { readerBrain } from ${JSON.stringify(path.join(repoRoot(), 'dist', 'test', 'helpers', 'eval-suite.js'))}
+/** A model command's program: it answers from the prompt as `brain` does. */
+const script = path.join(tempDir('eval-model'), 'model.mjs')
+writeFileSync(
+  script,
+  `import { readerBrain } from ${JSON.stringify(path.join(repoRoot(), 'dist', 'test', 'helpers', 'eval-suite.js'))}
 const place = (p) => /Frost Warden/.test(p) ? { path: 'src/server/scripts/Northrend/boss_frost_warden.cpp', start: 30, end: 45 }
   : /Seal of Command/.test(p) ? { path: 'src/server/scripts/Spells/spell_paladin.cpp', start: 40, end: 55 }
   : { path: 'src/server/game/Entities/Unit/Unit.cpp', start: 1, end: 20 }
@@ -56,7 +56,9 @@ let prompt = ''
 process.stdin.on('data', (d) => { prompt += d })
 process.stdin.on('end', () => process.stdout.write(readerBrain(place)(prompt)))
 `
-  )
+)
+
+cli('--model-command with --concurrency 2', () => {
   const out = path.join(tempDir('eval-cmd'), 'run')
   const r = vba([
     'eval',
@@ -64,7 +66,7 @@ process.stdin.on('end', () => process.stdout.write(readerBrain(place)(prompt)))
     '--config',
     fixture.profile,
     '--model-command',
-    `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+    `VBA_TEST_API_KEY=sk-test-S3CRET ${JSON.stringify(process.execPath)} ${JSON.stringify(script)} --token S3CRET`,
     '--concurrency',
     '2',
     '--out',
@@ -73,6 +75,20 @@ process.stdin.on('end', () => process.stdout.write(readerBrain(place)(prompt)))
   assert.is(r.code, 0, r.stdout + r.stderr)
   const results = expectTwoHits(out, r.stdout)
   assert.is(results.bugs[0]?.turns, 4)
+  // The run names its model by the command's program only: no argument, no environment value.
+  const model = { kind: 'command', program: path.basename(process.execPath) }
+  assert.equal(results.model, model)
+  assert.equal((JSON.parse(readFileSync(path.join(out, 'run.json'), 'utf8')) as { model: unknown }).model, model)
+  assert.match(r.stdout, new RegExp(`^model: command ${path.basename(process.execPath)}$`, 'm'))
+  for (const f of ['run.json', 'results.json', 'summary.html'])
+    assert.not.match(readFileSync(path.join(out, f), 'utf8'), 'S3CRET', f)
+  // Resumed with another model: refused before anything runs, both named.
+  const other = vba(['eval', fixture.suite, '--config', fixture.profile, '--baseline', '--out', out])
+  assert.is(other.code, 2, other.stdout + other.stderr)
+  assert.match(
+    other.stderr,
+    `vba: INVALID_ARGUMENT: ${out} holds a run of the model command ${path.basename(process.execPath)}, not baseline: its results would mix two models; use another --out for this model`
+  )
 })
 
 cli('an OpenAI-compatible endpoint with --concurrency 2: tokens and latency from the recorded provenance', async () => {
@@ -111,6 +127,9 @@ cli('an OpenAI-compatible endpoint with --concurrency 2: tokens and latency from
     assert.is(r.code, 0, r.stdout + r.stderr)
     const results = expectTwoHits(out, r.stdout)
     assert.is(endpoint.requests.length, 12, 'four turns for each of the three bugs')
+    const origin = new URL(endpoint.url).origin
+    assert.equal(results.model, { kind: 'http', origin, name: 'test-model' })
+    assert.match(r.stdout, `model: test-model at ${origin}\n`)
     assert.ok(results.bugs.every((b) => (b.tokens ?? 0) > 0 && b.model_latency_ms !== null))
     assert.ok((results.totals.median_tokens ?? 0) > 0)
   } finally {
@@ -152,6 +171,25 @@ cli(
     const s = vba(['eval', 'score', out])
     assert.is(s.code, 0, s.stdout + s.stderr)
     assert.match(s.stdout, 'reproduced byte for byte')
+    assert.match(s.stdout, /^model: baseline$/m)
+    // Resumed against another repository: refused before anything runs, both named.
+    const elsewhere = path.join(tempDir('eval-elsewhere'), 'core')
+    const moved = vba([
+      'eval',
+      fixture.suite,
+      '--config',
+      fixture.sourceless,
+      '--repository',
+      elsewhere,
+      '--baseline',
+      '--out',
+      out
+    ])
+    assert.is(moved.code, 2, moved.stdout + moved.stderr)
+    assert.match(
+      moved.stderr,
+      `vba: INVALID_ARGUMENT: ${out} holds a run against the repository ${fixture.repo}, not ${elsewhere}: its cases and results would mix two repositories; use another --out`
+    )
 
     // Operator mistakes are coded refusals (exit 2), not internal errors (exit 70).
     const published = path.join(out, 'results.json')
@@ -198,14 +236,18 @@ cli(
   () => {
     const out = path.join(tempDir('eval-down'), 'run')
     const args = ['eval', fixture.suite, '--config', fixture.sourceless, '--repository', fixture.repo, '--out', out]
-    const down = vba([...args, '--model-command', 'echo "no route to the model" >&2; exit 3'])
+    // the same model command both times: down until the flag file is there
+    const flag = path.join(tempDir('eval-down-flag'), 'up')
+    const command = `test -e ${JSON.stringify(flag)} || { echo "no route to the model" >&2; exit 3; }; ${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`
+    const down = vba([...args, '--model-command', command])
     assert.is(down.code, 3, down.stdout + down.stderr)
     assert.match(
       down.stdout,
       /^\[\d\/3\] bug-a: BLOCKED \/ MODEL_UNAVAILABLE.*\(the model: MODEL_COMMAND_FAILED: the model command exited with 3: no route to the model\)$/m
     )
     assert.match(down.stderr, 'vba: no bug of the suite could be investigated')
-    const again = vba([...args, '--baseline'])
+    writeFileSync(flag, '')
+    const again = vba([...args, '--model-command', command])
     assert.is(again.code, 0, again.stdout + again.stderr)
     assert.not.match(again.stdout, 'kept from an earlier run')
     assert.match(again.stdout, /^\[\d\/3\] bug-a: CONCLUDED/m)

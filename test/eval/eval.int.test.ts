@@ -11,7 +11,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSy
 import * as path from 'node:path'
 import { loadProfile } from '../../src/adapters/config/profile.js'
 import { openSourceResearch } from '../../src/research/source/open.js'
-import { runEval, type EvalModel } from '../../src/eval/run.js'
+import { runEval, type EvalModel, type EvalOptions } from '../../src/eval/run.js'
+import type { RunModel } from '../../src/eval/run-folder.js'
 import { changedOf, readSuite, type Bug } from '../../src/eval/suite.js'
 import { FailureError } from '../../src/failures/error.js'
 import type { Results } from '../../src/eval/score.js'
@@ -21,12 +22,14 @@ import { vba } from '../helpers/cli.js'
 
 const fixture = writeEvalFixture()
 const profile = await loadProfile(fixture.profile)
-const run = (model: EvalModel, out: string, lines: string[] = []): Promise<Results> =>
+const ORACLE: RunModel = { kind: 'function', name: 'oracle' }
+const run = (model: EvalModel, out: string, lines: string[] = [], modelId = ORACLE): Promise<Results> =>
   runEval({
     suite: fixture.suite,
     out,
     profile,
     model,
+    modelId,
     maxTurns: 8,
     openSource: openSourceResearch,
     onProgress: (l) => lines.push(l)
@@ -108,6 +111,40 @@ ev(
     )
     assert.ok(readFileSync(path.join(out, 'results.json')).equals(published))
 
+    // The run names its model and repository; a resume with another model, or against another
+    // repository, is refused before anything runs (its cases and results would mix two of them).
+    const runFile = path.join(out, 'run.json')
+    const recorded = JSON.parse(readFileSync(runFile, 'utf8')) as Record<string, unknown>
+    assert.equal([recorded['repository'], recorded['model']], [fixture.repo, ORACLE])
+    assert.equal((JSON.parse(published.toString('utf8')) as Results).model, ORACLE)
+    const refusal = (o: Partial<EvalOptions>): Promise<string> =>
+      runEval({ suite: fixture.suite, out, profile, model: wrongFileModel, modelId: ORACLE, maxTurns: 8, ...o }).then(
+        () => 'resumed',
+        (e: unknown) => (e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e))
+      )
+    assert.is(
+      await refusal({ modelId: { kind: 'function', name: 'wrong-file' } }),
+      `INVALID_ARGUMENT: ${out} holds a run of the model function oracle, not function wrong-file: its results would mix two models; use another --out for this model`
+    )
+    const elsewhere = path.join(tempDir('eval-elsewhere'), 'core')
+    assert.is(
+      await refusal({ repository: elsewhere }),
+      `INVALID_ARGUMENT: ${out} holds a run against the repository ${fixture.repo}, not ${elsewhere}: its cases and results would mix two repositories; use another --out for this run (or resume with --repository ${fixture.repo})`
+    )
+    assert.ok(readFileSync(path.join(out, 'results.json')).equals(published), 'nothing ran')
+    assert.equal(JSON.parse(readFileSync(runFile, 'utf8')), recorded)
+    // A run.json written before the model was recorded is resumed, and the model filled in.
+    writeFileSync(runFile, JSON.stringify({ ...recorded, model: undefined }))
+    const old = await run(
+      () => async () => {
+        throw new Error('no model call on a finished run')
+      },
+      out
+    )
+    assert.equal(old.model, ORACLE)
+    assert.equal(JSON.parse(readFileSync(runFile, 'utf8')), recorded)
+    assert.ok(readFileSync(path.join(out, 'results.json')).equals(published))
+
     // An edited case fails verification: reported, not scored; score says so and exits 1.
     const edited = path.join(tempDir('eval-edit'), 'run')
     cpSync(out, edited, { recursive: true })
@@ -135,7 +172,10 @@ ev(
 )
 
 ev('a model that cites the wrong file scores no hit; a blocked bug is scored blocked', async () => {
-  const wrong = await run(wrongFileModel, path.join(tempDir('eval-wrong'), 'run'))
+  const wrong = await run(wrongFileModel, path.join(tempDir('eval-wrong'), 'run'), [], {
+    kind: 'function',
+    name: 'wrong-file'
+  })
   assert.equal(
     wrong.bugs.map((b) => [b.state, b.file_hit, b.line_hit, b.first_hit_rank]),
     [
@@ -166,6 +206,7 @@ ev(
       out,
       profile,
       model: oracleModel,
+      modelId: ORACLE,
       maxTurns: 2,
       openSource: openSourceResearch
     })
@@ -191,6 +232,7 @@ ev(
           return oracle(request)
         }
       },
+      modelId: ORACLE,
       maxTurns: 8,
       openSource: openSourceResearch,
       signal: stop.signal
@@ -227,6 +269,7 @@ ev(
       out: path.join(tempDir('eval-unknown-run'), 'run'),
       profile,
       model: oracleModel,
+      modelId: ORACLE,
       maxTurns: 8,
       openSource: openSourceResearch,
       onProgress: (l) => told.push(l)
