@@ -22,6 +22,7 @@ import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel, type CommandModelEvent } from '../investigation/models.js'
+import { commandProgramProblem } from '../investigation/command-program.js'
 import type { ModelAttemptEvent } from '../investigation/http-model.js'
 import { DEFAULT_HEARTBEAT_MS, modelProgress } from './model-progress.js'
 import { settingsOf, startSettings } from '../investigation/settings.js'
@@ -103,11 +104,20 @@ export const modelFrom = (
   const name = o.model ?? profile.model.name
   if (o.modelCommand !== undefined && o.modelUrl !== undefined)
     fail('INVALID_ARGUMENT', 'give --model-command or --model-url, not both')
-  if (o.modelUrl === undefined && command !== undefined)
+  if (o.modelUrl === undefined && command !== undefined) {
+    // A program that cannot run is the operator's mistake, said before the case is touched (at
+    // the first turn it was a model outage that blocked the case).
+    const problem = commandProgramProblem(command, process.env, process.cwd())
+    if (problem !== null)
+      fail(
+        o.modelCommand === undefined ? 'CONFIG_INVALID' : 'INVALID_ARGUMENT',
+        `${problem}: ${o.modelCommand === undefined ? 'fix [model] command in the profile' : 'fix --model-command'}, or give the program's path`
+      )
     return commandModel(command, {
       ...optional('timeoutMs', profile.model.timeout_ms),
       ...optional('onEvent', onCommand)
     })
+  }
   if (url !== undefined) {
     if (name === undefined) fail('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
     if (!URL.canParse(url)) fail('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
