@@ -8,7 +8,8 @@ import { terminalText } from './io.js'
 import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
-import { nextSteps } from './next-step.js'
+import { nextSteps, shellWord } from './next-step.js'
+import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { factLines, latestFacts, weakConclusion } from './facts-text.js'
@@ -16,7 +17,8 @@ import { signersLines, signersProjection, type SignersView } from '../projection
 import { weakSupportText } from '../projections/report/support.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & StoreOption): Promise<void> => {
-  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection])
+  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection, heldQueriesProjection])
+  const held = (r.views['held-queries']?.view as HeldQuery[] | undefined) ?? []
   const signers = r.views['signers']?.view as SignersView | undefined
   const signed = signers !== undefined && signers.signers.length > 0 ? { signers } : {}
   const v = r.views['lifecycle']?.view as LifecycleView
@@ -40,6 +42,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
         ...signed,
         run,
         weak_support: weak,
+        held_queries: held,
         next
       })
     )
@@ -65,6 +68,13 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     say(
       `budget: ${v.budget.consumed} consumed, ${v.budget.held} reserved, ${v.budget.remaining} of ${v.budget.total} left`
     )
+  const ref = typeof dir === 'string' ? dir : dir.caseId
+  const store = shownStore(opts)
+  for (const line of heldQueryLines(
+    held,
+    `${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`}`
+  ))
+    say(line)
   if (v.model !== null || v.tokens.total > 0)
     say(
       `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`

@@ -133,6 +133,21 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
   assert.is(v.budget.held, 1, 'the reservation stays for a resume')
   assert.is(v.reservations_open.length, 1)
   assert.is(v.unavailable_failures, 1)
+  // vba status names the held reservation and its retry, before the investigation starts too
+  const held = vba(['status', dir])
+  assert.is(held.code, 0, held.stderr)
+  assert.match(
+    held.stdout,
+    new RegExp(
+      `\\nquery held: database\\.count creature_template.* \\(reservation \\S+, cost 1, failed [A-Z_]+\\): retry with vba case query ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --config PROFILE --query FILE --command-id outage-1\\n`
+    ),
+    held.stdout
+  )
+  const heldJson = JSON.parse(vba(['status', dir, '--json']).stdout) as { held_queries: Array<{ command_id: string }> }
+  assert.equal(
+    heldJson.held_queries.map((h) => h.command_id),
+    ['outage-1']
+  )
   // the same command id retries the same reservation (no second one), also after a second outage
   assert.is(vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-1']).code, 3)
   const ok = vba(['case', 'query', dir, '--config', profile, '--query', q, '--command-id', 'outage-1'])
@@ -146,6 +161,7 @@ inCase('a refused question releases its reservation; an outage keeps it (exit 2 
     'one reservation for the refused query, one for the retried one'
   )
   assert.is(v.reservations_open.length, 0)
+  assert.not.match(vba(['status', dir]).stdout, 'query held', 'a consumed reservation is not held')
   // a different query under a used command id is refused
   writeFileSync(q, JSON.stringify({ kind: 'database.count', table: 'quest_template', filters: [] }))
   const open = vba(['case', 'query', dir, '--config', broken, '--query', q, '--command-id', 'outage-2'])
