@@ -30,7 +30,9 @@ export const nextSteps = (v: NextInput, ref: string, store?: string): string[] =
     case 'NOT_STARTED':
       return v.prepared
         ? [`next: ${run} (starts the investigation with the model of the profile, or --model-url/--model-command)`]
-        : [`next: vba case prepare ${c} --config PROFILE --input REPORT (the bug report: Markdown or text, a REPORT.json with its entities, or a gh issue view --json export)`]
+        : [
+            `next: vba case prepare ${c} --config PROFILE --input REPORT (the bug report: Markdown or text, a REPORT.json with its entities, or a gh issue view --json export)`
+          ]
     case 'INTERPRETING':
     case 'INVESTIGATING':
       return [`next: ${run} (continues where the last run stopped)`]

@@ -50,7 +50,10 @@ next('a case that is not prepared, and one that is: status names case prepare, t
   const root = tempDir('next-empty')
   const dir = path.join(root, 'case')
   assert.is(vba(['case', 'init', dir]).code, 0)
-  assert.match(vba(['status', dir]).stdout, `next: vba case prepare ${dir} --config PROFILE --input REPORT.json`)
+  assert.match(
+    vba(['status', dir]).stdout,
+    `next: vba case prepare ${dir} --config PROFILE --input REPORT (the bug report: Markdown or text`
+  )
   const p = await prepared()
   const s = vba(['status', p.dir])
   assert.match(s.stdout, `next: vba investigate ${p.dir} --config PROFILE (starts the investigation`)
