@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises'
 import { coded, fail } from '../failures/error.js'
 import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
+import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle-view.js'
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
@@ -223,7 +224,7 @@ export const replay = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Pr
 
 export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Promise<void> => {
   const handle = await openCaseAt(dir)
-  const replayed = await replayAt(dir, [...defaultProjections(), signersProjection])
+  const replayed = await replayAt(dir, [...defaultProjections(), lifecycleProjection, signersProjection])
   // Signers are shown only for a case that has a signature: an unsigned case's output is as before.
   const { signers: signersView, ...views } = replayed.views
   const signers = signersView?.view as SignersView | undefined
@@ -245,6 +246,11 @@ export const show = async (io: Out, dir: CaseAt, opts: { json?: boolean }): Prom
   io.out(`created     ${d.created_at}`)
   io.out(`generation  ${result.generation}`)
   io.out(`head        ${result.head_hash}`)
+  const life = result.views['lifecycle']?.view as LifecycleView | undefined
+  if (life !== undefined)
+    io.out(
+      `state       ${life.state}${life.reason === null ? '' : ` / ${life.reason}`}${life.turn > 0 ? `, turn ${life.turn}` : ''} (vba status: the budget, the hypotheses and what to run next)`
+    )
   if (summary !== undefined) {
     io.out(
       `events      ${summary.events} in ${summary.commands} commands (${summary.events_upcast} read through upcasters)`

@@ -25,6 +25,7 @@ cli('init, note, verify, show and replay a case', () => {
   const show = vba(['show', dir])
   assert.match(show.stdout, 'case        case-cli - CLI test')
   assert.match(show.stdout, 'generation  1')
+  assert.match(show.stdout, '\nstate       NOT_STARTED (vba status: the budget, the hypotheses and what to run next)\n')
   const one = vba(['replay', dir, '--json'])
   const two = vba(['replay', dir, '--json'])
   assert.is(one.code, 0)
