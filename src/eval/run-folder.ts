@@ -36,25 +36,8 @@ export const modelLabel = (m: RunModel): string =>
         ? 'baseline'
         : `function ${m.name}`
 
-/** A shell word assigning a variable (`KEY=value`, the value possibly quoted), with the blanks after it. */
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\])*\s*/
-/** `env` (possibly by its path) and its options, as a command line may begin. */
-const ENV = /^(?:\S*\/)?env(?:\s+-\S+)*\s+/
-
-/**
- * The program a command model's command line runs, by name: the first word after any variable
- * assignments (and an `env` with its options), without its path. The values assigned and the
- * arguments are never part of it.
- */
-export const commandProgram = (command: string): string => {
-  let rest = command.trim()
-  for (;;) {
-    const m = ASSIGNMENT.exec(rest) ?? ENV.exec(rest)
-    if (m === null || m[0].length === 0) break
-    rest = rest.slice(m[0].length)
-  }
-  return programOf(rest)
-}
+/** The program a command model's command line runs, by name (as the cases record it: models.ts's programOf). */
+export const commandProgram = (command: string): string => programOf(command)
 
 /** An endpoint URL's origin: its scheme, host and port, without credentials, path or query. */
 export const endpointOrigin = (url: string): string => {

@@ -3,12 +3,13 @@
  * `--model-command` otherwise reached the shell at the first turn, exited 127 ("not found"), and
  * the case was blocked as a model outage after the investigation had started.
  *
- * Only a plain command is judged: its first word after `NAME=value` assignments, when that word
- * holds no quoting, expansion or glob and is not the shell's own (a builtin or a keyword). Any
- * other command line is left to the shell.
+ * Only a plain command is judged: its first word after `NAME=value` assignments (and an `env`),
+ * when that word holds no quoting, expansion or glob and is not the shell's own (a builtin or a
+ * keyword). Any other command line is left to the shell.
  */
 import { accessSync, constants, statSync } from 'node:fs'
 import * as path from 'node:path'
+import { programWord } from './models.js'
 
 /** Words the shell runs itself (builtins and keywords): never looked up on PATH. */
 const SHELL_WORDS = new Set([
@@ -57,7 +58,6 @@ const SHELL_WORDS = new Set([
 
 /** A word the shell takes as it is: no quotes, expansions, globs, redirections or operators. */
 const PLAIN = /^[A-Za-z0-9._/+@%,-]+$/
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 
 const runnable = (file: string): boolean => {
   try {
@@ -74,15 +74,9 @@ const runnable = (file: string): boolean => {
  * `env` is the environment the command gets (its PATH), `cwd` the folder it runs in.
  */
 export const commandProgramProblem = (command: string, env: NodeJS.ProcessEnv, cwd: string): string | null => {
-  const words = command.trim().split(/\s+/)
-  let i = 0
-  while (i < words.length && ASSIGNMENT.test(words[i] ?? '')) {
-    // An assignment with quotes or expansions may hold spaces: the words after it are not known.
-    if (!PLAIN.test((words[i] ?? '').replace(ASSIGNMENT, '') || 'x')) return null
-    i++
-  }
-  const program = words[i]
-  if (program === undefined || program === '' || !PLAIN.test(program) || SHELL_WORDS.has(program)) return null
+  // After any `NAME=value` assignments and an `env` with its options (as the cases record it).
+  const program = programWord(command)
+  if (program === '' || !PLAIN.test(program) || SHELL_WORDS.has(program)) return null
   const shown = JSON.stringify(program.slice(0, 200))
   if (program.includes('/')) {
     const file = path.resolve(cwd, program)

@@ -47,11 +47,30 @@ export type CommandModelEvent =
       readonly elapsed_ms: number
     }
 
-/** The program a command line runs: its first word, without a path (never its arguments, which may hold secrets). */
+/** A shell word assigning a variable (`KEY=value`, the value possibly quoted), with the blanks after it. */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\])*\s*/
+/** `env` (possibly by its path) and its options, as a command line may begin. */
+const ENV = /^(?:\S*\/)?env(?:\s+-\S+)*\s+/
+
+/**
+ * The program a command line runs, by name: its first word after any variable assignments (and an
+ * `env` with its options), without its path. Never its arguments or the values assigned before
+ * it, which may hold secrets (`API_KEY=sk-… llm` was recorded as `API_KEYsk-…`).
+ */
 export const programOf = (command: string): string => {
-  const first = command.trim().split(/\s+/)[0] ?? ''
-  const base = first.split('/').pop() ?? ''
+  const base = programWord(command).split('/').pop() ?? ''
   return base.replace(/[^A-Za-z0-9._+-]/g, '').slice(0, 80) || 'sh'
+}
+
+/** The word naming the program of a command line, as written (its path included): see programOf. */
+export const programWord = (command: string): string => {
+  let rest = command.trim()
+  for (;;) {
+    const m = ASSIGNMENT.exec(rest) ?? ENV.exec(rest)
+    if (m === null || m[0].length === 0) break
+    rest = rest.slice(m[0].length)
+  }
+  return rest.split(/\s+/)[0] ?? ''
 }
 
 /**

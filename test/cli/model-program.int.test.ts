@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert'
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { commandProgramProblem } from '../../src/investigation/command-program.js'
+import { programOf } from '../../src/investigation/models.js'
 import { vba } from '../helpers/cli.js'
 import { preparedDemoCase } from '../helpers/prepared-case.js'
 import { tempDir } from '../helpers/fs.js'
@@ -29,6 +30,14 @@ program('judged: a missing program, a file that is not executable; left to the s
     commandProgramProblem('TOKEN=abc no-such-model-xyz', env, dir),
     `the model command's program "no-such-model-xyz" is not found on PATH`
   )
+  // After assignments (quoted values with blanks too) and an env with its options.
+  assert.is(
+    commandProgramProblem(`A="a b" env -i missing-x`, env, dir),
+    `the model command's program "missing-x" is not found on PATH`
+  )
+  // The name the cases record: never a value assigned before the program, nor its path or arguments.
+  assert.is(programOf('API_KEY=sk-123 llm --token abc'), 'llm')
+  assert.is(programOf(`KEY='s k' /usr/bin/env -i /opt/bin/my-llm x`), 'my-llm')
   // A path: relative to the folder the command runs in; a file without the execute bit cannot run.
   assert.is(
     commandProgramProblem('./model.sh', env, dir),
@@ -41,14 +50,7 @@ program('judged: a missing program, a file that is not executable; left to the s
     `the model command's program "${dir}" is not an executable file`
   )
   // Builtins, keywords, quoting and expansions are the shell's business.
-  for (const line of [
-    'cd /tmp && missing-x',
-    'exec missing-x',
-    '"missing x"',
-    '$MODEL --run',
-    'A="a b" missing-x',
-    '( missing-x )'
-  ])
+  for (const line of ['cd /tmp && missing-x', 'exec missing-x', '"missing x"', '$MODEL --run', '( missing-x )'])
     assert.is(commandProgramProblem(line, env, dir), null, line)
 })
 
