@@ -9,7 +9,7 @@
  * the caller gives, never the bytes of the file).
  */
 import { constants as fsc, fstatSync, openSync, closeSync, readSync, promises as fsp, type Stats } from 'node:fs'
-import { failure } from '../failures/failure.js'
+import { failure, type FailureCode } from '../failures/failure.js'
 import { errnoOf } from './fs-util.js'
 import { FailureError } from '../failures/error.js'
 import { optional } from '../optional.js'
@@ -177,4 +177,74 @@ export const eachChunk = async (
     await fh.close()
   }
   return total
+}
+
+/** What a refused named file becomes: the caller's code, the refusal's own as `data.cause`. */
+const asCode = (e: FailureError, code: FailureCode | undefined): FailureError =>
+  code === undefined
+    ? e
+    : new FailureError(failure(code, e.failure.message, { ...e.failure.data, cause: e.failure.code }))
+
+/**
+ * Reads from `fh` until its end or until it has given more than `maxBytes` (then FILE_TOO_LARGE):
+ * memory is bounded by the limit whatever the file says its size is (a pipe says none, a file
+ * under /proc says 0).
+ */
+const readUpTo = async (fh: fsp.FileHandle, maxBytes: number, shown: string): Promise<Buffer> => {
+  const chunks: Buffer[] = []
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 16))
+  let total = 0
+  for (let n = (await fh.read(buf, 0, buf.length, null)).bytesRead; n > 0; ) {
+    chunks.push(Buffer.from(buf.subarray(0, n)))
+    total += n
+    if (total > maxBytes)
+      throw new FailureError(
+        failure('FILE_TOO_LARGE', `${shown} holds more than the ${maxBytes} bytes allowed; it is not read`, {
+          file: shown,
+          max: maxBytes
+        })
+      )
+    n = (await fh.read(buf, 0, buf.length, null)).bytesRead
+  }
+  return Buffer.concat(chunks, total)
+}
+
+/**
+ * A file a person named: a command-line option's file (`--config`, `--input`, `--query`,
+ * `--expect-head`, `--trust`, `--token-file`), a profile's include, key or password file. The path
+ * is the caller's own, so symbolic links on it are followed; what it reaches must be a regular
+ * file, or a FIFO when `pipe` is true (a pipe such as bash's `<(command)`: opened as a pipe, so it
+ * waits for its writer). A directory, a device (`/dev/zero`), a socket, or a FIFO where `pipe` is
+ * false is refused before a byte is read (FILE_NOT_REGULAR), and at most `maxBytes` are read: a
+ * larger file is refused after one fstat, a pipe (or a file that grew) once it has given more
+ * (FILE_TOO_LARGE). With `code`, a refusal carries that code instead (the option's own, such as
+ * CONFIG_INVALID) and the refusal's as `data.cause`. Messages name the path (`shown`), never
+ * what the file holds. An open that fails (ENOENT, EACCES) throws the errno error as it is.
+ */
+export const readNamedFile = async (
+  file: string,
+  options: { readonly maxBytes: number; readonly pipe?: boolean; readonly shown?: string; readonly code?: FailureCode }
+): Promise<Buffer> => {
+  const shown = options.shown ?? file
+  // A FIFO is opened without O_NONBLOCK only when it is one before the open and pipes are taken.
+  const before = options.pipe === true ? await fsp.stat(file) : null
+  const flags = before?.isFIFO() === true ? fsc.O_RDONLY : fsc.O_RDONLY | fsc.O_NONBLOCK
+  let fh: fsp.FileHandle
+  try {
+    fh = await fsp.open(file, flags)
+  } catch (e) {
+    const refused = openRefusal(e, shown)
+    throw refused === null ? e : asCode(refused, options.code)
+  }
+  try {
+    const st = await fh.stat()
+    const piped = options.pipe === true && st.isFIFO() && flags === fsc.O_RDONLY
+    if (!st.isFile() && !piped) throw notRegular(shown, kindOf(st))
+    if (st.size > options.maxBytes) throw tooLarge(shown, st.size, options.maxBytes)
+    return await readUpTo(fh, options.maxBytes, shown)
+  } catch (e) {
+    throw e instanceof FailureError ? asCode(e, options.code) : e
+  } finally {
+    await fh.close().catch(() => undefined)
+  }
 }

@@ -5,7 +5,7 @@
  * private key stays inside node:crypto's KeyObject: no message, log or failure carries it.
  */
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign as cryptoSign, type KeyObject } from 'node:crypto'
-import { open, readFile } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import {
   ED25519,
   WireReader,
@@ -23,6 +23,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js'
 import { coded, fail } from '../failures/error.js'
 import { agentIdentities, agentSign } from './ssh-agent.js'
+import { readNamedFile } from './regular-file.js'
 
 /** Who signs: a principal (a name in an allowed_signers file), its key and a way to sign. @category Signing */
 export interface Signer {
@@ -171,14 +172,23 @@ const offThread = new WeakMap<Signer, Signer['sign']>()
 export const signOffThread = (signer: Signer): Signer['sign'] =>
   offThread.get(signer) ?? ((namespace, message) => signer.sign(namespace, message))
 
+/** The most a key file may hold (an OpenSSH Ed25519 key file is under 1 KiB; an RSA one under 4 KiB). */
+const MAX_KEY_FILE_BYTES = 64 << 10
+
 /**
- * Reads the key file at `path` (never printed beyond its path) into a signer. A passphrase-protected
- * key signs through the SSH agent SSH_AUTH_SOCK names, when that agent holds it (`ssh-add PATH`);
- * otherwise it is KEY_ENCRYPTED. @category Signing
+ * Reads the key file at `path` (never printed beyond its path) into a signer: a regular file or a
+ * pipe (`--sign-key <(…)`) of at most 64 KiB; anything else is KEY_INVALID before it is read. A
+ * passphrase-protected key signs through the SSH agent SSH_AUTH_SOCK names, when that agent holds
+ * it (`ssh-add PATH`); otherwise it is KEY_ENCRYPTED. @category Signing
  */
 export const readSigner = async (path: string, principal?: string): Promise<Signer> => {
-  const text = await coded(`reading the signing key ${path}`, () =>
-    readFile(path, 'utf8').catch((e: unknown) => {
+  const bytes = await coded(`reading the signing key ${path}`, () =>
+    readNamedFile(path, {
+      maxBytes: MAX_KEY_FILE_BYTES,
+      pipe: true,
+      shown: `the signing key ${path}`,
+      code: 'KEY_INVALID'
+    }).catch((e: unknown) => {
       // A key file that is not there (or is a directory, or not ours to read) is the operator's to fix.
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'EACCES' || code === 'EPERM')
@@ -188,7 +198,7 @@ export const readSigner = async (path: string, principal?: string): Promise<Sign
       throw e
     })
   )
-  const parsed = parseKeyFile(text, path)
+  const parsed = parseKeyFile(bytes.toString('utf8'), path)
   if (!parsed.encrypted) return signerOfKey(parsed.file, principal)
   const socket = process.env['SSH_AUTH_SOCK']
   if (socket === undefined || socket === '')

@@ -9,7 +9,6 @@ import { recordNote } from '../commands/typed.js'
 import { parseReceipt, type VerifyReport } from '../adapters/case-store/verify.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { coded, fail } from '../failures/error.js'
 import { writeOutputFile } from '../adapters/output.js'
 import { defaultProjections } from '../projections/index.js'
@@ -25,6 +24,7 @@ import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-
 import { optional } from '../optional.js'
 import { factLines, latestFacts, latestFactsDocument } from './facts-text.js'
 import { signerLines, trustOf } from './trust.js'
+import { readSignedHeadFile } from './signed-head.js'
 import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
 import type { TrustOptions } from './options.js'
 
@@ -173,7 +173,7 @@ export const receiptOption = async (text: string | undefined): Promise<{ expectH
       'INVALID_ARGUMENT',
       `--expect-head takes SEQ:sha256:<64 hex> (as printed after every append) or the file of a signed head (vba head --sign-key), got ${JSON.stringify(text.slice(0, 100))}`
     )
-  return { expectHead: await coded(`reading the signed head ${text}`, () => readFile(text, 'utf8')) }
+  return { expectHead: (await readSignedHeadFile(text, '--expect-head')).text }
 }
 
 export const verify = async (

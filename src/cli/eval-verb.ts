@@ -4,7 +4,7 @@
  * cases and say whether they reproduce its results.json byte for byte. Exit 0; 1 when a case does
  * not verify or the recomputed results differ; 2 for bad input.
  */
-import { existsSync, promises as fsp } from 'node:fs'
+import { existsSync } from 'node:fs'
 import * as path from 'node:path'
 import { loadProfile } from '../adapters/config/profile.js'
 import { fail } from '../failures/error.js'
@@ -14,6 +14,7 @@ import { commandProgram, endpointOrigin, readRunFile, type RunFile, type RunMode
 import type { Profile } from '../adapters/config/profile.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { parseBoundedJson } from '../events/bounds.js'
+import { readNamedFile } from '../adapters/regular-file.js'
 import { prepareOutput, writeOutputFile } from '../adapters/output.js'
 import { baselineModel } from '../eval/baseline-model.js'
 import { changedOfAll, readSuite } from '../eval/suite.js'
@@ -110,6 +111,12 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
   }
 }
 
+/**
+ * The most the results.json of a run may hold (read back to compare with the new one): a suite's
+ * results are some KiB a bug, so this is far over any suite; a link to /dev/zero is refused unread.
+ */
+const MAX_RESULTS_BYTES = 256 << 20
+
 export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Promise<void> => {
   // An --out that would be refused is refused before the cases are verified and scored.
   if (o.out !== undefined) await prepareOutput(o.out, { force: o.force === true })
@@ -122,7 +129,9 @@ export const evalScore = async (io: Out, dir: string, o: EvalScoreOptions): Prom
   const { changed, failures } = await changedOfAll(bugs, repository)
   for (const [id, message] of failures) io.err(terminalText(`${id}: the truth cannot be read: ${message}`))
   const published = path.join(dir, 'results.json')
-  const before = existsSync(published) ? await fsp.readFile(published, 'utf8') : null
+  const before = existsSync(published)
+    ? (await readNamedFile(published, { maxBytes: MAX_RESULTS_BYTES, code: 'INPUT_INVALID' })).toString('utf8')
+    : null
   // The heads the published results name: a case rolled back, forked or re-chained since is a finding.
   const heads = new Map<string, string>()
   if (before !== null) {

@@ -4,14 +4,13 @@
  * --expect-head FILE --trust FILE` checks. `--cosign NOTE` is a witness's step: it verifies its own
  * copy of the case holds the head the note names, then adds its signature line.
  */
-import { readFile } from 'node:fs/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { signerOf, systemEnv } from '../adapters/env.js'
 import type { Signer } from '../adapters/ssh-keys.js'
-import { noteKeyId, noteOf, parseSignedHead, renderSignature } from '../events/signed-note.js'
+import { noteKeyId, noteOf, renderSignature } from '../events/signed-note.js'
 import { parsePublicKeyLine } from '../events/ssh-sig.js'
-import { lineOf, signedHeadOf } from './signed-head.js'
-import { coded, fail } from '../failures/error.js'
+import { lineOf, readSignedHeadFile, signedHeadOf } from './signed-head.js'
+import { fail } from '../failures/error.js'
 import type { Out } from './case-verbs.js'
 import { renderVerifyReport } from './case-verbs.js'
 import { CliExit, EXIT } from './io.js'
@@ -47,9 +46,7 @@ const cosign = async (
 ): Promise<void> => {
   if (signer === undefined)
     fail('INVALID_ARGUMENT', '--cosign signs: give the witness key (--sign-key PATH, VBA_SIGN_KEY or the profile)')
-  const parsed = parseSignedHead(await coded(`reading the signed head ${file}`, () => readFile(file, 'utf8')))
-  if (E.isLeft(parsed)) return fail(parsed.left.code, parsed.left.message)
-  const note = parsed.right
+  const { note } = await readSignedHeadFile(file, '--cosign')
   const vba = await cliClient(storeUrl(o))
   const report = await vba.cases.verify(ref, { expectHead: { seq: note.seq, hash: note.hash } })
   if (report.case_id !== note.caseId)

@@ -10,7 +10,7 @@
 import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { openMcpSession } from '../mcp/session.js'
-import { readFile } from 'node:fs/promises'
+import { readNamedFile } from '../adapters/regular-file.js'
 import { createMcpServer, loadMcpSdk, type McpSdk } from '../mcp/server.js'
 import { isLoopback, parseListen, serveMcpHttp } from '../mcp/http.js'
 import type { McpSession } from '../mcp/session.js'
@@ -36,14 +36,22 @@ const tokenOf = async (opts: McpOptions): Promise<string> => {
   const raw =
     file === undefined
       ? process.env['VBA_MCP_TOKEN']
-      : await readFile(file, 'utf8').catch((e: unknown) => {
-          throw new FailureError(
-            failure(
-              'INVALID_ARGUMENT',
-              `--token-file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): give a file holding the bearer token`
-            )
-          )
+      : await readNamedFile(file, {
+          maxBytes: 64 << 10,
+          pipe: true,
+          shown: `--token-file ${file}`,
+          code: 'INVALID_ARGUMENT'
         })
+          .then((b) => b.toString('utf8'))
+          .catch((e: unknown) => {
+            if (e instanceof FailureError) throw e
+            throw new FailureError(
+              failure(
+                'INVALID_ARGUMENT',
+                `--token-file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): give a file holding the bearer token`
+              )
+            )
+          })
   const token = raw?.trim() ?? ''
   if (token.length < 16)
     throw new FailureError(

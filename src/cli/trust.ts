@@ -1,9 +1,12 @@
 /** The CLI's words for whom to trust: `--trust FILE`, `--trust-actor PRINCIPAL=ACTORS`, `--require-signed`; and how signers are shown. */
-import { readFile } from 'node:fs/promises'
+import { readNamedFile } from '../adapters/regular-file.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { coded, fail } from '../failures/error.js'
 import type { TrustOptions } from './options.js'
 import { terminalText } from './io.js'
+
+/** The most a trust file may hold. */
+const MAX_TRUST_BYTES = 1 << 20
 
 /** The client's trust and requireSigned options from the CLI's. */
 export const trustOf = async (
@@ -22,8 +25,20 @@ export const trustOf = async (
   if (o.trust === undefined && Object.keys(actors).length > 0)
     fail('INVALID_ARGUMENT', '--trust-actor binds principals of a trust file: give --trust FILE too')
   const file = o.trust
+  // An allowed_signers file: a line per key, so 1 MiB is thousands of signers; a pipe (`--trust <(git show …)`) is read up to that.
   const text =
-    file === undefined ? undefined : await coded(`reading the trust file ${file}`, () => readFile(file, 'utf8'))
+    file === undefined
+      ? undefined
+      : (
+          await coded(`reading the trust file ${file}`, () =>
+            readNamedFile(file, {
+              maxBytes: MAX_TRUST_BYTES,
+              pipe: true,
+              shown: `the trust file ${file}`,
+              code: 'TRUST_INVALID'
+            })
+          )
+        ).toString('utf8')
   return {
     ...(text === undefined
       ? {}

@@ -21,7 +21,7 @@ import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decodeUtf8 } from '../adapters/fs-util.js'
 import { FailureError, must } from '../failures/error.js'
-import { readRegular } from '../adapters/regular-file.js'
+import { readNamedFile, readRegular } from '../adapters/regular-file.js'
 import type { Profile } from '../adapters/config/profile.js'
 import { decideAndAppend, deciding, openAt } from './run.js'
 import { captureBytes } from '../research/capture.js'
@@ -132,6 +132,8 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
  * Reads a report file (REPORT.json, an issue exported by gh, Markdown or text, told apart by its
  * shape) and the attachments REPORT.json names. Attachment paths are relative to the file and
  * must stay inside its directory (no absolute paths, no `..`): a report may come from outside.
+ * The file is a regular file or a pipe (`--input <(…)`) of at most 8 bytes a character of the
+ * report's bound; a larger one, a directory or a device is INPUT_INVALID before it is read whole.
  */
 export const readInputs = async (
   file: string,
@@ -153,7 +155,12 @@ export const readInputs = async (
               throw e
             }
           )
-        : await fsp.readFile(file)
+        : await readNamedFile(file, {
+            maxBytes: 8 * MAX_REPORT_CHARS,
+            pipe: true,
+            shown: `the report file ${file}`,
+            code: 'INPUT_INVALID'
+          })
     if (bytes.length > 8 * MAX_REPORT_CHARS)
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
     text = decodeUtf8(bytes, path.basename(file))

@@ -94,6 +94,34 @@ export const boundsViolation = (
   return null
 }
 
+/** Line and column (from 1, in characters) of the UTF-16 offset `at` of `text`. */
+const lineColumn = (text: string, at: number): string => {
+  const before = text.slice(0, at)
+  const line = before.split('\n').length
+  return `line ${line}, column ${at - before.lastIndexOf('\n')}`
+}
+
+/**
+ * Why V8's JSON.parse refused `text`, without a character of the text: V8 quotes the start of the
+ * text ("Unexpected token 'd', \"db_passwor\"... is not valid JSON"), and the text may be a file
+ * that was never meant to be shown (a secret named where a query was expected). Its messages that
+ * name a position say what was expected there (grammar, not content) and keep it, as a line and
+ * column; the others say where the first character that cannot start a value is, when it is the
+ * first one, and otherwise only that a character was unexpected.
+ */
+const jsonErrorOf = (text: string, e: unknown): string => {
+  const message = e instanceof Error ? e.message : ''
+  if (message.startsWith('Unexpected end of JSON input')) return 'the text ends before the value does'
+  const at = / at position (\d+)/.exec(message)
+  const what = /^([A-Z][A-Za-z ',:{}[\]-]*?)(?: in JSON)? at position \d+/.exec(message)?.[1]
+  if (at !== null && what !== undefined)
+    return `${what.charAt(0).toLowerCase()}${what.slice(1)} (${lineColumn(text, Number(at[1]))})`
+  const first = /\S/.exec(text)
+  if (first !== null && !/[{["\-0-9tfn]/.test(first[0]))
+    return `the text does not start with a JSON value (${lineColumn(text, first.index)})`
+  return 'an unexpected character'
+}
+
 /**
  * JSON text parsed and bounded: Left with the reason when it is not JSON or out of bounds. The
  * parser itself (V8's JSON.parse) does not recurse, so only what comes after it needs the bound.
@@ -103,7 +131,7 @@ export const parseBoundedJson = (text: string): E.Either<string, unknown> => {
   try {
     parsed = JSON.parse(text)
   } catch (e) {
-    return E.left(`not JSON: ${e instanceof Error ? e.message.slice(0, 120) : 'unparseable'}`)
+    return E.left(`not JSON: ${jsonErrorOf(text, e)}`)
   }
   const v = boundsViolation(parsed)
   return v === null ? E.right(parsed) : E.left(v.message)

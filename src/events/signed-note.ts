@@ -73,11 +73,13 @@ export const parseSignedHead = (note: string): E.Either<NoteFailure, SignedHead>
   const rest = note.slice(at + 2)
   if (!rest.endsWith('\n')) return invalid('its last signature line does not end in a newline')
   const signatures: NoteSignature[] = []
-  for (const line of rest.slice(0, -1).split('\n')) {
+  // Refusals name the line, never its text: the note may be a file that is not one at all.
+  const first = text.split('\n').length + 1
+  for (const [i, line] of rest.slice(0, -1).split('\n').entries()) {
     const s = /^\u2014 ([^\s+]+) ([A-Za-z0-9+/]+={0,2})$/.exec(line)
-    if (s === null) return invalid(`"${line.slice(0, 80)}" is not a signature line (— NAME BASE64)`)
+    if (s === null) return invalid(`line ${first + i} is not a signature line (— NAME BASE64)`)
     const bytes = Buffer.from(s[2] as string, 'base64')
-    if (bytes.length !== 68) return invalid(`the signature of ${s[1]} is not an Ed25519 one (4 + 64 bytes)`)
+    if (bytes.length !== 68) return invalid(`the signature on line ${first + i} is not an Ed25519 one (4 + 64 bytes)`)
     signatures.push({ name: s[1] as string, keyId: bytes.subarray(0, 4), signature: bytes.subarray(4) })
   }
   if (signatures.length === 0) return invalid('it has no signature line')

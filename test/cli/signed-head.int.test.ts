@@ -105,7 +105,7 @@ t('verify --expect-head NOTE --trust FILE names the head signer; without --trust
     trustFile
   ])
   assert.is(garbage.code, 2)
-  assert.match(garbage.stderr, 'INVALID_ARGUMENT: not a signed head')
+  assert.match(garbage.stderr, `INVALID_ARGUMENT: --expect-head ${path.join(root, 'garbage.note')}: not a signed head`)
 })
 
 t('forged signed receipts: each refused with its own findings', async () => {

@@ -91,4 +91,25 @@ edges('object bytes: not UTF-8, not JSON, or nested too deep are undefined; the 
   assert.equal(parseBoundedBytes(Buffer.from('"text"')), 'text', 'a scalar is a value')
 })
 
+edges('JSON that is not JSON is refused without a character of its text; a position is a line and column', () => {
+  const reason = (text: string): string => {
+    const r = parseBoundedJson(text)
+    if (E.isRight(r)) throw new Error('parsed')
+    return r.left
+  }
+  // V8 says: Unexpected token 'd', "db_passwor"... is not valid JSON
+  const secret = reason('db_password=hunter2-TOPSECRET')
+  assert.is(secret, 'not JSON: the text does not start with a JSON value (line 1, column 1)')
+  assert.is(
+    reason('\n  SHELL=/bin/bash\u0000HOME=/root'),
+    'not JSON: the text does not start with a JSON value (line 2, column 3)'
+  )
+  assert.is(reason('{"a":1,}'), 'not JSON: expected double-quoted property name (line 1, column 8)')
+  assert.is(reason('{"a":1}\n{"b":2}'), 'not JSON: unexpected non-whitespace character after JSON (line 2, column 1)')
+  assert.is(reason('{"a":'), 'not JSON: the text ends before the value does')
+  // V8 quotes the text here too ("[1,,hunter2]" is not valid JSON): only that a character was unexpected.
+  assert.is(reason('[1,,"hunter2"]'), 'not JSON: an unexpected character')
+  assert.is(reason('{"pw": tru, "x": "hunter2"}'), 'not JSON: an unexpected character')
+})
+
 edges.run()

@@ -2,18 +2,31 @@
  * A profile file as a TOML document: read and parsed (CONFIG_NOT_FOUND, CONFIG_INVALID), and its
  * `include` followed once. Decoding the merged document is profile.ts's.
  */
-import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import { parse as parseToml, TomlError } from 'smol-toml'
 import { decodeUtf8, errnoOf } from '../fs-util.js'
+import { readNamedFile } from '../regular-file.js'
 import { FailureError, fail } from '../../failures/error.js'
+
+/**
+ * The most a profile file (or a file it includes) may hold: profiles are hand-written settings of a
+ * few KiB. A larger file, a directory or a device is CONFIG_INVALID before it is read (a pipe such
+ * as `--config <(…)` is read up to the bound).
+ */
+export const MAX_PROFILE_BYTES = 1 << 20
 
 /** The TOML document of a profile file (CONFIG_NOT_FOUND, CONFIG_INVALID), `by` naming the profile that included it. */
 export const readDocument = async (file: string, by?: string): Promise<Record<string, unknown>> => {
   const included = by === undefined ? '' : ` (included by ${path.basename(by)})`
   let text: string
   try {
-    text = decodeUtf8(await fsp.readFile(file), `profile ${file}`)
+    const bytes = await readNamedFile(file, {
+      maxBytes: MAX_PROFILE_BYTES,
+      pipe: true,
+      shown: `profile ${file}${included}`,
+      code: 'CONFIG_INVALID'
+    })
+    text = decodeUtf8(bytes, `profile ${file}`)
   } catch (e) {
     if (e instanceof FailureError) throw e
     return fail(

@@ -3,10 +3,10 @@
  * a driver error mapped to a coded failure that keeps the server's own code, errno and text (credentials
  * removed).
  */
-import { promises as fsp } from 'node:fs'
 import { failure, type Failure } from '../../failures/failure.js'
 import type { DatabaseSection } from '../config/profile.js'
 import { errnoOf } from '../fs-util.js'
+import { readNamedFile } from '../regular-file.js'
 import { FailureError } from '../../failures/error.js'
 import { optional } from '../../optional.js'
 import { UNREACHABLE_CODES } from '../unreachable-codes.js'
@@ -28,8 +28,15 @@ export const resolvePassword = async (
   }
   if (db.password_file !== undefined) {
     try {
-      return (await fsp.readFile(db.password_file, 'utf8')).replace(/\r?\n$/, '')
+      // A password is a line: a file of more than 64 KiB, a directory, device or FIFO is not one.
+      const bytes = await readNamedFile(db.password_file, {
+        maxBytes: 64 << 10,
+        shown: `password_file ${db.password_file}`,
+        code: 'CONFIG_INVALID'
+      })
+      return bytes.toString('utf8').replace(/\r?\n$/, '')
     } catch (e) {
+      if (e instanceof FailureError) throw e
       throw new FailureError(
         failure('CREDENTIALS_MISSING', `cannot read password_file ${db.password_file} (${errnoOf(e) ?? 'error'})`, {
           password_file: db.password_file
