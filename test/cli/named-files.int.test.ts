@@ -75,6 +75,12 @@ test('/dev/zero as --query, --input, --config, --expect-head, --trust or a key: 
   }
 })
 
+test('an archive that is a device is refused at once (vba import /dev/zero streamed zero blocks for ever)', () => {
+  const r = run(`import /dev/zero ${quote(path.join(root, 'imported'))}`)
+  assert.is(r.code, 2, r.stderr)
+  assert.match(r.stderr, /^vba: ARCHIVE_INVALID: \/dev\/zero is a device or socket, not an archive file/)
+})
+
 test('a file over the bound is refused by its size (sparse files: nothing is written or read)', () => {
   const huge = path.join(root, 'huge')
   writeFileSync(huge, '')

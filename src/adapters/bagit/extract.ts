@@ -113,11 +113,16 @@ const checkHeader = (header: tar.Header): string => {
   return name
 }
 
-/** The archive's size (for progress), or its refusal: missing, or a directory. */
+/**
+ * The archive's size (for progress), or its refusal: missing, a directory, or a device or socket
+ * (`/dev/zero` would feed the parser zero blocks for ever). A pipe is streamed like a file.
+ */
 const archiveSize = async (archive: string): Promise<number> => {
   try {
     const st = await fsp.stat(archive)
     if (st.isDirectory()) throw refuse('ARCHIVE_INVALID', `${archive} is a directory, not an archive`, { archive })
+    if (!st.isFile() && !st.isFIFO())
+      throw refuse('ARCHIVE_INVALID', `${archive} is a device or socket, not an archive file`, { archive })
     return st.size
   } catch (e) {
     if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR')
