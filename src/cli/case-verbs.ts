@@ -300,7 +300,9 @@ export const reportVerb = async (
   io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
   if (!verification.valid) {
     const errors = verification.findings.filter((f) => f.severity === 'error').length + verification.omitted_findings
-    io.err(`vba: the case does not verify (${errors} error finding(s)); the report shows them`)
-    throw new CliExit(EXIT.FINDINGS)
+    // The line every failure has (`vba: CODE: message`), exit 1 as for any verb on a corrupt case.
+    fail('CASE_CORRUPT', `the case does not verify (${errors} error finding(s)); the report shows them`, {
+      findings: verification.findings.filter((f) => f.severity === 'error').slice(0, 20)
+    })
   }
 }

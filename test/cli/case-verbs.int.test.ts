@@ -76,6 +76,11 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
       1,
       /^vba: CASE_CORRUPT: case does not verify: 1 finding\(s\), first: CHAIN_BROKEN\n$/
     ],
+    [
+      ['report', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN'), '--out', path.join(tmp, 'broken.html')],
+      1,
+      /^vba: CASE_CORRUPT: the case does not verify \(1 error finding\(s\)\); the report shows them\n$/
+    ],
     [['case', 'init', tmp], 2, /^vba: CASE_EXISTS: /],
     [['case', 'init', path.join(tmp, 'x'), '--id', '../../etc'], 2, /^vba: INVALID_ARGUMENT: case id must be/],
     [['frobnicate'], 2, /^vba: USAGE: unknown command 'frobnicate'/],
