@@ -18,6 +18,7 @@ import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
 import { CliExit, EXIT, progressBar, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
+import { caseWords } from './next-step.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
 import { loadProfile } from '../adapters/config/profile.js'
 import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-report.js'
@@ -46,7 +47,7 @@ export const caseInit = async (
     ...optional('id', opts.id),
     ...optional('title', opts.title)
   })
-  io.out(`created case ${created.case_id} in ${url === undefined ? ref : shownStoreUrl(url)}`)
+  io.out(terminalText(`created case ${created.case_id} in ${url === undefined ? ref : shownStoreUrl(url)}`))
 }
 
 export const caseNote = async (
@@ -71,7 +72,7 @@ export const caseUnlock = async (io: Out, dir: string, opts: { force?: boolean }
   const vba = await cliClient(undefined)
   const removed = await vba.cases.unlock(dir, { force: opts.force === true })
   const owner = removed.state === 'free' ? '' : ` (owner pid ${removed.info?.pid ?? 'unknown'})`
-  io.out(`removed ${removed.state} lock${owner}; run vba verify ${dir} before writing`)
+  io.out(terminalText(`removed ${removed.state} lock${owner}; run vba verify ${caseWords(dir)} before writing`))
 }
 
 export const caseGc = async (io: Out, dir: string, opts: { json?: boolean }): Promise<void> => {
@@ -297,7 +298,7 @@ export const reportVerb = async (
     await writeOutputFile(opts.out, r.html, 'report', { force: opts.force === true })
     return r
   })
-  io.out(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`)
+  io.out(terminalText(`wrote ${opts.out} (${Buffer.byteLength(html)} bytes)`))
   if (!verification.valid) {
     const errors = verification.findings.filter((f) => f.severity === 'error').length + verification.omitted_findings
     // The line every failure has (`vba: CODE: message`), exit 1 as for any verb on a corrupt case.

@@ -26,9 +26,9 @@ export const checkVerb = async (io: Out, o: { config: string; json?: boolean }):
       : `${mistakes} to fix in the profile, ${down} provider(s) down (exit ${exit})`
   if (o.json === true) io.out(jsonLine({ ...report, mistakes, down, warnings, exit, verdict }))
   else {
-    io.out(`profile ${report.profile}`)
-    io.out(`relative paths resolve against the profile's folder ${report.folder}`)
-    for (const p of report.paths.slice(1)) io.out(`  ${p.key} = ${p.path}`)
+    io.out(terminalText(`profile ${report.profile}`))
+    io.out(terminalText(`relative paths resolve against the profile's folder ${report.folder}`))
+    for (const p of report.paths.slice(1)) io.out(terminalText(`  ${p.key} = ${p.path}`))
     for (const s of report.steps)
       io.out(`${MARK[s.outcome]} ${s.step}: ${s.code === undefined ? '' : `${s.code}: `}${terminalText(s.text)}`)
     io.out(`check: ${verdict}`)

@@ -16,7 +16,8 @@ import { verifyCase } from '../adapters/case-store/verify.js'
 import { replayCase } from '../adapters/case-store/replay.js'
 import { defaultProjections } from '../projections/defaults.js'
 import type { Failure } from '../failures/failure.js'
-import { formatFailure } from './io.js'
+import { formatFailure, terminalText } from './io.js'
+import { shellPath } from './next-step.js'
 import { renderVerifyReport } from './case-verbs.js'
 import { writeWorldSqlite } from '../demo/world-sqlite.js'
 import { loadProfile } from '../adapters/config/profile.js'
@@ -32,7 +33,7 @@ import { DEMO_DATABASE, writeDemoWorld } from '../demo/world.js'
 const DEMO_PROFILE = DEMO_DATABASE
 
 const say = (line: string): void => {
-  process.stdout.write(`${line}\n`)
+  process.stdout.write(`${terminalText(line)}\n`)
 }
 
 const orQuit = <A>(r: E.Either<Failure, A>): A => {
@@ -244,7 +245,7 @@ const main = async (): Promise<void> => {
   await investigationSteps(target, world)
   say('')
   say(`case directory: ${target}`)
-  say(`try: node dist/vba/main.js status ${target}   (or show, replay, verify, export)`)
+  say(`try: node dist/vba/main.js status ${shellPath(target)}   (or show, replay, verify, export)`)
 }
 
 await main()

@@ -97,7 +97,7 @@ export const evalRun = async (io: Out, suite: string, o: EvalRunOptions): Promis
   })
   print(io, results, o.json)
   if (o.json !== true)
-    io.out(`results: ${path.join(o.out, 'results.json')}; summary: ${path.join(o.out, 'summary.html')}`)
+    io.out(terminalText(`results: ${path.join(o.out, 'results.json')}; summary: ${path.join(o.out, 'summary.html')}`))
   if (stop.signal.aborted) {
     io.err('vba: stopped by a signal: run the same command again to resume')
     throw new CliExit(EXIT.NOT_CONCLUDED)

@@ -10,7 +10,7 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { FailureError, fail, must } from '../failures/error.js'
 import { QUEUE_STATES, type QueueCounts, type QueueEntry } from '../projections/queue.js'
 import type { CaseLifecycleState } from '../domain/case-state.js'
-import { shellWord } from './next-step.js'
+import { shellPath, shellWord } from './next-step.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { startSettings } from '../investigation/settings.js'
@@ -99,7 +99,7 @@ const nextCommand = (root: string | undefined, o: QueueListOptions, next: string
   [
     'vba queue list',
     ...(root !== undefined
-      ? [shellWord(root)]
+      ? [shellPath(root)]
       : o.store !== undefined
         ? ['--store', shellWord(redactedUrl(o.store))]
         : []),

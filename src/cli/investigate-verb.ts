@@ -31,7 +31,7 @@ import { jsonLine } from './json-line.js'
 import { shownStore, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
-import { nextSteps, shellWord } from './next-step.js'
+import { caseWords, nextSteps, shellWord } from './next-step.js'
 import { sameJson } from '../commands/run.js'
 import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { CaseState } from '../domain/case-state.js'
@@ -218,7 +218,7 @@ const runLeased = async (
   // The next run names the model this one was given (without the profile's it would go elsewhere):
   // as placeholders, since a command or URL may hold a secret that output must not show.
   const models = modelFlags(o)
-  const runLine = `vba investigate ${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`} --config`
+  const runLine = `vba investigate ${caseWords(ref, store)} --config`
   const next = (s: CaseState): string[] =>
     nextSteps({ ...lifecycleView(s), prepared: s.revisions.some((r) => r.completed) }, ref, store).map((l) =>
       l

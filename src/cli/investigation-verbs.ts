@@ -8,7 +8,7 @@ import { terminalText } from './io.js'
 import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
-import { nextSteps, shellWord } from './next-step.js'
+import { caseWords, nextSteps } from './next-step.js'
 import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
@@ -70,11 +70,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     )
   const ref = typeof dir === 'string' ? dir : dir.caseId
   const store = shownStore(opts)
-  for (const line of heldQueryLines(
-    held,
-    `${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`}`
-  ))
-    say(line)
+  for (const line of heldQueryLines(held, caseWords(ref, store))) say(line)
   if (v.model !== null || v.tokens.total > 0)
     say(
       `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`

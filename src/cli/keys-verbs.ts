@@ -6,6 +6,7 @@
 import { readSigner, writeNewKey } from '../adapters/ssh-keys.js'
 import { fail } from '../failures/error.js'
 import type { Out } from './case-verbs.js'
+import { terminalText } from './io.js'
 
 const PRINCIPAL = /^[^\s,"]{1,128}$/
 
@@ -25,7 +26,7 @@ export const keysNew = async (io: Out, path: string, o: { principal: string; jso
     )
     return
   }
-  io.out(`wrote ${path} (private, mode 0600) and ${path}.pub`)
+  io.out(terminalText(`wrote ${path} (private, mode 0600) and ${path}.pub`))
   io.out(`principal ${signer.principal}, key ${signer.fingerprint}`)
   io.out('its allowed_signers line (add it to the trust file of whoever verifies):')
   io.out(allowedSigners)

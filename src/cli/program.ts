@@ -1,6 +1,6 @@
 /** The `vba` command line: commander wiring only; every verb calls the public client or the library (docs/architecture.md). */
 import { Command, CommanderError, Option } from 'commander'
-import { CliExit, EXIT, failureLine } from './io.js'
+import { CliExit, EXIT, failureLine, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
 import { VERSION } from '../version.js'
@@ -307,7 +307,7 @@ export const run = async (argv: readonly string[], io: Out): Promise<number> => 
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
         return EXIT.OK
-      io.err(`vba: USAGE: ${e.message.replace(/^error: /, '')} (see vba --help)`)
+      io.err(terminalText(`vba: USAGE: ${e.message.replace(/^error: /, '')} (see vba --help)`))
       return EXIT.INPUT
     }
     if (e instanceof CliExit) return e.code

@@ -15,7 +15,7 @@ import { enrichmentConfig, prepareRevision, readInputs } from '../commands/prepa
 import { provenanceText, untypedNumbers } from '../domain/extract.js'
 import type { Out } from './case-verbs.js'
 import { gapLine } from './facts-text.js'
-import { shellWord } from './next-step.js'
+import { caseWords, shellWord } from './next-step.js'
 import { shownStore, type StoreOption } from './stores.js'
 import { refuseSourceMistake, researchPreflight } from './research-preflight.js'
 
@@ -105,7 +105,7 @@ export const casePrepare = async (
     const again = p.again_of === null ? '' : ` (the inputs of revision ${p.again_of} prepared again)`
     io.out(
       p.status === 'unchanged'
-        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${shellWord(ref)}${store === undefined ? '' : ` --store ${shellWord(store)}`} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
+        ? `revision ${p.revision} already holds these inputs; nothing recorded (generation ${p.generation}); to enrich them again: vba case prepare ${caseWords(ref, store)} --config ${shellWord(opts.config)} --input ${shellWord(opts.input)} --again`
         : `revision ${p.revision}${again} completed: ${plural(p.facts, 'fact')} from ${plural(p.captures, 'query')}${p.complete ? '' : `, partial: ${plural(p.left_out.length, 'item')} left out (above)`}; generation ${p.generation}; receipt ${p.receipt.seq}:${p.receipt.hash}`
     )
   } finally {

@@ -29,6 +29,7 @@ import { VERSION } from '../version.js'
 import type { Out } from './case-verbs.js'
 import { rootOrStoreUrl, storeAt, type StoreOption } from './stores.js'
 import { nextSteps } from './next-step.js'
+import { terminalText } from './io.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -316,7 +317,9 @@ export const serve = async (
   served.bound = address.address
   served.boundPort = address.port
   io.out(
-    `serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`
+    terminalText(
+      `serving ${source} read-only at http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/ (Ctrl-C stops)`
+    )
   )
   await untilStopped(server)
 }

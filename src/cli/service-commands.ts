@@ -18,6 +18,7 @@ import {
 } from './options.js'
 import { lazy, lazyVerbs, type Build } from './verb-build.js'
 import { fail } from '../failures/error.js'
+import { terminalText } from './io.js'
 
 const fleetVerbs = lazyVerbs(() => import('./fleet-verbs.js'))
 const research = lazy(() => import('./research-verb.js'), 'research')
@@ -117,7 +118,7 @@ export const serviceCommands = (program: Command, { io, storeVerb }: Build): voi
     .description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
     .action(async (dir: string) => {
       const w = await writeDemoWorld(dir)
-      io.out(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`)
+      io.out(terminalText(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`))
     })
   program
     .command('check')

@@ -50,7 +50,7 @@ export const importVerb = async (
     })
     .finally(() => bar.stop())
   for (const w of r.check.bag.findings) io.err(terminalText(`vba: warning ${w.code}: ${w.message}`))
-  io.out(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`)
+  io.out(terminalText(`imported case ${r.case_id ?? '?'} at generation ${r.generation} into ${dir}`))
 }
 
 /** True when `target` is a bag (a directory with bagit.txt) or a file (an archive). */

@@ -8,9 +8,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { writeDemoWorld } from '../../src/demo/world.js'
-import { startServe, vba } from '../helpers/cli.js'
+import { startServe, VBA_BIN, vba } from '../helpers/cli.js'
 import { tempDir } from '../helpers/fs.js'
 
 /** A model program answering turn N with answers[N-1] (the last one after that). */
@@ -156,6 +157,37 @@ next(
     assert.not.match(r.stdout, 'turn 2')
     const same = vba(['investigate', dir, '--config', profile, '--model-command', model])
     assert.is(same.code, 0, same.stdout + same.stderr)
+  }
+)
+
+next(
+  'a directory named with controls or like an option: printed as codes, and the next: hint pastes back into a shell',
+  () => {
+    const root = tempDir('next-names')
+    const run = (args: string[]) => spawnSync(process.execPath, [VBA_BIN, ...args], { cwd: root, encoding: 'utf8' })
+    const sh = (command: string) => spawnSync('bash', ['-c', command], { cwd: root, encoding: 'utf8' })
+    // A line break, a screen clear and a bidi override in a directory's name.
+    const odd = 'new\nline\u001b[2J\u202e'
+    const init = run(['case', 'init', odd, '--id', 'odd-name'])
+    assert.is(init.status, 0, init.stderr)
+    assert.is(init.stdout, 'created case odd-name in new<U+000A>line<U+001B>[2J<U+202E>\n')
+    const hint = run(['status', odd])
+      .stdout.split('\n')
+      .find((l) => l.startsWith('next: vba case prepare '))
+    const word = /^next: vba case prepare (\S+) --config PROFILE/.exec(hint ?? '')?.[1]
+    assert.is(word, "$'new\\nline\\033[2J\\342\\200\\256'", hint)
+    assert.is(sh(`printf %s ${word}`).stdout, odd, 'bash reads the word back as the name')
+    assert.is(sh(`node ${VBA_BIN} status ${word}`).status, 0, 'the pasted case works')
+    // An option-like name is written ./--foo (as given, it would be read as an option).
+    assert.is(run(['case', 'init', '--', '--foo']).status, 0)
+    const dashed = run(['status', '--', '--foo']).stdout
+    assert.match(dashed, 'next: vba case prepare ./--foo --config PROFILE')
+    assert.is(sh(`node ${VBA_BIN} status ./--foo`).status, 0)
+    // import names its destination as codes too.
+    assert.is(run(['export', '--', '--foo', 'c.tar']).status, 0)
+    const imported = run(['import', 'c.tar', 'in\u001b[31m'])
+    assert.is(imported.status, 0, imported.stderr)
+    assert.match(imported.stdout, / into in<U\+001B>\[31m\n$/)
   }
 )
 
