@@ -48,6 +48,17 @@ export const sweepStaging = async (dir: string): Promise<string[]> => {
   return removed
 }
 
+/**
+ * The destination `shown` was taken while it was written (another import or init won the race, or
+ * something else appeared there): CASE_EXISTS, as for a destination that was there first.
+ */
+export const lostDestination = (e: unknown, shown: string): never => {
+  const errno = errnoOf(e)
+  if (errno === 'ENOTEMPTY' || errno === 'EEXIST' || errno === 'ENOTDIR')
+    fail('CASE_EXISTS', `${shown} was created by someone else meanwhile; nothing was written there`, { dir: shown })
+  throw e
+}
+
 /** A new private directory (mode 0700) in the system's temporary directory, after sweeping leftovers there. */
 export const privateTempDir = async (label: 'verify' | 'import'): Promise<string> => {
   const base = os.tmpdir()
@@ -59,10 +70,18 @@ export const privateTempDir = async (label: 'verify' | 'import'): Promise<string
 
 /**
  * For writing a new directory `target` atomically: fails with CASE_EXISTS unless it is absent or
- * an empty directory, sweeps the leftovers of killed writers beside it, then creates a staging
+ * an empty directory (INVALID_ARGUMENT for a symbolic link, even to one), sweeps the leftovers of killed writers beside it, then creates a staging
  * directory next to it (same file system, so the final move is one rename) and returns it.
  */
 export const stagingFor = async (target: string, label: 'import' | 'init', shown: string): Promise<string> => {
+  // A link (to a directory or to nothing) is never written through, nor replaced: the user's mistake.
+  const st = await fsp.lstat(target).catch((e: unknown) => {
+    // Absent, or under a file (ENOTDIR, refused below as it was): no link.
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return null
+    throw e
+  })
+  if (st?.isSymbolicLink() === true)
+    fail('INVALID_ARGUMENT', `${shown} is a symbolic link: give a real directory (absent or empty)`, { dir: shown })
   let entries: string[] | null = null
   try {
     entries = await fsp.readdir(target)

@@ -173,6 +173,47 @@ transport('a bad archive leaves nothing behind; a non-empty target is refused', 
   assert.is(left(await importCase(archive, path.join(parent, 'full'))()).code, 'CASE_EXISTS')
 })
 
+transport(
+  'a destination that is a symbolic link, or that another import takes meanwhile, is bad input: never IO_ERROR',
+  async () => {
+    const { archive } = await exported()
+    const parent = tempDir('import-dest')
+    mkdirSync(path.join(parent, 'real'))
+    symlinkSync('real', path.join(parent, 'link'))
+    symlinkSync(path.join(parent, 'nowhere'), path.join(parent, 'dangling'))
+    for (const name of ['link', 'dangling']) {
+      const f = left(await importCase(archive, path.join(parent, name))())
+      assert.is(f.code, 'INVALID_ARGUMENT', f.message)
+      assert.match(f.message, `${name} is a symbolic link: give a real directory`)
+      for (const args of [
+        ['import', archive, path.join(parent, name)],
+        ['case', 'init', path.join(parent, name)]
+      ]) {
+        const r = vba(args)
+        assert.is(r.code, 2, r.stderr)
+        assert.match(r.stderr, /^vba: INVALID_ARGUMENT: .* is a symbolic link: give a real directory/)
+      }
+    }
+    assert.equal(readdirSync(path.join(parent, 'real')), [], 'nothing written through the link')
+    assert.not.ok(existsSync(path.join(parent, 'nowhere')), 'nor where the dangling link points')
+    // Another import lands at the destination while this one extracts and verifies: it lost the race.
+    const raced = path.join(parent, 'raced')
+    const lost = left(
+      await importCase(archive, raced, {
+        onProgress: () => {
+          if (existsSync(raced)) return
+          mkdirSync(raced)
+          writeFileSync(path.join(raced, 'case.json'), 'the other import')
+        }
+      })()
+    )
+    assert.is(lost.code, 'CASE_EXISTS', lost.message)
+    assert.match(lost.message, 'was created by someone else meanwhile')
+    assert.is(readFileSync(path.join(raced, 'case.json'), 'utf8'), 'the other import')
+    assert.equal(readdirSync(parent).sort(), ['dangling', 'link', 'raced', 'real'], 'no staging left')
+  }
+)
+
 transport('every single-byte change to an exported archive is found by verify or import', async () => {
   const { archive } = await exported()
   const bytes = readFileSync(archive)

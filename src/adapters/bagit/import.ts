@@ -12,7 +12,7 @@ import * as path from 'node:path'
 import { failure, type FailureCode } from '../../failures/failure.js'
 import { errnoOf, fsyncDir } from '../fs-util.js'
 import { FailureError, attempt, coded } from '../../failures/error.js'
-import { privateTempDir, stagingFor } from '../staging.js'
+import { lostDestination, privateTempDir, stagingFor } from '../staging.js'
 import { verifyCase, type VerifyOptions, type VerifyReport } from '../case-store/verify.js'
 import { verifyBagDir, type BagFinding, type BagReport, type KnownChecksums } from './verify-bag.js'
 import { extractArchive, type ArchiveLimits } from './extract.js'
@@ -200,12 +200,14 @@ export const importCase = (archive: string, dir: string, options: PackageImportO
           { findings: findings.slice(0, 20) }
         )
       }
+      // The empty destination makes way; another import that landed there meanwhile (or a file or
+      // link put there) wins: CASE_EXISTS, never a bare errno.
       try {
         await fsp.rmdir(target)
       } catch (e) {
-        if (errnoOf(e) !== 'ENOENT') throw e
+        if (errnoOf(e) !== 'ENOENT') lostDestination(e, dir)
       }
-      await fsp.rename(path.join(root, 'data'), target)
+      await fsp.rename(path.join(root, 'data'), target).catch((e: unknown) => lostDestination(e, dir))
       await fsyncDir(parent)
       return { case_id: check.case?.case_id ?? null, generation: check.case?.generation ?? 0, check }
     } finally {

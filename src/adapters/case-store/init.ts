@@ -6,9 +6,9 @@ import { canonicalJson } from '../../events/canonical.js'
 import { genesisHash } from '../../events/chain.js'
 import { CASE_FORMAT, CASE_FORMAT_VERSION, CaseDeclaration, type Head } from '../../events/envelope.js'
 import { CURRENT_FORMAT_GENERATION } from '../../events/generations.js'
-import { errnoOf, fsyncDir, writeNewSynced } from '../fs-util.js'
+import { fsyncDir, writeNewSynced } from '../fs-util.js'
 import { fail, coded } from '../../failures/error.js'
-import { stagingFor } from '../staging.js'
+import { lostDestination, stagingFor } from '../staging.js'
 import { systemEnv, type Env } from '../env.js'
 import { VERSION } from '../../version.js'
 import { DECLARATION_FILE, HEAD_FILE, LOG_FILE, OBJECTS_DIR } from './layout.js'
@@ -63,14 +63,9 @@ export const initCase = (options: InitOptions): Promise<CaseDeclaration> =>
       await writeNewSynced(path.join(staging, HEAD_FILE), `${headText.right}\n`)
       await fsp.mkdir(path.join(staging, OBJECTS_DIR, 'sha256'), { recursive: true })
       await fsyncDir(staging)
-      try {
-        await fsp.rename(staging, target)
-      } catch (e) {
-        // rename onto an existing empty directory works on Linux; a race with another init does not
-        if (errnoOf(e) === 'ENOTEMPTY' || errnoOf(e) === 'EEXIST')
-          fail('CASE_EXISTS', `${options.dir} was created by someone else`, { dir: options.dir })
-        throw e
-      }
+      // rename onto an existing empty directory works on Linux; a race with another init (or a
+      // file or link put there meanwhile) does not
+      await fsp.rename(staging, target).catch((e: unknown) => lostDestination(e, options.dir))
       await fsyncDir(parent)
       return declaration
     } finally {
