@@ -16,7 +16,7 @@ import { lifecycleProjection, type LifecycleView } from '../projections/lifecycl
 import type { SummaryView } from '../projections/summary.js'
 import type { RevisionsView } from '../projections/revisions.js'
 import type { Finding } from '../events/findings.js'
-import { CliExit, EXIT, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, progressBar, refuseStdoutName, terminalText } from './io.js'
 import { jsonLine } from './json-line.js'
 import { caseWords } from './next-step.js'
 import { cliClient, shownStoreUrl, storeUrl, type StoreOption } from './stores.js'
@@ -287,6 +287,7 @@ export const reportVerb = async (
   at: CaseAt,
   opts: { out: string; force?: boolean; against?: string; config?: string }
 ): Promise<void> => {
+  refuseStdoutName(opts.out)
   const against = opts.against
   const web = await webViewOf(opts.config)
   const { html, verification } = await coded(`write ${opts.out}`, async () => {

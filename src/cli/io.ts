@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { SingleBar } from 'cli-progress'
 import { failure, failureKind, type Failure } from '../failures/failure.js'
-import { thrownFailure } from '../failures/error.js'
+import { fail, thrownFailure } from '../failures/error.js'
 import { VbaError } from '../api/errors.js'
 import { showInvisible } from '../projections/visible-text.js'
 
@@ -12,6 +12,16 @@ import { showInvisible } from '../projections/visible-text.js'
  * move the cursor, clear the screen or reorder a line.
  */
 export const terminalText = (text: string): string => showInvisible(text)
+
+/**
+ * Refuses `-` as an output file (`vba report --out`, `vba export`): these verbs write a file
+ * atomically beside its final name and never standard output, so `-` would be a file named `-`.
+ * `./-` names such a file on purpose.
+ */
+export const refuseStdoutName = (out: string): void => {
+  if (out === '-')
+    fail('INVALID_ARGUMENT', 'give a file name; - is not standard output here (./- names a file called -)')
+}
 
 /** Exit codes of every verb (documented in docs/usage.md). */
 export const EXIT = {

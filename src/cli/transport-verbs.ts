@@ -7,7 +7,7 @@ import * as path from 'node:path'
 import { withVerifiedPackage, type BagCheck } from '../adapters/bagit/import.js'
 import type { VerifyReport } from '../adapters/case-store/verify.js'
 import { againstProfile, receiptOption, renderVerifyReport, type Out } from './case-verbs.js'
-import { CliExit, EXIT, progressBar, terminalText } from './io.js'
+import { CliExit, EXIT, progressBar, refuseStdoutName, terminalText } from './io.js'
 import { optional } from '../optional.js'
 import { jsonLine } from './json-line.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
@@ -20,6 +20,7 @@ export const exportVerb = async (
   out: string,
   opts: { dir?: boolean; force?: boolean } & StoreOption
 ): Promise<void> => {
+  refuseStdoutName(out)
   const vba = await cliClient(storeUrl(opts))
   const bar = progressBar('export')
   const r = await vba.transport.export(ref, out, {

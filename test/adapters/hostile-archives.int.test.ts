@@ -246,6 +246,31 @@ codes(
   }
 )
 
+codes(
+  'a repacked archive (store import reads it so) is refused as not canonical, without "0 finding(s), first: …"',
+  async () => {
+    const h = await sampleCase()
+    const exported = path.join(tempDir('repack'), 'case.tar')
+    right(await exportCase(h.dir, exported)())
+    const unpacked = tempDir('repack-x')
+    spawnSync('tar', ['xf', exported, '-C', unpacked])
+    const repacked = path.join(tempDir('repack'), 'repacked.tar')
+    const tarred = spawnSync('tar', ['cf', repacked, '--owner=7', '-C', unpacked, 'case-sample'])
+    assert.is(tarred.status, 0, String(tarred.stderr))
+    let thrown: unknown = null
+    try {
+      await withVerifiedPackage(repacked, async () => 'imported')
+    } catch (e) {
+      thrown = e
+    }
+    const f = (thrown as { failure?: { code?: string; message?: string } } | null)?.failure
+    assert.is(f?.code, 'ARCHIVE_NOT_CANONICAL', f?.message)
+    assert.match(f?.message ?? '', 'differs from the canonical archive of its content')
+    assert.match(f?.message ?? '', 'nothing was imported')
+    assert.not.match(f?.message ?? '', 'finding(s)')
+  }
+)
+
 codes.run()
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { writeFileSync, readFileSync } from 'node:fs'
+import { readdirSync, writeFileSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
@@ -110,6 +110,45 @@ cli('unlock removes a stale lock left by a dead writer', () => {
   const unlock = vba(['case', 'unlock', dir])
   assert.is(unlock.code, 0, unlock.stderr)
   assert.is(vba(['case', 'note', dir, 'x']).code, 0)
+})
+
+cli('unlock says what it knows of a held lock: live on this host, or on another host it cannot see', () => {
+  const dir = path.join(tempDir('cli'), 'case')
+  vba(['case', 'init', dir])
+  const lock = (pid: number, host: string): void =>
+    writeFileSync(
+      path.join(dir, '.vba-lock'),
+      JSON.stringify({ pid, host, token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' })
+    )
+  lock(1, 'other-host.example')
+  const other = vba(['case', 'unlock', dir])
+  assert.is(other.code, 4, other.stderr)
+  assert.is(
+    other.stderr,
+    'vba: CASE_LOCKED: lock is held by process 1 on host other-host.example (another host: vba cannot tell whether it runs); use --force only once that process has stopped or that host is gone\n'
+  )
+  lock(process.pid, hostname())
+  const here = vba(['case', 'unlock', dir])
+  assert.is(here.code, 4, here.stderr)
+  assert.match(here.stderr, `lock is held by live process ${process.pid} on this host (${hostname()}); wait for it`)
+  assert.not.match(here.stderr, 'host is gone')
+})
+
+cli("report and export refuse - as the output: it is not standard output, and no file named '-' is written", () => {
+  const tmp = tempDir('cli')
+  const basic = path.join(EXAMPLES, 'valid', 'basic')
+  for (const args of [
+    ['report', basic, '--out', '-'],
+    ['export', basic, '-']
+  ]) {
+    const r = spawnSync(process.execPath, [path.join(repoRoot(), 'dist', 'vba', 'main.js'), ...args], {
+      cwd: tmp,
+      encoding: 'utf8'
+    })
+    assert.is(r.status, 2, r.stderr)
+    assert.match(r.stderr, /^vba: INVALID_ARGUMENT: give a file name; - is not standard output here/)
+  }
+  assert.equal(readdirSync(tmp), [])
 })
 
 cli('the demo runs on embedded defaults and leaves a valid case', () => {

@@ -239,7 +239,10 @@ export const withVerifiedPackage = async <A>(
     const { code, findings } = refusalOf(check)
     throw refuse(
       code,
-      `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`,
+      // A repacked archive has no finding of its own: its bag and case verify, its bytes are not the canonical ones.
+      code === 'ARCHIVE_NOT_CANONICAL'
+        ? `${source} differs from the canonical archive of its content (a changed byte, or repacked by another tool); nothing was imported`
+        : `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`,
       { findings: findings.slice(0, 20) }
     )
   }

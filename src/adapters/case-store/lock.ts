@@ -129,12 +129,16 @@ export const breakLock = async (dir: string, options: { readonly force?: boolean
   const state = await inspectLock(dir)
   if (state.state === 'free') fail('CASE_NOT_LOCKED', 'case is not locked')
   if (state.state === 'held' && options.force !== true) {
+    // Whether a process runs is known on this host only: another host's is neither live nor dead here.
+    const { pid, host } = state.info
     fail(
       'CASE_LOCKED',
-      `lock is held by live process ${state.info.pid} on ${state.info.host}; use --force only if that host is gone`,
+      host === os.hostname()
+        ? `lock is held by live process ${pid} on this host (${host}); wait for it to finish (--force only once it has stopped)`
+        : `lock is held by process ${pid} on host ${host} (another host: vba cannot tell whether it runs); use --force only once that process has stopped or that host is gone`,
       {
-        owner_pid: state.info.pid,
-        owner_host: state.info.host
+        owner_pid: pid,
+        owner_host: host
       }
     )
   }
