@@ -2,7 +2,7 @@ import { attempt } from '../../src/failures/error.js'
 /** BagIt: the Library of Congress conformance suite, and cases as bags (export, verify, import). */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readdirSync, statSync, readFileSync, writeFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs'
+import { readdirSync, statSync, readFileSync, writeFileSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as path from 'node:path'
@@ -156,6 +156,32 @@ transport('export takes a consistent view at the generation it started with', as
   assert.ok(check.valid)
   assert.is(check.case?.generation, r.generation)
 })
+
+transport(
+  'export refuses a case with files that are not its own, naming each: a bag never drops them silently',
+  async () => {
+    const h = await sampleCase()
+    writeFileSync(path.join(h.dir, 'README.txt'), 'my notes')
+    mkdirSync(path.join(h.dir, 'objects', 'sha256', 'notes'))
+    const out = path.join(tempDir('bag-foreign'), 'case.tar')
+    const f = left(await exportCase(h.dir, out)())
+    assert.is(f.code, 'CASE_CORRUPT', f.message)
+    assert.match(f.message, '2 file(s) in the case directory do not belong to the case package')
+    assert.match(f.message, 'README.txt, objects/sha256/notes;')
+    assert.equal((f.data as { paths?: string[] }).paths, ['README.txt', 'objects/sha256/notes'])
+    const cli = vba(['export', h.dir, out])
+    assert.is(cli.code, 1, cli.stderr)
+    assert.match(cli.stderr, /^vba: CASE_CORRUPT: 2 file\(s\) .*README\.txt/)
+    assert.equal(readdirSync(path.dirname(out)), [], 'nothing written')
+    // Leftovers a bag never holds (a lock, a temporary file) are no reason to refuse.
+    rmSync(path.join(h.dir, 'README.txt'))
+    rmSync(path.join(h.dir, 'objects', 'sha256', 'notes'), { recursive: true })
+    writeFileSync(path.join(h.dir, '.vba-tmp-leftover'), 'x')
+    writeFileSync(path.join(h.dir, '.vba-lock'), '{}')
+    right(await exportCase(h.dir, out)())
+    assert.ok(right(await verifyBag(out)()).valid)
+  }
+)
 
 transport('a bad archive leaves nothing behind; a non-empty target is refused', async () => {
   const { archive } = await exported()

@@ -5,7 +5,9 @@ import { initCase } from './init.js'
 import { openCaseIn, type CaseHandle } from './open.js'
 import { appendToDirectory, recordedInDirectory } from './append.js'
 import { readObject } from './objects.js'
-import { verifyCase } from './verify.js'
+import { listPackage, verifyCase } from './verify.js'
+import type { Finding } from '../../events/findings.js'
+import { fail } from '../../failures/error.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
 import { definedMembers } from '../../optional.js'
@@ -34,7 +36,36 @@ export const directoryStore: CaseStore = {
   readObject: (ref, object) => readObject(ref, object),
   verify: (ref, options = {}) => verifyCase(ref, options),
   replay: (ref, projections) => replayCase(ref, projections),
-  view: (ref) => caseView(ref)
+  view: async (ref) => {
+    const view = await caseView(ref)
+    await refuseForeignFiles(ref)
+    return view
+  }
+}
+
+/** How many of the files a bag would leave out the message names (data.paths holds more). */
+const NAMED_FOREIGN = 10
+
+/**
+ * A bag holds the package's own files only, so a file that is not one (notes beside the log, a
+ * stray name under objects/) would be left out of it without a word, and the bag would verify
+ * where the directory does not. Export refuses such a case instead (CASE_CORRUPT, as verify's
+ * FOREIGN_FILE is an error), naming the files: nothing is dropped. Leftovers a bag never holds (a
+ * lock, a run marker, temporary files, the listing's cache) are no reason to refuse.
+ */
+const refuseForeignFiles = async (dir: string): Promise<void> => {
+  const found: Finding[] = []
+  await listPackage(path.resolve(dir), found)
+  const foreign = found.filter((f) => f.code === 'FOREIGN_FILE').map((f) => f.path ?? f.message)
+  if (foreign.length === 0) return
+  const named = foreign.slice(0, NAMED_FOREIGN).join(', ')
+  const more =
+    foreign.length > NAMED_FOREIGN ? `, and ${foreign.length - NAMED_FOREIGN} more (vba verify lists them)` : ''
+  fail(
+    'CASE_CORRUPT',
+    `${foreign.length} file(s) in the case directory do not belong to the case package, and a bag would leave them out: ${named}${more}; move them out of the case directory, then export (nothing was written)`,
+    { paths: foreign.slice(0, 1000), findings: found.filter((f) => f.code === 'FOREIGN_FILE').slice(0, 20) }
+  )
 }
 
 /**

@@ -159,23 +159,12 @@ export interface VerifyOptions {
 export const verifyCase = (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> =>
   coded('verify', () => verifyImpl(dir, options))
 
-/** Checks that every file belongs to the package and hashes every object file. */
-const walkPackage = async (
-  root: string,
-  extra: Finding[],
-  progress: (done: number, total: number) => void,
-  keep: boolean
-): Promise<{
-  present: Map<string, number>
-  /** The bytes of small objects that hash to their names (see KEPT_OBJECT). */
-  kept: Map<string, Buffer>
-  objectFiles: Array<{ rel: string; digest: string }>
-  objectBytes: number
-}> => {
-  const present = new Map<string, number>()
-  const kept = new Map<string, Buffer>()
-  let keptBytes = 0
-  let objectBytes = 0
+/**
+ * Lists a case package without reading a file: its object files (by digest), and a finding for
+ * every entry that is not its own (FOREIGN_FILE) or is a leftover (LOCK_PRESENT, RUN_PRESENT,
+ * TEMP_FILE_LEFTOVER) pushed to `extra`. Verify walks it; export refuses what it would leave out.
+ */
+export const listPackage = async (root: string, extra: Finding[]): Promise<Array<{ rel: string; digest: string }>> => {
   let objectsDir = false
   const entries = await fsp.readdir(root, { withFileTypes: true })
   for (const ent of entries) {
@@ -235,6 +224,27 @@ const walkPackage = async (
     }
   }
   objectFiles.sort((a, b) => (a.rel < b.rel ? -1 : 1))
+  return objectFiles
+}
+
+/** Checks that every file belongs to the package and hashes every object file. */
+const walkPackage = async (
+  root: string,
+  extra: Finding[],
+  progress: (done: number, total: number) => void,
+  keep: boolean
+): Promise<{
+  present: Map<string, number>
+  /** The bytes of small objects that hash to their names (see KEPT_OBJECT). */
+  kept: Map<string, Buffer>
+  objectFiles: Array<{ rel: string; digest: string }>
+  objectBytes: number
+}> => {
+  const present = new Map<string, number>()
+  const kept = new Map<string, Buffer>()
+  let keptBytes = 0
+  let objectBytes = 0
+  const objectFiles = await listPackage(root, extra)
   let hashed = 0
   await forEachYielding(objectFiles, async ({ rel, digest }) => {
     progress(++hashed, objectFiles.length)
