@@ -6,6 +6,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
+import pg from 'pg'
 import * as path from 'node:path'
 import { migrateStoreAt, openStore } from '../../src/adapters/stores.js'
 import { postgresStore } from '../helpers/stores.js'
@@ -48,10 +49,24 @@ test('a refused URL loads no SQL driver; a SQL URL loads knex', () => {
   assert.ok(driversLoadedBy('postgres://nobody@127.0.0.1:1/nothing').includes('knex'))
 })
 
+/** The tables of the database at `url` (as its admin sees them). */
+const tablesOf = async (url: string): Promise<string[]> => {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    const r = await c.query("select tablename from pg_tables where schemaname = 'public' order by 1")
+    return r.rows.map((x: { tablename: string }) => x.tablename)
+  } finally {
+    await c.end()
+  }
+}
+
 test('a postgres URL opens the SQL store: outdated until migrated, then open', async () => {
   const t = await postgresStore('openstore')
   try {
     assert.is((await rejects(openStore(t.url, { environment: t.environment }))).code, 'STORE_SCHEMA_OUTDATED')
+    // Checking the schema writes nothing (knex's migrate.list() created its two tables).
+    assert.equal(await tablesOf(t.url), [])
     const migrated = await migrateStoreAt(t.url, { environment: t.environment })
     assert.is(migrated.applied[migrated.applied.length - 1], migrated.latest)
     const s = await openStore(t.url, { environment: t.environment, migrate: true })
@@ -65,6 +80,34 @@ test('a postgres URL opens the SQL store: outdated until migrated, then open', a
     const again = await openStore(t.url.replace(/^postgres:/, 'postgresql:'), { environment: t.environment })
     await again.close()
   } finally {
+    await t.drop()
+  }
+})
+
+test('a user without privileges on the tables is STORE_INVALID naming the denial, never an internal error', async () => {
+  const t = await postgresStore('denied')
+  const role = `vba_denied_${process.pid}`
+  const admin = async (sql: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: t.url })
+    await c.connect()
+    try {
+      await c.query(sql)
+    } finally {
+      await c.end()
+    }
+  }
+  try {
+    await migrateStoreAt(t.url, { environment: t.environment })
+    await admin(`create role ${role} login`)
+    const u = new URL(t.url)
+    u.username = role
+    const f = await rejects(openStore(u.toString(), { environment: t.environment }))
+    assert.is(f.code, 'STORE_INVALID', f.message)
+    assert.match(f.message, 'permission denied')
+    assert.match(f.message, 'grant the privileges')
+  } finally {
+    // The role belongs to the cluster, not the database: dropped first, so the host is left as it was.
+    await admin(`drop role if exists ${role}`)
     await t.drop()
   }
 })

@@ -70,6 +70,23 @@ const UNREACHABLE = new Set<string>([
 const DEADLOCK = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK'])
 const LOCK_TIMEOUT = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT'])
 
+/**
+ * A privilege the store's user lacks, or a read-only server or transaction: the operator's
+ * configuration, not an outage (PostgreSQL's insufficient_privilege and read_only_sql_transaction,
+ * MariaDB's table, column and command denials and --read-only).
+ */
+const DENIED = new Set([
+  '42501',
+  '25006',
+  'ER_TABLEACCESS_DENIED_ERROR',
+  'ER_COLUMNACCESS_DENIED_ERROR',
+  'ER_SPECIFIC_ACCESS_DENIED_ERROR',
+  'ER_OPTION_PREVENTS_STATEMENT'
+])
+
+/** A driver error's own text, shortened (drivers never put the password in it). */
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 300)
+
 /** The driver's error code of a thrown error, if it has one. */
 export const driverCode = (e: unknown): string | undefined => (e as DriverError | null)?.code
 
@@ -97,6 +114,12 @@ export const storeFailure = (e: unknown, display: string): Failure => {
       `the store ${display} has no case tables: run vba store migrate --store URL`,
       { store: display }
     )
+  if (code !== undefined && DENIED.has(code))
+    return failure(
+      'STORE_INVALID',
+      `the store ${display} refused this to its user: ${errorText(e)} (grant the privileges docs/operations.md lists under "Privileges")`,
+      { store: display, driver_code: code }
+    )
   if (code !== undefined && LOCK_TIMEOUT.has(code))
     return failure('CASE_LOCKED', 'another writer holds the case (lock wait timed out); retry', { driver_code: code })
   if (code !== undefined && DEADLOCK.has(code))
@@ -108,8 +131,7 @@ export const storeFailure = (e: unknown, display: string): Failure => {
       store: display,
       driver_code: code
     })
-  const message = e instanceof Error ? e.message.slice(0, 300) : String(e).slice(0, 300)
-  return failure('INTERNAL_ERROR', `store ${display}: ${message}`, {
+  return failure('INTERNAL_ERROR', `store ${display}: ${errorText(e)}`, {
     store: display,
     ...optional('driver_code', code)
   })
@@ -201,7 +223,10 @@ export const openContext = async (
     }
   }
   try {
-    const [, pending] = (await k.migrate.list()) as [unknown[], unknown[]]
+    // Read, never written: knex's migrate.list() creates its tables where it cannot see them, so
+    // every read verb (verify, queue list, export: fit for a read replica) wrote to the database.
+    const applied = new Set(((await k(MIGRATIONS_TABLE).select('name')) as Array<{ name: string }>).map((r) => r.name))
+    const pending = MIGRATION_NAMES.filter((n) => !applied.has(n))
     if (pending.length > 0)
       throw new FailureError(
         failure(
