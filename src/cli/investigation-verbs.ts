@@ -3,6 +3,7 @@ import { replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { lifecycleProjection, type LifecycleView } from '../projections/lifecycle-view.js'
 import { revisionsProjection, type RevisionsView } from '../projections/revisions.js'
+import { researchProjection, type ResearchView } from '../projections/research.js'
 import { entitySources } from '../domain/extract.js'
 import { terminalText } from './io.js'
 import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
@@ -17,7 +18,13 @@ import { signersLines, signersProjection, type SignersView } from '../projection
 import { weakSupportText } from '../projections/report/support.js'
 
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & StoreOption): Promise<void> => {
-  const r = await replayAt(dir, [lifecycleProjection, revisionsProjection, signersProjection, heldQueriesProjection])
+  const r = await replayAt(dir, [
+    lifecycleProjection,
+    revisionsProjection,
+    signersProjection,
+    heldQueriesProjection,
+    researchProjection
+  ])
   const held = (r.views['held-queries']?.view as HeldQuery[] | undefined) ?? []
   const signers = r.views['signers']?.view as SignersView | undefined
   const signed = signers !== undefined && signers.signers.length > 0 ? { signers } : {}
@@ -71,6 +78,13 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   const ref = typeof dir === 'string' ? dir : dir.caseId
   const store = shownStore(opts)
   for (const line of heldQueryLines(held, caseWords(ref, store))) say(line)
+  // Before the start, operators' queries are charged to the budget the start records.
+  const research = (r.views['research']?.view as ResearchView | undefined)?.budget
+  const committed = research === undefined ? 0 : research.consumed + research.held
+  if (v.budget === null && committed > 0)
+    say(
+      `research before the start: ${committed} unit(s) committed (${research?.consumed ?? 0} consumed, ${research?.held ?? 0} held); the start needs a [budget] total of at least ${committed}`
+    )
   if (v.model !== null || v.tokens.total > 0)
     say(
       `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`

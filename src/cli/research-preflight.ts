@@ -13,12 +13,17 @@
  * - A case prepared under another binding than the profile's, not started yet: the investigation
  *   would be bound to the profile's and the revision's facts would come from the other. Said as a
  *   warning (preparing again brings the facts to the profile's).
+ * - An operator's query before the start that the budget the start records could not hold: the
+ *   case could no longer be started (refuseBudgetBeforeStart).
  */
 import type { Binding } from '../events/settings.js'
 import { bindingOf, type Profile } from '../adapters/config/profile.js'
 import type { CaseState } from '../domain/case-state.js'
 import { checkSource } from '../research/check.js'
 import { fail } from '../failures/error.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { heldBudget } from '../domain/budget.js'
+import { settingsOf } from '../investigation/settings.js'
 
 /** A binding's parts in words: the repository at its commit; the database's client, databases and snapshot. */
 const sourceWords = (b: NonNullable<Binding['source']>): string => `${b.url} at ${b.commit.slice(0, 12)}`
@@ -105,4 +110,26 @@ export const researchPreflight = async (
   return differ.length === 0
     ? null
     : `the case was prepared under ${bindingWords(prepared)}, the profile has another (${differ.join('; ')}): the investigation will be bound to the profile's, and the facts of the revision come from the other (vba case prepare --again prepares them under this profile)`
+}
+
+/**
+ * An operator's query before the investigation starts, checked against the budget the start will
+ * record (the profile's): every unit it commits is charged to that budget, and a case whose
+ * research before the start outgrows it can no longer be started (BUDGET_INSUFFICIENT) while a
+ * top-up waits for the start. Refused (BUDGET_EXHAUSTED, exit 2) before anything is recorded. A
+ * retry of a reservation already recorded (`retry`) commits nothing new.
+ */
+export const refuseBudgetBeforeStart = (s: CaseState, profile: Profile, file: string, retry: boolean): void => {
+  if (s.state !== 'NOT_STARTED' || retry) return
+  const start = settingsOf(profile)
+  if (E.isLeft(start)) return
+  const total = start.right.budget_total
+  const cost = start.right.action_costs['project.query'] ?? 1
+  const committed = s.research.consumed + heldBudget(s.research)
+  if (committed + cost > total)
+    fail(
+      'BUDGET_EXHAUSTED',
+      `${committed} unit(s) of research are committed before the investigation starts, and a query costs ${cost}: the budget the start records (${file}: [budget] total = ${total}) could not hold it, and the case could not be started; start the investigation first (vba investigate), or raise [budget] total`,
+      { committed, cost, total }
+    )
 }

@@ -17,7 +17,8 @@ import type { Out } from './case-verbs.js'
 import { gapLine } from './facts-text.js'
 import { caseWords, shellWord } from './next-step.js'
 import { shownStore, type StoreOption } from './stores.js'
-import { refuseSourceMistake, researchPreflight } from './research-preflight.js'
+import { refuseBudgetBeforeStart, refuseSourceMistake, researchPreflight } from './research-preflight.js'
+import { reservationOf } from '../commands/query-outcome.js'
 
 /** Whose answer `vba case query` printed, when it is not this call's own. */
 const ORIGIN_WORDS: Readonly<Record<CaseQueryResult['origin'], string>> = {
@@ -37,11 +38,18 @@ export const caseQuery = async (
   const query = await readQuery(opts.query)
   // A profile mistake (a commit the repository does not hold, another binding than the started
   // investigation's) is refused before a reservation is recorded; a different preparation is said.
-  const warning = await researchPreflight((await openCaseAt(dir)).cursor.state, profile, opts.config, false)
+  const handle = await openCaseAt(dir)
+  const warning = await researchPreflight(handle.cursor.state, profile, opts.config, false)
   if (warning !== null) io.err(`warning: ${terminalText(warning)}`)
+  const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
+  refuseBudgetBeforeStart(
+    handle.cursor.state,
+    profile,
+    opts.config,
+    opts.commandId !== undefined && (await reservationOf(handle, commandId)) !== null
+  )
   const r = createProjectResearch(profile, { openSource: cliOpenSource })
   try {
-    const commandId = opts.commandId ?? `query-${systemEnv.newId()}`
     const result = await queryInCase(dir, r, query, commandId)
     if (result.outcome === 'failed' && result.failure !== undefined) {
       const retry = isUnavailable(result.failure)

@@ -41,7 +41,7 @@ export const decideStart = (s: CaseState, { settings }: { readonly settings: Inv
     return E.left(
       failure(
         'BUDGET_INSUFFICIENT',
-        `${committed} units of research are committed already, more than the budget of ${settings.budget_total}`,
+        `${committed} units of research are committed already, more than the budget of ${settings.budget_total}: the start needs a budget total of at least ${committed}`,
         { committed }
       )
     )

@@ -104,4 +104,33 @@ preflight(
   }
 )
 
+preflight(
+  'queries before the start that the budget of the start could not hold are refused before they are recorded',
+  async () => {
+    const { dir, profile, root } = await preparedDemoCase('', 'preflight')
+    const small = path.join(path.dirname(profile), 'small.toml')
+    writeFileSync(small, readFileSync(profile, 'utf8').replace(/^total = 8$/m, 'total = 2'))
+    for (const [i, text] of ['wolpertinger', 'Despawn'].entries()) {
+      writeFileSync(path.join(root, `q${i}.json`), JSON.stringify({ kind: 'source.files', text }))
+      const ok = vba(['case', 'query', dir, '--config', small, '--query', path.join(root, `q${i}.json`)])
+      assert.is(ok.code, 0, ok.stderr)
+    }
+    const status = vba(['status', dir])
+    assert.match(
+      status.stdout,
+      'research before the start: 2 unit(s) committed (2 consumed, 0 held); the start needs a [budget] total of at least 2'
+    )
+    const before = log(dir)
+    writeFileSync(path.join(root, 'q2.json'), JSON.stringify({ kind: 'source.files', text: 'Spell' }))
+    const third = vba(['case', 'query', dir, '--config', small, '--query', path.join(root, 'q2.json')])
+    assert.is(third.code, 2, third.stderr)
+    assert.match(
+      third.stderr,
+      'vba: BUDGET_EXHAUSTED: 2 unit(s) of research are committed before the investigation starts'
+    )
+    assert.match(third.stderr, `${small}: [budget] total = 2`)
+    assert.is(log(dir), before, 'nothing recorded: the case can still be started')
+  }
+)
+
 preflight.run()
