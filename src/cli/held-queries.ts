@@ -19,6 +19,8 @@ export interface HeldQuery {
   readonly by_query_command: boolean
   /** The query as a line (`source.search "x"`), when its reservation records the request. */
   readonly query: string | null
+  /** The MCP client that asked it (its name and version), null for an operator's `vba case query`. */
+  readonly requester: string | null
   /** The code of the failure that left it held (an unavailable provider), null while none is recorded. */
   readonly failed: string | null
 }
@@ -38,6 +40,10 @@ const heldFold = (held: Map<string, HeldQuery>, e: RecordedEvent): Map<string, H
         command_id: e.command_id.endsWith(RESERVE) ? e.command_id.slice(0, -RESERVE.length) : e.command_id,
         by_query_command: e.command_id.endsWith(RESERVE),
         query: request === null || typeof kind !== 'string' ? null : requestText(kind, request),
+        requester:
+          e.data.requester === null || e.data.requester === undefined
+            ? null
+            : `${e.data.requester.name}${e.data.requester.version === '' ? '' : ` ${e.data.requester.version}`}`,
         failed: null
       })
       break
@@ -67,7 +73,7 @@ export const heldQueriesProjection: Projection<Map<string, HeldQuery>, HeldQuery
 /** `vba status`'s lines for the held queries of the case named `c` (as a shell word). */
 export const heldQueryLines = (held: readonly HeldQuery[], c: string): string[] =>
   held.map((h) => {
-    const what = `query held: ${h.query ?? 'a query'} (reservation ${h.reservation_id}, cost ${h.amount}${h.failed === null ? ', in flight or interrupted' : `, failed ${h.failed}`})`
+    const what = `query held: ${h.query ?? 'a query'} (reservation ${h.reservation_id}, cost ${h.amount}${h.requester === null ? '' : `, asked by ${h.requester} over MCP`}${h.failed === null ? ', in flight or interrupted' : `, failed ${h.failed}`})`
     return h.by_query_command
       ? `${what}: retry with vba case query ${c} --config PROFILE --query FILE --command-id ${shellWord(h.command_id)}`
       : `${what}: made by command ${h.command_id}, which its client retries`
