@@ -6,6 +6,7 @@ import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
 import { decideAndAppend, deciding, intentIs, openAt, runCommand, type CommandOptions } from './run.js'
 import { optional } from '../optional.js'
+import { reasonOf, type StatusReason } from '../projections/lifecycle-view.js'
 
 /** @category investigations */
 export interface StartOptions extends CommandOptions {
@@ -27,7 +28,8 @@ export const startInvestigation = async (at: CaseAt, opts: StartOptions): Promis
  */
 export interface AdvanceResult {
   readonly state: CaseState['state']
-  readonly reason: string | null
+  /** Why the case is blocked or exhausted (a union: a switch on it is exhaustive); null otherwise. */
+  readonly reason: StatusReason | null
   readonly retry_not_before: string | null
   readonly turns: number
   readonly generation: number
@@ -47,7 +49,7 @@ export const resultOf = (handle: CaseHandle, turns: number, cancelled = false): 
   const s = handle.cursor.state
   return {
     state: s.state,
-    reason: s.reason,
+    reason: reasonOf(s.reason),
     retry_not_before: s.retryNotBefore,
     turns,
     generation: handle.cursor.seq,

@@ -20,7 +20,9 @@ const REASONS: ReadonlySet<string> = new Set<StatusReason>([
   'BUDGET_EXHAUSTED',
   'TOKEN_BUDGET_EXHAUSTED'
 ])
-const reasonOf = (r: string | null): StatusReason | null => (r !== null && REASONS.has(r) ? (r as StatusReason) : null)
+/** A case state's reason as a StatusReason (null for none, or one this version does not know). */
+export const reasonOf = (r: string | null): StatusReason | null =>
+  r !== null && REASONS.has(r) ? (r as StatusReason) : null
 
 /**
  * The budget of a started investigation: total (with top-ups), reserved, consumed, released, held and remaining.
