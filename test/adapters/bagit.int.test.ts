@@ -117,6 +117,18 @@ transport('export is a valid BagIt 1.0 bag, byte-identical every time; --dir giv
     'owner 0/0'
   )
   assert.ok(names.every((n) => n.startsWith('case-sample/')))
+  // A file to fetch that no payload manifest lists can be neither fetched into a complete bag nor
+  // checked (RFC 8493 2.2.3): not a valid bag.
+  writeFileSync(path.join(asDir, 'fetch.txt'), 'https://example.org/x 10 data/x\n')
+  const fetching = await verifyBagDir(asDir)
+  assert.not.ok(fetching.valid)
+  assert.equal(
+    fetching.findings.filter((f) => f.code === 'FETCH_NOT_IN_MANIFEST').map((f) => f.message),
+    ['manifest-sha256.txt', 'manifest-sha512.txt'].map(
+      (m) =>
+        `fetch.txt names data/x, which ${m} does not list (every file to fetch must be listed in every payload manifest)`
+    )
+  )
 })
 
 transport(
