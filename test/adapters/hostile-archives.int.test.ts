@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, readdirSync, writeFileSync, readFileSync, statSync } from 'node:fs'
-import { spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { withVerifiedPackage } from '../../src/adapters/bagit/import.js'
 import { importCase, verifyBag } from '../../src/fp.js'
@@ -213,6 +213,28 @@ codes('a missing archive is ARCHIVE_NOT_FOUND, exit 2 (bad input), and creates n
   assert.match(v.stderr, 'does not exist')
   assert.is(left(await importCase(missing, path.join(parent, 'case'))()).code, 'ARCHIVE_NOT_FOUND')
   assert.equal(readdirSync(parent), [])
+})
+
+codes('zeros with no end (a pipe, a sparse file) are refused once past what the entries hold, not read forever', () => {
+  const parent = tempDir('zeros')
+  const sparse = path.join(parent, 'zeros.tar')
+  execFileSync('truncate', ['-s', '4G', sparse])
+  for (const archive of [sparse, '<(cat /dev/zero)']) {
+    const r = spawnSync(
+      'bash',
+      ['-c', `exec ${process.execPath} ${MAIN} import ${archive} ${path.join(parent, 'case')}`],
+      {
+        encoding: 'utf8',
+        timeout: 60_000
+      }
+    )
+    assert.is(r.status, 2, `${archive}: ${r.stderr}`)
+    assert.match(
+      r.stderr,
+      /^vba: ARCHIVE_INVALID: the archive goes on for more than \d+ bytes past what its 0 entries hold/
+    )
+  }
+  assert.equal(readdirSync(parent), ['zeros.tar'], 'no destination, no staging left')
 })
 
 codes(

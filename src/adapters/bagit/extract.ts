@@ -237,6 +237,11 @@ const extractEntry = async (
   seen.checksums.set(name.slice(name.indexOf('/') + 1), w.checksums)
 }
 
+/** Bytes of headers allowed per entry (its header, a PAX or long-name header before it, padding). */
+const HEADER_ALLOWANCE = 64 << 10
+/** Bytes read ahead of the parser, or padding after the last entry, beyond what the entries hold. */
+const TRAILING_SLACK = 32 << 20
+
 /** Extracts `archive` under `into` (see the module comment). */
 export const extractArchive = async (
   archive: string,
@@ -247,20 +252,31 @@ export const extractArchive = async (
   const bounds = { maxEntries: limits.maxEntries ?? 2_000_000, maxBytes: limits.maxBytes ?? 256 * 2 ** 30 }
   const total = await archiveSize(archive)
   const archiveHash = createHash('sha256')
+  const seen: Seen = { names: new Set(), made: new Set(), checksums: new Map(), root: null, entries: 0, bytes: 0 }
   let read = 0
   const meter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       archiveHash.update(chunk)
       read += chunk.length
       onProgress?.(read, total)
-      cb(null, chunk)
+      // The parser reads zero blocks as empty headers for as long as they come: an endless pipe of
+      // zeros (or of padding) never ended the import. Past what the entries seen so far can hold
+      // (their data, a header allowance each, and a slack for what is buffered ahead), it is refused.
+      if (read - (seen.bytes + seen.entries * HEADER_ALLOWANCE) > TRAILING_SLACK)
+        cb(
+          refuse(
+            'ARCHIVE_INVALID',
+            `the archive goes on for more than ${TRAILING_SLACK} bytes past what its ${seen.entries} entr${seen.entries === 1 ? 'y' : 'ies'} hold (padding or zeros with no end)`,
+            { bytes_read: read }
+          )
+        )
+      else cb(null, chunk)
     }
   })
   const source = createReadStream(archive, { highWaterMark: 1 << 20 })
   const extract = tar.extract()
   // The parser's errors surface through the iteration below; this promise only ends the feed.
   const feeding = pipeline(source, meter, extract).catch((e: unknown) => e)
-  const seen: Seen = { names: new Set(), made: new Set(), checksums: new Map(), root: null, entries: 0, bytes: 0 }
   try {
     for await (const entry of extract) await extractEntry(entry, into, seen, bounds)
   } catch (e) {
