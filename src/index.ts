@@ -111,3 +111,21 @@ export type { ReceiptCode, RuleCode, SignatureCode, SignedHeadCode } from './eve
 export type { BagFinding, BagFindingCode } from './adapters/bagit/bag-tags.js'
 export type { RuleId } from './domain/rules/ids.js'
 export type { BagSeverity } from './adapters/bagit/bag-tags.js'
+// Types reachable from the public API (the profile's sections, a binding, a requester, an
+// extracted entity…): named here so a controller can write them down.
+export type {
+  LoopSection,
+  BudgetSection,
+  ModelSection,
+  ContractSection,
+  SourceSection,
+  DatabaseSection,
+  SourceAnalysisSection,
+  SigningSection
+} from './adapters/config/profile.js'
+export type { ProjectLimits } from './domain/limits.js'
+export type { ObjectRef } from './events/codecs.js'
+export type { CaseDeclaration } from './events/envelope.js'
+export type { ExtractedEntity } from './events/revision-events.js'
+export type { Binding } from './events/settings.js'
+export type { Requester } from './events/requester.js'

@@ -6,6 +6,7 @@
 import * as t from 'io-ts'
 import { intBetween } from '../events/codecs.js'
 
+/** @category research */
 export const ProjectLimits = t.type(
   {
     /** Wall-clock budget of one query, server- and client-side (ms). */

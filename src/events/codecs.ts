@@ -76,6 +76,7 @@ export const PositiveInt = intAtLeast('PositiveInt', 1)
  * A reference from event data to a content-addressed object in objects/sha256/.
  * Any JSON object in event data with a string `digest` member is treated as an object reference
  * by verification, so a malformed digest anywhere is found, not skipped.
+ * @category cases
  */
 export const ObjectRef = t.intersection([
   t.type({ digest: Digest, size: NonNegativeInt }),

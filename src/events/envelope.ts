@@ -40,7 +40,7 @@ objectHints.set(EventEnvelope, { additionalProperties: false })
 /** The member names of an envelope, in canonical (RFC 8785) order. */
 export const ENVELOPE_KEYS: readonly string[] = Object.keys(EventEnvelope.props).sort()
 
-/** case.json: the declaration, written once when the case is created. */
+/** case.json: the declaration, written once when the case is created. @category cases */
 export const CaseDeclaration = t.intersection(
   [
     t.type({

@@ -6,6 +6,7 @@ import { patternString } from './codecs.js'
  * Who asked for an operator's query (or decided an agent's turn), in the words of the program that asked: an MCP client by the
  * name and version it gave when it connected (its own claim, recorded as such; at most 128
  * characters each, no control characters).
+ * @category research
  */
 export const Requester = t.type(
   {

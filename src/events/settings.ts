@@ -11,6 +11,7 @@ import { PositiveInt } from './codecs.js'
  * What research of a case is bound to: the repository (its recorded URL) and commit, and the
  * world database (client, databases, the operator's snapshot id). Every capture's origin must
  * match the binding in force when it is recorded.
+ * @category investigations
  */
 export const Binding = t.type(
   {

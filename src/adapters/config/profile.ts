@@ -40,6 +40,7 @@ const FullCommit = new t.Type<string, string, unknown>(
   t.identity
 )
 
+/** @category Client */
 export const SourceSection = t.intersection(
   [
     t.type({ repository: Str, url: Str, commit: FullCommit }),
@@ -56,6 +57,7 @@ export const SourceSection = t.intersection(
   'SourceSection'
 )
 
+/** @category Client */
 export const DatabaseSection = t.intersection(
   [
     t.type({
@@ -81,9 +83,11 @@ export const DatabaseSection = t.intersection(
  * `[signing]`: the key every command appended under this profile is signed with (an OpenSSH
  * Ed25519 key file, relative to the profile; a passphrase-protected one through the SSH agent that
  * holds it), and its principal (default: the key's comment). `--sign-key` and VBA_SIGN_KEY win.
+ * @category Client
  */
 export const SigningSection = t.intersection([t.type({ key: Str }), t.partial({ principal: Str })], 'SigningSection')
 
+/** @category Client */
 export const SourceAnalysisSection = t.partial(
   {
     enabled: t.boolean,
@@ -102,7 +106,7 @@ export const SourceAnalysisSection = t.partial(
   'SourceAnalysisSection'
 )
 
-/** [loop]: how the investigation loop treats invalid answers, and how long a prompt may be. */
+/** `[loop]`: how the investigation loop treats invalid answers, and how long a prompt may be. @category Client */
 export const LoopSection = t.partial(
   {
     max_invalid_responses: intBetween('MaxInvalidResponses', 1, 100),
@@ -112,10 +116,10 @@ export const LoopSection = t.partial(
   'LoopSection'
 )
 
-/** [contract]: what the prompt's contract says beyond the allowlist: what no query can reach (client data). */
+/** `[contract]`: what the prompt's contract says beyond the allowlist: what no query can reach (client data). @category Client */
 export const ContractSection = t.partial({ not_reachable: t.array(Str) }, 'ContractSection')
 
-/** [budget]: the action budget of an investigation and what a project.query costs. */
+/** `[budget]`: the action budget of an investigation and what a project.query costs. @category Client */
 export const BudgetSection = t.partial(
   {
     total: intBetween('BudgetTotal', 1, 1_000_000),
@@ -127,9 +131,10 @@ export const BudgetSection = t.partial(
 )
 
 /**
- * [model]: the model `vba investigate` drives when no flag names one: a command run per turn, or
+ * `[model]`: the model `vba investigate` drives when no flag names one: a command run per turn, or
  * an OpenAI-compatible endpoint and model name. The API key is never in the profile: only the name
  * of the environment variable that holds it.
+ * @category Client
  */
 export const ModelSection = t.partial(
   {

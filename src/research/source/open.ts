@@ -46,13 +46,14 @@ export const analysisOf = (profile: Profile): SourceAnalysis => {
   return a
 }
 
-type Environment = Readonly<Record<string, string | undefined>>
+/** The environment research reads its settings from (its cache directory: XDG_CACHE_HOME, HOME). */
+export type ResearchEnvironment = Readonly<Record<string, string | undefined>>
 
 /**
  * Where persisted snapshot indexes live: `[source] cache_dir`, else `$XDG_CACHE_HOME/vba`, else
  * `~/.cache/vba`; undefined when the profile turns the index off (`cache = false`).
  */
-export const snapshotIndexRoot = (profile: Profile, env: Environment = process.env): string | undefined => {
+export const snapshotIndexRoot = (profile: Profile, env: ResearchEnvironment = process.env): string | undefined => {
   const source = profile.source
   if (source === undefined || source.cache === false) return undefined
   if (source.cache_dir !== undefined) return source.cache_dir
@@ -64,7 +65,7 @@ export const snapshotIndexRoot = (profile: Profile, env: Environment = process.e
 
 /** @category research */
 export interface SourceOpenOptions {
-  readonly env?: Environment
+  readonly env?: ResearchEnvironment
   /** Told when a snapshot index is built, found damaged (and rebuilt) or cannot be written. */
   readonly onNotice?: (n: SnapshotNotice) => void
   readonly onProgress?: (p: BuildProgress) => void
