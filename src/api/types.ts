@@ -212,7 +212,12 @@ export interface AdvanceOptions {
   /** Resume a timed block or retry research now, before its retry time (recorded). */
   readonly manualRetry?: boolean
   readonly expectedGeneration?: number
-  /** Stops the loop between steps, and is handed to the model function. */
+  /**
+   * Stops the loop between steps, and is handed to the model function. A model call in flight when
+   * it aborts is abandoned at once, whether or not the model function honours the signal: `advance`
+   * resolves with `cancelled: true`, the turn's request recorded without an answer, and whatever the
+   * abandoned call later returns or throws is ignored.
+   */
   readonly signal?: AbortSignal
   /** Called after every step (a model turn, research, a resume). */
   readonly onStep?: (step: AdvanceStep) => void

@@ -7,7 +7,7 @@
  * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { failure, isFailure, isFailureCode, type Failure } from '../failures/failure.js'
+import { failure, type Failure } from '../failures/failure.js'
 import { hasLoneSurrogate } from '../domain/answer-decider.js'
 import { command, decide } from '../domain/decider.js'
 import { isUnavailable } from '../domain/research-failures.js'
@@ -31,6 +31,7 @@ import { promptInputs } from './prompt-inputs.js'
 import { turnRequest } from './turn-request.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
+import { modelFailureOf, untilAborted } from './model-call.js'
 import { provenanceOf } from './answer-provenance.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
@@ -65,28 +66,11 @@ export interface LoopOptions {
   /** Resume a timed block (or retry research) now, before its retry time; recorded. */
   readonly manualRetry?: boolean
   readonly expectedGeneration?: number
-  /** Stops the loop between steps (and is handed to the model function). */
+  /** Stops the loop between steps and abandons a model call in flight (it is handed to the model function too). */
   readonly signal?: AbortSignal
   readonly onStep?: (step: AdvanceStep) => void
   /** Append only while this lease on a queued case holds (a worker's advance). */
   readonly lease?: Lease
-}
-
-/** A thrown model error as a coded failure (its message is kept short; no stack). */
-const modelFailureOf = (e: unknown): Failure => {
-  if (e instanceof FailureError) return e.failure
-  if (isFailure(e)) return e
-  // A public adapter's VbaError (or any error with a failure code, a message and data).
-  const coded = e as { code?: unknown; message?: unknown; data?: unknown } | null
-  if (typeof coded?.code === 'string' && isFailureCode(coded.code) && typeof coded.message === 'string') {
-    return failure(
-      coded.code,
-      coded.message,
-      typeof coded.data === 'object' && coded.data !== null ? (coded.data as Record<string, unknown>) : {}
-    )
-  }
-  const message = e instanceof Error ? e.message : String(e)
-  return failure('MODEL_CALL_FAILED', `the model function failed: ${message.slice(0, 300)}`)
 }
 
 /** The raw answer as bytes: UTF-8, or UTF-16LE when it holds lone surrogates (so nothing is lost). */
@@ -223,7 +207,7 @@ const modelTurn = async (
   const started = elapsed()
   let answer: string | ModelAnswer
   try {
-    answer = await model({ prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
+    answer = await untilAborted(model, { prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
     if (
       typeof answer !== 'string' &&
       (typeof answer !== 'object' || answer === null || typeof answer.text !== 'string')
@@ -232,7 +216,7 @@ const modelTurn = async (
         `the model function returned ${answer === null ? 'null' : typeof answer}, not a string or {text}`
       )
   } catch (e) {
-    // The controller's abort is its own outcome: nothing is recorded, the case stays as it is.
+    // The controller's abort is its own outcome: no answer or failure is recorded, the case stays as it is.
     const f = modelFailureOf(e)
     if (signal.aborted || f.code === 'MODEL_CALL_CANCELLED') {
       step({

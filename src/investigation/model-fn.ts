@@ -19,7 +19,11 @@ export interface ModelRequest {
   readonly stablePrefix: string
   readonly turn: number
   readonly phase: 'interpretation' | 'investigation'
-  /** Aborted when the controller stops the loop: the call is cancelled and nothing is recorded for it. */
+  /**
+   * Aborted when the controller stops the loop: the loop stops waiting for this call at once (its
+   * request stays recorded without an answer; no failure is recorded), and ignores what it later
+   * returns or throws. Honour it to stop the provider's work too.
+   */
   readonly signal: AbortSignal
 }
 

@@ -152,6 +152,66 @@ test("the controller's abort is its own outcome: nothing recorded, the case stay
   }
 })
 
+test("the controller's abort abandons a model function that ignores the signal: advance returns at once, recording what an honouring one leaves; the late answer or rejection is ignored", async () => {
+  const unhandled: unknown[] = []
+  const onUnhandled = (e: unknown): void => {
+    unhandled.push(e)
+  }
+  process.on('unhandledRejection', onUnhandled)
+  try {
+    const types = (dir: string): string[] => events(dir).map((e) => e.type)
+    // A model that honours the signal: what a cancelled turn records.
+    const honours = await startedCase()
+    const stop1 = new AbortController()
+    setTimeout(() => stop1.abort(), 50)
+    const r1 = right(
+      await advance(honours, {
+        model: ({ signal }) =>
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+        research,
+        signal: stop1.signal
+      })()
+    )
+    assert.ok(r1.cancelled)
+    // Deaf models: one answers (validly) long after the abort, one rejects long after it.
+    const settled: Array<Promise<void>> = []
+    for (const settle of ['answer', 'reject'] as const) {
+      const dir = await startedCase()
+      const stop = new AbortController()
+      setTimeout(() => stop.abort(), 50)
+      const began = Date.now()
+      const r = right(
+        await advance(dir, {
+          model: () =>
+            new Promise((resolve, reject) => {
+              settled.push(
+                new Promise((done) =>
+                  setTimeout(() => {
+                    if (settle === 'answer') resolve('{"interpretation": {"summary": "too late"}}')
+                    else reject(new Error('too late'))
+                    done()
+                  }, 800)
+                )
+              )
+            }),
+          research,
+          signal: stop.signal
+        })()
+      )
+      assert.ok(Date.now() - began < 500, `advance returned ${Date.now() - began} ms after it began`)
+      assert.ok(r.cancelled, settle)
+      assert.is(r.state, 'INTERPRETING')
+      assert.is(r.last_model_failure, null)
+      assert.equal(types(dir), types(honours), settle)
+    }
+    await Promise.all(settled)
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(unhandled, [])
+  } finally {
+    process.off('unhandledRejection', onUnhandled)
+  }
+})
+
 test('a provider that keeps failing: the case waits as MODEL_UNAVAILABLE with why; advancing early is RETRY_NOT_YET; a manual retry covers the block at the start only', async () => {
   const ep = await startModelEndpoint(() => ({
     kind: 'status',
