@@ -228,6 +228,7 @@ export interface InvestigationsApi {
   /**
    * Records a bug report (and its entities and attachments) as a revision and runs the profile's
    * `[enrichment]`. The same inputs again change nothing (unless `again`); new inputs make a new revision.
+   * Inputs of another shape are refused with `INPUT_INVALID` naming the member, before anything is recorded.
    */
   prepare(
     dir: string,

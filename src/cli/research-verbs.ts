@@ -101,7 +101,7 @@ export const casePrepare = async (
     })
     for (const x of p.extracted) io.out(`extracted ${terminalText(provenanceText(x))}`)
     // an id typed elsewhere (extracted at another mention, or listed) is not untyped
-    const typed = new Set([...p.extracted, ...inputs.entities].map((x) => String(x.id)))
+    const typed = new Set([...p.extracted, ...(inputs.entities ?? [])].map((x) => String(x.id)))
     const untyped = opts.extract === false ? [] : untypedNumbers(inputs.report, p.extracted, 10, typed)
     if (untyped.length > 0)
       io.out(

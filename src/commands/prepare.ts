@@ -7,13 +7,15 @@
  */
 import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
+import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
-import { decodeEnrichment, type EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
+import { decodeEnrichment, EntityRef, type EnrichmentConfig } from '../domain/enrichment-config.js'
 import { decideInputs, inputsDigest, type Author } from '../domain/inputs-decider.js'
 import { hasLoneSurrogate } from '../domain/answer-decider.js'
 import { ReportOrigin } from '../events/catalog.js'
 import { parseReportText } from './report-formats.js'
+import { describeErrors } from '../events/decode.js'
 import { canonicalJson, sha256Digest } from '../events/canonical.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
@@ -35,8 +37,11 @@ import type { ProjectResearch } from '../research/project-research.js'
 export interface RevisionInputs {
   /** The bug report as the reporter wrote it. */
   readonly report: string
-  /** Entities the report names: `{type: "quest", id: 11117}`. */
-  readonly entities: ReadonlyArray<EntityRef>
+  /**
+   * Entities the report names: `{type: "quest", id: 11117}` (default none: then the report's ids
+   * are what extraction finds).
+   */
+  readonly entities?: ReadonlyArray<EntityRef>
   /** Where the report came from: the address of the issue it was exported from. */
   readonly origin?: string
   /** Files handed in with the report (logs, screenshots), as bytes. */
@@ -100,8 +105,34 @@ export const enrichmentConfig = (profile: Profile): E.Either<Failure, Enrichment
   return decodeEnrichment(raw)
 }
 
-/** Checks inputs from anywhere (memory or a file) the same way. */
-export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionInputs> => {
+const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>(
+  'Bytes',
+  (u): u is Uint8Array => u instanceof Uint8Array,
+  (u, c) => (u instanceof Uint8Array ? t.success(u) : t.failure(u, c, 'expected bytes (a Uint8Array or a Buffer)')),
+  t.identity
+)
+
+/** The shape of {@link RevisionInputs} (a caller in JavaScript or with parsed JSON gives any value). */
+const RevisionInputsShape = t.intersection([
+  t.type({ report: t.string }),
+  t.partial({
+    entities: t.array(EntityRef),
+    origin: t.string,
+    attachments: t.array(
+      t.intersection([t.type({ name: t.string, bytes: Bytes }), t.partial({ mediaType: t.string })])
+    ),
+    title: t.string
+  })
+])
+
+/**
+ * Checks inputs from anywhere (memory or a file) the same way: first their shape (INPUT_INVALID
+ * naming the member), then their content. The inputs themselves are returned, not a copy.
+ */
+export const checkInputs = (given: unknown): E.Either<Failure, RevisionInputs> => {
+  const shape = RevisionInputsShape.decode(given)
+  if (E.isLeft(shape)) return E.left(failure('INPUT_INVALID', `the inputs are invalid: ${describeErrors(shape.left)}`))
+  const inputs = given as RevisionInputs
   if (inputs.report.trim() === '') return E.left(failure('INPUT_INVALID', 'the report is empty'))
   // Text a person wrote holds no NUL and something visible (a report of 200 NUL bytes is valid UTF-8).
   if (inputs.report.includes('\u0000'))
@@ -116,7 +147,7 @@ export const checkInputs = (inputs: RevisionInputs): E.Either<Failure, RevisionI
     return E.left(failure('INPUT_INVALID', 'the report holds lone UTF-16 surrogates (not valid Unicode text)'))
   if (inputs.origin !== undefined && E.isLeft(ReportOrigin.decode(inputs.origin)))
     return E.left(failure('INPUT_INVALID', 'the origin is an http(s) address of at most 2048 characters'))
-  if (inputs.entities.length > 1000) return E.left(failure('INPUT_INVALID', 'at most 1000 entities'))
+  if ((inputs.entities ?? []).length > 1000) return E.left(failure('INPUT_INVALID', 'at most 1000 entities'))
   for (const a of inputs.attachments ?? []) {
     if (a.name.trim() === '' || a.name.length > 255 || hasLoneSurrogate(a.name))
       return E.left(failure('INPUT_INVALID', 'an attachment has a name of 1-255 characters'))
@@ -239,7 +270,8 @@ const extraction = (
   on: boolean
 ): { readonly config: EnrichmentConfig; readonly extracted: ExtractedEntity[] | null } => {
   const patterns = config.extract ?? []
-  if (on && patterns.length > 0) return { config, extracted: extractEntities(inputs.report, patterns, inputs.entities) }
+  if (on && patterns.length > 0)
+    return { config, extracted: extractEntities(inputs.report, patterns, inputs.entities ?? []) }
   const { extract: _off, ...rest } = config
   return { config: rest, extracted: null }
 }
@@ -263,19 +295,21 @@ const capturedRecord = (capture: Capture) => {
 export const prepareRevision = async (
   at: CaseAt,
   research: ProjectResearch,
-  given: EnrichmentConfig,
-  inputs: RevisionInputs,
+  enrichment: EnrichmentConfig,
+  given: RevisionInputs,
   options: PrepareOptions = {}
 ): Promise<PrepareResult> => {
   const env = options.env ?? systemEnv
-  must(checkInputs(inputs))
+  must(checkInputs(given))
+  // Without entities, none are listed: recorded as the empty list, as a report file without them.
+  const inputs = { ...given, entities: given.entities ?? [] }
   const report = Buffer.from(inputs.report, 'utf8')
   const attachments = (inputs.attachments ?? []).map((a) => ({
     name: a.name,
     bytes: a.bytes,
     ref: objectRefOf(a.bytes, a.mediaType)
   }))
-  const { config, extracted } = extraction(given, inputs, options.extract ?? true)
+  const { config, extracted } = extraction(enrichment, inputs, options.extract ?? true)
   const index = {
     report: objectRefOf(report, 'text/plain'),
     entities: inputs.entities,

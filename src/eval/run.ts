@@ -76,7 +76,7 @@ const inputsOf = async (bug: Bug): Promise<RevisionInputs> => {
   const read = await readInputs(bug.reportFile, { ownFile: true })
   const listed = bug.truth.entities ?? []
   const key = (e: { type: string; id: number | string }): string => `${e.type}:${String(e.id)}`
-  const entities = [...listed, ...read.entities.filter((e) => !listed.some((l) => key(l) === key(e)))]
+  const entities = [...listed, ...(read.entities ?? []).filter((e) => !listed.some((l) => key(l) === key(e)))]
   const origin = read.origin ?? bug.truth.issue
   return { ...read, entities, ...(origin === undefined ? {} : { origin }) }
 }

@@ -1,0 +1,70 @@
+/**
+ * What the client answers a controller's own mistakes, on real case directories over the demo
+ * world: inputs of the wrong shape are INPUT_INVALID naming the member (not a library bug).
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { openVba, isVbaError, type VbaError, type RevisionInputs } from '../../src/index.js'
+import { writeDemoWorld } from '../../src/demo/world.js'
+import { tempDir } from '../helpers/fs.js'
+
+const world = await writeDemoWorld(path.join(tempDir('mistakes-world'), 'world'))
+
+const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
+  try {
+    await p
+  } catch (e) {
+    assert.ok(isVbaError(e), `a VbaError, not ${String(e)}`)
+    return e as VbaError
+  }
+  throw new Error('expected a rejection')
+}
+const lines = (dir: string): string[] => readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n')
+
+const mistakes = suite("a controller's mistakes")
+
+mistakes(
+  'prepare: inputs of the wrong shape are INPUT_INVALID naming the member; entities may be left out',
+  async () => {
+    const vba = await openVba({ profile: world.profile })
+    try {
+      const dir = path.join(tempDir('mistakes'), 'case')
+      await vba.cases.create(dir)
+      const bad: Array<[unknown, string]> = [
+        [{ report: 42, entities: [] }, 'report'],
+        [{ entities: [] }, 'report is missing'],
+        [{ report: 'r', entities: 'quest 11117' }, 'entities'],
+        [{ report: 'r', entities: [{ type: 'quest' }] }, 'entities.0.id'],
+        [{ report: 'r', attachments: [{ name: 'log.txt', bytes: 'text' }] }, 'attachments.0.bytes'],
+        [{ report: 'r', origin: 7 }, 'origin'],
+        [null, 'the value'],
+        ['a report', 'the value']
+      ]
+      for (const [inputs, member] of bad) {
+        const e = await rejects(vba.investigations.prepare(dir, inputs as RevisionInputs))
+        assert.is(e.code, 'INPUT_INVALID', JSON.stringify(inputs))
+        assert.ok(e.permanent)
+        assert.match(e.message, member)
+      }
+      assert.is(lines(dir).length, 1, 'nothing recorded for refused inputs')
+      // Without entities: the same recorded inputs as with an empty list.
+      const r = await vba.investigations.prepare(dir, { report: 'Quest 11117: the wolpertinger vanishes.' })
+      assert.is(r.status, 'completed')
+      const withList = path.join(tempDir('mistakes'), 'listed')
+      await vba.cases.create(withList)
+      const inputsOf = (d: string) =>
+        lines(d)
+          .map((l) => JSON.parse(l) as { type: string; data: unknown })
+          .find((e) => e.type === 'InputsRecorded')?.data
+      await vba.investigations.prepare(withList, { report: 'Quest 11117: the wolpertinger vanishes.', entities: [] })
+      assert.equal(inputsOf(dir), inputsOf(withList))
+      assert.ok((await vba.cases.verify(dir)).valid)
+    } finally {
+      await vba.close()
+    }
+  }
+)
+
+mistakes.run()
