@@ -235,7 +235,7 @@ export const recordFeedback = (
   feedback: string,
   options: CommandOptions = {}
 ): TE.TaskEither<Failure, number> => thrown('recordFeedback', () => recordFeedbackP(dir, requestId, feedback, options))
-/** The next prompt. @category investigations */
+/** The next prompt, as plain data (`{ text, stable, version, cut }`). @category investigations */
 export const nextPrompt = (dir: CaseAt): TE.TaskEither<Failure, RenderedPrompt> =>
   thrown('nextPrompt', () => nextPromptP(dir))
 /** Records a note. @category cases */

@@ -266,7 +266,11 @@ export interface InvestigationsApi {
   ): Promise<Appended>
   /** An operator adds budget to a running investigation, with a reason. */
   topUp(dir: string, options: { readonly amount: number; readonly reason: string } & WriteOptions): Promise<Appended>
-  /** The next prompt, rendered from the log and its objects (what the model would see). */
+  /**
+   * The next prompt, rendered from the log and its objects (what the model would see), as plain
+   * data: `{ text, stable, version, cut }`, each an own property (JSON, a spread and
+   * structuredClone keep them).
+   */
   nextPrompt(dir: string): Promise<RenderedPrompt>
 }
 

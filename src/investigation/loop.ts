@@ -38,10 +38,15 @@ import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 import { optional } from '../optional.js'
 export type { ModelFn, ModelRequest, ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
-/** Renders the next prompt from the log and the objects it references (no provider needed). */
+/**
+ * Renders the next prompt from the log and the objects it references (no provider needed), as
+ * plain data: `text` is an own property (the renderer joins it lazily, for verify; a caller
+ * serialises, spreads or clones the result), the renderer's pieces are left out.
+ */
 export const nextPrompt = async (at: CaseAt): Promise<RenderedPrompt> => {
   const handle = await openAt(at)
-  return renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
+  const p = renderPrompt(handle.cursor.state, await promptInputs(handle, handle.cursor.state))
+  return { text: p.text, stable: p.stable, version: p.version, cut: [...p.cut] }
 }
 
 /** Progress of `advance`, one call per step (for terminals and logs). @category investigations */

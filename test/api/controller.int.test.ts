@@ -1,6 +1,7 @@
 /**
- * What the client answers a controller's own mistakes, on real case directories over the demo
- * world: inputs of the wrong shape are INPUT_INVALID naming the member (not a library bug).
+ * What the client gives and answers a controller, on real case directories over the demo world:
+ * plain data (a prompt survives JSON, a spread and structuredClone), and its own mistakes refused
+ * as such: inputs of the wrong shape are INPUT_INVALID naming the member (not a library bug).
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -23,7 +24,7 @@ const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
 }
 const lines = (dir: string): string[] => readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n')
 
-const mistakes = suite("a controller's mistakes")
+const mistakes = suite('the client and its controller')
 
 mistakes(
   'prepare: inputs of the wrong shape are INPUT_INVALID naming the member; entities may be left out',
@@ -66,5 +67,25 @@ mistakes(
     }
   }
 )
+
+mistakes('nextPrompt is plain data: its text survives JSON, a spread and structuredClone', async () => {
+  const vba = await openVba({ profile: world.profile })
+  try {
+    const dir = path.join(tempDir('plain'), 'case')
+    await vba.cases.create(dir)
+    await vba.investigations.prepare(dir, { report: 'The wild wolpertinger vanishes when netted.' })
+    await vba.investigations.start(dir)
+    const p = await vba.investigations.nextPrompt(dir)
+    assert.ok(Object.keys(p).includes('text'), Object.keys(p).join())
+    assert.ok(p.text.startsWith(p.stable) && p.text.length > p.stable.length)
+    const json = JSON.parse(JSON.stringify(p)) as typeof p
+    assert.equal(json, { ...p })
+    assert.is(json.text, p.text)
+    assert.is({ ...p }.text, p.text)
+    assert.is(structuredClone(p).text, p.text)
+  } finally {
+    await vba.close()
+  }
+})
 
 mistakes.run()
