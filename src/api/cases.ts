@@ -13,7 +13,7 @@ import { defaultProjections } from '../projections/defaults.js'
 import { lifecycleView } from '../projections/lifecycle-view.js'
 import type { Fact } from '../research/enrich.js'
 import { addAttachment, recordNote } from '../commands/typed.js'
-import { settle } from './errors.js'
+import { settle, settleOwn } from './errors.js'
 import { appended, type ClientContext } from './context.js'
 import type { CasesApi } from './types.js'
 import { optional } from '../optional.js'
@@ -100,30 +100,33 @@ const readMethods = ({ at }: ClientContext): Pick<CasesApi, 'status' | 'facts' |
 
 /** Verifying a case and reporting on it, both optionally re-derived against the pinned sources. */
 const checkMethods = ({ at, rederived }: ClientContext): Pick<CasesApi, 'verify' | 'report'> => ({
-  verify: async (dir, o = {}) => {
-    const where = at(dir)
-    const report = await settle(() =>
-      verifyAt(where, {
-        ...expectedHead(o.expectHead, o.trust !== undefined),
-        ...optional('strict', o.strict),
-        ...optional('requireSigned', o.requireSigned),
-        ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) }),
-        ...(o.onProgress === undefined
-          ? {}
-          : { onProgress: (phase, done, total) => o.onProgress?.(phase, done, total) })
-      })
-    )
-    return o.against === undefined ? report : rederived(where, report, o.against, o.onProgress)
-  },
+  verify: async (dir, o = {}) =>
+    settleOwn(async (own) => {
+      const where = at(dir)
+      const onProgress = own(o.onProgress)
+      const report = await settle(() =>
+        verifyAt(where, {
+          ...expectedHead(o.expectHead, o.trust !== undefined),
+          ...optional('strict', o.strict),
+          ...optional('requireSigned', o.requireSigned),
+          ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) }),
+          ...(onProgress === undefined ? {} : { onProgress: (phase, done, total) => onProgress(phase, done, total) })
+        })
+      )
+      return o.against === undefined ? report : rederived(where, report, o.against, onProgress)
+    }),
   report: async (dir, o = {}) => {
     const where = at(dir)
     const against = o.against
     if (against === undefined) return settle(() => caseReport(where))
-    return (
-      await settle(() =>
-        caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, o.onProgress) })
-      )
-    ).html
+    return settleOwn(async (own) => {
+      const onProgress = own(o.onProgress)
+      return (
+        await settle(() =>
+          caseReportWithVerification(where, { refine: (report) => rederived(where, report, against, onProgress) })
+        )
+      ).html
+    })
   }
 })
 

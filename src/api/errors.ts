@@ -1,7 +1,8 @@
 /**
  * The one error class of the public API. Every call of the client either resolves or rejects with
- * a {@link VbaError}: its `code` is a literal union of every failure code, `data` is plain JSON,
- * and `retryable` / `unavailable` / `permanent` / `corrupt` say what to do about it.
+ * a {@link VbaError} (or with the caller's own error, unchanged, when one of its callbacks threw
+ * it): its `code` is a literal union of every failure code, `data` is plain JSON, and `retryable`
+ * / `unavailable` / `permanent` / `corrupt` say what to do about it.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failureKind, type Failure, type FailureCode, type FailureKind } from '../failures/failure.js'
@@ -70,6 +71,42 @@ export const isVbaError = (e: unknown): e is VbaError => e instanceof VbaError
 export const orThrow = <A>(r: E.Either<Failure, A>): A => {
   if (E.isLeft(r)) throw new VbaError(r.left)
   return r.right
+}
+
+/** Wraps one of the caller's callbacks so that what it throws is noticed (undefined stays undefined). */
+export type Own = <F extends (...args: never[]) => unknown>(callback: F | undefined) => F | undefined
+
+/**
+ * Runs library code that calls the caller's own callbacks (`onStep`, `onProgress`), each wrapped
+ * with `own`: when a callback throws, the call rejects with that very error, unchanged (it is the
+ * caller's, not the library's: no VbaError, its own stack and class), whatever the library made of
+ * it on the way out, even had it carried on. Otherwise as {@link settle}.
+ */
+export const settleOwn = async <A>(work: (own: Own) => Promise<A>): Promise<A> => {
+  // What the first callback threw (a list: the compiler does not follow assignments in closures).
+  const threw: Array<{ readonly error: unknown }> = []
+  const own: Own = (callback) =>
+    callback === undefined
+      ? undefined
+      : (((...args: Parameters<typeof callback>) => {
+          try {
+            return callback(...args)
+          } catch (e) {
+            if (threw.length === 0) threw.push({ error: e })
+            throw e
+          }
+        }) as typeof callback)
+  let result: A
+  try {
+    result = await work(own)
+  } catch (e) {
+    const first = threw[0]
+    if (first !== undefined) throw first.error
+    throw e instanceof VbaError ? e : new VbaError(thrownFailure(e))
+  }
+  const first = threw[0]
+  if (first !== undefined) throw first.error
+  return result
 }
 
 /**

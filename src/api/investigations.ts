@@ -8,16 +8,17 @@ import { advance, nextPrompt } from '../investigation/loop.js'
 import { recordFeedback, resumeCase, startInvestigation } from '../commands/lifecycle-commands.js'
 import { startSettings } from '../investigation/settings.js'
 import type { Env } from '../adapters/env.js'
-import { orThrow, settle } from './errors.js'
+import { orThrow, settle, settleOwn, type Own } from './errors.js'
 import { appended, noProfile, type ClientContext } from './context.js'
 import type { AdvanceOptions, InvestigationsApi } from './types.js'
 import { definedMembers, optional } from '../optional.js'
 
-/** The loop's options of an advance (without research, which the caller adds). */
-export const advanceOptions = (o: AdvanceOptions, env: Env) => ({
+/** The loop's options of an advance (without research, which the caller adds); `own` wraps the caller's callback. */
+export const advanceOptions = (o: AdvanceOptions, env: Env, own: Own) => ({
   model: o.model,
   env,
-  ...definedMembers(o, 'maxTurns', 'manualRetry', 'expectedGeneration', 'signal', 'onStep')
+  ...definedMembers(o, 'maxTurns', 'manualRetry', 'expectedGeneration', 'signal'),
+  ...optional('onStep', own(o.onStep))
 })
 
 /** The `investigations` namespace over a client's context. */
@@ -41,7 +42,8 @@ export const investigationsApi = (ctx: ClientContext): InvestigationsApi => {
       )
       return { generation }
     },
-    advance: async (dir, o) => settle(() => advance(at(dir), { ...advanceOptions(o, env), research: researchOf() })),
+    advance: async (dir, o) =>
+      settleOwn((own) => advance(at(dir), { ...advanceOptions(o, env, own), research: researchOf() })),
     resume: async (dir, o) =>
       settle(() =>
         resumeCase(at(dir), {

@@ -5,7 +5,7 @@ import { LEASE_MS } from '../adapters/case-store/store.js'
 import { work } from '../investigation/worker.js'
 import { advance } from '../investigation/loop.js'
 import { startSettings } from '../investigation/settings.js'
-import { orThrow, settle } from './errors.js'
+import { orThrow, settle, settleOwn } from './errors.js'
 import type { ClientContext } from './context.js'
 import { advanceOptions } from './investigations.js'
 import type { QueueApi } from './types.js'
@@ -47,8 +47,8 @@ export const queueApi = (ctx: ClientContext): QueueApi => {
     release: async (lease) => settle(() => needStore().release(lease)),
     advance: async (lease, o) => {
       const s = needStore()
-      return settle(() =>
-        advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o, env), research: researchOf(), lease })
+      return settleOwn((own) =>
+        advance({ store: s, caseId: lease.caseId }, { ...advanceOptions(o, env, own), research: researchOf(), lease })
       )
     },
     work: async (o) => {

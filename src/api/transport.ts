@@ -3,7 +3,7 @@ import { exportCase } from '../adapters/bagit/export.js'
 import { importCase, verifyBag, withVerifiedPackage } from '../adapters/bagit/import.js'
 import { trustPolicy } from '../adapters/case-store/signatures.js'
 import { expectedHead } from '../adapters/case-store/receipts.js'
-import { settle } from './errors.js'
+import { settle, settleOwn } from './errors.js'
 import type { ClientContext } from './context.js'
 import type { TransportApi } from './types.js'
 import { definedMembers, optional } from '../optional.js'
@@ -13,17 +13,17 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
   const { at, needStore } = ctx
   return {
     export: async (dir, out, o = {}) =>
-      settle(() =>
+      settleOwn((own) =>
         exportCase(at(dir), out, {
           format: o.format ?? 'tar',
           ...optional('force', o.force),
-          ...optional('onProgress', o.onProgress)
+          ...optional('onProgress', own(o.onProgress))
         })
       ),
     import: (archive, dir, o = {}) =>
-      settle(() =>
+      settleOwn((own) =>
         importCase(archive, dir, {
-          ...optional('onProgress', o.onProgress),
+          ...optional('onProgress', own(o.onProgress)),
           ...optional('strict', o.strict),
           ...optional('requireSigned', o.requireSigned),
           ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
@@ -43,9 +43,10 @@ export const transportApi = (ctx: ClientContext): TransportApi => {
       ),
     importIntoStore: async (source, o = {}) => {
       const s = needStore()
-      return settle(() =>
+      return settleOwn((own) =>
         withVerifiedPackage(source, (d) => s.importDirectory(d, optional('strict', o.strict)), {
-          ...definedMembers(o, 'onProgress', 'strict', 'requireSigned'),
+          ...definedMembers(o, 'strict', 'requireSigned'),
+          ...optional('onProgress', own(o.onProgress)),
           ...(o.trust === undefined ? {} : { trust: trustPolicy(o.trust.allowedSigners, o.trust.actors) })
         })
       )

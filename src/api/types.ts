@@ -219,7 +219,7 @@ export interface AdvanceOptions {
    * abandoned call later returns or throws is ignored.
    */
   readonly signal?: AbortSignal
-  /** Called after every step (a model turn, research, a resume). */
+  /** Called after every step (a model turn, research, a resume); what it throws ends the call and is rethrown unchanged. */
   readonly onStep?: (step: AdvanceStep) => void
 }
 

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { openVba, isVbaError, type VbaError, type RevisionInputs } from '../../src/index.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
@@ -87,5 +87,63 @@ mistakes('nextPrompt is plain data: its text survives JSON, a spread and structu
     await vba.close()
   }
 })
+
+class Mine extends Error {}
+
+/** What a call rejects with (any value). */
+const thrown = async (p: Promise<unknown>): Promise<unknown> => {
+  try {
+    await p
+  } catch (e) {
+    return e
+  }
+  throw new Error('expected a rejection')
+}
+
+mistakes(
+  "a callback that throws: the call rejects with the callback's own error, unchanged; the case is fine",
+  async () => {
+    const vba = await openVba({ profile: world.profile })
+    try {
+      const dir = path.join(tempDir('callbacks'), 'case')
+      await vba.cases.create(dir)
+      await vba.investigations.prepare(dir, { report: 'The wild wolpertinger vanishes when netted.' })
+      await vba.investigations.start(dir)
+      const answers = [
+        '{"interpretation": {"summary": "s"}}',
+        '{"next": {"kind": "conclusion", "summary": "c", "hypotheses": [], "evidence": []}}'
+      ]
+      const model = async ({ turn }: { turn: number }) => answers[turn - 1] ?? ''
+      const broke = new Mine('my logger broke')
+      const e = await thrown(
+        vba.investigations.advance(dir, {
+          model,
+          onStep: () => {
+            throw broke
+          }
+        })
+      )
+      assert.is(e, broke, `the callback's own error, not ${String(e)}`)
+      const status = await vba.cases.status(dir)
+      assert.is(status.state, 'INVESTIGATING', 'the step it reported is recorded')
+      assert.is((await vba.investigations.advance(dir, { model })).state, 'CONCLUDED')
+      const progress = new Mine('progress broke')
+      const onProgress = () => {
+        throw progress
+      }
+      assert.is(await thrown(vba.cases.verify(dir, { onProgress })), progress)
+      const out = path.join(tempDir('callbacks'), 'case.tar')
+      assert.is(await thrown(vba.transport.export(dir, out, { onProgress })), progress)
+      assert.not.ok(existsSync(out), 'no half-written archive')
+      assert.ok((await vba.cases.verify(dir)).valid)
+      await vba.transport.export(dir, out)
+      const into = path.join(tempDir('callbacks'), 'in')
+      assert.is(await thrown(vba.transport.import(out, into, { onProgress })), progress)
+      assert.not.ok(existsSync(into), 'no half-imported case')
+    } finally {
+      await vba.close()
+    }
+  }
+)
 
 mistakes.run()

@@ -258,7 +258,13 @@ export const extractArchive = async (
     transform(chunk: Buffer, _enc, cb) {
       archiveHash.update(chunk)
       read += chunk.length
-      onProgress?.(read, total)
+      try {
+        onProgress?.(read, total)
+      } catch (e) {
+        // The caller's callback threw: the import ends with its error (thrown here, it ended the process).
+        cb(e instanceof Error ? e : new Error(String(e)))
+        return
+      }
       // The parser reads zero blocks as empty headers for as long as they come: an endless pipe of
       // zeros (or of padding) never ended the import. Past what the entries seen so far can hold
       // (their data, a header allowance each, and a slack for what is buffered ahead), it is refused.
