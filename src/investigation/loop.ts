@@ -4,7 +4,9 @@
  * lifecycle deciders, carries out confirmed plans through ProjectResearch, and appends every step
  * atomically through the case's rules. It never calls a model on its own: `model` is the
  * controller's, and tests use a scripted one. A model function that throws is recorded as a
- * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`.
+ * failed model call (the case waits as MODEL_UNAVAILABLE), never an exception out of `advance`;
+ * one that returns something other than an answer is the controller's bug: INVALID_ARGUMENT out of
+ * `advance`, nothing recorded for it.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { failure, type Failure } from '../failures/failure.js'
@@ -31,7 +33,7 @@ import { promptInputs } from './prompt-inputs.js'
 import { turnRequest } from './turn-request.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
-import { modelFailureOf, untilAborted } from './model-call.js'
+import { modelFailureOf, notAnAnswer, untilAborted } from './model-call.js'
 import { provenanceOf } from './answer-provenance.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
@@ -100,6 +102,10 @@ export const advance = async (at: CaseAt, opts: LoopOptions): Promise<AdvanceRes
   const step = opts.onStep ?? (() => undefined)
   const signal = opts.signal ?? new AbortController().signal
   const maxTurns = opts.maxTurns === undefined ? DEFAULT_MAX_TURNS : checkMaxTurns(opts.maxTurns)
+  if (typeof opts.model !== 'function')
+    throw new FailureError(
+      failure('INVALID_ARGUMENT', `model must be a function, not ${opts.model === null ? 'null' : typeof opts.model}`)
+    )
   const handle = await openAt(at)
   if (opts.expectedGeneration !== undefined && opts.expectedGeneration !== handle.cursor.seq) {
     throw new FailureError(
@@ -213,13 +219,6 @@ const modelTurn = async (
   let answer: string | ModelAnswer
   try {
     answer = await untilAborted(model, { prompt: prompt.text, stablePrefix: prompt.stable, turn, phase, signal })
-    if (
-      typeof answer !== 'string' &&
-      (typeof answer !== 'object' || answer === null || typeof answer.text !== 'string')
-    )
-      throw new TypeError(
-        `the model function returned ${answer === null ? 'null' : typeof answer}, not a string or {text}`
-      )
   } catch (e) {
     // The controller's abort is its own outcome: no answer or failure is recorded, the case stays as it is.
     const f = modelFailureOf(e)
@@ -243,6 +242,17 @@ const modelTurn = async (
     })
     return 'asked'
   }
+  // An answer of another shape is the controller's bug, not the model's outage nor its answer:
+  // refused, nothing recorded for it (the request stays unanswered, as after a cancel).
+  const wrong = notAnAnswer(answer)
+  if (wrong !== null)
+    throw new FailureError(
+      failure(
+        'INVALID_ARGUMENT',
+        `the model function returned ${wrong}, not a string or { text: string }: nothing was recorded for turn ${turn}'s answer (fix the model function; the next advance asks again)`,
+        { turn }
+      )
+    )
   const { text, provenance } = provenanceOf(answer, elapsed() - started)
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)

@@ -1,7 +1,7 @@
 /**
  * Calling the controller's model function for the loop: the call is abandoned when the
- * controller's signal aborts (whether or not the function honours it), and what it throws becomes
- * a coded failure to record.
+ * controller's signal aborts (whether or not the function honours it), what it throws becomes
+ * a coded failure to record, and what it returns is checked to be an answer.
  */
 import { failure, isFailure, isFailureCode, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
@@ -53,4 +53,18 @@ export const untilAborted = (model: ModelFn, request: ModelRequest): Promise<str
       }
     )
   })
+}
+
+/** What a model function returned instead of an answer, in words, or null for an answer. */
+export const notAnAnswer = (answer: unknown): string | null => {
+  if (typeof answer === 'string') return null
+  if (answer === null || answer === undefined) return String(answer)
+  if (typeof answer !== 'object') return `a ${typeof answer}`
+  if (Array.isArray(answer)) return 'an array'
+  const text = (answer as { text?: unknown }).text
+  if (typeof text === 'string') return null
+  const members = Object.keys(answer).slice(0, 8).join(', ')
+  return text === undefined
+    ? `an object without text (its members: ${members === '' ? 'none' : members})`
+    : `an object whose text is ${text === null ? 'null' : `a ${typeof text}`}`
 }

@@ -55,7 +55,8 @@ export interface ModelAnswer {
 }
 
 /**
- * The controller's model: one request in, the raw answer out (a string, or a {@link ModelAnswer}). It may throw.
+ * The controller's model: one request in, the raw answer out (a string, or a {@link ModelAnswer}).
+ * It may throw (recorded as a failed call); resolving to anything else is refused (INVALID_ARGUMENT, nothing recorded).
  * @category Models
  */
 export type ModelFn = (request: ModelRequest) => Promise<string | ModelAnswer>

@@ -146,4 +146,48 @@ mistakes(
   }
 )
 
+mistakes(
+  'a model function that returns no answer is refused as INVALID_ARGUMENT naming what it returned; nothing is recorded for it',
+  async () => {
+    const vba = await openVba({ profile: world.profile })
+    try {
+      const dir = path.join(tempDir('no-answer'), 'case')
+      await vba.cases.create(dir)
+      await vba.investigations.prepare(dir, { report: 'The wild wolpertinger vanishes when netted.' })
+      await vba.investigations.start(dir)
+      const returned: Array<[unknown, string]> = [
+        [undefined, 'returned undefined'],
+        [42, 'returned a number'],
+        [{ content: '{}' }, 'without text (its members: content)'],
+        [{ text: null }, 'whose text is null']
+      ]
+      for (const [value, words] of returned) {
+        const before = lines(dir).length
+        const e = await rejects(vba.investigations.advance(dir, { model: async () => value as string }))
+        assert.is(e.code, 'INVALID_ARGUMENT', JSON.stringify(value))
+        assert.ok(e.permanent)
+        assert.match(e.message, words)
+        const added = lines(dir)
+          .slice(before)
+          .map((l) => (JSON.parse(l) as { type: string }).type)
+        assert.equal(added, ['ModelRequested'], 'the request, no answer, no failure, no block')
+      }
+      const s = await vba.cases.status(dir)
+      assert.is(s.state, 'INTERPRETING')
+      assert.is(s.last_model_failure, null)
+      const e = await rejects(vba.investigations.advance(dir, { model: 'gpt' as never }))
+      assert.is(e.code, 'INVALID_ARGUMENT')
+      assert.match(e.message, 'model must be a function')
+      const r = await vba.investigations.advance(dir, {
+        model: async () => '{"interpretation": {"summary": "s"}}',
+        maxTurns: 1
+      })
+      assert.is(r.state, 'INVESTIGATING')
+      assert.ok((await vba.cases.verify(dir)).valid)
+    } finally {
+      await vba.close()
+    }
+  }
+)
+
 mistakes.run()
