@@ -1,5 +1,6 @@
-/** What the loop records of a model's answer: its provenance, checked and bounded. */
+/** What the loop records of a model's answer: its provenance, checked and bounded, and the answer itself, bounded. */
 import type { ModelProvenance } from '../events/model-provenance.js'
+import { hasLoneSurrogate } from '../domain/answer-decider.js'
 import type { ModelAnswer, ModelAnswerInfo } from './model-fn.js'
 
 /** The origin of a URL (`scheme://host:port`), or null when it is not a URL: no path, query, user or password. */
@@ -63,4 +64,40 @@ export const provenanceOf = (
       exit_status: typeof info.exitStatus === 'number' && Number.isSafeInteger(info.exitStatus) ? info.exitStatus : null
     }
   }
+}
+
+/**
+ * The most an answer may take as stored bytes (1 MiB): a longer one is cut to it before it is
+ * recorded (finish reason `length`), whatever model gave it. The deciders reject any answer over
+ * 200,000 characters (MODEL_ANSWER_TOO_LARGE), and every cut answer is over that, so a cut answer
+ * is rejected as its whole would have been; only what is stored is bounded.
+ */
+export const MAX_ANSWER_BYTES = 1 << 20
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff
+
+/** The first `units` UTF-16 units of `text`, without splitting a surrogate pair. */
+const unitsPrefix = (text: string, units: number): string =>
+  text.length <= units
+    ? text
+    : text.slice(0, isHigh(text.charCodeAt(units - 1)) && !isHigh(text.charCodeAt(units)) ? units - 1 : units)
+
+/**
+ * `text` cut so that it takes at most `maxBytes` as the loop stores it (UTF-8, or UTF-16LE when it
+ * holds lone surrogates), at a character's boundary; null when it fits as it is.
+ */
+export const cutAnswer = (text: string, maxBytes: number = MAX_ANSWER_BYTES): string | null => {
+  if (text.length * 3 <= maxBytes) return null
+  let head = text
+  if (hasLoneSurrogate(head)) {
+    if (head.length * 2 <= maxBytes) return null
+    head = unitsPrefix(head, Math.floor(maxBytes / 2))
+    if (hasLoneSurrogate(head)) return head
+  } else if (Buffer.byteLength(head, 'utf8') <= maxBytes) return null
+  const bytes = Buffer.from(unitsPrefix(head, maxBytes), 'utf8')
+  if (bytes.length <= maxBytes) return bytes.toString('utf8')
+  let end = maxBytes
+  // A continuation byte at the cut: the character it belongs to starts before it and is left out.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--
+  return bytes.subarray(0, end).toString('utf8')
 }

@@ -34,7 +34,7 @@ import { turnRequest } from './turn-request.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 import { modelFailureOf, notAnAnswer, untilAborted } from './model-call.js'
-import { provenanceOf } from './answer-provenance.js'
+import { cutAnswer, provenanceOf } from './answer-provenance.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 import { optional } from '../optional.js'
@@ -253,7 +253,11 @@ const modelTurn = async (
         { turn }
       )
     )
-  const { text, provenance } = provenanceOf(answer, elapsed() - started)
+  const given = provenanceOf(answer, elapsed() - started)
+  // What is stored is bounded, whatever model answered: a longer answer is cut (and rejected as too large).
+  const cut = cutAnswer(given.text)
+  const text = cut ?? given.text
+  const provenance = cut === null ? given.provenance : { ...given.provenance, finish_reason: 'length' }
   const raw = rawAnswerObject(text)
   const rawRef = objectRefOf(raw.bytes, raw.mediaType)
   const recorded = await append(

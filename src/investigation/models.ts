@@ -10,12 +10,16 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { failure, type Failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
+import { MAX_ANSWER_BYTES } from './answer-provenance.js'
 
 /** Options of {@link commandModel}. @category Models */
 export interface CommandModelOptions {
   /** Kill the command after this long (default 5 minutes). */
   readonly timeoutMs?: number
-  /** Largest answer read, in bytes (default 1 MiB); a longer one is kept cut and rejected as too large. */
+  /**
+   * Largest answer read, in bytes (default 1 MiB); a longer one is kept cut and rejected as too
+   * large. The loop stores at most 1 MiB of any answer, whatever this says.
+   */
   readonly maxAnswerBytes?: number
   /** Extra environment for the command. */
   readonly env?: Readonly<Record<string, string | undefined>>
@@ -85,7 +89,7 @@ export const commandModel =
   (command: string, options: CommandModelOptions = {}): ModelFn =>
   async ({ prompt, turn, phase, signal }) => {
     const timeoutMs = options.timeoutMs ?? 300_000
-    const max = options.maxAnswerBytes ?? 1 << 20
+    const max = options.maxAnswerBytes ?? MAX_ANSWER_BYTES
     const program = programOf(command)
     return new Promise<ModelAnswer>((resolve, reject) => {
       // A timeout, a cancellation or an answer cut at its limit ends the shell and whatever it

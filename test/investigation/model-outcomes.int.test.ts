@@ -360,6 +360,35 @@ test('a command answering more than it may is an invalid answer, kept cut (not a
   await valid(dir)
 })
 
+test("a model function's oversized answer is stored cut at 1 MiB (finish reason length), at a character's boundary, and rejected as too large as before", async () => {
+  const dir = await startedCase()
+  const huge = [
+    'x'.repeat(3 << 20),
+    `{${'é'.repeat(1 << 20)}`, // 2 bytes each, cut after the opening brace: at a character's boundary
+    `\ud800${'x'.repeat(3 << 20)}` // a lone surrogate: stored as UTF-16LE
+  ]
+  const model = async ({ turn }: { turn: number }) => huge[turn - 1] ?? ''
+  // Two invalid answers in a row block the case (max_invalid_responses = 2); a manual retry asks the third.
+  const r = right(await advance(dir, { model, research })())
+  assert.equal([r.turns, r.reason], [2, 'INVALID_LLM_RESPONSES'])
+  right(await advance(dir, { model, research, manualRetry: true, maxTurns: 1 })())
+  const log = events(dir)
+  const rejected = log.filter((e) => e.type === 'ModelResponseRejected').map((e) => e.data['code'])
+  assert.equal(rejected, ['MODEL_ANSWER_TOO_LARGE', 'MODEL_ANSWER_TOO_LARGE', 'MODEL_ANSWER_TOO_LARGE'])
+  const answers = log.filter((e) => e.type === 'ModelResponded')
+  const stored = answers.map((a) => a.data['raw'] as { size: number; media_type: string; digest: string })
+  assert.equal(
+    stored.map((s) => s.size),
+    [1 << 20, (1 << 20) - 1, 1 << 20]
+  )
+  assert.is(stored[2]?.media_type, 'text/plain; charset=utf-16le')
+  for (const a of answers) assert.is((a.data['provenance'] as { finish_reason: string }).finish_reason, 'length')
+  const hex = (stored[1]?.digest ?? '').slice('sha256:'.length)
+  const second = readFileSync(path.join(dir, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8')
+  assert.ok(second.startsWith('{é') && !second.includes('\ufffd'), 'no character is split')
+  await valid(dir)
+})
+
 test('maxTurns is a whole number from 1 (0, -1, 1.5 and NaN are refused before anything runs)', async () => {
   const dir = await startedCase()
   for (const maxTurns of [0, -1, 1.5, Number.NaN, 10_001]) {
