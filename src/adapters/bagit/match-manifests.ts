@@ -113,15 +113,6 @@ export const matchManifests = (
       checks.push({ manifest: m.name, algorithm: m.algorithm, entry: e, file })
     }
     if (!m.tag) {
-      // Every file fetch.txt names must be listed in every payload manifest (RFC 8493 2.2.3): one
-      // that is not can be neither fetched into a complete bag nor checked.
-      for (const f of toFetch)
-        if (!seen.has(f))
-          error(
-            'FETCH_NOT_IN_MANIFEST',
-            `fetch.txt names ${f}, which ${m.name} does not list (every file to fetch must be listed in every payload manifest)`,
-            'fetch.txt'
-          )
       // Sets keyed by the path, its NFC form and its lower-case form: one lookup per payload file.
       for (const f of payloadFiles) {
         if (!seen.has(f) && !seenNfc.has(f.normalize('NFC')) && !seenLower.has(f.toLowerCase())) {
@@ -131,4 +122,27 @@ export const matchManifests = (
     }
   }
   return { needed, checks, listedPayload }
+}
+
+/**
+ * Every file fetch.txt names must be listed in every payload manifest (RFC 8493 2.2.3): one that
+ * is not can be neither fetched into a complete bag nor checked.
+ */
+export const fetchNotListed = (
+  parsed: readonly ParsedManifest[],
+  toFetch: ReadonlySet<string>,
+  error: Report
+): void => {
+  if (toFetch.size === 0) return
+  for (const m of parsed) {
+    if (m.tag) continue
+    const listed = new Set(m.entries.map((e) => e.path))
+    for (const f of toFetch)
+      if (!listed.has(f))
+        error(
+          'FETCH_NOT_IN_MANIFEST',
+          `fetch.txt names ${f}, which ${m.name} does not list (every file to fetch must be listed in every payload manifest)`,
+          'fetch.txt'
+        )
+  }
 }

@@ -21,7 +21,7 @@ import {
   type BagFinding,
   type Report
 } from './bag-tags.js'
-import { matchManifests, type ParsedManifest } from './match-manifests.js'
+import { fetchNotListed, matchManifests, type ParsedManifest } from './match-manifests.js'
 import { optional } from '../../optional.js'
 
 export type { BagFinding, BagSeverity } from './bag-tags.js'
@@ -124,6 +124,7 @@ export const verifyBagDir = async (
   // Parse every manifest, then hash each listed or payload file once with all needed algorithms.
   const parsed = await readManifests(v, files, readTag)
   const { needed, checks, listedPayload } = matchManifests(parsed, files, specials, toFetch, isV1, v.error, v.warn)
+  fetchNotListed(parsed, toFetch, v.error)
   const checksums = await computeChecksums(v, needed, options.known)
   for (const c of checks) {
     const sum = checksums.get(c.algorithm)?.get(c.file)
