@@ -41,34 +41,34 @@ export interface VbaOptions {
    * (`{ source: {…}, database: {…}, limits: {…} }`). Without a profile, cases can be written,
    * verified, replayed and moved, but no research runs.
    */
-  readonly profile?: string | ProfileObject
+  readonly profile?: string | ProfileObject | undefined
   /** Where the relative paths of an object profile resolve (default: the working directory). */
-  readonly baseDir?: string
+  readonly baseDir?: string | undefined
   /** Environment variables for `password_env` and the snapshot index location (`XDG_CACHE_HOME`, `HOME`) (default: `process.env`). */
   readonly environment?: Readonly<Record<string, string | undefined>>
   /** Clock and id source (tests pin them; default: the system clock and random UUIDs). */
-  readonly clock?: Env
+  readonly clock?: Env | undefined
   /**
    * Who signs every command this client appends (a `CommandSigned` event ends each): a key read
    * with `readSigner(path)` (an OpenSSH Ed25519 key file). Default: the profile's `[signing]` key
    * (read when the client opens), else the clock's signer, else none.
    */
-  readonly signer?: Signer
+  readonly signer?: Signer | undefined
   /**
    * A SQL store of cases (`postgres://user@host:5432/db` or `mysql://user@host:3306/db`, a
    * password through `?password_env=VAR`). With a store, every `dir` argument is a case id in it,
    * and `queue` can claim work. Without one, cases are directories.
    */
-  readonly store?: string
+  readonly store?: string | undefined
   /** Run the store's schema migrations when the client opens (default false: `vba store migrate`). */
-  readonly migrate?: boolean
+  readonly migrate?: boolean | undefined
   /**
    * Told when the persisted snapshot index of the source commit is built, found damaged (it is then
    * rebuilt, never served) or cannot be written (research then reads git directly). The index lives
    * in `[source] cache_dir`, else `$XDG_CACHE_HOME/vba`, else `~/.cache/vba`; `cache = false` in
    * `[source]` turns it off.
    */
-  readonly onNotice?: (notice: SourceNotice) => void
+  readonly onNotice?: ((notice: SourceNotice) => void) | undefined
 }
 
 /** What an append returns: the command's outcome and its receipt (keep it; see `verify`). @category cases */
@@ -85,9 +85,9 @@ export interface Appended {
 /** Options every write takes. @category Client */
 export interface WriteOptions {
   /** Idempotency key: a retry with the same id returns the recorded outcome (default: a new id). */
-  readonly commandId?: string
+  readonly commandId?: string | undefined
   /** Refuse with GENERATION_CONFLICT unless the case is at this generation. */
-  readonly expectedGeneration?: number
+  readonly expectedGeneration?: number | undefined
 }
 
 /** The state of a case: its lifecycle, budget, hypotheses and conclusion, at its head. @category cases */
@@ -106,12 +106,16 @@ export interface CasesApi {
   /** Creates an empty case: a package in `dir` (which must not exist or be empty), or the case id `dir` in the store. */
   create(
     dir: string,
-    options?: { readonly id?: string; readonly title?: string }
+    options?: { readonly id?: string | undefined; readonly title?: string | undefined }
   ): Promise<{ readonly case_id: string; readonly dir: string }>
   /** Records a note by an operator (default) or the controller. */
   note(
     dir: string,
-    note: { readonly text: string; readonly format?: 'plain' | 'markdown'; readonly author?: Author } & WriteOptions
+    note: {
+      readonly text: string
+      readonly format?: 'plain' | 'markdown' | undefined
+      readonly author?: Author | undefined
+    } & WriteOptions
   ): Promise<Appended>
   /** Adds a file handed in by a person (a log, a screenshot) as an object. */
   attach(
@@ -119,8 +123,8 @@ export interface CasesApi {
     attachment: {
       readonly name: string
       readonly bytes: Uint8Array
-      readonly mediaType?: string
-      readonly author?: Author
+      readonly mediaType?: string | undefined
+      readonly author?: Author | undefined
     } & WriteOptions
   ): Promise<Appended>
   /** The case's state at its head, folded from the log alone. */
@@ -146,7 +150,7 @@ export interface CasesApi {
   /** Removes what interrupted writers left (orphan objects, old temporary files, a torn tail). Directories only. */
   gc(dir: string): Promise<GcReport>
   /** Removes the lock of a writer that is gone (a live one only with `force`). Directories only. */
-  unlock(dir: string, options?: { readonly force?: boolean }): Promise<LockState>
+  unlock(dir: string, options?: { readonly force?: boolean | undefined }): Promise<LockState>
 }
 
 /** Options of {@link CasesApi.verify}. @category cases */
@@ -156,29 +160,32 @@ export interface VerifyCaseOptions {
    * or a signed head as `vba head --sign-key` prints it (a C2SP signed note), whose signatures are
    * checked against `trust` (which it needs): `signed_head` in the report names its signers.
    */
-  readonly expectHead?: Receipt | string
-  readonly onProgress?: (phase: 'log' | 'objects' | 'evidence', done: number, total: number) => void
+  readonly expectHead?: Receipt | string | undefined
+  readonly onProgress?: ((phase: 'log' | 'objects' | 'evidence', done: number, total: number) => void) | undefined
   /**
    * Re-derive every capture from the world a profile reaches (a TOML file, the sections as an
    * object, or `true` for the client's own profile): source captures at the commit they name, from
    * git objects; database captures when the profile's snapshot id is theirs. A difference is an
    * EVIDENCE_MISMATCH error finding; `evidence` says what was checked.
    */
-  readonly against?: string | ProfileObject | true
+  readonly against?: string | ProfileObject | true | undefined
   /**
    * Every rule applies, for cases of any age: what the rules could not check (RULE_NOT_APPLIED:
    * an old event version that lacks what a rule needs, no binding recorded) is an error finding
    * instead of a notice. A case this library writes today verifies under it.
    */
-  readonly strict?: boolean
+  readonly strict?: boolean | undefined
   /**
    * Whom to trust for signed commands: the text of an allowed_signers file (git's and OpenSSH's
    * format) and, optionally, the actors each principal may sign for. A signature by a key it does
    * not allow is a SIGNER_UNTRUSTED error finding; `signatures` in the report names every signer.
    */
-  readonly trust?: { readonly allowedSigners: string; readonly actors?: Readonly<Record<string, readonly string[]>> }
+  readonly trust?: {
+    readonly allowedSigners: string
+    readonly actors?: Readonly<Record<string, readonly string[]>> | undefined
+  }
   /** Every command must be signed: an unsigned one is an UNSIGNED_COMMAND error finding. */
-  readonly requireSigned?: boolean
+  readonly requireSigned?: boolean | undefined
 }
 
 /** Options of {@link CasesApi.report}. @category cases */
@@ -188,8 +195,8 @@ export interface ReportCaseOptions {
    * which commit and snapshot, and with what result. Without it the page claims only that the
    * chain and the rules hold.
    */
-  readonly against?: string | ProfileObject | true
-  readonly onProgress?: VerifyCaseOptions['onProgress']
+  readonly against?: string | ProfileObject | true | undefined
+  readonly onProgress?: VerifyCaseOptions['onProgress'] | undefined
 }
 
 /** Research: one project.query without a case, or recorded in one. @category research */
@@ -200,7 +207,11 @@ export interface ResearchApi {
    * Runs a query inside a case: reserves budget for exactly this request, records the capture as
    * evidence (or the failure). The same `commandId` retries the same reservation after an outage.
    */
-  queryInCase(dir: string, args: unknown, options?: { readonly commandId?: string }): Promise<CaseQueryResult>
+  queryInCase(
+    dir: string,
+    args: unknown,
+    options?: { readonly commandId?: string | undefined }
+  ): Promise<CaseQueryResult>
 }
 
 /** Options of {@link InvestigationsApi.advance}. @category investigations */
@@ -208,19 +219,19 @@ export interface AdvanceOptions {
   /** Your model: a request in (prompt, stable prefix, turn, phase, abort signal), the raw answer out. */
   readonly model: ModelFn
   /** Model turns to run at most in this call (default 20). */
-  readonly maxTurns?: number
+  readonly maxTurns?: number | undefined
   /** Resume a timed block or retry research now, before its retry time (recorded). */
-  readonly manualRetry?: boolean
-  readonly expectedGeneration?: number
+  readonly manualRetry?: boolean | undefined
+  readonly expectedGeneration?: number | undefined
   /**
    * Stops the loop between steps, and is handed to the model function. A model call in flight when
    * it aborts is abandoned at once, whether or not the model function honours the signal: `advance`
    * resolves with `cancelled: true`, the turn's request recorded without an answer, and whatever the
    * abandoned call later returns or throws is ignored.
    */
-  readonly signal?: AbortSignal
+  readonly signal?: AbortSignal | undefined
   /** Called after every step (a model turn, research, a resume); what it throws ends the call and is rethrown unchanged. */
-  readonly onStep?: (step: AdvanceStep) => void
+  readonly onStep?: ((step: AdvanceStep) => void) | undefined
 }
 
 /** Investigations: prepare a revision, start, advance with your model, resume, feedback. @category investigations */
@@ -237,12 +248,16 @@ export interface InvestigationsApi {
      * `extract: false` finds no entities in the report (the profile's `[[enrichment.extract]]` patterns are not used);
      * `again: true` prepares inputs a completed revision holds again: a new revision with fresh enrichment.
      */
-    options?: { readonly author?: Author; readonly extract?: boolean; readonly again?: boolean }
+    options?: {
+      readonly author?: Author | undefined
+      readonly extract?: boolean | undefined
+      readonly again?: boolean | undefined
+    }
   ): Promise<PrepareResult>
   /** Starts the investigation from the latest completed revision, with the profile's settings. */
   start(
     dir: string,
-    options?: { readonly settings?: InvestigationSettings; readonly commandId?: string }
+    options?: { readonly settings?: InvestigationSettings | undefined; readonly commandId?: string | undefined }
   ): Promise<{ readonly generation: number }>
   /**
    * Runs the loop until the case concludes, is exhausted or blocked, or `maxTurns` model turns ran.
@@ -252,17 +267,17 @@ export interface InvestigationsApi {
   /** Resumes a case blocked for invalid answers or an unavailable model (see the retry time). */
   resume(
     dir: string,
-    options: { readonly manualRetry: boolean; readonly expectedGeneration?: number }
+    options: { readonly manualRetry: boolean; readonly expectedGeneration?: number | undefined }
   ): Promise<AdvanceResult>
   /** Records lab test feedback; a case waiting for it continues. */
   feedback(
     dir: string,
-    feedback: { readonly requestId: string; readonly text: string; readonly commandId?: string }
+    feedback: { readonly requestId: string; readonly text: string; readonly commandId?: string | undefined }
   ): Promise<{ readonly generation: number }>
   /** An operator cancels the confirmed plan waiting to be carried out; its budget is released. */
   cancelPlan(
     dir: string,
-    options: { readonly reason: string; readonly reservationId?: string } & WriteOptions
+    options: { readonly reason: string; readonly reservationId?: string | undefined } & WriteOptions
   ): Promise<Appended>
   /** An operator adds budget to a running investigation, with a reason. */
   topUp(dir: string, options: { readonly amount: number; readonly reason: string } & WriteOptions): Promise<Appended>
@@ -285,9 +300,9 @@ export interface TransportApi {
     dir: string,
     out: string,
     options?: {
-      readonly format?: 'tar' | 'dir'
-      readonly force?: boolean
-      readonly onProgress?: (done: number, total: number) => void
+      readonly format?: 'tar' | 'dir' | undefined
+      readonly force?: boolean | undefined
+      readonly onProgress?: ((done: number, total: number) => void) | undefined
     }
   ): Promise<ExportReport>
   /** Verifies a bag completely, then moves its case into `dir`. */
@@ -295,9 +310,9 @@ export interface TransportApi {
     archive: string,
     dir: string,
     options?: {
-      readonly onProgress?: (done: number, total: number) => void
+      readonly onProgress?: ((done: number, total: number) => void) | undefined
       /** Refuse a case whose rules did not all apply (see {@link VerifyCaseOptions.strict}). */
-      readonly strict?: boolean
+      readonly strict?: boolean | undefined
     } & Pick<VerifyCaseOptions, 'trust' | 'requireSigned'>
   ): Promise<ImportReport>
   /**
@@ -307,15 +322,15 @@ export interface TransportApi {
   importIntoStore(
     source: string,
     options?: {
-      readonly onProgress?: (done: number, total: number) => void
+      readonly onProgress?: ((done: number, total: number) => void) | undefined
       /** Refuse a case whose rules did not all apply (RULE_NOT_APPLIED as an error, as verify's `strict`). */
-      readonly strict?: boolean
+      readonly strict?: boolean | undefined
     } & Pick<VerifyCaseOptions, 'trust' | 'requireSigned'>
   ): Promise<{ readonly case_id: string; readonly generation: number }>
   /** Verifies a bag (archive or directory) and the case in it. */
   verify(
     target: string,
-    options?: { readonly expectHead?: Receipt | string; readonly strict?: boolean } & Pick<
+    options?: { readonly expectHead?: Receipt | string | undefined; readonly strict?: boolean | undefined } & Pick<
       VerifyCaseOptions,
       'trust' | 'requireSigned'
     >
@@ -327,22 +342,22 @@ export interface WorkOptions {
   /** Your model, for every case the worker advances. */
   readonly model: ModelFn
   /** This worker's name, recorded with its leases (default host.pid). */
-  readonly worker?: string
+  readonly worker?: string | undefined
   /** Cases advanced at the same time (default 1). */
-  readonly concurrency?: number
+  readonly concurrency?: number | undefined
   /** Lease length, renewed every third of it (default 60 000 ms). */
-  readonly leaseMs?: number
+  readonly leaseMs?: number | undefined
   /** How long an idle worker waits before asking again (default 1000 ms). */
-  readonly pollMs?: number
+  readonly pollMs?: number | undefined
   /** Model turns per claim (default 20). */
-  readonly maxTurns?: number
+  readonly maxTurns?: number | undefined
   /** Refuse cases whose rules did not all apply (RULE_NOT_APPLIED): CASE_CORRUPT, the worker stops (see WorkerOptions.strict). */
-  readonly strict?: boolean
+  readonly strict?: boolean | undefined
   /** Return once nothing is runnable or leased (default: run until the signal). */
-  readonly untilIdle?: boolean
+  readonly untilIdle?: boolean | undefined
   /** Stops the worker: the case in hand stops at its next step boundary and is released. */
-  readonly signal?: AbortSignal
-  readonly onEvent?: (e: WorkEvent) => void
+  readonly signal?: AbortSignal | undefined
+  readonly onEvent?: ((e: WorkEvent) => void) | undefined
 }
 
 /**
@@ -363,11 +378,11 @@ export interface QueueApi {
    * the counts per state of the whole queue. Pages never skip or repeat a case, also while cases
    * change state. INVALID_ARGUMENT for options out of bounds.
    */
-  page(options?: QueuePageOptions & { readonly root?: string }): Promise<QueuePage>
+  page(options?: QueuePageOptions & { readonly root?: string | undefined }): Promise<QueuePage>
   /** Leases one runnable case to `worker`, or null when nothing is runnable. */
-  claim(worker: string, options?: { readonly leaseMs?: number }): Promise<Lease | null>
+  claim(worker: string, options?: { readonly leaseMs?: number | undefined }): Promise<Lease | null>
   /** Extends a lease still held (LEASE_LOST otherwise). */
-  renew(lease: Lease, options?: { readonly leaseMs?: number }): Promise<Lease>
+  renew(lease: Lease, options?: { readonly leaseMs?: number | undefined }): Promise<Lease>
   /** Gives a case back to the queue; false when the lease was not held any more. */
   release(lease: Lease): Promise<boolean>
   /** Advances one claimed case under its lease with your model (appends are refused once the lease is lost). */
