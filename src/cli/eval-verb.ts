@@ -10,7 +10,8 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { fail } from '../failures/error.js'
 import { openSourceResearch } from '../research/source/open.js'
 import { OUTAGES, runEval, scoreRun, type EvalModel } from '../eval/run.js'
-import { commandProgram, endpointOrigin, readRunFile, type RunFile, type RunModel } from '../eval/run-folder.js'
+import { programOf } from '../investigation/models.js'
+import { endpointOrigin, readRunFile, type RunFile, type RunModel } from '../eval/run-folder.js'
 import type { Profile } from '../adapters/config/profile.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { parseBoundedJson } from '../events/bounds.js'
@@ -55,7 +56,7 @@ export interface EvalScoreOptions {
 const runModelOf = (profile: Profile, o: EvalRunOptions): RunModel => {
   if (o.baseline === true) return { kind: 'baseline' }
   const command = o.modelCommand ?? profile.model.command
-  if (o.modelUrl === undefined && command !== undefined) return { kind: 'command', program: commandProgram(command) }
+  if (o.modelUrl === undefined && command !== undefined) return { kind: 'command', program: programOf(command) }
   return {
     kind: 'http',
     origin: endpointOrigin(o.modelUrl ?? profile.model.url ?? ''),

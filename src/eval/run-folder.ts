@@ -11,7 +11,6 @@ import * as E from 'fp-ts/lib/Either.js'
 import { fail, thrownFailure } from '../failures/error.js'
 import { readRegular } from '../adapters/regular-file.js'
 import { parseBoundedJson } from '../events/bounds.js'
-import { programOf } from '../investigation/models.js'
 
 /**
  * What identifies the model of a run, as run.json and results.json record it; never a secret. A
@@ -35,9 +34,6 @@ export const modelLabel = (m: RunModel): string =>
       : m.kind === 'baseline'
         ? 'baseline'
         : `function ${m.name}`
-
-/** The program a command model's command line runs, by name (as the cases record it: models.ts's programOf). */
-export const commandProgram = (command: string): string => programOf(command)
 
 /** An endpoint URL's origin: its scheme, host and port, without credentials, path or query. */
 export const endpointOrigin = (url: string): string => {

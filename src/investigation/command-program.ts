@@ -9,7 +9,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs'
 import * as path from 'node:path'
-import { programWord } from './models.js'
+import { programParts } from './models.js'
 
 /** Words the shell runs itself (builtins and keywords): never looked up on PATH. */
 const SHELL_WORDS = new Set([
@@ -75,8 +75,10 @@ const runnable = (file: string): boolean => {
  */
 export const commandProgramProblem = (command: string, env: NodeJS.ProcessEnv, cwd: string): string | null => {
   // After any `NAME=value` assignments and an `env` with its options (as the cases record it).
-  const program = programWord(command)
+  const { word: program, before } = programParts(command)
   if (program === '' || !PLAIN.test(program) || SHELL_WORDS.has(program)) return null
+  // A PATH the line sets itself, or an env option (-i, -S, -P…), changes where the program is found.
+  if (/(^|\s)PATH=/.test(before) || /(^|\s)-/.test(before)) return null
   const shown = JSON.stringify(program.slice(0, 200))
   if (program.includes('/')) {
     const file = path.resolve(cwd, program)

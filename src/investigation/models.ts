@@ -62,19 +62,29 @@ const ENV = /^(?:\S*\/)?env(?:\s+-\S+)*\s+/
  * it, which may hold secrets (`API_KEY=sk-… llm` was recorded as `API_KEYsk-…`).
  */
 export const programOf = (command: string): string => {
-  const base = programWord(command).split('/').pop() ?? ''
+  const word = programWord(command)
+  // A word still holding an assignment or a quote (`env -S 'KEY=… llm'`, `"KEY=…" llm`) is not a
+  // program's name, and may hold a secret: the shell stands for it.
+  if (/[='"]/.test(word)) return 'sh'
+  const base = word.split('/').pop() ?? ''
   return base.replace(/[^A-Za-z0-9._+-]/g, '').slice(0, 80) || 'sh'
 }
 
 /** The word naming the program of a command line, as written (its path included): see programOf. */
-export const programWord = (command: string): string => {
+export const programWord = (command: string): string => programParts(command).word
+
+/**
+ * A command line's program word, and what comes before it: the variable assignments and an `env`
+ * with its options, as written.
+ */
+export const programParts = (command: string): { readonly word: string; readonly before: string } => {
   let rest = command.trim()
   for (;;) {
     const m = ASSIGNMENT.exec(rest) ?? ENV.exec(rest)
     if (m === null || m[0].length === 0) break
     rest = rest.slice(m[0].length)
   }
-  return rest.split(/\s+/)[0] ?? ''
+  return { word: rest.split(/\s+/)[0] ?? '', before: command.trim().slice(0, command.trim().length - rest.length) }
 }
 
 /**

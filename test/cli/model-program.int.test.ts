@@ -32,12 +32,17 @@ program('judged: a missing program, a file that is not executable; left to the s
   )
   // After assignments (quoted values with blanks too) and an env with its options.
   assert.is(
-    commandProgramProblem(`A="a b" env -i missing-x`, env, dir),
+    commandProgramProblem(`A="a b" env missing-x`, env, dir),
     `the model command's program "missing-x" is not found on PATH`
   )
   // The name the cases record: never a value assigned before the program, nor its path or arguments.
   assert.is(programOf('API_KEY=sk-123 llm --token abc'), 'llm')
   assert.is(programOf(`KEY='s k' /usr/bin/env -i /opt/bin/my-llm x`), 'my-llm')
+  assert.is(programOf(`env -S 'API_KEY=sk-123 my-llm'`), 'sh')
+  assert.is(programOf(`"API_KEY=sk-123" llm`), 'sh')
+  // A PATH the line sets itself, or env's options, decide where the program is: left to the shell.
+  for (const line of ['PATH=/opt/llm/bin:$PATH missing-x', 'env PATH=/opt/llm/bin missing-x', 'env -i missing-x'])
+    assert.is(commandProgramProblem(line, env, dir), null, line)
   // A path: relative to the folder the command runs in; a file without the execute bit cannot run.
   assert.is(
     commandProgramProblem('./model.sh', env, dir),

@@ -1,7 +1,8 @@
 /** What a run records of its model: a command's program name, an endpoint's origin; never a secret. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { commandProgram, endpointOrigin, modelLabel } from '../../src/eval/run-folder.js'
+import { endpointOrigin, modelLabel } from '../../src/eval/run-folder.js'
+import { programOf } from '../../src/investigation/models.js'
 
 const s = suite('eval run folder')
 
@@ -13,8 +14,8 @@ s('a command model is its program name: no argument, no assignment before it, no
     ["KEY='SECRET3' /usr/bin/env -i OTHER=SECRET4 python3 model.py", 'python3'],
     ['"/usr/local/bin/node" "/tmp/model.mjs"', 'node']
   ] as const) {
-    assert.is(commandProgram(command), program, command)
-    assert.is(modelLabel({ kind: 'command', program: commandProgram(command) }), `command ${program}`)
+    assert.is(programOf(command), program, command)
+    assert.is(modelLabel({ kind: 'command', program: programOf(command) }), `command ${program}`)
   }
 })
 
