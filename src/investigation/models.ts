@@ -62,9 +62,10 @@ const ENV = /^(?:\S*\/)?env(?:\s+-\S+)*\s+/
  * it, which may hold secrets (`API_KEY=sk-… llm` was recorded as `API_KEYsk-…`).
  */
 export const programOf = (command: string): string => {
-  const word = programWord(command)
-  // A word still holding an assignment or a quote (`env -S 'KEY=… llm'`, `"KEY=…" llm`) is not a
-  // program's name, and may hold a secret: the shell stands for it.
+  // A program quoted whole ("/usr/local/bin/node") is its path; a word still holding an assignment
+  // or a quote (`env -S 'KEY=… llm'`, `"KEY=…" llm`) is not a program's name, and may hold a
+  // secret: the shell stands for it.
+  const word = programWord(command).replace(/^(["'])([^"'=]*)\1$/, '$2')
   if (/[='"]/.test(word)) return 'sh'
   const base = word.split('/').pop() ?? ''
   return base.replace(/[^A-Za-z0-9._+-]/g, '').slice(0, 80) || 'sh'
