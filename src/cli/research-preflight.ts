@@ -22,7 +22,7 @@ import type { CaseState } from '../domain/case-state.js'
 import { checkSource } from '../research/check.js'
 import { fail } from '../failures/error.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { heldBudget } from '../domain/budget.js'
+import { committedResearch, queryCost } from '../domain/budget.js'
 import { settingsOf } from '../investigation/settings.js'
 
 /** A binding's parts in words: the repository at its commit; the database's client, databases and snapshot. */
@@ -124,12 +124,13 @@ export const refuseBudgetBeforeStart = (s: CaseState, profile: Profile, file: st
   const start = settingsOf(profile)
   if (E.isLeft(start)) return
   const total = start.right.budget_total
-  const cost = start.right.action_costs['project.query'] ?? 1
-  const committed = s.research.consumed + heldBudget(s.research)
+  // What the query reserves now, before the start's costs apply (queryCost of a state without settings).
+  const cost = queryCost(s)
+  const committed = committedResearch(s.research)
   if (committed + cost > total)
     fail(
       'BUDGET_EXHAUSTED',
-      `${committed} unit(s) of research are committed before the investigation starts, and a query costs ${cost}: the budget the start records (${file}: [budget] total = ${total}) could not hold it, and the case could not be started; start the investigation first (vba investigate), or raise [budget] total`,
+      `${committed} unit(s) of research are committed before the investigation starts, and a query before the start costs ${cost}: the budget the start records (${file}: [budget] total = ${total}) could not hold it, and the case could not be started; start the investigation first (vba investigate, which also runs the model), or raise [budget] total`,
       { committed, cost, total }
     )
 }

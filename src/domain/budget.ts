@@ -11,6 +11,9 @@ export const heldBudget = (r: ResearchState): number => r.reserved - r.consumed 
 /** The investigation's total budget: the start's plus operator top-ups (0 before the start). */
 export const budgetTotal = (s: CaseState): number => (s.settings === null ? 0 : s.settings.budget_total + s.toppedUp)
 
+/** Research committed so far: consumed, and what reservations still hold (before the start too). */
+export const committedResearch = (r: ResearchState): number => r.consumed + heldBudget(r)
+
 /** Budget left for new reservations: total minus consumed minus what reservations still hold. */
 export const remainingBudget = (s: CaseState): number => budgetTotal(s) - s.research.consumed - heldBudget(s.research)
 

@@ -3,7 +3,7 @@ import { failure, type Failure } from '../failures/failure.js'
 import { eventDraft, type EventDraft } from '../events/chain.js'
 import type { InvestigationSettings } from '../events/settings.js'
 import type { CaseState, ObjectRefLite } from './case-state.js'
-import { heldBudget, tokensSpent } from './budget.js'
+import { committedResearch, tokensSpent } from './budget.js'
 import type { ModelProvenance } from '../events/model-provenance.js'
 import { checkpointDraft as checkpoint, outageBackoffMs } from './research-decider.js'
 import { PROMPT_MIN_CHARS } from './limits.js'
@@ -36,7 +36,7 @@ export const decideStart = (s: CaseState, { settings }: { readonly settings: Inv
         {}
       )
     )
-  const committed = s.research.consumed + heldBudget(s.research)
+  const committed = committedResearch(s.research)
   if (committed > settings.budget_total)
     return E.left(
       failure(

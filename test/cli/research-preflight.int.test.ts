@@ -109,7 +109,8 @@ preflight(
   async () => {
     const { dir, profile, root } = await preparedDemoCase('', 'preflight')
     const small = path.join(path.dirname(profile), 'small.toml')
-    writeFileSync(small, readFileSync(profile, 'utf8').replace(/^total = 8$/m, 'total = 2'))
+    // A query costs 2 once started; before the start it reserves 1, and is checked at that price.
+    writeFileSync(small, readFileSync(profile, 'utf8').replace(/^total = 8$/m, 'total = 2\nproject_query = 2'))
     for (const [i, text] of ['wolpertinger', 'Despawn'].entries()) {
       writeFileSync(path.join(root, `q${i}.json`), JSON.stringify({ kind: 'source.files', text }))
       const ok = vba(['case', 'query', dir, '--config', small, '--query', path.join(root, `q${i}.json`)])
@@ -126,7 +127,7 @@ preflight(
     assert.is(third.code, 2, third.stderr)
     assert.match(
       third.stderr,
-      'vba: BUDGET_EXHAUSTED: 2 unit(s) of research are committed before the investigation starts'
+      'vba: BUDGET_EXHAUSTED: 2 unit(s) of research are committed before the investigation starts, and a query before the start costs 1'
     )
     assert.match(third.stderr, `${small}: [budget] total = 2`)
     assert.is(log(dir), before, 'nothing recorded: the case can still be started')
