@@ -268,7 +268,10 @@ const checkListedRanges = async (bug: Bug, ranges: readonly ChangedRange[], repo
       }
       lines.set(c.path, total)
     }
-    if (c.lines[1] > total)
+    // A range that starts past the end can never be hit. One that ends a line past it is the form
+    // a fix appending lines is given (the line before and after the insertion, as parseDiffRanges
+    // derives it from a fix commit), and it is hit by a citation of its first line.
+    if (c.lines[0] > total)
       fail(
         'INPUT_INVALID',
         `${bug.id}: changed ${c.path} lines ${c.lines[0]}-${c.lines[1]} lie past the end of the file: it has ${total} lines at ${at}`,

@@ -314,13 +314,16 @@ ev('listed changed ranges are checked against the file at the commit: a range pa
       () => 'accepted',
       (e: unknown) => (e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e))
     )
-  // Pet.cpp has 85 lines at bug-c's commit: its last lines are a range; one line more is not.
+  // Pet.cpp has 85 lines at bug-c's commit: its last lines are a range, and so is the form of lines
+  // appended at its end (the line before and after the insertion, 85-86); one starting past it is not.
   const last = await bugC([{ path: pet, lines: [80, 85] }])
   assert.equal(await changedOf(last, fixture.repo), [{ path: pet, lines: [80, 85] }])
+  const appended = await bugC([{ path: pet, lines: [85, 86] }])
+  assert.equal(await changedOf(appended, fixture.repo), [{ path: pet, lines: [85, 86] }])
   const at = (fixture.commits[2] as string).slice(0, 12)
   assert.is(
-    await refusal(await bugC([{ path: pet, lines: [80, 86] }])),
-    `INPUT_INVALID: bug-c: changed ${pet} lines 80-86 lie past the end of the file: it has 85 lines at ${at}`
+    await refusal(await bugC([{ path: pet, lines: [86, 87] }])),
+    `INPUT_INVALID: bug-c: changed ${pet} lines 86-87 lie past the end of the file: it has 85 lines at ${at}`
   )
   assert.is(
     await refusal(await bugC([{ path: 'src/server/game/Nowhere.cpp', lines: [1, 2] }])),
