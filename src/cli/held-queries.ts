@@ -38,7 +38,9 @@ const heldFold = (held: Map<string, HeldQuery>, e: RecordedEvent): Map<string, H
         amount: e.data.amount,
         // `vba case query --command-id ID` (and the library's queryInCase) reserve under `ID.reserve`.
         command_id: e.command_id.endsWith(RESERVE) ? e.command_id.slice(0, -RESERVE.length) : e.command_id,
-        by_query_command: e.command_id.endsWith(RESERVE),
+        // An MCP client's calls reserve through the same case query, under ids of their own: the
+        // client retries them (its identical call resumes the reservation).
+        by_query_command: e.command_id.endsWith(RESERVE) && (e.data.requester ?? null) === null,
         query: request === null || typeof kind !== 'string' ? null : requestText(kind, request),
         requester:
           e.data.requester === null || e.data.requester === undefined
@@ -76,5 +78,5 @@ export const heldQueryLines = (held: readonly HeldQuery[], c: string): string[] 
     const what = `query held: ${h.query ?? 'a query'} (reservation ${h.reservation_id}, cost ${h.amount}${h.requester === null ? '' : `, asked by ${h.requester} over MCP`}${h.failed === null ? ', in flight or interrupted' : `, failed ${h.failed}`})`
     return h.by_query_command
       ? `${what}: retry with vba case query ${c} --config PROFILE --query FILE --command-id ${shellWord(h.command_id)}`
-      : `${what}: made by command ${h.command_id}, which its client retries`
+      : `${what}: the client's identical call retries it (command ${h.command_id})`
   })
