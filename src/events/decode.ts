@@ -4,7 +4,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { parseBoundedJson } from './bounds.js'
 import { schemaHints } from './codecs.js'
 
-const COMBINATORS = new Set(['IntersectionType', 'UnionType', 'RefinementType', 'ExactType', 'ReadonlyType'])
+// Only these add an entry of their own (a branch's index) to the context: exact, readonly and
+// refinement validate their codec in the same context, so the entry after them is a member's key.
+const COMBINATORS = new Set(['IntersectionType', 'UnionType'])
 
 interface Codec {
   readonly _tag?: string

@@ -46,6 +46,16 @@ decode('members in words, not codec names', () => {
   )
   assert.is(said(t.type({ m: intAtLeast('Anything', 0) }), {}), 'm is missing: it must be a whole number from 0')
   assert.match(said(t.type({ d: Digest }), { d: 'x' }), 'd must be a Digest (a string matching /')
+  // exact, readonly and a refinement of an object add no entry to the path: its members are named
+  assert.is(said(t.exact(t.type({ a: t.string })), { a: 1 }), 'a must be a string')
+  assert.is(said(t.readonly(t.type({ a: t.string })), { a: 1 }), 'a must be a string')
+  assert.is(
+    said(
+      t.refinement(t.type({ a: t.string }), () => true, 'Refined'),
+      { a: 1 }
+    ),
+    'a must be a string'
+  )
   const many = said(t.type({ a: t.string, b: t.string, c: t.string, d: t.string }), {})
   assert.ok(many.endsWith(' (+1 more)'), many)
 })
