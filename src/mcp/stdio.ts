@@ -102,7 +102,7 @@ export const stdioTransport = (sdk: McpSdk, o: StdioOptions): Transport => {
     o.log(`vba mcp: ${message}`)
     // JSON-RPC answers a request it cannot read with id null.
     // The failure code the message starts with is data.code too (as the server's errors carry it).
-    const data = { code: message.slice(0, message.indexOf(':')) }
+    const data = { code: /^([A-Z][A-Z0-9_]*): /.exec(message)?.[1] ?? 'INVALID_ARGUMENT' }
     void t.send({ jsonrpc: '2.0', id, error: { code, message, data } } as unknown as JSONRPCMessage)
   }
   const line = (text: string): void => {
