@@ -188,6 +188,14 @@ progress(
         } finally {
           child.kill()
         }
+        // A second run on this host is refused before it does anything: the first keeps the case.
+        const second = vba(['investigate', dir, '--config', profile, '--model-command', gatedModel(root)])
+        assert.is(second.code, 4, second.stdout + second.stderr)
+        assert.match(
+          second.stderr,
+          new RegExp(`^vba: CASE_LOCKED: vba investigate \\(pid ${pid} on this host\\) advances the case since `)
+        )
+        assert.match(vba(['status', dir]).stdout, `being advanced by vba investigate (pid ${pid} on `)
         writeFileSync(go, '')
       }
     )

@@ -13,6 +13,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import { RUN_FILE, TEMP_PREFIX } from './layout.js'
 import { errnoOf, processAlive, tempName } from '../fs-util.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
+import { FailureError } from '../../failures/error.js'
+import { failure } from '../../failures/failure.js'
 
 /** Who advances a case: the process (pid, host), what it runs and since when. @category cases */
 export const RunInfo = t.type({ pid: t.number, host: t.string, what: t.string, started_at: t.string, token: t.string })
@@ -48,7 +50,10 @@ export const inspectRun = async (dir: string): Promise<RunState> => {
 
 /**
  * Marks the case at `dir` as advanced by this process (`what`: the command) and resolves to the
- * function that removes the marker again (only its own: a marker another process wrote meanwhile stays).
+ * function that removes the marker again (only its own: a marker another process wrote meanwhile
+ * stays). A live process of this host that advances the case already is CASE_LOCKED: two runs
+ * raced each other for every turn, each discarding answers the other had paid for. A marker of
+ * another host is replaced (vba cannot tell whether that process runs; appends stay safe).
  */
 export const markRun = async (dir: string, what: string): Promise<() => Promise<void>> => {
   const info: RunInfo = {
@@ -59,11 +64,33 @@ export const markRun = async (dir: string, what: string): Promise<() => Promise<
     token: randomBytes(12).toString('hex')
   }
   const tmp = path.join(dir, tempName(`${TEMP_PREFIX}run-`))
+  const file = path.join(dir, RUN_FILE)
   await fsp.writeFile(tmp, `${JSON.stringify(info)}\n`, { flag: 'wx' })
-  await fsp.rename(tmp, path.join(dir, RUN_FILE)).catch(async (e: unknown) => {
+  try {
+    // Made whole in one step where there is none (link fails when one exists: two runs starting
+    // at once cannot both take the case); a marker left by a process that is gone is replaced.
+    const taken = await fsp.link(tmp, file).then(
+      () => true,
+      (e: unknown) => {
+        if (errnoOf(e) !== 'EEXIST') throw e
+        return false
+      }
+    )
+    if (!taken) {
+      const other = await inspectRun(dir)
+      if (other.state === 'running' && other.info.host === os.hostname())
+        throw new FailureError(
+          failure(
+            'CASE_LOCKED',
+            `${other.info.what} (pid ${other.info.pid} on this host) advances the case since ${other.info.started_at}: a second run would race it for every turn (answers paid for and discarded); wait for it to end, or stop it`,
+            { pid: other.info.pid, host: other.info.host, since: other.info.started_at }
+          )
+        )
+      await fsp.rename(tmp, file)
+    }
+  } finally {
     await fsp.rm(tmp, { force: true })
-    throw e
-  })
+  }
   return async () => {
     const now = await inspectRun(dir).catch(() => ({ state: 'none' }) as const)
     if (now.state !== 'none' && now.info.token === info.token) await fsp.rm(path.join(dir, RUN_FILE), { force: true })
