@@ -120,8 +120,8 @@ export const modelFrom = (
   }
   if (url !== undefined) {
     if (name === undefined) fail('INVALID_ARGUMENT', '--model-url needs --model NAME (or [model] name in the profile)')
-    if (!URL.canParse(url)) fail('INVALID_ARGUMENT', `--model-url is not a URL: ${JSON.stringify(url.slice(0, 200))}`)
     const m = profile.model
+    refuseEndpointMistake(url, o.modelUrl === undefined, m.api_key_env)
     return httpModel({
       url,
       model: name,
@@ -139,6 +139,32 @@ export const modelFrom = (
     'INVALID_ARGUMENT',
     'name the model: --model-command CMD, or --model-url URL --model NAME (or [model] in the profile)'
   )
+}
+
+/**
+ * An endpoint the model could never be reached at, said before the case is touched (each was a
+ * model outage after the investigation had started, retried in vain): a URL that is none, or not
+ * http(s), or that holds credentials (the URL's origin is recorded with every answer: a key belongs
+ * in `[model] api_key_env`), and an `api_key_env` naming a variable that is not set. The URL is
+ * never echoed: it may hold a key.
+ */
+const refuseEndpointMistake = (url: string, fromProfile: boolean, apiKeyEnv: string | undefined): void => {
+  const where = fromProfile ? '[model] url in the profile' : '--model-url'
+  const code = fromProfile ? 'CONFIG_INVALID' : 'INVALID_ARGUMENT'
+  if (!URL.canParse(url)) fail(code, `${where} is not a URL (http://host:port/v1)`)
+  const u = new URL(url)
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    fail(code, `${where} is not an http or https URL (its scheme is ${JSON.stringify(u.protocol.slice(0, 20))})`)
+  if (u.username !== '' || u.password !== '')
+    fail(
+      code,
+      `${where} holds credentials (user:password@host): name the variable holding the key in [model] api_key_env instead`
+    )
+  if (apiKeyEnv !== undefined && (process.env[apiKeyEnv] ?? '') === '')
+    fail(
+      'CONFIG_INVALID',
+      `[model] api_key_env names ${apiKeyEnv}, which is not set (or empty) here: export it, or remove api_key_env for an endpoint that needs no key`
+    )
 }
 
 /** The model flags of a run, as placeholders ('' when it used the profile's model). */

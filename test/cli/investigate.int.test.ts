@@ -287,7 +287,7 @@ http(
 )
 
 http(
-  "an HTTP error is retried, then recorded as a failed model call (exit 3, MODEL_UNAVAILABLE, the status and the provider's text shown); a missing key is reported without calling",
+  "an HTTP error is retried, then recorded as a failed model call (exit 3, MODEL_UNAVAILABLE, the status and the provider's text shown); a missing key or an unreachable endpoint is refused before the case is touched",
   async () => {
     const { dir, profile } = await prepared('\n[model]\napi_key_env = "VBA_TEST_MODEL_KEY"\nmax_attempts = 3\n')
     const s = await server(ANSWERS, true)
@@ -304,13 +304,33 @@ http(
       )
       assert.is(s.seen.length, 3, 'a 500 is retried up to max_attempts')
       assert.match(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), 'HTTP 500')
+      // A key that is not set is the operator's mistake, said before the case is touched.
+      const log = readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
       const missing = await vbaAsync(
         ['investigate', dir, '--config', profile, '--model-url', s.url, '--model', 'test-model', '--manual-retry'],
         { VBA_TEST_MODEL_KEY: '' }
       )
-      assert.is(missing.code, 3)
+      assert.is(missing.code, 2, missing.stdout + missing.stderr)
+      assert.match(
+        missing.stderr,
+        'vba: CONFIG_INVALID: [model] api_key_env names VBA_TEST_MODEL_KEY, which is not set'
+      )
       assert.is(s.seen.length, 3, 'without the key nothing is sent')
-      assert.match(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), 'VBA_TEST_MODEL_KEY')
+      assert.is(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), log, 'nothing recorded')
+      // An endpoint that could never be reached: refused before the case is touched, the URL not echoed.
+      for (const [url, words] of [
+        ['htp://127.0.0.1:1/v1', 'is not an http or https URL'],
+        ['http://user:sk-SECRET@127.0.0.1:1/v1', 'holds credentials'],
+        ['not a url', 'is not a URL']
+      ] as const) {
+        const bad = await vbaAsync(['investigate', dir, '--config', profile, '--model-url', url, '--model', 'm'], {
+          VBA_TEST_MODEL_KEY: KEY
+        })
+        assert.is(bad.code, 2, bad.stdout + bad.stderr)
+        assert.match(bad.stderr, `vba: INVALID_ARGUMENT: --model-url ${words}`)
+        assert.not.match(bad.stderr, 'SECRET')
+      }
+      assert.is(readFileSync(path.join(dir, 'events.jsonl'), 'utf8'), log, 'nothing recorded')
     } finally {
       await s.close()
     }
