@@ -100,7 +100,7 @@ const DECISIONS: readonly Decision[] = [
     title: 'ask for a lab test',
     phase: 'INVESTIGATING',
     description:
-      'Asks a person to try something on a test server; the case is BLOCKED until they record the feedback (vba feedback), then the investigation goes on.',
+      'Asks a person to try something on a test server; the case is BLOCKED until they record the feedback (vba case feedback), then the investigation goes on.',
     schema: toJsonSchema(NEXT_ANSWERS.lab_test),
     notes: { description: 'what to do on the test server and what to report back' },
     codec: NEXT_ANSWERS.lab_test,

@@ -192,13 +192,39 @@ const statusAnswer = async (h: CaseHandle, requests: Map<string, string>, profil
   const lines = list.map(
     (e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`
   )
+  // What the decisions recorded, so an agent whose call was cancelled or lost can see whether it
+  // ran before it asks again (a proposal asked twice is two hypotheses).
+  const hypotheses = [...s.hypotheses.values()].map((h) => ({
+    id: h.id,
+    status: h.status,
+    statement: h.statement,
+    evidence: [...h.evidence]
+  }))
+  const labTests = [...s.labRequests.entries()].map(([id, l]) => ({
+    id,
+    description: l.description,
+    feedback: l.feedback
+  }))
+  const decided = [
+    `turn ${s.turn}; interpretation: ${s.interpretation ?? 'none yet'}`,
+    `hypotheses (${hypotheses.length}):`,
+    ...hypotheses.map((h) => `  ${h.id} [${h.status}] ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`),
+    ...(labTests.length === 0 ? [] : [`lab tests (${labTests.length}):`]),
+    ...labTests.map(
+      (l) => `  ${l.id} ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`
+    )
+  ]
   return {
-    content: [{ type: 'text', text: [head, `evidence (${list.length}):`, ...lines].join('\n') }],
+    content: [{ type: 'text', text: [head, ...decided, `evidence (${list.length}):`, ...lines].join('\n') }],
     structuredContent: {
       case_id: caseId,
       state: s.state,
       reason: s.reason,
       budget,
+      turn: s.turn,
+      interpretation: s.interpretation,
+      hypotheses,
+      lab_tests: labTests,
       evidence: list.map((e) => ({ ...e }))
     }
   }

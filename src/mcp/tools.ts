@@ -148,6 +148,25 @@ export const STATUS_SCHEMA = allRequired({
       })
     ]
   },
+  turn: { type: 'integer' },
+  interpretation: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+  hypotheses: {
+    type: 'array',
+    items: allRequired({
+      id: { type: 'string' },
+      status: { type: 'string' },
+      statement: { type: 'string' },
+      evidence: { type: 'array', items: { type: 'string' } }
+    })
+  },
+  lab_tests: {
+    type: 'array',
+    items: allRequired({
+      id: { type: 'string' },
+      description: { type: 'string' },
+      feedback: { anyOf: [{ type: 'string' }, { type: 'null' }] }
+    })
+  },
   evidence: {
     type: 'array',
     items: allRequired({
@@ -188,7 +207,7 @@ export const toolSpecs = (c: ToolContext): ToolSpec[] => {
   const status: ToolSpec = {
     name: 'case_status',
     title: 'case status',
-    description: `The state of case ${c.caseId}, its budget (total, consumed, held, left) and the evidence recorded so far (id, kind, request, resource URI). Costs nothing; read any evidence again as the resource vba://evidence/<id>.`,
+    description: `The state of case ${c.caseId}, its budget (total, consumed, held, left), what was decided (turn, interpretation, hypotheses with their status and evidence, lab tests) and the evidence recorded so far (id, kind, request, resource URI). Costs nothing; read it after a call that was cancelled or got no answer, before asking again; read any evidence again as the resource vba://evidence/<id>.`,
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     outputSchema: STATUS_SCHEMA,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

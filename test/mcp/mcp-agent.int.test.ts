@@ -103,6 +103,13 @@ agent(
         note: 'DespawnOrUnsummon on the net spell'
       })
       assert.is(updated.s?.['decided'], 'hypothesis H1 supported', updated.text)
+      // case_status says what was decided: an agent whose call got no answer sees whether it ran.
+      const status = await call(c, 'case_status', {})
+      assert.equal(status.s?.['hypotheses'], [
+        { id: 'H1', status: 'supported', statement: 'the net despawns it', evidence: [e] }
+      ])
+      assert.ok(typeof status.s?.['interpretation'] === 'string' && status.s['turn'] === 5, status.text)
+      assert.match(status.text, `\nhypotheses (1):\n  H1 [supported] the net despawns it (evidence ${e})\n`)
       const concluded = await call(c, 'conclude', {
         summary: `the net spell despawns the wolpertinger (${e})`,
         hypotheses: ['H1'],
