@@ -9,6 +9,7 @@
  * one {@link McpSession}, so their calls that write run one after the other. Session ids outlive
  * the process (http-sessions.ts): a client that comes back after a restart goes on in its session.
  */
+import * as os from 'node:os'
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -90,6 +91,19 @@ const bodyOf = (req: IncomingMessage, max: number): Promise<{ text: string } | {
     req.on('end', () => resolve(size > max ? { over: size } : { text: Buffer.concat(chunks).toString('utf8') }))
     req.on('error', reject)
   })
+
+/** The addresses that bind every interface. */
+const WILDCARD = new Set(['0.0.0.0', '::'])
+
+const loopbackHosts = (port: number): string[] => [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]
+
+/** Host headers that name this machine: its name and every address of its interfaces. */
+const machineHosts = (port: number): string[] => [
+  `${os.hostname()}:${port}`,
+  ...Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((a) => (a.family === 'IPv6' ? `[${a.address}]:${port}` : `${a.address}:${port}`))
+]
 
 /** Why a request is refused before the protocol sees it (Host, Origin, token), or null. */
 const gateOf = (
@@ -257,10 +271,10 @@ export const serveMcpHttp = async (
   const address = http.address()
   const port = typeof address === 'object' && address !== null ? address.port : o.port
   const shown = o.host.includes(':') ? `[${o.host}]` : o.host
-  hosts = [
-    `${shown}:${port}`,
-    ...(isLoopback(o.host) ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] : [])
-  ]
+  hosts = [`${shown}:${port}`, ...(isLoopback(o.host) || WILDCARD.has(o.host) ? loopbackHosts(port) : [])]
+  // Bound to every address: a Host naming any of this machine's addresses or its name is this
+  // server (every Host was refused, the wildcard itself being no name a client sends).
+  if (WILDCARD.has(o.host)) hosts.push(...machineHosts(port))
   return {
     url: `http://${shown}:${port}/mcp`,
     close: async () => {

@@ -149,7 +149,7 @@ export const startHttp = async (args: readonly string[], listen = '127.0.0.1:0')
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (d) => {
       err += d
-      const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp\S*)/.exec(err)
+      const m = /at (http:\/\/(?:127\.0\.0\.1|0\.0\.0\.0):\d+\/mcp\S*)/.exec(err)
       if (m?.[1] !== undefined) resolve(m[1])
     })
     child.once('exit', (code) => reject(new Error(`vba mcp exited with ${String(code)}: ${err}`)))

@@ -5,6 +5,7 @@
  * a session that outlives a restart of the server.
  */
 import { suite } from 'uvu'
+import { hostname } from 'node:os'
 import * as assert from 'uvu/assert'
 import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
@@ -92,6 +93,21 @@ http(
       [],
       'refused requests change nothing'
     )
+    // Bound to every address, it answers a Host naming any address or the name of this machine,
+    // and still refuses another (every Host was refused, the wildcard being no name a client sends).
+    const wild = await startHttp(['--config', profile, '--case', dir], '0.0.0.0:0')
+    try {
+      const ok = { authorization: `Bearer ${TOKEN}` }
+      for (const host of [`127.0.0.1:${wild.port}`, `localhost:${wild.port}`, `${hostname()}:${wild.port}`]) {
+        const r = await post(wild.port, { ...ok, host })
+        assert.is(r.status, 200, `${host}: ${r.body}`)
+      }
+      const foreign = await post(wild.port, { ...ok, host: `evil.example:${wild.port}` })
+      assert.is(foreign.status, 403)
+      assert.match(foreign.body, 'HOST_NOT_ALLOWED')
+    } finally {
+      await wild.stop()
+    }
     const noToken = vba(['mcp', '--config', profile, '--case', dir, '--http', '127.0.0.1:0'], {
       env: { VBA_MCP_TOKEN: '' }
     })
