@@ -10,6 +10,7 @@ import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { caseWords, nextSteps } from './next-step.js'
+import { inspectLock } from '../adapters/case-store/lock.js'
 import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
@@ -60,6 +61,14 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   say(`case ${r.case_id}, generation ${r.generation}`)
   say(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
   if (run !== null) say(run.text)
+  // A writer killed mid-write leaves its lock: every writer is refused until an operator lifts it.
+  if (typeof dir === 'string') {
+    const lock = await inspectLock(dir)
+    if (lock.state === 'stale')
+      say(
+        `locked by a writer that is gone (${lock.reason}): every write is refused; check the case (vba verify ${caseWords(dir)}), then lift the lock (vba case unlock ${caseWords(dir)})`
+      )
+  }
   if (v.resume_state !== null)
     say(
       `resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`

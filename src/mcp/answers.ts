@@ -76,6 +76,8 @@ const HINTS: Readonly<Record<string, string>> = {
   COMMAND_ID_CONFLICT: 'nothing in the request; an operator should look at the case',
   CASE_LEASED: 'retry the same call once the worker has released the case; nothing was recorded',
   CASE_LOCKED: 'retry the same call in a moment; nothing was recorded twice',
+  CASE_LOCK_STALE:
+    'nothing in the request: a writer of the case was stopped mid-write and left its lock; an operator must check the case (vba verify) and lift the lock (vba case unlock), then the same call resumes',
   GENERATION_CONFLICT: 'retry the same call; nothing was recorded twice'
 }
 

@@ -107,9 +107,15 @@ cli('unlock removes a stale lock left by a dead writer', () => {
   const blocked = vba(['case', 'note', dir, 'x'])
   assert.is(blocked.code, 4)
   assert.match(blocked.stderr, 'CASE_LOCK_STALE')
+  // vba status says so, with the way out (it had said nothing, and suggested a run that cannot write)
+  assert.match(
+    vba(['status', dir]).stdout,
+    `every write is refused; check the case (vba verify ${dir}), then lift the lock (vba case unlock ${dir})`
+  )
   const unlock = vba(['case', 'unlock', dir])
   assert.is(unlock.code, 0, unlock.stderr)
   assert.is(vba(['case', 'note', dir, 'x']).code, 0)
+  assert.not.match(vba(['status', dir]).stdout, 'locked by a writer')
 })
 
 cli('unlock says what it knows of a held lock: live on this host, or on another host it cannot see', () => {

@@ -164,4 +164,12 @@ tools('a refusal starts with its code and says what to change; a requester is ma
   )
 })
 
+tools('a lock left by a stopped writer tells the agent who must act and how, not that the case is corrupt', () => {
+  const text = (
+    refusalAnswer(failure('CASE_LOCK_STALE', 'case is locked by a writer that is gone')).content[0] as { text: string }
+  ).text
+  assert.match(text, 'an operator must check the case (vba verify) and lift the lock (vba case unlock)')
+  assert.not.match(text, 'does not verify')
+})
+
 tools.run()
