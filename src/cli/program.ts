@@ -307,7 +307,9 @@ export const run = async (argv: readonly string[], io: Out): Promise<number> => 
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
         return EXIT.OK
-      io.err(terminalText(`vba: USAGE: ${e.message.replace(/^error: /, '')} (see vba --help)`))
+      // Commander puts its suggestion on a line of its own ("\n(Did you mean status?)"): one line here.
+      const said = e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')
+      io.err(terminalText(`vba: USAGE: ${said} (see vba --help)`))
       return EXIT.INPUT
     }
     if (e instanceof CliExit) return e.code

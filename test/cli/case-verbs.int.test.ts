@@ -84,6 +84,7 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
     [['case', 'init', tmp], 2, /^vba: CASE_EXISTS: /],
     [['case', 'init', path.join(tmp, 'x'), '--id', '../../etc'], 2, /^vba: INVALID_ARGUMENT: case id must be/],
     [['frobnicate'], 2, /^vba: USAGE: unknown command 'frobnicate'/],
+    [['statsu'], 2, /^vba: USAGE: unknown command 'statsu' \(Did you mean status\?\) \(see vba --help\)\n$/],
     [['verify'], 2, /^vba: USAGE: missing required argument 'target'/],
     [['verify', tmp, '--bogus'], 2, /^vba: USAGE: unknown option '--bogus'/],
     [['case', 'unlock', path.join(EXAMPLES, 'valid', 'basic')], 2, /^vba: CASE_NOT_LOCKED: case is not locked\n$/]
