@@ -8,6 +8,26 @@ import { randomBytes } from 'node:crypto'
 import { fail } from '../failures/error.js'
 
 /** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */
+/** Why a file could not be read, in words (its errno; the code itself when it is not a common one). */
+export const unreadableWhy = (e: unknown): string => {
+  const code = errnoOf(e)
+  switch (code) {
+    case 'ENOENT':
+      return 'it does not exist'
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied'
+    case 'EISDIR':
+      return 'it is a directory'
+    case 'ENOTDIR':
+      return 'a part of its path is not a directory'
+    case 'ELOOP':
+      return 'too many symbolic links'
+    default:
+      return code ?? 'an error reading it'
+  }
+}
+
 export const processAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)

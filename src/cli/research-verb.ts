@@ -7,7 +7,7 @@ import { loadProfile } from '../adapters/config/profile.js'
 import { createProjectResearch } from '../research/project-research.js'
 import { cliOpenSource } from './source-open.js'
 import { jsonLine } from './json-line.js'
-import { decodeUtf8 } from '../adapters/fs-util.js'
+import { decodeUtf8, unreadableWhy } from '../adapters/fs-util.js'
 import { readNamedFile } from '../adapters/regular-file.js'
 import { fail, FailureError } from '../failures/error.js'
 import type { Out } from './case-verbs.js'
@@ -31,7 +31,7 @@ export const readQuery = async (file: string): Promise<unknown> => {
         : await readNamedFile(file, { maxBytes: MAX_QUERY_BYTES, pipe: true, shown, code: 'QUERY_INVALID' })
   } catch (e) {
     if (e instanceof FailureError) throw e
-    return fail('QUERY_UNREADABLE', `cannot read the query file ${file}`)
+    return fail('QUERY_UNREADABLE', `cannot read the query file ${file}: ${unreadableWhy(e)}`)
   }
   const text = decodeUtf8(bytes, shown)
   const parsed = parseBoundedJson(text)

@@ -21,7 +21,7 @@ import type { CaseAt } from '../adapters/case-store/store.js'
 import { objectRefOf } from '../adapters/case-store/objects.js'
 import type { Receipt } from '../adapters/case-store/append.js'
 import { systemEnv, type Env } from '../adapters/env.js'
-import { decodeUtf8 } from '../adapters/fs-util.js'
+import { decodeUtf8, unreadableWhy } from '../adapters/fs-util.js'
 import { FailureError, must } from '../failures/error.js'
 import { readNamedFile, readRegular } from '../adapters/regular-file.js'
 import type { Profile } from '../adapters/config/profile.js'
@@ -199,7 +199,7 @@ export const readInputs = async (
       throw new FailureError(failure('INPUT_INVALID', `${path.basename(file)} is too large`))
   } catch (e) {
     if (e instanceof FailureError) throw e
-    throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)}`))
+    throw new FailureError(failure('INPUT_INVALID', `cannot read ${path.basename(file)}: ${unreadableWhy(e)}`))
   }
   const d = must(parseReportText(text, path.basename(file)))
   const base = path.dirname(path.resolve(file))

@@ -75,6 +75,16 @@ test('/dev/zero as --query, --input, --config, --expect-head, --trust or a key: 
   }
 })
 
+test('a file that cannot be read says why (it said only "cannot read nope.md")', () => {
+  const missing = quote(path.join(root, 'nope.md'))
+  const prepare = run(`case prepare ${C} --config ${P} --input ${missing}`)
+  assert.is(prepare.code, 2, prepare.stderr)
+  assert.match(prepare.stderr, /^vba: INPUT_INVALID: cannot read nope\.md: it does not exist\n$/)
+  const q = run(`research --config ${P} --query ${quote(path.join(root, 'nope.json'))}`)
+  assert.is(q.code, 2, q.stderr)
+  assert.match(q.stderr, /: it does not exist\n$/)
+})
+
 test('an archive that is a device is refused at once (vba import /dev/zero streamed zero blocks for ever)', () => {
   const r = run(`import /dev/zero ${quote(path.join(root, 'imported'))}`)
   assert.is(r.code, 2, r.stderr)
