@@ -22,7 +22,7 @@ import { cliOpenSource } from './source-open.js'
 import { advance, type AdvanceStep, type ModelFn } from '../investigation/loop.js'
 import { startInvestigation, type AdvanceResult } from '../commands/lifecycle-commands.js'
 import { commandModel, httpModel, type CommandModelEvent } from '../investigation/models.js'
-import { commandProgramProblem } from '../investigation/command-program.js'
+import { apiKeyProblem, commandProgramProblem, endpointUrlProblem } from '../investigation/command-program.js'
 import type { ModelAttemptEvent } from '../investigation/http-model.js'
 import { DEFAULT_HEARTBEAT_MS, modelProgress } from './model-progress.js'
 import { settingsOf, startSettings } from '../investigation/settings.js'
@@ -150,21 +150,10 @@ export const modelFrom = (
  */
 const refuseEndpointMistake = (url: string, fromProfile: boolean, apiKeyEnv: string | undefined): void => {
   const where = fromProfile ? '[model] url in the profile' : '--model-url'
-  const code = fromProfile ? 'CONFIG_INVALID' : 'INVALID_ARGUMENT'
-  if (!URL.canParse(url)) fail(code, `${where} is not a URL (http://host:port/v1)`)
-  const u = new URL(url)
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    fail(code, `${where} is not an http or https URL (its scheme is ${JSON.stringify(u.protocol.slice(0, 20))})`)
-  if (u.username !== '' || u.password !== '')
-    fail(
-      code,
-      `${where} holds credentials (user:password@host): name the variable holding the key in [model] api_key_env instead`
-    )
-  if (apiKeyEnv !== undefined && (process.env[apiKeyEnv] ?? '') === '')
-    fail(
-      'CONFIG_INVALID',
-      `[model] api_key_env names ${apiKeyEnv}, which is not set (or empty) here: export it, or remove api_key_env for an endpoint that needs no key`
-    )
+  const problem = endpointUrlProblem(url)
+  if (problem !== null) fail(fromProfile ? 'CONFIG_INVALID' : 'INVALID_ARGUMENT', `${where} ${problem}`)
+  const key = apiKeyProblem(apiKeyEnv, process.env)
+  if (key !== null) fail('CONFIG_INVALID', key)
 }
 
 /** The model flags of a run, as placeholders ('' when it used the profile's model). */

@@ -88,3 +88,24 @@ export const commandProgramProblem = (command: string, env: NodeJS.ProcessEnv, c
   if (dirs.some((d) => runnable(path.resolve(cwd, d, program)))) return null
   return `the model command's program ${shown} is not found on PATH`
 }
+
+/**
+ * Why a model endpoint's URL could never be reached, or null: none at all, not http(s), or holding
+ * credentials (the URL's origin is recorded with every answer: a key belongs in api_key_env). The
+ * URL itself is never part of the words: it may hold a key.
+ */
+export const endpointUrlProblem = (url: string): string | null => {
+  if (!URL.canParse(url)) return 'is not a URL (http://host:port/v1)'
+  const u = new URL(url)
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return `is not an http or https URL (its scheme is ${JSON.stringify(u.protocol.slice(0, 20))})`
+  if (u.username !== '' || u.password !== '')
+    return 'holds credentials (user:password@host): name the variable holding the key in [model] api_key_env instead'
+  return null
+}
+
+/** Why `[model] api_key_env` names no key here, or null. */
+export const apiKeyProblem = (name: string | undefined, env: NodeJS.ProcessEnv): string | null =>
+  name === undefined || (env[name] ?? '') !== ''
+    ? null
+    : `[model] api_key_env names ${name}, which is not set (or empty) here: export it, or remove api_key_env for an endpoint that needs no key`

@@ -78,6 +78,38 @@ check('a ready profile: every path resolved, every step ok, exit 0 (text and --j
   assert.ok(report.steps.every((s) => s.outcome === 'ok'))
 })
 
+check('[model] as vba investigate will judge it: a missing program, an unreachable URL, a key not set (exit 2)', () => {
+  const base = `${source(repo.dir)}\n${adapter}`
+  const cases: Array<[string, string, Record<string, string>]> = [
+    [
+      '[model]\ncommand = "no-such-model-xyz --x"\n',
+      `FIX  model: CONFIG_INVALID: the model command's program "no-such-model-xyz" is not found on PATH`,
+      {}
+    ],
+    [
+      '[model]\nurl = "htp://127.0.0.1:1/v1"\nname = "m"\n',
+      'FIX  model: CONFIG_INVALID: [model] url is not an http or https URL',
+      {}
+    ],
+    [
+      '[model]\nurl = "http://127.0.0.1:1/v1"\nname = "m"\napi_key_env = "VBA_TEST_CHECK_KEY"\n',
+      'FIX  model: CONFIG_INVALID: [model] api_key_env names VBA_TEST_CHECK_KEY, which is not set',
+      {}
+    ],
+    [
+      '[model]\nurl = "http://127.0.0.1:1/v1"\nname = "m"\napi_key_env = "VBA_TEST_CHECK_KEY"\n',
+      'ok   model: endpoint http://127.0.0.1:1, model m, key from $VBA_TEST_CHECK_KEY (not called',
+      { VBA_TEST_CHECK_KEY: 'k' }
+    ]
+  ]
+  for (const [model, line, extra] of cases) {
+    const profile = mariaProfile(shared, `${base}\n${model}`)
+    const r = vba(['check', '--config', profile], { env: { ...env, ...extra } })
+    assert.is(r.code, Object.keys(extra).length === 0 ? 2 : 0, r.stdout + r.stderr)
+    assert.match(r.stdout, line)
+  }
+})
+
 check('a short commit is refused in words (a full 40-hex commit id, got 9 characters), exit 2', () => {
   const profile = mariaProfile(shared, source(repo.dir, repo.commit.slice(0, 9)))
   for (const args of [['check'], ['research', '--query', '-']]) {
