@@ -43,6 +43,7 @@ import {
   type ToolAnswer
 } from './answers.js'
 import { toolSpecs, type ToolQueryKind, type ToolSpec } from './tools.js'
+import { statusAnswer } from './case-status.js'
 import { decisionArgsFailure, decisionSpecs, recordDecision, type DecisionName } from './decisions.js'
 import { settingsOf } from '../investigation/settings.js'
 import { parseBoundedBytes } from '../events/bounds.js'
@@ -183,52 +184,8 @@ const evidenceOf = async (h: CaseHandle, requests: Map<string, string>): Promise
   return out
 }
 
-const statusAnswer = async (h: CaseHandle, requests: Map<string, string>, profile: Profile): Promise<ToolAnswer> => {
-  const list = await evidenceOf(h, requests)
-  const s = h.cursor.state
-  const budget = budgetOf(s, profile)
-  const caseId = h.declaration.case_id
-  const head = `case ${caseId}: ${s.state}${s.reason === null ? '' : ` / ${s.reason}`}; ${budget === null ? 'no budget limit' : `budget ${budget.consumed} of ${budget.total} consumed, ${budget.held} held, ${budget.left} left (a query costs ${budget.query_cost})${s.settings === null ? "; the profile's, which the first call that records something starts the case with" : ''}`}`
-  const lines = list.map(
-    (e) => `  ${e.id} ${e.request}${e.repeats > 0 ? ` (asked ${e.repeats + 1} times)` : ''} <${e.uri}>`
-  )
-  // What the decisions recorded, so an agent whose call was cancelled or lost can see whether it
-  // ran before it asks again (a proposal asked twice is two hypotheses).
-  const hypotheses = [...s.hypotheses.values()].map((h) => ({
-    id: h.id,
-    status: h.status,
-    statement: h.statement,
-    evidence: [...h.evidence]
-  }))
-  const labTests = [...s.labRequests.entries()].map(([id, l]) => ({
-    id,
-    description: l.description,
-    feedback: l.feedback
-  }))
-  const decided = [
-    `turn ${s.turn}; interpretation: ${s.interpretation ?? 'none yet'}`,
-    `hypotheses (${hypotheses.length}):`,
-    ...hypotheses.map((h) => `  ${h.id} [${h.status}] ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`),
-    ...(labTests.length === 0 ? [] : [`lab tests (${labTests.length}):`]),
-    ...labTests.map(
-      (l) => `  ${l.id} ${l.description}${l.feedback === null ? ' (waiting for feedback)' : ` → ${l.feedback}`}`
-    )
-  ]
-  return {
-    content: [{ type: 'text', text: [head, ...decided, `evidence (${list.length}):`, ...lines].join('\n') }],
-    structuredContent: {
-      case_id: caseId,
-      state: s.state,
-      reason: s.reason,
-      budget,
-      turn: s.turn,
-      interpretation: s.interpretation,
-      hypotheses,
-      lab_tests: labTests,
-      evidence: list.map((e) => ({ ...e }))
-    }
-  }
-}
+const statusAnswerOf = async (h: CaseHandle, requests: Map<string, string>, profile: Profile): Promise<ToolAnswer> =>
+  statusAnswer(h, await evidenceOf(h, requests), budgetOf(h.cursor.state, profile))
 
 const evidenceText = async (h: CaseHandle, id: string): Promise<{ text: string; json: string } | null> => {
   const e = h.cursor.state.research.evidence.get(id)
@@ -402,7 +359,7 @@ export const openMcpSession = async (o: SessionOptions): Promise<McpSession> => 
     },
     status: async () => {
       try {
-        return await statusAnswer(await openAt(o.at), requests, o.profile)
+        return await statusAnswerOf(await openAt(o.at), requests, o.profile)
       } catch (e) {
         return refusalAnswer(thrownFailure(e))
       }
