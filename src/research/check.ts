@@ -214,8 +214,27 @@ const checkTables = async (profile: Profile, world: WorldDb): Promise<CheckStep[
 
 const checkDatabase = async (profile: Profile, env: Env): Promise<CheckStep[]> => {
   const db = profile.database
-  if (db === undefined)
-    return [{ step: 'database', outcome: 'ok', text: 'no [database] section: database questions are refused' }]
+  if (db === undefined) {
+    const none: CheckStep = {
+      step: 'database',
+      outcome: 'ok',
+      text: 'no [database] section: database questions are refused'
+    }
+    // Every entity lookup of [enrichment] reads the world database: without one, case prepare
+    // leaves every one of them out (each named with its code), and the facts hold none.
+    const entities = profile.raw['enrichment'] as { entities?: Record<string, unknown> } | undefined
+    const lookups = Object.keys(entities?.entities ?? {})
+    return lookups.length === 0
+      ? [none]
+      : [
+          none,
+          {
+            step: 'enrichment',
+            outcome: 'warn',
+            text: `[enrichment] looks up ${lookups.join(', ')} in the world database, and the profile names none: case prepare leaves every lookup out (the facts then hold only what the report says)`
+          }
+        ]
+  }
   const steps: CheckStep[] = []
   if (db.client === 'mysql2') {
     try {

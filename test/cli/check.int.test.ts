@@ -110,6 +110,19 @@ check('[model] as vba investigate will judge it: a missing program, an unreachab
   }
 })
 
+check('an [enrichment] with lookups and no [database]: a warning that every lookup is left out, exit 0', () => {
+  const dir = tempDir('check-no-db')
+  const profile = path.join(dir, 'p.toml')
+  writeFileSync(profile, `${source(repo.dir)}\n${adapter}`)
+  const r = vba(['check', '--config', profile])
+  assert.is(r.code, 0, r.stdout + r.stderr)
+  assert.match(
+    r.stdout,
+    'WARN enrichment: [enrichment] looks up creature, quest, item in the world database, and the profile names none'
+  )
+  assert.match(r.stdout, 'check: the profile is ready (1 warning(s): WARN above)')
+})
+
 check('a short commit is refused in words (a full 40-hex commit id, got 9 characters), exit 2', () => {
   const profile = mariaProfile(shared, source(repo.dir, repo.commit.slice(0, 9)))
   for (const args of [['check'], ['research', '--query', '-']]) {
