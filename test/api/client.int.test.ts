@@ -7,24 +7,17 @@ import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { openVba, type VbaError, isVbaError, FAILURE_CODES, failureKind, type ModelFn } from '../../src/index.js'
+import { openVba, FAILURE_CODES, failureKind, type ModelFn } from '../../src/index.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
 import { forger } from '../../src/testing.js'
 import { mariaWorld, mariaProfile } from '../helpers/world.js'
 import { repoRoot, tempDir } from '../helpers/fs.js'
+import { rejectsWithVbaError } from '../helpers/vba-error.js'
 import { postgresStore } from '../helpers/stores.js'
 
 const world = await writeDemoWorld(path.join(tempDir('api-world'), 'world'))
 
-const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isVbaError(e), `a VbaError, not ${String(e)}`)
-    return e as VbaError
-  }
-  throw new Error('expected a rejection')
-}
+const rejects = rejectsWithVbaError
 
 const client = suite('the client')
 

@@ -7,21 +7,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { openVba, isVbaError, type VbaError, type RevisionInputs } from '../../src/index.js'
+import { openVba, type RevisionInputs } from '../../src/index.js'
 import { writeDemoWorld } from '../../src/demo/world.js'
 import { tempDir } from '../helpers/fs.js'
+import { rejectsWithVbaError } from '../helpers/vba-error.js'
 
 const world = await writeDemoWorld(path.join(tempDir('mistakes-world'), 'world'))
 
-const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isVbaError(e), `a VbaError, not ${String(e)}`)
-    return e as VbaError
-  }
-  throw new Error('expected a rejection')
-}
+const rejects = rejectsWithVbaError
 const lines = (dir: string): string[] => readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n')
 
 const mistakes = suite('the client and its controller')

@@ -6,18 +6,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as path from 'node:path'
-import { openVba, isVbaError, type VbaError } from '../../src/index.js'
+import { openVba } from '../../src/index.js'
 import { tempDir } from '../helpers/fs.js'
+import { rejectsWithVbaError } from '../helpers/vba-error.js'
 
-const rejects = async (p: Promise<unknown>): Promise<VbaError> => {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isVbaError(e), `a VbaError, not ${String(e)}`)
-    return e as VbaError
-  }
-  throw new Error('expected a rejection')
-}
+const rejects = rejectsWithVbaError
 
 const edges = suite('client edges')
 
