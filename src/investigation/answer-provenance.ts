@@ -101,3 +101,13 @@ export const cutAnswer = (text: string, maxBytes: number = MAX_ANSWER_BYTES): st
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--
   return bytes.subarray(0, end).toString('utf8')
 }
+
+/**
+ * What the operator learns of an answer cut before it was stored: the size the model gave, which
+ * the recorded rejection (decided from the stored prefix, and re-derived from it by verify) cannot
+ * tell. `whole` is the answer as the model gave it, `kept` the prefix stored.
+ */
+export const wholeAnswerNote = (whole: string, kept: string): string => {
+  const bytes = hasLoneSurrogate(whole) ? whole.length * 2 : Buffer.byteLength(whole, 'utf8')
+  return `the model's whole answer has ${whole.length} characters (${bytes} bytes); only its first ${kept.length} characters are stored`
+}

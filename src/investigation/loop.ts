@@ -34,7 +34,7 @@ import { turnRequest } from './turn-request.js'
 import { resumesByTime, runnableAfterRetry } from '../domain/blocks.js'
 import type { ModelAnswer, ModelFn } from './model-fn.js'
 import { modelFailureOf, notAnAnswer, untilAborted } from './model-call.js'
-import { cutAnswer, provenanceOf } from './answer-provenance.js'
+import { cutAnswer, provenanceOf, wholeAnswerNote } from './answer-provenance.js'
 import { tokensOf } from '../events/model-provenance.js'
 import { checkMaxTurns, DEFAULT_MAX_TURNS } from './loop-options.js'
 import { optional } from '../optional.js'
@@ -271,7 +271,8 @@ const modelTurn = async (
     turn,
     phase,
     prompt_chars: prompt.text.length,
-    outcome: `${describeDecision(recorded.events)}${usage}`
+    // The recorded rejection counts the stored prefix; the size the model gave is told here.
+    outcome: `${describeDecision(recorded.events)}${cut === null ? '' : `; ${wholeAnswerNote(given.text, text)}`}${usage}`
   })
   return 'asked'
 }

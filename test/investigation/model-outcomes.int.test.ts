@@ -16,7 +16,7 @@ import { loadProfile } from '../../src/fp.js'
 import { createProjectResearch } from '../../src/research/project-research.js'
 import { enrichmentConfig } from '../../src/commands/prepare.js'
 import { prepareRevision } from '../../src/fp.js'
-import { advance } from '../../src/fp.js'
+import { advance, type AdvanceStep } from '../../src/fp.js'
 import { startInvestigation } from '../../src/fp.js'
 import { settingsOf } from '../../src/investigation/settings.js'
 import { httpModel } from '../../src/investigation/http-model.js'
@@ -368,10 +368,20 @@ test("a model function's oversized answer is stored cut at 1 MiB (finish reason 
     `\ud800${'x'.repeat(3 << 20)}` // a lone surrogate: stored as UTF-16LE
   ]
   const model = async ({ turn }: { turn: number }) => huge[turn - 1] ?? ''
+  const outcomes: string[] = []
+  const onStep = (s: AdvanceStep): void => {
+    if (s.kind === 'turn') outcomes.push(s.outcome)
+  }
   // Two invalid answers in a row block the case (max_invalid_responses = 2); a manual retry asks the third.
-  const r = right(await advance(dir, { model, research })())
+  const r = right(await advance(dir, { model, research, onStep })())
   assert.equal([r.turns, r.reason], [2, 'INVALID_LLM_RESPONSES'])
-  right(await advance(dir, { model, research, manualRetry: true, maxTurns: 1 })())
+  right(await advance(dir, { model, research, manualRetry: true, maxTurns: 1, onStep })())
+  // The recorded rejection counts the stored prefix; the operator is told the size the model gave.
+  assert.equal(outcomes, [
+    `rejected (MODEL_ANSWER_TOO_LARGE): the answer has ${1 << 20} characters, over 200000; the model's whole answer has ${3 << 20} characters (${3 << 20} bytes); only its first ${1 << 20} characters are stored`,
+    `rejected (MODEL_ANSWER_TOO_LARGE): the answer has ${1 << 19} characters, over 200000; the model's whole answer has ${(1 << 20) + 1} characters (${(2 << 20) + 1} bytes); only its first ${1 << 19} characters are stored`,
+    `rejected (MODEL_ANSWER_TOO_LARGE): the answer has ${1 << 19} characters, over 200000; the model's whole answer has ${(3 << 20) + 1} characters (${((3 << 20) + 1) * 2} bytes); only its first ${1 << 19} characters are stored`
+  ])
   const log = events(dir)
   const rejected = log.filter((e) => e.type === 'ModelResponseRejected').map((e) => e.data['code'])
   assert.equal(rejected, ['MODEL_ANSWER_TOO_LARGE', 'MODEL_ANSWER_TOO_LARGE', 'MODEL_ANSWER_TOO_LARGE'])
