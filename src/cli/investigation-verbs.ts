@@ -12,6 +12,7 @@ import { optional } from '../optional.js'
 import { caseWords, nextSteps } from './next-step.js'
 import { inspectLock } from '../adapters/case-store/lock.js'
 import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
+import { caseModelsProjection, caseModelText, type CaseModel } from './case-models.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
 import type { SqlStore } from '../adapters/sql-store/sql-store.js'
 import { factLines, latestFacts, weakConclusion } from './facts-text.js'
@@ -24,8 +25,10 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     revisionsProjection,
     signersProjection,
     heldQueriesProjection,
-    researchProjection
+    researchProjection,
+    caseModelsProjection
   ])
+  const models = (r.views['case-models']?.view as CaseModel[] | undefined) ?? []
   const held = (r.views['held-queries']?.view as HeldQuery[] | undefined) ?? []
   const signers = r.views['signers']?.view as SignersView | undefined
   const signed = signers !== undefined && signers.signers.length > 0 ? { signers } : {}
@@ -51,6 +54,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
         run,
         weak_support: weak,
         held_queries: held,
+        models,
         next
       })
     )
@@ -94,10 +98,16 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     say(
       `research before the start: ${committed} unit(s) committed (${research?.consumed ?? 0} consumed, ${research?.held ?? 0} held); the start needs a [budget] total of at least ${committed}`
     )
-  if (v.model !== null || v.tokens.total > 0)
+  if (models.length > 0 || v.model !== null || v.tokens.total > 0) {
+    // Every model and MCP client that answered or asked, in order; answers recorded without provenance name none.
+    const who =
+      models.length > 0
+        ? `model${models.length > 1 ? 's' : ''}: ${models.map(caseModelText).join(', ')}`
+        : `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}`
     say(
-      `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`
+      `${who}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`
     )
+  }
   for (const h of v.hypotheses)
     say(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
   for (const l of v.lab_requests)
