@@ -1,4 +1,5 @@
 /** The directory store: a case is a directory holding its package (the embedded default). */
+import { promises as fsp } from 'node:fs'
 import * as path from 'node:path'
 import type { CaseStore, CaseAt } from './store.js'
 import { initCase } from './init.js'
@@ -7,7 +8,7 @@ import { appendToDirectory, recordedInDirectory } from './append.js'
 import { readObject } from './objects.js'
 import { listPackage, verifyCase } from './verify.js'
 import type { Finding } from '../../events/findings.js'
-import { fail } from '../../failures/error.js'
+import { fail, FailureError } from '../../failures/error.js'
 import { replayCase } from './replay.js'
 import { caseView } from '../bagit/case-bag.js'
 import { definedMembers } from '../../optional.js'
@@ -37,10 +38,25 @@ export const directoryStore: CaseStore = {
   verify: (ref, options = {}) => verifyCase(ref, options),
   replay: (ref, projections) => replayCase(ref, projections),
   view: async (ref) => {
-    const view = await caseView(ref)
+    const view = await caseView(ref).catch(async (e: unknown) => {
+      // A stray file where a shard directory belongs stops the view before it reads an object:
+      // it is a file the bag would leave out, so say so and name it (a link is left as it was).
+      if (await isStrayFile(ref, e)) await refuseForeignFiles(ref)
+      throw e
+    })
     await refuseForeignFiles(ref)
     return view
   }
+}
+
+/** Whether `e` is the view's refusal of one entry under objects/ that is a regular file of the case. */
+const isStrayFile = async (dir: string, e: unknown): Promise<boolean> => {
+  if (!(e instanceof FailureError) || e.failure.code !== 'CASE_CORRUPT') return false
+  const findings = (e.failure.data as { findings?: readonly Finding[] } | undefined)?.findings ?? []
+  const rel = findings.length === 1 && findings[0]?.code === 'FOREIGN_FILE' ? findings[0].path : undefined
+  if (rel === undefined) return false
+  const st = await fsp.lstat(path.join(dir, rel)).catch(() => null)
+  return st?.isFile() === true
 }
 
 /** How many of the files a bag would leave out the message names (data.paths holds more). */

@@ -83,6 +83,16 @@ export interface AcquireOptions {
   readonly waitMs?: number
 }
 
+/**
+ * What CASE_LOCKED says, and what to do: a writer on this host finishes (retry); whether one on
+ * another host runs vba cannot tell, and a case directory copied while a writer held it keeps that
+ * lock for ever, so the message names the check and the forced unlock instead of a bare retry.
+ */
+const lockedMessage = (dir: string, info: LockInfo): string =>
+  info.host === os.hostname()
+    ? `case is being written by process ${info.pid} on this host (${info.host}); retry once it has finished`
+    : `case is locked by process ${info.pid} on host ${info.host} (another host: vba cannot tell whether it runs); once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force`
+
 /** Takes the lock or fails with CASE_LOCKED (live owner) or CASE_LOCK_STALE (dead owner). */
 export const acquireLock = async (dir: string, options: AcquireOptions = {}): Promise<HeldLock> => {
   const deadline = Date.now() + (options.waitMs ?? 0)
@@ -102,7 +112,7 @@ export const acquireLock = async (dir: string, options: AcquireOptions = {}): Pr
       )
     }
     if (state.state === 'held' && Date.now() >= deadline) {
-      fail('CASE_LOCKED', `case is being written by process ${state.info.pid} on ${state.info.host}`, {
+      fail('CASE_LOCKED', lockedMessage(dir, state.info), {
         owner_pid: state.info.pid,
         owner_host: state.info.host,
         acquired_at: state.info.acquired_at

@@ -1,0 +1,43 @@
+/** What an operator who reviews and hands on cases is told when a copied case is not as it should be. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readdirSync, writeFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { vba } from '../helpers/cli.js'
+import { tempDir } from '../helpers/fs.js'
+
+const review = suite('vba: a reviewer is told what to do next')
+
+review('export names a stray regular file under objects/sha256 and says to move it out', () => {
+  const dir = path.join(tempDir('review'), 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  assert.is(vba(['case', 'note', dir, 'reviewed']).code, 0)
+  writeFileSync(path.join(dir, 'objects', 'sha256', 'notes.txt'), 'the reviewer wrote secret=hunter2')
+  const out = path.join(tempDir('review-out'), 'case.tar')
+  const r = vba(['export', dir, out])
+  assert.is(r.code, 1, r.stderr)
+  // It had said "case does not verify: 1 finding(s), first: FOREIGN_FILE", naming nothing.
+  assert.match(
+    r.stderr,
+    /^vba: CASE_CORRUPT: 1 file\(s\) in the case directory do not belong to the case package, and a bag would leave them out: objects\/sha256\/notes\.txt; move them out of the case directory, then export/
+  )
+  assert.not.match(r.stderr, 'hunter2')
+  assert.equal(readdirSync(path.dirname(out)), [], 'nothing written')
+})
+
+review('a write to a case locked on another host says how to tell and how to lift it', () => {
+  const dir = path.join(tempDir('review'), 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  // A case directory copied (rsync, cp -a) from the machine where a writer held it.
+  writeFileSync(
+    path.join(dir, '.vba-lock'),
+    JSON.stringify({ pid: 4711, host: 'build-7.example', token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' })
+  )
+  const r = vba(['case', 'note', dir, 'reviewed'])
+  assert.is(r.code, 4, r.stderr)
+  // It had said only "case is being written by process 4711 on build-7.example".
+  assert.match(r.stderr, 'vba: CASE_LOCKED: case is locked by process 4711 on host build-7.example (another host')
+  assert.match(r.stderr, `check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force\n`)
+})
+
+review.run()
