@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Signer } from '../adapters/ssh-keys.js'
 import { errnoOf } from '../adapters/fs-util.js'
 import { readNamedFile } from '../adapters/regular-file.js'
+import { parseReceipt } from '../adapters/case-store/receipts.js'
 import { headText, noteOf, parseSignedHead, signatureLine, type SignedHead } from '../events/signed-note.js'
 import { parsePublicKeyLine } from '../events/ssh-sig.js'
 import { fail, FailureError } from '../failures/error.js'
@@ -39,6 +40,15 @@ export const readSignedHeadFile = async (
     return fail('INVALID_ARGUMENT', `${option} ${file} is not a signed head: it is not UTF-8 text`, { file })
   }
   const note = parseSignedHead(text)
+  if (E.isLeft(note) && parseReceipt(text) !== null)
+    // A receipt kept in a file, as operations.md advises keeping it: say what it is and what works.
+    return fail(
+      'INVALID_ARGUMENT',
+      option === '--expect-head'
+        ? `${option} ${file} holds a bare receipt (SEQ:HASH), not a signed head: give the receipt itself, ${option} "$(cat ${file})"; a file must hold a signed head (vba head --sign-key)`
+        : `${option} ${file} holds a bare receipt (SEQ:HASH), not a signed head: ${option} takes a signed head (vba head --sign-key prints one)`,
+      { file }
+    )
   if (E.isLeft(note)) return fail('INVALID_ARGUMENT', `${option} ${file}: ${note.left.message}`, { file })
   return { text, note: note.right }
 }

@@ -40,4 +40,25 @@ review('a write to a case locked on another host says how to tell and how to lif
   assert.match(r.stderr, `check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force\n`)
 })
 
+review('--expect-head FILE holding a bare receipt says so and how to give it, without quoting the file', () => {
+  const tmp = tempDir('review')
+  const dir = path.join(tmp, 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  const note = vba(['case', 'note', dir, 'reviewed'])
+  const receipt = /receipt (\d+:sha256:[0-9a-f]{64})/.exec(note.stdout)?.[1]
+  assert.ok(receipt, note.stdout)
+  const file = path.join(tmp, 'receipt.txt')
+  writeFileSync(file, `${receipt}\n`)
+  const r = vba(['verify', dir, '--expect-head', file])
+  assert.is(r.code, 2, r.stderr)
+  // It had said "not a signed head (…): no blank line between the text and the signatures".
+  assert.match(
+    r.stderr,
+    `vba: INVALID_ARGUMENT: --expect-head ${file} holds a bare receipt (SEQ:HASH), not a signed head`
+  )
+  assert.match(r.stderr, `--expect-head "$(cat ${file})"`)
+  assert.not.match(r.stderr, receipt.slice(12))
+  assert.is(vba(['verify', dir, '--expect-head', receipt]).code, 0)
+})
+
 review.run()
