@@ -17,6 +17,7 @@ import { LOCK_FILE, TEMP_PREFIX } from './layout.js'
 import { errnoOf, processAlive, tempName } from '../fs-util.js'
 import { fail } from '../../failures/error.js'
 import { isFileRefusal, readRegular } from '../regular-file.js'
+import { shellPath } from '../shell-word.js'
 
 /** @category cases */
 export const LockInfo = t.type({ pid: t.number, host: t.string, token: t.string, acquired_at: t.string })
@@ -91,7 +92,7 @@ export interface AcquireOptions {
 const lockedMessage = (dir: string, info: LockInfo): string =>
   info.host === os.hostname()
     ? `case is being written by process ${info.pid} on this host (${info.host}); retry once it has finished`
-    : `case is locked by process ${info.pid} on host ${info.host} (another host: vba cannot tell whether it runs); once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force`
+    : `case is locked by process ${info.pid} on host ${info.host} (another host: vba cannot tell whether it runs); once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${shellPath(dir)}), then run: vba case unlock ${shellPath(dir)} --force`
 
 /** Takes the lock or fails with CASE_LOCKED (live owner) or CASE_LOCK_STALE (dead owner). */
 export const acquireLock = async (dir: string, options: AcquireOptions = {}): Promise<HeldLock> => {
