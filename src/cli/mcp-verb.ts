@@ -13,6 +13,7 @@ import { openMcpSession } from '../mcp/session.js'
 import { readNamedFile } from '../adapters/regular-file.js'
 import { createMcpServer, loadMcpSdk, type McpSdk } from '../mcp/server.js'
 import { isLoopback, parseListen, serveMcpHttp } from '../mcp/http.js'
+import { endedSessionsDir } from '../mcp/ended-sessions.js'
 import type { McpSession } from '../mcp/session.js'
 import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
@@ -133,7 +134,8 @@ const serveHttp = async (
     token,
     perSession: bound === undefined,
     sessionOf: (caseId) => sessionOf(caseId ?? bound ?? ''),
-    log: (line) => io.err(line)
+    log: (line) => io.err(line),
+    endedDir: endedSessionsDir(process.env)
   })
   io.err(
     `vba mcp: serving over Streamable HTTP at ${served.url}${bound === undefined ? '/<case id>' : ''}${isLoopback(host) ? '' : ' (not a loopback address: every client on the network can reach it; the token guards it)'}`

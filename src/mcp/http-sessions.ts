@@ -7,7 +7,8 @@
  * its own for that endpoint, takes the session back: a new transport under the same id,
  * initialized with the recorded initialize, so the client's next call goes on (attributed to the
  * same client) without initializing again. Any other unknown id is 404, as the spec asks, so the
- * client initializes anew. Nothing is stored: the case itself holds everything the session did.
+ * client initializes anew. Nothing of a live session is stored (the case itself holds everything the
+ * session did); only the ends of sessions are (ended-sessions.ts), so that an ended one is not taken back.
  */
 import { createHmac, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { IncomingMessage, ServerResponse } from 'node:http'

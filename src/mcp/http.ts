@@ -7,7 +7,8 @@
  * `/mcp/CASE` with a store and no bound case (the case chosen per session). A body over the
  * message limit is 413 with a JSON-RPC error and a line on the log. All sessions of one case share
  * one {@link McpSession}, so their calls that write run one after the other. Session ids outlive
- * the process (http-sessions.ts): a client that comes back after a restart goes on in its session.
+ * the process (http-sessions.ts): a client that comes back after a restart goes on in its session,
+ * unless it ended it (a DELETE, recorded before it is done: ended-sessions.ts).
  */
 import * as os from 'node:os'
 import { timingSafeEqual } from 'node:crypto'
@@ -26,6 +27,7 @@ import {
   sessionKey,
   type SessionClaim
 } from './http-sessions.js'
+import { endedSessions, type EndedSessions } from './ended-sessions.js'
 
 export interface HttpOptions {
   readonly host: string
@@ -37,6 +39,8 @@ export interface HttpOptions {
   readonly perSession: boolean
   readonly log: (line: string) => void
   readonly maxBodyBytes?: number
+  /** Where the sessions clients ended are kept, so that they stay ended after a restart (ended-sessions.ts). */
+  readonly endedDir: string
 }
 
 /** Loads the SDK's Streamable HTTP server transport (an optional peer, as the rest of the SDK). */
@@ -164,6 +168,8 @@ interface Sessions {
   readonly key: Buffer
   /** Sessions the client ended (DELETE) in this process: not taken back. */
   readonly ended: Set<string>
+  /** Sessions the client ended, in this process or before a restart: not taken back either. */
+  readonly record: EndedSessions
 }
 
 /**
@@ -219,31 +225,70 @@ const handleRequest = async (
   const got = await jsonBody(req, o.maxBodyBytes ?? MAX_STDIO_MESSAGE_BYTES, o.log)
   if (!('body' in got)) return refuse(res, got.status, got.code, got.message)
   const id = req.headers['mcp-session-id']
-  const known = typeof id === 'string' ? sessions.live.get(id) : undefined
-  if (known !== undefined && known.path === path) return known.transport.handleRequest(req, res, got.body)
-  const claim =
-    typeof id === 'string'
-      ? sessions.ended.has(id)
-        ? null
-        : openSession(sessions.key, id, path)
-      : (initializeClaim(got.body, path) ?? emptyClaim(path))
-  if (typeof id === 'string' && (claim === null || known !== undefined))
+  if (typeof id !== 'string') {
+    const claim = initializeClaim(got.body, path) ?? emptyClaim(path)
+    return (await openTransport(sdk, o, sessions, path, caseId ?? null, claim, null)).handleRequest(req, res, got.body)
+  }
+  const known = sessions.live.get(id)
+  const claim = known === undefined ? await resumableClaim(sessions, id, path, o.log) : null
+  if (known === undefined ? claim === null : known.path !== path)
     return refuse(
       res,
       404,
       'SESSION_UNKNOWN',
       'no such session (it ended, or is not one of this server): initialize a new one'
     )
-  const transport = await openTransport(
-    sdk,
-    o,
-    sessions,
-    path,
-    caseId ?? null,
-    claim ?? emptyClaim(path),
-    typeof id === 'string' ? id : null
-  )
+  if (req.method === 'DELETE') {
+    const recorded = await endRecorded(sessions, id, o.log)
+    if (recorded !== null) return refuse(res, 500, recorded.code, recorded.message)
+  }
+  const transport =
+    known?.transport ?? (await openTransport(sdk, o, sessions, path, caseId ?? null, claim ?? emptyClaim(path), id))
   return transport.handleRequest(req, res, got.body)
+}
+
+/** The claim of a session a restart lost that may be taken back: sealed here for `path`, never ended. */
+const resumableClaim = async (
+  sessions: Sessions,
+  id: string,
+  path: string,
+  log: (line: string) => void
+): Promise<SessionClaim | null> => {
+  const claim = sessions.ended.has(id) ? null : openSession(sessions.key, id, path)
+  if (claim === null) return null
+  try {
+    return (await sessions.record.isEnded(id)) ? null : claim
+  } catch (e) {
+    // Unknown whether the client ended it: it is not taken back (the client initializes anew).
+    log(`vba mcp: ${e instanceof FailureError ? `${e.failure.code}: ${e.failure.message}` : String(e)}`)
+    return null
+  }
+}
+
+/**
+ * Records that the client ends the session `id` before the transport ends it, so that it stays
+ * ended after a restart; the refusal when it cannot be recorded (the session goes on: the client
+ * may end it again).
+ */
+const endRecorded = async (
+  sessions: Sessions,
+  id: string,
+  log: (line: string) => void
+): Promise<{ code: string; message: string } | null> => {
+  try {
+    await sessions.record.end(id)
+    sessions.ended.add(id)
+    return null
+  } catch (e) {
+    const f = e instanceof FailureError ? e.failure : failure('INTERNAL_ERROR', String(e).slice(0, 300))
+    log(`vba mcp: ${f.code}: ${f.message}`)
+    // The client is told the code, not the server's paths (the log names them).
+    return {
+      code: f.code,
+      message:
+        "the end of the session cannot be recorded (the server's log says why): it was not ended; end it again later"
+    }
+  }
 }
 
 const emptyClaim = (path: string): SessionClaim => ({ name: '', version: '', protocolVersion: '', path })
@@ -254,7 +299,8 @@ export const serveMcpHttp = async (
   o: HttpOptions
 ): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
   await loadTransport()
-  const sessions: Sessions = { live: new Map(), key: sessionKey(o.token), ended: new Set() }
+  const key = sessionKey(o.token)
+  const sessions: Sessions = { live: new Map(), key, ended: new Set(), record: endedSessions(o.endedDir, key) }
   let hosts: string[] = []
   const http = createServer((req, res) => {
     handleRequest(sdk, o, sessions, hosts, req, res).catch((e: unknown) => {

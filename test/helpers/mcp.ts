@@ -140,10 +140,21 @@ export interface HttpServer {
   readonly stop: () => Promise<void>
 }
 
-/** Starts `vba mcp ARGS --http LISTEN` with the token in VBA_MCP_TOKEN; resolves once it listens. */
-export const startHttp = async (args: readonly string[], listen = '127.0.0.1:0'): Promise<HttpServer> => {
+let stateHome: string | undefined
+
+/**
+ * Starts `vba mcp ARGS --http LISTEN` with the token in VBA_MCP_TOKEN; resolves once it listens.
+ * Every server of a test process keeps its ended sessions in one temporary XDG_STATE_HOME (the
+ * same after a restart, never the user's).
+ */
+export const startHttp = async (
+  args: readonly string[],
+  listen = '127.0.0.1:0',
+  env: Record<string, string> = {}
+): Promise<HttpServer> => {
+  stateHome ??= tempDir('mcp-state-home')
   const child = spawn(process.execPath, [VBA_BIN, 'mcp', ...args, '--http', listen], {
-    env: processEnv({ VBA_MCP_TOKEN: MCP_TOKEN })
+    env: processEnv({ VBA_MCP_TOKEN: MCP_TOKEN, XDG_STATE_HOME: stateHome, ...env })
   })
   let err = ''
   const url = await new Promise<string>((resolve, reject) => {

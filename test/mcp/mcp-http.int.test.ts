@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert'
 import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import * as path from 'node:path'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { verifyCase } from '../../src/fp.js'
 import { right, tempDir } from '../helpers/fs.js'
 import { vba } from '../helpers/cli.js'
@@ -19,6 +20,7 @@ import {
   connectHttp as connect,
   MCP_TOKEN as TOKEN,
   mcpWorld,
+  rejection,
   startHttp,
   textOf,
   WOLF
@@ -27,21 +29,28 @@ import {
 const { profile, newCase } = await mcpWorld('case-http', 300)
 const serve = (dir: string) => startHttp(['--config', profile, '--case', dir])
 
-/** A raw POST of an initialize request with `headers`: the status and the body. */
-const post = (port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }
+}
+
+/** A raw POST of `message` (an initialize request unless told; or a DELETE) with `headers`: the status and the body. */
+const post = (
+  port: number,
+  headers: Record<string, string>,
+  message: unknown = INITIALIZE,
+  method = 'POST'
+): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }
-    })
+    const body = method === 'POST' ? JSON.stringify(message) : ''
     const req = request(
       {
         host: '127.0.0.1',
         port,
         path: '/mcp',
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }
       },
       (res) => {
@@ -236,5 +245,86 @@ http(
     assert.ok(right(await verifyCase(dir)()).valid)
   }
 )
+
+/** A tools/call of case_status in the session `id` over a raw POST (as a client that kept the id would). */
+const callIn = (port: number, id: string) =>
+  post(
+    port,
+    { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'case_status', arguments: {} } }
+  )
+
+/** A client named `name` on `url` and its transport (whose session it can end with a DELETE). */
+const openClient = async (url: URL, name: string) => {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } }
+  })
+  const client = new Client({ name, version: '1.0' })
+  await client.connect(transport)
+  return { client, transport, id: transport.sessionId ?? '' }
+}
+
+http('a session the client ended (DELETE) stays ended across restarts; one it did not end goes on', async () => {
+  const dir = newCase()
+  let server = await serve(dir)
+  const port = server.port
+  const restart = async () => {
+    await server.stop()
+    server = await startHttp(['--config', profile, '--case', dir], `127.0.0.1:${port}`)
+  }
+  const ended = await openClient(server.url, 'agent-ended')
+  const kept = await openClient(server.url, 'agent-kept')
+  const later = await openClient(server.url, 'agent-ended-later')
+  try {
+    assert.is((await callIn(port, ended.id)).status, 200)
+    await ended.transport.terminateSession()
+    const refused = await callIn(port, ended.id)
+    assert.is(refused.status, 404, refused.body)
+    await restart()
+    const afterRestart = await callIn(port, ended.id)
+    assert.is(afterRestart.status, 404, afterRestart.body)
+    assert.match(afterRestart.body, 'SESSION_UNKNOWN')
+    assert.not.match(server.stderr(), 'resumed session of agent-ended on')
+    // Not ended: it goes on after the restart, attributed to its client.
+    const goesOn = await kept.client.callTool({ name: 'case_status', arguments: {} })
+    assert.not.ok(goesOn.isError, textOf(goesOn))
+    assert.match(server.stderr(), 'vba mcp: resumed session of agent-kept on /mcp')
+    // Ended after a restart (taken back, then ended): ended after the next restart too.
+    await later.transport.terminateSession()
+    await restart()
+    const endedLater = await callIn(port, later.id)
+    assert.is(endedLater.status, 404, endedLater.body)
+    assert.match(endedLater.body, 'SESSION_UNKNOWN')
+    assert.is((await callIn(port, kept.id)).status, 200, 'the session not ended still goes on')
+  } finally {
+    await Promise.allSettled([ended.client.close(), kept.client.close(), later.client.close()])
+    await server.stop()
+  }
+  // Where the end cannot be recorded, it is refused with a coded message and the session goes on.
+  const notADir = path.join(tempDir('mcp-state-file'), 'state')
+  writeFileSync(notADir, 'a file, not a folder')
+  const unwritable = await startHttp(['--config', profile, '--case', dir], '127.0.0.1:0', {
+    XDG_STATE_HOME: notADir
+  })
+  const stays = await openClient(unwritable.url, 'agent-stays')
+  try {
+    const end = await rejection(stays.transport.terminateSession())
+    assert.is(end.code, 500, end.message)
+    const ended = await post(
+      unwritable.port,
+      { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': stays.id, 'mcp-protocol-version': '2025-06-18' },
+      undefined,
+      'DELETE'
+    )
+    assert.is(ended.status, 500)
+    assert.match(ended.body, 'IO_ERROR: the end of the session cannot be recorded')
+    assert.not.match(ended.body, notADir, 'the client is not told the server paths')
+    assert.match(unwritable.stderr(), /vba mcp: IO_ERROR: the ended MCP sessions cannot be recorded in \S+ \(ENOTDIR\)/)
+    assert.is((await callIn(unwritable.port, stays.id)).status, 200, 'the session was not ended')
+  } finally {
+    await stays.client.close()
+    await unwritable.stop()
+  }
+})
 
 http.run()

@@ -1,0 +1,69 @@
+/**
+ * The Streamable HTTP sessions clients ended (a DELETE on the endpoint), kept outside the process:
+ * a session id is sealed, not stored (http-sessions.ts), so a restarted server would take back an
+ * ended session as it takes back a live one. One file per session key (so per bearer token),
+ * `$XDG_STATE_HOME/vba/mcp-ended-sessions/KEY` (else `~/.local/state/vba/…`), one line per ended
+ * session: the MAC of its id, which names it without being it. Nothing of this is in the case.
+ */
+import { createHash } from 'node:crypto'
+import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { failure } from '../failures/failure.js'
+import { FailureError } from '../failures/error.js'
+
+/** The sessions ended on one key, by this process or by one before a restart. */
+export interface EndedSessions {
+  /** Records that the client ended the session `id`; rejects (IO_ERROR) when it cannot be recorded. */
+  readonly end: (id: string) => Promise<void>
+  /** Whether the session `id` was ended; rejects (IO_ERROR) when the record cannot be read. */
+  readonly isEnded: (id: string) => Promise<boolean>
+}
+
+/** The directory the ended sessions are kept in: `$XDG_STATE_HOME/vba/mcp-ended-sessions`, else `~/.local/state/vba/…`. */
+export const endedSessionsDir = (env: Readonly<Record<string, string | undefined>> = process.env): string => {
+  const xdg = env['XDG_STATE_HOME']
+  const state =
+    xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(env['HOME'] ?? os.homedir(), '.local', 'state')
+  return path.join(state, 'vba', 'mcp-ended-sessions')
+}
+
+/** What names a session in the record: the MAC that ends its id (`v1.NONCE.PAYLOAD.MAC`). */
+const markOf = (id: string): string => id.slice(id.lastIndexOf('.') + 1)
+
+const ioError = (what: string, file: string, e: unknown): FailureError =>
+  new FailureError(
+    failure(
+      'IO_ERROR',
+      `the ended MCP sessions cannot be ${what} ${file} (${(e as NodeJS.ErrnoException).code ?? String(e).slice(0, 100)})`,
+      { path: file }
+    )
+  )
+
+/** The ended sessions of the session key `key`, kept in `dir` (created, mode 0700, on the first end). */
+export const endedSessions = (dir: string, key: Buffer): EndedSessions => {
+  const file = path.join(
+    dir,
+    createHash('sha256').update('vba mcp ended sessions\0').update(key).digest('hex').slice(0, 32)
+  )
+  const marks = async (): Promise<Set<string>> => {
+    try {
+      return new Set((await readFile(file, 'utf8')).split('\n'))
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set()
+      throw ioError('read from', file, e)
+    }
+  }
+  return {
+    end: async (id) => {
+      try {
+        await mkdir(dir, { recursive: true, mode: 0o700 })
+        // One short line appended (O_APPEND): two servers ending sessions at once do not mix them.
+        await appendFile(file, `${markOf(id)}\n`, { mode: 0o600 })
+      } catch (e) {
+        throw ioError('recorded in', file, e)
+      }
+    },
+    isEnded: async (id) => (await marks()).has(markOf(id))
+  }
+}
