@@ -6,7 +6,9 @@
  * capture), the contract (`vba://case/contract`: the prompt's stable part) and the report
  * (`vba://case/report`: the Markdown summary and the HTML report, each with its verification).
  * A case that has not started is started by `investigate` (the agent begins the investigation),
- * never by connecting.
+ * never by connecting. The prompt and the contract are sent as the case records them (the prompt's
+ * bytes are what `vba verify` checks); every other text shows its invisible characters as codes
+ * (agent-text.ts), the canonical capture as JSON escapes, so that it parses to the recorded value.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CAPTURE_MEDIA_TYPE } from '../commands/case-query.js'
@@ -16,6 +18,8 @@ import { renderPrompt, stablePart } from '../projections/prompt.js'
 import { caseReportWithVerification, caseSummaryMarkdown } from '../report/case-report.js'
 import type { McpSdk } from './server.js'
 import type { McpSession } from './session.js'
+import { agentText, agentValue } from './agent-text.js'
+import { showInvisibleJson } from '../projections/visible-text.js'
 
 const EVIDENCE_URI = /^vba:\/\/evidence\/(E[1-9][0-9]{0,8})$/
 const CONTRACT_URI = 'vba://case/contract'
@@ -36,6 +40,7 @@ const rpcError = (code: number, message: string): Error => Object.assign(new Err
 const readResource = async (session: McpSession, uri: string, internal: (e: unknown) => never) => {
   if (uri === CONTRACT_URI) {
     const s = (await openAt(session.at).catch(internal)).cursor.state
+    // The stable part of the recorded prompt, as it is recorded (as the prompt investigate).
     const text =
       s.settings === null
         ? `case ${session.caseId} has not started: its contract is set by the first call that records something (or the prompt investigate)`
@@ -49,8 +54,8 @@ const readResource = async (session: McpSession, uri: string, internal: (e: unkn
     ])
     return {
       contents: [
-        { uri, mimeType: 'text/markdown', text: md.markdown },
-        { uri, mimeType: 'text/html', text: html.html }
+        { uri, mimeType: 'text/markdown', text: agentText(md.markdown) },
+        { uri, mimeType: 'text/html', text: agentText(html.html) }
       ]
     }
   }
@@ -67,8 +72,8 @@ const readResource = async (session: McpSession, uri: string, internal: (e: unkn
     )
   return {
     contents: [
-      { uri, mimeType: 'text/plain', text: found.text },
-      { uri, mimeType: CAPTURE_MEDIA_TYPE, text: found.json }
+      { uri, mimeType: 'text/plain', text: agentText(found.text) },
+      { uri, mimeType: CAPTURE_MEDIA_TYPE, text: showInvisibleJson(found.json) }
     ]
   }
 }
@@ -100,6 +105,7 @@ export const caseResources = (
     const handle = await openAt(session.at).catch(internal)
     const s = handle.cursor.state
     const prompt = renderPrompt(s, await promptInputs(handle, s).catch(internal))
+    // The prompt the next turn records (ModelRequested), byte for byte: not made visible here.
     return {
       description: `case ${session.caseId}: ${s.state}, turn ${s.turn + 1} (prompt ${prompt.version})`,
       messages: [
@@ -108,7 +114,7 @@ export const caseResources = (
     }
   })
   server.setRequestHandler(t.ListResourcesRequestSchema, async () => ({
-    resources: [
+    resources: agentValue([
       {
         uri: CONTRACT_URI,
         name: 'contract',
@@ -131,7 +137,7 @@ export const caseResources = (
         description: `evidence ${e.id} of case ${session.caseId}: ${e.request}`,
         mimeType: 'text/plain'
       }))
-    ]
+    ])
   }))
   server.setRequestHandler(t.ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [

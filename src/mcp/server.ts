@@ -7,6 +7,8 @@
  * capture, the contract and the report. The requester of every call is the client as it named
  * itself in the initialize request. Arguments a tool's input schema refuses are JSON-RPC errors
  * -32602 with a short message that starts with the failure code; nothing is recorded for them.
+ * Answers and error messages show the invisible characters of their text as visible codes
+ * (agent-text.ts); the case keeps its bytes.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Requester } from '../events/catalog.js'
@@ -16,6 +18,7 @@ import { thrownFailure } from '../failures/error.js'
 import { loadPeer } from '../adapters/peers.js'
 import { isDecision } from './decisions.js'
 import { caseResources } from './case-resources.js'
+import { agentText, agentValue } from './agent-text.js'
 
 /**
  * The parts of the official SDK the server uses, loaded on first use (an optional peer:
@@ -63,12 +66,12 @@ const instructions = (s: McpSession): string =>
 const CODED = /^([A-Z][A-Z0-9_]*): /
 
 /**
- * A JSON-RPC error the SDK sends as it is: `code` and `message`, without a second prefix; the
- * failure code the message starts with is `data.code` too.
+ * A JSON-RPC error the SDK sends as it is: `code` and `message` (its invisible characters shown as
+ * codes), without a second prefix; the failure code the message starts with is `data.code` too.
  */
 export const rpcError = (code: number, message: string, data: Record<string, unknown> = {}): Error => {
   const failureCode = CODED.exec(message)?.[1]
-  return Object.assign(new Error(message), {
+  return Object.assign(new Error(agentText(message)), {
     code,
     data: failureCode === undefined ? data : { ...data, code: failureCode }
   })
@@ -203,7 +206,7 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
     // A decision of another state (a stale tool list) is refused by the case with its state.
     if (tool === undefined && isDecision(params.name)) {
       const answer = await session.decide(params.name, args, requester)
-      return { ...answer, content: [...answer.content] }
+      return agentValue({ ...answer, content: [...answer.content] })
     }
     if (tool === undefined)
       throw rpcError(
@@ -233,7 +236,7 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
           : tool.kind === null
             ? await session.status()
             : await session.query(tool.kind, args, requester)
-    return { ...answer, content: [...answer.content] }
+    return agentValue({ ...answer, content: [...answer.content] })
   })
   const unsubscribe = session.subscribe((change) => {
     if (change.tools) void server.sendToolListChanged().catch(() => undefined)

@@ -33,3 +33,22 @@ export const showInvisible = (text: string, options: ShowInvisibleOptions = {}):
   const keep = options.keep ?? ''
   return text.replace(INVISIBLE, (c) => (keep.includes(c) ? c : mark(codePointLabel(c))))
 }
+
+/**
+ * Shows every invisible character of a JSON text (see the module comment) as its JSON escape
+ * (`\u202E`; a character beyond the BMP as its two escaped halves), so that it is seen and the
+ * text still parses to the same value. JSON whitespace (LF, CR, tab) is left as it is: inside a
+ * string JSON has it escaped already.
+ *
+ * @example
+ * showInvisibleJson('{"a":"ok\u202Egnp"}') // '{"a":"ok\\u202Egnp"}', which parses to the same value
+ */
+export const showInvisibleJson = (json: string): string =>
+  json.replace(INVISIBLE, (c) =>
+    '\n\r\t'.includes(c)
+      ? c
+      : Array.from(
+          { length: c.length },
+          (_, i) => `\\u${c.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`
+        ).join('')
+  )

@@ -100,8 +100,14 @@ export interface McpWorld {
   readonly newCase: () => string
 }
 
-/** Prepares the world of the MCP tests and one case `caseId` (budget `budget`) to copy for each test. */
-export const mcpWorld = async (caseId: string, budget: number): Promise<McpWorld> => {
+/** The bug report of the prepared case the MCP tests copy (unless a test gives its own). */
+const WOLF_REPORT = 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.'
+
+/**
+ * Prepares the world of the MCP tests and one case `caseId` (budget `budget`, bug report `report`)
+ * to copy for each test.
+ */
+export const mcpWorld = async (caseId: string, budget: number, report = WOLF_REPORT): Promise<McpWorld> => {
   const { shared } = await mariaWorld()
   const repo = buildTestRepo()
   const adapter = readFileSync(path.join(repoRoot(), 'config', 'trinitycore.toml'), 'utf8')
@@ -115,7 +121,7 @@ export const mcpWorld = async (caseId: string, budget: number): Promise<McpWorld
   right(await initCase({ dir: template, caseId, title: 'wolpertingers vanish' })())
   right(
     await prepareRevision(template, research, right(enrichmentConfig(p)), {
-      report: 'The wild wolpertinger vanishes when netted; quest 11117 cannot be completed.',
+      report,
       entities: [{ type: 'quest', id: 11117 }]
     })()
   )

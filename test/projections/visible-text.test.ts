@@ -1,7 +1,7 @@
 /** showInvisible: the one function the report and the terminal use to show invisible characters (issue 23, point 9). */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { showInvisible } from '../../src/projections/visible-text.js'
+import { showInvisible, showInvisibleJson } from '../../src/projections/visible-text.js'
 
 const test = suite('showInvisible')
 
@@ -37,3 +37,20 @@ test("visible text is left alone; kept characters stay; the mark is the caller's
 })
 
 test.run()
+
+const json = suite('showInvisibleJson')
+
+json('invisible characters become JSON escapes: seen, and the text parses to the same value', () => {
+  const value = { a: 'ok\u202egnp', b: ['\u2066x\u2069', 'tag\u{e0041}', 'c1\u0085'], 'k\u200b': 'line\nbreak' }
+  const text = showInvisibleJson(JSON.stringify(value))
+  assert.is(
+    text,
+    '{"a":"ok\\u202Egnp","b":["\\u2066x\\u2069","tag\\uDB40\\uDC41","c1\\u0085"],"k\\u200B":"line\\nbreak"}'
+  )
+  assert.equal(JSON.parse(text), value)
+  const pretty = JSON.stringify(value, null, '\t')
+  assert.equal(JSON.parse(showInvisibleJson(pretty)), value, 'JSON whitespace is kept')
+  assert.is(showInvisibleJson('{"plain":"Grüße 🐇"}'), '{"plain":"Grüße 🐇"}')
+})
+
+json.run()
