@@ -3,6 +3,7 @@
  * public client where it offers the operation with the CLI's output (init, gc, unlock, verify);
  * the others are listed in docs/architecture.md ("The CLI and the client").
  */
+import * as path from 'node:path'
 import { openCaseAt, replayAt } from '../adapters/case-store/at.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { recordNote } from '../commands/typed.js'
@@ -281,6 +282,28 @@ export const summaryVerb = async (io: Out, at: CaseAt, opts: { config?: string }
   io.out(markdown.replace(/\n$/, ''))
 }
 
+/** Names whose extension promises another format than the HTML page (what to run for it instead). */
+const OTHER_FORMATS: Readonly<Record<string, string>> = {
+  '.pdf': 'for a PDF, print the page with a browser (chromium --headless --print-to-pdf=FILE.pdf FILE.html)',
+  '.md': 'for Markdown, run vba case summary CASE --markdown',
+  '.markdown': 'for Markdown, run vba case summary CASE --markdown',
+  '.json': 'for JSON, run vba show CASE --json or vba verify CASE --json',
+  '.png': 'for an image, take a screenshot of the page with a browser',
+  '.jpg': 'for an image, take a screenshot of the page with a browser',
+  '.jpeg': 'for an image, take a screenshot of the page with a browser'
+}
+
+/** `--out x.pdf` would have got an HTML page under a PDF's name: refused, with what gives that format. */
+const refuseOtherFormat = (out: string): void => {
+  const ext = path.extname(out).toLowerCase()
+  const instead = OTHER_FORMATS[ext]
+  if (instead !== undefined)
+    fail(
+      'INVALID_ARGUMENT',
+      `vba report writes one HTML page, not a ${ext.slice(1)} file: name it FILE.html; ${instead}`
+    )
+}
+
 /** `vba report CASE --out FILE.html`: the self-contained HTML report (written atomically). */
 export const reportVerb = async (
   io: Out,
@@ -288,6 +311,7 @@ export const reportVerb = async (
   opts: { out: string; force?: boolean; against?: string; config?: string }
 ): Promise<void> => {
   refuseStdoutName(opts.out)
+  refuseOtherFormat(opts.out)
   const against = opts.against
   const web = await webViewOf(opts.config)
   const { html, verification } = await coded(`write ${opts.out}`, async () => {

@@ -12,6 +12,7 @@ import { optional } from '../optional.js'
 import { jsonLine } from './json-line.js'
 import { cliClient, storeUrl, type StoreOption } from './stores.js'
 import { trustOf } from './trust.js'
+import { errnoOf } from '../adapters/fs-util.js'
 import type { TrustOptions } from './options.js'
 
 export const exportVerb = async (
@@ -61,8 +62,9 @@ export const isBagTarget = async (target: string): Promise<boolean> => {
     if (st.isFile()) return true
     await fsp.access(path.join(target, 'bagit.txt'))
     return true
-  } catch {
-    return false
+  } catch (e) {
+    // A missing archive is one (ARCHIVE_NOT_FOUND, as import says), not a missing case directory.
+    return errnoOf(e) === 'ENOENT' && /\.tar$/i.test(target)
   }
 }
 

@@ -152,3 +152,46 @@ export const finding = (
 ): Finding => ({ code, severity: SEVERITY[code], message, ...where })
 
 export const isError = (f: Finding): boolean => f.severity === 'error'
+
+/**
+ * Findings about the package's files: what is missing, cut short or changed on disk. HEAD_MISMATCH
+ * is not one: a HEAD that does not name the log's last event often follows from a line of the log
+ * that does not check (listed with the lines, after them).
+ */
+const FILE_LAYER: ReadonlySet<string> = new Set([
+  'CASE_DECLARATION_MISSING',
+  'CASE_DECLARATION_INVALID',
+  'LOG_MISSING',
+  'LOG_TRUNCATED',
+  'HEAD_MISSING',
+  'HEAD_INVALID',
+  'OBJECT_MISSING',
+  'OBJECT_DIGEST_MISMATCH',
+  'OBJECT_SIZE_MISMATCH',
+  'FOREIGN_FILE'
+])
+
+/**
+ * How far from the bytes on disk a finding's cause lies: the package's files (0), the log's
+ * lines and chain (1), what the rules and the evidence judge of what the lines hold (2), the
+ * signatures (3). A later layer's finding often follows from an earlier one's: a log cut short
+ * leaves its last command incomplete (RULE_COMMAND after LOG_TRUNCATED).
+ */
+export const findingLayer = (code: string): number =>
+  FILE_LAYER.has(code)
+    ? 0
+    : code.startsWith('RULE_') || code.startsWith('EVIDENCE_')
+      ? 2
+      : code.startsWith('SIGN') || code === 'UNSIGNED_COMMAND'
+        ? 3
+        : 1
+
+/**
+ * The findings with the causes first: by {@link findingLayer}, in their order within a layer (a
+ * stable sort). What a summary names as "first" is then a cause, not one of its consequences.
+ */
+export const causeFirst = (findings: readonly Finding[]): Finding[] =>
+  findings
+    .map((f, k) => ({ f, k, layer: findingLayer(f.code) }))
+    .sort((a, b) => a.layer - b.layer || a.k - b.k)
+    .map((x) => x.f)

@@ -74,7 +74,7 @@ cli('bad input is one clear line and a non-zero exit, never a stack trace', () =
     [
       ['show', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN')],
       1,
-      /^vba: CASE_CORRUPT: case does not verify: 1 finding\(s\), first: CHAIN_BROKEN\n$/
+      /^vba: CASE_CORRUPT: case does not verify: 1 error finding\(s\), first: CHAIN_BROKEN \(prev does not match the hash of the preceding event\); vba verify lists them all \(restore the case from a copy or an export\)\n$/
     ],
     [
       ['report', path.join(EXAMPLES, 'broken', 'CHAIN_BROKEN'), '--out', path.join(tmp, 'broken.html')],

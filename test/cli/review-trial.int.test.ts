@@ -1,10 +1,11 @@
 /** What an operator who reviews and hands on cases is told when a copied case is not as it should be. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { vba } from '../helpers/cli.js'
 import { tempDir } from '../helpers/fs.js'
+import { preparedDemoCase } from '../helpers/prepared-case.js'
 
 const review = suite('vba: a reviewer is told what to do next')
 
@@ -59,6 +60,68 @@ review('--expect-head FILE holding a bare receipt says so and how to give it, wi
   assert.match(r.stderr, `--expect-head "$(cat ${file})"`)
   assert.not.match(r.stderr, receipt.slice(12))
   assert.is(vba(['verify', dir, '--expect-head', receipt]).code, 0)
+})
+
+review('a case whose log was cut short names the cut as the first finding, and says what lists them all', () => {
+  const dir = path.join(tempDir('review'), 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  assert.is(vba(['case', 'note', dir, 'first']).code, 0)
+  assert.is(vba(['case', 'note', dir, 'second']).code, 0)
+  const log = path.join(dir, 'events.jsonl')
+  truncateSync(log, statSync(log).size - 40)
+  const r = vba(['status', dir])
+  assert.is(r.code, 1, r.stderr)
+  // It had named a consequence first (RULE_COMMAND: the last command left incomplete) and no next step.
+  assert.match(r.stderr, /vba: CASE_CORRUPT: case does not verify: \d+ error finding\(s\), first: LOG_TRUNCATED \(/)
+  assert.match(r.stderr, 'vba verify lists them all')
+  const v = vba(['verify', dir, '--json'])
+  const first = v.stdout.split('\n').find((l) => l.startsWith('{"finding"'))
+  assert.match(first ?? '', '"code":"LOG_TRUNCATED"')
+})
+
+review(
+  'a removed enrichment settings object is OBJECT_MISSING, listed first, and no rule calls it forged',
+  async () => {
+    const { dir } = await preparedDemoCase('', 'review')
+    const digest = /"enrichment":\{"digest":"sha256:([0-9a-f]{64})"/.exec(
+      readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    )?.[1]
+    assert.ok(digest)
+    const file = path.join(dir, 'objects', 'sha256', digest.slice(0, 2), digest.slice(2))
+    assert.ok(existsSync(file))
+    rmSync(file)
+    const v = vba(['verify', dir, '--json'])
+    assert.is(v.code, 1, v.stderr)
+    const codes = v.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{"finding"'))
+      .map((l) => (JSON.parse(l) as { finding: { code: string; message: string } }).finding)
+    assert.is(codes[0]?.code, 'OBJECT_MISSING', JSON.stringify(codes))
+    // It had also said "the recorded enrichment settings are not enrichment settings" (RULE_REVISION).
+    assert.not.ok(
+      codes.some((f) => f.message.includes('not enrichment settings')),
+      JSON.stringify(codes)
+    )
+  }
+)
+
+review('verify of an archive that is not there says ARCHIVE_NOT_FOUND, as import does', () => {
+  const tmp = tempDir('review')
+  const r = vba(['verify', path.join(tmp, 'gone.tar')])
+  assert.is(r.code, 2, r.stderr)
+  assert.match(r.stderr, `vba: ARCHIVE_NOT_FOUND: ${path.join(tmp, 'gone.tar')} does not exist`)
+})
+
+review('report --out x.pdf is refused (an HTML page under a PDF name), and says how to get a PDF', () => {
+  const tmp = tempDir('review')
+  const dir = path.join(tmp, 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  const out = path.join(tmp, 'out')
+  const r = vba(['report', dir, '--out', path.join(out, 'case.PDF')])
+  assert.is(r.code, 2, r.stderr)
+  assert.match(r.stderr, 'vba: INVALID_ARGUMENT: vba report writes one HTML page, not a pdf file: name it FILE.html')
+  assert.match(r.stderr, '--print-to-pdf')
+  assert.not.ok(existsSync(out))
 })
 
 review.run()

@@ -195,7 +195,7 @@ export const importCase = (archive: string, dir: string, options: PackageImportO
         throw refuse(
           code,
           code === 'ARCHIVE_NOT_CANONICAL'
-            ? 'the archive differs from the canonical archive of its content (a changed byte, or repacked by another tool)'
+            ? 'the archive differs from the canonical archive of its content (a changed byte, a copy cut short, or repacked by another tool: copy it again from its source)'
             : `the archive does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}`,
           { findings: findings.slice(0, 20) }
         )
@@ -241,7 +241,7 @@ export const withVerifiedPackage = async <A>(
       code,
       // A repacked archive has no finding of its own: its bag and case verify, its bytes are not the canonical ones.
       code === 'ARCHIVE_NOT_CANONICAL'
-        ? `${source} differs from the canonical archive of its content (a changed byte, or repacked by another tool); nothing was imported`
+        ? `${source} differs from the canonical archive of its content (a changed byte, a copy cut short, or repacked by another tool: copy it again from its source); nothing was imported`
         : `${source} does not verify: ${findings.length} finding(s), first: ${findings[0]?.code ?? code}; nothing was imported`,
       { findings: findings.slice(0, 20) }
     )

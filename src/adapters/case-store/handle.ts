@@ -8,7 +8,7 @@ import { failure, type Failure } from '../../failures/failure.js'
 import type { CaseState } from '../../domain/case-state.js'
 import type { NotApplied } from '../../domain/rules.js'
 import type { CaseDeclaration } from '../../events/envelope.js'
-import { finding, isError, type Finding } from '../../events/findings.js'
+import { causeFirst, finding, isError, type Finding } from '../../events/findings.js'
 import { FailureError } from '../../failures/error.js'
 import { HEAD_FILE } from './layout.js'
 import type { ScanResult } from './scan.js'
@@ -50,14 +50,18 @@ export interface CaseHandle {
 export const generationOf = (h: CaseHandle): number => h.cursor.seq
 
 /** CASE_CORRUPT with the first error findings. */
-export const corrupt = (findings: readonly Finding[], omitted = 0): Failure =>
-  failure(
+export const corrupt = (findings: readonly Finding[], omitted = 0): Failure => {
+  const errors = causeFirst(findings.filter(isError))
+  return failure(
     'CASE_CORRUPT',
-    `case does not verify: ${findings.filter(isError).length + omitted} finding(s), first: ${findings.find(isError)?.code ?? 'unknown'}`,
-    {
-      findings: findings.filter(isError).slice(0, 20)
-    }
+    `case does not verify: ${errors.length + omitted} error finding(s), first: ${firstFinding(errors[0])}; vba verify lists them all (restore the case from a copy or an export)`,
+    { findings: errors.slice(0, 20) }
   )
+}
+
+/** A finding as a summary names it: its code and the start of its message. */
+export const firstFinding = (f: Finding | undefined): string =>
+  f === undefined ? 'unknown' : `${f.code} (${f.message.length > 160 ? `${f.message.slice(0, 160)}…` : f.message})`
 
 /** A handle on a scanned case, or the failure of a case that does not verify. */
 export const handleFromScan = (ref: string, scan: ScanResult, store: CaseStore): CaseHandle | Failure => {

@@ -2,7 +2,7 @@
  * The verification of a scanned log, the same for every store (the directory's `verifyCase`, the
  * SQL store's `verifyInStore`): what it watches during the scan, and the report it judges after.
  */
-import { finding, isError, type Finding } from '../../events/findings.js'
+import { causeFirst, finding, isError, type Finding } from '../../events/findings.js'
 import type { FoundRef } from '../../events/refs.js'
 import type { RecordedEvent } from '../../events/chain.js'
 import type { EventEnvelope } from '../../events/envelope.js'
@@ -121,7 +121,14 @@ const verifyReportOf = async (
         )
   const signatureFindings = [...signed.findings, ...(head?.findings ?? [])]
   const notApplied = scan.notApplied.map((n) => notAppliedFinding(n, counts.strict))
-  const findings = [...scan.findings, ...ruleFindings, ...signatureFindings, ...notApplied, ...extra.sort(byPath)]
+  // The causes first (the files, then the lines, then what the rules and signatures judge of them).
+  const findings = causeFirst([
+    ...scan.findings,
+    ...ruleFindings,
+    ...signatureFindings,
+    ...notApplied,
+    ...extra.sort(byPath)
+  ])
   return {
     valid: findings.every((f) => !isError(f)) && scan.omittedFindings === 0,
     case_id: scan.declaration?.case_id ?? null,

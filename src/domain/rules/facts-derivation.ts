@@ -81,13 +81,23 @@ export const factsProblem = async (
   read: (ref: ObjectRefLite) => Uint8Array | undefined
 ): Promise<string | null> => {
   if (ob.enrichment === null) return null
-  const settings = EnrichmentConfig.decode(parse(read(ob.enrichment)))
+  // An object that cannot be read is a finding of its own (OBJECT_MISSING), never a derivation's.
+  const settingsBytes = read(ob.enrichment)
+  const factsBytes = read(ob.ref)
+  if (settingsBytes === undefined || factsBytes === undefined) return null
+  const settings = EnrichmentConfig.decode(parse(settingsBytes))
   if (E.isLeft(settings)) return 'the recorded enrichment settings are not enrichment settings'
-  const doc = FactsDocument.decode(parse(read(ob.ref)))
+  const doc = FactsDocument.decode(parse(factsBytes))
   if (E.isLeft(doc)) return null
   const answers = new Map<string, Capture>()
+  // Each capture as parsed, in the order recorded (parsed once: they are compared below too).
+  const parsed: unknown[] = []
   for (const ref of ob.captures) {
-    const c = Capture.decode(parse(read(ref)))
+    const bytes = read(ref)
+    if (bytes === undefined) return null
+    const raw = parse(bytes)
+    parsed.push(raw)
+    const c = Capture.decode(raw)
     if (E.isLeft(c)) return null
     answers.set(keyOf(c.right.request), c.right)
   }
@@ -122,9 +132,7 @@ export const factsProblem = async (
   if (unrecorded.length > 0)
     return `enrichment asks ${unrecorded.length} question(s) the revision recorded no answer for, the first: ${unrecorded[0]?.slice(0, 160) ?? ''}`
   const asked = derived.right.captures.map((c) => keyOf(c.request))
-  const recordedOrder = ob.captures.map((ref) =>
-    keyOf(Capture.is(parse(read(ref))) ? (parse(read(ref)) as Capture).request : null)
-  )
+  const recordedOrder = parsed.map((raw) => keyOf(Capture.is(raw) ? raw.request : null))
   if (keyOf(asked) !== keyOf(recordedOrder))
     return `the revision records its captures in another order or number than enrichment asks them (${ob.captures.length} recorded, ${asked.length} asked)`
   const want = derived.right.facts

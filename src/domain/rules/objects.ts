@@ -249,8 +249,9 @@ export const checkFactsDerivation = async (
     if (ob.kind !== 'facts') continue
     const problem = await factsProblem(ob, read)
     if (problem !== null) out.push(violation('revision.derived', problem, ob.seq))
-    const settings =
-      ob.enrichment === null ? null : EnrichmentConfig.decode(parseJson(read(ob.enrichment) ?? new Uint8Array()))
+    // Unreadable settings are OBJECT_MISSING's finding, not this rule's.
+    const settingsBytes = ob.enrichment === null ? undefined : read(ob.enrichment)
+    const settings = settingsBytes === undefined ? null : EnrichmentConfig.decode(parseJson(settingsBytes))
     const extracted = settings === null || E.isLeft(settings) ? null : extractionProblem(ob, settings.right, read)
     if (extracted !== null) out.push(violation('revision.extracted', extracted, ob.seq))
   }
