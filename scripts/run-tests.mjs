@@ -67,13 +67,16 @@ if (missing.length > 0) {
 }
 
 // The suite leaves its host as it found it: the system temporary directory and the folders above the
-// run's own folder keep their modes and owners, and the machine's MariaDB can still create temporary
-// tables. Read now, read again after the last file; any difference fails the run.
+// run's own folder keep their modes and owners (and the user's vba state folder stays as it was,
+// missing or not), and the machine's MariaDB can still create temporary tables. Read now, read again after the last file; any difference fails the run.
 const { mkdtempSync, rmSync, chmodSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { readHostState, hostChanges, tmpWarnings, describeHostState } = await import('../dist/scripts/lib/host-state.js')
 const systemTmp = tmpdir()
-const hostBefore = await readHostState([systemTmp, '/tmp'])
+// And the user's own vba state (where `vba mcp --http` keeps ended sessions): tests give theirs a temporary one.
+const { endedSessionsDir } = await import('../dist/src/mcp/ended-sessions.js')
+const userState = join(endedSessionsDir(), '..')
+const hostBefore = await readHostState([systemTmp, '/tmp', userState])
 for (const w of tmpWarnings(hostBefore, systemTmp)) console.log(`warning: before the suite: ${w}`)
 // Every temporary folder of the run (the tests' own, the private MariaDB's, the snapshot cache) lives
 // under one run folder: TMPDIR for every test process, removed at the end. Mode 0711: other users may
@@ -176,7 +179,7 @@ await Promise.all(
 )
 
 await stopServer()
-const hostAfter = await readHostState([systemTmp, '/tmp'])
+const hostAfter = await readHostState([systemTmp, '/tmp', userState])
 const changed = hostChanges(hostBefore, hostAfter)
 if (changed.length > 0) {
   failed += 1
