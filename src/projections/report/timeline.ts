@@ -122,7 +122,7 @@ export const TIMELINE: { readonly [K in EventType]: TimelineEntry<K> } = {
     li(
       e,
       'turn',
-      `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${esc(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`
+      `plan ${esc(e.data.plan_id)} answered from the case: evidence <a href="#${escPlain(e.data.evidence_id)}">${esc(e.data.evidence_id)}</a> again (an identical query; a repeat, no budget used)`
     ),
   ResearchFailed: (e, { requests }) => {
     const asked = requests.get(e.data.reservation_id)
