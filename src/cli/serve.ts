@@ -62,6 +62,9 @@ const listQuery = (params: URLSearchParams): ListQuery => {
   const limit = params.get('limit')
   const after = params.get('after')
   if (limit !== null && !/^\d{1,5}$/.test(limit)) fail('INVALID_ARGUMENT', 'limit: a whole number of cases per page')
+  // Named without the value given: no page repeats what the request said.
+  if (states.some((x) => !(QUEUE_STATES as readonly string[]).includes(x)))
+    fail('INVALID_ARGUMENT', `state: one or more of ${QUEUE_STATES.join(', ')}`)
   return {
     ...(after === null || after === '' ? {} : { after }),
     ...(limit === null ? {} : { limit: Number(limit) }),
@@ -83,7 +86,7 @@ const pageHeader = (page: QueuePage, q: ListQuery): string => {
               `<a href="${esc(listLink({ states: [s], ...(q.limit === undefined ? {} : { limit: q.limit }) }))}">${esc(s)}</a> ${c.by_state[s]}`
           )
           .join(', ')}`
-  const shown = `${page.entries.length} shown${q.states === undefined ? '' : ` in ${esc(q.states.join(', '))} (<a href="${esc(listLink({}))}">all</a>)`}${q.after === undefined ? '' : ` after ${esc(q.after)} (<a href="${esc(listLink(withoutAfter(q)))}">first page</a>)`}`
+  const shown = `${page.entries.length} shown${q.states === undefined ? '' : ` in ${esc(q.states.join(', '))} (<a href="${esc(listLink({}))}">all</a>)`}${q.after === undefined ? '' : ` on a later page (<a href="${esc(listLink(withoutAfter(q)))}">first page</a>)`}`
   const next =
     page.next === null
       ? 'the last page'

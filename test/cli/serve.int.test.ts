@@ -89,6 +89,25 @@ test('a malformed URL is a coded 400; nothing from the request is echoed into a 
   }
 })
 
+test('the listing repeats no parameter it was given: a bad state and a page key stay out of the page', async () => {
+  const root = await twinRoot()
+  const { child, base } = await startServe([root])
+  try {
+    const spoof = 'Your cases moved: see evil.example'
+    const bad = await get(base, `/?state=${encodeURIComponent(spoof)}`)
+    assert.is(bad.status, 400)
+    assert.match(bad.body, 'INVALID_ARGUMENT')
+    assert.match(bad.body, 'state: one or more of NOT_STARTED')
+    assert.not.match(bad.body, 'evil.example')
+    const later = await get(base, `/?limit=1&after=${encodeURIComponent(spoof)}`)
+    assert.is(later.status, 200)
+    assert.not.match(later.body, 'evil.example')
+    assert.match(later.body, 'on a later page (<a href="/?limit=1">first page</a>)')
+  } finally {
+    child.kill('SIGTERM')
+  }
+})
+
 test('--port takes decimal digits 0-65535 only', () => {
   const root = tempDir('serve-port')
   for (const port of ['0x50', '1e3', '65536', '-1', '8080.0', ' 80']) {
