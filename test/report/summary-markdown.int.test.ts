@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { writeDemoWorld } from '../../src/demo/world.js'
 import { forger } from '../../src/testing.js'
@@ -104,6 +104,59 @@ summary(
       } as unknown as Parameters<typeof sourceWindows>[0]),
       []
     )
+  }
+)
+
+summary(
+  'text and paths of a hostile case stay text in the Markdown: no link, code span or HTML of their own, invisible characters as codes',
+  () => {
+    const hostile = path.join(tempDir('summary-hostile'), 'case')
+    cpSync(dir, hostile, { recursive: true })
+    const f = forger(hostile)
+    const events = f.envelopes()
+    const conclusion = events.find((e) => e.type === 'ConclusionRecorded')
+    const cited = (conclusion?.data as { evidence: string[] }).evidence[0]
+    const captured = events.find(
+      (e) => e.type === 'CaptureRecorded' && (e.data as { evidence_id: string }).evidence_id === cited
+    )
+    assert.ok(conclusion !== undefined && captured !== undefined, 'a concluded case citing a capture')
+    const ref = (captured.data as { capture: { digest: string; media_type: string } }).capture
+    const hex = ref.digest.slice('sha256:'.length)
+    const capture = JSON.parse(
+      readFileSync(path.join(hostile, 'objects', 'sha256', hex.slice(0, 2), hex.slice(2)), 'utf8')
+    )
+    // A file name git allows: brackets, parentheses, backticks, HTML, a bidi override.
+    const evil = 'src/x](https:evil.example) `y` <img src=x>\u202E.cpp'
+    const repath = (u: unknown): unknown =>
+      Array.isArray(u)
+        ? u.map(repath)
+        : typeof u === 'object' && u !== null
+          ? Object.fromEntries(Object.entries(u).map(([k, v]) => [k, k === 'path' ? evil : repath(v)]))
+          : u
+    const forged = f.object(
+      new TextEncoder().encode(JSON.stringify({ ...capture, result: repath(capture.result) })),
+      ref.media_type
+    )
+    f.rewrite(captured.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
+    f.rewrite(conclusion.seq, (d) => ({ ...(d as Record<string, unknown>), summary: 'Reversed \u202Etxt.exe here.' }))
+    const linked = vba(['case', 'summary', hostile, '--markdown', '--config', profile])
+    assert.is(linked.code, 0, linked.stderr)
+    assert.match(
+      linked.stdout,
+      'Reversed <U+202E>txt.exe here.'.replace(/[<>]/g, (c) => `\\${c}`)
+    )
+    assert.not.ok(linked.stdout.includes('\u202E'), 'no bidi override reaches the tracker')
+    const line = linked.stdout.split('\n').find((l) => l.startsWith(`- ${cited}: [`)) ?? ''
+    const text = 'src/x\\](https:evil.example) \\`y\\` \\<img src=x\\><U+202E>.cpp'.replace(/<U\+202E>/, '\\<U+202E\\>')
+    assert.ok(line.startsWith(`- ${cited}: [${text} L`), line)
+    const url = /\]\((\S+)\) at `[0-9a-f]{12}`$/.exec(line)?.[1] ?? ''
+    assert.ok(url.startsWith('https://github.com/example/demo-core/blob/'), line)
+    assert.not.match(url, /[()\s]/, 'the link ends where the permalink ends')
+    const plain = vba(['case', 'summary', hostile, '--markdown'])
+    assert.is(plain.code, 0, plain.stderr)
+    const code = plain.stdout.split('\n').find((l) => l.startsWith(`- ${cited}: `)) ?? ''
+    assert.ok(code.startsWith(`- ${cited}: \`\`src/x](https:evil.example) \`y\` <img src=x><U+202E>.cpp L`), code)
+    assert.ok(/ L\d+(-L\d+)?`` at `[0-9a-f]{12}`$/.test(code), code)
   }
 )
 

@@ -15,13 +15,25 @@ import { budgetTotal } from '../../domain/budget.js'
 import type { ReportInput } from './render.js'
 import { permalink, sourceWindows, windowText, MAX_WINDOWS } from './permalinks.js'
 import { onlyWeakSupport, weakSupportText } from './support.js'
+import { showInvisible } from '../visible-text.js'
 
-/** Model text inside Markdown: one line, no HTML, no link or emphasis syntax of its own. */
+/** Model text inside Markdown: one line, invisible characters as <U+XXXX>, no HTML, no link or emphasis syntax of its own. */
 const md = (text: string): string =>
-  text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ')
-    .trim()
-    .replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`)
+  showInvisible(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim()).replace(
+    /[\\`*_[\]<>|#]/g,
+    (c) => `\\${c}`
+  )
+
+/** A repository path's window as a link's text: no bracket, code span or HTML of its own; invisible characters as <U+XXXX>. */
+const linkText = (text: string): string => showInvisible(text).replace(/[\\`[\]<>]/g, (c) => `\\${c}`)
+
+/** A repository path's window as a code span that no backtick in it ends, invisible characters as <U+XXXX>. */
+const codeSpan = (text: string): string => {
+  const t = showInvisible(text)
+  const fence = '`'.repeat(Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length)) + 1)
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : ''
+  return `${fence}${pad}${t}${pad}${fence}`
+}
 
 const utf8 = (b: Uint8Array | undefined): string | null => {
   if (b === undefined) return null
@@ -103,7 +115,7 @@ export const renderSummaryMarkdown = (input: ReportInput, webView: string | null
     const windows = sourceWindows(c)
     for (const w of windows.slice(0, MAX_WINDOWS))
       lines.push(
-        `- ${id}: ${webView === null ? `\`${windowText(w)}\`` : `[${windowText(w)}](${permalink(webView, w)})`} at \`${w.commit.slice(0, 12)}\``
+        `- ${id}: ${webView === null ? codeSpan(windowText(w)) : `[${linkText(windowText(w))}](${permalink(webView, w)})`} at \`${w.commit.slice(0, 12)}\``
       )
     if (windows.length > MAX_WINDOWS) lines.push(`- ${id}: and ${windows.length - MAX_WINDOWS} more window(s)`)
   }

@@ -52,11 +52,15 @@ export const sourceWindows = (c: Capture): SourceWindow[] => {
   })
 }
 
+/** A path segment URL-encoded, with the characters encodeURIComponent leaves (`!'()*`) too: a `)` ends a Markdown link. */
+const segment = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
 /** The permalink of a window by the template ({commit}, {path}, {start}, {end}; path segments URL-encoded). */
 export const permalink = (template: string, w: SourceWindow): string =>
   template
     .replaceAll('{commit}', w.commit)
-    .replaceAll('{path}', w.path.split('/').map(encodeURIComponent).join('/'))
+    .replaceAll('{path}', w.path.split('/').map(segment).join('/'))
     .replaceAll('{start}', String(w.start))
     .replaceAll('{end}', String(w.end))
 
