@@ -11,6 +11,7 @@ import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
 import { caseWords, nextSteps } from './next-step.js'
 import { inspectLock } from '../adapters/case-store/lock.js'
+import { hostname } from 'node:os'
 import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
 import { caseModelsProjection, caseModelText, type CaseModel } from './case-models.js'
 import { inspectRun, runText } from '../adapters/case-store/run-marker.js'
@@ -42,6 +43,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     shownStore(opts)
   )
   const run = await runOf(dir)
+  const lock = await lockOf(dir)
   const weak = await weakConclusion(dir)
   if (opts.json === true) {
     io.out(
@@ -52,6 +54,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
         entities,
         ...signed,
         run,
+        lock: lock?.json ?? null,
         weak_support: weak,
         held_queries: held,
         models,
@@ -65,14 +68,7 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   say(`case ${r.case_id}, generation ${r.generation}`)
   say(`state: ${v.state}${v.reason === null ? '' : ` / ${v.reason}`} (checkpoint ${v.checkpoint_generation})`)
   if (run !== null) say(run.text)
-  // A writer killed mid-write leaves its lock: every writer is refused until an operator lifts it.
-  if (typeof dir === 'string') {
-    const lock = await inspectLock(dir)
-    if (lock.state === 'stale')
-      say(
-        `locked by a writer that is gone (${lock.reason}): every write is refused; check the case (vba verify ${caseWords(dir)}), then lift the lock (vba case unlock ${caseWords(dir)})`
-      )
-  }
+  if (lock !== null && lock.text !== null) say(lock.text)
   if (v.resume_state !== null)
     say(
       `resume state: ${v.resume_state}${v.retry_not_before === null ? '' : `, retry not before ${v.retry_not_before}`}`
@@ -118,6 +114,51 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
   for (const line of signersLines(signers)) say(line)
   for (const n of next) say(n)
+}
+
+/**
+ * A directory's writer lock, when it stops writers or is not this host's: a writer killed mid-write
+ * leaves a stale one, and a case copied from another host while a writer held it keeps that one.
+ * Both refuse every write until an operator lifts them; the text says how (null for a live writer
+ * on this host, which finishes by itself). The JSON form is every lock present, null when free.
+ */
+const lockOf = async (
+  at: CaseAt
+): Promise<{
+  readonly text: string | null
+  readonly json: {
+    readonly state: 'held' | 'stale'
+    readonly pid: number | null
+    readonly host: string | null
+    readonly this_host: boolean | null
+    readonly acquired_at: string | null
+    readonly reason: string | null
+  }
+} | null> => {
+  if (typeof at !== 'string') return null
+  const lock = await inspectLock(at)
+  if (lock.state === 'free') return null
+  const info = lock.info
+  const thisHost = info === null ? null : info.host === hostname()
+  const json = {
+    state: lock.state,
+    pid: info?.pid ?? null,
+    host: info?.host ?? null,
+    this_host: thisHost,
+    acquired_at: info?.acquired_at ?? null,
+    reason: lock.state === 'stale' ? lock.reason : null
+  }
+  const c = caseWords(at)
+  if (lock.state === 'stale')
+    return {
+      json,
+      text: `locked by a writer that is gone (${lock.reason}): every write is refused; check the case (vba verify ${c}), then lift the lock (vba case unlock ${c})`
+    }
+  if (thisHost === true) return { json, text: null }
+  return {
+    json,
+    text: `locked by process ${lock.info.pid} on host ${lock.info.host} (another host: vba cannot tell whether it runs): every write is refused; once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${c}), then run: vba case unlock ${c} --force`
+  }
 }
 
 /**

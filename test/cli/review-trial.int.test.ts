@@ -3,6 +3,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { hostname } from 'node:os'
 import { vba } from '../helpers/cli.js'
 import { tempDir } from '../helpers/fs.js'
 import { preparedDemoCase } from '../helpers/prepared-case.js'
@@ -39,6 +41,46 @@ review('a write to a case locked on another host says how to tell and how to lif
   // It had said only "case is being written by process 4711 on build-7.example".
   assert.match(r.stderr, 'vba: CASE_LOCKED: case is locked by process 4711 on host build-7.example (another host')
   assert.match(r.stderr, `check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force\n`)
+})
+
+review('status of a case locked on another host names the lock, and how to tell and lift it', () => {
+  const dir = path.join(tempDir('review'), 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  // A case directory copied (rsync, cp -a) from the machine where a writer held it.
+  writeFileSync(
+    path.join(dir, '.vba-lock'),
+    JSON.stringify({ pid: 4711, host: 'build-7.example', token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' })
+  )
+  const r = vba(['status', dir])
+  assert.is(r.code, 0, r.stderr)
+  // It had said nothing of the lock, which refuses every write.
+  assert.match(
+    r.stdout,
+    `\nlocked by process 4711 on host build-7.example (another host: vba cannot tell whether it runs): every write is refused; once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force\n`
+  )
+  const j = JSON.parse(vba(['status', dir, '--json']).stdout) as { lock: unknown; state: string }
+  assert.is(j.state, 'NOT_STARTED')
+  assert.equal(j.lock, {
+    state: 'held',
+    pid: 4711,
+    host: 'build-7.example',
+    this_host: false,
+    acquired_at: '2026-01-01T00:00:00.000Z',
+    reason: null
+  })
+  // A lock of this host whose process is gone was named already; --json now carries it too.
+  const gone = spawnSync(process.execPath, ['-e', '']).pid
+  writeFileSync(
+    path.join(dir, '.vba-lock'),
+    JSON.stringify({ pid: gone, host: hostname(), token: 'x', acquired_at: '2026-01-01T00:00:00.000Z' })
+  )
+  assert.match(vba(['status', dir]).stdout, `\nlocked by a writer that is gone (owner process ${gone} is not running)`)
+  const stale = JSON.parse(vba(['status', dir, '--json']).stdout) as { lock: { state: string; this_host: boolean } }
+  assert.is(stale.lock.state, 'stale')
+  assert.is(stale.lock.this_host, true)
+  rmSync(path.join(dir, '.vba-lock'))
+  assert.is((JSON.parse(vba(['status', dir, '--json']).stdout) as { lock: unknown }).lock, null)
+  assert.not.match(vba(['status', dir]).stdout, 'locked')
 })
 
 review('--expect-head FILE holding a bare receipt says so and how to give it, without quoting the file', () => {
