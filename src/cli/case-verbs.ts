@@ -116,6 +116,7 @@ export const renderVerifyReport = (report: VerifyReport, subject = ''): string[]
       ? `${subject}VALID${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'}${notApplied > 0 ? `; ${notApplied} rule(s) not applied, see RULE_NOT_APPLIED: --strict refuses this case` : ''})` : ''}`
       : `${subject}INVALID: ${errors} error${errors === 1 ? '' : 's'}, ${notices} notice${notices === 1 ? '' : 's'}`,
     ...report.findings.map(describeFinding),
+    ...receiptLines(report),
     ...signerLines(report)
   ]
   if (report.omitted_findings > 0) lines.push(`  ... and ${report.omitted_findings} more findings`)
@@ -128,6 +129,19 @@ export const renderVerifyReport = (report: VerifyReport, subject = ''): string[]
     )
   }
   return lines
+}
+
+/**
+ * A receipt the case holds (`--expect-head`), confirmed: its event, and the later ones that extend
+ * it. One it does not hold is a HEAD_ROLLBACK or HEAD_FORK finding; one not compared says nothing.
+ */
+const receiptLines = (report: VerifyReport): string[] => {
+  const r = report.receipt
+  if (r?.matched !== true) return []
+  const later = report.head === null ? 0 : report.head.seq - r.seq
+  return [
+    `receipt ${r.seq}:${r.hash} matches: the case holds its event at seq ${r.seq}${later === 0 ? ', its head' : `, and ${later} later event${later === 1 ? '' : 's'} extend it (head ${report.head?.seq})`}`
+  ]
 }
 
 /** `--against PROFILE`: the case's evidence re-derived from the world the profile reaches. */

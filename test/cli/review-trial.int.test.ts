@@ -104,6 +104,42 @@ review('--expect-head FILE holding a bare receipt says so and how to give it, wi
   assert.is(vba(['verify', dir, '--expect-head', receipt]).code, 0)
 })
 
+review('verify --expect-head confirms a receipt the case holds, in text and in the JSON summary', () => {
+  const dir = path.join(tempDir('review'), 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  const receipt = /receipt (\d+:sha256:[0-9a-f]{64})/.exec(vba(['case', 'note', dir, 'reviewed']).stdout)?.[1] ?? ''
+  const [seq, hash] = [Number(receipt.split(':')[0]), receipt.slice(receipt.indexOf(':') + 1)]
+  // It had printed the case's head and VALID, and nothing of the receipt it was asked about.
+  const atHead = vba(['verify', dir, '--expect-head', receipt])
+  assert.is(atHead.code, 0, atHead.stderr)
+  assert.match(atHead.stdout, `\nreceipt ${receipt} matches: the case holds its event at seq ${seq}, its head\n`)
+  assert.is(vba(['case', 'note', dir, 'again']).code, 0)
+  assert.is(vba(['case', 'note', dir, 'and again']).code, 0)
+  const later = vba(['verify', dir, '--expect-head', receipt])
+  assert.match(
+    later.stdout,
+    `\nreceipt ${receipt} matches: the case holds its event at seq ${seq}, and 2 later events extend it (head ${seq + 2})\n`
+  )
+  const summary = (j: string) =>
+    (JSON.parse(j.trim().split('\n').at(-1) ?? '') as { summary: { receipt?: unknown; valid: boolean } }).summary
+  assert.equal(summary(vba(['verify', dir, '--expect-head', receipt, '--json']).stdout).receipt, {
+    hash,
+    matched: true,
+    seq
+  })
+  const ahead = `${seq + 5}:${hash}`
+  const cut = vba(['verify', dir, '--expect-head', ahead])
+  assert.is(cut.code, 1)
+  assert.match(cut.stdout, 'HEAD_ROLLBACK')
+  assert.not.match(cut.stdout, 'matches')
+  assert.equal(summary(vba(['verify', dir, '--expect-head', ahead, '--json']).stdout).receipt, {
+    hash,
+    matched: false,
+    seq: seq + 5
+  })
+  assert.not.ok('receipt' in summary(vba(['verify', dir, '--json']).stdout))
+})
+
 review('a case whose log was cut short names the cut as the first finding, and says what lists them all', () => {
   const dir = path.join(tempDir('review'), 'case')
   assert.is(vba(['case', 'init', dir]).code, 0)

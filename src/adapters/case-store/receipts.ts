@@ -19,35 +19,51 @@ export const parseReceipt = (text: string): Receipt | null => {
 }
 
 /**
- * The findings of a receipt kept outside the case against a checked log: a rollback (the case
- * ends before the receipt's seq) or a fork (another event at that seq). `atReceipt` is the hash
- * the log has at the receipt's seq (null when it ends before).
+ * What verify found of a receipt kept outside the case (`--expect-head`): its seq and hash, and
+ * whether the case holds that event (`matched`; later events may extend it), does not (a
+ * HEAD_ROLLBACK or HEAD_FORK finding says how), or was not compared (null: the log does not check
+ * out, or a signed head names another case). @category cases
  */
-export const receiptFindings = (
+export interface ReceiptCheck {
+  readonly seq: number
+  readonly hash: string
+  readonly matched: boolean | null
+}
+
+/**
+ * A receipt kept outside the case against a checked log: the check, and its findings, a rollback
+ * (the case ends before the receipt's seq) or a fork (another event at that seq). `atReceipt` is
+ * the hash the log has at the receipt's seq (null when it ends before). Nothing to check: undefined.
+ */
+export const checkReceipt = (
   expect: Receipt | undefined,
   scan: { readonly hash: string | null; readonly seq: number; readonly declaration: CaseDeclaration | null },
-  atReceipt: string | null
-): Finding[] => {
-  if (expect === undefined || scan.hash === null) return []
+  atReceipt: string | null,
+  compared = true
+): { readonly receipt?: ReceiptCheck; readonly findings: Finding[] } => {
+  if (expect === undefined) return { findings: [] }
+  const given = { seq: expect.seq, hash: expect.hash }
+  if (!compared || scan.hash === null) return { receipt: { ...given, matched: null }, findings: [] }
   const genesis = scan.declaration === null ? null : genesisHash(scan.declaration)
   const found = expect.seq === 0 ? (genesis !== null && E.isRight(genesis) ? genesis.right : null) : atReceipt
+  const unmatched = (f: Finding) => ({ receipt: { ...given, matched: false }, findings: [f] })
   if (expect.seq > scan.seq)
-    return [
+    return unmatched(
       finding(
         'HEAD_ROLLBACK',
         `the receipt names seq ${expect.seq}, but the case ends at seq ${scan.seq}: events were removed (rolled back)`,
         { path: HEAD_FILE, data: { expected_seq: expect.seq, head_seq: scan.seq } }
       )
-    ]
+    )
   if (found !== expect.hash)
-    return [
+    return unmatched(
       finding(
         'HEAD_FORK',
         `the event at seq ${expect.seq} is not the one the receipt names: the history was rewritten (forked)`,
         { seq: expect.seq, path: LOG_FILE, data: { expected_hash: expect.hash, found_hash: found } }
       )
-    ]
-  return []
+    )
+  return { receipt: { ...given, matched: true }, findings: [] }
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Receipt } from './append.js'
 import type { ScanResult } from './scan.js'
 import { notAppliedFinding, ruleFinding } from './log-checker.js'
 import { signatureCheck, type TrustPolicy } from './signatures.js'
-import { receiptFindings } from './receipts.js'
+import { checkReceipt } from './receipts.js'
 import type { VerifyOptions, VerifyReport } from './verify.js'
 
 /** Clocks of writers and verifiers disagree a little: an event up to this far ahead is not "in the future". */
@@ -107,7 +107,8 @@ const verifyReportOf = async (
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
   // A signed head of another case names nothing in this one: its finding is SIGNED_HEAD_OTHER_CASE alone.
   const otherCase = counts.signedHead !== undefined && counts.signedHead.caseId !== scan.declaration?.case_id
-  extra.push(...receiptFindings(otherCase ? undefined : expect, scan, atReceipt))
+  const receipt = checkReceipt(expect, scan, atReceipt, !otherCase)
+  extra.push(...receipt.findings)
   const signed = counts.signatures.judge(scan.declaration?.case_id ?? null, counts)
   const asked = counts.trust !== undefined || counts.requireSigned === true || signed.signers.length > 0
   const head =
@@ -140,6 +141,7 @@ const verifyReportOf = async (
     log_bytes: counts.logBytes,
     findings,
     omitted_findings: scan.omittedFindings,
+    ...optional('receipt', receipt.receipt),
     ...(asked ? { signatures: { signers: signed.signers, unsigned_commands: signed.unsigned } } : {}),
     ...(head === undefined || counts.signedHead === undefined
       ? {}

@@ -33,6 +33,7 @@ import { optional } from '../../optional.js'
 import type { SignerSummary, TrustPolicy } from './signatures.js'
 import type { HeadSigner, SignedHead } from '../../events/signed-note.js'
 import { verifyWatch } from './verify-report.js'
+import type { ReceiptCheck } from './receipts.js'
 
 export { parseReceipt } from './receipts.js'
 
@@ -50,6 +51,8 @@ export interface VerifyReport {
   readonly findings: readonly Finding[]
   /** Findings beyond the reporting cap (counted, not listed). */
   readonly omitted_findings: number
+  /** With `expectHead`: the receipt, and whether the case holds its event (`matched`; null when not compared). */
+  readonly receipt?: ReceiptCheck
   /**
    * Who signed the commands (each signer whose signatures hold, with its count and, with a trust
    * policy, whether it is trusted) and how many commands are unsigned; present when the case has a
