@@ -12,6 +12,7 @@ import * as path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { errnoOf, processAlive } from './fs-util.js'
 import { fail } from '../failures/error.js'
+import { shellPath } from './shell-word.js'
 
 /** This host, as 8 hex characters (a host name can hold anything a file name cannot). */
 const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8)
@@ -68,10 +69,40 @@ export const privateTempDir = async (label: 'verify' | 'import'): Promise<string
   return dir
 }
 
+/** The errors of a directory that cannot be made or written in: the user's to fix, not a crash. */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR'])
+
+/** The way out of a taken destination: a new directory beside it (`DIR-2`, … one that does not exist), or moving it aside. */
+const takenHint = async (target: string, label: 'import' | 'init', shown: string): Promise<string> => {
+  const trimmed = shown.replace(/\/+$/, '')
+  const base = ['', '.', '..'].includes(path.basename(trimmed)) ? target : trimmed
+  let free: string | null = null
+  for (let n = 2; n < 100 && free === null; n++) {
+    const taken = await fsp.lstat(path.resolve(`${base}-${n}`)).then(
+      () => true,
+      (e: unknown) => errnoOf(e) !== 'ENOENT'
+    )
+    if (!taken) free = `${base}-${n}`
+  }
+  const what = label === 'import' ? 'import into' : 'create the case in'
+  return `${what} a new directory instead${free === null ? '' : ` (${shellPath(free)} does not exist)`}, or move the existing one aside first`
+}
+
+/** The nearest existing ancestor of `shown` that is not a directory (a file where a directory is to go), as the user named it. */
+const blockingAncestor = async (shown: string): Promise<string | null> => {
+  for (let p = path.dirname(shown); ; p = path.dirname(p)) {
+    const st = await fsp.stat(path.resolve(p)).catch(() => null)
+    if (st !== null) return st.isDirectory() ? null : p
+    if (path.dirname(p) === p) return null
+  }
+}
+
 /**
  * For writing a new directory `target` atomically: fails with CASE_EXISTS unless it is absent or
- * an empty directory (INVALID_ARGUMENT for a symbolic link, even to one), sweeps the leftovers of killed writers beside it, then creates a staging
- * directory next to it (same file system, so the final move is one rename) and returns it.
+ * an empty directory (INVALID_ARGUMENT for a symbolic link, even to one; OUTPUT_DIR_MISSING when a
+ * file stands where a directory above it is to be, IO_ERROR saying where when it cannot be written
+ * in), sweeps the leftovers of killed writers beside it, then creates a staging directory next to
+ * it (same file system, so the final move is one rename) and returns it. Absent parents are created.
  */
 export const stagingFor = async (target: string, label: 'import' | 'init', shown: string): Promise<string> => {
   // A link (to a directory or to nothing) is never written through, nor replaced: the user's mistake.
@@ -86,14 +117,34 @@ export const stagingFor = async (target: string, label: 'import' | 'init', shown
   try {
     entries = await fsp.readdir(target)
   } catch (e) {
-    if (errnoOf(e) === 'ENOTDIR') fail('CASE_EXISTS', `${shown} exists and is not a directory`, { dir: shown })
-    if (errnoOf(e) !== 'ENOENT') throw e
+    if (errnoOf(e) === 'ENOTDIR' && st !== null)
+      fail('CASE_EXISTS', `${shown} exists and is not a directory; ${await takenHint(target, label, shown)}`, {
+        dir: shown
+      })
+    if (errnoOf(e) !== 'ENOENT' && errnoOf(e) !== 'ENOTDIR') throw e
   }
-  if (entries !== null && entries.length > 0) fail('CASE_EXISTS', `${shown} exists and is not empty`, { dir: shown })
+  if (entries !== null && entries.length > 0)
+    fail('CASE_EXISTS', `${shown} exists and is not empty; ${await takenHint(target, label, shown)}`, { dir: shown })
+  const file = await blockingAncestor(shown)
+  if (file !== null)
+    fail(
+      'OUTPUT_DIR_MISSING',
+      `${shown} cannot be created: ${file} is not a directory; give a DIR under a directory (absent ones are created)`,
+      { dir: shown }
+    )
   const parent = path.dirname(target)
-  await fsp.mkdir(parent, { recursive: true })
+  const unwritable = (e: unknown): never => {
+    const errno = errnoOf(e)
+    if (errno === undefined || !UNWRITABLE.has(errno)) throw e
+    return fail(
+      'IO_ERROR',
+      `cannot create ${shown} in ${path.dirname(shown)} (${errno}); give a DIR in a directory you can write`,
+      { dir: shown, errno }
+    )
+  }
+  await fsp.mkdir(parent, { recursive: true }).catch(unwritable)
   await sweepStaging(parent)
   const staging = path.join(parent, stagingName(label, path.basename(target)))
-  await fsp.mkdir(staging)
+  await fsp.mkdir(staging).catch(unwritable)
   return staging
 }

@@ -1,7 +1,16 @@
 /** What an operator who reviews and hands on cases is told when a copied case is not as it should be. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import * as path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { hostname } from 'node:os'
@@ -138,6 +147,43 @@ review('verify --expect-head confirms a receipt the case holds, in text and in t
     seq: seq + 5
   })
   assert.not.ok('receipt' in summary(vba(['verify', dir, '--json']).stdout))
+})
+
+review('import into a taken directory names a new one to use, and one under a file says which file', () => {
+  const tmp = tempDir('review')
+  const dir = path.join(tmp, 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  const tar = path.join(tmp, 'case.tar')
+  assert.is(vba(['export', dir, tar]).code, 0)
+  mkdirSync(path.join(tmp, 'case-2'))
+  const r = vba(['import', tar, dir])
+  assert.is(r.code, 2, r.stderr)
+  // It had said only "case exists and is not empty".
+  assert.is(
+    r.stderr,
+    `vba: CASE_EXISTS: ${dir} exists and is not empty; import into a new directory instead (${dir}-3 does not exist), or move the existing one aside first\n`
+  )
+  assert.is(vba(['import', tar, `${dir}-3`]).code, 0)
+  // A file where a directory above DIR is to go: it had said "DIR exists and is not a directory".
+  const file = path.join(tmp, 'notes.txt')
+  writeFileSync(file, 'x')
+  const under = vba(['import', tar, path.join(file, 'sub', 'case')])
+  assert.is(under.code, 2, under.stderr)
+  assert.is(
+    under.stderr,
+    `vba: OUTPUT_DIR_MISSING: ${path.join(file, 'sub', 'case')} cannot be created: ${file} is not a directory; give a DIR under a directory (absent ones are created)\n`
+  )
+  // Absent directories above DIR are created.
+  assert.is(vba(['import', tar, path.join(tmp, 'new', 'parent', 'case')]).code, 0)
+  // One that cannot be written in is named (root may write anywhere: /proc refuses everyone).
+  if (existsSync('/proc/self')) {
+    const denied = vba(['import', tar, '/proc/vba-case'])
+    assert.is(denied.code, 3, denied.stderr)
+    assert.match(
+      denied.stderr,
+      /^vba: IO_ERROR: cannot create \/proc\/vba-case in \/proc \(E[A-Z]+\); give a DIR in a directory you can write\n$/
+    )
+  }
 })
 
 review('a case whose log was cut short names the cut as the first finding, and says what lists them all', () => {
