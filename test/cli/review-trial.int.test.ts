@@ -203,6 +203,31 @@ review('a case whose log was cut short names the cut as the first finding, and s
   assert.match(first ?? '', '"code":"LOG_TRUNCATED"')
 })
 
+review('export of a case with a line that is not UTF-8 names the first finding verify names', () => {
+  const tmp = tempDir('review')
+  const dir = path.join(tmp, 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  assert.is(vba(['case', 'note', dir, 'first']).code, 0)
+  assert.is(vba(['case', 'note', dir, 'second']).code, 0)
+  const log = path.join(dir, 'events.jsonl')
+  const bytes = readFileSync(log)
+  bytes[bytes.indexOf('first')] = 0xff
+  writeFileSync(log, bytes)
+  const v = vba(['verify', dir, '--json'])
+  assert.is(v.code, 1, v.stderr)
+  const first = (JSON.parse(v.stdout.split('\n')[0] ?? '') as { finding: { code: string; message: string } }).finding
+  assert.is(`${first.code} (${first.message})`, 'EVENT_MALFORMED (line is not valid UTF-8)')
+  const out = path.join(tmp, 'case.tar')
+  const r = vba(['export', dir, out])
+  assert.is(r.code, 1, r.stderr)
+  // It had read the line with replacement characters and named EVENT_HASH_MISMATCH (an edited event).
+  assert.match(
+    r.stderr,
+    `vba: CASE_CORRUPT: case does not verify: 1 error finding(s), first: ${first.code} (${first.message});`
+  )
+  assert.not.ok(existsSync(out))
+})
+
 review(
   'a removed enrichment settings object is OBJECT_MISSING, listed first, and no rule calls it forged',
   async () => {

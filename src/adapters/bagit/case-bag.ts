@@ -7,9 +7,11 @@
 import * as path from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { encodeManifestPath } from '../../domain/bag-paths.js'
-import { checkLine, genesisHash } from '../../events/chain.js'
+import { isUtf8 } from 'node:buffer'
+import { checkLine, genesisHash, type CheckedLine } from '../../events/chain.js'
 import { CaseDeclaration, Head } from '../../events/envelope.js'
-import { isError, type Finding } from '../../events/findings.js'
+import { finding, isError, type Finding } from '../../events/findings.js'
+import { unreadableLine } from '../case-store/log-checker.js'
 import { objectPath } from '../../events/refs.js'
 import { FailureError } from '../../failures/error.js'
 import { isFileRefusal, openRegular, readRegular } from '../regular-file.js'
@@ -138,28 +140,33 @@ export const viewOf = (
     ])
   const genesis = genesisHash(decl.right)
   if (E.isLeft(genesis)) throw new FailureError(genesis.left)
-  let prev = genesis.right
   let at = decl.right.created_at
   const refs = new Map<string, number>()
   const findings: Finding[] = []
-  const lines = log.toString('utf8').split('\n')
-  if (lines.pop() !== '')
+  const lines = logLines(log)
+  if (lines.pop()?.length !== 0)
     findings.push({
       code: 'HEAD_MISMATCH',
       severity: 'error',
       message: 'HEAD does not end on a line boundary',
       path: HEAD_FILE
     })
+  // Each line as verify checks it (log-checker.ts): one that is no text (not UTF-8, too long) is
+  // EVENT_MALFORMED, never decoded with replacement characters into an "edited" event, and the
+  // line after an unreadable one is not checked against a link it cannot have.
+  let link: string | null = genesis.right
   lines.forEach((line, i) => {
-    const c = checkLine(line, { seq: i + 1, prev, lineNo: i + 1 })
+    const unreadable = unreadableLine(line.bytes, line.text, line.length)
+    const c: Pick<CheckedLine, 'envelope' | 'refs' | 'findings'> =
+      unreadable === null
+        ? checkLine(line.text ?? line.bytes.toString('utf8'), { seq: i + 1, prev: link, lineNo: i + 1 })
+        : { refs: [], findings: [finding('EVENT_MALFORMED', unreadable, { path: LOG_FILE, line: i + 1 })] }
     findings.push(...c.findings)
-    if (c.envelope !== undefined) {
-      prev = c.envelope.hash
-      at = c.envelope.at
-    }
+    link = c.envelope?.hash ?? null
+    if (c.envelope !== undefined) at = c.envelope.at
     for (const r of c.refs) refs.set(r.digest, r.size)
   })
-  if (lines.length !== head.right.seq || prev !== head.right.hash)
+  if (lines.length !== head.right.seq || link !== head.right.hash)
     findings.push({ code: 'HEAD_MISMATCH', severity: 'error', message: 'HEAD does not match the log', path: HEAD_FILE })
   if (findings.some(isError)) fail(findings)
   const payload: PayloadFile[] = [
@@ -183,6 +190,23 @@ export const viewOf = (
 }
 
 const safeJson = (b: Buffer): unknown => parseBoundedBytes(b)
+
+/**
+ * The lines of a log (split at LF; the last is what follows the last LF): each line's bytes, and
+ * its text when the log is valid UTF-8 (the usual case; LF never occurs inside a multi-byte
+ * sequence, so each line is then valid too).
+ */
+const logLines = (log: Buffer): { bytes: Buffer; text: string | null; length: number }[] => {
+  const text = isUtf8(log)
+  const lines: { bytes: Buffer; text: string | null; length: number }[] = []
+  for (let s = 0; ; ) {
+    const e = log.indexOf(10, s)
+    const bytes = log.subarray(s, e < 0 ? log.length : e)
+    lines.push({ bytes, text: text ? bytes.toString('utf8') : null, length: bytes.length })
+    if (e < 0) return lines
+    s = e + 1
+  }
+}
 
 /** bag-info.txt of a case bag (deterministic). */
 export const bagInfo = (view: CaseView): string => {

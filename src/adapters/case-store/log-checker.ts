@@ -48,8 +48,8 @@ export const notAppliedFinding = (n: NotApplied, strict: boolean): Finding => {
   return strict ? { ...f, severity: 'error' } : f
 }
 
-/** Why a line cannot be read as text (too long, not UTF-8), or null. */
-const unreadableLine = (bytes: Buffer | null, text: string | null, length: number): string | null =>
+/** Why a line cannot be read as text (too long, not UTF-8), or null: verify's and export's EVENT_MALFORMED. */
+export const unreadableLine = (bytes: Buffer | null, text: string | null, length: number): string | null =>
   length > MAX_LINE_BYTES
     ? `line is longer than ${MAX_LINE_BYTES} bytes`
     : text === null && (bytes === null || !isUtf8(bytes))
