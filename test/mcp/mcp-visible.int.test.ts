@@ -77,7 +77,8 @@ test('tool answers, resources and errors show bidi controls as <U+202E>; the pro
     assert.match(json?.text ?? '', 'wolp\\u202Eertinger')
     assert.match(JSON.stringify(JSON.parse(json?.text ?? 'null')), `wolp${RLO}ertinger`, 'the same value as recorded')
     const report = await c.client.readResource({ uri: 'vba://case/report' })
-    shows(report.contents[0], 'the net <U+202E>despawns it', 'the report in Markdown')
+    // Markdown escapes the marker's angle brackets (a comment posted to a tracker renders them as text).
+    shows(report.contents[0], 'the net \\\\<U+202E\\\\>despawns it', 'the report in Markdown (as JSON)')
     shows(report.contents[1], '&lt;U+2066&gt;</span>isolated', 'the HTML report')
     const unknown = await rejection(c.client.callTool({ name: `conclude${RLO}`, arguments: {} }))
     assert.not.ok(BIDI.test(unknown.message), unknown.message)
