@@ -95,6 +95,16 @@ summary(
       }),
       ['d.h:5-5']
     )
+    // A path git never records (a forged capture's) gets no window: its permalink would leave the repository.
+    assert.equal(
+      windows('source.search', {
+        hits: ['../../other/repo/blob/x.cpp', '/etc/passwd', 'a//b.h', './c.h', 'ok/e.h'].map((p) => ({
+          path: p,
+          line: 2
+        }))
+      }),
+      ['ok/e.h:2-2']
+    )
     assert.equal(
       sourceWindows({
         ...base,

@@ -20,6 +20,14 @@ export const MAX_WINDOWS = 8
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
 const isLine = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1
 
+/**
+ * A path as git records one: relative, no empty, `.` or `..` segment. A forged capture's
+ * `../../other/repo/x` would make a permalink to another repository under a path that reads as
+ * this one's (a browser resolves `%2E%2E` as `..` too), so such a path gets no window.
+ */
+const isRepoPath = (p: unknown): p is string =>
+  typeof p === 'string' && p !== '' && p.split('/').every((s) => s !== '' && s !== '.' && s !== '..')
+
 /** The windows a source capture shows, in its order (none for a database capture). */
 export const sourceWindows = (c: Capture): SourceWindow[] => {
   if (c.origin.type !== 'git') return []
@@ -27,7 +35,7 @@ export const sourceWindows = (c: Capture): SourceWindow[] => {
   const r = c.result
   const out: SourceWindow[] = []
   const add = (path: unknown, start: unknown, end: unknown): void => {
-    if (typeof path === 'string' && isLine(start) && isLine(end) && end >= start) out.push({ commit, path, start, end })
+    if (isRepoPath(path) && isLine(start) && isLine(end) && end >= start) out.push({ commit, path, start, end })
   }
   if (c.kind === 'source.read' && Array.isArray(r['lines'])) {
     const lines = r['lines'].filter(isRecord).map((l) => l['line'])
