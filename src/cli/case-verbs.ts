@@ -140,7 +140,7 @@ const receiptLines = (report: VerifyReport): string[] => {
   if (r?.matched !== true) return []
   const later = report.head === null ? 0 : report.head.seq - r.seq
   return [
-    `receipt ${r.seq}:${r.hash} matches: the case holds its event at seq ${r.seq}${later === 0 ? ', its head' : `, and ${later} later event${later === 1 ? '' : 's'} extend it (head ${report.head?.seq})`}`
+    `receipt ${r.seq}:${r.hash} matches: the case holds its event at seq ${r.seq}${later === 0 ? ', its head' : `, and ${later} later event${later === 1 ? ' extends' : 's extend'} it (head ${report.head?.seq})`}`
   ]
 }
 

@@ -7,6 +7,7 @@ import { parseReceipt } from '../adapters/case-store/receipts.js'
 import { headText, noteOf, parseSignedHead, signatureLine, type SignedHead } from '../events/signed-note.js'
 import { parsePublicKeyLine } from '../events/ssh-sig.js'
 import { fail, FailureError } from '../failures/error.js'
+import { shellPath } from '../adapters/shell-word.js'
 
 /** The most a signed head file may hold: three lines of text and a line per signer. */
 export const MAX_SIGNED_HEAD_BYTES = 64 << 10
@@ -45,7 +46,7 @@ export const readSignedHeadFile = async (
     return fail(
       'INVALID_ARGUMENT',
       option === '--expect-head'
-        ? `${option} ${file} holds a bare receipt (SEQ:HASH), not a signed head: give the receipt itself, ${option} "$(cat ${file})"; a file must hold a signed head (vba head --sign-key)`
+        ? `${option} ${file} holds a bare receipt (SEQ:HASH), not a signed head: give the receipt itself, ${option} "$(cat ${shellPath(file)})"; a file must hold a signed head (vba head --sign-key)`
         : `${option} ${file} holds a bare receipt (SEQ:HASH), not a signed head: ${option} takes a signed head (vba head --sign-key prints one)`,
       { file }
     )

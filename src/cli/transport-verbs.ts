@@ -120,7 +120,8 @@ export const verifyBagVerb = async (
           case_id: c.case?.case_id ?? null,
           generation: c.case?.generation ?? null,
           ...(c.case?.evidence === undefined ? {} : { evidence: c.case.evidence }),
-          ...(c.case?.signatures === undefined ? {} : { signatures: c.case.signatures })
+          ...(c.case?.signatures === undefined ? {} : { signatures: c.case.signatures }),
+          ...(c.case?.receipt === undefined ? {} : { receipt: c.case.receipt })
         }
       })
     )

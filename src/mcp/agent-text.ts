@@ -23,3 +23,15 @@ const visible = (u: unknown): unknown => {
   if (typeof u !== 'object' || u === null) return u
   return Object.fromEntries(Object.entries(u).map(([k, v]) => [agentText(k), visible(v)]))
 }
+
+/**
+ * A tool answer as sent: its text content through {@link agentText}, its structured content exact.
+ * The structured content holds values an agent passes back (a path to read, a row's value to
+ * filter on, the same query again at no cost): a value with a marker in it would name another file
+ * or another request. As the CLI's `--json`, it is data, not text to read; the text beside it shows
+ * what it holds.
+ */
+export const agentAnswer = <A extends { readonly content: readonly unknown[] }>(answer: A): A => ({
+  ...answer,
+  content: answer.content.map(visible)
+})

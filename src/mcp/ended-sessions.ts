@@ -6,7 +6,7 @@
  * session: the MAC of its id, which names it without being it. Nothing of this is in the case.
  */
 import { createHash } from 'node:crypto'
-import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, stat } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { failure } from '../failures/failure.js'
@@ -23,10 +23,28 @@ export interface EndedSessions {
 /** The directory the ended sessions are kept in: `$XDG_STATE_HOME/vba/mcp-ended-sessions`, else `~/.local/state/vba/…`. */
 export const endedSessionsDir = (env: Readonly<Record<string, string | undefined>> = process.env): string => {
   const xdg = env['XDG_STATE_HOME']
-  const state =
-    xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(env['HOME'] ?? os.homedir(), '.local', 'state')
-  return path.join(state, 'vba', 'mcp-ended-sessions')
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'vba', 'mcp-ended-sessions')
+  // Never relative to where the server runs (an empty or relative HOME would put the folder in a
+  // case directory): HOME when absolute, else the account's home, else the state is refused.
+  const home = [env['HOME'], os.homedir(), accountHome()].find((h) => h !== undefined && path.isAbsolute(h))
+  if (home === undefined)
+    throw new FailureError(
+      failure('IO_ERROR', 'no absolute home folder (HOME) nor XDG_STATE_HOME: set one for vba mcp --http', {})
+    )
+  return path.join(home, '.local', 'state', 'vba', 'mcp-ended-sessions')
 }
+
+/** The account's home as the system knows it (undefined when it cannot say). */
+const accountHome = (): string | undefined => {
+  try {
+    return os.userInfo().homedir
+  } catch {
+    return undefined
+  }
+}
+
+/** The record is read whole at most this large (~250,000 ended sessions); larger, no session is taken back. */
+const MAX_RECORD_BYTES = 8 << 20
 
 /** What names a session in the record: the MAC that ends its id (`v1.NONCE.PAYLOAD.MAC`). */
 const markOf = (id: string): string => id.slice(id.lastIndexOf('.') + 1)
@@ -48,6 +66,8 @@ export const endedSessions = (dir: string, key: Buffer): EndedSessions => {
   )
   const marks = async (): Promise<Set<string>> => {
     try {
+      const st = await stat(file)
+      if (st.size > MAX_RECORD_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG' })
       return new Set((await readFile(file, 'utf8')).split('\n'))
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set()

@@ -18,7 +18,7 @@ import { thrownFailure } from '../failures/error.js'
 import { loadPeer } from '../adapters/peers.js'
 import { isDecision } from './decisions.js'
 import { caseResources } from './case-resources.js'
-import { agentText, agentValue } from './agent-text.js'
+import { agentAnswer, agentText } from './agent-text.js'
 
 /**
  * The parts of the official SDK the server uses, loaded on first use (an optional peer:
@@ -206,7 +206,7 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
     // A decision of another state (a stale tool list) is refused by the case with its state.
     if (tool === undefined && isDecision(params.name)) {
       const answer = await session.decide(params.name, args, requester)
-      return agentValue({ ...answer, content: [...answer.content] })
+      return agentAnswer(answer)
     }
     if (tool === undefined)
       throw rpcError(
@@ -236,7 +236,7 @@ export const createMcpServer = (sdk: McpSdk, session: McpSession): Server => {
           : tool.kind === null
             ? await session.status()
             : await session.query(tool.kind, args, requester)
-    return agentValue({ ...answer, content: [...answer.content] })
+    return agentAnswer(answer)
   })
   const unsubscribe = session.subscribe((change) => {
     if (change.tools) void server.sendToolListChanged().catch(() => undefined)

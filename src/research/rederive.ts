@@ -13,7 +13,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Profile } from '../adapters/config/profile.js'
 import type { ProjectLimits } from '../domain/limits.js'
 import { Capture } from '../events/capture.js'
-import { finding, type Finding } from '../events/findings.js'
+import { causeFirst, finding, type Finding } from '../events/findings.js'
 import type { RecordedEvent } from '../events/chain.js'
 import type { CaseAt } from '../adapters/case-store/store.js'
 import { readObjectAt, replayAt } from '../adapters/case-store/at.js'
@@ -297,7 +297,8 @@ export const withEvidence = (report: VerifyReport, ev: RederiveReport): VerifyRe
   return {
     ...report,
     valid: report.valid && ev.mismatched === 0,
-    findings: [...report.findings, ...findings],
+    // In their layer, before the signatures' (causes first, as verify lists them).
+    findings: causeFirst([...report.findings, ...findings]),
     evidence: summary
   }
 }

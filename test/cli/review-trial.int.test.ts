@@ -147,6 +147,25 @@ review('verify --expect-head confirms a receipt the case holds, in text and in t
     seq: seq + 5
   })
   assert.not.ok('receipt' in summary(vba(['verify', dir, '--json']).stdout))
+  // A bag says the same in its JSON summary as the case does.
+  const tar = path.join(tempDir('review-bag'), 'case.tar')
+  assert.is(vba(['export', dir, tar]).code, 0)
+  const bag = vba(['verify', tar, '--expect-head', receipt, '--json'])
+  assert.is(bag.code, 0, bag.stderr)
+  assert.equal(summary(bag.stdout).receipt, { hash, matched: true, seq })
+})
+
+review('the command a bare receipt file is told to use pastes back for a file name with a space', () => {
+  const tmp = tempDir('review')
+  const dir = path.join(tmp, 'case')
+  assert.is(vba(['case', 'init', dir]).code, 0)
+  const receipt = /receipt (\d+:sha256:[0-9a-f]{64})/.exec(vba(['case', 'note', dir, 'reviewed']).stdout)?.[1] ?? ''
+  const file = path.join(tmp, 'my receipts', 'r 1.txt')
+  mkdirSync(path.dirname(file))
+  writeFileSync(file, `${receipt}\n`)
+  const r = vba(['verify', dir, '--expect-head', file])
+  assert.is(r.code, 2, r.stderr)
+  assert.match(r.stderr, `--expect-head "$(cat '${file}')"`)
 })
 
 review('import into a taken directory names a new one to use, and one under a file says which file', () => {

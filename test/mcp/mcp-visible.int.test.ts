@@ -1,7 +1,7 @@
 /**
  * Text from a case reaches an agent with its invisible characters shown, as the CLI shows them: a
  * bidi override (U+202E) or isolate (U+2066…U+2069) in the report, a hypothesis, a note or a
- * capture is sent as `<U+202E>` in tool answers (text and structured content), resource texts and
+ * capture is sent as `<U+202E>` in tool answers' text (their structured content is data, exact), resource texts and
  * listings and error messages, and as a JSON escape in the canonical capture (the same value).
  * The prompt investigate is the prompt the case records, sent byte for byte; the case keeps its
  * bytes and verifies.
@@ -50,7 +50,9 @@ test('tool answers, resources and errors show bidi controls as <U+202E>; the pro
     const e = (read.structuredContent as { evidence_id: string }).evidence_id
     const files = await call('source_files', { text: `wolp${RLO}ertinger` })
     assert.not.ok(files.isError, textOf(files))
-    shows(files, 'wolp<U+202E>ertinger', 'the answer of source_files')
+    shows(files.content, 'wolp<U+202E>ertinger', 'the answer of source_files')
+    // The structured content is data an agent passes back (a path, the same query again): exact.
+    assert.ok(JSON.stringify(files.structuredContent).includes(`wolp${RLO}ertinger`), 'structured content exact')
     const found = (files.structuredContent as { evidence_id: string }).evidence_id
     const proposed = await call('hypothesis_propose', { statement: `the net ${RLO}despawns it`, evidence: [e] })
     assert.not.ok(proposed.isError, textOf(proposed))
@@ -62,12 +64,12 @@ test('tool answers, resources and errors show bidi controls as <U+202E>; the pro
     })
     assert.not.ok(updated.isError, textOf(updated))
     const status = await call('case_status', {})
-    shows(status, 'the net <U+202E>despawns it', 'case_status')
-    shows(status.structuredContent, 'netting <U+202E>despawns it', 'the interpretation in case_status')
+    shows(status.content, 'the net <U+202E>despawns it', 'case_status')
+    shows(status.content, 'netting <U+202E>despawns it', 'the interpretation in case_status')
     assert.match(textOf(status), 'H1 [supported] the net <U+202E>despawns it')
     assert.match(
       JSON.stringify((status.structuredContent as { hypotheses: unknown }).hypotheses),
-      'the net <U+202E>despawns it'
+      `the net ${RLO}despawns it`
     )
     shows(await c.client.listResources(), 'wolp<U+202E>ertinger', 'resources/list')
     const evidence = await c.client.readResource({ uri: `vba://evidence/${found}` })

@@ -148,12 +148,16 @@ summary(
       ref.media_type
     )
     f.rewrite(captured.seq, (d) => ({ ...(d as Record<string, unknown>), capture: forged }))
-    f.rewrite(conclusion.seq, (d) => ({ ...(d as Record<string, unknown>), summary: 'Reversed \u202Etxt.exe here.' }))
+    f.rewrite(conclusion.seq, (d) => ({
+      ...(d as Record<string, unknown>),
+      summary: 'Reversed \u202Etxt.exe here &rlm;gnp.exe.'
+    }))
     const linked = vba(['case', 'summary', hostile, '--markdown', '--config', profile])
     assert.is(linked.code, 0, linked.stderr)
     assert.match(
       linked.stdout,
-      'Reversed <U+202E>txt.exe here.'.replace(/[<>]/g, (c) => `\\${c}`)
+      // An entity (&rlm; is U+200F) stays text too: the tracker's renderer would make it the character.
+      'Reversed <U+202E>txt.exe here &rlm;gnp.exe.'.replace(/[<>&]/g, (c) => `\\${c}`)
     )
     assert.not.ok(linked.stdout.includes('\u202E'), 'no bidi override reaches the tracker')
     const line = linked.stdout.split('\n').find((l) => l.startsWith(`- ${cited}: [`)) ?? ''

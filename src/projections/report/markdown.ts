@@ -17,15 +17,15 @@ import { permalink, sourceWindows, windowText, MAX_WINDOWS } from './permalinks.
 import { onlyWeakSupport, weakSupportText } from './support.js'
 import { showInvisible } from '../visible-text.js'
 
-/** Model text inside Markdown: one line, invisible characters as <U+XXXX>, no HTML, no link or emphasis syntax of its own. */
+/** Model text inside Markdown: one line, invisible characters as <U+XXXX>, no HTML or entity (`&rlm;` is U+200F), no link or emphasis syntax of its own. */
 const md = (text: string): string =>
   showInvisible(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim()).replace(
-    /[\\`*_[\]<>|#]/g,
+    /[\\`*_[\]<>|#&]/g,
     (c) => `\\${c}`
   )
 
 /** A repository path's window as a link's text: no bracket, code span or HTML of its own; invisible characters as <U+XXXX>. */
-const linkText = (text: string): string => showInvisible(text).replace(/[\\`[\]<>]/g, (c) => `\\${c}`)
+const linkText = (text: string): string => showInvisible(text).replace(/[\\`[\]<>&]/g, (c) => `\\${c}`)
 
 /** A repository path's window as a code span that no backtick in it ends, invisible characters as <U+XXXX>. */
 const codeSpan = (text: string): string => {
