@@ -4,6 +4,7 @@ import { CliExit, EXIT, failureLine, terminalText } from './io.js'
 import type { Out } from './case-verbs.js'
 import type { InvestigateOptions } from './investigate-verb.js'
 import { VERSION } from '../version.js'
+import { fail } from '../failures/error.js'
 import { caseAt, closeStores, type StoreOption } from './stores.js'
 import { evalCommands } from './eval-commands.js'
 import { fleetCommands, serviceCommands } from './service-commands.js'
@@ -279,6 +280,7 @@ export const buildProgram = (io: Out, argv: readonly string[] = []): Command => 
     .addOption(new Option('--sign-key <path>', SIGN_KEY_HELP))
     .option('--sign-principal <name>', "the signer's principal (default: the key's comment)")
     .hook('preAction', useSigner)
+    .hook('preAction', (_root, verb) => refuseEmptyPaths(verb))
     .hook('preAction', (root, verb) => {
       const url: unknown = root.getOptionValue('store')
       if (url === undefined) return
@@ -295,6 +297,34 @@ export const buildProgram = (io: Out, argv: readonly string[] = []): Command => 
   }
   for (const group of groupsFor(VERB_GROUPS, argv)) group.add(program, build)
   return program
+}
+
+/** The arguments that name a directory, a file or a case. */
+const PATH_ARGUMENTS: ReadonlySet<string> = new Set([
+  'dir',
+  'target',
+  'out',
+  'archive',
+  'case',
+  'path',
+  'root',
+  'suite'
+])
+
+/**
+ * An empty name where a directory, a file or a case goes is refused: it would mean the current
+ * directory (`vba case init "$DIR"` with DIR unset said ' exists and is not empty').
+ */
+const refuseEmptyPaths = (verb: Command): void => {
+  const words: string[] = []
+  for (let c: Command | null = verb; c?.parent != null; c = c.parent) words.unshift(c.name())
+  verb.registeredArguments.forEach((a, k) => {
+    if (PATH_ARGUMENTS.has(a.name()) && verb.processedArgs[k] === '')
+      fail(
+        'INVALID_ARGUMENT',
+        `the ${a.name()} argument of vba ${words.join(' ')} is empty (an unset shell variable?): give a name; . is the current directory`
+      )
+  })
 }
 
 /** Runs the CLI and resolves to the exit code; never throws. */

@@ -292,4 +292,25 @@ review('report --out x.pdf is refused (an HTML page under a PDF name), and says 
   assert.not.ok(existsSync(out))
 })
 
+review('an empty name where a directory, a file or a case goes is refused, never read as the current directory', () => {
+  const tmp = tempDir('review')
+  for (const args of [
+    ['case', 'init', ''],
+    ['verify', ''],
+    ['status', ''],
+    ['export', '', path.join(tmp, 'x.tar')],
+    ['import', path.join(tmp, 'x.tar'), ''],
+    ['report', '', '--out', path.join(tmp, 'r.html')]
+  ]) {
+    const r = vba(args)
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
+    // case init '' had said " exists and is not empty", of the current directory.
+    assert.match(
+      r.stderr,
+      /^vba: INVALID_ARGUMENT: the \w+ argument of vba [a-z ]+ is empty \(an unset shell variable\?\)/
+    )
+  }
+  assert.equal(readdirSync(tmp), [])
+})
+
 review.run()
