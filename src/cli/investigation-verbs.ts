@@ -113,7 +113,9 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   const facts = await latestFacts(dir, revisions)
   if (facts !== null) for (const l of factLines(facts.revision, facts.facts, 30)) say(l)
   for (const line of signersLines(signers)) say(line)
-  for (const n of next) say(n)
+  // A lock that refuses every write comes first: what to run next waits for it to be lifted.
+  const waits = lock !== null && lock.text !== null
+  for (const n of next) say(waits ? n.replace(/^next: /, 'next, once the lock is lifted: ') : n)
 }
 
 /**

@@ -67,6 +67,9 @@ review('status of a case locked on another host names the lock, and how to tell 
     r.stdout,
     `\nlocked by process 4711 on host build-7.example (another host: vba cannot tell whether it runs): every write is refused; once that process has stopped, or if this directory was copied while it wrote, check the case (vba verify ${dir}), then run: vba case unlock ${dir} --force\n`
   )
+  // What to run next waits for the lock (it had been suggested as if the case could be written).
+  assert.match(r.stdout, /\nnext, once the lock is lifted: vba /)
+  assert.not.match(r.stdout, /\nnext: /)
   const j = JSON.parse(vba(['status', dir, '--json']).stdout) as { lock: unknown; state: string }
   assert.is(j.state, 'NOT_STARTED')
   assert.equal(j.lock, {
