@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { errnoOf, processAlive } from './fs-util.js'
 import { fail } from '../failures/error.js'
 import { shellPath } from './shell-word.js'
+import { makeDirs } from './make-dirs.js'
 
 /** This host, as 8 hex characters (a host name can hold anything a file name cannot). */
 const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8)
@@ -90,9 +91,15 @@ const takenHint = async (target: string, label: 'import' | 'init', shown: string
 
 /** The nearest existing ancestor of `shown` that is not a directory (a file where a directory is to go), as the user named it. */
 const blockingAncestor = async (shown: string): Promise<string | null> => {
+  const p = await existingAncestor(shown)
+  const st = p === null ? null : await fsp.stat(path.resolve(p)).catch(() => null)
+  return st === null || st.isDirectory() ? null : p
+}
+
+/** The nearest directory or file above `shown` that exists, as `shown` names it (null: none does). */
+const existingAncestor = async (shown: string): Promise<string | null> => {
   for (let p = path.dirname(shown); ; p = path.dirname(p)) {
-    const st = await fsp.stat(path.resolve(p)).catch(() => null)
-    if (st !== null) return st.isDirectory() ? null : p
+    if ((await fsp.stat(path.resolve(p)).catch(() => null)) !== null) return p
     if (path.dirname(p) === p) return null
   }
 }
@@ -133,16 +140,17 @@ export const stagingFor = async (target: string, label: 'import' | 'init', shown
       { dir: shown }
     )
   const parent = path.dirname(target)
+  // Where the creation stops: the nearest directory above DIR that exists (absent ones are made in it).
+  const within = (await existingAncestor(shown)) ?? path.dirname(shown)
   const unwritable = (e: unknown): never => {
     const errno = errnoOf(e)
     if (errno === undefined || !UNWRITABLE.has(errno)) throw e
-    return fail(
-      'IO_ERROR',
-      `cannot create ${shown} in ${path.dirname(shown)} (${errno}); give a DIR in a directory you can write`,
-      { dir: shown, errno }
-    )
+    return fail('IO_ERROR', `cannot create ${shown} in ${within} (${errno}); give a DIR in a directory you can write`, {
+      dir: shown,
+      errno
+    })
   }
-  await fsp.mkdir(parent, { recursive: true }).catch(unwritable)
+  await makeDirs(parent).catch(unwritable)
   await sweepStaging(parent)
   const staging = path.join(parent, stagingName(label, path.basename(target)))
   await fsp.mkdir(staging).catch(unwritable)

@@ -17,7 +17,7 @@ import {
   wholeNumber
 } from './options.js'
 import { lazy, lazyVerbs, type Build } from './verb-build.js'
-import { fail } from '../failures/error.js'
+import { coded, fail } from '../failures/error.js'
 import { terminalText } from './io.js'
 
 const fleetVerbs = lazyVerbs(() => import('./fleet-verbs.js'))
@@ -117,7 +117,8 @@ export const serviceCommands = (program: Command, { io, storeVerb }: Build): voi
     .command('demo-world <dir>')
     .description('write a demo world into DIR: an SQLite world database, a small core repository and project.toml')
     .action(async (dir: string) => {
-      const w = await writeDemoWorld(dir)
+      // A folder that cannot be made is IO_ERROR with its errno, not a bug (INTERNAL_ERROR, exit 70).
+      const w = await coded(`write the demo world into ${dir}`, () => writeDemoWorld(dir))
       io.out(terminalText(`wrote the demo world: ${w.profile} (repository commit ${w.commit})`))
     })
   program

@@ -3,9 +3,10 @@
  * spell script, and script files laid out as on an AzerothCore-family core (core-scripts.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { CORE_SCRIPT_FILES } from './core-scripts.js'
+import { makeDirsSync } from '../adapters/make-dirs.js'
 
 const FILES: Record<string, string> = {
   'src/server/scripts/World/npc_wolpertinger.cpp': `#include "ScriptMgr.h"
@@ -71,10 +72,10 @@ export const writeCoreRepo = (dir: string): string => {
   }
   const git = (...args: string[]): string =>
     execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
-  mkdirSync(dir, { recursive: true })
+  makeDirsSync(dir)
   git('init', '-q', '-b', 'main')
   for (const [p, text] of Object.entries(DEMO_CORE_FILES)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true })
+    makeDirsSync(path.dirname(path.join(dir, p)))
     writeFileSync(path.join(dir, p), text)
   }
   git('add', '-A')

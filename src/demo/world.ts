@@ -4,7 +4,7 @@
  * built with the system git (one commit), and a project profile binding both, with the
  * TrinityCore-family adapter settings (config/trinitycore.toml) and a small budget.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import * as path from 'node:path'
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { loadSqlite, writeWorldSqliteWith } from './world-sqlite.js'
 import { ALLOWED_WORLD_TABLES } from './world-fixture.js'
 import { writeCoreRepo } from './core-repo.js'
+import { makeDirsSync } from '../adapters/make-dirs.js'
 
 /**
  * The package's root: the nearest folder above this module holding config/trinitycore.toml. The
@@ -71,7 +72,7 @@ export const writeDemoWorld = async (dir: string): Promise<DemoWorld> => {
   }
   // The driver first: without it nothing is written.
   const sqlite = await loadSqlite()
-  mkdirSync(dir, { recursive: true })
+  makeDirsSync(dir)
   writeWorldSqliteWith(sqlite, path.join(dir, 'world.sqlite'))
   const commit = writeCoreRepo(path.join(dir, 'core'))
   const profile = path.join(dir, 'project.toml')

@@ -11,6 +11,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { fail, thrownFailure } from '../failures/error.js'
 import { readRegular } from '../adapters/regular-file.js'
 import { parseBoundedJson } from '../events/bounds.js'
+import { makeDirs } from '../adapters/make-dirs.js'
 
 /**
  * What identifies the model of a run, as run.json and results.json record it; never a secret. A
@@ -190,6 +191,6 @@ export const checkRun = async (
 
 /** Makes the run folder (and its cases folder) and writes `run` as its run.json. */
 export const writeRun = async (out: string, run: RunFile): Promise<void> => {
-  await fsp.mkdir(path.join(out, 'cases'), { recursive: true })
+  await makeDirs(path.join(out, 'cases'))
   await fsp.writeFile(path.join(out, 'run.json'), `${JSON.stringify(run, null, 2)}\n`)
 }

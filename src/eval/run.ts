@@ -24,6 +24,7 @@ import { summaryHtml } from './summary.js'
 import { scoreLine } from './table.js'
 import { checkOutOutsideSuite, checkRun, writeRun, type RunModel } from './run-folder.js'
 import { optional } from '../optional.js'
+import { makeDirs } from '../adapters/make-dirs.js'
 
 /** What an evaluation model knows of its bug: its id, its case and (for an oracle in tests) the truth. */
 export interface EvalBug {
@@ -168,7 +169,7 @@ export const scoreRun = async (
 
 /** Writes a report page per verified case and the summary linking them. */
 export const writePages = async (out: string, results: Results): Promise<void> => {
-  await fsp.mkdir(path.join(out, 'reports'), { recursive: true })
+  await makeDirs(path.join(out, 'reports'))
   for (const b of results.bugs)
     if (b.state !== 'MISSING')
       await fsp.writeFile(path.join(out, 'reports', `${b.id}.html`), await caseReport(path.join(out, 'cases', b.id)))

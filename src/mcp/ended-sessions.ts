@@ -6,11 +6,12 @@
  * session: the MAC of its id, which names it without being it. Nothing of this is in the case.
  */
 import { createHash } from 'node:crypto'
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises'
+import { appendFile, readFile, stat } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
+import { makeDirs } from '../adapters/make-dirs.js'
 
 /** The sessions ended on one key, by this process or by one before a restart. */
 export interface EndedSessions {
@@ -77,7 +78,7 @@ export const endedSessions = (dir: string, key: Buffer): EndedSessions => {
   return {
     end: async (id) => {
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 })
+        await makeDirs(dir, 0o700)
         // One short line appended (O_APPEND): two servers ending sessions at once do not mix them.
         await appendFile(file, `${markOf(id)}\n`, { mode: 0o600 })
       } catch (e) {

@@ -205,6 +205,13 @@ review('import into a taken directory names a new one to use, and one under a fi
       denied.stderr,
       /^vba: IO_ERROR: cannot create \/proc\/vba-case in \/proc \(E[A-Z]+\); give a DIR in a directory you can write\n$/
     )
+    // Deeper, the directory named is the one that refuses, not an absent one below it.
+    // (It had never returned: Node's recursive mkdir loops where /proc answers ENOENT.)
+    const deep = vba(['import', tar, '/proc/vba-a/b/case'])
+    assert.match(deep.stderr, /^vba: IO_ERROR: cannot create \/proc\/vba-a\/b\/case in \/proc \(E[A-Z]+\)/)
+    const world = vba(['demo-world', '/proc/vba-w/x'])
+    assert.is(world.code, 3, world.stderr)
+    assert.match(world.stderr, /^vba: IO_ERROR: write the demo world into \/proc\/vba-w\/x: ENOENT\n$/)
   }
 })
 

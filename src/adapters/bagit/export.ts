@@ -18,6 +18,7 @@ import { isFileRefusal, openRegular, readRegularSync } from '../regular-file.js'
 import { BAGIT_TXT, bagInfo, caseView, manifest, type CaseView, type PayloadFile } from './case-bag.js'
 import { locate } from '../case-store/directory-store.js'
 import type { CaseAt } from '../case-store/store.js'
+import { makeDirs } from '../make-dirs.js'
 
 /**
  * What an export wrote: the case and generation, payload files and bytes, and for a tar its SHA-256.
@@ -239,7 +240,7 @@ export const tarSink = (
 const dirSink = (root: string): Sink => ({
   add: async (name, _size, source) => {
     const file = path.join(root, name)
-    await fsp.mkdir(path.dirname(file), { recursive: true })
+    await makeDirs(path.dirname(file))
     if ('bytes' in source) await fsp.writeFile(file, source.bytes, { flag: 'wx' })
     else {
       const fh = await fsp.open(file, 'wx')

@@ -31,6 +31,7 @@ import {
 import type { TreeEntry } from './snapshot-index.js'
 import type { WriterMessage, WriterReply } from './index-writer-worker.js'
 import { chunkDigester, writeAll, writeFileAll } from './index-slices.js'
+import { makeDirsSync } from '../make-dirs.js'
 
 /** @category research */
 export interface BuildProgress {
@@ -67,7 +68,7 @@ export interface IndexBuild {
 export const startIndexBuild = (root: string, commit: string): IndexBuild => {
   detachOnce()
   const base = path.join(root, 'snapshots', `v${VERSION}`)
-  fs.mkdirSync(base, { recursive: true })
+  makeDirsSync(base)
   sweepLeftovers(root)
   const tmp = path.join(root, 'snapshots', `.build-${commit}-${process.pid}-${randomBytes(4).toString('hex')}`)
   fs.mkdirSync(tmp)
