@@ -84,6 +84,12 @@ const DENIED = new Set([
   'ER_OPTION_PREVENTS_STATEMENT'
 ])
 
+/**
+ * pg's error, without a code, for a connection the server or the network closed (a proxy with no
+ * backend, a server going down, a cut link): an outage like ECONNRESET, never a bug.
+ */
+const CLOSED_BY_PEER = /^Connection terminated\b/
+
 /** A driver error's own text, shortened (drivers never put the password in it). */
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 300)
 
@@ -126,6 +132,10 @@ export const storeFailure = (e: unknown, display: string): Failure => {
     return failure('CASE_LOCKED', 'the store kept detecting deadlocks with other writers; retry', { driver_code: code })
   if (code === 'ER_NET_PACKET_TOO_LARGE')
     return failure('EVENT_TOO_LARGE', "a row is larger than the server's max_allowed_packet", { driver_code: code })
+  if (code === undefined && CLOSED_BY_PEER.test(errorText(e)))
+    return failure('STORE_UNAVAILABLE', `the store ${display} closed the connection (${errorText(e)})`, {
+      store: display
+    })
   if (code !== undefined && UNREACHABLE.has(code))
     return failure('STORE_UNAVAILABLE', `the store ${display} is unavailable (${code})`, {
       store: display,
