@@ -24,7 +24,7 @@ import { CliExit, EXIT, exitCodeOf, progressBar, terminalText } from './io.js'
 import { jsonLine as json } from './json-line.js'
 import type { Out } from './case-verbs.js'
 import { cliClient, rootOrStoreUrl, storeAt, storeUrl, type StoreOption } from './stores.js'
-import { modelFrom, resultLine } from './investigate-verb.js'
+import { modelFrom, resultLine, stepLine } from './investigate-verb.js'
 
 const needStore = (o: StoreOption): string =>
   storeUrl(o) ??
@@ -273,6 +273,8 @@ const workEventLine = (e: WorkEvent): string | null => {
     case 'stopping':
       return `vba work: ${e.reason === 'idle' ? 'done' : 'stopping'}: ${e.message}`
     case 'step':
+      // A line per model turn and research query: a case runs many, each up to minutes.
+      return `${e.worker}: ${e.case_id} ${stepLine(e.step).trimStart()}`
     case 'released':
       return null
     default: {

@@ -48,7 +48,8 @@ export interface InvestigateOptions {
   readonly json?: boolean
 }
 
-const line = (s: AdvanceStep): string => {
+/** One line for people per step of an advance (a model turn, a research query, a resume). */
+export const stepLine = (s: AdvanceStep): string => {
   switch (s.kind) {
     case 'turn':
       return `turn ${s.turn} (${s.phase}, prompt ${s.prompt_chars} characters): ${s.outcome}`
@@ -266,7 +267,7 @@ const runLeased = async (
       ...leased,
       maxTurns: o.maxTurns,
       ...(o.manualRetry === true ? { manualRetry: true } : {}),
-      onStep: (s) => out({ step: s }, line(s))
+      onStep: (s) => out({ step: s }, stepLine(s))
     }).catch((e: unknown) => {
       // Blocked until a retry time: not a conflict but a case that has not concluded (exit 5), and how it goes on.
       if (!(e instanceof FailureError) || e.failure.code !== 'RETRY_NOT_YET') throw e
