@@ -9,7 +9,7 @@ import { terminalText } from './io.js'
 import { cliClient, shownStore, storeUrl, type StoreOption } from './stores.js'
 import type { Out } from './case-verbs.js'
 import { optional } from '../optional.js'
-import { caseWords, nextSteps } from './next-step.js'
+import { caseWords, leasedSteps, nextSteps } from './next-step.js'
 import { inspectLock } from '../adapters/case-store/lock.js'
 import { hostname } from 'node:os'
 import { heldQueriesProjection, heldQueryLines, type HeldQuery } from './held-queries.js'
@@ -37,12 +37,16 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
   const revisions = (r.views['revisions']?.view as RevisionsView | undefined)?.revisions ?? []
   const latest = revisions[revisions.length - 1]
   const entities = latest === undefined ? [] : entitySources(latest)
-  const next = nextSteps(
-    { ...v, prepared: revisions.some((x) => x.completed) },
-    typeof dir === 'string' ? dir : dir.caseId,
-    shownStore(opts)
-  )
   const run = await runOf(dir)
+  // A leased case refuses every other writer (CASE_LEASED): its holder goes on, or is released.
+  const next =
+    run?.until === undefined
+      ? nextSteps(
+          { ...v, prepared: revisions.some((x) => x.completed) },
+          typeof dir === 'string' ? dir : dir.caseId,
+          shownStore(opts)
+        )
+      : leasedSteps(typeof dir === 'string' ? dir : dir.caseId, shownStore(opts), run.by, run.until)
   const lock = await lockOf(dir)
   const weak = await weakConclusion(dir)
   if (opts.json === true) {

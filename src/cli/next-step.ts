@@ -81,3 +81,13 @@ export const nextSteps = (v: NextInput, ref: string, store?: string): string[] =
       return []
   }
 }
+
+/**
+ * The next steps for a case in a store that a worker (or a vba investigate) holds under a lease:
+ * every writer but the holder is refused (CASE_LEASED) until the lease ends, so wait for it, or
+ * give the case back for a holder known to have stopped (killed, its machine gone).
+ */
+export const leasedSteps = (ref: string, store: string | undefined, worker: string, until: string): string[] => [
+  `next: wait: ${worker} advances the case; its lease ends at ${until} unless it renews it (a holder that stopped gives the case back then)`,
+  `or, once ${worker} is known to have stopped: vba queue release ${caseWords(ref, store)} --worker ${shellWord(worker)} (then any worker takes the case up)`
+]
