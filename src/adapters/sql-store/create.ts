@@ -144,27 +144,53 @@ export const importIntoStore = async (
     const file = path.join(root, objectPath(digest))
     return { digest, size: statSync(file).size, read: () => readRegular(file, { shown: objectPath(digest) }) }
   })
-  await insertCase(
-    ctx,
-    async (trx) => {
-      await trx('vba_cases').insert({
-        case_id: caseId,
-        declaration: declBytes,
-        created_at: decl.right.created_at,
-        generation: head.seq,
-        head_hash: head.hash,
-        log_bytes: limit.length,
-        last_event_at: lastAt,
-        updated_ms: Date.parse(lastAt ?? decl.right.created_at),
-        ...queueColumns(scanState)
-      })
-      await ctx.objects.insert(trx, files)
-      await insertEvents(trx, caseId, rows)
-      const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
-      for (let i = 0; i < cmdRows.length; i += INSERT_ROWS)
-        await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
-    },
-    caseId
+  await alreadyHeld(ctx, caseId, `${head.seq}:${head.hash}`, () =>
+    insertCase(
+      ctx,
+      async (trx) => {
+        await trx('vba_cases').insert({
+          case_id: caseId,
+          declaration: declBytes,
+          created_at: decl.right.created_at,
+          generation: head.seq,
+          head_hash: head.hash,
+          log_bytes: limit.length,
+          last_event_at: lastAt,
+          updated_ms: Date.parse(lastAt ?? decl.right.created_at),
+          ...queueColumns(scanState)
+        })
+        await ctx.objects.insert(trx, files)
+        await insertEvents(trx, caseId, rows)
+        const cmdRows = [...commands.entries()].map(([command_id, c]) => ({ case_id: caseId, command_id, ...c }))
+        for (let i = 0; i < cmdRows.length; i += INSERT_ROWS)
+          await trx('vba_commands').insert(cmdRows.slice(i, i + INSERT_ROWS))
+      },
+      caseId
+    )
   )
   return { case_id: caseId, generation: head.seq }
+}
+
+/**
+ * CASE_EXISTS for an import says how the stored case stands to the imported one: the same head
+ * (nothing to import), or another, with the verify that tells whether the stored case extends it.
+ */
+const alreadyHeld = async (ctx: SqlContext, caseId: string, receipt: string, insert: () => Promise<void>) => {
+  try {
+    await insert()
+  } catch (e) {
+    if ((e as FailureError).failure?.code !== 'CASE_EXISTS') throw e
+    const row = (await ctx.k('vba_cases').where({ case_id: caseId }).first('generation', 'head_hash')) as
+      | { generation: number | string; head_hash: string }
+      | undefined
+    if (row === undefined) throw e
+    const stored = `${Number(row.generation)}:${row.head_hash}`
+    fail(
+      'CASE_EXISTS',
+      stored === receipt
+        ? `the store ${ctx.display} already holds case ${caseId} at the same head ${receipt}: nothing to import`
+        : `the store ${ctx.display} already holds case ${caseId} at ${stored}, the import is at ${receipt}; nothing was imported (vba verify ${caseId} --store URL --expect-head ${receipt} says whether the stored case holds the import's head)`,
+      { case_id: caseId, stored_head: stored, import_head: receipt }
+    )
+  }
 }
