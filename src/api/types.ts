@@ -45,7 +45,7 @@ export interface VbaOptions {
   /** Where the relative paths of an object profile resolve (default: the working directory). */
   readonly baseDir?: string | undefined
   /** Environment variables for `password_env` and the snapshot index location (`XDG_CACHE_HOME`, `HOME`) (default: `process.env`). */
-  readonly environment?: Readonly<Record<string, string | undefined>>
+  readonly environment?: Readonly<Record<string, string | undefined>> | undefined
   /** Clock and id source (tests pin them; default: the system clock and random UUIDs). */
   readonly clock?: Env | undefined
   /**
@@ -180,10 +180,12 @@ export interface VerifyCaseOptions {
    * format) and, optionally, the actors each principal may sign for. A signature by a key it does
    * not allow is a SIGNER_UNTRUSTED error finding; `signatures` in the report names every signer.
    */
-  readonly trust?: {
-    readonly allowedSigners: string
-    readonly actors?: Readonly<Record<string, readonly string[]>> | undefined
-  }
+  readonly trust?:
+    | {
+        readonly allowedSigners: string
+        readonly actors?: Readonly<Record<string, readonly string[]>> | undefined
+      }
+    | undefined
   /** Every command must be signed: an unsigned one is an UNSIGNED_COMMAND error finding. */
   readonly requireSigned?: boolean | undefined
 }

@@ -33,25 +33,25 @@ export interface HttpModelOptions {
   /** The model name the endpoint serves. */
   readonly model: string
   /** The name of the environment variable holding the API key (read at each call; optional for local servers). */
-  readonly apiKeyEnv?: string
+  readonly apiKeyEnv?: string | undefined
   /** One request may take this long (default 300 000 ms). */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /** Requests for one answer at most, retries included (default 5). */
-  readonly maxAttempts?: number
+  readonly maxAttempts?: number | undefined
   /** All attempts of one answer, waits included, take at most this long (default 900 000 ms). */
-  readonly maxTotalMs?: number
+  readonly maxTotalMs?: number | undefined
   /** Sampling temperature (default 0). */
-  readonly temperature?: number
+  readonly temperature?: number | undefined
   /** The answer's token limit (max_tokens; default: the endpoint's). */
-  readonly maxTokens?: number
+  readonly maxTokens?: number | undefined
   /** Ask for JSON mode (`response_format: {"type": "json_object"}`; default false). */
-  readonly jsonMode?: boolean
+  readonly jsonMode?: boolean | undefined
   /** Where `apiKeyEnv` is looked up (default process.env). */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** First backoff before a retry (default 500 ms; doubles per attempt, at most 30 s, full jitter). */
-  readonly backoffMs?: number
+  readonly backoffMs?: number | undefined
   /** Told about every attempt as it happens: sent, answered, or failed (with the wait before the next). */
-  readonly onAttempt?: (e: ModelAttemptEvent) => void
+  readonly onAttempt?: ((e: ModelAttemptEvent) => void) | undefined
 }
 
 /**

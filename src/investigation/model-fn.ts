@@ -33,25 +33,25 @@ export interface ModelRequest {
  */
 export interface ModelAnswerInfo {
   /** The model name as the provider reported it. */
-  readonly model?: string | null
+  readonly model?: string | null | undefined
   /** The endpoint's origin (`https://host:443`); anything after the origin is dropped. */
-  readonly endpoint?: string | null
-  readonly parameters?: ModelParameters | null
+  readonly endpoint?: string | null | undefined
+  readonly parameters?: ModelParameters | null | undefined
   /** Token usage exactly as the provider reported it. */
-  readonly usage?: ModelUsage | null
-  readonly finishReason?: string | null
+  readonly usage?: ModelUsage | null | undefined
+  readonly finishReason?: string | null | undefined
   /** Requests sent for this answer, retries included (default 1). */
-  readonly attempts?: number
+  readonly attempts?: number | undefined
   /** `http`, `command`, or `function` (default). */
-  readonly kind?: ModelProvenance['kind']
-  readonly program?: string | null
-  readonly exitStatus?: number | null
+  readonly kind?: ModelProvenance['kind'] | undefined
+  readonly program?: string | null | undefined
+  readonly exitStatus?: number | null | undefined
 }
 
 /** An answer with what the model function knows about it. @category Models */
 export interface ModelAnswer {
   readonly text: string
-  readonly info?: ModelAnswerInfo
+  readonly info?: ModelAnswerInfo | undefined
 }
 
 /**

@@ -15,16 +15,16 @@ import { MAX_ANSWER_BYTES } from './answer-provenance.js'
 /** Options of {@link commandModel}. @category Models */
 export interface CommandModelOptions {
   /** Kill the command after this long (default 5 minutes). */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /**
    * Largest answer read, in bytes (default 1 MiB); a longer one is kept cut and rejected as too
    * large. The loop stores at most 1 MiB of any answer, whatever this says.
    */
-  readonly maxAnswerBytes?: number
+  readonly maxAnswerBytes?: number | undefined
   /** Extra environment for the command. */
-  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** Called when the command starts and when it ends (see {@link CommandModelEvent}). */
-  readonly onEvent?: (e: CommandModelEvent) => void
+  readonly onEvent?: ((e: CommandModelEvent) => void) | undefined
 }
 
 /**
