@@ -7,6 +7,7 @@
  * every observer still only sees states produced by folding events in order.
  */
 import type { RecordedEvent } from '../events/chain.js'
+import { fail } from '../failures/error.js'
 
 /** @category Projections */
 export interface Projection<S, V> {
@@ -33,9 +34,19 @@ export interface Fold {
   readonly lastSeq: () => number
 }
 
+/**
+ * Folds `projections` (the caller's: a name twice is INVALID_ARGUMENT naming it, as each view is
+ * keyed by its projection's name).
+ */
 export const fold = (projections: readonly AnyProjection[]): Fold => {
-  const names = new Set(projections.map((p) => p.name))
-  if (names.size !== projections.length) throw new TypeError('projection names must be unique')
+  const seen = new Set<string>()
+  for (const p of projections) {
+    if (seen.has(p.name))
+      fail('INVALID_ARGUMENT', `two projections are named ${JSON.stringify(p.name)}: each view is keyed by its name`, {
+        name: p.name
+      })
+    seen.add(p.name)
+  }
   const states: unknown[] = projections.map((p) => p.init())
   let last = 0
   return {
