@@ -75,4 +75,22 @@ api('documents every function, class and interface the root entry exports', () =
   assert.equal(undocumented, [])
 })
 
+api('shows the members of every anonymous object type: a parameter or option is never just `object`', () => {
+  const dir = path.join(root, 'docs', 'api', 'vba-case-research')
+  const collapsed = list(dir).filter((f) =>
+    /`object` &|& `object`|`object`\[\]/.test(readFileSync(path.join(dir, f), 'utf8'))
+  )
+  assert.equal(
+    collapsed,
+    [],
+    'an intersection or array of an object type shown as `object` (typedoc.json: expandObjects)'
+  )
+  const page = (f: string) => readFileSync(path.join(dir, 'interfaces', f), 'utf8')
+  // what a controller passes: an attachment's bytes, a note's text, a bag's receipt, an import's strict
+  assert.match(page('CasesApi.md'), '`bytes`: `Uint8Array`')
+  assert.match(page('CasesApi.md'), '`text`: `string`')
+  assert.match(page('TransportApi.md'), '`expectHead?`')
+  assert.match(page('TransportApi.md'), '`strict?`: `boolean`')
+})
+
 api.run()
