@@ -176,5 +176,17 @@ export const runCommand = async (
   options: CommandOptions = {}
 ): Promise<AppendOutcome> => {
   const handle = await openAt(at)
-  return decideAndAppend(handle, options.commandId ?? defaultId(options.env ?? systemEnv), decide, options)
+  const env = options.env ?? systemEnv
+  const commandId = options.commandId ?? defaultId(env)
+  // The library's own id names what it records (feedback-L1, investigation-start): another intent
+  // under it is what the decider refuses (LAB_FEEDBACK_RECORDED, INVESTIGATION_STARTED), not a
+  // reused id (COMMAND_ID_CONFLICT naming an id the caller never chose).
+  if (options.commandId === undefined && options.sameIntent !== undefined) {
+    const done = await recordedOutcome(handle, commandId)
+    if (done !== null && !options.sameIntent(done.events)) {
+      const refused = decide(handle.cursor.state, env.now())
+      if (E.isLeft(refused)) throw new FailureError(refused.left)
+    }
+  }
+  return decideAndAppend(handle, commandId, decide, options)
 }
