@@ -20,6 +20,17 @@ import { factLines, latestFacts, weakConclusion } from './facts-text.js'
 import { signersLines, signersProjection, type SignersView } from '../projections/signers.js'
 import { weakSupportText } from '../projections/report/support.js'
 
+/** Every model and MCP client that answered or asked, in order, and the tokens spent; null when none did. */
+const modelsLine = (models: readonly CaseModel[], v: LifecycleView): string | null => {
+  if (models.length === 0 && v.model === null && v.tokens.total === 0) return null
+  // Answers recorded without provenance name none.
+  const who =
+    models.length > 0
+      ? `model${models.length > 1 ? 's' : ''}: ${models.map(caseModelText).join(', ')}`
+      : `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}`
+  return `${who}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`
+}
+
 export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & StoreOption): Promise<void> => {
   const r = await replayAt(dir, [
     lifecycleProjection,
@@ -98,16 +109,8 @@ export const status = async (io: Out, dir: CaseAt, opts: { json?: boolean } & St
     say(
       `research before the start: ${committed} unit(s) committed (${research?.consumed ?? 0} consumed, ${research?.held ?? 0} held); the start needs a [budget] total of at least ${committed}`
     )
-  if (models.length > 0 || v.model !== null || v.tokens.total > 0) {
-    // Every model and MCP client that answered or asked, in order; answers recorded without provenance name none.
-    const who =
-      models.length > 0
-        ? `model${models.length > 1 ? 's' : ''}: ${models.map(caseModelText).join(', ')}`
-        : `model: ${v.model?.name ?? 'unnamed'}${v.model?.endpoint == null ? '' : ` at ${v.model.endpoint}`}${v.model === null ? '' : ` (${v.model.kind})`}`
-    say(
-      `${who}; ${v.tokens.total} tokens spent (${v.tokens.prompt} prompt, ${v.tokens.completion} completion)${v.tokens.limit === null ? '' : ` of ${v.tokens.limit}`}`
-    )
-  }
+  const who = modelsLine(models, v)
+  if (who !== null) say(who)
   for (const h of v.hypotheses)
     say(`hypothesis ${h.id} [${h.status}]: ${h.statement} (evidence ${h.evidence.join(', ') || 'none'})`)
   for (const l of v.lab_requests)
