@@ -6,8 +6,8 @@
  */
 import { mkdirSync, promises as fsp, statSync, type MakeDirectoryOptions } from 'node:fs'
 import * as path from 'node:path'
+import { errnoOf } from './fs-util.js'
 
-const errnoOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code
 
 /** The directories of `dir` to make, top first: those that do not exist (as far as stat says). */
 const missingOf = (dir: string, exists: (p: string) => boolean): string[] => {

@@ -6,12 +6,14 @@
  * session: the MAC of its id, which names it without being it. Nothing of this is in the case.
  */
 import { createHash } from 'node:crypto'
-import { appendFile, readFile, stat } from 'node:fs/promises'
+import { appendFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { failure } from '../failures/failure.js'
 import { FailureError } from '../failures/error.js'
 import { makeDirs } from '../adapters/make-dirs.js'
+import { errnoOf } from '../adapters/fs-util.js'
+import { isFileRefusal, readRegular } from '../adapters/regular-file.js'
 
 /** The sessions ended on one key, by this process or by one before a restart. */
 export interface EndedSessions {
@@ -67,12 +69,11 @@ export const endedSessions = (dir: string, key: Buffer): EndedSessions => {
   )
   const marks = async (): Promise<Set<string>> => {
     try {
-      const st = await stat(file)
-      if (st.size > MAX_RECORD_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG' })
-      return new Set((await readFile(file, 'utf8')).split('\n'))
+      // Bounded, and only a regular file (readRegular refuses a larger one, a FIFO or a device).
+      return new Set((await readRegular(file, { maxBytes: MAX_RECORD_BYTES })).toString('utf8').split('\n'))
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set()
-      throw ioError('read from', file, e)
+      if (errnoOf(e) === 'ENOENT') return new Set()
+      throw ioError('read from', file, isFileRefusal(e) ? { code: e.failure.code } : e)
     }
   }
   return {
