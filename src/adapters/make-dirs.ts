@@ -8,7 +8,6 @@ import { mkdirSync, promises as fsp, statSync, type MakeDirectoryOptions } from 
 import * as path from 'node:path'
 import { errnoOf } from './fs-util.js'
 
-
 /** The directories of `dir` to make, top first: those that do not exist (as far as stat says). */
 const missingOf = (dir: string, exists: (p: string) => boolean): string[] => {
   const missing: string[] = []
